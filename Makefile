@@ -1,0 +1,184 @@
+# pipebench: one build for everything. `make` builds build/bin/pipebench; `make test` runs the suite;
+# `make run` runs the main job; `make bench` runs the harness-overhead benchmark; `make deps` installs
+# missing Debian packages (as root with apt) or names them. CUDA/NCCL come from CUDA_HOME/NCCL_HOME
+# (default /usr/local/cuda, then the system paths); without them the NCCL backend is left out.
+#
+# The public targets first run `deps`, then a fresh make for the work, so that what `deps` just
+# installed is detected (detection happens when a makefile is read).
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+.PHONY: all deps test run bench clean build-all test-all bench-all config
+
+CUDA_HOME ?= /usr/local/cuda
+NCCL_HOME ?=
+MPI_HOME ?=
+BUILD ?= build
+CXX ?= g++
+ifeq ($(origin CXX),default)
+CXX := g++
+endif
+NVCC_GENCODE ?= -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90 \
+                -gencode=arch=compute_90,code=compute_90
+MAKEFLAGS += --no-print-directory
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+# ---- detection --------------------------------------------------------------------------------
+first_existing = $(firstword $(foreach f,$(1),$(wildcard $(f))))
+
+NVCC := $(call first_existing,$(CUDA_HOME)/bin/nvcc)
+CUDA_INC := $(if $(wildcard $(CUDA_HOME)/include/cuda_runtime.h),$(CUDA_HOME)/include,)
+CUDA_LIB := $(call first_existing,$(CUDA_HOME)/lib64 $(CUDA_HOME)/lib)
+NCCL_H := $(call first_existing,$(if $(NCCL_HOME),$(NCCL_HOME)/include/nccl.h) $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h)
+NCCL_INC := $(patsubst %/,%,$(dir $(NCCL_H)))
+NCCL_SO := $(call first_existing,$(if $(NCCL_HOME),$(NCCL_HOME)/lib/libnccl.so) $(CUDA_LIB)/libnccl.so \
+             /usr/lib/x86_64-linux-gnu/libnccl.so /lib/x86_64-linux-gnu/libnccl.so /usr/lib64/libnccl.so)
+NCCL_LIB := $(patsubst %/,%,$(dir $(NCCL_SO)))
+NCCL_FOUND := nvcc $(NVCC); nccl.h $(NCCL_H); libnccl $(NCCL_SO)
+HAVE_NCCL := $(if $(and $(NVCC),$(CUDA_INC),$(CUDA_LIB),$(NCCL_H),$(NCCL_SO)),1,0)
+
+MPICXX := $(shell command -v mpicxx 2>/dev/null || command -v mpic++ 2>/dev/null)
+ifneq ($(MPI_HOME),)
+MPI_CFLAGS := -I$(MPI_HOME)/include
+MPI_LIBS := -L$(MPI_HOME)/lib -Wl,-rpath,$(MPI_HOME)/lib -lmpi
+else ifneq ($(MPICXX),)
+MPI_CFLAGS := $(shell $(MPICXX) --showme:compile 2>/dev/null)
+MPI_LIBS := $(shell $(MPICXX) --showme:link 2>/dev/null)
+else
+MPI_CFLAGS := $(shell pkg-config --cflags ompi 2>/dev/null)
+MPI_LIBS := $(shell pkg-config --libs ompi 2>/dev/null)
+endif
+HAVE_MPI := $(if $(MPI_LIBS),1,0)
+MPIRUN := $(shell command -v mpirun 2>/dev/null)
+
+HAVE_HWLOC := $(if $(shell pkg-config --exists hwloc 2>/dev/null && echo yes),1,0)
+
+# ---- flags ------------------------------------------------------------------------------------
+CPPFLAGS := -Isrc -I. -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1 -DPB_HAVE_MPI=$(HAVE_MPI) -DPB_HAVE_NCCL=$(HAVE_NCCL) \
+            -DTEST_DATA_DIR='"$(CURDIR)/tests/fixtures"' -DPIPEBENCH_BIN='"$(CURDIR)/$(BUILD)/bin/pipebench"'
+CXXFLAGS ?= -O2 -g
+CXXFLAGS += -std=c++17 -Wall -Wextra -pthread -MMD -MP
+NVCCFLAGS ?= -O3
+NVCCFLAGS += -std=c++17 $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra -MMD -MP
+LDLIBS := -lbenchmark -pthread
+ifeq ($(HAVE_MPI),1)
+CXXFLAGS += $(MPI_CFLAGS)
+LDLIBS += $(MPI_LIBS)
+endif
+ifeq ($(HAVE_NCCL),1)
+NVCC_INC := -I$(CUDA_INC) $(if $(filter-out $(CUDA_INC),$(NCCL_INC)),-I$(NCCL_INC))
+LDLIBS += -L$(NCCL_LIB) -L$(CUDA_LIB) -Wl,-rpath,$(NCCL_LIB) -Wl,-rpath,$(CUDA_LIB) -lnccl -lcudart
+endif
+
+# ---- sources ----------------------------------------------------------------------------------
+LIB_SRCS := $(wildcard src/core/*.cc) src/launch/world.cc src/launch/gpu_assignment.cc src/backend/host_data.cc \
+            src/backend/backend_factory.cc $(wildcard src/harness/*.cc) $(wildcard src/report/*.cc) \
+            $(wildcard src/cli/*.cc) $(wildcard src/app/*.cc) $(wildcard collectives/*.cc)
+ifeq ($(HAVE_MPI),1)
+LIB_SRCS += src/backend/mpi_backend.cc src/backend/bare_mpi_loop.cc
+endif
+CU_SRCS := $(if $(filter 1,$(HAVE_NCCL)),$(wildcard src/backend/*.cu),)
+
+UNIT_TEST_SRCS := $(filter-out %_mpi_test.cc %_gpu_test.cc,$(wildcard tests/*/*_test.cc))
+MPI_TEST_SRCS := $(wildcard tests/*/*_mpi_test.cc)
+GPU_TEST_SRCS := $(wildcard tests/*/*_gpu_test.cc)
+
+obj = $(patsubst %,$(BUILD)/obj/%.o,$(1))
+LIB_OBJS := $(call obj,$(LIB_SRCS) $(CU_SRCS))
+
+BIN := $(BUILD)/bin
+PIPEBENCH := $(BIN)/pipebench
+OVERHEAD := $(BIN)/harness_overhead
+UNIT_TESTS := $(BIN)/unit_tests
+MPI_TESTS := $(if $(filter 1,$(HAVE_MPI)),$(BIN)/mpi_tests,)
+GPU_TESTS := $(if $(filter 1,$(HAVE_NCCL)),$(BIN)/gpu_tests,)
+
+# ---- public targets ---------------------------------------------------------------------------
+all: deps
+	@$(MAKE) -j$(JOBS) build-all
+
+test: deps
+	@$(MAKE) -j$(JOBS) build-all $(UNIT_TESTS) $(MPI_TESTS) $(GPU_TESTS)
+	@$(MAKE) test-all
+
+run: deps
+	@$(MAKE) -j$(JOBS) build-all
+	$(PIPEBENCH) run
+
+bench: deps
+	@$(MAKE) -j$(JOBS) $(OVERHEAD)
+	@$(MAKE) bench-all
+
+clean:
+	rm -rf $(BUILD)
+
+# Debian packages by the file that proves them present.
+DEPS := libbenchmark-dev:/usr/include/benchmark/benchmark.h \
+        libgtest-dev:/usr/include/gtest/gtest.h \
+        nlohmann-json3-dev:/usr/include/nlohmann/json.hpp \
+        libcli11-dev:/usr/include/CLI/CLI.hpp \
+        libopenmpi-dev:/usr/include/x86_64-linux-gnu/mpi/mpi.h \
+        openmpi-bin:/usr/bin/mpirun \
+        libhwloc-dev:/usr/include/hwloc.h
+deps:
+	@missing=""; \
+	for d in $(DEPS); do pkg=$${d%%:*}; file=$${d#*:}; \
+	  if [ ! -e "$$file" ]; then \
+	    if [ "$$pkg" = libopenmpi-dev ] && command -v mpicxx >/dev/null; then continue; fi; \
+	    if [ "$$pkg" = openmpi-bin ] && command -v mpirun >/dev/null; then continue; fi; \
+	    missing="$$missing $$pkg"; fi; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "make deps: installing$$missing"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  { apt-get install -y -q --no-install-recommends $$missing >/dev/null 2>&1 || \
+	    { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q --no-install-recommends $$missing >/dev/null 2>&1; }; } || \
+	  echo "make deps: could not install$$missing (no package registry?); building what is possible"; \
+	else \
+	  echo "make deps: missing Debian packages:$$missing (install them as root: apt-get install$$missing)"; \
+	fi
+
+config:
+	@echo "CUDA/NCCL: $(if $(filter 1,$(HAVE_NCCL)),$(NCCL_FOUND),not found (NCCL backend left out; set CUDA_HOME/NCCL_HOME))"
+	@echo "MPI:       $(if $(filter 1,$(HAVE_MPI)),$(MPI_LIBS),not found (MPI backend left out; install libopenmpi-dev))"
+	@echo "hwloc:     $(if $(filter 1,$(HAVE_HWLOC)),found,not found (install libhwloc-dev))"
+
+# ---- real work (run by the public targets in a fresh make) ------------------------------------
+build-all: $(PIPEBENCH) $(OVERHEAD)
+	@$(MAKE) config
+
+$(PIPEBENCH): $(LIB_OBJS) $(call obj,src/main.cc) | $(BIN)
+	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+
+$(OVERHEAD): $(LIB_OBJS) $(call obj,src/tools/harness_overhead.cc) | $(BIN)
+	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+
+$(UNIT_TESTS): $(LIB_OBJS) $(call obj,$(UNIT_TEST_SRCS)) | $(BIN)
+	$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest_main -lgtest $(LDLIBS)
+
+$(BIN)/mpi_tests: $(LIB_OBJS) $(call obj,$(MPI_TEST_SRCS) tests/mpi_main.cc) | $(BIN)
+	$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest $(LDLIBS)
+
+$(BIN)/gpu_tests: $(LIB_OBJS) $(call obj,$(GPU_TEST_SRCS)) | $(BIN)
+	$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest_main -lgtest $(LDLIBS)
+
+test-all:
+	@MPIRUN="$(MPIRUN)" UNIT_TESTS="$(UNIT_TESTS)" MPI_TESTS="$(MPI_TESTS)" GPU_TESTS="$(GPU_TESTS)" \
+	  bash tests/run_tests.sh
+
+bench-all:
+	@MPIRUN="$(MPIRUN)" OVERHEAD="$(OVERHEAD)" HAVE_NCCL=$(HAVE_NCCL) bash tests/run_bench.sh
+
+$(BUILD)/obj/%.cc.o: %.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/%.cu.o: %.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(CPPFLAGS) $(NVCC_INC) $(NVCCFLAGS) -c -o $@ $<
+
+$(BIN):
+	@mkdir -p $@
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// broadcast: the root's buffer reaches every rank.
+#include <string>
+
+#include "collectives/registry.h"
+#include "core/error.h"
+
+namespace pipebench {
+namespace {
+
+class Broadcast final : public Op {
+ public:
+  std::string_view name() const override { return "broadcast"; }
+  bool reduces() const override { return false; }
+  bool supports_in_place() const override { return true; }
+  bool has_root() const override { return true; }
+  Sizing sizing(std::size_t requested, std::size_t e, int, const OpParams&) const override {
+    const std::size_t c = requested / e;
+    return {c, c * e, c * e, c * e};
+  }
+  // 1: every rank receives the whole buffer once (nccl-tests doc/PERFORMANCE.md, Broadcast).
+  double bus_bw_factor(int) const override { return 1.0; }
+  DataLayout layout(const Sizing& s, int rank, int, bool in_place, const OpParams& p) const override {
+    DataLayout d;
+    if (rank == p.root) {
+      d.fills.push_back({in_place ? BufferRole::kRecv : BufferRole::kSend, 0, s.count, rank, 0});
+    }
+    d.checks.push_back({0, s.count, false, p.root, 0});
+    return d;
+  }
+  void issue(Backend& b, int local, const CallArgs& a) const override {
+    void* recv = a.buffers.recv(local);
+    const void* send = a.in_place ? recv : a.buffers.send(local);
+    b.broadcast(local, send, recv, a.sizing.count, a.dtype, a.params.root);
+  }
+  void validate(int n, const OpParams& p) const override {
+    if (p.root < 0 || p.root >= n) {
+      throw UsageError("-r/--root: root " + std::to_string(p.root) + " is out of range for " +
+                       std::to_string(n) + " ranks");
+    }
+  }
+};
+
+PB_REGISTER_OP(Broadcast);
+
+}  // namespace
+}  // namespace pipebench

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// sendrecv: a ring shift; rank r sends to r+1 and receives from r-1 in one group (nccl-tests sendrecv).
+#include "collectives/registry.h"
+
+namespace pipebench {
+namespace {
+
+class SendRecv final : public Op {
+ public:
+  std::string_view name() const override { return "sendrecv"; }
+  bool reduces() const override { return false; }
+  // In-place send/recv is "not actually a valid usage" (nccl-tests #253); nccl-tests prints N/A.
+  bool supports_in_place() const override { return false; }
+  Sizing sizing(std::size_t requested, std::size_t e, int, const OpParams&) const override {
+    const std::size_t c = requested / e;
+    return {c, c * e, c * e, c * e};
+  }
+  // 1: each rank's link carries the message once (nccl-tests sendrecv.cu SendRecvGetBw).
+  double bus_bw_factor(int) const override { return 1.0; }
+  DataLayout layout(const Sizing& s, int rank, int n, bool, const OpParams&) const override {
+    DataLayout d;
+    d.fills.push_back({BufferRole::kSend, 0, s.count, rank, 0});
+    d.checks.push_back({0, s.count, false, (rank - 1 + n) % n, 0});
+    return d;
+  }
+  void issue(Backend& b, int local, const CallArgs& a) const override {
+    const int n = b.nranks();
+    const int r = b.rank_of(local);
+    b.send(local, a.buffers.send(local), a.sizing.count, a.dtype, (r + 1) % n);
+    b.recv(local, a.buffers.recv(local), a.sizing.count, a.dtype, (r - 1 + n) % n);
+  }
+};
+
+PB_REGISTER_OP(SendRecv);
+
+}  // namespace
+}  // namespace pipebench

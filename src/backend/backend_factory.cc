@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// Backend factory: the PB_HAVE_* switches of the build live here and nowhere else.
+#include "backend/backend_factory.h"
+
+#include "core/error.h"
+
+#if PB_HAVE_NCCL
+#include "backend/nccl_backend.h"
+#endif
+#if PB_HAVE_MPI
+#include "backend/mpi_backend.h"
+#endif
+
+namespace pipebench {
+
+BackendKind parse_backend_kind(std::string_view flag, std::string_view text) {
+  if (text == "auto") return BackendKind::kAuto;
+  if (text == "nccl") return BackendKind::kNccl;
+  if (text == "mpi") return BackendKind::kMpi;
+  throw UsageError(std::string(flag) + ": unknown backend '" + std::string(text) + "' (one of: auto, nccl, mpi)");
+}
+
+bool built_with_nccl() { return PB_HAVE_NCCL != 0; }
+bool built_with_mpi() { return PB_HAVE_MPI != 0; }
+
+int visible_gpus(std::string* why) {
+#if PB_HAVE_NCCL
+  return nccl_visible_gpus(why);
+#else
+  if (why) *why = "this build has no CUDA/NCCL support";
+  return 0;
+#endif
+}
+
+BackendKind resolve_backend(BackendKind kind, const World& world) {
+  if (kind != BackendKind::kAuto) return kind;
+  return world.all(visible_gpus(nullptr) > 0) ? BackendKind::kNccl : BackendKind::kMpi;
+}
+
+std::unique_ptr<Backend> make_backend(BackendKind kind, const World& world, int gpus) {
+  kind = resolve_backend(kind, world);
+  if (kind == BackendKind::kNccl) {
+#if PB_HAVE_NCCL
+    std::string why;
+    const bool ok = world.all(visible_gpus(&why) > 0);
+    if (!ok) throw UsageError("--backend nccl: no GPU on " + world.where() + (why.empty() ? "" : " (" + why + ")"));
+    return make_nccl_backend(world, gpus);
+#else
+    throw UsageError("--backend nccl: this pipebench was built without CUDA/NCCL (see 'make' output)");
+#endif
+  }
+  if (gpus != 1) {
+    throw UsageError("-g " + std::to_string(gpus) +
+                     ": the mpi backend runs one host rank per process; start more with mpirun -np");
+  }
+#if PB_HAVE_MPI
+  return make_mpi_backend(world);
+#else
+  throw UsageError("--backend mpi: this pipebench was built without MPI (install libopenmpi-dev)");
+#endif
+}
+
+}  // namespace pipebench

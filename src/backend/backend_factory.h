@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+// Chooses and builds the backend: the one place that knows which transports this build has.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "backend/backend.h"
+#include "launch/world.h"
+
+namespace pipebench {
+
+enum class BackendKind { kAuto, kNccl, kMpi };
+
+[[nodiscard]] BackendKind parse_backend_kind(std::string_view flag, std::string_view text);
+[[nodiscard]] bool built_with_nccl();
+[[nodiscard]] bool built_with_mpi();
+
+// GPUs visible to this process (0 without NCCL support), and why none when 0.
+[[nodiscard]] int visible_gpus(std::string* why);
+
+// Resolves kAuto collectively: nccl when every process sees a GPU, else mpi.
+[[nodiscard]] BackendKind resolve_backend(BackendKind kind, const World& world);
+
+// Collective. Throws UsageError for an impossible choice (no GPU for nccl, -g with mpi, ...).
+[[nodiscard]] std::unique_ptr<Backend> make_backend(BackendKind kind, const World& world,
+                                                    int gpus_per_process);
+
+}  // namespace pipebench

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: Apache-2.0
+// MpiBackend. NCCL semantics are kept where MPI differs: aliased buffers become MPI_IN_PLACE, an
+// in-place reduce_scatter leaves rank r's block at offset r (MPI leaves it at 0: it is moved after
+// completion), and half/bfloat16 reductions use user-defined MPI ops.
+#include "backend/mpi_backend.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backend/host_data.h"
+#include "core/error.h"
+#include "launch/mpi_check.h"
+
+namespace pipebench {
+namespace {
+
+// Page-aligned host memory.
+class HostBuffers final : public Buffers {
+ public:
+  HostBuffers(std::size_t send_bytes, std::size_t recv_bytes)
+      : send_(alloc(send_bytes)), recv_(alloc(recv_bytes)), send_bytes_(send_bytes), recv_bytes_(recv_bytes) {}
+  void* send(int) const override { return send_.get(); }
+  void* recv(int) const override { return recv_.get(); }
+  std::size_t send_bytes() const override { return send_bytes_; }
+  std::size_t recv_bytes() const override { return recv_bytes_; }
+
+ private:
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  using Ptr = std::unique_ptr<void, Free>;
+  static Ptr alloc(std::size_t bytes) {
+    const std::size_t rounded = ((bytes ? bytes : 1) + 4095) / 4096 * 4096;
+    void* p = std::aligned_alloc(4096, rounded);
+    if (!p) throw Error("aligned_alloc of " + std::to_string(rounded) + " bytes failed");
+    std::memset(p, 0, rounded);  // touch the pages now, not inside a timed batch
+    return Ptr(p);
+  }
+  Ptr send_, recv_;
+  std::size_t send_bytes_, recv_bytes_;
+};
+
+template <DType T, RedOp O>
+void reduce16(void* in, void* inout, int* len, MPI_Datatype*) {
+  for (int i = 0; i < *len; ++i) {
+    const double a = load_element(T, in, static_cast<std::uint64_t>(i));
+    const double b = load_element(T, inout, static_cast<std::uint64_t>(i));
+    double r = 0;
+    switch (O) {
+      case RedOp::kSum: r = static_cast<float>(a) + static_cast<float>(b); break;
+      case RedOp::kProd: r = static_cast<float>(a) * static_cast<float>(b); break;
+      case RedOp::kMax: r = a > b ? a : b; break;
+      case RedOp::kMin: r = a < b ? a : b; break;
+      case RedOp::kNone: r = b; break;
+    }
+    store_element(T, inout, static_cast<std::uint64_t>(i), r);
+  }
+}
+
+// User-defined MPI ops for the 16-bit floating types, freed with the backend.
+class HalfOps {
+ public:
+  HalfOps() {
+    create<DType::kHalf>(0);
+    create<DType::kBfloat16>(4);
+  }
+  ~HalfOps() {
+    for (auto& op : ops_) {
+      if (op != MPI_OP_NULL) MPI_Op_free(&op);
+    }
+  }
+  HalfOps(const HalfOps&) = delete;
+  HalfOps& operator=(const HalfOps&) = delete;
+  MPI_Op get(DType t, RedOp op) const {
+    return ops_[(t == DType::kBfloat16 ? 4 : 0) + static_cast<int>(op) - 1];
+  }
+
+ private:
+  template <DType T>
+  void create(int base) {
+    MPI_Op_create(&reduce16<T, RedOp::kSum>, 1, &ops_[base + 0]);
+    MPI_Op_create(&reduce16<T, RedOp::kProd>, 1, &ops_[base + 1]);
+    MPI_Op_create(&reduce16<T, RedOp::kMax>, 1, &ops_[base + 2]);
+    MPI_Op_create(&reduce16<T, RedOp::kMin>, 1, &ops_[base + 3]);
+  }
+  MPI_Op ops_[8] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL,
+                    MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
+};
+
+MPI_Datatype mpi_type(DType t) {
+  switch (t) {
+    case DType::kInt8: return MPI_INT8_T;
+    case DType::kUint8: return MPI_UINT8_T;
+    case DType::kInt32: return MPI_INT32_T;
+    case DType::kUint32: return MPI_UINT32_T;
+    case DType::kInt64: return MPI_INT64_T;
+    case DType::kUint64: return MPI_UINT64_T;
+    case DType::kHalf:
+    case DType::kBfloat16: return MPI_UINT16_T;
+    case DType::kFloat: return MPI_FLOAT;
+    case DType::kDouble: return MPI_DOUBLE;
+  }
+  return MPI_BYTE;
+}
+
+std::size_t host_available_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::size_t kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit) {
+    if (key == "MemAvailable:") return kb * 1024;
+  }
+  return static_cast<std::size_t>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+class MpiBackend;
+
+class MpiBatch final : public Batch {
+ public:
+  MpiBatch(const World& world, std::function<void()> issue, int ops)
+      : world_(world), issue_(std::move(issue)), ops_(ops) {}
+  double run() override {
+    world_.barrier();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < ops_; ++i) issue_();
+    const auto t1 = std::chrono::steady_clock::now();
+    return std::chrono::duration<double>(t1 - t0).count();
+  }
+
+ private:
+  const World& world_;
+  std::function<void()> issue_;
+  int ops_;
+};
+
+class MpiBackend final : public Backend {
+ public:
+  // comm: owned (freed in the destructor) unless MPI_COMM_NULL (this process holds no member).
+  MpiBackend(const World& world, MPI_Comm comm, std::vector<int> members,
+             std::shared_ptr<const HalfOps> half_ops)
+      : world_(world), comm_(comm), members_(std::move(members)), half_ops_(std::move(half_ops)) {
+    if (comm_ != MPI_COMM_NULL) {
+      MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+      MPI_Comm_rank(comm_, &rank_);
+      MPI_Comm_size(comm_, &size_);
+    }
+  }
+  ~MpiBackend() override {
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  }
+  MpiBackend(const MpiBackend&) = delete;
+  MpiBackend& operator=(const MpiBackend&) = delete;
+
+  std::string_view name() const override { return "mpi"; }
+  int nranks() const override { return static_cast<int>(members_.size()); }
+  int nlocal() const override { return comm_ == MPI_COMM_NULL ? 0 : 1; }
+  int rank_of(int) const override { return rank_; }
+  int global_rank(int comm_rank) const override { return members_.at(static_cast<std::size_t>(comm_rank)); }
+  std::size_t free_memory_bytes() const override {
+    return host_available_bytes() / static_cast<std::size_t>(std::max(1, world_.local_size()));
+  }
+  std::vector<DeviceDescription> devices() const override {
+    if (nlocal() == 0) return {};
+    return {{world_.rank(), -1, "", "host memory"}};
+  }
+  std::map<std::string, std::string> versions() const override { return {{"mpi", world_.mpi_version()}}; }
+  bool supports_graphs() const override { return false; }
+
+  std::unique_ptr<Buffers> allocate(std::size_t send_bytes, std::size_t recv_bytes) override {
+    return std::make_unique<HostBuffers>(send_bytes, recv_bytes);
+  }
+
+  void group_begin() override { in_group_ = true; }
+  void group_end() override {
+    in_group_ = false;
+    complete();
+  }
+
+  void all_reduce(int, const void* send, void* recv, std::size_t count, DType t, RedOp op) override {
+    MPI_Request req;
+    check(MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send, recv, to_int(count), mpi_type(t),
+                         mpi_op(t, op), comm_, &req),
+          "MPI_Iallreduce");
+    post(req);
+  }
+  void all_gather(int, const void* send, void* recv, std::size_t count, DType t) override {
+    const std::size_t block = count * dtype_size(t);
+    const bool in_place = send == static_cast<const char*>(recv) + static_cast<std::size_t>(rank_) * block;
+    MPI_Request req;
+    check(MPI_Iallgather(in_place ? MPI_IN_PLACE : send, to_int(count), mpi_type(t), recv,
+                         to_int(count), mpi_type(t), comm_, &req),
+          "MPI_Iallgather");
+    post(req);
+  }
+  void reduce_scatter(int, const void* send, void* recv, std::size_t count, DType t, RedOp op) override {
+    const std::size_t block = count * dtype_size(t);
+    const bool in_place = static_cast<const char*>(send) + static_cast<std::size_t>(rank_) * block == recv;
+    MPI_Request req;
+    if (!in_place) {
+      check(MPI_Ireduce_scatter_block(send, recv, to_int(count), mpi_type(t), mpi_op(t, op), comm_, &req),
+            "MPI_Ireduce_scatter_block");
+      post(req);
+      return;
+    }
+    // MPI_IN_PLACE leaves the result at the start of the buffer; NCCL at offset rank*count.
+    void* whole = const_cast<void*>(send);
+    check(MPI_Ireduce_scatter_block(MPI_IN_PLACE, whole, to_int(count), mpi_type(t), mpi_op(t, op), comm_, &req),
+          "MPI_Ireduce_scatter_block");
+    post(req, [whole, recv, block] {
+      if (whole != recv) std::memmove(recv, whole, block);
+    });
+  }
+  void broadcast(int, const void* send, void* recv, std::size_t count, DType t, int root) override {
+    if (rank_ == root && send != recv) std::memcpy(recv, send, count * dtype_size(t));
+    MPI_Request req;
+    check(MPI_Ibcast(recv, to_int(count), mpi_type(t), root, comm_, &req), "MPI_Ibcast");
+    post(req);
+  }
+  void send(int, const void* buf, std::size_t count, DType t, int peer) override {
+    MPI_Request req;
+    check(MPI_Isend(buf, to_int(count), mpi_type(t), peer, 0, comm_, &req), "MPI_Isend");
+    post(req);
+  }
+  void recv(int, void* buf, std::size_t count, DType t, int peer) override {
+    MPI_Request req;
+    check(MPI_Irecv(buf, to_int(count), mpi_type(t), peer, 0, comm_, &req), "MPI_Irecv");
+    post(req);
+  }
+  void synchronize() override { complete(); }
+
+  std::unique_ptr<Batch> prepare_batch(std::function<void()> issue_one, int ops, bool graph) override {
+    if (graph) throw UsageError("-G: CUDA graphs need the nccl backend");
+    return std::make_unique<MpiBatch>(world_, std::move(issue_one), ops);
+  }
+
+  void fill(const Buffers& b, int local, const FillRegion& r, const Pattern& p, DType t) override {
+    host_fill(r.buffer == BufferRole::kSend ? b.send(local) : b.recv(local), r, p, t);
+  }
+  std::uint64_t count_wrong(const Buffers& b, int local, const CheckRegion& r, const Pattern& p,
+                            DType t) override {
+    return host_count_wrong(b.recv(local), r, p, t);
+  }
+
+  std::unique_ptr<Backend> split(const std::vector<int>& members) override {
+    std::vector<int> global;
+    bool member = false;
+    for (int m : members) {
+      global.push_back(global_rank(m));
+      member = member || m == rank_;
+    }
+    MPI_Comm sub = MPI_COMM_NULL;
+    if (comm_ != MPI_COMM_NULL) {
+      check(MPI_Comm_split(comm_, member ? 0 : MPI_UNDEFINED, rank_, &sub), "MPI_Comm_split");
+    }
+    return std::make_unique<MpiBackend>(world_, sub, std::move(global), half_ops_);
+  }
+
+ private:
+  void check(int rc, const char* call) const { check_mpi(rc, call, world_.where()); }
+  static int to_int(std::size_t count) {
+    if (count > static_cast<std::size_t>(INT_MAX)) {
+      throw Error("the MPI backend takes at most " + std::to_string(INT_MAX) + " elements per call, got " +
+                  std::to_string(count));
+    }
+    return static_cast<int>(count);
+  }
+  MPI_Op mpi_op(DType t, RedOp op) const {
+    if (t == DType::kHalf || t == DType::kBfloat16) return half_ops_->get(t, op);
+    switch (op) {
+      case RedOp::kSum: return MPI_SUM;
+      case RedOp::kProd: return MPI_PROD;
+      case RedOp::kMax: return MPI_MAX;
+      case RedOp::kMin: return MPI_MIN;
+      case RedOp::kNone: break;
+    }
+    return MPI_OP_NULL;
+  }
+  void post(MPI_Request req, std::function<void()> after = {}) {
+    pending_.push_back(req);
+    if (after) after_.push_back(std::move(after));
+    if (!in_group_) complete();
+  }
+  void complete() {
+    if (!pending_.empty()) {
+      check(MPI_Waitall(static_cast<int>(pending_.size()), pending_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+      pending_.clear();
+    }
+    for (auto& f : after_) f();
+    after_.clear();
+  }
+
+  const World& world_;
+  MPI_Comm comm_;
+  std::vector<int> members_;
+  std::shared_ptr<const HalfOps> half_ops_;
+  int rank_ = 0, size_ = 0;
+  bool in_group_ = false;
+  std::vector<MPI_Request> pending_;
+  std::vector<std::function<void()>> after_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_mpi_backend(const World& world) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup", world.where());
+  std::vector<int> members(static_cast<std::size_t>(world.size()));
+  for (int i = 0; i < world.size(); ++i) members[static_cast<std::size_t>(i)] = i;
+  return std::make_unique<MpiBackend>(world, comm, std::move(members), std::make_shared<HalfOps>());
+}
+
+}  // namespace pipebench

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: Apache-2.0
+// CLI11 definitions of every subcommand; flag letters follow nccl-tests where they overlap.
+#include "cli/cli.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <sstream>
+
+#include "collectives/pair.h"
+#include "collectives/registry.h"
+#include "core/error.h"
+#include "core/sizes.h"
+#include "core/units.h"
+#include "core/version.h"
+
+namespace pipebench {
+namespace {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) out.push_back(item);
+  if (!text.empty() && text.back() == ',') out.emplace_back();
+  return out;
+}
+
+struct BenchText {
+  std::string minbytes = "32M", maxbytes = "32M", stepbytes = "1M", sizes, ops = "all_reduce",
+              dtypes = "float", redops = "sum", backend = "auto", pairs, group;
+  std::uint64_t factor = 1;
+};
+
+void add_bench_options(CLI::App& sub, BenchText& t, BenchConfig& c) {
+  sub.add_option("-b,--minbytes", t.minbytes, "smallest size (K/M/G suffixes, binary)")->capture_default_str();
+  sub.add_option("-e,--maxbytes", t.maxbytes, "largest size")->capture_default_str();
+  sub.add_option("-f,--stepfactor", t.factor, "multiply the size by this (integer); 1 = add -i")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20))
+      ->capture_default_str();
+  sub.add_option("-i,--stepbytes", t.stepbytes, "add this to the size when -f is 1")->capture_default_str();
+  sub.add_option("--sizes", t.sizes, "explicit comma-separated sizes instead of -b/-e/-f/-i");
+  sub.add_option("--op", t.ops, "comma-separated ops, or 'all': " + [] {
+    std::string s;
+    for (const auto& n : OpRegistry::instance().names()) s += (s.empty() ? "" : ", ") + n;
+    return s;
+  }())->capture_default_str();
+  sub.add_option("-d,--datatype", t.dtypes, "comma-separated types, or 'all'")->capture_default_str();
+  sub.add_option("-o,--op_type,--redop", t.redops, "comma-separated reductions: sum, prod, max, min")
+      ->capture_default_str();
+  sub.add_option("-r,--root", c.params.root, "root rank of broadcast")->check(CLI::NonNegativeNumber);
+  sub.add_option("-g,--ngpus", c.gpus_per_process, "GPUs driven by each process")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  sub.add_option("-n,--iters", c.iters, "ops per timed batch")->check(CLI::Range(1, 1 << 24))->capture_default_str();
+  sub.add_option("-w,--warmup_iters", c.warmup, "untimed ops before each point")
+      ->check(CLI::Range(0, 1 << 24))
+      ->capture_default_str();
+  sub.add_option("--reps", c.reps, "timed batches per point (statistics are over these)")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  sub.add_option("-c,--check", c.checks, "data-check runs per point; 0 turns the check off")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  sub.add_option("-G,--cudagraph", c.graph, "capture each batch in a CUDA graph (0/1)")->capture_default_str();
+  sub.add_option("-T,--timeout", c.timeout_s, "seconds a point may take before the job is aborted; 0 = none")
+      ->check(CLI::NonNegativeNumber);
+  sub.add_option("--backend", t.backend, "nccl, mpi or auto (nccl when a GPU is visible)")->capture_default_str();
+  sub.add_option("--pairs", t.pairs, "pair op: transfers SRC:DST,SRC:DST,...");
+  sub.add_flag("--bidir", c.params.bidirectional, "pair op: also send every pair's reverse");
+  sub.add_option("--group", t.group, "run the ops on a sub-communicator of these ranks (e.g. 0,3)");
+  sub.add_option("--json", c.json_path, "write the results JSON here (record by record)");
+  sub.add_option("--csv", c.csv_path, "write one CSV line per record here");
+}
+
+BenchConfig finish_bench(const CLI::App& sub, const BenchText& t, BenchConfig c) {
+  const bool sweep_flags = sub.count("-b") || sub.count("-e") || sub.count("-f") || sub.count("-i");
+  if (!t.sizes.empty()) {
+    if (sweep_flags) throw UsageError("--sizes cannot be combined with -b/-e/-f/-i");
+    c.sizes_bytes = parse_size_list("--sizes", t.sizes);
+  } else {
+    const auto minb = parse_size_bytes("-b", t.minbytes);
+    const auto maxb = parse_size_bytes("-e", t.maxbytes);
+    const auto step = t.factor > 1 ? 0 : parse_size_bytes("-i", t.stepbytes);
+    c.sizes_bytes = sweep_sizes(minb, maxb, t.factor, step);
+  }
+  c.ops.clear();
+  for (const auto& name : split_list(t.ops)) {
+    if (name == "all") {
+      for (const auto& n : OpRegistry::instance().names()) {
+        if (n != "pair" || !t.pairs.empty()) c.ops.push_back(n);
+      }
+      continue;
+    }
+    (void)OpRegistry::instance().find("--op", name);
+    c.ops.push_back(name);
+  }
+  c.dtypes.clear();
+  for (const auto& name : split_list(t.dtypes)) {
+    if (name == "all") {
+      c.dtypes = all_dtypes();
+      break;
+    }
+    c.dtypes.push_back(parse_dtype("-d", name));
+  }
+  c.redops.clear();
+  for (const auto& name : split_list(t.redops)) c.redops.push_back(parse_redop("-o", name));
+  c.backend = parse_backend_kind("--backend", t.backend);
+  if (!t.pairs.empty()) c.params.pairs = parse_pairs("--pairs", t.pairs);
+  if (!t.group.empty()) c.group = parse_rank_list("--group", t.group);
+  if (c.graph && c.backend == BackendKind::kMpi) throw UsageError("-G: CUDA graphs need the nccl backend");
+  const bool has_pair = std::find(c.ops.begin(), c.ops.end(), "pair") != c.ops.end();
+  if (has_pair && c.params.pairs.empty()) throw UsageError("--op pair needs --pairs SRC:DST[,SRC:DST...]");
+  if (!has_pair && (!c.params.pairs.empty() || c.params.bidirectional)) {
+    throw UsageError(std::string(c.params.bidirectional ? "--bidir" : "--pairs") + " applies only to --op pair");
+  }
+  return c;
+}
+
+}  // namespace
+
+std::vector<int> parse_rank_list(const std::string& flag, const std::string& text) {
+  std::vector<int> out;
+  for (const auto& item : split_list(text)) {
+    const bool digits = !item.empty() && item.size() < 10 &&
+                        std::all_of(item.begin(), item.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    if (!digits) throw UsageError(flag + ": '" + item + "' is not a rank number (e.g. 0,3)");
+    out.push_back(std::stoi(item));
+  }
+  std::sort(out.begin(), out.end());
+  if (std::adjacent_find(out.begin(), out.end()) != out.end()) throw UsageError(flag + ": a rank is listed twice");
+  return out;
+}
+
+Command parse_command_line(const std::vector<std::string>& all_args) {
+  Command cmd;
+  std::vector<std::string> args, gbench;
+  for (const auto& a : all_args) (a.rfind("--benchmark_", 0) == 0 ? gbench : args).push_back(a);
+
+  CLI::App app{"pipebench: communication benchmarks for pipeline-parallel training", "pipebench"};
+  app.require_subcommand(0, 1);
+  bool version = false;
+  app.add_flag("--version", version, "print the version");
+
+  BenchText text;
+  BenchConfig bench;
+  auto* bench_cmd = app.add_subcommand("bench", "nccl-tests style sweep with a bus-bandwidth table");
+  add_bench_options(*bench_cmd, text, bench);
+
+  RunOptions run;
+  std::string run_backend = "auto", run_min = "8", run_max = "1G";
+  auto* run_cmd = app.add_subcommand("run", "the whole qualification job with defaults (what 'make run' runs)");
+  run_cmd->add_option("--out", run.out_dir, "results folder (default results/runs/<host>-<UTC time>/)");
+  run_cmd->add_option("--backend", run_backend, "nccl, mpi or auto")->capture_default_str();
+  run_cmd->add_option("-g,--ngpus", run.gpus_per_process, "GPUs per process (default: all, or 1 per MPI rank)")
+      ->check(CLI::Range(1, 1024));
+  run_cmd->add_option("-b,--minbytes", run_min, "smallest size")->capture_default_str();
+  run_cmd->add_option("-e,--maxbytes", run_max, "largest size")->capture_default_str();
+  run_cmd->add_option("--host-ranks", run.host_ranks, "MPI ranks to start when no GPU is visible")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  run_cmd->add_option("--point-seconds", run.point_budget_s, "about how long each point may take")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  run_cmd->add_option("-T,--timeout", run.timeout_s, "seconds a point may take before the job is aborted")
+      ->check(CLI::NonNegativeNumber);
+
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp& e) {
+    std::ostringstream out, err;
+    app.exit(e, out, err);
+    cmd.help_text = out.str();
+    return cmd;
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  if (version) {
+    cmd.kind = Command::Kind::kVersion;
+    return cmd;
+  }
+  if (bench_cmd->parsed()) {
+    cmd.kind = Command::Kind::kBench;
+    cmd.bench = finish_bench(*bench_cmd, text, bench);
+    cmd.bench.benchmark_args = gbench;
+    return cmd;
+  }
+  if (run_cmd->parsed()) {
+    cmd.kind = Command::Kind::kRun;
+    run.backend = parse_backend_kind("--backend", run_backend);
+    run.min_bytes = parse_size_bytes("-b", run_min);
+    run.max_bytes = parse_size_bytes("-e", run_max);
+    (void)sweep_sizes(run.min_bytes, run.max_bytes, run.factor, 0);
+    run.benchmark_args = gbench;
+    cmd.run = run;
+    return cmd;
+  }
+  if (!gbench.empty()) throw UsageError(gbench.front() + ": Google Benchmark flags go after a subcommand");
+  cmd.help_text = app.help();
+  return cmd;
+}
+
+}  // namespace pipebench

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// Allow-listed environment capture for reports.
+#include "core/environment.h"
+
+#include <cctype>
+
+extern char** environ;
+
+namespace pipebench {
+namespace {
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+bool sensitive(std::string name) {
+  for (auto& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (const char* word : {"KEY", "TOKEN", "SECRET", "PASSWORD"}) {
+    if (name.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> allowed_environment(const std::vector<std::string>& entries) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : entries) {
+    const auto eq = e.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string name = e.substr(0, eq);
+    if (!(starts_with(name, "NCCL_") || starts_with(name, "CUDA_") || starts_with(name, "OMPI_") ||
+          starts_with(name, "PMIX_"))) {
+      continue;
+    }
+    out[name] = sensitive(name) ? kRedacted : e.substr(eq + 1);
+  }
+  return out;
+}
+
+std::map<std::string, std::string> allowed_environment() {
+  std::vector<std::string> entries;
+  for (char** e = environ; e && *e; ++e) entries.emplace_back(*e);
+  return allowed_environment(entries);
+}
+
+}  // namespace pipebench

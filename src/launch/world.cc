@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: Apache-2.0
+// World over MPI_COMM_WORLD (when built with MPI), or a single process.
+#include "launch/world.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <stdexcept>
+
+#include "core/error.h"
+
+#if PB_HAVE_MPI
+#include "launch/mpi_check.h"
+#endif
+
+namespace pipebench {
+namespace {
+
+std::string host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown-host";
+  return buf;
+}
+
+[[maybe_unused]] bool env_set(const char* name) { return std::getenv(name) != nullptr; }
+
+class SingleWorld final : public World {
+ public:
+  SingleWorld() : host_(host_name()) {}
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  int local_rank() const override { return 0; }
+  int local_size() const override { return 1; }
+  const std::string& host() const override { return host_; }
+  bool has_mpi() const override { return false; }
+  bool launched_by_mpirun() const override { return false; }
+  std::string mpi_version() const override { return "none (built without MPI)"; }
+  void barrier() const override {}
+  double max(double v) const override { return v; }
+  double min(double v) const override { return v; }
+  std::uint64_t sum(std::uint64_t v) const override { return v; }
+  std::uint64_t min_u64(std::uint64_t v) const override { return v; }
+  bool all(bool ok) const override { return ok; }
+  std::vector<std::string> all_gather(const std::string& s) const override { return {s}; }
+  std::string broadcast(const std::string& bytes, int) const override { return bytes; }
+  [[noreturn]] void abort(int exit_code) const override { std::_Exit(exit_code); }
+
+ private:
+  std::string host_;
+};
+
+#if PB_HAVE_MPI
+
+class MpiWorld final : public World {
+ public:
+  MpiWorld(int* argc, char*** argv) : host_(host_name()) {
+    int provided = 0;
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+      throw Error("MPI_Init_thread failed on host " + host_);
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    check_mpi(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node_),
+              "MPI_Comm_split_type", where());
+    MPI_Comm_rank(node_, &local_rank_);
+    MPI_Comm_size(node_, &local_size_);
+  }
+  ~MpiWorld() override {
+    MPI_Comm_free(&node_);
+    MPI_Finalize();
+  }
+  MpiWorld(const MpiWorld&) = delete;
+  MpiWorld& operator=(const MpiWorld&) = delete;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  int local_rank() const override { return local_rank_; }
+  int local_size() const override { return local_size_; }
+  const std::string& host() const override { return host_; }
+  bool has_mpi() const override { return true; }
+  bool launched_by_mpirun() const override {
+    return env_set("OMPI_COMM_WORLD_SIZE") || env_set("PMIX_RANK") || env_set("PMI_RANK");
+  }
+  std::string mpi_version() const override {
+    char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+    int len = 0;
+    MPI_Get_library_version(text, &len);
+    std::string s(text, static_cast<std::size_t>(len));
+    const auto cut = s.find_first_of(",\n");
+    return cut == std::string::npos ? s : s.substr(0, cut);
+  }
+
+  void barrier() const override { check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", where()); }
+  double max(double v) const override { return reduce(v, MPI_MAX); }
+  double min(double v) const override { return reduce(v, MPI_MIN); }
+  std::uint64_t sum(std::uint64_t v) const override {
+    std::uint64_t out = 0;
+    check_mpi(MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce",
+              where());
+    return out;
+  }
+  std::uint64_t min_u64(std::uint64_t v) const override {
+    std::uint64_t out = 0;
+    check_mpi(MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce",
+              where());
+    return out;
+  }
+  bool all(bool ok) const override {
+    int in = ok ? 1 : 0, out = 0;
+    check_mpi(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD), "MPI_Allreduce",
+              where());
+    return out != 0;
+  }
+  std::vector<std::string> all_gather(const std::string& s) const override {
+    int len = static_cast<int>(s.size());
+    std::vector<int> lens(static_cast<std::size_t>(size_));
+    check_mpi(MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, MPI_COMM_WORLD),
+              "MPI_Allgather", where());
+    std::vector<int> displs(lens.size());
+    int total = 0;
+    for (std::size_t i = 0; i < lens.size(); ++i) {
+      displs[i] = total;
+      total += lens[i];
+    }
+    std::string all(static_cast<std::size_t>(total), '\0');
+    check_mpi(MPI_Allgatherv(s.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(),
+                             MPI_CHAR, MPI_COMM_WORLD),
+              "MPI_Allgatherv", where());
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < lens.size(); ++i) {
+      out.push_back(all.substr(static_cast<std::size_t>(displs[i]), static_cast<std::size_t>(lens[i])));
+    }
+    return out;
+  }
+  std::string broadcast(const std::string& bytes, int root) const override {
+    int len = static_cast<int>(bytes.size());
+    check_mpi(MPI_Bcast(&len, 1, MPI_INT, root, MPI_COMM_WORLD), "MPI_Bcast", where());
+    std::string out = rank_ == root ? bytes : std::string(static_cast<std::size_t>(len), '\0');
+    check_mpi(MPI_Bcast(out.data(), len, MPI_CHAR, root, MPI_COMM_WORLD), "MPI_Bcast", where());
+    return out;
+  }
+  [[noreturn]] void abort(int exit_code) const override {
+    MPI_Abort(MPI_COMM_WORLD, exit_code);
+    std::_Exit(exit_code);
+  }
+
+ private:
+  double reduce(double v, MPI_Op op) const {
+    double out = 0;
+    check_mpi(MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, op, MPI_COMM_WORLD), "MPI_Allreduce", where());
+    return out;
+  }
+
+  std::string host_;
+  int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
+  MPI_Comm node_ = MPI_COMM_NULL;
+};
+
+#endif
+
+}  // namespace
+
+std::unique_ptr<World> World::create(int* argc, char*** argv) {
+#if PB_HAVE_MPI
+  return std::make_unique<MpiWorld>(argc, argv);
+#else
+  (void)argc;
+  (void)argv;
+  return std::make_unique<SingleWorld>();
+#endif
+}
+
+}  // namespace pipebench

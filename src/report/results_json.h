@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// The results file ("schema": "pipebench.results/1", documented in results/README.md). The whole file
+// is rewritten after every record through a temporary file and rename(2), so a run that dies keeps
+// every record it finished and never leaves a half-written file.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "report/sink.h"
+
+namespace pipebench {
+
+inline constexpr const char* kResultsSchema = "pipebench.results/1";
+
+[[nodiscard]] nlohmann::json record_to_json(const ResultRecord& r);
+
+// Writes `text` to path atomically (path.tmp, then rename). Throws Error naming the file.
+void write_file_atomically(const std::string& path, const std::string& text);
+
+class ResultsJson final : public RecordSink {
+ public:
+  // header: tool_version, created_utc, system, config, ...; "records" is added here.
+  // Writes the file at once (with no records), so a bad path fails before anything is measured.
+  ResultsJson(std::string path, nlohmann::json header);
+  void add(const ResultRecord& r) override;
+
+ private:
+  void write() const;
+  std::string path_;
+  nlohmann::json doc_;
+};
+
+}  // namespace pipebench

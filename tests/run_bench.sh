@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# make bench: the harness-overhead benchmark. On a GPU node it runs on every local GPU; without one,
+# on the MPI backend with 2 host ranks.
+set -u
+if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+export NCCL_NVLS_ENABLE="${NCCL_NVLS_ENABLE:-0}"
+if [ "${HAVE_NCCL:-0}" = 1 ] && command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+  exec "$OVERHEAD" --backend nccl
+fi
+echo "# no GPU visible: timing the MPI backend against bare MPI_Allreduce with 2 host ranks"
+exec "$MPIRUN" -np 2 --oversubscribe "$OVERHEAD" --backend mpi
