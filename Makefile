@@ -54,7 +54,7 @@ MPIRUN := $(shell command -v mpirun 2>/dev/null)
 HAVE_HWLOC := $(if $(shell pkg-config --exists hwloc 2>/dev/null && echo yes),1,0)
 
 # ---- flags ------------------------------------------------------------------------------------
-CPPFLAGS := -Isrc -I. -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1 -DPB_HAVE_MPI=$(HAVE_MPI) -DPB_HAVE_NCCL=$(HAVE_NCCL) \
+CPPFLAGS := -Isrc -I. -Itests -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1 -DPB_HAVE_MPI=$(HAVE_MPI) -DPB_HAVE_NCCL=$(HAVE_NCCL) \
             -DTEST_DATA_DIR='"$(CURDIR)/tests/fixtures"' -DPIPEBENCH_BIN='"$(CURDIR)/$(BUILD)/bin/pipebench"'
 CXXFLAGS ?= -O2 -g
 CXXFLAGS += -std=c++17 -Wall -Wextra -pthread -MMD -MP
@@ -157,11 +157,11 @@ $(OVERHEAD): $(LIB_OBJS) $(call obj,src/tools/harness_overhead.cc) | $(BIN)
 $(UNIT_TESTS): $(LIB_OBJS) $(call obj,$(UNIT_TEST_SRCS)) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest_main -lgtest $(LDLIBS)
 
-$(BIN)/mpi_tests: $(LIB_OBJS) $(call obj,$(MPI_TEST_SRCS) tests/mpi_main.cc) | $(BIN)
+$(BIN)/mpi_tests: $(LIB_OBJS) $(call obj,$(MPI_TEST_SRCS) tests/world_main.cc) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest $(LDLIBS)
 
-$(BIN)/gpu_tests: $(LIB_OBJS) $(call obj,$(GPU_TEST_SRCS)) | $(BIN)
-	$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest_main -lgtest $(LDLIBS)
+$(BIN)/gpu_tests: $(LIB_OBJS) $(call obj,$(GPU_TEST_SRCS) tests/world_main.cc) | $(BIN)
+	$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest $(LDLIBS)
 
 test-all:
 	@MPIRUN="$(MPIRUN)" UNIT_TESTS="$(UNIT_TESTS)" MPI_TESTS="$(MPI_TESTS)" GPU_TESTS="$(GPU_TESTS)" \

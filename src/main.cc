@@ -32,7 +32,7 @@ int code(ExitCode c) { return static_cast<int>(c); }
 // Every rank must run the same command; otherwise say which rank differs, from rank 0.
 bool same_arguments_everywhere(const pipebench::World& world, const std::vector<std::string>& args) {
   std::string joined;
-  for (const auto& a : args) joined += a + '\x1f';
+  for (const auto& a : args) joined += (joined.empty() ? "" : "\x1f") + a;
   const auto all = world.all_gather(joined);
   for (std::size_t r = 1; r < all.size(); ++r) {
     if (all[r] == all[0]) continue;

@@ -142,10 +142,6 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
   SinkList sinks;
   std::string sink_error;
   if (world.rank() == 0) {
-    if (!wants_benchmark_display(c.benchmark_args)) {
-      print_preamble(std::cout, c, *backend, system);
-      sinks.push(std::make_unique<ConsoleTable>(std::cout));
-    }
     if (collected) sinks.push(std::make_unique<Collector>(*collected));
     try {
       if (!c.json_path.empty()) sinks.push(std::make_unique<ResultsJson>(c.json_path, results_header(c, system)));
@@ -162,6 +158,10 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
   if (!world.all(sink_error.empty())) {
     if (!sink_error.empty()) throw UsageError(sink_error);
     return static_cast<int>(ExitCode::kUsage);
+  }
+  if (world.rank() == 0 && !wants_benchmark_display(c.benchmark_args)) {
+    print_preamble(std::cout, c, *backend, system);
+    sinks.push(std::make_unique<ConsoleTable>(std::cout));
   }
   const SweepSummary summary = run_sweep(comm, world, c, plan_points(c), world.rank() == 0 ? &sinks : nullptr);
   sinks.finish();

@@ -120,6 +120,7 @@ BenchConfig finish_bench(const CLI::App& sub, const BenchText& t, BenchConfig c)
 }  // namespace
 
 std::vector<int> parse_rank_list(const std::string& flag, const std::string& text) {
+  if (text.empty()) throw UsageError(flag + ": empty rank list (e.g. 0,3)");
   std::vector<int> out;
   for (const auto& item : split_list(text)) {
     const bool digits = !item.empty() && item.size() < 10 &&

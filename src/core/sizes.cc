@@ -16,6 +16,11 @@ std::vector<std::uint64_t> sweep_sizes(std::uint64_t min_bytes, std::uint64_t ma
     throw UsageError("-b " + format_size(min_bytes) + " is larger than -e " + format_size(max_bytes));
   }
   if (factor <= 1 && step_bytes == 0) throw UsageError("-i: a step of 0 with -f 1 would never reach -e");
+  if (factor <= 1 && (max_bytes - min_bytes) / step_bytes >= kMaxSweepSizes) {
+    throw UsageError("-i " + format_size(step_bytes) + ": the sweep from -b " + format_size(min_bytes) + " to -e " +
+                     format_size(max_bytes) + " would have more than " + std::to_string(kMaxSweepSizes) +
+                     " sizes; use a larger -i or a factor (-f 2)");
+  }
   std::vector<std::uint64_t> out;
   for (std::uint64_t s = min_bytes; s <= max_bytes;) {
     out.push_back(s);

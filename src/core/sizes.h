@@ -8,8 +8,12 @@
 
 namespace pipebench {
 
+// A linear sweep longer than this is a typo (-e 64T with the default -i 1M), not a plan.
+inline constexpr std::uint64_t kMaxSweepSizes = 10000;
+
 // factor > 1: min, min*factor, ... <= max; factor <= 1: min, min+step, ... <= max (nccl-tests
-// setupArgs). Throws UsageError when min > max, or step == 0 with factor <= 1.
+// setupArgs). Throws UsageError when min > max, step == 0 with factor <= 1, or the linear sweep
+// exceeds kMaxSweepSizes.
 [[nodiscard]] std::vector<std::uint64_t> sweep_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes,
                                                      std::uint64_t factor, std::uint64_t step_bytes);
 

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+// End to end: the built pipebench binary, started as users start it (alone and under mpirun -np 2/4).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string tmp(const std::string& name) {
+  return "/tmp/pipebench_e2e_" + std::to_string(getpid()) + "_" + name;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs a shell command line, capturing its output.
+Result run_shell(const std::string& command) {
+  static int n = 0;
+  const std::string out = tmp("out" + std::to_string(n)), err = tmp("err" + std::to_string(n++));
+  const std::string cmd = command + " >" + out + " 2>" + err + " </dev/null";
+  const int rc = std::system(cmd.c_str());
+  Result r;
+  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  std::remove(out.c_str());
+  std::remove(err.c_str());
+  return r;
+}
+
+Result run(const std::string& args, const std::string& launcher = "") {
+  return run_shell(launcher + " " PIPEBENCH_BIN " " + args);
+}
+
+const char* kMpirun2 = "mpirun -np 2 --oversubscribe";
+const char* kMpirun4 = "mpirun -np 4 --oversubscribe";
+
+class E2E : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+  }
+};
+
+int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+// Each bad input: exit status 2 and one line on stderr that names the flag or value.
+void expect_usage_error(const std::string& args, const std::string& needle, const std::string& launcher = "") {
+  const Result r = run(args, launcher);
+  EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+  EXPECT_EQ(lines(r.err), 1) << args << "\n" << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << args << "\n" << r.err;
+}
+
+TEST_F(E2E, BadInputGetsOneLineAndExitStatusTwo) {
+  expect_usage_error("bench --bogus", "--bogus");  // nccl-tests exits 0 here
+  expect_usage_error("bench -b 1M -e 8K", "-b 1M is larger than -e 8K");
+  expect_usage_error("bench -b 0 -e 64", "-b");  // nccl-tests hangs here
+  expect_usage_error("bench -b banana", "-b: 'banana' is not a valid size");
+  expect_usage_error("bench -e -8", "-e");
+  expect_usage_error("bench -b 8 -e 64T", "-i 1M: the sweep from -b 8 to -e 64T would have more than 10000 sizes");
+  expect_usage_error("bench --sizes 8,0,16", "--sizes");
+  expect_usage_error("bench --op all_to_all", "--op: unknown op 'all_to_all'");
+  expect_usage_error("bench -d float8", "-d: unknown data type 'float8'");
+  expect_usage_error("bench -o avg", "-o: unknown reduction 'avg'");
+  expect_usage_error("bench -g 64 -b 8 -e 8", "-g 64");
+  expect_usage_error("bench --backend mpi -b 8 -e 64T -f 2", "-e/--sizes: all_reduce at 64T needs 131072.00 GiB");
+  expect_usage_error("bench --backend mpi --op pair --pairs 0:3 -b 8 -e 8", "--pairs: pair 0:3 names a rank out of range");
+  expect_usage_error("bench --backend mpi --group 0,5 -b 8 -e 8", "--group: rank 5 is out of range");
+  expect_usage_error("bench --backend mpi -b 8 -e 8 --json /nonexistent-dir/r.json", "--json");
+  expect_usage_error("bench --benchmark_bogus=1 --backend mpi -b 8 -e 8", "--benchmark_bogus");
+}
+
+TEST_F(E2E, DifferentArgumentsOnDifferentRanksAreRefused) {
+  // The shell expands a different -n on each rank.
+  const Result direct = run_shell(std::string(kMpirun2) + " sh -c 'exec " PIPEBENCH_BIN
+                                  " bench --backend mpi -b 8 -e 8 -n $((1 + OMPI_COMM_WORLD_RANK))'");
+  EXPECT_EQ(direct.status, 2) << direct.err;
+  EXPECT_NE(direct.err.find("arguments differ between ranks: rank 1 got 'bench --backend mpi -b 8 -e 8 -n 2'"),
+            std::string::npos)
+      << direct.err;
+}
+
+// Every op at np 2 and 4 with exact results, and the results JSON against its documented schema.
+void check_mpi_run(const char* launcher, int np) {
+  const std::string json = tmp("np" + std::to_string(np) + ".json");
+  const std::string csv = tmp("np" + std::to_string(np) + ".csv");
+  const Result r = run("bench --backend mpi --op all --pairs 0:" + std::to_string(np - 1) +
+                           " --bidir -b 8 -e 64K -f 32 -d float,int8 -o sum,max -n 3 --reps 3 --json " + json +
+                           " --csv " + csv,
+                       launcher);
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "sendrecv", "pair"}) {
+    EXPECT_NE(r.out.find(std::string("# Collective test starting: ") + op), std::string::npos) << op;
+  }
+  const auto j = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(j["schema"], "pipebench.results/1");
+  for (const char* key : {"tool_version", "created_utc", "system", "config", "records"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  for (const char* key : {"hosts", "gpu_models", "devices", "versions", "environment"}) {
+    EXPECT_TRUE(j["system"].contains(key)) << key;
+  }
+  EXPECT_EQ(j["system"]["processes"], np);
+  // 3 sizes; all_reduce/reduce_scatter: 2 types x 2 redops x 2 placements; all_gather/broadcast:
+  // 2 types x 2 placements; sendrecv/pair: 2 types.
+  EXPECT_EQ(j["records"].size(), 3u * (8 + 8 + 4 + 4 + 2 + 2));
+  std::set<std::string> ops;
+  for (const auto& rec : j["records"]) {
+    ops.insert(rec["op"].get<std::string>());
+    EXPECT_EQ(rec["wrong"], 0) << rec.dump();
+    EXPECT_EQ(rec["backend"], "mpi");
+    EXPECT_EQ(rec["nranks"], np);
+    EXPECT_EQ(rec["ranks"].size(), static_cast<std::size_t>(np));
+    EXPECT_EQ(rec["stats"]["samples"], 3);
+    EXPECT_LE(rec["stats"]["min_us"].get<double>(), rec["stats"]["median_us"].get<double>());
+    EXPECT_LE(rec["stats"]["median_us"].get<double>(), rec["stats"]["max_us"].get<double>());
+    EXPECT_DOUBLE_EQ(rec["time_us"].get<double>(), rec["stats"]["median_us"].get<double>());
+    for (const char* key : {"dtype", "redop", "root", "size_bytes", "count", "in_place", "algbw_gbps", "busbw_gbps"}) {
+      EXPECT_TRUE(rec.contains(key)) << key;
+    }
+  }
+  EXPECT_EQ(ops.size(), 6u);
+  EXPECT_EQ(lines(slurp(csv)), 1 + static_cast<int>(j["records"].size()));
+  std::remove(json.c_str());
+  std::remove(csv.c_str());
+}
+
+TEST_F(E2E, EveryOpIsExactAtTwoRanks) { check_mpi_run(kMpirun2, 2); }
+TEST_F(E2E, EveryOpIsExactAtFourRanks) { check_mpi_run(kMpirun4, 4); }
+
+TEST_F(E2E, GoogleBenchmarkJsonCarriesTheCounters) {
+  const std::string out = tmp("gbench.json");
+  const Result r = run("bench --backend mpi -b 1K -e 4K -f 2 --reps 4 --benchmark_out=" + out +
+                           " --benchmark_out_format=json",
+                       kMpirun2);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(out));
+  ASSERT_EQ(j["benchmarks"].size(), 6u);
+  for (const auto& b : j["benchmarks"]) {
+    EXPECT_EQ(b["iterations"], 4);
+    for (const char* key : {"algbw_GBps", "busbw_GBps", "bytes"}) EXPECT_TRUE(b.contains(key)) << key;
+  }
+  EXPECT_EQ(j["benchmarks"][0]["name"], "all_reduce/float/sum/1024/out-of-place/iterations:4/manual_time");
+  std::remove(out.c_str());
+}
+
+TEST_F(E2E, RunWithoutAGpuUsesFourHostRanksAndWritesTheRunFolder) {
+  const std::string dir = tmp("run");
+  const Result r = run("run --backend mpi --out " + dir + " -e 16K --point-seconds 0.05");
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  EXPECT_EQ(r.out.rfind("# no GPU visible (--backend mpi): running on the MPI backend with 4 host ranks", 0), 0u)
+      << r.out;
+  EXPECT_NE(r.out.find("# Verdict: every value checked correct"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(slurp(dir + "/results.json"));
+  EXPECT_EQ(j["records"][0]["nranks"], 4);
+  EXPECT_FALSE(slurp(dir + "/results.csv").empty());
+  std::system(("rm -rf " + dir).c_str());
+}
+
+}  // namespace

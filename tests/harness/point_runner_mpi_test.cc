@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+// Every op on the real MPI backend with real processes (mpirun -np 2 and -np 4): results exact.
+#include "harness/point_runner.h"
+
+#include <gtest/gtest.h>
+
+#include "backend/backend_factory.h"
+#include "collectives/registry.h"
+#include "test_world.h"
+
+namespace pipebench {
+namespace {
+
+const World& W() { return testing::world(); }
+
+BenchConfig small_config() {
+  BenchConfig c;
+  c.iters = 2;
+  c.warmup = 1;
+  c.reps = 2;
+  c.checks = 2;
+  return c;
+}
+
+struct Case {
+  const char* op;
+  DType dtype;
+  RedOp redop;
+};
+
+TEST(PointRunnerMpi, EveryOpTypeAndReductionIsExact) {
+  auto backend = make_backend(BackendKind::kMpi, W(), 1);
+  BenchConfig c = small_config();
+  c.params.root = W().size() - 1;
+  c.params.pairs = {{0, W().size() - 1}};
+  c.params.bidirectional = true;
+  PointRunner runner(*backend, W(), c);
+  for (const auto& name : OpRegistry::instance().names()) {
+    const Op& op = OpRegistry::instance().find("--op", name);
+    for (DType t : {DType::kFloat, DType::kHalf, DType::kBfloat16, DType::kInt8, DType::kUint64, DType::kDouble}) {
+      for (RedOp r : op.reduces() ? std::vector<RedOp>{RedOp::kSum, RedOp::kProd, RedOp::kMax, RedOp::kMin}
+                                  : std::vector<RedOp>{RedOp::kNone}) {
+        for (std::uint64_t bytes : {std::uint64_t{8}, std::uint64_t{1000}, std::uint64_t{262144}}) {
+          for (bool in_place : {false, true}) {
+            if (in_place && !op.supports_in_place()) continue;
+            const ResultRecord rec = runner.measure({&op, t, r, bytes, in_place});
+            EXPECT_EQ(rec.wrong, 0) << name << " " << dtype_name(t) << " " << redop_name(r) << " " << bytes
+                                    << (in_place ? " in-place" : "");
+            EXPECT_EQ(rec.stats.samples, 2u);
+            EXPECT_EQ(rec.nranks, W().size());
+            if (rec.size_bytes > 0) {
+              EXPECT_GT(rec.time_us, 0.0);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(PointRunnerMpi, TheCheckSeesCorruptedResults) {
+  auto backend = make_backend(BackendKind::kMpi, W(), 1);
+  const Op& op = OpRegistry::instance().find("--op", "all_reduce");
+  const Sizing s = op.sizing(4096, 4, backend->nranks(), {});
+  auto buffers = backend->allocate(s.send_bytes, s.recv_bytes);
+  const Pattern p = make_pattern(DType::kFloat, RedOp::kSum, backend->nranks(), 3);
+  const DataLayout d = op.layout(s, backend->rank_of(0), backend->nranks(), false, {});
+  for (const auto& f : d.fills) backend->fill(*buffers, 0, f, p, DType::kFloat);
+  op.issue(*backend, 0, {*buffers, s, DType::kFloat, RedOp::kSum, false, {}});
+  if (W().rank() == 0) static_cast<float*>(buffers->recv(0))[17] += 1.0f;
+  std::uint64_t wrong = backend->count_wrong(*buffers, 0, d.checks[0], p, DType::kFloat);
+  EXPECT_EQ(W().sum(wrong), 1u);
+}
+
+TEST(PointRunnerMpi, SplitGroupOfFirstAndLastRankReducesOnlyThem) {
+  auto backend = make_backend(BackendKind::kMpi, W(), 1);
+  const std::vector<int> members = {0, W().size() - 1};
+  auto sub = backend->split(W().size() > 1 ? members : std::vector<int>{0});
+  const bool member = W().rank() == 0 || W().rank() == W().size() - 1;
+  EXPECT_EQ(sub->nlocal(), member ? 1 : 0);
+  BenchConfig c = small_config();
+  PointRunner runner(*sub, W(), c);
+  const Op& op = OpRegistry::instance().find("--op", "all_reduce");
+  const ResultRecord rec = runner.measure({&op, DType::kFloat, RedOp::kSum, 1 << 16, false});
+  EXPECT_EQ(rec.wrong, 0);
+  EXPECT_EQ(rec.nranks, W().size() > 1 ? 2 : 1);
+  EXPECT_EQ(rec.ranks.back(), W().size() - 1);
+}
+
+TEST(PointRunnerMpi, TimeBudgetShrinksTheBatchIdenticallyOnEveryRank) {
+  auto backend = make_backend(BackendKind::kMpi, W(), 1);
+  BenchConfig c = small_config();
+  c.iters = 1000;
+  c.warmup = 2;
+  c.point_budget_s = 1e-6;
+  PointRunner runner(*backend, W(), c);
+  const Op& op = OpRegistry::instance().find("--op", "all_reduce");
+  const ResultRecord rec = runner.measure({&op, DType::kFloat, RedOp::kSum, 1 << 20, false});
+  EXPECT_EQ(rec.ops_per_batch, 1);
+  EXPECT_EQ(W().max(rec.ops_per_batch), W().min(rec.ops_per_batch));
+}
+
+}  // namespace
+}  // namespace pipebench
