@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "core/environment.h"
 #include "core/error.h"
 
 #if PB_HAVE_MPI
@@ -160,6 +161,8 @@ class MpiWorld final : public World {
 #endif
 
 }  // namespace
+
+World::World() : environment_(allowed_environment()) {}
 
 std::unique_ptr<World> World::create(int* argc, char*** argv) {
 #if PB_HAVE_MPI

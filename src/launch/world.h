@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,6 +28,9 @@ class World {
   [[nodiscard]] virtual bool launched_by_mpirun() const = 0;
   // "Open MPI v4.1.4, ..." or "none".
   [[nodiscard]] virtual std::string mpi_version() const = 0;
+  // The allow-listed environment as the process started, read before MPI_Init (a singleton MPI_Init
+  // adds OMPI_*/PMIX_* variables of its own, which describe no launch).
+  [[nodiscard]] const std::map<std::string, std::string>& launch_environment() const { return environment_; }
 
   virtual void barrier() const = 0;
   [[nodiscard]] virtual double max(double v) const = 0;
@@ -46,6 +50,12 @@ class World {
   [[nodiscard]] std::string where() const {
     return "rank " + std::to_string(rank()) + " on host " + host();
   }
+
+ protected:
+  World();
+
+ private:
+  std::map<std::string, std::string> environment_;
 };
 
 }  // namespace pipebench

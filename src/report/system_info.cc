@@ -7,7 +7,6 @@
 #include <ctime>
 #include <set>
 
-#include "core/environment.h"
 
 namespace pipebench {
 
@@ -45,7 +44,7 @@ nlohmann::json collect_system(const World& world, const Backend& backend) {
           {"gpu_models", models},
           {"devices", devices},
           {"versions", backend.versions()},
-          {"environment", allowed_environment()}};
+          {"environment", world.launch_environment()}};
 }
 
 }  // namespace pipebench

@@ -168,6 +168,20 @@ TEST_F(E2E, GoogleBenchmarkJsonCarriesTheCounters) {
   std::remove(out.c_str());
 }
 
+TEST_F(E2E, ReportRecordsTheLaunchEnvironmentOnlyAllowListedAndWithoutMpiSingletonNoise) {
+  const std::string json = tmp("env.json");
+  const Result r = run_shell("NCCL_DEBUG=WARN NCCL_API_KEY=hunter2 HOME_SECRET=x " PIPEBENCH_BIN
+                             " bench --backend mpi -b 8 -e 8 --json " + json);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto env = nlohmann::json::parse(slurp(json))["system"]["environment"];
+  EXPECT_EQ(env["NCCL_DEBUG"], "WARN");
+  EXPECT_EQ(env["NCCL_API_KEY"], "<redacted>");
+  EXPECT_FALSE(env.contains("HOME_SECRET"));
+  EXPECT_FALSE(env.contains("OMPI_MCA_ess")) << env.dump();  // set by MPI_Init of a singleton
+  EXPECT_FALSE(env.contains("PMIX_RANK")) << env.dump();
+  std::remove(json.c_str());
+}
+
 TEST_F(E2E, RunWithoutAGpuUsesFourHostRanksAndWritesTheRunFolder) {
   const std::string dir = tmp("run");
   const Result r = run("run --backend mpi --out " + dir + " -e 16K --point-seconds 0.05");
