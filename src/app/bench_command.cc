@@ -96,6 +96,12 @@ void print_preamble(std::ostream& out, const BenchConfig& c, const Backend& back
     for (int g : c.group) out << " " << g;
     out << " (the ops run on these ranks only)\n";
   }
+  if (!c.params.pairs.empty()) {
+    out << "# pairs";
+    for (const auto& p : c.params.pairs) out << " " << p.src << ":" << p.dst;
+    out << (c.params.bidirectional ? " (each in both directions at once)" : " (one way)")
+        << "; algbw = busbw = one message's bytes / time\n";
+  }
   out << "# time = median over reps of (batch time, slowest rank) / iters\n#\n# Using devices\n";
   for (const auto& d : system["devices"]) {
     char buf[256];
