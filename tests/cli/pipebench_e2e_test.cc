@@ -168,6 +168,14 @@ TEST_F(E2E, GoogleBenchmarkJsonCarriesTheCounters) {
   std::remove(out.c_str());
 }
 
+TEST_F(E2E, TimeoutTurnsASlowPointIntoAnErrorNamingIt) {
+  const Result r = run("bench --backend mpi -b 64M -e 64M -w 50 -T 0.01", kMpirun2);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("-T 0.01: all_reduce/float/sum/67108864/out-of-place did not finish within 0.01 s on rank"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(E2E, ReportRecordsTheLaunchEnvironmentOnlyAllowListedAndWithoutMpiSingletonNoise) {
   const std::string json = tmp("env.json");
   const Result r = run_shell("NCCL_DEBUG=WARN NCCL_API_KEY=hunter2 HOME_SECRET=x " PIPEBENCH_BIN
