@@ -52,15 +52,23 @@ HAVE_MPI := $(if $(MPI_LIBS),1,0)
 MPIRUN := $(shell command -v mpirun 2>/dev/null)
 
 HAVE_HWLOC := $(if $(shell pkg-config --exists hwloc 2>/dev/null && echo yes),1,0)
+HAVE_TINYXML2 := $(if $(shell pkg-config --exists tinyxml2 2>/dev/null && echo yes),1,$(if $(wildcard /usr/include/tinyxml2.h),1,0))
 
 # ---- flags ------------------------------------------------------------------------------------
 CPPFLAGS := -Isrc -I. -Itests -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1 -DPB_HAVE_MPI=$(HAVE_MPI) -DPB_HAVE_NCCL=$(HAVE_NCCL) \
+            -DPB_HAVE_HWLOC=$(HAVE_HWLOC) -DPB_HAVE_TINYXML2=$(HAVE_TINYXML2) \
             -DTEST_DATA_DIR='"$(CURDIR)/tests/fixtures"' -DPIPEBENCH_BIN='"$(CURDIR)/$(BUILD)/bin/pipebench"'
 CXXFLAGS ?= -O2 -g
 CXXFLAGS += -std=c++17 -Wall -Wextra -pthread -MMD -MP
 NVCCFLAGS ?= -O3
 NVCCFLAGS += -std=c++17 $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra -MMD -MP
-LDLIBS := -lbenchmark -pthread
+LDLIBS := -lbenchmark -pthread -ldl
+ifeq ($(HAVE_HWLOC),1)
+LDLIBS += $(shell pkg-config --libs hwloc)
+endif
+ifeq ($(HAVE_TINYXML2),1)
+LDLIBS += -ltinyxml2
+endif
 ifeq ($(HAVE_MPI),1)
 CXXFLAGS += $(MPI_CFLAGS)
 LDLIBS += $(MPI_LIBS)
@@ -73,7 +81,8 @@ endif
 # ---- sources ----------------------------------------------------------------------------------
 LIB_SRCS := $(wildcard src/core/*.cc) src/launch/world.cc src/launch/gpu_assignment.cc src/backend/host_data.cc \
             src/backend/backend_factory.cc $(wildcard src/harness/*.cc) $(wildcard src/report/*.cc) \
-            $(wildcard src/cli/*.cc) $(wildcard src/app/*.cc) $(wildcard collectives/*.cc)
+            $(wildcard src/cli/*.cc) $(wildcard src/app/*.cc) $(wildcard collectives/*.cc) \
+            $(wildcard topology/*.cc)
 ifeq ($(HAVE_MPI),1)
 LIB_SRCS += src/backend/mpi_backend.cc src/backend/bare_mpi_loop.cc
 endif
@@ -119,7 +128,8 @@ DEPS := libbenchmark-dev:/usr/include/benchmark/benchmark.h \
         libcli11-dev:/usr/include/CLI/CLI.hpp \
         libopenmpi-dev:/usr/include/x86_64-linux-gnu/mpi/mpi.h \
         openmpi-bin:/usr/bin/mpirun \
-        libhwloc-dev:/usr/include/hwloc.h
+        libhwloc-dev:/usr/include/hwloc.h \
+        libtinyxml2-dev:/usr/include/tinyxml2.h
 deps:
 	@missing=""; \
 	for d in $(DEPS); do pkg=$${d%%:*}; file=$${d#*:}; \
@@ -142,7 +152,8 @@ deps:
 config:
 	@echo "CUDA/NCCL: $(if $(filter 1,$(HAVE_NCCL)),$(NCCL_FOUND),not found (NCCL backend left out; set CUDA_HOME/NCCL_HOME))"
 	@echo "MPI:       $(if $(filter 1,$(HAVE_MPI)),$(MPI_LIBS),not found (MPI backend left out; install libopenmpi-dev))"
-	@echo "hwloc:     $(if $(filter 1,$(HAVE_HWLOC)),found,not found (install libhwloc-dev))"
+	@echo "hwloc:     $(if $(filter 1,$(HAVE_HWLOC)),found,not found (topology discovery left out; install libhwloc-dev))"
+	@echo "tinyxml2:  $(if $(filter 1,$(HAVE_TINYXML2)),found,not found (--nccl-xml left out; install libtinyxml2-dev))"
 
 # ---- real work (run by the public targets in a fresh make) ------------------------------------
 build-all: $(PIPEBENCH) $(OVERHEAD)

@@ -10,6 +10,7 @@
 
 #include "app/bench_command.h"
 #include "app/run_command.h"
+#include "app/topo_command.h"
 #include "cli/cli.h"
 #include "core/error.h"
 #include "core/version.h"
@@ -68,6 +69,17 @@ int main(int argc, char** argv) {
   if (cmd.kind == pipebench::Command::Kind::kVersion) {
     if (speaker) std::cout << "pipebench " << pipebench::kToolVersion << "\n";
     return code(ExitCode::kOk);
+  }
+  if (cmd.kind == pipebench::Command::Kind::kTopo) {  // one node's view: no MPI needed
+    try {
+      return pipebench::run_topo_command(cmd.topo);
+    } catch (const pipebench::UsageError& e) {
+      std::fprintf(stderr, "pipebench: %s\n", e.what());
+      return code(ExitCode::kUsage);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "pipebench: %s\n", e.what());
+      return code(ExitCode::kRuntimeError);
+    }
   }
   try {
     if (cmd.kind == pipebench::Command::Kind::kRun) pipebench::relaunch_under_mpirun_if_needed(cmd.run, args);

@@ -166,6 +166,16 @@ Command parse_command_line(const std::vector<std::string>& all_args) {
   run_cmd->add_option("-T,--timeout", run.timeout_s, "seconds a point may take before the job is aborted")
       ->check(CLI::NonNegativeNumber);
 
+  TopoOptions topo;
+  auto* topo_cmd = app.add_subcommand("topo", "PCIe/NVLink/NUMA/NIC topology, pair matrix like nvidia-smi topo -m, warnings");
+  topo_cmd->add_option("--xml", topo.discovery.hwloc_xml, "read an hwloc XML export instead of this machine");
+  topo_cmd->add_option("--nccl-xml", topo.discovery.nccl_xml, "read NCCL's topology XML (NCCL_TOPO_FILE format)");
+  topo_cmd->add_flag("--under-load", topo.discovery.under_load, "sample PCIe link state while a host<->device copy runs");
+  topo_cmd->add_option("--format", topo.format, "text, json or dot (the PCIe tree for graphviz)")
+      ->check(CLI::IsMember({"text", "json", "dot"}))
+      ->capture_default_str();
+  topo_cmd->add_option("--export-xml", topo.export_xml, "write this machine's hwloc XML (with I/O devices) here");
+
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
@@ -195,6 +205,12 @@ Command parse_command_line(const std::vector<std::string>& all_args) {
     (void)sweep_sizes(run.min_bytes, run.max_bytes, run.factor, 0);
     run.benchmark_args = gbench;
     cmd.run = run;
+    return cmd;
+  }
+  if (topo_cmd->parsed()) {
+    if (!gbench.empty()) throw UsageError(gbench.front() + ": Google Benchmark flags apply to bench and run only");
+    cmd.kind = Command::Kind::kTopo;
+    cmd.topo = topo;
     return cmd;
   }
   if (!gbench.empty()) throw UsageError(gbench.front() + ": Google Benchmark flags go after a subcommand");

@@ -9,6 +9,7 @@
 
 #include "backend/backend_factory.h"
 #include "harness/bench_config.h"
+#include "topology/discovery.h"
 
 namespace pipebench {
 
@@ -26,12 +27,20 @@ struct RunOptions {
   std::vector<std::string> benchmark_args;
 };
 
+// `pipebench topo`.
+struct TopoOptions {
+  DiscoveryOptions discovery;
+  std::string format = "text";  // text, json, dot
+  std::string export_xml;       // write this machine's hwloc XML here
+};
+
 struct Command {
-  enum class Kind { kHelp, kVersion, kBench, kRun };
+  enum class Kind { kHelp, kVersion, kBench, kRun, kTopo };
   Kind kind = Kind::kHelp;
   std::string help_text;  // for kHelp
   BenchConfig bench;
   RunOptions run;
+  TopoOptions topo;
 };
 
 // args: the words after the program name. Throws UsageError.

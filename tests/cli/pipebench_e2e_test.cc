@@ -190,6 +190,34 @@ TEST_F(E2E, ReportRecordsTheLaunchEnvironmentOnlyAllowListedAndWithoutMpiSinglet
   std::remove(json.c_str());
 }
 
+TEST_F(E2E, TopoReadsFixturesAsTextJsonAndDot) {
+  const std::string xml = std::string(TEST_DATA_DIR) + "/topology/mpibind-cts1-pascal.xml";
+  const Result text = run("topo --xml " + xml);
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("GPU0    X       PIX     PIX"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("  NIC0: mlx5_0"), std::string::npos);
+  const Result json = run("topo --format json --xml " + xml);
+  ASSERT_EQ(json.status, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["schema"], "pipebench.topology/1");
+  for (const char* key : {"index", "bus_id", "model", "numa", "pcie_gen", "pcie_width", "pcie_gen_max", "pcie_width_max"}) {
+    EXPECT_TRUE(j["gpus"][0].contains(key)) << key;
+  }
+  for (const char* key : {"a", "b", "kind", "class", "pcie_class", "nvlinks", "p2p", "nccl_path", "path_min_gbps"}) {
+    EXPECT_TRUE(j["pairs"][0].contains(key)) << key;
+  }
+  EXPECT_EQ(j["pairs"][0]["class"], "PIX");
+  EXPECT_EQ(j["nics"][0]["name"], "mlx5_0");
+  EXPECT_TRUE(j["warnings"].is_array());
+  const Result dot = run("topo --format dot --xml " + xml);
+  ASSERT_EQ(dot.status, 0);
+  EXPECT_EQ(dot.out.rfind("digraph pcie {", 0), 0u);
+  expect_usage_error("topo --xml /nonexistent/x.xml", "--xml /nonexistent/x.xml: no such file");
+  expect_usage_error("topo --format svg", "--format");
+  expect_usage_error("topo --xml " + xml + " --nccl-xml " + xml, "--xml and --nccl-xml cannot be combined");
+  expect_usage_error("topo --xml " + xml + " --under-load", "--under-load samples this machine's links");
+}
+
 TEST_F(E2E, RunWithoutAGpuUsesFourHostRanksAndWritesTheRunFolder) {
   const std::string dir = tmp("run");
   const Result r = run("run --backend mpi --out " + dir + " -e 16K --point-seconds 0.05");

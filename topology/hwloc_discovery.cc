@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: Apache-2.0
+// hwloc discovery. Pitfalls handled (topology.md §0): the I/O filter is set before loading (else every
+// PCI device is dropped), the common ancestor is our own walk, NVLink counts come from bandwidths
+// divided by the per-link figure of the GPU's generation, OS devices are matched by kind and name.
+#include "topology/hwloc_discovery.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+#include "core/error.h"
+#include "topology/link_bandwidth.h"
+
+#if PB_HAVE_HWLOC
+#include <hwloc.h>
+#endif
+
+namespace pipebench {
+
+#if !PB_HAVE_HWLOC
+
+bool built_with_hwloc() { return false; }
+
+Topology discover_with_hwloc(const std::string& flag, const std::string&) {
+  throw UsageError(flag + ": this pipebench was built without hwloc (install libhwloc-dev and rebuild)");
+}
+
+void export_hwloc_xml(const std::string&) {
+  throw UsageError("--export-xml: this pipebench was built without hwloc (install libhwloc-dev and rebuild)");
+}
+
+#else
+
+bool built_with_hwloc() { return true; }
+
+namespace {
+
+class HwlocTopology {
+ public:
+  HwlocTopology() {
+    if (hwloc_topology_init(&t_) != 0) throw Error("hwloc_topology_init failed");
+    // Without this, hwloc 2.x keeps no PCI or OS device, from sysfs or from XML.
+    hwloc_topology_set_io_types_filter(t_, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  }
+  ~HwlocTopology() { hwloc_topology_destroy(t_); }
+  HwlocTopology(const HwlocTopology&) = delete;
+  HwlocTopology& operator=(const HwlocTopology&) = delete;
+  hwloc_topology_t get() const { return t_; }
+
+ private:
+  hwloc_topology_t t_ = nullptr;
+};
+
+std::string bus_id_of(const hwloc_obj_attr_u::hwloc_pcidev_attr_s& p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", static_cast<unsigned>(p.domain), p.bus, p.dev, p.func);
+  return buf;
+}
+
+std::string info(hwloc_obj_t o, const char* name) {
+  const char* v = o ? hwloc_obj_get_info_by_name(o, name) : nullptr;
+  return v ? v : "";
+}
+
+bool is_gpu(hwloc_obj_t o) {
+  return o->type == HWLOC_OBJ_PCI_DEVICE && o->attr->pcidev.vendor_id == 0x10de && (o->attr->pcidev.class_id >> 8) == 0x03;
+}
+
+bool is_nic(hwloc_obj_t o) {
+  if (o->type != HWLOC_OBJ_PCI_DEVICE) return false;
+  const unsigned cls = o->attr->pcidev.class_id;
+  return (cls >> 8) == 0x02 || cls == 0x0c06;  // network controller, or InfiniBand (serial bus class)
+}
+
+class Builder {
+ public:
+  explicit Builder(hwloc_topology_t t) : t_(t) {}
+
+  int add(hwloc_obj_t o) {
+    auto it = index_.find(o);
+    if (it != index_.end()) return it->second;
+    const int parent = o->parent ? add(o->parent) : -1;
+    TopoNode n;
+    n.parent = parent;
+    if (o->type == HWLOC_OBJ_PCI_DEVICE) {
+      n.kind = NodeKind::kDevice;
+      n.bus_id = bus_id_of(o->attr->pcidev);
+      n.label = n.bus_id;
+      n.link_gbps = o->attr->pcidev.linkspeed;
+    } else if (o->type == HWLOC_OBJ_BRIDGE && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST) {
+      n.kind = NodeKind::kHostBridge;
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "HostBridge %04x:[%02x-%02x]", static_cast<unsigned>(o->attr->bridge.downstream.pci.domain),
+                    o->attr->bridge.downstream.pci.secondary_bus, o->attr->bridge.downstream.pci.subordinate_bus);
+      n.label = buf;
+    } else if (o->type == HWLOC_OBJ_BRIDGE) {
+      n.kind = NodeKind::kBridge;
+      n.bus_id = bus_id_of(o->attr->bridge.upstream.pci);
+      n.label = "Bridge " + n.bus_id;
+      // A root port (depth 1) sits inside the root complex; the link below it is the device's own
+      // link, which the device reports better (g4dn.metal root ports read 2.0 GB/s above Gen3 x16 T4s).
+      n.link_gbps = o->attr->bridge.depth >= 2 ? o->attr->bridge.upstream.pci.linkspeed : 0;
+      // Bridge depth counts from the host bridge: root port 1, switch upstream port 2, its downstream
+      // ports 3, a second switch's upstream port 4 (topology.md §1.2, checked on DGX-2).
+      n.is_switch = o->attr->bridge.depth >= 2 && o->attr->bridge.depth % 2 == 0;
+    } else {
+      n.kind = NodeKind::kNormal;
+      n.label = std::string(hwloc_obj_type_string(o->type)) + ":" + std::to_string(o->logical_index);
+      if (o->nodeset) {
+        unsigned i;
+        hwloc_bitmap_foreach_begin(i, o->nodeset) { n.numa.push_back(static_cast<int>(i)); }
+        hwloc_bitmap_foreach_end();
+      }
+    }
+    topo_.nodes.push_back(n);
+    const int id = static_cast<int>(topo_.nodes.size()) - 1;
+    index_[o] = id;
+    return id;
+  }
+
+  void locality(hwloc_obj_t o, int* numa, std::string* cpuset) {
+    hwloc_obj_t anc = hwloc_get_non_io_ancestor_obj(t_, o);
+    *numa = anc && anc->nodeset ? hwloc_bitmap_first(anc->nodeset) : -1;
+    if (anc && anc->cpuset && cpuset) {
+      char* s = nullptr;
+      if (hwloc_bitmap_list_asprintf(&s, anc->cpuset) >= 0 && s) {
+        *cpuset = s;
+        std::free(s);
+      }
+    }
+  }
+
+  Topology build() {
+    hwloc_obj_t root = hwloc_get_root_obj(t_);
+    topo_.host = info(root, "HostName");
+    hwloc_obj_t pkg = hwloc_get_next_obj_by_type(t_, HWLOC_OBJ_PACKAGE, nullptr);
+    topo_.cpu_vendor = info(pkg, "CPUVendor");
+    // nvidia-smi numbers GPUs in PCI bus order; hwloc walks the tree, which can differ.
+    std::vector<hwloc_obj_t> devices;
+    for (hwloc_obj_t o = hwloc_get_next_pcidev(t_, nullptr); o; o = hwloc_get_next_pcidev(t_, o)) devices.push_back(o);
+    std::stable_sort(devices.begin(), devices.end(), [](hwloc_obj_t a, hwloc_obj_t b) {
+      return bus_id_of(a->attr->pcidev) < bus_id_of(b->attr->pcidev);
+    });
+    for (hwloc_obj_t o : devices) {
+      if (is_gpu(o)) {
+        Gpu g;
+        g.index = static_cast<int>(topo_.gpus.size());
+        g.node = add(o);
+        g.bus_id = topo_.nodes[static_cast<std::size_t>(g.node)].bus_id;
+        g.model = gpu_model(o);
+        locality(o, &g.numa, &g.cpuset);
+        gpu_objs_.push_back(o);
+        topo_.gpus.push_back(g);
+      } else if (is_nic(o)) {
+        Nic nic;
+        nic.node = add(o);
+        nic.bus_id = topo_.nodes[static_cast<std::size_t>(nic.node)].bus_id;
+        nic.name = nic_name(o, nic.bus_id);
+        locality(o, &nic.numa, nullptr);
+        topo_.nics.push_back(nic);
+      }
+    }
+    nvlinks();
+    return std::move(topo_);
+  }
+
+ private:
+  static std::string gpu_model(hwloc_obj_t o) {
+    for (hwloc_obj_t c = o->io_first_child; c; c = c->next_sibling) {
+      const std::string m = info(c, "GPUModel");
+      if (!m.empty()) return m;
+    }
+    const std::string name = info(o, "PCIDevice");
+    if (!name.empty()) return name;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "NVIDIA [10de:%04x]", o->attr->pcidev.device_id);
+    return buf;
+  }
+
+  // nvidia-smi's NIC legend names the RDMA device (mlx5_0) when there is one.
+  static std::string nic_name(hwloc_obj_t o, const std::string& bus_id) {
+    std::string network;
+    for (hwloc_obj_t c = o->io_first_child; c; c = c->next_sibling) {
+      if (c->type != HWLOC_OBJ_OS_DEVICE || !c->name) continue;
+      if (c->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS) return c->name;
+      if (c->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && network.empty()) network = c->name;
+    }
+    return network.empty() ? bus_id : network;
+  }
+
+  int gpu_of(hwloc_obj_t o) const {
+    for (hwloc_obj_t x = o; x; x = x->parent) {
+      auto it = std::find(gpu_objs_.begin(), gpu_objs_.end(), x);
+      if (it != gpu_objs_.end()) return static_cast<int>(it - gpu_objs_.begin());
+      if (x->type != HWLOC_OBJ_OS_DEVICE) break;
+    }
+    return -1;
+  }
+
+  // NVLinkBandwidth matrix (hwloc's NVML backend; MB/s per pair). Counts = bandwidth / per-link figure
+  // of the generation: hwloc <= 2.11 got absolute NVLink speeds wrong, counting links is robust.
+  void nvlinks() {
+    const std::size_t n = topo_.gpus.size();
+    topo_.nvlinks.assign(n, std::vector<int>(n, 0));
+    unsigned nr = 1;
+    hwloc_distances_s* d = nullptr;
+    if (hwloc_distances_get_by_name(t_, "NVLinkBandwidth", &nr, &d, 0) != 0 || nr == 0) return;
+    topo_.nvlink_known = true;
+    double per_link_mbps = n ? nvlink_gbps_per_link(topo_.gpus[0].model) * 1000 : 0;
+    if (per_link_mbps == 0) {
+      for (unsigned i = 0; i < d->nbobjs * d->nbobjs; ++i) {
+        if (i % (d->nbobjs + 1) == 0) continue;  // diagonal
+        const double v = static_cast<double>(d->values[i]);
+        if (v > 0 && (per_link_mbps == 0 || v < per_link_mbps)) per_link_mbps = v;
+      }
+      topo_.notes.push_back("NVLink generation unknown for " + (n ? topo_.gpus[0].model : std::string("?")) +
+                            ": the smallest NVLinkBandwidth value is taken as one link");
+    }
+    topo_.nvlink_gbps_per_link = per_link_mbps / 1000;
+    std::vector<int> fabric(n, 0), to_cpu(n, 0);
+    for (unsigned i = 0; i < d->nbobjs; ++i) {
+      const int gi = gpu_of(d->objs[i]);
+      if (gi < 0) continue;
+      for (unsigned j = 0; j < d->nbobjs; ++j) {
+        if (i == j || per_link_mbps <= 0) continue;
+        const int links = static_cast<int>(std::lround(static_cast<double>(d->values[i * d->nbobjs + j]) / per_link_mbps));
+        if (links <= 0) continue;
+        hwloc_obj_t peer = d->objs[j];
+        const int gj = gpu_of(peer);
+        if (gj >= 0) {
+          topo_.nvlinks[static_cast<std::size_t>(gi)][static_cast<std::size_t>(gj)] = links;
+        } else if (peer->type == HWLOC_OBJ_PACKAGE) {
+          to_cpu[static_cast<std::size_t>(gi)] += links;
+        } else {
+          fabric[static_cast<std::size_t>(gi)] += links;  // an NVSwitch port
+        }
+      }
+    }
+    hwloc_distances_release(t_, d);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = 0; j < n; ++j) {
+        if (i != j && fabric[i] && fabric[j]) topo_.nvlinks[i][j] = std::max(topo_.nvlinks[i][j], std::min(fabric[i], fabric[j]));
+      }
+      if (to_cpu[i]) {
+        topo_.notes.push_back("GPU " + std::to_string(i) + " has " + std::to_string(to_cpu[i]) + " NVLink(s) to its CPU");
+      }
+    }
+  }
+
+  hwloc_topology_t t_;
+  Topology topo_;
+  std::map<hwloc_obj_t, int> index_;
+  std::vector<hwloc_obj_t> gpu_objs_;
+};
+
+}  // namespace
+
+Topology discover_with_hwloc(const std::string& flag, const std::string& xml_path) {
+  HwlocTopology topo;
+  if (!xml_path.empty()) {
+    struct stat st {};
+    if (stat(xml_path.c_str(), &st) != 0) throw UsageError(flag + " " + xml_path + ": no such file");
+    if (st.st_size == 0) throw UsageError(flag + " " + xml_path + ": the file is empty");
+    std::FILE* f = std::fopen(xml_path.c_str(), "rb");
+    if (!f) throw UsageError(flag + " " + xml_path + ": cannot be read");
+    char head[4096] = {};
+    const std::size_t got = std::fread(head, 1, sizeof head - 1, f);
+    std::fclose(f);
+    const std::string start(head, got);
+    if (start.find("<topology") == std::string::npos && start.find("<root") == std::string::npos) {
+      const bool nccl = start.find("<system") != std::string::npos;
+      throw UsageError(flag + " " + xml_path + ": not an hwloc XML export" +
+                       (nccl ? " (it looks like NCCL's topology format: use --nccl-xml)" : ""));
+    }
+    if (hwloc_topology_set_xml(topo.get(), xml_path.c_str()) != 0) {
+      throw UsageError(flag + " " + xml_path + ": hwloc could not read it (truncated, or not an hwloc export?)");
+    }
+  }
+  if (hwloc_topology_load(topo.get()) != 0) {
+    throw UsageError(xml_path.empty() ? std::string("hwloc could not discover this machine")
+                                      : flag + " " + xml_path + ": hwloc could not read it (truncated, or not an hwloc export?)");
+  }
+  if (!xml_path.empty() && !hwloc_get_next_pcidev(topo.get(), nullptr)) {
+    throw UsageError(flag + " " + xml_path +
+                     ": no PCI devices in this export: it was made without I/O devices (re-export with "
+                     "lstopo-no-graphics --whole-io --of xml, or pipebench topo --export-xml)");
+  }
+  Topology t = Builder(topo.get()).build();
+  t.source = xml_path.empty() ? "hwloc (live)" : "hwloc XML " + xml_path;
+  return t;
+}
+
+void export_hwloc_xml(const std::string& path) {
+  HwlocTopology topo;
+  if (hwloc_topology_load(topo.get()) != 0) throw Error("hwloc could not discover this machine");
+  if (hwloc_topology_export_xml(topo.get(), path.c_str(), 0) != 0) {
+    throw UsageError("--export-xml " + path + ": cannot be written");
+  }
+}
+
+#endif
+
+}  // namespace pipebench
