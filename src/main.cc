@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/bench_command.h"
+#include "app/pairs_command.h"
 #include "app/run_command.h"
 #include "app/topo_command.h"
 #include "cli/cli.h"
@@ -100,6 +101,7 @@ int main(int argc, char** argv) {
     switch (cmd.kind) {
       case pipebench::Command::Kind::kBench: return pipebench::run_bench_command(cmd.bench, *world);
       case pipebench::Command::Kind::kRun: return pipebench::run_run_command(cmd.run, *world);
+      case pipebench::Command::Kind::kPairs: return pipebench::run_pairs_command(cmd.pairs, *world);
       default: return code(ExitCode::kOk);
     }
   } catch (const pipebench::LocalUsageError& e) {

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/units.h"
 #include "core/version.h"
+#include "app/report_session.h"
 #include "report/console_table.h"
 #include "report/csv_writer.h"
 #include "report/results_json.h"
@@ -61,26 +62,22 @@ void validate_for_backend(const BenchConfig& c, const Backend& backend, const Wo
   }
 }
 
-nlohmann::json results_header(const BenchConfig& c, const nlohmann::json& system) {
+nlohmann::json bench_config_json(const BenchConfig& c) {
   std::vector<std::string> dtypes, redops;
   for (auto t : c.dtypes) dtypes.emplace_back(dtype_name(t));
   for (auto r : c.redops) redops.emplace_back(redop_name(r));
-  return {{"tool_version", kToolVersion},
-          {"created_utc", utc_timestamp()},
-          {"system", system},
-          {"config",
-           {{"ops", c.ops},
-            {"sizes_bytes", c.sizes_bytes},
-            {"dtypes", dtypes},
-            {"redops", redops},
-            {"gpus_per_process", c.gpus_per_process},
-            {"iters", c.iters},
-            {"warmup", c.warmup},
-            {"reps", c.reps},
-            {"checks", c.checks},
-            {"graph", c.graph},
-            {"group", c.group},
-            {"point_budget_s", c.point_budget_s}}}};
+  return {{"ops", c.ops},
+          {"sizes_bytes", c.sizes_bytes},
+          {"dtypes", dtypes},
+          {"redops", redops},
+          {"gpus_per_process", c.gpus_per_process},
+          {"iters", c.iters},
+          {"warmup", c.warmup},
+          {"reps", c.reps},
+          {"checks", c.checks},
+          {"graph", c.graph},
+          {"group", c.group},
+          {"point_budget_s", c.point_budget_s}};
 }
 
 void print_preamble(std::ostream& out, const BenchConfig& c, const Backend& backend, const nlohmann::json& system) {
@@ -119,19 +116,6 @@ int exit_status(const SweepSummary& s) {
   return static_cast<int>(ExitCode::kOk);
 }
 
-namespace {
-
-class Collector final : public RecordSink {
- public:
-  explicit Collector(std::vector<ResultRecord>& out) : out_(out) {}
-  void add(const ResultRecord& r) override { out_.push_back(r); }
-
- private:
-  std::vector<ResultRecord>& out_;
-};
-
-}  // namespace
-
 int run_bench_command(const BenchConfig& c, const World& world, std::vector<ResultRecord>* collected) {
   auto backend = make_backend(c.backend, world, c.gpus_per_process);
   validate_for_backend(c, *backend, world);
@@ -139,38 +123,22 @@ int run_bench_command(const BenchConfig& c, const World& world, std::vector<Resu
 }
 
 int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::vector<ResultRecord>* collected) {
-  Backend* backend = &full;
   std::unique_ptr<Backend> sub;
-  if (!c.group.empty()) sub = backend->split(c.group);
-  Backend& comm = sub ? *sub : *backend;
-  const nlohmann::json system = collect_system(world, *backend);
-
-  SinkList sinks;
-  std::string sink_error;
-  if (world.rank() == 0) {
-    if (collected) sinks.push(std::make_unique<Collector>(*collected));
-    try {
-      if (!c.json_path.empty()) sinks.push(std::make_unique<ResultsJson>(c.json_path, results_header(c, system)));
-    } catch (const Error& e) {
-      sink_error = std::string("--json: ") + e.what();
-    }
-    try {
-      if (!c.csv_path.empty()) sinks.push(std::make_unique<CsvWriter>(c.csv_path));
-    } catch (const Error& e) {
-      sink_error = e.what();
-    }
-  }
-  // A bad output path on rank 0 stops every rank before anything is measured.
-  if (!world.all(sink_error.empty())) {
-    if (!sink_error.empty()) throw UsageError(sink_error);
-    return static_cast<int>(ExitCode::kUsage);
-  }
+  if (!c.group.empty()) sub = full.split(c.group);
+  Backend& comm = sub ? *sub : full;
+  ReportSession report(world, full, c.json_path, c.csv_path, bench_config_json(c), collected);
   if (world.rank() == 0 && !wants_benchmark_display(c.benchmark_args)) {
-    print_preamble(std::cout, c, *backend, system);
-    sinks.push(std::make_unique<ConsoleTable>(std::cout));
+    print_preamble(std::cout, c, full, report.system());
+    if (report.classes()) {
+      std::vector<int> ranks;
+      for (int i = 0; i < comm.nranks(); ++i) ranks.push_back(comm.global_rank(i));
+      const std::string cls = report.classes()->class_of(ranks);
+      if (!cls.empty()) std::cout << "# link class of these ranks (the worst pair): " << cls << "\n";
+    }
+    report.add_sink(std::make_unique<ConsoleTable>(std::cout));
   }
-  const SweepSummary summary = run_sweep(comm, world, c, plan_points(c), world.rank() == 0 ? &sinks : nullptr);
-  sinks.finish();
+  const SweepSummary summary = run_sweep(comm, world, c, plan_points(c), report.sink());
+  report.finish();
   return exit_status(summary);
 }
 

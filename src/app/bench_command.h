@@ -36,7 +36,7 @@ void print_preamble(std::ostream& out, const BenchConfig& config, const Backend&
 // Exit status of a finished sweep: 3 when any value was wrong, 1 when a point failed, else 0.
 [[nodiscard]] int exit_status(const SweepSummary& s);
 
-// The JSON header of a results file for this config.
-[[nodiscard]] nlohmann::json results_header(const BenchConfig& config, const nlohmann::json& system);
+// The "config" block of a results file.
+[[nodiscard]] nlohmann::json bench_config_json(const BenchConfig& config);
 
 }  // namespace pipebench

@@ -176,6 +176,23 @@ Command parse_command_line(const std::vector<std::string>& all_args) {
       ->capture_default_str();
   topo_cmd->add_option("--export-xml", topo.export_xml, "write this machine's hwloc XML (with I/O devices) here");
 
+  PairsOptions pairs;
+  std::string pairs_backend = "auto", pairs_sizes = "256K,64M", pairs_list;
+  auto* pairs_cmd = app.add_subcommand("pairs", "every GPU pair, send/recv one way and both ways, as matrices");
+  pairs_cmd->add_option("--sizes", pairs_sizes, "message sizes")->capture_default_str();
+  pairs_cmd->add_option("--pairs", pairs_list, "only these transfers SRC:DST,... (default: every ordered pair)");
+  pairs_cmd->add_option("--backend", pairs_backend, "nccl, mpi or auto")->capture_default_str();
+  pairs_cmd->add_option("-g,--ngpus", pairs.gpus_per_process, "GPUs per process (default: all, or 1 per MPI rank)")
+      ->check(CLI::Range(1, 1024));
+  pairs_cmd->add_option("-n,--iters", pairs.iters, "ops per timed batch")->check(CLI::Range(1, 1 << 24))->capture_default_str();
+  pairs_cmd->add_option("-w,--warmup_iters", pairs.warmup, "untimed ops per point")->check(CLI::Range(0, 1 << 24))->capture_default_str();
+  pairs_cmd->add_option("--reps", pairs.reps, "timed batches per point")->check(CLI::Range(1, 1 << 20))->capture_default_str();
+  pairs_cmd->add_option("-c,--check", pairs.checks, "data-check runs per point")->check(CLI::Range(0, 1000))->capture_default_str();
+  pairs_cmd->add_option("-T,--timeout", pairs.timeout_s, "seconds a point may take before the job is aborted")
+      ->check(CLI::NonNegativeNumber);
+  pairs_cmd->add_option("--json", pairs.json_path, "write the results JSON here");
+  pairs_cmd->add_option("--csv", pairs.csv_path, "write one CSV line per record here");
+
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
@@ -205,6 +222,15 @@ Command parse_command_line(const std::vector<std::string>& all_args) {
     (void)sweep_sizes(run.min_bytes, run.max_bytes, run.factor, 0);
     run.benchmark_args = gbench;
     cmd.run = run;
+    return cmd;
+  }
+  if (pairs_cmd->parsed()) {
+    if (!gbench.empty()) throw UsageError(gbench.front() + ": Google Benchmark flags apply to bench and run only");
+    cmd.kind = Command::Kind::kPairs;
+    pairs.backend = parse_backend_kind("--backend", pairs_backend);
+    pairs.sizes_bytes = parse_size_list("--sizes", pairs_sizes);
+    if (!pairs_list.empty()) pairs.pairs = parse_pairs("--pairs", pairs_list);
+    cmd.pairs = pairs;
     return cmd;
   }
   if (topo_cmd->parsed()) {

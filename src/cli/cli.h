@@ -34,13 +34,25 @@ struct TopoOptions {
   std::string export_xml;       // write this machine's hwloc XML here
 };
 
+// `pipebench pairs`: every ordered rank pair, one at a time, one-way and both ways.
+struct PairsOptions {
+  BackendKind backend = BackendKind::kAuto;
+  int gpus_per_process = 0;  // 0: every visible GPU for a single process, else 1 per rank
+  std::vector<std::uint64_t> sizes_bytes = {256u << 10, 64u << 20};
+  std::vector<RankPair> pairs;  // empty: every ordered pair
+  int iters = 20, warmup = 5, reps = 10, checks = 1;
+  double timeout_s = 0;
+  std::string json_path, csv_path;
+};
+
 struct Command {
-  enum class Kind { kHelp, kVersion, kBench, kRun, kTopo };
+  enum class Kind { kHelp, kVersion, kBench, kRun, kTopo, kPairs };
   Kind kind = Kind::kHelp;
   std::string help_text;  // for kHelp
   BenchConfig bench;
   RunOptions run;
   TopoOptions topo;
+  PairsOptions pairs;
 };
 
 // args: the words after the program name. Throws UsageError.

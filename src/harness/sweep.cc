@@ -130,7 +130,6 @@ SweepSummary run_sweep(Backend& backend, const World& world, const BenchConfig& 
     benchmark::RunSpecifiedBenchmarks(&quiet);
   }
   benchmark::ClearRegisteredBenchmarks();
-  if (sink) sink->end_op();
   return summary;
 }
 

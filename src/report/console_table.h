@@ -21,6 +21,7 @@ class ConsoleTable final : public RecordSink {
   explicit ConsoleTable(std::ostream& out) : out_(out) {}
   void add(const ResultRecord& r) override;
   void end_op() override;
+  void finish() override { end_op(); }
 
  private:
   void header(const std::string& op);

@@ -22,7 +22,7 @@ std::string quote(const std::string& s) {
 
 std::string csv_header() {
   return "op,backend,nranks,dtype,redop,root,size_bytes,count,in_place,time_us,algbw_gbps,busbw_gbps,wrong,"
-         "samples,min_us,median_us,mean_us,p95_us,max_us,stddev_us,ops_per_batch,graph,error";
+         "samples,min_us,median_us,mean_us,p95_us,max_us,stddev_us,ops_per_batch,graph,class,error";
 }
 
 std::string csv_line(const ResultRecord& r) {
@@ -34,7 +34,7 @@ std::string csv_line(const ResultRecord& r) {
   if (r.wrong >= 0) o << r.wrong;
   o << ',' << r.stats.samples << ',' << r.stats.min_us << ',' << r.stats.median_us << ',' << r.stats.mean_us << ','
     << r.stats.p95_us << ',' << r.stats.max_us << ',' << r.stats.stddev_us << ',' << r.ops_per_batch << ','
-    << (r.graph ? 1 : 0) << ',' << (r.error.empty() ? "" : quote(r.error));
+    << (r.graph ? 1 : 0) << ',' << r.link_class << ',' << (r.error.empty() ? "" : quote(r.error));
   return o.str();
 }
 

@@ -36,6 +36,7 @@ nlohmann::json record_to_json(const ResultRecord& r) {
       {"ops_per_batch", r.ops_per_batch},
       {"warmup", r.warmup},
       {"graph", r.graph},
+      {"class", r.link_class.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.link_class)},
   };
   if (!r.pairs.empty()) {
     nlohmann::json pairs = nlohmann::json::array();
@@ -70,6 +71,11 @@ ResultsJson::ResultsJson(std::string path, nlohmann::json header) : path_(std::m
 
 void ResultsJson::add(const ResultRecord& r) {
   doc_["records"].push_back(record_to_json(r));
+  write();
+}
+
+void ResultsJson::set_field(const std::string& key, nlohmann::json value) {
+  doc_[key] = std::move(value);
   write();
 }
 

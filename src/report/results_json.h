@@ -25,6 +25,8 @@ class ResultsJson final : public RecordSink {
   // Writes the file at once (with no records), so a bad path fails before anything is measured.
   ResultsJson(std::string path, nlohmann::json header);
   void add(const ResultRecord& r) override;
+  // Sets a top-level field (e.g. the link state seen during the run) and rewrites the file.
+  void set_field(const std::string& key, nlohmann::json value);
 
  private:
   void write() const;

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// Rank -> GPU -> pair class.
+#include "app/rank_classes.h"
+
+namespace pipebench {
+
+RankClasses::RankClasses(const nlohmann::json& devices, const TopologyView* view, std::string host) : view_(view) {
+  for (const auto& d : devices) {
+    const int rank = d.value("rank", -1);
+    if (rank < 0) continue;
+    if (place_.size() <= static_cast<std::size_t>(rank)) place_.resize(static_cast<std::size_t>(rank) + 1);
+    RankPlace p;
+    p.host = d.value("host", "");
+    const std::string bus = normalize_bus_id(d.value("bus_id", ""));
+    if (view_ && p.host == host && !bus.empty()) {
+      for (const auto& g : view_->topology.gpus) {
+        if (g.bus_id == bus) p.gpu = g.index;
+      }
+    }
+    place_[static_cast<std::size_t>(rank)] = p;
+  }
+}
+
+const PairInfo* RankClasses::pair(int a, int b) const {
+  if (!view_ || a < 0 || b < 0 || static_cast<std::size_t>(a) >= place_.size() ||
+      static_cast<std::size_t>(b) >= place_.size()) {
+    return nullptr;
+  }
+  const int ga = place_[static_cast<std::size_t>(a)].gpu, gb = place_[static_cast<std::size_t>(b)].gpu;
+  if (ga < 0 || gb < 0) return nullptr;
+  const std::size_t n = view_->topology.gpus.size();
+  return &view_->gpu_pairs[static_cast<std::size_t>(ga) * n + static_cast<std::size_t>(gb)];
+}
+
+std::string RankClasses::class_of(const std::vector<int>& ranks) const {
+  if (ranks.size() == 1) return pair(ranks[0], ranks[0]) ? "X" : "";
+  const PairInfo* worst = nullptr;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    for (std::size_t j = i + 1; j < ranks.size(); ++j) {
+      const auto a = static_cast<std::size_t>(ranks[i]), b = static_cast<std::size_t>(ranks[j]);
+      if (a < place_.size() && b < place_.size() && place_[a].host != place_[b].host) return "NET";
+      const PairInfo* p = pair(ranks[i], ranks[j]);
+      if (!p) return "";
+      if (!worst || p->cls > worst->cls || (p->cls == worst->cls && p->nvlinks < worst->nvlinks)) worst = p;
+    }
+  }
+  return worst ? worst->label() : "";
+}
+
+}  // namespace pipebench

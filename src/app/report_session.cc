@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+// Report session of a measuring command.
+#include "app/report_session.h"
+
+#include "core/error.h"
+#include "core/version.h"
+#include "report/csv_writer.h"
+#include "report/results_json.h"
+#include "report/system_info.h"
+#include "report/topology_report.h"
+
+namespace pipebench {
+namespace {
+
+class Collector final : public RecordSink {
+ public:
+  explicit Collector(std::vector<ResultRecord>& out) : out_(out) {}
+  void add(const ResultRecord& r) override { out_.push_back(r); }
+
+ private:
+  std::vector<ResultRecord>& out_;
+};
+
+}  // namespace
+
+void ReportSession::Tagger::add(const ResultRecord& r) {
+  if (!s_.classes_) return s_.sinks_.add(r);
+  ResultRecord tagged = r;
+  tagged.link_class = s_.classes_->class_of(r.ranks);
+  s_.sinks_.add(tagged);
+}
+
+ReportSession::ReportSession(const World& world, const Backend& backend, const std::string& json_path,
+                             const std::string& csv_path, const nlohmann::json& config,
+                             std::vector<ResultRecord>* collected)
+    : rank0_(world.rank() == 0), system_(collect_system(world, backend)) {
+  std::string error;
+  if (rank0_) {
+    // The machine this rank runs on; a failure here must not stop the measurement.
+    try {
+      view_ = std::make_unique<TopologyView>(discover_topology({}));
+      system_["topology"] = topology_to_json(*view_);
+      if (backend.name() == "nccl") classes_ = std::make_unique<RankClasses>(system_["devices"], view_.get(), world.host());
+      sampler_ = std::make_unique<LinkSampler>(view_->topology);
+    } catch (const std::exception& e) {
+      system_["topology"] = {{"error", e.what()}};
+    }
+    if (collected) sinks_.push(std::make_unique<Collector>(*collected));
+    try {
+      if (!json_path.empty()) {
+        auto json = std::make_unique<ResultsJson>(
+            json_path, nlohmann::json{{"tool_version", kToolVersion}, {"created_utc", utc_timestamp()},
+                                      {"system", system_}, {"config", config}});
+        json_ = json.get();
+        sinks_.push(std::move(json));
+      }
+    } catch (const Error& e) {
+      error = std::string("--json: ") + e.what();
+    }
+    try {
+      if (!csv_path.empty()) sinks_.push(std::make_unique<CsvWriter>(csv_path));
+    } catch (const Error& e) {
+      error = e.what();
+    }
+  }
+  if (!world.all(error.empty())) throw UsageError(error);
+}
+
+ReportSession::~ReportSession() = default;
+
+void ReportSession::finish() {
+  if (!rank0_) return;
+  tagger_.finish();
+  if (sampler_) {
+    nlohmann::json seen = sampler_->stop();
+    if (json_) json_->set_field("link_state_during_run", seen);
+  }
+}
+
+}  // namespace pipebench

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// ReportSession: everything rank 0 writes for a measuring command (bench, run, pairs): the system and
+// topology blocks, the results JSON and CSV written record by record, each record tagged with the link
+// class of its ranks, and the PCIe link state sampled while the measurements ran.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/rank_classes.h"
+#include "backend/backend.h"
+#include "launch/world.h"
+#include "report/record.h"
+#include "report/sink.h"
+#include "topology/link_sampler.h"
+
+namespace pipebench {
+
+class ResultsJson;
+
+class ReportSession {
+ public:
+  // Collective. Throws UsageError for an unwritable --json/--csv (the message on rank 0; the other
+  // ranks throw it too, so that every rank stops before measuring).
+  ReportSession(const World& world, const Backend& backend, const std::string& json_path, const std::string& csv_path,
+                const nlohmann::json& config, std::vector<ResultRecord>* collected = nullptr);
+  ~ReportSession();
+  ReportSession(const ReportSession&) = delete;
+  ReportSession& operator=(const ReportSession&) = delete;
+
+  // Where records go; null on ranks other than 0.
+  [[nodiscard]] RecordSink* sink() { return rank0_ ? &tagger_ : nullptr; }
+  void add_sink(std::unique_ptr<RecordSink> s) { sinks_.push(std::move(s)); }
+  [[nodiscard]] const nlohmann::json& system() const { return system_; }
+  // Rank 0's topology, or null (other ranks, or discovery failed: see system()["topology"]).
+  [[nodiscard]] const TopologyView* topology() const { return view_.get(); }
+  [[nodiscard]] const RankClasses* classes() const { return classes_.get(); }
+  // Ends the sweep: closes the console table, stores the link state seen during the run.
+  void finish();
+
+ private:
+  class Tagger final : public RecordSink {
+   public:
+    explicit Tagger(ReportSession& s) : s_(s) {}
+    void add(const ResultRecord& r) override;
+    void end_op() override { s_.sinks_.end_op(); }
+    void finish() override { s_.sinks_.finish(); }
+
+   private:
+    ReportSession& s_;
+  };
+
+  bool rank0_;
+  nlohmann::json system_;
+  std::unique_ptr<TopologyView> view_;
+  std::unique_ptr<RankClasses> classes_;
+  std::unique_ptr<LinkSampler> sampler_;
+  SinkList sinks_;
+  ResultsJson* json_ = nullptr;  // owned by sinks_
+  Tagger tagger_{*this};
+};
+
+}  // namespace pipebench
