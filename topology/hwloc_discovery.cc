@@ -160,6 +160,7 @@ class Builder {
         nic.node = add(o);
         nic.bus_id = topo_.nodes[static_cast<std::size_t>(nic.node)].bus_id;
         nic.name = nic_name(o, nic.bus_id);
+        nic.rdma = is_rdma(o);
         locality(o, &nic.numa, nullptr);
         topo_.nics.push_back(nic);
       }
@@ -179,6 +180,15 @@ class Builder {
     char buf[32];
     std::snprintf(buf, sizeof buf, "NVIDIA [10de:%04x]", o->attr->pcidev.device_id);
     return buf;
+  }
+
+  // An RDMA-capable NIC has an OpenFabrics OS device, or is an InfiniBand controller.
+  static bool is_rdma(hwloc_obj_t o) {
+    if (o->attr->pcidev.class_id == 0x0207 || o->attr->pcidev.class_id == 0x0c06) return true;
+    for (hwloc_obj_t c = o->io_first_child; c; c = c->next_sibling) {
+      if (c->type == HWLOC_OBJ_OS_DEVICE && c->attr->osdev.type == HWLOC_OBJ_OSDEV_OPENFABRICS) return true;
+    }
+    return false;
   }
 
   // nvidia-smi's NIC legend names the RDMA device (mlx5_0) when there is one.

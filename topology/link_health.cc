@@ -91,11 +91,12 @@ std::vector<std::string> link_warnings(const Topology& t, const std::vector<Pair
     w.push_back("the GPUs sit on " + std::to_string(numas.size()) +
                 " NUMA nodes: pairs marked SYS cross the CPU interconnect (QPI/UPI/Infinity Fabric)");
   }
-  // 5. A NIC far from its GPU.
+  // 5. An RDMA NIC far from its GPU (plain Ethernet NICs carry no GPUDirect traffic).
   if (!t.nics.empty()) {
     for (std::size_t i = 0; i < n; ++i) {
       const PairInfo* best = nullptr;
       for (const auto& p : gpu_nic_pairs) {
+        if (!t.nics[static_cast<std::size_t>(p.b)].rdma) continue;
         if (p.a == static_cast<int>(i) && (!best || p.cls < best->cls)) best = &p;
       }
       if (best && best->cls > PathClass::kPxb) {

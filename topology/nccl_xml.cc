@@ -113,6 +113,7 @@ class Parser {
         Nic nic;
         nic.name = attr(c, "name");
         nic.numa = numa;
+        nic.rdma = attr(c, "gdr") == "1" || nic.name.rfind("mlx", 0) == 0 || nic.name.rfind("ib", 0) == 0;
         const TopoNode& p = t_.nodes[static_cast<std::size_t>(parent)];
         if (p.kind == NodeKind::kDevice) {  // <nic> inside its <pci>
           nic.node = parent;

@@ -49,6 +49,7 @@ struct Nic {
   int node = -1;            // -1: no PCI path (a virtual NIC of NCCL XML)
   std::string bus_id;
   int numa = -1;
+  bool rdma = true;         // an RDMA device (InfiniBand/RoCE/EFA): what NCCL's network transport uses
 };
 
 struct Topology {

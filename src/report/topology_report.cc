@@ -80,6 +80,7 @@ void print_topology_text(std::ostream& out, const TopologyView& v) {
       out << buf;
     }
     out << "\nGPU pairs (NCCL path, P2P by NCCL's default, narrowest link on the path in GB/s per direction):\n\n";
+    if (n == 1) out << "  (one GPU: no pairs)\n";
     for (const auto& p : v.gpu_pairs) {
       if (p.a >= p.b) continue;
       char buf[160];
@@ -117,7 +118,8 @@ nlohmann::json topology_to_json(const TopologyView& v) {
   for (const auto& nic : t.nics) {
     nics.push_back({{"name", nic.name},
                     {"bus_id", nic.bus_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(nic.bus_id)},
-                    {"numa", nic.numa >= 0 ? nlohmann::json(nic.numa) : nlohmann::json(nullptr)}});
+                    {"numa", nic.numa >= 0 ? nlohmann::json(nic.numa) : nlohmann::json(nullptr)},
+                    {"rdma", nic.rdma}});
   }
   auto pair_json = [&](const PairInfo& p) {
     return nlohmann::json{{"a", p.a},

@@ -111,6 +111,21 @@ TEST(TopologyFixtures, TwoSwitchLevelsArePxbAndAGen1LinkIsWarnedAbout) {
   EXPECT_TRUE(no_p2p);
 }
 
+// Exported on the GPU machine with `pipebench topo --export-xml` (one H200 in a VM, virtio devices).
+TEST(TopologyFixtures, H200VmExportedByPipebench) {
+  const auto v = load_hwloc("pipebench-h200-vm.xml");
+  ASSERT_EQ(v.topology.gpus.size(), 1u);
+  EXPECT_EQ(gpu_matrix(v), std::vector<std::string>{"X"});
+  EXPECT_EQ(v.topology.gpus[0].bus_id, "0000:00:06.0");
+  EXPECT_NEAR(v.topology.nodes[static_cast<std::size_t>(v.topology.gpus[0].node)].link_gbps, 63.02, 0.01);  // Gen5 x16
+  EXPECT_EQ(v.topology.gpus[0].cpuset, "0-15");
+  ASSERT_EQ(v.topology.nics.size(), 1u);
+  EXPECT_EQ(v.topology.nics[0].name, "eth0");
+  EXPECT_FALSE(v.topology.nics[0].rdma);  // virtio: no GPUDirect RDMA warning for it
+  EXPECT_EQ(nic_cell(v, 0, "eth0"), "PHB");
+  EXPECT_TRUE(v.warnings.empty()) << v.warnings[0];
+}
+
 TEST(TopologyFixtures, NcclP4dSwitchesNicsAndSockets) {
   if (!built_with_xml_parser()) GTEST_SKIP() << "built without tinyxml2";
   const auto v = load_nccl("nccl-aws-p4d-24xl-topo.xml");
