@@ -38,10 +38,12 @@ void enrich_live(Topology& t) {
   }
   const std::size_t n = t.gpus.size();
   t.p2p_access.assign(n, std::vector<int>(n, -1));
+  t.p2p_rank.assign(n, std::vector<int>(n, -1));
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = 0; j < n; ++j) {
       if (i != j && t.gpus[i].cuda_device >= 0 && t.gpus[j].cuda_device >= 0) {
         t.p2p_access[i][j] = cuda_can_access_peer(t.gpus[i].cuda_device, t.gpus[j].cuda_device);
+        t.p2p_rank[i][j] = cuda_p2p_performance_rank(t.gpus[i].cuda_device, t.gpus[j].cuda_device);
       }
     }
   }

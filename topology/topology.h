@@ -65,6 +65,8 @@ struct Topology {
   double nvlink_gbps_per_link = 0;  // per direction
   // p2p_access[i][j]: cudaDeviceCanAccessPeer; -1 unknown.
   std::vector<std::vector<int>> p2p_access;
+  // p2p_rank[i][j]: cudaDevP2PAttrPerformanceRank (relative, 0 best); -1 unknown.
+  std::vector<std::vector<int>> p2p_rank;
   std::vector<std::string> notes;   // how it was built, what was missing
 };
 

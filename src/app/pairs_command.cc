@@ -91,6 +91,12 @@ int run_pairs_command(const PairsOptions& o, const World& world) {
   base.reps = o.reps;
   base.checks = o.checks;
   base.timeout_s = o.timeout_s;
+  if (!pairs.empty()) {  // refuse sizes that cannot fit before allocating anything
+    BenchConfig probe = base;
+    probe.params.pairs = {pairs.front()};
+    probe.params.bidirectional = true;
+    validate_for_backend(probe, *backend, world);
+  }
   ReportSession report(world, *backend, o.json_path, o.csv_path, bench_config_json(base));
   std::ostream& out = std::cout;
   const bool speak = world.rank() == 0;

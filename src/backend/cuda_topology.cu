@@ -32,6 +32,11 @@ int cuda_can_access_peer(int a, int b) {
   return cudaDeviceCanAccessPeer(&ok, a, b) == cudaSuccess ? ok : -1;
 }
 
+int cuda_p2p_performance_rank(int a, int b) {
+  int rank = 0;
+  return cudaDeviceGetP2PAttribute(&rank, cudaDevP2PAttrPerformanceRank, a, b) == cudaSuccess ? rank : -1;
+}
+
 struct CopyLoad::Impl {
   std::atomic<bool> stop{false};
   std::atomic<unsigned long long> bytes{0};

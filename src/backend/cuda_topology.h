@@ -19,6 +19,8 @@ struct CudaDeviceInfo {
 [[nodiscard]] std::vector<CudaDeviceInfo> cuda_devices();
 // cudaDeviceCanAccessPeer(a, b): 1 or 0; -1 when it cannot be asked.
 [[nodiscard]] int cuda_can_access_peer(int a, int b);
+// cudaDevP2PAttrPerformanceRank of (a, b): relative, lower is better; -1 when it cannot be asked.
+[[nodiscard]] int cuda_p2p_performance_rank(int a, int b);
 
 // Host<->device copies on every given device until destroyed (idle GPUs drop their PCIe link to Gen1
 // on purpose; a running copy brings it up to what it can train to).

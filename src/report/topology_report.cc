@@ -133,7 +133,13 @@ nlohmann::json topology_to_json(const TopologyView& v) {
                           {"path_min_gbps", p.path_min_gbps > 0 ? nlohmann::json(p.path_min_gbps) : nlohmann::json(nullptr)}};
   };
   for (const auto& p : v.gpu_pairs) {
-    if (p.a != p.b) pairs.push_back(pair_json(p));
+    if (p.a == p.b) continue;
+    auto j = pair_json(p);
+    const auto a = static_cast<std::size_t>(p.a), b = static_cast<std::size_t>(p.b);
+    auto known = [](int x) { return x >= 0 ? nlohmann::json(x) : nlohmann::json(nullptr); };
+    j["cuda_peer_access"] = t.p2p_access.empty() ? nlohmann::json(nullptr) : known(t.p2p_access[a][b]);
+    j["cuda_p2p_performance_rank"] = t.p2p_rank.empty() ? nlohmann::json(nullptr) : known(t.p2p_rank[a][b]);
+    pairs.push_back(j);
   }
   for (const auto& p : v.nic_pairs) pairs.push_back(pair_json(p));
   return {{"schema", kTopologySchema},
