@@ -71,8 +71,9 @@ int main(int argc, char** argv) {
     if (speaker) std::cout << "pipebench " << pipebench::kToolVersion << "\n";
     return code(ExitCode::kOk);
   }
-  if (cmd.kind == pipebench::Command::Kind::kTopo) {  // one node's view: no MPI needed
+  if (cmd.kind == pipebench::Command::Kind::kTopo || cmd.kind == pipebench::Command::Kind::kPlan) {  // no MPI needed
     try {
+      if (cmd.kind == pipebench::Command::Kind::kPlan) return pipebench::run_plan_command(cmd.plan);
       return pipebench::run_topo_command(cmd.topo);
     } catch (const pipebench::UsageError& e) {
       std::fprintf(stderr, "pipebench: %s\n", e.what());

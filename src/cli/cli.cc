@@ -135,6 +135,34 @@ std::vector<int> parse_rank_list(const std::string& flag, const std::string& tex
 
 Command parse_command_line(const std::vector<std::string>& all_args) {
   Command cmd;
+  // `plan` hands everything after "--" (or everything but --json FILE) to the Megatron parser.
+  if (!all_args.empty() && all_args[0] == "plan") {
+    cmd.kind = Command::Kind::kPlan;
+    bool after = false;
+    const bool has_separator = std::find(all_args.begin(), all_args.end(), "--") != all_args.end();
+    for (std::size_t i = 1; i < all_args.size(); ++i) {
+      const std::string& w = all_args[i];
+      if (!after && w == "--") {
+        after = true;
+      } else if (!after && (w == "--json" || w.rfind("--json=", 0) == 0)) {
+        if (w == "--json") {
+          if (i + 1 >= all_args.size()) throw UsageError("--json: a file name is required");
+          cmd.plan.json_path = all_args[++i];
+        } else {
+          cmd.plan.json_path = w.substr(7);
+        }
+      } else if (!after && (w == "--help" || w == "-h")) {
+        cmd.kind = Command::Kind::kHelp;
+        cmd.help_text = "Usage: pipebench plan [--json FILE] -- <Megatron-LM arguments>\n";
+        return cmd;
+      } else if (!after && has_separator) {
+        throw UsageError(w + ": unknown plan option (Megatron arguments go after --)");
+      } else {
+        cmd.plan.megatron_args.push_back(w);
+      }
+    }
+    return cmd;
+  }
   std::vector<std::string> args, gbench;
   for (const auto& a : all_args) (a.rfind("--benchmark_", 0) == 0 ? gbench : args).push_back(a);
 

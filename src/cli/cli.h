@@ -9,6 +9,7 @@
 
 #include "backend/backend_factory.h"
 #include "harness/bench_config.h"
+#include "app/plan_command.h"
 #include "topology/discovery.h"
 
 namespace pipebench {
@@ -46,13 +47,14 @@ struct PairsOptions {
 };
 
 struct Command {
-  enum class Kind { kHelp, kVersion, kBench, kRun, kTopo, kPairs };
+  enum class Kind { kHelp, kVersion, kBench, kRun, kTopo, kPairs, kPlan };
   Kind kind = Kind::kHelp;
   std::string help_text;  // for kHelp
   BenchConfig bench;
   RunOptions run;
   TopoOptions topo;
   PairsOptions pairs;
+  PlanOptions plan;
 };
 
 // args: the words after the program name. Throws UsageError.

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: Apache-2.0
+// Layout and validation with Megatron's rules (megatron.md §1, arguments.py validate_args).
+#include "megatron/layout.h"
+
+#include <algorithm>
+#include <map>
+
+#include "core/error.h"
+
+namespace pipebench {
+namespace {
+
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+}  // namespace
+
+int Layout::rank_of(int t, int c, int d, int p) const {
+  // tp-cp-ep-dp-pp: tp varies fastest, pp slowest (Megatron's default order, ep = 1 here).
+  if (rank_order == "tp-pp-dp") return t + tp * (c + cp * (p + pp * d));
+  return t + tp * (c + cp * (d + dp * p));
+}
+
+const std::vector<int>& Layout::group_of(const std::vector<std::vector<int>>& groups, const std::vector<int>& index,
+                                         int rank) {
+  return groups.at(static_cast<std::size_t>(index.at(static_cast<std::size_t>(rank))));
+}
+
+int virtual_stages(const MegatronArgs& a) {
+  if (a.layers_per_virtual_stage && a.virtual_stages_per_rank) {
+    throw UsageError("Megatron arguments: --num-layers-per-virtual-pipeline-stage and "
+                     "--num-virtual-stages-per-pipeline-rank cannot both be set");
+  }
+  if (a.num_layers % a.pp != 0) {
+    throw UsageError("num_layers " + str(a.num_layers) + " is not divisible by pipeline size " + str(a.pp));
+  }
+  const int per_stage = a.num_layers / a.pp;
+  int v = 1;
+  if (a.layers_per_virtual_stage) {
+    if (per_stage % a.layers_per_virtual_stage != 0) {
+      throw UsageError("number of layers per pipeline stage (" + str(per_stage) +
+                       ") must be divisible by number of layers per virtual pipeline stage (" +
+                       str(a.layers_per_virtual_stage) + ")");
+    }
+    v = per_stage / a.layers_per_virtual_stage;
+  } else if (a.virtual_stages_per_rank) {
+    if (per_stage % a.virtual_stages_per_rank != 0) {
+      throw UsageError("number of layers per pipeline stage (" + str(per_stage) +
+                       ") must be divisible by the number of virtual stages per pipeline rank (" +
+                       str(a.virtual_stages_per_rank) + ")");
+    }
+    v = a.virtual_stages_per_rank;
+  }
+  return v;
+}
+
+std::string interleaving_problem(const MegatronArgs& a, const Layout& l, int v) {
+  const int p = l.pp;
+  const std::int64_t m = l.microbatches;
+  if (v <= 1) return "";
+  if ((a.num_layers / p) % v != 0) {
+    return "number of layers per pipeline stage (" + str(a.num_layers / p) + ") is not divisible by v = " + str(v);
+  }
+  if (p < 2) return "interleaving needs pipeline size > 1";
+  if (p <= 2 && !a.overlap_p2p) {
+    return "pipeline-model-parallel size should be greater than 2 with interleaved schedule without p2p overlap "
+           "(p = " + str(p) + ")";
+  }
+  if (a.version == MegatronVersion::kCoreV09) {
+    if (m % p != 0) {
+      return "number of microbatches (" + str(m) + ") is not divisible by pipeline-model-parallel-size (" + str(p) +
+             ") when using interleaved schedule";
+    }
+    return "";
+  }
+  const int n = l.microbatch_group;
+  if (n < p || n > m) {
+    return "microbatch group size per virtual stage (" + str(n) + ") must be >= pipeline size (" + str(p) +
+           ") and <= number of microbatches (" + str(m) + ")";
+  }
+  if (m % n != 0 && m % n < p) {
+    return "number of microbatches (" + str(m) + ") modulo microbatch group size (" + str(n) +
+           ") must be 0 or >= pipeline size (" + str(p) + ") to avoid dependency bubbles";
+  }
+  return "";
+}
+
+std::vector<int> valid_virtual_stages(const MegatronArgs& a, const Layout& l) {
+  std::vector<int> out;
+  const int per_stage = a.num_layers / l.pp;
+  for (int v = 2; v <= per_stage; ++v) {
+    if (per_stage % v == 0 && interleaving_problem(a, l, v).empty()) out.push_back(v);
+  }
+  return out;
+}
+
+Layout make_layout(const MegatronArgs& a, int gpus_present) {
+  Layout l;
+  l.tp = a.tp;
+  l.cp = a.cp;
+  l.pp = a.pp;
+  l.rank_order = a.rank_order;
+  const int model = a.tp * a.cp * a.pp;
+  l.world = a.world_size ? a.world_size : gpus_present > 0 ? gpus_present : model;
+  if (l.world % model != 0) {
+    throw UsageError("world size (" + str(l.world) + ") is not divisible by tensor parallel size (" + str(a.tp) +
+                     ") times pipeline parallel size (" + str(a.pp) + ") times context parallel size (" + str(a.cp) +
+                     ")" + (a.world_size ? "" : " (--world-size was not given: the GPUs present were counted)"));
+  }
+  l.dp = l.world / model;
+  if (a.heads % a.tp != 0) {
+    throw UsageError("number of attention heads (" + str(a.heads) + ") must be divisible by tensor parallel size (" +
+                     str(a.tp) + ")");
+  }
+  if (a.gqa && a.query_groups && a.query_groups % a.tp != 0) {
+    throw UsageError("number of query groups (" + str(a.query_groups) + ") must be divisible by tensor parallel size (" +
+                     str(a.tp) + ")");
+  }
+  if (a.cp > 1 && a.seq_length % (2 * a.cp) != 0) {
+    throw UsageError("sequence length (" + str(a.seq_length) + ") must be divisible by 2 x context parallel size (" +
+                     str(2 * a.cp) + ")");
+  }
+  if (a.global_batch % (a.micro_batch * l.dp) != 0) {
+    throw UsageError("global batch size (" + str(a.global_batch) + ") is not divisible by micro batch size (" +
+                     str(a.micro_batch) + ") times data parallel size (" + str(l.dp) + ")");
+  }
+  l.microbatches = a.global_batch / (a.micro_batch * l.dp);
+  l.microbatch_group = a.microbatch_group_size ? a.microbatch_group_size : a.pp;
+  l.vp = virtual_stages(a);
+  const std::string why = interleaving_problem(a, l, l.vp);
+  if (!why.empty()) throw UsageError(why);
+
+  // Groups, each built once in the rank order, with a rank -> group index map (linear in the world).
+  const auto n = static_cast<std::size_t>(l.world);
+  l.coords.resize(n);
+  l.tp_index.assign(n, -1);
+  l.dp_cp_index.assign(n, -1);
+  l.pp_index.assign(n, -1);
+  l.mp_index.assign(n, -1);
+  l.embedding_index.assign(n, -1);
+  for (int p = 0; p < l.pp; ++p)
+    for (int d = 0; d < l.dp; ++d)
+      for (int c = 0; c < l.cp; ++c)
+        for (int t = 0; t < l.tp; ++t) l.coords[static_cast<std::size_t>(l.rank_of(t, c, d, p))] = {t, c, d, p};
+  auto build = [&](std::vector<std::vector<int>>& groups, std::vector<int>* index, auto key, auto members) {
+    std::map<std::vector<int>, std::size_t> seen;
+    for (int r = 0; r < l.world; ++r) {
+      const auto k = key(l.coords[static_cast<std::size_t>(r)]);
+      auto it = seen.find(k);
+      if (it == seen.end()) {
+        it = seen.emplace(k, groups.size()).first;
+        groups.push_back(members(l.coords[static_cast<std::size_t>(r)]));
+      }
+      if (index) (*index)[static_cast<std::size_t>(r)] = static_cast<int>(it->second);
+    }
+  };
+  using C = Layout::Coord;
+  build(l.tp_groups, &l.tp_index, [](const C& x) { return std::vector<int>{x.cp, x.dp, x.pp}; },
+        [&](const C& x) { std::vector<int> g; for (int t = 0; t < l.tp; ++t) g.push_back(l.rank_of(t, x.cp, x.dp, x.pp)); return g; });
+  build(l.cp_groups, nullptr, [](const C& x) { return std::vector<int>{x.tp, x.dp, x.pp}; },
+        [&](const C& x) { std::vector<int> g; for (int c = 0; c < l.cp; ++c) g.push_back(l.rank_of(x.tp, c, x.dp, x.pp)); return g; });
+  build(l.dp_groups, nullptr, [](const C& x) { return std::vector<int>{x.tp, x.cp, x.pp}; },
+        [&](const C& x) { std::vector<int> g; for (int d = 0; d < l.dp; ++d) g.push_back(l.rank_of(x.tp, x.cp, d, x.pp)); return g; });
+  build(l.dp_cp_groups, &l.dp_cp_index, [](const C& x) { return std::vector<int>{x.tp, x.pp}; }, [&](const C& x) {
+    std::vector<int> g;
+    for (int d = 0; d < l.dp; ++d)
+      for (int c = 0; c < l.cp; ++c) g.push_back(l.rank_of(x.tp, c, d, x.pp));
+    std::sort(g.begin(), g.end());
+    return g;
+  });
+  build(l.pp_groups, &l.pp_index, [](const C& x) { return std::vector<int>{x.tp, x.cp, x.dp}; },
+        [&](const C& x) { std::vector<int> g; for (int p = 0; p < l.pp; ++p) g.push_back(l.rank_of(x.tp, x.cp, x.dp, p)); return g; });
+  build(l.model_parallel_groups, &l.mp_index, [](const C& x) { return std::vector<int>{x.cp, x.dp}; }, [&](const C& x) {
+    std::vector<int> g;
+    for (int p = 0; p < l.pp; ++p)
+      for (int t = 0; t < l.tp; ++t) g.push_back(l.rank_of(t, x.cp, x.dp, p));
+    std::sort(g.begin(), g.end());
+    return g;
+  });
+  // Embedding group = {first, last} rank of each pipeline group (default_embedding_ranks, §5).
+  for (std::size_t gi = 0; gi < l.pp_groups.size(); ++gi) {
+    const auto& pg = l.pp_groups[gi];
+    std::vector<int> e = {pg.front()};
+    if (pg.size() > 1) e.push_back(pg.back());
+    l.embedding_groups.push_back(e);
+    for (int r : e) l.embedding_index[static_cast<std::size_t>(r)] = static_cast<int>(gi);
+  }
+  return l;
+}
+
+}  // namespace pipebench

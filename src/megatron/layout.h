@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+// The parallel layout of a Megatron-LM job: sizes, microbatches, virtual stages, and the process groups
+// as lists of global ranks, in Megatron's rank order (default tp-cp-ep-dp-pp, tp fastest).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "megatron/model_args.h"
+
+namespace pipebench {
+
+struct Layout {
+  int world = 1, tp = 1, cp = 1, dp = 1, pp = 1;
+  int vp = 1;                      // virtual stages per pipeline rank (1: not interleaved)
+  std::int64_t microbatches = 1;   // m = global batch / (micro batch * dp)
+  int microbatch_group = 1;        // N, the interleaved schedule's group size (main); p by default
+  std::string rank_order;
+  struct Coord {
+    int tp = 0, cp = 0, dp = 0, pp = 0;
+  };
+  std::vector<Coord> coords;       // per global rank
+  std::vector<std::vector<int>> tp_groups, cp_groups, dp_groups, dp_cp_groups, pp_groups, embedding_groups,
+      model_parallel_groups;
+
+  [[nodiscard]] int rank_of(int tp, int cp, int dp, int pp) const;
+  // The group of `rank` in one of the group lists above.
+  [[nodiscard]] static const std::vector<int>& group_of(const std::vector<std::vector<int>>& groups,
+                                                        const std::vector<int>& index, int rank);
+  std::vector<int> tp_index, dp_cp_index, pp_index, mp_index, embedding_index;  // rank -> group index (-1 none)
+};
+
+// Checks Megatron's rules (each error message states the rule) and builds the layout for one v (the
+// given --num-layers-per-virtual-pipeline-stage / --num-virtual-stages-per-pipeline-rank, or 1).
+// world_size: --world-size, else gpus_present when > 0, else t*cp*p (d = 1). Throws UsageError.
+[[nodiscard]] Layout make_layout(const MegatronArgs& a, int gpus_present);
+
+// v from the arguments (1 when none is given). Throws UsageError for Megatron's rules.
+[[nodiscard]] int virtual_stages(const MegatronArgs& a);
+
+// Why interleaving with v chunks is invalid for this model and layout ("" when valid).
+[[nodiscard]] std::string interleaving_problem(const MegatronArgs& a, const Layout& l, int v);
+
+// Every v >= 2 that divides the layers per stage and passes the interleaving rules.
+[[nodiscard]] std::vector<int> valid_virtual_stages(const MegatronArgs& a, const Layout& l);
+
+}  // namespace pipebench

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+// Megatron-LM argument parsing with CLI11 (unknown arguments are kept as extras and warned about).
+#include "megatron/model_args.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <set>
+
+#include "core/error.h"
+
+namespace pipebench {
+namespace {
+
+// Arguments of pretrain_gpt.py that change no message of an iteration (optimizer, data, logging...).
+const std::set<std::string>& ignored_names() {
+  static const std::set<std::string> kNames = {
+      "--lr", "--min-lr", "--lr-decay-style", "--lr-decay-iters", "--lr-warmup-fraction", "--lr-warmup-iters",
+      "--weight-decay", "--clip-grad", "--adam-beta1", "--adam-beta2", "--adam-eps", "--train-iters",
+      "--train-samples", "--save", "--load", "--data-path", "--merge-file", "--split", "--log-interval",
+      "--eval-interval", "--eval-iters", "--save-interval", "--init-method-std", "--attention-dropout",
+      "--hidden-dropout", "--seed", "--tensorboard-dir", "--distributed-backend", "--use-flash-attn",
+      "--no-masked-softmax-fusion", "--use-mcore-models", "--transformer-impl", "--recompute-activations",
+      "--recompute-granularity", "--recompute-method", "--recompute-num-layers", "--loss-scale",
+      "--initial-loss-scale", "--use-rotary-position-embeddings", "--no-position-embedding", "--timing-log-level",
+      "--log-throughput", "--bf16-reduce", "--attention-softmax-in-fp32", "--no-bias-gelu-fusion",
+      "--no-bias-dropout-fusion", "--ckpt-format", "--exit-duration-in-mins", "--kv-channels",
+      "--data-cache-path", "--num-workers", "--mock-data", "--tokenizer-model"};
+  return kNames;
+}
+
+std::int64_t count_vocab(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("--vocab-file " + path + ": cannot be read");
+  try {
+    const auto j = nlohmann::json::parse(in);
+    if (!j.is_object() || j.empty()) throw UsageError("--vocab-file " + path + ": not a JSON vocabulary (token -> id)");
+    return static_cast<std::int64_t>(j.size());
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError("--vocab-file " + path + ": not a JSON vocabulary (" + e.what() + ")");
+  }
+}
+
+}  // namespace
+
+MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
+  MegatronArgs a;
+  CLI::App app{"Megatron-LM arguments", "pipebench plan --"};
+  app.allow_extras();
+  app.set_help_flag();
+  bool fp16 = false, bf16 = false, no_overlap = false;
+  std::string vocab_file, tokenizer, version = "main", pos_type = "learned_absolute", norm = "LayerNorm";
+  app.add_option("--num-layers", a.num_layers)->check(CLI::PositiveNumber);
+  app.add_option("--hidden-size", a.hidden)->check(CLI::PositiveNumber);
+  app.add_option("--ffn-hidden-size", a.ffn_hidden)->check(CLI::PositiveNumber);
+  app.add_option("--num-attention-heads", a.heads)->check(CLI::PositiveNumber);
+  app.add_option("--num-query-groups", a.query_groups)->check(CLI::PositiveNumber);
+  app.add_flag("--group-query-attention", a.gqa);
+  app.add_flag("--swiglu", a.swiglu);
+  app.add_flag("--untie-embeddings-and-output-weights", a.untie_embeddings);
+  app.add_flag("--disable-bias-linear", a.disable_bias_linear);
+  app.add_option("--normalization", norm);
+  app.add_option("--position-embedding-type", pos_type);
+  app.add_option("--seq-length", a.seq_length)->check(CLI::PositiveNumber);
+  app.add_option("--max-position-embeddings", a.max_position_embeddings)->check(CLI::PositiveNumber);
+  app.add_option("--vocab-size", a.vocab_size)->check(CLI::PositiveNumber);
+  app.add_option("--vocab-file", vocab_file);
+  app.add_option("--tokenizer-type", tokenizer);
+  app.add_option("--make-vocab-size-divisible-by", a.make_vocab_divisible_by)->check(CLI::PositiveNumber);
+  app.add_option("--tensor-model-parallel-size", a.tp)->check(CLI::PositiveNumber);
+  app.add_option("--pipeline-model-parallel-size", a.pp)->check(CLI::PositiveNumber);
+  app.add_option("--context-parallel-size", a.cp)->check(CLI::PositiveNumber);
+  app.add_option("--num-layers-per-virtual-pipeline-stage", a.layers_per_virtual_stage)->check(CLI::PositiveNumber);
+  app.add_option("--num-virtual-stages-per-pipeline-rank", a.virtual_stages_per_rank)->check(CLI::PositiveNumber);
+  app.add_flag("--sequence-parallel", a.sequence_parallel);
+  app.add_option("--world-size", a.world_size)->check(CLI::PositiveNumber);
+  app.add_option("--rank-order", a.rank_order)->check(CLI::IsMember({"tp-cp-ep-dp-pp", "tp-pp-dp"}));
+  app.add_option("--micro-batch-size", a.micro_batch)->check(CLI::PositiveNumber);
+  app.add_option("--global-batch-size", a.global_batch)->check(CLI::PositiveNumber);
+  app.add_option("--microbatch-group-size-per-virtual-pipeline-stage", a.microbatch_group_size)->check(CLI::PositiveNumber);
+  app.add_flag("--fp16", fp16);
+  app.add_flag("--bf16", bf16);
+  app.add_flag("--accumulate-allreduce-grads-in-fp32", a.accumulate_allreduce_grads_in_fp32);
+  app.add_flag("--grad-reduce-in-bf16", a.grad_reduce_in_bf16);
+  app.add_flag("--use-distributed-optimizer", a.distributed_optimizer);
+  app.add_flag("--overlap-grad-reduce", a.overlap_grad_reduce);
+  app.add_option("--ddp-bucket-size", a.ddp_bucket_size)->check(CLI::PositiveNumber);
+  app.add_flag("--no-overlap-p2p-communication", no_overlap);
+  app.add_option("--megatron-version", version)->check(CLI::IsMember({"main", "core_v0.9"}));
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(std::string("Megatron arguments: ") + e.what());
+  }
+  // Extras: a known-irrelevant name (and its value) is ignored, anything else is unknown.
+  const auto extras = app.remaining();
+  for (std::size_t i = 0; i < extras.size(); ++i) {
+    const std::string& name = extras[i];
+    std::string item = name;
+    if (name.rfind("--", 0) == 0 && i + 1 < extras.size() && extras[i + 1].rfind("--", 0) != 0) item += " " + extras[++i];
+    const std::string bare = name.substr(0, name.find('='));
+    (ignored_names().count(bare) ? a.ignored : a.unknown).push_back(item);
+  }
+  if (fp16 && bf16) throw UsageError("Megatron arguments: --fp16 and --bf16 cannot both be set");
+  a.params_dtype = fp16 ? DType::kHalf : bf16 ? DType::kBfloat16 : DType::kFloat;
+  a.overlap_p2p = !no_overlap;
+  a.rope = pos_type == "rope";
+  a.rmsnorm = norm == "RMSNorm";
+  a.version = version == "core_v0.9" ? MegatronVersion::kCoreV09 : MegatronVersion::kMain;
+  if (!a.gqa) a.query_groups = 0;
+  if (a.vocab_size > 0) {
+    a.vocab_source = "--vocab-size";
+  } else if (!vocab_file.empty()) {
+    a.vocab_size = count_vocab(vocab_file);
+    a.vocab_source = "tokens in " + vocab_file + (tokenizer.empty() ? "" : " (" + tokenizer + ")");
+  }
+  std::string missing;
+  auto need = [&](bool ok, const char* name) {
+    if (!ok) missing += (missing.empty() ? "" : ", ") + std::string(name);
+  };
+  need(a.num_layers > 0, "--num-layers");
+  need(a.hidden > 0, "--hidden-size");
+  need(a.heads > 0, "--num-attention-heads");
+  need(a.seq_length > 0, "--seq-length");
+  need(a.micro_batch > 0, "--micro-batch-size");
+  need(a.global_batch > 0, "--global-batch-size");
+  need(a.vocab_size > 0, "--vocab-size or --vocab-file");
+  if (!missing.empty()) throw UsageError("Megatron arguments: missing " + missing);
+  // Megatron's defaults (arguments.py): 4h, or with --swiglu 2/3 of that rounded down to a multiple of 64.
+  if (a.ffn_hidden == 0) a.ffn_hidden = a.swiglu ? static_cast<int>((4.0 * a.hidden * 2 / 3) / 64) * 64 : 4 * a.hidden;
+  a.max_position_given = a.max_position_embeddings > 0;
+  if (!a.max_position_given) a.max_position_embeddings = a.seq_length;
+  return a;
+}
+
+DType grad_dtype(const MegatronArgs& a) {
+  if (a.accumulate_allreduce_grads_in_fp32) return DType::kFloat;
+  if (a.params_dtype == DType::kBfloat16 && !a.grad_reduce_in_bf16) return DType::kFloat;  // forced for bf16 (§4)
+  return a.params_dtype;
+}
+
+std::int64_t padded_vocab(const MegatronArgs& a) {
+  const std::int64_t multiple = static_cast<std::int64_t>(a.make_vocab_divisible_by) * a.tp;
+  return (a.vocab_size + multiple - 1) / multiple * multiple;
+}
+
+}  // namespace pipebench

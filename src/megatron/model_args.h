@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Megatron-LM arguments that decide communication, parsed from a launch script's argument list.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+
+namespace pipebench {
+
+enum class MegatronVersion { kMain, kCoreV09 };
+
+struct MegatronArgs {
+  // Model.
+  int num_layers = 0, hidden = 0, ffn_hidden = 0, heads = 0, query_groups = 0;
+  bool gqa = false, swiglu = false, untie_embeddings = false, disable_bias_linear = false, rmsnorm = false;
+  std::int64_t seq_length = 0, max_position_embeddings = 0;
+  bool max_position_given = false;
+  std::int64_t vocab_size = 0;  // from --vocab-size or counted in --vocab-file
+  std::string vocab_source;     // how vocab_size was found
+  int make_vocab_divisible_by = 128;
+  bool rope = false;            // --position-embedding-type rope: no learned position embedding
+  // Parallelism.
+  int tp = 1, pp = 1, cp = 1;
+  int layers_per_virtual_stage = 0;  // --num-layers-per-virtual-pipeline-stage
+  int virtual_stages_per_rank = 0;   // --num-virtual-stages-per-pipeline-rank
+  bool sequence_parallel = false;
+  int world_size = 0;                // --world-size (0: from the GPUs present)
+  std::string rank_order = "tp-cp-ep-dp-pp";
+  // Batch.
+  std::int64_t micro_batch = 0, global_batch = 0;
+  int microbatch_group_size = 0;     // --microbatch-group-size-per-virtual-pipeline-stage (0: p)
+  // Precision and optimizer.
+  DType params_dtype = DType::kFloat;
+  bool accumulate_allreduce_grads_in_fp32 = false, grad_reduce_in_bf16 = false;
+  bool distributed_optimizer = false, overlap_grad_reduce = false;
+  std::int64_t ddp_bucket_size = 0;  // 0: Megatron's default
+  bool overlap_p2p = true;           // --no-overlap-p2p-communication turns it off
+  MegatronVersion version = MegatronVersion::kMain;
+
+  std::vector<std::string> ignored;  // accepted, no effect on communication
+  std::vector<std::string> unknown;  // not known: warned about
+};
+
+// Parses arguments as written in a launch script ("--num-layers 32 --fp16 ..."). Throws UsageError
+// naming the argument for missing required ones (--num-layers, --hidden-size, --num-attention-heads,
+// --seq-length, --micro-batch-size, --global-batch-size, a vocabulary) and non-numeric values.
+[[nodiscard]] MegatronArgs parse_megatron_args(const std::vector<std::string>& args);
+
+// The dtype gradients are reduced in (§4): fp32 with --accumulate-allreduce-grads-in-fp32, forced for
+// --bf16 unless --grad-reduce-in-bf16; else the parameter dtype.
+[[nodiscard]] DType grad_dtype(const MegatronArgs& a);
+
+// The padded vocabulary (vocab_size_with_padding): multiple = make_vocab_divisible_by * t.
+[[nodiscard]] std::int64_t padded_vocab(const MegatronArgs& a);
+
+}  // namespace pipebench

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// GPT parameter counts (megatron.core GPTModel; the TE and local specs give the same counts).
+#include "megatron/param_count.h"
+
+namespace pipebench {
+
+std::vector<ParamTensor> layer_tensors(const MegatronArgs& a) {
+  const std::int64_t h = a.hidden, f = a.ffn_hidden, t = a.tp;
+  const std::int64_t head_dim = h / a.heads;
+  const std::int64_t groups = a.gqa && a.query_groups ? a.query_groups : a.heads;
+  const std::int64_t qkv_out = h + 2 * groups * head_dim;  // 3h for MHA
+  const bool bias = !a.disable_bias_linear;
+  const std::int64_t fc1_out = a.swiglu ? 2 * f : f;
+  std::vector<ParamTensor> v;
+  auto add = [&](const char* name, std::int64_t n) {
+    if (n > 0) v.push_back({name, n, false});
+  };
+  add("input_layernorm.weight", h);
+  add("input_layernorm.bias", a.rmsnorm ? 0 : h);
+  add("self_attention.linear_qkv.weight", h * qkv_out / t);
+  add("self_attention.linear_qkv.bias", bias ? qkv_out / t : 0);
+  add("self_attention.linear_proj.weight", h * h / t);
+  add("self_attention.linear_proj.bias", bias ? h : 0);  // row-parallel bias: replicated
+  add("pre_mlp_layernorm.weight", h);
+  add("pre_mlp_layernorm.bias", a.rmsnorm ? 0 : h);
+  add("mlp.linear_fc1.weight", h * fc1_out / t);
+  add("mlp.linear_fc1.bias", bias ? fc1_out / t : 0);
+  add("mlp.linear_fc2.weight", f * h / t);
+  add("mlp.linear_fc2.bias", bias ? h : 0);
+  return v;
+}
+
+std::vector<ParamTensor> chunk_tensors(const MegatronArgs& a, const Layout& l, int r, int c, int v) {
+  std::vector<ParamTensor> out;
+  const std::int64_t h = a.hidden, V = padded_vocab(a);
+  if (r == 0 && c == 0) {
+    out.push_back({"embedding.word_embeddings.weight", V * h / a.tp, true});
+    if (!a.rope) out.push_back({"embedding.position_embeddings.weight", a.max_position_embeddings * h, false});
+  }
+  const int layers = a.num_layers / l.pp / v;
+  const auto layer = layer_tensors(a);
+  for (int i = 0; i < layers; ++i) out.insert(out.end(), layer.begin(), layer.end());
+  if (r == l.pp - 1 && c == v - 1) {
+    out.push_back({"final_layernorm.weight", h, false});
+    if (!a.rmsnorm) out.push_back({"final_layernorm.bias", h, false});
+    // Tied: the last stage holds a copy of the word embedding as the output weight (when p > 1);
+    // untied: its own output weight. With p == 1 and tied weights there is no second tensor.
+    if (a.untie_embeddings || l.pp > 1) out.push_back({"output_layer.weight", V * h / a.tp, !a.untie_embeddings});
+  }
+  return out;
+}
+
+std::int64_t total_elements(const std::vector<ParamTensor>& tensors) {
+  std::int64_t n = 0;
+  for (const auto& t : tensors) n += t.elements;
+  return n;
+}
+
+}  // namespace pipebench

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+// Plan: every message each rank issues in one training iteration, per schedule (1F1B, and interleaved
+// for each valid v), from Megatron-LM arguments (megatron.md §2-§9).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "megatron/layout.h"
+#include "megatron/model_args.h"
+
+namespace pipebench {
+
+enum class Phase { kWarmup, kSteady, kCooldown, kPipeline, kAfter };
+[[nodiscard]] const char* phase_name(Phase p);  // warm-up, steady, cool-down, pipeline, after
+
+struct PlanMessage {
+  int id = 0;
+  int rank = 0;              // global rank that issues it
+  std::string op;            // send, recv, all_reduce, all_gather, reduce_scatter, broadcast
+  std::vector<int> group;    // global ranks (send/recv: the two ranks)
+  int peer = -1;             // send/recv
+  std::int64_t elements = 0; // whole tensor (for all_gather: the gathered result, reduce_scatter: the input)
+  DType dtype = DType::kFloat;
+  std::int64_t bytes = 0;
+  std::int64_t count = 0;    // per iteration
+  Phase phase = Phase::kAfter;
+  std::string what;          // activation, activation grad, dp grad chunk 1, word-embedding grad, ...
+};
+
+struct ChunkParams {
+  int pp_rank = 0, chunk = 0;
+  std::int64_t params = 0;  // per TP rank
+};
+
+struct Schedule {
+  std::string name;  // "1f1b" or "interleaved"
+  int v = 1;
+  std::vector<std::int64_t> warmup;  // per pipeline rank
+  double bubble_ideal = 0;           // (p-1)/m, interleaved (p-1)/(v m) (Narayanan et al. 2021, §2.2)
+  std::vector<ChunkParams> params;
+  std::vector<PlanMessage> messages;
+};
+
+struct Plan {
+  MegatronArgs args;
+  Layout layout;
+  std::vector<int> valid_v;
+  std::vector<Schedule> schedules;
+  std::vector<int> listed_ranks;   // ranks whose messages are listed (all, or one per pipeline stage at scale)
+  std::vector<std::string> notes;
+};
+
+// The ranks listed in a plan: every rank up to this world size, else one pipeline group.
+inline constexpr int kListEveryRankUpTo = 4096;
+
+// schedules: 1F1B, then interleaved for the v given, or for every valid v when none is given.
+// Throws UsageError for configurations Megatron rejects.
+[[nodiscard]] Plan make_plan(const MegatronArgs& args, int gpus_present);
+
+// Interleaved warm-up count of pipeline rank r (megatron.md §3b; 1F1B: min(p-r-1, m)).
+[[nodiscard]] std::int64_t warmup_microbatches(const MegatronArgs& a, const Layout& l, int v, int r);
+
+// Chunk of forward virtual microbatch k, k < m*v (§3b: groups of N microbatches, chunk-major inside).
+[[nodiscard]] std::vector<int> forward_chunks(const MegatronArgs& a, const Layout& l, int v);
+
+// DP gradient buckets (elements) of one model chunk (§4): one bucket unless --overlap-grad-reduce on
+// chunk 0 of pipeline rank 0; distributed-optimizer padding.
+[[nodiscard]] std::vector<std::int64_t> dp_buckets(const MegatronArgs& a, const Layout& l, int pp_rank, int chunk, int v);
+
+}  // namespace pipebench
