@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: Apache-2.0
+// The plan against the worked example of the Megatron reference (§9) and further configurations.
+#include "megatron/plan.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "core/error.h"
+#include "megatron/param_count.h"
+#include "megatron/plan_json.h"
+
+namespace pipebench {
+namespace {
+
+std::vector<std::string> words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+const char* kSeed =
+    "--num-layers 32 --hidden-size 4096 --ffn-hidden-size 11008 --num-attention-heads 32 --seq-length 32 "
+    "--micro-batch-size 1 --global-batch-size 16 --tensor-model-parallel-size 1 --pipeline-model-parallel-size 4 "
+    "--fp16 --vocab-size 50257";
+
+Plan plan_of(const std::string& args, int gpus = 0) { return make_plan(parse_megatron_args(words(args)), gpus); }
+
+const Schedule& schedule(const Plan& p, const std::string& name, int v = 1) {
+  for (const auto& s : p.schedules) {
+    if (s.name == name && s.v == v) return s;
+  }
+  throw std::runtime_error("no schedule " + name);
+}
+
+// Sum of counts of rank's messages with this op, peer (or -1) and `what`.
+std::int64_t count(const Schedule& s, int rank, const std::string& op, int peer, const std::string& what) {
+  std::int64_t n = 0;
+  for (const auto& m : s.messages) {
+    if (m.rank == rank && m.op == op && (peer < 0 || m.peer == peer) && m.what == what) n += m.count;
+  }
+  return n;
+}
+
+const PlanMessage* find(const Schedule& s, int rank, const std::string& what) {
+  for (const auto& m : s.messages) {
+    if (m.rank == rank && m.what == what) return &m;
+  }
+  return nullptr;
+}
+
+std::string usage_error(const std::string& args, int gpus = 0) {
+  try {
+    (void)plan_of(args, gpus);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(MegatronPlan, WorkedExampleLayoutParamsAndWarmup) {
+  const Plan p = plan_of(kSeed);
+  EXPECT_EQ(p.layout.world, 4);
+  EXPECT_EQ(p.layout.microbatches, 16);
+  EXPECT_EQ(padded_vocab(p.args), 50304);
+  EXPECT_EQ(p.valid_v, (std::vector<int>{2, 4, 8}));
+  const Schedule& s = schedule(p, "1f1b");
+  EXPECT_EQ(s.warmup, (std::vector<std::int64_t>{3, 2, 1, 0}));
+  EXPECT_DOUBLE_EQ(s.bubble_ideal, 3.0 / 16);
+  ASSERT_EQ(s.params.size(), 4u);
+  EXPECT_EQ(s.params[0].params, 1464850432);
+  EXPECT_EQ(s.params[1].params, 1258674176);
+  EXPECT_EQ(s.params[2].params, 1258674176);
+  EXPECT_EQ(s.params[3].params, 1464727552);
+  EXPECT_EQ(total_elements(layer_tensors(p.args)), 157334272);
+}
+
+TEST(MegatronPlan, WorkedExample1F1BMessages) {
+  const Plan plan_s = plan_of(kSeed);
+  const Schedule& s = schedule(plan_s, "1f1b");
+  const PlanMessage* act = find(s, 1, "activation");
+  ASSERT_NE(act, nullptr);
+  EXPECT_EQ(act->elements, 131072);
+  EXPECT_EQ(act->bytes, 262144);
+  EXPECT_EQ(act->dtype, DType::kHalf);
+  // Per rank and direction (§9 table).
+  EXPECT_EQ(count(s, 0, "send", 1, "activation"), 16);
+  EXPECT_EQ(count(s, 0, "recv", 1, "activation grad"), 16);
+  EXPECT_EQ(count(s, 0, "recv", -1, "activation"), 0);
+  EXPECT_EQ(count(s, 1, "send", 2, "activation"), 16);
+  EXPECT_EQ(count(s, 1, "send", 0, "activation grad"), 16);
+  EXPECT_EQ(count(s, 1, "recv", 0, "activation"), 16);
+  EXPECT_EQ(count(s, 1, "recv", 2, "activation grad"), 16);
+  EXPECT_EQ(count(s, 3, "send", 2, "activation grad"), 16);
+  EXPECT_EQ(count(s, 3, "recv", 2, "activation"), 16);
+  EXPECT_EQ(count(s, 3, "send", 0, "activation"), 0);  // the wrap-around edge is unused
+  std::int64_t total = 0;
+  for (const auto& m : s.messages) total += m.op == "send" ? m.count : 0;
+  EXPECT_EQ(total, 2 * 16 * 3);  // 2 m (p-1) messages
+  // Warm-up phase of rank 1: 2 activations out.
+  for (const auto& m : s.messages) {
+    if (m.rank == 1 && m.op == "send" && m.what == "activation" && m.phase == Phase::kWarmup) {
+      EXPECT_EQ(m.count, 2);
+    }
+  }
+}
+
+TEST(MegatronPlan, WorkedExampleCollectives) {
+  const Plan plan_s = plan_of(kSeed);
+  const Schedule& s = schedule(plan_s, "1f1b");
+  const PlanMessage* emb = find(s, 0, "word-embedding grad");
+  ASSERT_NE(emb, nullptr);
+  EXPECT_EQ(emb->group, (std::vector<int>{0, 3}));
+  EXPECT_EQ(emb->bytes, 412090368);
+  EXPECT_NE(find(s, 3, "word-embedding grad"), nullptr);
+  EXPECT_EQ(find(s, 1, "word-embedding grad"), nullptr);
+  EXPECT_EQ(find(s, 0, "dp grads, chunk 0")->elements, 1464850432);
+  EXPECT_EQ(find(s, 0, "dp grads, chunk 0")->group, std::vector<int>{0});  // 1-rank DP group, still issued
+  EXPECT_EQ(find(s, 1, "dp grads, chunk 0")->elements, 1258674176);
+  EXPECT_EQ(find(s, 3, "dp grads, chunk 0")->elements, 1464727552);
+  EXPECT_EQ(count(s, 3, "all_reduce", -1, "cross-entropy (max, sum, sum)"), 48);
+  EXPECT_EQ(find(s, 3, "cross-entropy (max, sum, sum)")->bytes, 128);
+  EXPECT_EQ(count(s, 0, "broadcast", -1, "tokens, position ids") + count(s, 0, "broadcast", -1, "attention mask"), 48);
+  EXPECT_EQ(find(s, 0, "found_inf (max)")->group, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(find(s, 3, "loss")->count, 1);
+  EXPECT_EQ(find(s, 0, "loss"), nullptr);
+  EXPECT_EQ(find(s, 0, "TP per layer"), nullptr);  // t = 1
+}
+
+TEST(MegatronPlan, WorkedExampleInterleavedV4) {
+  const Plan p = plan_of(std::string(kSeed) + " --num-layers-per-virtual-pipeline-stage 2");
+  ASSERT_EQ(p.schedules.size(), 2u);
+  const Schedule& s = schedule(p, "interleaved", 4);
+  EXPECT_EQ(s.warmup, (std::vector<std::int64_t>{18, 16, 14, 12}));
+  EXPECT_DOUBLE_EQ(s.bubble_ideal, 3.0 / 64);
+  EXPECT_EQ(count(s, 0, "send", 1, "activation"), 64);
+  EXPECT_EQ(count(s, 0, "send", 3, "activation grad"), 48);  // wrap
+  EXPECT_EQ(count(s, 0, "recv", 1, "activation grad"), 64);
+  EXPECT_EQ(count(s, 0, "recv", 3, "activation"), 48);  // wrap
+  for (int r : {1, 2}) {
+    EXPECT_EQ(count(s, r, "send", r + 1, "activation"), 64);
+    EXPECT_EQ(count(s, r, "send", r - 1, "activation grad"), 64);
+    EXPECT_EQ(count(s, r, "recv", r - 1, "activation"), 64);
+    EXPECT_EQ(count(s, r, "recv", r + 1, "activation grad"), 64);
+  }
+  EXPECT_EQ(count(s, 3, "send", 2, "activation grad"), 64);
+  EXPECT_EQ(count(s, 3, "send", 0, "activation"), 48);
+  EXPECT_EQ(count(s, 3, "recv", 2, "activation"), 64);
+  EXPECT_EQ(count(s, 3, "recv", 0, "activation grad"), 48);
+  std::int64_t total = 0;
+  for (const auto& m : s.messages) total += m.op == "send" ? m.count : 0;
+  EXPECT_EQ(total, 2 * 16 * (4 * 4 - 1));  // 2 m (p v - 1) = 480
+  EXPECT_EQ(find(s, 0, "dp grads, chunk 0")->elements, 520844800);
+  EXPECT_EQ(find(s, 0, "dp grads, chunk 1")->elements, 314668544);
+  EXPECT_EQ(find(s, 3, "dp grads, chunk 3")->elements, 520721920);
+  EXPECT_EQ(find(s, 3, "word-embedding grad")->bytes, 412090368);
+}
+
+TEST(MegatronPlan, ScheduleTableFollowsMicrobatchGroups) {
+  // The code comment of get_schedule_table: p=2, N=3, m=5, v=2 -> chunks 0 0 0 1 1 1 0 0 1 1.
+  const auto a = parse_megatron_args(words(
+      "--num-layers 4 --hidden-size 64 --num-attention-heads 4 --seq-length 8 --micro-batch-size 1 "
+      "--global-batch-size 5 --pipeline-model-parallel-size 2 --vocab-size 100 "
+      "--microbatch-group-size-per-virtual-pipeline-stage 3 --num-virtual-stages-per-pipeline-rank 2"));
+  const Layout l = make_layout(a, 0);
+  EXPECT_EQ(forward_chunks(a, l, 2), (std::vector<int>{0, 0, 0, 1, 1, 1, 0, 0, 1, 1}));
+}
+
+TEST(MegatronPlan, TensorParallelWithoutAndWithSequenceParallel) {
+  const std::string base =
+      "--num-layers 8 --hidden-size 1024 --num-attention-heads 16 --seq-length 512 --micro-batch-size 2 "
+      "--global-batch-size 8 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --bf16 --vocab-size 32000";
+  const Plan plan_s = plan_of(base);
+  const Schedule& s = schedule(plan_s, "1f1b");
+  const PlanMessage* tp = find(s, 0, "TP per layer");
+  ASSERT_NE(tp, nullptr);
+  EXPECT_EQ(tp->op, "all_reduce");
+  EXPECT_EQ(tp->elements, 512 * 2 * 1024);
+  EXPECT_EQ(tp->count, 4 * 4 * 4);  // 4 per layer x 4 layers x m = 4
+  EXPECT_EQ(tp->group, (std::vector<int>{0, 1}));
+  EXPECT_EQ(find(s, 0, "activation")->elements, 512 * 2 * 1024);  // full tensor on every TP rank
+  EXPECT_EQ(find(s, 0, "activation")->peer, 2);                      // pp peers are t ranks apart
+  EXPECT_EQ(find(s, 0, "dp grads, chunk 0")->dtype, DType::kFloat);  // bf16 grads reduce in fp32
+  const Plan plan_sp = plan_of(base + " --sequence-parallel");
+  const Schedule& sp = schedule(plan_sp, "1f1b");
+  EXPECT_EQ(find(sp, 0, "activation")->elements, 512 / 2 * 2 * 1024);
+  std::int64_t ag = 0, rs = 0;
+  for (const auto& m : sp.messages) {
+    if (m.rank == 0 && m.what == "TP per layer (SP)") (m.op == "all_gather" ? ag : rs) += m.count;
+  }
+  EXPECT_EQ(ag, 6 * 4 * 4);
+  EXPECT_EQ(rs, 4 * 4 * 4);
+  // Norms (4h) and row-parallel biases (2h) of 4 layers.
+  EXPECT_EQ(find(sp, 0, "sequence-parallel params")->elements, 4 * 6 * 1024);
+}
+
+TEST(MegatronPlan, ContextParallelShrinksTheP2PTensorAndJoinsTheDpGroup) {
+  const Plan p = plan_of(
+      "--num-layers 8 --hidden-size 512 --num-attention-heads 8 --seq-length 1024 --micro-batch-size 1 "
+      "--global-batch-size 8 --context-parallel-size 2 --pipeline-model-parallel-size 2 --bf16 --vocab-size 1000 "
+      "--world-size 8");
+  EXPECT_EQ(p.layout.dp, 2);
+  const Schedule& s = schedule(p, "1f1b");
+  EXPECT_EQ(find(s, 0, "activation")->elements, 1024 / 2 * 512);
+  EXPECT_EQ(find(s, 0, "dp grads, chunk 0")->group, (std::vector<int>{0, 1, 2, 3}));  // dp x cp
+}
+
+TEST(MegatronPlan, DistributedOptimizerReduceScattersGradsAndGathersParams) {
+  const Plan p = plan_of(
+      "--num-layers 4 --hidden-size 512 --num-attention-heads 8 --seq-length 128 --micro-batch-size 1 "
+      "--global-batch-size 8 --pipeline-model-parallel-size 2 --bf16 --vocab-size 1000 --world-size 4 "
+      "--use-distributed-optimizer");
+  const Schedule& s = schedule(p, "1f1b");
+  const PlanMessage* rs = find(s, 1, "dp grads, chunk 0");
+  ASSERT_NE(rs, nullptr);
+  EXPECT_EQ(rs->op, "reduce_scatter");
+  EXPECT_EQ(rs->dtype, DType::kFloat);
+  EXPECT_EQ(rs->elements % 128, 0);  // padded to lcm(d, 128)
+  const PlanMessage* ag = find(s, 1, "params, chunk 0");
+  ASSERT_NE(ag, nullptr);
+  EXPECT_EQ(ag->op, "all_gather");
+  EXPECT_EQ(ag->dtype, DType::kBfloat16);
+  EXPECT_EQ(ag->group, (std::vector<int>{0, 1}));  // tp-cp-ep-dp-pp with t = 1: dp ranks are adjacent
+  EXPECT_EQ(find(s, 1, "found_inf (max)"), nullptr);  // bf16: no grad scaler
+}
+
+TEST(MegatronPlan, GqaAndSwigluParameterCounts) {
+  auto a = parse_megatron_args(words(
+      "--num-layers 2 --hidden-size 4096 --ffn-hidden-size 11008 --num-attention-heads 32 --seq-length 8 "
+      "--micro-batch-size 1 --global-batch-size 1 --vocab-size 100 --swiglu"));
+  EXPECT_EQ(total_elements(layer_tensors(a)), 202434048);  // §8
+  a = parse_megatron_args(words(
+      "--num-layers 2 --hidden-size 4096 --ffn-hidden-size 11008 --num-attention-heads 32 --seq-length 8 "
+      "--micro-batch-size 1 --global-batch-size 1 --vocab-size 100 --group-query-attention --num-query-groups 8"));
+  // qkv = h (h + 2 g k) + (h + 2 g k), k = 128: 4096 * 6144 + 6144; proj 4096^2 + 4096.
+  const std::int64_t attn = 4096LL * 6144 + 6144 + 4096LL * 4096 + 4096;
+  EXPECT_EQ(total_elements(layer_tensors(a)), attn + 90192640 + 16384);
+  const auto swiglu_default = parse_megatron_args(words(
+      "--num-layers 2 --hidden-size 4096 --num-attention-heads 32 --seq-length 8 --micro-batch-size 1 "
+      "--global-batch-size 1 --vocab-size 100 --swiglu"));
+  EXPECT_EQ(swiglu_default.ffn_hidden, 10880);  // int(4h * 2/3 / 64) * 64
+}
+
+TEST(MegatronPlan, RankOrderAndGroupsForWorld16) {
+  const Plan p = plan_of(
+      "--num-layers 8 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --micro-batch-size 1 "
+      "--global-batch-size 8 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 4 --world-size 16 "
+      "--vocab-size 1000");
+  const Layout& l = p.layout;
+  EXPECT_EQ(l.dp, 2);
+  EXPECT_EQ(l.tp_groups.front(), (std::vector<int>{0, 1}));
+  EXPECT_EQ(l.tp_groups.size(), 8u);
+  EXPECT_EQ(l.dp_groups.front(), (std::vector<int>{0, 2}));
+  EXPECT_EQ(l.dp_groups[1], (std::vector<int>{1, 3}));
+  EXPECT_EQ(l.pp_groups.front(), (std::vector<int>{0, 4, 8, 12}));
+  EXPECT_EQ(l.pp_groups.size(), 4u);
+  EXPECT_EQ(l.embedding_groups.front(), (std::vector<int>{0, 12}));
+  EXPECT_EQ(l.model_parallel_groups.front(), (std::vector<int>{0, 1, 4, 5, 8, 9, 12, 13}));
+}
+
+TEST(MegatronPlan, InvalidConfigurationsNameMegatronsRule) {
+  const std::string ok = "--hidden-size 256 --num-attention-heads 4 --seq-length 64 --micro-batch-size 1 --vocab-size 1000 ";
+  EXPECT_EQ(usage_error(ok + "--num-layers 30 --global-batch-size 8 --pipeline-model-parallel-size 4"),
+            "num_layers 30 is not divisible by pipeline size 4");
+  EXPECT_NE(usage_error(ok + "--num-layers 24 --global-batch-size 8 --pipeline-model-parallel-size 4 "
+                             "--num-layers-per-virtual-pipeline-stage 4")
+                .find("number of layers per pipeline stage (6) must be divisible by number of layers per virtual pipeline stage (4)"),
+            std::string::npos);
+  EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 10 --world-size 8 --pipeline-model-parallel-size 2")
+                .find("global batch size (10) is not divisible by micro batch size (1) times data parallel size (4)"),
+            std::string::npos);
+  EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 8 --world-size 6 --pipeline-model-parallel-size 4")
+                .find("world size (6) is not divisible by"),
+            std::string::npos);
+  EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 8 --tensor-model-parallel-size 3").find("attention heads"),
+            std::string::npos);
+  EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 8 --pipeline-model-parallel-size 2 "
+                             "--num-layers-per-virtual-pipeline-stage 2 --no-overlap-p2p-communication")
+                .find("greater than 2 with interleaved schedule"),
+            std::string::npos);
+  EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 6 --pipeline-model-parallel-size 4 "
+                             "--num-layers-per-virtual-pipeline-stage 1")
+                .find("microbatch group size per virtual stage (4) must be >= pipeline size (4) and <= number of microbatches (6)") ==
+                    std::string::npos
+                ? usage_error(ok + "--num-layers 8 --global-batch-size 6 --pipeline-model-parallel-size 4 "
+                                   "--num-layers-per-virtual-pipeline-stage 1")
+                      .find("modulo microbatch group size (4) must be 0 or >= pipeline size (4)")
+                : 0,
+            std::string::npos);
+  EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 6 --pipeline-model-parallel-size 4 "
+                             "--num-layers-per-virtual-pipeline-stage 1 --megatron-version core_v0.9")
+                .find("number of microbatches (6) is not divisible by pipeline-model-parallel-size (4)"),
+            std::string::npos);
+  EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 8 --num-layers-per-virtual-pipeline-stage 1 "
+                             "--num-virtual-stages-per-pipeline-rank 2")
+                .find("cannot both be set"),
+            std::string::npos);
+  EXPECT_EQ(usage_error("--num-layers 8 --hidden-size 256"),
+            "Megatron arguments: missing --num-attention-heads, --seq-length, --micro-batch-size, --global-batch-size, "
+            "--vocab-size or --vocab-file");
+  EXPECT_NE(usage_error(ok + "--num-layers eight --global-batch-size 8").find("--num-layers"), std::string::npos);
+  EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 8 --fp16 --bf16").find("--fp16 and --bf16"), std::string::npos);
+}
+
+TEST(MegatronPlan, UnknownArgumentsWarnIgnoredOnesAreListed) {
+  const Plan p = plan_of(std::string(kSeed) + " --lr 3e-4 --use-flash-attn --frobnicate 7");
+  EXPECT_EQ(p.args.ignored, (std::vector<std::string>{"--lr 3e-4", "--use-flash-attn"}));
+  EXPECT_EQ(p.args.unknown, (std::vector<std::string>{"--frobnicate 7"}));
+}
+
+TEST(MegatronPlan, JsonCarriesTheSchemaLayoutGroupsAndMessages) {
+  const auto j = plan_to_json(plan_of(std::string(kSeed) + " --num-layers-per-virtual-pipeline-stage 2"));
+  EXPECT_EQ(j["schema"], "pipebench.plan/1");
+  EXPECT_EQ(j["layout"]["pp"], 4);
+  EXPECT_EQ(j["layout"]["vp"], 4);
+  EXPECT_EQ(j["groups"]["embedding"][0], (std::vector<int>{0, 3}));
+  ASSERT_EQ(j["schedules"].size(), 2u);
+  EXPECT_EQ(j["schedules"][1]["name"], "interleaved");
+  const auto& m = j["schedules"][0]["messages"][0];
+  for (const char* key : {"id", "rank", "op", "group", "peer", "elements", "dtype", "bytes", "count", "phase"}) {
+    EXPECT_TRUE(m.contains(key)) << key;
+  }
+  EXPECT_EQ(j["params"][0]["params"], 1464850432);
+}
+
+}  // namespace
+}  // namespace pipebench
