@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/units.h"
 #include "core/version.h"
+#include "app/plan_bench.h"
 #include "app/report_session.h"
 #include "report/console_table.h"
 #include "report/csv_writer.h"
@@ -117,6 +118,7 @@ int exit_status(const SweepSummary& s) {
 }
 
 int run_bench_command(const BenchConfig& c, const World& world, std::vector<ResultRecord>* collected) {
+  if (!c.plan_path.empty()) return run_plan_bench(c, world);
   auto backend = make_backend(c.backend, world, c.gpus_per_process);
   validate_for_backend(c, *backend, world);
   return run_bench_on(*backend, c, world, collected);

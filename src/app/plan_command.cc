@@ -59,6 +59,8 @@ void print_plan(std::ostream& out, const Plan& plan) {
   out << "# pipeline groups " << group_text(l.pp_groups.front()) << (l.pp_groups.size() > 1 ? " ..." : "")
       << "; embedding group " << group_text(l.embedding_groups.front()) << "; tp " << group_text(l.tp_groups.front())
       << "; dp " << group_text(l.dp_groups.front()) << "\n";
+  out << "# placement: global rank i runs on GPU i of a single node, or as the i-th rank of mpirun's order "
+         "(one GPU per rank)\n";
   out << "# valid v (interleaved virtual stages per rank):";
   if (plan.valid_v.empty()) out << " none";
   for (int v : plan.valid_v) out << " " << v;

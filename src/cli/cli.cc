@@ -69,12 +69,19 @@ void add_bench_options(CLI::App& sub, BenchText& t, BenchConfig& c) {
   sub.add_option("--pairs", t.pairs, "pair op: transfers SRC:DST,SRC:DST,...");
   sub.add_flag("--bidir", c.params.bidirectional, "pair op: also send every pair's reverse");
   sub.add_option("--group", t.group, "run the ops on a sub-communicator of these ranks (e.g. 0,3)");
+  sub.add_option("--plan", c.plan_path, "time the distinct messages of this plan (pipebench plan --json) instead");
+  sub.add_option("--schedule", c.plan_schedule, "with --plan: only this schedule (1f1b, interleaved, interleaved:v4)");
   sub.add_option("--json", c.json_path, "write the results JSON here (record by record)");
   sub.add_option("--csv", c.csv_path, "write one CSV line per record here");
 }
 
 BenchConfig finish_bench(const CLI::App& sub, const BenchText& t, BenchConfig c) {
   const bool sweep_flags = sub.count("-b") || sub.count("-e") || sub.count("-f") || sub.count("-i");
+  if (!c.plan_path.empty() && (sweep_flags || !t.sizes.empty() || sub.count("--op") || !t.pairs.empty() || !t.group.empty())) {
+    throw UsageError("--plan takes its sizes, ops and groups from the plan: it cannot be combined with "
+                     "-b/-e/-f/-i/--sizes/--op/--pairs/--group");
+  }
+  if (c.plan_path.empty() && !c.plan_schedule.empty()) throw UsageError("--schedule applies only with --plan");
   if (!t.sizes.empty()) {
     if (sweep_flags) throw UsageError("--sizes cannot be combined with -b/-e/-f/-i");
     c.sizes_bytes = parse_size_list("--sizes", t.sizes);

@@ -30,6 +30,8 @@ struct BenchConfig {
   double point_budget_s = 0;         // >0: choose ops per batch so a point takes about this long
   std::string json_path;
   std::string csv_path;
+  std::string plan_path;      // bench --plan: time the distinct messages of this plan instead
+  std::string plan_schedule;  // --schedule: only this schedule of the plan (empty: all)
   std::vector<std::string> benchmark_args;  // --benchmark_* flags for Google Benchmark
 };
 

@@ -275,6 +275,10 @@ Plan make_plan(const MegatronArgs& args, int gpus_present) {
       if (v > 1) plan.schedules.push_back(make_schedule(args, l, v, plan.listed_ranks));
     }
   }
+  // Message ids are unique across the whole plan, so a result can name the messages it times.
+  int id = 0;
+  for (auto& s : plan.schedules)
+    for (auto& m : s.messages) m.id = id++;
   if (!args.max_position_given && !args.rope) {
     plan.notes.push_back("--max-position-embeddings taken as --seq-length where not given (only stage 0's params depend on it)");
   }

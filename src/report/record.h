@@ -33,6 +33,7 @@ struct ResultRecord {
   bool graph = false;
   std::vector<RankPair> pairs;   // pair op only
   bool bidirectional = false;
+  std::vector<int> plan_ids;     // bench --plan: the ids of the plan messages this point times
   std::string link_class;        // worst pair class of the ranks (PIX, NV18, NET...); empty = unknown
   std::string error;             // non-empty when the point failed
 };

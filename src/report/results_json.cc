@@ -44,6 +44,7 @@ nlohmann::json record_to_json(const ResultRecord& r) {
     j["pairs"] = pairs;
     j["bidirectional"] = r.bidirectional;
   }
+  if (!r.plan_ids.empty()) j["plan_ids"] = r.plan_ids;
   if (!r.error.empty()) j["error"] = r.error;
   return j;
 }

@@ -249,6 +249,44 @@ TEST_F(E2E, PairsMeasuresEveryOrderedPairBothWays) {
   std::remove(json.c_str());
 }
 
+TEST_F(E2E, PlanThenBenchThePlanOnFourHostRanks) {
+  const std::string plan = tmp("plan.json"), results = tmp("plan_results.json");
+  const Result p = run("plan --json " + plan +
+                       " -- --num-layers 8 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --micro-batch-size 1 "
+                       "--global-batch-size 8 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 "
+                       "--world-size 4 --vocab-size 1000 --fp16 --lr 1e-4");
+  ASSERT_EQ(p.status, 0) << p.err;
+  EXPECT_NE(p.out.find("# schedule 1f1b: warm-up microbatches per pipeline rank 1 0; ideal bubble 0.1250"), std::string::npos)
+      << p.out;
+  EXPECT_NE(p.out.find("# ignored (no effect on communication): --lr 1e-4"), std::string::npos);
+  const Result b = run("bench --plan " + plan + " --schedule 1f1b --backend mpi -n 2 --reps 2 --json " + results, kMpirun4);
+  ASSERT_EQ(b.status, 0) << b.err << b.out;
+  EXPECT_NE(b.out.find("sendrecv both   {0,2}"), std::string::npos) << b.out;  // pipeline neighbours, both ways
+  EXPECT_NE(b.out.find("all_reduce      {0,2}"), std::string::npos) << b.out;  // the embedding pair, not a range
+  const auto j = nlohmann::json::parse(slurp(results));
+  ASSERT_FALSE(j["records"].empty());
+  std::set<int> ids;
+  for (const auto& rec : j["records"]) {
+    EXPECT_EQ(rec["wrong"], 0) << rec.dump();
+    ASSERT_TRUE(rec.contains("plan_ids"));
+    for (int id : rec["plan_ids"]) EXPECT_TRUE(ids.insert(id).second) << "id " << id << " timed twice";
+  }
+  const auto plan_json = nlohmann::json::parse(slurp(plan));
+  std::size_t sends_and_collectives = 0;
+  for (const auto& m : plan_json["schedules"][0]["messages"]) sends_and_collectives += m["op"] != "recv";
+  EXPECT_EQ(ids.size(), sends_and_collectives);  // every message of the schedule but the matching recvs
+  expect_usage_error("bench --plan /nonexistent/plan.json", "--plan /nonexistent/plan.json: cannot be read");
+  expect_usage_error("bench --plan " + results, "is not pipebench.plan/1");
+  expect_usage_error("bench --plan " + plan + " --op all_reduce", "--plan takes its sizes, ops and groups from the plan");
+  expect_usage_error("bench --plan " + plan + " --schedule zigzag --backend mpi", "--schedule zigzag: no such schedule");
+  expect_usage_error("plan -- --num-layers 30 --hidden-size 256 --num-attention-heads 4 --seq-length 64 "
+                     "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 4 --vocab-size 1000",
+                     "num_layers 30 is not divisible by pipeline size 4");
+  expect_usage_error("plan -- --num-layers 8", "Megatron arguments: missing --hidden-size");
+  std::remove(plan.c_str());
+  std::remove(results.c_str());
+}
+
 TEST_F(E2E, RunWithoutAGpuUsesFourHostRanksAndWritesTheRunFolder) {
   const std::string dir = tmp("run");
   const Result r = run("run --backend mpi --out " + dir + " -e 16K --point-seconds 0.05");

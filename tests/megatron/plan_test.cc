@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <fstream>
 #include <sstream>
 
 #include "core/error.h"
@@ -281,12 +284,11 @@ TEST(MegatronPlan, InvalidConfigurationsNameMegatronsRule) {
             std::string::npos);
   EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 6 --pipeline-model-parallel-size 4 "
                              "--num-layers-per-virtual-pipeline-stage 1")
-                .find("microbatch group size per virtual stage (4) must be >= pipeline size (4) and <= number of microbatches (6)") ==
-                    std::string::npos
-                ? usage_error(ok + "--num-layers 8 --global-batch-size 6 --pipeline-model-parallel-size 4 "
-                                   "--num-layers-per-virtual-pipeline-stage 1")
-                      .find("modulo microbatch group size (4) must be 0 or >= pipeline size (4)")
-                : 0,
+                .find("number of microbatches (6) modulo microbatch group size (4) must be 0 or >= pipeline size (4)"),
+            std::string::npos);
+  EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 2 --pipeline-model-parallel-size 4 "
+                             "--num-layers-per-virtual-pipeline-stage 1")
+                .find("microbatch group size per virtual stage (4) must be >= pipeline size (4) and <= number of microbatches (2)"),
             std::string::npos);
   EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 6 --pipeline-model-parallel-size 4 "
                              "--num-layers-per-virtual-pipeline-stage 1 --megatron-version core_v0.9")
@@ -301,6 +303,25 @@ TEST(MegatronPlan, InvalidConfigurationsNameMegatronsRule) {
             "--vocab-size or --vocab-file");
   EXPECT_NE(usage_error(ok + "--num-layers eight --global-batch-size 8").find("--num-layers"), std::string::npos);
   EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 8 --fp16 --bf16").find("--fp16 and --bf16"), std::string::npos);
+}
+
+TEST(MegatronPlan, VocabFileTokensAreCounted) {
+  const std::string path = "/tmp/pipebench_vocab_" + std::to_string(getpid()) + ".json";
+  {
+    std::ofstream out(path);
+    out << "{";
+    for (int i = 0; i < 300; ++i) out << (i ? "," : "") << "\"tok" << i << "\": " << i;
+    out << "}";
+  }
+  const auto a = parse_megatron_args(words(
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 8 --micro-batch-size 1 "
+      "--global-batch-size 1 --tokenizer-type GPT2BPETokenizer --vocab-file " + path));
+  EXPECT_EQ(a.vocab_size, 300);
+  EXPECT_EQ(padded_vocab(a), 384);  // multiple of 128
+  std::remove(path.c_str());
+  EXPECT_THROW((void)parse_megatron_args(words("--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 8 "
+                                               "--micro-batch-size 1 --global-batch-size 1 --vocab-file /nonexistent.json")),
+               UsageError);
 }
 
 TEST(MegatronPlan, UnknownArgumentsWarnIgnoredOnesAreListed) {

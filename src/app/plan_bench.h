@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+// `pipebench bench --plan plan.json`: times each distinct (op, group, size) of a plan on the ranks that
+// carry it: sub-communicators for groups (the embedding pair {0, p-1} is a 2-rank all_reduce between
+// exactly those ranks), P2P pairs both ways at once where the schedule sends both ways.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "harness/bench_config.h"
+#include "launch/world.h"
+
+namespace pipebench {
+
+struct PlanPoint {
+  std::string op;            // pair, all_reduce, all_gather, reduce_scatter, broadcast
+  std::vector<int> group;    // global ranks, sorted
+  std::int64_t elements = 0;
+  DType dtype = DType::kFloat;
+  bool forward = true;       // pair: group[0] sends to group[1]
+  bool backward = false;     // pair: group[1] sends to group[0]
+  std::vector<int> ids;      // plan message ids it stands for
+};
+
+// Distinct points of the plan's schedules (all, or the one named "1f1b" / "interleaved" / "interleaved:v4").
+// Throws UsageError for an unknown schedule name or a malformed message.
+[[nodiscard]] std::vector<PlanPoint> distinct_plan_points(const nlohmann::json& plan, const std::string& schedule);
+
+[[nodiscard]] int run_plan_bench(const BenchConfig& config, const World& world);
+
+}  // namespace pipebench
