@@ -99,6 +99,7 @@ Layout make_layout(const MegatronArgs& a, int gpus_present) {
   l.cp = a.cp;
   l.pp = a.pp;
   l.rank_order = a.rank_order;
+  const int v = virtual_stages(a);  // the layer rules first: they do not depend on the machine
   const int model = a.tp * a.cp * a.pp;
   l.world = a.world_size ? a.world_size : gpus_present > 0 ? gpus_present : model;
   if (l.world % model != 0) {
@@ -125,7 +126,7 @@ Layout make_layout(const MegatronArgs& a, int gpus_present) {
   }
   l.microbatches = a.global_batch / (a.micro_batch * l.dp);
   l.microbatch_group = a.microbatch_group_size ? a.microbatch_group_size : a.pp;
-  l.vp = virtual_stages(a);
+  l.vp = v;
   const std::string why = interleaving_problem(a, l, l.vp);
   if (!why.empty()) throw UsageError(why);
 

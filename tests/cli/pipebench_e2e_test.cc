@@ -280,9 +280,15 @@ TEST_F(E2E, PlanThenBenchThePlanOnFourHostRanks) {
   expect_usage_error("bench --plan " + plan + " --op all_reduce", "--plan takes its sizes, ops and groups from the plan");
   expect_usage_error("bench --plan " + plan + " --schedule zigzag --backend mpi", "--schedule zigzag: no such schedule");
   expect_usage_error("plan -- --num-layers 30 --hidden-size 256 --num-attention-heads 4 --seq-length 64 "
-                     "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 4 --vocab-size 1000",
+                     "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 4 --vocab-size 1000 "
+                     "--world-size 4",
                      "num_layers 30 is not divisible by pipeline size 4");
   expect_usage_error("plan -- --num-layers 8", "Megatron arguments: missing --hidden-size");
+  // Without --world-size the GPUs present are the world; a pipeline that does not fit says so.
+  expect_usage_error("plan -- --num-layers 9 --hidden-size 256 --num-attention-heads 4 --seq-length 64 "
+                     "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 3 --vocab-size 1000 "
+                     "--world-size 4",
+                     "world size (4) is not divisible by tensor parallel size (1) times pipeline parallel size (3)");
   std::remove(plan.c_str());
   std::remove(results.c_str());
 }
