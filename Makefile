@@ -82,7 +82,7 @@ endif
 LIB_SRCS := $(wildcard src/core/*.cc) src/launch/world.cc src/launch/gpu_assignment.cc src/backend/host_data.cc \
             src/backend/backend_factory.cc $(wildcard src/harness/*.cc) $(wildcard src/report/*.cc) \
             $(wildcard src/cli/*.cc) $(wildcard src/app/*.cc) $(wildcard collectives/*.cc) \
-            $(wildcard topology/*.cc) $(wildcard src/megatron/*.cc)
+            $(wildcard topology/*.cc) $(wildcard src/megatron/*.cc) $(wildcard src/sim/*.cc)
 ifeq ($(HAVE_MPI),1)
 LIB_SRCS += src/backend/mpi_backend.cc src/backend/bare_mpi_loop.cc
 endif

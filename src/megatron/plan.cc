@@ -34,22 +34,34 @@ std::int64_t warmup_microbatches(const MegatronArgs& a, const Layout& l, int v, 
   return std::min<std::int64_t>(2 * (p - r - 1) + (v - 1) * l.microbatch_group, total);  // §3b, main
 }
 
-std::vector<int> forward_chunks(const MegatronArgs& a, const Layout& l, int v) {
+std::vector<std::pair<std::int64_t, int>> forward_table(const MegatronArgs& a, const Layout& l, int v) {
   const std::int64_t m = l.microbatches, p = l.pp;
-  std::vector<int> chunk;
-  chunk.reserve(static_cast<std::size_t>(m * v));
+  std::vector<std::pair<std::int64_t, int>> table;
+  table.reserve(static_cast<std::size_t>(m * v));
+  if (v <= 1) {
+    for (std::int64_t k = 0; k < m; ++k) table.emplace_back(k, 0);
+    return table;
+  }
   if (a.version == MegatronVersion::kCoreV09) {
-    for (std::int64_t k = 0; k < m * v; ++k) chunk.push_back(static_cast<int>((k % (p * v)) / p));
-    return chunk;
+    for (std::int64_t k = 0; k < m * v; ++k) {
+      table.emplace_back((k / (p * v)) * p + (k % p), static_cast<int>((k % (p * v)) / p));
+    }
+    return table;
   }
   const std::int64_t n = l.microbatch_group;
   for (std::int64_t g = 0; g < m; g += n) {
     const std::int64_t end = g + n >= m ? m : g + n;  // the last group takes the remainder
     for (int c = 0; c < v; ++c)
-      for (std::int64_t mb = g; mb < end; ++mb) chunk.push_back(c);
+      for (std::int64_t mb = g; mb < end; ++mb) table.emplace_back(mb, c);
     if (end == m) break;
   }
-  return chunk;
+  return table;
+}
+
+std::vector<int> forward_chunks(const MegatronArgs& a, const Layout& l, int v) {
+  std::vector<int> chunks;
+  for (const auto& e : forward_table(a, l, v)) chunks.push_back(e.second);
+  return chunks;
 }
 
 std::vector<std::int64_t> dp_buckets(const MegatronArgs& a, const Layout& l, int r, int c, int v) {

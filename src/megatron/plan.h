@@ -63,7 +63,11 @@ inline constexpr int kListEveryRankUpTo = 4096;
 // Interleaved warm-up count of pipeline rank r (megatron.md §3b; 1F1B: min(p-r-1, m)).
 [[nodiscard]] std::int64_t warmup_microbatches(const MegatronArgs& a, const Layout& l, int v, int r);
 
-// Chunk of forward virtual microbatch k, k < m*v (§3b: groups of N microbatches, chunk-major inside).
+// (microbatch, chunk) of forward virtual microbatch k, k < m*v (§3b: groups of N microbatches,
+// chunk-major inside; core_v0.9: the closed form). Backward k takes the same entry with chunk v-1-c.
+[[nodiscard]] std::vector<std::pair<std::int64_t, int>> forward_table(const MegatronArgs& a, const Layout& l, int v);
+
+// The chunks of forward_table.
 [[nodiscard]] std::vector<int> forward_chunks(const MegatronArgs& a, const Layout& l, int v);
 
 // DP gradient buckets (elements) of one model chunk (§4): one bucket unless --overlap-grad-reduce on

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: Apache-2.0
+// The event loop: a binary heap keyed on (time, sequence), so equal times run in FIFO order.
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <map>
+#include <queue>
+#include <tuple>
+
+#include "core/error.h"
+
+namespace pipebench {
+namespace {
+
+struct Event {
+  SimTime time;
+  std::int64_t seq;
+  int kind;   // 0: rank ready, 1: op done, 2: collective done
+  int a, b;   // rank / op id / collective id
+  bool operator>(const Event& o) const { return std::tie(time, seq) > std::tie(o.time, o.seq); }
+};
+
+struct PostedOp {
+  int rank;
+  int call;       // index of the call (task) that posted it, per rank
+  int handle;     // async handle or -1
+  SimTime posted;
+  bool done = false;
+};
+
+class Sim {
+ public:
+  Sim(const std::vector<std::vector<Task>>& tasks, const std::vector<SimCollective>& colls, const SimCosts& costs, bool trace)
+      : tasks_(tasks), colls_(colls), costs_(costs), keep_trace_(trace), n_(static_cast<int>(tasks.size())) {
+    res_.ranks.resize(static_cast<std::size_t>(n_));
+    pc_.assign(static_cast<std::size_t>(n_), 0);
+    clock_.assign(static_cast<std::size_t>(n_), 0);
+    waiting_.assign(static_cast<std::size_t>(n_), Wait{});
+    coll_arrived_.assign(colls.size(), {});
+    coll_arrive_time_.assign(colls.size(), 0);
+    busy_.resize(static_cast<std::size_t>(n_));
+  }
+
+  SimResult run() {
+    for (int r = 0; r < n_; ++r) push(0, 0, r, 0);
+    while (!q_.empty()) {
+      const Event e = q_.top();
+      q_.pop();
+      if (e.kind == 0) {
+        advance(e.a, e.time);
+      } else if (e.kind == 1) {
+        op_done(e.a, e.time);
+      } else {
+        coll_done(e.a, e.time);
+      }
+    }
+    for (int r = 0; r < n_; ++r) {
+      if (pc_[static_cast<std::size_t>(r)] < tasks_[static_cast<std::size_t>(r)].size()) stuck_.push_back(r);
+    }
+    if (!stuck_.empty()) {
+      std::string list;
+      for (int r : stuck_) list += (list.empty() ? "" : ", ") + std::to_string(r);
+      throw Error("simulation deadlock: pipeline ranks " + list + " wait for transfers nobody posts (schedule bug)");
+    }
+    for (int r = 0; r < n_; ++r) {
+      auto& rr = res_.ranks[static_cast<std::size_t>(r)];
+      rr.end = clock_[static_cast<std::size_t>(r)];
+      res_.iteration = std::max(res_.iteration, rr.end);
+      // Union of comm intervals (async posts overlap each other).
+      auto& v = busy_[static_cast<std::size_t>(r)];
+      std::sort(v.begin(), v.end());
+      SimTime covered = 0, cur_s = -1, cur_e = -1;
+      for (const auto& [s, e] : v) {
+        if (s > cur_e) {
+          if (cur_e > cur_s) covered += cur_e - cur_s;
+          cur_s = s;
+          cur_e = e;
+        } else {
+          cur_e = std::max(cur_e, e);
+        }
+      }
+      if (cur_e > cur_s) covered += cur_e - cur_s;
+      rr.comm_busy = covered;
+    }
+    return std::move(res_);
+  }
+
+ private:
+  struct Wait {
+    int kind = 0;   // 0 none, 1 call (blocking P2P), 2 handle, 3 collective
+    int id = -1;
+    SimTime since = 0;
+  };
+
+  void push(SimTime t, int kind, int a, int b) { q_.push({t, seq_++, kind, a, b}); }
+
+  void trace(int rank, const std::string& track, const std::string& name, SimTime s, SimTime e) {
+    if (keep_trace_) res_.trace.push_back({rank, track, name, s, e});
+  }
+
+  // Runs rank r from time t until it blocks or finishes.
+  void advance(int r, SimTime t) {
+    const auto ri = static_cast<std::size_t>(r);
+    clock_[ri] = std::max(clock_[ri], t);
+    const auto& list = tasks_[ri];
+    while (pc_[ri] < list.size()) {
+      const Task& task = list[pc_[ri]];
+      const SimTime now = clock_[ri];
+      switch (task.kind) {
+        case Task::Kind::kCompute: {
+          ++pc_[ri];
+          res_.ranks[ri].compute += task.duration;
+          trace(r, "compute", task.label, now, now + task.duration);
+          push(now + task.duration, 0, r, 0);
+          clock_[ri] = now + task.duration;
+          return;
+        }
+        case Task::Kind::kP2P: {
+          const int call = static_cast<int>(pc_[ri]);
+          ++pc_[ri];
+          for (const auto& op : task.ops) post(r, call, task.handle, op, now, task.label);
+          if (task.blocking) {
+            if (call_pending(r, call)) {
+              waiting_[ri] = {1, call, now};
+              return;
+            }
+          }
+          break;
+        }
+        case Task::Kind::kWait: {
+          ++pc_[ri];
+          if (handle_pending(r, task.handle)) {
+            waiting_[ri] = {2, task.handle, now};
+            return;
+          }
+          break;
+        }
+        case Task::Kind::kCollective: {
+          ++pc_[ri];
+          const auto c = static_cast<std::size_t>(task.collective);
+          coll_arrived_[c].push_back(r);
+          coll_arrive_time_[c] = std::max(coll_arrive_time_[c], now);
+          waiting_[ri] = {3, task.collective, now};
+          if (coll_arrived_[c].size() == colls_[c].members.size()) {
+            const SimTime start = coll_arrive_time_[c];
+            push(start + colls_[c].duration, 2, task.collective, 0);
+            for (int m : colls_[c].members) {
+              busy_[static_cast<std::size_t>(m)].emplace_back(clock_[static_cast<std::size_t>(m)], start + colls_[c].duration);
+              trace(m, "collectives", colls_[c].label, start, start + colls_[c].duration);
+            }
+          }
+          return;
+        }
+      }
+    }
+  }
+
+  void post(int r, int call, int handle, const P2POp& op, SimTime now, const std::string& label) {
+    const int src = op.send ? r : op.peer, dst = op.send ? op.peer : r;
+    const auto key = std::make_tuple(src, dst, op.tag);
+    const int id = static_cast<int>(ops_.size());
+    ops_.push_back({r, call, handle, now});
+    ++pending_call_[{r, call}];
+    if (handle >= 0) ++pending_handle_[{r, handle}];
+    op_bytes_.push_back(op.bytes);
+    op_label_.push_back(label);
+    auto& rr = res_.ranks[static_cast<std::size_t>(r)];
+    if (op.send) {
+      rr.p2p_bytes_out += op.bytes;
+      ++rr.p2p_messages_out;
+    } else {
+      ++rr.p2p_messages_in;
+    }
+    auto it = unmatched_.find(key);
+    if (it == unmatched_.end()) {
+      unmatched_[key] = id;
+      return;
+    }
+    const int other = it->second;
+    unmatched_.erase(it);
+    // Rendezvous: the transfer starts once both sides have posted it and its link is free.
+    const int link = costs_.link ? costs_.link(src, dst) : src * 1000003 + dst;
+    SimTime start = std::max(ops_[static_cast<std::size_t>(other)].posted, now);
+    start = std::max(start, link_free_[link]);
+    const SimTime end = start + costs_.p2p(src, dst, op.bytes);
+    link_free_[link] = end;
+    partner_[id] = other;
+    partner_[other] = id;
+    for (int x : {id, other}) {
+      const auto& po = ops_[static_cast<std::size_t>(x)];
+      busy_[static_cast<std::size_t>(po.rank)].emplace_back(po.posted, end);
+    }
+    trace(src, "send", op_label_[static_cast<std::size_t>(src == r ? id : other)] + " -> " + std::to_string(dst), start, end);
+    trace(dst, "recv", op_label_[static_cast<std::size_t>(dst == r ? id : other)] + " <- " + std::to_string(src), start, end);
+    push(end, 1, id, 0);
+  }
+
+  bool call_pending(int r, int call) const {
+    const auto it = pending_call_.find({r, call});
+    return it != pending_call_.end() && it->second > 0;
+  }
+  bool handle_pending(int r, int handle) const {
+    const auto it = pending_handle_.find({r, handle});
+    return handle >= 0 && it != pending_handle_.end() && it->second > 0;
+  }
+
+  void op_done(int id, SimTime t) {
+    for (int x : {id, partner_.at(id)}) {
+      auto& o = ops_[static_cast<std::size_t>(x)];
+      o.done = true;
+      --pending_call_[{o.rank, o.call}];
+      if (o.handle >= 0) --pending_handle_[{o.rank, o.handle}];
+      const auto ri = static_cast<std::size_t>(o.rank);
+      const Wait& w = waiting_[ri];
+      const bool wakes = (w.kind == 1 && w.id == o.call && !call_pending(o.rank, o.call)) ||
+                         (w.kind == 2 && w.id == o.handle && !handle_pending(o.rank, o.handle));
+      if (wakes) {
+        res_.ranks[ri].blocked += t - w.since;
+        waiting_[ri] = {};
+        push(t, 0, o.rank, 0);
+      }
+    }
+  }
+
+  void coll_done(int c, SimTime t) {
+    for (int m : colls_[static_cast<std::size_t>(c)].members) {
+      const auto mi = static_cast<std::size_t>(m);
+      res_.ranks[mi].blocked += t - waiting_[mi].since;
+      waiting_[mi] = {};
+      push(t, 0, m, 0);
+    }
+  }
+
+  const std::vector<std::vector<Task>>& tasks_;
+  const std::vector<SimCollective>& colls_;
+  const SimCosts& costs_;
+  bool keep_trace_;
+  int n_;
+  SimResult res_;
+  std::vector<std::size_t> pc_;
+  std::vector<SimTime> clock_;
+  std::vector<Wait> waiting_;
+  std::vector<std::vector<int>> coll_arrived_;
+  std::vector<SimTime> coll_arrive_time_;
+  std::vector<std::vector<std::pair<SimTime, SimTime>>> busy_;
+  std::vector<PostedOp> ops_;
+  std::vector<std::int64_t> op_bytes_;
+  std::vector<std::string> op_label_;
+  std::map<std::tuple<int, int, std::int64_t>, int> unmatched_;
+  std::map<int, int> partner_;
+  std::map<std::pair<int, int>, int> pending_call_, pending_handle_;
+  std::map<int, SimTime> link_free_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> q_;
+  std::int64_t seq_ = 0;
+  std::vector<int> stuck_;
+};
+
+}  // namespace
+
+SimResult simulate(const std::vector<std::vector<Task>>& tasks, const std::vector<SimCollective>& collectives,
+                   const SimCosts& costs, bool keep_trace) {
+  return Sim(tasks, collectives, costs, keep_trace).run();
+}
+
+}  // namespace pipebench

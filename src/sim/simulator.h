@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+// Discrete-event simulator: plays per-rank task lists against a cost model in integer nanoseconds.
+// P2P is a rendezvous (a transfer starts when both sides have posted it and its link is free),
+// blocking calls hold the rank until every op is done, async ones until a later wait; collectives
+// start when every member has arrived. Deterministic: ties are broken by rank and posting order.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/task.h"
+
+namespace pipebench {
+
+struct SimCollective {
+  std::vector<int> members;   // pipeline ranks taking part
+  SimTime duration = 0;
+  std::string label;
+};
+
+struct SimCosts {
+  // Transfer time of `bytes` from pipeline rank src to dst.
+  std::function<SimTime(int src, int dst, std::int64_t bytes)> p2p;
+  // Which link a transfer occupies: transfers on the same link run one after another. Default: the
+  // directed pair. With every pair on one shared path (no GPU P2P: all through the root complex),
+  // return the same id for all.
+  std::function<int(int src, int dst)> link;
+};
+
+struct TraceEvent {
+  int rank = 0;
+  std::string track;  // compute, send, recv, collectives
+  std::string name;
+  SimTime start = 0, end = 0;
+};
+
+struct RankResult {
+  SimTime end = 0, compute = 0, blocked = 0, comm_busy = 0;  // comm_busy: union of post..completion
+  std::int64_t p2p_bytes_out = 0;
+  int p2p_messages_out = 0, p2p_messages_in = 0;
+};
+
+struct SimResult {
+  SimTime iteration = 0;
+  std::vector<RankResult> ranks;
+  std::vector<TraceEvent> trace;
+};
+
+// tasks[r]: rank r's list (kCollective tasks index `collectives`). Throws Error on a deadlock (a
+// schedule bug), naming the ranks that are stuck.
+[[nodiscard]] SimResult simulate(const std::vector<std::vector<Task>>& tasks, const std::vector<SimCollective>& collectives,
+                                 const SimCosts& costs, bool keep_trace = false);
+
+}  // namespace pipebench

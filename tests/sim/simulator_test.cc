@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+// The simulator against closed forms (Narayanan et al., SC21, §2.2) and Megatron's message counts.
+#include "sim/simulator.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/schedules.h"
+
+namespace pipebench {
+namespace {
+
+ScheduleSpec spec(ScheduleKind kind, int p, int v, std::int64_t m, SimTime tf, SimTime tb, bool overlap = true) {
+  ScheduleSpec s;
+  s.kind = kind;
+  s.p = p;
+  s.v = v;
+  s.m = m;
+  s.overlap_p2p = overlap;
+  s.p2p_bytes = 1 << 20;
+  s.fwd.assign(static_cast<std::size_t>(p), std::vector<SimTime>(static_cast<std::size_t>(v), tf / v));
+  s.bwd.assign(static_cast<std::size_t>(p), std::vector<SimTime>(static_cast<std::size_t>(v), tb / v));
+  for (int r = 0; r < p; ++r) {
+    if (kind == ScheduleKind::kInterleaved) {
+      s.warmup.push_back(std::min<std::int64_t>(2 * (p - r - 1) + (v - 1) * p, m * v));  // N = p
+    } else {
+      s.warmup.push_back(std::min<std::int64_t>(p - r - 1, m));
+    }
+  }
+  for (std::int64_t g = 0; g < m; g += p)  // the schedule table with N = p
+    for (int c = 0; c < v; ++c)
+      for (std::int64_t mb = g; mb < std::min<std::int64_t>(g + p, m); ++mb) s.table.emplace_back(mb, c);
+  return s;
+}
+
+SimCosts zero() {
+  SimCosts c;
+  c.p2p = [](int, int, std::int64_t) { return SimTime{0}; };
+  return c;
+}
+
+SimCosts fixed(SimTime t, SimTime wrap_t = -1, int p = 0) {
+  SimCosts c;
+  c.p2p = [=](int src, int dst, std::int64_t) {
+    const bool wrap = (src == p - 1 && dst == 0) || (src == 0 && dst == p - 1);
+    return wrap && wrap_t >= 0 ? wrap_t : t;
+  };
+  return c;
+}
+
+SimTime run(const ScheduleSpec& s, const SimCosts& c) { return simulate(generate_schedule(s), {}, c).iteration; }
+
+TEST(Simulator, OneFOneBMatchesTheClosedFormWithFreeCommunication) {
+  for (int p : {1, 2, 4, 8}) {
+    for (std::int64_t m : {1, 4, 16, 33}) {
+      const SimTime tf = 1000, tb = 2000;
+      EXPECT_EQ(run(spec(ScheduleKind::kOneFOneB, p, 1, m, tf, tb), zero()), (m + p - 1) * (tf + tb)) << p << " " << m;
+    }
+  }
+}
+
+TEST(Simulator, GpipeMatchesTheClosedFormToo) {
+  EXPECT_EQ(run(spec(ScheduleKind::kGpipe, 4, 1, 8, 1000, 2000), zero()), (8 + 4 - 1) * 3000);
+}
+
+TEST(Simulator, InterleavedMatchesTheClosedFormWithFreeCommunication) {
+  for (int p : {2, 4, 8}) {
+    for (int v : {2, 4}) {
+      for (std::int64_t m : {static_cast<std::int64_t>(p), 2 * static_cast<std::int64_t>(p), 4 * static_cast<std::int64_t>(p)}) {
+        const SimTime tf = 4000 * v, tb = 8000 * v;  // per stage and microbatch, over all chunks
+        // (m + (p-1)/v)(t_f + t_b), with m a multiple of p.
+        const SimTime want = m * (tf + tb) + (p - 1) * (tf + tb) / v;
+        for (bool overlap : {true, false}) {
+          EXPECT_EQ(run(spec(ScheduleKind::kInterleaved, p, v, m, tf, tb, overlap), zero()), want)
+              << "p " << p << " v " << v << " m " << m << " overlap " << overlap;
+        }
+      }
+    }
+  }
+}
+
+TEST(Simulator, MessageCountsMatchMegatron) {
+  // 1F1B: 2 m (p-1) messages; interleaved: 2 m (p v - 1) (megatron.md §2).
+  const int p = 4, v = 4;
+  const std::int64_t m = 16;
+  auto count = [](const SimResult& r) {
+    int n = 0;
+    for (const auto& x : r.ranks) n += x.p2p_messages_out;
+    return n;
+  };
+  EXPECT_EQ(count(simulate(generate_schedule(spec(ScheduleKind::kOneFOneB, p, 1, m, 10, 20)), {}, zero())), 2 * m * (p - 1));
+  const auto r = simulate(generate_schedule(spec(ScheduleKind::kInterleaved, p, v, m, 40, 80)), {}, zero());
+  EXPECT_EQ(count(r), 2 * m * (p * v - 1));
+  EXPECT_EQ(r.ranks[0].p2p_messages_out, 64 + 48);  // 64 act -> 1, 48 grads -> 3 (wrap), as in §9
+  EXPECT_EQ(r.ranks[1].p2p_messages_out, 128);
+}
+
+TEST(Simulator, BlockingP2PCostsMoreThanOverlappedWhenTransfersTakeTime) {
+  const auto base = spec(ScheduleKind::kInterleaved, 4, 2, 8, 20000, 40000, true);
+  auto blocking = base;
+  blocking.overlap_p2p = false;
+  const SimCosts c = fixed(3000);
+  EXPECT_LT(run(base, c), run(blocking, c));
+  EXPECT_GT(run(base, c), run(base, zero()));
+}
+
+TEST(Simulator, ASlowWrapAroundPairMakesInterleavingLoseAFastOneWin) {
+  const int p = 4;
+  const auto plain = spec(ScheduleKind::kOneFOneB, p, 1, 8, 20000, 40000);
+  const auto inter = spec(ScheduleKind::kInterleaved, p, 2, 8, 20000, 40000);
+  const SimCosts fast = fixed(500, 500, p), slow_wrap = fixed(500, 60000, p);
+  EXPECT_LT(run(inter, fast), run(plain, fast));
+  EXPECT_GT(run(inter, slow_wrap), run(plain, slow_wrap));
+}
+
+TEST(Simulator, SharedLinkSerialisesConcurrentTransfers) {
+  const auto s = spec(ScheduleKind::kInterleaved, 4, 2, 8, 20000, 40000);
+  SimCosts own = fixed(5000), shared = fixed(5000);
+  shared.link = [](int, int) { return 0; };
+  EXPECT_GT(run(s, shared), run(s, own));
+}
+
+TEST(Simulator, CollectivesWaitForEveryMember) {
+  std::vector<std::vector<Task>> tasks(2);
+  Task c0;
+  c0.kind = Task::Kind::kCompute;
+  c0.duration = 100;
+  Task coll;
+  coll.kind = Task::Kind::kCollective;
+  coll.collective = 0;
+  tasks[0] = {c0, coll};
+  tasks[1] = {coll};
+  const auto r = simulate(tasks, {{{0, 1}, 50, "embedding all_reduce"}}, zero(), true);
+  EXPECT_EQ(r.iteration, 150);
+  EXPECT_EQ(r.ranks[1].blocked, 150);  // waited for rank 0, then the collective
+  EXPECT_FALSE(r.trace.empty());
+}
+
+}  // namespace
+}  // namespace pipebench
