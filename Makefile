@@ -98,6 +98,7 @@ LIB_OBJS := $(call obj,$(LIB_SRCS) $(CU_SRCS))
 BIN := $(BUILD)/bin
 PIPEBENCH := $(BIN)/pipebench
 OVERHEAD := $(BIN)/harness_overhead
+SIM_BENCH := $(BIN)/sim_bench
 UNIT_TESTS := $(BIN)/unit_tests
 MPI_TESTS := $(if $(filter 1,$(HAVE_MPI)),$(BIN)/mpi_tests,)
 GPU_TESTS := $(if $(filter 1,$(HAVE_NCCL)),$(BIN)/gpu_tests,)
@@ -115,7 +116,7 @@ run: deps
 	$(PIPEBENCH) run
 
 bench: deps
-	@$(MAKE) -j$(JOBS) $(OVERHEAD)
+	@$(MAKE) -j$(JOBS) $(OVERHEAD) $(SIM_BENCH)
 	@$(MAKE) bench-all
 
 clean:
@@ -165,6 +166,9 @@ $(PIPEBENCH): $(LIB_OBJS) $(call obj,src/main.cc) | $(BIN)
 $(OVERHEAD): $(LIB_OBJS) $(call obj,src/tools/harness_overhead.cc) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
+$(SIM_BENCH): $(LIB_OBJS) $(call obj,src/tools/sim_bench.cc) | $(BIN)
+	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+
 $(UNIT_TESTS): $(LIB_OBJS) $(call obj,$(UNIT_TEST_SRCS)) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest_main -lgtest $(LDLIBS)
 
@@ -179,7 +183,7 @@ test-all:
 	  bash tests/run_tests.sh
 
 bench-all:
-	@MPIRUN="$(MPIRUN)" OVERHEAD="$(OVERHEAD)" HAVE_NCCL=$(HAVE_NCCL) bash tests/run_bench.sh
+	@MPIRUN="$(MPIRUN)" OVERHEAD="$(OVERHEAD)" SIM_BENCH="$(SIM_BENCH)" HAVE_NCCL=$(HAVE_NCCL) bash tests/run_bench.sh
 
 $(BUILD)/obj/%.cc.o: %.cc
 	@mkdir -p $(dir $@)

@@ -10,6 +10,7 @@
 
 #include "app/bench_command.h"
 #include "app/pairs_command.h"
+#include "app/predict_command.h"
 #include "app/run_command.h"
 #include "app/topo_command.h"
 #include "cli/cli.h"
@@ -71,9 +72,11 @@ int main(int argc, char** argv) {
     if (speaker) std::cout << "pipebench " << pipebench::kToolVersion << "\n";
     return code(ExitCode::kOk);
   }
-  if (cmd.kind == pipebench::Command::Kind::kTopo || cmd.kind == pipebench::Command::Kind::kPlan) {  // no MPI needed
+  if (cmd.kind == pipebench::Command::Kind::kTopo || cmd.kind == pipebench::Command::Kind::kPlan ||
+      cmd.kind == pipebench::Command::Kind::kPredict) {  // no MPI needed
     try {
       if (cmd.kind == pipebench::Command::Kind::kPlan) return pipebench::run_plan_command(cmd.plan);
+      if (cmd.kind == pipebench::Command::Kind::kPredict) return pipebench::run_predict_command(cmd.predict);
       return pipebench::run_topo_command(cmd.topo);
     } catch (const pipebench::UsageError& e) {
       std::fprintf(stderr, "pipebench: %s\n", e.what());

@@ -228,6 +228,27 @@ Command parse_command_line(const std::vector<std::string>& all_args) {
   pairs_cmd->add_option("--json", pairs.json_path, "write the results JSON here");
   pairs_cmd->add_option("--csv", pairs.csv_path, "write one CSV line per record here");
 
+  PredictOptions predict;
+  auto* predict_cmd = app.add_subcommand("predict", "1F1B vs interleaved for every v, simulated on a bandwidth table");
+  predict_cmd->add_option("--plan", predict.plan_path, "the plan (pipebench plan --json)")->required();
+  predict_cmd->add_option("--table", predict.table_path, "measured costs: the results JSON of bench --plan");
+  predict_cmd->add_option("--link-gbps", predict.link_gbps, "what-if: every link this many GB/s per direction")
+      ->check(CLI::PositiveNumber);
+  predict_cmd->add_option("--link-latency-us", predict.link_latency_us, "what-if: per-message latency")
+      ->check(CLI::NonNegativeNumber);
+  predict_cmd->add_flag("--zero-comm", predict.zero_comm, "free communication (a compute-only bound)");
+  predict_cmd->add_flag("--shared-path", predict.shared_path, "every pipeline pair shares one path (no GPU P2P)");
+  predict_cmd->add_option("--fwd-ms-per-layer", predict.compute.fwd_ms_per_layer, "forward time per layer and microbatch")
+      ->check(CLI::PositiveNumber);
+  predict_cmd->add_option("--bwd-ms-per-layer", predict.compute.bwd_ms_per_layer, "backward time (default 2x forward)")
+      ->check(CLI::PositiveNumber);
+  predict_cmd->add_option("--tflops", predict.compute.tflops, "achieved TFLOP/s per GPU for the FLOPs model")
+      ->check(CLI::PositiveNumber);
+  predict_cmd->add_option("--optimizer-ms", predict.compute.optimizer_ms, "optimizer step time")->check(CLI::NonNegativeNumber);
+  predict_cmd->add_option("--schedule", predict.schedule, "only this schedule (1f1b, interleaved, interleaved:v4)");
+  predict_cmd->add_option("--trace", predict.trace_dir, "write one Chrome trace per schedule into this folder");
+  predict_cmd->add_option("--json", predict.json_path, "write the prediction JSON here");
+
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
@@ -257,6 +278,11 @@ Command parse_command_line(const std::vector<std::string>& all_args) {
     (void)sweep_sizes(run.min_bytes, run.max_bytes, run.factor, 0);
     run.benchmark_args = gbench;
     cmd.run = run;
+    return cmd;
+  }
+  if (predict_cmd->parsed()) {
+    cmd.kind = Command::Kind::kPredict;
+    cmd.predict = predict;
     return cmd;
   }
   if (pairs_cmd->parsed()) {

@@ -10,6 +10,7 @@
 #include "backend/backend_factory.h"
 #include "harness/bench_config.h"
 #include "app/plan_command.h"
+#include "app/predict_command.h"
 #include "topology/discovery.h"
 
 namespace pipebench {
@@ -47,7 +48,7 @@ struct PairsOptions {
 };
 
 struct Command {
-  enum class Kind { kHelp, kVersion, kBench, kRun, kTopo, kPairs, kPlan };
+  enum class Kind { kHelp, kVersion, kBench, kRun, kTopo, kPairs, kPlan, kPredict };
   Kind kind = Kind::kHelp;
   std::string help_text;  // for kHelp
   BenchConfig bench;
@@ -55,6 +56,7 @@ struct Command {
   TopoOptions topo;
   PairsOptions pairs;
   PlanOptions plan;
+  PredictOptions predict;
 };
 
 // args: the words after the program name. Throws UsageError.

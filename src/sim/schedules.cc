@@ -6,19 +6,24 @@ namespace pipebench {
 namespace {
 
 // Virtual stage g = c*p + r. An activation of microbatch mb goes to stage g+1, a grad to stage g-1.
-std::int64_t tag(bool grad, std::int64_t mb, int to_stage) { return ((mb * 1000003) + to_stage) * 2 + (grad ? 1 : 0); }
+// Dense in [0, 2 m p v), so the simulator can match transfers through an array.
+std::int64_t tag(bool grad, std::int64_t mb, int to_stage, int stages) {
+  return (mb * stages + to_stage) * 2 + (grad ? 1 : 0);
+}
 
 class Gen {
  public:
   Gen(const ScheduleSpec& s, int r) : s_(s), r_(r), stages_(s.p * s.v) {}
 
-  std::vector<Task> run() {
+  Program run() {
+    prog_.tasks.reserve(static_cast<std::size_t>(s_.m * s_.v) * 6 + 8);
+    prog_.ops.reserve(static_cast<std::size_t>(s_.m * s_.v) * 4 + 8);
     switch (s_.kind) {
       case ScheduleKind::kGpipe: gpipe(); break;
       case ScheduleKind::kOneFOneB: one_f_one_b(); break;
       case ScheduleKind::kInterleaved: interleaved(); break;
     }
-    return std::move(tasks_);
+    return std::move(prog_);
   }
 
  private:
@@ -28,33 +33,34 @@ class Gen {
 
   // The four P2P ops of forward/backward step (mb, chunk c); none where Megatron skips them (§2 Peers).
   void fwd_recv(std::vector<P2POp>& ops, std::int64_t mb, int c) const {
-    if (stage(c) > 0) ops.push_back({false, prev_rank(), s_.p2p_bytes, tag(false, mb, stage(c))});
+    if (stage(c) > 0) ops.push_back({false, prev_rank(), s_.p2p_bytes, tag(false, mb, stage(c), stages_)});
   }
   void fwd_send(std::vector<P2POp>& ops, std::int64_t mb, int c) const {
-    if (stage(c) < stages_ - 1) ops.push_back({true, next_rank(), s_.p2p_bytes, tag(false, mb, stage(c) + 1)});
+    if (stage(c) < stages_ - 1) ops.push_back({true, next_rank(), s_.p2p_bytes, tag(false, mb, stage(c) + 1, stages_)});
   }
   void bwd_recv(std::vector<P2POp>& ops, std::int64_t mb, int c) const {
-    if (stage(c) < stages_ - 1) ops.push_back({false, next_rank(), s_.p2p_bytes, tag(true, mb, stage(c))});
+    if (stage(c) < stages_ - 1) ops.push_back({false, next_rank(), s_.p2p_bytes, tag(true, mb, stage(c), stages_)});
   }
   void bwd_send(std::vector<P2POp>& ops, std::int64_t mb, int c) const {
-    if (stage(c) > 0) ops.push_back({true, prev_rank(), s_.p2p_bytes, tag(true, mb, stage(c) - 1)});
+    if (stage(c) > 0) ops.push_back({true, prev_rank(), s_.p2p_bytes, tag(true, mb, stage(c) - 1, stages_)});
   }
 
   void compute(bool forward, std::int64_t mb, int c) {
     Task t;
     t.kind = Task::Kind::kCompute;
     t.duration = (forward ? s_.fwd : s_.bwd)[static_cast<std::size_t>(r_)][static_cast<std::size_t>(c)];
-    t.label = std::string(forward ? "F" : "B") + " mb" + std::to_string(mb) + " c" + std::to_string(c);
-    tasks_.push_back(t);
+    t.forward = forward;
+    t.mb = mb;
+    t.chunk = c;
+    prog_.tasks.push_back(t);
   }
-  void p2p(std::vector<P2POp> ops, const char* label, bool blocking = true) {
+  void p2p(const std::vector<P2POp>& ops, const char* label, bool blocking = true) {
+    if (ops.empty() && blocking) return;
     Task t;
-    t.kind = Task::Kind::kP2P;
-    t.label = label;
-    t.ops = std::move(ops);
+    t.name = label;
     t.blocking = blocking;
     if (!blocking) t.handle = next_handle_++;
-    if (!t.ops.empty() || !blocking) tasks_.push_back(t);
+    prog_.add_p2p(t, ops);
   }
   int last_handle() const { return next_handle_ - 1; }
   void wait(int handle) {
@@ -62,8 +68,8 @@ class Gen {
     Task t;
     t.kind = Task::Kind::kWait;
     t.handle = handle;
-    t.label = "wait";
-    tasks_.push_back(t);
+    t.name = "wait";
+    prog_.tasks.push_back(t);
   }
 
   void gpipe() {
@@ -201,13 +207,13 @@ class Gen {
   int r_;
   int stages_;
   int next_handle_ = 0;
-  std::vector<Task> tasks_;
+  Program prog_;
 };
 
 }  // namespace
 
-std::vector<std::vector<Task>> generate_schedule(const ScheduleSpec& spec) {
-  std::vector<std::vector<Task>> out;
+std::vector<Program> generate_schedule(const ScheduleSpec& spec) {
+  std::vector<Program> out;
   for (int r = 0; r < spec.p; ++r) out.push_back(Gen(spec, r).run());
   return out;
 }

@@ -27,7 +27,7 @@ struct ScheduleSpec {
   std::vector<std::vector<SimTime>> fwd, bwd;
 };
 
-// tasks[r] for every pipeline rank r. Tags encode (direction, microbatch, receiving virtual stage).
-[[nodiscard]] std::vector<std::vector<Task>> generate_schedule(const ScheduleSpec& spec);
+// The program of every pipeline rank. Tags encode (direction, microbatch, receiving virtual stage).
+[[nodiscard]] std::vector<Program> generate_schedule(const ScheduleSpec& spec);
 
 }  // namespace pipebench

@@ -6,6 +6,7 @@
 #include <map>
 #include <queue>
 #include <tuple>
+#include <unordered_map>
 
 #include "core/error.h"
 
@@ -26,11 +27,25 @@ struct PostedOp {
   int handle;     // async handle or -1
   SimTime posted;
   bool done = false;
+  int partner = -1;
+};
+
+struct MatchKey {
+  int src, dst;
+  std::int64_t tag;
+  bool operator==(const MatchKey& o) const { return src == o.src && dst == o.dst && tag == o.tag; }
+};
+struct MatchHash {
+  std::size_t operator()(const MatchKey& k) const {
+    std::uint64_t h = static_cast<std::uint64_t>(k.tag) * 0x9e3779b97f4a7c15ULL;
+    h ^= (static_cast<std::uint64_t>(k.src) << 32 | static_cast<std::uint32_t>(k.dst)) + 0x7f4a7c15ULL + (h << 6) + (h >> 2);
+    return static_cast<std::size_t>(h);
+  }
 };
 
 class Sim {
  public:
-  Sim(const std::vector<std::vector<Task>>& tasks, const std::vector<SimCollective>& colls, const SimCosts& costs, bool trace)
+  Sim(const std::vector<Program>& tasks, const std::vector<SimCollective>& colls, const SimCosts& costs, bool trace)
       : tasks_(tasks), colls_(colls), costs_(costs), keep_trace_(trace), n_(static_cast<int>(tasks.size())) {
     res_.ranks.resize(static_cast<std::size_t>(n_));
     pc_.assign(static_cast<std::size_t>(n_), 0);
@@ -39,9 +54,28 @@ class Sim {
     coll_arrived_.assign(colls.size(), {});
     coll_arrive_time_.assign(colls.size(), 0);
     busy_.resize(static_cast<std::size_t>(n_));
+    pending_call_.resize(static_cast<std::size_t>(n_));
+    pending_handle_.resize(static_cast<std::size_t>(n_));
+    for (int r = 0; r < n_; ++r) {
+      pending_call_[static_cast<std::size_t>(r)].assign(tasks[static_cast<std::size_t>(r)].tasks.size(), 0);
+      pending_handle_[static_cast<std::size_t>(r)].assign(tasks[static_cast<std::size_t>(r)].tasks.size() + 1, 0);
+    }
   }
 
   SimResult run() {
+    std::size_t ops = 0;
+    for (const auto& prog : tasks_) ops += prog.ops.size();
+    ops_.reserve(ops);
+    std::int64_t max_tag = -1;
+    for (const auto& prog : tasks_) {
+      for (const auto& op : prog.ops) max_tag = std::max(max_tag, op.tag);
+    }
+    // Dense tags (the generators' case) match through an array; anything else through a hash map.
+    if (max_tag >= 0 && max_tag < static_cast<std::int64_t>(4 * ops + 1024)) {
+      dense_.assign(static_cast<std::size_t>(max_tag) + 1, -1);
+    } else {
+      unmatched_.reserve(ops / 2 + 16);
+    }
     for (int r = 0; r < n_; ++r) push(0, 0, r, 0);
     while (!q_.empty()) {
       const Event e = q_.top();
@@ -55,7 +89,7 @@ class Sim {
       }
     }
     for (int r = 0; r < n_; ++r) {
-      if (pc_[static_cast<std::size_t>(r)] < tasks_[static_cast<std::size_t>(r)].size()) stuck_.push_back(r);
+      if (pc_[static_cast<std::size_t>(r)] < tasks_[static_cast<std::size_t>(r)].tasks.size()) stuck_.push_back(r);
     }
     if (!stuck_.empty()) {
       std::string list;
@@ -102,7 +136,8 @@ class Sim {
   void advance(int r, SimTime t) {
     const auto ri = static_cast<std::size_t>(r);
     clock_[ri] = std::max(clock_[ri], t);
-    const auto& list = tasks_[ri];
+    const auto& prog = tasks_[ri];
+    const auto& list = prog.tasks;
     while (pc_[ri] < list.size()) {
       const Task& task = list[pc_[ri]];
       const SimTime now = clock_[ri];
@@ -110,7 +145,7 @@ class Sim {
         case Task::Kind::kCompute: {
           ++pc_[ri];
           res_.ranks[ri].compute += task.duration;
-          trace(r, "compute", task.label, now, now + task.duration);
+          if (keep_trace_) trace(r, "compute", task.label(), now, now + task.duration);
           push(now + task.duration, 0, r, 0);
           clock_[ri] = now + task.duration;
           return;
@@ -118,7 +153,9 @@ class Sim {
         case Task::Kind::kP2P: {
           const int call = static_cast<int>(pc_[ri]);
           ++pc_[ri];
-          for (const auto& op : task.ops) post(r, call, task.handle, op, now, task.label);
+          for (std::uint32_t i = task.first_op; i < task.first_op + task.nops; ++i) {
+            post(r, call, task.handle, prog.ops[i], now, task.name);
+          }
           if (task.blocking) {
             if (call_pending(r, call)) {
               waiting_[ri] = {1, call, now};
@@ -155,15 +192,14 @@ class Sim {
     }
   }
 
-  void post(int r, int call, int handle, const P2POp& op, SimTime now, const std::string& label) {
+  void post(int r, int call, int handle, const P2POp& op, SimTime now, const char* label) {
     const int src = op.send ? r : op.peer, dst = op.send ? op.peer : r;
-    const auto key = std::make_tuple(src, dst, op.tag);
+    const MatchKey key{src, dst, op.tag};
     const int id = static_cast<int>(ops_.size());
     ops_.push_back({r, call, handle, now});
-    ++pending_call_[{r, call}];
-    if (handle >= 0) ++pending_handle_[{r, handle}];
-    op_bytes_.push_back(op.bytes);
-    op_label_.push_back(label);
+    ++pending_call_[static_cast<std::size_t>(r)][static_cast<std::size_t>(call)];
+    if (handle >= 0) ++pending_handle_[static_cast<std::size_t>(r)][static_cast<std::size_t>(handle)];
+    if (keep_trace_) op_label_.emplace(id, label);
     auto& rr = res_.ranks[static_cast<std::size_t>(r)];
     if (op.send) {
       rr.p2p_bytes_out += op.bytes;
@@ -171,45 +207,56 @@ class Sim {
     } else {
       ++rr.p2p_messages_in;
     }
-    auto it = unmatched_.find(key);
-    if (it == unmatched_.end()) {
-      unmatched_[key] = id;
-      return;
+    int other = -1;
+    if (!dense_.empty()) {
+      int& slot = dense_[static_cast<std::size_t>(op.tag)];
+      if (slot < 0) {
+        slot = id;
+        return;
+      }
+      other = slot;
+      slot = -1;
+    } else {
+      auto it = unmatched_.find(key);
+      if (it == unmatched_.end()) {
+        unmatched_[key] = id;
+        return;
+      }
+      other = it->second;
+      unmatched_.erase(it);
     }
-    const int other = it->second;
-    unmatched_.erase(it);
     // Rendezvous: the transfer starts once both sides have posted it and its link is free.
     const int link = costs_.link ? costs_.link(src, dst) : src * 1000003 + dst;
     SimTime start = std::max(ops_[static_cast<std::size_t>(other)].posted, now);
     start = std::max(start, link_free_[link]);
     const SimTime end = start + costs_.p2p(src, dst, op.bytes);
     link_free_[link] = end;
-    partner_[id] = other;
-    partner_[other] = id;
+    ops_[static_cast<std::size_t>(id)].partner = other;
+    ops_[static_cast<std::size_t>(other)].partner = id;
     for (int x : {id, other}) {
       const auto& po = ops_[static_cast<std::size_t>(x)];
       busy_[static_cast<std::size_t>(po.rank)].emplace_back(po.posted, end);
     }
-    trace(src, "send", op_label_[static_cast<std::size_t>(src == r ? id : other)] + " -> " + std::to_string(dst), start, end);
-    trace(dst, "recv", op_label_[static_cast<std::size_t>(dst == r ? id : other)] + " <- " + std::to_string(src), start, end);
+    if (keep_trace_) {
+      trace(src, "send", std::string(op_label_[src == r ? id : other]) + " -> " + std::to_string(dst), start, end);
+      trace(dst, "recv", std::string(op_label_[dst == r ? id : other]) + " <- " + std::to_string(src), start, end);
+    }
     push(end, 1, id, 0);
   }
 
   bool call_pending(int r, int call) const {
-    const auto it = pending_call_.find({r, call});
-    return it != pending_call_.end() && it->second > 0;
+    return pending_call_[static_cast<std::size_t>(r)][static_cast<std::size_t>(call)] > 0;
   }
   bool handle_pending(int r, int handle) const {
-    const auto it = pending_handle_.find({r, handle});
-    return handle >= 0 && it != pending_handle_.end() && it->second > 0;
+    return handle >= 0 && pending_handle_[static_cast<std::size_t>(r)][static_cast<std::size_t>(handle)] > 0;
   }
 
   void op_done(int id, SimTime t) {
-    for (int x : {id, partner_.at(id)}) {
+    for (int x : {id, ops_[static_cast<std::size_t>(id)].partner}) {
       auto& o = ops_[static_cast<std::size_t>(x)];
       o.done = true;
-      --pending_call_[{o.rank, o.call}];
-      if (o.handle >= 0) --pending_handle_[{o.rank, o.handle}];
+      --pending_call_[static_cast<std::size_t>(o.rank)][static_cast<std::size_t>(o.call)];
+      if (o.handle >= 0) --pending_handle_[static_cast<std::size_t>(o.rank)][static_cast<std::size_t>(o.handle)];
       const auto ri = static_cast<std::size_t>(o.rank);
       const Wait& w = waiting_[ri];
       const bool wakes = (w.kind == 1 && w.id == o.call && !call_pending(o.rank, o.call)) ||
@@ -231,7 +278,7 @@ class Sim {
     }
   }
 
-  const std::vector<std::vector<Task>>& tasks_;
+  const std::vector<Program>& tasks_;
   const std::vector<SimCollective>& colls_;
   const SimCosts& costs_;
   bool keep_trace_;
@@ -244,12 +291,11 @@ class Sim {
   std::vector<SimTime> coll_arrive_time_;
   std::vector<std::vector<std::pair<SimTime, SimTime>>> busy_;
   std::vector<PostedOp> ops_;
-  std::vector<std::int64_t> op_bytes_;
-  std::vector<std::string> op_label_;
-  std::map<std::tuple<int, int, std::int64_t>, int> unmatched_;
-  std::map<int, int> partner_;
-  std::map<std::pair<int, int>, int> pending_call_, pending_handle_;
-  std::map<int, SimTime> link_free_;
+  std::unordered_map<int, const char*> op_label_;  // only with a trace
+  std::unordered_map<MatchKey, int, MatchHash> unmatched_;
+  std::vector<int> dense_;  // tag -> posted op waiting for its partner
+  std::vector<std::vector<int>> pending_call_, pending_handle_;  // per rank, by call index / handle
+  std::unordered_map<int, SimTime> link_free_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> q_;
   std::int64_t seq_ = 0;
   std::vector<int> stuck_;
@@ -257,7 +303,7 @@ class Sim {
 
 }  // namespace
 
-SimResult simulate(const std::vector<std::vector<Task>>& tasks, const std::vector<SimCollective>& collectives,
+SimResult simulate(const std::vector<Program>& tasks, const std::vector<SimCollective>& collectives,
                    const SimCosts& costs, bool keep_trace) {
   return Sim(tasks, collectives, costs, keep_trace).run();
 }

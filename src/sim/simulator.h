@@ -48,9 +48,9 @@ struct SimResult {
   std::vector<TraceEvent> trace;
 };
 
-// tasks[r]: rank r's list (kCollective tasks index `collectives`). Throws Error on a deadlock (a
+// programs[r]: rank r's tasks (kCollective tasks index `collectives`). Throws Error on a deadlock (a
 // schedule bug), naming the ranks that are stuck.
-[[nodiscard]] SimResult simulate(const std::vector<std::vector<Task>>& tasks, const std::vector<SimCollective>& collectives,
+[[nodiscard]] SimResult simulate(const std::vector<Program>& programs, const std::vector<SimCollective>& collectives,
                                  const SimCosts& costs, bool keep_trace = false);
 
 }  // namespace pipebench

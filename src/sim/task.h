@@ -15,18 +15,45 @@ struct P2POp {
   bool send = true;
   int peer = 0;               // pipeline rank
   std::int64_t bytes = 0;
-  std::int64_t tag = 0;       // a send matches the recv with the same (src, dst, tag)
+  std::int64_t tag = 0;       // unique per transfer of an iteration: a send matches the recv with its tag
 };
 
+// Kept small (a large simulation holds millions): P2P ops live in the rank's Program, labels are
+// formatted only when a trace is kept.
 struct Task {
-  enum class Kind { kCompute, kP2P, kWait, kCollective };
+  enum class Kind : std::uint8_t { kCompute, kP2P, kWait, kCollective };
   Kind kind = Kind::kCompute;
-  SimTime duration = 0;       // kCompute
-  std::string label;          // "F mb3 c1", "B mb0 c0", "send_forward_recv_forward", ...
-  std::vector<P2POp> ops;     // kP2P
+  bool forward = true;        // kCompute of a microbatch step: forward or backward of (mb, chunk)
   bool blocking = true;       // kP2P: the rank waits for every op (batched + synchronised calls)
+  std::uint8_t nops = 0;      // kP2P: ops [first_op, first_op + nops) of the Program
+  int chunk = 0;
   int handle = -1;            // kP2P async: the handle a later kWait names
   int collective = -1;        // kCollective: index into the simulation's collective list
+  std::uint32_t first_op = 0;
+  std::int64_t mb = -1;
+  SimTime duration = 0;       // kCompute
+  const char* name = "";      // kP2P: the Megatron call ("send_forward_recv_forward"), or a fixed label
+
+  [[nodiscard]] std::string label() const {
+    if (kind == Kind::kCompute && mb >= 0) {
+      return std::string(forward ? "F" : "B") + " mb" + std::to_string(mb) + " c" + std::to_string(chunk);
+    }
+    return name;
+  }
+};
+
+// One rank's tasks and the P2P ops they post.
+struct Program {
+  std::vector<Task> tasks;
+  std::vector<P2POp> ops;
+
+  void add_p2p(Task t, const std::vector<P2POp>& call_ops) {
+    t.kind = Task::Kind::kP2P;
+    t.first_op = static_cast<std::uint32_t>(ops.size());
+    t.nops = static_cast<std::uint8_t>(call_ops.size());
+    ops.insert(ops.end(), call_ops.begin(), call_ops.end());
+    tasks.push_back(t);
+  }
 };
 
 }  // namespace pipebench

@@ -293,6 +293,37 @@ TEST_F(E2E, PlanThenBenchThePlanOnFourHostRanks) {
   std::remove(results.c_str());
 }
 
+TEST_F(E2E, PredictFromAMeasuredPlanTable) {
+  const std::string plan = tmp("pp.json"), table = tmp("pp_table.json"), pred = tmp("pred.json"), traces = tmp("traces");
+  ASSERT_EQ(run("plan --json " + plan +
+                " -- --num-layers 8 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --micro-batch-size 1 "
+                "--global-batch-size 8 --pipeline-model-parallel-size 4 --world-size 4 --vocab-size 1000 --bf16")
+                .status,
+            0);
+  const Result b = run("bench --plan " + plan + " --backend mpi -n 2 --reps 2 -w 1 --json " + table, kMpirun4);
+  ASSERT_EQ(b.status, 0) << b.err;
+  const Result p = run("predict --plan " + plan + " --table " + table + " --fwd-ms-per-layer 0.5 --json " + pred +
+                       " --trace " + traces);
+  ASSERT_EQ(p.status, 0) << p.err << p.out;
+  EXPECT_NE(p.out.find("# verdict: "), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("interleaved v=2"), std::string::npos);
+  const auto j = nlohmann::json::parse(slurp(pred));
+  EXPECT_EQ(j["schema"], "pipebench.prediction/1");
+  ASSERT_GE(j["schedules"].size(), 2u);
+  EXPECT_EQ(j["schedules"][0]["ranks"].size(), 4u);
+  for (const char* key : {"rank", "compute_ms", "exposed_comm_ms", "idle_ms", "nccl_share", "p2p_bytes"}) {
+    EXPECT_TRUE(j["schedules"][0]["ranks"][0].contains(key)) << key;
+  }
+  EXPECT_TRUE(j["verdict"].contains("deciding_pair"));
+  EXPECT_TRUE(nlohmann::json::accept(slurp(traces + "/trace-1f1b-v1.json")));
+  expect_usage_error("predict --plan " + plan + " --fwd-ms-per-layer 1", "give exactly one of --table");
+  expect_usage_error("predict --plan " + plan + " --zero-comm", "give --fwd-ms-per-layer");
+  expect_usage_error("predict --plan " + plan + " --zero-comm --fwd-ms-per-layer -1", "--fwd-ms-per-layer");
+  expect_usage_error("predict --plan " + table + " --zero-comm --fwd-ms-per-layer 1", "is not pipebench.plan/1");
+  expect_usage_error("predict --plan " + plan + " --table " + plan + " --fwd-ms-per-layer 1", "not a pipebench.results/1 file");
+  std::system(("rm -rf " + plan + " " + table + " " + pred + " " + traces).c_str());
+}
+
 TEST_F(E2E, RunWithoutAGpuUsesFourHostRanksAndWritesTheRunFolder) {
   const std::string dir = tmp("run");
   const Result r = run("run --backend mpi --out " + dir + " -e 16K --point-seconds 0.05");

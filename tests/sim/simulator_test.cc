@@ -120,15 +120,15 @@ TEST(Simulator, SharedLinkSerialisesConcurrentTransfers) {
 }
 
 TEST(Simulator, CollectivesWaitForEveryMember) {
-  std::vector<std::vector<Task>> tasks(2);
+  std::vector<Program> tasks(2);
   Task c0;
   c0.kind = Task::Kind::kCompute;
   c0.duration = 100;
   Task coll;
   coll.kind = Task::Kind::kCollective;
   coll.collective = 0;
-  tasks[0] = {c0, coll};
-  tasks[1] = {coll};
+  tasks[0].tasks = {c0, coll};
+  tasks[1].tasks = {coll};
   const auto r = simulate(tasks, {{{0, 1}, 50, "embedding all_reduce"}}, zero(), true);
   EXPECT_EQ(r.iteration, 150);
   EXPECT_EQ(r.ranks[1].blocked, 150);  // waited for rank 0, then the collective

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+// `pipebench predict`.
+#include "app/predict_command.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "core/error.h"
+#include "megatron/plan_json.h"
+#include "report/results_json.h"
+
+namespace pipebench {
+
+int run_predict_command(const PredictOptions& o) {
+  if (o.plan_path.empty()) throw UsageError("--plan: a plan file (pipebench plan --json) is required");
+  const int models = (!o.table_path.empty()) + (o.link_gbps > 0) + (o.zero_comm ? 1 : 0);
+  if (models != 1) {
+    throw UsageError("communication costs: give exactly one of --table RESULTS.json, --link-gbps GBPS, --zero-comm");
+  }
+  const nlohmann::json plan = load_plan_json("--plan", o.plan_path);
+  std::unique_ptr<CostModel> costs;
+  std::string cost_text;
+  if (!o.table_path.empty()) {
+    std::ifstream in(o.table_path);
+    if (!in) throw UsageError("--table " + o.table_path + ": cannot be read");
+    nlohmann::json results;
+    try {
+      results = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+      throw UsageError("--table " + o.table_path + ": not JSON (" + std::string(e.what()) + ")");
+    }
+    costs = std::make_unique<MeasuredCost>(results, o.table_path);
+    cost_text = "measured: " + o.table_path;
+  } else if (o.link_gbps > 0) {
+    costs = std::make_unique<AssumedCost>(o.link_gbps, o.link_latency_us);
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "assumed: every link %.3g GB/s per direction, %.3g us latency", o.link_gbps, o.link_latency_us);
+    cost_text = buf;
+  } else {
+    costs = std::make_unique<ZeroCost>();
+    cost_text = "zero: communication is free (a compute-only bound)";
+  }
+  const Prediction p = predict(plan, *costs, o.compute, o.shared_path, !o.trace_dir.empty(), o.schedule);
+
+  std::ostream& out = std::cout;
+  char buf[512];
+  out << "# prediction for " << o.plan_path << "\n# communication: " << cost_text
+      << (o.shared_path ? "; every pipeline pair shares one path" : "") << "\n";
+  std::snprintf(buf, sizeof buf, "# compute: forward %.4f ms, backward %.4f ms per layer and microbatch (%s)\n",
+                p.fwd_ms_per_layer, p.bwd_ms_per_layer, p.compute_source.c_str());
+  out << buf << "#\n#  schedule              iteration (ms)   speed-up   bubble ideal   bubble sim\n";
+  for (const auto& s : p.schedules) {
+    const std::string name = s.name + (s.v > 1 ? " v=" + std::to_string(s.v) : "") + (s.v > 1 && !s.overlap_p2p ? " (no overlap)" : "");
+    std::snprintf(buf, sizeof buf, "   %-22s %14.3f   %8.3f   %12.4f   %10.4f\n", name.c_str(), s.iteration_ms, s.speedup,
+                  s.bubble_ideal, s.bubble_sim);
+    out << buf;
+  }
+  for (const auto& s : p.schedules) {
+    out << "#\n# " << s.name << (s.v > 1 ? " v=" + std::to_string(s.v) : "")
+        << " per rank: compute, exposed communication, idle (ms); share of time NCCL is busy; P2P bytes out\n";
+    for (std::size_t r = 0; r < s.sim.ranks.size(); ++r) {
+      const auto& rr = s.sim.ranks[r];
+      const double it = static_cast<double>(s.sim.iteration);
+      std::snprintf(buf, sizeof buf, "   rank %-5d %10.3f %10.3f %10.3f   nccl %5.2f   %12lld\n", s.global_ranks[r],
+                    static_cast<double>(rr.compute) / 1e6, static_cast<double>(rr.blocked) / 1e6,
+                    static_cast<double>(s.sim.iteration - rr.compute - rr.blocked) / 1e6,
+                    it > 0 ? static_cast<double>(rr.comm_busy) / it : 0.0, static_cast<long long>(rr.p2p_bytes_out));
+      out << buf;
+    }
+  }
+  if (!p.break_even_gbps.empty()) {
+    out << "#\n# break-even P2P bandwidth (an assumed link without latency; above it the schedule beats 1F1B):";
+    for (const auto& [v, g] : p.break_even_gbps) {
+      if (g) {
+        std::snprintf(buf, sizeof buf, " v=%d %.3g GB/s;", v, *g);
+        out << buf;
+      } else {
+        out << " v=" << v << " never (up to 1e5 GB/s);";
+      }
+    }
+    out << "\n";
+  }
+  out << "# cost sources:";
+  for (const auto& s : p.cost_sources) out << " " << s;
+  out << "\n# verdict: " << p.verdict << "\n";
+  if (!o.trace_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.trace_dir, ec);
+    if (ec) throw UsageError("--trace " + o.trace_dir + ": cannot be created: " + ec.message());
+    for (const auto& s : p.schedules) {
+      const std::string path = o.trace_dir + "/trace-" + s.name + "-v" + std::to_string(s.v) + ".json";
+      write_file_atomically(path, chrome_trace(s).dump() + "\n");
+      out << "# Chrome trace: " << path << "\n";
+    }
+  }
+  if (!o.json_path.empty()) {
+    try {
+      write_file_atomically(o.json_path, prediction_to_json(p).dump(2) + "\n");
+    } catch (const Error& e) {
+      throw UsageError(std::string("--json: ") + e.what());
+    }
+  }
+  out.flush();
+  return static_cast<int>(ExitCode::kOk);
+}
+
+}  // namespace pipebench

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// `pipebench predict --plan P (--table R | --link-gbps X [--link-latency-us Y] | --zero-comm) ...`
+#pragma once
+
+#include <string>
+
+#include "sim/predictor.h"
+
+namespace pipebench {
+
+struct PredictOptions {
+  std::string plan_path, table_path, schedule, trace_dir, json_path;
+  double link_gbps = 0, link_latency_us = 0;
+  bool zero_comm = false, shared_path = false;
+  ComputeOptions compute;
+};
+
+// Needs no MPI. Returns the exit status.
+[[nodiscard]] int run_predict_command(const PredictOptions& options);
+
+}  // namespace pipebench

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// Cost model: the time of a message of any size on a given pair or group. MeasuredCost interpolates a
+// results table (bench --plan / bench / pairs) in log-size, AssumedCost is a what-if alpha-beta link,
+// ZeroCost makes communication free (tests, compute-only bounds).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/task.h"
+
+namespace pipebench {
+
+struct CommCost {
+  SimTime time = 0;
+  std::string source;        // "measured", "measured (extrapolated)", "assumed", "zero"
+};
+
+class CostModel {
+ public:
+  virtual ~CostModel() = default;
+  // op: pair, all_reduce, all_gather, reduce_scatter, broadcast; ranks: sorted global ranks.
+  // Throws UsageError when the model has nothing for this op and group.
+  [[nodiscard]] virtual CommCost cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const = 0;
+};
+
+class ZeroCost final : public CostModel {
+ public:
+  CommCost cost(const std::string&, const std::vector<int>&, std::int64_t) const override { return {0, "zero"}; }
+};
+
+// time = latency + bytes x factor / bandwidth, with nccl-tests' bus factors (all_reduce 2(n-1)/n,
+// all_gather and reduce_scatter (n-1)/n, broadcast and send 1): a link of `gbps` GB/s per direction.
+class AssumedCost final : public CostModel {
+ public:
+  AssumedCost(double gbps, double latency_us) : gbps_(gbps), latency_us_(latency_us) {}
+  CommCost cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const override;
+
+ private:
+  double gbps_, latency_us_;
+};
+
+// From the records of a results file ("schema": "pipebench.results/1"): per (op, ranks), log-log
+// interpolation between measured sizes; outside them an alpha-beta line through the two nearest points.
+class MeasuredCost final : public CostModel {
+ public:
+  // Throws UsageError naming the file for another schema or no usable record.
+  MeasuredCost(const nlohmann::json& results, const std::string& path);
+  CommCost cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const override;
+
+ private:
+  std::string path_;
+  std::map<std::pair<std::string, std::vector<int>>, std::vector<std::pair<double, double>>> points_;  // size, us
+};
+
+}  // namespace pipebench

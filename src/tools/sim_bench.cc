@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// `make bench` (simulator part): the schedule generator and the simulator at p = 64, v = 8, m = 1024
+// (DESIGN.md §7: well under a second), with Google Benchmark.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+
+#include "sim/schedules.h"
+#include "sim/simulator.h"
+
+namespace {
+
+pipebench::ScheduleSpec big_spec(int p, int v, std::int64_t m) {
+  pipebench::ScheduleSpec s;
+  s.kind = v > 1 ? pipebench::ScheduleKind::kInterleaved : pipebench::ScheduleKind::kOneFOneB;
+  s.p = p;
+  s.v = v;
+  s.m = m;
+  s.p2p_bytes = 1 << 22;
+  s.fwd.assign(static_cast<std::size_t>(p), std::vector<pipebench::SimTime>(static_cast<std::size_t>(v), 1000));
+  s.bwd.assign(static_cast<std::size_t>(p), std::vector<pipebench::SimTime>(static_cast<std::size_t>(v), 2000));
+  for (int r = 0; r < p; ++r) {
+    s.warmup.push_back(v > 1 ? std::min<std::int64_t>(2 * (p - r - 1) + (v - 1) * p, m * v) : std::min<std::int64_t>(p - r - 1, m));
+  }
+  for (std::int64_t g = 0; g < m; g += p)
+    for (int c = 0; c < v; ++c)
+      for (std::int64_t mb = g; mb < std::min<std::int64_t>(g + p, m); ++mb) s.table.emplace_back(mb, c);
+  return s;
+}
+
+void BM_SimulateInterleaved(benchmark::State& state) {
+  const auto spec = big_spec(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)), state.range(2));
+  pipebench::SimCosts costs;
+  costs.p2p = [](int, int, std::int64_t bytes) { return pipebench::SimTime{2000 + bytes / 50}; };
+  for (auto _ : state) {
+    const auto tasks = pipebench::generate_schedule(spec);
+    const auto result = pipebench::simulate(tasks, {}, costs);
+    benchmark::DoNotOptimize(result.iteration);
+  }
+  state.counters["tasks"] = static_cast<double>(spec.p) * static_cast<double>(spec.m * spec.v) * 4;
+}
+
+}  // namespace
+
+BENCHMARK(BM_SimulateInterleaved)->Args({64, 8, 1024})->Args({4, 4, 16})->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_MAIN();

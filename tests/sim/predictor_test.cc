@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+// predict on plans: closed forms with free communication, measured tables, verdicts, traces, bad input.
+#include "sim/predictor.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "core/error.h"
+#include "megatron/plan.h"
+#include "megatron/plan_json.h"
+
+namespace pipebench {
+namespace {
+
+nlohmann::json plan_json(const std::string& args) {
+  std::istringstream in(args);
+  std::vector<std::string> w;
+  for (std::string x; in >> x;) w.push_back(x);
+  return plan_to_json(make_plan(parse_megatron_args(w), 0));
+}
+
+const char* kModel =
+    "--num-layers 16 --hidden-size 1024 --num-attention-heads 16 --seq-length 256 --micro-batch-size 1 "
+    "--global-batch-size 8 --pipeline-model-parallel-size 4 --bf16 --vocab-size 1000 --world-size 4 --untie-embeddings-and-output-weights";
+
+TEST(Predictor, FreeCommunicationGivesTheBubbleClosedForms) {
+  const auto plan = plan_json(kModel);
+  ComputeOptions c;
+  c.fwd_ms_per_layer = 1;
+  c.bwd_ms_per_layer = 2;
+  const Prediction p = predict(plan, ZeroCost{}, c, false, false, "");
+  ASSERT_GE(p.schedules.size(), 2u);
+  const double tf = 4 * 1.0, tb = 4 * 2.0;  // 4 layers per stage
+  const double m = 8, pp = 4;
+  // The last stage also runs the output layer (2 b s h V FLOPs forward, 2x backward) at the layer's
+  // rate, once per microbatch on the critical path.
+  const double h = 1024, s_len = 256, V = 1024, f = 4 * h;
+  const double layer = 2 * s_len * (4 * h * h + 2 * h * f) + 4 * s_len * s_len * h;
+  const double extra = m * 3 * (2 * s_len * h * V) / layer * 1.0;
+  EXPECT_NEAR(p.schedules[0].iteration_ms, (m + pp - 1) * (tf + tb) + extra, 1e-3);
+  for (const auto& sch : p.schedules) {
+    if (sch.v > 1) {
+      EXPECT_NEAR(sch.iteration_ms, (m + (pp - 1) / sch.v) * (tf + tb) + extra, 1e-3) << "v " << sch.v;
+    }
+  }
+  EXPECT_NE(p.best, "1f1b");
+  EXPECT_EQ(p.cost_sources, std::vector<std::string>{"zero"});
+}
+
+TEST(Predictor, ASlowLinkMakesOneFOneBWinAndNamesThePair) {
+  const auto plan = plan_json(kModel);
+  ComputeOptions c;
+  c.fwd_ms_per_layer = 0.05;
+  const Prediction slow = predict(plan, AssumedCost(0.5, 50), c, true, false, "");
+  EXPECT_EQ(slow.best, "1f1b");
+  EXPECT_EQ(slow.deciding_pair.size(), 2u);
+  const Prediction fast = predict(plan, AssumedCost(400, 2), c, false, false, "");
+  EXPECT_NE(fast.best, "1f1b");
+  ASSERT_FALSE(fast.break_even_gbps.empty());
+  EXPECT_TRUE(fast.break_even_gbps[0].second.has_value());
+}
+
+TEST(Predictor, MeasuredTableIsInterpolatedAndMissingPairsAreNamed) {
+  const auto plan = plan_json(kModel);
+  nlohmann::json results = {{"schema", "pipebench.results/1"}, {"records", nlohmann::json::array()}};
+  for (const auto& pair : std::vector<std::vector<int>>{{0, 1}, {1, 2}, {2, 3}, {0, 3}}) {
+    for (double size : {65536.0, 1048576.0}) {
+      results["records"].push_back({{"op", "pair"}, {"ranks", pair}, {"size_bytes", size}, {"time_us", 5 + size / 1e4}});
+    }
+  }
+  ComputeOptions c;
+  c.fwd_ms_per_layer = 1;
+  const MeasuredCost partial(results, "t.json");
+  try {
+    (void)predict(plan, partial, c, false, false, "");
+    FAIL() << "collectives are not in the table";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--table t.json: no measurement of"), std::string::npos) << e.what();
+  }
+  // Interpolation in log-size between the two measured points.
+  const CommCost mid = partial.cost("pair", {0, 1}, 262144);
+  EXPECT_GT(mid.time, (5 + 65536 / 1e4) * 1000);
+  EXPECT_LT(mid.time, (5 + 1048576 / 1e4) * 1000);
+  EXPECT_EQ(mid.source, "measured");
+  EXPECT_EQ(partial.cost("pair", {0, 1}, 1 << 24).source, "measured (extrapolated)");
+  EXPECT_THROW(MeasuredCost(nlohmann::json{{"schema", "pipebench.plan/1"}}, "x.json"), UsageError);
+}
+
+TEST(Predictor, ChromeTraceHasOneProcessPerRankAndCompleteEvents) {
+  const auto plan = plan_json(kModel);
+  ComputeOptions c;
+  c.fwd_ms_per_layer = 1;
+  const Prediction p = predict(plan, AssumedCost(10, 5), c, false, true, "1f1b");
+  ASSERT_EQ(p.schedules.size(), 1u);
+  const auto t = chrome_trace(p.schedules[0]);
+  std::set<int> processes;
+  int complete = 0;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name") processes.insert(e["pid"].get<int>());
+    if (e["ph"] == "X") {
+      ++complete;
+      EXPECT_GE(e["dur"].get<double>(), 0.0);
+    }
+  }
+  EXPECT_EQ(processes.size(), 4u);
+  EXPECT_GT(complete, 4 * 8 * 2);  // at least every F and B
+  EXPECT_TRUE(nlohmann::json::accept(t.dump()));
+}
+
+TEST(Predictor, BadComputeOptionsAndSchedulesAreRefused) {
+  const auto plan = plan_json(kModel);
+  ComputeOptions none;
+  EXPECT_THROW((void)predict(plan, ZeroCost{}, none, false, false, ""), UsageError);
+  ComputeOptions neg;
+  neg.fwd_ms_per_layer = -1;
+  EXPECT_THROW((void)predict(plan, ZeroCost{}, neg, false, false, ""), UsageError);
+  ComputeOptions ok;
+  ok.tflops = 100;
+  EXPECT_THROW((void)predict(plan, ZeroCost{}, ok, false, false, "interleaved:v3"), UsageError);
+}
+
+}  // namespace
+}  // namespace pipebench
