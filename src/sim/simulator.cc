@@ -28,6 +28,7 @@ struct PostedOp {
   SimTime posted;
   bool done = false;
   int partner = -1;
+  SimTime start = 0;  // when its transfer began (both sides posted, link free)
 };
 
 struct MatchKey {
@@ -233,6 +234,8 @@ class Sim {
     link_free_[link] = end;
     ops_[static_cast<std::size_t>(id)].partner = other;
     ops_[static_cast<std::size_t>(other)].partner = id;
+    ops_[static_cast<std::size_t>(id)].start = start;
+    ops_[static_cast<std::size_t>(other)].start = start;
     for (int x : {id, other}) {
       const auto& po = ops_[static_cast<std::size_t>(x)];
       busy_[static_cast<std::size_t>(po.rank)].emplace_back(po.posted, end);
@@ -262,7 +265,10 @@ class Sim {
       const bool wakes = (w.kind == 1 && w.id == o.call && !call_pending(o.rank, o.call)) ||
                          (w.kind == 2 && w.id == o.handle && !handle_pending(o.rank, o.handle));
       if (wakes) {
-        res_.ranks[ri].blocked += t - w.since;
+        // Blocked time splits into waiting for the peer (a dependency) and the transfer itself (exposed).
+        const SimTime from = std::max(w.since, std::min(o.start, t));
+        res_.ranks[ri].blocked += t - from;
+        res_.ranks[ri].waiting += from - w.since;
         waiting_[ri] = {};
         push(t, 0, o.rank, 0);
       }
@@ -270,9 +276,12 @@ class Sim {
   }
 
   void coll_done(int c, SimTime t) {
+    const SimTime start = t - colls_[static_cast<std::size_t>(c)].duration;
     for (int m : colls_[static_cast<std::size_t>(c)].members) {
       const auto mi = static_cast<std::size_t>(m);
-      res_.ranks[mi].blocked += t - waiting_[mi].since;
+      const SimTime from = std::max(waiting_[mi].since, start);
+      res_.ranks[mi].blocked += t - from;
+      res_.ranks[mi].waiting += from - waiting_[mi].since;
       waiting_[mi] = {};
       push(t, 0, m, 0);
     }

@@ -37,7 +37,10 @@ struct TraceEvent {
 };
 
 struct RankResult {
-  SimTime end = 0, compute = 0, blocked = 0, comm_busy = 0;  // comm_busy: union of post..completion
+  // blocked: waiting while the rank's own transfer or collective ran (exposed communication);
+  // waiting: blocked before it could start (the peer was not there yet: bubble and dependencies);
+  // comm_busy: union of post..completion of its communication (what a profile shows as NCCL time).
+  SimTime end = 0, compute = 0, blocked = 0, waiting = 0, comm_busy = 0;
   std::int64_t p2p_bytes_out = 0;
   int p2p_messages_out = 0, p2p_messages_in = 0;
 };

@@ -131,7 +131,8 @@ TEST(Simulator, CollectivesWaitForEveryMember) {
   tasks[1].tasks = {coll};
   const auto r = simulate(tasks, {{{0, 1}, 50, "embedding all_reduce"}}, zero(), true);
   EXPECT_EQ(r.iteration, 150);
-  EXPECT_EQ(r.ranks[1].blocked, 150);  // waited for rank 0, then the collective
+  EXPECT_EQ(r.ranks[1].waiting, 100);  // waited for rank 0,
+  EXPECT_EQ(r.ranks[1].blocked, 50);   // then the collective ran
   EXPECT_FALSE(r.trace.empty());
 }
 
