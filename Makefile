@@ -34,7 +34,9 @@ NCCL_INC := $(patsubst %/,%,$(dir $(NCCL_H)))
 NCCL_SO := $(call first_existing,$(if $(NCCL_HOME),$(NCCL_HOME)/lib/libnccl.so) $(CUDA_LIB)/libnccl.so \
              /usr/lib/x86_64-linux-gnu/libnccl.so /lib/x86_64-linux-gnu/libnccl.so /usr/lib64/libnccl.so)
 NCCL_LIB := $(patsubst %/,%,$(dir $(NCCL_SO)))
+HAVE_CUBLAS = $(if $(and $(filter 1,$(HAVE_NCCL)),$(CUBLAS_SO)),1,0)
 NCCL_FOUND := nvcc $(NVCC); nccl.h $(NCCL_H); libnccl $(NCCL_SO)
+CUBLAS_SO := $(call first_existing,$(CUDA_LIB)/libcublas.so /usr/lib/x86_64-linux-gnu/libcublas.so)
 HAVE_NCCL := $(if $(and $(NVCC),$(CUDA_INC),$(CUDA_LIB),$(NCCL_H),$(NCCL_SO)),1,0)
 
 MPICXX := $(shell command -v mpicxx 2>/dev/null || command -v mpic++ 2>/dev/null)
@@ -56,7 +58,7 @@ HAVE_TINYXML2 := $(if $(shell pkg-config --exists tinyxml2 2>/dev/null && echo y
 
 # ---- flags ------------------------------------------------------------------------------------
 CPPFLAGS := -Isrc -I. -Itests -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1 -DPB_HAVE_MPI=$(HAVE_MPI) -DPB_HAVE_NCCL=$(HAVE_NCCL) \
-            -DPB_HAVE_HWLOC=$(HAVE_HWLOC) -DPB_HAVE_TINYXML2=$(HAVE_TINYXML2) \
+            -DPB_HAVE_HWLOC=$(HAVE_HWLOC) -DPB_HAVE_TINYXML2=$(HAVE_TINYXML2) -DPB_HAVE_CUBLAS=$(HAVE_CUBLAS) \
             -DTEST_DATA_DIR='"$(CURDIR)/tests/fixtures"' -DPIPEBENCH_BIN='"$(CURDIR)/$(BUILD)/bin/pipebench"'
 CXXFLAGS ?= -O2 -g
 CXXFLAGS += -std=c++17 -Wall -Wextra -pthread -MMD -MP
@@ -86,7 +88,11 @@ LIB_SRCS := $(wildcard src/core/*.cc) src/launch/world.cc src/launch/gpu_assignm
 ifeq ($(HAVE_MPI),1)
 LIB_SRCS += src/backend/mpi_backend.cc src/backend/bare_mpi_loop.cc
 endif
-CU_SRCS := $(if $(filter 1,$(HAVE_NCCL)),$(wildcard src/backend/*.cu),)
+CU_SRCS := $(if $(filter 1,$(HAVE_NCCL)),$(filter-out src/backend/gemm_timer.cu,$(wildcard src/backend/*.cu)),)
+ifeq ($(HAVE_CUBLAS),1)
+CU_SRCS += src/backend/gemm_timer.cu
+LDLIBS += -L$(patsubst %/,%,$(dir $(CUBLAS_SO))) -lcublas
+endif
 
 UNIT_TEST_SRCS := $(filter-out %_mpi_test.cc %_gpu_test.cc,$(wildcard tests/*/*_test.cc))
 MPI_TEST_SRCS := $(wildcard tests/*/*_mpi_test.cc)
@@ -154,6 +160,7 @@ config:
 	@echo "CUDA/NCCL: $(if $(filter 1,$(HAVE_NCCL)),$(NCCL_FOUND),not found (NCCL backend left out; set CUDA_HOME/NCCL_HOME))"
 	@echo "MPI:       $(if $(filter 1,$(HAVE_MPI)),$(MPI_LIBS),not found (MPI backend left out; install libopenmpi-dev))"
 	@echo "hwloc:     $(if $(filter 1,$(HAVE_HWLOC)),found,not found (topology discovery left out; install libhwloc-dev))"
+	@echo "cuBLAS:    $(if $(filter 1,$(HAVE_CUBLAS)),$(CUBLAS_SO),not found (predict --measure-compute left out))"
 	@echo "tinyxml2:  $(if $(filter 1,$(HAVE_TINYXML2)),found,not found (--nccl-xml left out; install libtinyxml2-dev))"
 
 # ---- real work (run by the public targets in a fresh make) ------------------------------------

@@ -6,12 +6,69 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
+#include "backend/backend_factory.h"
 #include "core/error.h"
 #include "megatron/plan_json.h"
 #include "report/results_json.h"
+#include "sim/layer_gemms.h"
+
+#if PB_HAVE_CUBLAS
+#include "backend/gemm_timer.h"
+#endif
 
 namespace pipebench {
+
+namespace {
+
+// --measure-compute: the layer's forward GEMMs at their exact shapes on GPU 0, and a bare cuBLAS loop
+// per shape beside them as a check. Returns the forward ms per layer and microbatch.
+double measure_layer_ms(const nlohmann::json& plan, std::ostream& out) {
+#if PB_HAVE_CUBLAS
+  std::string why;
+  if (visible_gpus(&why) == 0) throw UsageError("--measure-compute: no GPU to measure on (" + why + ")");
+  const auto& m = plan.at("model");
+  const auto& l = plan.at("layout");
+  LayerDims d;
+  d.b = m.at("micro_batch_size").get<std::int64_t>();
+  d.s = m.at("seq_length").get<std::int64_t>();
+  d.h = m.at("hidden_size").get<std::int64_t>();
+  d.f = m.at("ffn_hidden_size").get<std::int64_t>();
+  d.heads = m.at("num_attention_heads").get<std::int64_t>();
+  d.groups = m["num_query_groups"].is_null() ? d.heads : m["num_query_groups"].get<std::int64_t>();
+  d.tp = l.at("tp").get<int>();
+  d.cp = l.at("cp").get<int>();
+  d.swiglu = m.value("swiglu", false);
+  const DType t = m.value("params_dtype", "bfloat16") == "half" ? DType::kHalf : DType::kBfloat16;
+  const auto shapes = layer_forward_gemms(d);
+  const double ms = time_gemms_ms(shapes, t, 0, 20);
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "# --measure-compute: layer forward GEMMs on GPU 0 in %s: %.4f ms (median of 20)\n",
+                std::string(dtype_name(t)).c_str(), ms);
+  out << buf;
+  double bare = 0, flops = 0;
+  for (const auto& s : shapes) {
+    const double one = bare_gemm_loop_ms(s, t, 0, 20);
+    bare += one;
+    flops += s.flops();
+    std::snprintf(buf, sizeof buf, "#   %-20s [%lld x %lld x %lld] x %lld: bare cuBLAS loop %.4f ms (%.0f TFLOP/s)\n", s.name.c_str(),
+                  static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k),
+                  static_cast<long long>(s.batch), one, s.flops() / (one * 1e9));
+    out << buf;
+  }
+  std::snprintf(buf, sizeof buf, "#   sum of bare loops %.4f ms; measured %.4f ms (%.0f TFLOP/s over the layer)\n", bare, ms,
+                flops / (ms * 1e9));
+  out << buf;
+  return ms;
+#else
+  (void)plan;
+  (void)out;
+  throw UsageError("--measure-compute: this pipebench was built without cuBLAS");
+#endif
+}
+
+}  // namespace
 
 int run_predict_command(const PredictOptions& o) {
   if (o.plan_path.empty()) throw UsageError("--plan: a plan file (pipebench plan --json) is required");
@@ -42,10 +99,22 @@ int run_predict_command(const PredictOptions& o) {
     costs = std::make_unique<ZeroCost>();
     cost_text = "zero: communication is free (a compute-only bound)";
   }
-  const Prediction p = predict(plan, *costs, o.compute, o.shared_path, !o.trace_dir.empty(), o.schedule);
+  ComputeOptions compute = o.compute;
+  std::string measured_note;
+  if (o.measure_compute) {
+    if (compute.fwd_ms_per_layer > 0 || compute.tflops > 0) {
+      throw UsageError("--measure-compute cannot be combined with --fwd-ms-per-layer or --tflops");
+    }
+    std::ostringstream note;
+    compute.fwd_ms_per_layer = measure_layer_ms(plan, note);
+    measured_note = note.str();
+  }
+  Prediction p = predict(plan, *costs, compute, o.shared_path, !o.trace_dir.empty(), o.schedule);
+  if (o.measure_compute) p.compute_source = "measured with cuBLAS on GPU 0 (--measure-compute)";
 
   std::ostream& out = std::cout;
   char buf[512];
+  out << measured_note;
   out << "# prediction for " << o.plan_path << "\n# communication: " << cost_text
       << (o.shared_path ? "; every pipeline pair shares one path" : "") << "\n";
   std::snprintf(buf, sizeof buf, "# compute: forward %.4f ms, backward %.4f ms per layer and microbatch (%s)\n",

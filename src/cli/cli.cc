@@ -244,6 +244,8 @@ Command parse_command_line(const std::vector<std::string>& all_args) {
       ->check(CLI::PositiveNumber);
   predict_cmd->add_option("--tflops", predict.compute.tflops, "achieved TFLOP/s per GPU for the FLOPs model")
       ->check(CLI::PositiveNumber);
+  predict_cmd->add_flag("--measure-compute", predict.measure_compute,
+                        "time the layer's GEMMs at their exact shapes with cuBLAS on GPU 0");
   predict_cmd->add_option("--optimizer-ms", predict.compute.optimizer_ms, "optimizer step time")->check(CLI::NonNegativeNumber);
   predict_cmd->add_option("--schedule", predict.schedule, "only this schedule (1f1b, interleaved, interleaved:v4)");
   predict_cmd->add_option("--trace", predict.trace_dir, "write one Chrome trace per schedule into this folder");
