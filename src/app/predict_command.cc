@@ -119,6 +119,9 @@ int run_predict_command(const PredictOptions& o) {
       << (o.shared_path ? "; every pipeline pair shares one path" : "") << "\n";
   std::snprintf(buf, sizeof buf, "# compute: forward %.4f ms, backward %.4f ms per layer and microbatch (%s)\n",
                 p.fwd_ms_per_layer, p.bwd_ms_per_layer, p.compute_source.c_str());
+  out << buf;
+  std::snprintf(buf, sizeof buf, "# NCCL kernels slow overlapped compute by a factor %.2f (--comm-sm-slowdown)\n",
+                1 + o.compute.comm_sm_slowdown);
   out << buf << "#\n#  schedule              iteration (ms)   speed-up   bubble ideal   bubble sim\n";
   for (const auto& s : p.schedules) {
     const std::string name = s.name + (s.v > 1 ? " v=" + std::to_string(s.v) : "") + (s.v > 1 && !s.overlap_p2p ? " (no overlap)" : "");

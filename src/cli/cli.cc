@@ -244,6 +244,9 @@ Command parse_command_line(const std::vector<std::string>& all_args) {
       ->check(CLI::PositiveNumber);
   predict_cmd->add_option("--tflops", predict.compute.tflops, "achieved TFLOP/s per GPU for the FLOPs model")
       ->check(CLI::PositiveNumber);
+  predict_cmd->add_option("--comm-sm-slowdown", predict.compute.comm_sm_slowdown,
+                          "compute runs (1 + F) x slower while the rank's NCCL work runs (default 0)")
+      ->check(CLI::NonNegativeNumber);
   predict_cmd->add_flag("--measure-compute", predict.measure_compute,
                         "time the layer's GEMMs at their exact shapes with cuBLAS on GPU 0");
   predict_cmd->add_option("--optimizer-ms", predict.compute.optimizer_ms, "optimizer step time")->check(CLI::NonNegativeNumber);

@@ -60,8 +60,8 @@ Prediction predict(const nlohmann::json& plan, const CostModel& costs, const Com
   su.m = layout.at("microbatches").get<std::int64_t>();
   su.ranks = plan.at("groups").at("pp").at(0).get<std::vector<int>>();
   const int layers = model.at("num_layers").get<int>();
-  if (c.fwd_ms_per_layer < 0 || c.bwd_ms_per_layer < 0 || c.tflops < 0 || c.optimizer_ms < 0) {
-    throw UsageError("--fwd-ms-per-layer/--bwd-ms-per-layer/--tflops/--optimizer-ms: times and rates must not be negative");
+  if (c.fwd_ms_per_layer < 0 || c.bwd_ms_per_layer < 0 || c.tflops < 0 || c.optimizer_ms < 0 || c.comm_sm_slowdown < 0) {
+    throw UsageError("--fwd-ms-per-layer/--bwd-ms-per-layer/--tflops/--optimizer-ms/--comm-sm-slowdown: must not be negative");
   }
   if (c.fwd_ms_per_layer > 0) {
     out.fwd_ms_per_layer = c.fwd_ms_per_layer;
@@ -180,6 +180,7 @@ Prediction predict(const nlohmann::json& plan, const CostModel& costs, const Com
     SimCosts sc;
     sc.p2p = [&](int src, int dst, std::int64_t bytes) { return pair_cost(p2p_model, src, dst, bytes); };
     if (shared_path) sc.link = [](int, int) { return 0; };
+    sc.compute_slowdown_while_comm = c.comm_sm_slowdown;
     SchedulePrediction sp;
     sp.name = name;
     sp.v = v;

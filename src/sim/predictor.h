@@ -19,6 +19,7 @@ struct ComputeOptions {
   double bwd_ms_per_layer = 0;  // 0: 2 x forward
   double tflops = 0;            // achieved TFLOP/s per GPU for the FLOPs model
   double optimizer_ms = 0;
+  double comm_sm_slowdown = 0;  // compute (1 + F) x slower while the rank's NCCL work runs
 };
 
 struct SchedulePrediction {

@@ -56,6 +56,7 @@ class Sim {
     coll_arrive_time_.assign(colls.size(), 0);
     busy_.resize(static_cast<std::size_t>(n_));
     pending_call_.resize(static_cast<std::size_t>(n_));
+    active_.assign(static_cast<std::size_t>(n_), 0);
     pending_handle_.resize(static_cast<std::size_t>(n_));
     for (int r = 0; r < n_; ++r) {
       pending_call_[static_cast<std::size_t>(r)].assign(tasks[static_cast<std::size_t>(r)].tasks.size(), 0);
@@ -145,10 +146,14 @@ class Sim {
       switch (task.kind) {
         case Task::Kind::kCompute: {
           ++pc_[ri];
-          res_.ranks[ri].compute += task.duration;
-          if (keep_trace_) trace(r, "compute", task.label(), now, now + task.duration);
-          push(now + task.duration, 0, r, 0);
-          clock_[ri] = now + task.duration;
+          SimTime d = task.duration;
+          if (active_[ri] > 0 && costs_.compute_slowdown_while_comm > 0) {
+            d = static_cast<SimTime>(static_cast<double>(d) * (1 + costs_.compute_slowdown_while_comm));
+          }
+          res_.ranks[ri].compute += d;
+          if (keep_trace_) trace(r, "compute", task.label(), now, now + d);
+          push(now + d, 0, r, 0);
+          clock_[ri] = now + d;
           return;
         }
         case Task::Kind::kP2P: {
@@ -198,6 +203,7 @@ class Sim {
     const MatchKey key{src, dst, op.tag};
     const int id = static_cast<int>(ops_.size());
     ops_.push_back({r, call, handle, now});
+    ++active_[static_cast<std::size_t>(r)];
     ++pending_call_[static_cast<std::size_t>(r)][static_cast<std::size_t>(call)];
     if (handle >= 0) ++pending_handle_[static_cast<std::size_t>(r)][static_cast<std::size_t>(handle)];
     if (keep_trace_) op_label_.emplace(id, label);
@@ -258,6 +264,7 @@ class Sim {
     for (int x : {id, ops_[static_cast<std::size_t>(id)].partner}) {
       auto& o = ops_[static_cast<std::size_t>(x)];
       o.done = true;
+      --active_[static_cast<std::size_t>(o.rank)];
       --pending_call_[static_cast<std::size_t>(o.rank)][static_cast<std::size_t>(o.call)];
       if (o.handle >= 0) --pending_handle_[static_cast<std::size_t>(o.rank)][static_cast<std::size_t>(o.handle)];
       const auto ri = static_cast<std::size_t>(o.rank);
@@ -302,7 +309,8 @@ class Sim {
   std::vector<PostedOp> ops_;
   std::unordered_map<int, const char*> op_label_;  // only with a trace
   std::unordered_map<MatchKey, int, MatchHash> unmatched_;
-  std::vector<int> dense_;  // tag -> posted op waiting for its partner
+  std::vector<int> dense_;
+  std::vector<int> active_;  // per rank: posted ops not yet complete  // tag -> posted op waiting for its partner
   std::vector<std::vector<int>> pending_call_, pending_handle_;  // per rank, by call index / handle
   std::unordered_map<int, SimTime> link_free_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> q_;

@@ -27,6 +27,9 @@ struct SimCosts {
   // directed pair. With every pair on one shared path (no GPU P2P: all through the root complex),
   // return the same id for all.
   std::function<int(int src, int dst)> link;
+  // Compute that starts while the rank's own NCCL work is in flight runs (1 + F) times longer: NCCL
+  // kernels occupy SMs (--comm-sm-slowdown F).
+  double compute_slowdown_while_comm = 0;
 };
 
 struct TraceEvent {

@@ -119,6 +119,17 @@ TEST(Simulator, SharedLinkSerialisesConcurrentTransfers) {
   EXPECT_GT(run(s, shared), run(s, own));
 }
 
+TEST(Simulator, NcclKernelsSlowOverlappedComputeWhenAsked) {
+  const auto s = spec(ScheduleKind::kInterleaved, 4, 2, 8, 20000, 40000, true);
+  SimCosts plain = fixed(3000), slowed = fixed(3000);
+  slowed.compute_slowdown_while_comm = 0.2;
+  EXPECT_GT(run(s, slowed), run(s, plain));
+  // A posted receive waiting for its sender counts too: its NCCL kernel already occupies SMs.
+  SimCosts none = fixed(3000);
+  none.compute_slowdown_while_comm = 0;
+  EXPECT_EQ(run(s, none), run(s, plain));
+}
+
 TEST(Simulator, CollectivesWaitForEveryMember) {
   std::vector<Program> tasks(2);
   Task c0;
