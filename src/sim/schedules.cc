@@ -72,36 +72,34 @@ class Gen {
     prog_.tasks.push_back(t);
   }
 
+  // recv_forward, F, send_forward (or recv_backward, B, send_backward), each call blocking.
+  void blocking_step(bool forward, std::int64_t mb) {
+    std::vector<P2POp> in, out;
+    if (forward) {
+      fwd_recv(in, mb, 0);
+      fwd_send(out, mb, 0);
+    } else {
+      bwd_recv(in, mb, 0);
+      bwd_send(out, mb, 0);
+    }
+    p2p(in, forward ? "recv_forward" : "recv_backward");
+    compute(forward, mb, 0);
+    p2p(out, forward ? "send_forward" : "send_backward");
+  }
+
   void gpipe() {
     for (std::int64_t mb = 0; mb < s_.m; ++mb) {
-      std::vector<P2POp> in, out;
-      fwd_recv(in, mb, 0);
-      p2p(in, "recv_forward");
-      compute(true, mb, 0);
-      fwd_send(out, mb, 0);
-      p2p(out, "send_forward");
+      blocking_step(true, mb);
     }
     for (std::int64_t mb = 0; mb < s_.m; ++mb) {
-      std::vector<P2POp> in, out;
-      bwd_recv(in, mb, 0);
-      p2p(in, "recv_backward");
-      compute(false, mb, 0);
-      bwd_send(out, mb, 0);
-      p2p(out, "send_backward");
+      blocking_step(false, mb);
     }
   }
 
   // §3a: every call is batched and cuda-synchronised, so it blocks.
   void one_f_one_b() {
     const std::int64_t w = s_.warmup[static_cast<std::size_t>(r_)], rest = s_.m - w;
-    for (std::int64_t i = 0; i < w; ++i) {
-      std::vector<P2POp> in, out;
-      fwd_recv(in, i, 0);
-      p2p(in, "recv_forward");
-      compute(true, i, 0);
-      fwd_send(out, i, 0);
-      p2p(out, "send_forward");
-    }
+    for (std::int64_t i = 0; i < w; ++i) blocking_step(true, i);
     if (rest > 0) {
       std::vector<P2POp> in;
       fwd_recv(in, w, 0);
@@ -119,14 +117,7 @@ class Gen {
       if (i + 1 < rest) fwd_recv(b, w + i + 1, 0);
       p2p(b, i + 1 < rest ? "send_backward_recv_forward" : "send_backward");
     }
-    for (std::int64_t i = rest; i < s_.m; ++i) {
-      std::vector<P2POp> in, out;
-      bwd_recv(in, i, 0);
-      p2p(in, "recv_backward");
-      compute(false, i, 0);
-      bwd_send(out, i, 0);
-      p2p(out, "send_backward");
-    }
+    for (std::int64_t i = rest; i < s_.m; ++i) blocking_step(false, i);
   }
 
   // §3b. Backward k takes table entry k with chunk v-1-c.
