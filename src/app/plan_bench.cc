@@ -73,8 +73,15 @@ std::string group_text(const std::vector<int>& g) {
 
 int run_plan_bench(const BenchConfig& c, const World& world) {
   const nlohmann::json plan = load_plan_json("--plan", c.plan_path);
-  const std::vector<PlanPoint> points = distinct_plan_points(plan, c.plan_schedule);
+  (void)distinct_plan_points(plan, c.plan_schedule);  // a bad --schedule fails before any backend exists
   auto backend = make_backend(c.backend, world, c.gpus_per_process);
+  return run_plan_bench_on(*backend, plan, c.plan_path, c, world);
+}
+
+int run_plan_bench_on(Backend& full, const nlohmann::json& plan, const std::string& label, const BenchConfig& c,
+                      const World& world) {
+  const std::vector<PlanPoint> points = distinct_plan_points(plan, c.plan_schedule);
+  Backend* backend = &full;
   const int n = backend->nranks();
   const int plan_world = plan.at("layout").at("world").get<int>();
   BenchConfig base = c;
@@ -83,7 +90,7 @@ int run_plan_bench(const BenchConfig& c, const World& world) {
   std::ostream& out = std::cout;
   const bool speak = world.rank() == 0;
   if (speak) {
-    out << "# pipebench bench --plan " << c.plan_path << ": " << points.size() << " distinct messages"
+    out << "# pipebench bench --plan " << label << ": " << points.size() << " distinct messages"
         << (c.plan_schedule.empty() ? " over all schedules" : " of schedule " + c.plan_schedule) << " on " << n << " "
         << backend->name() << " rank" << (n == 1 ? "" : "s") << " (plan world " << plan_world << ")\n";
     out << "#  op              group               elements  dtype          bytes      time (us)    algbw    busbw  #wrong  "
@@ -114,7 +121,7 @@ int run_plan_bench(const BenchConfig& c, const World& world) {
                          format_size(free_bytes) + " free");
       continue;
     }
-    Backend* comm = backend.get();
+    Backend* comm = backend;
     if (static_cast<int>(p.group.size()) != n) {
       auto& slot = comms[p.group];
       if (!slot) slot = backend->split(p.group);  // collective: every rank takes part

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "backend/backend.h"
 #include "harness/bench_config.h"
 #include "launch/world.h"
 
@@ -30,5 +31,9 @@ struct PlanPoint {
 [[nodiscard]] std::vector<PlanPoint> distinct_plan_points(const nlohmann::json& plan, const std::string& schedule);
 
 [[nodiscard]] int run_plan_bench(const BenchConfig& config, const World& world);
+
+// The same for a plan already in memory (identical on every rank), on a backend already built.
+[[nodiscard]] int run_plan_bench_on(Backend& backend, const nlohmann::json& plan, const std::string& label,
+                                    const BenchConfig& config, const World& world);
 
 }  // namespace pipebench

@@ -8,9 +8,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "app/bench_command.h"
+#include "app/plan_bench.h"
+#include "app/predict_command.h"
+#include "megatron/plan.h"
+#include "megatron/plan_json.h"
+#include "report/results_json.h"
+#include "sim/cost_model.h"
+#include "sim/predictor.h"
 #include "backend/backend_factory.h"
 #include "core/error.h"
 #include "core/sizes.h"
@@ -121,6 +129,87 @@ void relaunch_under_mpirun_if_needed(const RunOptions& o, const std::vector<std:
   throw Error("execv(" + mpirun + ") failed");
 }
 
+namespace {
+
+// The model `run` plans when no Megatron arguments are given: a small GPT whose pipeline uses up to 4
+// of the run's ranks (and 4 when the run has fewer than 2, predicted from theoretical bandwidth).
+std::vector<std::string> preset_args(int pp) {
+  std::vector<std::string> a = {"--num-layers", "8", "--hidden-size", "1024", "--num-attention-heads", "16",
+                                "--seq-length", "1024", "--micro-batch-size", "1", "--global-batch-size", "16",
+                                "--bf16", "--vocab-size", "50257"};
+  a.insert(a.end(), {"--pipeline-model-parallel-size", std::to_string(pp), "--world-size", std::to_string(pp)});
+  return a;
+}
+
+// Plan, time the plan's messages, predict. Collective; rank 0 prints.
+void plan_and_predict(const RunOptions& o, const World& world, Backend& backend, const BenchConfig& sweep,
+                      const std::string& dir) {
+  const int n = backend.nranks();
+  const int pp = n >= 2 ? std::min(n, 4) : 4;
+  const bool preset = o.megatron_args.empty();
+  const MegatronArgs args = parse_megatron_args(preset ? preset_args(pp) : o.megatron_args);
+  const Plan plan = make_plan(args, n);
+  const nlohmann::json plan_json = plan_to_json(plan);
+  const int plan_world = plan.layout.world;
+  if (world.rank() == 0) {
+    write_file_atomically(dir + "/plan.json", plan_json.dump(1) + "\n");
+    std::cout << "#\n# Plan: " << (preset ? "preset small GPT" : "the Megatron-LM arguments given") << ", world "
+              << plan_world << " (pp " << plan.layout.pp << ", tp " << plan.layout.tp << ", dp " << plan.layout.dp
+              << "), " << plan.layout.microbatches << " microbatches; files plan.json, plan_results.json, prediction.json\n";
+  }
+  const bool measurable = plan_world <= n;
+  if (measurable) {
+    BenchConfig c = sweep;
+    c.json_path = dir + "/plan_results.json";
+    c.csv_path.clear();
+    c.point_budget_s = 0;
+    c.iters = 5;
+    c.reps = 3;
+    c.warmup = 2;
+    (void)run_plan_bench_on(backend, plan_json, "(run's plan)", c, world);
+  }
+  if (world.rank() != 0) return;
+  PredictOptions po;
+  ComputeOptions compute;
+  compute.tflops = o.tflops > 0 ? o.tflops : 100;
+  std::unique_ptr<CostModel> costs;
+  std::string cost_note;
+  if (measurable) {
+    std::ifstream in(dir + "/plan_results.json");
+    costs = std::make_unique<MeasuredCost>(nlohmann::json::parse(in), dir + "/plan_results.json");
+    cost_note = "measured on this node";
+  } else {
+    // Fewer ranks than the plan needs: the theoretical bandwidth of GPU 0's PCIe link, marked as such.
+    double gbps = 0;
+    try {
+      const TopologyView v = discover_topology({});
+      if (!v.topology.gpus.empty()) gbps = v.topology.nodes[static_cast<std::size_t>(v.topology.gpus[0].node)].link_gbps;
+    } catch (const std::exception&) {
+    }
+    if (gbps <= 0) gbps = 25;
+    costs = std::make_unique<AssumedCost>(gbps, 10);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "theoretical: %d rank%s here, the plan needs %d; every link at %.1f GB/s (GPU 0's link), 10 us",
+                  n, n == 1 ? "" : "s", plan_world, gbps);
+    cost_note = buf;
+  }
+  const Prediction p = predict(plan_json, *costs, compute, false, false, "");
+  write_file_atomically(dir + "/prediction.json", prediction_to_json(p).dump(2) + "\n");
+  std::cout << "# Prediction (communication " << cost_note << "; compute " << (o.tflops > 0 ? "" : "assumed ")
+            << compute.tflops << " TFLOP/s)\n#  schedule              iteration (ms)   speed-up   bubble ideal   bubble sim\n";
+  for (const auto& s : p.schedules) {
+    char buf[200];
+    const std::string name = s.name + (s.v > 1 ? " v=" + std::to_string(s.v) : "");
+    std::snprintf(buf, sizeof buf, "   %-22s %14.3f   %8.3f   %12.4f   %10.4f\n", name.c_str(), s.iteration_ms, s.speedup,
+                  s.bubble_ideal, s.bubble_sim);
+    std::cout << buf;
+  }
+  std::cout << "# Prediction verdict: " << p.verdict << "\n";
+  std::cout.flush();
+}
+
+}  // namespace
+
 int run_run_command(const RunOptions& o, const World& world) {
   const BackendKind kind = resolve_backend(o.backend, world);
   BenchConfig c;
@@ -181,6 +270,7 @@ int run_run_command(const RunOptions& o, const World& world) {
   std::vector<ResultRecord> records;
   const int status = run_bench_on(*backend, c, world, &records);
   if (world.rank() == 0) print_summary(std::cout, records, dir);
+  if (o.plan) plan_and_predict(o, world, *backend, c, dir);
   return status;
 }
 

@@ -170,8 +170,16 @@ Command parse_command_line(const std::vector<std::string>& all_args) {
     }
     return cmd;
   }
-  std::vector<std::string> args, gbench;
-  for (const auto& a : all_args) (a.rfind("--benchmark_", 0) == 0 ? gbench : args).push_back(a);
+  std::vector<std::string> args, gbench, run_megatron;
+  bool after_separator = false;
+  for (const auto& a : all_args) {
+    if (!all_args.empty() && all_args[0] == "run" && (after_separator || a == "--")) {
+      if (after_separator) run_megatron.push_back(a);
+      after_separator = true;
+      continue;
+    }
+    (a.rfind("--benchmark_", 0) == 0 ? gbench : args).push_back(a);
+  }
 
   CLI::App app{"pipebench: communication benchmarks for pipeline-parallel training", "pipebench"};
   app.require_subcommand(0, 1);
@@ -200,6 +208,10 @@ Command parse_command_line(const std::vector<std::string>& all_args) {
       ->capture_default_str();
   run_cmd->add_option("-T,--timeout", run.timeout_s, "seconds a point may take before the job is aborted")
       ->check(CLI::NonNegativeNumber);
+  run_cmd->add_option("--tflops", run.tflops, "compute rate for the prediction when no GPU can measure it")
+      ->check(CLI::PositiveNumber);
+  bool no_plan = false;
+  run_cmd->add_flag("--no-plan", no_plan, "skip the model's plan, its messages and the prediction");
 
   TopoOptions topo;
   auto* topo_cmd = app.add_subcommand("topo", "PCIe/NVLink/NUMA/NIC topology, pair matrix like nvidia-smi topo -m, warnings");
@@ -282,6 +294,8 @@ Command parse_command_line(const std::vector<std::string>& all_args) {
     run.max_bytes = parse_size_bytes("-e", run_max);
     (void)sweep_sizes(run.min_bytes, run.max_bytes, run.factor, 0);
     run.benchmark_args = gbench;
+    run.megatron_args = run_megatron;
+    run.plan = !no_plan;
     cmd.run = run;
     return cmd;
   }

@@ -27,6 +27,9 @@ struct RunOptions {
   double point_budget_s = 1.0;
   double timeout_s = 0;
   std::vector<std::string> benchmark_args;
+  std::vector<std::string> megatron_args;  // after "--": the model to plan and predict (default: a preset)
+  double tflops = 0;                        // compute rate for the prediction without a GPU (0: 100, assumed)
+  bool plan = true;                         // --no-plan: the sweep only
 };
 
 // `pipebench topo`.

@@ -324,9 +324,25 @@ TEST_F(E2E, PredictFromAMeasuredPlanTable) {
   std::system(("rm -rf " + plan + " " + table + " " + pred + " " + traces).c_str());
 }
 
+TEST_F(E2E, RunPlansTimesThePlanAndPredicts) {
+  const std::string dir = tmp("runplan");
+  const Result r = run("run --backend mpi --out " + dir +
+                       " -e 1K --point-seconds 0.05 -- --num-layers 8 --hidden-size 128 --num-attention-heads 4 "
+                       "--seq-length 64 --micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 4 "
+                       "--world-size 4 --vocab-size 1000 --bf16");
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("# Plan: the Megatron-LM arguments given, world 4 (pp 4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# Prediction (communication measured on this node"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# Prediction verdict: "), std::string::npos);
+  for (const char* f : {"/plan.json", "/plan_results.json", "/prediction.json"}) {
+    EXPECT_TRUE(nlohmann::json::accept(slurp(dir + f))) << f;
+  }
+  std::system(("rm -rf " + dir).c_str());
+}
+
 TEST_F(E2E, RunWithoutAGpuUsesFourHostRanksAndWritesTheRunFolder) {
   const std::string dir = tmp("run");
-  const Result r = run("run --backend mpi --out " + dir + " -e 16K --point-seconds 0.05");
+  const Result r = run("run --backend mpi --out " + dir + " -e 16K --point-seconds 0.05 --no-plan");
   ASSERT_EQ(r.status, 0) << r.err << r.out;
   EXPECT_EQ(r.out.rfind("# no GPU visible (--backend mpi): running on the MPI backend with 4 host ranks", 0), 0u)
       << r.out;
