@@ -81,6 +81,23 @@ double pcie_path_min_gbps(const Topology& t, int a, int b) {
   return least;
 }
 
+std::vector<std::string> pcie_path_links(const Topology& t, int a, int b) {
+  const auto ca = chain(t, a), cb = chain(t, b);
+  const int anc = common_ancestor(ca, cb);
+  std::vector<std::string> links;
+  // PCIe is full duplex: a's side is crossed upwards, b's side downwards, and the two directions of a
+  // link are separate resources.
+  for (const auto* path : {&ca, &cb}) {
+    const char* dir = path == &ca ? "up:" : "down:";
+    for (int x : *path) {
+      if (x == anc) break;
+      const TopoNode& n = t.nodes[static_cast<std::size_t>(x)];
+      links.push_back(std::string(dir) + "pcie:" + (n.bus_id.empty() ? n.label : n.bus_id));
+    }
+  }
+  return links;
+}
+
 std::vector<PairInfo> classify_gpu_pairs(const Topology& t) {
   std::vector<PairInfo> out;
   const int n = static_cast<int>(t.gpus.size());
@@ -97,6 +114,10 @@ std::vector<PairInfo> classify_gpu_pairs(const Topology& t) {
                         : p.nvlinks > 0 ? p.nvlinks * t.nvlink_gbps_per_link
                                         : pcie_path_min_gbps(t, na, nb);
       p.p2p = i != j && nccl_uses_p2p(t, p.cls);
+      if (i != j) {
+        p.path = p.nvlinks > 0 ? std::vector<std::string>{"nvlink:" + std::to_string(i) + "->" + std::to_string(j)}
+                               : pcie_path_links(t, na, nb);
+      }
       if (i != j && !t.p2p_access.empty() && t.p2p_access[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] == 0) {
         p.p2p = false;  // CUDA says no peer access: NCCL cannot use P2P whatever the path
       }

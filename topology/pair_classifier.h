@@ -20,6 +20,10 @@ struct PairInfo {
   int nvlinks = 0;
   bool p2p = false;
   double path_min_gbps = 0;  // 0 = unknown
+  // The links a transfer from a to b crosses, each named after the object below it and the direction
+  // ("up:pcie:0000:18:00.0", "down:pcie:HostBridge 0000:[00-08]"), or "nvlink:i->j". Transfers whose
+  // paths share a link compete for it.
+  std::vector<std::string> path;
   [[nodiscard]] std::string label() const { return class_label(cls, nvlinks); }
 };
 
@@ -29,6 +33,9 @@ struct PairInfo {
 
 // The narrowest known link between two tree nodes below their common ancestor; 0 when unknown.
 [[nodiscard]] double pcie_path_min_gbps(const Topology& t, int node_a, int node_b);
+
+// The PCIe links between two tree nodes below their common ancestor (see PairInfo::path).
+[[nodiscard]] std::vector<std::string> pcie_path_links(const Topology& t, int node_a, int node_b);
 
 // Every ordered GPU pair (i, j), row-major, diagonal included.
 [[nodiscard]] std::vector<PairInfo> classify_gpu_pairs(const Topology& t);

@@ -12,7 +12,9 @@
 #include "core/error.h"
 #include "megatron/plan_json.h"
 #include "report/results_json.h"
+#include "report/topology_report.h"
 #include "sim/layer_gemms.h"
+#include "topology/discovery.h"
 
 #if PB_HAVE_CUBLAS
 #include "backend/gemm_timer.h"
@@ -73,12 +75,16 @@ double measure_layer_ms(const nlohmann::json& plan, std::ostream& out) {
 int run_predict_command(const PredictOptions& o) {
   if (o.plan_path.empty()) throw UsageError("--plan: a plan file (pipebench plan --json) is required");
   const int models = (!o.table_path.empty()) + (o.link_gbps > 0) + (o.zero_comm ? 1 : 0);
+  if (!o.class_links.empty() && o.link_gbps <= 0) {
+    throw UsageError("--link CLASS=GBPS needs --link-gbps for the other classes");
+  }
   if (models != 1) {
     throw UsageError("communication costs: give exactly one of --table RESULTS.json, --link-gbps GBPS, --zero-comm");
   }
   const nlohmann::json plan = load_plan_json("--plan", o.plan_path);
   std::unique_ptr<CostModel> costs;
   std::string cost_text;
+  PathModel paths;
   if (!o.table_path.empty()) {
     std::ifstream in(o.table_path);
     if (!in) throw UsageError("--table " + o.table_path + ": cannot be read");
@@ -88,13 +94,52 @@ int run_predict_command(const PredictOptions& o) {
     } catch (const nlohmann::json::exception& e) {
       throw UsageError("--table " + o.table_path + ": not JSON (" + std::string(e.what()) + ")");
     }
-    costs = std::make_unique<MeasuredCost>(results, o.table_path);
-    cost_text = "measured: " + o.table_path;
+    auto measured = std::make_unique<MeasuredCost>(results, o.table_path);
+    if (o.class_fallback) measured->allow_class_fallback();
+    costs = std::move(measured);
+    cost_text = "measured: " + o.table_path + (o.class_fallback ? " (class fallback allowed)" : "");
+    paths = paths_from_results(results);
   } else if (o.link_gbps > 0) {
-    costs = std::make_unique<AssumedCost>(o.link_gbps, o.link_latency_us);
+    auto assumed = std::make_unique<AssumedCost>(o.link_gbps, o.link_latency_us);
     char buf[128];
     std::snprintf(buf, sizeof buf, "assumed: every link %.3g GB/s per direction, %.3g us latency", o.link_gbps, o.link_latency_us);
     cost_text = buf;
+    if (!o.class_links.empty()) {
+      for (const auto& spec : o.class_links) {
+        const auto eq = spec.find('=');
+        const std::string cls = spec.substr(0, eq);
+        const bool known = cls == "X" || cls == "PIX" || cls == "PXB" || cls == "PHB" || cls == "NODE" || cls == "SYS" ||
+                           cls == "NET" || (cls.rfind("NV", 0) == 0 && cls.size() > 2);
+        double gbps = 0, us = o.link_latency_us;
+        const int got = eq == std::string::npos ? 0 : std::sscanf(spec.c_str() + eq + 1, "%lf,%lf", &gbps, &us);
+        if (!known || got < 1 || gbps <= 0 || us < 0) {
+          throw UsageError("--link " + spec + ": expected CLASS=GBPS[,US] with CLASS one of X, NV#, PIX, PXB, PHB, NODE, SYS, NET");
+        }
+        assumed->set_class_link(cls, gbps, us);
+        std::snprintf(buf, sizeof buf, "; %s %.3g GB/s, %.3g us", cls.c_str(), gbps, us);
+        cost_text += buf;
+      }
+      nlohmann::json topo;
+      if (!o.topology_path.empty()) {
+        std::ifstream in(o.topology_path);
+        if (!in) throw UsageError("--topology " + o.topology_path + ": cannot be read");
+        try {
+          topo = nlohmann::json::parse(in);
+        } catch (const nlohmann::json::exception& e) {
+          throw UsageError("--topology " + o.topology_path + ": not JSON (" + std::string(e.what()) + ")");
+        }
+      } else {
+        topo = topology_to_json(discover_topology({}));
+      }
+      RankClassMap classes(topo);
+      if (classes.empty()) {
+        throw UsageError("--link: no GPU pairs in " + (o.topology_path.empty() ? std::string("this machine's topology")
+                                                                               : o.topology_path) +
+                         " to give ranks their classes (rank i is GPU i)");
+      }
+      assumed->set_classes(std::move(classes));
+    }
+    costs = std::move(assumed);
   } else {
     costs = std::make_unique<ZeroCost>();
     cost_text = "zero: communication is free (a compute-only bound)";
@@ -109,14 +154,18 @@ int run_predict_command(const PredictOptions& o) {
     compute.fwd_ms_per_layer = measure_layer_ms(plan, note);
     measured_note = note.str();
   }
-  Prediction p = predict(plan, *costs, compute, o.shared_path, !o.trace_dir.empty(), o.schedule);
+  Prediction p = predict(plan, *costs, compute, o.shared_path, !o.trace_dir.empty(), o.schedule, &paths);
   if (o.measure_compute) p.compute_source = "measured with cuBLAS on GPU 0 (--measure-compute)";
 
   std::ostream& out = std::cout;
   char buf[512];
   out << measured_note;
   out << "# prediction for " << o.plan_path << "\n# communication: " << cost_text
-      << (o.shared_path ? "; every pipeline pair shares one path" : "") << "\n";
+      << (o.shared_path ? "; every pipeline pair shares one path"
+          : paths.empty() ? "; one link per directed pair"
+                          : "; transfers share the PCIe/NVLink links of their topology paths (" +
+                                std::to_string(paths.link_count) + " links)")
+      << "\n";
   std::snprintf(buf, sizeof buf, "# compute: forward %.4f ms, backward %.4f ms per layer and microbatch (%s)\n",
                 p.fwd_ms_per_layer, p.bwd_ms_per_layer, p.compute_source.c_str());
   out << buf;

@@ -174,9 +174,12 @@ void plan_and_predict(const RunOptions& o, const World& world, Backend& backend,
   compute.tflops = o.tflops > 0 ? o.tflops : 100;
   std::unique_ptr<CostModel> costs;
   std::string cost_note;
+  PathModel paths;
   if (measurable) {
     std::ifstream in(dir + "/plan_results.json");
-    costs = std::make_unique<MeasuredCost>(nlohmann::json::parse(in), dir + "/plan_results.json");
+    const nlohmann::json results = nlohmann::json::parse(in);
+    costs = std::make_unique<MeasuredCost>(results, dir + "/plan_results.json");
+    paths = paths_from_results(results);
     cost_note = "measured on this node";
   } else {
     // Fewer ranks than the plan needs: the theoretical bandwidth of GPU 0's PCIe link, marked as such.
@@ -193,7 +196,7 @@ void plan_and_predict(const RunOptions& o, const World& world, Backend& backend,
                   n, n == 1 ? "" : "s", plan_world, gbps);
     cost_note = buf;
   }
-  const Prediction p = predict(plan_json, *costs, compute, false, false, "");
+  const Prediction p = predict(plan_json, *costs, compute, false, false, "", &paths);
   write_file_atomically(dir + "/prediction.json", prediction_to_json(p).dump(2) + "\n");
   std::cout << "# Prediction (communication " << cost_note << "; compute " << (o.tflops > 0 ? "" : "assumed ")
             << compute.tflops << " TFLOP/s)\n#  schedule              iteration (ms)   speed-up   bubble ideal   bubble sim\n";

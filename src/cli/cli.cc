@@ -249,6 +249,11 @@ Command parse_command_line(const std::vector<std::string>& all_args) {
   predict_cmd->add_option("--link-latency-us", predict.link_latency_us, "what-if: per-message latency")
       ->check(CLI::NonNegativeNumber);
   predict_cmd->add_flag("--zero-comm", predict.zero_comm, "free communication (a compute-only bound)");
+  predict_cmd->add_option("--link", predict.class_links, "what-if per class: CLASS=GBPS[,US] (repeatable)");
+  predict_cmd->add_option("--topology", predict.topology_path,
+                          "with --link: classes from this `pipebench topo --format json` file (rank i = GPU i)");
+  predict_cmd->add_flag("--class-fallback", predict.class_fallback,
+                        "with --table: use a measured group of the same class when the exact one is missing");
   predict_cmd->add_flag("--shared-path", predict.shared_path, "every pipeline pair shares one path (no GPU P2P)");
   predict_cmd->add_option("--fwd-ms-per-layer", predict.compute.fwd_ms_per_layer, "forward time per layer and microbatch")
       ->check(CLI::PositiveNumber);

@@ -130,7 +130,8 @@ nlohmann::json topology_to_json(const TopologyView& v) {
                           {"nvlinks", p.nvlinks},
                           {"p2p", p.p2p},
                           {"nccl_path", std::string(nccl_path_name(p.cls))},
-                          {"path_min_gbps", p.path_min_gbps > 0 ? nlohmann::json(p.path_min_gbps) : nlohmann::json(nullptr)}};
+                          {"path_min_gbps", p.path_min_gbps > 0 ? nlohmann::json(p.path_min_gbps) : nlohmann::json(nullptr)},
+                          {"path", p.path}};
   };
   for (const auto& p : v.gpu_pairs) {
     if (p.a == p.b) continue;

@@ -28,16 +28,78 @@ std::string describe(const std::string& op, const std::vector<int>& ranks) {
   return s + (ranks.size() > 8 ? ",...}" : "}");
 }
 
-}  // namespace
-
-CommCost AssumedCost::cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const {
-  const double factor = op == "pair" ? 1 : bus_factor(op, ranks.size());
-  const double us = (ranks.size() <= 1 && op != "pair" ? 0 : latency_us_) +
-                    static_cast<double>(bytes) * factor / (gbps_ * kBytesPerGB) * kUsPerSecond;
-  return {ns(us), "assumed"};
+// nvidia-smi class order, for "the worst pair of a group".
+int class_order(const std::string& c) {
+  if (c == "X") return 0;
+  if (c.rfind("NV", 0) == 0) return 1;
+  static const char* kOrder[] = {"PIX", "PXB", "PHB", "NODE", "SYS", "NET"};
+  for (int i = 0; i < 6; ++i) {
+    if (c == kOrder[i]) return 2 + i;
+  }
+  return 9;
 }
 
-MeasuredCost::MeasuredCost(const nlohmann::json& results, const std::string& path) : path_(path) {
+}  // namespace
+
+RankClassMap::RankClassMap(const nlohmann::json& src) {
+  const bool results = src.value("schema", "") == "pipebench.results/1";
+  const nlohmann::json topo = results ? src.value("system", nlohmann::json::object()).value("topology", nlohmann::json::object()) : src;
+  if (!topo.contains("pairs")) return;
+  std::map<int, int> gpu_of_rank;  // rank -> GPU index
+  if (results) {
+    std::map<std::string, int> gpu_of_bus;
+    for (const auto& g : topo.value("gpus", nlohmann::json::array())) gpu_of_bus[g.value("bus_id", "")] = g.value("index", -1);
+    for (const auto& d : src["system"].value("devices", nlohmann::json::array())) {
+      const auto it = gpu_of_bus.find(d.value("bus_id", ""));
+      if (it != gpu_of_bus.end()) gpu_of_rank[d.value("rank", -1)] = it->second;
+    }
+  } else {
+    for (const auto& g : topo.value("gpus", nlohmann::json::array())) gpu_of_rank[g.value("index", -1)] = g.value("index", -1);
+  }
+  std::map<std::pair<int, int>, std::string> by_gpu;
+  for (const auto& p : topo["pairs"]) {
+    if (p.value("kind", "") == "gpu-gpu") by_gpu[{p["a"].get<int>(), p["b"].get<int>()}] = p.value("class", "");
+  }
+  for (const auto& [ra, ga] : gpu_of_rank) {
+    for (const auto& [rb, gb] : gpu_of_rank) {
+      const auto it = by_gpu.find({ga, gb});
+      if (ra != rb && it != by_gpu.end()) pair_class_[{ra, rb}] = {class_order(it->second), it->second};
+    }
+  }
+}
+
+std::string RankClassMap::class_of(const std::vector<int>& ranks) const {
+  if (ranks.size() < 2) return ranks.size() == 1 ? "X" : "";
+  std::pair<int, std::string> worst{-1, ""};
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    for (std::size_t j = i + 1; j < ranks.size(); ++j) {
+      const auto it = pair_class_.find({ranks[i], ranks[j]});
+      if (it == pair_class_.end()) return "";
+      if (it->second.first > worst.first) worst = it->second;
+    }
+  }
+  return worst.second;
+}
+
+CommCost AssumedCost::cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const {
+  double gbps = gbps_, latency = latency_us_;
+  std::string source = "assumed";
+  if (!per_class_.empty()) {
+    const std::string cls = classes_.class_of(ranks);
+    const auto it = per_class_.find(cls);
+    if (it != per_class_.end()) {
+      gbps = it->second.first;
+      latency = it->second.second;
+      source = "assumed (" + cls + ")";
+    }
+  }
+  const double factor = op == "pair" ? 1 : bus_factor(op, ranks.size());
+  const double us = (ranks.size() <= 1 && op != "pair" ? 0 : latency) +
+                    static_cast<double>(bytes) * factor / (gbps * kBytesPerGB) * kUsPerSecond;
+  return {ns(us), source};
+}
+
+MeasuredCost::MeasuredCost(const nlohmann::json& results, const std::string& path) : path_(path), classes_(results) {
   if (!results.is_object() || results.value("schema", "") != "pipebench.results/1") {
     throw UsageError("--table " + path + ": not a pipebench.results/1 file");
   }
@@ -60,11 +122,24 @@ MeasuredCost::MeasuredCost(const nlohmann::json& results, const std::string& pat
 
 CommCost MeasuredCost::cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const {
   const auto it = points_.find({op, ranks});
-  if (it == points_.end()) {
-    throw UsageError("--table " + path_ + ": no measurement of " + describe(op, ranks) +
-                     " (run pipebench bench --plan with this plan on these ranks)");
+  if (it != points_.end()) return interpolate(it->second, bytes);
+  const std::string cls = classes_.class_of(ranks);
+  if (fallback_ && !cls.empty()) {
+    for (const auto& [key, v] : points_) {
+      if (key.first == op && key.second.size() == ranks.size() && classes_.class_of(key.second) == cls) {
+        CommCost c = interpolate(v, bytes);
+        c.source += " (class " + cls + " fallback)";
+        return c;
+      }
+    }
   }
-  const auto& v = it->second;
+  throw UsageError("--table " + path_ + ": no measurement of " + describe(op, ranks) +
+                   (cls.empty() ? "" : " (class " + cls + ")") +
+                   " (run pipebench bench --plan with this plan on these ranks" +
+                   (fallback_ ? "" : ", or allow --class-fallback") + ")");
+}
+
+CommCost MeasuredCost::interpolate(const std::vector<std::pair<double, double>>& v, std::int64_t bytes) const {
   const double x = static_cast<double>(bytes);
   if (v.size() == 1) return {ns(v[0].second * (x > v[0].first ? x / v[0].first : 1.0)), "measured (scaled)"};
   // Log-log interpolation inside the measured range.

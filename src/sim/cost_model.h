@@ -28,6 +28,22 @@ class CostModel {
   [[nodiscard]] virtual CommCost cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const = 0;
 };
 
+// The link class of a group of global ranks (nvidia-smi's names; the worst pair), from a topology:
+// the one embedded in a results file (system.topology, system.devices), or a `pipebench topo --format
+// json` file where rank i is GPU i.
+class RankClassMap {
+ public:
+  RankClassMap() = default;
+  // results: a pipebench.results/1 object, or a pipebench.topology/1 object.
+  explicit RankClassMap(const nlohmann::json& source);
+  [[nodiscard]] bool empty() const { return pair_class_.empty(); }
+  // "" when a pair of the group is unknown.
+  [[nodiscard]] std::string class_of(const std::vector<int>& ranks) const;
+
+ private:
+  std::map<std::pair<int, int>, std::pair<int, std::string>> pair_class_;  // ranks -> (order, label)
+};
+
 class ZeroCost final : public CostModel {
  public:
   CommCost cost(const std::string&, const std::vector<int>&, std::int64_t) const override { return {0, "zero"}; }
@@ -38,10 +54,15 @@ class ZeroCost final : public CostModel {
 class AssumedCost final : public CostModel {
  public:
   AssumedCost(double gbps, double latency_us) : gbps_(gbps), latency_us_(latency_us) {}
+  // --link CLASS=GBPS[,US]: groups of that class use this link instead (needs a class map).
+  void set_class_link(const std::string& cls, double gbps, double latency_us) { per_class_[cls] = {gbps, latency_us}; }
+  void set_classes(RankClassMap classes) { classes_ = std::move(classes); }
   CommCost cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const override;
 
  private:
   double gbps_, latency_us_;
+  std::map<std::string, std::pair<double, double>> per_class_;
+  RankClassMap classes_;
 };
 
 // From the records of a results file ("schema": "pipebench.results/1"): per (op, ranks), log-log
@@ -50,11 +71,17 @@ class MeasuredCost final : public CostModel {
  public:
   // Throws UsageError naming the file for another schema or no usable record.
   MeasuredCost(const nlohmann::json& results, const std::string& path);
+  // --class-fallback: a group that was not measured takes the measurements of a group of the same op,
+  // size and link class (flagged in the cost source).
+  void allow_class_fallback() { fallback_ = true; }
   CommCost cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const override;
 
  private:
+  [[nodiscard]] CommCost interpolate(const std::vector<std::pair<double, double>>& v, std::int64_t bytes) const;
   std::string path_;
   std::map<std::pair<std::string, std::vector<int>>, std::vector<std::pair<double, double>>> points_;  // size, us
+  RankClassMap classes_;
+  bool fallback_ = false;
 };
 
 }  // namespace pipebench

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/units.h"
 #include "megatron/plan.h"
+#include "topology/topology.h"
 #include "sim/schedules.h"
 
 namespace pipebench {
@@ -50,8 +51,39 @@ std::vector<std::pair<std::int64_t, int>> table_for(const nlohmann::json& plan, 
 
 }  // namespace
 
+PathModel paths_from_results(const nlohmann::json& results) {
+  PathModel pm;
+  const auto& system = results.value("system", nlohmann::json::object());
+  const auto& topo = system.value("topology", nlohmann::json::object());
+  if (!topo.contains("pairs") || !system.contains("devices")) return pm;
+  std::map<std::string, int> gpu_of_bus;
+  for (const auto& g : topo.value("gpus", nlohmann::json::array())) gpu_of_bus[g.value("bus_id", "")] = g.value("index", -1);
+  std::map<int, int> gpu_of_rank;
+  for (const auto& d : system["devices"]) {
+    const std::string bus = normalize_bus_id(d.value("bus_id", ""));
+    if (gpu_of_bus.count(bus)) gpu_of_rank[d.value("rank", -1)] = gpu_of_bus[bus];
+  }
+  std::map<std::pair<int, int>, std::vector<std::string>> by_gpu;
+  for (const auto& p : topo["pairs"]) {
+    if (p.value("kind", "") != "gpu-gpu" || !p.contains("path")) continue;
+    by_gpu[{p["a"].get<int>(), p["b"].get<int>()}] = p["path"].get<std::vector<std::string>>();
+  }
+  std::map<std::string, int> ids;
+  for (const auto& [ra, ga] : gpu_of_rank) {
+    for (const auto& [rb, gb] : gpu_of_rank) {
+      const auto it = by_gpu.find({ga, gb});
+      if (ra == rb || it == by_gpu.end()) continue;
+      std::vector<int> links;
+      for (const auto& name : it->second) links.push_back(ids.emplace(name, static_cast<int>(ids.size())).first->second);
+      pm.links[{ra, rb}] = links;
+    }
+  }
+  pm.link_count = ids.size();
+  return pm;
+}
+
 Prediction predict(const nlohmann::json& plan, const CostModel& costs, const ComputeOptions& c, bool shared_path,
-                   bool keep_trace, const std::string& filter) {
+                   bool keep_trace, const std::string& filter, const PathModel* paths) {
   Prediction out;
   const auto& model = plan.at("model");
   const auto& layout = plan.at("layout");
@@ -179,7 +211,15 @@ Prediction predict(const nlohmann::json& plan, const CostModel& costs, const Com
     }
     SimCosts sc;
     sc.p2p = [&](int src, int dst, std::int64_t bytes) { return pair_cost(p2p_model, src, dst, bytes); };
-    if (shared_path) sc.link = [](int, int) { return 0; };
+    if (shared_path) {
+      sc.link = [](int, int) { return 0; };
+    } else if (paths && !paths->empty()) {
+      sc.links = [&](int src, int dst) {
+        const auto it = paths->links.find({su.ranks[static_cast<std::size_t>(src)], su.ranks[static_cast<std::size_t>(dst)]});
+        if (it != paths->links.end()) return it->second;
+        return std::vector<int>{static_cast<int>(paths->link_count) + src * 100003 + dst};  // unknown: its own link
+      };
+    }
     sc.compute_slowdown_while_comm = c.comm_sm_slowdown;
     SchedulePrediction sp;
     sp.name = name;

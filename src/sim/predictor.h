@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,16 @@ struct ComputeOptions {
   double optimizer_ms = 0;
   double comm_sm_slowdown = 0;  // compute (1 + F) x slower while the rank's NCCL work runs
 };
+
+// Which links each transfer between two global ranks crosses, from the topology embedded in a
+// results file (system.topology pairs[].path, system.devices for rank -> GPU). Empty: unknown.
+struct PathModel {
+  std::map<std::pair<int, int>, std::vector<int>> links;  // (src, dst) global ranks -> link ids
+  std::size_t link_count = 0;
+  [[nodiscard]] bool empty() const { return links.empty(); }
+};
+
+[[nodiscard]] PathModel paths_from_results(const nlohmann::json& results);
 
 struct SchedulePrediction {
   std::string name;
@@ -44,8 +55,10 @@ struct Prediction {
 };
 
 // Throws UsageError for a malformed plan, missing measurements, or bad compute options.
+// paths: optional topology paths (transfers sharing a link compete); shared_path puts every pair on one.
 [[nodiscard]] Prediction predict(const nlohmann::json& plan, const CostModel& costs, const ComputeOptions& compute,
-                                 bool shared_path, bool keep_trace, const std::string& schedule_filter);
+                                 bool shared_path, bool keep_trace, const std::string& schedule_filter,
+                                 const PathModel* paths = nullptr);
 
 [[nodiscard]] nlohmann::json prediction_to_json(const Prediction& p);
 

@@ -233,11 +233,16 @@ class Sim {
       unmatched_.erase(it);
     }
     // Rendezvous: the transfer starts once both sides have posted it and its link is free.
-    const int link = costs_.link ? costs_.link(src, dst) : src * 1000003 + dst;
+    std::vector<int> links;
+    if (costs_.links) {
+      links = costs_.links(src, dst);
+    } else {
+      links.push_back(costs_.link ? costs_.link(src, dst) : src * 1000003 + dst);
+    }
     SimTime start = std::max(ops_[static_cast<std::size_t>(other)].posted, now);
-    start = std::max(start, link_free_[link]);
+    for (int l : links) start = std::max(start, link_free_[l]);
     const SimTime end = start + costs_.p2p(src, dst, op.bytes);
-    link_free_[link] = end;
+    for (int l : links) link_free_[l] = end;
     ops_[static_cast<std::size_t>(id)].partner = other;
     ops_[static_cast<std::size_t>(other)].partner = id;
     ops_[static_cast<std::size_t>(id)].start = start;

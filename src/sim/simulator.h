@@ -27,6 +27,8 @@ struct SimCosts {
   // directed pair. With every pair on one shared path (no GPU P2P: all through the root complex),
   // return the same id for all.
   std::function<int(int src, int dst)> link;
+  // Or several links per transfer (its topology path): it starts when all are free and holds them all.
+  std::function<std::vector<int>(int src, int dst)> links;
   // Compute that starts while the rank's own NCCL work is in flight runs (1 + F) times longer: NCCL
   // kernels occupy SMs (--comm-sm-slowdown F).
   double compute_slowdown_while_comm = 0;

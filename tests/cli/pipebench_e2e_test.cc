@@ -321,6 +321,19 @@ TEST_F(E2E, PredictFromAMeasuredPlanTable) {
   expect_usage_error("predict --plan " + plan + " --zero-comm --fwd-ms-per-layer -1", "--fwd-ms-per-layer");
   expect_usage_error("predict --plan " + table + " --zero-comm --fwd-ms-per-layer 1", "is not pipebench.plan/1");
   expect_usage_error("predict --plan " + plan + " --table " + plan + " --fwd-ms-per-layer 1", "not a pipebench.results/1 file");
+  expect_usage_error("predict --plan " + plan + " --link-gbps 10 --link FOO=1 --fwd-ms-per-layer 1", "--link FOO=1: expected CLASS=GBPS");
+  expect_usage_error("predict --plan " + plan + " --link PIX=5 --fwd-ms-per-layer 1", "--link CLASS=GBPS needs --link-gbps");
+  const std::string topo = std::string(TEST_DATA_DIR) + "/topology/pipebench-two-switch-levels.xml";
+  const std::string topo_json = tmp("topo.json");
+  const Result t = run("topo --format json --xml " + topo);
+  ASSERT_EQ(t.status, 0) << t.err;
+  std::ofstream(topo_json) << t.out;
+  const Result classes = run("predict --plan " + plan + " --link-gbps 20 --link NODE=4,10 --topology " + topo_json +
+                             " --fwd-ms-per-layer 0.5");
+  EXPECT_EQ(classes.status, 0) << classes.err;
+  EXPECT_NE(classes.out.find("; NODE 4 GB/s, 10 us"), std::string::npos) << classes.out;
+  EXPECT_NE(classes.out.find("assumed (NODE)"), std::string::npos) << classes.out;
+  std::remove(topo_json.c_str());
   std::system(("rm -rf " + plan + " " + table + " " + pred + " " + traces).c_str());
 }
 

@@ -87,6 +87,68 @@ TEST(Predictor, MeasuredTableIsInterpolatedAndMissingPairsAreNamed) {
   EXPECT_THROW(MeasuredCost(nlohmann::json{{"schema", "pipebench.plan/1"}}, "x.json"), UsageError);
 }
 
+TEST(Predictor, TransfersSharingATopologyLinkCompete) {
+  const auto plan = plan_json(kModel);
+  // Four GPUs; in `shared`, every path crosses one host uplink (no GPU P2P: through the root complex).
+  auto results = [](bool shared) {
+    nlohmann::json devices = nlohmann::json::array(), gpus = nlohmann::json::array(), pairs = nlohmann::json::array();
+    for (int i = 0; i < 4; ++i) {
+      const std::string bus = "0000:0" + std::to_string(i + 1) + ":00.0";
+      devices.push_back({{"rank", i}, {"bus_id", bus}, {"host", "h"}});
+      gpus.push_back({{"index", i}, {"bus_id", bus}});
+    }
+    for (int a = 0; a < 4; ++a)
+      for (int b = 0; b < 4; ++b) {
+        if (a == b) continue;
+        std::vector<std::string> path = {"up:gpu" + std::to_string(a), "down:gpu" + std::to_string(b)};
+        if (shared) path.push_back("rootcomplex");
+        pairs.push_back({{"a", a}, {"b", b}, {"kind", "gpu-gpu"}, {"path", path}});
+      }
+    return nlohmann::json{{"system", {{"devices", devices}, {"topology", {{"gpus", gpus}, {"pairs", pairs}}}}}};
+  };
+  const PathModel own = paths_from_results(results(false)), shared = paths_from_results(results(true));
+  EXPECT_EQ(own.links.size(), 12u);
+  EXPECT_EQ(shared.link_count, own.link_count + 1);
+  ComputeOptions c;
+  c.fwd_ms_per_layer = 0.05;
+  const AssumedCost link(2, 5);
+  const double t_own = predict(plan, link, c, false, false, "1f1b", &own).schedules[0].iteration_ms;
+  const double t_shared = predict(plan, link, c, false, false, "1f1b", &shared).schedules[0].iteration_ms;
+  EXPECT_GT(t_shared, t_own);
+}
+
+TEST(Predictor, PerClassLinksAndClassFallback) {
+  // A topology where 0-1 and 2-3 are NV4 and everything else SYS; rank i = GPU i.
+  nlohmann::json topo = {{"schema", "pipebench.topology/1"}, {"gpus", nlohmann::json::array()}, {"pairs", nlohmann::json::array()}};
+  for (int i = 0; i < 4; ++i) topo["gpus"].push_back({{"index", i}, {"bus_id", "0000:0" + std::to_string(i) + ":00.0"}});
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b)
+      if (a != b) topo["pairs"].push_back({{"a", a}, {"b", b}, {"kind", "gpu-gpu"}, {"class", a / 2 == b / 2 ? "NV4" : "SYS"}});
+  const RankClassMap classes(topo);
+  EXPECT_EQ(classes.class_of({0, 1}), "NV4");
+  EXPECT_EQ(classes.class_of({1, 2}), "SYS");
+  EXPECT_EQ(classes.class_of({0, 1, 2}), "SYS");  // the worst pair of the group
+  AssumedCost link(10, 0);
+  link.set_classes(classes);
+  link.set_class_link("SYS", 1, 0);
+  EXPECT_EQ(link.cost("pair", {0, 1}, 1000000000).time, 100000000);  // 1 GB at 10 GB/s
+  EXPECT_EQ(link.cost("pair", {1, 2}, 1000000000).time, 1000000000);  // 1 GB at 1 GB/s
+  EXPECT_EQ(link.cost("pair", {1, 2}, 1).source, "assumed (SYS)");
+  // A results table with the topology embedded: pair {2,3} was not measured, {0,1} (also NV4) was.
+  nlohmann::json results = {{"schema", "pipebench.results/1"}, {"records", nlohmann::json::array()}};
+  results["system"] = {{"topology", topo}, {"devices", nlohmann::json::array()}};
+  for (int i = 0; i < 4; ++i) results["system"]["devices"].push_back({{"rank", i}, {"bus_id", "0000:0" + std::to_string(i) + ":00.0"}});
+  results["records"].push_back({{"op", "pair"}, {"ranks", {0, 1}}, {"size_bytes", 1 << 20}, {"time_us", 10.0}});
+  results["records"].push_back({{"op", "pair"}, {"ranks", {0, 1}}, {"size_bytes", 1 << 22}, {"time_us", 40.0}});
+  MeasuredCost measured(results, "r.json");
+  EXPECT_THROW((void)measured.cost("pair", {2, 3}, 1 << 21), UsageError);
+  measured.allow_class_fallback();
+  const CommCost c = measured.cost("pair", {2, 3}, 1 << 21);
+  EXPECT_EQ(c.source, "measured (class NV4 fallback)");
+  EXPECT_NEAR(static_cast<double>(c.time), 20000, 1);  // log-log between 10 us at 1M and 40 us at 4M
+  EXPECT_THROW((void)measured.cost("pair", {1, 2}, 1 << 21), UsageError);  // SYS: nothing of that class
+}
+
 TEST(Predictor, ChromeTraceHasOneProcessPerRankAndCompleteEvents) {
   const auto plan = plan_json(kModel);
   ComputeOptions c;
