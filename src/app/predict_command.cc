@@ -173,7 +173,8 @@ int run_predict_command(const PredictOptions& o) {
                 1 + o.compute.comm_sm_slowdown);
   out << buf << "#\n#  schedule              iteration (ms)   speed-up   bubble ideal   bubble sim\n";
   for (const auto& s : p.schedules) {
-    const std::string name = s.name + (s.v > 1 ? " v=" + std::to_string(s.v) : "") + (s.v > 1 && !s.overlap_p2p ? " (no overlap)" : "");
+    const std::string name = s.name + (s.v > 1 ? " v=" + std::to_string(s.v) : "") + (s.v > 1 && !s.overlap_p2p ? " (no overlap)" : "") +
+                             (s.reference ? " (reference)" : "");
     std::snprintf(buf, sizeof buf, "   %-22s %14.3f   %8.3f   %12.4f   %10.4f\n", name.c_str(), s.iteration_ms, s.speedup,
                   s.bubble_ideal, s.bubble_sim);
     out << buf;

@@ -37,6 +37,7 @@ struct SchedulePrediction {
   std::string name;
   int v = 1;
   bool overlap_p2p = true;
+  bool reference = false;  // GPipe: shown for comparison, never the verdict
   double iteration_ms = 0, speedup = 1, bubble_ideal = 0, bubble_sim = 0;
   std::vector<int> global_ranks;  // pipeline rank -> global rank
   SimResult sim;
