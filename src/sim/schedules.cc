@@ -11,6 +11,14 @@ std::int64_t tag(bool grad, std::int64_t mb, int to_stage, int stages) {
   return (mb * stages + to_stage) * 2 + (grad ? 1 : 0);
 }
 
+// The ops of one Megatron call: at most four (send/recv prev/next), kept off the heap.
+struct OpList {
+  P2POp v[4];
+  std::size_t n = 0;
+  void push_back(const P2POp& op) { v[n++] = op; }
+  [[nodiscard]] bool empty() const { return n == 0; }
+};
+
 class Gen {
  public:
   Gen(const ScheduleSpec& s, int r) : s_(s), r_(r), stages_(s.p * s.v) {}
@@ -32,16 +40,16 @@ class Gen {
   int next_rank() const { return (r_ + 1) % s_.p; }
 
   // The four P2P ops of forward/backward step (mb, chunk c); none where Megatron skips them (§2 Peers).
-  void fwd_recv(std::vector<P2POp>& ops, std::int64_t mb, int c) const {
+  void fwd_recv(OpList& ops, std::int64_t mb, int c) const {
     if (stage(c) > 0) ops.push_back({false, prev_rank(), s_.p2p_bytes, tag(false, mb, stage(c), stages_)});
   }
-  void fwd_send(std::vector<P2POp>& ops, std::int64_t mb, int c) const {
+  void fwd_send(OpList& ops, std::int64_t mb, int c) const {
     if (stage(c) < stages_ - 1) ops.push_back({true, next_rank(), s_.p2p_bytes, tag(false, mb, stage(c) + 1, stages_)});
   }
-  void bwd_recv(std::vector<P2POp>& ops, std::int64_t mb, int c) const {
+  void bwd_recv(OpList& ops, std::int64_t mb, int c) const {
     if (stage(c) < stages_ - 1) ops.push_back({false, next_rank(), s_.p2p_bytes, tag(true, mb, stage(c), stages_)});
   }
-  void bwd_send(std::vector<P2POp>& ops, std::int64_t mb, int c) const {
+  void bwd_send(OpList& ops, std::int64_t mb, int c) const {
     if (stage(c) > 0) ops.push_back({true, prev_rank(), s_.p2p_bytes, tag(true, mb, stage(c) - 1, stages_)});
   }
 
@@ -54,13 +62,13 @@ class Gen {
     t.chunk = c;
     prog_.tasks.push_back(t);
   }
-  void p2p(const std::vector<P2POp>& ops, const char* label, bool blocking = true) {
+  void p2p(const OpList& ops, const char* label, bool blocking = true) {
     if (ops.empty() && blocking) return;
     Task t;
     t.name = label;
     t.blocking = blocking;
     if (!blocking) t.handle = next_handle_++;
-    prog_.add_p2p(t, ops);
+    prog_.add_p2p(t, ops.v, ops.n);
   }
   int last_handle() const { return next_handle_ - 1; }
   void wait(int handle) {
@@ -74,7 +82,7 @@ class Gen {
 
   // recv_forward, F, send_forward (or recv_backward, B, send_backward), each call blocking.
   void blocking_step(bool forward, std::int64_t mb) {
-    std::vector<P2POp> in, out;
+    OpList in, out;
     if (forward) {
       fwd_recv(in, mb, 0);
       fwd_send(out, mb, 0);
@@ -101,18 +109,18 @@ class Gen {
     const std::int64_t w = s_.warmup[static_cast<std::size_t>(r_)], rest = s_.m - w;
     for (std::int64_t i = 0; i < w; ++i) blocking_step(true, i);
     if (rest > 0) {
-      std::vector<P2POp> in;
+      OpList in;
       fwd_recv(in, w, 0);
       p2p(in, "recv_forward");
     }
     for (std::int64_t i = 0; i < rest; ++i) {
       compute(true, w + i, 0);
-      std::vector<P2POp> a;
+      OpList a;
       fwd_send(a, w + i, 0);
       bwd_recv(a, i, 0);
       p2p(a, "send_forward_recv_backward");
       compute(false, i, 0);
-      std::vector<P2POp> b;
+      OpList b;
       bwd_send(b, i, 0);
       if (i + 1 < rest) fwd_recv(b, w + i + 1, 0);
       p2p(b, i + 1 < rest ? "send_backward_recv_forward" : "send_backward");
@@ -129,28 +137,28 @@ class Gen {
     auto fc = [&](std::int64_t k) { return tab[static_cast<std::size_t>(k)].second; };
     auto bc = [&](std::int64_t k) { return s_.v - 1 - tab[static_cast<std::size_t>(k)].second; };
     {
-      std::vector<P2POp> in;
+      OpList in;
       fwd_recv(in, fmb(0), fc(0));
       p2p(in, "recv_forward");
     }
     int pending_bwd = -1, pending_fwd = -1;
     for (std::int64_t k = 0; k < w; ++k) {
       compute(true, fmb(k), fc(k));
-      std::vector<P2POp> ops;
+      OpList ops;
       fwd_send(ops, fmb(k), fc(k));
       if (k + 1 < total) fwd_recv(ops, fmb(k + 1), fc(k + 1));
       const bool last_warmup = k == w - 1;
       if (!s_.overlap_p2p && last_warmup && w < total) bwd_recv(ops, fmb(0), bc(0));
       p2p(ops, "send_forward_recv_forward");
       if (s_.overlap_p2p && last_warmup) {  // pre-post the first grad receive, async
-        std::vector<P2POp> g;
+        OpList g;
         bwd_recv(g, fmb(0), bc(0));
         p2p(g, "send_backward_recv_backward", false);
         pending_bwd = last_handle();
       }
     }
     if (!s_.overlap_p2p && w == total) {
-      std::vector<P2POp> g;
+      OpList g;
       bwd_recv(g, fmb(0), bc(0));
       p2p(g, "recv_backward");
     }
@@ -159,14 +167,14 @@ class Gen {
       if (s_.overlap_p2p) {
         wait(pending_fwd);
         compute(true, fmb(k), fc(k));
-        std::vector<P2POp> f;
+        OpList f;
         fwd_send(f, fmb(k), fc(k));
         if (k + 1 < total) fwd_recv(f, fmb(k + 1), fc(k + 1));
         p2p(f, "send_forward_recv_forward", false);
         pending_fwd = last_handle();
         wait(pending_bwd);
         compute(false, fmb(j), bc(j));
-        std::vector<P2POp> b;
+        OpList b;
         bwd_send(b, fmb(j), bc(j));
         if (j + 1 < total) bwd_recv(b, fmb(j + 1), bc(j + 1));
         p2p(b, "send_backward_recv_backward", false);
@@ -174,7 +182,7 @@ class Gen {
       } else {
         compute(true, fmb(k), fc(k));
         compute(false, fmb(j), bc(j));
-        std::vector<P2POp> ops;
+        OpList ops;
         fwd_send(ops, fmb(k), fc(k));
         bwd_send(ops, fmb(j), bc(j));
         if (k + 1 < total) fwd_recv(ops, fmb(k + 1), fc(k + 1));
@@ -187,7 +195,7 @@ class Gen {
       wait(pending_bwd);
       pending_bwd = -1;
       compute(false, fmb(k), bc(k));
-      std::vector<P2POp> ops;
+      OpList ops;
       bwd_send(ops, fmb(k), bc(k));
       if (k + 1 < total) bwd_recv(ops, fmb(k + 1), bc(k + 1));
       p2p(ops, "send_backward_recv_backward");

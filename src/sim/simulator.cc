@@ -29,6 +29,7 @@ struct PostedOp {
   bool done = false;
   int partner = -1;
   SimTime start = 0;  // when its transfer began (both sides posted, link free)
+  SimTime end = 0;    // when it completed
 };
 
 struct MatchKey {
@@ -98,25 +99,31 @@ class Sim {
       for (int r : stuck_) list += (list.empty() ? "" : ", ") + std::to_string(r);
       throw Error("simulation deadlock: pipeline ranks " + list + " wait for transfers nobody posts (schedule bug)");
     }
-    for (int r = 0; r < n_; ++r) {
-      auto& rr = res_.ranks[static_cast<std::size_t>(r)];
-      rr.end = clock_[static_cast<std::size_t>(r)];
-      res_.iteration = std::max(res_.iteration, rr.end);
-      // Union of comm intervals (async posts overlap each other).
-      auto& v = busy_[static_cast<std::size_t>(r)];
-      std::sort(v.begin(), v.end());
-      SimTime covered = 0, cur_s = -1, cur_e = -1;
-      for (const auto& [s, e] : v) {
-        if (s > cur_e) {
-          if (cur_e > cur_s) covered += cur_e - cur_s;
-          cur_s = s;
-          cur_e = e;
-        } else {
-          cur_e = std::max(cur_e, e);
-        }
+    // Union of each rank's comm intervals (post to completion; async posts overlap each other). A
+    // rank posts in time order, so its P2P intervals arrive sorted by start in ops_; collectives are
+    // merged in afterwards.
+    std::vector<SimTime> cur_s(static_cast<std::size_t>(n_), -1), cur_e(static_cast<std::size_t>(n_), -1),
+        covered(static_cast<std::size_t>(n_), 0);
+    auto add = [&](std::size_t r, SimTime s, SimTime e) {
+      if (s > cur_e[r]) {
+        if (cur_e[r] > cur_s[r]) covered[r] += cur_e[r] - cur_s[r];
+        cur_s[r] = s;
+        cur_e[r] = e;
+      } else {
+        cur_e[r] = std::max(cur_e[r], e);
       }
-      if (cur_e > cur_s) covered += cur_e - cur_s;
-      rr.comm_busy = covered;
+    };
+    for (const auto& o : ops_) add(static_cast<std::size_t>(o.rank), o.posted, o.end);
+    for (int r = 0; r < n_; ++r) {
+      const auto ri = static_cast<std::size_t>(r);
+      auto& v = busy_[ri];  // collectives
+      std::sort(v.begin(), v.end());
+      for (const auto& [s, e] : v) add(ri, std::max(s, cur_s[ri]), e);
+      if (cur_e[ri] > cur_s[ri]) covered[ri] += cur_e[ri] - cur_s[ri];
+      auto& rr = res_.ranks[ri];
+      rr.end = clock_[ri];
+      rr.comm_busy = covered[ri];
+      res_.iteration = std::max(res_.iteration, rr.end);
     }
     return std::move(res_);
   }
@@ -247,10 +254,8 @@ class Sim {
     ops_[static_cast<std::size_t>(other)].partner = id;
     ops_[static_cast<std::size_t>(id)].start = start;
     ops_[static_cast<std::size_t>(other)].start = start;
-    for (int x : {id, other}) {
-      const auto& po = ops_[static_cast<std::size_t>(x)];
-      busy_[static_cast<std::size_t>(po.rank)].emplace_back(po.posted, end);
-    }
+    ops_[static_cast<std::size_t>(id)].end = end;
+    ops_[static_cast<std::size_t>(other)].end = end;
     if (keep_trace_) {
       trace(src, "send", std::string(op_label_[src == r ? id : other]) + " -> " + std::to_string(dst), start, end);
       trace(dst, "recv", std::string(op_label_[dst == r ? id : other]) + " <- " + std::to_string(src), start, end);

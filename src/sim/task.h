@@ -47,11 +47,11 @@ struct Program {
   std::vector<Task> tasks;
   std::vector<P2POp> ops;
 
-  void add_p2p(Task t, const std::vector<P2POp>& call_ops) {
+  void add_p2p(Task t, const P2POp* call_ops, std::size_t n) {
     t.kind = Task::Kind::kP2P;
     t.first_op = static_cast<std::uint32_t>(ops.size());
-    t.nops = static_cast<std::uint8_t>(call_ops.size());
-    ops.insert(ops.end(), call_ops.begin(), call_ops.end());
+    t.nops = static_cast<std::uint8_t>(n);
+    ops.insert(ops.end(), call_ops, call_ops + n);
     tasks.push_back(t);
   }
 };
