@@ -202,7 +202,7 @@ void plan_and_predict(const RunOptions& o, const World& world, Backend& backend,
             << compute.tflops << " TFLOP/s)\n#  schedule              iteration (ms)   speed-up   bubble ideal   bubble sim\n";
   for (const auto& s : p.schedules) {
     char buf[200];
-    const std::string name = s.name + (s.v > 1 ? " v=" + std::to_string(s.v) : "");
+    const std::string name = s.name + (s.v > 1 ? " v=" + std::to_string(s.v) : "") + (s.reference ? " (reference)" : "");
     std::snprintf(buf, sizeof buf, "   %-22s %14.3f   %8.3f   %12.4f   %10.4f\n", name.c_str(), s.iteration_ms, s.speedup,
                   s.bubble_ideal, s.bubble_sim);
     std::cout << buf;

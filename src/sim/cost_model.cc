@@ -109,10 +109,9 @@ MeasuredCost::MeasuredCost(const nlohmann::json& results, const std::string& pat
     }
     std::vector<int> ranks = r["ranks"].get<std::vector<int>>();
     std::string op = r.value("op", "");
-    if (op == "pair" && r.contains("pairs") && !r["pairs"].empty()) {
-      // A pair record on a sub-communicator names its ranks in `ranks`.
-      std::sort(ranks.begin(), ranks.end());
-    }
+    // Pipeline neighbours send both ways at once (1F1B's batched calls, interleaved's overlap): the
+    // bidirectional figure is what their transfers see; one-way records are kept apart as a fallback.
+    if (op == "pair" && !r.value("bidirectional", true)) op = "pair-oneway";
     std::sort(ranks.begin(), ranks.end());
     points_[{op, ranks}].emplace_back(r["size_bytes"].get<double>(), r["time_us"].get<double>());
   }
@@ -121,7 +120,15 @@ MeasuredCost::MeasuredCost(const nlohmann::json& results, const std::string& pat
 }
 
 CommCost MeasuredCost::cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const {
-  const auto it = points_.find({op, ranks});
+  auto it = points_.find({op, ranks});
+  if (it == points_.end() && op == "pair") {
+    it = points_.find({"pair-oneway", ranks});
+    if (it != points_.end()) {
+      CommCost c = interpolate(it->second, bytes);
+      c.source += " (one-way figure)";
+      return c;
+    }
+  }
   if (it != points_.end()) return interpolate(it->second, bytes);
   const std::string cls = classes_.class_of(ranks);
   if (fallback_ && !cls.empty()) {

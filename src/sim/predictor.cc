@@ -249,7 +249,15 @@ Prediction predict(const nlohmann::json& plan, const CostModel& costs, const Com
     out.schedules.push_back(run(gpipe, costs, keep_trace));
     out.schedules.back().reference = true;
   }
-  if (out.schedules.empty()) throw UsageError("--schedule " + filter + ": no such schedule in the plan");
+  if (out.schedules.empty()) {
+    std::string names;
+    for (const auto& s : plan.at("schedules")) {
+      names += (names.empty() ? "" : ", ") + s.at("name").get<std::string>() +
+               (s.at("v").get<int>() > 1 ? ":v" + std::to_string(s.at("v").get<int>()) : "");
+    }
+    throw UsageError("--schedule " + filter + ": not a schedule of this plan (it has " + names + ", gpipe; valid v for the model: " +
+                     plan.value("valid_v", nlohmann::json::array()).dump() + ")");
+  }
 
   // Speed-ups and the best schedule.
   const SchedulePrediction* base = nullptr;

@@ -85,6 +85,11 @@ TEST(Predictor, MeasuredTableIsInterpolatedAndMissingPairsAreNamed) {
   EXPECT_EQ(mid.source, "measured");
   EXPECT_EQ(partial.cost("pair", {0, 1}, 1 << 24).source, "measured (extrapolated)");
   EXPECT_THROW(MeasuredCost(nlohmann::json{{"schema", "pipebench.plan/1"}}, "x.json"), UsageError);
+  // One-way records (pipebench pairs) are a fallback only, flagged.
+  nlohmann::json oneway = {{"schema", "pipebench.results/1"}, {"records", nlohmann::json::array()}};
+  oneway["records"].push_back({{"op", "pair"}, {"ranks", {5, 6}}, {"size_bytes", 1 << 20}, {"time_us", 10.0}, {"bidirectional", false}});
+  oneway["records"].push_back({{"op", "pair"}, {"ranks", {5, 6}}, {"size_bytes", 1 << 22}, {"time_us", 30.0}, {"bidirectional", false}});
+  EXPECT_EQ(MeasuredCost(oneway, "o.json").cost("pair", {5, 6}, 1 << 21).source, "measured (one-way figure)");
 }
 
 TEST(Predictor, TransfersSharingATopologyLinkCompete) {
