@@ -118,7 +118,6 @@ class Parser {
         if (p.kind == NodeKind::kDevice) {  // <nic> inside its <pci>
           nic.node = parent;
           nic.bus_id = p.bus_id;
-          claimed_.push_back(parent);
         }
         t_.nics.push_back(nic);
       }
@@ -210,7 +209,6 @@ class Parser {
   std::string flag_, path_;
   Topology t_;
   std::vector<RawGpu> gpus_;
-  std::vector<int> claimed_;
 };
 
 }  // namespace
