@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/units.h"
+#include "topology/topology.h"
 
 namespace pipebench {
 namespace {
@@ -41,21 +42,30 @@ int class_order(const std::string& c) {
 
 }  // namespace
 
-RankClassMap::RankClassMap(const nlohmann::json& src) {
-  const bool results = src.value("schema", "") == "pipebench.results/1";
+std::map<int, int> rank_to_gpu(const nlohmann::json& src) {
+  const bool results = src.value("schema", "") == "pipebench.results/1" || src.contains("system");
   const nlohmann::json topo = results ? src.value("system", nlohmann::json::object()).value("topology", nlohmann::json::object()) : src;
-  if (!topo.contains("pairs")) return;
-  std::map<int, int> gpu_of_rank;  // rank -> GPU index
+  std::map<int, int> gpu_of_rank;
   if (results) {
     std::map<std::string, int> gpu_of_bus;
-    for (const auto& g : topo.value("gpus", nlohmann::json::array())) gpu_of_bus[g.value("bus_id", "")] = g.value("index", -1);
+    for (const auto& g : topo.value("gpus", nlohmann::json::array())) {
+      gpu_of_bus[normalize_bus_id(g.value("bus_id", ""))] = g.value("index", -1);
+    }
     for (const auto& d : src["system"].value("devices", nlohmann::json::array())) {
-      const auto it = gpu_of_bus.find(d.value("bus_id", ""));
+      const auto it = gpu_of_bus.find(normalize_bus_id(d.value("bus_id", "")));
       if (it != gpu_of_bus.end()) gpu_of_rank[d.value("rank", -1)] = it->second;
     }
   } else {
     for (const auto& g : topo.value("gpus", nlohmann::json::array())) gpu_of_rank[g.value("index", -1)] = g.value("index", -1);
   }
+  return gpu_of_rank;
+}
+
+RankClassMap::RankClassMap(const nlohmann::json& src) {
+  const bool results = src.value("schema", "") == "pipebench.results/1" || src.contains("system");
+  const nlohmann::json topo = results ? src.value("system", nlohmann::json::object()).value("topology", nlohmann::json::object()) : src;
+  if (!topo.contains("pairs")) return;
+  const std::map<int, int> gpu_of_rank = rank_to_gpu(src);
   std::map<std::pair<int, int>, std::string> by_gpu;
   for (const auto& p : topo["pairs"]) {
     if (p.value("kind", "") == "gpu-gpu") by_gpu[{p["a"].get<int>(), p["b"].get<int>()}] = p.value("class", "");

@@ -28,6 +28,10 @@ class CostModel {
   [[nodiscard]] virtual CommCost cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const = 0;
 };
 
+// Global rank -> GPU index of the topology, from a results file (system.devices joined to
+// system.topology.gpus on the normalised bus id) or, for a bare topology file, rank i = GPU i.
+[[nodiscard]] std::map<int, int> rank_to_gpu(const nlohmann::json& source);
+
 // The link class of a group of global ranks (nvidia-smi's names; the worst pair), from a topology:
 // the one embedded in a results file (system.topology, system.devices), or a `pipebench topo --format
 // json` file where rank i is GPU i.

@@ -56,13 +56,7 @@ PathModel paths_from_results(const nlohmann::json& results) {
   const auto& system = results.value("system", nlohmann::json::object());
   const auto& topo = system.value("topology", nlohmann::json::object());
   if (!topo.contains("pairs") || !system.contains("devices")) return pm;
-  std::map<std::string, int> gpu_of_bus;
-  for (const auto& g : topo.value("gpus", nlohmann::json::array())) gpu_of_bus[g.value("bus_id", "")] = g.value("index", -1);
-  std::map<int, int> gpu_of_rank;
-  for (const auto& d : system["devices"]) {
-    const std::string bus = normalize_bus_id(d.value("bus_id", ""));
-    if (gpu_of_bus.count(bus)) gpu_of_rank[d.value("rank", -1)] = gpu_of_bus[bus];
-  }
+  const std::map<int, int> gpu_of_rank = rank_to_gpu(results);
   std::map<std::pair<int, int>, std::vector<std::string>> by_gpu;
   for (const auto& p : topo["pairs"]) {
     if (p.value("kind", "") != "gpu-gpu" || !p.contains("path")) continue;
