@@ -54,11 +54,12 @@ HAVE_MPI := $(if $(MPI_LIBS),1,0)
 MPIRUN := $(shell command -v mpirun 2>/dev/null)
 
 HAVE_HWLOC := $(if $(shell pkg-config --exists hwloc 2>/dev/null && echo yes),1,0)
+HAVE_SQLITE := $(if $(shell pkg-config --exists sqlite3 2>/dev/null && echo yes),1,$(if $(wildcard /usr/include/sqlite3.h),1,0))
 HAVE_TINYXML2 := $(if $(shell pkg-config --exists tinyxml2 2>/dev/null && echo yes),1,$(if $(wildcard /usr/include/tinyxml2.h),1,0))
 
 # ---- flags ------------------------------------------------------------------------------------
 CPPFLAGS := -Isrc -I. -Itests -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1 -DPB_HAVE_MPI=$(HAVE_MPI) -DPB_HAVE_NCCL=$(HAVE_NCCL) \
-            -DPB_HAVE_HWLOC=$(HAVE_HWLOC) -DPB_HAVE_TINYXML2=$(HAVE_TINYXML2) -DPB_HAVE_CUBLAS=$(HAVE_CUBLAS) \
+            -DPB_HAVE_HWLOC=$(HAVE_HWLOC) -DPB_HAVE_TINYXML2=$(HAVE_TINYXML2) -DPB_HAVE_CUBLAS=$(HAVE_CUBLAS) -DPB_HAVE_SQLITE=$(HAVE_SQLITE) \
             -DTEST_DATA_DIR='"$(CURDIR)/tests/fixtures"' -DPIPEBENCH_BIN='"$(CURDIR)/$(BUILD)/bin/pipebench"'
 CXXFLAGS ?= -O2 -g
 CXXFLAGS += -std=c++17 -Wall -Wextra -pthread -MMD -MP
@@ -71,6 +72,9 @@ endif
 ifeq ($(HAVE_TINYXML2),1)
 LDLIBS += -ltinyxml2
 endif
+ifeq ($(HAVE_SQLITE),1)
+LDLIBS += -lsqlite3
+endif
 ifeq ($(HAVE_MPI),1)
 CXXFLAGS += $(MPI_CFLAGS)
 LDLIBS += $(MPI_LIBS)
@@ -81,10 +85,15 @@ LDLIBS += -L$(NCCL_LIB) -L$(CUDA_LIB) -Wl,-rpath,$(NCCL_LIB) -Wl,-rpath,$(CUDA_L
 endif
 
 # ---- sources ----------------------------------------------------------------------------------
+SQLITE_ONLY := src/trace/sqlite_db.cc src/trace/nsys_schema.cc
 LIB_SRCS := $(wildcard src/core/*.cc) src/launch/world.cc src/launch/gpu_assignment.cc src/backend/host_data.cc \
             src/backend/backend_factory.cc $(wildcard src/harness/*.cc) $(wildcard src/report/*.cc) \
             $(wildcard src/cli/*.cc) $(wildcard src/app/*.cc) $(wildcard collectives/*.cc) \
-            $(wildcard topology/*.cc) $(wildcard src/megatron/*.cc) $(wildcard src/sim/*.cc)
+            $(wildcard topology/*.cc) $(wildcard src/megatron/*.cc) $(wildcard src/sim/*.cc) \
+            $(filter-out $(SQLITE_ONLY),$(wildcard src/trace/*.cc))
+ifeq ($(HAVE_SQLITE),1)
+LIB_SRCS += $(SQLITE_ONLY)
+endif
 ifeq ($(HAVE_MPI),1)
 LIB_SRCS += src/backend/mpi_backend.cc src/backend/bare_mpi_loop.cc
 endif
@@ -105,6 +114,7 @@ BIN := $(BUILD)/bin
 PIPEBENCH := $(BIN)/pipebench
 OVERHEAD := $(BIN)/harness_overhead
 SIM_BENCH := $(BIN)/sim_bench
+TRACE_BENCH := $(BIN)/trace_bench
 UNIT_TESTS := $(BIN)/unit_tests
 MPI_TESTS := $(if $(filter 1,$(HAVE_MPI)),$(BIN)/mpi_tests,)
 GPU_TESTS := $(if $(filter 1,$(HAVE_NCCL)),$(BIN)/gpu_tests,)
@@ -122,7 +132,7 @@ run: deps
 	$(PIPEBENCH) run
 
 bench: deps
-	@$(MAKE) -j$(JOBS) $(OVERHEAD) $(SIM_BENCH)
+	@$(MAKE) -j$(JOBS) $(OVERHEAD) $(SIM_BENCH) $(TRACE_BENCH)
 	@$(MAKE) bench-all
 
 clean:
@@ -136,7 +146,8 @@ DEPS := libbenchmark-dev:/usr/include/benchmark/benchmark.h \
         libopenmpi-dev:/usr/include/x86_64-linux-gnu/mpi/mpi.h \
         openmpi-bin:/usr/bin/mpirun \
         libhwloc-dev:/usr/include/hwloc.h \
-        libtinyxml2-dev:/usr/include/tinyxml2.h
+        libtinyxml2-dev:/usr/include/tinyxml2.h \
+        libsqlite3-dev:/usr/include/sqlite3.h
 deps:
 	@missing=""; \
 	for d in $(DEPS); do pkg=$${d%%:*}; file=$${d#*:}; \
@@ -161,6 +172,7 @@ config:
 	@echo "MPI:       $(if $(filter 1,$(HAVE_MPI)),$(MPI_LIBS),not found (MPI backend left out; install libopenmpi-dev))"
 	@echo "hwloc:     $(if $(filter 1,$(HAVE_HWLOC)),found,not found (topology discovery left out; install libhwloc-dev))"
 	@echo "cuBLAS:    $(if $(filter 1,$(HAVE_CUBLAS)),$(CUBLAS_SO),not found (predict --measure-compute left out))"
+	@echo "SQLite:    $(if $(filter 1,$(HAVE_SQLITE)),found,not found (trace of Nsight Systems SQLite exports left out; install libsqlite3-dev))"
 	@echo "tinyxml2:  $(if $(filter 1,$(HAVE_TINYXML2)),found,not found (--nccl-xml left out; install libtinyxml2-dev))"
 
 # ---- real work (run by the public targets in a fresh make) ------------------------------------
@@ -174,6 +186,9 @@ $(OVERHEAD): $(LIB_OBJS) $(call obj,src/tools/harness_overhead.cc) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
 $(SIM_BENCH): $(LIB_OBJS) $(call obj,src/tools/sim_bench.cc) | $(BIN)
+	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+
+$(TRACE_BENCH): $(LIB_OBJS) $(call obj,src/tools/trace_bench.cc) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
 $(UNIT_TESTS): $(LIB_OBJS) $(call obj,$(UNIT_TEST_SRCS)) | $(BIN)
@@ -190,7 +205,7 @@ test-all:
 	  bash tests/run_tests.sh
 
 bench-all:
-	@MPIRUN="$(MPIRUN)" OVERHEAD="$(OVERHEAD)" SIM_BENCH="$(SIM_BENCH)" HAVE_NCCL=$(HAVE_NCCL) bash tests/run_bench.sh
+	@MPIRUN="$(MPIRUN)" OVERHEAD="$(OVERHEAD)" SIM_BENCH="$(SIM_BENCH)" TRACE_BENCH="$(TRACE_BENCH)" HAVE_NCCL=$(HAVE_NCCL) bash tests/run_bench.sh
 
 $(BUILD)/obj/%.cc.o: %.cc
 	@mkdir -p $(dir $@)

@@ -13,6 +13,7 @@
 #include "app/predict_command.h"
 #include "app/run_command.h"
 #include "app/topo_command.h"
+#include "app/trace_command.h"
 #include "cli/cli.h"
 #include "core/error.h"
 #include "core/version.h"
@@ -73,10 +74,11 @@ int main(int argc, char** argv) {
     return code(ExitCode::kOk);
   }
   if (cmd.kind == pipebench::Command::Kind::kTopo || cmd.kind == pipebench::Command::Kind::kPlan ||
-      cmd.kind == pipebench::Command::Kind::kPredict) {  // no MPI needed
+      cmd.kind == pipebench::Command::Kind::kPredict || cmd.kind == pipebench::Command::Kind::kTrace) {  // no MPI needed
     try {
       if (cmd.kind == pipebench::Command::Kind::kPlan) return pipebench::run_plan_command(cmd.plan);
       if (cmd.kind == pipebench::Command::Kind::kPredict) return pipebench::run_predict_command(cmd.predict);
+      if (cmd.kind == pipebench::Command::Kind::kTrace) return pipebench::run_trace_command(cmd.trace);
       return pipebench::run_topo_command(cmd.topo);
     } catch (const pipebench::UsageError& e) {
       std::fprintf(stderr, "pipebench: %s\n", e.what());

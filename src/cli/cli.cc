@@ -271,6 +271,29 @@ Command parse_command_line(const std::vector<std::string>& all_args) {
   predict_cmd->add_option("--trace", predict.trace_dir, "write one Chrome trace per schedule into this folder");
   predict_cmd->add_option("--json", predict.json_path, "write the prediction JSON here");
 
+  TraceCommandOptions trace;
+  int trace_first_rank = -1;
+  auto* trace_cmd = app.add_subcommand("trace", "what a profiled run spent per device and per collective (nsys SQLite or PyTorch profiler JSON)");
+  trace_cmd->add_option("file", trace.path, "an Nsight Systems SQLite export or a PyTorch profiler (Kineto) JSON trace")->required();
+  trace_cmd->add_option("--by", trace.by, "name rows by kernel, or by the innermost NVTX range that launched them")
+      ->check(CLI::IsMember({"kernel", "nvtx"}))
+      ->capture_default_str();
+  trace_cmd->add_flag("--demangled", trace.demangled, "full kernel names (nsys demangledName) instead of base names");
+  trace_cmd->add_option("--top", trace.top_rows, "rows shown per device (0: all; --json has all)")
+      ->check(CLI::Range(0, 1 << 30))
+      ->capture_default_str();
+  trace_cmd->add_option("--chrome-trace", trace.chrome_trace_path, "convert the nsys export to a Chrome trace here");
+  trace_cmd->add_option("--activity", trace.activity, "with --chrome-trace: kernel,nvtx,nvtx-kernel,cuda-api (default all)");
+  trace_cmd->add_option("--nvtx-prefix", trace.nvtx_prefix, "with --chrome-trace: only NVTX ranges starting with these (comma list)");
+  trace_cmd->add_option("--plan", trace.plan_path, "hold the profile against this plan (pipebench plan --json)");
+  trace_cmd->add_option("--prediction", trace.prediction_path, "and its communication share against this prediction");
+  trace_cmd->add_option("--schedule", trace.schedule, "the plan's schedule that ran (1f1b, interleaved:v2; default: best match)");
+  trace_cmd->add_option("--first-rank", trace_first_rank, "global rank of the profile's lowest device (default: the trace's, or 0)")
+      ->check(CLI::Range(0, 1 << 24));
+  trace_cmd->add_option("--iterations", trace.iterations, "training iterations in the profile (default: ProfilerStep count, else estimated)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  trace_cmd->add_option("--json", trace.json_path, "write the pipebench.trace/1 JSON here");
+
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
@@ -307,6 +330,13 @@ Command parse_command_line(const std::vector<std::string>& all_args) {
   if (predict_cmd->parsed()) {
     cmd.kind = Command::Kind::kPredict;
     cmd.predict = predict;
+    return cmd;
+  }
+  if (trace_cmd->parsed()) {
+    if (!gbench.empty()) throw UsageError(gbench.front() + ": Google Benchmark flags apply to bench and run only");
+    cmd.kind = Command::Kind::kTrace;
+    if (trace_first_rank >= 0) trace.first_rank = trace_first_rank;
+    cmd.trace = trace;
     return cmd;
   }
   if (pairs_cmd->parsed()) {

@@ -11,6 +11,7 @@
 #include "harness/bench_config.h"
 #include "app/plan_command.h"
 #include "app/predict_command.h"
+#include "app/trace_command.h"
 #include "topology/discovery.h"
 
 namespace pipebench {
@@ -51,7 +52,7 @@ struct PairsOptions {
 };
 
 struct Command {
-  enum class Kind { kHelp, kVersion, kBench, kRun, kTopo, kPairs, kPlan, kPredict };
+  enum class Kind { kHelp, kVersion, kBench, kRun, kTopo, kPairs, kPlan, kPredict, kTrace };
   Kind kind = Kind::kHelp;
   std::string help_text;  // for kHelp
   BenchConfig bench;
@@ -60,6 +61,7 @@ struct Command {
   PairsOptions pairs;
   PlanOptions plan;
   PredictOptions predict;
+  TraceCommandOptions trace;
 };
 
 // args: the words after the program name. Throws UsageError.

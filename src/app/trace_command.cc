@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+// The trace subcommand.
+#include "app/trace_command.h"
+
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <vector>
+#include <sstream>
+
+#include "core/error.h"
+#include "megatron/plan_json.h"
+#include "report/results_json.h"
+#include "trace/file_format.h"
+#include "trace/kineto_reader.h"
+#include "trace/nsys_reader.h"
+#include "trace/plan_check.h"
+#include "trace/trace_report.h"
+
+namespace pipebench {
+namespace {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+nlohmann::json load_json(const std::string& flag, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError(flag + " " + path + ": cannot be read");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(flag + " " + path + ": not JSON (" + std::string(e.what()) + ")");
+  }
+}
+
+}  // namespace
+
+int run_trace_command(const TraceCommandOptions& o) {
+  if (o.by != "kernel" && o.by != "nvtx") throw UsageError("--by " + o.by + ": choose kernel or nvtx");
+  if (o.chrome_trace_path.empty() && (!o.activity.empty() || !o.nvtx_prefix.empty())) {
+    throw UsageError(std::string(!o.activity.empty() ? "--activity" : "--nvtx-prefix") + ": applies to --chrome-trace only");
+  }
+  if (o.plan_path.empty() && (!o.prediction_path.empty() || !o.schedule.empty() || o.first_rank || o.iterations > 0)) {
+    throw UsageError(std::string(!o.prediction_path.empty() ? "--prediction" : !o.schedule.empty() ? "--schedule" :
+                                 o.first_rank ? "--first-rank" : "--iterations") + ": needs --plan");
+  }
+  TraceOptions options;
+  options.by_nvtx = o.by == "nvtx";
+  options.demangled = o.demangled;
+  options.chrome_trace_path = o.chrome_trace_path;
+  if (!o.activity.empty()) options.activities = parse_activities("--activity", o.activity);
+  options.nvtx_prefixes = split_list(o.nvtx_prefix);
+
+  // Read the plan and prediction before the profile: a bad flag fails at once, not after a long read.
+  std::optional<nlohmann::json> plan, prediction;
+  if (!o.plan_path.empty()) plan = load_plan_json("--plan", o.plan_path);
+  if (!o.prediction_path.empty()) prediction = load_json("--prediction", o.prediction_path);
+
+  const TraceFormat format = detect_trace_format(o.path);
+  if (format == TraceFormat::kJson && !o.chrome_trace_path.empty()) {
+    throw UsageError("--chrome-trace: converts Nsight Systems SQLite exports; " + o.path +
+                     " is JSON (a PyTorch profiler trace is a Chrome trace already)");
+  }
+  if (format == TraceFormat::kJson && o.demangled) throw UsageError("--demangled: applies to Nsight Systems exports only");
+  TraceProfile profile = format == TraceFormat::kSqlite ? read_nsys_sqlite(o.path, options) : read_kineto_json(o.path, options);
+
+  if (profile.kernel_rows == 0) {
+    if (!profile.damage.empty()) throw UsageError(o.path + ": damaged before any kernel could be read (" + profile.damage + ")");
+    if (profile.skipped_rows > 0) {
+      throw UsageError(o.path + ": no kernel row could be read (" + std::to_string(profile.skipped_rows) + " skipped: " +
+                       profile.skipped_by_reason.begin()->first + ")");
+    }
+    throw UsageError(o.path + (format == TraceFormat::kSqlite ? ": the export holds no kernel rows"
+                                                              : ": a trace without GPU kernel events (\"cat\": \"kernel\"); "
+                                                                "record it with torch.profiler and ProfilerActivity.CUDA"));
+  }
+
+  std::optional<PlanCheck> check;
+  if (plan) {
+    PlanCheckOptions po;
+    po.schedule = o.schedule;
+    po.first_rank = o.first_rank;
+    po.iterations = o.iterations;
+    po.plan_label = o.plan_path;
+    po.prediction_label = o.prediction_path;
+    check = check_against_plan(profile, *plan, prediction ? &*prediction : nullptr, po);
+  }
+  print_trace_report(std::cout, profile, check ? &*check : nullptr, o.top_rows);
+  if (!o.json_path.empty()) {
+    write_file_atomically(o.json_path, trace_to_json(profile, check ? &*check : nullptr).dump(2) + "\n");
+    std::cout << "# wrote " << o.json_path << "\n";
+  }
+  if (!o.chrome_trace_path.empty()) std::cout << "# wrote " << o.chrome_trace_path << " (Chrome trace)\n";
+  std::cout.flush();
+  if (profile.skipped_rows > 0) {
+    std::cerr << "pipebench: " << o.path << ": " << profile.skipped_rows << " rows skipped (see the report)\n";
+  }
+  if (!profile.damage.empty()) {
+    std::cerr << "pipebench: " << o.path << ": damaged: " << profile.damage << " (the report holds what was read)\n";
+    return static_cast<int>(ExitCode::kUsage);
+  }
+  return 0;
+}
+
+}  // namespace pipebench

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// `pipebench trace FILE`: what a profiled run spent, per device and per collective; optionally a Chrome
+// trace of an nsys export, and the profile held against a plan and prediction.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace pipebench {
+
+struct TraceCommandOptions {
+  std::string path;
+  std::string by = "kernel";        // kernel, nvtx
+  bool demangled = false;
+  std::string chrome_trace_path;
+  std::string activity;             // empty: all
+  std::string nvtx_prefix;          // comma-separated
+  std::string plan_path, prediction_path, schedule;
+  std::optional<int> first_rank;
+  std::int64_t iterations = 0;
+  std::string json_path;
+  int top_rows = 20;
+};
+
+// Returns the exit status: 0, or 2 when the profile was damaged (after reporting what was read).
+// Throws UsageError for bad input.
+int run_trace_command(const TraceCommandOptions& o);
+
+}  // namespace pipebench

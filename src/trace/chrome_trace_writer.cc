@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: Apache-2.0
+// Streaming Chrome trace writer.
+#include "trace/chrome_trace_writer.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace pipebench {
+namespace {
+
+double us(std::int64_t ns) { return static_cast<double>(ns) / 1000.0; }
+
+}  // namespace
+
+ChromeActivities parse_activities(const std::string& flag, const std::string& text) {
+  ChromeActivities a{false, false, false, false};
+  std::stringstream in(text);
+  std::string item;
+  bool any = false;
+  while (std::getline(in, item, ',')) {
+    if (item == "kernel") a.kernel = true;
+    else if (item == "nvtx") a.nvtx = true;
+    else if (item == "nvtx-kernel") a.nvtx_kernel = true;
+    else if (item == "cuda-api") a.cuda_api = true;
+    else throw UsageError(flag + " " + text + ": '" + item + "' is not one of kernel, nvtx, nvtx-kernel, cuda-api");
+    any = true;
+  }
+  if (!any) throw UsageError(flag + ": empty list (choose from kernel, nvtx, nvtx-kernel, cuda-api)");
+  return a;
+}
+
+ChromeTraceWriter::ChromeTraceWriter(const std::string& flag, const std::string& path, nlohmann::json other_data)
+    : flag_(flag), path_(path), tmp_path_(path + ".tmp") {
+  out_.open(tmp_path_, std::ios::trunc);
+  if (!out_) throw UsageError(flag + " " + path + ": cannot be written");
+  out_ << "{\"displayTimeUnit\": \"ms\", \"otherData\": " << other_data.dump() << ",\n\"traceEvents\": [";
+}
+
+ChromeTraceWriter::~ChromeTraceWriter() {
+  if (finished_) return;
+  try {
+    finish();  // keep what was converted when the reader stopped early
+  } catch (...) {
+  }
+}
+
+void ChromeTraceWriter::emit(const nlohmann::json& event) {
+  out_ << (events_ == 0 ? "\n" : ",\n") << event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  ++events_;
+}
+
+void ChromeTraceWriter::complete(std::string_view cat, std::string_view name, std::int64_t pid, std::int64_t tid,
+                                 std::int64_t start_ns, std::int64_t duration_ns, const nlohmann::json& args) {
+  nlohmann::json e = {{"ph", "X"},   {"cat", cat},         {"name", name},
+                      {"pid", pid},  {"tid", tid},         {"ts", us(start_ns)},
+                      {"dur", us(duration_ns < 0 ? 0 : duration_ns)}};
+  if (!args.is_null()) e["args"] = args;
+  emit(e);
+}
+
+void ChromeTraceWriter::instant(std::string_view cat, std::string_view name, std::int64_t pid, std::int64_t tid,
+                                std::int64_t time_ns, const nlohmann::json& args) {
+  nlohmann::json e = {{"ph", "i"}, {"s", "t"}, {"cat", cat}, {"name", name}, {"pid", pid}, {"tid", tid}, {"ts", us(time_ns)}};
+  if (!args.is_null()) e["args"] = args;
+  emit(e);
+}
+
+void ChromeTraceWriter::process(std::int64_t pid, const std::string& name, std::int64_t sort_index) {
+  processes_.try_emplace(pid, name, sort_index);
+}
+
+void ChromeTraceWriter::thread(std::int64_t pid, std::int64_t tid, const std::string& name, std::int64_t sort_index) {
+  threads_.try_emplace({pid, tid}, name, sort_index);
+}
+
+void ChromeTraceWriter::finish() {
+  if (finished_) return;
+  finished_ = true;
+  for (const auto& [pid, v] : processes_) {
+    emit({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"tid", 0}, {"args", {{"name", v.first}}}});
+    emit({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"tid", 0}, {"args", {{"sort_index", v.second}}}});
+  }
+  for (const auto& [key, v] : threads_) {
+    emit({{"ph", "M"}, {"name", "thread_name"}, {"pid", key.first}, {"tid", key.second}, {"args", {{"name", v.first}}}});
+    emit({{"ph", "M"},
+          {"name", "thread_sort_index"},
+          {"pid", key.first},
+          {"tid", key.second},
+          {"args", {{"sort_index", v.second}}}});
+  }
+  out_ << "\n]}\n";
+  out_.close();
+  if (!out_) throw Error(flag_ + " " + path_ + ": write failed");
+  if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) throw Error(flag_ + " " + path_ + ": cannot rename " + tmp_path_);
+}
+
+}  // namespace pipebench

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: Apache-2.0
+// Kineto trace reader.
+#include "trace/kineto_reader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "core/error.h"
+#include "trace/collective_text.h"
+#include "trace/json_event_stream.h"
+#include "trace/kernel_names.h"
+#include "trace/nvtx_sweep.h"
+#include "trace/profile_builder.h"
+
+namespace pipebench {
+namespace {
+
+using json = nlohmann::json;
+
+// Kineto writes ts/dur in microseconds with nanosecond decimals (C2).
+std::optional<std::int64_t> ns_of(const json& e, const char* key) {
+  auto it = e.find(key);
+  if (it == e.end() || !it->is_number()) return std::nullopt;
+  return static_cast<std::int64_t>(std::llround(it->get<double>() * 1000.0));
+}
+
+std::optional<std::int64_t> int_of(const json& v) {
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (v.is_number_float()) return static_cast<std::int64_t>(v.get<double>());
+  if (v.is_string()) {  // older traces: "stream 7", "GPU 0"
+    const auto& s = v.get_ref<const std::string&>();
+    const auto at = s.find_first_of("0123456789");
+    if (at == std::string::npos) return std::nullopt;
+    try {
+      return std::stoll(s.substr(at));
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> arg_int(const json& args, const char* key) {
+  auto it = args.find(key);
+  if (it == args.end()) return std::nullopt;
+  return int_of(*it);
+}
+
+struct Kernel {
+  int device = 0;
+  std::int64_t stream = 0, start_ns = 0, end_ns = 0, correlation = -1;
+  std::size_t name = 0;  // into names
+  bool comm = false;
+};
+
+struct Launch {
+  std::int64_t thread = 0, time_ns = 0, pid = 0;
+};
+
+struct CommOp {
+  std::int64_t pid = -1;
+  int device = -1;  // known for kernel-borne metadata
+  CollectiveRow row;
+};
+
+class KinetoReader {
+ public:
+  KinetoReader(const std::string& path, const TraceOptions& o) : path_(path), options_(o) {}
+
+  TraceProfile read() {
+    std::ifstream in(path_, std::ios::binary);
+    if (!in) throw UsageError(path_ + ": cannot be read");
+    const auto r = stream_json_events(in, [this](const json& e) { event(e); });
+    if (r.top == JsonStreamResult::Top::kOther || (!r.error.empty() && r.events == 0 && !r.saw_events)) {
+      throw UsageError(path_ + ": not JSON (" + (r.error.empty() ? "a single value" : r.error) + ")");
+    }
+    if (!r.saw_events) throw UsageError(path_ + ": JSON but not a trace (no \"traceEvents\" array)");
+    TraceProfile p;
+    p.path = path_;
+    p.source = "kineto-json";
+    p.by = options_.by_nvtx ? "nvtx" : "kernel";
+    if (!r.error.empty()) {
+      p.damage = "JSON ends or breaks at byte " + std::to_string(r.error_offset) + " after " + std::to_string(r.events) +
+                 " events: " + r.error;
+    }
+    if (r.non_objects > 0) p.skip("traceEvents element that is not an object", r.non_objects);
+    for (const auto& [reason, n] : skipped_) p.skip(reason, n);
+    read_meta(r.meta, p);
+    build(p);
+    return p;
+  }
+
+ private:
+  std::int64_t thread_key(const json& e) {
+    const auto key = (e.contains("pid") ? e["pid"].dump() : "") + "/" + (e.contains("tid") ? e["tid"].dump() : "");
+    return threads_.try_emplace(key, static_cast<std::int64_t>(threads_.size())).first->second;
+  }
+
+  std::size_t intern(const std::string& name) {
+    auto [it, fresh] = name_ids_.try_emplace(name, names_.size());
+    if (fresh) names_.push_back(name);
+    return it->second;
+  }
+
+  static CollectiveRow collective_of(const json& args) {
+    CollectiveRow c;
+    c.op = normalize_collective(args.value("Collective name", std::string()));
+    const auto in = arg_int(args, "In msg nelems"), out = arg_int(args, "Out msg nelems");
+    // PARAM's profiler_trace_analysis: the message is the larger of input and output (C2); that is
+    // also what the plan lists (all_gather: the gathered output, reduce_scatter: the input).
+    if (in || out) c.elements = std::max(in.value_or(0), out.value_or(0));
+    if (auto it = args.find("dtype"); it != args.end() && it->is_string()) {
+      if (auto t = dtype_from_torch(it->get<std::string>())) {
+        c.dtype = t->name;
+        c.element_bytes = t->size_bytes;
+      } else {
+        c.dtype = it->get<std::string>();
+      }
+    }
+    if (auto g = arg_int(args, "Group size")) c.group_size = static_cast<int>(*g);
+    return c;
+  }
+
+  void event(const json& e) {
+    if (e.value("ph", std::string()) != "X") return;
+    const std::string cat = e.value("cat", std::string());
+    const auto ts = ns_of(e, "ts"), dur = ns_of(e, "dur");
+    static const json kNoArgs = json::object();
+    auto args_it = e.find("args");
+    const json& args = args_it != e.end() && args_it->is_object() ? *args_it : kNoArgs;
+    if (cat == "kernel") {
+      std::optional<std::int64_t> device = arg_int(args, "device");
+      if (!device && e.contains("pid")) device = int_of(e["pid"]);
+      std::optional<std::int64_t> stream = arg_int(args, "stream");
+      if (!stream && e.contains("tid")) stream = int_of(e["tid"]);
+      if (!ts || !dur || !device || !stream || !e.contains("name") || !e["name"].is_string()) {
+        ++skipped_["kernel event without ts, dur, name, device or stream"];
+        return;
+      }
+      Kernel k;
+      k.device = static_cast<int>(*device);
+      k.stream = *stream;
+      k.start_ns = *ts;
+      k.end_ns = *ts + std::max<std::int64_t>(*dur, 0);
+      k.correlation = arg_int(args, "correlation").value_or(-1);
+      const auto& name = e["name"].get_ref<const std::string&>();
+      k.name = intern(name);
+      const bool tagged = args.contains("Collective name");
+      k.comm = is_nccl_kernel(name) || tagged;
+      if (tagged) kernel_comms_.push_back(CommOp{-1, k.device, collective_of(args)});
+      kernels_.push_back(k);
+    } else if (cat == "cpu_op" && e.value("name", std::string()) == "record_param_comms") {
+      if (!args.contains("Collective name")) {
+        ++skipped_["record_param_comms without \"Collective name\""];
+        return;
+      }
+      CommOp op{e.contains("pid") ? int_of(e["pid"]).value_or(-1) : -1, -1, collective_of(args)};
+      op.row.source = "record_param_comms";
+      cpu_comms_.push_back(op);
+    } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
+      const auto corr = arg_int(args, "correlation");
+      if (corr && ts) launches_[*corr] = Launch{thread_key(e), *ts, e.contains("pid") ? int_of(e["pid"]).value_or(-1) : -1};
+    } else if (cat == "user_annotation") {
+      if (!ts || !dur || !e.contains("name") || !e["name"].is_string()) {
+        ++skipped_["user_annotation without ts, dur or name"];
+        return;
+      }
+      const auto& name = e["name"].get_ref<const std::string&>();
+      if (name.rfind("ProfilerStep#", 0) == 0) ++profiler_steps_;
+      ranges_.push_back(SweepRange{thread_key(e), *ts, *ts + *dur, name});
+    }
+  }
+
+  void read_meta(const json& meta, TraceProfile& p) {
+    if (auto it = meta.find("schemaVersion"); it != meta.end()) p.format_version = it->dump();
+    if (auto it = meta.find("distributedInfo"); it != meta.end() && it->is_object()) {
+      if (auto r = arg_int(*it, "rank")) p.rank = static_cast<int>(*r);
+      if (auto w = arg_int(*it, "world_size")) p.world_size = static_cast<int>(*w);
+    }
+    if (auto it = meta.find("deviceProperties"); it != meta.end() && it->is_array()) {
+      for (const auto& d : *it) {
+        if (d.is_object() && d.contains("id") && d.contains("name") && d["name"].is_string()) {
+          if (auto id = int_of(d["id"])) gpu_names_[static_cast<int>(*id)] = d["name"].get<std::string>();
+        }
+      }
+    }
+  }
+
+  int device_of_process(std::int64_t pid) const {
+    auto it = pid_devices_.find(pid);
+    if (it != pid_devices_.end()) {
+      int best = -1;
+      std::int64_t most = -1;
+      for (const auto& [device, n] : it->second)
+        if (n > most) best = device, most = n;
+      return best;
+    }
+    return devices_seen_.size() == 1 ? *devices_seen_.begin() : -1;
+  }
+
+  void build(TraceProfile& p) {
+    p.profiler_steps = profiler_steps_;
+    p.nvtx_ranges = static_cast<std::int64_t>(ranges_.size());
+    p.kernel_rows = static_cast<std::int64_t>(kernels_.size());
+    ProfileBuilder b;
+    std::stable_sort(kernels_.begin(), kernels_.end(), [](const Kernel& a, const Kernel& c) { return a.start_ns < c.start_ns; });
+    for (const Kernel& k : kernels_) {
+      devices_seen_.insert(k.device);
+      b.timeline(k.device, k.start_ns, k.end_ns, k.comm);
+      if (!options_.by_nvtx) b.row(k.device, k.stream, names_[k.name], k.end_ns - k.start_ns, k.comm, false);
+      auto l = launches_.find(k.correlation);
+      if (l != launches_.end()) ++pid_devices_[l->second.pid][k.device];
+    }
+    if (options_.by_nvtx) attribute(b);
+
+    // One record_param_comms CPU op per c10d call; without CPU activity, the metadata Kineto copied
+    // onto the NCCL kernels (one kernel per call as well).
+    const bool from_cpu = !cpu_comms_.empty();
+    for (const CommOp& op : from_cpu ? cpu_comms_ : kernel_comms_) {
+      CollectiveRow row = op.row;
+      if (!from_cpu) row.source = "kernel_args";
+      b.collective(from_cpu ? device_of_process(op.pid) : op.device, row);
+    }
+    p.devices = b.finish();
+    for (auto& d : p.devices) {
+      auto it = gpu_names_.find(d.device);
+      if (it != gpu_names_.end()) d.name = it->second;
+    }
+  }
+
+  // --by nvtx: kernel -> its launch call (correlation) -> innermost user_annotation of that thread.
+  void attribute(ProfileBuilder& b) {
+    struct Item {
+      std::int64_t thread, time_ns;
+      const Kernel* kernel;
+    };
+    std::vector<Item> items;
+    for (const Kernel& k : kernels_) {
+      auto l = launches_.find(k.correlation);
+      if (l == launches_.end()) {
+        b.row(k.device, k.stream, names_[k.name], k.end_ns - k.start_ns, k.comm, false);
+      } else {
+        items.push_back({l->second.thread, l->second.time_ns, &k});
+      }
+    }
+    auto key = [](std::int64_t thread, std::int64_t t) { return std::make_pair(thread, t); };
+    std::sort(items.begin(), items.end(), [&](const Item& a, const Item& c) { return key(a.thread, a.time_ns) < key(c.thread, c.time_ns); });
+    std::stable_sort(ranges_.begin(), ranges_.end(), [&](const SweepRange& a, const SweepRange& c) {
+      if (key(a.thread, a.start_ns) != key(c.thread, c.start_ns)) return key(a.thread, a.start_ns) < key(c.thread, c.start_ns);
+      return a.end_ns > c.end_ns;  // the enclosing range first when two start together
+    });
+    NvtxSweep sweep([](const ClosedRange&) {});
+    std::size_t ri = 0;
+    for (const Item& it : items) {
+      while (ri < ranges_.size() && key(ranges_[ri].thread, ranges_[ri].start_ns) <= key(it.thread, it.time_ns)) {
+        sweep.range(ranges_[ri++]);
+      }
+      const Kernel& k = *it.kernel;
+      const SweepRange* inner = sweep.launch(it.thread, it.time_ns, SweepKernel{k.device, k.stream, k.start_ns, k.end_ns, k.comm, {}});
+      b.row(k.device, k.stream, inner ? inner->text : names_[k.name], k.end_ns - k.start_ns, k.comm, inner != nullptr);
+    }
+    sweep.finish();
+  }
+
+  std::string path_;
+  TraceOptions options_;
+  std::vector<Kernel> kernels_;
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, std::size_t> name_ids_;
+  std::unordered_map<std::int64_t, Launch> launches_;
+  std::map<std::string, std::int64_t> threads_;
+  std::vector<SweepRange> ranges_;
+  std::vector<CommOp> cpu_comms_, kernel_comms_;
+  std::map<std::string, std::int64_t> skipped_;
+  std::map<int, std::string> gpu_names_;
+  std::map<std::int64_t, std::map<int, std::int64_t>> pid_devices_;
+  std::set<int> devices_seen_;
+  int profiler_steps_ = 0;
+};
+
+}  // namespace
+
+TraceProfile read_kineto_json(const std::string& path, const TraceOptions& options) {
+  KinetoReader reader(path, options);
+  return reader.read();
+}
+
+}  // namespace pipebench

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: Apache-2.0
+// Profile vs plan.
+#include "trace/plan_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "core/error.h"
+
+namespace pipebench {
+namespace {
+
+using json = nlohmann::json;
+using Key = std::pair<std::string, std::int64_t>;  // (op, elements)
+
+struct Planned {
+  std::int64_t per_iteration = 0;
+  std::string dtype, what;
+};
+
+struct Seen {
+  std::int64_t count = 0;
+  std::string dtype;
+};
+
+std::string schedule_label(const json& s) {
+  const std::string name = s.value("name", std::string());
+  const int v = s.value("v", 1);
+  return name == "interleaved" ? name + ":v" + std::to_string(v) : name;
+}
+
+bool schedule_matches(const json& s, const std::string& filter) {
+  if (filter.empty()) return true;
+  return filter == s.value("name", std::string()) || filter == schedule_label(s);
+}
+
+std::map<Key, Planned> planned_for(const json& schedule, int rank) {
+  std::map<Key, Planned> out;
+  for (const auto& m : schedule.at("messages")) {
+    if (m.value("rank", -1) != rank) continue;
+    Planned& p = out[{m.value("op", std::string()), m.value("elements", std::int64_t{0})}];
+    p.per_iteration += m.value("count", std::int64_t{0});
+    if (p.dtype.empty()) p.dtype = m.value("dtype", std::string());
+    if (p.what.empty()) p.what = m.value("what", std::string());
+  }
+  return out;
+}
+
+std::map<Key, Seen> seen_on(const DeviceProfile& d, std::int64_t* unsized) {
+  std::map<Key, Seen> out;
+  for (const auto& c : d.collectives) {
+    if (c.elements < 0) {
+      *unsized += c.count;
+      continue;
+    }
+    Seen& s = out[{c.op, c.elements}];
+    s.count += c.count;
+    if (s.dtype.empty()) s.dtype = c.dtype;
+  }
+  return out;
+}
+
+struct Candidate {
+  const json* schedule = nullptr;
+  PlanCheck check;
+};
+
+}  // namespace
+
+PlanCheck check_against_plan(const TraceProfile& profile, const json& plan, const json* prediction,
+                             const PlanCheckOptions& o) {
+  // Ranks: devices in id order from the first rank (Kineto traces say theirs).
+  std::vector<const DeviceProfile*> devices;
+  for (const auto& d : profile.devices)
+    if (d.device >= 0) devices.push_back(&d);
+  const int first_rank = o.first_rank.value_or(profile.rank.value_or(0));
+  std::set<int> listed;
+  for (const auto& r : plan.value("listed_ranks", json::array())) listed.insert(r.get<int>());
+
+  std::vector<const json*> schedules;
+  std::string names;
+  for (const auto& s : plan.at("schedules")) {
+    names += (names.empty() ? "" : ", ") + schedule_label(s);
+    if (schedule_matches(s, o.schedule)) schedules.push_back(&s);
+  }
+  if (schedules.empty()) throw UsageError("--schedule " + o.schedule + ": not a schedule of the plan (it has " + names + ")");
+
+  std::vector<Candidate> candidates;
+  for (const json* s : schedules) {
+    Candidate cand;
+    cand.schedule = s;
+    PlanCheck& c = cand.check;
+    c.schedule = s->value("name", std::string());
+    c.v = s->value("v", 1);
+    // Seen and planned per rank first: the iteration count may have to be estimated from them.
+    std::vector<std::map<Key, Planned>> planned(devices.size());
+    std::vector<std::map<Key, Seen>> seen(devices.size());
+    std::vector<std::int64_t> unsized(devices.size(), 0);
+    std::vector<double> ratios;
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      const int rank = first_rank + static_cast<int>(i);
+      planned[i] = planned_for(*s, rank);
+      seen[i] = seen_on(*devices[i], &unsized[i]);
+      for (const auto& [key, p] : planned[i]) {
+        auto it = seen[i].find(key);
+        if (it != seen[i].end() && p.per_iteration > 0) {
+          ratios.push_back(static_cast<double>(it->second.count) / static_cast<double>(p.per_iteration));
+        }
+      }
+    }
+    if (o.iterations > 0) {
+      c.iterations = o.iterations;
+      c.iterations_source = "given (--iterations)";
+    } else if (profile.profiler_steps > 0) {
+      c.iterations = profile.profiler_steps;
+      c.iterations_source = "ProfilerStep ranges in the trace";
+    } else if (!ratios.empty()) {
+      // The median ratio of seen to planned counts: robust to a few messages that differ.
+      std::sort(ratios.begin(), ratios.end());
+      c.iterations = std::max<std::int64_t>(1, std::llround(ratios[ratios.size() / 2]));
+      c.iterations_source = "estimated from the counts (--iterations to set)";
+    } else {
+      c.iterations = 1;
+      c.iterations_source = "assumed (no planned message seen; --iterations to set)";
+    }
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      RankCheck rc;
+      rc.rank = first_rank + static_cast<int>(i);
+      rc.device = devices[i]->device;
+      rc.comm_share = devices[i]->share(devices[i]->comm_ns);
+      rc.listed = listed.empty() || listed.count(rc.rank) != 0;
+      if (!rc.listed) {
+        c.ranks.push_back(rc);
+        continue;
+      }
+      std::set<Key> keys;
+      for (const auto& [k, p] : planned[i]) keys.insert(k);
+      for (const auto& [k, sn] : seen[i]) keys.insert(k);
+      for (const auto& key : keys) {
+        PlanCheckRow row;
+        row.op = key.first;
+        row.elements = key.second;
+        if (auto p = planned[i].find(key); p != planned[i].end()) {
+          row.planned_per_iteration = p->second.per_iteration;
+          row.expected = p->second.per_iteration * c.iterations;
+          row.planned_dtype = p->second.dtype;
+          row.what = p->second.what;
+        }
+        if (auto sn = seen[i].find(key); sn != seen[i].end()) {
+          row.seen = sn->second.count;
+          row.seen_dtype = sn->second.dtype;
+        }
+        if (row.expected == 0) row.status = "unplanned";
+        else if (row.seen == 0) row.status = "missing";
+        else if (row.seen != row.expected) row.status = "count";
+        else if (!row.planned_dtype.empty() && !row.seen_dtype.empty() && row.planned_dtype != row.seen_dtype) row.status = "dtype";
+        else row.status = "ok";
+        if (row.status != "ok") ++rc.mismatches;
+        rc.rows.push_back(row);
+      }
+      if (unsized[i] > 0) {
+        PlanCheckRow row;
+        row.status = "unsized";
+        row.op = "(collectives without sizes)";
+        row.seen = unsized[i];
+        rc.rows.push_back(row);
+      }
+      c.mismatches += rc.mismatches;
+      c.ranks.push_back(rc);
+    }
+    candidates.push_back(std::move(cand));
+  }
+
+  auto best = std::min_element(candidates.begin(), candidates.end(),
+                               [](const Candidate& a, const Candidate& b) { return a.check.mismatches < b.check.mismatches; });
+  PlanCheck out = std::move(best->check);
+  const json& schedule = *best->schedule;
+  if (!o.schedule.empty() && schedules.size() == 1) {
+    out.schedule_reason = "chosen with --schedule";
+  } else if (schedules.size() == 1) {
+    out.schedule_reason = "the plan's only schedule";
+  } else {
+    out.schedule_reason = "the best match of " + std::to_string(schedules.size()) + " schedules (" +
+                          std::to_string(out.mismatches) + " mismatching rows; --schedule to choose)";
+  }
+  for (const auto& r : out.ranks) {
+    if (!r.listed) out.notes.push_back("rank " + std::to_string(r.rank) + " (device " + std::to_string(r.device) +
+                                       ") is not listed in the plan; --first-rank sets the rank of the first device");
+  }
+  if (devices.empty()) out.notes.emplace_back("the profile has no device to compare");
+
+  if (prediction != nullptr) {
+    if (!prediction->is_object() || prediction->value("schema", std::string()) != "pipebench.prediction/1") {
+      throw UsageError("--prediction " + o.prediction_label + ": not a pipebench prediction (schema pipebench.prediction/1)");
+    }
+    const json* ps = nullptr;
+    for (const auto& s : prediction->value("schedules", json::array())) {
+      if (s.value("name", std::string()) == schedule.value("name", std::string()) && s.value("v", 1) == out.v) ps = &s;
+    }
+    if (ps == nullptr) {
+      out.notes.push_back("the prediction has no " + schedule_label(schedule) + " schedule: no predicted share");
+    } else {
+      for (auto& r : out.ranks) {
+        for (const auto& pr : ps->value("ranks", json::array())) {
+          if (pr.value("rank", -1) == r.rank && pr.contains("nccl_share")) r.predicted_comm_share = pr["nccl_share"].get<double>();
+        }
+        if (!r.predicted_comm_share && r.listed) {
+          out.notes.push_back("rank " + std::to_string(r.rank) + ": the prediction simulates another pipeline group");
+        }
+      }
+    }
+  }
+  return out;
+}
+
+json plan_check_to_json(const PlanCheck& c) {
+  json ranks = json::array();
+  for (const auto& r : c.ranks) {
+    json rows = json::array();
+    for (const auto& row : r.rows) {
+      rows.push_back({{"status", row.status},
+                      {"op", row.op},
+                      {"elements", row.elements >= 0 ? json(row.elements) : json(nullptr)},
+                      {"planned_dtype", row.planned_dtype.empty() ? json(nullptr) : json(row.planned_dtype)},
+                      {"seen_dtype", row.seen_dtype.empty() ? json(nullptr) : json(row.seen_dtype)},
+                      {"planned_per_iteration", row.planned_per_iteration},
+                      {"expected", row.expected},
+                      {"seen", row.seen},
+                      {"what", row.what}});
+    }
+    ranks.push_back({{"rank", r.rank},
+                     {"device", r.device},
+                     {"listed", r.listed},
+                     {"mismatches", r.mismatches},
+                     {"comm_share", r.comm_share},
+                     {"predicted_comm_share", r.predicted_comm_share ? json(*r.predicted_comm_share) : json(nullptr)},
+                     {"messages", rows}});
+  }
+  return {{"schedule", c.schedule},       {"v", c.v},
+          {"schedule_reason", c.schedule_reason}, {"iterations", c.iterations},
+          {"iterations_source", c.iterations_source}, {"mismatches", c.mismatches},
+          {"ranks", ranks},               {"notes", c.notes}};
+}
+
+}  // namespace pipebench

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+// Profile accumulation.
+#include "trace/profile_builder.h"
+
+#include <algorithm>
+
+namespace pipebench {
+
+void ProfileBuilder::timeline(int device, std::int64_t start_ns, std::int64_t end_ns, bool comm) {
+  Device& d = devices_[device];
+  if (!d.any) d.first_ns = start_ns, d.last_ns = end_ns;
+  d.any = true;
+  d.first_ns = std::min(d.first_ns, start_ns);
+  d.last_ns = std::max(d.last_ns, end_ns);
+  d.busy.add(start_ns, end_ns);
+  if (comm) d.comm.add(start_ns, end_ns);
+  ++d.kernels;
+}
+
+void ProfileBuilder::row(int device, std::int64_t stream, const std::string& name, std::int64_t duration_ns, bool comm,
+                         bool nvtx_range) {
+  auto [it, fresh] = devices_[device].rows.try_emplace({stream, name});
+  KernelRow& r = it->second;
+  if (fresh) {
+    r.name = name;
+    r.stream = stream;
+    r.comm = comm;
+    r.nvtx_range = nvtx_range;
+  }
+  r.comm = r.comm && comm;  // a range counts as communication only when all its kernels are NCCL's
+  ++r.count;
+  r.total_ns += duration_ns;
+  r.min_ns = std::min(r.min_ns, duration_ns);
+  r.max_ns = std::max(r.max_ns, duration_ns);
+}
+
+void ProfileBuilder::collective(int device, const CollectiveRow& c) {
+  auto [it, fresh] = devices_[device].collectives.try_emplace({c.op, c.elements, c.dtype, c.group_size, c.source}, c);
+  if (fresh) it->second.count = 0;
+  it->second.count += c.count > 0 ? c.count : 1;
+}
+
+void ProfileBuilder::device_name(int device, const std::string& name) { devices_[device].name = name; }
+
+std::vector<DeviceProfile> ProfileBuilder::finish() const {
+  std::vector<DeviceProfile> out;
+  for (const auto& [id, d] : devices_) {
+    DeviceProfile p;
+    p.device = id;
+    p.name = d.name;
+    p.first_ns = d.first_ns;
+    p.last_ns = d.last_ns;
+    p.busy_ns = d.any ? d.busy.total() : 0;
+    p.comm_ns = d.any ? d.comm.total() : 0;
+    p.kernels = d.kernels;
+    for (const auto& [key, r] : d.rows) p.rows.push_back(r);
+    std::stable_sort(p.rows.begin(), p.rows.end(), [](const KernelRow& a, const KernelRow& b) {
+      if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+      return std::tie(a.name, a.stream) < std::tie(b.name, b.stream);
+    });
+    for (const auto& [key, c] : d.collectives) p.collectives.push_back(c);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace pipebench

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the readers are asked to do: how to name the breakdown rows and what to convert.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "trace/chrome_trace_writer.h"
+
+namespace pipebench {
+
+struct TraceOptions {
+  bool by_nvtx = false;     // --by nvtx: rows named after the innermost NVTX range of the launching thread
+  bool demangled = false;   // --demangled: full kernel names (nsys demangledName) instead of base names
+  std::string chrome_trace_path;           // --chrome-trace (nsys SQLite only)
+  ChromeActivities activities;             // --activity
+  std::vector<std::string> nvtx_prefixes;  // --nvtx-prefix: only ranges whose text starts with one of these
+  [[nodiscard]] bool nvtx_selected(const std::string& text) const {
+    if (nvtx_prefixes.empty()) return true;
+    for (const auto& p : nvtx_prefixes)
+      if (text.compare(0, p.size(), p) == 0) return true;
+    return false;
+  }
+};
+
+}  // namespace pipebench
