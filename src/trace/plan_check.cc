@@ -17,13 +17,20 @@ using Key = std::pair<std::string, std::int64_t>;  // (op, elements)
 
 struct Planned {
   std::int64_t per_iteration = 0;
-  std::string dtype, what;
+  std::set<std::string> dtypes;
+  std::string what;
 };
 
 struct Seen {
   std::int64_t count = 0;
-  std::string dtype;
+  std::set<std::string> dtypes;  // known ones only
 };
+
+std::string joined(const std::set<std::string>& s) {
+  std::string out;
+  for (const auto& x : s) out += (out.empty() ? "" : ",") + x;
+  return out;
+}
 
 std::string schedule_label(const json& s) {
   const std::string name = s.value("name", std::string());
@@ -42,7 +49,7 @@ std::map<Key, Planned> planned_for(const json& schedule, int rank) {
     if (m.value("rank", -1) != rank) continue;
     Planned& p = out[{m.value("op", std::string()), m.value("elements", std::int64_t{0})}];
     p.per_iteration += m.value("count", std::int64_t{0});
-    if (p.dtype.empty()) p.dtype = m.value("dtype", std::string());
+    if (m.contains("dtype") && m["dtype"].is_string()) p.dtypes.insert(m["dtype"].get<std::string>());
     if (p.what.empty()) p.what = m.value("what", std::string());
   }
   return out;
@@ -57,7 +64,7 @@ std::map<Key, Seen> seen_on(const DeviceProfile& d, std::int64_t* unsized) {
     }
     Seen& s = out[{c.op, c.elements}];
     s.count += c.count;
-    if (s.dtype.empty()) s.dtype = c.dtype;
+    if (!c.dtype.empty()) s.dtypes.insert(c.dtype);
   }
   return out;
 }
@@ -145,17 +152,24 @@ PlanCheck check_against_plan(const TraceProfile& profile, const json& plan, cons
         if (auto p = planned[i].find(key); p != planned[i].end()) {
           row.planned_per_iteration = p->second.per_iteration;
           row.expected = p->second.per_iteration * c.iterations;
-          row.planned_dtype = p->second.dtype;
+          row.planned_dtype = joined(p->second.dtypes);
           row.what = p->second.what;
         }
         if (auto sn = seen[i].find(key); sn != seen[i].end()) {
           row.seen = sn->second.count;
-          row.seen_dtype = sn->second.dtype;
+          row.seen_dtype = joined(sn->second.dtypes);
+        }
+        // A dtype mismatch: the profile names a dtype the plan does not have for this message.
+        bool dtype_differs = false;
+        const auto pl = planned[i].find(key);
+        const auto sn = seen[i].find(key);
+        if (pl != planned[i].end() && sn != seen[i].end()) {
+          for (const auto& t : sn->second.dtypes) dtype_differs |= pl->second.dtypes.count(t) == 0;
         }
         if (row.expected == 0) row.status = "unplanned";
         else if (row.seen == 0) row.status = "missing";
         else if (row.seen != row.expected) row.status = "count";
-        else if (!row.planned_dtype.empty() && !row.seen_dtype.empty() && row.planned_dtype != row.seen_dtype) row.status = "dtype";
+        else if (dtype_differs) row.status = "dtype";
         else row.status = "ok";
         if (row.status != "ok") ++rc.mismatches;
         rc.rows.push_back(row);
@@ -196,7 +210,10 @@ PlanCheck check_against_plan(const TraceProfile& profile, const json& plan, cons
       throw UsageError("--prediction " + o.prediction_label + ": not a pipebench prediction (schema pipebench.prediction/1)");
     }
     const json* ps = nullptr;
-    for (const auto& s : prediction->value("schedules", json::array())) {
+    static const json kNone = json::array();
+    const auto found = prediction->find("schedules");
+    for (const auto& s : found != prediction->end() && found->is_array() ? *found : kNone) {
+      if (!s.is_object()) continue;
       if (s.value("name", std::string()) == schedule.value("name", std::string()) && s.value("v", 1) == out.v) ps = &s;
     }
     if (ps == nullptr) {
@@ -204,7 +221,8 @@ PlanCheck check_against_plan(const TraceProfile& profile, const json& plan, cons
     } else {
       for (auto& r : out.ranks) {
         for (const auto& pr : ps->value("ranks", json::array())) {
-          if (pr.value("rank", -1) == r.rank && pr.contains("nccl_share")) r.predicted_comm_share = pr["nccl_share"].get<double>();
+          if (!pr.is_object()) continue;
+          if (pr.value("rank", -1) == r.rank && pr.contains("nccl_share") && pr["nccl_share"].is_number()) r.predicted_comm_share = pr["nccl_share"].get<double>();
         }
         if (!r.predicted_comm_share && r.listed) {
           out.notes.push_back("rank " + std::to_string(r.rank) + ": the prediction simulates another pipeline group");

@@ -12,6 +12,8 @@
 #include <sstream>
 #include <string>
 
+#include "trace/nsys_fixture.h"
+
 namespace {
 
 struct Result {
@@ -365,5 +367,105 @@ TEST_F(E2E, RunWithoutAGpuUsesFourHostRanksAndWritesTheRunFolder) {
   EXPECT_FALSE(slurp(dir + "/results.csv").empty());
   std::system(("rm -rf " + dir).c_str());
 }
+
+
+TEST_F(E2E, TraceBadFilesGetOneLineAndExitStatusTwo) {
+  const std::string fixture = TEST_DATA_DIR "/trace/kineto_allreduce_1gpu.json";
+  auto write = [](const std::string& name, const std::string& text) {
+    const std::string path = tmp(name);
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+  };
+  expect_usage_error("trace " + tmp("missing.sqlite"), "no such file");
+  expect_usage_error("trace " + write("empty.json", ""), "empty file");
+  expect_usage_error("trace " + write("text.txt", "hello world\n"), "neither an Nsight Systems SQLite export nor a JSON trace");
+  expect_usage_error("trace " + write("cut.sqlite", "SQLite form"), "truncated SQLite");
+  expect_usage_error("trace " + write("notrace.json", "{\"a\": 1}"), "no \"traceEvents\"");
+  expect_usage_error("trace " + write("nokernels.json", "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\"}]}"),
+                     "without GPU kernel events");
+  expect_usage_error("trace " + fixture + " --chrome-trace " + tmp("x.json"), "--chrome-trace: converts Nsight Systems");
+  expect_usage_error("trace " + fixture + " --by stage", "--by");
+  expect_usage_error("trace " + fixture + " --activity kernel", "--activity: applies to --chrome-trace only");
+  expect_usage_error("trace " + fixture + " --prediction p.json", "--prediction: needs --plan");
+  expect_usage_error("trace " + fixture + " --plan " + tmp("noplan.json"), "--plan");
+  expect_usage_error("trace", "file is required");
+#if PB_HAVE_SQLITE
+  {
+    pipebench::testing::NsysFixture f(tmp("notnsys.sqlite"));
+    f.exec("DROP TABLE StringIds");
+  }
+  expect_usage_error("trace " + tmp("notnsys.sqlite"), "missing tables: StringIds");
+  {
+    pipebench::testing::NsysFixture f(tmp("missing_names.sqlite"));
+    f.kernel(0, 7, 0, 10, 4242, 1, 1);  // its name id is not in StringIds
+  }
+  expect_usage_error("trace " + tmp("missing_names.sqlite"), "no kernel row could be read (1 skipped");
+  const std::string conv = tmp("conv.sqlite");
+  {
+    pipebench::testing::NsysFixture f(conv);
+    f.kernel(0, 7, 0, 10, f.str("k"), 1, 1);
+  }
+  expect_usage_error("trace " + conv + " --chrome-trace /nonexistent-dir/t.json", "--chrome-trace /nonexistent-dir/t.json");
+  expect_usage_error("trace " + conv + " --chrome-trace " + tmp("t.json") + " --activity kernel,bogus", "'bogus'");
+#endif
+}
+
+TEST_F(E2E, TraceOfThePyTorchProfilerFixtureWritesTheDocumentedJson) {
+  const std::string json = tmp("trace.json");
+  const Result r = run("trace " TEST_DATA_DIR "/trace/kineto_allreduce_1gpu.json --by nvtx --json " + json);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("# device 0  NVIDIA H200"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[comm] nccl:all_reduce"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(j["schema"], "pipebench.trace/1");
+  EXPECT_EQ(j["source"], "kineto-json");
+  EXPECT_EQ(j["skipped_rows"], 0);
+  ASSERT_EQ(j["devices"].size(), 1u);
+  const auto& d = j["devices"][0];
+  for (const char* key : {"device", "span_us", "comm_share", "kernels", "collectives"}) EXPECT_TRUE(d.contains(key)) << key;
+  for (const char* key : {"name", "stream", "share", "count", "min_us", "max_us", "mean_us"}) {
+    EXPECT_TRUE(d["kernels"][0].contains(key)) << key;
+  }
+  for (const char* key : {"op", "elements", "bytes", "dtype", "count"}) EXPECT_TRUE(d["collectives"][0].contains(key)) << key;
+  EXPECT_EQ(d["rank"], 0);
+}
+
+#if PB_HAVE_SQLITE
+TEST_F(E2E, TraceOfAnNsysExportAgainstItsPlanWithAChromeTrace) {
+  // A plan for 4 ranks; the profile shows rank 1 of it (device 0) with one iteration of its P2P.
+  const std::string plan = tmp("trace_plan.json");
+  const Result pr = run("plan --json " + plan +
+                        " -- --num-layers 8 --hidden-size 1024 --num-attention-heads 16 --seq-length 128 "
+                        "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 4 --bf16 --vocab-size 32000");
+  ASSERT_EQ(pr.status, 0) << pr.err;
+  const auto pj = nlohmann::json::parse(slurp(plan));
+  const std::string db = tmp("profile.sqlite");
+  {
+    pipebench::testing::NsysFixture f(db);
+    const auto sr = f.str("ncclDevKernel_SendRecv");
+    const auto launch = f.str("cudaLaunchKernel");
+    std::int64_t t = 1000, corr = 0;
+    for (const auto& s : pj["schedules"]) {
+      if (s["name"] != "1f1b") continue;
+      for (const auto& m : s["messages"]) {
+        if (m["rank"] != 1) continue;
+        const std::string op = m["op"];
+        for (std::int64_t i = 0; i < m["count"].get<std::int64_t>(); ++i, t += 1000, ++corr) {
+          f.nvtx(1, 1, t, t + 100, "nccl:" + op + ", op_id = 1, sizes = [[" + std::to_string(m["elements"].get<std::int64_t>()) + "]]");
+          f.runtime(1, 1, t + 10, t + 20, corr, launch);
+          f.kernel(0, 3, t + 30, t + 500, sr, corr, 1);
+        }
+      }
+    }
+  }
+  const std::string chrome = tmp("profile.trace.json");
+  const Result r = run("trace " + db + " --plan " + plan + " --first-rank 1 --schedule 1f1b --chrome-trace " + chrome);
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("# rank 1 (device 0): 0 mismatching rows"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("iterations in the profile: 1"), std::string::npos) << r.out;
+  const auto trace = nlohmann::json::parse(slurp(chrome));
+  EXPECT_FALSE(trace["traceEvents"].empty());
+}
+#endif
 
 }  // namespace

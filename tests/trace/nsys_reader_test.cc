@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Nsight Systems SQLite reader on exports built from the documented schema: every number of the
+// breakdown and of the collective table, NVTX attribution, schema variants, and bad files.
+#include "trace/nsys_reader.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+#include "core/error.h"
+#include "trace/chrome_trace_writer.h"
+#include "trace/nsys_fixture.h"
+
+namespace pipebench {
+namespace {
+
+#if PB_HAVE_SQLITE
+
+using testing::NsysFixture;
+using testing::NsysFixtureOptions;
+
+std::string tmp_path(const std::string& name) { return "/tmp/pipebench_nsys_" + std::to_string(getpid()) + "_" + name; }
+
+// Two processes: pid 100 (thread 7) drives device 0, pid 200 (thread 9) device 1. Times in ns.
+void fill_two_devices(NsysFixture& f) {
+  const auto gemm = f.str("sm90_gemm_bf16");
+  const auto ar = f.str("ncclDevKernel_AllReduce_Sum_bf16_RING_LL");
+  const auto sr = f.str("ncclDevKernel_SendRecv");
+  const auto launch = f.str("cudaLaunchKernel_v7000");
+  f.gpu(0, "NVIDIA H200");
+  f.gpu(1, "NVIDIA H200");
+  // device 0
+  f.kernel(0, 7, 1000, 3000, gemm, 1, 100);
+  f.kernel(0, 7, 3000, 5000, gemm, 2, 100);
+  f.kernel(0, 13, 2500, 4500, ar, 3, 100);
+  f.kernel(0, 13, 6000, 7000, sr, 4, 100);
+  f.kernel(0, 7, 7000, 7100, 8888, 5, 100);  // name id not in StringIds: skipped
+  f.runtime(100, 7, 900, 920, 1, launch);
+  f.runtime(100, 7, 950, 960, 2, launch);
+  f.runtime(100, 7, 1200, 1210, 3, launch);
+  f.runtime(100, 7, 1500, 1510, 4, launch);
+  // device 1: correlation ids repeat per process, the join must keep them apart
+  f.kernel(1, 20, 10000, 10500, gemm, 1, 200);
+  f.kernel(1, 21, 10600, 11600, ar, 2, 200);
+  f.kernel(1, 20, 12000, 12100, gemm, 99, 200);  // no CUDA call recorded for it
+  f.runtime(200, 9, 9000, 9010, 1, launch);
+  f.runtime(200, 9, 9100, 9110, 2, launch);
+  // NVTX on thread (100, 7)
+  f.nvtx(100, 7, 500, -1, "start", false, NsysFixture::kMark);
+  f.nvtx(100, 7, 800, 1100, "forward");
+  f.nvtx(100, 7, 1150, 1300, "nccl:all_reduce, op_id = 5, sizes = [[32, 1, 4096]], input_op_ids = [(4,0)]");
+  f.nvtx(100, 7, 1400, 1600, "pp");
+  f.nvtx(100, 7, 1450, 1550, "nccl:send 0->1, op_id = 6, sizes = [[8, 1, 4096]]");
+  f.nvtx(100, 7, 1700, 1800, "nccl:all_reduce, op_id = 7, sizes = [[32, 1, oops]]");
+  f.nvtx(100, 7, 1900, 2000, "optimizer", /*registered=*/true);
+  f.exec("INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, textId) VALUES (2100, 2200, 59, " +
+         std::to_string(NsysFixture::global_tid(100, 7)) + ", 9999)");  // text id not in StringIds: skipped
+  // NVTX on thread (200, 9)
+  f.nvtx(200, 9, 8900, 9050, "forward");
+  f.nvtx(200, 9, 9080, 9200, "nccl:all_reduce, op_id = 9, sizes = [[1024]]");
+  f.nvtx(200, 9, 9300, 9400, "nccl:barrier");
+  f.close();
+}
+
+const KernelRow& row(const DeviceProfile& d, const std::string& name, std::int64_t stream) {
+  for (const auto& r : d.rows)
+    if (r.name == name && r.stream == stream) return r;
+  throw std::runtime_error("no row " + name + " on stream " + std::to_string(stream));
+}
+
+TEST(NsysReader, BreakdownAndCommunicationShareOfEveryDevice) {
+  NsysFixture f(tmp_path("two.sqlite"));
+  fill_two_devices(f);
+  const TraceProfile p = read_nsys_sqlite(f.path(), TraceOptions{});
+  EXPECT_EQ(p.source, "nsys-sqlite");
+  EXPECT_EQ(p.format_version, "3.28.1");
+  EXPECT_EQ(p.kernel_rows, 7);
+  EXPECT_EQ(p.skipped_rows, 2);
+  EXPECT_EQ(p.skipped_by_reason.at("kernel shortName id not in StringIds"), 1);
+  EXPECT_EQ(p.skipped_by_reason.at("NVTX range text id not in StringIds"), 1);
+  EXPECT_TRUE(p.damage.empty());
+  ASSERT_EQ(p.devices.size(), 2u);
+
+  const DeviceProfile& d0 = p.devices[0];
+  EXPECT_EQ(d0.device, 0);
+  EXPECT_EQ(d0.name, "NVIDIA H200");
+  EXPECT_EQ(d0.span_ns(), 6000);
+  EXPECT_EQ(d0.busy_ns, 5000);  // [1000,5000] + [6000,7000]
+  EXPECT_EQ(d0.comm_ns, 3000);  // [2500,4500] + [6000,7000]
+  EXPECT_DOUBLE_EQ(d0.share(d0.comm_ns), 0.5);
+  EXPECT_EQ(d0.kernels, 4);
+  ASSERT_EQ(d0.rows.size(), 3u);
+  EXPECT_EQ(d0.rows[0].name, "sm90_gemm_bf16");  // largest share first
+  const auto& gemm = row(d0, "sm90_gemm_bf16", 7);
+  EXPECT_EQ(gemm.count, 2);
+  EXPECT_EQ(gemm.total_ns, 4000);
+  EXPECT_EQ(gemm.min_ns, 2000);
+  EXPECT_EQ(gemm.max_ns, 2000);
+  EXPECT_FALSE(gemm.comm);
+  EXPECT_NEAR(d0.share(gemm.total_ns), 4000.0 / 6000.0, 1e-12);
+  const auto& ar = row(d0, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 13);
+  EXPECT_TRUE(ar.comm);
+  EXPECT_EQ(ar.total_ns, 2000);
+  EXPECT_EQ(row(d0, "ncclDevKernel_SendRecv", 13).total_ns, 1000);
+
+  const DeviceProfile& d1 = p.devices[1];
+  EXPECT_EQ(d1.span_ns(), 2100);
+  EXPECT_EQ(d1.busy_ns, 1600);
+  EXPECT_EQ(d1.comm_ns, 1000);
+  const auto& gemm1 = row(d1, "sm90_gemm_bf16", 20);
+  EXPECT_EQ(gemm1.count, 2);
+  EXPECT_EQ(gemm1.min_ns, 100);
+  EXPECT_EQ(gemm1.max_ns, 500);
+}
+
+TEST(NsysReader, CollectivesFromNvtxTextsWithDeviceAndDtypeFromTheKernelsInside) {
+  NsysFixture f(tmp_path("coll.sqlite"));
+  fill_two_devices(f);
+  const TraceProfile p = read_nsys_sqlite(f.path(), TraceOptions{});
+  EXPECT_EQ(p.nvtx_ranges, 9);
+  EXPECT_EQ(p.collective_texts, 5);
+  EXPECT_EQ(p.unparsed_texts, 1);
+  ASSERT_EQ(p.devices.size(), 2u);
+  const auto& c0 = p.devices[0].collectives;
+  ASSERT_EQ(c0.size(), 2u);
+  EXPECT_EQ(c0[0].op, "all_reduce");
+  EXPECT_EQ(c0[0].elements, 32 * 4096);
+  EXPECT_EQ(c0[0].dtype, "bfloat16");  // from ncclDevKernel_AllReduce_Sum_bf16_RING_LL launched inside
+  EXPECT_EQ(c0[0].bytes().value(), 32 * 4096 * 2);
+  EXPECT_EQ(c0[0].count, 1);
+  EXPECT_EQ(c0[0].source, "nvtx");
+  EXPECT_EQ(c0[1].op, "send");
+  EXPECT_EQ(c0[1].elements, 8 * 4096);
+  EXPECT_EQ(c0[1].dtype, "");  // SendRecv kernels name no dtype
+  EXPECT_FALSE(c0[1].bytes().has_value());
+  const auto& c1 = p.devices[1].collectives;
+  ASSERT_EQ(c1.size(), 2u);
+  EXPECT_EQ(c1[0].op, "all_reduce");
+  EXPECT_EQ(c1[0].elements, 1024);
+  EXPECT_EQ(c1[1].op, "barrier");  // no kernel inside: the device its process launches on
+  EXPECT_EQ(c1[1].elements, -1);
+}
+
+TEST(NsysReader, ByNvtxNamesKernelsAfterTheInnermostRangeOfTheLaunchingThread) {
+  NsysFixture f(tmp_path("bynvtx.sqlite"));
+  fill_two_devices(f);
+  TraceOptions o;
+  o.by_nvtx = true;
+  const TraceProfile p = read_nsys_sqlite(f.path(), o);
+  EXPECT_EQ(p.by, "nvtx");
+  const DeviceProfile& d0 = p.devices[0];
+  const auto& fwd = row(d0, "forward", 7);
+  EXPECT_TRUE(fwd.nvtx_range);
+  EXPECT_EQ(fwd.count, 2);
+  EXPECT_EQ(fwd.total_ns, 4000);
+  EXPECT_TRUE(row(d0, "nccl:all_reduce, op_id = 5, sizes = [[32, 1, 4096]], input_op_ids = [(4,0)]", 13).comm);
+  EXPECT_EQ(row(d0, "nccl:send 0->1, op_id = 6, sizes = [[8, 1, 4096]]", 13).total_ns, 1000);  // innermost, not "pp"
+  for (const auto& r : d0.rows) EXPECT_NE(r.name, "pp");
+  const DeviceProfile& d1 = p.devices[1];
+  EXPECT_EQ(row(d1, "forward", 20).total_ns, 500);  // correlation 1 of pid 200, not pid 100's
+  const auto& unlaunched = row(d1, "sm90_gemm_bf16", 20);  // no CUDA call found: keeps its name
+  EXPECT_FALSE(unlaunched.nvtx_range);
+  EXPECT_EQ(unlaunched.total_ns, 100);
+  // Totals are the same whichever way rows are named.
+  EXPECT_EQ(d0.busy_ns, 5000);
+  EXPECT_EQ(d1.comm_ns, 1000);
+}
+
+TEST(NsysReader, OlderKernelTableWithDemangledNamesOnlyAndNoEventTypeEnum) {
+  NsysFixtureOptions fo;
+  fo.short_name = false;
+  fo.event_type_enum = false;
+  NsysFixture f(tmp_path("old.sqlite"), fo);
+  const auto name = f.str("void ncclKernel_AllReduce_RING_LL_Sum_half(ncclDevComm*, unsigned long, ncclWork*)");
+  const auto launch = f.str("cudaLaunchKernel_v7000");
+  f.kernel(3, 1, 100, 400, name, 1, 50);
+  f.runtime(50, 1, 90, 95, 1, launch);
+  f.nvtx(50, 1, 80, 120, "nccl:all_reduce, sizes = [[2048]]");
+  f.close();
+  const TraceProfile p = read_nsys_sqlite(f.path(), TraceOptions{});
+  ASSERT_EQ(p.devices.size(), 1u);
+  EXPECT_EQ(p.devices[0].device, 3);
+  EXPECT_EQ(p.devices[0].comm_ns, 300);
+  ASSERT_EQ(p.devices[0].collectives.size(), 1u);
+  EXPECT_EQ(p.devices[0].collectives[0].dtype, "half");  // older ncclKernel_*_half naming
+  EXPECT_EQ(p.devices[0].collectives[0].bytes().value(), 4096);
+  bool fallback_noted = false, enum_noted = false;
+  for (const auto& n : p.notes) {
+    fallback_noted |= n.find("demangledName") != std::string::npos;
+    enum_noted |= n.find("ENUM_NSYS_EVENT_TYPE") != std::string::npos;
+  }
+  EXPECT_TRUE(fallback_noted);
+  EXPECT_TRUE(enum_noted);
+}
+
+TEST(NsysReader, ExportWithoutRuntimeOrNvtxStillGivesTheBreakdown) {
+  NsysFixtureOptions fo;
+  fo.runtime = false;
+  fo.nvtx = false;
+  NsysFixture f(tmp_path("bare.sqlite"), fo);
+  const auto k = f.str("ncclDevKernel_SendRecv");
+  f.kernel(0, 1, 0, 10, k, 1, 1);
+  f.kernel(0, 1, 20, 30, k, 2, 1);
+  f.close();
+  TraceOptions o;
+  o.by_nvtx = true;
+  const TraceProfile p = read_nsys_sqlite(f.path(), o);
+  ASSERT_EQ(p.devices.size(), 1u);
+  EXPECT_EQ(p.devices[0].comm_ns, 20);
+  EXPECT_EQ(row(p.devices[0], "ncclDevKernel_SendRecv", 1).count, 2);  // kept its own name
+  bool noted = false;
+  for (const auto& n : p.notes) noted |= n.find("NVTX_EVENTS") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST(NsysReader, ADatabaseThatIsNotAnExportNamesTheMissingTables) {
+  const std::string path = tmp_path("other.sqlite");
+  {
+    NsysFixture f(path);
+    f.exec("DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL; DROP TABLE StringIds");
+  }
+  try {
+    (void)read_nsys_sqlite(path, TraceOptions{});
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("missing tables: StringIds, CUPTI_ACTIVITY_KIND_KERNEL"), std::string::npos) << e.what();
+  }
+  {
+    NsysFixture f(path);
+    f.exec("DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL");
+  }
+  try {
+    (void)read_nsys_sqlite(path, TraceOptions{});
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("no CUDA kernels"), std::string::npos) << e.what();
+  }
+}
+
+TEST(NsysReader, ATruncatedExportReportsDamageOrFailsCleanly) {
+  const std::string path = tmp_path("cut.sqlite");
+  {
+    NsysFixture f(path);
+    const auto k = f.str("sm90_gemm_bf16");
+    for (int i = 0; i < 3000; ++i) f.kernel(i % 2, 7, i * 100, i * 100 + 50, k, i, 1);
+  }
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  const auto size = static_cast<long>(in.tellg());
+  ASSERT_EQ(::truncate(path.c_str(), size / 2), 0);
+  try {
+    const TraceProfile p = read_nsys_sqlite(path, TraceOptions{});
+    EXPECT_FALSE(p.damage.empty());
+    EXPECT_LT(p.kernel_rows, 3000);
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos);
+  }
+}
+
+TEST(NsysReader, ChromeTraceHasKernelsRangesProjectionsAndCudaCallsInMicroseconds) {
+  NsysFixture f(tmp_path("conv.sqlite"));
+  fill_two_devices(f);
+  TraceOptions o;
+  o.chrome_trace_path = tmp_path("conv.json");
+  (void)read_nsys_sqlite(f.path(), o);
+  std::ifstream in(o.chrome_trace_path);
+  const auto doc = nlohmann::json::parse(in);  // valid JSON, or this throws
+  ASSERT_TRUE(doc.at("traceEvents").is_array());
+  int kernels = 0, nvtx = 0, marks = 0, api = 0, projected = 0;
+  bool gpu0_named = false, forward_projected = false;
+  for (const auto& e : doc["traceEvents"]) {
+    ASSERT_TRUE(e.contains("ph") && e.contains("pid") && e.contains("tid") && e.contains("name"));
+    const std::string ph = e["ph"], cat = e.value("cat", "");
+    if (ph == "M") {
+      if (e["name"] == "process_name" && e["pid"] == kGpuPidBase && e["args"]["name"] == "GPU 0 (NVIDIA H200)") gpu0_named = true;
+      continue;
+    }
+    ASSERT_TRUE(e.contains("ts"));
+    if (cat == "kernel") {
+      ++kernels;
+      if (e["args"]["device"] == 0 && e["ts"] == 1.0) {
+        EXPECT_DOUBLE_EQ(e["dur"].get<double>(), 2.0);
+      }
+    }
+    if (cat == "nvtx" && ph == "X") ++nvtx;
+    if (cat == "nvtx" && ph == "i") ++marks;
+    if (cat == "cuda-api") ++api;
+    if (cat == "nvtx-kernel") {
+      ++projected;
+      if (e["name"] == "forward" && e["pid"] == kGpuPidBase) {
+        forward_projected = true;
+        EXPECT_DOUBLE_EQ(e["ts"].get<double>(), 1.0);   // first kernel launched inside starts at 1000 ns
+        EXPECT_DOUBLE_EQ(e["dur"].get<double>(), 4.0);  // last one ends at 5000 ns
+      }
+    }
+  }
+  EXPECT_EQ(kernels, 7);
+  EXPECT_EQ(nvtx, 10);  // 9 ranges with text + the one whose text id is missing (unnamed)
+  EXPECT_EQ(marks, 1);
+  EXPECT_EQ(api, 6);
+  EXPECT_EQ(projected, 6);  // forward x2, the two all_reduces, pp and send (ranges with kernels inside)
+  EXPECT_TRUE(gpu0_named);
+  EXPECT_TRUE(forward_projected);
+
+  // --activity and --nvtx-prefix filter.
+  o.activities = parse_activities("--activity", "nvtx");
+  o.nvtx_prefixes = {"nccl:"};
+  (void)read_nsys_sqlite(f.path(), o);
+  std::ifstream in2(o.chrome_trace_path);
+  const auto doc2 = nlohmann::json::parse(in2);
+  int events = 0;
+  for (const auto& e : doc2["traceEvents"]) {
+    if (e["ph"] == "M") continue;
+    ++events;
+    EXPECT_EQ(e["cat"], "nvtx");
+    EXPECT_EQ(e["name"].get<std::string>().rfind("nccl:", 0), 0u);
+  }
+  EXPECT_EQ(events, 5);
+}
+
+#else
+
+TEST(NsysReader, BuiltWithoutSqliteSaysSo) {
+  try {
+    (void)read_nsys_sqlite("x.sqlite", TraceOptions{});
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("without SQLite"), std::string::npos);
+  }
+  EXPECT_FALSE(nsys_reader_available());
+}
+
+#endif
+
+}  // namespace
+}  // namespace pipebench
