@@ -6,6 +6,8 @@ if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_RO
 export NCCL_NVLS_ENABLE="${NCCL_NVLS_ENABLE:-0}"
 echo "# simulator: schedule generation + simulation, p=64 v=8 m=1024 (target: well under a second)"
 "$SIM_BENCH" || exit 1
+echo "# trace: read a synthetic Nsight Systems export of 10M kernel rows (target: well under a minute, bounded memory)"
+"$TRACE_BENCH" || exit 1
 if [ "${HAVE_NCCL:-0}" = 1 ] && command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   exec "$OVERHEAD" --backend nccl
 fi
