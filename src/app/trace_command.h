@@ -3,6 +3,7 @@
 // trace of an nsys export, and the profile held against a plan and prediction.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
