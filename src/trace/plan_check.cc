@@ -127,10 +127,10 @@ PlanCheck check_against_plan(const TraceProfile& profile, const json& plan, cons
       // The median ratio of seen to planned counts: robust to a few messages that differ.
       std::sort(ratios.begin(), ratios.end());
       c.iterations = std::max<std::int64_t>(1, std::llround(ratios[ratios.size() / 2]));
-      c.iterations_source = "estimated from the counts (--iterations to set)";
+      c.iterations_source = "estimated from the counts; --iterations sets it";
     } else {
       c.iterations = 1;
-      c.iterations_source = "assumed (no planned message seen; --iterations to set)";
+      c.iterations_source = "assumed: no planned message seen; --iterations sets it";
     }
     for (std::size_t i = 0; i < devices.size(); ++i) {
       RankCheck rc;
