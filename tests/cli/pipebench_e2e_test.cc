@@ -389,6 +389,15 @@ TEST_F(E2E, TraceBadFilesGetOneLineAndExitStatusTwo) {
   expect_usage_error("trace " + fixture + " --prediction p.json", "--prediction: needs --plan");
   expect_usage_error("trace " + fixture + " --plan " + tmp("noplan.json"), "--plan");
   expect_usage_error("trace", "file is required");
+  {
+    // Cut off mid-way: the report of what was read, then one line and exit 2.
+    const std::string whole = slurp(fixture);
+    const Result r = run("trace " + write("cut.json", whole.substr(0, whole.size() * 2 / 3)));
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("damaged: JSON ends or breaks at byte"), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("# device 0  NVIDIA H200"), std::string::npos) << r.out;
+  }
 #if PB_HAVE_SQLITE
   {
     pipebench::testing::NsysFixture f(tmp("notnsys.sqlite"));
