@@ -4,12 +4,12 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "backend/backend_factory.h"
 #include "core/error.h"
+#include "core/json_file.h"
 #include "megatron/plan_json.h"
 #include "report/results_json.h"
 #include "report/topology_report.h"
@@ -86,14 +86,7 @@ int run_predict_command(const PredictOptions& o) {
   std::string cost_text;
   PathModel paths;
   if (!o.table_path.empty()) {
-    std::ifstream in(o.table_path);
-    if (!in) throw UsageError("--table " + o.table_path + ": cannot be read");
-    nlohmann::json results;
-    try {
-      results = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-      throw UsageError("--table " + o.table_path + ": not JSON (" + std::string(e.what()) + ")");
-    }
+    const nlohmann::json results = read_json_file("--table", o.table_path);
     auto measured = std::make_unique<MeasuredCost>(results, o.table_path);
     if (o.class_fallback) measured->allow_class_fallback();
     costs = std::move(measured);
@@ -121,13 +114,7 @@ int run_predict_command(const PredictOptions& o) {
       }
       nlohmann::json topo;
       if (!o.topology_path.empty()) {
-        std::ifstream in(o.topology_path);
-        if (!in) throw UsageError("--topology " + o.topology_path + ": cannot be read");
-        try {
-          topo = nlohmann::json::parse(in);
-        } catch (const nlohmann::json::exception& e) {
-          throw UsageError("--topology " + o.topology_path + ": not JSON (" + std::string(e.what()) + ")");
-        }
+        topo = read_json_file("--topology", o.topology_path);
       } else {
         topo = topology_to_json(discover_topology({}));
       }

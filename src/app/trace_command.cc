@@ -2,13 +2,12 @@
 // The trace subcommand.
 #include "app/trace_command.h"
 
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <vector>
-#include <sstream>
 
 #include "core/error.h"
+#include "core/json_file.h"
 #include "megatron/plan_json.h"
 #include "report/results_json.h"
 #include "trace/file_format.h"
@@ -20,30 +19,11 @@
 namespace pipebench {
 namespace {
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-nlohmann::json load_json(const std::string& flag, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(flag + " " + path + ": cannot be read");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw UsageError(flag + " " + path + ": not JSON (" + std::string(e.what()) + ")");
-  }
-}
-
 }  // namespace
 
 int run_trace_command(const TraceCommandOptions& o) {
   if (o.by != "kernel" && o.by != "nvtx") throw UsageError("--by " + o.by + ": choose kernel or nvtx");
-  if (o.chrome_trace_path.empty() && (!o.activity.empty() || !o.nvtx_prefix.empty())) {
+  if (o.chrome_trace_path.empty() && (!o.activity.empty() || !o.nvtx_prefixes.empty())) {
     throw UsageError(std::string(!o.activity.empty() ? "--activity" : "--nvtx-prefix") + ": applies to --chrome-trace only");
   }
   if (o.plan_path.empty() && (!o.prediction_path.empty() || !o.schedule.empty() || o.first_rank || o.iterations > 0)) {
@@ -55,12 +35,12 @@ int run_trace_command(const TraceCommandOptions& o) {
   options.demangled = o.demangled;
   options.chrome_trace_path = o.chrome_trace_path;
   if (!o.activity.empty()) options.activities = parse_activities("--activity", o.activity);
-  options.nvtx_prefixes = split_list(o.nvtx_prefix);
+  options.nvtx_prefixes = o.nvtx_prefixes;
 
   // Read the plan and prediction before the profile: a bad flag fails at once, not after a long read.
   std::optional<nlohmann::json> plan, prediction;
   if (!o.plan_path.empty()) plan = load_plan_json("--plan", o.plan_path);
-  if (!o.prediction_path.empty()) prediction = load_json("--prediction", o.prediction_path);
+  if (!o.prediction_path.empty()) prediction = read_json_file("--prediction", o.prediction_path);
 
   const TraceFormat format = detect_trace_format(o.path);
   if (format == TraceFormat::kJson && !o.chrome_trace_path.empty()) {

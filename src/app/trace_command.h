@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace pipebench {
 
@@ -15,7 +16,7 @@ struct TraceCommandOptions {
   bool demangled = false;
   std::string chrome_trace_path;
   std::string activity;             // empty: all
-  std::string nvtx_prefix;          // comma-separated
+  std::vector<std::string> nvtx_prefixes;  // --nvtx-prefix, split at commas, empty items dropped
   std::string plan_path, prediction_path, schedule;
   std::optional<int> first_rank;
   std::int64_t iterations = 0;

@@ -273,6 +273,7 @@ Command parse_command_line(const std::vector<std::string>& all_args) {
 
   TraceCommandOptions trace;
   int trace_first_rank = -1;
+  std::string trace_nvtx_prefix;
   auto* trace_cmd = app.add_subcommand("trace", "what a profiled run spent per device and per collective (nsys SQLite or PyTorch profiler JSON)");
   trace_cmd->add_option("file", trace.path, "an Nsight Systems SQLite export or a PyTorch profiler (Kineto) JSON trace")->required();
   trace_cmd->add_option("--by", trace.by, "name rows by kernel, or by the innermost NVTX range that launched them")
@@ -284,7 +285,7 @@ Command parse_command_line(const std::vector<std::string>& all_args) {
       ->capture_default_str();
   trace_cmd->add_option("--chrome-trace", trace.chrome_trace_path, "convert the nsys export to a Chrome trace here");
   trace_cmd->add_option("--activity", trace.activity, "with --chrome-trace: kernel,nvtx,nvtx-kernel,cuda-api (default all)");
-  trace_cmd->add_option("--nvtx-prefix", trace.nvtx_prefix, "with --chrome-trace: only NVTX ranges starting with these (comma list)");
+  trace_cmd->add_option("--nvtx-prefix", trace_nvtx_prefix, "with --chrome-trace: only NVTX ranges starting with these (comma list)");
   trace_cmd->add_option("--plan", trace.plan_path, "hold the profile against this plan (pipebench plan --json)");
   trace_cmd->add_option("--prediction", trace.prediction_path, "and its communication share against this prediction");
   trace_cmd->add_option("--schedule", trace.schedule, "the plan's schedule that ran (1f1b, interleaved:v2; default: best match)");
@@ -336,6 +337,8 @@ Command parse_command_line(const std::vector<std::string>& all_args) {
     if (!gbench.empty()) throw UsageError(gbench.front() + ": Google Benchmark flags apply to bench and run only");
     cmd.kind = Command::Kind::kTrace;
     if (trace_first_rank >= 0) trace.first_rank = trace_first_rank;
+    for (auto& prefix : split_list(trace_nvtx_prefix))
+      if (!prefix.empty()) trace.nvtx_prefixes.push_back(std::move(prefix));
     cmd.trace = trace;
     return cmd;
   }

@@ -2,9 +2,8 @@
 // Plan JSON.
 #include "megatron/plan_json.h"
 
-#include <fstream>
-
 #include "core/error.h"
+#include "core/json_file.h"
 #include "core/version.h"
 
 namespace pipebench {
@@ -87,14 +86,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
 }
 
 nlohmann::json load_plan_json(const std::string& flag, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(flag + " " + path + ": cannot be read");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw UsageError(flag + " " + path + ": not JSON (" + std::string(e.what()) + ")");
-  }
+  const nlohmann::json j = read_json_file(flag, path);
   if (!j.is_object() || !j.contains("schema")) throw UsageError(flag + " " + path + ": not a pipebench plan (no \"schema\")");
   if (j["schema"] != kPlanSchema) {
     throw UsageError(flag + " " + path + ": schema " + j["schema"].dump() + " is not " + kPlanSchema);

@@ -16,6 +16,7 @@
 #include "trace/json_event_stream.h"
 #include "trace/kernel_names.h"
 #include "trace/nvtx_sweep.h"
+#include "trace/process_devices.h"
 #include "trace/profile_builder.h"
 
 namespace pipebench {
@@ -192,15 +193,10 @@ class KinetoReader {
     }
   }
 
+  // A CPU-side collective goes to its process's device; in a one-device trace, to that device.
   int device_of_process(std::int64_t pid) const {
-    auto it = pid_devices_.find(pid);
-    if (it != pid_devices_.end()) {
-      int best = -1;
-      std::int64_t most = -1;
-      for (const auto& [device, n] : it->second)
-        if (n > most) best = device, most = n;
-      return best;
-    }
+    const int device = process_devices_.device_of(pid);
+    if (device >= 0) return device;
     return devices_seen_.size() == 1 ? *devices_seen_.begin() : -1;
   }
 
@@ -215,7 +211,7 @@ class KinetoReader {
       b.timeline(k.device, k.start_ns, k.end_ns, k.comm);
       if (!options_.by_nvtx) b.row(k.device, k.stream, names_[k.name], k.end_ns - k.start_ns, k.comm, false);
       auto l = launches_.find(k.correlation);
-      if (l != launches_.end()) ++pid_devices_[l->second.pid][k.device];
+      if (l != launches_.end()) process_devices_.launched(l->second.pid, k.device);
     }
     if (options_.by_nvtx) attribute(b);
 
@@ -279,7 +275,7 @@ class KinetoReader {
   std::vector<CommOp> cpu_comms_, kernel_comms_;
   std::map<std::string, std::int64_t> skipped_;
   std::map<int, std::string> gpu_names_;
-  std::map<std::int64_t, std::map<int, std::int64_t>> pid_devices_;
+  ProcessDevices process_devices_;
   std::set<int> devices_seen_;
   int profiler_steps_ = 0;
 };

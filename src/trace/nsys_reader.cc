@@ -17,6 +17,7 @@
 #include "trace/kernel_names.h"
 #include "trace/nsys_schema.h"
 #include "trace/nvtx_sweep.h"
+#include "trace/process_devices.h"
 #include "trace/profile_builder.h"
 #include "trace/sqlite_db.h"
 
@@ -150,24 +151,13 @@ class NsysReader {
       ++profile_.kernel_rows;
       builder_.timeline(device, start, end, k->comm);
       if (!options_.by_nvtx) builder_.row(device, stream, k->name, end - start, k->comm, false);
-      if (!st.is_null(5)) ++pid_devices_[os_pid(st.int64(5))][device];
+      if (!st.is_null(5)) process_devices_.launched(os_pid(st.int64(5)), device);
       if (trace_ && options_.activities.kernel) {
         gpu_track(device, stream);
         trace_->complete("kernel", k->name, kGpuPidBase + device, stream, start, end - start,
                          {{"device", device}, {"stream", stream}});
       }
     }
-  }
-
-  // The device a process mostly launched on (collective texts with no kernel inside their range).
-  int device_of_process(std::int64_t pid) const {
-    auto it = pid_devices_.find(pid);
-    if (it == pid_devices_.end()) return -1;
-    int best = -1;
-    std::int64_t most = -1;
-    for (const auto& [device, n] : it->second)
-      if (n > most) best = device, most = n;
-    return best;
   }
 
   void on_range_closed(const ClosedRange& c) {
@@ -180,7 +170,7 @@ class NsysReader {
         std::int64_t most = -1;
         for (const auto& d : c.devices)
           if (d.kernels > most) device = d.device, most = d.kernels;
-        if (device < 0) device = device_of_process(os_pid(c.range.thread));
+        if (device < 0) device = process_devices_.device_of(os_pid(c.range.thread));
         CollectiveRow row;
         row.op = coll->op;
         row.elements = coll->elements;
@@ -338,7 +328,7 @@ class NsysReader {
   std::optional<NameCache> names_;
   std::unique_ptr<ChromeTraceWriter> trace_;
   std::map<int, std::string> gpu_names_;
-  std::map<std::int64_t, std::map<int, std::int64_t>> pid_devices_;
+  ProcessDevices process_devices_;
   SweepRange range_;
 };
 
