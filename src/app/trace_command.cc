@@ -2,6 +2,8 @@
 // The trace subcommand.
 #include "app/trace_command.h"
 
+#include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <vector>
@@ -41,6 +43,13 @@ int run_trace_command(const TraceCommandOptions& o) {
   std::optional<nlohmann::json> plan, prediction;
   if (!o.plan_path.empty()) plan = load_plan_json("--plan", o.plan_path);
   if (!o.prediction_path.empty()) prediction = read_json_file("--prediction", o.prediction_path);
+
+  if (!o.json_path.empty()) {
+    // A --json that cannot be written fails now, as bad input, not after a long read.
+    const std::string probe = o.json_path + ".tmp";
+    if (!std::ofstream(probe)) throw UsageError("--json " + o.json_path + ": cannot be written");
+    std::remove(probe.c_str());
+  }
 
   const TraceFormat format = detect_trace_format(o.path);
   if (format == TraceFormat::kJson && !o.chrome_trace_path.empty()) {

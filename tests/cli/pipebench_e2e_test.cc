@@ -389,6 +389,10 @@ TEST_F(E2E, TraceBadFilesGetOneLineAndExitStatusTwo) {
   expect_usage_error("trace " + fixture + " --prediction p.json", "--prediction: needs --plan");
   expect_usage_error("trace " + fixture + " --plan " + tmp("noplan.json"), "--plan");
   expect_usage_error("trace", "file is required");
+  expect_usage_error("trace " + fixture + " --json /nonexistent-dir/t.json", "--json /nonexistent-dir/t.json: cannot be written");
+  expect_usage_error("trace " + fixture + " --top -1", "--top");
+  expect_usage_error("trace " + fixture + " --plan " + fixture + " --first-rank -3", "--first-rank");
+  expect_usage_error("trace " + fixture + " --plan " + fixture + " --iterations 0", "--iterations");
   {
     // Cut off mid-way: the report of what was read, then one line and exit 2.
     const std::string whole = slurp(fixture);
