@@ -10,7 +10,9 @@
 #include "backend/backend_factory.h"
 #include "core/error.h"
 #include "core/json_file.h"
-#include "megatron/plan_json.h"
+#include "io/plan_io.h"
+#include "io/prediction_io.h"
+#include "io/results_io.h"
 #include "report/results_json.h"
 #include "report/topology_report.h"
 #include "sim/layer_gemms.h"
@@ -26,23 +28,23 @@ namespace {
 
 // --measure-compute: the layer's forward GEMMs at their exact shapes on GPU 0, and a bare cuBLAS loop
 // per shape beside them as a check. Returns the forward ms per layer and microbatch.
-double measure_layer_ms(const nlohmann::json& plan, std::ostream& out) {
+double measure_layer_ms(const Plan& plan, std::ostream& out) {
 #if PB_HAVE_CUBLAS
   std::string why;
   if (visible_gpus(&why) == 0) throw UsageError("--measure-compute: no GPU to measure on (" + why + ")");
-  const auto& m = plan.at("model");
-  const auto& l = plan.at("layout");
+  const MegatronArgs& a = plan.args;
   LayerDims d;
-  d.b = m.at("micro_batch_size").get<std::int64_t>();
-  d.s = m.at("seq_length").get<std::int64_t>();
-  d.h = m.at("hidden_size").get<std::int64_t>();
-  d.f = m.at("ffn_hidden_size").get<std::int64_t>();
-  d.heads = m.at("num_attention_heads").get<std::int64_t>();
-  d.groups = m["num_query_groups"].is_null() ? d.heads : m["num_query_groups"].get<std::int64_t>();
-  d.tp = l.at("tp").get<int>();
-  d.cp = l.at("cp").get<int>();
-  d.swiglu = m.value("swiglu", false);
-  const DType t = m.value("params_dtype", "bfloat16") == "half" ? DType::kHalf : DType::kBfloat16;
+  d.b = a.micro_batch;
+  d.s = a.seq_length;
+  d.h = a.hidden;
+  d.f = a.ffn_hidden;
+  d.heads = a.heads;
+  d.groups = a.gqa ? a.query_groups : d.heads;
+  d.tp = plan.layout.tp;
+  d.cp = plan.layout.cp;
+  d.swiglu = a.swiglu;
+  // The GEMMs run in half for fp16 models, else bfloat16 (fp32 models are timed as bfloat16 too).
+  const DType t = a.params_dtype == DType::kHalf ? DType::kHalf : DType::kBfloat16;
   const auto shapes = layer_forward_gemms(d);
   const double ms = time_gemms_ms(shapes, t, 0, 20);
   char buf[256];
@@ -81,7 +83,7 @@ int run_predict_command(const PredictOptions& o) {
   if (models != 1) {
     throw UsageError("communication costs: give exactly one of --table RESULTS.json, --link-gbps GBPS, --zero-comm");
   }
-  const nlohmann::json plan = load_plan_json("--plan", o.plan_path);
+  const Plan plan = load_plan("--plan", o.plan_path);
   std::unique_ptr<CostModel> costs;
   std::string cost_text;
   PathModel paths;
@@ -141,7 +143,7 @@ int run_predict_command(const PredictOptions& o) {
     compute.fwd_ms_per_layer = measure_layer_ms(plan, note);
     measured_note = note.str();
   }
-  Prediction p = predict(plan, *costs, compute, o.shared_path, !o.trace_dir.empty(), o.schedule, &paths);
+  Prediction p = predict(plan, *costs, make_compute_model(plan, compute), o.shared_path, !o.trace_dir.empty(), o.schedule, &paths);
   if (o.measure_compute) p.compute_source = "measured with cuBLAS on GPU 0 (--measure-compute)";
 
   std::ostream& out = std::cout;

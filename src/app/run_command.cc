@@ -15,7 +15,9 @@
 #include "app/plan_bench.h"
 #include "app/predict_command.h"
 #include "megatron/plan.h"
-#include "megatron/plan_json.h"
+#include "io/plan_io.h"
+#include "io/prediction_io.h"
+#include "io/results_io.h"
 #include "report/results_json.h"
 #include "sim/cost_model.h"
 #include "sim/predictor.h"
@@ -166,7 +168,7 @@ void plan_and_predict(const RunOptions& o, const World& world, Backend& backend,
     c.iters = 5;
     c.reps = 3;
     c.warmup = 2;
-    (void)run_plan_bench_on(backend, plan_json, "(run's plan)", c, world);
+    (void)run_plan_bench_on(backend, plan, "(run's plan)", c, world);
   }
   if (world.rank() != 0) return;
   PredictOptions po;
@@ -196,7 +198,7 @@ void plan_and_predict(const RunOptions& o, const World& world, Backend& backend,
                   n, n == 1 ? "" : "s", plan_world, gbps);
     cost_note = buf;
   }
-  const Prediction p = predict(plan_json, *costs, compute, false, false, "", &paths);
+  const Prediction p = predict(plan, *costs, make_compute_model(plan, compute), false, false, "", &paths);
   write_file_atomically(dir + "/prediction.json", prediction_to_json(p).dump(2) + "\n");
   std::cout << "# Prediction (communication " << cost_note << "; compute " << (o.tflops > 0 ? "" : "assumed ")
             << compute.tflops << " TFLOP/s)\n#  schedule              iteration (ms)   speed-up   bubble ideal   bubble sim\n";

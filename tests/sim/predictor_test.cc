@@ -8,16 +8,24 @@
 
 #include "core/error.h"
 #include "megatron/plan.h"
-#include "megatron/plan_json.h"
+#include "io/plan_io.h"
+#include "io/prediction_io.h"
+#include "io/results_io.h"
 
 namespace pipebench {
 namespace {
 
-nlohmann::json plan_json(const std::string& args) {
+// The plan as predict reads it: written to its JSON and read back.
+Plan plan_json(const std::string& args) {
   std::istringstream in(args);
   std::vector<std::string> w;
   for (std::string x; in >> x;) w.push_back(x);
-  return plan_to_json(make_plan(parse_megatron_args(w), 0));
+  return plan_from_json(plan_to_json(make_plan(parse_megatron_args(w), 0)), "test plan");
+}
+
+Prediction predict_with(const Plan& plan, const CostModel& costs, const ComputeOptions& c, bool shared_path,
+                        bool keep_trace, const std::string& filter, const PathModel* paths = nullptr) {
+  return predict(plan, costs, make_compute_model(plan, c), shared_path, keep_trace, filter, paths);
 }
 
 const char* kModel =
@@ -29,7 +37,7 @@ TEST(Predictor, FreeCommunicationGivesTheBubbleClosedForms) {
   ComputeOptions c;
   c.fwd_ms_per_layer = 1;
   c.bwd_ms_per_layer = 2;
-  const Prediction p = predict(plan, ZeroCost{}, c, false, false, "");
+  const Prediction p = predict_with(plan, ZeroCost{}, c, false, false, "");
   ASSERT_GE(p.schedules.size(), 2u);
   const double tf = 4 * 1.0, tb = 4 * 2.0;  // 4 layers per stage
   const double m = 8, pp = 4;
@@ -52,10 +60,10 @@ TEST(Predictor, ASlowLinkMakesOneFOneBWinAndNamesThePair) {
   const auto plan = plan_json(kModel);
   ComputeOptions c;
   c.fwd_ms_per_layer = 0.05;
-  const Prediction slow = predict(plan, AssumedCost(0.5, 50), c, true, false, "");
+  const Prediction slow = predict_with(plan, AssumedCost(0.5, 50), c, true, false, "");
   EXPECT_EQ(slow.best, "1f1b");
   EXPECT_EQ(slow.deciding_pair.size(), 2u);
-  const Prediction fast = predict(plan, AssumedCost(400, 2), c, false, false, "");
+  const Prediction fast = predict_with(plan, AssumedCost(400, 2), c, false, false, "");
   EXPECT_NE(fast.best, "1f1b");
   ASSERT_FALSE(fast.break_even_gbps.empty());
   EXPECT_TRUE(fast.break_even_gbps[0].second.has_value());
@@ -73,7 +81,7 @@ TEST(Predictor, MeasuredTableIsInterpolatedAndMissingPairsAreNamed) {
   c.fwd_ms_per_layer = 1;
   const MeasuredCost partial(results, "t.json");
   try {
-    (void)predict(plan, partial, c, false, false, "");
+    (void)predict_with(plan, partial, c, false, false, "");
     FAIL() << "collectives are not in the table";
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("--table t.json: no measurement of"), std::string::npos) << e.what();
@@ -117,8 +125,8 @@ TEST(Predictor, TransfersSharingATopologyLinkCompete) {
   ComputeOptions c;
   c.fwd_ms_per_layer = 0.05;
   const AssumedCost link(2, 5);
-  const double t_own = predict(plan, link, c, false, false, "1f1b", &own).schedules[0].iteration_ms;
-  const double t_shared = predict(plan, link, c, false, false, "1f1b", &shared).schedules[0].iteration_ms;
+  const double t_own = predict_with(plan, link, c, false, false, "1f1b", &own).schedules[0].iteration_ms;
+  const double t_shared = predict_with(plan, link, c, false, false, "1f1b", &shared).schedules[0].iteration_ms;
   EXPECT_GT(t_shared, t_own);
 }
 
@@ -158,7 +166,7 @@ TEST(Predictor, ChromeTraceHasOneProcessPerRankAndCompleteEvents) {
   const auto plan = plan_json(kModel);
   ComputeOptions c;
   c.fwd_ms_per_layer = 1;
-  const Prediction p = predict(plan, AssumedCost(10, 5), c, false, true, "1f1b");
+  const Prediction p = predict_with(plan, AssumedCost(10, 5), c, false, true, "1f1b");
   ASSERT_EQ(p.schedules.size(), 1u);
   const auto t = chrome_trace(p.schedules[0]);
   std::set<int> processes;
@@ -178,13 +186,13 @@ TEST(Predictor, ChromeTraceHasOneProcessPerRankAndCompleteEvents) {
 TEST(Predictor, BadComputeOptionsAndSchedulesAreRefused) {
   const auto plan = plan_json(kModel);
   ComputeOptions none;
-  EXPECT_THROW((void)predict(plan, ZeroCost{}, none, false, false, ""), UsageError);
+  EXPECT_THROW((void)predict_with(plan, ZeroCost{}, none, false, false, ""), UsageError);
   ComputeOptions neg;
   neg.fwd_ms_per_layer = -1;
-  EXPECT_THROW((void)predict(plan, ZeroCost{}, neg, false, false, ""), UsageError);
+  EXPECT_THROW((void)predict_with(plan, ZeroCost{}, neg, false, false, ""), UsageError);
   ComputeOptions ok;
   ok.tflops = 100;
-  EXPECT_THROW((void)predict(plan, ZeroCost{}, ok, false, false, "interleaved:v3"), UsageError);
+  EXPECT_THROW((void)predict_with(plan, ZeroCost{}, ok, false, false, "interleaved:v3"), UsageError);
 }
 
 }  // namespace

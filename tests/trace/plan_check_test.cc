@@ -9,7 +9,7 @@
 
 #include "core/error.h"
 #include "megatron/plan.h"
-#include "megatron/plan_json.h"
+#include "io/plan_io.h"
 
 namespace pipebench {
 namespace {
