@@ -13,6 +13,8 @@
 #include "io/plan_io.h"
 #include "io/prediction_io.h"
 #include "io/results_io.h"
+#include "io/topology_io.h"
+#include "topology/link_class.h"
 #include "report/results_json.h"
 #include "report/topology_report.h"
 #include "sim/layer_gemms.h"
@@ -72,6 +74,16 @@ double measure_layer_ms(const Plan& plan, std::ostream& out) {
 #endif
 }
 
+// --topology FILE (a results file, or `pipebench topo --format json` where rank i is GPU i), else this
+// machine's topology.
+RankTopology class_topology(const std::string& path) {
+  if (path.empty()) return rank_topology(topology_from_json(topology_to_json(discover_topology({})), "this machine"));
+  const nlohmann::json j = read_json_file("--topology", path);
+  const bool results = j.is_object() && (j.value("schema", "") == kResultsSchema || j.contains("system"));
+  if (results) return rank_topology(results_from_json(j, "--topology " + path));
+  return rank_topology(topology_from_json(j, "--topology " + path));
+}
+
 }  // namespace
 
 int run_predict_command(const PredictOptions& o) {
@@ -88,12 +100,13 @@ int run_predict_command(const PredictOptions& o) {
   std::string cost_text;
   PathModel paths;
   if (!o.table_path.empty()) {
-    const nlohmann::json results = read_json_file("--table", o.table_path);
-    auto measured = std::make_unique<MeasuredCost>(results, o.table_path);
+    const ResultSet results = load_results("--table", o.table_path);
+    const RankTopology placed = rank_topology(results);
+    auto measured = std::make_unique<MeasuredCost>(results.records, RankClassMap(placed), o.table_path);
     if (o.class_fallback) measured->allow_class_fallback();
     costs = std::move(measured);
     cost_text = "measured: " + o.table_path + (o.class_fallback ? " (class fallback allowed)" : "");
-    paths = paths_from_results(results);
+    paths = path_model(placed);
   } else if (o.link_gbps > 0) {
     auto assumed = std::make_unique<AssumedCost>(o.link_gbps, o.link_latency_us);
     char buf[128];
@@ -103,8 +116,7 @@ int run_predict_command(const PredictOptions& o) {
       for (const auto& spec : o.class_links) {
         const auto eq = spec.find('=');
         const std::string cls = spec.substr(0, eq);
-        const bool known = cls == "X" || cls == "PIX" || cls == "PXB" || cls == "PHB" || cls == "NODE" || cls == "SYS" ||
-                           cls == "NET" || (cls.rfind("NV", 0) == 0 && cls.size() > 2);
+        const bool known = parse_link_class(cls).has_value();
         double gbps = 0, us = o.link_latency_us;
         const int got = eq == std::string::npos ? 0 : std::sscanf(spec.c_str() + eq + 1, "%lf,%lf", &gbps, &us);
         if (!known || got < 1 || gbps <= 0 || us < 0) {
@@ -114,13 +126,7 @@ int run_predict_command(const PredictOptions& o) {
         std::snprintf(buf, sizeof buf, "; %s %.3g GB/s, %.3g us", cls.c_str(), gbps, us);
         cost_text += buf;
       }
-      nlohmann::json topo;
-      if (!o.topology_path.empty()) {
-        topo = read_json_file("--topology", o.topology_path);
-      } else {
-        topo = topology_to_json(discover_topology({}));
-      }
-      RankClassMap classes(topo);
+      RankClassMap classes(class_topology(o.topology_path));
       if (classes.empty()) {
         throw UsageError("--link: no GPU pairs in " + (o.topology_path.empty() ? std::string("this machine's topology")
                                                                                : o.topology_path) +

@@ -255,6 +255,23 @@ void break_even(Context& cx, const std::string& filter, Prediction& out) {
 
 }  // namespace
 
+PathModel path_model(const RankTopology& t) {
+  PathModel pm;
+  std::map<std::string, int> ids;
+  for (const auto& [ra, ga] : t.gpu_of_rank) {
+    for (const auto& [rb, gb] : t.gpu_of_rank) {
+      const auto it = t.gpu_path.find({ga, gb});
+      if (ra == rb || it == t.gpu_path.end()) continue;
+      std::vector<int> links;
+      for (const auto& name : it->second)
+        links.push_back(ids.emplace(name, static_cast<int>(ids.size())).first->second);
+      pm.links[{ra, rb}] = links;
+    }
+  }
+  pm.link_count = ids.size();
+  return pm;
+}
+
 Prediction predict(const Plan& plan, const CostModel& costs, const ComputeModel& compute, bool shared_path,
                    bool keep_trace, const std::string& filter, const PathModel* paths) {
   if (plan.layout.pp_groups.empty() || plan.schedules.empty())

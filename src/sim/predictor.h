@@ -24,6 +24,9 @@ struct PathModel {
   [[nodiscard]] bool empty() const { return links.empty(); }
 };
 
+// The links of every transfer between two placed ranks whose GPUs have a path in the topology.
+[[nodiscard]] PathModel path_model(const RankTopology& topology);
+
 struct SchedulePrediction {
   std::string name;
   int v = 1;

@@ -23,6 +23,12 @@ Plan plan_json(const std::string& args) {
   return plan_from_json(plan_to_json(make_plan(parse_megatron_args(w), 0)), "test plan");
 }
 
+// The measured cost model of a results file's JSON, as predict --table builds it.
+MeasuredCost measured_of(const nlohmann::json& results, const std::string& path) {
+  const ResultSet rs = results_from_json(results, "--table " + path);
+  return MeasuredCost(rs.records, RankClassMap(rank_topology(rs)), path);
+}
+
 Prediction predict_with(const Plan& plan, const CostModel& costs, const ComputeOptions& c, bool shared_path,
                         bool keep_trace, const std::string& filter, const PathModel* paths = nullptr) {
   return predict(plan, costs, make_compute_model(plan, c), shared_path, keep_trace, filter, paths);
@@ -79,7 +85,7 @@ TEST(Predictor, MeasuredTableIsInterpolatedAndMissingPairsAreNamed) {
   }
   ComputeOptions c;
   c.fwd_ms_per_layer = 1;
-  const MeasuredCost partial(results, "t.json");
+  const MeasuredCost partial = measured_of(results, "t.json");
   try {
     (void)predict_with(plan, partial, c, false, false, "");
     FAIL() << "collectives are not in the table";
@@ -92,12 +98,12 @@ TEST(Predictor, MeasuredTableIsInterpolatedAndMissingPairsAreNamed) {
   EXPECT_LT(mid.time, (5 + 1048576 / 1e4) * 1000);
   EXPECT_EQ(mid.source, "measured");
   EXPECT_EQ(partial.cost("pair", {0, 1}, 1 << 24).source, "measured (extrapolated)");
-  EXPECT_THROW(MeasuredCost(nlohmann::json{{"schema", "pipebench.plan/1"}}, "x.json"), UsageError);
+  EXPECT_THROW((void)measured_of(nlohmann::json{{"schema", "pipebench.plan/1"}}, "x.json"), UsageError);
   // One-way records (pipebench pairs) are a fallback only, flagged.
   nlohmann::json oneway = {{"schema", "pipebench.results/1"}, {"records", nlohmann::json::array()}};
   oneway["records"].push_back({{"op", "pair"}, {"ranks", {5, 6}}, {"size_bytes", 1 << 20}, {"time_us", 10.0}, {"bidirectional", false}});
   oneway["records"].push_back({{"op", "pair"}, {"ranks", {5, 6}}, {"size_bytes", 1 << 22}, {"time_us", 30.0}, {"bidirectional", false}});
-  EXPECT_EQ(MeasuredCost(oneway, "o.json").cost("pair", {5, 6}, 1 << 21).source, "measured (one-way figure)");
+  EXPECT_EQ(measured_of(oneway, "o.json").cost("pair", {5, 6}, 1 << 21).source, "measured (one-way figure)");
 }
 
 TEST(Predictor, TransfersSharingATopologyLinkCompete) {
@@ -115,11 +121,15 @@ TEST(Predictor, TransfersSharingATopologyLinkCompete) {
         if (a == b) continue;
         std::vector<std::string> path = {"up:gpu" + std::to_string(a), "down:gpu" + std::to_string(b)};
         if (shared) path.push_back("rootcomplex");
-        pairs.push_back({{"a", a}, {"b", b}, {"kind", "gpu-gpu"}, {"path", path}});
+        pairs.push_back({{"a", a}, {"b", b}, {"kind", "gpu-gpu"}, {"class", "PHB"}, {"path", path}});
       }
-    return nlohmann::json{{"system", {{"devices", devices}, {"topology", {{"gpus", gpus}, {"pairs", pairs}}}}}};
+    const nlohmann::json topo = {{"schema", "pipebench.topology/1"}, {"host", "h"}, {"gpus", gpus}, {"pairs", pairs}};
+    return nlohmann::json{{"schema", "pipebench.results/1"},
+                          {"records", nlohmann::json::array()},
+                          {"system", {{"devices", devices}, {"topology", topo}}}};
   };
-  const PathModel own = paths_from_results(results(false)), shared = paths_from_results(results(true));
+  const auto paths = [](const nlohmann::json& j) { return path_model(rank_topology(results_from_json(j, "r.json"))); };
+  const PathModel own = paths(results(false)), shared = paths(results(true));
   EXPECT_EQ(own.links.size(), 12u);
   EXPECT_EQ(shared.link_count, own.link_count + 1);
   ComputeOptions c;
@@ -132,12 +142,12 @@ TEST(Predictor, TransfersSharingATopologyLinkCompete) {
 
 TEST(Predictor, PerClassLinksAndClassFallback) {
   // A topology where 0-1 and 2-3 are NV4 and everything else SYS; rank i = GPU i.
-  nlohmann::json topo = {{"schema", "pipebench.topology/1"}, {"gpus", nlohmann::json::array()}, {"pairs", nlohmann::json::array()}};
+  nlohmann::json topo = {{"schema", "pipebench.topology/1"}, {"host", "h"}, {"gpus", nlohmann::json::array()}, {"pairs", nlohmann::json::array()}};
   for (int i = 0; i < 4; ++i) topo["gpus"].push_back({{"index", i}, {"bus_id", "0000:0" + std::to_string(i) + ":00.0"}});
   for (int a = 0; a < 4; ++a)
     for (int b = 0; b < 4; ++b)
-      if (a != b) topo["pairs"].push_back({{"a", a}, {"b", b}, {"kind", "gpu-gpu"}, {"class", a / 2 == b / 2 ? "NV4" : "SYS"}});
-  const RankClassMap classes(topo);
+      if (a != b) topo["pairs"].push_back({{"a", a}, {"b", b}, {"kind", "gpu-gpu"}, {"class", a / 2 == b / 2 ? "NV4" : "SYS"}, {"path", nlohmann::json::array()}});
+  const RankClassMap classes(rank_topology(topology_from_json(topo, "t.json")));
   EXPECT_EQ(classes.class_of({0, 1}), "NV4");
   EXPECT_EQ(classes.class_of({1, 2}), "SYS");
   EXPECT_EQ(classes.class_of({0, 1, 2}), "SYS");  // the worst pair of the group
@@ -153,7 +163,7 @@ TEST(Predictor, PerClassLinksAndClassFallback) {
   for (int i = 0; i < 4; ++i) results["system"]["devices"].push_back({{"rank", i}, {"bus_id", "0000:0" + std::to_string(i) + ":00.0"}});
   results["records"].push_back({{"op", "pair"}, {"ranks", {0, 1}}, {"size_bytes", 1 << 20}, {"time_us", 10.0}});
   results["records"].push_back({{"op", "pair"}, {"ranks", {0, 1}}, {"size_bytes", 1 << 22}, {"time_us", 40.0}});
-  MeasuredCost measured(results, "r.json");
+  MeasuredCost measured = measured_of(results, "r.json");
   EXPECT_THROW((void)measured.cost("pair", {2, 3}, 1 << 21), UsageError);
   measured.allow_class_fallback();
   const CommCost c = measured.cost("pair", {2, 3}, 1 << 21);

@@ -75,9 +75,13 @@ TEST(ScheduleBuild, GpipeByNameAndCostModelErrorsPropagate) {
   Schedule g = plan.schedules.at(0);
   g.name = "gpipe";
   EXPECT_EQ(build_schedule(plan, g, c, ZeroCost{}, true).spec.kind, ScheduleKind::kGpipe);
-  nlohmann::json none = {{"schema", "pipebench.results/1"}, {"records", nlohmann::json::array()}};
-  none["records"].push_back({{"op", "pair"}, {"ranks", {0, 2}}, {"size_bytes", 1024}, {"time_us", 3.0}});
-  const MeasuredCost measured(none, "t.json");
+  ResultRecord only;
+  only.op = "pair";
+  only.ranks = {0, 2};
+  only.size_bytes = 1024;
+  only.time_us = 3.0;
+  only.bidirectional = true;
+  const MeasuredCost measured({only}, RankClassMap(), "t.json");
   EXPECT_THROW((void)build_schedule(plan, plan.schedules.at(0), c, measured, true), UsageError);
 }
 
