@@ -26,6 +26,7 @@
 #include "core/sizes.h"
 #include "core/units.h"
 #include "report/console_table.h"
+#include "report/prediction_report.h"
 #include "report/system_info.h"
 
 namespace pipebench {
@@ -213,14 +214,8 @@ void plan_and_predict(const RunOptions& o, const World& world, Backend& backend,
   const Prediction p = predict(plan, *costs, make_compute_model(plan, compute), false, false, "", &paths);
   write_file_atomically(dir + "/prediction.json", prediction_to_json(p).dump(2) + "\n");
   std::cout << "# Prediction (communication " << cost_note << "; compute " << (o.tflops > 0 ? "" : "assumed ")
-            << compute.tflops << " TFLOP/s)\n#  schedule              iteration (ms)   speed-up   bubble ideal   bubble sim\n";
-  for (const auto& s : p.schedules) {
-    char buf[200];
-    const std::string name = s.name + (s.v > 1 ? " v=" + std::to_string(s.v) : "") + (s.reference ? " (reference)" : "");
-    std::snprintf(buf, sizeof buf, "   %-22s %14.3f   %8.3f   %12.4f   %10.4f\n", name.c_str(), s.iteration_ms, s.speedup,
-                  s.bubble_ideal, s.bubble_sim);
-    std::cout << buf;
-  }
+            << compute.tflops << " TFLOP/s)\n";
+  print_schedule_table(std::cout, p, false);
   std::cout << "# Prediction verdict: " << p.verdict << "\n";
   std::cout.flush();
 }
