@@ -32,25 +32,23 @@ std::string joined(const std::set<std::string>& s) {
   return out;
 }
 
-std::string schedule_label(const json& s) {
-  const std::string name = s.value("name", std::string());
-  const int v = s.value("v", 1);
-  return name == "interleaved" ? name + ":v" + std::to_string(v) : name;
+std::string schedule_label(const Schedule& s) {
+  return s.name == "interleaved" ? s.name + ":v" + std::to_string(s.v) : s.name;
 }
 
-bool schedule_matches(const json& s, const std::string& filter) {
+bool schedule_matches(const Schedule& s, const std::string& filter) {
   if (filter.empty()) return true;
-  return filter == s.value("name", std::string()) || filter == schedule_label(s);
+  return filter == s.name || filter == schedule_label(s);
 }
 
-std::map<Key, Planned> planned_for(const json& schedule, int rank) {
+std::map<Key, Planned> planned_for(const Schedule& schedule, int rank) {
   std::map<Key, Planned> out;
-  for (const auto& m : schedule.at("messages")) {
-    if (m.value("rank", -1) != rank) continue;
-    Planned& p = out[{m.value("op", std::string()), m.value("elements", std::int64_t{0})}];
-    p.per_iteration += m.value("count", std::int64_t{0});
-    if (m.contains("dtype") && m["dtype"].is_string()) p.dtypes.insert(m["dtype"].get<std::string>());
-    if (p.what.empty()) p.what = m.value("what", std::string());
+  for (const auto& m : schedule.messages) {
+    if (m.rank != rank) continue;
+    Planned& p = out[{m.op, m.elements}];
+    p.per_iteration += m.count;
+    p.dtypes.insert(std::string(dtype_name(m.dtype)));
+    if (p.what.empty()) p.what = m.what;
   }
   return out;
 }
@@ -70,13 +68,13 @@ std::map<Key, Seen> seen_on(const DeviceProfile& d, std::int64_t* unsized) {
 }
 
 struct Candidate {
-  const json* schedule = nullptr;
+  const Schedule* schedule = nullptr;
   PlanCheck check;
 };
 
 }  // namespace
 
-PlanCheck check_against_plan(const TraceProfile& profile, const json& plan, const json* prediction,
+PlanCheck check_against_plan(const TraceProfile& profile, const Plan& plan, const json* prediction,
                              const PlanCheckOptions& o) {
   // Ranks: devices in id order from the first rank (Kineto traces say theirs).
   std::vector<const DeviceProfile*> devices;
@@ -84,23 +82,23 @@ PlanCheck check_against_plan(const TraceProfile& profile, const json& plan, cons
     if (d.device >= 0) devices.push_back(&d);
   const int first_rank = o.first_rank.value_or(profile.rank.value_or(0));
   std::set<int> listed;
-  for (const auto& r : plan.value("listed_ranks", json::array())) listed.insert(r.get<int>());
+  listed.insert(plan.listed_ranks.begin(), plan.listed_ranks.end());
 
-  std::vector<const json*> schedules;
+  std::vector<const Schedule*> schedules;
   std::string names;
-  for (const auto& s : plan.at("schedules")) {
+  for (const auto& s : plan.schedules) {
     names += (names.empty() ? "" : ", ") + schedule_label(s);
     if (schedule_matches(s, o.schedule)) schedules.push_back(&s);
   }
   if (schedules.empty()) throw UsageError("--schedule " + o.schedule + ": not a schedule of the plan (it has " + names + ")");
 
   std::vector<Candidate> candidates;
-  for (const json* s : schedules) {
+  for (const Schedule* s : schedules) {
     Candidate cand;
     cand.schedule = s;
     PlanCheck& c = cand.check;
-    c.schedule = s->value("name", std::string());
-    c.v = s->value("v", 1);
+    c.schedule = s->name;
+    c.v = s->v;
     // Seen and planned per rank first: the iteration count may have to be estimated from them.
     std::vector<std::map<Key, Planned>> planned(devices.size());
     std::vector<std::map<Key, Seen>> seen(devices.size());
@@ -190,7 +188,7 @@ PlanCheck check_against_plan(const TraceProfile& profile, const json& plan, cons
   auto best = std::min_element(candidates.begin(), candidates.end(),
                                [](const Candidate& a, const Candidate& b) { return a.check.mismatches < b.check.mismatches; });
   PlanCheck out = std::move(best->check);
-  const json& schedule = *best->schedule;
+  const Schedule& schedule = *best->schedule;
   if (!o.schedule.empty() && schedules.size() == 1) {
     out.schedule_reason = "chosen with --schedule";
   } else if (schedules.size() == 1) {
@@ -214,7 +212,7 @@ PlanCheck check_against_plan(const TraceProfile& profile, const json& plan, cons
     const auto found = prediction->find("schedules");
     for (const auto& s : found != prediction->end() && found->is_array() ? *found : kNone) {
       if (!s.is_object()) continue;
-      if (s.value("name", std::string()) == schedule.value("name", std::string()) && s.value("v", 1) == out.v) ps = &s;
+      if (s.value("name", std::string()) == schedule.name && s.value("v", 1) == out.v) ps = &s;
     }
     if (ps == nullptr) {
       out.notes.push_back("the prediction has no " + schedule_label(schedule) + " schedule: no predicted share");
