@@ -23,18 +23,12 @@ constexpr double kSlowLinkGbps = 4.0;
 
 }  // namespace
 
-std::vector<std::string> link_warnings(const Topology& t, const std::vector<PairInfo>& gpu_pairs,
-                                       const std::vector<PairInfo>& gpu_nic_pairs, bool under_load) {
-  std::vector<std::string> w;
-  if (t.gpus.empty()) {
-    w.push_back("no GPU found: showing the CPU/NIC view only");
-    return w;
-  }
-  const std::string idle_note =
-      under_load ? "" : " (idle GPUs drop their link on purpose: confirm with pipebench topo --under-load)";
+namespace {
 
+using Warnings = std::vector<std::string>;
+
+void warn_links_below_max(const Topology& t, const std::string& idle_note, std::set<int>& reported, Warnings& w) {
   // 1. Links below their maximum, on every GPU's path up to the root complex.
-  std::set<int> reported;
   for (const auto& g : t.gpus) {
     for (int x = g.node; x >= 0; x = t.nodes[static_cast<std::size_t>(x)].parent) {
       const TopoNode& n = t.nodes[static_cast<std::size_t>(x)];
@@ -52,6 +46,9 @@ std::vector<std::string> link_warnings(const Topology& t, const std::vector<Pair
                   gbps_text(pcie_gbps(n.link_gen_max, n.link_width_max)) + " GB/s per direction)" + idle_note);
     }
   }
+}
+
+void warn_slow_speeds(const Topology& t, const std::string& idle_note, const std::set<int>& reported, Warnings& w) {
   // 2. Speed-only sources (hwloc XML): slow absolute speed, or slower than GPUs of the same model.
   std::map<std::string, double> fastest;
   for (const auto& g : t.gpus) {
@@ -60,7 +57,7 @@ std::vector<std::string> link_warnings(const Topology& t, const std::vector<Pair
   }
   for (const auto& g : t.gpus) {
     const TopoNode& n = t.nodes[static_cast<std::size_t>(g.node)];
-    if (n.link_gen > 0 || n.link_gbps <= 0 || reported.count(g.node)) continue;  // handled above when gen is known
+    if (n.link_gen > 0 || n.link_gbps <= 0 || reported.count(g.node) != 0) continue;  // handled above when gen is known
     if (n.link_gbps <= kSlowLinkGbps) {
       w.push_back("GPU " + std::to_string(g.index) + " (" + g.bus_id + "): PCIe link runs at " + gbps_text(n.link_gbps) +
                   " GB/s per direction, the speed of Gen1 x16 or Gen2 x8" + idle_note);
@@ -69,8 +66,11 @@ std::vector<std::string> link_warnings(const Topology& t, const std::vector<Pair
                   " GB/s per direction, other " + g.model + " GPUs here run at " + gbps_text(fastest[g.model]) + idle_note);
     }
   }
-  // 3. Pipeline neighbours without P2P: with ranks mapped to GPUs in order, stage i talks to i+1.
+}
+
+void warn_neighbours_without_p2p(const Topology& t, const std::vector<PairInfo>& gpu_pairs, Warnings& w) {
   const std::size_t n = t.gpus.size();
+  // 3. Pipeline neighbours without P2P: with ranks mapped to GPUs in order, stage i talks to i+1.
   for (std::size_t i = 0; i + 1 < n; ++i) {
     const PairInfo& p = gpu_pairs[i * n + i + 1];
     if (p.p2p) continue;
@@ -81,6 +81,9 @@ std::vector<std::string> link_warnings(const Topology& t, const std::vector<Pair
                               : "the path is " + p.label() + " and NCCL's default P2P level is PXB") +
                 ", so NCCL stages their transfers through host memory");
   }
+}
+
+void warn_numa(const Topology& t, const std::vector<PairInfo>& gpu_pairs, Warnings& w) {
   // 4. GPUs of one job on different NUMA nodes.
   std::set<int> numas;
   for (const auto& g : t.gpus) numas.insert(g.numa);
@@ -91,6 +94,10 @@ std::vector<std::string> link_warnings(const Topology& t, const std::vector<Pair
     w.push_back("the GPUs sit on " + std::to_string(numas.size()) +
                 " NUMA nodes: pairs marked SYS cross the CPU interconnect (QPI/UPI/Infinity Fabric)");
   }
+}
+
+void warn_far_nics(const Topology& t, const std::vector<PairInfo>& gpu_nic_pairs, Warnings& w) {
+  const std::size_t n = t.gpus.size();
   // 5. An RDMA NIC far from its GPU (plain Ethernet NICs carry no GPUDirect traffic).
   if (!t.nics.empty()) {
     for (std::size_t i = 0; i < n; ++i) {
@@ -105,6 +112,25 @@ std::vector<std::string> link_warnings(const Topology& t, const std::vector<Pair
       }
     }
   }
+}
+
+}  // namespace
+
+std::vector<std::string> link_warnings(const Topology& t, const std::vector<PairInfo>& gpu_pairs,
+                                       const std::vector<PairInfo>& gpu_nic_pairs, bool under_load) {
+  std::vector<std::string> w;
+  if (t.gpus.empty()) {
+    w.push_back("no GPU found: showing the CPU/NIC view only");
+    return w;
+  }
+  const std::string idle_note =
+      under_load ? "" : " (idle GPUs drop their link on purpose: confirm with pipebench topo --under-load)";
+  std::set<int> reported;  // tree nodes already warned about
+  warn_links_below_max(t, idle_note, reported, w);
+  warn_slow_speeds(t, idle_note, reported, w);
+  warn_neighbours_without_p2p(t, gpu_pairs, w);
+  warn_numa(t, gpu_pairs, w);
+  warn_far_nics(t, gpu_nic_pairs, w);
   return w;
 }
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/dtype.h"
-#include "sim/layer_gemms.h"
+#include "core/gemm_shape.h"
 
 namespace pipebench {
 

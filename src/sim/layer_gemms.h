@@ -7,13 +7,9 @@
 #include <string>
 #include <vector>
 
-namespace pipebench {
+#include "core/gemm_shape.h"
 
-struct GemmShape {
-  std::string name;
-  std::int64_t m = 0, n = 0, k = 0, batch = 1;  // C[m,n] = A[m,k] B[k,n], `batch` times
-  [[nodiscard]] double flops() const { return 2.0 * static_cast<double>(m) * n * k * batch; }
-};
+namespace pipebench {
 
 struct LayerDims {
   std::int64_t b = 1, s = 1, h = 1, f = 1, heads = 1, groups = 1;  // groups: query groups (= heads for MHA)

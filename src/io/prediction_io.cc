@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: Apache-2.0
+// Prediction and simulated-trace JSON.
+#include "io/prediction_io.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "io/json_fields.h"
+
+namespace pipebench {
+
+using nlohmann::json;
+
+namespace {
+
+PredictedSchedule summary_of(const SchedulePrediction& s) {
+  PredictedSchedule out{s.name,         s.reference,  s.v, s.overlap_p2p, s.iteration_ms, s.speedup,
+                        s.bubble_ideal, s.bubble_sim, {}};
+  for (std::size_t r = 0; r < s.sim.ranks.size(); ++r) {
+    const auto& rr = s.sim.ranks[r];
+    const double it = static_cast<double>(s.sim.iteration);
+    out.ranks.push_back({s.global_ranks[r], static_cast<double>(rr.compute) / 1e6,
+                         static_cast<double>(rr.blocked) / 1e6,
+                         static_cast<double>(s.sim.iteration - rr.compute - rr.blocked) / 1e6,
+                         it > 0 ? static_cast<double>(rr.comm_busy) / it : 0.0, rr.p2p_bytes_out});
+  }
+  return out;
+}
+
+PredictedSchedule read_schedule(const JsonFields& f, const json& sj, const std::string& path) {
+  if (!sj.is_object()) f.fail(path, "is not an object");
+  PredictedSchedule s;
+  s.name = f.get_string(sj, path, "name");
+  s.reference = f.get_bool(sj, path, "reference");
+  s.v = f.get_int(sj, path, "v");
+  s.overlap_p2p = f.get_bool(sj, path, "overlap_p2p");
+  s.iteration_ms = f.get_double(sj, path, "iteration_ms");
+  s.speedup_vs_1f1b = f.get_double(sj, path, "speedup_vs_1f1b");
+  s.bubble_ideal = f.get_double(sj, path, "bubble_ideal");
+  s.bubble_sim = f.get_double(sj, path, "bubble_sim");
+  const json& ranks = f.array(sj, path, "ranks");
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const std::string rp = JsonFields::item(path + ".ranks", i);
+    s.ranks.push_back({f.get_int(ranks[i], rp, "rank"), f.get_double(ranks[i], rp, "compute_ms"),
+                       f.get_double(ranks[i], rp, "exposed_comm_ms"), f.get_double(ranks[i], rp, "idle_ms"),
+                       f.get_double(ranks[i], rp, "nccl_share"), f.get_i64(ranks[i], rp, "p2p_bytes")});
+  }
+  return s;
+}
+
+}  // namespace
+
+PredictionFile prediction_file(const Prediction& p) {
+  PredictionFile out;
+  for (const auto& s : p.schedules) out.schedules.push_back(summary_of(s));
+  out.compute_source = p.compute_source;
+  out.fwd_ms_per_layer = p.fwd_ms_per_layer;
+  out.bwd_ms_per_layer = p.bwd_ms_per_layer;
+  out.cost_sources = p.cost_sources;
+  out.best = p.best;
+  out.verdict = p.verdict;
+  out.deciding_pair = p.deciding_pair;
+  out.break_even_gbps = p.break_even_gbps;
+  out.notes = p.notes;
+  return out;
+}
+
+json prediction_to_json(const PredictionFile& p) {
+  json schedules = json::array();
+  for (const auto& s : p.schedules) {
+    json ranks = json::array();
+    for (const auto& r : s.ranks) {
+      ranks.push_back({{"rank", r.rank},
+                       {"compute_ms", r.compute_ms},
+                       {"exposed_comm_ms", r.exposed_comm_ms},
+                       {"idle_ms", r.idle_ms},
+                       {"nccl_share", r.nccl_share},
+                       {"p2p_bytes", r.p2p_bytes}});
+    }
+    schedules.push_back({{"name", s.name},
+                         {"reference", s.reference},
+                         {"v", s.v},
+                         {"overlap_p2p", s.overlap_p2p},
+                         {"iteration_ms", s.iteration_ms},
+                         {"speedup_vs_1f1b", s.speedup_vs_1f1b},
+                         {"bubble_ideal", s.bubble_ideal},
+                         {"bubble_sim", s.bubble_sim},
+                         {"ranks", ranks}});
+  }
+  json be = json::object();
+  for (const auto& [v, g] : p.break_even_gbps) be[std::to_string(v)] = g ? json(*g) : json(nullptr);
+  return {{"schema", kPredictionSchema},
+          {"cost_source", p.cost_sources},
+          {"compute",
+           {{"source", p.compute_source},
+            {"fwd_ms_per_layer", p.fwd_ms_per_layer},
+            {"bwd_ms_per_layer", p.bwd_ms_per_layer}}},
+          {"schedules", schedules},
+          {"verdict", {{"best", p.best}, {"text", p.verdict}, {"deciding_pair", p.deciding_pair}}},
+          {"break_even_gbps", be},
+          {"notes", p.notes}};
+}
+
+json prediction_to_json(const Prediction& p) { return prediction_to_json(prediction_file(p)); }
+
+PredictionFile prediction_from_json(const json& j, const std::string& where) {
+  const JsonFields f(where);
+  f.require_schema(j, kPredictionSchema, "pipebench prediction");
+  PredictionFile p;
+  p.cost_sources = f.get_strings(j, "", "cost_source");
+  const json& compute = f.object(j, "", "compute");
+  p.compute_source = f.get_string(compute, "compute", "source");
+  p.fwd_ms_per_layer = f.get_double(compute, "compute", "fwd_ms_per_layer");
+  p.bwd_ms_per_layer = f.get_double(compute, "compute", "bwd_ms_per_layer");
+  const json& schedules = f.array(j, "", "schedules");
+  for (std::size_t i = 0; i < schedules.size(); ++i) {
+    p.schedules.push_back(read_schedule(f, schedules[i], JsonFields::item("schedules", i)));
+  }
+  const json& verdict = f.object(j, "", "verdict");
+  p.best = f.get_string(verdict, "verdict", "best");
+  p.verdict = f.get_string(verdict, "verdict", "text");
+  p.deciding_pair = f.get_ints(verdict, "verdict", "deciding_pair");
+  for (const auto& [key, value] : f.object(j, "", "break_even_gbps").items()) {
+    int v = 0;
+    try {
+      std::size_t used = 0;
+      v = std::stoi(key, &used);
+      if (used != key.size()) throw std::invalid_argument(key);
+    } catch (const std::exception&) {
+      f.fail("break_even_gbps." + key, "is not keyed by a number of virtual stages");
+    }
+    if (value.is_null()) {
+      p.break_even_gbps.emplace_back(v, std::nullopt);
+    } else {
+      p.break_even_gbps.emplace_back(v, f.get_double(f.object(j, "", "break_even_gbps"), "break_even_gbps", key));
+    }
+  }
+  p.notes = f.get_strings(j, "", "notes");
+  return p;
+}
+
+nlohmann::json chrome_trace(const SchedulePrediction& s) {
+  nlohmann::json events = nlohmann::json::array();
+  const std::vector<std::string> tracks = {"compute", "send", "recv", "collectives"};
+  for (std::size_t r = 0; r < s.global_ranks.size(); ++r) {
+    events.push_back({{"ph", "M"},
+                      {"name", "process_name"},
+                      {"pid", r},
+                      {"tid", 0},
+                      {"args", {{"name", "rank " + std::to_string(s.global_ranks[r])}}}});
+    for (std::size_t t = 0; t < tracks.size(); ++t) {
+      events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", r}, {"tid", t}, {"args", {{"name", tracks[t]}}}});
+    }
+  }
+  for (const auto& e : s.sim.trace) {
+    const auto tid = static_cast<std::size_t>(std::find(tracks.begin(), tracks.end(), e.track) - tracks.begin());
+    events.push_back({{"ph", "X"},
+                      {"name", e.name},
+                      {"pid", e.rank},
+                      {"tid", tid},
+                      {"ts", static_cast<double>(e.start) / 1000.0},
+                      {"dur", static_cast<double>(e.end - e.start) / 1000.0}});
+  }
+  return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
+}
+
+}  // namespace pipebench

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+// The prediction file ("schema": "pipebench.prediction/1", `predict --json`) and the Chrome trace of a
+// simulated schedule (`predict --trace`).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/predictor.h"
+
+namespace pipebench {
+
+inline constexpr const char* kPredictionSchema = "pipebench.prediction/1";
+
+// The file's content: a Prediction without the simulation's internals (times in ms, shares).
+struct PredictedRank {
+  int rank = 0;
+  double compute_ms = 0, exposed_comm_ms = 0, idle_ms = 0, nccl_share = 0;
+  std::int64_t p2p_bytes = 0;
+};
+
+struct PredictedSchedule {
+  std::string name;
+  bool reference = false;
+  int v = 1;
+  bool overlap_p2p = true;
+  double iteration_ms = 0, speedup_vs_1f1b = 1, bubble_ideal = 0, bubble_sim = 0;
+  std::vector<PredictedRank> ranks;
+};
+
+struct PredictionFile {
+  std::vector<std::string> cost_sources;
+  std::string compute_source;
+  double fwd_ms_per_layer = 0, bwd_ms_per_layer = 0;
+  std::vector<PredictedSchedule> schedules;
+  std::string best, verdict;
+  std::vector<int> deciding_pair;
+  std::vector<std::pair<int, std::optional<double>>> break_even_gbps;  // per v
+  std::vector<std::string> notes;
+};
+
+[[nodiscard]] PredictionFile prediction_file(const Prediction& p);
+[[nodiscard]] nlohmann::json prediction_to_json(const PredictionFile& p);
+[[nodiscard]] nlohmann::json prediction_to_json(const Prediction& p);
+
+// Throws UsageError naming `where` and the field for another schema, a missing or mistyped field.
+[[nodiscard]] PredictionFile prediction_from_json(const nlohmann::json& j, const std::string& where);
+
+// Chrome trace (complete events; one process per rank, threads compute / send / recv / collectives).
+[[nodiscard]] nlohmann::json chrome_trace(const SchedulePrediction& s);
+
+}  // namespace pipebench

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+// pipebench.prediction/1: round trip and bad-file messages.
+#include "io/prediction_io.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "core/error.h"
+
+namespace pipebench {
+namespace {
+
+using nlohmann::json;
+
+json predicted() {
+  std::istringstream in(
+      "--num-layers 16 --hidden-size 1024 --num-attention-heads 16 --seq-length 256 --micro-batch-size 1 "
+      "--global-batch-size 8 --pipeline-model-parallel-size 4 --bf16 --vocab-size 1000 --world-size 4");
+  std::vector<std::string> w;
+  for (std::string x; in >> x;) w.push_back(x);
+  const Plan plan = make_plan(parse_megatron_args(w), 0);
+  ComputeOptions c;
+  c.fwd_ms_per_layer = 0.5;
+  return prediction_to_json(predict(plan, AssumedCost(20, 5), make_compute_model(plan, c), false, false, ""));
+}
+
+std::string error_of(const json& j) {
+  try {
+    (void)prediction_from_json(j, "--prediction p.json");
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(PredictionIo, RoundTripGivesTheSameJson) {
+  const json first = predicted();
+  ASSERT_FALSE(first["break_even_gbps"].empty());  // the round trip covers break-even too
+  const PredictionFile back = prediction_from_json(first, "test");
+  EXPECT_EQ(prediction_to_json(back), first);
+  EXPECT_EQ(back.schedules.size(), first["schedules"].size());
+  EXPECT_EQ(back.schedules[0].ranks.size(), 4u);
+}
+
+TEST(PredictionIo, BadFilesAreNamedByFileAndField) {
+  EXPECT_EQ(error_of(json{{"schema", "pipebench.plan/1"}}),
+            "--prediction p.json: schema \"pipebench.plan/1\" is not pipebench.prediction/1");
+  json j = predicted();
+  j["schedules"][1]["ranks"][2].erase("nccl_share");
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[1].ranks[2].nccl_share\" is missing");
+  j = predicted();
+  j["verdict"]["best"] = 3;
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"verdict.best\" is not a string");
+  j = predicted();
+  j["break_even_gbps"]["two"] = 1.0;
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"break_even_gbps.two\" is not keyed by a number of virtual stages");
+}
+
+}  // namespace
+}  // namespace pipebench
