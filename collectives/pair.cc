@@ -94,6 +94,16 @@ class Pair final : public Op {
       }
     }
   }
+  bool needs_pairs() const override { return true; }
+  bool times_plan_transfers() const override { return true; }
+  // The group's ranks renumbered 0 and 1 (the point runs on a 2-rank communicator of them).
+  OpParams transfer_params(bool forward, bool backward) const override {
+    OpParams p;
+    p.pairs = {forward ? RankPair{0, 1} : RankPair{1, 0}};
+    p.bidirectional = forward && backward;
+    return p;
+  }
+  std::string plan_label(const OpParams& p) const override { return p.bidirectional ? "sendrecv both" : "send"; }
   void validate(int n, const OpParams& p) const override {
     if (p.pairs.empty()) throw UsageError("--pairs: the pair op needs at least one pair, e.g. --pairs 0:1");
     for (const auto& x : p.pairs) {

@@ -25,6 +25,13 @@ const Op& OpRegistry::find(std::string_view flag, std::string_view name) const {
                    ")");
 }
 
+const Op& OpRegistry::plan_transfer_op() const {
+  for (const auto& op : ops_) {
+    if (op->times_plan_transfers()) return *op;
+  }
+  throw Error("no registered op times a plan's send/recv messages");
+}
+
 std::vector<std::string> OpRegistry::names() const {
   std::vector<std::string> out;
   for (const auto& op : ops_) out.emplace_back(op->name());
