@@ -3,22 +3,21 @@
 #include "app/bench_command.h"
 
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <iostream>
 
+#include "app/plan_bench.h"
+#include "app/report_session.h"
 #include "backend/backend_factory.h"
 #include "collectives/pair.h"
 #include "collectives/registry.h"
-#include "core/sizes.h"
-#include "core/word_lists.h"
 #include "core/error.h"
+#include "core/sizes.h"
 #include "core/units.h"
 #include "core/version.h"
-#include "app/plan_bench.h"
-#include "app/report_session.h"
+#include "core/word_lists.h"
 #include "report/console_table.h"
 #include "report/csv_writer.h"
 #include "report/results_json.h"
@@ -92,9 +91,9 @@ void print_preamble(std::ostream& out, const BenchConfig& c, const Backend& back
   for (const auto& [k, v] : backend.versions()) out << "  " << k << " " << v;
   out << "\n# nranks " << backend.nranks() << " (" << system["processes"].get<int>() << " process"
       << (system["processes"].get<int>() == 1 ? "" : "es") << " x " << c.gpus_per_process << " "
-      << (backend.kind() == BackendKind::kNccl ? "GPU" : "host rank") << ")  warmup " << c.warmup << "  iters " << c.iters
-      << (c.point_budget_s > 0 ? " (max; fewer for slow points)" : "") << "  reps " << c.reps << "  validation "
-      << c.checks << "  graph " << (c.graph ? 1 : 0) << "\n";
+      << (backend.kind() == BackendKind::kNccl ? "GPU" : "host rank") << ")  warmup " << c.warmup << "  iters "
+      << c.iters << (c.point_budget_s > 0 ? " (max; fewer for slow points)" : "") << "  reps " << c.reps
+      << "  validation " << c.checks << "  graph " << (c.graph ? 1 : 0) << "\n";
   if (!c.group.empty()) {
     out << "# group";
     for (int g : c.group) out << " " << g;

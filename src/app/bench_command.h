@@ -4,10 +4,9 @@
 
 #include <iosfwd>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "backend/backend.h"
 #include "core/command.h"
@@ -23,8 +22,7 @@ namespace pipebench {
 void validate_for_backend(const BenchConfig& config, const Backend& backend, const World& world);
 
 // The "# ..." lines above the tables: versions, ranks, settings, devices (nccl-tests' "Using devices").
-void print_preamble(std::ostream& out, const BenchConfig& config, const Backend& backend,
-                    const nlohmann::json& system);
+void print_preamble(std::ostream& out, const BenchConfig& config, const Backend& backend, const nlohmann::json& system);
 
 // Builds the backend, runs the sweep, writes the requested files. Returns the exit status. On rank 0,
 // `collected` (if given) receives every record.

@@ -3,7 +3,6 @@
 #include "app/pairs_command.h"
 
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -260,7 +259,9 @@ void PairsCommand::add_options(CLI::App& sub) {
       ->check(CLI::Range(0, 1 << 24))
       ->capture_default_str();
   sub.add_option("--reps", o_.reps, "timed batches per point")->check(CLI::Range(1, 1 << 20))->capture_default_str();
-  sub.add_option("-c,--check", o_.checks, "data-check runs per point")->check(CLI::Range(0, 1000))->capture_default_str();
+  sub.add_option("-c,--check", o_.checks, "data-check runs per point")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
   sub.add_option("-T,--timeout", o_.timeout_s, "seconds a point may take before the job is aborted")
       ->check(CLI::NonNegativeNumber);
   sub.add_option("--json", o_.json_path, "write the results JSON here");

@@ -54,7 +54,8 @@ std::vector<PlanPoint> distinct_plan_points(const nlohmann::json& plan, const st
       p->ids.push_back(m.at("id").get<int>());
     }
   }
-  if (!matched) throw UsageError("--schedule " + schedule + ": no such schedule in the plan (e.g. 1f1b, interleaved:v4)");
+  if (!matched)
+    throw UsageError("--schedule " + schedule + ": no such schedule in the plan (e.g. 1f1b, interleaved:v4)");
   std::vector<PlanPoint> out;
   for (auto& [key, p] : points) out.push_back(std::move(p));
   return out;
@@ -96,8 +97,8 @@ void add_plan_point(Backend& backend, const PlanPoint& p, std::uint64_t free_byt
   const int n = backend.nranks();
   const std::string label = point_label(p);
   if (p.group.back() >= n) {
-    sweep.left_out.push_back(label + ": needs rank " + std::to_string(p.group.back()) + ", only " +
-                             std::to_string(n) + " here");
+    sweep.left_out.push_back(label + ": needs rank " + std::to_string(p.group.back()) + ", only " + std::to_string(n) +
+                             " here");
     return;
   }
   const Op& op = OpRegistry::instance().find("--plan", p.op);

@@ -5,7 +5,6 @@
 #include "cli/cli.h"
 
 #include <CLI/CLI.hpp>
-
 #include <sstream>
 
 #include "core/error.h"

@@ -17,8 +17,8 @@ using CommandTable = std::vector<std::unique_ptr<Subcommand>>;
 struct ParsedLine {
   enum class Kind { kHelp, kVersion, kCommand };
   Kind kind = Kind::kHelp;
-  std::string help_text;           // kHelp: what to print
-  Subcommand* command = nullptr;   // kCommand: an entry of the table, finished and ready to run
+  std::string help_text;          // kHelp: what to print
+  Subcommand* command = nullptr;  // kCommand: an entry of the table, finished and ready to run
 };
 
 // args: the words after the program name. The table's order is the order of the top-level help.

@@ -33,8 +33,7 @@ void PointRunner::issue_one() {
 void PointRunner::fill(std::uint32_t seed) {
   const Pattern pattern = make_pattern(point_.dtype, point_.redop, backend_.nranks(), seed);
   for (int l = 0; l < backend_.nlocal(); ++l) {
-    const DataLayout d = point_.op->layout(sizing_, backend_.rank_of(l), backend_.nranks(), point_.in_place,
-                                           params());
+    const DataLayout d = point_.op->layout(sizing_, backend_.rank_of(l), backend_.nranks(), point_.in_place, params());
     for (const auto& f : d.fills) backend_.fill(*buffers_, l, f, pattern, point_.dtype);
   }
 }
@@ -102,7 +101,8 @@ ResultRecord PointRunner::finish() {
       fill(static_cast<std::uint32_t>(c));
       issue_one();
       backend_.synchronize();
-      const Pattern pattern = make_pattern(point_.dtype, point_.redop, backend_.nranks(), static_cast<std::uint32_t>(c));
+      const Pattern pattern =
+          make_pattern(point_.dtype, point_.redop, backend_.nranks(), static_cast<std::uint32_t>(c));
       for (int l = 0; l < backend_.nlocal(); ++l) {
         const DataLayout d = op.layout(sizing_, backend_.rank_of(l), backend_.nranks(), point_.in_place, params());
         for (const auto& chk : d.checks) wrong += backend_.count_wrong(*buffers_, l, chk, pattern, point_.dtype);

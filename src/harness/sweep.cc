@@ -46,9 +46,8 @@ std::vector<Point> plan_points(const BenchConfig& c) {
 }
 
 std::string point_name(const Point& p) {
-  return std::string(p.op->name()) + "/" + std::string(dtype_name(p.dtype)) + "/" +
-         std::string(redop_name(p.redop)) + "/" + std::to_string(p.requested_bytes) + "/" +
-         (p.in_place ? "in-place" : "out-of-place");
+  return std::string(p.op->name()) + "/" + std::string(dtype_name(p.dtype)) + "/" + std::string(redop_name(p.redop)) +
+         "/" + std::to_string(p.requested_bytes) + "/" + (p.in_place ? "in-place" : "out-of-place");
 }
 
 bool wants_benchmark_display(const std::vector<std::string>& args) {
@@ -142,8 +141,8 @@ class MeasuringLoop {
       const std::string msg = std::string(e.what());
       if (world_.size() > 1) {
         // Other ranks may sit in a collective: end the job rather than hang it.
-        std::fprintf(stderr, "pipebench: %s failed on %s: %s; aborting the job\n", name.c_str(),
-                     world_.where().c_str(), msg.c_str());
+        std::fprintf(stderr, "pipebench: %s failed on %s: %s; aborting the job\n", name.c_str(), world_.where().c_str(),
+                     msg.c_str());
         std::fflush(stderr);
         world_.abort(static_cast<int>(ExitCode::kRuntimeError));
       }

@@ -18,10 +18,20 @@ namespace {
 nlohmann::json two_rank_plan() {
   nlohmann::json messages = nlohmann::json::array();
   auto send = [&](int id, int rank, int peer, int elements) {
-    messages.push_back({{"id", id}, {"op", "send"}, {"rank", rank}, {"peer", peer}, {"group", {rank, peer}},
-                        {"elements", elements}, {"dtype", "float"}});
-    messages.push_back({{"id", id + 100}, {"op", "recv"}, {"rank", peer}, {"peer", rank}, {"group", {rank, peer}},
-                        {"elements", elements}, {"dtype", "float"}});
+    messages.push_back({{"id", id},
+                        {"op", "send"},
+                        {"rank", rank},
+                        {"peer", peer},
+                        {"group", {rank, peer}},
+                        {"elements", elements},
+                        {"dtype", "float"}});
+    messages.push_back({{"id", id + 100},
+                        {"op", "recv"},
+                        {"rank", peer},
+                        {"peer", rank},
+                        {"group", {rank, peer}},
+                        {"elements", elements},
+                        {"dtype", "float"}});
   };
   send(0, 0, 1, 256);
   send(1, 1, 0, 256);

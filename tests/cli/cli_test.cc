@@ -41,8 +41,13 @@ std::string usage_error(const std::vector<std::string>& args) {
 }
 
 TEST(Cli, BenchTakesNcclTestsFlags) {
-  const Parsed p = parse({"bench", "--op", "all_reduce,all_gather", "-b", "8", "-e", "1M", "-f", "4", "-n", "7", "-w",
-                          "2", "-c", "0", "-d", "half", "-o", "max", "--reps", "3"});
+  const Parsed p = parse({"bench", "--op",   "all_reduce,all_gather",
+                          "-b",    "8",      "-e",
+                          "1M",    "-f",     "4",
+                          "-n",    "7",      "-w",
+                          "2",     "-c",     "0",
+                          "-d",    "half",   "-o",
+                          "max",   "--reps", "3"});
   ASSERT_EQ(p.line.kind, ParsedLine::Kind::kCommand);
   ASSERT_EQ(p.line.command->name(), "bench");
   const BenchConfig c = dynamic_cast<const BenchCommand&>(*p.line.command).config();
@@ -76,10 +81,12 @@ TEST(Cli, GoogleBenchmarkFlagsPassThrough) {
 }
 
 TEST(Cli, GoogleBenchmarkFlagsOnlyForBenchAndRun) {
-  for (const char* cmd : {"pairs", "topo", "predict"}) {
-    EXPECT_EQ(usage_error({cmd, "--benchmark_filter=x"}),
-              "--benchmark_filter=x: Google Benchmark flags apply to bench and run only")
-        << cmd;
+  const std::vector<std::vector<std::string>> lines = {
+      {"pairs"}, {"topo"}, {"predict", "--plan", "p.json"}, {"trace", "t.json"}};
+  for (auto line : lines) {
+    line.push_back("--benchmark_filter=x");
+    EXPECT_EQ(usage_error(line), "--benchmark_filter=x: Google Benchmark flags apply to bench and run only")
+        << line.front();
   }
 }
 
