@@ -8,7 +8,7 @@
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
-.PHONY: all deps test run bench clean build-all test-all bench-all config
+.PHONY: all deps test run bench clean build-all test-all bench-all config format format-check
 
 CUDA_HOME ?= /usr/local/cuda
 NCCL_HOME ?=
@@ -62,9 +62,9 @@ CPPFLAGS := -Isrc -I. -Itests -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1 -DPB_HA
             -DPB_HAVE_HWLOC=$(HAVE_HWLOC) -DPB_HAVE_TINYXML2=$(HAVE_TINYXML2) -DPB_HAVE_CUBLAS=$(HAVE_CUBLAS) -DPB_HAVE_SQLITE=$(HAVE_SQLITE) \
             -DTEST_DATA_DIR='"$(CURDIR)/tests/fixtures"' -DPIPEBENCH_BIN='"$(CURDIR)/$(BUILD)/bin/pipebench"'
 CXXFLAGS ?= -O2 -g
-CXXFLAGS += -std=c++17 -Wall -Wextra -pthread -MMD -MP
+CXXFLAGS += -std=c++17 -Wall -Wextra -Werror -pthread -MMD -MP
 NVCCFLAGS ?= -O3
-NVCCFLAGS += -std=c++17 $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra -MMD -MP
+NVCCFLAGS += -std=c++17 $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra,-Werror -MMD -MP
 LDLIBS := -lbenchmark -pthread -ldl
 ifeq ($(HAVE_HWLOC),1)
 LDLIBS += $(shell pkg-config --libs hwloc)
@@ -138,6 +138,16 @@ bench: deps
 clean:
 	rm -rf $(BUILD)
 
+# Every C++/CUDA source and header of the tree, formatted by the repository's .clang-format.
+FORMAT_FILES = $(shell git ls-files '*.cc' '*.h' '*.cu' '*.cuh' 2>/dev/null)
+CLANG_FORMAT ?= clang-format
+
+format: deps
+	@$(CLANG_FORMAT) -i $(FORMAT_FILES)
+
+format-check: deps
+	@$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_FILES) && echo "format-check: every file follows .clang-format"
+
 # Debian packages by the file that proves them present.
 DEPS := libbenchmark-dev:/usr/include/benchmark/benchmark.h \
         libgtest-dev:/usr/include/gtest/gtest.h \
@@ -147,7 +157,8 @@ DEPS := libbenchmark-dev:/usr/include/benchmark/benchmark.h \
         openmpi-bin:/usr/bin/mpirun \
         libhwloc-dev:/usr/include/hwloc.h \
         libtinyxml2-dev:/usr/include/tinyxml2.h \
-        libsqlite3-dev:/usr/include/sqlite3.h
+        libsqlite3-dev:/usr/include/sqlite3.h \
+        clang-format:/usr/bin/clang-format
 deps:
 	@missing=""; \
 	for d in $(DEPS); do pkg=$${d%%:*}; file=$${d#*:}; \

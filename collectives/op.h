@@ -57,6 +57,17 @@ class Op {
   virtual void issue(Backend& backend, int local, const CallArgs& args) const = 0;
   // Rejects params this op cannot run with (e.g. a pair naming a rank out of range).
   virtual void validate(int /*nranks*/, const OpParams& /*params*/) const {}
+  // Takes its transfers from OpParams::pairs (--pairs) and records them: `--op all` leaves it out unless
+  // --pairs is given, and --pairs/--bidir apply only to it.
+  [[nodiscard]] virtual bool needs_pairs() const { return false; }
+  // Times a plan's point-to-point messages (a send and its recv between two ranks, one way or both ways
+  // at once); exactly one registered op does.
+  [[nodiscard]] virtual bool times_plan_transfers() const { return false; }
+  // Params for one plan point on a group of two ranks: forward = group[0] sends to group[1], backward =
+  // the reverse. Ops that do not time plan transfers run with the defaults.
+  [[nodiscard]] virtual OpParams transfer_params(bool /*forward*/, bool /*backward*/) const { return {}; }
+  // How a plan point run with these params names the op ("send", "sendrecv both"); default its name.
+  [[nodiscard]] virtual std::string plan_label(const OpParams& /*params*/) const { return std::string(name()); }
 };
 
 }  // namespace pipebench

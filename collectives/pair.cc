@@ -88,19 +88,28 @@ class Pair final : public Op {
     for (const auto& x : t) {
       if (x.src == r) b.send(local, a.buffers.send(local), a.sizing.count, a.dtype, x.dst);
       if (x.dst == r) {
-        b.recv(local, static_cast<char*>(a.buffers.recv(local)) + slot * slot_bytes, a.sizing.count,
-               a.dtype, x.src);
+        b.recv(local, static_cast<char*>(a.buffers.recv(local)) + slot * slot_bytes, a.sizing.count, a.dtype, x.src);
         ++slot;
       }
     }
   }
+  bool needs_pairs() const override { return true; }
+  bool times_plan_transfers() const override { return true; }
+  // The group's ranks renumbered 0 and 1 (the point runs on a 2-rank communicator of them).
+  OpParams transfer_params(bool forward, bool backward) const override {
+    OpParams p;
+    p.pairs = {forward ? RankPair{0, 1} : RankPair{1, 0}};
+    p.bidirectional = forward && backward;
+    return p;
+  }
+  std::string plan_label(const OpParams& p) const override { return p.bidirectional ? "sendrecv both" : "send"; }
   void validate(int n, const OpParams& p) const override {
     if (p.pairs.empty()) throw UsageError("--pairs: the pair op needs at least one pair, e.g. --pairs 0:1");
     for (const auto& x : p.pairs) {
       const std::string name = std::to_string(x.src) + ":" + std::to_string(x.dst);
       if (x.src >= n || x.dst >= n) {
-        throw UsageError("--pairs: pair " + name + " names a rank out of range (ranks are 0.." +
-                         std::to_string(n - 1) + ")");
+        throw UsageError("--pairs: pair " + name + " names a rank out of range (ranks are 0.." + std::to_string(n - 1) +
+                         ")");
       }
       if (x.src == x.dst) throw UsageError("--pairs: pair " + name + " sends a rank to itself");
     }
@@ -108,9 +117,8 @@ class Pair final : public Op {
     for (std::size_t i = 0; i < t.size(); ++i) {
       for (std::size_t j = i + 1; j < t.size(); ++j) {
         if (t[i] == t[j]) {
-          throw UsageError("--pairs: transfer " + std::to_string(t[i].src) + ":" +
-                           std::to_string(t[i].dst) + " is listed twice" +
-                           (p.bidirectional ? " (--bidir adds every reverse)" : ""));
+          throw UsageError("--pairs: transfer " + std::to_string(t[i].src) + ":" + std::to_string(t[i].dst) +
+                           " is listed twice" + (p.bidirectional ? " (--bidir adds every reverse)" : ""));
         }
       }
     }

@@ -21,8 +21,14 @@ const Op& OpRegistry::find(std::string_view flag, std::string_view name) const {
   }
   std::string known;
   for (const auto& n : names()) known += (known.empty() ? "" : ", ") + n;
-  throw UsageError(std::string(flag) + ": unknown op '" + std::string(name) + "' (one of: " + known +
-                   ")");
+  throw UsageError(std::string(flag) + ": unknown op '" + std::string(name) + "' (one of: " + known + ")");
+}
+
+const Op& OpRegistry::plan_transfer_op() const {
+  for (const auto& op : ops_) {
+    if (op->times_plan_transfers()) return *op;
+  }
+  throw Error("no registered op times a plan's send/recv messages");
 }
 
 std::vector<std::string> OpRegistry::names() const {

@@ -18,6 +18,8 @@ class OpRegistry {
   // Throws UsageError naming flag and the known ops.
   [[nodiscard]] const Op& find(std::string_view flag, std::string_view name) const;
   [[nodiscard]] std::vector<std::string> names() const;  // sorted
+  // The op that times a plan's send/recv messages (Op::times_plan_transfers). Throws Error if none.
+  [[nodiscard]] const Op& plan_transfer_op() const;
 
  private:
   std::vector<std::unique_ptr<Op>> ops_;

@@ -1,19 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// pipebench entry point: parse, check that every rank got the same arguments, dispatch, and turn
-// exceptions into one line and an exit status (the only place besides each measured point that
-// catches them).
+// pipebench entry point: parse against the command table, check that every rank got the same arguments,
+// run the command, and turn exceptions into one line and an exit status (the only place besides each
+// measured point that catches them).
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "app/bench_command.h"
-#include "app/pairs_command.h"
-#include "app/predict_command.h"
-#include "app/run_command.h"
-#include "app/topo_command.h"
-#include "app/trace_command.h"
+#include "app/commands.h"
 #include "cli/cli.h"
 #include "core/error.h"
 #include "core/version.h"
@@ -53,48 +49,66 @@ bool same_arguments_everywhere(const pipebench::World& world, const std::vector<
   return true;
 }
 
+// A command that needs no MPI (topo, plan, predict, trace): no World is ever created.
+int run_without_world(pipebench::Subcommand& command) {
+  try {
+    return command.run(nullptr);
+  } catch (const pipebench::UsageError& e) {
+    std::fprintf(stderr, "pipebench: %s\n", e.what());
+    return code(ExitCode::kUsage);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pipebench: %s\n", e.what());
+    return code(ExitCode::kRuntimeError);
+  }
+}
+
+int run_in_world(pipebench::Subcommand& command, const pipebench::World& world) {
+  try {
+    return command.run(&world);
+  } catch (const pipebench::LocalUsageError& e) {
+    std::fprintf(stderr, "pipebench: %s\n", e.what());
+    if (world.size() > 1) world.abort(code(ExitCode::kUsage));
+    return code(ExitCode::kUsage);
+  } catch (const pipebench::UsageError& e) {
+    // Raised identically on every rank (from collective checks): rank 0 speaks for all.
+    if (world.rank() == 0) std::fprintf(stderr, "pipebench: %s\n", e.what());
+    return code(ExitCode::kUsage);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pipebench: error on %s: %s\n", world.where().c_str(), e.what());
+    if (world.size() > 1) world.abort(code(ExitCode::kRuntimeError));
+    return code(ExitCode::kRuntimeError);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   const bool speaker = launcher_rank() == 0;
-  pipebench::Command cmd;
+  const auto table = pipebench::make_command_table();
+  pipebench::ParsedLine line;
   try {
-    cmd = pipebench::parse_command_line(args);
+    line = pipebench::parse_line(table, args);
   } catch (const pipebench::UsageError& e) {
     if (speaker) std::fprintf(stderr, "pipebench: %s\n", e.what());
     return code(ExitCode::kUsage);
   }
-  if (cmd.kind == pipebench::Command::Kind::kHelp) {
-    if (speaker) std::cout << cmd.help_text;
+  if (line.kind == pipebench::ParsedLine::Kind::kHelp) {
+    if (speaker) std::cout << line.help_text;
     return code(ExitCode::kOk);
   }
-  if (cmd.kind == pipebench::Command::Kind::kVersion) {
+  if (line.kind == pipebench::ParsedLine::Kind::kVersion) {
     if (speaker) std::cout << "pipebench " << pipebench::kToolVersion << "\n";
     return code(ExitCode::kOk);
   }
-  if (cmd.kind == pipebench::Command::Kind::kTopo || cmd.kind == pipebench::Command::Kind::kPlan ||
-      cmd.kind == pipebench::Command::Kind::kPredict || cmd.kind == pipebench::Command::Kind::kTrace) {  // no MPI needed
-    try {
-      if (cmd.kind == pipebench::Command::Kind::kPlan) return pipebench::run_plan_command(cmd.plan);
-      if (cmd.kind == pipebench::Command::Kind::kPredict) return pipebench::run_predict_command(cmd.predict);
-      if (cmd.kind == pipebench::Command::Kind::kTrace) return pipebench::run_trace_command(cmd.trace);
-      return pipebench::run_topo_command(cmd.topo);
-    } catch (const pipebench::UsageError& e) {
-      std::fprintf(stderr, "pipebench: %s\n", e.what());
-      return code(ExitCode::kUsage);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "pipebench: %s\n", e.what());
-      return code(ExitCode::kRuntimeError);
-    }
-  }
+  pipebench::Subcommand& command = *line.command;
+  if (!command.needs_world()) return run_without_world(command);
   try {
-    if (cmd.kind == pipebench::Command::Kind::kRun) pipebench::relaunch_under_mpirun_if_needed(cmd.run, args);
+    command.before_world(args);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pipebench: %s\n", e.what());
     return code(ExitCode::kRuntimeError);
   }
-
   std::unique_ptr<pipebench::World> world;
   try {
     world = pipebench::World::create(&argc, &argv);
@@ -103,24 +117,5 @@ int main(int argc, char** argv) {
     return code(ExitCode::kRuntimeError);
   }
   if (!same_arguments_everywhere(*world, args)) return code(ExitCode::kUsage);
-  try {
-    switch (cmd.kind) {
-      case pipebench::Command::Kind::kBench: return pipebench::run_bench_command(cmd.bench, *world);
-      case pipebench::Command::Kind::kRun: return pipebench::run_run_command(cmd.run, *world);
-      case pipebench::Command::Kind::kPairs: return pipebench::run_pairs_command(cmd.pairs, *world);
-      default: return code(ExitCode::kOk);
-    }
-  } catch (const pipebench::LocalUsageError& e) {
-    std::fprintf(stderr, "pipebench: %s\n", e.what());
-    if (world->size() > 1) world->abort(code(ExitCode::kUsage));
-    return code(ExitCode::kUsage);
-  } catch (const pipebench::UsageError& e) {
-    // Raised identically on every rank (from collective checks): rank 0 speaks for all.
-    if (world->rank() == 0) std::fprintf(stderr, "pipebench: %s\n", e.what());
-    return code(ExitCode::kUsage);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "pipebench: error on %s: %s\n", world->where().c_str(), e.what());
-    if (world->size() > 1) world->abort(code(ExitCode::kRuntimeError));
-    return code(ExitCode::kRuntimeError);
-  }
+  return run_in_world(command, *world);
 }

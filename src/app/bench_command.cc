@@ -2,17 +2,22 @@
 // `pipebench bench`.
 #include "app/bench_command.h"
 
+#include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <iostream>
 
-#include "backend/backend_factory.h"
-#include "collectives/registry.h"
-#include "core/error.h"
-#include "core/units.h"
-#include "core/version.h"
 #include "app/plan_bench.h"
 #include "app/report_session.h"
+#include "backend/backend_factory.h"
+#include "collectives/pair.h"
+#include "collectives/registry.h"
+#include "core/error.h"
+#include "core/sizes.h"
+#include "core/units.h"
+#include "core/version.h"
+#include "core/word_lists.h"
 #include "report/console_table.h"
 #include "report/csv_writer.h"
 #include "report/results_json.h"
@@ -53,7 +58,7 @@ void validate_for_backend(const BenchConfig& c, const Backend& backend, const Wo
       what = std::string(p.op->name()) + " at " + format_size(p.requested_bytes);
     }
   }
-  const bool gpu = backend.name() == "nccl";
+  const bool gpu = backend.kind() == BackendKind::kNccl;
   const std::uint64_t reserve = gpu ? kNcclReserveBytes : 0;
   const std::uint64_t free_bytes = world.min_u64(backend.nlocal() ? backend.free_memory_bytes() : UINT64_MAX);
   if (need + reserve > free_bytes) {
@@ -86,9 +91,9 @@ void print_preamble(std::ostream& out, const BenchConfig& c, const Backend& back
   for (const auto& [k, v] : backend.versions()) out << "  " << k << " " << v;
   out << "\n# nranks " << backend.nranks() << " (" << system["processes"].get<int>() << " process"
       << (system["processes"].get<int>() == 1 ? "" : "es") << " x " << c.gpus_per_process << " "
-      << (backend.name() == "nccl" ? "GPU" : "host rank") << ")  warmup " << c.warmup << "  iters " << c.iters
-      << (c.point_budget_s > 0 ? " (max; fewer for slow points)" : "") << "  reps " << c.reps << "  validation "
-      << c.checks << "  graph " << (c.graph ? 1 : 0) << "\n";
+      << (backend.kind() == BackendKind::kNccl ? "GPU" : "host rank") << ")  warmup " << c.warmup << "  iters "
+      << c.iters << (c.point_budget_s > 0 ? " (max; fewer for slow points)" : "") << "  reps " << c.reps
+      << "  validation " << c.checks << "  graph " << (c.graph ? 1 : 0) << "\n";
   if (!c.group.empty()) {
     out << "# group";
     for (int g : c.group) out << " " << g;
@@ -143,5 +148,152 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
   report.finish();
   return exit_status(summary);
 }
+
+namespace {
+
+// The flags as typed; finish() turns them into the BenchConfig.
+struct BenchText {
+  std::string minbytes = "32M", maxbytes = "32M", stepbytes = "1M", sizes, ops = "all_reduce", dtypes = "float",
+              redops = "sum", backend = "auto", pairs, group;
+  std::uint64_t factor = 1;
+};
+
+std::string op_names() {
+  std::string s;
+  for (const auto& n : OpRegistry::instance().names()) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+void add_sweep_options(CLI::App& sub, BenchText& t) {
+  sub.add_option("-b,--minbytes", t.minbytes, "smallest size (K/M/G suffixes, binary)")->capture_default_str();
+  sub.add_option("-e,--maxbytes", t.maxbytes, "largest size")->capture_default_str();
+  sub.add_option("-f,--stepfactor", t.factor, "multiply the size by this (integer); 1 = add -i")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20))
+      ->capture_default_str();
+  sub.add_option("-i,--stepbytes", t.stepbytes, "add this to the size when -f is 1")->capture_default_str();
+  sub.add_option("--sizes", t.sizes, "explicit comma-separated sizes instead of -b/-e/-f/-i");
+  sub.add_option("--op", t.ops, "comma-separated ops, or 'all': " + op_names())->capture_default_str();
+  sub.add_option("-d,--datatype", t.dtypes, "comma-separated types, or 'all'")->capture_default_str();
+  sub.add_option("-o,--op_type,--redop", t.redops, "comma-separated reductions: sum, prod, max, min")
+      ->capture_default_str();
+}
+
+void add_run_options(CLI::App& sub, BenchConfig& c) {
+  sub.add_option("-r,--root", c.params.root, "root rank of broadcast")->check(CLI::NonNegativeNumber);
+  sub.add_option("-g,--ngpus", c.gpus_per_process, "GPUs driven by each process")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  sub.add_option("-n,--iters", c.iters, "ops per timed batch")->check(CLI::Range(1, 1 << 24))->capture_default_str();
+  sub.add_option("-w,--warmup_iters", c.warmup, "untimed ops before each point")
+      ->check(CLI::Range(0, 1 << 24))
+      ->capture_default_str();
+  sub.add_option("--reps", c.reps, "timed batches per point (statistics are over these)")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  sub.add_option("-c,--check", c.checks, "data-check runs per point; 0 turns the check off")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  sub.add_option("-G,--cudagraph", c.graph, "capture each batch in a CUDA graph (0/1)")->capture_default_str();
+  sub.add_option("-T,--timeout", c.timeout_s, "seconds a point may take before the job is aborted; 0 = none")
+      ->check(CLI::NonNegativeNumber);
+}
+
+void add_placement_options(CLI::App& sub, BenchText& t, BenchConfig& c) {
+  sub.add_option("--backend", t.backend, "nccl, mpi or auto (nccl when a GPU is visible)")->capture_default_str();
+  sub.add_option("--pairs", t.pairs, "pair op: transfers SRC:DST,SRC:DST,...");
+  sub.add_flag("--bidir", c.params.bidirectional, "pair op: also send every pair's reverse");
+  sub.add_option("--group", t.group, "run the ops on a sub-communicator of these ranks (e.g. 0,3)");
+  sub.add_option("--plan", c.plan_path, "time the distinct messages of this plan (pipebench plan --json) instead");
+  sub.add_option("--schedule", c.plan_schedule, "with --plan: only this schedule (1f1b, interleaved, interleaved:v4)");
+  sub.add_option("--json", c.json_path, "write the results JSON here (record by record)");
+  sub.add_option("--csv", c.csv_path, "write one CSV line per record here");
+}
+
+// -b/-e/-f/-i or --sizes; --plan takes its sizes from the plan instead.
+void finish_sizes(const CLI::App& sub, const BenchText& t, BenchConfig& c) {
+  const bool sweep_flags = sub.count("-b") || sub.count("-e") || sub.count("-f") || sub.count("-i");
+  if (!c.plan_path.empty() &&
+      (sweep_flags || !t.sizes.empty() || sub.count("--op") || !t.pairs.empty() || !t.group.empty())) {
+    throw UsageError(
+        "--plan takes its sizes, ops and groups from the plan: it cannot be combined with "
+        "-b/-e/-f/-i/--sizes/--op/--pairs/--group");
+  }
+  if (c.plan_path.empty() && !c.plan_schedule.empty()) throw UsageError("--schedule applies only with --plan");
+  if (!t.sizes.empty()) {
+    if (sweep_flags) throw UsageError("--sizes cannot be combined with -b/-e/-f/-i");
+    c.sizes_bytes = parse_size_list("--sizes", t.sizes);
+  } else {
+    const auto minb = parse_size_bytes("-b", t.minbytes);
+    const auto maxb = parse_size_bytes("-e", t.maxbytes);
+    const auto step = t.factor > 1 ? 0 : parse_size_bytes("-i", t.stepbytes);
+    c.sizes_bytes = sweep_sizes(minb, maxb, t.factor, step);
+  }
+}
+
+void finish_types(const BenchText& t, BenchConfig& c) {
+  c.ops.clear();
+  for (const auto& name : split_list(t.ops)) {
+    if (name != "all") {
+      (void)OpRegistry::instance().find("--op", name);
+      c.ops.push_back(name);
+      continue;
+    }
+    for (const auto& n : OpRegistry::instance().names()) {
+      if (!OpRegistry::instance().find("--op", n).needs_pairs() || !t.pairs.empty()) c.ops.push_back(n);
+    }
+  }
+  c.dtypes.clear();
+  for (const auto& name : split_list(t.dtypes)) {
+    if (name == "all") {
+      c.dtypes = all_dtypes();
+      break;
+    }
+    c.dtypes.push_back(parse_dtype("-d", name));
+  }
+  c.redops.clear();
+  for (const auto& name : split_list(t.redops)) c.redops.push_back(parse_redop("-o", name));
+}
+
+void finish_placement(const BenchText& t, BenchConfig& c) {
+  c.backend = parse_backend_kind("--backend", t.backend);
+  if (!t.pairs.empty()) c.params.pairs = parse_pairs("--pairs", t.pairs);
+  if (!t.group.empty()) c.group = parse_rank_list("--group", t.group);
+  if (c.graph && c.backend == BackendKind::kMpi) throw UsageError("-G: CUDA graphs need the nccl backend");
+  const auto needs_pairs = std::find_if(c.ops.begin(), c.ops.end(), [](const std::string& name) {
+    return OpRegistry::instance().find("--op", name).needs_pairs();
+  });
+  if (needs_pairs != c.ops.end() && c.params.pairs.empty()) {
+    throw UsageError("--op " + *needs_pairs + " needs --pairs SRC:DST[,SRC:DST...]");
+  }
+  if (needs_pairs == c.ops.end() && (!c.params.pairs.empty() || c.params.bidirectional)) {
+    throw UsageError(std::string(c.params.bidirectional ? "--bidir" : "--pairs") + " applies only to --op pair");
+  }
+}
+
+}  // namespace
+
+struct BenchCommand::Text : BenchText {};
+
+BenchCommand::BenchCommand() : text_(std::make_unique<Text>()) {}
+BenchCommand::~BenchCommand() = default;
+
+std::string BenchCommand::summary() const { return "nccl-tests style sweep with a bus-bandwidth table"; }
+
+void BenchCommand::add_options(CLI::App& sub) {
+  add_sweep_options(sub, *text_);
+  add_run_options(sub, config_);
+  add_placement_options(sub, *text_, config_);
+}
+
+void BenchCommand::finish(const CLI::App& sub, const CommandExtras& extras) {
+  finish_sizes(sub, *text_, config_);
+  finish_types(*text_, config_);
+  finish_placement(*text_, config_);
+  config_.benchmark_args = extras.benchmark_args;
+}
+
+int BenchCommand::run(const World* world) { return run_bench_command(config_, *world); }
+
+std::unique_ptr<Subcommand> make_bench_command() { return std::make_unique<BenchCommand>(); }
 
 }  // namespace pipebench

@@ -3,12 +3,13 @@
 #pragma once
 
 #include <iosfwd>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "backend/backend.h"
+#include "core/command.h"
 #include "harness/bench_config.h"
 #include "harness/sweep.h"
 #include "launch/world.h"
@@ -21,8 +22,7 @@ namespace pipebench {
 void validate_for_backend(const BenchConfig& config, const Backend& backend, const World& world);
 
 // The "# ..." lines above the tables: versions, ranks, settings, devices (nccl-tests' "Using devices").
-void print_preamble(std::ostream& out, const BenchConfig& config, const Backend& backend,
-                    const nlohmann::json& system);
+void print_preamble(std::ostream& out, const BenchConfig& config, const Backend& backend, const nlohmann::json& system);
 
 // Builds the backend, runs the sweep, writes the requested files. Returns the exit status. On rank 0,
 // `collected` (if given) receives every record.
@@ -38,5 +38,30 @@ void print_preamble(std::ostream& out, const BenchConfig& config, const Backend&
 
 // The "config" block of a results file.
 [[nodiscard]] nlohmann::json bench_config_json(const BenchConfig& config);
+
+// `pipebench bench`: its flags (nccl-tests letters where they overlap) and its run.
+class BenchCommand final : public Subcommand {
+ public:
+  BenchCommand();
+  ~BenchCommand() override;
+  BenchCommand(const BenchCommand&) = delete;
+  BenchCommand& operator=(const BenchCommand&) = delete;
+  [[nodiscard]] std::string name() const override { return "bench"; }
+  [[nodiscard]] std::string summary() const override;
+  void add_options(CLI::App& sub) override;
+  void finish(const CLI::App& sub, const CommandExtras& extras) override;
+  [[nodiscard]] bool accepts_benchmark_args() const override { return true; }
+  [[nodiscard]] bool needs_world() const override { return true; }
+  [[nodiscard]] int run(const World* world) override;
+  // After finish: the sweep the flags describe.
+  [[nodiscard]] const BenchConfig& config() const { return config_; }
+
+ private:
+  struct Text;  // the flags as typed
+  std::unique_ptr<Text> text_;
+  BenchConfig config_;
+};
+
+[[nodiscard]] std::unique_ptr<Subcommand> make_bench_command();
 
 }  // namespace pipebench

@@ -2,6 +2,7 @@
 // `pipebench pairs`.
 #include "app/pairs_command.h"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -10,12 +11,12 @@
 #include "app/bench_command.h"
 #include "app/report_session.h"
 #include "backend/backend_factory.h"
+#include "collectives/pair.h"
 #include "collectives/registry.h"
 #include "core/error.h"
+#include "core/sizes.h"
 #include "core/units.h"
-#include "harness/point_runner.h"
 #include "harness/sweep.h"
-#include "harness/watchdog.h"
 
 namespace pipebench {
 namespace {
@@ -27,8 +28,28 @@ struct Cell {
 
 using Matrix = std::map<std::pair<int, int>, Cell>;
 
+std::string matrix_cell(const Matrix& m, int i, int j, const ReportSession& report) {
+  char c[32];
+  auto it = m.find({i, j});
+  if (i == j) {
+    std::snprintf(c, sizeof c, "%14s", "-");
+  } else if (it == m.end() || it->second.busbw_gbps < 0) {
+    std::snprintf(c, sizeof c, "%14s", ".");
+  } else {
+    const PairInfo* p = report.classes() ? report.classes()->pair(i, j) : nullptr;
+    if (p && p->path_min_gbps > 0) {
+      std::snprintf(c, sizeof c, "%8.2f (%3.0f%%)", it->second.busbw_gbps,
+                    100 * it->second.busbw_gbps / p->path_min_gbps);
+    } else {
+      std::snprintf(c, sizeof c, "%14.2f", it->second.busbw_gbps);
+    }
+  }
+  return c;
+}
+
 void print_matrix(std::ostream& out, const std::string& title, const Matrix& m, int n, const ReportSession& report) {
-  out << "#\n# " << title << "\n#   row = sender, column = receiver; GB/s per direction (% of the path's theoretical)\n";
+  out << "#\n# " << title
+      << "\n#   row = sender, column = receiver; GB/s per direction (% of the path's theoretical)\n";
   out << "#       ";
   for (int j = 0; j < n; ++j) {
     char h[32];
@@ -40,48 +61,50 @@ void print_matrix(std::ostream& out, const std::string& title, const Matrix& m, 
     char lead[32];
     std::snprintf(lead, sizeof lead, "  rank %-3d", i);
     out << lead;
+    for (int j = 0; j < n; ++j) out << matrix_cell(m, i, j, report);
+    out << "\n";
+  }
+}
+
+// The first lines: ranks, backend, sizes, and the class matrix (nvidia-smi topo -m names).
+void print_header(std::ostream& out, const Backend& backend, const PairsOptions& o, const ReportSession& report) {
+  const int n = backend.nranks();
+  out << "# pipebench pairs: " << n << " rank" << (n == 1 ? "" : "s") << " on the " << backend.name()
+      << " backend, one pair at a time; sizes";
+  for (auto s : o.sizes_bytes) out << " " << format_size(s);
+  out << "\n";
+  if (backend.kind() != BackendKind::kNccl) {
+    out << "# host ranks have no link classes: the MPI backend moves host memory between processes\n";
+    return;
+  }
+  if (!report.classes()) return;
+  out << "#\n# link classes (nvidia-smi topo -m names)\n#       ";
+  for (int j = 0; j < n; ++j) out << "  rank " << j << (j < 10 ? " " : "");
+  out << "\n";
+  for (int i = 0; i < n; ++i) {
+    out << "  rank " << i << (i < 10 ? " " : "");
     for (int j = 0; j < n; ++j) {
-      char c[32];
-      auto it = m.find({i, j});
-      if (i == j) {
-        std::snprintf(c, sizeof c, "%14s", "-");
-      } else if (it == m.end() || it->second.busbw_gbps < 0) {
-        std::snprintf(c, sizeof c, "%14s", ".");
-      } else {
-        const PairInfo* p = report.classes() ? report.classes()->pair(i, j) : nullptr;
-        if (p && p->path_min_gbps > 0) {
-          std::snprintf(c, sizeof c, "%8.2f (%3.0f%%)", it->second.busbw_gbps, 100 * it->second.busbw_gbps / p->path_min_gbps);
-        } else {
-          std::snprintf(c, sizeof c, "%14.2f", it->second.busbw_gbps);
-        }
-      }
+      const PairInfo* p = report.classes()->pair(i, j);
+      char c[16];
+      std::snprintf(c, sizeof c, "%8s", p ? p->label().c_str() : "?");
       out << c;
     }
     out << "\n";
   }
 }
 
-}  // namespace
-
-int run_pairs_command(const PairsOptions& o, const World& world) {
-  const BackendKind kind = resolve_backend(o.backend, world);
-  int gpus = o.gpus_per_process;
-  if (gpus == 0) gpus = kind == BackendKind::kNccl && world.size() == 1 ? std::max(1, visible_gpus(nullptr)) : 1;
-  auto backend = make_backend(kind, world, gpus);
-  const int n = backend->nranks();
-  const Op& op = OpRegistry::instance().find("--op", "pair");
-  std::vector<RankPair> pairs = o.pairs;
-  if (pairs.empty()) {
-    for (int i = 0; i < n; ++i) {
-      for (int j = 0; j < n; ++j) {
-        if (i != j) pairs.push_back({i, j});
-      }
+std::vector<RankPair> chosen_pairs(const PairsOptions& o, int n) {
+  if (!o.pairs.empty()) return o.pairs;
+  std::vector<RankPair> pairs;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      if (i != j) pairs.push_back({i, j});
     }
   }
-  OpParams check;
-  check.pairs = pairs;
-  if (!pairs.empty()) op.validate(n, check);
+  return pairs;
+}
 
+BenchConfig pairs_config(const PairsOptions& o, int gpus) {
   BenchConfig base;
   base.ops = {"pair"};
   base.sizes_bytes = o.sizes_bytes;
@@ -91,81 +114,162 @@ int run_pairs_command(const PairsOptions& o, const World& world) {
   base.reps = o.reps;
   base.checks = o.checks;
   base.timeout_s = o.timeout_s;
-  if (!pairs.empty()) {  // refuse sizes that cannot fit before allocating anything
-    BenchConfig probe = base;
-    probe.params.pairs = {pairs.front()};
-    probe.params.bidirectional = true;
-    validate_for_backend(probe, *backend, world);
-  }
-  ReportSession report(world, *backend, o.json_path, o.csv_path, bench_config_json(base));
-  std::ostream& out = std::cout;
-  const bool speak = world.rank() == 0;
-  if (speak) {
-    out << "# pipebench pairs: " << n << " rank" << (n == 1 ? "" : "s") << " on the " << backend->name()
-        << " backend, one pair at a time; sizes";
-    for (auto s : o.sizes_bytes) out << " " << format_size(s);
-    out << "\n";
-    if (backend->name() != "nccl") {
-      out << "# host ranks have no link classes: the MPI backend moves host memory between processes\n";
-    } else if (report.classes()) {
-      out << "#\n# link classes (nvidia-smi topo -m names)\n#       ";
-      for (int j = 0; j < n; ++j) out << "  rank " << j << (j < 10 ? " " : "");
-      out << "\n";
-      for (int i = 0; i < n; ++i) {
-        out << "  rank " << i << (i < 10 ? " " : "");
-        for (int j = 0; j < n; ++j) {
-          const PairInfo* p = report.classes()->pair(i, j);
-          char c[16];
-          std::snprintf(c, sizeof c, "%8s", p ? p->label().c_str() : "?");
-          out << c;
-        }
-        out << "\n";
-      }
-    }
-  }
-  if (n < 2) {
-    if (speak) out << "# 1 rank: no pair to measure (pairs needs 2 GPUs, or mpirun -np 2 or more)\n";
-    report.finish();
-    return static_cast<int>(ExitCode::kOk);
-  }
+  return base;
+}
 
-  SweepSummary summary;
+// One matrix: its title and its points (a contiguous range of the loop's points).
+struct MatrixBatch {
+  std::string title;
+  std::size_t count = 0;
+};
+
+// One way, then both ways; each at every size; each pair (both ways at once: once per unordered pair).
+std::vector<SweepPoint> pair_points(const Op& op, const std::vector<RankPair>& pairs, const PairsOptions& o,
+                                    std::vector<MatrixBatch>& batches) {
+  std::vector<SweepPoint> points;
   for (const bool bidir : {false, true}) {
     for (const auto size : o.sizes_bytes) {
-      Matrix m;
+      MatrixBatch batch{std::string(bidir ? "bidirectional" : "unidirectional") + " send/recv at " + format_size(size)};
       for (const auto& pr : pairs) {
         if (bidir && pr.src > pr.dst &&
             std::find(pairs.begin(), pairs.end(), RankPair{pr.dst, pr.src}) != pairs.end()) {
           continue;  // both ways at once: measured once for the unordered pair
         }
-        BenchConfig c = base;
-        c.params.pairs = {pr};
-        c.params.bidirectional = bidir;
-        PointRunner runner(*backend, world, c);
-        const Point point{&op, DType::kFloat, RedOp::kNone, size, false};
-        ResultRecord rec;
-        {
-          Watchdog dog(c.timeout_s, world, point_name(point) + " " + std::to_string(pr.src) + ":" + std::to_string(pr.dst));
-          rec = runner.measure(point);
-        }
-        ++summary.records;
-        if (rec.wrong > 0) summary.wrong += static_cast<std::uint64_t>(rec.wrong);
-        if (report.sink()) report.sink()->add(rec);
-        m[{pr.src, pr.dst}] = {rec.busbw_gbps, rec.wrong};
-        if (bidir) m[{pr.dst, pr.src}] = {rec.busbw_gbps, rec.wrong};
+        SweepPoint sp{{&op, DType::kFloat, RedOp::kNone, size, false}, OpParams{}, nullptr, {}};
+        sp.params->pairs = {pr};
+        sp.params->bidirectional = bidir;
+        sp.label = point_name(sp.point) + " " + std::to_string(pr.src) + ":" + std::to_string(pr.dst);
+        points.push_back(std::move(sp));
+        ++batch.count;
       }
-      if (speak) {
-        print_matrix(out, std::string(bidir ? "bidirectional" : "unidirectional") + " send/recv at " + format_size(size),
-                     m, n, report);
-      }
+      batches.push_back(std::move(batch));
     }
   }
+  return points;
+}
+
+// Rank 0: forwards every record to the report, fills the current matrix and prints it when complete.
+class MatrixSink final : public RecordSink {
+ public:
+  MatrixSink(RecordSink& next, const std::vector<SweepPoint>& points, std::vector<MatrixBatch> batches, int n,
+             const ReportSession& report)
+      : next_(next), points_(points), batches_(std::move(batches)), n_(n), report_(report) {}
+  void add(const ResultRecord& rec) override {
+    next_.add(rec);
+    const OpParams& p = *points_.at(index_++).params;
+    const RankPair pr = p.pairs.front();
+    if (rec.error.empty()) {
+      m_[{pr.src, pr.dst}] = {rec.busbw_gbps, rec.wrong};
+      if (p.bidirectional) m_[{pr.dst, pr.src}] = {rec.busbw_gbps, rec.wrong};
+    }
+    while (batch_ < batches_.size() && index_ == done_ + batches_[batch_].count) {
+      print_matrix(std::cout, batches_[batch_].title, m_, n_, report_);
+      done_ += batches_[batch_++].count;
+      m_.clear();
+    }
+  }
+
+ private:
+  RecordSink& next_;
+  const std::vector<SweepPoint>& points_;
+  std::vector<MatrixBatch> batches_;
+  int n_;
+  const ReportSession& report_;
+  Matrix m_;
+  std::size_t index_ = 0, batch_ = 0, done_ = 0;
+};
+
+}  // namespace
+
+int run_pairs_command(const PairsOptions& o, const World& world) {
+  const BackendKind kind = resolve_backend(o.backend, world);
+  int gpus = o.gpus_per_process;
+  if (gpus == 0) gpus = kind == BackendKind::kNccl && world.size() == 1 ? std::max(1, visible_gpus(nullptr)) : 1;
+  auto backend = make_backend(kind, world, gpus);
+  PairsOptions resolved = o;
+  resolved.gpus_per_process = gpus;
+  return run_pairs_on(*backend, resolved, world);
+}
+
+int run_pairs_on(Backend& backend, const PairsOptions& o, const World& world) {
+  const int n = backend.nranks();
+  const Op& op = OpRegistry::instance().find("--op", "pair");
+  const std::vector<RankPair> pairs = chosen_pairs(o, n);
+  OpParams check;
+  check.pairs = pairs;
+  if (!pairs.empty()) op.validate(n, check);
+  const BenchConfig base = pairs_config(o, o.gpus_per_process);
+  if (!pairs.empty()) {  // refuse sizes that cannot fit before allocating anything
+    BenchConfig probe = base;
+    probe.params.pairs = {pairs.front()};
+    probe.params.bidirectional = true;
+    validate_for_backend(probe, backend, world);
+  }
+  ReportSession report(world, backend, o.json_path, o.csv_path, bench_config_json(base));
+  std::ostream& out = std::cout;
+  const bool speak = world.rank() == 0;
+  if (speak) print_header(out, backend, o, report);
+  if (n < 2) {
+    if (speak) out << "# 1 rank: no pair to measure (pairs needs 2 GPUs, or mpirun -np 2 or more)\n";
+    report.finish();
+    return static_cast<int>(ExitCode::kOk);
+  }
+  std::vector<MatrixBatch> batches;
+  const std::vector<SweepPoint> points = pair_points(op, pairs, o, batches);
+  std::unique_ptr<MatrixSink> matrices;
+  if (report.sink()) matrices = std::make_unique<MatrixSink>(*report.sink(), points, std::move(batches), n, report);
+  const SweepSummary summary = run_sweep(backend, world, base, points, matrices.get());
   report.finish();
   if (speak) {
     out << "#\n# Wrong values: " << summary.wrong << (summary.wrong ? " FAILED" : " OK") << "\n";
+    if (summary.errors) out << "# Failed points: " << summary.errors << "\n";
     out.flush();
   }
   return exit_status(summary);
 }
+
+namespace {
+
+class PairsCommand final : public Subcommand {
+ public:
+  std::string name() const override { return "pairs"; }
+  std::string summary() const override { return "every GPU pair, send/recv one way and both ways, as matrices"; }
+  void add_options(CLI::App& sub) override;
+  void finish(const CLI::App& /*sub*/, const CommandExtras& /*extras*/) override {
+    o_.backend = parse_backend_kind("--backend", backend_);
+    o_.sizes_bytes = parse_size_list("--sizes", sizes_);
+    if (!pairs_.empty()) o_.pairs = parse_pairs("--pairs", pairs_);
+  }
+  bool needs_world() const override { return true; }
+  int run(const World* world) override { return run_pairs_command(o_, *world); }
+
+ private:
+  PairsOptions o_;
+  std::string backend_ = "auto", sizes_ = "256K,64M", pairs_;
+};
+
+void PairsCommand::add_options(CLI::App& sub) {
+  sub.add_option("--sizes", sizes_, "message sizes")->capture_default_str();
+  sub.add_option("--pairs", pairs_, "only these transfers SRC:DST,... (default: every ordered pair)");
+  sub.add_option("--backend", backend_, "nccl, mpi or auto")->capture_default_str();
+  sub.add_option("-g,--ngpus", o_.gpus_per_process, "GPUs per process (default: all, or 1 per MPI rank)")
+      ->check(CLI::Range(1, 1024));
+  sub.add_option("-n,--iters", o_.iters, "ops per timed batch")->check(CLI::Range(1, 1 << 24))->capture_default_str();
+  sub.add_option("-w,--warmup_iters", o_.warmup, "untimed ops per point")
+      ->check(CLI::Range(0, 1 << 24))
+      ->capture_default_str();
+  sub.add_option("--reps", o_.reps, "timed batches per point")->check(CLI::Range(1, 1 << 20))->capture_default_str();
+  sub.add_option("-c,--check", o_.checks, "data-check runs per point")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  sub.add_option("-T,--timeout", o_.timeout_s, "seconds a point may take before the job is aborted")
+      ->check(CLI::NonNegativeNumber);
+  sub.add_option("--json", o_.json_path, "write the results JSON here");
+  sub.add_option("--csv", o_.csv_path, "write one CSV line per record here");
+}
+
+}  // namespace
+
+std::unique_ptr<Subcommand> make_pairs_command() { return std::make_unique<PairsCommand>(); }
 
 }  // namespace pipebench

@@ -4,11 +4,35 @@
 // a fraction of the path's theoretical bandwidth. Records go to the results JSON with the pair's class.
 #pragma once
 
-#include "cli/cli.h"
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "collectives/op.h"
+#include "core/command.h"
 #include "launch/world.h"
 
 namespace pipebench {
 
+// `pipebench pairs`: every ordered rank pair, one at a time, one-way and both ways.
+struct PairsOptions {
+  BackendKind backend = BackendKind::kAuto;
+  int gpus_per_process = 0;  // 0: every visible GPU for a single process, else 1 per rank
+  std::vector<std::uint64_t> sizes_bytes = {256u << 10, 64u << 20};
+  std::vector<RankPair> pairs;  // empty: every ordered pair
+  int iters = 20, warmup = 5, reps = 10, checks = 1;
+  double timeout_s = 0;
+  std::string json_path, csv_path;
+};
+
 [[nodiscard]] int run_pairs_command(const PairsOptions& options, const World& world);
+
+// The same on a backend already built. A point that fails is reported (its matrix cell stays '.'),
+// counted under "Failed points" and makes the exit status 1.
+[[nodiscard]] int run_pairs_on(Backend& backend, const PairsOptions& options, const World& world);
+
+[[nodiscard]] std::unique_ptr<Subcommand> make_pairs_command();
 
 }  // namespace pipebench

@@ -4,13 +4,11 @@
 // exactly those ranks), P2P pairs both ways at once where the schedule sends both ways.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
-#include "core/dtype.h"
 #include "backend/backend.h"
+#include "core/dtype.h"
 #include "harness/bench_config.h"
 #include "launch/world.h"
 #include "megatron/plan.h"
@@ -18,13 +16,13 @@
 namespace pipebench {
 
 struct PlanPoint {
-  std::string op;            // pair, all_reduce, all_gather, reduce_scatter, broadcast
-  std::vector<int> group;    // global ranks, sorted
+  std::string op;          // pair, all_reduce, all_gather, reduce_scatter, broadcast
+  std::vector<int> group;  // global ranks, sorted
   std::int64_t elements = 0;
   DType dtype = DType::kFloat;
-  bool forward = true;       // pair: group[0] sends to group[1]
-  bool backward = false;     // pair: group[1] sends to group[0]
-  std::vector<int> ids;      // plan message ids it stands for
+  bool forward = true;    // pair: group[0] sends to group[1]
+  bool backward = false;  // pair: group[1] sends to group[0]
+  std::vector<int> ids;   // plan message ids it stands for
 };
 
 // Distinct points of the plan's schedules (all, or the one named "1f1b" / "interleaved" / "interleaved:v4").

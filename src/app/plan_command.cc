@@ -2,6 +2,7 @@
 // `pipebench plan`: the messages of one iteration per rank and schedule, as tables and JSON.
 #include "app/plan_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -132,5 +133,50 @@ int run_plan_command(const PlanOptions& o) {
   print_plan(std::cout, plan);
   return static_cast<int>(ExitCode::kOk);
 }
+
+
+namespace {
+
+// Its words go to the Megatron parser, not to CLI11: everything after "--", or everything but --json FILE.
+class PlanCommand final : public Subcommand {
+ public:
+  std::string name() const override { return "plan"; }
+  std::string summary() const override { return "the messages of a Megatron-LM pipeline plan"; }
+  void add_options(CLI::App& /*sub*/) override {}
+  void finish(const CLI::App& /*sub*/, const CommandExtras& /*extras*/) override {}
+  bool takes_raw_words() const override { return true; }
+  std::string parse_raw_words(const std::vector<std::string>& words) override;
+  int run(const World* /*world*/) override { return run_plan_command(o_); }
+
+ private:
+  PlanOptions o_;
+};
+
+std::string PlanCommand::parse_raw_words(const std::vector<std::string>& words) {
+  bool after = false;
+  const bool has_separator = std::find(words.begin(), words.end(), "--") != words.end();
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (!after && w == "--") {
+      after = true;
+    } else if (!after && w == "--json") {
+      if (i + 1 >= words.size()) throw UsageError("--json: a file name is required");
+      o_.json_path = words[++i];
+    } else if (!after && w.rfind("--json=", 0) == 0) {
+      o_.json_path = w.substr(7);
+    } else if (!after && (w == "--help" || w == "-h")) {
+      return "Usage: pipebench plan [--json FILE] -- <Megatron-LM arguments>\n";
+    } else if (!after && has_separator) {
+      throw UsageError(w + ": unknown plan option (Megatron arguments go after --)");
+    } else {
+      o_.megatron_args.push_back(w);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::unique_ptr<Subcommand> make_plan_command() { return std::make_unique<PlanCommand>(); }
 
 }  // namespace pipebench

@@ -2,10 +2,12 @@
 // `pipebench plan [--json FILE] -- <Megatron-LM arguments>`.
 #pragma once
 
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "core/command.h"
 #include "megatron/plan.h"
 
 namespace pipebench {
@@ -19,5 +21,7 @@ struct PlanOptions {
 [[nodiscard]] int run_plan_command(const PlanOptions& options);
 
 void print_plan(std::ostream& out, const Plan& plan);
+
+[[nodiscard]] std::unique_ptr<Subcommand> make_plan_command();
 
 }  // namespace pipebench

@@ -2,6 +2,8 @@
 // `pipebench predict`.
 #include "app/predict_command.h"
 
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -201,5 +203,62 @@ int run_predict_command(const PredictOptions& o) {
   out.flush();
   return static_cast<int>(ExitCode::kOk);
 }
+
+
+namespace {
+
+class PredictCommand final : public Subcommand {
+ public:
+  std::string name() const override { return "predict"; }
+  std::string summary() const override {
+    return "1F1B vs interleaved for every v, simulated on a bandwidth table";
+  }
+  void add_options(CLI::App& sub) override;
+  void finish(const CLI::App& /*sub*/, const CommandExtras& /*extras*/) override {}
+  int run(const World* /*world*/) override { return run_predict_command(o_); }
+
+ private:
+  void add_compute_options(CLI::App& sub);
+  PredictOptions o_;
+};
+
+void PredictCommand::add_options(CLI::App& sub) {
+  sub.add_option("--plan", o_.plan_path, "the plan (pipebench plan --json)")->required();
+  sub.add_option("--table", o_.table_path, "measured costs: the results JSON of bench --plan");
+  sub.add_option("--link-gbps", o_.link_gbps, "what-if: every link this many GB/s per direction")
+      ->check(CLI::PositiveNumber);
+  sub.add_option("--link-latency-us", o_.link_latency_us, "what-if: per-message latency")
+      ->check(CLI::NonNegativeNumber);
+  sub.add_flag("--zero-comm", o_.zero_comm, "free communication (a compute-only bound)");
+  sub.add_option("--link", o_.class_links, "what-if per class: CLASS=GBPS[,US] (repeatable)");
+  sub.add_option("--topology", o_.topology_path,
+                 "with --link: classes from this `pipebench topo --format json` file (rank i = GPU i)");
+  sub.add_flag("--class-fallback", o_.class_fallback,
+               "with --table: use a measured group of the same class when the exact one is missing");
+  sub.add_flag("--shared-path", o_.shared_path, "every pipeline pair shares one path (no GPU P2P)");
+  add_compute_options(sub);
+  sub.add_option("--schedule", o_.schedule, "only this schedule (1f1b, interleaved, interleaved:v4)");
+  sub.add_option("--trace", o_.trace_dir, "write one Chrome trace per schedule into this folder");
+  sub.add_option("--json", o_.json_path, "write the prediction JSON here");
+}
+
+void PredictCommand::add_compute_options(CLI::App& sub) {
+  ComputeOptions& c = o_.compute;
+  sub.add_option("--fwd-ms-per-layer", c.fwd_ms_per_layer, "forward time per layer and microbatch")
+      ->check(CLI::PositiveNumber);
+  sub.add_option("--bwd-ms-per-layer", c.bwd_ms_per_layer, "backward time (default 2x forward)")
+      ->check(CLI::PositiveNumber);
+  sub.add_option("--tflops", c.tflops, "achieved TFLOP/s per GPU for the FLOPs model")->check(CLI::PositiveNumber);
+  sub.add_option("--comm-sm-slowdown", c.comm_sm_slowdown,
+                 "compute runs (1 + F) x slower while the rank's NCCL work runs (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  sub.add_flag("--measure-compute", o_.measure_compute,
+               "time the layer's GEMMs at their exact shapes with cuBLAS on GPU 0");
+  sub.add_option("--optimizer-ms", c.optimizer_ms, "optimizer step time")->check(CLI::NonNegativeNumber);
+}
+
+}  // namespace
+
+std::unique_ptr<Subcommand> make_predict_command() { return std::make_unique<PredictCommand>(); }
 
 }  // namespace pipebench

@@ -2,8 +2,10 @@
 // `pipebench predict --plan P (--table R | --link-gbps X [--link-latency-us Y] | --zero-comm) ...`
 #pragma once
 
+#include <memory>
 #include <string>
 
+#include "core/command.h"
 #include "sim/predictor.h"
 
 namespace pipebench {
@@ -21,5 +23,7 @@ struct PredictOptions {
 
 // Needs no MPI. Returns the exit status.
 [[nodiscard]] int run_predict_command(const PredictOptions& options);
+
+[[nodiscard]] std::unique_ptr<Subcommand> make_predict_command();
 
 }  // namespace pipebench

@@ -40,7 +40,7 @@ ReportSession::ReportSession(const World& world, const Backend& backend, const s
     try {
       view_ = std::make_unique<TopologyView>(discover_topology({}));
       system_["topology"] = topology_to_json(*view_);
-      if (backend.name() == "nccl") classes_ = std::make_unique<RankClasses>(system_["devices"], view_.get(), world.host());
+      if (backend.kind() == BackendKind::kNccl) classes_ = std::make_unique<RankClasses>(system_["devices"], view_.get(), world.host());
       sampler_ = std::make_unique<LinkSampler>(view_->topology);
     } catch (const std::exception& e) {
       system_["topology"] = {{"error", e.what()}};

@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +30,7 @@
 #include "report/console_table.h"
 #include "report/prediction_report.h"
 #include "report/system_info.h"
+#include "topology/discovery.h"
 
 namespace pipebench {
 namespace {
@@ -285,5 +288,42 @@ int run_run_command(const RunOptions& o, const World& world) {
   if (o.plan) plan_and_predict(o, world, *backend, c, dir);
   return status;
 }
+
+std::string RunCommand::summary() const {
+  return "the whole qualification job with defaults (what 'make run' runs)";
+}
+
+void RunCommand::add_options(CLI::App& sub) {
+  RunOptions& o = options_;
+  sub.add_option("--out", o.out_dir, "results folder (default results/runs/<host>-<UTC time>/)");
+  sub.add_option("--backend", backend_, "nccl, mpi or auto")->capture_default_str();
+  sub.add_option("-g,--ngpus", o.gpus_per_process, "GPUs per process (default: all, or 1 per MPI rank)")
+      ->check(CLI::Range(1, 1024));
+  sub.add_option("-b,--minbytes", min_bytes_, "smallest size")->capture_default_str();
+  sub.add_option("-e,--maxbytes", max_bytes_, "largest size")->capture_default_str();
+  sub.add_option("--host-ranks", o.host_ranks, "MPI ranks to start when no GPU is visible")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  sub.add_option("--point-seconds", o.point_budget_s, "about how long each point may take")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub.add_option("-T,--timeout", o.timeout_s, "seconds a point may take before the job is aborted")
+      ->check(CLI::NonNegativeNumber);
+  sub.add_option("--tflops", o.tflops, "compute rate for the prediction when no GPU can measure it")
+      ->check(CLI::PositiveNumber);
+  sub.add_flag("--no-plan", no_plan_, "skip the model's plan, its messages and the prediction");
+}
+
+void RunCommand::finish(const CLI::App& /*sub*/, const CommandExtras& extras) {
+  options_.backend = parse_backend_kind("--backend", backend_);
+  options_.min_bytes = parse_size_bytes("-b", min_bytes_);
+  options_.max_bytes = parse_size_bytes("-e", max_bytes_);
+  (void)sweep_sizes(options_.min_bytes, options_.max_bytes, options_.factor, 0);
+  options_.benchmark_args = extras.benchmark_args;
+  options_.megatron_args = extras.passthrough;
+  options_.plan = !no_plan_;
+}
+
+std::unique_ptr<Subcommand> make_run_command() { return std::make_unique<RunCommand>(); }
 
 }  // namespace pipebench

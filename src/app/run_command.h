@@ -4,13 +4,33 @@
 // the MPI backend with host ranks started through mpirun. Results go to a run folder.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "cli/cli.h"
+#include "backend/backend.h"
+#include "core/command.h"
 #include "launch/world.h"
 
 namespace pipebench {
+
+// `pipebench run`: the whole qualification job with defaults.
+struct RunOptions {
+  std::string out_dir;  // empty: results/runs/<host>-<UTC timestamp>/
+  BackendKind backend = BackendKind::kAuto;
+  int gpus_per_process = 0;  // 0: every visible GPU for a single process, else 1 per rank
+  std::uint64_t min_bytes = 8;
+  std::uint64_t max_bytes = 1ull << 30;
+  std::uint64_t factor = 4;
+  int host_ranks = 4;  // ranks of the MPI fallback without GPUs
+  double point_budget_s = 1.0;
+  double timeout_s = 0;
+  std::vector<std::string> benchmark_args;
+  std::vector<std::string> megatron_args;  // after "--": the model to plan and predict (default: a preset)
+  double tflops = 0;                       // compute rate for the prediction without a GPU (0: 100, assumed)
+  bool plan = true;                        // --no-plan: the sweep only
+};
 
 // Before MPI is initialised: when no GPU is visible and this process was not started by mpirun,
 // replace it with `mpirun -np <host_ranks> <this program> <args>` (saying so on the first line).
@@ -18,5 +38,28 @@ namespace pipebench {
 void relaunch_under_mpirun_if_needed(const RunOptions& options, const std::vector<std::string>& args);
 
 [[nodiscard]] int run_run_command(const RunOptions& options, const World& world);
+
+// `pipebench run [flags] [-- <Megatron-LM arguments>]`.
+class RunCommand final : public Subcommand {
+ public:
+  [[nodiscard]] std::string name() const override { return "run"; }
+  [[nodiscard]] std::string summary() const override;
+  void add_options(CLI::App& sub) override;
+  void finish(const CLI::App& sub, const CommandExtras& extras) override;
+  [[nodiscard]] bool accepts_benchmark_args() const override { return true; }
+  [[nodiscard]] bool accepts_passthrough() const override { return true; }
+  [[nodiscard]] bool needs_world() const override { return true; }
+  void before_world(const std::vector<std::string>& args) override { relaunch_under_mpirun_if_needed(options_, args); }
+  [[nodiscard]] int run(const World* world) override { return run_run_command(options_, *world); }
+  // After finish: the job the flags describe.
+  [[nodiscard]] const RunOptions& options() const { return options_; }
+
+ private:
+  RunOptions options_;
+  std::string backend_ = "auto", min_bytes_ = "8", max_bytes_ = "1G";
+  bool no_plan_ = false;
+};
+
+[[nodiscard]] std::unique_ptr<Subcommand> make_run_command();
 
 }  // namespace pipebench

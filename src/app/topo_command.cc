@@ -2,6 +2,8 @@
 // `pipebench topo`: discover, classify, print (text, JSON or DOT), optionally export hwloc XML.
 #include "app/topo_command.h"
 
+#include <CLI/CLI.hpp>
+
 #include <iostream>
 
 #include "core/error.h"
@@ -28,5 +30,34 @@ int run_topo_command(const TopoOptions& o) {
   }
   return static_cast<int>(ExitCode::kOk);
 }
+
+
+namespace {
+
+class TopoCommand final : public Subcommand {
+ public:
+  std::string name() const override { return "topo"; }
+  std::string summary() const override {
+    return "PCIe/NVLink/NUMA/NIC topology, pair matrix like nvidia-smi topo -m, warnings";
+  }
+  void add_options(CLI::App& sub) override {
+    sub.add_option("--xml", o_.discovery.hwloc_xml, "read an hwloc XML export instead of this machine");
+    sub.add_option("--nccl-xml", o_.discovery.nccl_xml, "read NCCL's topology XML (NCCL_TOPO_FILE format)");
+    sub.add_flag("--under-load", o_.discovery.under_load, "sample PCIe link state while a host<->device copy runs");
+    sub.add_option("--format", o_.format, "text, json or dot (the PCIe tree for graphviz)")
+        ->check(CLI::IsMember({"text", "json", "dot"}))
+        ->capture_default_str();
+    sub.add_option("--export-xml", o_.export_xml, "write this machine's hwloc XML (with I/O devices) here");
+  }
+  void finish(const CLI::App& /*sub*/, const CommandExtras& /*extras*/) override {}
+  int run(const World* /*world*/) override { return run_topo_command(o_); }
+
+ private:
+  TopoOptions o_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> make_topo_command() { return std::make_unique<TopoCommand>(); }
 
 }  // namespace pipebench

@@ -2,11 +2,24 @@
 // `pipebench topo`.
 #pragma once
 
-#include "cli/cli.h"
+#include <memory>
+#include <string>
+
+#include "core/command.h"
+#include "topology/discovery.h"
 
 namespace pipebench {
 
+// `pipebench topo`.
+struct TopoOptions {
+  DiscoveryOptions discovery;
+  std::string format = "text";  // text, json, dot
+  std::string export_xml;       // write this machine's hwloc XML here
+};
+
 // Needs no MPI: runs before (and without) a World. Returns the exit status.
 [[nodiscard]] int run_topo_command(const TopoOptions& options);
+
+[[nodiscard]] std::unique_ptr<Subcommand> make_topo_command();
 
 }  // namespace pipebench

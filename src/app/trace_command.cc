@@ -2,6 +2,8 @@
 // The trace subcommand.
 #include "app/trace_command.h"
 
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -10,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/json_file.h"
+#include "core/word_lists.h"
 #include "io/plan_io.h"
 #include "report/results_json.h"
 #include "trace/file_format.h"
@@ -97,5 +100,59 @@ int run_trace_command(const TraceCommandOptions& o) {
   }
   return 0;
 }
+
+
+namespace {
+
+class TraceCommand final : public Subcommand {
+ public:
+  std::string name() const override { return "trace"; }
+  std::string summary() const override {
+    return "what a profiled run spent per device and per collective (nsys SQLite or PyTorch profiler JSON)";
+  }
+  void add_options(CLI::App& sub) override;
+  void finish(const CLI::App& /*sub*/, const CommandExtras& /*extras*/) override {
+    if (first_rank_ >= 0) o_.first_rank = first_rank_;
+    for (auto& prefix : split_list(nvtx_prefix_)) {
+      if (!prefix.empty()) o_.nvtx_prefixes.push_back(std::move(prefix));
+    }
+  }
+  int run(const World* /*world*/) override { return run_trace_command(o_); }
+
+ private:
+  TraceCommandOptions o_;
+  int first_rank_ = -1;
+  std::string nvtx_prefix_;
+};
+
+void TraceCommand::add_options(CLI::App& sub) {
+  sub.add_option("file", o_.path, "an Nsight Systems SQLite export or a PyTorch profiler (Kineto) JSON trace")
+      ->required();
+  sub.add_option("--by", o_.by, "name rows by kernel, or by the innermost NVTX range that launched them")
+      ->check(CLI::IsMember({"kernel", "nvtx"}))
+      ->capture_default_str();
+  sub.add_flag("--demangled", o_.demangled, "full kernel names (nsys demangledName) instead of base names");
+  sub.add_option("--top", o_.top_rows, "rows shown per device (0: all; --json has all)")
+      ->check(CLI::Range(0, 1 << 30))
+      ->capture_default_str();
+  sub.add_option("--chrome-trace", o_.chrome_trace_path, "convert the nsys export to a Chrome trace here");
+  sub.add_option("--activity", o_.activity, "with --chrome-trace: kernel,nvtx,nvtx-kernel,cuda-api (default all)");
+  sub.add_option("--nvtx-prefix", nvtx_prefix_,
+                 "with --chrome-trace: only NVTX ranges starting with these (comma list)");
+  sub.add_option("--plan", o_.plan_path, "hold the profile against this plan (pipebench plan --json)");
+  sub.add_option("--prediction", o_.prediction_path, "and its communication share against this prediction");
+  sub.add_option("--schedule", o_.schedule,
+                 "the plan's schedule that ran (1f1b, interleaved:v2; default: best match)");
+  sub.add_option("--first-rank", first_rank_, "global rank of the profile's lowest device (default: the trace's, or 0)")
+      ->check(CLI::Range(0, 1 << 24));
+  sub.add_option("--iterations", o_.iterations,
+                 "training iterations in the profile (default: ProfilerStep count, else estimated)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  sub.add_option("--json", o_.json_path, "write the pipebench.trace/1 JSON here");
+}
+
+}  // namespace
+
+std::unique_ptr<Subcommand> make_trace_command() { return std::make_unique<TraceCommand>(); }
 
 }  // namespace pipebench

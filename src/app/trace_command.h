@@ -4,9 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "core/command.h"
 
 namespace pipebench {
 
@@ -27,5 +30,7 @@ struct TraceCommandOptions {
 // Returns the exit status: 0, or 2 when the profile was damaged (after reporting what was read).
 // Throws UsageError for bad input.
 int run_trace_command(const TraceCommandOptions& o);
+
+[[nodiscard]] std::unique_ptr<Subcommand> make_trace_command();
 
 }  // namespace pipebench

@@ -46,11 +46,16 @@ struct DeviceDescription {
   std::string model;
 };
 
+// Which transport: a type, so that callers branch on it rather than on name(). kAuto only ever names a
+// choice still to be made (--backend auto), never a built backend.
+enum class BackendKind { kAuto, kNccl, kMpi };
+
 class Backend {
  public:
   virtual ~Backend() = default;
 
   [[nodiscard]] virtual std::string_view name() const = 0;
+  [[nodiscard]] virtual BackendKind kind() const = 0;
   [[nodiscard]] virtual int nranks() const = 0;
   [[nodiscard]] virtual int nlocal() const = 0;
   // Rank in this communicator of local rank `local`.

@@ -11,8 +11,6 @@
 
 namespace pipebench {
 
-enum class BackendKind { kAuto, kNccl, kMpi };
-
 [[nodiscard]] BackendKind parse_backend_kind(std::string_view flag, std::string_view text);
 [[nodiscard]] bool built_with_nccl();
 [[nodiscard]] bool built_with_mpi();

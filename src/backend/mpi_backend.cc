@@ -162,6 +162,7 @@ class MpiBackend final : public Backend {
   MpiBackend& operator=(const MpiBackend&) = delete;
 
   std::string_view name() const override { return "mpi"; }
+  BackendKind kind() const override { return BackendKind::kMpi; }
   int nranks() const override { return static_cast<int>(members_.size()); }
   int nlocal() const override { return comm_ == MPI_COMM_NULL ? 0 : 1; }
   int rank_of(int) const override { return rank_; }

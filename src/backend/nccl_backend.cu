@@ -95,6 +95,7 @@ class NcclBackend final : public Backend {
   }
 
   std::string_view name() const override { return "nccl"; }
+  BackendKind kind() const override { return BackendKind::kNccl; }
   int nranks() const override { return static_cast<int>(members_.size()); }
   int nlocal() const override { return static_cast<int>(locals_.size()); }
   int rank_of(int local) const override { return at(local).rank; }

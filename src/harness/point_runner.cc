@@ -24,7 +24,7 @@ void PointRunner::reserve(std::size_t send_bytes, std::size_t recv_bytes) {
 }
 
 void PointRunner::issue_one() {
-  const CallArgs args{*buffers_, sizing_, point_.dtype, point_.redop, point_.in_place, config_.params};
+  const CallArgs args{*buffers_, sizing_, point_.dtype, point_.redop, point_.in_place, params()};
   backend_.group_begin();
   for (int l = 0; l < backend_.nlocal(); ++l) point_.op->issue(backend_, l, args);
   backend_.group_end();
@@ -33,8 +33,7 @@ void PointRunner::issue_one() {
 void PointRunner::fill(std::uint32_t seed) {
   const Pattern pattern = make_pattern(point_.dtype, point_.redop, backend_.nranks(), seed);
   for (int l = 0; l < backend_.nlocal(); ++l) {
-    const DataLayout d = point_.op->layout(sizing_, backend_.rank_of(l), backend_.nranks(), point_.in_place,
-                                           config_.params);
+    const DataLayout d = point_.op->layout(sizing_, backend_.rank_of(l), backend_.nranks(), point_.in_place, params());
     for (const auto& f : d.fills) backend_.fill(*buffers_, l, f, pattern, point_.dtype);
   }
 }
@@ -43,7 +42,7 @@ void PointRunner::setup(const Point& p) {
   point_ = p;
   samples_us_.clear();
   batch_.reset();
-  sizing_ = p.op->sizing(p.requested_bytes, dtype_size(p.dtype), backend_.nranks(), config_.params);
+  sizing_ = p.op->sizing(p.requested_bytes, dtype_size(p.dtype), backend_.nranks(), params());
   reserve(sizing_.send_bytes, sizing_.recv_bytes);
   fill(0);
   // Warm-up, timed on the host only to size the batch when a time budget is set.
@@ -78,7 +77,7 @@ ResultRecord PointRunner::finish() {
   for (int i = 0; i < r.nranks; ++i) r.ranks.push_back(backend_.global_rank(i));
   r.dtype = std::string(dtype_name(point_.dtype));
   r.redop = std::string(redop_name(point_.redop));
-  r.root = op.has_root() ? config_.params.root : -1;
+  r.root = op.has_root() ? params().root : -1;
   r.size_bytes = sizing_.size_bytes;
   r.count = sizing_.count;
   r.in_place = point_.in_place;
@@ -91,9 +90,9 @@ ResultRecord PointRunner::finish() {
   r.ops_per_batch = ops_;
   r.warmup = config_.warmup;
   r.graph = config_.graph;
-  if (op.name() == "pair") {
-    r.pairs = config_.params.pairs;
-    r.bidirectional = config_.params.bidirectional;
+  if (op.needs_pairs()) {
+    r.pairs = params().pairs;
+    r.bidirectional = params().bidirectional;
   }
   batch_.reset();
   if (config_.checks > 0) {
@@ -102,9 +101,10 @@ ResultRecord PointRunner::finish() {
       fill(static_cast<std::uint32_t>(c));
       issue_one();
       backend_.synchronize();
-      const Pattern pattern = make_pattern(point_.dtype, point_.redop, backend_.nranks(), static_cast<std::uint32_t>(c));
+      const Pattern pattern =
+          make_pattern(point_.dtype, point_.redop, backend_.nranks(), static_cast<std::uint32_t>(c));
       for (int l = 0; l < backend_.nlocal(); ++l) {
-        const DataLayout d = op.layout(sizing_, backend_.rank_of(l), backend_.nranks(), point_.in_place, config_.params);
+        const DataLayout d = op.layout(sizing_, backend_.rank_of(l), backend_.nranks(), point_.in_place, params());
         for (const auto& chk : d.checks) wrong += backend_.count_wrong(*buffers_, l, chk, pattern, point_.dtype);
       }
     }

@@ -21,6 +21,7 @@ struct Point {
   RedOp redop = RedOp::kNone;
   std::uint64_t requested_bytes = 0;
   bool in_place = false;
+  const OpParams* params = nullptr;  // null: the config's; else must outlive the measurement
 };
 
 class PointRunner {
@@ -45,6 +46,7 @@ class PointRunner {
   [[nodiscard]] int ops_per_batch() const { return ops_; }
 
  private:
+  [[nodiscard]] const OpParams& params() const { return point_.params ? *point_.params : config_.params; }
   void issue_one();
   void fill(std::uint32_t seed);
 

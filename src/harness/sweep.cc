@@ -6,7 +6,9 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "collectives/registry.h"
@@ -44,9 +46,8 @@ std::vector<Point> plan_points(const BenchConfig& c) {
 }
 
 std::string point_name(const Point& p) {
-  return std::string(p.op->name()) + "/" + std::string(dtype_name(p.dtype)) + "/" +
-         std::string(redop_name(p.redop)) + "/" + std::to_string(p.requested_bytes) + "/" +
-         (p.in_place ? "in-place" : "out-of-place");
+  return std::string(p.op->name()) + "/" + std::string(dtype_name(p.dtype)) + "/" + std::string(redop_name(p.redop)) +
+         "/" + std::to_string(p.requested_bytes) + "/" + (p.in_place ? "in-place" : "out-of-place");
 }
 
 bool wants_benchmark_display(const std::vector<std::string>& args) {
@@ -56,11 +57,12 @@ bool wants_benchmark_display(const std::vector<std::string>& args) {
   return false;
 }
 
-SweepSummary run_sweep(Backend& backend, const World& world, const BenchConfig& config,
-                       const std::vector<Point>& points, RecordSink* sink) {
-  // Google Benchmark's flags; ranks other than 0 must not write --benchmark_out as well.
+namespace {
+
+// Google Benchmark's flags; ranks other than 0 must not write --benchmark_out as well.
+void init_benchmark(const World& world, const std::vector<std::string>& benchmark_args) {
   std::vector<std::string> args = {"pipebench"};
-  for (const auto& a : config.benchmark_args) {
+  for (const auto& a : benchmark_args) {
     if (world.rank() != 0 && starts_with(a, "--benchmark_out")) continue;
     args.push_back(a);
   }
@@ -69,55 +71,117 @@ SweepSummary run_sweep(Backend& backend, const World& world, const BenchConfig& 
   int argc = static_cast<int>(argv.size());
   benchmark::Initialize(&argc, argv.data());
   if (argc > 1) throw UsageError(std::string(argv[1]) + ": unknown Google Benchmark flag");
+}
 
-  PointRunner runner(backend, world, config);
-  std::size_t send_max = 0, recv_max = 0;
-  for (const auto& p : points) {
-    const Sizing s = p.op->sizing(p.requested_bytes, dtype_size(p.dtype), backend.nranks(), config.params);
-    send_max = std::max(send_max, s.send_bytes);
-    recv_max = std::max(recv_max, s.recv_bytes);
+// The record of a point that threw.
+ResultRecord failed_record(const Point& p, const Backend& comm, const std::string& msg) {
+  ResultRecord rec;
+  rec.op = std::string(p.op->name());
+  rec.backend = std::string(comm.name());
+  rec.nranks = comm.nranks();
+  rec.dtype = std::string(dtype_name(p.dtype));
+  rec.redop = std::string(redop_name(p.redop));
+  rec.size_bytes = p.requested_bytes;
+  rec.in_place = p.in_place;
+  rec.op_has_in_place = p.op->supports_in_place();
+  if (p.op->needs_pairs() && p.params) {
+    rec.pairs = p.params->pairs;
+    rec.bidirectional = p.params->bidirectional;
   }
-  runner.reserve(send_max, recv_max);
+  rec.error = msg;
+  return rec;
+}
 
-  SweepSummary summary;
-  for (const auto& p : points) {
-    const std::string name = point_name(p);
-    benchmark::RegisterBenchmark(name.c_str(), [&, p, name](benchmark::State& state) {
-      Watchdog dog(config.timeout_s, world, name);
-      ResultRecord rec;
-      try {
-        runner.setup(p);
-        for (auto _ : state) state.SetIterationTime(runner.time_batch());
-        rec = runner.finish();
-      } catch (const std::exception& e) {
-        const std::string msg = std::string(e.what());
-        if (world.size() > 1) {
-          // Other ranks may sit in a collective: end the job rather than hang it.
-          std::fprintf(stderr, "pipebench: %s failed on %s: %s; aborting the job\n", name.c_str(),
-                       world.where().c_str(), msg.c_str());
-          std::fflush(stderr);
-          world.abort(static_cast<int>(ExitCode::kRuntimeError));
-        }
-        state.SkipWithError(msg.c_str());
-        rec.op = std::string(p.op->name());
-        rec.backend = std::string(backend.name());
-        rec.nranks = backend.nranks();
-        rec.dtype = std::string(dtype_name(p.dtype));
-        rec.redop = std::string(redop_name(p.redop));
-        rec.size_bytes = p.requested_bytes;
-        rec.in_place = p.in_place;
-        rec.op_has_in_place = p.op->supports_in_place();
-        rec.error = msg;
+// The loop's state: one PointRunner at a time, on the communicator of the current run of points.
+class MeasuringLoop {
+ public:
+  MeasuringLoop(Backend& backend, const World& world, const BenchConfig& config, const std::vector<SweepPoint>& points,
+                RecordSink* sink)
+      : backend_(backend), world_(world), config_(config), points_(points), sink_(sink) {}
+
+  [[nodiscard]] Backend& comm_of(std::size_t i) const { return points_[i].comm ? *points_[i].comm : backend_; }
+  [[nodiscard]] Point point_of(std::size_t i) const {
+    Point p = points_[i].point;
+    if (points_[i].params) p.params = &*points_[i].params;
+    return p;
+  }
+  [[nodiscard]] std::string label_of(std::size_t i) const {
+    return points_[i].label.empty() ? point_name(points_[i].point) : points_[i].label;
+  }
+
+  // A runner for point i's communicator, its buffers sized for the run of points on it that starts at i.
+  void start_run(std::size_t i) {
+    runner_.reset();
+    runner_comm_ = nullptr;
+    Backend& comm = comm_of(i);
+    runner_ = std::make_unique<PointRunner>(comm, world_, config_);
+    std::size_t send_max = 0, recv_max = 0;
+    for (std::size_t j = i; j < points_.size() && &comm_of(j) == &comm; ++j) {
+      const Point p = point_of(j);
+      const OpParams& params = p.params ? *p.params : config_.params;
+      const Sizing s = p.op->sizing(p.requested_bytes, dtype_size(p.dtype), comm.nranks(), params);
+      send_max = std::max(send_max, s.send_bytes);
+      recv_max = std::max(recv_max, s.recv_bytes);
+    }
+    runner_->reserve(send_max, recv_max);
+    runner_comm_ = &comm;
+  }
+
+  void measure(std::size_t i, benchmark::State& state) {
+    const std::string name = label_of(i);
+    const Point p = point_of(i);
+    Watchdog dog(config_.timeout_s, world_, name);
+    ResultRecord rec;
+    try {
+      if (runner_comm_ != &comm_of(i)) start_run(i);  // (a --benchmark_filter may skip points)
+      runner_->setup(p);
+      for (auto _ : state) state.SetIterationTime(runner_->time_batch());
+      rec = runner_->finish();
+    } catch (const std::exception& e) {
+      const std::string msg = std::string(e.what());
+      if (world_.size() > 1) {
+        // Other ranks may sit in a collective: end the job rather than hang it.
+        std::fprintf(stderr, "pipebench: %s failed on %s: %s; aborting the job\n", name.c_str(), world_.where().c_str(),
+                     msg.c_str());
+        std::fflush(stderr);
+        world_.abort(static_cast<int>(ExitCode::kRuntimeError));
       }
-      state.counters["algbw_GBps"] = rec.algbw_gbps;
-      state.counters["busbw_GBps"] = rec.busbw_gbps;
-      state.counters["bytes"] = static_cast<double>(rec.size_bytes);
-      state.counters["wrong"] = static_cast<double>(rec.wrong);
-      ++summary.records;
-      if (!rec.error.empty()) ++summary.errors;
-      if (rec.wrong > 0) summary.wrong += static_cast<std::uint64_t>(rec.wrong);
-      if (sink) sink->add(rec);
-    })
+      state.SkipWithError(msg.c_str());
+      rec = failed_record(p, comm_of(i), msg);
+    }
+    state.counters["algbw_GBps"] = rec.algbw_gbps;
+    state.counters["busbw_GBps"] = rec.busbw_gbps;
+    state.counters["bytes"] = static_cast<double>(rec.size_bytes);
+    state.counters["wrong"] = static_cast<double>(rec.wrong);
+    ++summary_.records;
+    if (!rec.error.empty()) ++summary_.errors;
+    if (rec.wrong > 0) summary_.wrong += static_cast<std::uint64_t>(rec.wrong);
+    if (sink_) sink_->add(rec);
+  }
+
+  [[nodiscard]] const SweepSummary& summary() const { return summary_; }
+
+ private:
+  Backend& backend_;
+  const World& world_;
+  const BenchConfig& config_;
+  const std::vector<SweepPoint>& points_;
+  RecordSink* sink_;
+  std::unique_ptr<PointRunner> runner_;
+  Backend* runner_comm_ = nullptr;  // the communicator runner_ measures on
+  SweepSummary summary_;
+};
+
+}  // namespace
+
+SweepSummary run_sweep(Backend& backend, const World& world, const BenchConfig& config,
+                       const std::vector<SweepPoint>& points, RecordSink* sink) {
+  init_benchmark(world, config.benchmark_args);
+  MeasuringLoop loop(backend, world, config, points, sink);
+  if (!points.empty()) loop.start_run(0);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const std::string name = loop.label_of(i);
+    benchmark::RegisterBenchmark(name.c_str(), [&loop, i](benchmark::State& state) { loop.measure(i, state); })
         ->UseManualTime()
         ->Iterations(config.reps)
         ->Unit(benchmark::kMicrosecond);
@@ -130,7 +194,15 @@ SweepSummary run_sweep(Backend& backend, const World& world, const BenchConfig& 
     benchmark::RunSpecifiedBenchmarks(&quiet);
   }
   benchmark::ClearRegisteredBenchmarks();
-  return summary;
+  return loop.summary();
+}
+
+SweepSummary run_sweep(Backend& backend, const World& world, const BenchConfig& config,
+                       const std::vector<Point>& points, RecordSink* sink) {
+  std::vector<SweepPoint> items;
+  items.reserve(points.size());
+  for (const auto& p : points) items.push_back({p, std::nullopt, nullptr, {}});
+  return run_sweep(backend, world, config, items, sink);
 }
 
 }  // namespace pipebench

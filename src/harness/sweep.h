@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// Sweep: runs a list of points, each as a Google Benchmark benchmark with manual time and a fixed
-// iteration count (--reps), so --benchmark_format/--benchmark_out give Google Benchmark's own output
-// with the counters algbw_GBps, busbw_GBps and bytes. Every rank registers and runs the same
-// benchmarks; only rank 0 reports.
+// Sweep: the one measuring loop of every measuring command (bench, bench --plan, pairs, run). It runs a
+// list of points, each as a Google Benchmark benchmark with manual time and a fixed iteration count
+// (--reps), so --benchmark_format/--benchmark_out give Google Benchmark's own output with the counters
+// algbw_GBps, busbw_GBps and bytes; each point under the watchdog (-T), its failure caught, counted
+// and recorded; every record to the sink. Every rank registers and runs the same benchmarks; only
+// rank 0 reports.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +26,14 @@ struct SweepSummary {
   std::uint64_t wrong = 0;
 };
 
+// One point of the loop and where it runs.
+struct SweepPoint {
+  Point point;                     // point.params is set by the loop from `params`
+  std::optional<OpParams> params;  // empty: the config's
+  Backend* comm = nullptr;         // null: the loop's backend; else a communicator that outlives the loop
+  std::string label;               // names the benchmark and the watchdog's message; empty: point_name(point)
+};
+
 // The points of a config: op x dtype x redop (reducing ops) x size x {out-of-place, in-place}.
 [[nodiscard]] std::vector<Point> plan_points(const BenchConfig& config);
 
@@ -32,8 +43,15 @@ struct SweepSummary {
 // Whether --benchmark_format was given: Google Benchmark's console output then replaces our table.
 [[nodiscard]] bool wants_benchmark_display(const std::vector<std::string>& benchmark_args);
 
-// Throws UsageError for --benchmark_* flags Google Benchmark does not know.
-// sink may be null (ranks other than 0).
+// Measures every point in order; records go to sink, in order, failed points included (their error
+// set). A point that throws is counted in errors; with more than one process it aborts the job (other
+// ranks may wait in a collective). Points on the same communicator in a row share one buffer
+// allocation, sized for the largest of them. Throws UsageError for --benchmark_* flags Google Benchmark
+// does not know. sink may be null (ranks other than 0).
+[[nodiscard]] SweepSummary run_sweep(Backend& backend, const World& world, const BenchConfig& config,
+                                     const std::vector<SweepPoint>& points, RecordSink* sink);
+
+// The same for points on the loop's backend with the config's params.
 [[nodiscard]] SweepSummary run_sweep(Backend& backend, const World& world, const BenchConfig& config,
                                      const std::vector<Point>& points, RecordSink* sink);
 

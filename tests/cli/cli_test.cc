@@ -3,14 +3,35 @@
 
 #include <gtest/gtest.h>
 
+#include "app/bench_command.h"
+#include "app/commands.h"
+#include "app/run_command.h"
 #include "core/error.h"
+#include "core/word_lists.h"
 
 namespace pipebench {
 namespace {
 
-Command parse(std::vector<std::string> args) { return parse_command_line(args); }
+// A parse against the real command table; the table owns the command the line names.
+struct Parsed {
+  CommandTable table = make_command_table();
+  ParsedLine line;
+};
 
-std::string usage_error(std::vector<std::string> args) {
+Parsed parse(const std::vector<std::string>& args) {
+  Parsed p;
+  p.line = parse_line(p.table, args);
+  return p;
+}
+
+BenchConfig bench(const std::vector<std::string>& args) {
+  const Parsed p = parse(args);
+  const auto* command = dynamic_cast<const BenchCommand*>(p.line.command);
+  if (!command) throw std::runtime_error("not a bench command line");
+  return command->config();
+}
+
+std::string usage_error(const std::vector<std::string>& args) {
   try {
     (void)parse(args);
   } catch (const UsageError& e) {
@@ -20,36 +41,53 @@ std::string usage_error(std::vector<std::string> args) {
 }
 
 TEST(Cli, BenchTakesNcclTestsFlags) {
-  const Command c = parse({"bench", "--op", "all_reduce,all_gather", "-b", "8", "-e", "1M", "-f", "4", "-n", "7",
-                           "-w", "2", "-c", "0", "-d", "half", "-o", "max", "--reps", "3"});
-  ASSERT_EQ(c.kind, Command::Kind::kBench);
-  EXPECT_EQ(c.bench.ops, (std::vector<std::string>{"all_reduce", "all_gather"}));
-  EXPECT_EQ(c.bench.sizes_bytes.size(), 9u);  // 8, 32, ..., 512K: 8 * 4^9 = 2M is past -e
-  EXPECT_EQ(c.bench.sizes_bytes.back(), 512u << 10);
-  EXPECT_EQ(c.bench.iters, 7);
-  EXPECT_EQ(c.bench.warmup, 2);
-  EXPECT_EQ(c.bench.checks, 0);
-  EXPECT_EQ(c.bench.reps, 3);
-  EXPECT_EQ(c.bench.dtypes, std::vector<DType>{DType::kHalf});
-  EXPECT_EQ(c.bench.redops, std::vector<RedOp>{RedOp::kMax});
+  const Parsed p = parse({"bench", "--op",   "all_reduce,all_gather",
+                          "-b",    "8",      "-e",
+                          "1M",    "-f",     "4",
+                          "-n",    "7",      "-w",
+                          "2",     "-c",     "0",
+                          "-d",    "half",   "-o",
+                          "max",   "--reps", "3"});
+  ASSERT_EQ(p.line.kind, ParsedLine::Kind::kCommand);
+  ASSERT_EQ(p.line.command->name(), "bench");
+  const BenchConfig c = dynamic_cast<const BenchCommand&>(*p.line.command).config();
+  EXPECT_EQ(c.ops, (std::vector<std::string>{"all_reduce", "all_gather"}));
+  EXPECT_EQ(c.sizes_bytes.size(), 9u);  // 8, 32, ..., 512K: 8 * 4^9 = 2M is past -e
+  EXPECT_EQ(c.sizes_bytes.back(), 512u << 10);
+  EXPECT_EQ(c.iters, 7);
+  EXPECT_EQ(c.warmup, 2);
+  EXPECT_EQ(c.checks, 0);
+  EXPECT_EQ(c.reps, 3);
+  EXPECT_EQ(c.dtypes, std::vector<DType>{DType::kHalf});
+  EXPECT_EQ(c.redops, std::vector<RedOp>{RedOp::kMax});
 }
 
 TEST(Cli, DefaultsFollowNcclTests) {
-  const Command c = parse({"bench"});
-  EXPECT_EQ(c.bench.sizes_bytes, std::vector<std::uint64_t>{32u << 20});
-  EXPECT_EQ(c.bench.ops, std::vector<std::string>{"all_reduce"});
-  EXPECT_EQ(c.bench.iters, 20);
-  EXPECT_EQ(c.bench.checks, 1);
+  const BenchConfig c = bench({"bench"});
+  EXPECT_EQ(c.sizes_bytes, std::vector<std::uint64_t>{32u << 20});
+  EXPECT_EQ(c.ops, std::vector<std::string>{"all_reduce"});
+  EXPECT_EQ(c.iters, 20);
+  EXPECT_EQ(c.checks, 1);
 }
 
 TEST(Cli, OpAllTakesEveryOpButPairUnlessPairsAreGiven) {
-  EXPECT_EQ(parse({"bench", "--op", "all"}).bench.ops.size(), 5u);
-  EXPECT_EQ(parse({"bench", "--op", "all", "--pairs", "0:1"}).bench.ops.size(), 6u);
+  EXPECT_EQ(bench({"bench", "--op", "all"}).ops.size(), 5u);
+  EXPECT_EQ(bench({"bench", "--op", "all", "--pairs", "0:1"}).ops.size(), 6u);
 }
 
 TEST(Cli, GoogleBenchmarkFlagsPassThrough) {
-  const Command c = parse({"bench", "--benchmark_format=json", "--benchmark_out=x.json"});
-  EXPECT_EQ(c.bench.benchmark_args, (std::vector<std::string>{"--benchmark_format=json", "--benchmark_out=x.json"}));
+  const BenchConfig c = bench({"bench", "--benchmark_format=json", "--benchmark_out=x.json"});
+  EXPECT_EQ(c.benchmark_args, (std::vector<std::string>{"--benchmark_format=json", "--benchmark_out=x.json"}));
+}
+
+TEST(Cli, GoogleBenchmarkFlagsOnlyForBenchAndRun) {
+  const std::vector<std::vector<std::string>> lines = {
+      {"pairs"}, {"topo"}, {"predict", "--plan", "p.json"}, {"trace", "t.json"}};
+  for (auto line : lines) {
+    line.push_back("--benchmark_filter=x");
+    EXPECT_EQ(usage_error(line), "--benchmark_filter=x: Google Benchmark flags apply to bench and run only")
+        << line.front();
+  }
 }
 
 TEST(Cli, BadInputNamesTheFlagOrValue) {
@@ -76,20 +114,54 @@ TEST(Cli, BadInputNamesTheFlagOrValue) {
 }
 
 TEST(Cli, HelpAndVersionAreNotErrors) {
-  EXPECT_EQ(parse({"--help"}).kind, Command::Kind::kHelp);
-  EXPECT_NE(parse({"bench", "--help"}).help_text.find("--minbytes"), std::string::npos);
-  EXPECT_EQ(parse({"--version"}).kind, Command::Kind::kVersion);
-  EXPECT_EQ(parse({}).kind, Command::Kind::kHelp);
+  EXPECT_EQ(parse({"--help"}).line.kind, ParsedLine::Kind::kHelp);
+  EXPECT_NE(parse({"bench", "--help"}).line.help_text.find("--minbytes"), std::string::npos);
+  EXPECT_EQ(parse({"--version"}).line.kind, ParsedLine::Kind::kVersion);
+  EXPECT_EQ(parse({}).line.kind, ParsedLine::Kind::kHelp);
+  EXPECT_EQ(parse({"plan", "--help"}).line.help_text,
+            "Usage: pipebench plan [--json FILE] -- <Megatron-LM arguments>\n");
+}
+
+TEST(Cli, TopLevelHelpListsTheTableInOrder) {
+  const std::string help = parse({"--help"}).line.help_text;
+  std::size_t at = 0;
+  for (const char* name : {"bench", "run", "topo", "pairs", "predict", "trace"}) {
+    const std::size_t found = help.find(std::string("  ") + name + " ", at);
+    ASSERT_NE(found, std::string::npos) << name;
+    at = found;
+  }
 }
 
 TEST(Cli, RunHasDefaultsForTheMainJob) {
-  const Command c = parse({"run"});
-  ASSERT_EQ(c.kind, Command::Kind::kRun);
-  EXPECT_EQ(c.run.min_bytes, 8u);
-  EXPECT_EQ(c.run.max_bytes, 1u << 30);
-  EXPECT_EQ(c.run.factor, 4u);
-  EXPECT_EQ(c.run.host_ranks, 4);
+  const Parsed p = parse({"run"});
+  ASSERT_EQ(p.line.kind, ParsedLine::Kind::kCommand);
+  const RunOptions& o = dynamic_cast<const RunCommand&>(*p.line.command).options();
+  EXPECT_EQ(o.min_bytes, 8u);
+  EXPECT_EQ(o.max_bytes, 1u << 30);
+  EXPECT_EQ(o.factor, 4u);
+  EXPECT_EQ(o.host_ranks, 4);
   EXPECT_NE(usage_error({"run", "-e", "4", "-b", "8"}).find("-b 8 is larger than -e 4"), std::string::npos);
+}
+
+TEST(Cli, RunHandsWordsAfterTheSeparatorToMegatron) {
+  const Parsed p = parse({"run", "--benchmark_min_time=1", "--", "--num-layers", "4", "--benchmark_x"});
+  const RunOptions& o = dynamic_cast<const RunCommand&>(*p.line.command).options();
+  EXPECT_EQ(o.megatron_args, (std::vector<std::string>{"--num-layers", "4", "--benchmark_x"}));
+  EXPECT_EQ(o.benchmark_args, std::vector<std::string>{"--benchmark_min_time=1"});
+}
+
+TEST(Cli, OnlyMeasuringCommandsNeedTheWorld) {
+  for (const auto& c : make_command_table()) {
+    const bool measures = c->name() == "bench" || c->name() == "run" || c->name() == "pairs";
+    EXPECT_EQ(c->needs_world(), measures) << c->name();
+  }
+}
+
+TEST(Cli, PlanKeepsMegatronWordsAwayFromTheParser) {
+  EXPECT_EQ(parse({"plan", "--json", "p.json", "--", "--num-layers", "4"}).line.kind, ParsedLine::Kind::kCommand);
+  EXPECT_EQ(usage_error({"plan", "--bogus", "--", "--num-layers", "4"}),
+            "--bogus: unknown plan option (Megatron arguments go after --)");
+  EXPECT_EQ(usage_error({"plan", "--json"}), "--json: a file name is required");
 }
 
 TEST(ParseRankList, SortsAndRejectsDuplicates) {

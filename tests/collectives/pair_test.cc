@@ -59,5 +59,26 @@ TEST(PairOp, ARankReceivingTwiceGetsTwoSlots) {
   EXPECT_TRUE(pair_op().layout(s, 2, 3, false, p).fills.empty());  // rank 2 sends nothing
 }
 
+TEST(PairOp, TimesAPlanTransferOneWayOrBothWays) {
+  EXPECT_TRUE(pair_op().needs_pairs());
+  EXPECT_TRUE(pair_op().times_plan_transfers());
+  const OpParams forward = pair_op().transfer_params(true, false);
+  EXPECT_EQ(forward.pairs, (std::vector<RankPair>{{0, 1}}));
+  EXPECT_FALSE(forward.bidirectional);
+  EXPECT_EQ(pair_op().plan_label(forward), "send");
+  const OpParams backward = pair_op().transfer_params(false, true);
+  EXPECT_EQ(backward.pairs, (std::vector<RankPair>{{1, 0}}));
+  const OpParams both = pair_op().transfer_params(true, true);
+  EXPECT_TRUE(both.bidirectional);
+  EXPECT_EQ(pair_op().plan_label(both), "sendrecv both");
+}
+
+TEST(PairOp, OtherOpsNeedNoPairsAndNameThemselves) {
+  const Op& all_reduce = OpRegistry::instance().find("--op", "all_reduce");
+  EXPECT_FALSE(all_reduce.needs_pairs());
+  EXPECT_FALSE(all_reduce.times_plan_transfers());
+  EXPECT_EQ(all_reduce.plan_label(all_reduce.transfer_params(true, true)), "all_reduce");
+}
+
 }  // namespace
 }  // namespace pipebench

@@ -24,5 +24,15 @@ TEST(OpRegistry, UnknownOpNamesTheFlagAndTheChoices) {
   }
 }
 
+// bench --plan times a plan's send/recv with this op; a second one would make the choice ambiguous.
+TEST(OpRegistry, ExactlyOneOpTimesPlanTransfers) {
+  int count = 0;
+  for (const auto& name : OpRegistry::instance().names()) {
+    if (OpRegistry::instance().find("--op", name).times_plan_transfers()) ++count;
+  }
+  EXPECT_EQ(count, 1);
+  EXPECT_TRUE(OpRegistry::instance().plan_transfer_op().times_plan_transfers());
+}
+
 }  // namespace
 }  // namespace pipebench
