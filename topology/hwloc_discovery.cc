@@ -7,12 +7,15 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <vector>
 
 #include "core/error.h"
+#include "core/file_io.h"
 #include "topology/link_bandwidth.h"
 
 #if PB_HAVE_HWLOC
@@ -67,13 +70,62 @@ std::string info(hwloc_obj_t o, const char* name) {
 }
 
 bool is_gpu(hwloc_obj_t o) {
-  return o->type == HWLOC_OBJ_PCI_DEVICE && o->attr->pcidev.vendor_id == 0x10de && (o->attr->pcidev.class_id >> 8) == 0x03;
+  return o->type == HWLOC_OBJ_PCI_DEVICE && o->attr->pcidev.vendor_id == 0x10de &&
+         (o->attr->pcidev.class_id >> 8) == 0x03;
 }
 
 bool is_nic(hwloc_obj_t o) {
   if (o->type != HWLOC_OBJ_PCI_DEVICE) return false;
   const unsigned cls = o->attr->pcidev.class_id;
   return (cls >> 8) == 0x02 || cls == 0x0c06;  // network controller, or InfiniBand (serial bus class)
+}
+
+// The name of the first element of an XML file, after the prolog (declaration, comments, processing
+// instructions, DOCTYPE) however long it is: a valid export may start with a 50 MB comment. Reads in
+// chunks and keeps only the unread tail. "" when the file does not start like XML.
+std::string first_element_name(std::FILE* f) {
+  std::string buf, closer;  // closer: the text that ends the construct being skipped
+  std::vector<char> chunk(1 << 16);
+  bool eof = false;
+  const auto more = [&] {
+    const std::size_t n = eof ? 0 : std::fread(chunk.data(), 1, chunk.size(), f);
+    eof = n == 0;
+    buf.append(chunk.data(), n);
+    return n > 0;
+  };
+  if (more() && buf.compare(0, 3, "\xEF\xBB\xBF") == 0) buf.erase(0, 3);  // UTF-8 byte order mark
+  for (;;) {
+    if (!closer.empty()) {
+      const std::size_t end = buf.find(closer);
+      if (end == std::string::npos) {
+        buf.erase(0, buf.size() - std::min(buf.size(), closer.size() - 1));  // a closer split across chunks
+        if (!more()) return "";
+        continue;
+      }
+      buf.erase(0, end + closer.size());
+      closer.clear();
+    }
+    std::size_t i = 0;
+    while (i < buf.size() && std::isspace(static_cast<unsigned char>(buf[i]))) ++i;
+    buf.erase(0, i);
+    if (buf.size() < 16 && more()) continue;  // enough to tell the constructs apart
+    if (buf.empty() || buf[0] != '<') return "";
+    std::size_t opener = 0;
+    if (buf.compare(0, 4, "<!--") == 0)
+      closer = "-->", opener = 4;
+    else if (buf.compare(0, 2, "<?") == 0)
+      closer = "?>", opener = 2;
+    else if (buf.compare(0, 2, "<!") == 0)
+      closer = ">", opener = 2;
+    if (opener) {
+      buf.erase(0, opener);
+      continue;
+    }
+    std::size_t e = 1;
+    while (e < buf.size() && !std::isspace(static_cast<unsigned char>(buf[e])) && buf[e] != '>' && buf[e] != '/') ++e;
+    if (e == buf.size() && more()) continue;
+    return buf.substr(1, e - 1);
+  }
 }
 
 class Builder {
@@ -94,7 +146,8 @@ class Builder {
     } else if (o->type == HWLOC_OBJ_BRIDGE && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST) {
       n.kind = NodeKind::kHostBridge;
       char buf[64];
-      std::snprintf(buf, sizeof buf, "HostBridge %04x:[%02x-%02x]", static_cast<unsigned>(o->attr->bridge.downstream.pci.domain),
+      std::snprintf(buf, sizeof buf, "HostBridge %04x:[%02x-%02x]",
+                    static_cast<unsigned>(o->attr->bridge.downstream.pci.domain),
                     o->attr->bridge.downstream.pci.secondary_bus, o->attr->bridge.downstream.pci.subordinate_bus);
       n.label = buf;
     } else if (o->type == HWLOC_OBJ_BRIDGE) {
@@ -237,7 +290,8 @@ class Builder {
       if (gi < 0) continue;
       for (unsigned j = 0; j < d->nbobjs; ++j) {
         if (i == j || per_link_mbps <= 0) continue;
-        const int links = static_cast<int>(std::lround(static_cast<double>(d->values[i * d->nbobjs + j]) / per_link_mbps));
+        const int links =
+            static_cast<int>(std::lround(static_cast<double>(d->values[i * d->nbobjs + j]) / per_link_mbps));
         if (links <= 0) continue;
         hwloc_obj_t peer = d->objs[j];
         const int gj = gpu_of(peer);
@@ -253,10 +307,12 @@ class Builder {
     hwloc_distances_release(t_, d);
     for (std::size_t i = 0; i < n; ++i) {
       for (std::size_t j = 0; j < n; ++j) {
-        if (i != j && fabric[i] && fabric[j]) topo_.nvlinks[i][j] = std::max(topo_.nvlinks[i][j], std::min(fabric[i], fabric[j]));
+        if (i != j && fabric[i] && fabric[j])
+          topo_.nvlinks[i][j] = std::max(topo_.nvlinks[i][j], std::min(fabric[i], fabric[j]));
       }
       if (to_cpu[i]) {
-        topo_.notes.push_back("GPU " + std::to_string(i) + " has " + std::to_string(to_cpu[i]) + " NVLink(s) to its CPU");
+        topo_.notes.push_back("GPU " + std::to_string(i) + " has " + std::to_string(to_cpu[i]) +
+                              " NVLink(s) to its CPU");
       }
     }
   }
@@ -274,15 +330,14 @@ Topology discover_with_hwloc(const std::string& flag, const std::string& xml_pat
   if (!xml_path.empty()) {
     struct stat st {};
     if (stat(xml_path.c_str(), &st) != 0) throw UsageError(flag + " " + xml_path + ": no such file");
+    require_input_file(flag, xml_path);  // a FIFO, directory or device: one line, no blocking read
     if (st.st_size == 0) throw UsageError(flag + " " + xml_path + ": the file is empty");
     std::FILE* f = std::fopen(xml_path.c_str(), "rb");
     if (!f) throw UsageError(flag + " " + xml_path + ": cannot be read");
-    char head[4096] = {};
-    const std::size_t got = std::fread(head, 1, sizeof head - 1, f);
+    const std::string root = first_element_name(f);
     std::fclose(f);
-    const std::string start(head, got);
-    if (start.find("<topology") == std::string::npos && start.find("<root") == std::string::npos) {
-      const bool nccl = start.find("<system") != std::string::npos;
+    if (root != "topology" && root != "root") {  // hwloc 2.x and 1.x root elements
+      const bool nccl = root == "system";
       throw UsageError(flag + " " + xml_path + ": not an hwloc XML export" +
                        (nccl ? " (it looks like NCCL's topology format: use --nccl-xml)" : ""));
     }
@@ -291,8 +346,9 @@ Topology discover_with_hwloc(const std::string& flag, const std::string& xml_pat
     }
   }
   if (hwloc_topology_load(topo.get()) != 0) {
-    throw UsageError(xml_path.empty() ? std::string("hwloc could not discover this machine")
-                                      : flag + " " + xml_path + ": hwloc could not read it (truncated, or not an hwloc export?)");
+    throw UsageError(xml_path.empty()
+                         ? std::string("hwloc could not discover this machine")
+                         : flag + " " + xml_path + ": hwloc could not read it (truncated, or not an hwloc export?)");
   }
   if (!xml_path.empty() && !hwloc_get_next_pcidev(topo.get(), nullptr)) {
     throw UsageError(flag + " " + xml_path +
@@ -305,11 +361,18 @@ Topology discover_with_hwloc(const std::string& flag, const std::string& xml_pat
 }
 
 void export_hwloc_xml(const std::string& path) {
+  require_output_path("--export-xml", path);
   HwlocTopology topo;
   if (hwloc_topology_load(topo.get()) != 0) throw Error("hwloc could not discover this machine");
-  if (hwloc_topology_export_xml(topo.get(), path.c_str(), 0) != 0) {
-    throw UsageError("--export-xml " + path + ": cannot be written");
+  // hwloc would open the path itself (and write into a FIFO or device): export to memory, write here.
+  char* xml = nullptr;
+  int length = 0;
+  if (hwloc_topology_export_xmlbuffer(topo.get(), &xml, &length, 0) != 0 || !xml) {
+    throw Error("hwloc could not export this machine's topology as XML");
   }
+  const std::string text(xml, length > 0 ? static_cast<std::size_t>(length - 1) : 0);  // length counts the NUL
+  hwloc_free_xmlbuffer(topo.get(), xml);
+  write_output_file("--export-xml", path, text);
 }
 
 #endif

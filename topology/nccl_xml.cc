@@ -10,6 +10,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "core/file_io.h"
 #include "topology/link_bandwidth.h"
 
 #if PB_HAVE_TINYXML2
@@ -216,6 +217,7 @@ class Parser {
 Topology parse_nccl_xml(const std::string& flag, const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) throw UsageError(flag + " " + path + ": no such file");
+  require_input_file(flag, path);  // a FIFO, directory or device: one line, no blocking read
   if (st.st_size == 0) throw UsageError(flag + " " + path + ": the file is empty");
   tinyxml2::XMLDocument doc;
   if (doc.LoadFile(path.c_str()) != tinyxml2::XML_SUCCESS) {
