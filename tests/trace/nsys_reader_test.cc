@@ -322,18 +322,6 @@ TEST(NsysReader, ChromeTraceHasKernelsRangesProjectionsAndCudaCallsInMicrosecond
   EXPECT_EQ(events, 5);
 }
 
-#else
-
-TEST(NsysReader, BuiltWithoutSqliteSaysSo) {
-  try {
-    (void)read_nsys_sqlite("x.sqlite", TraceOptions{});
-    FAIL() << "no error";
-  } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("without SQLite"), std::string::npos);
-  }
-  EXPECT_FALSE(nsys_reader_available());
-}
-
 // Rows with end < start gave a negative minimum before; now they are skipped and counted.
 TEST(NsysReader, RowsWithEndBeforeStartOrANegativeStartAreSkippedAndCounted) {
   NsysFixture f(tmp_path("bad_times.sqlite"));
@@ -345,6 +333,7 @@ TEST(NsysReader, RowsWithEndBeforeStartOrANegativeStartAreSkippedAndCounted) {
   f.kernel(0, 13, -1000000000, 2000, ar, 4, 100);  // negative start
   f.kernel(-3, 7, 1000, 2000, gemm, 5, 100);       // no such device
   f.nvtx(100, 100, 900, 800, "backwards range");
+  f.close();
   TraceOptions o;
   o.by_nvtx = true;
   for (const bool by_nvtx : {false, true}) {
@@ -363,6 +352,18 @@ TEST(NsysReader, RowsWithEndBeforeStartOrANegativeStartAreSkippedAndCounted) {
     for (const auto& r : d.rows) EXPECT_GE(r.min_ns, 0) << r.name;
     EXPECT_LE(d.share(d.busy_ns), 1.0);
   }
+}
+
+#else
+
+TEST(NsysReader, BuiltWithoutSqliteSaysSo) {
+  try {
+    (void)read_nsys_sqlite("x.sqlite", TraceOptions{});
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("without SQLite"), std::string::npos);
+  }
+  EXPECT_FALSE(nsys_reader_available());
 }
 
 #endif
