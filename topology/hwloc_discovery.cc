@@ -8,10 +8,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <string_view>
 #include <vector>
 
 #include "core/error.h"
@@ -20,6 +22,9 @@
 
 #if PB_HAVE_HWLOC
 #include <hwloc.h>
+#if PB_HAVE_TINYXML2
+#include <tinyxml2.h>
+#endif
 #endif
 
 namespace pipebench {
@@ -80,52 +85,72 @@ bool is_nic(hwloc_obj_t o) {
   return (cls >> 8) == 0x02 || cls == 0x0c06;  // network controller, or InfiniBand (serial bus class)
 }
 
-// The name of the first element of an XML file, after the prolog (declaration, comments, processing
-// instructions, DOCTYPE) however long it is: a valid export may start with a 50 MB comment. Reads in
-// chunks and keeps only the unread tail. "" when the file does not start like XML.
-std::string first_element_name(std::FILE* f) {
-  std::string buf, closer;  // closer: the text that ends the construct being skipped
-  std::vector<char> chunk(1 << 16);
-  bool eof = false;
-  const auto more = [&] {
-    const std::size_t n = eof ? 0 : std::fread(chunk.data(), 1, chunk.size(), f);
-    eof = n == 0;
-    buf.append(chunk.data(), n);
-    return n > 0;
-  };
-  if (more() && buf.compare(0, 3, "\xEF\xBB\xBF") == 0) buf.erase(0, 3);  // UTF-8 byte order mark
+// Where the root element of an XML text starts, after the prolog (declaration, comments, processing
+// instructions, DOCTYPE) however long it is. A valid export may start with a 50 MB comment: more than
+// libxml2 accepts in one comment (10 MB without XML_PARSE_HUGE) and more than hwloc's own parser skips
+// (it knows only the declaration and DOCTYPE), so hwloc is given the text from the root element on (the
+// prolog holds nothing hwloc reads). npos when the text does not start like XML.
+std::size_t root_element_offset(std::string_view text) {
+  std::size_t i = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;  // UTF-8 byte order mark
   for (;;) {
-    if (!closer.empty()) {
-      const std::size_t end = buf.find(closer);
-      if (end == std::string::npos) {
-        buf.erase(0, buf.size() - std::min(buf.size(), closer.size() - 1));  // a closer split across chunks
-        if (!more()) return "";
-        continue;
-      }
-      buf.erase(0, end + closer.size());
-      closer.clear();
-    }
-    std::size_t i = 0;
-    while (i < buf.size() && std::isspace(static_cast<unsigned char>(buf[i]))) ++i;
-    buf.erase(0, i);
-    if (buf.size() < 16 && more()) continue;  // enough to tell the constructs apart
-    if (buf.empty() || buf[0] != '<') return "";
-    std::size_t opener = 0;
-    if (buf.compare(0, 4, "<!--") == 0)
-      closer = "-->", opener = 4;
-    else if (buf.compare(0, 2, "<?") == 0)
-      closer = "?>", opener = 2;
-    else if (buf.compare(0, 2, "<!") == 0)
-      closer = ">", opener = 2;
-    if (opener) {
-      buf.erase(0, opener);
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    if (i >= text.size() || text[i] != '<') return std::string_view::npos;
+    std::string_view closer;
+    if (text.compare(i, 4, "<!--") == 0)
+      closer = "-->";
+    else if (text.compare(i, 2, "<?") == 0)
+      closer = "?>";
+    else if (text.compare(i, 2, "<!") == 0)
+      closer = ">";
+    else
+      return i;
+    const std::size_t end = text.find(closer, i + 2);
+    if (end == std::string_view::npos) return std::string_view::npos;
+    i = end + closer.size();
+  }
+}
+
+std::string element_name_at(std::string_view text, std::size_t at) {
+  std::size_t e = at + 1;
+  while (e < text.size() && !std::isspace(static_cast<unsigned char>(text[e])) && text[e] != '>' && text[e] != '/') ++e;
+  return std::string(text.substr(at + 1, e - at - 1));
+}
+
+// hwloc drops a PCI object whose pci_busid it cannot parse, silently: find such GPUs in the text so
+// that their loss is said (tinyxml2 reads the same XML; without it, nothing can be said).
+std::vector<std::string> dropped_gpus(const std::string& flag, const std::string& path, std::string_view text) {
+  std::vector<std::string> out;
+#if PB_HAVE_TINYXML2
+  const std::size_t root = root_element_offset(text);
+  if (root == std::string_view::npos) return out;
+  const auto prolog_lines = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(root), '\n');
+  tinyxml2::XMLDocument doc;
+  if (doc.Parse(text.data() + root, text.size() - root) != tinyxml2::XML_SUCCESS) return out;
+  std::vector<const tinyxml2::XMLElement*> todo = {doc.RootElement()};
+  while (!todo.empty()) {
+    const tinyxml2::XMLElement* e = todo.back();
+    todo.pop_back();
+    if (!e) continue;
+    for (auto* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) todo.push_back(c);
+    const char* type = e->Attribute("type");
+    const char* pci = e->Attribute("pci_type");
+    if (!type || std::string_view(type) != "PCIDev" || !pci || std::string_view(pci).rfind("03", 0) != 0 ||
+        std::string_view(pci).find("[10de:") == std::string_view::npos) {
       continue;
     }
-    std::size_t e = 1;
-    while (e < buf.size() && !std::isspace(static_cast<unsigned char>(buf[e])) && buf[e] != '>' && buf[e] != '/') ++e;
-    if (e == buf.size() && more()) continue;
-    return buf.substr(1, e - 1);
+    const char* busid = e->Attribute("pci_busid");
+    unsigned domain = 0, bus = 0, dev = 0, fn = 0;
+    char extra = 0;
+    if (busid && std::sscanf(busid, "%x:%x:%x.%x%c", &domain, &bus, &dev, &fn, &extra) == 4) continue;
+    if (!busid) continue;  // hwloc keeps it as 0000:00:00.0; check_topology says so
+    out.push_back(flag + " " + path + ": the GPU at line " + std::to_string(e->GetLineNum() + prolog_lines) +
+                  " has a malformed pci_busid \"" + std::string(busid).substr(0, 40) +
+                  "\"; hwloc drops such a device, so it is missing here");
   }
+#else
+  (void)flag, (void)path, (void)text;
+#endif
+  return out;
 }
 
 class Builder {
@@ -327,21 +352,23 @@ class Builder {
 
 Topology discover_with_hwloc(const std::string& flag, const std::string& xml_path) {
   HwlocTopology topo;
+  std::string text;  // the XML; hwloc reads it in hwloc_topology_load
   if (!xml_path.empty()) {
     struct stat st {};
     if (stat(xml_path.c_str(), &st) != 0) throw UsageError(flag + " " + xml_path + ": no such file");
-    require_input_file(flag, xml_path);  // a FIFO, directory or device: one line, no blocking read
-    if (st.st_size == 0) throw UsageError(flag + " " + xml_path + ": the file is empty");
-    std::FILE* f = std::fopen(xml_path.c_str(), "rb");
-    if (!f) throw UsageError(flag + " " + xml_path + ": cannot be read");
-    const std::string root = first_element_name(f);
-    std::fclose(f);
-    if (root != "topology" && root != "root") {  // hwloc 2.x and 1.x root elements
-      const bool nccl = root == "system";
+    text = read_input_file(flag, xml_path);  // a FIFO, directory or device: one line, no blocking read
+    if (text.empty()) throw UsageError(flag + " " + xml_path + ": the file is empty");
+    const std::size_t root = root_element_offset(text);
+    const std::string name = root == std::string::npos ? std::string() : element_name_at(text, root);
+    if (name != "topology" && name != "root") {  // hwloc 2.x and 1.x root elements
       throw UsageError(flag + " " + xml_path + ": not an hwloc XML export" +
-                       (nccl ? " (it looks like NCCL's topology format: use --nccl-xml)" : ""));
+                       (name == "system" ? " (it looks like NCCL's topology format: use --nccl-xml)" : ""));
     }
-    if (hwloc_topology_set_xml(topo.get(), xml_path.c_str()) != 0) {
+    if (text.size() - root >= static_cast<std::size_t>(INT_MAX)) {
+      throw UsageError(flag + " " + xml_path + ": larger than hwloc reads (2 GiB)");
+    }
+    // The size counts the terminating NUL (std::string keeps one after its last character).
+    if (hwloc_topology_set_xmlbuffer(topo.get(), text.data() + root, static_cast<int>(text.size() - root + 1)) != 0) {
       throw UsageError(flag + " " + xml_path + ": hwloc could not read it (truncated, or not an hwloc export?)");
     }
   }
@@ -356,6 +383,7 @@ Topology discover_with_hwloc(const std::string& flag, const std::string& xml_pat
                      "lstopo-no-graphics --whole-io --of xml, or pipebench topo --export-xml)");
   }
   Topology t = Builder(topo.get()).build();
+  if (!text.empty()) t.problems = dropped_gpus(flag, xml_path, text);
   t.source = xml_path.empty() ? "hwloc (live)" : "hwloc XML " + xml_path;
   return t;
 }
