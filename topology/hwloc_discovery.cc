@@ -116,36 +116,54 @@ std::string element_name_at(std::string_view text, std::size_t at) {
   return std::string(text.substr(at + 1, e - at - 1));
 }
 
-// hwloc drops a PCI object whose pci_busid it cannot parse, silently: find such GPUs in the text so
-// that their loss is said (tinyxml2 reads the same XML; without it, nothing can be said).
-std::vector<std::string> dropped_gpus(const std::string& flag, const std::string& path, std::string_view text) {
+#if PB_HAVE_TINYXML2
+// A GPU object hwloc would drop silently (its pci_busid cannot be parsed), or "".
+std::string dropped_gpu(const tinyxml2::XMLElement* e) {
+  const char* type = e->Attribute("type");
+  const char* pci = e->Attribute("pci_type");
+  const char* busid = e->Attribute("pci_busid");
+  if (!type || std::string_view(type) != "PCIDev" || !pci || std::string_view(pci).rfind("03", 0) != 0 ||
+      std::string_view(pci).find("[10de:") == std::string_view::npos || !busid) {
+    return "";  // without a pci_busid hwloc keeps it as 0000:00:00.0; check_topology says so
+  }
+  unsigned domain = 0, bus = 0, dev = 0, fn = 0;
+  char extra = 0;
+  if (std::sscanf(busid, "%x:%x:%x.%x%c", &domain, &bus, &dev, &fn, &extra) == 4) return "";
+  return busid;
+}
+#endif
+
+// Reads the export with tinyxml2 before hwloc does. hwloc drops a GPU whose pci_busid it cannot parse,
+// silently: each such GPU is returned as a problem line. hwloc 2.9 crashes on an object with a cpuset but
+// no complete_cpuset (or a nodeset but no complete_nodeset): such a file is refused here. Without
+// tinyxml2, nothing is checked.
+std::vector<std::string> prescan_hwloc_xml(const std::string& flag, const std::string& path, std::string_view text) {
   std::vector<std::string> out;
 #if PB_HAVE_TINYXML2
   const std::size_t root = root_element_offset(text);
   if (root == std::string_view::npos) return out;
   const auto prolog_lines = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(root), '\n');
   tinyxml2::XMLDocument doc;
-  if (doc.Parse(text.data() + root, text.size() - root) != tinyxml2::XML_SUCCESS) return out;
+  if (doc.Parse(text.data() + root, text.size() - root) != tinyxml2::XML_SUCCESS) return out;  // hwloc says
   std::vector<const tinyxml2::XMLElement*> todo = {doc.RootElement()};
   while (!todo.empty()) {
     const tinyxml2::XMLElement* e = todo.back();
     todo.pop_back();
     if (!e) continue;
     for (auto* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) todo.push_back(c);
-    const char* type = e->Attribute("type");
-    const char* pci = e->Attribute("pci_type");
-    if (!type || std::string_view(type) != "PCIDev" || !pci || std::string_view(pci).rfind("03", 0) != 0 ||
-        std::string_view(pci).find("[10de:") == std::string_view::npos) {
-      continue;
+    const std::string line = std::to_string(e->GetLineNum() + prolog_lines);
+    for (const auto& [set, complete] :
+         {std::pair{"cpuset", "complete_cpuset"}, std::pair{"nodeset", "complete_nodeset"}}) {
+      if (e->Attribute(set) && !e->Attribute(complete)) {
+        throw UsageError(flag + " " + path + ": the object at line " + line + " has a " + set + " but no " + complete +
+                         " (not an hwloc export, or damaged)");
+      }
     }
-    const char* busid = e->Attribute("pci_busid");
-    unsigned domain = 0, bus = 0, dev = 0, fn = 0;
-    char extra = 0;
-    if (busid && std::sscanf(busid, "%x:%x:%x.%x%c", &domain, &bus, &dev, &fn, &extra) == 4) continue;
-    if (!busid) continue;  // hwloc keeps it as 0000:00:00.0; check_topology says so
-    out.push_back(flag + " " + path + ": the GPU at line " + std::to_string(e->GetLineNum() + prolog_lines) +
-                  " has a malformed pci_busid \"" + std::string(busid).substr(0, 40) +
-                  "\"; hwloc drops such a device, so it is missing here");
+    const std::string busid = dropped_gpu(e);
+    if (!busid.empty()) {
+      out.push_back(flag + " " + path + ": the GPU at line " + line + " has a malformed pci_busid \"" +
+                    busid.substr(0, 40) + "\"; hwloc drops such a device, so it is missing here");
+    }
   }
 #else
   (void)flag, (void)path, (void)text;
@@ -353,6 +371,7 @@ class Builder {
 Topology discover_with_hwloc(const std::string& flag, const std::string& xml_path) {
   HwlocTopology topo;
   std::string text;  // the XML; hwloc reads it in hwloc_topology_load
+  std::vector<std::string> problems;
   if (!xml_path.empty()) {
     struct stat st {};
     if (stat(xml_path.c_str(), &st) != 0) throw UsageError(flag + " " + xml_path + ": no such file");
@@ -367,6 +386,7 @@ Topology discover_with_hwloc(const std::string& flag, const std::string& xml_pat
     if (text.size() - root >= static_cast<std::size_t>(INT_MAX)) {
       throw UsageError(flag + " " + xml_path + ": larger than hwloc reads (2 GiB)");
     }
+    problems = prescan_hwloc_xml(flag, xml_path, text);
     // The size counts the terminating NUL (std::string keeps one after its last character).
     if (hwloc_topology_set_xmlbuffer(topo.get(), text.data() + root, static_cast<int>(text.size() - root + 1)) != 0) {
       throw UsageError(flag + " " + xml_path + ": hwloc could not read it (truncated, or not an hwloc export?)");
@@ -383,7 +403,7 @@ Topology discover_with_hwloc(const std::string& flag, const std::string& xml_pat
                      "lstopo-no-graphics --whole-io --of xml, or pipebench topo --export-xml)");
   }
   Topology t = Builder(topo.get()).build();
-  if (!text.empty()) t.problems = dropped_gpus(flag, xml_path, text);
+  t.problems = std::move(problems);
   t.source = xml_path.empty() ? "hwloc (live)" : "hwloc XML " + xml_path;
   return t;
 }

@@ -39,6 +39,12 @@ TimeField ns_of(const json& e, const char* key) {
   return {true, true, static_cast<std::int64_t>(std::llround(ns))};
 }
 
+// A string field, or "" when it is absent or not a string (json::value would throw on a number).
+std::string str_of(const json& e, const char* key) {
+  auto it = e.find(key);
+  return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 std::optional<std::int64_t> int_of(const json& v) {
   if (v.is_number_integer()) return v.get<std::int64_t>();
   if (v.is_number_float()) {
@@ -123,7 +129,7 @@ class KinetoReader {
 
   static CollectiveRow collective_of(const json& args) {
     CollectiveRow c;
-    c.op = normalize_collective(args.value("Collective name", std::string()));
+    c.op = normalize_collective(str_of(args, "Collective name"));
     const auto in = arg_int(args, "In msg nelems"), out = arg_int(args, "Out msg nelems");
     // PARAM's profiler_trace_analysis: the message is the larger of input and output (C2); that is
     // also what the plan lists (all_gather: the gathered output, reduce_scatter: the input).
@@ -141,8 +147,8 @@ class KinetoReader {
   }
 
   void event(const json& e) {
-    if (e.value("ph", std::string()) != "X") return;
-    const std::string cat = e.value("cat", std::string());
+    if (str_of(e, "ph") != "X") return;
+    const std::string cat = str_of(e, "cat");
     const auto ts = ns_of(e, "ts"), dur = ns_of(e, "dur");
     static const json kNoArgs = json::object();
     auto args_it = e.find("args");
@@ -176,7 +182,7 @@ class KinetoReader {
       k.comm = is_nccl_kernel(name) || tagged;
       if (tagged) kernel_comms_.push_back(CommOp{-1, k.device, collective_of(args)});
       kernels_.push_back(k);
-    } else if (cat == "cpu_op" && e.value("name", std::string()) == "record_param_comms") {
+    } else if (cat == "cpu_op" && str_of(e, "name") == "record_param_comms") {
       if (!args.contains("Collective name")) {
         ++skipped_["record_param_comms without \"Collective name\""];
         return;
