@@ -154,7 +154,7 @@ std::vector<std::string> prescan_hwloc_xml(const std::string& flag, const std::s
     const std::string line = std::to_string(e->GetLineNum() + prolog_lines);
     for (const auto& [set, complete] :
          {std::pair{"cpuset", "complete_cpuset"}, std::pair{"nodeset", "complete_nodeset"}}) {
-      if (e->Attribute(set) && !e->Attribute(complete)) {
+      if (std::string_view(e->Name()) == "object" && e->Attribute(set) && !e->Attribute(complete)) {
         throw UsageError(flag + " " + path + ": the object at line " + line + " has a " + set + " but no " + complete +
                          " (not an hwloc export, or damaged)");
       }

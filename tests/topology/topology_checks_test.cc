@@ -108,6 +108,24 @@ TEST(TopologyChecks, HwlocGpuWithABadBusIdIsNotDroppedInSilence) {
       << all(v.warnings);
 }
 
+// Found by the hwloc XML fuzz target: hwloc 2.9 crashed (SIGSEGV) on an object without complete_cpuset.
+TEST(TopologyChecks, AnHwlocObjectWithACpusetButNoCompleteCpusetIsBadInputNotACrash) {
+  if (!built_with_hwloc() || !built_with_xml_parser()) GTEST_SKIP() << "built without hwloc or tinyxml2";
+  DiscoveryOptions o;
+  o.hwloc_xml =
+      write("nocomplete.xml", replaced(slurp(kTwoSwitch), "cpuset=\"0x00000020\" complete_cpuset=\"0x00000020\"",
+                                       "cpuset=\"0x00000020\" other=\"0x00000020\""));
+  std::string error = "(no error)";
+  try {
+    (void)discover_topology(o);
+  } catch (const UsageError& e) {
+    error = e.what();
+  }
+  std::remove(o.hwloc_xml.c_str());
+  EXPECT_NE(error.find("has a cpuset but no complete_cpuset (not an hwloc export, or damaged)"), std::string::npos)
+      << error;
+}
+
 // Before: the first 4 KiB were searched for <topology>, so a valid file with a long comment was refused.
 TEST(TopologyChecks, AValidHwlocExportWithA50MegabyteLeadingCommentIsRead) {
   if (!built_with_hwloc()) GTEST_SKIP() << "built without hwloc";
