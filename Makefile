@@ -8,7 +8,7 @@
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
-.PHONY: all deps test run bench clean build-all test-all bench-all config format format-check
+.PHONY: all deps test run bench clean build-all test-all bench-all config format format-check fuzz fuzz-smoke fuzz-random fuzz-libfuzzer
 
 CUDA_HOME ?= /usr/local/cuda
 NCCL_HOME ?=
@@ -125,6 +125,7 @@ all: deps
 
 test: deps
 	@$(MAKE) -j$(JOBS) build-all $(UNIT_TESTS) $(MPI_TESTS) $(GPU_TESTS)
+	@$(MAKE) -j$(JOBS) fuzz-smoke
 	@$(MAKE) test-all
 
 run: deps
@@ -217,6 +218,64 @@ test-all:
 
 bench-all:
 	@MPIRUN="$(MPIRUN)" OVERHEAD="$(OVERHEAD)" SIM_BENCH="$(SIM_BENCH)" TRACE_BENCH="$(TRACE_BENCH)" HAVE_NCCL=$(HAVE_NCCL) bash tests/run_bench.sh
+
+# ---- fuzzing ----------------------------------------------------------------------------------
+# One target per parser: tests/fuzz/NAME_fuzz.cc with its corpus in tests/fuzz/corpus/NAME/. `make fuzz`
+# runs each for FUZZ_SECONDS with libFuzzer and AddressSanitizer where clang++ can build -fsanitize=fuzzer,
+# else with the seeded random-mutation driver (tests/fuzz/random_driver.cc) built by g++. `make test` runs
+# the driver for FUZZ_SMOKE_SECONDS per target (fuzz-smoke). A crash or a hang fails the target.
+FUZZ_TARGETS := $(patsubst tests/fuzz/%_fuzz.cc,%,$(wildcard tests/fuzz/*_fuzz.cc))
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 3
+FUZZ_SEED ?= 1
+FUZZ_TIMEOUT ?= 10
+CLANGXX ?= clang++
+LIB_ARCHIVE := $(BUILD)/libpipebench.a
+FUZZ_DRIVERS := $(foreach t,$(FUZZ_TARGETS),$(BIN)/fuzz_$(t))
+# The sources the targets reach, built again by clang with ASan and coverage for libFuzzer.
+FUZZ_CLANG_SRCS := $(wildcard src/core/*.cc) src/megatron/model_args.cc topology/nccl_xml.cc topology/topology.cc \
+                   topology/link_bandwidth.cc topology/topology_checks.cc topology/hwloc_discovery.cc \
+                   $(filter-out $(SQLITE_ONLY) src/trace/nsys_reader.cc src/trace/plan_check.cc,$(wildcard src/trace/*.cc))
+FUZZ_CLANG := $(BUILD)/fuzz-clang
+FUZZ_CLANG_FLAGS := -O1 -g -std=c++17 -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_LIBFUZZERS := $(foreach t,$(FUZZ_TARGETS),$(FUZZ_CLANG)/bin/fuzz_$(t))
+
+fuzz: deps
+	@if echo 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }' | \
+	    $(CLANGXX) -x c++ -fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1; then \
+	  $(MAKE) -j$(JOBS) fuzz-libfuzzer; \
+	else echo "make fuzz: no clang++ with libFuzzer here; using the random-mutation driver"; $(MAKE) -j$(JOBS) fuzz-random; fi
+
+fuzz-smoke: $(FUZZ_DRIVERS)
+	@FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) FUZZ_SEED=$(FUZZ_SEED) FUZZ_TIMEOUT=$(FUZZ_TIMEOUT) BIN=$(BIN) bash tests/fuzz/run_fuzz.sh random $(FUZZ_TARGETS)
+
+fuzz-random: $(FUZZ_DRIVERS)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_SEED=$(FUZZ_SEED) FUZZ_TIMEOUT=$(FUZZ_TIMEOUT) BIN=$(BIN) bash tests/fuzz/run_fuzz.sh random $(FUZZ_TARGETS)
+
+fuzz-libfuzzer: $(FUZZ_LIBFUZZERS)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_SEED=$(FUZZ_SEED) FUZZ_TIMEOUT=$(FUZZ_TIMEOUT) BIN=$(FUZZ_CLANG)/bin WORK=$(FUZZ_CLANG)/corpus \
+	  bash tests/fuzz/run_fuzz.sh libfuzzer $(FUZZ_TARGETS)
+
+.SECONDARY: $(call obj,$(wildcard tests/fuzz/*.cc)) $(patsubst %,$(FUZZ_CLANG)/obj/%.o,$(wildcard tests/fuzz/*.cc))
+
+$(LIB_ARCHIVE): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN)/fuzz_%: $(call obj,tests/fuzz/%_fuzz.cc tests/fuzz/random_driver.cc) $(LIB_ARCHIVE) | $(BIN)
+	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+
+$(FUZZ_CLANG)/libfuzzed.a: $(patsubst %,$(FUZZ_CLANG)/obj/%.o,$(FUZZ_CLANG_SRCS))
+	@rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_CLANG)/bin/fuzz_%: $(FUZZ_CLANG)/obj/tests/fuzz/%_fuzz.cc.o $(FUZZ_CLANG)/libfuzzed.a
+	@mkdir -p $(dir $@)
+	$(CLANGXX) $(FUZZ_CLANG_FLAGS) -fsanitize=fuzzer -o $@ $^ $(filter-out -lbenchmark,$(LDLIBS))
+
+$(FUZZ_CLANG)/obj/%.cc.o: %.cc
+	@mkdir -p $(dir $@)
+	$(CLANGXX) $(CPPFLAGS) $(FUZZ_CLANG_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(BUILD)/obj/%.cc.o: %.cc
 	@mkdir -p $(dir $@)

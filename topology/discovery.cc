@@ -11,6 +11,7 @@
 #include "topology/nccl_xml.h"
 #include "topology/nvml_probe.h"
 #include "topology/sysfs_links.h"
+#include "topology/topology_checks.h"
 
 #if PB_HAVE_NCCL
 #include "backend/cuda_topology.h"
@@ -76,9 +77,11 @@ void sample_under_load(Topology& t) {
 
 TopologyView analyze_topology(Topology t, bool under_load) {
   TopologyView v;
+  const std::vector<std::string> problems = check_topology(t);  // first: resets absurd link values
   v.gpu_pairs = classify_gpu_pairs(t);
   v.nic_pairs = classify_gpu_nic_pairs(t);
   v.warnings = link_warnings(t, v.gpu_pairs, v.nic_pairs, under_load);
+  v.warnings.insert(v.warnings.begin(), problems.begin(), problems.end());
   v.under_load = under_load;
   v.topology = std::move(t);
   return v;

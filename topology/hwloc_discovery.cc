@@ -7,16 +7,24 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <string_view>
+#include <vector>
 
 #include "core/error.h"
+#include "core/file_io.h"
 #include "topology/link_bandwidth.h"
 
 #if PB_HAVE_HWLOC
 #include <hwloc.h>
+#if PB_HAVE_TINYXML2
+#include <tinyxml2.h>
+#endif
 #endif
 
 namespace pipebench {
@@ -67,13 +75,100 @@ std::string info(hwloc_obj_t o, const char* name) {
 }
 
 bool is_gpu(hwloc_obj_t o) {
-  return o->type == HWLOC_OBJ_PCI_DEVICE && o->attr->pcidev.vendor_id == 0x10de && (o->attr->pcidev.class_id >> 8) == 0x03;
+  return o->type == HWLOC_OBJ_PCI_DEVICE && o->attr->pcidev.vendor_id == 0x10de &&
+         (o->attr->pcidev.class_id >> 8) == 0x03;
 }
 
 bool is_nic(hwloc_obj_t o) {
   if (o->type != HWLOC_OBJ_PCI_DEVICE) return false;
   const unsigned cls = o->attr->pcidev.class_id;
   return (cls >> 8) == 0x02 || cls == 0x0c06;  // network controller, or InfiniBand (serial bus class)
+}
+
+// Where the root element of an XML text starts, after the prolog (declaration, comments, processing
+// instructions, DOCTYPE) however long it is. A valid export may start with a 50 MB comment: more than
+// libxml2 accepts in one comment (10 MB without XML_PARSE_HUGE) and more than hwloc's own parser skips
+// (it knows only the declaration and DOCTYPE), so hwloc is given the text from the root element on (the
+// prolog holds nothing hwloc reads). npos when the text does not start like XML.
+std::size_t root_element_offset(std::string_view text) {
+  std::size_t i = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;  // UTF-8 byte order mark
+  for (;;) {
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    if (i >= text.size() || text[i] != '<') return std::string_view::npos;
+    std::string_view closer;
+    if (text.compare(i, 4, "<!--") == 0)
+      closer = "-->";
+    else if (text.compare(i, 2, "<?") == 0)
+      closer = "?>";
+    else if (text.compare(i, 2, "<!") == 0)
+      closer = ">";
+    else
+      return i;
+    const std::size_t end = text.find(closer, i + 2);
+    if (end == std::string_view::npos) return std::string_view::npos;
+    i = end + closer.size();
+  }
+}
+
+std::string element_name_at(std::string_view text, std::size_t at) {
+  std::size_t e = at + 1;
+  while (e < text.size() && !std::isspace(static_cast<unsigned char>(text[e])) && text[e] != '>' && text[e] != '/') ++e;
+  return std::string(text.substr(at + 1, e - at - 1));
+}
+
+#if PB_HAVE_TINYXML2
+// A GPU object hwloc would drop silently (its pci_busid cannot be parsed), or "".
+std::string dropped_gpu(const tinyxml2::XMLElement* e) {
+  const char* type = e->Attribute("type");
+  const char* pci = e->Attribute("pci_type");
+  const char* busid = e->Attribute("pci_busid");
+  if (!type || std::string_view(type) != "PCIDev" || !pci || std::string_view(pci).rfind("03", 0) != 0 ||
+      std::string_view(pci).find("[10de:") == std::string_view::npos || !busid) {
+    return "";  // without a pci_busid hwloc keeps it as 0000:00:00.0; check_topology says so
+  }
+  unsigned domain = 0, bus = 0, dev = 0, fn = 0;
+  char extra = 0;
+  if (std::sscanf(busid, "%x:%x:%x.%x%c", &domain, &bus, &dev, &fn, &extra) == 4) return "";
+  return busid;
+}
+#endif
+
+// Reads the export with tinyxml2 before hwloc does. hwloc drops a GPU whose pci_busid it cannot parse,
+// silently: each such GPU is returned as a problem line. hwloc 2.9 crashes on an object with a cpuset but
+// no complete_cpuset (or a nodeset but no complete_nodeset): such a file is refused here. Without
+// tinyxml2, nothing is checked.
+std::vector<std::string> prescan_hwloc_xml(const std::string& flag, const std::string& path, std::string_view text) {
+  std::vector<std::string> out;
+#if PB_HAVE_TINYXML2
+  const std::size_t root = root_element_offset(text);
+  if (root == std::string_view::npos) return out;
+  const auto prolog_lines = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(root), '\n');
+  tinyxml2::XMLDocument doc;
+  if (doc.Parse(text.data() + root, text.size() - root) != tinyxml2::XML_SUCCESS) return out;  // hwloc says
+  std::vector<const tinyxml2::XMLElement*> todo = {doc.RootElement()};
+  while (!todo.empty()) {
+    const tinyxml2::XMLElement* e = todo.back();
+    todo.pop_back();
+    if (!e) continue;
+    for (auto* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) todo.push_back(c);
+    const std::string line = std::to_string(e->GetLineNum() + prolog_lines);
+    for (const auto& [set, complete] :
+         {std::pair{"cpuset", "complete_cpuset"}, std::pair{"nodeset", "complete_nodeset"}}) {
+      if (std::string_view(e->Name()) == "object" && e->Attribute(set) && !e->Attribute(complete)) {
+        throw UsageError(flag + " " + path + ": the object at line " + line + " has a " + set + " but no " + complete +
+                         " (not an hwloc export, or damaged)");
+      }
+    }
+    const std::string busid = dropped_gpu(e);
+    if (!busid.empty()) {
+      out.push_back(flag + " " + path + ": the GPU at line " + line + " has a malformed pci_busid \"" +
+                    busid.substr(0, 40) + "\"; hwloc drops such a device, so it is missing here");
+    }
+  }
+#else
+  (void)flag, (void)path, (void)text;
+#endif
+  return out;
 }
 
 class Builder {
@@ -94,7 +189,8 @@ class Builder {
     } else if (o->type == HWLOC_OBJ_BRIDGE && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST) {
       n.kind = NodeKind::kHostBridge;
       char buf[64];
-      std::snprintf(buf, sizeof buf, "HostBridge %04x:[%02x-%02x]", static_cast<unsigned>(o->attr->bridge.downstream.pci.domain),
+      std::snprintf(buf, sizeof buf, "HostBridge %04x:[%02x-%02x]",
+                    static_cast<unsigned>(o->attr->bridge.downstream.pci.domain),
                     o->attr->bridge.downstream.pci.secondary_bus, o->attr->bridge.downstream.pci.subordinate_bus);
       n.label = buf;
     } else if (o->type == HWLOC_OBJ_BRIDGE) {
@@ -237,7 +333,8 @@ class Builder {
       if (gi < 0) continue;
       for (unsigned j = 0; j < d->nbobjs; ++j) {
         if (i == j || per_link_mbps <= 0) continue;
-        const int links = static_cast<int>(std::lround(static_cast<double>(d->values[i * d->nbobjs + j]) / per_link_mbps));
+        const int links =
+            static_cast<int>(std::lround(static_cast<double>(d->values[i * d->nbobjs + j]) / per_link_mbps));
         if (links <= 0) continue;
         hwloc_obj_t peer = d->objs[j];
         const int gj = gpu_of(peer);
@@ -253,10 +350,12 @@ class Builder {
     hwloc_distances_release(t_, d);
     for (std::size_t i = 0; i < n; ++i) {
       for (std::size_t j = 0; j < n; ++j) {
-        if (i != j && fabric[i] && fabric[j]) topo_.nvlinks[i][j] = std::max(topo_.nvlinks[i][j], std::min(fabric[i], fabric[j]));
+        if (i != j && fabric[i] && fabric[j])
+          topo_.nvlinks[i][j] = std::max(topo_.nvlinks[i][j], std::min(fabric[i], fabric[j]));
       }
       if (to_cpu[i]) {
-        topo_.notes.push_back("GPU " + std::to_string(i) + " has " + std::to_string(to_cpu[i]) + " NVLink(s) to its CPU");
+        topo_.notes.push_back("GPU " + std::to_string(i) + " has " + std::to_string(to_cpu[i]) +
+                              " NVLink(s) to its CPU");
       }
     }
   }
@@ -271,28 +370,32 @@ class Builder {
 
 Topology discover_with_hwloc(const std::string& flag, const std::string& xml_path) {
   HwlocTopology topo;
+  std::string text;  // the XML; hwloc reads it in hwloc_topology_load
+  std::vector<std::string> problems;
   if (!xml_path.empty()) {
     struct stat st {};
     if (stat(xml_path.c_str(), &st) != 0) throw UsageError(flag + " " + xml_path + ": no such file");
-    if (st.st_size == 0) throw UsageError(flag + " " + xml_path + ": the file is empty");
-    std::FILE* f = std::fopen(xml_path.c_str(), "rb");
-    if (!f) throw UsageError(flag + " " + xml_path + ": cannot be read");
-    char head[4096] = {};
-    const std::size_t got = std::fread(head, 1, sizeof head - 1, f);
-    std::fclose(f);
-    const std::string start(head, got);
-    if (start.find("<topology") == std::string::npos && start.find("<root") == std::string::npos) {
-      const bool nccl = start.find("<system") != std::string::npos;
+    text = read_input_file(flag, xml_path);  // a FIFO, directory or device: one line, no blocking read
+    if (text.empty()) throw UsageError(flag + " " + xml_path + ": the file is empty");
+    const std::size_t root = root_element_offset(text);
+    const std::string name = root == std::string::npos ? std::string() : element_name_at(text, root);
+    if (name != "topology" && name != "root") {  // hwloc 2.x and 1.x root elements
       throw UsageError(flag + " " + xml_path + ": not an hwloc XML export" +
-                       (nccl ? " (it looks like NCCL's topology format: use --nccl-xml)" : ""));
+                       (name == "system" ? " (it looks like NCCL's topology format: use --nccl-xml)" : ""));
     }
-    if (hwloc_topology_set_xml(topo.get(), xml_path.c_str()) != 0) {
+    if (text.size() - root >= static_cast<std::size_t>(INT_MAX)) {
+      throw UsageError(flag + " " + xml_path + ": larger than hwloc reads (2 GiB)");
+    }
+    problems = prescan_hwloc_xml(flag, xml_path, text);
+    // The size counts the terminating NUL (std::string keeps one after its last character).
+    if (hwloc_topology_set_xmlbuffer(topo.get(), text.data() + root, static_cast<int>(text.size() - root + 1)) != 0) {
       throw UsageError(flag + " " + xml_path + ": hwloc could not read it (truncated, or not an hwloc export?)");
     }
   }
   if (hwloc_topology_load(topo.get()) != 0) {
-    throw UsageError(xml_path.empty() ? std::string("hwloc could not discover this machine")
-                                      : flag + " " + xml_path + ": hwloc could not read it (truncated, or not an hwloc export?)");
+    throw UsageError(xml_path.empty()
+                         ? std::string("hwloc could not discover this machine")
+                         : flag + " " + xml_path + ": hwloc could not read it (truncated, or not an hwloc export?)");
   }
   if (!xml_path.empty() && !hwloc_get_next_pcidev(topo.get(), nullptr)) {
     throw UsageError(flag + " " + xml_path +
@@ -300,16 +403,24 @@ Topology discover_with_hwloc(const std::string& flag, const std::string& xml_pat
                      "lstopo-no-graphics --whole-io --of xml, or pipebench topo --export-xml)");
   }
   Topology t = Builder(topo.get()).build();
+  t.problems = std::move(problems);
   t.source = xml_path.empty() ? "hwloc (live)" : "hwloc XML " + xml_path;
   return t;
 }
 
 void export_hwloc_xml(const std::string& path) {
+  require_output_path("--export-xml", path);
   HwlocTopology topo;
   if (hwloc_topology_load(topo.get()) != 0) throw Error("hwloc could not discover this machine");
-  if (hwloc_topology_export_xml(topo.get(), path.c_str(), 0) != 0) {
-    throw UsageError("--export-xml " + path + ": cannot be written");
+  // hwloc would open the path itself (and write into a FIFO or device): export to memory, write here.
+  char* xml = nullptr;
+  int length = 0;
+  if (hwloc_topology_export_xmlbuffer(topo.get(), &xml, &length, 0) != 0 || !xml) {
+    throw Error("hwloc could not export this machine's topology as XML");
   }
+  const std::string text(xml, length > 0 ? static_cast<std::size_t>(length - 1) : 0);  // length counts the NUL
+  hwloc_free_xmlbuffer(topo.get(), xml);
+  write_output_file("--export-xml", path, text);
 }
 
 #endif

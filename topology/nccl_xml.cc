@@ -6,11 +6,15 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 
 #include "core/error.h"
+#include "core/file_io.h"
 #include "topology/link_bandwidth.h"
+#include "topology/topology_checks.h"
 
 #if PB_HAVE_TINYXML2
 #include <tinyxml2.h>
@@ -57,7 +61,8 @@ std::string affinity_list(const std::string& mask) {
     const bool set = b < bits && (groups[static_cast<std::size_t>(b / 32)] >> (b % 32)) & 1u;
     if (set && run_start < 0) run_start = b;
     if (!set && run_start >= 0) {
-      out += (out.empty() ? "" : ",") + std::to_string(run_start) + (b - 1 > run_start ? "-" + std::to_string(b - 1) : "");
+      out +=
+          (out.empty() ? "" : ",") + std::to_string(run_start) + (b - 1 > run_start ? "-" + std::to_string(b - 1) : "");
       run_start = -1;
     }
   }
@@ -89,9 +94,39 @@ class Parser {
   struct RawGpu {
     Gpu gpu;
     int sm = 0;
-    std::vector<std::pair<std::string, int>> direct;  // target bus id, count
+    std::vector<std::pair<std::string, int> > direct;  // target bus id, count
     int fabric = 0;
+    bool dumped = false;  // has a <gpu> child: the file was written by NCCL on the machine
   };
+
+  // link_speed "16.0 GT/s PCIe": empty is unknown; not a number or beyond PCIe is a problem.
+  int link_gen(const tinyxml2::XMLElement* e, const std::string& bus_id) {
+    const std::string text = attr(e, "link_speed");
+    if (text.empty()) return 0;
+    char* end = nullptr;
+    const double gts = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || !std::isfinite(gts) || gts < 0 || gts > kMaxPcieGts) {
+      t_.problems.push_back(flag_ + " " + path_ + ": link_speed \"" + text.substr(0, 40) + "\" of " + bus_id +
+                            " is not a PCIe speed: ignored, the link is taken as unknown");
+      return 0;
+    }
+    return pcie_gen_from_speed(text);
+  }
+
+  // link_width: 0 or absent is unknown (NCCL then assumes x16); anything but a PCIe width is a problem.
+  int link_width(const tinyxml2::XMLElement* e, const std::string& bus_id) {
+    const std::string text = attr(e, "link_width");
+    if (text.empty()) return 0;
+    char* end = nullptr;
+    errno = 0;
+    const long long lanes = std::strtoll(text.c_str(), &end, 10);
+    if (end == text.c_str() || *end != '\0' || errno != 0 || (lanes != 0 && !is_pcie_width(lanes))) {
+      t_.problems.push_back(flag_ + " " + path_ + ": link_width \"" + text.substr(0, 40) + "\" of " + bus_id +
+                            " is not a PCIe width: ignored, the link is taken as unknown");
+      return -1;  // unknown and not to be read as x16
+    }
+    return static_cast<int>(lanes);
+  }
 
   void element(const tinyxml2::XMLElement* e, int parent, int numa, const std::string& cpuset) {
     const std::string tag = e->Name();
@@ -124,8 +159,8 @@ class Parser {
     } else if (tag == "gpu" || tag == "nvlink" || tag == "c2c" || tag == "pcilink" || tag == "net") {
       // read by their parents
     } else {
-      t_.notes.push_back(flag_ + " " + path_ + ": unknown tag <" + tag + "> at line " + std::to_string(e->GetLineNum()) +
-                         " skipped");
+      t_.notes.push_back(flag_ + " " + path_ + ": unknown tag <" + tag + "> at line " +
+                         std::to_string(e->GetLineNum()) + " skipped");
     }
   }
 
@@ -137,25 +172,36 @@ class Parser {
     n.kind = (cls >> 8) == 0x0604 ? NodeKind::kBridge : NodeKind::kDevice;
     n.is_switch = n.kind == NodeKind::kBridge;
     n.label = n.bus_id;
-    n.link_gen = pcie_gen_from_speed(attr(e, "link_speed"));
-    n.link_width = std::atoi(attr(e, "link_width").c_str());
-    n.link_gbps = pcie_gbps(n.link_gen, n.link_width > 0 ? n.link_width : 16);  // NCCL reads width 0 as x16
+    n.link_gen = link_gen(e, n.bus_id);
+    n.link_width = link_width(e, n.bus_id);
+    n.link_gbps = n.link_width < 0 ? 0 : pcie_gbps(n.link_gen, n.link_width > 0 ? n.link_width : 16);  // 0: x16 (NCCL)
+    n.link_width = std::max(n.link_width, 0);
     const int node = push(n);
-    const unsigned long vendor = hex(attr(e, "vendor"));
-    if (n.kind == NodeKind::kDevice && (cls >> 16) == 0x03 && (vendor == 0x10de || vendor == 0xffff)) {
+    // NCCL takes PCI class 0x03 as a GPU (its kvDictPciClass); hand-written files such as Azure's
+    // ND-series ones name neither the vendor nor a <gpu> child.
+    const std::string vendor_text = attr(e, "vendor");
+    const unsigned long vendor = hex(vendor_text);
+    const bool display = n.kind == NodeKind::kDevice && (cls >> 16) == 0x03;
+    if (display && !vendor_text.empty() && vendor != 0x10de && vendor != 0xffff) {
+      t_.notes.push_back(flag_ + " " + path_ + ": display device " + n.bus_id + " of vendor " + vendor_text +
+                         " is not an NVIDIA GPU; skipped");
+    }
+    if (display && (vendor_text.empty() || vendor == 0x10de || vendor == 0xffff)) {
       RawGpu g;
       g.gpu.node = node;
       g.gpu.bus_id = n.bus_id;
       g.gpu.numa = numa;
       g.gpu.cpuset = cpuset;
       if (const auto* ge = e->FirstChildElement("gpu")) {
+        g.dumped = true;
         g.sm = std::atoi(attr(ge, "sm").c_str());
         for (auto* l = ge->FirstChildElement("nvlink"); l; l = l->NextSiblingElement("nvlink")) {
           const std::string target = normalize_bus_id(attr(l, "target"));
           const int count = std::atoi(attr(l, "count").c_str());
           const unsigned long tclass = hex(attr(l, "tclass"));
           if (target == n.bus_id) {
-            t_.notes.push_back(flag_ + " " + path_ + ": GPU " + n.bus_id + " has an NVLink entry pointing at itself; ignored");
+            t_.notes.push_back(flag_ + " " + path_ + ": GPU " + n.bus_id +
+                               " has an NVLink entry pointing at itself; ignored");
           } else if (tclass == 0x068000) {
             g.fabric += count;  // NVSwitch (or a hidden switch)
           } else if ((tclass >> 16) == 0x03) {
@@ -163,8 +209,10 @@ class Parser {
           }
         }
       }
-      g.gpu.model = "NVIDIA [10de:" + attr(e, "device").substr(attr(e, "device").size() > 4 ? attr(e, "device").size() - 4 : 0) +
-                    "]" + (g.sm ? " sm" + std::to_string(g.sm) : "");
+      const std::string device = attr(e, "device");
+      g.gpu.model = device.empty() ? std::string("GPU (PCI class ") + attr(e, "class") + ")"
+                                   : "NVIDIA [10de:" + device.substr(device.size() > 4 ? device.size() - 4 : 0) + "]" +
+                                         (g.sm ? " sm" + std::to_string(g.sm) : "");
       gpus_.push_back(g);
     } else if (n.kind == NodeKind::kDevice && (cls >> 16) == 0x02 && !e->FirstChildElement("nic")) {
       Nic nic;
@@ -183,7 +231,13 @@ class Parser {
   }
 
   void finish() {
-    std::sort(gpus_.begin(), gpus_.end(), [](const RawGpu& a, const RawGpu& b) { return a.gpu.bus_id < b.gpu.bus_id; });
+    // A file NCCL dumped lists its GPUs in tree order: number them in PCI bus order as nvidia-smi does. A
+    // hand-written file (no <gpu> children) gives no other order than its own: keep file order.
+    const bool dumped = std::any_of(gpus_.begin(), gpus_.end(), [](const RawGpu& g) { return g.dumped; });
+    if (dumped) {
+      std::stable_sort(gpus_.begin(), gpus_.end(),
+                       [](const RawGpu& a, const RawGpu& b) { return a.gpu.bus_id < b.gpu.bus_id; });
+    }
     const std::size_t n = gpus_.size();
     t_.nvlinks.assign(n, std::vector<int>(n, 0));
     for (std::size_t i = 0; i < n; ++i) {
@@ -216,6 +270,7 @@ class Parser {
 Topology parse_nccl_xml(const std::string& flag, const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) throw UsageError(flag + " " + path + ": no such file");
+  require_input_file(flag, path);  // a FIFO, directory or device: one line, no blocking read
   if (st.st_size == 0) throw UsageError(flag + " " + path + ": the file is empty");
   tinyxml2::XMLDocument doc;
   if (doc.LoadFile(path.c_str()) != tinyxml2::XML_SUCCESS) {
@@ -225,7 +280,8 @@ Topology parse_nccl_xml(const std::string& flag, const std::string& path) {
   if (!system || std::string(system->Name()) != "system") {
     throw UsageError(flag + " " + path + ": not an NCCL topology file (the root element is <" +
                      (system ? system->Name() : "none") + ">, expected <system version=\"1\">" +
-                     (system && std::string(system->Name()) == "topology" ? "; for hwloc exports use --xml" : "") + ")");
+                     (system && std::string(system->Name()) == "topology" ? "; for hwloc exports use --xml" : "") +
+                     ")");
   }
   Topology t = Parser(flag, path).parse(system);
   t.source = "NCCL XML " + path;

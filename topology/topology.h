@@ -68,6 +68,7 @@ struct Topology {
   // p2p_rank[i][j]: cudaDevP2PAttrPerformanceRank (relative, 0 best); -1 unknown.
   std::vector<std::vector<int>> p2p_rank;
   std::vector<std::string> notes;   // how it was built, what was missing
+  std::vector<std::string> problems;  // what the reader found wrong in its source (shown as warnings)
 };
 
 // "0000:18:00.0" from any of "18:00.0", "0000:18:00.0", "00000000:18:00.0", upper or lower case.

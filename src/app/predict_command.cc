@@ -189,7 +189,7 @@ int run_predict_command(const PredictOptions& o) {
     if (ec) throw UsageError("--trace " + o.trace_dir + ": cannot be created: " + ec.message());
     for (const auto& s : p.schedules) {
       const std::string path = o.trace_dir + "/trace-" + s.name + "-v" + std::to_string(s.v) + ".json";
-      write_file_atomically(path, chrome_trace(s).dump() + "\n");
+      write_output_file("--trace", path, chrome_trace(s).dump() + "\n");
       out << "# Chrome trace: " << path << "\n";
     }
   }

@@ -50,6 +50,7 @@ int run_trace_command(const TraceCommandOptions& o) {
 
   if (!o.json_path.empty()) {
     // A --json that cannot be written fails now, as bad input, not after a long read.
+    require_output_path("--json", o.json_path);
     const std::string probe = o.json_path + ".tmp";
     if (!std::ofstream(probe)) throw UsageError("--json " + o.json_path + ": cannot be written");
     std::remove(probe.c_str());

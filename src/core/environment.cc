@@ -3,6 +3,7 @@
 #include "core/environment.h"
 
 #include <cctype>
+#include <string>
 
 extern char** environ;
 
@@ -13,8 +14,16 @@ bool starts_with(const std::string& s, const char* prefix) { return s.rfind(pref
 
 bool sensitive(std::string name) {
   for (auto& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  for (const char* word : {"KEY", "TOKEN", "SECRET", "PASSWORD"}) {
-    if (name.find(word) != std::string::npos) return true;
+  for (const char* harmless : kHarmlessNames) {
+    if (name == harmless) return false;
+  }
+  for (const char* part : kSecretNameParts) {
+    if (name.find(part) != std::string::npos) return true;
+  }
+  // Short abbreviations only as a whole word between underscores: "PW" inside another word is no secret.
+  const std::string words = "_" + name + "_";
+  for (const char* word : kSecretNameWords) {
+    if (words.find("_" + std::string(word) + "_") != std::string::npos) return true;
   }
   return false;
 }

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The part of the environment a report may record: NCCL_*, CUDA_*, OMPI_*, PMIX_* only, and never the
-// value of a variable whose name holds KEY, TOKEN, SECRET or PASSWORD (nccl-tests' -J dumps everything).
+// value of a variable whose name looks like a credential (nccl-tests' -J dumps everything). Redacted,
+// whatever the case: a name holding PASS (PASSWD, PASSWORD, passphrase), CRED (credential), AUTH, KEY,
+// TOKEN, SECRET or PRECONDITION (Open MPI's orte_precondition_transports is a per-job key), or the word
+// PW or PWD between underscores (CUDA_LICENSE_PW). Kept despite the pattern: NCCL_IB_PKEY, the index of
+// an InfiniBand partition key (a network setting that explains a run, not a credential).
 #pragma once
 
 #include <map>
@@ -10,11 +14,13 @@
 namespace pipebench {
 
 inline constexpr const char* kRedacted = "<redacted>";
+inline constexpr const char* kSecretNameParts[] = {"PASS", "CRED", "AUTH", "KEY", "TOKEN", "SECRET", "PRECONDITION"};
+inline constexpr const char* kSecretNameWords[] = {"PW", "PWD"};
+inline constexpr const char* kHarmlessNames[] = {"NCCL_IB_PKEY"};
 
 // From "NAME=value" entries (as in environ). Allowed names keep their value, sensitive ones are
 // recorded as kRedacted, the rest are left out.
-[[nodiscard]] std::map<std::string, std::string> allowed_environment(
-    const std::vector<std::string>& entries);
+[[nodiscard]] std::map<std::string, std::string> allowed_environment(const std::vector<std::string>& entries);
 
 // The same over this process's environ.
 [[nodiscard]] std::map<std::string, std::string> allowed_environment();

@@ -2,17 +2,15 @@
 // JSON input files.
 #include "core/json_file.h"
 
-#include <fstream>
-
 #include "core/error.h"
+#include "core/file_io.h"
 
 namespace pipebench {
 
 nlohmann::json read_json_file(const std::string& flag, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(flag + " " + path + ": cannot be read");
+  const std::string text = read_input_file(flag, path);  // a regular file only: a FIFO would block
   try {
-    return nlohmann::json::parse(in);
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw UsageError(flag + " " + path + ": not JSON (" + std::string(e.what()) + ")");
   }

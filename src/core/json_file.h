@@ -9,7 +9,8 @@
 
 namespace pipebench {
 
-// Throws UsageError "FLAG PATH: cannot be read" or "FLAG PATH: not JSON (...)".
+// Throws UsageError "FLAG PATH: cannot be read (...)", "FLAG PATH: a FIFO, not a regular file ..." or
+// "FLAG PATH: not JSON (...)".
 [[nodiscard]] nlohmann::json read_json_file(const std::string& flag, const std::string& path);
 
 }  // namespace pipebench

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// CSV: one line per record, appended and flushed as each record finishes.
+// CSV: one line per record, written as each record finishes. Every write is checked and a record lands
+// whole or not at all: on a full disk the file keeps whole lines and the run stops with an Error.
 #pragma once
 
-#include <fstream>
 #include <string>
 
+#include "core/file_io.h"
 #include "report/sink.h"
 
 namespace pipebench {
@@ -14,11 +15,14 @@ namespace pipebench {
 
 class CsvWriter final : public RecordSink {
  public:
-  explicit CsvWriter(const std::string& path);  // throws Error naming the file
-  void add(const ResultRecord& r) override;
+  // Throws UsageError (a path that may not be written: device, FIFO, directory, link) or Error, naming
+  // --csv and the file.
+  explicit CsvWriter(const std::string& path);
+  void add(const ResultRecord& r) override;  // throws Error naming the file and the line
+  void finish() override;                    // checked close
 
  private:
-  std::ofstream out_;
+  RecordFile out_;
 };
 
 }  // namespace pipebench

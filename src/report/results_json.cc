@@ -2,10 +2,8 @@
 // Results JSON writer.
 #include "report/results_json.h"
 
-#include <cstdio>
-#include <fstream>
-
 #include "core/error.h"
+#include "core/file_io.h"
 
 namespace pipebench {
 
@@ -49,20 +47,7 @@ nlohmann::json record_to_json(const ResultRecord& r) {
   return j;
 }
 
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("cannot write '" + tmp + "'");
-    out << text;
-    out.flush();
-    if (!out) throw Error("cannot write '" + tmp + "' (disk full?)");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error("cannot rename '" + tmp + "' to '" + path + "'");
-  }
-}
+void write_file_atomically(const std::string& path, const std::string& text) { write_output_file("", path, text); }
 
 ResultsJson::ResultsJson(std::string path, nlohmann::json header) : path_(std::move(path)), doc_(std::move(header)) {
   doc_["schema"] = kResultsSchema;

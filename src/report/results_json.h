@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "core/file_io.h"
 #include "report/sink.h"
 
 namespace pipebench {
@@ -16,7 +17,8 @@ inline constexpr const char* kResultsSchema = "pipebench.results/1";
 
 [[nodiscard]] nlohmann::json record_to_json(const ResultRecord& r);
 
-// Writes `text` to path atomically (path.tmp, then rename). Throws Error naming the file.
+// Writes `text` to path atomically (a temporary file, then rename), only to a regular file or a new path:
+// core/file_io.h's write_output_file. Throws UsageError (device, FIFO, directory, link) or Error.
 void write_file_atomically(const std::string& path, const std::string& text);
 
 class ResultsJson final : public RecordSink {

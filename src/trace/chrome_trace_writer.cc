@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/file_io.h"
 
 namespace pipebench {
 namespace {
@@ -33,6 +34,7 @@ ChromeActivities parse_activities(const std::string& flag, const std::string& te
 
 ChromeTraceWriter::ChromeTraceWriter(const std::string& flag, const std::string& path, nlohmann::json other_data)
     : flag_(flag), path_(path), tmp_path_(path + ".tmp") {
+  require_output_path(flag, path);
   out_.open(tmp_path_, std::ios::trunc);
   if (!out_) throw UsageError(flag + " " + path + ": cannot be written");
   out_ << "{\"displayTimeUnit\": \"ms\", \"otherData\": " << other_data.dump() << ",\n\"traceEvents\": [";

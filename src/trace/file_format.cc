@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "core/error.h"
+#include "core/file_io.h"
 
 namespace pipebench {
 
@@ -15,6 +16,7 @@ TraceFormat detect_trace_format(const std::string& path) {
   struct stat st{};
   if (::stat(path.c_str(), &st) != 0) throw UsageError(path + ": no such file");
   if (S_ISDIR(st.st_mode)) throw UsageError(path + ": a directory, not a profile");
+  require_input_file("trace", path);  // a FIFO or device: one line, never a blocking read
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(path + ": cannot be read");
   char head[512] = {};

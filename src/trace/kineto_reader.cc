@@ -6,8 +6,8 @@
 #include <cmath>
 #include <fstream>
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -24,16 +24,34 @@ namespace {
 
 using json = nlohmann::json;
 
+// A ts or dur field: absent, present but not a usable time (negative, or out of range), or usable.
+struct TimeField {
+  bool present = false, usable = false;
+  std::int64_t ns = 0;
+};
+
 // Kineto writes ts/dur in microseconds with nanosecond decimals (C2).
-std::optional<std::int64_t> ns_of(const json& e, const char* key) {
+TimeField ns_of(const json& e, const char* key) {
   auto it = e.find(key);
-  if (it == e.end() || !it->is_number()) return std::nullopt;
-  return static_cast<std::int64_t>(std::llround(it->get<double>() * 1000.0));
+  if (it == e.end() || !it->is_number()) return {};
+  const double ns = it->get<double>() * 1000.0;
+  if (!(ns >= 0 && ns <= kMaxTraceTimeNs)) return {true, false, 0};  // also NaN
+  return {true, true, static_cast<std::int64_t>(std::llround(ns))};
+}
+
+// A string field, or "" when it is absent or not a string (json::value would throw on a number).
+std::string str_of(const json& e, const char* key) {
+  auto it = e.find(key);
+  return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 std::optional<std::int64_t> int_of(const json& v) {
   if (v.is_number_integer()) return v.get<std::int64_t>();
-  if (v.is_number_float()) return static_cast<std::int64_t>(v.get<double>());
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (!(std::fabs(d) < 9.0e18)) return std::nullopt;  // the cast would be undefined
+    return static_cast<std::int64_t>(d);
+  }
   if (v.is_string()) {  // older traces: "stream 7", "GPU 0"
     const auto& s = v.get_ref<const std::string&>();
     const auto at = s.find_first_of("0123456789");
@@ -87,8 +105,8 @@ class KinetoReader {
     p.source = "kineto-json";
     p.by = options_.by_nvtx ? "nvtx" : "kernel";
     if (!r.error.empty()) {
-      p.damage = "JSON ends or breaks at byte " + std::to_string(r.error_offset) + " after " + std::to_string(r.events) +
-                 " events: " + r.error;
+      p.damage = "JSON ends or breaks at byte " + std::to_string(r.error_offset) + " after " +
+                 std::to_string(r.events) + " events: " + r.error;
     }
     if (r.non_objects > 0) p.skip("traceEvents element that is not an object", r.non_objects);
     for (const auto& [reason, n] : skipped_) p.skip(reason, n);
@@ -111,7 +129,7 @@ class KinetoReader {
 
   static CollectiveRow collective_of(const json& args) {
     CollectiveRow c;
-    c.op = normalize_collective(args.value("Collective name", std::string()));
+    c.op = normalize_collective(str_of(args, "Collective name"));
     const auto in = arg_int(args, "In msg nelems"), out = arg_int(args, "Out msg nelems");
     // PARAM's profiler_trace_analysis: the message is the larger of input and output (C2); that is
     // also what the plan lists (all_gather: the gathered output, reduce_scatter: the input).
@@ -129,8 +147,8 @@ class KinetoReader {
   }
 
   void event(const json& e) {
-    if (e.value("ph", std::string()) != "X") return;
-    const std::string cat = e.value("cat", std::string());
+    if (str_of(e, "ph") != "X") return;
+    const std::string cat = str_of(e, "cat");
     const auto ts = ns_of(e, "ts"), dur = ns_of(e, "dur");
     static const json kNoArgs = json::object();
     auto args_it = e.find("args");
@@ -140,15 +158,23 @@ class KinetoReader {
       if (!device && e.contains("pid")) device = int_of(e["pid"]);
       std::optional<std::int64_t> stream = arg_int(args, "stream");
       if (!stream && e.contains("tid")) stream = int_of(e["tid"]);
-      if (!ts || !dur || !device || !stream || !e.contains("name") || !e["name"].is_string()) {
+      if (!ts.present || !dur.present || !device || !stream || !e.contains("name") || !e["name"].is_string()) {
         ++skipped_["kernel event without ts, dur, name, device or stream"];
+        return;
+      }
+      if (!ts.usable || !dur.usable) {
+        ++skipped_["kernel event with a negative or out-of-range ts or dur"];
+        return;
+      }
+      if (*device < 0 || *device > kMaxTraceDevice) {
+        ++skipped_["kernel event with a device id out of range"];
         return;
       }
       Kernel k;
       k.device = static_cast<int>(*device);
       k.stream = *stream;
-      k.start_ns = *ts;
-      k.end_ns = *ts + std::max<std::int64_t>(*dur, 0);
+      k.start_ns = ts.ns;
+      k.end_ns = ts.ns + dur.ns;
       k.correlation = arg_int(args, "correlation").value_or(-1);
       const auto& name = e["name"].get_ref<const std::string&>();
       k.name = intern(name);
@@ -156,7 +182,7 @@ class KinetoReader {
       k.comm = is_nccl_kernel(name) || tagged;
       if (tagged) kernel_comms_.push_back(CommOp{-1, k.device, collective_of(args)});
       kernels_.push_back(k);
-    } else if (cat == "cpu_op" && e.value("name", std::string()) == "record_param_comms") {
+    } else if (cat == "cpu_op" && str_of(e, "name") == "record_param_comms") {
       if (!args.contains("Collective name")) {
         ++skipped_["record_param_comms without \"Collective name\""];
         return;
@@ -166,24 +192,27 @@ class KinetoReader {
       cpu_comms_.push_back(op);
     } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
       const auto corr = arg_int(args, "correlation");
-      if (corr && ts) launches_[*corr] = Launch{thread_key(e), *ts, e.contains("pid") ? int_of(e["pid"]).value_or(-1) : -1};
+      if (corr && ts.usable) {
+        launches_[*corr] = Launch{thread_key(e), ts.ns, e.contains("pid") ? int_of(e["pid"]).value_or(-1) : -1};
+      }
     } else if (cat == "user_annotation") {
-      if (!ts || !dur || !e.contains("name") || !e["name"].is_string()) {
+      if (!ts.present || !dur.present || !e.contains("name") || !e["name"].is_string()) {
         ++skipped_["user_annotation without ts, dur or name"];
+        return;
+      }
+      if (!ts.usable || !dur.usable) {
+        ++skipped_["user_annotation with a negative or out-of-range ts or dur"];
         return;
       }
       const auto& name = e["name"].get_ref<const std::string&>();
       if (name.rfind("ProfilerStep#", 0) == 0) ++profiler_steps_;
-      ranges_.push_back(SweepRange{thread_key(e), *ts, *ts + *dur, name});
+      ranges_.push_back(SweepRange{thread_key(e), ts.ns, ts.ns + dur.ns, name});
     }
   }
 
   void read_meta(const json& meta, TraceProfile& p) {
     if (auto it = meta.find("schemaVersion"); it != meta.end()) p.format_version = it->dump();
-    if (auto it = meta.find("distributedInfo"); it != meta.end() && it->is_object()) {
-      if (auto r = arg_int(*it, "rank")) p.rank = static_cast<int>(*r);
-      if (auto w = arg_int(*it, "world_size")) p.world_size = static_cast<int>(*w);
-    }
+    if (auto it = meta.find("distributedInfo"); it != meta.end() && it->is_object()) read_rank(*it, p);
     if (auto it = meta.find("deviceProperties"); it != meta.end() && it->is_array()) {
       for (const auto& d : *it) {
         if (d.is_object() && d.contains("id") && d.contains("name") && d["name"].is_string()) {
@@ -191,6 +220,21 @@ class KinetoReader {
         }
       }
     }
+  }
+
+  // distributedInfo's rank and world size, kept only when 0 <= rank < world_size (either may be absent).
+  static void read_rank(const json& info, TraceProfile& p) {
+    const auto r = arg_int(info, "rank"), w = arg_int(info, "world_size");
+    constexpr std::int64_t kMaxWorld = 1 << 24;
+    const bool world_ok = !w || (*w >= 1 && *w <= kMaxWorld);
+    const bool rank_ok = !r || (*r >= 0 && *r < (w ? *w : kMaxWorld));
+    if (world_ok && rank_ok) {
+      if (r) p.rank = static_cast<int>(*r);
+      if (w) p.world_size = static_cast<int>(*w);
+      return;
+    }
+    p.skip("distributedInfo with rank " + (r ? std::to_string(*r) : std::string("?")) + " of world size " +
+           (w ? std::to_string(*w) : std::string("?")) + " (not a rank of that world; ignored)");
   }
 
   // A CPU-side collective goes to its process's device; in a one-device trace, to that device.
@@ -205,7 +249,8 @@ class KinetoReader {
     p.nvtx_ranges = static_cast<std::int64_t>(ranges_.size());
     p.kernel_rows = static_cast<std::int64_t>(kernels_.size());
     ProfileBuilder b;
-    std::stable_sort(kernels_.begin(), kernels_.end(), [](const Kernel& a, const Kernel& c) { return a.start_ns < c.start_ns; });
+    std::stable_sort(kernels_.begin(), kernels_.end(),
+                     [](const Kernel& a, const Kernel& c) { return a.start_ns < c.start_ns; });
     for (const Kernel& k : kernels_) {
       devices_seen_.insert(k.device);
       b.timeline(k.device, k.start_ns, k.end_ns, k.comm);
@@ -246,9 +291,11 @@ class KinetoReader {
       }
     }
     auto key = [](std::int64_t thread, std::int64_t t) { return std::make_pair(thread, t); };
-    std::sort(items.begin(), items.end(), [&](const Item& a, const Item& c) { return key(a.thread, a.time_ns) < key(c.thread, c.time_ns); });
+    std::sort(items.begin(), items.end(),
+              [&](const Item& a, const Item& c) { return key(a.thread, a.time_ns) < key(c.thread, c.time_ns); });
     std::stable_sort(ranges_.begin(), ranges_.end(), [&](const SweepRange& a, const SweepRange& c) {
-      if (key(a.thread, a.start_ns) != key(c.thread, c.start_ns)) return key(a.thread, a.start_ns) < key(c.thread, c.start_ns);
+      if (key(a.thread, a.start_ns) != key(c.thread, c.start_ns))
+        return key(a.thread, a.start_ns) < key(c.thread, c.start_ns);
       return a.end_ns > c.end_ns;  // the enclosing range first when two start together
     });
     NvtxSweep sweep([](const ClosedRange&) {});
@@ -258,7 +305,8 @@ class KinetoReader {
         sweep.range(ranges_[ri++]);
       }
       const Kernel& k = *it.kernel;
-      const SweepRange* inner = sweep.launch(it.thread, it.time_ns, SweepKernel{k.device, k.stream, k.start_ns, k.end_ns, k.comm, {}});
+      const SweepRange* inner =
+          sweep.launch(it.thread, it.time_ns, SweepKernel{k.device, k.stream, k.start_ns, k.end_ns, k.comm, {}});
       b.row(k.device, k.stream, inner ? inner->text : names_[k.name], k.end_ns - k.start_ns, k.comm, inner != nullptr);
     }
     sweep.finish();

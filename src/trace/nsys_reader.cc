@@ -71,8 +71,8 @@ class NsysReader {
     profile_.by = o.by_nvtx ? "nvtx" : "kernel";
     profile_.notes = schema_.notes;
     if (!o.chrome_trace_path.empty()) {
-      trace_ = std::make_unique<ChromeTraceWriter>("--chrome-trace", o.chrome_trace_path,
-                                                   nlohmann::json{{"source", path}, {"converted_by", "pipebench trace"}});
+      trace_ = std::make_unique<ChromeTraceWriter>(
+          "--chrome-trace", o.chrome_trace_path, nlohmann::json{{"source", path}, {"converted_by", "pipebench trace"}});
     }
   }
 
@@ -99,8 +99,9 @@ class NsysReader {
       if (it != gpu_names_.end()) d.name = it->second;
     }
     if (!schema_.runtime || !schema_.nvtx) {
-      profile_.notes.emplace_back(std::string("no ") + (!schema_.nvtx ? "NVTX_EVENTS" : kRuntimeTable) +
-                                  " in this export: no NVTX attribution and no collective sizes (profile with nsys -t cuda,nvtx)");
+      profile_.notes.emplace_back(
+          std::string("no ") + (!schema_.nvtx ? "NVTX_EVENTS" : kRuntimeTable) +
+          " in this export: no NVTX attribution and no collective sizes (profile with nsys -t cuda,nvtx)");
     }
     if (trace_) trace_->finish();
     return std::move(profile_);
@@ -130,6 +131,14 @@ class NsysReader {
     trace_->thread(pid, tid, "thread " + std::to_string(tid), tid);
   }
 
+  // Why a kernel row's times or device cannot be used, or nullptr. Pass 2 drops the same rows uncounted.
+  static const char* bad_kernel_row(std::int64_t start, std::int64_t end, std::int64_t device) {
+    if (start < 0) return "kernel row with a negative start";
+    if (end < start) return "kernel row with end before start";
+    if (device < 0 || device > kMaxTraceDevice) return "kernel row with deviceId out of range";
+    return nullptr;
+  }
+
   // Pass 1: every kernel in start order.
   void pass_kernels() {
     const std::string name = schema_.kernel_name_column;
@@ -147,6 +156,10 @@ class NsysReader {
         continue;
       }
       const std::int64_t start = st.int64(0), end = st.int64(1), stream = st.int64(3);
+      if (const char* why = bad_kernel_row(start, end, st.int64(2))) {
+        profile_.skip(why);
+        continue;
+      }
       const int device = static_cast<int>(st.int64(2));
       ++profile_.kernel_rows;
       builder_.timeline(device, start, end, k->comm);
@@ -195,9 +208,7 @@ class NsysReader {
     if (schema_.nvtx_text && schema_.nvtx_text_id) return "COALESCE(n.text, s.value)";
     return schema_.nvtx_text ? "n.text" : "s.value";
   }
-  std::string nvtx_join() const {
-    return schema_.nvtx_text_id ? " LEFT JOIN StringIds AS s ON s.id = n.textId" : "";
-  }
+  std::string nvtx_join() const { return schema_.nvtx_text_id ? " LEFT JOIN StringIds AS s ON s.id = n.textId" : ""; }
 
   // Pass 2: kernel launches (by thread and launch time) merged with push/pop ranges (by thread, start).
   void pass_nvtx() {
@@ -205,9 +216,10 @@ class NsysReader {
       if (options_.by_nvtx) replay_kernels_unattributed();
       return;
     }
-    auto ranges = db_.prepare("SELECT n.globalTid, n.start, n.\"end\", " + nvtx_text_expr() + " FROM " + kNvtxTable +
-                              " AS n" + nvtx_join() + " WHERE n.eventType = " + std::to_string(schema_.push_pop_type) +
-                              " AND n.\"end\" IS NOT NULL AND n.globalTid IS NOT NULL ORDER BY n.globalTid, n.start, n.\"end\" DESC");
+    auto ranges = db_.prepare(
+        "SELECT n.globalTid, n.start, n.\"end\", " + nvtx_text_expr() + " FROM " + kNvtxTable + " AS n" + nvtx_join() +
+        " WHERE n.eventType = " + std::to_string(schema_.push_pop_type) +
+        " AND n.\"end\" IS NOT NULL AND n.globalTid IS NOT NULL ORDER BY n.globalTid, n.start, n.\"end\" DESC");
     std::optional<SqliteStatement> launches;
     if (schema_.runtime) {
       const std::string same_process =
@@ -240,8 +252,12 @@ class NsysReader {
         continue;
       }
       if (const KernelName* k = launch_name(*launches)) {
-        SweepKernel sk{static_cast<int>(launches->int64(4)), launches->int64(5), launches->int64(2), launches->int64(3),
-                       k->comm, k->dtype};
+        SweepKernel sk{static_cast<int>(launches->int64(4)),
+                       launches->int64(5),
+                       launches->int64(2),
+                       launches->int64(3),
+                       k->comm,
+                       k->dtype};
         const SweepRange* inner = sweep.launch(launches->int64(0), launches->int64(1), sk);
         if (options_.by_nvtx) launch_row(*launches, inner);
       }
@@ -257,6 +273,10 @@ class NsysReader {
         profile_.skip("NVTX range text id not in StringIds");
         continue;
       }
+      if (st.int64(2) < st.int64(1) || st.int64(1) < 0) {
+        profile_.skip("NVTX range with end before start, or a negative start");
+        continue;
+      }
       range_ = SweepRange{st.int64(0), st.int64(1), st.int64(2), std::string(st.text(3))};
       return true;
     }
@@ -265,6 +285,7 @@ class NsysReader {
 
   const KernelName* launch_name(SqliteStatement& st) {
     if (st.is_null(2) || st.is_null(3) || st.is_null(4) || st.is_null(5) || st.is_null(6)) return nullptr;
+    if (bad_kernel_row(st.int64(2), st.int64(3), st.int64(4))) return nullptr;
     return names_->get(st.int64(6));  // rows pass 1 skipped are skipped here too, not counted twice
   }
 
@@ -277,18 +298,18 @@ class NsysReader {
 
   // --by nvtx on an export without the tables to attribute: every kernel keeps its own name.
   void replay_kernels_unattributed() {
-    auto st = db_.prepare("SELECT NULL, NULL, start, \"end\", deviceId, streamId, " + schema_.kernel_name_column + " FROM " +
-                          kKernelTable);
+    auto st = db_.prepare("SELECT NULL, NULL, start, \"end\", deviceId, streamId, " + schema_.kernel_name_column +
+                          " FROM " + kKernelTable);
     while (st.step()) launch_row(st, nullptr);
   }
 
   // NVTX ranges and marks on their CPU threads (Chrome trace only).
   void pass_nvtx_events() {
     if (!trace_ || !options_.activities.nvtx || !schema_.nvtx) return;
-    auto st = db_.prepare("SELECT n.globalTid, n.start, n.\"end\", n.eventType, " + nvtx_text_expr() + " FROM " + kNvtxTable +
-                          " AS n" + nvtx_join() + " WHERE n.eventType IN (" + std::to_string(schema_.push_pop_type) + ", " +
-                          std::to_string(schema_.start_end_type) + ", " + std::to_string(schema_.mark_type) +
-                          ") AND n.globalTid IS NOT NULL AND n.start IS NOT NULL");
+    auto st = db_.prepare("SELECT n.globalTid, n.start, n.\"end\", n.eventType, " + nvtx_text_expr() + " FROM " +
+                          kNvtxTable + " AS n" + nvtx_join() + " WHERE n.eventType IN (" +
+                          std::to_string(schema_.push_pop_type) + ", " + std::to_string(schema_.start_end_type) + ", " +
+                          std::to_string(schema_.mark_type) + ") AND n.globalTid IS NOT NULL AND n.start IS NOT NULL");
     while (st.step()) {
       const std::string text = st.is_null(4) ? std::string() : std::string(st.text(4));
       if (!options_.nvtx_selected(text)) continue;
@@ -308,15 +329,16 @@ class NsysReader {
     if (!trace_ || !options_.activities.cuda_api || !schema_.runtime) return;
     const std::string name = schema_.runtime_name ? "s.value" : "NULL";
     const std::string join = schema_.runtime_name ? " LEFT JOIN StringIds AS s ON s.id = r.nameId" : "";
-    auto st = db_.prepare("SELECT r.globalTid, r.start, r.\"end\", " + name + ", r.correlationId FROM " + kRuntimeTable +
-                          " AS r" + join + " WHERE r.globalTid IS NOT NULL AND r.start IS NOT NULL AND r.\"end\" IS NOT NULL");
+    auto st = db_.prepare("SELECT r.globalTid, r.start, r.\"end\", " + name + ", r.correlationId FROM " +
+                          kRuntimeTable + " AS r" + join +
+                          " WHERE r.globalTid IS NOT NULL AND r.start IS NOT NULL AND r.\"end\" IS NOT NULL");
     while (st.step()) {
       const std::int64_t gtid = st.int64(0);
       host_track(gtid);
       nlohmann::json args = nullptr;
       if (!st.is_null(4)) args = {{"correlation", st.int64(4)}};
-      trace_->complete("cuda-api", st.is_null(3) ? std::string_view("CUDA call") : st.text(3), os_pid(gtid), os_tid(gtid),
-                       st.int64(1), st.int64(2) - st.int64(1), args);
+      trace_->complete("cuda-api", st.is_null(3) ? std::string_view("CUDA call") : st.text(3), os_pid(gtid),
+                       os_tid(gtid), st.int64(1), st.int64(2) - st.int64(1), args);
     }
   }
 
@@ -350,8 +372,9 @@ namespace pipebench {
 bool nsys_reader_available() { return false; }
 
 TraceProfile read_nsys_sqlite(const std::string& path, const TraceOptions&) {
-  throw UsageError(path + ": an SQLite file, but this pipebench was built without SQLite (no sqlite3.h at build time; "
-                          "install libsqlite3-dev and rebuild)");
+  throw UsageError(path +
+                   ": an SQLite file, but this pipebench was built without SQLite (no sqlite3.h at build time; "
+                   "install libsqlite3-dev and rebuild)");
 }
 
 }  // namespace pipebench

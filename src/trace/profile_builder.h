@@ -15,12 +15,20 @@
 
 namespace pipebench {
 
+// Readers skip (and count) rows outside these bounds rather than build a profile from them.
+// A device id beyond this is not a GPU of one trace.
+inline constexpr std::int64_t kMaxTraceDevice = 1 << 20;
+// A time beyond 2^62 ns (146 years) is not a time of a profiled run (epoch-based times are about 1.8e18
+// ns); sums of two in-range times cannot overflow int64.
+inline constexpr double kMaxTraceTimeNs = 4611686018427387904.0;
+
 class ProfileBuilder {
  public:
   // One kernel on the device timeline; calls for a device must come in non-decreasing start order.
   void timeline(int device, std::int64_t start_ns, std::int64_t end_ns, bool comm);
   // One kernel into the breakdown, under `name` (a kernel name, or an NVTX range text).
-  void row(int device, std::int64_t stream, const std::string& name, std::int64_t duration_ns, bool comm, bool nvtx_range);
+  void row(int device, std::int64_t stream, const std::string& name, std::int64_t duration_ns, bool comm,
+           bool nvtx_range);
   // One execution of a collective.
   void collective(int device, const CollectiveRow& c);
   void device_name(int device, const std::string& name);

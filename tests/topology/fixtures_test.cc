@@ -153,6 +153,29 @@ TEST(TopologyFixtures, NcclAzureNcv4OneGpuPerNumaNodeAndAVirtualNic) {
   EXPECT_TRUE(self_link_note);
 }
 
+// Before: "no GPU found" (the GPUs name no vendor and have no <gpu> child).
+TEST(TopologyFixtures, NcclPciClassGpusWithoutGpuChildInFileOrderWithClassesFromTheTree) {
+  if (!built_with_xml_parser()) GTEST_SKIP() << "built without tinyxml2";
+  const auto v = load_nccl("nccl-azure-nd-pci-class-topo.xml");
+  ASSERT_EQ(v.topology.gpus.size(), 4u);
+  EXPECT_EQ(v.topology.gpus[2].bus_id, "000b:00:00.0");  // file order, not bus order
+  EXPECT_EQ(v.topology.gpus[3].bus_id, "0003:00:00.0");
+  EXPECT_EQ(gpu_matrix(v),
+            (std::vector<std::string>{"X PHB SYS SYS", "PHB X SYS SYS", "SYS SYS X PHB", "SYS SYS PHB X"}));
+  ASSERT_EQ(v.topology.nics.size(), 4u);
+  EXPECT_EQ(nic_cell(v, 0, "0101:00:00.0"), "PIX");  // its own switch
+  EXPECT_EQ(nic_cell(v, 0, "0102:00:00.0"), "PHB");
+  EXPECT_EQ(nic_cell(v, 3, "0106:00:00.0"), "PIX");
+  EXPECT_EQ(nic_cell(v, 3, "0101:00:00.0"), "SYS");
+  const auto& nodes = v.topology.nodes;
+  EXPECT_NEAR(nodes[static_cast<std::size_t>(v.topology.gpus[0].node)].link_gbps, 31.5, 0.1);  // 16 GT/s x16
+  EXPECT_EQ(nodes[static_cast<std::size_t>(v.topology.gpus[3].node)].link_gen, 3);             // 8 GT/s
+  EXPECT_EQ(nodes[static_cast<std::size_t>(v.topology.gpus[3].node)].link_width, 8);
+  EXPECT_NEAR(nodes[static_cast<std::size_t>(v.topology.gpus[3].node)].link_gbps, 7.88, 0.01);
+  EXPECT_EQ(v.topology.gpus[0].numa, 0);
+  EXPECT_EQ(v.topology.gpus[2].numa, 1);
+}
+
 class TopologyBadInput : public ::testing::Test {
  protected:
   std::string write(const std::string& name, const std::string& text) {

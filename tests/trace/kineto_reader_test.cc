@@ -163,5 +163,40 @@ TEST(KinetoReader, BadFiles) {
   EXPECT_NE(p.damage.find("after 2 events"), std::string::npos) << p.damage;
 }
 
+// Rows whose times cannot be times: skipped and counted with their reason (before: a negative dur was
+// clamped without a note, ts=-1e18 gave a 198% share, "rank -3 of 0" was accepted).
+TEST(KinetoReader, NegativeAndOutOfRangeTimesAndImpossibleRanksAreSkippedAndCounted) {
+  const std::string path = write_tmp("bad_times.json", R"({
+    "distributedInfo": {"rank": -3, "world_size": 0},
+    "traceEvents": [
+      {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 100.0, "dur": 10.0},
+      {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "pid": 0, "tid": 9,
+       "ts": 104.0, "dur": 2.0},
+      {"ph": "X", "cat": "kernel", "name": "negative", "pid": 0, "tid": 7, "ts": 120.0, "dur": -50.0},
+      {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_far_past", "pid": 0, "tid": 9, "ts": -1e18, "dur": 1.0},
+      {"ph": "X", "cat": "kernel", "name": "far_future", "pid": 0, "tid": 7, "ts": 1e300, "dur": 1.0},
+      {"ph": "X", "cat": "kernel", "name": "huge_device", "pid": 1e300, "tid": 7, "ts": 100.0, "dur": 1.0},
+      {"ph": "X", "cat": "kernel", "name": "bad_device", "pid": -2, "tid": 7, "ts": 100.0, "dur": 1.0},
+      {"ph": "X", "cat": "user_annotation", "name": "step", "pid": 5, "tid": 5, "ts": 90.0, "dur": -1.0}
+    ]})");
+  const TraceProfile p = read_kineto_json(path, TraceOptions{});
+  EXPECT_EQ(p.kernel_rows, 2);
+  EXPECT_EQ(p.skipped_by_reason.at("kernel event with a negative or out-of-range ts or dur"), 3);
+  EXPECT_EQ(p.skipped_by_reason.at("kernel event with a device id out of range"), 1);
+  EXPECT_EQ(p.skipped_by_reason.at("kernel event without ts, dur, name, device or stream"), 1);  // pid 1e300
+  EXPECT_EQ(p.skipped_by_reason.at("user_annotation with a negative or out-of-range ts or dur"), 1);
+  EXPECT_EQ(p.skipped_by_reason.at("distributedInfo with rank -3 of world size 0 (not a rank of that world; ignored)"),
+            1);
+  EXPECT_EQ(p.skipped_rows, 7);
+  EXPECT_FALSE(p.rank.has_value());
+  EXPECT_FALSE(p.world_size.has_value());
+  ASSERT_EQ(p.devices.size(), 1u);
+  const DeviceProfile& d = p.devices[0];
+  EXPECT_EQ(d.span_ns(), 10000);
+  EXPECT_EQ(d.comm_ns, 2000);
+  EXPECT_GE(d.share(d.comm_ns), 0.0);
+  EXPECT_LE(d.share(d.busy_ns), 1.0);
+}
+
 }  // namespace
 }  // namespace pipebench

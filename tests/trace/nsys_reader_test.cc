@@ -4,10 +4,10 @@
 #include "trace/nsys_reader.h"
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/error.h"
@@ -160,7 +160,7 @@ TEST(NsysReader, ByNvtxNamesKernelsAfterTheInnermostRangeOfTheLaunchingThread) {
   EXPECT_EQ(row(d0, "nccl:send 0->1, op_id = 6, sizes = [[8, 1, 4096]]", 13).total_ns, 1000);  // innermost, not "pp"
   for (const auto& r : d0.rows) EXPECT_NE(r.name, "pp");
   const DeviceProfile& d1 = p.devices[1];
-  EXPECT_EQ(row(d1, "forward", 20).total_ns, 500);  // correlation 1 of pid 200, not pid 100's
+  EXPECT_EQ(row(d1, "forward", 20).total_ns, 500);         // correlation 1 of pid 200, not pid 100's
   const auto& unlaunched = row(d1, "sm90_gemm_bf16", 20);  // no CUDA call found: keeps its name
   EXPECT_FALSE(unlaunched.nvtx_range);
   EXPECT_EQ(unlaunched.total_ns, 100);
@@ -226,7 +226,8 @@ TEST(NsysReader, ADatabaseThatIsNotAnExportNamesTheMissingTables) {
     (void)read_nsys_sqlite(path, TraceOptions{});
     FAIL() << "no error";
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("missing tables: StringIds, CUPTI_ACTIVITY_KIND_KERNEL"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("missing tables: StringIds, CUPTI_ACTIVITY_KIND_KERNEL"), std::string::npos)
+        << e.what();
   }
   {
     NsysFixture f(path);
@@ -274,7 +275,8 @@ TEST(NsysReader, ChromeTraceHasKernelsRangesProjectionsAndCudaCallsInMicrosecond
     ASSERT_TRUE(e.contains("ph") && e.contains("pid") && e.contains("tid") && e.contains("name"));
     const std::string ph = e["ph"], cat = e.value("cat", "");
     if (ph == "M") {
-      if (e["name"] == "process_name" && e["pid"] == kGpuPidBase && e["args"]["name"] == "GPU 0 (NVIDIA H200)") gpu0_named = true;
+      if (e["name"] == "process_name" && e["pid"] == kGpuPidBase && e["args"]["name"] == "GPU 0 (NVIDIA H200)")
+        gpu0_named = true;
       continue;
     }
     ASSERT_TRUE(e.contains("ts"));
@@ -318,6 +320,38 @@ TEST(NsysReader, ChromeTraceHasKernelsRangesProjectionsAndCudaCallsInMicrosecond
     EXPECT_EQ(e["name"].get<std::string>().rfind("nccl:", 0), 0u);
   }
   EXPECT_EQ(events, 5);
+}
+
+// Rows with end < start gave a negative minimum before; now they are skipped and counted.
+TEST(NsysReader, RowsWithEndBeforeStartOrANegativeStartAreSkippedAndCounted) {
+  NsysFixture f(tmp_path("bad_times.sqlite"));
+  const auto gemm = f.str("sm90_gemm_bf16");
+  const auto ar = f.str("ncclDevKernel_AllReduce_Sum_bf16_RING_LL");
+  f.kernel(0, 7, 1000, 3000, gemm, 1, 100);
+  f.kernel(0, 13, 2000, 2500, ar, 2, 100);
+  f.kernel(0, 7, 5000, 4000, gemm, 3, 100);        // end before start
+  f.kernel(0, 13, -1000000000, 2000, ar, 4, 100);  // negative start
+  f.kernel(-3, 7, 1000, 2000, gemm, 5, 100);       // no such device
+  f.nvtx(100, 100, 900, 800, "backwards range");
+  f.close();
+  TraceOptions o;
+  o.by_nvtx = true;
+  for (const bool by_nvtx : {false, true}) {
+    o.by_nvtx = by_nvtx;
+    const TraceProfile p = read_nsys_sqlite(f.path(), o);
+    EXPECT_EQ(p.kernel_rows, 2);
+    EXPECT_EQ(p.skipped_by_reason.at("kernel row with end before start"), 1);
+    EXPECT_EQ(p.skipped_by_reason.at("kernel row with a negative start"), 1);
+    EXPECT_EQ(p.skipped_by_reason.at("kernel row with deviceId out of range"), 1);
+    EXPECT_EQ(p.skipped_by_reason.at("NVTX range with end before start, or a negative start"), 1);
+    EXPECT_EQ(p.skipped_rows, 4);
+    ASSERT_EQ(p.devices.size(), 1u);
+    const DeviceProfile& d = p.devices[0];
+    EXPECT_EQ(d.span_ns(), 2000);
+    EXPECT_EQ(d.comm_ns, 500);
+    for (const auto& r : d.rows) EXPECT_GE(r.min_ns, 0) << r.name;
+    EXPECT_LE(d.share(d.busy_ns), 1.0);
+  }
 }
 
 #else

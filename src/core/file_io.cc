@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: Apache-2.0
+// Input and output files with POSIX calls: the file type is checked before anything is read or
+// replaced, and every write(2) and close(2) is checked (a full disk shows at either).
+#include "core/file_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "core/error.h"
+
+namespace pipebench {
+namespace {
+
+std::string named(const std::string& flag, const std::string& path) { return flag.empty() ? path : flag + " " + path; }
+
+std::string reason(int err) { return std::strerror(err); }
+
+// Writes all of `text`, retrying short writes and EINTR. Returns 0 or the errno of the failure.
+int write_all(int fd, std::string_view text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) return EIO;
+    done += static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
+// Creates a new temporary file next to PATH (O_EXCL: never one another writer has open). Returns its fd.
+int create_temporary(const std::string& flag, const std::string& path, std::string* tmp) {
+  for (int attempt = 0;; ++attempt) {
+    *tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(attempt);
+    const int fd = ::open(tmp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0) return fd;
+    if (errno != EEXIST || attempt >= 1000) {
+      throw UsageError(named(flag, path) + ": cannot be written (" + reason(errno) + ")");
+    }
+  }
+}
+
+}  // namespace
+
+std::string file_kind(unsigned mode) {
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  return "not a regular file";
+}
+
+void require_input_file(const std::string& flag, const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    throw UsageError(named(flag, path) + ": cannot be read (" + (err == ENOENT ? "no such file" : reason(err)) + ")");
+  }
+  if (!S_ISREG(st.st_mode)) {
+    throw UsageError(named(flag, path) + ": " + file_kind(st.st_mode) +
+                     ", not a regular file (inputs are read from files only)");
+  }
+  if (::access(path.c_str(), R_OK) != 0)
+    throw UsageError(named(flag, path) + ": cannot be read (" + reason(errno) + ")");
+}
+
+std::string read_input_file(const std::string& flag, const std::string& path) {
+  // O_NONBLOCK: opening a FIFO without a writer returns at once instead of waiting; fstat then refuses it.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    throw UsageError(named(flag, path) + ": cannot be read (" + (err == ENOENT ? "no such file" : reason(err)) + ")");
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw UsageError(named(flag, path) + ": " + file_kind(st.st_mode) +
+                     ", not a regular file (inputs are read from files only)");
+  }
+  std::string text;
+  text.reserve(static_cast<std::size_t>(st.st_size));
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw UsageError(named(flag, path) + ": cannot be read (" + reason(err) + ")");
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return text;
+}
+
+void require_output_path(const std::string& flag, const std::string& path) {
+  if (path.empty()) throw UsageError((flag.empty() ? std::string("output") : flag) + ": empty file name");
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return;  // a new file
+    throw UsageError(named(flag, path) + ": cannot be written (" + reason(errno) + ")");
+  }
+  if (S_ISLNK(st.st_mode)) {
+    throw UsageError(named(flag, path) + ": a symbolic link; outputs are not written through links (name the target)");
+  }
+  if (!S_ISREG(st.st_mode)) {
+    throw UsageError(named(flag, path) + ": " + file_kind(st.st_mode) +
+                     "; outputs are written only to a regular file or a new path");
+  }
+}
+
+void write_output_file(const std::string& flag, const std::string& path, std::string_view text) {
+  require_output_path(flag, path);
+  std::string tmp;
+  const int fd = create_temporary(flag, path, &tmp);
+  int err = write_all(fd, text);
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) {
+    ::unlink(tmp.c_str());
+    throw Error(named(flag, path) + ": write failed (" + reason(err) + "); the previous file is kept");
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    err = errno;
+    ::unlink(tmp.c_str());
+    throw Error(named(flag, path) + ": cannot replace it (" + reason(err) + ")");
+  }
+}
+
+RecordFile::RecordFile(std::string flag, std::string path) : flag_(std::move(flag)), path_(std::move(path)) {
+  require_output_path(flag_, path_);
+  // O_NOFOLLOW and the fstat below close the gap between the check and the open.
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+  if (fd_ < 0) throw UsageError(named(flag_, path_) + ": cannot be written (" + reason(errno) + ")");
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    throw UsageError(named(flag_, path_) + ": " + file_kind(st.st_mode) +
+                     "; outputs are written only to a regular file or a new path");
+  }
+  if (::ftruncate(fd_, 0) != 0) {
+    const int err = errno;
+    ::close(fd_);
+    fd_ = -1;
+    throw UsageError(named(flag_, path_) + ": cannot be written (" + reason(err) + ")");
+  }
+}
+
+RecordFile::~RecordFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void RecordFile::append(std::string_view record) {
+  const std::string n = std::to_string(records_ + 1);
+  if (fd_ < 0) throw Error(named(flag_, path_) + ": cannot write line " + n + " (the file is closed)");
+  const int err = write_all(fd_, record);
+  if (err != 0) {
+    // Cut a partial record so that the file holds whole records only; with O_APPEND unset the offset
+    // must come back too.
+    const bool cut = ::ftruncate(fd_, size_bytes_) == 0 && ::lseek(fd_, size_bytes_, SEEK_SET) == size_bytes_;
+    throw Error(named(flag_, path_) + ": cannot write line " + n + " (" + reason(err) + "); the file keeps " +
+                (cut ? "" : "at most ") + std::to_string(records_) + " whole line" + (records_ == 1 ? "" : "s"));
+  }
+  size_bytes_ += static_cast<std::int64_t>(record.size());
+  ++records_;
+}
+
+void RecordFile::close() {
+  if (fd_ < 0) return;
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) throw Error(named(flag_, path_) + ": close failed (" + reason(errno) + ")");
+}
+
+}  // namespace pipebench

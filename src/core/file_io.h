@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// Files the user names with a flag. Inputs are read only from regular files (a FIFO would block forever,
+// a directory or device is never what was meant). Outputs are written only to a regular file or a new
+// path: a device node, FIFO, directory or symbolic link named as an output is bad input and is left
+// untouched (a link is refused rather than followed, so that `--json link` never writes somewhere the
+// command line does not show; name the target itself). Every write and the close are checked.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace pipebench {
+
+// "a FIFO", "a directory", "a character device", ... for a stat mode (used in messages).
+[[nodiscard]] std::string file_kind(unsigned mode);
+
+// Throws UsageError "FLAG PATH: ..." unless PATH is a readable regular file (symbolic links to one are
+// fine). Never opens a FIFO, so it cannot block.
+void require_input_file(const std::string& flag, const std::string& path);
+
+// The whole contents of a regular file; UsageError as above.
+[[nodiscard]] std::string read_input_file(const std::string& flag, const std::string& path);
+
+// Throws UsageError "FLAG PATH: ..." unless PATH does not exist or is a regular file (not a link).
+// FLAG may be empty (the message then starts with PATH).
+void require_output_path(const std::string& flag, const std::string& path);
+
+// Replaces PATH atomically: the text goes to a new temporary file next to it, every write and the
+// close are checked, then rename(2). A failure leaves PATH as it was: UsageError for a path that may not
+// be written (see require_output_path), Error naming the file and the reason otherwise. The rename is
+// atomic against the process dying; there is no fsync (a power loss may lose the latest version).
+void write_output_file(const std::string& flag, const std::string& path, std::string_view text);
+
+// An output file written in whole lines (records): each append() lands completely or not at all (a short
+// write is cut back to the end of the last whole line before the error is thrown), so a full disk leaves
+// a file of whole lines. Opened with O_NOFOLLOW and checked to be a regular file.
+class RecordFile {
+ public:
+  RecordFile(std::string flag, std::string path);  // truncates; throws UsageError / Error
+  ~RecordFile();
+  RecordFile(const RecordFile&) = delete;
+  RecordFile& operator=(const RecordFile&) = delete;
+
+  // Throws Error "FLAG PATH: cannot write line N (reason); the file keeps N-1 whole lines".
+  void append(std::string_view line);
+  // Checked close; throws Error. Further appends throw.
+  void close();
+  [[nodiscard]] std::int64_t records() const { return records_; }
+  [[nodiscard]] std::int64_t size_bytes() const { return size_bytes_; }
+
+ private:
+  std::string flag_, path_;
+  int fd_ = -1;
+  std::int64_t records_ = 0, size_bytes_ = 0;
+};
+
+}  // namespace pipebench
