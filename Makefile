@@ -87,15 +87,16 @@ endif
 # ---- sources ----------------------------------------------------------------------------------
 SQLITE_ONLY := src/trace/sqlite_db.cc src/trace/nsys_schema.cc
 LIB_SRCS := $(wildcard src/core/*.cc) src/launch/world.cc src/launch/gpu_assignment.cc src/backend/host_data.cc \
-            src/backend/backend_factory.cc $(wildcard src/harness/*.cc) $(wildcard src/report/*.cc) \
+            src/backend/backend_factory.cc src/backend/replay_runtime_stubs.cc $(wildcard src/harness/*.cc) $(wildcard src/report/*.cc) \
             $(wildcard src/cli/*.cc) $(wildcard src/app/*.cc) $(wildcard collectives/*.cc) \
-            $(wildcard topology/*.cc) $(wildcard src/megatron/*.cc) $(wildcard src/sim/*.cc) \
+            $(wildcard topology/*.cc) $(wildcard src/megatron/*.cc) $(wildcard src/sim/*.cc) $(wildcard src/replay/*.cc) \
+            $(wildcard src/io/*.cc) \
             $(filter-out $(SQLITE_ONLY),$(wildcard src/trace/*.cc))
 ifeq ($(HAVE_SQLITE),1)
 LIB_SRCS += $(SQLITE_ONLY)
 endif
 ifeq ($(HAVE_MPI),1)
-LIB_SRCS += src/backend/mpi_backend.cc src/backend/bare_mpi_loop.cc
+LIB_SRCS += src/backend/mpi_backend.cc src/backend/bare_mpi_loop.cc src/backend/mpi_replay.cc
 endif
 CU_SRCS := $(if $(filter 1,$(HAVE_NCCL)),$(filter-out src/backend/gemm_timer.cu,$(wildcard src/backend/*.cu)),)
 ifeq ($(HAVE_CUBLAS),1)
