@@ -11,6 +11,8 @@
 #include "app/bench_command.h"
 #include "app/pairs_command.h"
 #include "app/predict_command.h"
+#include "app/replay_command.h"
+#include <CLI/CLI.hpp>
 #include "app/run_command.h"
 #include "app/topo_command.h"
 #include "app/trace_command.h"
@@ -55,9 +57,49 @@ bool same_arguments_everywhere(const pipebench::World& world, const std::vector<
 
 }  // namespace
 
+// Until the command table lands: `pipebench replay` through its Subcommand.
+int run_subcommand(pipebench::Subcommand& sc, int argc, char** argv, const std::vector<std::string>& args, bool speaker) {
+  CLI::App app{"pipebench " + sc.name()};
+  sc.add_options(app);
+  try {
+    std::vector<std::string> rest(args.rbegin(), args.rend() - 1);
+    app.parse(rest);
+    sc.finish(app, {});
+  } catch (const CLI::CallForHelp&) {
+    if (speaker) std::cout << app.help();
+    return code(ExitCode::kOk);
+  } catch (const CLI::ParseError& e) {
+    if (speaker) std::fprintf(stderr, "pipebench: replay: %s\n", e.what());
+    return code(ExitCode::kUsage);
+  } catch (const pipebench::UsageError& e) {
+    if (speaker) std::fprintf(stderr, "pipebench: %s\n", e.what());
+    return code(ExitCode::kUsage);
+  }
+  std::unique_ptr<pipebench::World> world = pipebench::World::create(&argc, &argv);
+  if (!same_arguments_everywhere(*world, args)) return code(ExitCode::kUsage);
+  try {
+    return sc.run(world.get());
+  } catch (const pipebench::LocalUsageError& e) {
+    std::fprintf(stderr, "pipebench: %s\n", e.what());
+    if (world->size() > 1) world->abort(code(ExitCode::kUsage));
+    return code(ExitCode::kUsage);
+  } catch (const pipebench::UsageError& e) {
+    if (world->rank() == 0) std::fprintf(stderr, "pipebench: %s\n", e.what());
+    return code(ExitCode::kUsage);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pipebench: error on %s: %s\n", world->where().c_str(), e.what());
+    if (world->size() > 1) world->abort(code(ExitCode::kRuntimeError));
+    return code(ExitCode::kRuntimeError);
+  }
+}
+
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   const bool speaker = launcher_rank() == 0;
+  if (!args.empty() && args[0] == "replay") {
+    auto replay = pipebench::make_replay_command();
+    return run_subcommand(*replay, argc, argv, args, speaker);
+  }
   pipebench::Command cmd;
   try {
     cmd = pipebench::parse_command_line(args);
