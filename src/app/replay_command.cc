@@ -2,10 +2,10 @@
 // `pipebench replay`: plan -> (table -> prediction) -> replay -> table, verdict, JSON, traces.
 #include "app/replay_command.h"
 
-#include <CLI/CLI.hpp>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -31,7 +31,8 @@ namespace pipebench {
 namespace {
 
 void check_duration(const char* flag, double v) {
-  if (!std::isfinite(v) || v < 0) throw UsageError(std::string(flag) + " " + std::to_string(v) + ": must be a finite number >= 0");
+  if (!std::isfinite(v) || v < 0)
+    throw UsageError(std::string(flag) + " " + std::to_string(v) + ": must be a finite number >= 0");
 }
 
 // An output path must not be a device, FIFO or symlink (it is replaced by rename).
@@ -44,7 +45,9 @@ void check_output(const char* flag, const std::string& path) {
 class ReplayCommand final : public Subcommand {
  public:
   std::string name() const override { return "replay"; }
-  std::string summary() const override { return "run the plan's schedules for real and compare them with the prediction"; }
+  std::string summary() const override {
+    return "run the plan's schedules for real and compare them with the prediction";
+  }
   bool needs_world() const override { return true; }
 
   void add_options(CLI::App& sub) override {
@@ -54,7 +57,8 @@ class ReplayCommand final : public Subcommand {
     sub.add_option("--bwd-ms-per-layer", o_.compute.bwd_ms_per_layer, "backward time (default 2x forward)");
     sub.add_option("--tflops", o_.compute.tflops, "achieved TFLOP/s per GPU for the FLOPs model");
     sub.add_flag("--measure-compute", measure_compute_, "time the layer's GEMMs with cuBLAS on this rank's GPU");
-    sub.add_option("--compute", compute_kind_, "GPU compute: spin (timer kernel) or gemm (cuBLAS)")->capture_default_str();
+    sub.add_option("--compute", compute_kind_, "GPU compute: spin (timer kernel) or gemm (cuBLAS)")
+        ->capture_default_str();
     sub.add_option("--compute-sms", compute_sms_, "spin kernel: SMs to occupy (0: all)")->capture_default_str();
     sub.add_option("--optimizer-ms", o_.compute.optimizer_ms, "optimizer step time");
     sub.add_option("--iterations", o_.iterations, "timed iterations after one warm-up")->capture_default_str();
@@ -71,7 +75,8 @@ class ReplayCommand final : public Subcommand {
     check_duration("--bwd-ms-per-layer", o_.compute.bwd_ms_per_layer);
     check_duration("--tflops", o_.compute.tflops);
     check_duration("--optimizer-ms", o_.compute.optimizer_ms);
-    if (sub.count("--fwd-ms-per-layer") && o_.compute.fwd_ms_per_layer <= 0) throw UsageError("--fwd-ms-per-layer: must be > 0");
+    if (sub.count("--fwd-ms-per-layer") && o_.compute.fwd_ms_per_layer <= 0)
+      throw UsageError("--fwd-ms-per-layer: must be > 0");
     if (sub.count("--tflops") && o_.compute.tflops <= 0) throw UsageError("--tflops: must be > 0");
     const int sources = (o_.compute.fwd_ms_per_layer > 0) + (o_.compute.tflops > 0) + (measure_compute_ ? 1 : 0);
     if (sources > 1) throw UsageError("give one of --fwd-ms-per-layer, --tflops and --measure-compute");
@@ -80,11 +85,13 @@ class ReplayCommand final : public Subcommand {
       throw UsageError("--bwd-ms-per-layer needs --fwd-ms-per-layer");
     }
     if (o_.iterations < 1) throw UsageError("--iterations " + std::to_string(o_.iterations) + ": must be at least 1");
-    if (compute_kind_ != "spin" && compute_kind_ != "gemm") throw UsageError("--compute " + compute_kind_ + ": spin or gemm");
+    if (compute_kind_ != "spin" && compute_kind_ != "gemm")
+      throw UsageError("--compute " + compute_kind_ + ": spin or gemm");
     if (compute_sms_ < 0) throw UsageError("--compute-sms " + std::to_string(compute_sms_) + ": must be >= 0");
     if (!table_path_.empty() && no_predict_) throw UsageError("--table and --no-predict exclude each other");
     if (sub.count("-T")) {
-      if (!std::isfinite(timeout_s_) || timeout_s_ < 0) throw UsageError("-T " + std::to_string(timeout_s_) + ": must be >= 0");
+      if (!std::isfinite(timeout_s_) || timeout_s_ < 0)
+        throw UsageError("-T " + std::to_string(timeout_s_) + ": must be >= 0");
       o_.timeout_s = timeout_s_;
     }
     check_output("--json", json_path_);
@@ -110,7 +117,8 @@ class ReplayCommand final : public Subcommand {
 };
 
 // Rank 0 predicts; an error there reaches every rank (the others would wait in the replay).
-std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const nlohmann::json& plan, BackendKind kind) {
+std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const nlohmann::json& plan,
+                                                      BackendKind kind) {
   if (no_predict_) return nullptr;
   std::string table = table_path_;
   if (table.empty()) {  // time the plan's messages on these ranks, as `bench --plan` does
@@ -120,8 +128,8 @@ std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const 
     c.reps = 3;
     c.warmup = 2;
     c.plan_schedule = o_.schedule == "all" || o_.schedule == "gpipe" ? "" : o_.schedule;
-    c.json_path = json_path_.empty() ? (std::filesystem::temp_directory_path() / ("pipebench-replay-table-" +
-                                                                                   std::to_string(::getpid()) + ".json"))
+    c.json_path = json_path_.empty() ? (std::filesystem::temp_directory_path() /
+                                        ("pipebench-replay-table-" + std::to_string(::getpid()) + ".json"))
                                            .string()
                                      : json_path_ + ".table.json";
     c.json_path = world.broadcast(c.json_path, 0);
@@ -134,8 +142,8 @@ std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const 
   if (world.rank() == 0) {
     try {
       const MeasuredCost costs(read_json_file("--table", table), table);
-      p = std::make_unique<Prediction>(predict(plan, costs, o_.compute, false, false,
-                                               o_.schedule == "all" ? "" : o_.schedule, nullptr));
+      p = std::make_unique<Prediction>(
+          predict(plan, costs, o_.compute, false, false, o_.schedule == "all" ? "" : o_.schedule, nullptr));
     } catch (const UsageError& e) {
       error = e.what();
     }
@@ -181,17 +189,20 @@ int ReplayCommand::run(const World* wp) {
   }
   const BackendKind kind = resolve_backend(kind_, world);
   if (kind == BackendKind::kMpi && gpu_flags_) {
-    throw UsageError("--compute/--compute-sms: GPU compute needs the NCCL backend (MPI computes by sleeping on the host)");
+    throw UsageError(
+        "--compute/--compute-sms: GPU compute needs the NCCL backend (MPI computes by sleeping on the host)");
   }
   if (measure_compute_) o_.compute.fwd_ms_per_layer = measured_layer_ms(world, plan);
   (void)plan_jobs(plan, o_.compute, world.rank(), o_.schedule);  // bad schedule or compute: before any timing
   o_.compute_kind = kind == BackendKind::kMpi ? "host-sleep" : compute_kind_;
   o_.keep_timeline = !trace_dir_.empty();
-  const auto predicted = prediction(world, plan, kind);
   ReplayComputeOptions rco;
   rco.kind = compute_kind_;
   rco.compute_sms = compute_sms_;
+  // The runtime first: the MPI one raises this process's scheduling priority, and the messages are
+  // then timed for the prediction under the same conditions as they are replayed.
   auto rt = kind == BackendKind::kMpi ? make_mpi_replay_runtime(world) : make_nccl_replay_runtime(world, rco);
+  const auto predicted = prediction(world, plan, kind);
   const ReplayResult r = replay_plan(world, *rt, plan, o_, predicted.get(), [&](const ReplayResult& so_far) {
     if (!json_path_.empty()) write_file_atomically(json_path_, replay_to_json(so_far, plan_path_).dump(2) + "\n");
   });
@@ -204,10 +215,10 @@ int ReplayCommand::run(const World* wp) {
 }
 
 void ReplayCommand::print(const ReplayResult& r) const {
-  std::printf("# replay of %s on %d ranks (%s backend, compute %s), %d iterations after one warm-up\n", plan_path_.c_str(), r.world,
-              r.backend.c_str(), r.compute.c_str(), r.iterations);
-  std::printf("#  %-18s %12s %28s %8s %10s %10s\n", "schedule", "predicted ms", "replayed ms (median, min-max)", "error %",
-              "speed-up p", "speed-up r");
+  std::printf("# replay of %s on %d ranks (%s backend, compute %s), %d iterations after one warm-up\n",
+              plan_path_.c_str(), r.world, r.backend.c_str(), r.compute.c_str(), r.iterations);
+  std::printf("#  %-18s %12s %28s %8s %10s %10s\n", "schedule", "predicted ms", "replayed ms (median, min-max)",
+              "error %", "speed-up p", "speed-up r");
   const ScheduleReplay* base = nullptr;
   for (const auto& s : r.schedules) {
     if (s.name == "1f1b") base = &s;
@@ -227,9 +238,10 @@ void ReplayCommand::print(const ReplayResult& r) const {
   if (r.predicted_fastest.empty()) {
     std::printf("# Replay verdict: %s is fastest measured (no prediction)\n", r.measured_fastest.c_str());
   } else {
-    std::printf("# Replay verdict: %s: measured fastest %s, predicted fastest %s\n",
-                r.measured_fastest == r.predicted_fastest ? "prediction and replay agree" : "prediction and replay DISAGREE",
-                r.measured_fastest.c_str(), r.predicted_fastest.c_str());
+    std::printf(
+        "# Replay verdict: %s: measured fastest %s, predicted fastest %s\n",
+        r.measured_fastest == r.predicted_fastest ? "prediction and replay agree" : "prediction and replay DISAGREE",
+        r.measured_fastest.c_str(), r.predicted_fastest.c_str());
   }
   for (const auto& s : r.schedules) {
     std::printf("# comm share %-16s", schedule_key(s.name, s.v).c_str());

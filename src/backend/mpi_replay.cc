@@ -55,24 +55,11 @@ class MpiReplayRuntime final : public ReplayRuntime {
     // Linux delays a timer wake-up by up to the timer slack (50 us by default); the sleeps stand for
     // compute of exact duration, so ask for none.
     prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-    // Where allowed, a real-time priority (else the highest CFS weight): on a loaded machine a waking
-    // rank then preempts other work at once, so a sleep stands for a compute of its length. The
-    // kernel's real-time throttling still leaves the rest of the machine its share. Restored in the
-    // destructor.
     old_policy_ = sched_getscheduler(0);
     sched_getparam(0, &old_param_);
-    const sched_param rt{1};
-    if (sched_setscheduler(0, SCHED_FIFO, &rt) == 0) {
-      realtime_ = true;
-    } else {
-      errno = 0;
-      old_nice_ = getpriority(PRIO_PROCESS, 0);
-      if (errno == 0 && setpriority(PRIO_PROCESS, 0, -20) == 0) reniced_ = true;
-    }
   }
   ~MpiReplayRuntime() override {
-    if (realtime_) sched_setscheduler(0, old_policy_, &old_param_);
-    if (reniced_) setpriority(PRIO_PROCESS, 0, old_nice_);
+    set_realtime(false);
     for (auto& [h, pending] : pending_) {
       for (auto& r : pending.requests) {
         if (r != MPI_REQUEST_NULL) {
@@ -99,7 +86,11 @@ class MpiReplayRuntime final : public ReplayRuntime {
     if (!pending_.empty())
       throw Error("replay: an asynchronous P2P call of the previous iteration was never waited for");
     spans_.assign(tasks, ReplaySpan{});
-    check(MPI_Barrier(p2p_->get()), "MPI_Barrier");
+    Pending barrier;
+    barrier.requests.push_back(MPI_REQUEST_NULL);
+    check(MPI_Ibarrier(p2p_->get(), &barrier.requests[0]), "MPI_Ibarrier");
+    complete(barrier);
+    set_realtime(true);
     origin_ns_ = monotonic_ns();
   }
 
@@ -159,25 +150,29 @@ class MpiReplayRuntime final : public ReplayRuntime {
     float* send = static_cast<float*>(buffer(floats * 4, true));
     float* recv = static_cast<float*>(buffer(floats * 4, false));
     for (int i = 0; i < count; ++i) {
+      Pending call;
+      call.requests.push_back(MPI_REQUEST_NULL);
+      MPI_Request* req = &call.requests[0];
       switch (op) {
-        case ReplayCollOp::kAllReduce:
-          check(MPI_Allreduce(MPI_IN_PLACE, recv, to_count(floats, "MPI_Allreduce"), MPI_FLOAT, MPI_SUM, comm),
-                "MPI_Allreduce");
+        case ReplayCollOp::kAllReduce:  // out of place, as bench --plan times it (the prediction's table)
+          check(MPI_Iallreduce(send, recv, to_count(floats, "MPI_Iallreduce"), MPI_FLOAT, MPI_SUM, comm, req),
+                "MPI_Iallreduce");
           break;
         case ReplayCollOp::kAllGather:
-          check(MPI_Allgather(send, to_count(per_rank, "MPI_Allgather"), MPI_FLOAT, recv,
-                              to_count(per_rank, "MPI_Allgather"), MPI_FLOAT, comm),
-                "MPI_Allgather");
+          check(MPI_Iallgather(send, to_count(per_rank, "MPI_Iallgather"), MPI_FLOAT, recv,
+                               to_count(per_rank, "MPI_Iallgather"), MPI_FLOAT, comm, req),
+                "MPI_Iallgather");
           break;
         case ReplayCollOp::kReduceScatter:
-          check(MPI_Reduce_scatter_block(send, recv, to_count(per_rank, "MPI_Reduce_scatter_block"), MPI_FLOAT, MPI_SUM,
-                                         comm),
-                "MPI_Reduce_scatter_block");
+          check(MPI_Ireduce_scatter_block(send, recv, to_count(per_rank, "MPI_Ireduce_scatter_block"), MPI_FLOAT,
+                                          MPI_SUM, comm, req),
+                "MPI_Ireduce_scatter_block");
           break;
         case ReplayCollOp::kBroadcast:
-          check(MPI_Bcast(recv, to_count(floats, "MPI_Bcast"), MPI_FLOAT, 0, comm), "MPI_Bcast");
+          check(MPI_Ibcast(recv, to_count(floats, "MPI_Ibcast"), MPI_FLOAT, 0, comm, req), "MPI_Ibcast");
           break;
       }
+      complete(call);
     }
     spans_.at(task) = {start - origin_ns_, monotonic_ns() - origin_ns_};
   }
@@ -189,6 +184,7 @@ class MpiReplayRuntime final : public ReplayRuntime {
     }
     pending_.clear();
     *iteration_ns = monotonic_ns() - origin_ns_;
+    set_realtime(false);
     return std::move(spans_);
   }
 
@@ -210,7 +206,7 @@ class MpiReplayRuntime final : public ReplayRuntime {
   // peer that must wake from its compute to send (several ranks share a core on small machines), and
   // the scheduler favours a waking sleeper. Costs up to kPollNs of latency per blocking call.
   void complete(Pending& call) {
-    static constexpr long kPollNs = 10000;
+    static constexpr long kPollNs = 50000;
     int done = 0;
     for (int spins = 0;; ++spins) {
       check(MPI_Testall(static_cast<int>(call.requests.size()), call.requests.data(), &done, MPI_STATUSES_IGNORE),
@@ -236,6 +232,27 @@ class MpiReplayRuntime final : public ReplayRuntime {
   }
 
   void check(int rc, const char* call) const { check_mpi(rc, call, world_.where()); }
+
+  // During an iteration, where allowed, a real-time priority (else the highest CFS weight): on a loaded
+  // machine a waking rank then preempts other work at once, so a sleep stands for a compute of its
+  // length. Only during the iteration, and every wait sleeps between polls: the kernel throttles
+  // real-time tasks that use more than sched_rt_runtime_us of a period (a 50 ms stall).
+  void set_realtime(bool on) {
+    if (on && !realtime_ && !reniced_) {
+      const sched_param rt{1};
+      if (sched_setscheduler(0, SCHED_FIFO, &rt) == 0) {
+        realtime_ = true;
+        return;
+      }
+      errno = 0;
+      old_nice_ = getpriority(PRIO_PROCESS, 0);
+      if (errno == 0 && setpriority(PRIO_PROCESS, 0, -20) == 0) reniced_ = true;
+    } else if (!on) {
+      if (realtime_) sched_setscheduler(0, old_policy_, &old_param_);
+      if (reniced_) setpriority(PRIO_PROCESS, 0, old_nice_);
+      realtime_ = reniced_ = false;
+    }
+  }
 
   const World& world_;
   std::unique_ptr<Comm> p2p_;

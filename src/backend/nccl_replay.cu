@@ -25,7 +25,8 @@ class NcclReplayRuntime final : public ReplayRuntime {
     if (n == 0) throw LocalUsageError("replay --backend nccl: no GPU on " + world.where());
     device_ = world.local_rank() % n;
     check(cudaSetDevice(device_), "cudaSetDevice");
-    if (sms_ > device_sms()) throw UsageError("--compute-sms " + std::to_string(sms_) + ": the GPU has " + std::to_string(device_sms()));
+    if (sms_ > device_sms())
+      throw UsageError("--compute-sms " + std::to_string(sms_) + ": the GPU has " + std::to_string(device_sms()));
     compute_ = make_stream();
     comm_ = make_stream();
     ncclUniqueId id{};
@@ -44,8 +45,8 @@ class NcclReplayRuntime final : public ReplayRuntime {
   int add_group(const std::vector<int>& members) override {
     const bool member = std::binary_search(members.begin(), members.end(), world_.rank());
     ncclComm_t sub = nullptr;
-    check_nccl(ncclCommSplit(nccl_.get(), member ? 0 : NCCL_SPLIT_NOCOLOR, world_.rank(), &sub, nullptr), "ncclCommSplit",
-               world_.where(), nccl_.get());
+    check_nccl(ncclCommSplit(nccl_.get(), member ? 0 : NCCL_SPLIT_NOCOLOR, world_.rank(), &sub, nullptr),
+               "ncclCommSplit", world_.where(), nccl_.get());
     if (!member) return -1;
     groups_.emplace_back(sub, device_);
     return static_cast<int>(groups_.size()) - 1;
@@ -73,11 +74,11 @@ class NcclReplayRuntime final : public ReplayRuntime {
     for (std::size_t i = 0; i < n; ++i) {
       const auto count = static_cast<std::size_t>(ops[i].bytes);
       if (ops[i].send) {
-        check_nccl(ncclSend(buffer(send_buf_, ops[i].bytes), count, ncclInt8, ops[i].peer, nccl_.get(), comm_.get()), "ncclSend",
-                   world_.where(), nccl_.get());
+        check_nccl(ncclSend(buffer(send_buf_, ops[i].bytes), count, ncclInt8, ops[i].peer, nccl_.get(), comm_.get()),
+                   "ncclSend", world_.where(), nccl_.get());
       } else {
-        check_nccl(ncclRecv(buffer(recv_buf_, ops[i].bytes), count, ncclInt8, ops[i].peer, nccl_.get(), comm_.get()), "ncclRecv",
-                   world_.where(), nccl_.get());
+        check_nccl(ncclRecv(buffer(recv_buf_, ops[i].bytes), count, ncclInt8, ops[i].peer, nccl_.get(), comm_.get()),
+                   "ncclRecv", world_.where(), nccl_.get());
       }
     }
     check_nccl(ncclGroupEnd(), "ncclGroupEnd", world_.where(), nccl_.get());
@@ -113,10 +114,18 @@ class NcclReplayRuntime final : public ReplayRuntime {
     for (int i = 0; i < count; ++i) {
       ncclResult_t rc = ncclSuccess;
       switch (op) {
-        case ReplayCollOp::kAllReduce: rc = ncclAllReduce(in, out, n, ncclInt8, ncclSum, comm, comm_.get()); break;
-        case ReplayCollOp::kAllGather: rc = ncclAllGather(in, out, per_rank, ncclInt8, comm, comm_.get()); break;
-        case ReplayCollOp::kReduceScatter: rc = ncclReduceScatter(in, out, per_rank, ncclInt8, ncclSum, comm, comm_.get()); break;
-        case ReplayCollOp::kBroadcast: rc = ncclBroadcast(in, out, n, ncclInt8, 0, comm, comm_.get()); break;
+        case ReplayCollOp::kAllReduce:
+          rc = ncclAllReduce(in, out, n, ncclInt8, ncclSum, comm, comm_.get());
+          break;
+        case ReplayCollOp::kAllGather:
+          rc = ncclAllGather(in, out, per_rank, ncclInt8, comm, comm_.get());
+          break;
+        case ReplayCollOp::kReduceScatter:
+          rc = ncclReduceScatter(in, out, per_rank, ncclInt8, ncclSum, comm, comm_.get());
+          break;
+        case ReplayCollOp::kBroadcast:
+          rc = ncclBroadcast(in, out, n, ncclInt8, 0, comm, comm_.get());
+          break;
       }
       check_nccl(rc, "nccl collective", world_.where(), comm);
     }

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Spin kernel on %globaltimer (PTX ISA: "a predefined, 64-bit global nanosecond timer").
-#include "backend/replay_spin.h"
-
 #include <string>
 
 #include "backend/cuda_handles.cuh"
+#include "backend/replay_spin.h"
 
 namespace pipebench {
 namespace {

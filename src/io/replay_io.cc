@@ -10,7 +10,9 @@
 namespace pipebench {
 namespace {
 
-nlohmann::json optional_number(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+nlohmann::json optional_number(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
 
 std::optional<double> read_optional(const nlohmann::json& j, const char* key) {
   if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
@@ -30,8 +32,12 @@ nlohmann::json replay_to_json(const ReplayResult& r, const std::string& plan_pat
   for (const auto& s : r.schedules) {
     nlohmann::json ranks = nlohmann::json::array();
     for (const auto& p : s.per_rank) {
-      ranks.push_back({{"rank", p.rank}, {"compute_ms", p.compute_ms}, {"comm_busy_ms", p.comm_busy_ms}, {"idle_ms", p.idle_ms},
-                       {"comm_share", p.comm_share}, {"predicted_comm_share", optional_number(p.predicted_comm_share)}});
+      ranks.push_back({{"rank", p.rank},
+                       {"compute_ms", p.compute_ms},
+                       {"comm_busy_ms", p.comm_busy_ms},
+                       {"idle_ms", p.idle_ms},
+                       {"comm_share", p.comm_share},
+                       {"predicted_comm_share", optional_number(p.predicted_comm_share)}});
     }
     std::optional<double> error;
     if (s.predicted_ms && s.median_ms > 0) error = (*s.predicted_ms - s.median_ms) / s.median_ms;
@@ -57,7 +63,8 @@ nlohmann::json replay_to_json(const ReplayResult& r, const std::string& plan_pat
           {"schedules", schedules},
           {"verdict",
            {{"measured_fastest", r.measured_fastest},
-            {"predicted_fastest", r.predicted_fastest.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.predicted_fastest)},
+            {"predicted_fastest",
+             r.predicted_fastest.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.predicted_fastest)},
             {"agree", both ? nlohmann::json(r.measured_fastest == r.predicted_fastest) : nlohmann::json(nullptr)}}}};
 }
 
@@ -84,7 +91,8 @@ ReplayResult replay_from_json(const nlohmann::json& j, const std::string& what) 
       out.predicted_ms = read_optional(s, "predicted_iteration_ms");
       for (const auto& p : s.at("per_rank")) {
         out.per_rank.push_back({p.at("rank").get<int>(), finite(p, "compute_ms", what), finite(p, "comm_busy_ms", what),
-                                finite(p, "idle_ms", what), finite(p, "comm_share", what), read_optional(p, "predicted_comm_share")});
+                                finite(p, "idle_ms", what), finite(p, "comm_share", what),
+                                read_optional(p, "predicted_comm_share")});
       }
       r.schedules.push_back(std::move(out));
     }

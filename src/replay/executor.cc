@@ -15,14 +15,14 @@ void register_groups(ReplayRuntime& rt, const std::vector<std::vector<int>>& all
   assign_groups(rt.rank(), all_groups, ids, job);
 }
 
-void assign_groups(int rank, const std::vector<std::vector<int>>& all_groups, const std::vector<int>& ids, RankJob& job) {
+void assign_groups(int rank, const std::vector<std::vector<int>>& all_groups, const std::vector<int>& ids,
+                   RankJob& job) {
   job.group_ids.clear();
   for (const auto& c : job.collectives) {
     const auto it = std::find(all_groups.begin(), all_groups.end(), c.group);
     if (it == all_groups.end()) throw Error("replay: collective " + c.label + " has a group that was not registered");
     const int id = ids[static_cast<std::size_t>(it - all_groups.begin())];
-    if (id < 0)
-      throw Error("replay: rank " + std::to_string(rank) + " is not a member of the group of " + c.label);
+    if (id < 0) throw Error("replay: rank " + std::to_string(rank) + " is not a member of the group of " + c.label);
     job.group_ids.push_back(id);
   }
 }

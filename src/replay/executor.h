@@ -44,7 +44,8 @@ struct RankIteration {
 // (the same list, in the same order, on every process) and sets job.group_ids.
 void register_groups(ReplayRuntime& rt, const std::vector<std::vector<int>>& all_groups, RankJob& job);
 // The same with the runtime's ids of all_groups already made (one set of groups for several jobs).
-void assign_groups(int rank, const std::vector<std::vector<int>>& all_groups, const std::vector<int>& ids, RankJob& job);
+void assign_groups(int rank, const std::vector<std::vector<int>>& all_groups, const std::vector<int>& ids,
+                   RankJob& job);
 
 // Runs one iteration. progress (may be null) is set to the index of the task being executed, so a
 // watchdog can name it.

@@ -71,11 +71,14 @@ RankJob job_for(const nlohmann::json& plan, const nlohmann::json& s, const PlanJ
   spec.p = layout.at("pp").get<int>();
   spec.v = job.v;
   spec.m = layout.at("microbatches").get<std::int64_t>();
-  spec.kind = job.name == "gpipe" ? ScheduleKind::kGpipe : job.v > 1 ? ScheduleKind::kInterleaved : ScheduleKind::kOneFOneB;
+  spec.kind = job.name == "gpipe" ? ScheduleKind::kGpipe
+              : job.v > 1         ? ScheduleKind::kInterleaved
+                                  : ScheduleKind::kOneFOneB;
   spec.overlap_p2p = plan.at("model").value("overlap_p2p_communication", true);
   spec.warmup = s.at("warmup").get<std::vector<std::int64_t>>();
   MegatronArgs a;
-  a.version = plan.at("model").value("megatron_version", "main") == "core_v0.9" ? MegatronVersion::kCoreV09 : MegatronVersion::kMain;
+  a.version = plan.at("model").value("megatron_version", "main") == "core_v0.9" ? MegatronVersion::kCoreV09
+                                                                                : MegatronVersion::kMain;
   Layout l;
   l.pp = spec.p;
   l.microbatches = spec.m;
@@ -140,7 +143,8 @@ ReplayCollOp replay_coll_op(const std::string& op) {
   throw UsageError("--plan: unknown collective op '" + op + "'");
 }
 
-PlanJobs plan_jobs(const nlohmann::json& plan, const ComputeOptions& compute, int global_rank, const std::string& schedule) {
+PlanJobs plan_jobs(const nlohmann::json& plan, const ComputeOptions& compute, int global_rank,
+                   const std::string& schedule) {
   PlanJobs out;
   double out_layer_ms = 0;
   resolve_compute(plan, compute, out, &out_layer_ms);
@@ -149,7 +153,8 @@ PlanJobs plan_jobs(const nlohmann::json& plan, const ComputeOptions& compute, in
     const auto ranks = g.get<std::vector<int>>();
     if (std::find(ranks.begin(), ranks.end(), global_rank) != ranks.end()) pp_ranks = ranks;
   }
-  if (pp_ranks.empty()) throw UsageError("--plan: rank " + std::to_string(global_rank) + " is in no pipeline group of the plan");
+  if (pp_ranks.empty())
+    throw UsageError("--plan: rank " + std::to_string(global_rank) + " is in no pipeline group of the plan");
   std::set<std::vector<int>> groups;
   const nlohmann::json* base = nullptr;
   std::string names;
@@ -170,8 +175,8 @@ PlanJobs plan_jobs(const nlohmann::json& plan, const ComputeOptions& compute, in
     out.jobs.back().reference = true;
   }
   if (out.jobs.empty()) {
-    throw UsageError("--schedule " + schedule + ": not a schedule of this plan (it has " + names + ", gpipe; valid v: " +
-                     plan.value("valid_v", nlohmann::json::array()).dump() + ")");
+    throw UsageError("--schedule " + schedule + ": not a schedule of this plan (it has " + names +
+                     ", gpipe; valid v: " + plan.value("valid_v", nlohmann::json::array()).dump() + ")");
   }
   out.all_groups.assign(groups.begin(), groups.end());
   return out;

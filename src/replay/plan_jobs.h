@@ -5,7 +5,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -15,8 +14,8 @@
 namespace pipebench {
 
 struct PlanJobs {
-  std::vector<RankJob> jobs;                   // per schedule, in the plan's order, GPipe last
-  std::vector<std::vector<int>> all_groups;    // every collective group of the plan (same on all ranks)
+  std::vector<RankJob> jobs;                 // per schedule, in the plan's order, GPipe last
+  std::vector<std::vector<int>> all_groups;  // every collective group of the plan (same on all ranks)
   double fwd_ms_per_layer = 0, bwd_ms_per_layer = 0;
   std::string compute_source;
 };

@@ -11,7 +11,8 @@ namespace pipebench {
 namespace {
 
 std::int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 }  // namespace
@@ -39,7 +40,8 @@ void ProgressWatchdog::watch(double timeout_s, const World& world) {
     std::fprintf(stderr,
                  "pipebench: -T %g: rank %d made no progress for %.1f s in schedule %s%s, %s, task %zu (%s); aborting "
                  "the job\n",
-                 timeout_s, world.rank(), elapsed_s, job_.name.c_str(), job_.v > 1 ? (" v=" + std::to_string(job_.v)).c_str() : "",
+                 timeout_s, world.rank(), elapsed_s, job_.name.c_str(),
+                 job_.v > 1 ? (" v=" + std::to_string(job_.v)).c_str() : "",
                  it < 0 ? "warm-up iteration" : ("iteration " + std::to_string(it + 1)).c_str(), task, label.c_str());
     std::fflush(stderr);
     world.abort(static_cast<int>(ExitCode::kRuntimeError));

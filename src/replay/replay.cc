@@ -27,7 +27,8 @@ struct PredictedSchedule {
   std::vector<double> share;  // per pipeline rank
 };
 
-std::vector<PredictedSchedule> share_prediction(const World& world, const std::vector<RankJob>& jobs, const Prediction* p) {
+std::vector<PredictedSchedule> share_prediction(const World& world, const std::vector<RankJob>& jobs,
+                                                const Prediction* p) {
   nlohmann::json all = nlohmann::json::array();
   if (world.rank() == 0) {
     for (const auto& job : jobs) {
@@ -36,7 +37,8 @@ std::vector<PredictedSchedule> share_prediction(const World& world, const std::v
         if (s.name != job.name || s.v != job.v) continue;
         one["ms"] = s.iteration_ms;
         for (const auto& r : s.sim.ranks) {
-          one["share"].push_back(s.sim.iteration > 0 ? static_cast<double>(r.comm_busy) / static_cast<double>(s.sim.iteration) : 0.0);
+          one["share"].push_back(
+              s.sim.iteration > 0 ? static_cast<double>(r.comm_busy) / static_cast<double>(s.sim.iteration) : 0.0);
         }
       }
       all.push_back(one);
@@ -97,7 +99,9 @@ std::vector<std::vector<TraceEvent>> gather_timeline(const World& world, const R
       for (std::uint32_t k = t.first_op; k < t.first_op + t.nops; ++k) sends = sends || job.program.ops[k].send;
       track = t.kind == Task::Kind::kWait ? "recv" : sends ? "send" : "recv";
     }
-    const std::string name = t.kind == Task::Kind::kCollective ? job.collectives.at(static_cast<std::size_t>(t.collective)).label : t.label();
+    const std::string name = t.kind == Task::Kind::kCollective
+                                 ? job.collectives.at(static_cast<std::size_t>(t.collective)).label
+                                 : t.label();
     mine.push_back({track, name, it.spans[i].start_ns, it.spans[i].end_ns});
   }
   const auto all = world.all_gather(mine.dump());
@@ -127,7 +131,8 @@ void finish_stats(const RankSamples& rs, const PredictedSchedule& pred, const st
     st.idle_ms = median(rs.idle[r]);
     st.comm_share = median(rs.share[r]);
     const int pr = r < pp_of_rank.size() && !pp_of_rank[r].empty() ? pp_of_rank[r][0] : -1;
-    if (pr >= 0 && static_cast<std::size_t>(pr) < pred.share.size()) st.predicted_comm_share = pred.share[static_cast<std::size_t>(pr)];
+    if (pr >= 0 && static_cast<std::size_t>(pr) < pred.share.size())
+      st.predicted_comm_share = pred.share[static_cast<std::size_t>(pr)];
     s.per_rank.push_back(st);
   }
 }
@@ -148,11 +153,12 @@ void set_verdict(ReplayResult& r) {
 std::string schedule_key(const std::string& name, int v) { return v > 1 ? name + ":v" + std::to_string(v) : name; }
 
 ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const nlohmann::json& plan, const ReplayOptions& o,
-                         const Prediction* prediction, const std::function<void(const ReplayResult&)>& after_iteration) {
+                         const Prediction* prediction,
+                         const std::function<void(const ReplayResult&)>& after_iteration) {
   const int plan_world = plan.at("layout").at("world").get<int>();
   if (plan_world != world.size()) {
-    throw UsageError("--plan: the plan's world is " + std::to_string(plan_world) + " ranks but " + std::to_string(world.size()) +
-                     " were launched (mpirun -np " + std::to_string(plan_world) + ")");
+    throw UsageError("--plan: the plan's world is " + std::to_string(plan_world) + " ranks but " +
+                     std::to_string(world.size()) + " were launched (mpirun -np " + std::to_string(plan_world) + ")");
   }
   if (o.iterations < 1) throw UsageError("--iterations " + std::to_string(o.iterations) + ": must be at least 1");
   PlanJobs pj = plan_jobs(plan, o.compute, world.rank(), o.schedule);
@@ -163,7 +169,8 @@ ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const nlohmann::
   std::vector<std::vector<int>> pp_of_rank(static_cast<std::size_t>(world.size()));
   for (const auto& g : plan.at("groups").at("pp")) {
     const auto ranks = g.get<std::vector<int>>();
-    for (std::size_t i = 0; i < ranks.size(); ++i) pp_of_rank.at(static_cast<std::size_t>(ranks[i])).push_back(static_cast<int>(i));
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+      pp_of_rank.at(static_cast<std::size_t>(ranks[i])).push_back(static_cast<int>(i));
   }
   ReplayResult result;
   result.backend = std::string(rt.name());
@@ -173,7 +180,8 @@ ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const nlohmann::
   for (std::size_t j = 0; j < pj.jobs.size(); ++j) {
     RankJob& job = pj.jobs[j];
     assign_groups(world.rank(), pj.all_groups, ids, job);
-    const double yardstick_ms = predicted[j].iteration_ms > 0 ? predicted[j].iteration_ms : world.max(compute_ms(job.program));
+    const double yardstick_ms =
+        predicted[j].iteration_ms > 0 ? predicted[j].iteration_ms : world.max(compute_ms(job.program));
     // Default -T: a few times the expected iteration, and never under 10 s (process start-up, a loaded machine).
     const double timeout_s = o.timeout_s >= 0 ? o.timeout_s : std::max(10.0, 5 * yardstick_ms / 1e3);
     ScheduleReplay s;

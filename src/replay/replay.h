@@ -4,9 +4,8 @@
 // point `pipebench replay` and `pipebench run` share.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,7 +29,7 @@ struct ScheduleReplay {
   std::vector<double> iteration_ms;  // finished timed iterations (max over ranks)
   double median_ms = 0, min_ms = 0, max_ms = 0;
   std::optional<double> predicted_ms;
-  std::vector<ReplayRankStats> per_rank;  // medians over iterations, every rank
+  std::vector<ReplayRankStats> per_rank;          // medians over iterations, every rank
   std::vector<std::vector<TraceEvent>> timeline;  // last iteration, per rank (rank 0 only; empty unless asked)
 };
 
