@@ -116,6 +116,7 @@ PIPEBENCH := $(BIN)/pipebench
 OVERHEAD := $(BIN)/harness_overhead
 SIM_BENCH := $(BIN)/sim_bench
 TRACE_BENCH := $(BIN)/trace_bench
+REPLAY_BENCH := $(BIN)/replay_bench
 UNIT_TESTS := $(BIN)/unit_tests
 MPI_TESTS := $(if $(filter 1,$(HAVE_MPI)),$(BIN)/mpi_tests,)
 GPU_TESTS := $(if $(filter 1,$(HAVE_NCCL)),$(BIN)/gpu_tests,)
@@ -133,7 +134,7 @@ run: deps
 	$(PIPEBENCH) run
 
 bench: deps
-	@$(MAKE) -j$(JOBS) $(OVERHEAD) $(SIM_BENCH) $(TRACE_BENCH)
+	@$(MAKE) -j$(JOBS) $(OVERHEAD) $(SIM_BENCH) $(TRACE_BENCH) $(REPLAY_BENCH)
 	@$(MAKE) bench-all
 
 clean:
@@ -189,6 +190,9 @@ $(OVERHEAD): $(LIB_OBJS) $(call obj,src/tools/harness_overhead.cc) | $(BIN)
 $(SIM_BENCH): $(LIB_OBJS) $(call obj,src/tools/sim_bench.cc) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
+$(REPLAY_BENCH): $(LIB_OBJS) $(call obj,src/tools/replay_bench.cc) | $(BIN)
+	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+
 $(TRACE_BENCH): $(LIB_OBJS) $(call obj,src/tools/trace_bench.cc) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -206,7 +210,7 @@ test-all:
 	  bash tests/run_tests.sh
 
 bench-all:
-	@MPIRUN="$(MPIRUN)" OVERHEAD="$(OVERHEAD)" SIM_BENCH="$(SIM_BENCH)" TRACE_BENCH="$(TRACE_BENCH)" HAVE_NCCL=$(HAVE_NCCL) bash tests/run_bench.sh
+	@MPIRUN="$(MPIRUN)" OVERHEAD="$(OVERHEAD)" SIM_BENCH="$(SIM_BENCH)" TRACE_BENCH="$(TRACE_BENCH)" REPLAY_BENCH="$(REPLAY_BENCH)" HAVE_NCCL=$(HAVE_NCCL) bash tests/run_bench.sh
 
 $(BUILD)/obj/%.cc.o: %.cc
 	@mkdir -p $(dir $@)
