@@ -6,14 +6,17 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "app/plan_bench.h"
 #include "backend/backend_factory.h"
 #include "backend/gemm_timer.h"
+#include "backend/process_priority.h"
 #include "backend/replay_runtime.h"
 #include "core/error.h"
 #include "core/json_file.h"
@@ -124,16 +127,22 @@ std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const 
   if (table.empty()) {  // time the plan's messages on these ranks, as `bench --plan` does
     auto backend = make_backend(kind, world, 1);
     BenchConfig c;
-    c.iters = 5;
-    c.reps = 3;
-    c.warmup = 2;
+    c.iters = 10;
+    c.reps = 5;
+    c.warmup = 3;
     c.plan_schedule = o_.schedule == "all" || o_.schedule == "gpipe" ? "" : o_.schedule;
     c.json_path = json_path_.empty() ? (std::filesystem::temp_directory_path() /
                                         ("pipebench-replay-table-" + std::to_string(::getpid()) + ".json"))
                                            .string()
                                      : json_path_ + ".table.json";
     c.json_path = world.broadcast(c.json_path, 0);
-    (void)run_plan_bench_on(*backend, plan, plan_path_, c, world);
+    {
+      const ScopedPriorityBoost boost;  // the conditions of the replay, as far as a table allows
+      (void)run_plan_bench_on(*backend, plan, plan_path_, c, world);
+    }
+    // Ranks spinning in MPI waits at a real-time priority use up the kernel's real-time budget of the
+    // period (sched_rt_period_us, 1 s); the replay must not start throttled, so one period passes.
+    std::this_thread::sleep_for(std::chrono::seconds(1));
     table = c.json_path;
     if (json_path_.empty()) temp_table_ = table;
   }
