@@ -6,17 +6,14 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <thread>
 
 #include "app/plan_bench.h"
 #include "backend/backend_factory.h"
 #include "backend/gemm_timer.h"
-#include "backend/process_priority.h"
 #include "backend/replay_runtime.h"
 #include "core/error.h"
 #include "core/json_file.h"
@@ -136,13 +133,9 @@ std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const 
                                            .string()
                                      : json_path_ + ".table.json";
     c.json_path = world.broadcast(c.json_path, 0);
-    {
-      const ScopedPriorityBoost boost;  // the conditions of the replay, as far as a table allows
-      (void)run_plan_bench_on(*backend, plan, plan_path_, c, world);
-    }
-    // Ranks spinning in MPI waits at a real-time priority use up the kernel's real-time budget of the
-    // period (sched_rt_period_us, 1 s); the replay must not start throttled, so one period passes.
-    std::this_thread::sleep_for(std::chrono::seconds(1));
+    // At the process's own priority: ranks that spin in MPI waits at a real-time priority can starve
+    // a peer of the same priority on their core for good (the replay's own waits sleep between polls).
+    (void)run_plan_bench_on(*backend, plan, plan_path_, c, world);
     table = c.json_path;
     if (json_path_.empty()) temp_table_ = table;
   }

@@ -202,17 +202,20 @@ class MpiReplayRuntime final : public ReplayRuntime {
     return std::make_unique<Comm>(c);
   }
 
-  // Polls with short sleeps rather than spinning in MPI_Waitall: a spinning rank takes the core from a
-  // peer that must wake from its compute to send (several ranks share a core on small machines), and
-  // the scheduler favours a waking sleeper. Costs up to kPollNs of latency per blocking call.
+  // Polls: first for kSpinNs yielding the core (a transfer whose peer is there completes in that time),
+  // then with sleeps of kPollNs between polls rather than spinning in MPI_Waitall: a spinning rank takes
+  // the core from a peer that must wake from its compute to send (several ranks share a core on small
+  // machines), and at a real-time priority it would use up the kernel's real-time budget.
   void complete(Pending& call) {
-    static constexpr long kPollNs = 50000;
+    static constexpr std::int64_t kSpinNs = 30000;
+    static constexpr long kPollNs = 20000;
+    const std::int64_t start = monotonic_ns();
     int done = 0;
-    for (int spins = 0;; ++spins) {
+    while (true) {
       check(MPI_Testall(static_cast<int>(call.requests.size()), call.requests.data(), &done, MPI_STATUSES_IGNORE),
             "MPI_Testall");
       if (done) return;
-      if (spins < 16) {
+      if (monotonic_ns() - start < kSpinNs) {
         sched_yield();
         continue;
       }
