@@ -64,7 +64,7 @@ TEST(ReplayExecutorMpi, OneFOneBMatchesClosedForm) {
   if (W().size() != 4) GTEST_SKIP() << "needs 4 ranks (mpirun -np 4), has " << W().size();
   const int p = 4;
   const std::int64_t m = 8;
-  const double tf = 2 * 2, tb = 4 * 2;  // 2 layers per stage, 2 ms forward / 4 ms backward per layer
+  const double tf = 2 * 4, tb = 4 * 4;  // 4 layers per stage, 2 ms forward / 4 ms backward per layer
   const double expected = static_cast<double>(m + p - 1) * (tf + tb);
   const double got = replay_ms(spec_for(ScheduleKind::kOneFOneB, p, 1, m, tf, tb, false), 3);
   EXPECT_NEAR(got, expected, 0.05 * expected) << "1F1B replayed " << got << " ms, closed form " << expected << " ms";
@@ -74,7 +74,7 @@ TEST(ReplayExecutorMpi, InterleavedMatchesClosedFormWithAndWithoutOverlap) {
   if (W().size() != 4) GTEST_SKIP() << "needs 4 ranks (mpirun -np 4), has " << W().size();
   const int p = 4, v = 2;
   const std::int64_t m = 8;
-  const double tf = 2 * 2, tb = 4 * 2;
+  const double tf = 2 * 4, tb = 4 * 4;
   const double expected = (static_cast<double>(m) + static_cast<double>(p - 1) / v) * (tf + tb);
   for (bool overlap : {true, false}) {
     const double got = replay_ms(spec_for(ScheduleKind::kInterleaved, p, v, m, tf, tb, overlap), 3);
