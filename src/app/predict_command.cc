@@ -10,11 +10,16 @@
 #include "backend/backend_factory.h"
 #include "core/error.h"
 #include "core/json_file.h"
-#include "megatron/plan_json.h"
+#include "io/plan_io.h"
+#include "io/prediction_io.h"
+#include "io/results_io.h"
+#include "io/topology_io.h"
+#include "report/prediction_report.h"
 #include "report/results_json.h"
 #include "report/topology_report.h"
 #include "sim/layer_gemms.h"
 #include "topology/discovery.h"
+#include "topology/link_class.h"
 
 #if PB_HAVE_CUBLAS
 #include "backend/gemm_timer.h"
@@ -26,23 +31,23 @@ namespace {
 
 // --measure-compute: the layer's forward GEMMs at their exact shapes on GPU 0, and a bare cuBLAS loop
 // per shape beside them as a check. Returns the forward ms per layer and microbatch.
-double measure_layer_ms(const nlohmann::json& plan, std::ostream& out) {
+double measure_layer_ms(const Plan& plan, std::ostream& out) {
 #if PB_HAVE_CUBLAS
   std::string why;
   if (visible_gpus(&why) == 0) throw UsageError("--measure-compute: no GPU to measure on (" + why + ")");
-  const auto& m = plan.at("model");
-  const auto& l = plan.at("layout");
+  const MegatronArgs& a = plan.args;
   LayerDims d;
-  d.b = m.at("micro_batch_size").get<std::int64_t>();
-  d.s = m.at("seq_length").get<std::int64_t>();
-  d.h = m.at("hidden_size").get<std::int64_t>();
-  d.f = m.at("ffn_hidden_size").get<std::int64_t>();
-  d.heads = m.at("num_attention_heads").get<std::int64_t>();
-  d.groups = m["num_query_groups"].is_null() ? d.heads : m["num_query_groups"].get<std::int64_t>();
-  d.tp = l.at("tp").get<int>();
-  d.cp = l.at("cp").get<int>();
-  d.swiglu = m.value("swiglu", false);
-  const DType t = m.value("params_dtype", "bfloat16") == "half" ? DType::kHalf : DType::kBfloat16;
+  d.b = a.micro_batch;
+  d.s = a.seq_length;
+  d.h = a.hidden;
+  d.f = a.ffn_hidden;
+  d.heads = a.heads;
+  d.groups = a.gqa ? a.query_groups : d.heads;
+  d.tp = plan.layout.tp;
+  d.cp = plan.layout.cp;
+  d.swiglu = a.swiglu;
+  // The GEMMs run in half for fp16 models, else bfloat16 (fp32 models are timed as bfloat16 too).
+  const DType t = a.params_dtype == DType::kHalf ? DType::kHalf : DType::kBfloat16;
   const auto shapes = layer_forward_gemms(d);
   const double ms = time_gemms_ms(shapes, t, 0, 20);
   char buf[256];
@@ -54,13 +59,13 @@ double measure_layer_ms(const nlohmann::json& plan, std::ostream& out) {
     const double one = bare_gemm_loop_ms(s, t, 0, 20);
     bare += one;
     flops += s.flops();
-    std::snprintf(buf, sizeof buf, "#   %-20s [%lld x %lld x %lld] x %lld: bare cuBLAS loop %.4f ms (%.0f TFLOP/s)\n", s.name.c_str(),
-                  static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k),
+    std::snprintf(buf, sizeof buf, "#   %-20s [%lld x %lld x %lld] x %lld: bare cuBLAS loop %.4f ms (%.0f TFLOP/s)\n",
+                  s.name.c_str(), static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k),
                   static_cast<long long>(s.batch), one, s.flops() / (one * 1e9));
     out << buf;
   }
-  std::snprintf(buf, sizeof buf, "#   sum of bare loops %.4f ms; measured %.4f ms (%.0f TFLOP/s over the layer)\n", bare, ms,
-                flops / (ms * 1e9));
+  std::snprintf(buf, sizeof buf, "#   sum of bare loops %.4f ms; measured %.4f ms (%.0f TFLOP/s over the layer)\n",
+                bare, ms, flops / (ms * 1e9));
   out << buf;
   return ms;
 #else
@@ -68,6 +73,65 @@ double measure_layer_ms(const nlohmann::json& plan, std::ostream& out) {
   (void)out;
   throw UsageError("--measure-compute: this pipebench was built without cuBLAS");
 #endif
+}
+
+// --topology FILE (a results file, or `pipebench topo --format json` where rank i is GPU i), else this
+// machine's topology.
+RankTopology class_topology(const std::string& path) {
+  if (path.empty()) return rank_topology(topology_from_json(topology_to_json(discover_topology({})), "this machine"));
+  const nlohmann::json j = read_json_file("--topology", path);
+  const bool results = j.is_object() && (j.value("schema", "") == kResultsSchema || j.contains("system"));
+  if (results) return rank_topology(results_from_json(j, "--topology " + path));
+  return rank_topology(topology_from_json(j, "--topology " + path));
+}
+
+// --link-gbps, with --link CLASS=GBPS[,US] for groups of a class (classes from --topology or this machine).
+std::unique_ptr<CostModel> make_assumed_costs(const PredictOptions& o, std::string& cost_text) {
+  auto assumed = std::make_unique<AssumedCost>(o.link_gbps, o.link_latency_us);
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "assumed: every link %.3g GB/s per direction, %.3g us latency", o.link_gbps,
+                o.link_latency_us);
+  cost_text = buf;
+  if (o.class_links.empty()) return assumed;
+  for (const auto& spec : o.class_links) {
+    const auto eq = spec.find('=');
+    const std::string cls = spec.substr(0, eq);
+    const bool known = parse_link_class(cls).has_value();
+    double gbps = 0, us = o.link_latency_us;
+    const int got = eq == std::string::npos ? 0 : std::sscanf(spec.c_str() + eq + 1, "%lf,%lf", &gbps, &us);
+    if (!known || got < 1 || gbps <= 0 || us < 0) {
+      throw UsageError("--link " + spec +
+                       ": expected CLASS=GBPS[,US] with CLASS one of X, NV#, PIX, PXB, PHB, NODE, SYS, NET");
+    }
+    assumed->set_class_link(cls, gbps, us);
+    std::snprintf(buf, sizeof buf, "; %s %.3g GB/s, %.3g us", cls.c_str(), gbps, us);
+    cost_text += buf;
+  }
+  RankClassMap classes(class_topology(o.topology_path));
+  if (classes.empty()) {
+    throw UsageError("--link: no GPU pairs in " +
+                     (o.topology_path.empty() ? std::string("this machine's topology") : o.topology_path) +
+                     " to give ranks their classes (rank i is GPU i)");
+  }
+  assumed->set_classes(std::move(classes));
+  return assumed;
+}
+
+// The one cost model the options name (checked by the caller), its description, and the topology paths
+// of a measured table.
+std::unique_ptr<CostModel> make_costs(const PredictOptions& o, std::string& cost_text, PathModel& paths) {
+  if (!o.table_path.empty()) {
+    const ResultSet results = load_results("--table", o.table_path);
+    const RankTopology placed = rank_topology(results);
+    auto measured = std::make_unique<MeasuredCost>(results.records, RankClassMap(placed), o.table_path);
+    if (o.class_fallback) measured->allow_class_fallback();
+    cost_text = "measured: " + o.table_path + (o.class_fallback ? " (class fallback allowed)" : "");
+    paths = path_model(placed);
+    return measured;
+  }
+  if (o.link_gbps > 0) return make_assumed_costs(o, cost_text);
+  cost_text = "zero: communication is free (a compute-only bound)";
+  return std::make_unique<ZeroCost>();
 }
 
 }  // namespace
@@ -81,56 +145,10 @@ int run_predict_command(const PredictOptions& o) {
   if (models != 1) {
     throw UsageError("communication costs: give exactly one of --table RESULTS.json, --link-gbps GBPS, --zero-comm");
   }
-  const nlohmann::json plan = load_plan_json("--plan", o.plan_path);
-  std::unique_ptr<CostModel> costs;
+  const Plan plan = load_plan("--plan", o.plan_path);
   std::string cost_text;
   PathModel paths;
-  if (!o.table_path.empty()) {
-    const nlohmann::json results = read_json_file("--table", o.table_path);
-    auto measured = std::make_unique<MeasuredCost>(results, o.table_path);
-    if (o.class_fallback) measured->allow_class_fallback();
-    costs = std::move(measured);
-    cost_text = "measured: " + o.table_path + (o.class_fallback ? " (class fallback allowed)" : "");
-    paths = paths_from_results(results);
-  } else if (o.link_gbps > 0) {
-    auto assumed = std::make_unique<AssumedCost>(o.link_gbps, o.link_latency_us);
-    char buf[128];
-    std::snprintf(buf, sizeof buf, "assumed: every link %.3g GB/s per direction, %.3g us latency", o.link_gbps, o.link_latency_us);
-    cost_text = buf;
-    if (!o.class_links.empty()) {
-      for (const auto& spec : o.class_links) {
-        const auto eq = spec.find('=');
-        const std::string cls = spec.substr(0, eq);
-        const bool known = cls == "X" || cls == "PIX" || cls == "PXB" || cls == "PHB" || cls == "NODE" || cls == "SYS" ||
-                           cls == "NET" || (cls.rfind("NV", 0) == 0 && cls.size() > 2);
-        double gbps = 0, us = o.link_latency_us;
-        const int got = eq == std::string::npos ? 0 : std::sscanf(spec.c_str() + eq + 1, "%lf,%lf", &gbps, &us);
-        if (!known || got < 1 || gbps <= 0 || us < 0) {
-          throw UsageError("--link " + spec + ": expected CLASS=GBPS[,US] with CLASS one of X, NV#, PIX, PXB, PHB, NODE, SYS, NET");
-        }
-        assumed->set_class_link(cls, gbps, us);
-        std::snprintf(buf, sizeof buf, "; %s %.3g GB/s, %.3g us", cls.c_str(), gbps, us);
-        cost_text += buf;
-      }
-      nlohmann::json topo;
-      if (!o.topology_path.empty()) {
-        topo = read_json_file("--topology", o.topology_path);
-      } else {
-        topo = topology_to_json(discover_topology({}));
-      }
-      RankClassMap classes(topo);
-      if (classes.empty()) {
-        throw UsageError("--link: no GPU pairs in " + (o.topology_path.empty() ? std::string("this machine's topology")
-                                                                               : o.topology_path) +
-                         " to give ranks their classes (rank i is GPU i)");
-      }
-      assumed->set_classes(std::move(classes));
-    }
-    costs = std::move(assumed);
-  } else {
-    costs = std::make_unique<ZeroCost>();
-    cost_text = "zero: communication is free (a compute-only bound)";
-  }
+  const std::unique_ptr<CostModel> costs = make_costs(o, cost_text, paths);
   ComputeOptions compute = o.compute;
   std::string measured_note;
   if (o.measure_compute) {
@@ -141,14 +159,15 @@ int run_predict_command(const PredictOptions& o) {
     compute.fwd_ms_per_layer = measure_layer_ms(plan, note);
     measured_note = note.str();
   }
-  Prediction p = predict(plan, *costs, compute, o.shared_path, !o.trace_dir.empty(), o.schedule, &paths);
+  Prediction p =
+      predict(plan, *costs, make_compute_model(plan, compute), o.shared_path, !o.trace_dir.empty(), o.schedule, &paths);
   if (o.measure_compute) p.compute_source = "measured with cuBLAS on GPU 0 (--measure-compute)";
 
   std::ostream& out = std::cout;
   char buf[512];
   out << measured_note;
   out << "# prediction for " << o.plan_path << "\n# communication: " << cost_text
-      << (o.shared_path ? "; every pipeline pair shares one path"
+      << (o.shared_path   ? "; every pipeline pair shares one path"
           : paths.empty() ? "; one link per directed pair"
                           : "; transfers share the PCIe/NVLink links of their topology paths (" +
                                 std::to_string(paths.link_count) + " links)")
@@ -158,42 +177,10 @@ int run_predict_command(const PredictOptions& o) {
   out << buf;
   std::snprintf(buf, sizeof buf, "# NCCL kernels slow overlapped compute by a factor %.2f (--comm-sm-slowdown)\n",
                 1 + o.compute.comm_sm_slowdown);
-  out << buf << "#\n#  schedule              iteration (ms)   speed-up   bubble ideal   bubble sim\n";
-  for (const auto& s : p.schedules) {
-    const std::string name = s.name + (s.v > 1 ? " v=" + std::to_string(s.v) : "") + (s.v > 1 && !s.overlap_p2p ? " (no overlap)" : "") +
-                             (s.reference ? " (reference)" : "");
-    std::snprintf(buf, sizeof buf, "   %-22s %14.3f   %8.3f   %12.4f   %10.4f\n", name.c_str(), s.iteration_ms, s.speedup,
-                  s.bubble_ideal, s.bubble_sim);
-    out << buf;
-  }
-  for (const auto& s : p.schedules) {
-    out << "#\n# " << s.name << (s.v > 1 ? " v=" + std::to_string(s.v) : "")
-        << " per rank: compute, exposed communication, idle (ms); share of time NCCL is busy; P2P bytes out\n";
-    for (std::size_t r = 0; r < s.sim.ranks.size(); ++r) {
-      const auto& rr = s.sim.ranks[r];
-      const double it = static_cast<double>(s.sim.iteration);
-      std::snprintf(buf, sizeof buf, "   rank %-5d %10.3f %10.3f %10.3f   nccl %5.2f   %12lld\n", s.global_ranks[r],
-                    static_cast<double>(rr.compute) / 1e6, static_cast<double>(rr.blocked) / 1e6,
-                    static_cast<double>(s.sim.iteration - rr.compute - rr.blocked) / 1e6,
-                    it > 0 ? static_cast<double>(rr.comm_busy) / it : 0.0, static_cast<long long>(rr.p2p_bytes_out));
-      out << buf;
-    }
-  }
-  if (!p.break_even_gbps.empty()) {
-    out << "#\n# break-even P2P bandwidth (an assumed link without latency; above it the schedule beats 1F1B):";
-    for (const auto& [v, g] : p.break_even_gbps) {
-      if (g) {
-        std::snprintf(buf, sizeof buf, " v=%d %.3g GB/s;", v, *g);
-        out << buf;
-      } else {
-        out << " v=" << v << " never (up to 1e5 GB/s);";
-      }
-    }
-    out << "\n";
-  }
-  out << "# cost sources:";
-  for (const auto& s : p.cost_sources) out << " " << s;
-  out << "\n# verdict: " << p.verdict << "\n";
+  out << buf << "#\n";
+  print_schedule_table(out, p, true);
+  print_rank_breakdown(out, p);
+  print_break_even_and_verdict(out, p);
   if (!o.trace_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(o.trace_dir, ec);

@@ -17,12 +17,14 @@
 #include "backend/replay_runtime.h"
 #include "core/error.h"
 #include "core/json_file.h"
+#include "io/plan_io.h"
+#include "io/results_io.h"
 #include "io/replay_io.h"
 #include "launch/world.h"
-#include "megatron/plan_json.h"
 #include "replay/plan_jobs.h"
 #include "replay/replay.h"
 #include "report/results_json.h"
+#include "sim/compute_model.h"
 #include "sim/cost_model.h"
 #include "sim/layer_gemms.h"
 #include "sim/predictor.h"
@@ -102,10 +104,10 @@ class ReplayCommand final : public Subcommand {
   int run(const World* world) override;
 
  private:
-  std::unique_ptr<Prediction> prediction(const World& world, const nlohmann::json& plan, BackendKind kind);
+  std::unique_ptr<Prediction> prediction(const World& world, const Plan& plan, BackendKind kind);
   void print(const ReplayResult& r) const;
   void write_traces(const ReplayResult& r) const;
-  double measured_layer_ms(const World& world, const nlohmann::json& plan) const;
+  double measured_layer_ms(const World& world, const Plan& plan) const;
 
   std::string plan_path_, table_path_, json_path_, trace_dir_, backend_ = "auto", compute_kind_ = "spin";
   bool measure_compute_ = false, no_predict_ = false, gpu_flags_ = false;
@@ -117,7 +119,7 @@ class ReplayCommand final : public Subcommand {
 };
 
 // Rank 0 predicts; an error there reaches every rank (the others would wait in the replay).
-std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const nlohmann::json& plan,
+std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const Plan& plan,
                                                       BackendKind kind) {
   if (no_predict_) return nullptr;
   std::string table = table_path_;
@@ -143,9 +145,10 @@ std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const 
   std::string error;
   if (world.rank() == 0) {
     try {
-      const MeasuredCost costs(read_json_file("--table", table), table);
-      p = std::make_unique<Prediction>(
-          predict(plan, costs, o_.compute, false, false, o_.schedule == "all" ? "" : o_.schedule, nullptr));
+      const ResultSet results = load_results("--table", table);
+      const MeasuredCost costs(results.records, RankClassMap{}, table);
+      p = std::make_unique<Prediction>(predict(plan, costs, make_compute_model(plan, o_.compute), false, false,
+                                               o_.schedule == "all" ? "" : o_.schedule, nullptr));
     } catch (const UsageError& e) {
       error = e.what();
     }
@@ -155,23 +158,23 @@ std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const 
   return p;
 }
 
-double ReplayCommand::measured_layer_ms(const World& world, const nlohmann::json& plan) const {
+double ReplayCommand::measured_layer_ms(const World& world, const Plan& plan) const {
 #if PB_HAVE_CUBLAS
   std::string why;
   if (visible_gpus(&why) == 0) throw LocalUsageError("--measure-compute: no GPU to measure on (" + why + ")");
-  const auto& m = plan.at("model");
-  const auto& l = plan.at("layout");
+  const MegatronArgs& a = plan.args;
   LayerDims d;
-  d.b = m.at("micro_batch_size").get<std::int64_t>();
-  d.s = m.at("seq_length").get<std::int64_t>();
-  d.h = m.at("hidden_size").get<std::int64_t>();
-  d.f = m.at("ffn_hidden_size").get<std::int64_t>();
-  d.heads = m.at("num_attention_heads").get<std::int64_t>();
-  d.groups = m["num_query_groups"].is_null() ? d.heads : m["num_query_groups"].get<std::int64_t>();
-  d.tp = l.at("tp").get<int>();
-  d.cp = l.at("cp").get<int>();
-  d.swiglu = m.value("swiglu", false);
-  const DType t = m.value("params_dtype", "bfloat16") == "half" ? DType::kHalf : DType::kBfloat16;
+  d.b = a.micro_batch;
+  d.s = a.seq_length;
+  d.h = a.hidden;
+  d.f = a.ffn_hidden;
+  d.heads = a.heads;
+  d.groups = a.gqa ? a.query_groups : d.heads;
+  d.tp = plan.layout.tp;
+  d.cp = plan.layout.cp;
+  d.swiglu = a.swiglu;
+  // As predict --measure-compute: half for fp16 models, else bfloat16.
+  const DType t = a.params_dtype == DType::kHalf ? DType::kHalf : DType::kBfloat16;
   // The slowest rank's GEMMs set the pace of the pipeline.
   return world.max(time_gemms_ms(layer_forward_gemms(d), t, world.local_rank(), 20));
 #else
@@ -183,8 +186,8 @@ double ReplayCommand::measured_layer_ms(const World& world, const nlohmann::json
 
 int ReplayCommand::run(const World* wp) {
   const World& world = *wp;
-  const nlohmann::json plan = load_plan_json("--plan", plan_path_);
-  const int plan_world = plan.at("layout").at("world").get<int>();
+  const Plan plan = load_plan("--plan", plan_path_);
+  const int plan_world = plan.layout.world;
   if (plan_world != world.size()) {
     throw UsageError("--plan " + plan_path_ + ": the plan's world is " + std::to_string(plan_world) + " ranks but " +
                      std::to_string(world.size()) + " were launched (mpirun -np " + std::to_string(plan_world) + ")");

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/version.h"
+#include "io/prediction_io.h"
 
 namespace pipebench {
 namespace {

@@ -104,16 +104,21 @@ class Builder {
 
   std::vector<PlanMessage> rank_messages(int rank) {
     out_.clear();
-    const auto& coord = l_.coords[static_cast<std::size_t>(rank)];
-    const int r = coord.pp, p = l_.pp;
-    const auto& pg = Layout::group_of(l_.pp_groups, l_.pp_index, rank);
-    const auto& tpg = Layout::group_of(l_.tp_groups, l_.tp_index, rank);
-    const auto& dpg = Layout::group_of(l_.dp_cp_groups, l_.dp_cp_index, rank);
-    const auto& mpg = Layout::group_of(l_.model_parallel_groups, l_.mp_index, rank);
-    const std::int64_t m = l_.microbatches, s = a_.seq_length, b = a_.micro_batch, h = a_.hidden;
-    const DType act = a_.params_dtype, grad = grad_dtype(a_);
-    const bool sp = a_.sequence_parallel && a_.tp > 1;
+    const int r = l_.coords[static_cast<std::size_t>(rank)].pp;  // pipeline rank
+    add_pipeline_p2p(rank, r);
+    add_tensor_parallel(rank, r);
+    add_gradient_reduction(rank, r);
+    add_scalars(rank, r);
+    return out_;
+  }
 
+ private:
+  void add_pipeline_p2p(int rank, int r) {
+    const int p = l_.pp;
+    const auto& pg = Layout::group_of(l_.pp_groups, l_.pp_index, rank);
+    const std::int64_t m = l_.microbatches, s = a_.seq_length, b = a_.micro_batch, h = a_.hidden;
+    const DType act = a_.params_dtype;
+    const bool sp = a_.sequence_parallel && a_.tp > 1;
     // Pipeline P2P (§2, §3): [s/cp (/t with SP), b, h] in the params dtype, peers (r +- 1) mod p.
     if (p > 1) {
       const std::int64_t elems = s / a_.cp / (sp ? a_.tp : 1) * b * h;
@@ -138,6 +143,15 @@ class Builder {
         add(rank, op, {std::min(rank, peer), std::max(rank, peer)}, peer, elems, act, count, phase, what);
       }
     }
+  }
+
+  // TP collectives inside the schedule, the cross-entropy all-reduces and the data broadcasts.
+  void add_tensor_parallel(int rank, int r) {
+    const int p = l_.pp;
+    const auto& tpg = Layout::group_of(l_.tp_groups, l_.tp_index, rank);
+    const std::int64_t m = l_.microbatches, s = a_.seq_length, b = a_.micro_batch, h = a_.hidden;
+    const DType act = a_.params_dtype;
+    const bool sp = a_.sequence_parallel && a_.tp > 1;
     // Tensor parallelism (§6), per layer and microbatch, only when t > 1.
     const std::int64_t layers = static_cast<std::int64_t>(a_.num_layers) / p;  // all chunks of this rank
     const std::int64_t a_elems = s / a_.cp * b * h;
@@ -165,7 +179,16 @@ class Builder {
       add(rank, "broadcast", tpg, -1, b * s, DType::kFloat, m, Phase::kPipeline, "loss mask");
     }
     if (r == 0 || r == p - 1) add(rank, "broadcast", tpg, -1, b * s * s, DType::kUint8, m, Phase::kPipeline, "attention mask");
+  }
 
+  // After the pipeline: DP gradients, word-embedding grad, sequence-parallel params.
+  void add_gradient_reduction(int rank, int r) {
+    const int p = l_.pp;
+    const auto& tpg = Layout::group_of(l_.tp_groups, l_.tp_index, rank);
+    const auto& dpg = Layout::group_of(l_.dp_cp_groups, l_.dp_cp_index, rank);
+    const std::int64_t h = a_.hidden;
+    const DType grad = grad_dtype(a_);
+    const bool sp = a_.sequence_parallel && a_.tp > 1;
     // DP gradient reduction: one buffer per model chunk (§4).
     for (int c = 0; c < v_; ++c) {
       const auto buckets = dp_buckets(a_, l_, r, c, v_);
@@ -198,6 +221,13 @@ class Builder {
       }
       add(rank, "all_reduce", tpg, -1, replicated, grad, 1, Phase::kAfter, "sequence-parallel params");
     }
+  }
+
+  void add_scalars(int rank, int r) {
+    const int p = l_.pp;
+    const auto& dpg = Layout::group_of(l_.dp_cp_groups, l_.dp_cp_index, rank);
+    const auto& mpg = Layout::group_of(l_.model_parallel_groups, l_.mp_index, rank);
+    const std::int64_t m = l_.microbatches;
     // Scalars (§7).
     std::vector<int> world(static_cast<std::size_t>(l_.world));
     std::iota(world.begin(), world.end(), 0);
@@ -211,10 +241,8 @@ class Builder {
       const bool per_mb = a_.version == MegatronVersion::kCoreV09;
       add(rank, "all_reduce", dpg, -1, 2, DType::kFloat, per_mb ? m : 1, per_mb ? Phase::kPipeline : Phase::kAfter, "loss");
     }
-    return out_;
   }
 
- private:
   void add(int rank, const std::string& op, const std::vector<int>& group, int peer, std::int64_t elements, DType t,
            std::int64_t count, Phase phase, const std::string& what) {
     if (count <= 0) return;
@@ -265,6 +293,8 @@ Plan make_plan(const MegatronArgs& args, int gpus_present) {
   Plan plan;
   plan.args = args;
   plan.layout = make_layout(args, gpus_present);
+  plan.padded_vocab_size = padded_vocab(args);
+  plan.grad_dtype = grad_dtype(args);
   const Layout& l = plan.layout;
   if (args.sequence_parallel && args.tp == 1) plan.notes.push_back("--sequence-parallel with t = 1 is turned off by Megatron");
   if (l.world <= kListEveryRankUpTo) {

@@ -152,10 +152,10 @@ void set_verdict(ReplayResult& r) {
 
 std::string schedule_key(const std::string& name, int v) { return v > 1 ? name + ":v" + std::to_string(v) : name; }
 
-ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const nlohmann::json& plan, const ReplayOptions& o,
+ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const Plan& plan, const ReplayOptions& o,
                          const Prediction* prediction,
                          const std::function<void(const ReplayResult&)>& after_iteration) {
-  const int plan_world = plan.at("layout").at("world").get<int>();
+  const int plan_world = plan.layout.world;
   if (plan_world != world.size()) {
     throw UsageError("--plan: the plan's world is " + std::to_string(plan_world) + " ranks but " +
                      std::to_string(world.size()) + " were launched (mpirun -np " + std::to_string(plan_world) + ")");
@@ -167,8 +167,7 @@ ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const nlohmann::
   const auto predicted = share_prediction(world, pj.jobs, prediction);
   // Pipeline rank of every global rank (the same in every schedule).
   std::vector<std::vector<int>> pp_of_rank(static_cast<std::size_t>(world.size()));
-  for (const auto& g : plan.at("groups").at("pp")) {
-    const auto ranks = g.get<std::vector<int>>();
+  for (const auto& ranks : plan.layout.pp_groups) {
     for (std::size_t i = 0; i < ranks.size(); ++i)
       pp_of_rank.at(static_cast<std::size_t>(ranks[i])).push_back(static_cast<int>(i));
   }

@@ -12,6 +12,7 @@
 
 #include "backend/replay_runtime.h"
 #include "launch/world.h"
+#include "megatron/plan.h"
 #include "sim/predictor.h"
 
 namespace pipebench {
@@ -52,7 +53,7 @@ struct ReplayOptions {
 // Collective over every process; world.size() must equal the plan's world. prediction (rank 0's, may
 // be null) supplies predicted times and shares. after_iteration runs on rank 0 after every finished
 // timed iteration with the result so far (to write the JSON). Results are complete on rank 0 only.
-[[nodiscard]] ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const nlohmann::json& plan,
+[[nodiscard]] ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const Plan& plan,
                                        const ReplayOptions& options, const Prediction* prediction,
                                        const std::function<void(const ReplayResult&)>& after_iteration);
 

@@ -32,25 +32,23 @@ std::string joined(const std::set<std::string>& s) {
   return out;
 }
 
-std::string schedule_label(const json& s) {
-  const std::string name = s.value("name", std::string());
-  const int v = s.value("v", 1);
-  return name == "interleaved" ? name + ":v" + std::to_string(v) : name;
+std::string schedule_label(const Schedule& s) {
+  return s.name == "interleaved" ? s.name + ":v" + std::to_string(s.v) : s.name;
 }
 
-bool schedule_matches(const json& s, const std::string& filter) {
+bool schedule_matches(const Schedule& s, const std::string& filter) {
   if (filter.empty()) return true;
-  return filter == s.value("name", std::string()) || filter == schedule_label(s);
+  return filter == s.name || filter == schedule_label(s);
 }
 
-std::map<Key, Planned> planned_for(const json& schedule, int rank) {
+std::map<Key, Planned> planned_for(const Schedule& schedule, int rank) {
   std::map<Key, Planned> out;
-  for (const auto& m : schedule.at("messages")) {
-    if (m.value("rank", -1) != rank) continue;
-    Planned& p = out[{m.value("op", std::string()), m.value("elements", std::int64_t{0})}];
-    p.per_iteration += m.value("count", std::int64_t{0});
-    if (m.contains("dtype") && m["dtype"].is_string()) p.dtypes.insert(m["dtype"].get<std::string>());
-    if (p.what.empty()) p.what = m.value("what", std::string());
+  for (const auto& m : schedule.messages) {
+    if (m.rank != rank) continue;
+    Planned& p = out[{m.op, m.elements}];
+    p.per_iteration += m.count;
+    p.dtypes.insert(std::string(dtype_name(m.dtype)));
+    if (p.what.empty()) p.what = m.what;
   }
   return out;
 }
@@ -70,127 +68,171 @@ std::map<Key, Seen> seen_on(const DeviceProfile& d, std::int64_t* unsized) {
 }
 
 struct Candidate {
-  const json* schedule = nullptr;
+  const Schedule* schedule = nullptr;
   PlanCheck check;
 };
 
+// --iterations, else the profiler steps, else the median ratio of seen to planned counts (robust to a
+// few messages that differ), else 1.
+void set_iterations(PlanCheck& c, const PlanCheckOptions& o, const TraceProfile& profile, std::vector<double> ratios) {
+  if (o.iterations > 0) {
+    c.iterations = o.iterations;
+    c.iterations_source = "given (--iterations)";
+  } else if (profile.profiler_steps > 0) {
+    c.iterations = profile.profiler_steps;
+    c.iterations_source = "ProfilerStep ranges in the trace";
+  } else if (!ratios.empty()) {
+    std::sort(ratios.begin(), ratios.end());
+    c.iterations = std::max<std::int64_t>(1, std::llround(ratios[ratios.size() / 2]));
+    c.iterations_source = "estimated from the counts; --iterations sets it";
+  } else {
+    c.iterations = 1;
+    c.iterations_source = "assumed: no planned message seen; --iterations sets it";
+  }
+}
+
+// One (op, elements) of a rank: planned x iterations against seen, and the dtypes.
+PlanCheckRow compare_row(const Key& key, const std::map<Key, Planned>& planned, const std::map<Key, Seen>& seen,
+                         std::int64_t iterations) {
+  PlanCheckRow row;
+  row.op = key.first;
+  row.elements = key.second;
+  const auto pl = planned.find(key);
+  const auto sn = seen.find(key);
+  if (pl != planned.end()) {
+    row.planned_per_iteration = pl->second.per_iteration;
+    row.expected = pl->second.per_iteration * iterations;
+    row.planned_dtype = joined(pl->second.dtypes);
+    row.what = pl->second.what;
+  }
+  if (sn != seen.end()) {
+    row.seen = sn->second.count;
+    row.seen_dtype = joined(sn->second.dtypes);
+  }
+  // A dtype mismatch: the profile names a dtype the plan does not have for this message.
+  bool dtype_differs = false;
+  if (pl != planned.end() && sn != seen.end()) {
+    for (const auto& t : sn->second.dtypes) dtype_differs |= pl->second.dtypes.count(t) == 0;
+  }
+  if (row.expected == 0) row.status = "unplanned";
+  else if (row.seen == 0) row.status = "missing";
+  else if (row.seen != row.expected) row.status = "count";
+  else if (dtype_differs) row.status = "dtype";
+  else row.status = "ok";
+  return row;
+}
+
+RankCheck check_rank(int rank, const DeviceProfile& device, bool listed, const std::map<Key, Planned>& planned,
+                     const std::map<Key, Seen>& seen, std::int64_t unsized, std::int64_t iterations) {
+  RankCheck rc;
+  rc.rank = rank;
+  rc.device = device.device;
+  rc.comm_share = device.share(device.comm_ns);
+  rc.listed = listed;
+  if (!rc.listed) return rc;
+  std::set<Key> keys;
+  for (const auto& [k, p] : planned) keys.insert(k);
+  for (const auto& [k, sn] : seen) keys.insert(k);
+  for (const auto& key : keys) {
+    PlanCheckRow row = compare_row(key, planned, seen, iterations);
+    if (row.status != "ok") ++rc.mismatches;
+    rc.rows.push_back(std::move(row));
+  }
+  if (unsized > 0) {
+    PlanCheckRow row;
+    row.status = "unsized";
+    row.op = "(collectives without sizes)";
+    row.seen = unsized;
+    rc.rows.push_back(row);
+  }
+  return rc;
+}
+
+// The check of one schedule. devices: in id order, the first one being rank first_rank.
+PlanCheck check_schedule(const Schedule& s, const std::vector<const DeviceProfile*>& devices, int first_rank,
+                         const std::set<int>& listed, const TraceProfile& profile, const PlanCheckOptions& o) {
+  PlanCheck c;
+  c.schedule = s.name;
+  c.v = s.v;
+  // Seen and planned per rank first: the iteration count may have to be estimated from them.
+  std::vector<std::map<Key, Planned>> planned(devices.size());
+  std::vector<std::map<Key, Seen>> seen(devices.size());
+  std::vector<std::int64_t> unsized(devices.size(), 0);
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    planned[i] = planned_for(s, first_rank + static_cast<int>(i));
+    seen[i] = seen_on(*devices[i], &unsized[i]);
+    for (const auto& [key, p] : planned[i]) {
+      auto it = seen[i].find(key);
+      if (it != seen[i].end() && p.per_iteration > 0) {
+        ratios.push_back(static_cast<double>(it->second.count) / static_cast<double>(p.per_iteration));
+      }
+    }
+  }
+  set_iterations(c, o, profile, std::move(ratios));
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const int rank = first_rank + static_cast<int>(i);
+    const bool is_listed = listed.empty() || listed.count(rank) != 0;
+    RankCheck rc = check_rank(rank, *devices[i], is_listed, planned[i], seen[i], unsized[i], c.iterations);
+    c.mismatches += rc.mismatches;
+    c.ranks.push_back(std::move(rc));
+  }
+  return c;
+}
+
+// --prediction: the simulated NCCL share of each rank of the chosen schedule.
+void add_predicted_shares(PlanCheck& out, const Schedule& schedule, const json& prediction, const PlanCheckOptions& o) {
+  if (!prediction.is_object() || prediction.value("schema", std::string()) != "pipebench.prediction/1") {
+    throw UsageError("--prediction " + o.prediction_label + ": not a pipebench prediction (schema pipebench.prediction/1)");
+  }
+  const json* ps = nullptr;
+  static const json kNone = json::array();
+  const auto found = prediction.find("schedules");
+  for (const auto& s : found != prediction.end() && found->is_array() ? *found : kNone) {
+    if (!s.is_object()) continue;
+    if (s.value("name", std::string()) == schedule.name && s.value("v", 1) == out.v) ps = &s;
+  }
+  if (ps == nullptr) {
+    out.notes.push_back("the prediction has no " + schedule_label(schedule) + " schedule: no predicted share");
+    return;
+  }
+  for (auto& r : out.ranks) {
+    for (const auto& pr : ps->value("ranks", json::array())) {
+      if (!pr.is_object()) continue;
+      if (pr.value("rank", -1) == r.rank && pr.contains("nccl_share") && pr["nccl_share"].is_number()) {
+        r.predicted_comm_share = pr["nccl_share"].get<double>();
+      }
+    }
+    if (!r.predicted_comm_share && r.listed) {
+      out.notes.push_back("rank " + std::to_string(r.rank) + ": the prediction simulates another pipeline group");
+    }
+  }
+}
+
 }  // namespace
 
-PlanCheck check_against_plan(const TraceProfile& profile, const json& plan, const json* prediction,
+PlanCheck check_against_plan(const TraceProfile& profile, const Plan& plan, const json* prediction,
                              const PlanCheckOptions& o) {
   // Ranks: devices in id order from the first rank (Kineto traces say theirs).
   std::vector<const DeviceProfile*> devices;
   for (const auto& d : profile.devices)
     if (d.device >= 0) devices.push_back(&d);
   const int first_rank = o.first_rank.value_or(profile.rank.value_or(0));
-  std::set<int> listed;
-  for (const auto& r : plan.value("listed_ranks", json::array())) listed.insert(r.get<int>());
+  const std::set<int> listed(plan.listed_ranks.begin(), plan.listed_ranks.end());
 
-  std::vector<const json*> schedules;
+  std::vector<const Schedule*> schedules;
   std::string names;
-  for (const auto& s : plan.at("schedules")) {
+  for (const auto& s : plan.schedules) {
     names += (names.empty() ? "" : ", ") + schedule_label(s);
     if (schedule_matches(s, o.schedule)) schedules.push_back(&s);
   }
   if (schedules.empty()) throw UsageError("--schedule " + o.schedule + ": not a schedule of the plan (it has " + names + ")");
 
   std::vector<Candidate> candidates;
-  for (const json* s : schedules) {
-    Candidate cand;
-    cand.schedule = s;
-    PlanCheck& c = cand.check;
-    c.schedule = s->value("name", std::string());
-    c.v = s->value("v", 1);
-    // Seen and planned per rank first: the iteration count may have to be estimated from them.
-    std::vector<std::map<Key, Planned>> planned(devices.size());
-    std::vector<std::map<Key, Seen>> seen(devices.size());
-    std::vector<std::int64_t> unsized(devices.size(), 0);
-    std::vector<double> ratios;
-    for (std::size_t i = 0; i < devices.size(); ++i) {
-      const int rank = first_rank + static_cast<int>(i);
-      planned[i] = planned_for(*s, rank);
-      seen[i] = seen_on(*devices[i], &unsized[i]);
-      for (const auto& [key, p] : planned[i]) {
-        auto it = seen[i].find(key);
-        if (it != seen[i].end() && p.per_iteration > 0) {
-          ratios.push_back(static_cast<double>(it->second.count) / static_cast<double>(p.per_iteration));
-        }
-      }
-    }
-    if (o.iterations > 0) {
-      c.iterations = o.iterations;
-      c.iterations_source = "given (--iterations)";
-    } else if (profile.profiler_steps > 0) {
-      c.iterations = profile.profiler_steps;
-      c.iterations_source = "ProfilerStep ranges in the trace";
-    } else if (!ratios.empty()) {
-      // The median ratio of seen to planned counts: robust to a few messages that differ.
-      std::sort(ratios.begin(), ratios.end());
-      c.iterations = std::max<std::int64_t>(1, std::llround(ratios[ratios.size() / 2]));
-      c.iterations_source = "estimated from the counts; --iterations sets it";
-    } else {
-      c.iterations = 1;
-      c.iterations_source = "assumed: no planned message seen; --iterations sets it";
-    }
-    for (std::size_t i = 0; i < devices.size(); ++i) {
-      RankCheck rc;
-      rc.rank = first_rank + static_cast<int>(i);
-      rc.device = devices[i]->device;
-      rc.comm_share = devices[i]->share(devices[i]->comm_ns);
-      rc.listed = listed.empty() || listed.count(rc.rank) != 0;
-      if (!rc.listed) {
-        c.ranks.push_back(rc);
-        continue;
-      }
-      std::set<Key> keys;
-      for (const auto& [k, p] : planned[i]) keys.insert(k);
-      for (const auto& [k, sn] : seen[i]) keys.insert(k);
-      for (const auto& key : keys) {
-        PlanCheckRow row;
-        row.op = key.first;
-        row.elements = key.second;
-        if (auto p = planned[i].find(key); p != planned[i].end()) {
-          row.planned_per_iteration = p->second.per_iteration;
-          row.expected = p->second.per_iteration * c.iterations;
-          row.planned_dtype = joined(p->second.dtypes);
-          row.what = p->second.what;
-        }
-        if (auto sn = seen[i].find(key); sn != seen[i].end()) {
-          row.seen = sn->second.count;
-          row.seen_dtype = joined(sn->second.dtypes);
-        }
-        // A dtype mismatch: the profile names a dtype the plan does not have for this message.
-        bool dtype_differs = false;
-        const auto pl = planned[i].find(key);
-        const auto sn = seen[i].find(key);
-        if (pl != planned[i].end() && sn != seen[i].end()) {
-          for (const auto& t : sn->second.dtypes) dtype_differs |= pl->second.dtypes.count(t) == 0;
-        }
-        if (row.expected == 0) row.status = "unplanned";
-        else if (row.seen == 0) row.status = "missing";
-        else if (row.seen != row.expected) row.status = "count";
-        else if (dtype_differs) row.status = "dtype";
-        else row.status = "ok";
-        if (row.status != "ok") ++rc.mismatches;
-        rc.rows.push_back(row);
-      }
-      if (unsized[i] > 0) {
-        PlanCheckRow row;
-        row.status = "unsized";
-        row.op = "(collectives without sizes)";
-        row.seen = unsized[i];
-        rc.rows.push_back(row);
-      }
-      c.mismatches += rc.mismatches;
-      c.ranks.push_back(rc);
-    }
-    candidates.push_back(std::move(cand));
-  }
-
+  for (const Schedule* s : schedules) candidates.push_back({s, check_schedule(*s, devices, first_rank, listed, profile, o)});
   auto best = std::min_element(candidates.begin(), candidates.end(),
                                [](const Candidate& a, const Candidate& b) { return a.check.mismatches < b.check.mismatches; });
   PlanCheck out = std::move(best->check);
-  const json& schedule = *best->schedule;
   if (!o.schedule.empty() && schedules.size() == 1) {
     out.schedule_reason = "chosen with --schedule";
   } else if (schedules.size() == 1) {
@@ -204,32 +246,7 @@ PlanCheck check_against_plan(const TraceProfile& profile, const json& plan, cons
                                        ") is not listed in the plan; --first-rank sets the rank of the first device");
   }
   if (devices.empty()) out.notes.emplace_back("the profile has no device to compare");
-
-  if (prediction != nullptr) {
-    if (!prediction->is_object() || prediction->value("schema", std::string()) != "pipebench.prediction/1") {
-      throw UsageError("--prediction " + o.prediction_label + ": not a pipebench prediction (schema pipebench.prediction/1)");
-    }
-    const json* ps = nullptr;
-    static const json kNone = json::array();
-    const auto found = prediction->find("schedules");
-    for (const auto& s : found != prediction->end() && found->is_array() ? *found : kNone) {
-      if (!s.is_object()) continue;
-      if (s.value("name", std::string()) == schedule.value("name", std::string()) && s.value("v", 1) == out.v) ps = &s;
-    }
-    if (ps == nullptr) {
-      out.notes.push_back("the prediction has no " + schedule_label(schedule) + " schedule: no predicted share");
-    } else {
-      for (auto& r : out.ranks) {
-        for (const auto& pr : ps->value("ranks", json::array())) {
-          if (!pr.is_object()) continue;
-          if (pr.value("rank", -1) == r.rank && pr.contains("nccl_share") && pr["nccl_share"].is_number()) r.predicted_comm_share = pr["nccl_share"].get<double>();
-        }
-        if (!r.predicted_comm_share && r.listed) {
-          out.notes.push_back("rank " + std::to_string(r.rank) + ": the prediction simulates another pipeline group");
-        }
-      }
-    }
-  }
+  if (prediction != nullptr) add_predicted_shares(out, *best->schedule, *prediction, o);
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "megatron/plan.h"
 #include "trace/profile.h"
 
 namespace pipebench {
@@ -54,7 +55,7 @@ struct PlanCheck {
 
 // Throws UsageError when the plan has no schedule matching options.schedule (naming the flag and
 // listing the plan's schedules) or the prediction is not a pipebench prediction.
-[[nodiscard]] PlanCheck check_against_plan(const TraceProfile& profile, const nlohmann::json& plan,
+[[nodiscard]] PlanCheck check_against_plan(const TraceProfile& profile, const Plan& plan,
                                            const nlohmann::json* prediction, const PlanCheckOptions& options);
 
 [[nodiscard]] nlohmann::json plan_check_to_json(const PlanCheck& c);

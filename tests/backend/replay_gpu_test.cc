@@ -11,7 +11,6 @@
 #include "backend/replay_spin.h"
 #include "megatron/model_args.h"
 #include "megatron/plan.h"
-#include "megatron/plan_json.h"
 #include "replay/replay.h"
 #include "test_world.h"
 
@@ -43,7 +42,7 @@ TEST_F(ReplayGpu, OneRankPlanReplaysOnNccl) {
   const MegatronArgs a = parse_megatron_args({"--num-layers", "2", "--hidden-size", "256", "--num-attention-heads", "4",
                                               "--seq-length", "64", "--micro-batch-size", "1", "--global-batch-size",
                                               "4", "--world-size", "1", "--vocab-size", "128", "--fp16"});
-  const nlohmann::json plan = plan_to_json(make_plan(a, 1));
+  const Plan plan = make_plan(a, 1);
   auto rt = make_nccl_replay_runtime(testing::world(), ReplayComputeOptions{});
   ReplayOptions o;
   o.compute.fwd_ms_per_layer = 1;

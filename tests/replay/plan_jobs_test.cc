@@ -10,17 +10,16 @@
 #include "core/error.h"
 #include "megatron/model_args.h"
 #include "megatron/plan.h"
-#include "megatron/plan_json.h"
 
 namespace pipebench {
 namespace {
 
-nlohmann::json small_plan() {
+Plan small_plan() {
   const MegatronArgs a = parse_megatron_args({"--num-layers", "8", "--hidden-size", "256", "--num-attention-heads", "4",
                                               "--seq-length", "64", "--micro-batch-size", "1", "--global-batch-size",
                                               "8", "--pipeline-model-parallel-size", "4", "--world-size", "4",
                                               "--vocab-size", "1000", "--fp16"});
-  return plan_to_json(make_plan(a, 4));
+  return make_plan(a, 4);
 }
 
 ComputeOptions fixed() {
@@ -42,7 +41,7 @@ TEST(PlanJobs, EverySchedulePlusGpipeWithComputeFromTheModel) {
   EXPECT_EQ(pj.jobs.front().name, "1f1b");
   EXPECT_EQ(pj.jobs.back().name, "gpipe");
   EXPECT_TRUE(pj.jobs.back().reference);
-  EXPECT_DOUBLE_EQ(pj.bwd_ms_per_layer, 2.0);  // default: 2x forward
+  EXPECT_DOUBLE_EQ(pj.compute.bwd_ms_per_layer, 2.0);  // default: 2x forward
   for (const auto& job : pj.jobs) {
     EXPECT_EQ(job.pipeline_rank, 1);
     // m = 8 microbatches: m*v forward and m*v backward steps, each 8/(4v) layers long on rank 1.

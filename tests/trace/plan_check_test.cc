@@ -9,7 +9,7 @@
 
 #include "core/error.h"
 #include "megatron/plan.h"
-#include "megatron/plan_json.h"
+#include "io/plan_io.h"
 
 namespace pipebench {
 namespace {
@@ -59,7 +59,7 @@ TEST(PlanCheck, AProfileOfThePlanMatchesAndTheIterationsAreEstimated) {
   TraceProfile p;
   p.devices.push_back(device_as_planned(s, 0, 0, 3));
   p.devices.push_back(device_as_planned(s, 1, 1, 3));
-  const PlanCheck c = check_against_plan(p, plan, nullptr, PlanCheckOptions{});
+  const PlanCheck c = check_against_plan(p, plan_from_json(plan, "test plan"), nullptr, PlanCheckOptions{});
   EXPECT_EQ(c.schedule, "1f1b");
   EXPECT_EQ(c.iterations, 3);
   EXPECT_NE(c.iterations_source.find("estimated"), std::string::npos);
@@ -81,12 +81,12 @@ TEST(PlanCheck, TheBestMatchingScheduleIsChosenAndMismatchesAreListed) {
   ASSERT_GE(d.collectives.size(), 2u);
   const std::string dropped_op = d.collectives.front().op;
   d.collectives.erase(d.collectives.begin());                      // a planned message not seen
-  d.collectives.push_back(CollectiveRow{"all_to_all", 77, "", 0, 5, -1, "nvtx"});  // one never planned
+  d.collectives.push_back(CollectiveRow{"alltoall", 77, "", 0, 5, -1, "nvtx"});  // one never planned
   d.collectives.front().count += 1;                                // one seen once too often
   p.devices.push_back(d);
   PlanCheckOptions o;
   o.iterations = 2;
-  const PlanCheck c = check_against_plan(p, plan, nullptr, o);
+  const PlanCheck c = check_against_plan(p, plan_from_json(plan, "test plan"), nullptr, o);
   EXPECT_EQ(c.schedule, "interleaved");
   EXPECT_EQ(c.v, 2);
   EXPECT_EQ(c.iterations, 2);
@@ -100,11 +100,11 @@ TEST(PlanCheck, TheBestMatchingScheduleIsChosenAndMismatchesAreListed) {
 
   // --schedule picks one even when another fits better.
   o.schedule = "1f1b";
-  const PlanCheck forced = check_against_plan(p, plan, nullptr, o);
+  const PlanCheck forced = check_against_plan(p, plan_from_json(plan, "test plan"), nullptr, o);
   EXPECT_EQ(forced.schedule, "1f1b");
   EXPECT_GT(forced.mismatches, 3);
   o.schedule = "interleaved:v3";
-  EXPECT_THROW((void)check_against_plan(p, plan, nullptr, o), UsageError);
+  EXPECT_THROW((void)check_against_plan(p, plan_from_json(plan, "test plan"), nullptr, o), UsageError);
 }
 
 TEST(PlanCheck, RanksFromTheFirstRankAndThePredictedShare) {
@@ -118,7 +118,7 @@ TEST(PlanCheck, RanksFromTheFirstRankAndThePredictedShare) {
   PlanCheckOptions o;
   o.first_rank = 2;
   o.schedule = "1f1b";
-  const PlanCheck c = check_against_plan(p, plan, &prediction, o);
+  const PlanCheck c = check_against_plan(p, plan_from_json(plan, "test plan"), &prediction, o);
   ASSERT_EQ(c.ranks.size(), 1u);
   EXPECT_EQ(c.ranks[0].rank, 2);
   EXPECT_EQ(c.mismatches, 0);
@@ -130,7 +130,7 @@ TEST(PlanCheck, RanksFromTheFirstRankAndThePredictedShare) {
   EXPECT_EQ(j["schedule"], "1f1b");
 
   const json not_prediction = {{"schema", "pipebench.plan/1"}};
-  EXPECT_THROW((void)check_against_plan(p, plan, &not_prediction, o), UsageError);
+  EXPECT_THROW((void)check_against_plan(p, plan_from_json(plan, "test plan"), &not_prediction, o), UsageError);
 }
 
 }  // namespace

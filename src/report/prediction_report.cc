@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// Prediction text.
+#include "report/prediction_report.h"
+
+#include <cstdio>
+#include <string>
+
+namespace pipebench {
+
+void print_schedule_table(std::ostream& out, const Prediction& p, bool mark_no_overlap) {
+  out << "#  schedule              iteration (ms)   speed-up   bubble ideal   bubble sim\n";
+  char buf[512];
+  for (const auto& s : p.schedules) {
+    const std::string name = s.name + (s.v > 1 ? " v=" + std::to_string(s.v) : "") +
+                             (mark_no_overlap && s.v > 1 && !s.overlap_p2p ? " (no overlap)" : "") +
+                             (s.reference ? " (reference)" : "");
+    std::snprintf(buf, sizeof buf, "   %-22s %14.3f   %8.3f   %12.4f   %10.4f\n", name.c_str(), s.iteration_ms,
+                  s.speedup, s.bubble_ideal, s.bubble_sim);
+    out << buf;
+  }
+}
+
+void print_rank_breakdown(std::ostream& out, const Prediction& p) {
+  char buf[512];
+  for (const auto& s : p.schedules) {
+    out << "#\n# " << s.name << (s.v > 1 ? " v=" + std::to_string(s.v) : "")
+        << " per rank: compute, exposed communication, idle (ms); share of time NCCL is busy; P2P bytes out\n";
+    for (std::size_t r = 0; r < s.sim.ranks.size(); ++r) {
+      const auto& rr = s.sim.ranks[r];
+      const double it = static_cast<double>(s.sim.iteration);
+      std::snprintf(buf, sizeof buf, "   rank %-5d %10.3f %10.3f %10.3f   nccl %5.2f   %12lld\n", s.global_ranks[r],
+                    static_cast<double>(rr.compute) / 1e6, static_cast<double>(rr.blocked) / 1e6,
+                    static_cast<double>(s.sim.iteration - rr.compute - rr.blocked) / 1e6,
+                    it > 0 ? static_cast<double>(rr.comm_busy) / it : 0.0, static_cast<long long>(rr.p2p_bytes_out));
+      out << buf;
+    }
+  }
+}
+
+void print_break_even_and_verdict(std::ostream& out, const Prediction& p) {
+  char buf[128];
+  if (!p.break_even_gbps.empty()) {
+    out << "#\n# break-even P2P bandwidth (an assumed link without latency; above it the schedule beats 1F1B):";
+    for (const auto& [v, g] : p.break_even_gbps) {
+      if (g) {
+        std::snprintf(buf, sizeof buf, " v=%d %.3g GB/s;", v, *g);
+        out << buf;
+      } else {
+        out << " v=" << v << " never (up to 1e5 GB/s);";
+      }
+    }
+    out << "\n";
+  }
+  out << "# cost sources:";
+  for (const auto& s : p.cost_sources) out << " " << s;
+  out << "\n# verdict: " << p.verdict << "\n";
+}
+
+}  // namespace pipebench

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: Apache-2.0
+// pipebench.results/1 and pipebench.topology/1 read back: records, placement, and bad-file messages.
+#include "io/results_io.h"
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "report/results_json.h"
+#include "report/topology_report.h"
+#include "topology/discovery.h"
+
+namespace pipebench {
+namespace {
+
+using nlohmann::json;
+
+std::string error_of(const json& j) {
+  try {
+    (void)results_from_json(j, "--table t.json");
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+ResultRecord sample_record() {
+  ResultRecord r;
+  r.op = "pair";
+  r.backend = "nccl";
+  r.nranks = 2;
+  r.ranks = {3, 1};
+  r.dtype = "float";
+  r.redop = "none";
+  r.size_bytes = 1 << 20;
+  r.count = 1 << 18;
+  r.time_us = 12.5;
+  r.algbw_gbps = 80;
+  r.busbw_gbps = 80;
+  r.wrong = 0;
+  r.ops_per_batch = 4;
+  r.warmup = 2;
+  r.pairs = {{3, 1}, {1, 3}};
+  r.bidirectional = true;
+  r.plan_ids = {4, 9};
+  r.link_class = "NV4";
+  return r;
+}
+
+TEST(ResultsIo, RecordRoundTripKeepsEveryField) {
+  const ResultRecord r = sample_record();
+  const json j = record_to_json(r);
+  const ResultRecord back = record_from_json(j, "t");
+  EXPECT_EQ(record_to_json(back), j);
+  ResultRecord failed = r;
+  failed.error = "NCCL error";
+  failed.pairs.clear();
+  EXPECT_EQ(record_to_json(record_from_json(record_to_json(failed), "t")), record_to_json(failed));
+}
+
+TEST(ResultsIo, PairWithoutDirectionIsTheBidirectionalFigure) {
+  const json j = {{"op", "pair"}, {"ranks", {0, 1}}, {"size_bytes", 64}, {"time_us", 1.0}};
+  EXPECT_TRUE(record_from_json(j, "t").bidirectional);
+  json one = j;
+  one["bidirectional"] = false;
+  EXPECT_FALSE(record_from_json(one, "t").bidirectional);
+}
+
+TEST(ResultsIo, BadFilesAreNamedByFileAndField) {
+  EXPECT_EQ(error_of(json{{"schema", "pipebench.plan/1"}}), "--table t.json: not a pipebench.results/1 file");
+  EXPECT_EQ(error_of(json{{"schema", kResultsSchema}}), "--table t.json: \"records\" is missing");
+  json j = {{"schema", kResultsSchema}, {"records", json::array()}};
+  j["records"].push_back({{"op", "pair"}, {"ranks", {0, 1}}, {"time_us", 1.0}});
+  EXPECT_EQ(error_of(j), "--table t.json records[0]: \"size_bytes\" is missing");
+  j["records"][0]["size_bytes"] = "big";
+  EXPECT_EQ(error_of(j), "--table t.json records[0]: \"size_bytes\" is not a size in bytes");
+  j["records"][0]["size_bytes"] = 64;
+  j["records"][0]["ranks"] = json::array({0, "one"});
+  EXPECT_EQ(error_of(j), "--table t.json records[0]: \"ranks[1]\" is not an integer");
+  j["records"][0]["ranks"] = json::array({0, 1});
+  j["system"] = {{"devices", json::array({{{"host", "h"}}})}};
+  EXPECT_EQ(error_of(j), "--table t.json: \"system.devices[0].rank\" is missing");
+}
+
+TEST(ResultsIo, RanksArePlacedOnTheEmbeddedTopologysGpus) {
+  // Two GPUs; rank 0 sits on GPU 1 and rank 1 on GPU 0 (bus ids in another spelling).
+  const json topo = {
+      {"schema", kTopologySchema},
+      {"host", "h"},
+      {"gpus", json::array({{{"index", 0}, {"bus_id", "0000:18:00.0"}}, {{"index", 1}, {"bus_id", "0000:3b:00.0"}}})},
+      {"pairs",
+       json::array({{{"a", 0}, {"b", 1}, {"kind", "gpu-gpu"}, {"class", "NV12"}, {"path", {"nvlink"}}},
+                    {{"a", 1}, {"b", 0}, {"kind", "gpu-gpu"}, {"class", "NV12"}, {"path", {"nvlink"}}},
+                    {{"a", 0}, {"b", "mlx5_0"}, {"kind", "gpu-nic"}, {"class", "PIX"}, {"path", json::array()}}})}};
+  json j = {{"schema", kResultsSchema}, {"records", json::array()}};
+  j["system"] = {{"topology", topo},
+                 {"devices", json::array({{{"rank", 0}, {"host", "h"}, {"bus_id", "00000000:3B:00.0"}},
+                                          {{"rank", 1}, {"host", "h"}, {"bus_id", "0000:18:00.0"}}})}};
+  const ResultSet rs = results_from_json(j, "t");
+  ASSERT_TRUE(rs.system.topology.has_value());
+  EXPECT_EQ(rs.system.topology->gpu_pairs.size(), 2u);  // the GPU-NIC pair is not read
+  const RankTopology placed = rank_topology(rs);
+  EXPECT_EQ(placed.gpu_of_rank, (std::map<int, int>{{0, 1}, {1, 0}}));
+  EXPECT_EQ(RankClassMap(placed).class_of({0, 1}), "NV12");
+  j["system"]["topology"] = {{"error", "no hwloc"}};  // a run that could not read its topology
+  EXPECT_TRUE(rank_topology(results_from_json(j, "t")).gpu_of_rank.empty());
+}
+
+TEST(TopologyIo, ReadsBackWhatTopoWritesAndNamesBadFields) {
+  DiscoveryOptions o;
+  o.nccl_xml = std::string(TEST_DATA_DIR) + "/topology/nccl-aws-p4d-24xl-topo.xml";
+  const TopologyView v = discover_topology(o);
+  const TopologyFile t = topology_from_json(topology_to_json(v), "topo.json");
+  ASSERT_EQ(t.gpus.size(), v.topology.gpus.size());
+  EXPECT_EQ(t.gpu_pairs.size(), t.gpus.size() * (t.gpus.size() - 1));
+  for (const auto& p : t.gpu_pairs) {
+    const PairInfo& want = v.gpu_pairs[static_cast<std::size_t>(p.a) * t.gpus.size() + static_cast<std::size_t>(p.b)];
+    EXPECT_EQ(p.cls.label(), want.label());
+    EXPECT_EQ(p.path, want.path);
+  }
+  json bad = topology_to_json(v);
+  bad["pairs"][0]["class"] = "NVX";
+  try {
+    (void)topology_from_json(bad, "--topology topo.json");
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "--topology topo.json: \"pairs[0].class\" is not a link class (\"NVX\")");
+  }
+  EXPECT_THROW((void)topology_from_json(json{{"schema", "pipebench.results/1"}}, "t"), UsageError);
+}
+
+}  // namespace
+}  // namespace pipebench
