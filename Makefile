@@ -87,15 +87,16 @@ endif
 # ---- sources ----------------------------------------------------------------------------------
 SQLITE_ONLY := src/trace/sqlite_db.cc src/trace/nsys_schema.cc
 LIB_SRCS := $(wildcard src/core/*.cc) src/launch/world.cc src/launch/gpu_assignment.cc src/backend/host_data.cc \
-            src/backend/backend_factory.cc $(wildcard src/harness/*.cc) $(wildcard src/report/*.cc) \
+            src/backend/backend_factory.cc src/backend/replay_runtime_stubs.cc \
+            $(wildcard src/harness/*.cc) $(wildcard src/report/*.cc) \
             $(wildcard src/cli/*.cc) $(wildcard src/app/*.cc) $(wildcard collectives/*.cc) \
-            $(wildcard topology/*.cc) $(wildcard src/megatron/*.cc) $(wildcard src/sim/*.cc) \
+            $(wildcard topology/*.cc) $(wildcard src/megatron/*.cc) $(wildcard src/sim/*.cc) $(wildcard src/replay/*.cc) \
             $(wildcard src/io/*.cc) $(filter-out $(SQLITE_ONLY),$(wildcard src/trace/*.cc))
 ifeq ($(HAVE_SQLITE),1)
 LIB_SRCS += $(SQLITE_ONLY)
 endif
 ifeq ($(HAVE_MPI),1)
-LIB_SRCS += src/backend/mpi_backend.cc src/backend/bare_mpi_loop.cc
+LIB_SRCS += src/backend/mpi_backend.cc src/backend/bare_mpi_loop.cc src/backend/mpi_replay.cc
 endif
 CU_SRCS := $(if $(filter 1,$(HAVE_NCCL)),$(filter-out src/backend/gemm_timer.cu,$(wildcard src/backend/*.cu)),)
 ifeq ($(HAVE_CUBLAS),1)
@@ -115,6 +116,7 @@ PIPEBENCH := $(BIN)/pipebench
 OVERHEAD := $(BIN)/harness_overhead
 SIM_BENCH := $(BIN)/sim_bench
 TRACE_BENCH := $(BIN)/trace_bench
+REPLAY_BENCH := $(BIN)/replay_bench
 UNIT_TESTS := $(BIN)/unit_tests
 MPI_TESTS := $(if $(filter 1,$(HAVE_MPI)),$(BIN)/mpi_tests,)
 GPU_TESTS := $(if $(filter 1,$(HAVE_NCCL)),$(BIN)/gpu_tests,)
@@ -133,7 +135,7 @@ run: deps
 	$(PIPEBENCH) run
 
 bench: deps
-	@$(MAKE) -j$(JOBS) $(OVERHEAD) $(SIM_BENCH) $(TRACE_BENCH)
+	@$(MAKE) -j$(JOBS) $(OVERHEAD) $(SIM_BENCH) $(TRACE_BENCH) $(REPLAY_BENCH)
 	@$(MAKE) bench-all
 
 clean:
@@ -200,6 +202,9 @@ $(OVERHEAD): $(LIB_OBJS) $(call obj,src/tools/harness_overhead.cc) | $(BIN)
 $(SIM_BENCH): $(LIB_OBJS) $(call obj,src/tools/sim_bench.cc) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
+$(REPLAY_BENCH): $(LIB_OBJS) $(call obj,src/tools/replay_bench.cc) | $(BIN)
+	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+
 $(TRACE_BENCH): $(LIB_OBJS) $(call obj,src/tools/trace_bench.cc) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -217,7 +222,7 @@ test-all:
 	  bash tests/run_tests.sh
 
 bench-all:
-	@MPIRUN="$(MPIRUN)" OVERHEAD="$(OVERHEAD)" SIM_BENCH="$(SIM_BENCH)" TRACE_BENCH="$(TRACE_BENCH)" HAVE_NCCL=$(HAVE_NCCL) bash tests/run_bench.sh
+	@MPIRUN="$(MPIRUN)" OVERHEAD="$(OVERHEAD)" SIM_BENCH="$(SIM_BENCH)" TRACE_BENCH="$(TRACE_BENCH)" REPLAY_BENCH="$(REPLAY_BENCH)" HAVE_NCCL=$(HAVE_NCCL) bash tests/run_bench.sh
 
 # ---- fuzzing ----------------------------------------------------------------------------------
 # One target per parser: tests/fuzz/NAME_fuzz.cc with its corpus in tests/fuzz/corpus/NAME/. `make fuzz`

@@ -8,6 +8,17 @@ echo "# simulator: schedule generation + simulation, p=64 v=8 m=1024 (target: we
 "$SIM_BENCH" || exit 1
 echo "# trace: read a synthetic Nsight Systems export of 10M kernel rows (target: well under a minute, bounded memory)"
 "$TRACE_BENCH" || exit 1
+echo "# replay: executor + runtime overhead per task (zero compute, 8-byte messages), MPI backend, 2 host ranks"
+"$MPIRUN" -np 2 --oversubscribe "$REPLAY_BENCH" --backend mpi || exit 1
+if [ "${HAVE_NCCL:-0}" = 1 ] && command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+  ngpu=$(nvidia-smi -L | wc -l)
+  if [ "$ngpu" -ge 2 ]; then
+    echo "# replay: the same on the NCCL backend, $ngpu GPUs"
+    "$MPIRUN" -np "$ngpu" "$REPLAY_BENCH" --backend nccl || exit 1
+  else
+    echo "# replay on NCCL needs 2 GPUs (P2P between pipeline ranks); this node has $ngpu"
+  fi
+fi
 if [ "${HAVE_NCCL:-0}" = 1 ] && command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   exec "$OVERHEAD" --backend nccl
 fi

@@ -5,6 +5,7 @@
 #include "app/pairs_command.h"
 #include "app/plan_command.h"
 #include "app/predict_command.h"
+#include "app/replay_command.h"
 #include "app/run_command.h"
 #include "app/topo_command.h"
 #include "app/trace_command.h"
@@ -20,6 +21,7 @@ std::vector<std::unique_ptr<Subcommand>> make_command_table() {
   table.push_back(make_plan_command());
   table.push_back(make_predict_command());
   table.push_back(make_trace_command());
+  table.push_back(make_replay_command());
   return table;
 }
 

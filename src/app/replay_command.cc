@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: Apache-2.0
+// `pipebench replay`: plan -> (table -> prediction) -> replay -> table, verdict, JSON, traces.
+#include "app/replay_command.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "app/plan_bench.h"
+#include "backend/backend_factory.h"
+#include "backend/gemm_timer.h"
+#include "backend/replay_runtime.h"
+#include "core/error.h"
+#include "core/json_file.h"
+#include "io/plan_io.h"
+#include "io/results_io.h"
+#include "io/replay_io.h"
+#include "launch/world.h"
+#include "replay/plan_jobs.h"
+#include "replay/replay.h"
+#include "report/results_json.h"
+#include "sim/compute_model.h"
+#include "sim/cost_model.h"
+#include "sim/layer_gemms.h"
+#include "sim/predictor.h"
+
+namespace pipebench {
+namespace {
+
+void check_duration(const char* flag, double v) {
+  if (!std::isfinite(v) || v < 0)
+    throw UsageError(std::string(flag) + " " + std::to_string(v) + ": must be a finite number >= 0");
+}
+
+// An output path must not be a device, FIFO or symlink (it is replaced by rename).
+void check_output(const char* flag, const std::string& path) {
+  struct stat st {};
+  if (path.empty() || lstat(path.c_str(), &st) != 0) return;
+  if (!S_ISREG(st.st_mode)) throw UsageError(std::string(flag) + " " + path + ": exists and is not a regular file");
+}
+
+class ReplayCommand final : public Subcommand {
+ public:
+  std::string name() const override { return "replay"; }
+  std::string summary() const override {
+    return "run the plan's schedules for real and compare them with the prediction";
+  }
+  bool needs_world() const override { return true; }
+
+  void add_options(CLI::App& sub) override {
+    sub.add_option("--plan", plan_path_, "the plan (pipebench plan --json)")->required();
+    sub.add_option("--schedule", o_.schedule, "all, 1f1b, interleaved, interleaved:vN or gpipe")->capture_default_str();
+    sub.add_option("--fwd-ms-per-layer", o_.compute.fwd_ms_per_layer, "forward time per layer and microbatch");
+    sub.add_option("--bwd-ms-per-layer", o_.compute.bwd_ms_per_layer, "backward time (default 2x forward)");
+    sub.add_option("--tflops", o_.compute.tflops, "achieved TFLOP/s per GPU for the FLOPs model");
+    sub.add_flag("--measure-compute", measure_compute_, "time the layer's GEMMs with cuBLAS on this rank's GPU");
+    sub.add_option("--compute", compute_kind_, "GPU compute: spin (timer kernel) or gemm (cuBLAS)")
+        ->capture_default_str();
+    sub.add_option("--compute-sms", compute_sms_, "spin kernel: SMs to occupy (0: all)")->capture_default_str();
+    sub.add_option("--optimizer-ms", o_.compute.optimizer_ms, "optimizer step time");
+    sub.add_option("--iterations", o_.iterations, "timed iterations after one warm-up")->capture_default_str();
+    sub.add_option("--table", table_path_, "costs for the prediction: a results JSON (skips timing the messages)");
+    sub.add_flag("--no-predict", no_predict_, "replay only");
+    sub.add_option("--json", json_path_, "write pipebench.replay/1 here (after every iteration)");
+    sub.add_option("--trace", trace_dir_, "Chrome traces of the measured timelines, one file per schedule");
+    sub.add_option("-T,--timeout", timeout_s_, "seconds one iteration may take (default: a few times the prediction)");
+    sub.add_option("--backend", backend_, "nccl, mpi or auto (nccl when every rank sees a GPU)")->capture_default_str();
+  }
+
+  void finish(const CLI::App& sub, const CommandExtras&) override {
+    check_duration("--fwd-ms-per-layer", o_.compute.fwd_ms_per_layer);
+    check_duration("--bwd-ms-per-layer", o_.compute.bwd_ms_per_layer);
+    check_duration("--tflops", o_.compute.tflops);
+    check_duration("--optimizer-ms", o_.compute.optimizer_ms);
+    if (sub.count("--fwd-ms-per-layer") && o_.compute.fwd_ms_per_layer <= 0)
+      throw UsageError("--fwd-ms-per-layer: must be > 0");
+    if (sub.count("--tflops") && o_.compute.tflops <= 0) throw UsageError("--tflops: must be > 0");
+    const int sources = (o_.compute.fwd_ms_per_layer > 0) + (o_.compute.tflops > 0) + (measure_compute_ ? 1 : 0);
+    if (sources > 1) throw UsageError("give one of --fwd-ms-per-layer, --tflops and --measure-compute");
+    if (sources == 0) throw UsageError("compute time: give --fwd-ms-per-layer MS, --tflops T or --measure-compute");
+    if (sub.count("--bwd-ms-per-layer") && o_.compute.fwd_ms_per_layer <= 0) {
+      throw UsageError("--bwd-ms-per-layer needs --fwd-ms-per-layer");
+    }
+    if (o_.iterations < 1) throw UsageError("--iterations " + std::to_string(o_.iterations) + ": must be at least 1");
+    if (compute_kind_ != "spin" && compute_kind_ != "gemm")
+      throw UsageError("--compute " + compute_kind_ + ": spin or gemm");
+    if (compute_sms_ < 0) throw UsageError("--compute-sms " + std::to_string(compute_sms_) + ": must be >= 0");
+    if (!table_path_.empty() && no_predict_) throw UsageError("--table and --no-predict exclude each other");
+    if (sub.count("-T")) {
+      if (!std::isfinite(timeout_s_) || timeout_s_ < 0)
+        throw UsageError("-T " + std::to_string(timeout_s_) + ": must be >= 0");
+      o_.timeout_s = timeout_s_;
+    }
+    check_output("--json", json_path_);
+    kind_ = parse_backend_kind("--backend", backend_);
+    gpu_flags_ = sub.count("--compute") > 0 || sub.count("--compute-sms") > 0;
+  }
+
+  int run(const World* world) override;
+
+ private:
+  std::unique_ptr<Prediction> prediction(const World& world, const Plan& plan, BackendKind kind);
+  void print(const ReplayResult& r) const;
+  void write_traces(const ReplayResult& r) const;
+  double measured_layer_ms(const World& world, const Plan& plan) const;
+
+  std::string plan_path_, table_path_, json_path_, trace_dir_, backend_ = "auto", compute_kind_ = "spin";
+  bool measure_compute_ = false, no_predict_ = false, gpu_flags_ = false;
+  std::string temp_table_;
+  int compute_sms_ = 0;
+  double timeout_s_ = -1;
+  BackendKind kind_ = BackendKind::kAuto;
+  ReplayOptions o_;
+};
+
+// Rank 0 predicts; an error there reaches every rank (the others would wait in the replay).
+std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const Plan& plan,
+                                                      BackendKind kind) {
+  if (no_predict_) return nullptr;
+  std::string table = table_path_;
+  if (table.empty()) {  // time the plan's messages on these ranks, as `bench --plan` does
+    auto backend = make_backend(kind, world, 1);
+    BenchConfig c;
+    c.iters = 10;
+    c.reps = 5;
+    c.warmup = 3;
+    c.plan_schedule = o_.schedule == "all" || o_.schedule == "gpipe" ? "" : o_.schedule;
+    c.json_path = json_path_.empty() ? (std::filesystem::temp_directory_path() /
+                                        ("pipebench-replay-table-" + std::to_string(::getpid()) + ".json"))
+                                           .string()
+                                     : json_path_ + ".table.json";
+    c.json_path = world.broadcast(c.json_path, 0);
+    // At the process's own priority: ranks that spin in MPI waits at a real-time priority can starve
+    // a peer of the same priority on their core for good (the replay's own waits sleep between polls).
+    (void)run_plan_bench_on(*backend, plan, plan_path_, c, world);
+    table = c.json_path;
+    if (json_path_.empty()) temp_table_ = table;
+  }
+  std::unique_ptr<Prediction> p;
+  std::string error;
+  if (world.rank() == 0) {
+    try {
+      const ResultSet results = load_results("--table", table);
+      const MeasuredCost costs(results.records, RankClassMap{}, table);
+      p = std::make_unique<Prediction>(predict(plan, costs, make_compute_model(plan, o_.compute), false, false,
+                                               o_.schedule == "all" ? "" : o_.schedule, nullptr));
+    } catch (const UsageError& e) {
+      error = e.what();
+    }
+  }
+  error = world.broadcast(error, 0);
+  if (!error.empty()) throw UsageError(error);
+  return p;
+}
+
+double ReplayCommand::measured_layer_ms(const World& world, const Plan& plan) const {
+#if PB_HAVE_CUBLAS
+  std::string why;
+  if (visible_gpus(&why) == 0) throw LocalUsageError("--measure-compute: no GPU to measure on (" + why + ")");
+  const MegatronArgs& a = plan.args;
+  LayerDims d;
+  d.b = a.micro_batch;
+  d.s = a.seq_length;
+  d.h = a.hidden;
+  d.f = a.ffn_hidden;
+  d.heads = a.heads;
+  d.groups = a.gqa ? a.query_groups : d.heads;
+  d.tp = plan.layout.tp;
+  d.cp = plan.layout.cp;
+  d.swiglu = a.swiglu;
+  // As predict --measure-compute: half for fp16 models, else bfloat16.
+  const DType t = a.params_dtype == DType::kHalf ? DType::kHalf : DType::kBfloat16;
+  // The slowest rank's GEMMs set the pace of the pipeline.
+  return world.max(time_gemms_ms(layer_forward_gemms(d), t, world.local_rank(), 20));
+#else
+  (void)world;
+  (void)plan;
+  throw UsageError("--measure-compute: this pipebench was built without cuBLAS");
+#endif
+}
+
+int ReplayCommand::run(const World* wp) {
+  const World& world = *wp;
+  const Plan plan = load_plan("--plan", plan_path_);
+  const int plan_world = plan.layout.world;
+  if (plan_world != world.size()) {
+    throw UsageError("--plan " + plan_path_ + ": the plan's world is " + std::to_string(plan_world) + " ranks but " +
+                     std::to_string(world.size()) + " were launched (mpirun -np " + std::to_string(plan_world) + ")");
+  }
+  const BackendKind kind = resolve_backend(kind_, world);
+  if (kind == BackendKind::kMpi && gpu_flags_) {
+    throw UsageError(
+        "--compute/--compute-sms: GPU compute needs the NCCL backend (MPI computes by sleeping on the host)");
+  }
+  if (measure_compute_) o_.compute.fwd_ms_per_layer = measured_layer_ms(world, plan);
+  (void)plan_jobs(plan, o_.compute, world.rank(), o_.schedule);  // bad schedule or compute: before any timing
+  o_.compute_kind = kind == BackendKind::kMpi ? "host-sleep" : compute_kind_;
+  o_.keep_timeline = !trace_dir_.empty();
+  ReplayComputeOptions rco;
+  rco.kind = compute_kind_;
+  rco.compute_sms = compute_sms_;
+  // The runtime first: the MPI one raises this process's scheduling priority, and the messages are
+  // then timed for the prediction under the same conditions as they are replayed.
+  auto rt = kind == BackendKind::kMpi ? make_mpi_replay_runtime(world) : make_nccl_replay_runtime(world, rco);
+  const auto predicted = prediction(world, plan, kind);
+  const ReplayResult r = replay_plan(world, *rt, plan, o_, predicted.get(), [&](const ReplayResult& so_far) {
+    if (!json_path_.empty()) write_file_atomically(json_path_, replay_to_json(so_far, plan_path_).dump(2) + "\n");
+  });
+  if (world.rank() == 0) {
+    print(r);
+    write_traces(r);
+    if (!temp_table_.empty()) std::filesystem::remove(temp_table_);
+  }
+  return 0;
+}
+
+void ReplayCommand::print(const ReplayResult& r) const {
+  std::printf("# replay of %s on %d ranks (%s backend, compute %s), %d iterations after one warm-up\n",
+              plan_path_.c_str(), r.world, r.backend.c_str(), r.compute.c_str(), r.iterations);
+  std::printf("#  %-18s %12s %28s %8s %10s %10s\n", "schedule", "predicted ms", "replayed ms (median, min-max)",
+              "error %", "speed-up p", "speed-up r");
+  const ScheduleReplay* base = nullptr;
+  for (const auto& s : r.schedules) {
+    if (s.name == "1f1b") base = &s;
+  }
+  for (const auto& s : r.schedules) {
+    char pred[32] = "-", err[32] = "-", sp[32] = "-", sr[32] = "-", measured[64];
+    if (s.predicted_ms) {
+      std::snprintf(pred, sizeof pred, "%.3f", *s.predicted_ms);
+      std::snprintf(err, sizeof err, "%+.1f", 100 * (*s.predicted_ms - s.median_ms) / s.median_ms);
+      if (base && base->predicted_ms) std::snprintf(sp, sizeof sp, "%.3f", *base->predicted_ms / *s.predicted_ms);
+    }
+    if (base) std::snprintf(sr, sizeof sr, "%.3f", base->median_ms / s.median_ms);
+    std::snprintf(measured, sizeof measured, "%.3f (%.3f-%.3f)", s.median_ms, s.min_ms, s.max_ms);
+    const std::string name = schedule_key(s.name, s.v) + (s.reference ? " (ref)" : "");
+    std::printf("   %-18s %12s %28s %8s %10s %10s\n", name.c_str(), pred, measured, err, sp, sr);
+  }
+  if (r.predicted_fastest.empty()) {
+    std::printf("# Replay verdict: %s is fastest measured (no prediction)\n", r.measured_fastest.c_str());
+  } else {
+    std::printf(
+        "# Replay verdict: %s: measured fastest %s, predicted fastest %s\n",
+        r.measured_fastest == r.predicted_fastest ? "prediction and replay agree" : "prediction and replay DISAGREE",
+        r.measured_fastest.c_str(), r.predicted_fastest.c_str());
+  }
+  for (const auto& s : r.schedules) {
+    std::printf("# comm share %-16s", schedule_key(s.name, s.v).c_str());
+    for (const auto& p : s.per_rank) {
+      std::printf("  r%d %.2f", p.rank, p.comm_share);
+      if (p.predicted_comm_share) std::printf(" (pred %.2f)", *p.predicted_comm_share);
+    }
+    std::printf("\n");
+  }
+  std::fflush(stdout);
+}
+
+void ReplayCommand::write_traces(const ReplayResult& r) const {
+  if (trace_dir_.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(trace_dir_, ec);
+  if (ec) throw UsageError("--trace " + trace_dir_ + ": cannot be created: " + ec.message());
+  for (const auto& s : r.schedules) {  // predict writes trace-NAME-vV.json: the same names, prefixed
+    const std::string path = trace_dir_ + "/replay-" + s.name + "-v" + std::to_string(s.v) + ".json";
+    write_file_atomically(path, replay_chrome_trace(s).dump() + "\n");
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Subcommand> make_replay_command() { return std::make_unique<ReplayCommand>(); }
+
+}  // namespace pipebench

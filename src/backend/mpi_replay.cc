@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: Apache-2.0
+// ReplayRuntime on MPI: compute is a host sleep (clock_nanosleep to an absolute deadline, so ranks
+// sharing cores still progress), P2P is Isend/Irecv on a private communicator with the transfer's tag,
+// waits poll MPI_Testall and yield the core, collectives run on MPI_Comm_split sub-communicators.
+#include <mpi.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <map>
+#include <vector>
+
+#include "backend/replay_runtime.h"
+#include "core/error.h"
+#include "launch/mpi_check.h"
+
+namespace pipebench {
+namespace {
+
+std::int64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// MPI counts are int; a message above INT_MAX bytes is sent as that many 4-byte elements.
+int to_count(std::int64_t n, const char* what) {
+  if (n < 0 || n > INT_MAX)
+    throw Error(std::string(what) + ": " + std::to_string(n) + " elements exceed MPI's int count");
+  return static_cast<int>(n);
+}
+
+class Comm {
+ public:
+  explicit Comm(MPI_Comm c) : c_(c) {}
+  ~Comm() {
+    if (c_ != MPI_COMM_NULL) MPI_Comm_free(&c_);
+  }
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
+  MPI_Comm get() const { return c_; }
+
+ private:
+  MPI_Comm c_;
+};
+
+class MpiReplayRuntime final : public ReplayRuntime {
+ public:
+  explicit MpiReplayRuntime(const World& world) : world_(world), p2p_(dup_world(world)) {
+    MPI_Comm_rank(p2p_->get(), &rank_);
+    // Linux delays a timer wake-up by up to the timer slack (50 us by default); the sleeps stand for
+    // compute of exact duration, so ask for none.
+    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+    old_policy_ = sched_getscheduler(0);
+    sched_getparam(0, &old_param_);
+  }
+  ~MpiReplayRuntime() override {
+    set_realtime(false);
+    for (auto& [h, pending] : pending_) {
+      for (auto& r : pending.requests) {
+        if (r != MPI_REQUEST_NULL) {
+          MPI_Cancel(&r);
+          MPI_Request_free(&r);
+        }
+      }
+    }
+  }
+
+  std::string_view name() const override { return "mpi"; }
+  int rank() const override { return rank_; }
+
+  int add_group(const std::vector<int>& members) override {
+    const bool member = std::binary_search(members.begin(), members.end(), rank_);
+    MPI_Comm sub = MPI_COMM_NULL;
+    check(MPI_Comm_split(p2p_->get(), member ? 0 : MPI_UNDEFINED, rank_, &sub), "MPI_Comm_split");
+    if (!member) return -1;
+    groups_.push_back(std::make_unique<Comm>(sub));
+    return static_cast<int>(groups_.size()) - 1;
+  }
+
+  void begin_iteration(std::size_t tasks) override {
+    if (!pending_.empty())
+      throw Error("replay: an asynchronous P2P call of the previous iteration was never waited for");
+    spans_.assign(tasks, ReplaySpan{});
+    Pending barrier;
+    barrier.requests.push_back(MPI_REQUEST_NULL);
+    check(MPI_Ibarrier(p2p_->get(), &barrier.requests[0]), "MPI_Ibarrier");
+    complete(barrier);
+    set_realtime(true);
+    origin_ns_ = monotonic_ns();
+  }
+
+  void compute(std::size_t task, std::int64_t duration_ns) override {
+    const std::int64_t start = monotonic_ns();
+    const std::int64_t deadline = start + duration_ns;
+    timespec ts{static_cast<time_t>(deadline / 1000000000), static_cast<long>(deadline % 1000000000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) != 0) {
+    }
+    spans_.at(task) = {start - origin_ns_, monotonic_ns() - origin_ns_};
+  }
+
+  void p2p(std::size_t task, const ReplayP2P* ops, std::size_t n, bool blocking, int handle) override {
+    Pending call;
+    call.task = task;
+    call.start_ns = monotonic_ns();
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& op = ops[i];
+      // tags are dense per iteration; MPI guarantees tags up to 32767 (matching is in order anyway).
+      const int tag = static_cast<int>(op.tag % 32768);
+      void* buf = buffer(op.bytes, op.send);
+      MPI_Request req = MPI_REQUEST_NULL;
+      if (op.send) {
+        check(MPI_Isend(buf, to_count(op.bytes, "MPI_Isend"), MPI_BYTE, op.peer, tag, p2p_->get(), &req), "MPI_Isend");
+      } else {
+        check(MPI_Irecv(buf, to_count(op.bytes, "MPI_Irecv"), MPI_BYTE, op.peer, tag, p2p_->get(), &req), "MPI_Irecv");
+      }
+      call.requests.push_back(req);
+    }
+    if (blocking) {
+      complete(call);
+      spans_.at(task) = {call.start_ns - origin_ns_, monotonic_ns() - origin_ns_};
+      return;
+    }
+    if (!pending_.emplace(handle, std::move(call)).second)
+      throw Error("replay: handle " + std::to_string(handle) + " posted twice");
+  }
+
+  void wait(std::size_t task, int handle) override {
+    const std::int64_t start = monotonic_ns();
+    const auto it = pending_.find(handle);
+    if (it == pending_.end()) throw Error("replay: wait for handle " + std::to_string(handle) + " that was not posted");
+    complete(it->second);
+    const std::int64_t end = monotonic_ns();
+    spans_.at(it->second.task) = {it->second.start_ns - origin_ns_, end - origin_ns_};
+    spans_.at(task) = {start - origin_ns_, end - origin_ns_};
+    pending_.erase(it);
+  }
+
+  void collective(std::size_t task, int group, ReplayCollOp op, std::int64_t bytes, int count) override {
+    const std::int64_t start = monotonic_ns();
+    MPI_Comm comm = groups_.at(static_cast<std::size_t>(group))->get();
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    const std::int64_t floats = std::max<std::int64_t>(1, (bytes + 3) / 4);
+    const std::int64_t per_rank = std::max<std::int64_t>(1, floats / size);
+    float* send = static_cast<float*>(buffer(floats * 4, true));
+    float* recv = static_cast<float*>(buffer(floats * 4, false));
+    for (int i = 0; i < count; ++i) {
+      Pending call;
+      call.requests.push_back(MPI_REQUEST_NULL);
+      MPI_Request* req = &call.requests[0];
+      switch (op) {
+        case ReplayCollOp::kAllReduce:  // out of place, as bench --plan times it (the prediction's table)
+          check(MPI_Iallreduce(send, recv, to_count(floats, "MPI_Iallreduce"), MPI_FLOAT, MPI_SUM, comm, req),
+                "MPI_Iallreduce");
+          break;
+        case ReplayCollOp::kAllGather:
+          check(MPI_Iallgather(send, to_count(per_rank, "MPI_Iallgather"), MPI_FLOAT, recv,
+                               to_count(per_rank, "MPI_Iallgather"), MPI_FLOAT, comm, req),
+                "MPI_Iallgather");
+          break;
+        case ReplayCollOp::kReduceScatter:
+          check(MPI_Ireduce_scatter_block(send, recv, to_count(per_rank, "MPI_Ireduce_scatter_block"), MPI_FLOAT,
+                                          MPI_SUM, comm, req),
+                "MPI_Ireduce_scatter_block");
+          break;
+        case ReplayCollOp::kBroadcast:
+          check(MPI_Ibcast(recv, to_count(floats, "MPI_Ibcast"), MPI_FLOAT, 0, comm, req), "MPI_Ibcast");
+          break;
+      }
+      complete(call);
+    }
+    spans_.at(task) = {start - origin_ns_, monotonic_ns() - origin_ns_};
+  }
+
+  std::vector<ReplaySpan> end_iteration(std::int64_t* iteration_ns) override {
+    for (auto& [h, call] : pending_) {
+      complete(call);
+      spans_.at(call.task).end_ns = monotonic_ns() - origin_ns_;
+    }
+    pending_.clear();
+    *iteration_ns = monotonic_ns() - origin_ns_;
+    set_realtime(false);
+    return std::move(spans_);
+  }
+
+ private:
+  struct Pending {
+    std::size_t task = 0;
+    std::int64_t start_ns = 0;
+    std::vector<MPI_Request> requests;
+  };
+
+  static std::unique_ptr<Comm> dup_world(const World& world) {
+    MPI_Comm c = MPI_COMM_NULL;
+    check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &c), "MPI_Comm_dup", world.where());
+    MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+    return std::make_unique<Comm>(c);
+  }
+
+  // Polls: first for kSpinNs yielding the core (a transfer whose peer is there completes in that time),
+  // then with sleeps of kPollNs between polls rather than spinning in MPI_Waitall: a spinning rank takes
+  // the core from a peer that must wake from its compute to send (several ranks share a core on small
+  // machines), and at a real-time priority it would use up the kernel's real-time budget.
+  void complete(Pending& call) {
+    static constexpr std::int64_t kSpinNs = 30000;
+    static constexpr long kPollNs = 20000;
+    const std::int64_t start = monotonic_ns();
+    int done = 0;
+    while (true) {
+      check(MPI_Testall(static_cast<int>(call.requests.size()), call.requests.data(), &done, MPI_STATUSES_IGNORE),
+            "MPI_Testall");
+      if (done) return;
+      if (monotonic_ns() - start < kSpinNs) {
+        sched_yield();
+        continue;
+      }
+      const timespec ts{0, kPollNs};
+      nanosleep(&ts, nullptr);
+    }
+  }
+
+  // One send and one receive buffer, grown to the largest message (contents are not checked).
+  void* buffer(std::int64_t bytes, bool send) {
+    auto& b = send ? send_buf_ : recv_buf_;
+    if (static_cast<std::int64_t>(b.size()) < bytes) {
+      if (!pending_.empty()) throw Error("replay: a larger message while asynchronous P2P is in flight");
+      b.resize(static_cast<std::size_t>(bytes));
+    }
+    return b.data();
+  }
+
+  void check(int rc, const char* call) const { check_mpi(rc, call, world_.where()); }
+
+  // During an iteration, where allowed, a real-time priority (else the highest CFS weight): on a loaded
+  // machine a waking rank then preempts other work at once, so a sleep stands for a compute of its
+  // length. Only during the iteration, and every wait sleeps between polls: the kernel throttles
+  // real-time tasks that use more than sched_rt_runtime_us of a period (a 50 ms stall).
+  void set_realtime(bool on) {
+    if (on && !realtime_ && !reniced_) {
+      const sched_param rt{1};
+      if (sched_setscheduler(0, SCHED_FIFO, &rt) == 0) {
+        realtime_ = true;
+        return;
+      }
+      errno = 0;
+      old_nice_ = getpriority(PRIO_PROCESS, 0);
+      if (errno == 0 && setpriority(PRIO_PROCESS, 0, -20) == 0) reniced_ = true;
+    } else if (!on) {
+      if (realtime_) sched_setscheduler(0, old_policy_, &old_param_);
+      if (reniced_) setpriority(PRIO_PROCESS, 0, old_nice_);
+      realtime_ = reniced_ = false;
+    }
+  }
+
+  const World& world_;
+  std::unique_ptr<Comm> p2p_;
+  int rank_ = 0;
+  std::vector<std::unique_ptr<Comm>> groups_;
+  std::map<int, Pending> pending_;
+  std::vector<ReplaySpan> spans_;
+  std::int64_t origin_ns_ = 0;
+  std::vector<char> send_buf_, recv_buf_;
+  int old_nice_ = 0, old_policy_ = 0;
+  sched_param old_param_{};
+  bool reniced_ = false, realtime_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<ReplayRuntime> make_mpi_replay_runtime(const World& world) {
+  if (!world.has_mpi()) throw UsageError("replay --backend mpi: this process has no MPI");
+  return std::make_unique<MpiReplayRuntime>(world);
+}
+
+}  // namespace pipebench

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+// pipebench.replay/1 writer and reader.
+#include "io/replay_io.h"
+
+#include <cmath>
+
+#include "core/error.h"
+#include "core/version.h"
+#include "io/prediction_io.h"
+
+namespace pipebench {
+namespace {
+
+nlohmann::json optional_number(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+std::optional<double> read_optional(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return j.at(key).get<double>();
+}
+
+double finite(const nlohmann::json& j, const char* key, const std::string& what) {
+  const double v = j.at(key).get<double>();
+  if (!std::isfinite(v) || v < 0) throw UsageError(what + ": " + key + " must be a finite number >= 0");
+  return v;
+}
+
+}  // namespace
+
+nlohmann::json replay_to_json(const ReplayResult& r, const std::string& plan_path) {
+  nlohmann::json schedules = nlohmann::json::array();
+  for (const auto& s : r.schedules) {
+    nlohmann::json ranks = nlohmann::json::array();
+    for (const auto& p : s.per_rank) {
+      ranks.push_back({{"rank", p.rank},
+                       {"compute_ms", p.compute_ms},
+                       {"comm_busy_ms", p.comm_busy_ms},
+                       {"idle_ms", p.idle_ms},
+                       {"comm_share", p.comm_share},
+                       {"predicted_comm_share", optional_number(p.predicted_comm_share)}});
+    }
+    std::optional<double> error;
+    if (s.predicted_ms && s.median_ms > 0) error = (*s.predicted_ms - s.median_ms) / s.median_ms;
+    schedules.push_back({{"name", s.name},
+                         {"v", s.v},
+                         {"reference", s.reference},
+                         {"iterations_ms", s.iteration_ms},
+                         {"measured_iteration_ms", s.median_ms},
+                         {"measured_min_ms", s.min_ms},
+                         {"measured_max_ms", s.max_ms},
+                         {"predicted_iteration_ms", optional_number(s.predicted_ms)},
+                         {"error", optional_number(error)},
+                         {"per_rank", ranks}});
+  }
+  const bool both = !r.measured_fastest.empty() && !r.predicted_fastest.empty();
+  return {{"schema", kReplaySchema},
+          {"tool_version", kToolVersion},
+          {"plan", plan_path},
+          {"world", r.world},
+          {"backend", r.backend},
+          {"compute", r.compute},
+          {"iterations", r.iterations},
+          {"schedules", schedules},
+          {"verdict",
+           {{"measured_fastest", r.measured_fastest},
+            {"predicted_fastest",
+             r.predicted_fastest.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.predicted_fastest)},
+            {"agree", both ? nlohmann::json(r.measured_fastest == r.predicted_fastest) : nlohmann::json(nullptr)}}}};
+}
+
+ReplayResult replay_from_json(const nlohmann::json& j, const std::string& what) {
+  if (!j.is_object() || j.value("schema", "") != kReplaySchema) {
+    throw UsageError(what + ": not a " + std::string(kReplaySchema) + " file (schema " +
+                     (j.is_object() && j.contains("schema") ? j["schema"].dump() : "missing") + ")");
+  }
+  try {
+    ReplayResult r;
+    r.world = j.at("world").get<int>();
+    r.backend = j.at("backend").get<std::string>();
+    r.compute = j.at("compute").get<std::string>();
+    r.iterations = j.at("iterations").get<int>();
+    for (const auto& s : j.at("schedules")) {
+      ScheduleReplay out;
+      out.name = s.at("name").get<std::string>();
+      out.v = s.at("v").get<int>();
+      out.reference = s.value("reference", false);
+      out.iteration_ms = s.value("iterations_ms", std::vector<double>{});
+      out.median_ms = finite(s, "measured_iteration_ms", what);
+      out.min_ms = finite(s, "measured_min_ms", what);
+      out.max_ms = finite(s, "measured_max_ms", what);
+      out.predicted_ms = read_optional(s, "predicted_iteration_ms");
+      for (const auto& p : s.at("per_rank")) {
+        out.per_rank.push_back({p.at("rank").get<int>(), finite(p, "compute_ms", what), finite(p, "comm_busy_ms", what),
+                                finite(p, "idle_ms", what), finite(p, "comm_share", what),
+                                read_optional(p, "predicted_comm_share")});
+      }
+      r.schedules.push_back(std::move(out));
+    }
+    r.measured_fastest = j.at("verdict").at("measured_fastest").get<std::string>();
+    const auto& pf = j.at("verdict").at("predicted_fastest");
+    r.predicted_fastest = pf.is_null() ? "" : pf.get<std::string>();
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(what + ": malformed " + std::string(kReplaySchema) + ": " + e.what());
+  }
+}
+
+nlohmann::json replay_chrome_trace(const ScheduleReplay& s) {
+  SchedulePrediction view;  // predict's trace writer, fed with the measured timeline
+  view.name = s.name;
+  view.v = s.v;
+  for (const auto& rank : s.timeline) {
+    view.global_ranks.push_back(static_cast<int>(view.global_ranks.size()));
+    view.sim.trace.insert(view.sim.trace.end(), rank.begin(), rank.end());
+  }
+  return chrome_trace(view);
+}
+
+}  // namespace pipebench

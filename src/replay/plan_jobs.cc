@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+// Plan -> per-rank jobs on build_schedule (sim/schedule_build.h), the one source of predict's task lists.
+#include "replay/plan_jobs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "core/error.h"
+#include "sim/cost_model.h"
+#include "sim/schedule_build.h"
+
+namespace pipebench {
+namespace {
+
+bool usable(double x) { return std::isfinite(x) && x >= 0; }
+
+bool selected(const std::string& filter, const std::string& name, int v) {
+  if (filter.empty() || filter == "all") return true;
+  return filter == name || filter == name + ":v" + std::to_string(v);
+}
+
+void add_groups(const Schedule& s, std::set<std::vector<int>>& groups) {
+  for (const auto& msg : s.messages) {
+    if (msg.phase != Phase::kAfter || msg.op == "send" || msg.op == "recv") continue;
+    auto g = msg.group;
+    std::sort(g.begin(), g.end());
+    groups.insert(g);
+  }
+}
+
+RankJob job_for(const Plan& plan, const Schedule& s, const ComputeModel& compute, int global_rank,
+                const std::vector<int>& pp_ranks) {
+  RankJob job;
+  job.name = s.name;
+  job.v = s.v;
+  job.pipeline_ranks = pp_ranks;
+  job.pipeline_rank = static_cast<int>(std::find(pp_ranks.begin(), pp_ranks.end(), global_rank) - pp_ranks.begin());
+  // Collectives are executed, not priced: the build's costs do not enter the programs without fold.
+  const ZeroCost free;
+  const ScheduleBuild b = build_schedule(plan, s, compute, free, false);
+  job.program = b.programs.at(static_cast<std::size_t>(job.pipeline_rank));
+  // After the pipeline: this rank's collectives in the plan's order, then the optimizer step.
+  for (const auto& msg : s.messages) {
+    if (msg.rank != global_rank || msg.phase != Phase::kAfter || msg.op == "send" || msg.op == "recv") continue;
+    std::vector<int> group = msg.group;
+    std::sort(group.begin(), group.end());
+    Task t;
+    t.kind = Task::Kind::kCollective;
+    t.collective = static_cast<int>(job.collectives.size());
+    job.collectives.push_back({replay_coll_op(msg.op), group, msg.bytes, static_cast<int>(msg.count), msg.what});
+    job.program.tasks.push_back(t);
+  }
+  if (compute.optimizer_ms > 0) {
+    Task t;
+    t.kind = Task::Kind::kCompute;
+    t.duration = static_cast<SimTime>(std::llround(compute.optimizer_ms * 1e6));
+    t.name = "optimizer";
+    job.program.tasks.push_back(t);
+  }
+  return job;
+}
+
+}  // namespace
+
+ReplayCollOp replay_coll_op(const std::string& op) {
+  if (op == "all_reduce") return ReplayCollOp::kAllReduce;
+  if (op == "all_gather") return ReplayCollOp::kAllGather;
+  if (op == "reduce_scatter") return ReplayCollOp::kReduceScatter;
+  if (op == "broadcast") return ReplayCollOp::kBroadcast;
+  throw UsageError("--plan: unknown collective op '" + op + "'");
+}
+
+PlanJobs plan_jobs(const Plan& plan, const ComputeOptions& c, int global_rank, const std::string& schedule) {
+  if (!usable(c.fwd_ms_per_layer) || !usable(c.bwd_ms_per_layer) || !usable(c.tflops) || !usable(c.optimizer_ms)) {
+    throw UsageError("--fwd-ms-per-layer/--bwd-ms-per-layer/--tflops/--optimizer-ms: must be finite and not negative");
+  }
+  if (c.fwd_ms_per_layer <= 0 && c.tflops <= 0) {
+    throw UsageError("compute time: give --fwd-ms-per-layer MS (> 0), --tflops T (> 0) or --measure-compute");
+  }
+  PlanJobs out;
+  out.compute = make_compute_model(plan, c);
+  std::vector<int> pp_ranks;
+  for (const auto& g : plan.layout.pp_groups) {
+    if (std::find(g.begin(), g.end(), global_rank) != g.end()) pp_ranks = g;
+  }
+  if (pp_ranks.empty())
+    throw UsageError("--plan: rank " + std::to_string(global_rank) + " is in no pipeline group of the plan");
+  std::set<std::vector<int>> groups;
+  const Schedule* base = nullptr;
+  std::string names;
+  for (const auto& s : plan.schedules) {
+    names += (names.empty() ? "" : ", ") + s.name + (s.v > 1 ? ":v" + std::to_string(s.v) : "");
+    if (s.name == "1f1b") base = &s;
+    if (!selected(schedule, s.name, s.v)) continue;
+    out.jobs.push_back(job_for(plan, s, out.compute, global_rank, pp_ranks));
+    add_groups(s, groups);
+  }
+  if (base && (schedule.empty() || schedule == "all" || schedule == "gpipe")) {
+    Schedule gpipe = *base;
+    gpipe.name = "gpipe";
+    out.jobs.push_back(job_for(plan, gpipe, out.compute, global_rank, pp_ranks));
+    out.jobs.back().reference = true;
+    add_groups(*base, groups);
+  }
+  if (out.jobs.empty()) {
+    std::string valid;
+    for (int v : plan.valid_v) valid += (valid.empty() ? "" : ", ") + std::to_string(v);
+    throw UsageError("--schedule " + schedule + ": not a schedule of this plan (it has " + names +
+                     ", gpipe; valid v: " + valid + ")");
+  }
+  out.all_groups.assign(groups.begin(), groups.end());
+  return out;
+}
+
+}  // namespace pipebench

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: Apache-2.0
+// replay_plan: warm-up + timed iterations per schedule; per-iteration reduction to rank 0.
+#include "replay/replay.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "core/error.h"
+#include "replay/plan_jobs.h"
+#include "replay/progress_watchdog.h"
+
+namespace pipebench {
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Rank 0's prediction of one schedule, shared with every rank: iteration ms (<0: none) and the
+// communication share of each pipeline rank.
+struct PredictedSchedule {
+  double iteration_ms = -1;
+  std::vector<double> share;  // per pipeline rank
+};
+
+std::vector<PredictedSchedule> share_prediction(const World& world, const std::vector<RankJob>& jobs,
+                                                const Prediction* p) {
+  nlohmann::json all = nlohmann::json::array();
+  if (world.rank() == 0) {
+    for (const auto& job : jobs) {
+      nlohmann::json one = {{"ms", -1.0}, {"share", nlohmann::json::array()}};
+      for (const auto& s : p ? p->schedules : std::vector<SchedulePrediction>{}) {
+        if (s.name != job.name || s.v != job.v) continue;
+        one["ms"] = s.iteration_ms;
+        for (const auto& r : s.sim.ranks) {
+          one["share"].push_back(
+              s.sim.iteration > 0 ? static_cast<double>(r.comm_busy) / static_cast<double>(s.sim.iteration) : 0.0);
+        }
+      }
+      all.push_back(one);
+    }
+  }
+  all = nlohmann::json::parse(world.broadcast(all.dump(), 0));
+  std::vector<PredictedSchedule> out;
+  for (const auto& one : all) out.push_back({one["ms"].get<double>(), one["share"].get<std::vector<double>>()});
+  return out;
+}
+
+// The planned compute of a rank's iteration (the timeout's yardstick without a prediction).
+double compute_ms(const Program& prog) {
+  double ns = 0;
+  for (const auto& t : prog.tasks) {
+    if (t.kind == Task::Kind::kCompute) ns += static_cast<double>(t.duration);
+  }
+  return ns / 1e6;
+}
+
+struct RankSamples {
+  std::vector<std::vector<double>> compute, busy, idle, share;  // [rank][iteration]
+};
+
+void add_samples(const World& world, const RankIteration& it, double iteration_ms, RankSamples& rs) {
+  std::ostringstream line;
+  line.precision(17);
+  line << static_cast<double>(it.compute_ns) / 1e6 << ' ' << static_cast<double>(it.comm_busy_ns) / 1e6 << ' '
+       << static_cast<double>(it.idle_ns) / 1e6 << ' ' << static_cast<double>(it.iteration_ns) / 1e6;
+  const auto all = world.all_gather(line.str());
+  const std::size_t n = all.size();
+  rs.compute.resize(n);
+  rs.busy.resize(n);
+  rs.idle.resize(n);
+  rs.share.resize(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    std::istringstream in(all[r]);
+    double c = 0, b = 0, i = 0, local = 0;
+    in >> c >> b >> i >> local;
+    rs.compute[r].push_back(c);
+    rs.busy[r].push_back(b);
+    // Idle against the iteration (max over ranks): a rank that finished early waited for the rest.
+    rs.idle[r].push_back(i + std::max(0.0, iteration_ms - local));
+    rs.share[r].push_back(iteration_ms > 0 ? b / iteration_ms : 0);
+  }
+}
+
+// The last iteration's spans of every rank, as trace events (one process per rank).
+std::vector<std::vector<TraceEvent>> gather_timeline(const World& world, const RankJob& job, const RankIteration& it) {
+  nlohmann::json mine = nlohmann::json::array();
+  for (std::size_t i = 0; i < job.program.tasks.size() && i < it.spans.size(); ++i) {
+    const Task& t = job.program.tasks[i];
+    std::string track = "compute";
+    if (t.kind == Task::Kind::kCollective) {
+      track = "collectives";
+    } else if (t.kind == Task::Kind::kP2P || t.kind == Task::Kind::kWait) {
+      bool sends = false;
+      for (std::uint32_t k = t.first_op; k < t.first_op + t.nops; ++k) sends = sends || job.program.ops[k].send;
+      track = t.kind == Task::Kind::kWait ? "recv" : sends ? "send" : "recv";
+    }
+    const std::string name = t.kind == Task::Kind::kCollective
+                                 ? job.collectives.at(static_cast<std::size_t>(t.collective)).label
+                                 : t.label();
+    mine.push_back({track, name, it.spans[i].start_ns, it.spans[i].end_ns});
+  }
+  const auto all = world.all_gather(mine.dump());
+  std::vector<std::vector<TraceEvent>> out;
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    out.emplace_back();
+    for (const auto& e : nlohmann::json::parse(all[r])) {
+      out.back().push_back({static_cast<int>(r), e[0].get<std::string>(), e[1].get<std::string>(), e[2].get<SimTime>(),
+                            e[3].get<SimTime>()});
+    }
+  }
+  return out;
+}
+
+void finish_stats(const RankSamples& rs, const PredictedSchedule& pred, const std::vector<std::vector<int>>& pp_of_rank,
+                  ScheduleReplay& s) {
+  s.median_ms = median(s.iteration_ms);
+  s.min_ms = *std::min_element(s.iteration_ms.begin(), s.iteration_ms.end());
+  s.max_ms = *std::max_element(s.iteration_ms.begin(), s.iteration_ms.end());
+  if (pred.iteration_ms >= 0) s.predicted_ms = pred.iteration_ms;
+  s.per_rank.clear();
+  for (std::size_t r = 0; r < rs.compute.size(); ++r) {
+    ReplayRankStats st;
+    st.rank = static_cast<int>(r);
+    st.compute_ms = median(rs.compute[r]);
+    st.comm_busy_ms = median(rs.busy[r]);
+    st.idle_ms = median(rs.idle[r]);
+    st.comm_share = median(rs.share[r]);
+    const int pr = r < pp_of_rank.size() && !pp_of_rank[r].empty() ? pp_of_rank[r][0] : -1;
+    if (pr >= 0 && static_cast<std::size_t>(pr) < pred.share.size())
+      st.predicted_comm_share = pred.share[static_cast<std::size_t>(pr)];
+    s.per_rank.push_back(st);
+  }
+}
+
+void set_verdict(ReplayResult& r) {
+  const ScheduleReplay *measured = nullptr, *predicted = nullptr;
+  for (const auto& s : r.schedules) {
+    if (s.reference || s.iteration_ms.empty()) continue;
+    if (!measured || s.median_ms < measured->median_ms) measured = &s;
+    if (s.predicted_ms && (!predicted || *s.predicted_ms < *predicted->predicted_ms)) predicted = &s;
+  }
+  r.measured_fastest = measured ? schedule_key(measured->name, measured->v) : "";
+  r.predicted_fastest = predicted ? schedule_key(predicted->name, predicted->v) : "";
+}
+
+}  // namespace
+
+std::string schedule_key(const std::string& name, int v) { return v > 1 ? name + ":v" + std::to_string(v) : name; }
+
+ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const Plan& plan, const ReplayOptions& o,
+                         const Prediction* prediction,
+                         const std::function<void(const ReplayResult&)>& after_iteration) {
+  const int plan_world = plan.layout.world;
+  if (plan_world != world.size()) {
+    throw UsageError("--plan: the plan's world is " + std::to_string(plan_world) + " ranks but " +
+                     std::to_string(world.size()) + " were launched (mpirun -np " + std::to_string(plan_world) + ")");
+  }
+  if (o.iterations < 1) throw UsageError("--iterations " + std::to_string(o.iterations) + ": must be at least 1");
+  PlanJobs pj = plan_jobs(plan, o.compute, world.rank(), o.schedule);
+  std::vector<int> ids;
+  for (const auto& g : pj.all_groups) ids.push_back(rt.add_group(g));
+  const auto predicted = share_prediction(world, pj.jobs, prediction);
+  // Pipeline rank of every global rank (the same in every schedule).
+  std::vector<std::vector<int>> pp_of_rank(static_cast<std::size_t>(world.size()));
+  for (const auto& ranks : plan.layout.pp_groups) {
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+      pp_of_rank.at(static_cast<std::size_t>(ranks[i])).push_back(static_cast<int>(i));
+  }
+  ReplayResult result;
+  result.backend = std::string(rt.name());
+  result.compute = o.compute_kind;
+  result.world = world.size();
+  result.iterations = o.iterations;
+  for (std::size_t j = 0; j < pj.jobs.size(); ++j) {
+    RankJob& job = pj.jobs[j];
+    assign_groups(world.rank(), pj.all_groups, ids, job);
+    const double yardstick_ms =
+        predicted[j].iteration_ms > 0 ? predicted[j].iteration_ms : world.max(compute_ms(job.program));
+    // Default -T: a few times the expected iteration, and never under 10 s (process start-up, a loaded machine).
+    const double timeout_s = o.timeout_s >= 0 ? o.timeout_s : std::max(10.0, 5 * yardstick_ms / 1e3);
+    ScheduleReplay s;
+    s.name = job.name;
+    s.v = job.v;
+    s.reference = job.reference;
+    result.schedules.push_back(s);
+    ProgressWatchdog dog(timeout_s, world, job);
+    RankSamples rs;
+    for (int i = -1; i < o.iterations; ++i) {
+      dog.start_iteration(i);
+      const RankIteration it = run_iteration(rt, job, dog.progress());
+      if (i < 0) continue;
+      const double iteration_ms = world.max(static_cast<double>(it.iteration_ns) / 1e6);
+      auto& cur = result.schedules.back();
+      cur.iteration_ms.push_back(iteration_ms);
+      add_samples(world, it, iteration_ms, rs);
+      finish_stats(rs, predicted[j], pp_of_rank, cur);
+      if (o.keep_timeline && i == o.iterations - 1) cur.timeline = gather_timeline(world, job, it);
+      set_verdict(result);
+      if (world.rank() == 0 && after_iteration) after_iteration(result);
+    }
+  }
+  return result;
+}
+
+}  // namespace pipebench

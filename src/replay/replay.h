@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// replay_plan: every schedule of a plan executed on the real ranks (one warm-up iteration, then N
+// timed ones), measured per rank and reduced to rank 0, with the prediction beside it. The entry
+// point `pipebench replay` and `pipebench run` share.
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/replay_runtime.h"
+#include "launch/world.h"
+#include "megatron/plan.h"
+#include "sim/predictor.h"
+
+namespace pipebench {
+
+struct ReplayRankStats {
+  int rank = 0;  // global
+  double compute_ms = 0, comm_busy_ms = 0, idle_ms = 0, comm_share = 0;
+  std::optional<double> predicted_comm_share;
+};
+
+struct ScheduleReplay {
+  std::string name;
+  int v = 1;
+  bool reference = false;
+  std::vector<double> iteration_ms;  // finished timed iterations (max over ranks)
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  std::optional<double> predicted_ms;
+  std::vector<ReplayRankStats> per_rank;          // medians over iterations, every rank
+  std::vector<std::vector<TraceEvent>> timeline;  // last iteration, per rank (rank 0 only; empty unless asked)
+};
+
+struct ReplayResult {
+  std::string backend, compute;
+  int world = 0, iterations = 0;
+  std::vector<ScheduleReplay> schedules;
+  std::string measured_fastest, predicted_fastest;  // "1f1b", "interleaved:v2"; "" when unknown
+};
+
+struct ReplayOptions {
+  std::string schedule = "all";
+  ComputeOptions compute;
+  std::string compute_kind = "host-sleep";  // for the JSON: host-sleep | spin | gemm
+  int iterations = 5;
+  double timeout_s = -1;  // -1: a few times the predicted (else planned compute) iteration; 0: off
+  bool keep_timeline = false;
+};
+
+// Collective over every process; world.size() must equal the plan's world. prediction (rank 0's, may
+// be null) supplies predicted times and shares. after_iteration runs on rank 0 after every finished
+// timed iteration with the result so far (to write the JSON). Results are complete on rank 0 only.
+[[nodiscard]] ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const Plan& plan,
+                                       const ReplayOptions& options, const Prediction* prediction,
+                                       const std::function<void(const ReplayResult&)>& after_iteration);
+
+// "1f1b", "interleaved:v4", "gpipe": the key of a schedule in verdicts.
+[[nodiscard]] std::string schedule_key(const std::string& name, int v);
+
+}  // namespace pipebench

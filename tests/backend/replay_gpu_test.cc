@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// The replay's GPU side on a real GPU: the spin kernel lasts what it was asked for (CUDA events),
+// alone and with an NCCL kernel in flight, and a 1-rank plan replays on NCCL. Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "backend/backend_factory.h"
+#include "backend/replay_runtime.h"
+#include "backend/replay_spin.h"
+#include "megatron/model_args.h"
+#include "megatron/plan.h"
+#include "replay/replay.h"
+#include "test_world.h"
+
+namespace pipebench {
+namespace {
+
+class ReplayGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (visible_gpus(&why) == 0) GTEST_SKIP() << "no GPU: " << why;
+  }
+};
+
+double median_spin_ms(bool nccl_in_flight) {
+  (void)timed_spin_ms(1000000, 0, nccl_in_flight);  // warm-up: module load, NCCL init
+  std::vector<double> ms;
+  for (int i = 0; i < 7; ++i) ms.push_back(timed_spin_ms(1000000, 0, nccl_in_flight));
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+TEST_F(ReplayGpu, SpinKernelOfOneMsMeasuresOneMs) { EXPECT_NEAR(median_spin_ms(false), 1.0, 0.01); }
+
+TEST_F(ReplayGpu, SpinKernelOfOneMsMeasuresOneMsWithNcclInFlight) { EXPECT_NEAR(median_spin_ms(true), 1.0, 0.01); }
+
+TEST_F(ReplayGpu, OneRankPlanReplaysOnNccl) {
+  if (testing::world().size() != 1) GTEST_SKIP() << "a 1-rank plan needs 1 process, have " << testing::world().size();
+  const MegatronArgs a = parse_megatron_args({"--num-layers", "2", "--hidden-size", "256", "--num-attention-heads", "4",
+                                              "--seq-length", "64", "--micro-batch-size", "1", "--global-batch-size",
+                                              "4", "--world-size", "1", "--vocab-size", "128", "--fp16"});
+  const Plan plan = make_plan(a, 1);
+  auto rt = make_nccl_replay_runtime(testing::world(), ReplayComputeOptions{});
+  ReplayOptions o;
+  o.compute.fwd_ms_per_layer = 1;
+  o.compute.bwd_ms_per_layer = 2;
+  o.iterations = 3;
+  o.schedule = "1f1b";
+  const ReplayResult r = replay_plan(testing::world(), *rt, plan, o, nullptr, {});
+  ASSERT_EQ(r.schedules.size(), 1u);
+  // 4 microbatches x 2 layers x (1 + 2) ms of compute, plus the logits GEMM of the output layer and the
+  // (1-rank) collectives after the pipeline: a little above 24 ms.
+  EXPECT_GE(r.schedules[0].median_ms, 24.0 * 0.999);
+  EXPECT_LE(r.schedules[0].median_ms, 24.0 * 1.10);
+  EXPECT_EQ(r.backend, "nccl");
+}
+
+}  // namespace
+}  // namespace pipebench

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// Plan -> per-rank jobs: the schedules, pipeline peers, after-pipeline collectives and bad input.
+#include "replay/plan_jobs.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/error.h"
+#include "megatron/model_args.h"
+#include "megatron/plan.h"
+
+namespace pipebench {
+namespace {
+
+Plan small_plan() {
+  const MegatronArgs a = parse_megatron_args({"--num-layers", "8", "--hidden-size", "256", "--num-attention-heads", "4",
+                                              "--seq-length", "64", "--micro-batch-size", "1", "--global-batch-size",
+                                              "8", "--pipeline-model-parallel-size", "4", "--world-size", "4",
+                                              "--vocab-size", "1000", "--fp16"});
+  return make_plan(a, 4);
+}
+
+ComputeOptions fixed() {
+  ComputeOptions c;
+  c.fwd_ms_per_layer = 1;
+  return c;
+}
+
+int count(const Program& p, Task::Kind k) {
+  int n = 0;
+  for (const auto& t : p.tasks) n += t.kind == k;
+  return n;
+}
+
+TEST(PlanJobs, EverySchedulePlusGpipeWithComputeFromTheModel) {
+  const auto plan = small_plan();
+  const PlanJobs pj = plan_jobs(plan, fixed(), 1, "all");
+  ASSERT_GE(pj.jobs.size(), 3u);
+  EXPECT_EQ(pj.jobs.front().name, "1f1b");
+  EXPECT_EQ(pj.jobs.back().name, "gpipe");
+  EXPECT_TRUE(pj.jobs.back().reference);
+  EXPECT_DOUBLE_EQ(pj.compute.bwd_ms_per_layer, 2.0);  // default: 2x forward
+  for (const auto& job : pj.jobs) {
+    EXPECT_EQ(job.pipeline_rank, 1);
+    // m = 8 microbatches: m*v forward and m*v backward steps, each 8/(4v) layers long on rank 1.
+    EXPECT_EQ(count(job.program, Task::Kind::kCompute), 2 * 8 * job.v) << job.name;
+    for (const auto& t : job.program.tasks) {
+      if (t.kind == Task::Kind::kCompute) {
+        EXPECT_EQ(t.duration, (t.forward ? 1 : 2) * 2000000 / job.v) << job.name;
+      }
+    }
+  }
+}
+
+TEST(PlanJobs, FirstStageGetsTheEmbeddingAllReduceWithTheLastStage) {
+  const PlanJobs pj = plan_jobs(small_plan(), fixed(), 0, "1f1b");
+  ASSERT_EQ(pj.jobs.size(), 1u);
+  bool embedding = false;
+  for (const auto& c : pj.jobs[0].collectives) embedding = embedding || c.group == std::vector<int>{0, 3};
+  EXPECT_TRUE(embedding);
+  EXPECT_EQ(count(pj.jobs[0].program, Task::Kind::kCollective), static_cast<int>(pj.jobs[0].collectives.size()));
+  EXPECT_FALSE(pj.all_groups.empty());
+}
+
+TEST(PlanJobs, BadInputIsAUsageError) {
+  const auto plan = small_plan();
+  EXPECT_THROW((void)plan_jobs(plan, fixed(), 0, "interleaved:v3"), UsageError);
+  EXPECT_THROW((void)plan_jobs(plan, fixed(), 0, "zigzag"), UsageError);
+  EXPECT_THROW((void)plan_jobs(plan, fixed(), 7, "all"), UsageError);
+  ComputeOptions c = fixed();
+  c.fwd_ms_per_layer = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW((void)plan_jobs(plan, c, 0, "all"), UsageError);
+  c.fwd_ms_per_layer = -1;
+  EXPECT_THROW((void)plan_jobs(plan, c, 0, "all"), UsageError);
+  EXPECT_THROW((void)plan_jobs(plan, ComputeOptions{}, 0, "all"), UsageError);  // no compute at all
+}
+
+}  // namespace
+}  // namespace pipebench

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+// `pipebench replay` end to end: the built binary under mpirun, its bad input (one line, exit 2) and
+// the JSON it writes.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string tmp(const std::string& name) { return "/tmp/pipebench_replay_" + std::to_string(getpid()) + "_" + name; }
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Result run(const std::string& args, const std::string& launcher = "") {
+  static int n = 0;
+  const std::string out = tmp("out" + std::to_string(n)), err = tmp("err" + std::to_string(n++));
+  const std::string cmd = launcher + " " PIPEBENCH_BIN " " + args + " >" + out + " 2>" + err + " </dev/null";
+  const int rc = std::system(cmd.c_str());
+  Result r;
+  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  std::remove(out.c_str());
+  std::remove(err.c_str());
+  return r;
+}
+
+const char* kMpirun2 = "mpirun -np 2 --oversubscribe";
+
+class ReplayCommand : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+    // A 2-stage plan for 2 ranks: 4 layers, 4 microbatches (valid v: 2).
+    plan_ = tmp("plan.json");
+    const Result r =
+        run("plan --json " + plan_ +
+            " -- --num-layers 4 --hidden-size 128 --num-attention-heads 4 --seq-length 32 --micro-batch-size 1"
+            " --global-batch-size 4 --pipeline-model-parallel-size 2 --world-size 2 --vocab-size 512 --fp16");
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  static void TearDownTestSuite() { std::remove(plan_.c_str()); }
+  static std::string plan_;
+};
+std::string ReplayCommand::plan_;
+
+int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+// Under mpirun, mpirun adds its own banner about the exit status: count only pipebench's lines.
+int own_lines(const std::string& s) {
+  int n = 0;
+  std::istringstream in(s);
+  for (std::string line; std::getline(in, line);) n += line.rfind("pipebench:", 0) == 0;
+  return n;
+}
+
+TEST_F(ReplayCommand, ReplaysEverySchedulePredictedFromItsOwnTableAndWritesTheJson) {
+  const std::string json = tmp("replay.json"), traces = tmp("traces");
+  const Result r = run("replay --backend mpi --plan " + plan_ + " --fwd-ms-per-layer 1 --iterations 2 --json " + json +
+                           " --trace " + traces,
+                       kMpirun2);
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("Replay verdict"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(j["schema"], "pipebench.replay/1");
+  EXPECT_EQ(j["world"], 2);
+  ASSERT_EQ(j["schedules"].size(), 3u);  // 1f1b, interleaved:v2, gpipe
+  for (const auto& s : j["schedules"]) {
+    EXPECT_EQ(s["iterations_ms"].size(), 2u);
+    // 4 microbatches over 2 stages of 2 layers: at least m(tf+tb) = 4 x 6 ms on every rank.
+    EXPECT_GE(s["measured_iteration_ms"].get<double>(), 24.0) << s.dump();
+    EXPECT_GT(s["predicted_iteration_ms"].get<double>(), 0) << s.dump();
+    ASSERT_EQ(s["per_rank"].size(), 2u);
+    for (const auto& p : s["per_rank"]) EXPECT_GE(p["compute_ms"].get<double>(), 24.0 * 0.99);
+  }
+  EXPECT_FALSE(j["verdict"]["measured_fastest"].get<std::string>().empty());
+  const auto trace = nlohmann::json::parse(slurp(traces + "/replay-1f1b-v1.json"));
+  EXPECT_GT(trace["traceEvents"].size(), 10u);
+  std::remove(json.c_str());
+  std::remove((json + ".table.json").c_str());
+  std::system(("rm -rf " + traces).c_str());
+}
+
+TEST_F(ReplayCommand, WrongRankCountIsOneLineNamingBothNumbers) {
+  const Result r = run("replay --backend mpi --no-predict --plan " + plan_ + " --fwd-ms-per-layer 1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("world is 2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 were launched"), std::string::npos) << r.err;
+}
+
+TEST_F(ReplayCommand, BadInputIsOneLineAndExitTwo) {
+  const std::string other = tmp("other.json");
+  std::ofstream(other) << R"({"schema": "pipebench.results/1"})";
+  const std::string base = "replay --backend mpi --no-predict --plan " + plan_;
+  // Found while parsing, or reading the plan: a single process shows it.
+  for (const std::string& args :
+       {base + " --fwd-ms-per-layer nan", base + " --fwd-ms-per-layer -1", base + " --fwd-ms-per-layer 0",
+        base + " --fwd-ms-per-layer 1 --iterations 0", base, base + " --fwd-ms-per-layer 1 --table x.json",
+        "replay --backend mpi --no-predict --fwd-ms-per-layer 1 --plan " + other}) {
+    const Result r = run(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+    EXPECT_EQ(lines(r.err), 1) << args << "\n" << r.err;
+  }
+  // Found once the ranks are there.
+  for (const std::string& args :
+       {base + " --fwd-ms-per-layer 1 --schedule interleaved:v3", base + " --fwd-ms-per-layer 1 --schedule zigzag"}) {
+    const Result r = run(args, kMpirun2);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+    EXPECT_EQ(own_lines(r.err), 1) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("--schedule"), std::string::npos) << r.err;
+  }
+  std::remove(other.c_str());
+}
+
+}  // namespace

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+// pipebench.replay/1: written, read back, and other documents refused.
+#include "io/replay_io.h"
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+
+namespace pipebench {
+namespace {
+
+ReplayResult sample() {
+  ReplayResult r;
+  r.backend = "mpi";
+  r.compute = "host-sleep";
+  r.world = 2;
+  r.iterations = 2;
+  ScheduleReplay s;
+  s.name = "1f1b";
+  s.iteration_ms = {10, 12};
+  s.median_ms = 11;
+  s.min_ms = 10;
+  s.max_ms = 12;
+  s.predicted_ms = 13.2;
+  s.per_rank.push_back({0, 6, 3, 2, 0.27, 0.3});
+  s.per_rank.push_back({1, 6, 4, 1, 0.36, std::nullopt});
+  r.schedules.push_back(s);
+  r.measured_fastest = r.predicted_fastest = "1f1b";
+  return r;
+}
+
+TEST(ReplayIo, RoundTripWithErrorAndVerdict) {
+  const nlohmann::json j = replay_to_json(sample(), "plan.json");
+  EXPECT_EQ(j["schema"], "pipebench.replay/1");
+  EXPECT_NEAR(j["schedules"][0]["error"].get<double>(), (13.2 - 11) / 11, 1e-12);
+  EXPECT_TRUE(j["verdict"]["agree"].get<bool>());
+  EXPECT_TRUE(j["schedules"][0]["per_rank"][1]["predicted_comm_share"].is_null());
+  const ReplayResult back = replay_from_json(j, "x.json");
+  ASSERT_EQ(back.schedules.size(), 1u);
+  EXPECT_DOUBLE_EQ(back.schedules[0].median_ms, 11);
+  EXPECT_DOUBLE_EQ(*back.schedules[0].predicted_ms, 13.2);
+  EXPECT_FALSE(back.schedules[0].per_rank[1].predicted_comm_share.has_value());
+  EXPECT_EQ(back.predicted_fastest, "1f1b");
+}
+
+TEST(ReplayIo, NoPredictionLeavesErrorAndAgreementNull) {
+  ReplayResult r = sample();
+  r.schedules[0].predicted_ms.reset();
+  r.predicted_fastest.clear();
+  const nlohmann::json j = replay_to_json(r, "plan.json");
+  EXPECT_TRUE(j["schedules"][0]["error"].is_null());
+  EXPECT_TRUE(j["verdict"]["agree"].is_null());
+}
+
+TEST(ReplayIo, OtherSchemaOrBadNumbersAreUsageErrors) {
+  EXPECT_THROW((void)replay_from_json({{"schema", "pipebench.prediction/1"}}, "x.json"), UsageError);
+  EXPECT_THROW((void)replay_from_json(nlohmann::json::array(), "x.json"), UsageError);
+  nlohmann::json j = replay_to_json(sample(), "plan.json");
+  j["schedules"][0]["measured_iteration_ms"] = -1;
+  EXPECT_THROW((void)replay_from_json(j, "x.json"), UsageError);
+  j = replay_to_json(sample(), "plan.json");
+  j.erase("world");
+  EXPECT_THROW((void)replay_from_json(j, "x.json"), UsageError);
+}
+
+}  // namespace
+}  // namespace pipebench
