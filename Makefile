@@ -56,10 +56,11 @@ MPIRUN := $(shell command -v mpirun 2>/dev/null)
 HAVE_HWLOC := $(if $(shell pkg-config --exists hwloc 2>/dev/null && echo yes),1,0)
 HAVE_SQLITE := $(if $(shell pkg-config --exists sqlite3 2>/dev/null && echo yes),1,$(if $(wildcard /usr/include/sqlite3.h),1,0))
 HAVE_TINYXML2 := $(if $(shell pkg-config --exists tinyxml2 2>/dev/null && echo yes),1,$(if $(wildcard /usr/include/tinyxml2.h),1,0))
+HAVE_YAMLCPP := $(if $(shell pkg-config --exists yaml-cpp 2>/dev/null && echo yes),1,$(if $(wildcard /usr/include/yaml-cpp/yaml.h),1,0))
 
 # ---- flags ------------------------------------------------------------------------------------
 CPPFLAGS := -Isrc -I. -Itests -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1 -DPB_HAVE_MPI=$(HAVE_MPI) -DPB_HAVE_NCCL=$(HAVE_NCCL) \
-            -DPB_HAVE_HWLOC=$(HAVE_HWLOC) -DPB_HAVE_TINYXML2=$(HAVE_TINYXML2) -DPB_HAVE_CUBLAS=$(HAVE_CUBLAS) -DPB_HAVE_SQLITE=$(HAVE_SQLITE) \
+            -DPB_HAVE_HWLOC=$(HAVE_HWLOC) -DPB_HAVE_TINYXML2=$(HAVE_TINYXML2) -DPB_HAVE_YAMLCPP=$(HAVE_YAMLCPP) -DPB_HAVE_CUBLAS=$(HAVE_CUBLAS) -DPB_HAVE_SQLITE=$(HAVE_SQLITE) \
             -DTEST_DATA_DIR='"$(CURDIR)/tests/fixtures"' -DPIPEBENCH_BIN='"$(CURDIR)/$(BUILD)/bin/pipebench"'
 CXXFLAGS ?= -O2 -g
 CXXFLAGS += -std=c++17 -Wall -Wextra -pthread -MMD -MP
@@ -75,6 +76,9 @@ endif
 ifeq ($(HAVE_SQLITE),1)
 LDLIBS += -lsqlite3
 endif
+ifeq ($(HAVE_YAMLCPP),1)
+LDLIBS += -lyaml-cpp
+endif
 ifeq ($(HAVE_MPI),1)
 CXXFLAGS += $(MPI_CFLAGS)
 LDLIBS += $(MPI_LIBS)
@@ -87,7 +91,7 @@ endif
 # ---- sources ----------------------------------------------------------------------------------
 SQLITE_ONLY := src/trace/sqlite_db.cc src/trace/nsys_schema.cc
 LIB_SRCS := $(wildcard src/core/*.cc) src/launch/world.cc src/launch/gpu_assignment.cc src/backend/host_data.cc \
-            src/backend/backend_factory.cc $(wildcard src/harness/*.cc) $(wildcard src/report/*.cc) \
+            src/backend/backend_factory.cc $(wildcard src/harness/*.cc) $(wildcard src/report/*.cc) $(wildcard src/io/*.cc) \
             $(wildcard src/cli/*.cc) $(wildcard src/app/*.cc) $(wildcard collectives/*.cc) \
             $(wildcard topology/*.cc) $(wildcard src/megatron/*.cc) $(wildcard src/sim/*.cc) \
             $(filter-out $(SQLITE_ONLY),$(wildcard src/trace/*.cc))
@@ -115,6 +119,7 @@ PIPEBENCH := $(BIN)/pipebench
 OVERHEAD := $(BIN)/harness_overhead
 SIM_BENCH := $(BIN)/sim_bench
 TRACE_BENCH := $(BIN)/trace_bench
+REPORT_BENCH := $(BIN)/report_bench
 UNIT_TESTS := $(BIN)/unit_tests
 MPI_TESTS := $(if $(filter 1,$(HAVE_MPI)),$(BIN)/mpi_tests,)
 GPU_TESTS := $(if $(filter 1,$(HAVE_NCCL)),$(BIN)/gpu_tests,)
@@ -132,7 +137,7 @@ run: deps
 	$(PIPEBENCH) run
 
 bench: deps
-	@$(MAKE) -j$(JOBS) $(OVERHEAD) $(SIM_BENCH) $(TRACE_BENCH)
+	@$(MAKE) -j$(JOBS) $(OVERHEAD) $(SIM_BENCH) $(TRACE_BENCH) $(REPORT_BENCH)
 	@$(MAKE) bench-all
 
 clean:
@@ -147,7 +152,9 @@ DEPS := libbenchmark-dev:/usr/include/benchmark/benchmark.h \
         openmpi-bin:/usr/bin/mpirun \
         libhwloc-dev:/usr/include/hwloc.h \
         libtinyxml2-dev:/usr/include/tinyxml2.h \
-        libsqlite3-dev:/usr/include/sqlite3.h
+        libsqlite3-dev:/usr/include/sqlite3.h \
+        libyaml-cpp-dev:/usr/include/yaml-cpp/yaml.h \
+        chromium:/usr/bin/chromium
 deps:
 	@missing=""; \
 	for d in $(DEPS); do pkg=$${d%%:*}; file=$${d#*:}; \
@@ -174,6 +181,7 @@ config:
 	@echo "cuBLAS:    $(if $(filter 1,$(HAVE_CUBLAS)),$(CUBLAS_SO),not found (predict --measure-compute left out))"
 	@echo "SQLite:    $(if $(filter 1,$(HAVE_SQLITE)),found,not found (trace of Nsight Systems SQLite exports left out; install libsqlite3-dev))"
 	@echo "tinyxml2:  $(if $(filter 1,$(HAVE_TINYXML2)),found,not found (--nccl-xml left out; install libtinyxml2-dev))"
+	@echo "yaml-cpp:  $(if $(filter 1,$(HAVE_YAMLCPP)),found,not found (report --rules reads JSON only; install libyaml-cpp-dev))"
 
 # ---- real work (run by the public targets in a fresh make) ------------------------------------
 build-all: $(PIPEBENCH) $(OVERHEAD)
@@ -191,6 +199,9 @@ $(SIM_BENCH): $(LIB_OBJS) $(call obj,src/tools/sim_bench.cc) | $(BIN)
 $(TRACE_BENCH): $(LIB_OBJS) $(call obj,src/tools/trace_bench.cc) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
+$(REPORT_BENCH): $(LIB_OBJS) $(call obj,src/tools/report_bench.cc) | $(BIN)
+	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+
 $(UNIT_TESTS): $(LIB_OBJS) $(call obj,$(UNIT_TEST_SRCS)) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest_main -lgtest $(LDLIBS)
 
@@ -205,7 +216,7 @@ test-all:
 	  bash tests/run_tests.sh
 
 bench-all:
-	@MPIRUN="$(MPIRUN)" OVERHEAD="$(OVERHEAD)" SIM_BENCH="$(SIM_BENCH)" TRACE_BENCH="$(TRACE_BENCH)" HAVE_NCCL=$(HAVE_NCCL) bash tests/run_bench.sh
+	@MPIRUN="$(MPIRUN)" OVERHEAD="$(OVERHEAD)" SIM_BENCH="$(SIM_BENCH)" TRACE_BENCH="$(TRACE_BENCH)" REPORT_BENCH="$(REPORT_BENCH)" HAVE_NCCL=$(HAVE_NCCL) bash tests/run_bench.sh
 
 $(BUILD)/obj/%.cc.o: %.cc
 	@mkdir -p $(dir $@)

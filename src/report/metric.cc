@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "topology/topology.h"
+
 namespace pipebench {
 
 namespace {
@@ -105,17 +107,6 @@ std::optional<double> record_metric(const Metric& m, const ResultRecord& r, std:
 std::optional<double> link_metric(const LinkStateRow& row) {
   if (row.gen_seen <= 0 || row.width_seen <= 0 || row.gen_max <= 0 || row.width_max <= 0) return std::nullopt;
   return (row.gen_seen < row.gen_max || row.width_seen < row.width_max) ? 1.0 : 0.0;
-}
-
-std::string normalize_bus_id(std::string_view bus_id) {
-  std::string s;
-  for (const char c : bus_id) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const auto colon = s.find(':');
-  if (colon == std::string::npos || colon == 0) return s;
-  const unsigned long domain = std::strtoul(s.substr(0, colon).c_str(), nullptr, 16);
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%04lx", domain & 0xffffUL);
-  return std::string(buf) + s.substr(colon);
 }
 
 std::optional<double> narrowest_link_gbps(const ResultsInput& in, const TopologyInput* topo, const ResultRecord& r) {

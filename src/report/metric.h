@@ -37,9 +37,6 @@ struct Metric {
 // 1 when the link ran below its maximum generation or width, 0 when not, nullopt when unknown.
 [[nodiscard]] std::optional<double> link_metric(const LinkStateRow& row);
 
-// "0000:3b:00.0" from "00000000:3B:00.0" (nvidia-smi) or "0000:3b:00.0" (sysfs).
-[[nodiscard]] std::string normalize_bus_id(std::string_view bus_id);
-
 // The narrowest theoretical link (GB/s) on the paths between the record's ranks, from the topology of
 // their machine; nullopt when the ranks span hosts, are fewer than 2, or a GPU is not in `topo`.
 [[nodiscard]] std::optional<double> narrowest_link_gbps(const ResultsInput& in, const TopologyInput* topo,

@@ -135,6 +135,7 @@ struct ReportOutcome {
   std::string compare_metric;
   std::vector<HostDiagnosis> hosts;  // with several hosts
   std::string diagnosis_metric;
+  double stability_limit = 1.2;  // p95/median above this marks a point unstable (the rules' limit)
 };
 
 }  // namespace pipebench

@@ -188,7 +188,12 @@ RuleOutcome evaluate_rule(const ReportInputs& inputs, const Rule& rule) {
 
 ReportOutcome evaluate_report(const ReportInputs& inputs, const std::vector<Rule>& rules) {
   ReportOutcome rep;
-  for (const auto& rule : rules) rep.rules.push_back(evaluate_rule(inputs, rule));
+  for (const auto& rule : rules) {
+    rep.rules.push_back(evaluate_rule(inputs, rule));
+    if (rule.metric->kind == MetricKind::kP95OverMedian && rule.comparison == Comparison::kAtMost) {
+      rep.stability_limit = rule.threshold;
+    }
+  }
   std::stable_sort(rep.rules.begin(), rep.rules.end(),
                    [](const RuleOutcome& a, const RuleOutcome& b) { return a.status > b.status; });
   for (const auto& r : rep.rules) {
