@@ -8,6 +8,8 @@ echo "# simulator: schedule generation + simulation, p=64 v=8 m=1024 (target: we
 "$SIM_BENCH" || exit 1
 echo "# trace: read a synthetic Nsight Systems export of 10M kernel rows (target: well under a minute, bounded memory)"
 "$TRACE_BENCH" || exit 1
+echo "# report: 100 hosts x 10 results files into one report (target: under 5 s)"
+"$REPORT_BENCH" || exit 1
 if [ "${HAVE_NCCL:-0}" = 1 ] && command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   exec "$OVERHEAD" --backend nccl
 fi
