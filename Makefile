@@ -56,11 +56,12 @@ MPIRUN := $(shell command -v mpirun 2>/dev/null)
 HAVE_HWLOC := $(if $(shell pkg-config --exists hwloc 2>/dev/null && echo yes),1,0)
 HAVE_SQLITE := $(if $(shell pkg-config --exists sqlite3 2>/dev/null && echo yes),1,$(if $(wildcard /usr/include/sqlite3.h),1,0))
 HAVE_TINYXML2 := $(if $(shell pkg-config --exists tinyxml2 2>/dev/null && echo yes),1,$(if $(wildcard /usr/include/tinyxml2.h),1,0))
+HAVE_PNG := $(if $(shell pkg-config --exists libpng 2>/dev/null && echo yes),1,0)
 HAVE_YAMLCPP := $(if $(shell pkg-config --exists yaml-cpp 2>/dev/null && echo yes),1,$(if $(wildcard /usr/include/yaml-cpp/yaml.h),1,0))
 
 # ---- flags ------------------------------------------------------------------------------------
 CPPFLAGS := -Isrc -I. -Itests -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1 -DPB_HAVE_MPI=$(HAVE_MPI) -DPB_HAVE_NCCL=$(HAVE_NCCL) \
-            -DPB_HAVE_HWLOC=$(HAVE_HWLOC) -DPB_HAVE_TINYXML2=$(HAVE_TINYXML2) -DPB_HAVE_YAMLCPP=$(HAVE_YAMLCPP) -DPB_HAVE_CUBLAS=$(HAVE_CUBLAS) -DPB_HAVE_SQLITE=$(HAVE_SQLITE) \
+            -DPB_HAVE_HWLOC=$(HAVE_HWLOC) -DPB_HAVE_TINYXML2=$(HAVE_TINYXML2) -DPB_HAVE_YAMLCPP=$(HAVE_YAMLCPP) -DPB_HAVE_PNG=$(HAVE_PNG) -DPB_HAVE_CUBLAS=$(HAVE_CUBLAS) -DPB_HAVE_SQLITE=$(HAVE_SQLITE) \
             -DTEST_DATA_DIR='"$(CURDIR)/tests/fixtures"' -DPIPEBENCH_BIN='"$(CURDIR)/$(BUILD)/bin/pipebench"'
 CXXFLAGS ?= -O2 -g
 CXXFLAGS += -std=c++17 -Wall -Wextra -pthread -MMD -MP
@@ -154,6 +155,7 @@ DEPS := libbenchmark-dev:/usr/include/benchmark/benchmark.h \
         libtinyxml2-dev:/usr/include/tinyxml2.h \
         libsqlite3-dev:/usr/include/sqlite3.h \
         libyaml-cpp-dev:/usr/include/yaml-cpp/yaml.h \
+        libpng-dev:/usr/include/png.h \
         chromium:/usr/bin/chromium
 deps:
 	@missing=""; \
@@ -181,6 +183,7 @@ config:
 	@echo "cuBLAS:    $(if $(filter 1,$(HAVE_CUBLAS)),$(CUBLAS_SO),not found (predict --measure-compute left out))"
 	@echo "SQLite:    $(if $(filter 1,$(HAVE_SQLITE)),found,not found (trace of Nsight Systems SQLite exports left out; install libsqlite3-dev))"
 	@echo "tinyxml2:  $(if $(filter 1,$(HAVE_TINYXML2)),found,not found (--nccl-xml left out; install libtinyxml2-dev))"
+	@echo "chromium:  $(if $(wildcard /usr/bin/chromium),found,not found (the report's browser test is skipped; install chromium))"
 	@echo "yaml-cpp:  $(if $(filter 1,$(HAVE_YAMLCPP)),found,not found (report --rules reads JSON only; install libyaml-cpp-dev))"
 
 # ---- real work (run by the public targets in a fresh make) ------------------------------------
@@ -203,7 +206,7 @@ $(REPORT_BENCH): $(LIB_OBJS) $(call obj,src/tools/report_bench.cc) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
 $(UNIT_TESTS): $(LIB_OBJS) $(call obj,$(UNIT_TEST_SRCS)) | $(BIN)
-	$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest_main -lgtest $(LDLIBS)
+	$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest_main -lgtest $(LDLIBS) $(if $(filter 1,$(HAVE_PNG)),-lpng)
 
 $(BIN)/mpi_tests: $(LIB_OBJS) $(call obj,$(MPI_TEST_SRCS) tests/world_main.cc) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest $(LDLIBS)

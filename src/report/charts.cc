@@ -133,8 +133,8 @@ std::string line_chart_svg(const LineChart& chart) {
   }
   if (chart.reference_y) {
     svg.line(kLeft, py(*chart.reference_y), kLeft + plot_w, py(*chart.reference_y), "#C00000", 1.5, "6 4");
-    svg.text(kLeft + plot_w - 4, py(*chart.reference_y) - 5, chart.reference_label, SvgWriter::Anchor::kEnd, 10,
-             0, "#C00000");
+    svg.text(kLeft + plot_w - 4, py(*chart.reference_y) - 5, chart.reference_label, SvgWriter::Anchor::kEnd, 10, 0,
+             "#C00000");
   }
   draw_legend(svg, labels);
   return svg.str();
@@ -171,10 +171,12 @@ std::string heatmap_svg(const Heatmap& map) {
                     static_cast<int>(240 - 150 * share), 255 - static_cast<int>(60 * share));
       const auto lim = i < map.limits.size() && j < map.limits[i].size() ? map.limits[i][j] : std::nullopt;
       std::string pct = lim && *lim > 0 ? fmt(100 * *v / *lim) + "%" : "";
-      svg.rect(x, y, cell - 2, cell - 2, fill,
-               map.labels[i] + " -> " + map.labels[j] + ": " + fmt(*v) + " " + map.unit + (pct.empty() ? "" : ", " + pct));
+      svg.rect(
+          x, y, cell - 2, cell - 2, fill,
+          map.labels[i] + " -> " + map.labels[j] + ": " + fmt(*v) + " " + map.unit + (pct.empty() ? "" : ", " + pct));
       const char* ink = share > 0.55 ? "#fff" : "#111";
-      svg.text(x + cell / 2 - 1, y + cell / 2 - (pct.empty() ? -3 : 2), fmt(*v), SvgWriter::Anchor::kMiddle, 10, 0, ink);
+      svg.text(x + cell / 2 - 1, y + cell / 2 - (pct.empty() ? -3 : 2), fmt(*v), SvgWriter::Anchor::kMiddle, 10, 0,
+               ink);
       if (!pct.empty()) svg.text(x + cell / 2 - 1, y + cell / 2 + 10, pct, SvgWriter::Anchor::kMiddle, 9, 0, ink);
     }
   }

@@ -29,8 +29,8 @@ std::string csv_line(const ResultRecord& r) {
   std::ostringstream o;
   o.precision(6);
   o << r.op << ',' << r.backend << ',' << r.nranks << ',' << r.dtype << ',' << r.redop << ',' << r.root << ','
-    << r.size_bytes << ',' << r.count << ',' << (r.in_place ? 1 : 0) << ',' << r.time_us << ',' << r.algbw_gbps
-    << ',' << r.busbw_gbps << ',';
+    << r.size_bytes << ',' << r.count << ',' << (r.in_place ? 1 : 0) << ',' << r.time_us << ',' << r.algbw_gbps << ','
+    << r.busbw_gbps << ',';
   if (r.wrong >= 0) o << r.wrong;
   o << ',' << r.stats.samples << ',' << r.stats.min_us << ',' << r.stats.median_us << ',' << r.stats.mean_us << ','
     << r.stats.p95_us << ',' << r.stats.max_us << ',' << r.stats.stddev_us << ',' << r.ops_per_batch << ','

@@ -41,8 +41,8 @@ void render_table(std::ostringstream& out, const Block& b) {
 std::string plot_file(const ReportDocument& doc, std::size_t plot) {
   std::string stem = std::to_string(plot + 1) + "-" + doc.plots.at(plot).stem;
   for (char& c : stem) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                    c == '_' || c == '-';
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
     if (!ok) c = '_';
   }
   return "plot-" + stem + ".svg";

@@ -123,6 +123,7 @@ std::string point_name(const PointOutcome& p) {
   std::string s = p.op;
   if (p.size_bytes) s += " " + format_size(p.size_bytes);
   if (p.nranks) s += " n=" + std::to_string(p.nranks);
+  if (p.op == "pair" && p.ranks.size() == 2) s += " " + std::to_string(p.ranks[0]) + "->" + std::to_string(p.ranks[1]);
   return s;
 }
 
@@ -170,8 +171,9 @@ void add_topology(Builder& b, const TopologyInput& t, const std::vector<LinkStat
   std::vector<std::string> cls;
   for (const auto& l : links) {
     const bool low = l.gen_seen > 0 && l.width_seen > 0 && (l.gen_seen < l.gen_max || l.width_seen < l.width_max);
-    lrows.push_back({std::to_string(l.gpu), l.bus_id, "gen " + std::to_string(l.gen_seen) + " x" + std::to_string(l.width_seen),
-                     "gen " + std::to_string(l.gen_max) + " x" + std::to_string(l.width_max), low ? "below max" : "ok"});
+    lrows.push_back(
+        {std::to_string(l.gpu), l.bus_id, "gen " + std::to_string(l.gen_seen) + " x" + std::to_string(l.width_seen),
+         "gen " + std::to_string(l.gen_max) + " x" + std::to_string(l.width_max), low ? "below max" : "ok"});
     cls.push_back(low ? "fail" : "");
   }
   if (!lrows.empty()) {
@@ -203,8 +205,11 @@ void add_topologies(Builder& b, const ReportInputs& in) {
 void add_points(Builder& b, const ReportInputs& in, double limit) {
   if (in.results.empty()) return;
   b.heading("Measured points");
-  b.para("Per point: median, p95 and standard deviation of the per-op time over the timed batches; a point whose "
-         "p95/median is above " + num(limit) + " is unstable.", "note");
+  b.para(
+      "Per point: median, p95 and standard deviation of the per-op time over the timed batches; a point whose "
+      "p95/median is above " +
+          num(limit) + " is unstable.",
+      "note");
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> cls;
   for (const auto& r : in.results) {
@@ -226,14 +231,20 @@ void add_points(Builder& b, const ReportInputs& in, double limit) {
 void add_compare(Builder& b, const ReportOutcome& out) {
   if (out.compared.empty()) return;
   b.heading("Compared with the baseline");
-  b.para("Metric " + out.compare_metric + ". A change counts only beyond both the rule's percentage and the two runs' "
-         "spread (their relative standard deviation).", "note");
+  b.para("Metric " + out.compare_metric +
+             ". A change counts only beyond both the rule's percentage and the two runs' "
+             "spread (their relative standard deviation).",
+         "note");
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> cls;
   for (const auto& c : out.compared) {
-    const std::string state = !c.old_value ? "new point" : !c.new_value ? "missing now" : c.worse ? "worse"
-                              : c.changed ? "better" : "same";
-    rows.push_back({c.key, opt_num(c.old_value), opt_num(c.new_value), c.ratio > 0 ? num(c.ratio, "%.3f") : "-", state});
+    const std::string state = !c.old_value   ? "new point"
+                              : !c.new_value ? "missing now"
+                              : c.worse      ? "worse"
+                              : c.changed    ? "better"
+                                             : "same";
+    rows.push_back(
+        {c.key, opt_num(c.old_value), opt_num(c.new_value), c.ratio > 0 ? num(c.ratio, "%.3f") : "-", state});
     cls.push_back(c.worse ? "fail" : (!c.old_value || !c.new_value) ? "warn" : "");
   }
   b.table({"point", "baseline", "new", "ratio", "change"}, std::move(rows), std::move(cls));
@@ -243,7 +254,8 @@ void add_diagnosis(Builder& b, const ReportInputs& in, const ReportOutcome& out)
   if (out.hosts.empty()) return;
   b.heading("Node diagnosis");
   b.para("A host is flagged where its " + out.diagnosis_metric + " at a point is more than " + num(in.mad_k) +
-             " median absolute deviations below its peers' median.", "note");
+             " median absolute deviations below its peers' median.",
+         "note");
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> cls;
   for (const auto& h : out.hosts) {

@@ -65,8 +65,8 @@ std::vector<Series> series_of(const HostPoints& hp, bool lower_is_worse) {
   Series med{"median of " + n + " hosts", {}}, worst{(lower_is_worse ? "min of " : "max of ") + n + " hosts", {}};
   for (const auto& [x, ys] : by_size) {
     med.points.emplace_back(x, median_of(ys));
-    worst.points.emplace_back(x, lower_is_worse ? *std::min_element(ys.begin(), ys.end())
-                                                : *std::max_element(ys.begin(), ys.end()));
+    worst.points.emplace_back(
+        x, lower_is_worse ? *std::min_element(ys.begin(), ys.end()) : *std::max_element(ys.begin(), ys.end()));
   }
   out.push_back(std::move(med));
   out.push_back(std::move(worst));
@@ -125,8 +125,10 @@ void add_schedule_bars(const ReportInputs& inputs, std::vector<Plot>& plots) {
   for (const auto& p : inputs.predictions) {
     for (const auto& [v, gbps] : p.break_even_gbps) {
       char buf[64];
-      if (gbps) std::snprintf(buf, sizeof buf, "; break-even v=%s: %.1f GB/s", v.c_str(), *gbps);
-      else std::snprintf(buf, sizeof buf, "; break-even v=%s: none", v.c_str());
+      if (gbps)
+        std::snprintf(buf, sizeof buf, "; break-even v=%s: %.1f GB/s", v.c_str(), *gbps);
+      else
+        std::snprintf(buf, sizeof buf, "; break-even v=%s: none", v.c_str());
       note += buf;
     }
   }

@@ -52,7 +52,8 @@ int write_report(const ReportInputs& inputs, const std::vector<Rule>& rules, con
       {base + ".html", render_html(doc)},
       {base + ".md", render_markdown(doc)},
       {base + ".json", report_to_json(inputs, outcome).dump(1) + "\n"}};
-  for (std::size_t i = 0; i < doc.plots.size(); ++i) writes.emplace_back(dir + "/" + plot_file(doc, i), doc.plots[i].svg);
+  for (std::size_t i = 0; i < doc.plots.size(); ++i)
+    writes.emplace_back(dir + "/" + plot_file(doc, i), doc.plots[i].svg);
   for (const auto& [path, text] : writes) check_output(path);  // all checked before any is written
   for (const auto& [path, text] : writes) write_file_atomically(path, text);
   if (files) *files = {base + ".html", base + ".md", base + ".json", outcome.verdict};

@@ -150,7 +150,7 @@ std::string summary_message(const RuleOutcome& out, const Rule& rule) {
   std::size_t bad = 0;
   for (const auto& p : out.points) bad += p.status != Status::kPass ? 1 : 0;
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%zu of %zu points %s (%s %s %g)", bad, out.checked, bad ? "violate" : "pass",
+  std::snprintf(buf, sizeof buf, "%zu of %zu points violate (%s %s %g)", bad, out.checked,
                 std::string(rule.metric->name).c_str(), comparison_name(rule.comparison), rule.threshold);
   return buf;
 }
