@@ -2,6 +2,7 @@
 // pipebench entry point: parse, check that every rank got the same arguments, dispatch, and turn
 // exceptions into one line and an exit status (the only place besides each measured point that
 // catches them).
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include "app/bench_command.h"
 #include "app/pairs_command.h"
 #include "app/predict_command.h"
+#include "app/report_command.h"
 #include "app/run_command.h"
 #include "app/topo_command.h"
 #include "app/trace_command.h"
@@ -53,10 +55,37 @@ bool same_arguments_everywhere(const pipebench::World& world, const std::vector<
   return true;
 }
 
+// Until the command table lands: `pipebench report` through its Subcommand.
+int run_report(const std::vector<std::string>& args) {
+  auto command = pipebench::make_report_command();
+  CLI::App app{"pipebench report"};
+  app.name("pipebench report");
+  command->add_options(app);
+  try {
+    std::vector<std::string> rest(args.rbegin(), args.rend() - 1);  // CLI11 parses a reversed vector
+    app.parse(rest);
+    command->finish(app, {});
+    return command->run(nullptr);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return code(ExitCode::kOk);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "pipebench report: %s\n", e.what());
+    return code(ExitCode::kUsage);
+  } catch (const pipebench::UsageError& e) {
+    std::fprintf(stderr, "pipebench: %s\n", e.what());
+    return code(ExitCode::kUsage);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pipebench: %s\n", e.what());
+    return code(ExitCode::kRuntimeError);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "report") return run_report(args);
   const bool speaker = launcher_rank() == 0;
   pipebench::Command cmd;
   try {
@@ -74,7 +103,8 @@ int main(int argc, char** argv) {
     return code(ExitCode::kOk);
   }
   if (cmd.kind == pipebench::Command::Kind::kTopo || cmd.kind == pipebench::Command::Kind::kPlan ||
-      cmd.kind == pipebench::Command::Kind::kPredict || cmd.kind == pipebench::Command::Kind::kTrace) {  // no MPI needed
+      cmd.kind == pipebench::Command::Kind::kPredict ||
+      cmd.kind == pipebench::Command::Kind::kTrace) {  // no MPI needed
     try {
       if (cmd.kind == pipebench::Command::Kind::kPlan) return pipebench::run_plan_command(cmd.plan);
       if (cmd.kind == pipebench::Command::Kind::kPredict) return pipebench::run_predict_command(cmd.predict);
@@ -105,10 +135,14 @@ int main(int argc, char** argv) {
   if (!same_arguments_everywhere(*world, args)) return code(ExitCode::kUsage);
   try {
     switch (cmd.kind) {
-      case pipebench::Command::Kind::kBench: return pipebench::run_bench_command(cmd.bench, *world);
-      case pipebench::Command::Kind::kRun: return pipebench::run_run_command(cmd.run, *world);
-      case pipebench::Command::Kind::kPairs: return pipebench::run_pairs_command(cmd.pairs, *world);
-      default: return code(ExitCode::kOk);
+      case pipebench::Command::Kind::kBench:
+        return pipebench::run_bench_command(cmd.bench, *world);
+      case pipebench::Command::Kind::kRun:
+        return pipebench::run_run_command(cmd.run, *world);
+      case pipebench::Command::Kind::kPairs:
+        return pipebench::run_pairs_command(cmd.pairs, *world);
+      default:
+        return code(ExitCode::kOk);
     }
   } catch (const pipebench::LocalUsageError& e) {
     std::fprintf(stderr, "pipebench: %s\n", e.what());
