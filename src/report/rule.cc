@@ -2,6 +2,7 @@
 #include "report/rule.h"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -208,6 +209,8 @@ std::vector<Rule> parse_rules(const nlohmann::json& doc, const std::string& file
 }
 
 std::vector<Rule> read_rules_file(const std::string& file) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) throw UsageError("--rules " + file + ": not a regular file");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw UsageError("--rules " + file + ": cannot be read");
   std::ostringstream text;
