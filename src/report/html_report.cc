@@ -12,7 +12,7 @@ namespace {
 // System fonts only, so that nothing is fetched; the print rules keep tables and plots whole on a page
 // and drop the screen's background colours.
 constexpr const char* kCss = R"(
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; margin: 24px auto;
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; margin: 24px auto; padding: 0 16px;
        max-width: 1100px; color: #1b1b1b; background: #fafafa; line-height: 1.4; }
 h1 { font-size: 1.6em; border-bottom: 2px solid #333; padding-bottom: 4px; }
 h2 { font-size: 1.3em; margin-top: 1.6em; border-bottom: 1px solid #bbb; }

@@ -64,9 +64,10 @@ void check_links(const ReportInputs& inputs, const Rule& rule, RuleOutcome& out)
       add_point(out, std::move(p), violates(rule, *v), rule.severity);
     }
   };
+  // One host's files (bench, pairs) all carry its links: check each host's links once.
   std::set<std::string> hosts_with_run_state;
   for (const auto& in : inputs.results) {
-    if (!in.link_state.empty()) hosts_with_run_state.insert(in.host);
+    if (in.link_state.empty() || !hosts_with_run_state.insert(in.host).second) continue;
     check(in.host, in.link_state);
   }
   // A topology alone gives the state at discovery; the run's state wins where both exist.

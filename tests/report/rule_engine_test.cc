@@ -75,6 +75,9 @@ TEST(RuleEngine, LinkBelowItsMaximumFails) {
   EXPECT_EQ(out.checked, 2u);
   EXPECT_EQ(out.points[1].status, Status::kFail);
   EXPECT_NE(out.points[1].note.find("gen 4 x16 of gen 5 x16"), std::string::npos);
+  // A second file of the same host (its pairs) carries the same links: counted once.
+  in.results.push_back(in.results[0]);
+  EXPECT_EQ(evaluate_rule(in, default_rules()[2]).checked, 2u);
 }
 
 TEST(RuleEngine, UnstablePointsWarn) {
