@@ -15,10 +15,10 @@ namespace pipebench {
 struct Block {
   enum class Kind { kHeading, kParagraph, kList, kTable, kPlot, kVerdict };
   Kind kind = Kind::kParagraph;
-  int level = 2;                   // heading
-  std::string text;                // heading, paragraph, verdict
-  std::string css_class;           // paragraph: "note" or "warn"; verdict: "pass", "warn", "fail"
-  std::vector<std::string> items;  // list; table header
+  int level = 2;                               // heading
+  std::string text;                            // heading, paragraph, verdict
+  std::string css_class;                       // paragraph: "note" or "warn"; verdict: "pass", "warn", "fail"
+  std::vector<std::string> items;              // list; table header
   std::vector<std::vector<std::string>> rows;  // table
   std::vector<std::string> row_class;          // table: per row "", "pass", "warn", "fail"
   std::size_t plot = 0;                        // index into ReportDocument::plots

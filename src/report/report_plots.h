@@ -12,7 +12,7 @@
 namespace pipebench {
 
 struct Plot {
-  std::string stem;   // file name without ".svg" (Markdown writes the SVG beside report.md)
+  std::string stem;  // file name without ".svg" (Markdown writes the SVG beside report.md)
   std::string title;
   std::string svg;
 };
