@@ -11,14 +11,9 @@
 #include "backend/backend.h"
 #include "core/data_layout.h"
 #include "core/dtype.h"
+#include "core/rank_pair.h"
 
 namespace pipebench {
-
-struct RankPair {
-  int src = 0;
-  int dst = 0;
-  bool operator==(const RankPair& o) const { return src == o.src && dst == o.dst; }
-};
 
 // Settings that only some ops read.
 struct OpParams {

@@ -16,43 +16,39 @@
 #include "harness/point_runner.h"
 #include "harness/sweep.h"
 #include "harness/watchdog.h"
-#include "megatron/plan_json.h"
+#include "io/plan_io.h"
 #include "report/console_table.h"
 
 namespace pipebench {
 
-std::vector<PlanPoint> distinct_plan_points(const nlohmann::json& plan, const std::string& schedule) {
+std::vector<PlanPoint> distinct_plan_points(const Plan& plan, const std::string& schedule) {
   using Key = std::tuple<std::string, std::vector<int>, std::int64_t, std::string>;
   std::map<Key, PlanPoint> points;
   bool matched = false;
-  for (const auto& s : plan.at("schedules")) {
-    const std::string name = s.at("name").get<std::string>();
-    const std::string full = name + ":v" + std::to_string(s.at("v").get<int>());
-    if (!schedule.empty() && schedule != name && schedule != full) continue;
+  for (const auto& s : plan.schedules) {
+    const std::string full = s.name + ":v" + std::to_string(s.v);
+    if (!schedule.empty() && schedule != s.name && schedule != full) continue;
     matched = true;
-    for (const auto& m : s.at("messages")) {
-      const std::string op = m.at("op").get<std::string>();
-      if (op == "recv") continue;  // the matching send stands for the transfer
-      const std::string dtype = m.at("dtype").get<std::string>();
-      const std::int64_t elements = m.at("elements").get<std::int64_t>();
-      std::vector<int> group = m.at("group").get<std::vector<int>>();
+    for (const auto& m : s.messages) {
+      if (m.op == "recv") continue;  // the matching send stands for the transfer
+      const std::string dtype(dtype_name(m.dtype));
+      std::vector<int> group = m.group;
       std::sort(group.begin(), group.end());
       PlanPoint* p = nullptr;
-      if (op == "send") {
-        const int rank = m.at("rank").get<int>(), peer = m.at("peer").get<int>();
-        group = {std::min(rank, peer), std::max(rank, peer)};
-        p = &points[{"pair", group, elements, dtype}];
+      if (m.op == "send") {
+        group = {std::min(m.rank, m.peer), std::max(m.rank, m.peer)};
+        p = &points[{"pair", group, m.elements, dtype}];
         if (p->ids.empty()) p->forward = p->backward = false;
         p->op = "pair";
-        (rank < peer ? p->forward : p->backward) = true;
+        (m.rank < m.peer ? p->forward : p->backward) = true;
       } else {
-        p = &points[{op, group, elements, dtype}];
-        p->op = op;
+        p = &points[{m.op, group, m.elements, dtype}];
+        p->op = m.op;
       }
       p->group = group;
-      p->elements = elements;
-      p->dtype = parse_dtype("--plan", dtype);
-      p->ids.push_back(m.at("id").get<int>());
+      p->elements = m.elements;
+      p->dtype = m.dtype;
+      p->ids.push_back(m.id);
     }
   }
   if (!matched) throw UsageError("--schedule " + schedule + ": no such schedule in the plan (e.g. 1f1b, interleaved:v4)");
@@ -72,18 +68,18 @@ std::string group_text(const std::vector<int>& g) {
 }  // namespace
 
 int run_plan_bench(const BenchConfig& c, const World& world) {
-  const nlohmann::json plan = load_plan_json("--plan", c.plan_path);
+  const Plan plan = load_plan("--plan", c.plan_path);
   (void)distinct_plan_points(plan, c.plan_schedule);  // a bad --schedule fails before any backend exists
   auto backend = make_backend(c.backend, world, c.gpus_per_process);
   return run_plan_bench_on(*backend, plan, c.plan_path, c, world);
 }
 
-int run_plan_bench_on(Backend& full, const nlohmann::json& plan, const std::string& label, const BenchConfig& c,
+int run_plan_bench_on(Backend& full, const Plan& plan, const std::string& label, const BenchConfig& c,
                       const World& world) {
   const std::vector<PlanPoint> points = distinct_plan_points(plan, c.plan_schedule);
   Backend* backend = &full;
   const int n = backend->nranks();
-  const int plan_world = plan.at("layout").at("world").get<int>();
+  const int plan_world = plan.layout.world;
   BenchConfig base = c;
   base.ops = {"plan"};
   ReportSession report(world, *backend, c.json_path, c.csv_path, bench_config_json(base));

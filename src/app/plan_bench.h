@@ -13,6 +13,7 @@
 #include "backend/backend.h"
 #include "harness/bench_config.h"
 #include "launch/world.h"
+#include "megatron/plan.h"
 
 namespace pipebench {
 
@@ -28,12 +29,12 @@ struct PlanPoint {
 
 // Distinct points of the plan's schedules (all, or the one named "1f1b" / "interleaved" / "interleaved:v4").
 // Throws UsageError for an unknown schedule name or a malformed message.
-[[nodiscard]] std::vector<PlanPoint> distinct_plan_points(const nlohmann::json& plan, const std::string& schedule);
+[[nodiscard]] std::vector<PlanPoint> distinct_plan_points(const Plan& plan, const std::string& schedule);
 
 [[nodiscard]] int run_plan_bench(const BenchConfig& config, const World& world);
 
 // The same for a plan already in memory (identical on every rank), on a backend already built.
-[[nodiscard]] int run_plan_bench_on(Backend& backend, const nlohmann::json& plan, const std::string& label,
+[[nodiscard]] int run_plan_bench_on(Backend& backend, const Plan& plan, const std::string& label,
                                     const BenchConfig& config, const World& world);
 
 }  // namespace pipebench

@@ -9,7 +9,7 @@
 #include "backend/backend_factory.h"
 #include "core/error.h"
 #include "core/units.h"
-#include "megatron/plan_json.h"
+#include "io/plan_io.h"
 #include "report/results_json.h"
 
 namespace pipebench {

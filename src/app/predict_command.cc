@@ -10,7 +10,11 @@
 #include "backend/backend_factory.h"
 #include "core/error.h"
 #include "core/json_file.h"
-#include "megatron/plan_json.h"
+#include "io/plan_io.h"
+#include "io/prediction_io.h"
+#include "io/results_io.h"
+#include "io/topology_io.h"
+#include "topology/link_class.h"
 #include "report/results_json.h"
 #include "report/topology_report.h"
 #include "sim/layer_gemms.h"
@@ -26,23 +30,23 @@ namespace {
 
 // --measure-compute: the layer's forward GEMMs at their exact shapes on GPU 0, and a bare cuBLAS loop
 // per shape beside them as a check. Returns the forward ms per layer and microbatch.
-double measure_layer_ms(const nlohmann::json& plan, std::ostream& out) {
+double measure_layer_ms(const Plan& plan, std::ostream& out) {
 #if PB_HAVE_CUBLAS
   std::string why;
   if (visible_gpus(&why) == 0) throw UsageError("--measure-compute: no GPU to measure on (" + why + ")");
-  const auto& m = plan.at("model");
-  const auto& l = plan.at("layout");
+  const MegatronArgs& a = plan.args;
   LayerDims d;
-  d.b = m.at("micro_batch_size").get<std::int64_t>();
-  d.s = m.at("seq_length").get<std::int64_t>();
-  d.h = m.at("hidden_size").get<std::int64_t>();
-  d.f = m.at("ffn_hidden_size").get<std::int64_t>();
-  d.heads = m.at("num_attention_heads").get<std::int64_t>();
-  d.groups = m["num_query_groups"].is_null() ? d.heads : m["num_query_groups"].get<std::int64_t>();
-  d.tp = l.at("tp").get<int>();
-  d.cp = l.at("cp").get<int>();
-  d.swiglu = m.value("swiglu", false);
-  const DType t = m.value("params_dtype", "bfloat16") == "half" ? DType::kHalf : DType::kBfloat16;
+  d.b = a.micro_batch;
+  d.s = a.seq_length;
+  d.h = a.hidden;
+  d.f = a.ffn_hidden;
+  d.heads = a.heads;
+  d.groups = a.gqa ? a.query_groups : d.heads;
+  d.tp = plan.layout.tp;
+  d.cp = plan.layout.cp;
+  d.swiglu = a.swiglu;
+  // The GEMMs run in half for fp16 models, else bfloat16 (fp32 models are timed as bfloat16 too).
+  const DType t = a.params_dtype == DType::kHalf ? DType::kHalf : DType::kBfloat16;
   const auto shapes = layer_forward_gemms(d);
   const double ms = time_gemms_ms(shapes, t, 0, 20);
   char buf[256];
@@ -70,6 +74,16 @@ double measure_layer_ms(const nlohmann::json& plan, std::ostream& out) {
 #endif
 }
 
+// --topology FILE (a results file, or `pipebench topo --format json` where rank i is GPU i), else this
+// machine's topology.
+RankTopology class_topology(const std::string& path) {
+  if (path.empty()) return rank_topology(topology_from_json(topology_to_json(discover_topology({})), "this machine"));
+  const nlohmann::json j = read_json_file("--topology", path);
+  const bool results = j.is_object() && (j.value("schema", "") == kResultsSchema || j.contains("system"));
+  if (results) return rank_topology(results_from_json(j, "--topology " + path));
+  return rank_topology(topology_from_json(j, "--topology " + path));
+}
+
 }  // namespace
 
 int run_predict_command(const PredictOptions& o) {
@@ -81,17 +95,18 @@ int run_predict_command(const PredictOptions& o) {
   if (models != 1) {
     throw UsageError("communication costs: give exactly one of --table RESULTS.json, --link-gbps GBPS, --zero-comm");
   }
-  const nlohmann::json plan = load_plan_json("--plan", o.plan_path);
+  const Plan plan = load_plan("--plan", o.plan_path);
   std::unique_ptr<CostModel> costs;
   std::string cost_text;
   PathModel paths;
   if (!o.table_path.empty()) {
-    const nlohmann::json results = read_json_file("--table", o.table_path);
-    auto measured = std::make_unique<MeasuredCost>(results, o.table_path);
+    const ResultSet results = load_results("--table", o.table_path);
+    const RankTopology placed = rank_topology(results);
+    auto measured = std::make_unique<MeasuredCost>(results.records, RankClassMap(placed), o.table_path);
     if (o.class_fallback) measured->allow_class_fallback();
     costs = std::move(measured);
     cost_text = "measured: " + o.table_path + (o.class_fallback ? " (class fallback allowed)" : "");
-    paths = paths_from_results(results);
+    paths = path_model(placed);
   } else if (o.link_gbps > 0) {
     auto assumed = std::make_unique<AssumedCost>(o.link_gbps, o.link_latency_us);
     char buf[128];
@@ -101,8 +116,7 @@ int run_predict_command(const PredictOptions& o) {
       for (const auto& spec : o.class_links) {
         const auto eq = spec.find('=');
         const std::string cls = spec.substr(0, eq);
-        const bool known = cls == "X" || cls == "PIX" || cls == "PXB" || cls == "PHB" || cls == "NODE" || cls == "SYS" ||
-                           cls == "NET" || (cls.rfind("NV", 0) == 0 && cls.size() > 2);
+        const bool known = parse_link_class(cls).has_value();
         double gbps = 0, us = o.link_latency_us;
         const int got = eq == std::string::npos ? 0 : std::sscanf(spec.c_str() + eq + 1, "%lf,%lf", &gbps, &us);
         if (!known || got < 1 || gbps <= 0 || us < 0) {
@@ -112,13 +126,7 @@ int run_predict_command(const PredictOptions& o) {
         std::snprintf(buf, sizeof buf, "; %s %.3g GB/s, %.3g us", cls.c_str(), gbps, us);
         cost_text += buf;
       }
-      nlohmann::json topo;
-      if (!o.topology_path.empty()) {
-        topo = read_json_file("--topology", o.topology_path);
-      } else {
-        topo = topology_to_json(discover_topology({}));
-      }
-      RankClassMap classes(topo);
+      RankClassMap classes(class_topology(o.topology_path));
       if (classes.empty()) {
         throw UsageError("--link: no GPU pairs in " + (o.topology_path.empty() ? std::string("this machine's topology")
                                                                                : o.topology_path) +
@@ -141,7 +149,7 @@ int run_predict_command(const PredictOptions& o) {
     compute.fwd_ms_per_layer = measure_layer_ms(plan, note);
     measured_note = note.str();
   }
-  Prediction p = predict(plan, *costs, compute, o.shared_path, !o.trace_dir.empty(), o.schedule, &paths);
+  Prediction p = predict(plan, *costs, make_compute_model(plan, compute), o.shared_path, !o.trace_dir.empty(), o.schedule, &paths);
   if (o.measure_compute) p.compute_source = "measured with cuBLAS on GPU 0 (--measure-compute)";
 
   std::ostream& out = std::cout;

@@ -2,6 +2,10 @@
 // Rank -> GPU -> pair class.
 #include "app/rank_classes.h"
 
+#include <optional>
+
+#include "topology/link_class.h"
+
 namespace pipebench {
 
 RankClasses::RankClasses(const nlohmann::json& devices, const TopologyView* view, std::string host) : view_(view) {
@@ -33,17 +37,17 @@ const PairInfo* RankClasses::pair(int a, int b) const {
 }
 
 std::string RankClasses::class_of(const std::vector<int>& ranks) const {
-  if (ranks.size() == 1) return pair(ranks[0], ranks[0]) ? "X" : "";
-  const PairInfo* worst = nullptr;
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    for (std::size_t j = i + 1; j < ranks.size(); ++j) {
-      const auto a = static_cast<std::size_t>(ranks[i]), b = static_cast<std::size_t>(ranks[j]);
-      if (a < place_.size() && b < place_.size() && place_[a].host != place_[b].host) return "NET";
-      const PairInfo* p = pair(ranks[i], ranks[j]);
-      if (!p) return "";
-      if (!worst || p->cls > worst->cls || (p->cls == worst->cls && p->nvlinks < worst->nvlinks)) worst = p;
+  const auto pair_class = [this](int a, int b) -> std::optional<LinkClass> {
+    const auto ua = static_cast<std::size_t>(a), ub = static_cast<std::size_t>(b);
+    if (a >= 0 && b >= 0 && ua < place_.size() && ub < place_.size() && place_[ua].host != place_[ub].host) {
+      return LinkClass{PathClass::kSys, 0, true};
     }
-  }
+    const PairInfo* p = pair(a, b);
+    if (!p) return std::nullopt;
+    if (a == b) return LinkClass{};
+    return LinkClass{p->cls, p->nvlinks, false};
+  };
+  const std::optional<LinkClass> worst = worst_link_class(ranks, pair_class);
   return worst ? worst->label() : "";
 }
 

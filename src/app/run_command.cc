@@ -15,7 +15,9 @@
 #include "app/plan_bench.h"
 #include "app/predict_command.h"
 #include "megatron/plan.h"
-#include "megatron/plan_json.h"
+#include "io/plan_io.h"
+#include "io/prediction_io.h"
+#include "io/results_io.h"
 #include "report/results_json.h"
 #include "sim/cost_model.h"
 #include "sim/predictor.h"
@@ -131,6 +133,17 @@ void relaunch_under_mpirun_if_needed(const RunOptions& o, const std::vector<std:
 
 namespace {
 
+// What `run` assumes where it has no measurement (each is printed with the prediction as assumed):
+// - the P2P link when the plan needs more ranks than are here: PCIe Gen4 x16, ~25 GB/s measured peak
+//   (bandwidth-and-interleaving-figures.md, PCIe row), unless GPU 0's link speed is known;
+constexpr double kAssumedLinkGbps = 25;
+// - a per-message latency of that link: an assumption of the order of NCCL's small-message time on
+//   PCIe, not a measurement;
+constexpr double kAssumedLinkLatencyUs = 10;
+// - the compute rate: below the 135-163 TFLOP/s per A100 Megatron-LM reaches (Narayanan et al. 2021,
+//   bandwidth-and-interleaving-figures.md), so that compute is not made to look faster than it is.
+constexpr double kAssumedTflops = 100;
+
 // The model `run` plans when no Megatron arguments are given: a small GPT whose pipeline uses up to 4
 // of the run's ranks (and 4 when the run has fewer than 2, predicted from theoretical bandwidth).
 std::vector<std::string> preset_args(int pp) {
@@ -166,20 +179,21 @@ void plan_and_predict(const RunOptions& o, const World& world, Backend& backend,
     c.iters = 5;
     c.reps = 3;
     c.warmup = 2;
-    (void)run_plan_bench_on(backend, plan_json, "(run's plan)", c, world);
+    (void)run_plan_bench_on(backend, plan, "(run's plan)", c, world);
   }
   if (world.rank() != 0) return;
   PredictOptions po;
   ComputeOptions compute;
-  compute.tflops = o.tflops > 0 ? o.tflops : 100;
+  compute.tflops = o.tflops > 0 ? o.tflops : kAssumedTflops;
   std::unique_ptr<CostModel> costs;
   std::string cost_note;
   PathModel paths;
   if (measurable) {
-    std::ifstream in(dir + "/plan_results.json");
-    const nlohmann::json results = nlohmann::json::parse(in);
-    costs = std::make_unique<MeasuredCost>(results, dir + "/plan_results.json");
-    paths = paths_from_results(results);
+    const std::string table = dir + "/plan_results.json";
+    const ResultSet results = load_results("--table", table);
+    const RankTopology placed = rank_topology(results);
+    costs = std::make_unique<MeasuredCost>(results.records, RankClassMap(placed), table);
+    paths = path_model(placed);
     cost_note = "measured on this node";
   } else {
     // Fewer ranks than the plan needs: the theoretical bandwidth of GPU 0's PCIe link, marked as such.
@@ -189,14 +203,14 @@ void plan_and_predict(const RunOptions& o, const World& world, Backend& backend,
       if (!v.topology.gpus.empty()) gbps = v.topology.nodes[static_cast<std::size_t>(v.topology.gpus[0].node)].link_gbps;
     } catch (const std::exception&) {
     }
-    if (gbps <= 0) gbps = 25;
-    costs = std::make_unique<AssumedCost>(gbps, 10);
+    if (gbps <= 0) gbps = kAssumedLinkGbps;
+    costs = std::make_unique<AssumedCost>(gbps, kAssumedLinkLatencyUs);
     char buf[160];
-    std::snprintf(buf, sizeof buf, "theoretical: %d rank%s here, the plan needs %d; every link at %.1f GB/s (GPU 0's link), 10 us",
-                  n, n == 1 ? "" : "s", plan_world, gbps);
+    std::snprintf(buf, sizeof buf, "theoretical: %d rank%s here, the plan needs %d; every link at %.1f GB/s (GPU 0's link), %g us",
+                  n, n == 1 ? "" : "s", plan_world, gbps, kAssumedLinkLatencyUs);
     cost_note = buf;
   }
-  const Prediction p = predict(plan_json, *costs, compute, false, false, "", &paths);
+  const Prediction p = predict(plan, *costs, make_compute_model(plan, compute), false, false, "", &paths);
   write_file_atomically(dir + "/prediction.json", prediction_to_json(p).dump(2) + "\n");
   std::cout << "# Prediction (communication " << cost_note << "; compute " << (o.tflops > 0 ? "" : "assumed ")
             << compute.tflops << " TFLOP/s)\n#  schedule              iteration (ms)   speed-up   bubble ideal   bubble sim\n";

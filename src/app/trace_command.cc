@@ -10,7 +10,7 @@
 
 #include "core/error.h"
 #include "core/json_file.h"
-#include "megatron/plan_json.h"
+#include "io/plan_io.h"
 #include "report/results_json.h"
 #include "trace/file_format.h"
 #include "trace/kineto_reader.h"
@@ -41,7 +41,7 @@ int run_trace_command(const TraceCommandOptions& o) {
 
   // Read the plan and prediction before the profile: a bad flag fails at once, not after a long read.
   std::optional<nlohmann::json> plan, prediction;
-  if (!o.plan_path.empty()) plan = load_plan_json("--plan", o.plan_path);
+  if (!o.plan_path.empty()) plan = plan_to_json(load_plan("--plan", o.plan_path));
   if (!o.prediction_path.empty()) prediction = read_json_file("--prediction", o.prediction_path);
 
   if (!o.json_path.empty()) {

@@ -129,10 +129,18 @@ Layout make_layout(const MegatronArgs& a, int gpus_present) {
   l.vp = v;
   const std::string why = interleaving_problem(a, l, l.vp);
   if (!why.empty()) throw UsageError(why);
+  build_layout_groups(l);
+  return l;
+}
 
+void build_layout_groups(Layout& l) {
   // Groups, each built once in the rank order, with a rank -> group index map (linear in the world).
   const auto n = static_cast<std::size_t>(l.world);
-  l.coords.resize(n);
+  for (auto* g : {&l.tp_groups, &l.cp_groups, &l.dp_groups, &l.dp_cp_groups, &l.pp_groups, &l.embedding_groups,
+                  &l.model_parallel_groups}) {
+    g->clear();
+  }
+  l.coords.assign(n, {});
   l.tp_index.assign(n, -1);
   l.dp_cp_index.assign(n, -1);
   l.pp_index.assign(n, -1);
@@ -185,7 +193,6 @@ Layout make_layout(const MegatronArgs& a, int gpus_present) {
     l.embedding_groups.push_back(e);
     for (int r : e) l.embedding_index[static_cast<std::size_t>(r)] = static_cast<int>(gi);
   }
-  return l;
 }
 
 }  // namespace pipebench

@@ -36,6 +36,10 @@ struct Layout {
 // world_size: --world-size, else gpus_present when > 0, else t*cp*p (d = 1). Throws UsageError.
 [[nodiscard]] Layout make_layout(const MegatronArgs& a, int gpus_present);
 
+// Coordinates, process groups and rank -> group indices of a layout whose sizes (world, tp, cp, dp, pp)
+// and rank_order are set. Clears any groups already there.
+void build_layout_groups(Layout& l);
+
 // v from the arguments (1 when none is given). Throws UsageError for Megatron's rules.
 [[nodiscard]] int virtual_stages(const MegatronArgs& a);
 

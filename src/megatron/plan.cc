@@ -265,6 +265,8 @@ Plan make_plan(const MegatronArgs& args, int gpus_present) {
   Plan plan;
   plan.args = args;
   plan.layout = make_layout(args, gpus_present);
+  plan.padded_vocab_size = padded_vocab(args);
+  plan.grad_dtype = grad_dtype(args);
   const Layout& l = plan.layout;
   if (args.sequence_parallel && args.tp == 1) plan.notes.push_back("--sequence-parallel with t = 1 is turned off by Megatron");
   if (l.world <= kListEveryRankUpTo) {

@@ -47,6 +47,10 @@ struct Schedule {
 struct Plan {
   MegatronArgs args;
   Layout layout;
+  // Derived from args by make_plan (padded_vocab, grad_dtype); kept as values so a plan read back from
+  // its file carries them without the arguments that decided them.
+  std::int64_t padded_vocab_size = 0;
+  DType grad_dtype = DType::kFloat;
   std::vector<int> valid_v;
   std::vector<Schedule> schedules;
   std::vector<int> listed_ranks;   // ranks whose messages are listed (all, or one per pipeline stage at scale)

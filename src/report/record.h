@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "collectives/op.h"
+#include "core/rank_pair.h"
 #include "core/stats.h"
 
 namespace pipebench {

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
+#include "collectives/registry.h"
 #include "core/error.h"
 #include "core/units.h"
 #include "topology/topology.h"
@@ -12,13 +14,13 @@
 namespace pipebench {
 namespace {
 
-// Bus factors of nccl-tests doc/PERFORMANCE.md: bytes each rank's link carries per byte of the op.
-double bus_factor(const std::string& op, std::size_t n) {
-  const double nn = static_cast<double>(n);
-  if (n <= 1) return 0;
-  if (op == "all_reduce") return 2 * (nn - 1) / nn;
-  if (op == "all_gather" || op == "reduce_scatter") return (nn - 1) / nn;
-  return 1;
+// Bytes each rank's link carries per byte of the op: the op's own bus factor (nccl-tests
+// doc/PERFORMANCE.md, kept with each op in collectives/). A group of one moves nothing. An op the
+// registry does not know is an error, never factor 1.
+double link_bytes_factor(const std::string& op, std::size_t n) {
+  const Op& known = OpRegistry::instance().find("cost model op", op);
+  if (op != "pair" && n <= 1) return 0;
+  return known.bus_bw_factor(static_cast<int>(n));
 }
 
 SimTime ns(double us) { return static_cast<SimTime>(std::llround(us * 1000)); }
@@ -29,66 +31,27 @@ std::string describe(const std::string& op, const std::vector<int>& ranks) {
   return s + (ranks.size() > 8 ? ",...}" : "}");
 }
 
-// nvidia-smi class order, for "the worst pair of a group".
-int class_order(const std::string& c) {
-  if (c == "X") return 0;
-  if (c.rfind("NV", 0) == 0) return 1;
-  static const char* kOrder[] = {"PIX", "PXB", "PHB", "NODE", "SYS", "NET"};
-  for (int i = 0; i < 6; ++i) {
-    if (c == kOrder[i]) return 2 + i;
-  }
-  return 9;
-}
-
 }  // namespace
 
-std::map<int, int> rank_to_gpu(const nlohmann::json& src) {
-  const bool results = src.value("schema", "") == "pipebench.results/1" || src.contains("system");
-  const nlohmann::json topo = results ? src.value("system", nlohmann::json::object()).value("topology", nlohmann::json::object()) : src;
-  std::map<int, int> gpu_of_rank;
-  if (results) {
-    std::map<std::string, int> gpu_of_bus;
-    for (const auto& g : topo.value("gpus", nlohmann::json::array())) {
-      gpu_of_bus[normalize_bus_id(g.value("bus_id", ""))] = g.value("index", -1);
-    }
-    for (const auto& d : src["system"].value("devices", nlohmann::json::array())) {
-      const auto it = gpu_of_bus.find(normalize_bus_id(d.value("bus_id", "")));
-      if (it != gpu_of_bus.end()) gpu_of_rank[d.value("rank", -1)] = it->second;
-    }
-  } else {
-    for (const auto& g : topo.value("gpus", nlohmann::json::array())) gpu_of_rank[g.value("index", -1)] = g.value("index", -1);
-  }
-  return gpu_of_rank;
-}
-
-RankClassMap::RankClassMap(const nlohmann::json& src) {
-  const bool results = src.value("schema", "") == "pipebench.results/1" || src.contains("system");
-  const nlohmann::json topo = results ? src.value("system", nlohmann::json::object()).value("topology", nlohmann::json::object()) : src;
-  if (!topo.contains("pairs")) return;
-  const std::map<int, int> gpu_of_rank = rank_to_gpu(src);
-  std::map<std::pair<int, int>, std::string> by_gpu;
-  for (const auto& p : topo["pairs"]) {
-    if (p.value("kind", "") == "gpu-gpu") by_gpu[{p["a"].get<int>(), p["b"].get<int>()}] = p.value("class", "");
-  }
-  for (const auto& [ra, ga] : gpu_of_rank) {
-    for (const auto& [rb, gb] : gpu_of_rank) {
-      const auto it = by_gpu.find({ga, gb});
-      if (ra != rb && it != by_gpu.end()) pair_class_[{ra, rb}] = {class_order(it->second), it->second};
+RankClassMap::RankClassMap(const RankTopology& t) {
+  for (const auto& [ra, ga] : t.gpu_of_rank) {
+    for (const auto& [rb, gb] : t.gpu_of_rank) {
+      const auto it = t.gpu_class.find({ga, gb});
+      if (ra != rb && it != t.gpu_class.end()) pair_class_[{ra, rb}] = it->second;
     }
   }
 }
 
 std::string RankClassMap::class_of(const std::vector<int>& ranks) const {
-  if (ranks.size() < 2) return ranks.size() == 1 ? "X" : "";
-  std::pair<int, std::string> worst{-1, ""};
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    for (std::size_t j = i + 1; j < ranks.size(); ++j) {
-      const auto it = pair_class_.find({ranks[i], ranks[j]});
-      if (it == pair_class_.end()) return "";
-      if (it->second.first > worst.first) worst = it->second;
-    }
-  }
-  return worst.second;
+  if (ranks.empty()) return "";
+  const auto pair_class = [this](int a, int b) -> std::optional<LinkClass> {
+    if (a == b) return LinkClass{};
+    const auto it = pair_class_.find({a, b});
+    if (it == pair_class_.end()) return std::nullopt;
+    return it->second;
+  };
+  const std::optional<LinkClass> worst = worst_link_class(ranks, pair_class);
+  return worst ? worst->label() : "";
 }
 
 CommCost AssumedCost::cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const {
@@ -103,27 +66,23 @@ CommCost AssumedCost::cost(const std::string& op, const std::vector<int>& ranks,
       source = "assumed (" + cls + ")";
     }
   }
-  const double factor = op == "pair" ? 1 : bus_factor(op, ranks.size());
+  const double factor = link_bytes_factor(op, ranks.size());
   const double us = (ranks.size() <= 1 && op != "pair" ? 0 : latency) +
                     static_cast<double>(bytes) * factor / (gbps * kBytesPerGB) * kUsPerSecond;
   return {ns(us), source};
 }
 
-MeasuredCost::MeasuredCost(const nlohmann::json& results, const std::string& path) : path_(path), classes_(results) {
-  if (!results.is_object() || results.value("schema", "") != "pipebench.results/1") {
-    throw UsageError("--table " + path + ": not a pipebench.results/1 file");
-  }
-  for (const auto& r : results.value("records", nlohmann::json::array())) {
-    if (r.contains("error") || !r.contains("ranks") || r.value("time_us", 0.0) <= 0 || r.value("size_bytes", 0) <= 0) {
-      continue;
-    }
-    std::vector<int> ranks = r["ranks"].get<std::vector<int>>();
-    std::string op = r.value("op", "");
+MeasuredCost::MeasuredCost(const std::vector<ResultRecord>& records, RankClassMap classes, const std::string& path)
+    : path_(path), classes_(std::move(classes)) {
+  for (const auto& r : records) {
+    if (!r.error.empty() || r.time_us <= 0 || r.size_bytes == 0) continue;
+    std::vector<int> ranks = r.ranks;
+    std::string op = r.op;
     // Pipeline neighbours send both ways at once (1F1B's batched calls, interleaved's overlap): the
     // bidirectional figure is what their transfers see; one-way records are kept apart as a fallback.
-    if (op == "pair" && !r.value("bidirectional", true)) op = "pair-oneway";
+    if (op == "pair" && !r.bidirectional) op = "pair-oneway";
     std::sort(ranks.begin(), ranks.end());
-    points_[{op, ranks}].emplace_back(r["size_bytes"].get<double>(), r["time_us"].get<double>());
+    points_[{op, ranks}].emplace_back(static_cast<double>(r.size_bytes), r.time_us);
   }
   if (points_.empty()) throw UsageError("--table " + path + ": no measured record to predict from");
   for (auto& [key, v] : points_) std::sort(v.begin(), v.end());

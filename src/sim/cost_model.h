@@ -4,20 +4,20 @@
 // ZeroCost makes communication free (tests, compute-only bounds).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "report/record.h"
 #include "sim/task.h"
+#include "topology/link_class.h"
 
 namespace pipebench {
 
 struct CommCost {
   SimTime time = 0;
-  std::string source;        // "measured", "measured (extrapolated)", "assumed", "zero"
+  std::string source;  // "measured", "measured (extrapolated)", "assumed", "zero"
 };
 
 class CostModel {
@@ -25,27 +25,29 @@ class CostModel {
   virtual ~CostModel() = default;
   // op: pair, all_reduce, all_gather, reduce_scatter, broadcast; ranks: sorted global ranks.
   // Throws UsageError when the model has nothing for this op and group.
-  [[nodiscard]] virtual CommCost cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const = 0;
+  [[nodiscard]] virtual CommCost cost(const std::string& op, const std::vector<int>& ranks,
+                                      std::int64_t bytes) const = 0;
 };
 
-// Global rank -> GPU index of the topology, from a results file (system.devices joined to
-// system.topology.gpus on the normalised bus id) or, for a bare topology file, rank i = GPU i.
-[[nodiscard]] std::map<int, int> rank_to_gpu(const nlohmann::json& source);
+// Where the ranks sit and what joins their GPUs: from the topology embedded in a results file, or a
+// `pipebench topo --format json` file where rank i is GPU i (src/io builds it).
+struct RankTopology {
+  std::map<int, int> gpu_of_rank;                                    // global rank -> GPU index
+  std::map<std::pair<int, int>, LinkClass> gpu_class;                // (GPU a, GPU b) -> class, a != b
+  std::map<std::pair<int, int>, std::vector<std::string>> gpu_path;  // (GPU a, GPU b) -> links on the path
+};
 
-// The link class of a group of global ranks (nvidia-smi's names; the worst pair), from a topology:
-// the one embedded in a results file (system.topology, system.devices), or a `pipebench topo --format
-// json` file where rank i is GPU i.
+// The link class of a group of global ranks: topology/link_class.h's worst pair.
 class RankClassMap {
  public:
   RankClassMap() = default;
-  // results: a pipebench.results/1 object, or a pipebench.topology/1 object.
-  explicit RankClassMap(const nlohmann::json& source);
+  explicit RankClassMap(const RankTopology& topology);
   [[nodiscard]] bool empty() const { return pair_class_.empty(); }
-  // "" when a pair of the group is unknown.
+  // "" when a pair of the group is unknown; "X" for one rank.
   [[nodiscard]] std::string class_of(const std::vector<int>& ranks) const;
 
  private:
-  std::map<std::pair<int, int>, std::pair<int, std::string>> pair_class_;  // ranks -> (order, label)
+  std::map<std::pair<int, int>, LinkClass> pair_class_;  // global ranks -> class
 };
 
 class ZeroCost final : public CostModel {
@@ -53,8 +55,9 @@ class ZeroCost final : public CostModel {
   CommCost cost(const std::string&, const std::vector<int>&, std::int64_t) const override { return {0, "zero"}; }
 };
 
-// time = latency + bytes x factor / bandwidth, with nccl-tests' bus factors (all_reduce 2(n-1)/n,
-// all_gather and reduce_scatter (n-1)/n, broadcast and send 1): a link of `gbps` GB/s per direction.
+// time = latency + bytes x factor / bandwidth, with the op's bus factor from the op registry (nccl-tests:
+// all_reduce 2(n-1)/n, all_gather and reduce_scatter (n-1)/n, broadcast and pair 1): a link of `gbps`
+// GB/s per direction. Throws UsageError for an op the registry does not know.
 class AssumedCost final : public CostModel {
  public:
   AssumedCost(double gbps, double latency_us) : gbps_(gbps), latency_us_(latency_us) {}
@@ -69,12 +72,12 @@ class AssumedCost final : public CostModel {
   RankClassMap classes_;
 };
 
-// From the records of a results file ("schema": "pipebench.results/1"): per (op, ranks), log-log
-// interpolation between measured sizes; outside them an alpha-beta line through the two nearest points.
+// From the records of a results file (pipebench.results/1): per (op, ranks), log-log interpolation
+// between measured sizes; outside them an alpha-beta line through the two nearest points.
 class MeasuredCost final : public CostModel {
  public:
-  // Throws UsageError naming the file for another schema or no usable record.
-  MeasuredCost(const nlohmann::json& results, const std::string& path);
+  // path names the file in messages. Throws UsageError naming it when no record is usable.
+  MeasuredCost(const std::vector<ResultRecord>& records, RankClassMap classes, const std::string& path);
   // --class-fallback: a group that was not measured takes the measurements of a group of the same op,
   // size and link class (flagged in the cost source).
   void allow_class_fallback() { fallback_ = true; }

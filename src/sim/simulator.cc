@@ -13,10 +13,12 @@
 namespace pipebench {
 namespace {
 
+enum class EventKind : std::uint8_t { kRankReady, kOpDone, kCollectiveDone };
+
 struct Event {
   SimTime time;
   std::int64_t seq;
-  int kind;   // 0: rank ready, 1: op done, 2: collective done
+  EventKind kind;
   int a, b;   // rank / op id / collective id
   bool operator>(const Event& o) const { return std::tie(time, seq) > std::tie(o.time, o.seq); }
 };
@@ -79,13 +81,13 @@ class Sim {
     } else {
       unmatched_.reserve(ops / 2 + 16);
     }
-    for (int r = 0; r < n_; ++r) push(0, 0, r, 0);
+    for (int r = 0; r < n_; ++r) push(0, EventKind::kRankReady, r, 0);
     while (!q_.empty()) {
       const Event e = q_.top();
       q_.pop();
-      if (e.kind == 0) {
+      if (e.kind == EventKind::kRankReady) {
         advance(e.a, e.time);
-      } else if (e.kind == 1) {
+      } else if (e.kind == EventKind::kOpDone) {
         op_done(e.a, e.time);
       } else {
         coll_done(e.a, e.time);
@@ -129,13 +131,15 @@ class Sim {
   }
 
  private:
+  // What a blocked rank waits for: a blocking P2P call, an async handle, or a collective.
+  enum class WaitKind : std::uint8_t { kNone, kCall, kHandle, kCollective };
   struct Wait {
-    int kind = 0;   // 0 none, 1 call (blocking P2P), 2 handle, 3 collective
+    WaitKind kind = WaitKind::kNone;
     int id = -1;
     SimTime since = 0;
   };
 
-  void push(SimTime t, int kind, int a, int b) { q_.push({t, seq_++, kind, a, b}); }
+  void push(SimTime t, EventKind kind, int a, int b) { q_.push({t, seq_++, kind, a, b}); }
 
   void trace(int rank, const std::string& track, const std::string& name, SimTime s, SimTime e) {
     if (keep_trace_) res_.trace.push_back({rank, track, name, s, e});
@@ -159,7 +163,7 @@ class Sim {
           }
           res_.ranks[ri].compute += d;
           if (keep_trace_) trace(r, "compute", task.label(), now, now + d);
-          push(now + d, 0, r, 0);
+          push(now + d, EventKind::kRankReady, r, 0);
           clock_[ri] = now + d;
           return;
         }
@@ -171,7 +175,7 @@ class Sim {
           }
           if (task.blocking) {
             if (call_pending(r, call)) {
-              waiting_[ri] = {1, call, now};
+              waiting_[ri] = {WaitKind::kCall, call, now};
               return;
             }
           }
@@ -180,7 +184,7 @@ class Sim {
         case Task::Kind::kWait: {
           ++pc_[ri];
           if (handle_pending(r, task.handle)) {
-            waiting_[ri] = {2, task.handle, now};
+            waiting_[ri] = {WaitKind::kHandle, task.handle, now};
             return;
           }
           break;
@@ -190,10 +194,10 @@ class Sim {
           const auto c = static_cast<std::size_t>(task.collective);
           coll_arrived_[c].push_back(r);
           coll_arrive_time_[c] = std::max(coll_arrive_time_[c], now);
-          waiting_[ri] = {3, task.collective, now};
+          waiting_[ri] = {WaitKind::kCollective, task.collective, now};
           if (coll_arrived_[c].size() == colls_[c].members.size()) {
             const SimTime start = coll_arrive_time_[c];
-            push(start + colls_[c].duration, 2, task.collective, 0);
+            push(start + colls_[c].duration, EventKind::kCollectiveDone, task.collective, 0);
             for (int m : colls_[c].members) {
               busy_[static_cast<std::size_t>(m)].emplace_back(clock_[static_cast<std::size_t>(m)], start + colls_[c].duration);
               trace(m, "collectives", colls_[c].label, start, start + colls_[c].duration);
@@ -260,7 +264,7 @@ class Sim {
       trace(src, "send", std::string(op_label_[src == r ? id : other]) + " -> " + std::to_string(dst), start, end);
       trace(dst, "recv", std::string(op_label_[dst == r ? id : other]) + " <- " + std::to_string(src), start, end);
     }
-    push(end, 1, id, 0);
+    push(end, EventKind::kOpDone, id, 0);
   }
 
   bool call_pending(int r, int call) const {
@@ -279,15 +283,15 @@ class Sim {
       if (o.handle >= 0) --pending_handle_[static_cast<std::size_t>(o.rank)][static_cast<std::size_t>(o.handle)];
       const auto ri = static_cast<std::size_t>(o.rank);
       const Wait& w = waiting_[ri];
-      const bool wakes = (w.kind == 1 && w.id == o.call && !call_pending(o.rank, o.call)) ||
-                         (w.kind == 2 && w.id == o.handle && !handle_pending(o.rank, o.handle));
+      const bool wakes = (w.kind == WaitKind::kCall && w.id == o.call && !call_pending(o.rank, o.call)) ||
+                         (w.kind == WaitKind::kHandle && w.id == o.handle && !handle_pending(o.rank, o.handle));
       if (wakes) {
         // Blocked time splits into waiting for the peer (a dependency) and the transfer itself (exposed).
         const SimTime from = std::max(w.since, std::min(o.start, t));
         res_.ranks[ri].blocked += t - from;
         res_.ranks[ri].waiting += from - w.since;
         waiting_[ri] = {};
-        push(t, 0, o.rank, 0);
+        push(t, EventKind::kRankReady, o.rank, 0);
       }
     }
   }
@@ -300,7 +304,7 @@ class Sim {
       res_.ranks[mi].blocked += t - from;
       res_.ranks[mi].waiting += from - waiting_[mi].since;
       waiting_[mi] = {};
-      push(t, 0, m, 0);
+      push(t, EventKind::kRankReady, m, 0);
     }
   }
 

@@ -44,7 +44,7 @@ std::string normalize_collective(std::string_view name) {
       {"allreduce", "all_reduce"},
       {"allgather", "all_gather"},
       {"reducescatter", "reduce_scatter"},
-      {"alltoall", "all_to_all"},
+      {"alltoall", "alltoall"},  // the op name used everywhere else
       {"broadcast", "broadcast"},
       {"send", "send"},
       {"recv", "recv"},

@@ -12,7 +12,7 @@
 
 namespace pipebench {
 
-// all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, send, recv, reduce, gather, scatter,
+// all_reduce, all_gather, reduce_scatter, alltoall, broadcast, send, recv, reduce, gather, scatter,
 // barrier; anything else lower-cased as given. The plan uses the same names (megatron/plan.h).
 [[nodiscard]] std::string normalize_collective(std::string_view name);
 

@@ -27,7 +27,7 @@ struct KernelRow {
 
 // One collective or P2P operation as the profile saw it, by (op, elements, dtype).
 struct CollectiveRow {
-  std::string op;              // all_reduce, all_gather, reduce_scatter, broadcast, send, recv, all_to_all, ...
+  std::string op;              // all_reduce, all_gather, reduce_scatter, broadcast, send, recv, alltoall, ...
   std::int64_t elements = -1;  // whole tensor (all_gather: the gathered output, reduce_scatter: the input); -1 unknown
   std::string dtype;           // pipebench dtype name (bfloat16, float, ...); empty when unknown
   int element_bytes = 0;       // 0 when the dtype is unknown

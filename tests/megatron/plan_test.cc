@@ -11,7 +11,7 @@
 
 #include "core/error.h"
 #include "megatron/param_count.h"
-#include "megatron/plan_json.h"
+#include "io/plan_io.h"
 
 namespace pipebench {
 namespace {

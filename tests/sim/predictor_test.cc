@@ -8,16 +8,30 @@
 
 #include "core/error.h"
 #include "megatron/plan.h"
-#include "megatron/plan_json.h"
+#include "io/plan_io.h"
+#include "io/prediction_io.h"
+#include "io/results_io.h"
 
 namespace pipebench {
 namespace {
 
-nlohmann::json plan_json(const std::string& args) {
+// The plan as predict reads it: written to its JSON and read back.
+Plan plan_json(const std::string& args) {
   std::istringstream in(args);
   std::vector<std::string> w;
   for (std::string x; in >> x;) w.push_back(x);
-  return plan_to_json(make_plan(parse_megatron_args(w), 0));
+  return plan_from_json(plan_to_json(make_plan(parse_megatron_args(w), 0)), "test plan");
+}
+
+// The measured cost model of a results file's JSON, as predict --table builds it.
+MeasuredCost measured_of(const nlohmann::json& results, const std::string& path) {
+  const ResultSet rs = results_from_json(results, "--table " + path);
+  return MeasuredCost(rs.records, RankClassMap(rank_topology(rs)), path);
+}
+
+Prediction predict_with(const Plan& plan, const CostModel& costs, const ComputeOptions& c, bool shared_path,
+                        bool keep_trace, const std::string& filter, const PathModel* paths = nullptr) {
+  return predict(plan, costs, make_compute_model(plan, c), shared_path, keep_trace, filter, paths);
 }
 
 const char* kModel =
@@ -29,7 +43,7 @@ TEST(Predictor, FreeCommunicationGivesTheBubbleClosedForms) {
   ComputeOptions c;
   c.fwd_ms_per_layer = 1;
   c.bwd_ms_per_layer = 2;
-  const Prediction p = predict(plan, ZeroCost{}, c, false, false, "");
+  const Prediction p = predict_with(plan, ZeroCost{}, c, false, false, "");
   ASSERT_GE(p.schedules.size(), 2u);
   const double tf = 4 * 1.0, tb = 4 * 2.0;  // 4 layers per stage
   const double m = 8, pp = 4;
@@ -52,10 +66,10 @@ TEST(Predictor, ASlowLinkMakesOneFOneBWinAndNamesThePair) {
   const auto plan = plan_json(kModel);
   ComputeOptions c;
   c.fwd_ms_per_layer = 0.05;
-  const Prediction slow = predict(plan, AssumedCost(0.5, 50), c, true, false, "");
+  const Prediction slow = predict_with(plan, AssumedCost(0.5, 50), c, true, false, "");
   EXPECT_EQ(slow.best, "1f1b");
   EXPECT_EQ(slow.deciding_pair.size(), 2u);
-  const Prediction fast = predict(plan, AssumedCost(400, 2), c, false, false, "");
+  const Prediction fast = predict_with(plan, AssumedCost(400, 2), c, false, false, "");
   EXPECT_NE(fast.best, "1f1b");
   ASSERT_FALSE(fast.break_even_gbps.empty());
   EXPECT_TRUE(fast.break_even_gbps[0].second.has_value());
@@ -71,9 +85,9 @@ TEST(Predictor, MeasuredTableIsInterpolatedAndMissingPairsAreNamed) {
   }
   ComputeOptions c;
   c.fwd_ms_per_layer = 1;
-  const MeasuredCost partial(results, "t.json");
+  const MeasuredCost partial = measured_of(results, "t.json");
   try {
-    (void)predict(plan, partial, c, false, false, "");
+    (void)predict_with(plan, partial, c, false, false, "");
     FAIL() << "collectives are not in the table";
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("--table t.json: no measurement of"), std::string::npos) << e.what();
@@ -84,12 +98,12 @@ TEST(Predictor, MeasuredTableIsInterpolatedAndMissingPairsAreNamed) {
   EXPECT_LT(mid.time, (5 + 1048576 / 1e4) * 1000);
   EXPECT_EQ(mid.source, "measured");
   EXPECT_EQ(partial.cost("pair", {0, 1}, 1 << 24).source, "measured (extrapolated)");
-  EXPECT_THROW(MeasuredCost(nlohmann::json{{"schema", "pipebench.plan/1"}}, "x.json"), UsageError);
+  EXPECT_THROW((void)measured_of(nlohmann::json{{"schema", "pipebench.plan/1"}}, "x.json"), UsageError);
   // One-way records (pipebench pairs) are a fallback only, flagged.
   nlohmann::json oneway = {{"schema", "pipebench.results/1"}, {"records", nlohmann::json::array()}};
   oneway["records"].push_back({{"op", "pair"}, {"ranks", {5, 6}}, {"size_bytes", 1 << 20}, {"time_us", 10.0}, {"bidirectional", false}});
   oneway["records"].push_back({{"op", "pair"}, {"ranks", {5, 6}}, {"size_bytes", 1 << 22}, {"time_us", 30.0}, {"bidirectional", false}});
-  EXPECT_EQ(MeasuredCost(oneway, "o.json").cost("pair", {5, 6}, 1 << 21).source, "measured (one-way figure)");
+  EXPECT_EQ(measured_of(oneway, "o.json").cost("pair", {5, 6}, 1 << 21).source, "measured (one-way figure)");
 }
 
 TEST(Predictor, TransfersSharingATopologyLinkCompete) {
@@ -107,29 +121,33 @@ TEST(Predictor, TransfersSharingATopologyLinkCompete) {
         if (a == b) continue;
         std::vector<std::string> path = {"up:gpu" + std::to_string(a), "down:gpu" + std::to_string(b)};
         if (shared) path.push_back("rootcomplex");
-        pairs.push_back({{"a", a}, {"b", b}, {"kind", "gpu-gpu"}, {"path", path}});
+        pairs.push_back({{"a", a}, {"b", b}, {"kind", "gpu-gpu"}, {"class", "PHB"}, {"path", path}});
       }
-    return nlohmann::json{{"system", {{"devices", devices}, {"topology", {{"gpus", gpus}, {"pairs", pairs}}}}}};
+    const nlohmann::json topo = {{"schema", "pipebench.topology/1"}, {"host", "h"}, {"gpus", gpus}, {"pairs", pairs}};
+    return nlohmann::json{{"schema", "pipebench.results/1"},
+                          {"records", nlohmann::json::array()},
+                          {"system", {{"devices", devices}, {"topology", topo}}}};
   };
-  const PathModel own = paths_from_results(results(false)), shared = paths_from_results(results(true));
+  const auto paths = [](const nlohmann::json& j) { return path_model(rank_topology(results_from_json(j, "r.json"))); };
+  const PathModel own = paths(results(false)), shared = paths(results(true));
   EXPECT_EQ(own.links.size(), 12u);
   EXPECT_EQ(shared.link_count, own.link_count + 1);
   ComputeOptions c;
   c.fwd_ms_per_layer = 0.05;
   const AssumedCost link(2, 5);
-  const double t_own = predict(plan, link, c, false, false, "1f1b", &own).schedules[0].iteration_ms;
-  const double t_shared = predict(plan, link, c, false, false, "1f1b", &shared).schedules[0].iteration_ms;
+  const double t_own = predict_with(plan, link, c, false, false, "1f1b", &own).schedules[0].iteration_ms;
+  const double t_shared = predict_with(plan, link, c, false, false, "1f1b", &shared).schedules[0].iteration_ms;
   EXPECT_GT(t_shared, t_own);
 }
 
 TEST(Predictor, PerClassLinksAndClassFallback) {
   // A topology where 0-1 and 2-3 are NV4 and everything else SYS; rank i = GPU i.
-  nlohmann::json topo = {{"schema", "pipebench.topology/1"}, {"gpus", nlohmann::json::array()}, {"pairs", nlohmann::json::array()}};
+  nlohmann::json topo = {{"schema", "pipebench.topology/1"}, {"host", "h"}, {"gpus", nlohmann::json::array()}, {"pairs", nlohmann::json::array()}};
   for (int i = 0; i < 4; ++i) topo["gpus"].push_back({{"index", i}, {"bus_id", "0000:0" + std::to_string(i) + ":00.0"}});
   for (int a = 0; a < 4; ++a)
     for (int b = 0; b < 4; ++b)
-      if (a != b) topo["pairs"].push_back({{"a", a}, {"b", b}, {"kind", "gpu-gpu"}, {"class", a / 2 == b / 2 ? "NV4" : "SYS"}});
-  const RankClassMap classes(topo);
+      if (a != b) topo["pairs"].push_back({{"a", a}, {"b", b}, {"kind", "gpu-gpu"}, {"class", a / 2 == b / 2 ? "NV4" : "SYS"}, {"path", nlohmann::json::array()}});
+  const RankClassMap classes(rank_topology(topology_from_json(topo, "t.json")));
   EXPECT_EQ(classes.class_of({0, 1}), "NV4");
   EXPECT_EQ(classes.class_of({1, 2}), "SYS");
   EXPECT_EQ(classes.class_of({0, 1, 2}), "SYS");  // the worst pair of the group
@@ -145,7 +163,7 @@ TEST(Predictor, PerClassLinksAndClassFallback) {
   for (int i = 0; i < 4; ++i) results["system"]["devices"].push_back({{"rank", i}, {"bus_id", "0000:0" + std::to_string(i) + ":00.0"}});
   results["records"].push_back({{"op", "pair"}, {"ranks", {0, 1}}, {"size_bytes", 1 << 20}, {"time_us", 10.0}});
   results["records"].push_back({{"op", "pair"}, {"ranks", {0, 1}}, {"size_bytes", 1 << 22}, {"time_us", 40.0}});
-  MeasuredCost measured(results, "r.json");
+  MeasuredCost measured = measured_of(results, "r.json");
   EXPECT_THROW((void)measured.cost("pair", {2, 3}, 1 << 21), UsageError);
   measured.allow_class_fallback();
   const CommCost c = measured.cost("pair", {2, 3}, 1 << 21);
@@ -158,7 +176,7 @@ TEST(Predictor, ChromeTraceHasOneProcessPerRankAndCompleteEvents) {
   const auto plan = plan_json(kModel);
   ComputeOptions c;
   c.fwd_ms_per_layer = 1;
-  const Prediction p = predict(plan, AssumedCost(10, 5), c, false, true, "1f1b");
+  const Prediction p = predict_with(plan, AssumedCost(10, 5), c, false, true, "1f1b");
   ASSERT_EQ(p.schedules.size(), 1u);
   const auto t = chrome_trace(p.schedules[0]);
   std::set<int> processes;
@@ -178,13 +196,13 @@ TEST(Predictor, ChromeTraceHasOneProcessPerRankAndCompleteEvents) {
 TEST(Predictor, BadComputeOptionsAndSchedulesAreRefused) {
   const auto plan = plan_json(kModel);
   ComputeOptions none;
-  EXPECT_THROW((void)predict(plan, ZeroCost{}, none, false, false, ""), UsageError);
+  EXPECT_THROW((void)predict_with(plan, ZeroCost{}, none, false, false, ""), UsageError);
   ComputeOptions neg;
   neg.fwd_ms_per_layer = -1;
-  EXPECT_THROW((void)predict(plan, ZeroCost{}, neg, false, false, ""), UsageError);
+  EXPECT_THROW((void)predict_with(plan, ZeroCost{}, neg, false, false, ""), UsageError);
   ComputeOptions ok;
   ok.tflops = 100;
-  EXPECT_THROW((void)predict(plan, ZeroCost{}, ok, false, false, "interleaved:v3"), UsageError);
+  EXPECT_THROW((void)predict_with(plan, ZeroCost{}, ok, false, false, "interleaved:v3"), UsageError);
 }
 
 }  // namespace

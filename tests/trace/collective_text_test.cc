@@ -13,7 +13,7 @@ TEST(CollectiveText, NormalizesC10dNamesToThePlansNames) {
   EXPECT_EQ(normalize_collective("allgather_into_tensor_coalesced"), "all_gather");
   EXPECT_EQ(normalize_collective("_reduce_scatter_base"), "reduce_scatter");
   EXPECT_EQ(normalize_collective("reduce_scatter_tensor_coalesced"), "reduce_scatter");
-  EXPECT_EQ(normalize_collective("all_to_allv"), "all_to_all");
+  EXPECT_EQ(normalize_collective("all_to_allv"), "alltoall");
   EXPECT_EQ(normalize_collective("broadcast"), "broadcast");
   EXPECT_EQ(normalize_collective("send"), "send");
   EXPECT_EQ(normalize_collective("recv"), "recv");

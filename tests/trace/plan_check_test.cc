@@ -9,7 +9,7 @@
 
 #include "core/error.h"
 #include "megatron/plan.h"
-#include "megatron/plan_json.h"
+#include "io/plan_io.h"
 
 namespace pipebench {
 namespace {
@@ -81,7 +81,7 @@ TEST(PlanCheck, TheBestMatchingScheduleIsChosenAndMismatchesAreListed) {
   ASSERT_GE(d.collectives.size(), 2u);
   const std::string dropped_op = d.collectives.front().op;
   d.collectives.erase(d.collectives.begin());                      // a planned message not seen
-  d.collectives.push_back(CollectiveRow{"all_to_all", 77, "", 0, 5, -1, "nvtx"});  // one never planned
+  d.collectives.push_back(CollectiveRow{"alltoall", 77, "", 0, 5, -1, "nvtx"});  // one never planned
   d.collectives.front().count += 1;                                // one seen once too often
   p.devices.push_back(d);
   PlanCheckOptions o;

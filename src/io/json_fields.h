@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+// Checked field access for the schema readers of src/io: every failure is one UsageError line naming
+// the file (or what the JSON came from) and the field, e.g. `--plan p.json: "layout.pp" is missing`.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace pipebench {
+
+class JsonFields {
+ public:
+  // where: how the message names the source ("--plan p.json").
+  explicit JsonFields(std::string where) : where_(std::move(where)) {}
+
+  [[nodiscard]] const std::string& where() const { return where_; }
+  // Throws UsageError unless j["schema"] == schema; `what` names the kind ("pipebench plan").
+  void require_schema(const nlohmann::json& j, const std::string& schema, const std::string& what) const;
+  [[noreturn]] void fail(const std::string& path, const std::string& problem) const;
+
+  // path: the dotted name of `parent` ("" for the top level); key: the field inside it.
+  [[nodiscard]] const nlohmann::json& at(const nlohmann::json& parent, const std::string& path,
+                                         const std::string& key) const;
+  [[nodiscard]] const nlohmann::json& object(const nlohmann::json& parent, const std::string& path,
+                                             const std::string& key) const;
+  [[nodiscard]] const nlohmann::json& array(const nlohmann::json& parent, const std::string& path,
+                                            const std::string& key) const;
+  [[nodiscard]] int get_int(const nlohmann::json& parent, const std::string& path, const std::string& key) const;
+  [[nodiscard]] std::int64_t get_i64(const nlohmann::json& parent, const std::string& path,
+                                     const std::string& key) const;
+  [[nodiscard]] double get_double(const nlohmann::json& parent, const std::string& path, const std::string& key) const;
+  [[nodiscard]] bool get_bool(const nlohmann::json& parent, const std::string& path, const std::string& key) const;
+  [[nodiscard]] std::string get_string(const nlohmann::json& parent, const std::string& path,
+                                       const std::string& key) const;
+  [[nodiscard]] std::vector<int> get_ints(const nlohmann::json& parent, const std::string& path,
+                                          const std::string& key) const;
+  [[nodiscard]] std::vector<std::int64_t> get_i64s(const nlohmann::json& parent, const std::string& path,
+                                                   const std::string& key) const;
+  [[nodiscard]] std::vector<std::string> get_strings(const nlohmann::json& parent, const std::string& path,
+                                                     const std::string& key) const;
+  [[nodiscard]] std::vector<std::vector<int>> get_int_lists(const nlohmann::json& parent, const std::string& path,
+                                                            const std::string& key) const;
+
+  // The dotted name of `key` inside `path`, and of element i of the array `path`.
+  [[nodiscard]] static std::string join(const std::string& path, const std::string& key);
+  [[nodiscard]] static std::string item(const std::string& path, std::size_t i);
+
+ private:
+  [[nodiscard]] int as_int(const nlohmann::json& v, const std::string& path) const;
+  std::string where_;
+};
+
+}  // namespace pipebench

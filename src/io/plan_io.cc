@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: Apache-2.0
+// pipebench.plan/1: Plan to JSON and back.
+#include "io/plan_io.h"
+
+#include "core/error.h"
+#include "core/json_file.h"
+#include "core/version.h"
+#include "io/json_fields.h"
+
+namespace pipebench {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kMain = "main";
+constexpr const char* kCoreV09 = "core_v0.9";
+
+json model_to_json(const Plan& plan) {
+  const MegatronArgs& a = plan.args;
+  return {{"num_layers", a.num_layers},
+          {"hidden_size", a.hidden},
+          {"ffn_hidden_size", a.ffn_hidden},
+          {"num_attention_heads", a.heads},
+          {"num_query_groups", a.gqa ? json(a.query_groups) : json(nullptr)},
+          {"swiglu", a.swiglu},
+          {"seq_length", a.seq_length},
+          {"max_position_embeddings", a.max_position_embeddings},
+          {"vocab_size", a.vocab_size},
+          {"padded_vocab_size", plan.padded_vocab_size},
+          {"vocab_source", a.vocab_source},
+          {"micro_batch_size", a.micro_batch},
+          {"global_batch_size", a.global_batch},
+          {"params_dtype", std::string(dtype_name(a.params_dtype))},
+          {"grad_dtype", std::string(dtype_name(plan.grad_dtype))},
+          {"sequence_parallel", a.sequence_parallel && a.tp > 1},
+          {"distributed_optimizer", a.distributed_optimizer},
+          {"overlap_grad_reduce", a.overlap_grad_reduce},
+          {"overlap_p2p_communication", a.overlap_p2p},
+          {"untie_embeddings_and_output_weights", a.untie_embeddings},
+          {"megatron_version", a.version == MegatronVersion::kMain ? kMain : kCoreV09},
+          {"ignored_arguments", a.ignored},
+          {"unknown_arguments", a.unknown}};
+}
+
+json message_to_json(const PlanMessage& m) {
+  return {{"id", m.id},
+          {"rank", m.rank},
+          {"op", m.op},
+          {"group", m.group},
+          {"peer", m.peer >= 0 ? json(m.peer) : json(nullptr)},
+          {"elements", m.elements},
+          {"dtype", std::string(dtype_name(m.dtype))},
+          {"bytes", m.bytes},
+          {"count", m.count},
+          {"phase", phase_name(m.phase)},
+          {"what", m.what}};
+}
+
+json schedule_to_json(const Schedule& s) {
+  json msgs = json::array(), params = json::array();
+  for (const auto& p : s.params) params.push_back({{"pp_rank", p.pp_rank}, {"chunk", p.chunk}, {"params", p.params}});
+  for (const auto& m : s.messages) msgs.push_back(message_to_json(m));
+  return {{"name", s.name},   {"v", s.v},        {"warmup", s.warmup}, {"bubble_ideal", s.bubble_ideal},
+          {"params", params}, {"messages", msgs}};
+}
+
+json layout_to_json(const Layout& l) {
+  return {{"world", l.world},
+          {"tp", l.tp},
+          {"cp", l.cp},
+          {"dp", l.dp},
+          {"pp", l.pp},
+          {"vp", l.vp},
+          {"microbatches", l.microbatches},
+          {"microbatch_group_size", l.microbatch_group},
+          {"rank_order", l.rank_order}};
+}
+
+json groups_to_json(const Layout& l) {
+  return {{"tp", l.tp_groups},
+          {"cp", l.cp_groups},
+          {"dp", l.dp_groups},
+          {"pp", l.pp_groups},
+          {"embedding", l.embedding_groups},
+          {"model_parallel", l.model_parallel_groups}};
+}
+
+// ---- reading ----
+
+DType dtype_field(const JsonFields& f, const json& parent, const std::string& path, const std::string& key) {
+  const std::string name = f.get_string(parent, path, key);
+  for (DType t : all_dtypes()) {
+    if (dtype_name(t) == name) return t;
+  }
+  f.fail(JsonFields::join(path, key), "is not a dtype name (\"" + name + "\")");
+}
+
+Phase phase_field(const JsonFields& f, const json& parent, const std::string& path) {
+  const std::string name = f.get_string(parent, path, "phase");
+  for (Phase p : {Phase::kWarmup, Phase::kSteady, Phase::kCooldown, Phase::kPipeline, Phase::kAfter}) {
+    if (name == phase_name(p)) return p;
+  }
+  f.fail(JsonFields::join(path, "phase"), "is not a phase (\"" + name + "\")");
+}
+
+// The model fields: MegatronArgs as far as the file records them, and the two derived values.
+void read_model(const JsonFields& f, const json& j, Plan& plan) {
+  const std::string path = "model";
+  const json& m = f.object(j, "", path);
+  MegatronArgs& a = plan.args;
+  a.num_layers = f.get_int(m, path, "num_layers");
+  a.hidden = f.get_int(m, path, "hidden_size");
+  a.ffn_hidden = f.get_int(m, path, "ffn_hidden_size");
+  a.heads = f.get_int(m, path, "num_attention_heads");
+  a.gqa = !f.at(m, path, "num_query_groups").is_null();
+  a.query_groups = a.gqa ? f.get_int(m, path, "num_query_groups") : 0;
+  a.swiglu = f.get_bool(m, path, "swiglu");
+  a.seq_length = f.get_i64(m, path, "seq_length");
+  a.max_position_embeddings = f.get_i64(m, path, "max_position_embeddings");
+  a.vocab_size = f.get_i64(m, path, "vocab_size");
+  plan.padded_vocab_size = f.get_i64(m, path, "padded_vocab_size");
+  a.vocab_source = f.get_string(m, path, "vocab_source");
+  a.micro_batch = f.get_i64(m, path, "micro_batch_size");
+  a.global_batch = f.get_i64(m, path, "global_batch_size");
+  a.params_dtype = dtype_field(f, m, path, "params_dtype");
+  plan.grad_dtype = dtype_field(f, m, path, "grad_dtype");
+  a.sequence_parallel = f.get_bool(m, path, "sequence_parallel");
+  a.distributed_optimizer = f.get_bool(m, path, "distributed_optimizer");
+  a.overlap_grad_reduce = f.get_bool(m, path, "overlap_grad_reduce");
+  a.overlap_p2p = f.get_bool(m, path, "overlap_p2p_communication");
+  a.untie_embeddings = f.get_bool(m, path, "untie_embeddings_and_output_weights");
+  const std::string version = f.get_string(m, path, "megatron_version");
+  if (version != kMain && version != kCoreV09) f.fail(path + ".megatron_version", "is not \"main\" or \"core_v0.9\"");
+  a.version = version == kMain ? MegatronVersion::kMain : MegatronVersion::kCoreV09;
+  a.ignored = f.get_strings(m, path, "ignored_arguments");
+  a.unknown = f.get_strings(m, path, "unknown_arguments");
+}
+
+// Sizes from "layout"; the groups are rebuilt from them and must equal the file's "groups".
+void read_layout(const JsonFields& f, const json& j, Plan& plan) {
+  const json& lj = f.object(j, "", "layout");
+  Layout& l = plan.layout;
+  l.world = f.get_int(lj, "layout", "world");
+  l.tp = f.get_int(lj, "layout", "tp");
+  l.cp = f.get_int(lj, "layout", "cp");
+  l.dp = f.get_int(lj, "layout", "dp");
+  l.pp = f.get_int(lj, "layout", "pp");
+  l.vp = f.get_int(lj, "layout", "vp");
+  l.microbatches = f.get_i64(lj, "layout", "microbatches");
+  l.microbatch_group = f.get_int(lj, "layout", "microbatch_group_size");
+  l.rank_order = f.get_string(lj, "layout", "rank_order");
+  for (int size : {l.tp, l.cp, l.dp, l.pp, l.vp, l.microbatch_group}) {
+    if (size < 1) f.fail("layout", "has a size below 1");
+  }
+  if (l.microbatches < 1) f.fail("layout.microbatches", "is below 1");
+  if (static_cast<std::int64_t>(l.tp) * l.cp * l.dp * l.pp != l.world)
+    f.fail("layout.world", "is not tp x cp x dp x pp");
+  build_layout_groups(l);
+  const json& g = f.object(j, "", "groups");
+  const std::pair<const char*, const std::vector<std::vector<int>>*> lists[] = {
+      {"tp", &l.tp_groups},
+      {"cp", &l.cp_groups},
+      {"dp", &l.dp_groups},
+      {"pp", &l.pp_groups},
+      {"embedding", &l.embedding_groups},
+      {"model_parallel", &l.model_parallel_groups}};
+  for (const auto& [key, built] : lists) {
+    if (f.get_int_lists(g, "groups", key) != *built) {
+      f.fail(std::string("groups.") + key, "does not follow from the layout's sizes and rank order");
+    }
+  }
+  plan.args.tp = l.tp;
+  plan.args.cp = l.cp;
+  plan.args.pp = l.pp;
+  plan.args.rank_order = l.rank_order;
+  plan.args.microbatch_group_size = l.microbatch_group;
+  plan.args.virtual_stages_per_rank = l.vp > 1 ? l.vp : 0;
+}
+
+PlanMessage read_message(const JsonFields& f, const json& mj, const std::string& path) {
+  if (!mj.is_object()) f.fail(path, "is not an object");
+  PlanMessage m;
+  m.id = f.get_int(mj, path, "id");
+  m.rank = f.get_int(mj, path, "rank");
+  m.op = f.get_string(mj, path, "op");
+  m.group = f.get_ints(mj, path, "group");
+  m.peer = f.at(mj, path, "peer").is_null() ? -1 : f.get_int(mj, path, "peer");
+  m.elements = f.get_i64(mj, path, "elements");
+  m.dtype = dtype_field(f, mj, path, "dtype");
+  m.bytes = f.get_i64(mj, path, "bytes");
+  m.count = f.get_i64(mj, path, "count");
+  m.phase = phase_field(f, mj, path);
+  m.what = f.get_string(mj, path, "what");
+  if (m.bytes < 0 || m.count < 0 || m.elements < 0) f.fail(path, "has a negative size or count");
+  return m;
+}
+
+Schedule read_schedule(const JsonFields& f, const json& sj, const std::string& path, int pp) {
+  if (!sj.is_object()) f.fail(path, "is not an object");
+  Schedule s;
+  s.name = f.get_string(sj, path, "name");
+  s.v = f.get_int(sj, path, "v");
+  if (s.v < 1) f.fail(path + ".v", "is below 1");
+  s.warmup = f.get_i64s(sj, path, "warmup");
+  if (s.warmup.size() != static_cast<std::size_t>(pp))
+    f.fail(path + ".warmup", "does not have one entry per pipeline rank");
+  s.bubble_ideal = f.get_double(sj, path, "bubble_ideal");
+  const json& params = f.array(sj, path, "params");
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const std::string pi = JsonFields::item(path + ".params", i);
+    s.params.push_back(
+        {f.get_int(params[i], pi, "pp_rank"), f.get_int(params[i], pi, "chunk"), f.get_i64(params[i], pi, "params")});
+  }
+  const json& msgs = f.array(sj, path, "messages");
+  for (std::size_t i = 0; i < msgs.size(); ++i) {
+    s.messages.push_back(read_message(f, msgs[i], JsonFields::item(path + ".messages", i)));
+  }
+  return s;
+}
+
+}  // namespace
+
+json plan_to_json(const Plan& plan) {
+  json schedules = json::array();
+  for (const auto& s : plan.schedules) schedules.push_back(schedule_to_json(s));
+  return {{"schema", kPlanSchema},
+          {"tool_version", kToolVersion},
+          {"model", model_to_json(plan)},
+          {"layout", layout_to_json(plan.layout)},
+          {"groups", groups_to_json(plan.layout)},
+          {"valid_v", plan.valid_v},
+          {"params", schedules.empty() ? json::array() : schedules[0]["params"]},
+          {"listed_ranks", plan.listed_ranks},
+          {"schedules", schedules},
+          {"notes", plan.notes}};
+}
+
+Plan plan_from_json(const json& j, const std::string& where) {
+  const JsonFields f(where);
+  f.require_schema(j, kPlanSchema, "pipebench plan");
+  Plan plan;
+  read_model(f, j, plan);
+  read_layout(f, j, plan);
+  plan.valid_v = f.get_ints(j, "", "valid_v");
+  plan.listed_ranks = f.get_ints(j, "", "listed_ranks");
+  for (int r : plan.listed_ranks) {
+    if (r < 0 || r >= plan.layout.world) f.fail("listed_ranks", "names a rank outside the world");
+  }
+  const json& schedules = f.array(j, "", "schedules");
+  for (std::size_t i = 0; i < schedules.size(); ++i) {
+    plan.schedules.push_back(read_schedule(f, schedules[i], JsonFields::item("schedules", i), plan.layout.pp));
+  }
+  if (plan.schedules.empty()) f.fail("schedules", "is empty");
+  plan.notes = f.get_strings(j, "", "notes");
+  return plan;
+}
+
+Plan load_plan(const std::string& flag, const std::string& path) {
+  return plan_from_json(read_json_file(flag, path), flag + " " + path);
+}
+
+}  // namespace pipebench

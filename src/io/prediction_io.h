@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+// The prediction file ("schema": "pipebench.prediction/1", `predict --json`) and the Chrome trace of a
+// simulated schedule (`predict --trace`).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "sim/predictor.h"
+
+namespace pipebench {
+
+inline constexpr const char* kPredictionSchema = "pipebench.prediction/1";
+
+[[nodiscard]] nlohmann::json prediction_to_json(const Prediction& p);
+
+// Chrome trace (complete events; one process per rank, threads compute / send / recv / collectives).
+[[nodiscard]] nlohmann::json chrome_trace(const SchedulePrediction& s);
+
+}  // namespace pipebench

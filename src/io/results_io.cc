@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+// Results JSON, read back.
+#include "io/results_io.h"
+
+#include <map>
+
+#include "core/error.h"
+#include "core/json_file.h"
+#include "io/json_fields.h"
+#include "report/results_json.h"
+#include "topology/topology.h"
+
+namespace pipebench {
+
+using nlohmann::json;
+
+namespace {
+
+std::uint64_t size_field(const JsonFields& f, const json& j, const std::string& path, const std::string& key) {
+  const json& v = f.at(j, path, key);
+  if (!v.is_number() || v.get<double>() < 0) f.fail(JsonFields::join(path, key), "is not a size in bytes");
+  return v.get<std::uint64_t>();
+}
+
+// Optional fields keep their defaults when absent, and must have their type when present.
+void read_optional(const JsonFields& f, const json& j, const std::string& path, ResultRecord& r) {
+  if (j.contains("backend")) r.backend = f.get_string(j, path, "backend");
+  if (j.contains("nranks")) r.nranks = f.get_int(j, path, "nranks");
+  if (j.contains("dtype")) r.dtype = f.get_string(j, path, "dtype");
+  if (j.contains("redop")) r.redop = f.get_string(j, path, "redop");
+  if (j.contains("root")) r.root = f.get_int(j, path, "root");
+  if (j.contains("count")) r.count = size_field(f, j, path, "count");
+  if (j.contains("in_place")) r.in_place = f.get_bool(j, path, "in_place");
+  if (j.contains("algbw_gbps")) r.algbw_gbps = f.get_double(j, path, "algbw_gbps");
+  if (j.contains("busbw_gbps")) r.busbw_gbps = f.get_double(j, path, "busbw_gbps");
+  if (j.contains("wrong") && !j["wrong"].is_null()) r.wrong = f.get_i64(j, path, "wrong");
+  if (j.contains("ops_per_batch")) r.ops_per_batch = f.get_int(j, path, "ops_per_batch");
+  if (j.contains("warmup")) r.warmup = f.get_int(j, path, "warmup");
+  if (j.contains("graph")) r.graph = f.get_bool(j, path, "graph");
+  if (j.contains("class") && !j["class"].is_null()) r.link_class = f.get_string(j, path, "class");
+  if (j.contains("plan_ids")) r.plan_ids = f.get_ints(j, path, "plan_ids");
+  if (j.contains("error")) r.error = f.get_string(j, path, "error");
+  if (j.contains("pairs")) {
+    for (const auto& p : f.get_int_lists(j, path, "pairs")) {
+      if (p.size() != 2) f.fail(path + ".pairs", "has an entry that is not [src, dst]");
+      r.pairs.push_back({p[0], p[1]});
+    }
+  }
+  // A pair record without a direction is the bidirectional figure (what bench --plan measures).
+  r.bidirectional = j.contains("bidirectional") ? f.get_bool(j, path, "bidirectional") : r.op == "pair";
+}
+
+SystemInfo read_system(const JsonFields& f, const json& j, const std::string& where) {
+  SystemInfo s;
+  if (!j.contains("system")) return s;
+  const json& sys = f.object(j, "", "system");
+  if (sys.contains("devices")) {
+    const json& devices = f.array(sys, "system", "devices");
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      const std::string path = JsonFields::item("system.devices", i);
+      DevicePlace d;
+      d.rank = f.get_int(devices[i], path, "rank");
+      if (devices[i].contains("host")) d.host = f.get_string(devices[i], path, "host");
+      if (devices[i].contains("bus_id") && !devices[i]["bus_id"].is_null()) {
+        d.bus_id = normalize_bus_id(f.get_string(devices[i], path, "bus_id"));
+      }
+      s.devices.push_back(d);
+    }
+  }
+  // A run that could not read its topology records {"error": ...} there instead.
+  if (sys.contains("topology") && sys["topology"].is_object() && sys["topology"].contains("schema")) {
+    s.topology = topology_from_json(sys["topology"], where + " system.topology");
+  }
+  return s;
+}
+
+}  // namespace
+
+ResultRecord record_from_json(const json& j, const std::string& where) {
+  const JsonFields f(where);
+  if (!j.is_object()) f.fail("record", "is not an object");
+  ResultRecord r;
+  r.op = f.get_string(j, "", "op");
+  r.ranks = f.get_ints(j, "", "ranks");
+  r.size_bytes = size_field(f, j, "", "size_bytes");
+  r.time_us = f.get_double(j, "", "time_us");
+  read_optional(f, j, "", r);
+  return r;
+}
+
+ResultSet results_from_json(const json& j, const std::string& where) {
+  if (!j.is_object() || j.value("schema", "") != kResultsSchema) {
+    throw UsageError(where + ": not a " + std::string(kResultsSchema) + " file");
+  }
+  const JsonFields f(where);
+  ResultSet rs;
+  rs.system = read_system(f, j, where);
+  const json& records = f.array(j, "", "records");
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    rs.records.push_back(record_from_json(records[i], where + " " + JsonFields::item("records", i)));
+  }
+  return rs;
+}
+
+ResultSet load_results(const std::string& flag, const std::string& path) {
+  return results_from_json(read_json_file(flag, path), flag + " " + path);
+}
+
+RankTopology rank_topology(const ResultSet& results) {
+  RankTopology rt;
+  if (!results.system.topology) return rt;
+  const TopologyFile& t = *results.system.topology;
+  std::map<std::string, int> gpu_of_bus;
+  for (const auto& g : t.gpus) gpu_of_bus[g.bus_id] = g.index;
+  for (const auto& d : results.system.devices) {
+    const auto it = gpu_of_bus.find(d.bus_id);
+    if (it != gpu_of_bus.end()) rt.gpu_of_rank[d.rank] = it->second;
+  }
+  for (const auto& p : t.gpu_pairs) {
+    rt.gpu_class[{p.a, p.b}] = p.cls;
+    rt.gpu_path[{p.a, p.b}] = p.path;
+  }
+  return rt;
+}
+
+}  // namespace pipebench

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// The results file ("schema": "pipebench.results/1", results/README.md): what bench, pairs and
+// bench --plan write, read back as typed records and the parts of "system" that place ranks on GPUs.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/topology_io.h"
+#include "report/record.h"
+#include "sim/cost_model.h"
+
+namespace pipebench {
+
+struct DevicePlace {
+  int rank = -1;
+  std::string host;
+  std::string bus_id;  // normalised; "" for host ranks
+};
+
+struct SystemInfo {
+  std::vector<DevicePlace> devices;
+  std::optional<TopologyFile> topology;  // absent when the run could not read its topology
+};
+
+struct ResultSet {
+  SystemInfo system;
+  std::vector<ResultRecord> records;
+};
+
+// One record; `where` names it in messages. op, ranks, size_bytes and time_us are required.
+[[nodiscard]] ResultRecord record_from_json(const nlohmann::json& j, const std::string& where);
+
+// Throws UsageError "<where>: not a pipebench.results/1 file" for another schema, and one naming the
+// field for a missing or mistyped one.
+[[nodiscard]] ResultSet results_from_json(const nlohmann::json& j, const std::string& where);
+
+// Reads a results file named by `flag` ("--table"); messages name the flag and the file.
+[[nodiscard]] ResultSet load_results(const std::string& flag, const std::string& path);
+
+// Ranks placed on the GPUs of the embedded topology (device bus ids joined to the topology's GPUs).
+[[nodiscard]] RankTopology rank_topology(const ResultSet& results);
+
+}  // namespace pipebench

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+// Compute model.
+#include "sim/compute_model.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace pipebench {
+
+// 2*b*s*(h*(h+2gk) + h^2 + h*f*(2|3)) + 4*b*s^2*h (Narayanan et al. 2021 eq. 3 with GQA and swiglu),
+// s split over CP, matrices over TP.
+double layer_fwd_flops(const Plan& plan) {
+  const MegatronArgs& a = plan.args;
+  const double h = a.hidden, f = a.ffn_hidden;
+  const double b = static_cast<double>(a.micro_batch);
+  const double s = static_cast<double>(a.seq_length) / static_cast<double>(plan.layout.cp);
+  const double heads = a.heads;
+  const double groups = a.gqa ? static_cast<double>(a.query_groups) : heads;
+  const double k = h / heads;
+  const double mlp = a.swiglu ? 3 : 2;
+  const double t = plan.layout.tp;
+  return (2 * b * s * (h * (h + 2 * groups * k) + h * h + mlp * h * f) + 4 * b * s * s * h) / t;
+}
+
+ComputeModel make_compute_model(const Plan& plan, const ComputeOptions& c) {
+  if (c.fwd_ms_per_layer < 0 || c.bwd_ms_per_layer < 0 || c.tflops < 0 || c.optimizer_ms < 0 ||
+      c.comm_sm_slowdown < 0) {
+    throw UsageError(
+        "--fwd-ms-per-layer/--bwd-ms-per-layer/--tflops/--optimizer-ms/--comm-sm-slowdown: must not be negative");
+  }
+  ComputeModel out;
+  if (c.fwd_ms_per_layer > 0) {
+    out.fwd_ms_per_layer = c.fwd_ms_per_layer;
+    out.source = "--fwd-ms-per-layer";
+  } else if (c.tflops > 0) {
+    out.fwd_ms_per_layer = layer_fwd_flops(plan) / (c.tflops * 1e12) * 1e3;
+    out.source = "FLOPs of the layer / --tflops " + std::to_string(c.tflops);
+  } else {
+    throw UsageError("compute time: give --fwd-ms-per-layer MS (> 0) or --tflops T (achieved TFLOP/s per GPU)");
+  }
+  out.bwd_ms_per_layer = c.bwd_ms_per_layer > 0 ? c.bwd_ms_per_layer : 2 * out.fwd_ms_per_layer;
+  // The output layer's logits GEMM on the last stage: 2*b*s*h*V/t FLOPs forward, at the same rate.
+  const MegatronArgs& a = plan.args;
+  const double h = a.hidden;
+  const double out_layer_flops = 2 * static_cast<double>(a.micro_batch) * static_cast<double>(a.seq_length) /
+                                 static_cast<double>(plan.layout.cp) * h * static_cast<double>(plan.padded_vocab_size) /
+                                 static_cast<double>(plan.layout.tp);
+  out.output_layer_fwd_ms = out.fwd_ms_per_layer / std::max(layer_fwd_flops(plan), 1.0) * out_layer_flops;
+  out.optimizer_ms = c.optimizer_ms;
+  out.comm_sm_slowdown = c.comm_sm_slowdown;
+  return out;
+}
+
+}  // namespace pipebench

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+// Compute model of a plan: how long one layer's forward and backward take per microbatch, the output
+// layer on the last stage, the optimizer step, and how much NCCL's kernels slow overlapped compute.
+#pragma once
+
+#include <string>
+
+#include "megatron/plan.h"
+
+namespace pipebench {
+
+struct ComputeOptions {
+  double fwd_ms_per_layer = 0;  // per layer and microbatch; 0: from FLOPs / tflops
+  double bwd_ms_per_layer = 0;  // 0: 2 x forward
+  double tflops = 0;            // achieved TFLOP/s per GPU for the FLOPs model
+  double optimizer_ms = 0;
+  double comm_sm_slowdown = 0;  // compute (1 + F) x slower while the rank's NCCL work runs
+};
+
+struct ComputeModel {
+  double fwd_ms_per_layer = 0, bwd_ms_per_layer = 0;
+  double output_layer_fwd_ms = 0;  // the logits GEMM of the last stage's last chunk (backward: 2x)
+  double optimizer_ms = 0;
+  double comm_sm_slowdown = 0;
+  std::string source;  // how fwd_ms_per_layer was found
+};
+
+// Forward FLOPs of one transformer layer and microbatch on one TP rank.
+[[nodiscard]] double layer_fwd_flops(const Plan& plan);
+
+// Throws UsageError for negative options or when neither a time nor a FLOP rate is given.
+[[nodiscard]] ComputeModel make_compute_model(const Plan& plan, const ComputeOptions& options);
+
+}  // namespace pipebench

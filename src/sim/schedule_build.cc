@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+// Schedule build.
+#include "sim/schedule_build.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+
+namespace pipebench {
+namespace {
+
+SimTime ms_to_ns(double ms) { return static_cast<SimTime>(std::llround(ms * 1e6)); }
+
+// The plan's messages of the pipeline group's ranks, costed and sorted into inside / after. P2P
+// (send/recv) is the schedule's own: only its size is kept.
+void sort_messages(const Schedule& s, const CostModel& costs, ScheduleBuild& b) {
+  const std::size_t p = b.ranks.size();
+  b.inside.assign(p, {});
+  b.after.assign(p, {});
+  b.inside_comm_ms.assign(p, 0.0);
+  for (const auto& msg : s.messages) {
+    const auto it = std::find(b.ranks.begin(), b.ranks.end(), msg.rank);
+    if (it == b.ranks.end()) continue;
+    const auto r = static_cast<std::size_t>(it - b.ranks.begin());
+    if (msg.op == "send" || msg.op == "recv") {
+      b.spec.p2p_bytes = std::max(b.spec.p2p_bytes, msg.bytes);
+      continue;
+    }
+    std::vector<int> group = msg.group;
+    std::sort(group.begin(), group.end());
+    const CommCost cc = costs.cost(msg.op, group, msg.bytes);
+    b.cost_sources.insert(cc.source);
+    const CostedMessage m{msg, static_cast<double>(cc.time) / 1e6 * static_cast<double>(msg.count)};
+    if (msg.phase == Phase::kAfter) {
+      b.after[r].push_back(m);
+    } else {
+      b.inside[r].push_back(m);
+      b.inside_comm_ms[r] += m.ms;
+    }
+  }
+}
+
+// Compute per microbatch step: layers_per_chunk layers, plus the output layer on the last stage's last
+// chunk (backward twice its forward), plus `extra_ms` spread 1/3 forward, 2/3 backward.
+void set_compute(ScheduleSpec& spec, const ComputeModel& c, int layers, const std::vector<double>& extra_ms) {
+  const int layers_per_chunk = layers / spec.p / spec.v;
+  spec.fwd.clear();
+  spec.bwd.clear();
+  for (int r = 0; r < spec.p; ++r) {
+    std::vector<SimTime> f, b;
+    const double extra = extra_ms[static_cast<std::size_t>(r)] / static_cast<double>(spec.m * spec.v);
+    for (int ch = 0; ch < spec.v; ++ch) {
+      double fwd = layers_per_chunk * c.fwd_ms_per_layer, bwd = layers_per_chunk * c.bwd_ms_per_layer;
+      if (r == spec.p - 1 && ch == spec.v - 1) {
+        fwd += c.output_layer_fwd_ms;
+        bwd += 2 * c.output_layer_fwd_ms;
+      }
+      f.push_back(ms_to_ns(fwd + extra / 3));
+      b.push_back(ms_to_ns(bwd + 2 * extra / 3));
+    }
+    spec.fwd.push_back(f);
+    spec.bwd.push_back(b);
+  }
+}
+
+}  // namespace
+
+ScheduleBuild build_schedule(const Plan& plan, const Schedule& s, const ComputeModel& compute, const CostModel& costs,
+                             bool fold) {
+  const Layout& l = plan.layout;
+  if (l.pp_groups.empty()) throw UsageError("plan without pipeline groups");
+  ScheduleBuild b;
+  b.ranks = l.pp_groups.front();
+  ScheduleSpec& spec = b.spec;
+  spec.kind = s.name == "gpipe" ? ScheduleKind::kGpipe : s.v > 1 ? ScheduleKind::kInterleaved : ScheduleKind::kOneFOneB;
+  spec.p = l.pp;
+  spec.v = s.v;
+  spec.m = l.microbatches;
+  spec.overlap_p2p = plan.args.overlap_p2p;
+  spec.warmup = s.warmup;
+  spec.table = forward_table(plan.args, l, s.v);
+  sort_messages(s, costs, b);
+  set_compute(spec, compute, plan.args.num_layers, std::vector<double>(b.ranks.size(), 0.0));
+  if (fold) {
+    ScheduleSpec folded = spec;
+    set_compute(folded, compute, plan.args.num_layers, b.inside_comm_ms);
+    b.programs = generate_schedule(folded);
+  } else {
+    b.programs = generate_schedule(spec);
+  }
+  return b;
+}
+
+}  // namespace pipebench

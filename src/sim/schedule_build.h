@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// From a plan, one of its schedules and a compute model: what the first pipeline group does in one
+// iteration. Shared by the predictor (which simulates it) and anything that executes the same task
+// lists on real ranks: the schedule spec and programs, and per pipeline rank the plan's messages that
+// run inside the schedule (TP/CP/... collectives) and after it (DP gradients, embedding, ...).
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "megatron/plan.h"
+#include "sim/compute_model.h"
+#include "sim/cost_model.h"
+#include "sim/schedules.h"
+
+namespace pipebench {
+
+struct CostedMessage {
+  PlanMessage message;
+  double ms = 0;  // per iteration: the cost model's time x message.count
+};
+
+struct ScheduleBuild {
+  std::vector<int> ranks;  // pipeline rank -> global rank (the plan's first pipeline group)
+  // Compute per rank and chunk WITHOUT the in-schedule collectives; GPipe, 1F1B or interleaved by name.
+  ScheduleSpec spec;
+  std::vector<double> inside_comm_ms;              // per pipeline rank: ms per iteration of `inside`
+  std::vector<std::vector<CostedMessage>> inside;  // per pipeline rank: collectives inside the schedule
+  std::vector<std::vector<CostedMessage>> after;   // per pipeline rank: collectives after the pipeline
+  std::vector<Program> programs;                   // generate_schedule of spec (or of the folded spec)
+  std::set<std::string> cost_sources;              // of the collectives' costs
+};
+
+// costs prices the collectives (the cost model's errors propagate). fold: the programs' compute steps
+// carry each rank's inside_comm_ms, spread over its microbatch steps (1/3 forward, 2/3 backward): the
+// predictor's stand-in for collectives it does not simulate one by one; without fold the programs are
+// those of `spec` (for executing the collectives for real).
+[[nodiscard]] ScheduleBuild build_schedule(const Plan& plan, const Schedule& schedule, const ComputeModel& compute,
+                                           const CostModel& costs, bool fold);
+
+}  // namespace pipebench

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+// pipebench.plan/1: round trips through Plan, and one clear line per kind of bad file.
+#include "io/plan_io.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace pipebench {
+namespace {
+
+using nlohmann::json;
+
+Plan plan_of(const std::string& args) {
+  std::istringstream in(args);
+  std::vector<std::string> w;
+  for (std::string x; in >> x;) w.push_back(x);
+  return make_plan(parse_megatron_args(w), 0);
+}
+
+const char* kSmall =
+    "--num-layers 16 --hidden-size 1024 --num-attention-heads 16 --seq-length 256 --micro-batch-size 1 "
+    "--global-batch-size 8 --pipeline-model-parallel-size 4 --bf16 --vocab-size 1000 --world-size 4";
+const char* kWide =
+    "--num-layers 24 --hidden-size 2048 --num-attention-heads 16 --num-query-groups 4 --group-query-attention --swiglu "
+    "--seq-length 512 --micro-batch-size 2 --global-batch-size 64 --pipeline-model-parallel-size 4 "
+    "--tensor-model-parallel-size 2 --context-parallel-size 2 --sequence-parallel --fp16 --vocab-size 32000 "
+    "--world-size 32 --overlap-grad-reduce --use-distributed-optimizer --no-overlap-p2p-communication "
+    "--num-layers-per-virtual-pipeline-stage 3 --rank-order tp-pp-dp";
+
+std::string error_of(const json& j) {
+  try {
+    (void)plan_from_json(j, "--plan p.json");
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(PlanIo, RoundTripGivesTheSameJsonAndTheSameTypedPlan) {
+  for (const char* args : {kSmall, kWide}) {
+    const Plan built = plan_of(args);
+    const json first = plan_to_json(built);
+    const Plan back = plan_from_json(first, "test");
+    EXPECT_EQ(plan_to_json(back), first) << args;
+    EXPECT_EQ(back.layout.pp_groups, built.layout.pp_groups);
+    EXPECT_EQ(back.layout.dp_cp_groups, built.layout.dp_cp_groups);  // rebuilt, not in the file
+    EXPECT_EQ(back.layout.tp_index, built.layout.tp_index);
+    EXPECT_EQ(back.args.overlap_p2p, built.args.overlap_p2p);
+    EXPECT_EQ(back.args.version, built.args.version);
+    ASSERT_EQ(back.schedules.size(), built.schedules.size());
+    for (std::size_t i = 0; i < back.schedules.size(); ++i) {
+      EXPECT_EQ(back.schedules[i].messages.size(), built.schedules[i].messages.size());
+      EXPECT_EQ(back.schedules[i].warmup, built.schedules[i].warmup);
+      // What the schedule generators read from the typed plan matches the plan built from arguments.
+      EXPECT_EQ(forward_table(back.args, back.layout, back.schedules[i].v),
+                forward_table(built.args, built.layout, built.schedules[i].v));
+    }
+  }
+}
+
+TEST(PlanIo, WrongSchemaIsNamed) {
+  EXPECT_EQ(error_of(json{{"schema", "pipebench.results/1"}}),
+            "--plan p.json: schema \"pipebench.results/1\" is not pipebench.plan/1");
+  EXPECT_EQ(error_of(json::array()), "--plan p.json: not a pipebench plan (no \"schema\")");
+}
+
+TEST(PlanIo, MissingAndMistypedFieldsAreNamed) {
+  const json good = plan_to_json(plan_of(kSmall));
+  json j = good;
+  j["layout"].erase("pp");
+  EXPECT_EQ(error_of(j), "--plan p.json: \"layout.pp\" is missing");
+  j = good;
+  j["model"]["hidden_size"] = "1024";
+  EXPECT_EQ(error_of(j), "--plan p.json: \"model.hidden_size\" is not an integer");
+  j = good;
+  j["schedules"][0]["messages"][2]["bytes"] = 1.5;
+  EXPECT_EQ(error_of(j), "--plan p.json: \"schedules[0].messages[2].bytes\" is not a 64-bit integer");
+  j = good;
+  j["schedules"][0]["messages"][0]["dtype"] = "float13";
+  EXPECT_EQ(error_of(j), "--plan p.json: \"schedules[0].messages[0].dtype\" is not a dtype name (\"float13\")");
+  j = good;
+  j["schedules"][0]["messages"][0]["phase"] = "later";
+  EXPECT_EQ(error_of(j), "--plan p.json: \"schedules[0].messages[0].phase\" is not a phase (\"later\")");
+  j = good;
+  j["groups"]["pp"][0][1] = 3;
+  EXPECT_EQ(error_of(j), "--plan p.json: \"groups.pp\" does not follow from the layout's sizes and rank order");
+  j = good;
+  j["layout"]["world"] = 8;
+  EXPECT_EQ(error_of(j), "--plan p.json: \"layout.world\" is not tp x cp x dp x pp");
+  j = good;
+  j["schedules"][0]["warmup"] = json::array({1, 2});
+  EXPECT_EQ(error_of(j), "--plan p.json: \"schedules[0].warmup\" does not have one entry per pipeline rank");
+  j = good;
+  j["model"]["megatron_version"] = "v1";
+  EXPECT_EQ(error_of(j), "--plan p.json: \"model.megatron_version\" is not \"main\" or \"core_v0.9\"");
+}
+
+TEST(PlanIo, LoadPlanNamesTheFlagAndFile) {
+  const auto dir = std::filesystem::temp_directory_path() / ("plan_io_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "p.json").string();
+  std::ofstream(path) << plan_to_json(plan_of(kSmall)).dump();
+  EXPECT_EQ(load_plan("--plan", path).layout.pp, 4);
+  std::ofstream(path) << "{\"schema\": \"pipebench.plan/1\"}";
+  try {
+    (void)load_plan("--plan", path);
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "--plan " + path + ": \"model\" is missing");
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace pipebench
