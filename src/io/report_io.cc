@@ -38,6 +38,7 @@ nlohmann::json inputs_json(const ReportInputs& in) {
   for (const auto& t : in.topologies) add("topology", t.path, t.host);
   for (const auto& p : in.predictions) add("prediction", p.path, "");
   for (const auto& p : in.replays) add("replay", p.path, "");
+  for (const auto& p : in.skipped) add("skipped", p, "");
   return j;
 }
 

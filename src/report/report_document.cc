@@ -116,6 +116,7 @@ void add_header(Builder& b, const ReportInputs& in) {
   for (const auto& p : in.predictions) others.push_back("prediction: " + p.path);
   for (const auto& p : in.replays) others.push_back("replay: " + p.path);
   for (const auto& p : in.baseline) others.push_back("baseline: " + p.path);
+  for (const auto& p : in.skipped) others.push_back("not read: " + p);
   if (!others.empty()) b.list(std::move(others));
 }
 

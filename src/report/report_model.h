@@ -74,6 +74,7 @@ struct ReportInputs {
   std::vector<ScheduleInput> predictions;
   std::vector<ScheduleInput> replays;
   std::vector<std::string> input_paths;  // as given on the command line
+  std::vector<std::string> skipped;      // "PATH: why" for files of a run folder that were not read
   double mad_k = 3.0;                    // node diagnosis: K median absolute deviations
 };
 

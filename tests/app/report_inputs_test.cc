@@ -5,10 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "core/error.h"
+#include "report/results_json.h"
 
 namespace pipebench {
 namespace {
@@ -68,6 +71,79 @@ TEST_F(ReportInputsTest, BadInputsNameTheFile) {
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   EXPECT_NE(error_of({fifo}).find(fifo + ": not a regular file or folder"), std::string::npos);
   EXPECT_NE(error_of({}).find("no INPUT"), std::string::npos);
+}
+
+// A results file as bench writes it (through the results writer), on `host` with two GPUs.
+std::string write_results(const std::string& path, const std::string& host, double busbw_gbps) {
+  const nlohmann::json topo = {
+      {"schema", "pipebench.topology/1"},
+      {"host", host},
+      {"gpus", {{{"index", 0}, {"bus_id", "0000:0a:00.0"}}, {{"index", 1}, {"bus_id", "0000:0b:00.0"}}}},
+      {"pairs", {{{"kind", "gpu-gpu"}, {"a", 0}, {"b", 1}, {"class", "NV18"}, {"path", {"nvlink"}}}}}};
+  const nlohmann::json system = {{"hosts", {host}},
+                                 {"devices",
+                                  {{{"rank", 0}, {"host", host}, {"bus_id", "0000:0a:00.0"}},
+                                   {{"rank", 1}, {"host", host}, {"bus_id", "0000:0b:00.0"}}}},
+                                 {"topology", topo}};
+  ResultsJson out(path, {{"tool_version", "0.1.0"}, {"system", system}});
+  for (std::uint64_t size = 1024; size <= (1u << 20); size *= 32) {
+    ResultRecord r;
+    r.op = "all_reduce";
+    r.backend = "nccl";
+    r.nranks = 2;
+    r.ranks = {0, 1};
+    r.dtype = "float";
+    r.redop = "sum";
+    r.size_bytes = size;
+    r.time_us = 10;
+    r.busbw_gbps = busbw_gbps;
+    r.wrong = 0;
+    r.stats.samples = 10;
+    r.stats.median_us = 10;
+    r.stats.p95_us = 10.5;
+    out.add(r);
+  }
+  return path;
+}
+
+TEST_F(ReportInputsTest, ReadsResultsOfSeveralHostsAndRunFolders) {
+  fs::create_directories(dir_ + "/run");
+  write_results(dir_ + "/run/results.json", "node-a", 100);
+  write("run/plan.json", R"({"schema": "pipebench.plan/1"})");
+  write("run/prediction.json", R"({"schema": "pipebench.prediction/1"})");
+  const auto b = write_results(dir_ + "/b.json", "node-b", 90);
+  const auto base = write_results(dir_ + "/base.json", "node-a", 100);
+  const ReportInputs in = load_report_inputs({dir_ + "/run", b}, base);
+  ASSERT_EQ(in.results.size(), 2u);
+  EXPECT_EQ(in.results[0].host, "node-a");
+  EXPECT_EQ(in.results[1].host, "node-b");
+  EXPECT_EQ(in.results[0].records.size(), 2u);
+  EXPECT_EQ(in.results[1].records[0].busbw_gbps, 90);
+  ASSERT_EQ(in.results[0].rank_bus_ids.size(), 2u);
+  EXPECT_EQ(in.results[0].rank_hosts[1], "node-a");
+  ASSERT_TRUE(in.results[0].topology);
+  EXPECT_EQ(in.results[0].topology->pair_class.at({0, 1}), "NV18");
+  ASSERT_EQ(in.baseline.size(), 1u);
+  ASSERT_EQ(in.skipped.size(), 2u);  // the run folder's plan and prediction, said in the report
+  EXPECT_NE(in.skipped[0].find("plan.json"), std::string::npos);
+  // A baseline is a results file.
+  const auto topo = write("topo.json", R"({"schema": "pipebench.topology/1", "host": "h", "gpus": [], "pairs": []})");
+  EXPECT_THROW((void)load_report_inputs({b}, topo), UsageError);
+  EXPECT_EQ(load_report_inputs({topo}, "").topologies.size(), 1u);
+}
+
+TEST_F(ReportInputsTest, TheCommandExitsThreeWhenARuleFailsAndZeroOtherwise) {
+  const auto a = write_results(dir_ + "/a.json", "node-a", 100);
+  const auto rules = write("rules.json", R"({"rules": [{"name": "ar-busbw", "op": "all_reduce",
+      "metric": "busbw_gbps", "sizes": ["1M", "1M"], "at_least": 1000000}]})");
+  const std::string cmd = std::string(PIPEBENCH_BIN) + " report " + a + " --out " + dir_ + "/out";
+  EXPECT_EQ(WEXITSTATUS(std::system((cmd + " --rules " + rules + " >/dev/null").c_str())), 3);
+  std::ifstream html(dir_ + "/out/report.html");
+  std::stringstream text;
+  text << html.rdbuf();
+  EXPECT_NE(text.str().find("ar-busbw"), std::string::npos);
+  EXPECT_EQ(WEXITSTATUS(std::system((cmd + " >/dev/null").c_str())), 0);
+  EXPECT_EQ(WEXITSTATUS(std::system((cmd + " " + dir_ + "/missing.json 2>/dev/null").c_str())), 2);
 }
 
 TEST_F(ReportInputsTest, SchemaOfAPipebenchFile) {
