@@ -117,14 +117,15 @@ TEST_F(ReportInputsTest, ReadsResultsOfSeveralHostsAndRunFolders) {
   ASSERT_EQ(in.results.size(), 2u);
   EXPECT_EQ(in.results[0].host, "node-a");
   EXPECT_EQ(in.results[1].host, "node-b");
-  EXPECT_EQ(in.results[0].records.size(), 2u);
+  EXPECT_EQ(in.results[0].records.size(), 3u);  // 1K, 32K, 1M
   EXPECT_EQ(in.results[1].records[0].busbw_gbps, 90);
   ASSERT_EQ(in.results[0].rank_bus_ids.size(), 2u);
   EXPECT_EQ(in.results[0].rank_hosts[1], "node-a");
   ASSERT_TRUE(in.results[0].topology);
   EXPECT_EQ(in.results[0].topology->pair_class.at({0, 1}), "NV18");
   ASSERT_EQ(in.baseline.size(), 1u);
-  ASSERT_EQ(in.skipped.size(), 2u);  // the run folder's plan and prediction, said in the report
+  ASSERT_EQ(in.skipped.size(), 2u) << in.skipped[0] << " / "
+                                   << in.skipped.back();  // the run folder's plan and prediction, said in the report
   EXPECT_NE(in.skipped[0].find("plan.json"), std::string::npos);
   // A baseline is a results file.
   const auto topo = write("topo.json", R"({"schema": "pipebench.topology/1", "host": "h", "gpus": [], "pairs": []})");
