@@ -56,10 +56,12 @@ MPIRUN := $(shell command -v mpirun 2>/dev/null)
 HAVE_HWLOC := $(if $(shell pkg-config --exists hwloc 2>/dev/null && echo yes),1,0)
 HAVE_SQLITE := $(if $(shell pkg-config --exists sqlite3 2>/dev/null && echo yes),1,$(if $(wildcard /usr/include/sqlite3.h),1,0))
 HAVE_TINYXML2 := $(if $(shell pkg-config --exists tinyxml2 2>/dev/null && echo yes),1,$(if $(wildcard /usr/include/tinyxml2.h),1,0))
+HAVE_PNG := $(if $(shell pkg-config --exists libpng 2>/dev/null && echo yes),1,0)
+HAVE_YAMLCPP := $(if $(shell pkg-config --exists yaml-cpp 2>/dev/null && echo yes),1,$(if $(wildcard /usr/include/yaml-cpp/yaml.h),1,0))
 
 # ---- flags ------------------------------------------------------------------------------------
 CPPFLAGS := -Isrc -I. -Itests -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1 -DPB_HAVE_MPI=$(HAVE_MPI) -DPB_HAVE_NCCL=$(HAVE_NCCL) \
-            -DPB_HAVE_HWLOC=$(HAVE_HWLOC) -DPB_HAVE_TINYXML2=$(HAVE_TINYXML2) -DPB_HAVE_CUBLAS=$(HAVE_CUBLAS) -DPB_HAVE_SQLITE=$(HAVE_SQLITE) \
+            -DPB_HAVE_HWLOC=$(HAVE_HWLOC) -DPB_HAVE_TINYXML2=$(HAVE_TINYXML2) -DPB_HAVE_YAMLCPP=$(HAVE_YAMLCPP) -DPB_HAVE_PNG=$(HAVE_PNG) -DPB_HAVE_CUBLAS=$(HAVE_CUBLAS) -DPB_HAVE_SQLITE=$(HAVE_SQLITE) \
             -DTEST_DATA_DIR='"$(CURDIR)/tests/fixtures"' -DPIPEBENCH_BIN='"$(CURDIR)/$(BUILD)/bin/pipebench"'
 CXXFLAGS ?= -O2 -g
 CXXFLAGS += -std=c++17 -Wall -Wextra -Werror -pthread -MMD -MP
@@ -74,6 +76,9 @@ LDLIBS += -ltinyxml2
 endif
 ifeq ($(HAVE_SQLITE),1)
 LDLIBS += -lsqlite3
+endif
+ifeq ($(HAVE_YAMLCPP),1)
+LDLIBS += -lyaml-cpp
 endif
 ifeq ($(HAVE_MPI),1)
 CXXFLAGS += $(MPI_CFLAGS)
@@ -117,6 +122,7 @@ OVERHEAD := $(BIN)/harness_overhead
 SIM_BENCH := $(BIN)/sim_bench
 TRACE_BENCH := $(BIN)/trace_bench
 REPLAY_BENCH := $(BIN)/replay_bench
+REPORT_BENCH := $(BIN)/report_bench
 UNIT_TESTS := $(BIN)/unit_tests
 MPI_TESTS := $(if $(filter 1,$(HAVE_MPI)),$(BIN)/mpi_tests,)
 GPU_TESTS := $(if $(filter 1,$(HAVE_NCCL)),$(BIN)/gpu_tests,)
@@ -135,7 +141,7 @@ run: deps
 	$(PIPEBENCH) run
 
 bench: deps
-	@$(MAKE) -j$(JOBS) $(OVERHEAD) $(SIM_BENCH) $(TRACE_BENCH) $(REPLAY_BENCH)
+	@$(MAKE) -j$(JOBS) $(OVERHEAD) $(SIM_BENCH) $(TRACE_BENCH) $(REPLAY_BENCH) $(REPORT_BENCH)
 	@$(MAKE) bench-all
 
 clean:
@@ -161,7 +167,10 @@ DEPS := libbenchmark-dev:/usr/include/benchmark/benchmark.h \
         libhwloc-dev:/usr/include/hwloc.h \
         libtinyxml2-dev:/usr/include/tinyxml2.h \
         libsqlite3-dev:/usr/include/sqlite3.h \
-        clang-format:/usr/bin/clang-format
+        clang-format:/usr/bin/clang-format \
+        libyaml-cpp-dev:/usr/include/yaml-cpp/yaml.h \
+        libpng-dev:/usr/include/png.h \
+        chromium:/usr/bin/chromium
 deps:
 	@missing=""; \
 	for d in $(DEPS); do pkg=$${d%%:*}; file=$${d#*:}; \
@@ -188,6 +197,8 @@ config:
 	@echo "cuBLAS:    $(if $(filter 1,$(HAVE_CUBLAS)),$(CUBLAS_SO),not found (predict --measure-compute left out))"
 	@echo "SQLite:    $(if $(filter 1,$(HAVE_SQLITE)),found,not found (trace of Nsight Systems SQLite exports left out; install libsqlite3-dev))"
 	@echo "tinyxml2:  $(if $(filter 1,$(HAVE_TINYXML2)),found,not found (--nccl-xml left out; install libtinyxml2-dev))"
+	@echo "chromium:  $(if $(wildcard /usr/bin/chromium),found,not found (the report's browser test is skipped; install chromium))"
+	@echo "yaml-cpp:  $(if $(filter 1,$(HAVE_YAMLCPP)),found,not found (report --rules reads JSON only; install libyaml-cpp-dev))"
 
 # ---- real work (run by the public targets in a fresh make) ------------------------------------
 build-all: $(PIPEBENCH) $(OVERHEAD)
@@ -208,8 +219,11 @@ $(REPLAY_BENCH): $(LIB_OBJS) $(call obj,src/tools/replay_bench.cc) | $(BIN)
 $(TRACE_BENCH): $(LIB_OBJS) $(call obj,src/tools/trace_bench.cc) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
+$(REPORT_BENCH): $(LIB_OBJS) $(call obj,src/tools/report_bench.cc) | $(BIN)
+	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+
 $(UNIT_TESTS): $(LIB_OBJS) $(call obj,$(UNIT_TEST_SRCS)) | $(BIN)
-	$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest_main -lgtest $(LDLIBS)
+	$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest_main -lgtest $(LDLIBS) $(if $(filter 1,$(HAVE_PNG)),-lpng)
 
 $(BIN)/mpi_tests: $(LIB_OBJS) $(call obj,$(MPI_TEST_SRCS) tests/world_main.cc) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest $(LDLIBS)
@@ -222,7 +236,7 @@ test-all:
 	  bash tests/run_tests.sh
 
 bench-all:
-	@MPIRUN="$(MPIRUN)" OVERHEAD="$(OVERHEAD)" SIM_BENCH="$(SIM_BENCH)" TRACE_BENCH="$(TRACE_BENCH)" REPLAY_BENCH="$(REPLAY_BENCH)" HAVE_NCCL=$(HAVE_NCCL) bash tests/run_bench.sh
+	@MPIRUN="$(MPIRUN)" OVERHEAD="$(OVERHEAD)" SIM_BENCH="$(SIM_BENCH)" TRACE_BENCH="$(TRACE_BENCH)" REPLAY_BENCH="$(REPLAY_BENCH)" REPORT_BENCH="$(REPORT_BENCH)" HAVE_NCCL=$(HAVE_NCCL) bash tests/run_bench.sh
 
 # ---- fuzzing ----------------------------------------------------------------------------------
 # One target per parser: tests/fuzz/NAME_fuzz.cc with its corpus in tests/fuzz/corpus/NAME/. `make fuzz`

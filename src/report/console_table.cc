@@ -54,8 +54,10 @@ void ConsoleTable::header(const std::string& op) {
   errors_ = 0;
   out_ << "#\n# Collective test starting: " << op << "\n#\n"
        << "#                                                              out-of-place                       in-place\n"
-       << "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n"
-       << "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)\n";
+       << "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   "
+          "busbw  #wrong\n"
+       << "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  "
+          "(GB/s)\n";
 }
 
 void ConsoleTable::row(const ResultRecord& a, const ResultRecord* b) {

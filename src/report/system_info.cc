@@ -7,7 +7,6 @@
 #include <ctime>
 #include <set>
 
-
 namespace pipebench {
 
 std::string utc_timestamp() {
@@ -39,12 +38,8 @@ nlohmann::json collect_system(const World& world, const Backend& backend) {
     }
   }
   for (const auto& h : world.all_gather(world.host())) hosts.insert(h);
-  return {{"hosts", hosts},
-          {"processes", world.size()},
-          {"gpu_models", models},
-          {"devices", devices},
-          {"versions", backend.versions()},
-          {"environment", world.launch_environment()}};
+  return {{"hosts", hosts},     {"processes", world.size()},      {"gpu_models", models},
+          {"devices", devices}, {"versions", backend.versions()}, {"environment", world.launch_environment()}};
 }
 
 }  // namespace pipebench

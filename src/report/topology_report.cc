@@ -12,7 +12,8 @@ namespace pipebench {
 namespace {
 
 std::string cell(const std::string& s, int width) {
-  return s.size() >= static_cast<std::size_t>(width) ? s + " " : s + std::string(static_cast<std::size_t>(width) - s.size(), ' ');
+  return s.size() >= static_cast<std::size_t>(width) ? s + " "
+                                                     : s + std::string(static_cast<std::size_t>(width) - s.size(), ' ');
 }
 
 std::string gbps(double g) {
@@ -58,7 +59,8 @@ void print_topology_text(std::ostream& out, const TopologyView& v) {
   out << "\nLegend:\n\n"
       << "  X    = Self\n"
       << "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)\n"
-      << "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node\n"
+      << "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA "
+         "node\n"
       << "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)\n"
       << "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)\n"
       << "  PIX  = Connection traversing at most a single PCIe bridge\n"
@@ -75,8 +77,8 @@ void print_topology_text(std::ostream& out, const TopologyView& v) {
       char buf[256];
       std::snprintf(buf, sizeof buf, "  %-4d %-13s %-5s %-25.25s %-12s %-12s %s\n", g.index, g.bus_id.c_str(),
                     g.cuda_device >= 0 ? std::to_string(g.cuda_device).c_str() : "-", g.model.c_str(),
-                    pcie_label(nd.link_gen, nd.link_width).c_str(), pcie_label(nd.link_gen_max, nd.link_width_max).c_str(),
-                    gbps(nd.link_gbps).c_str());
+                    pcie_label(nd.link_gen, nd.link_width).c_str(),
+                    pcie_label(nd.link_gen_max, nd.link_width_max).c_str(), gbps(nd.link_gbps).c_str());
       out << buf;
     }
     out << "\nGPU pairs (NCCL path, P2P by NCCL's default, narrowest link on the path in GB/s per direction):\n\n";
@@ -122,16 +124,17 @@ nlohmann::json topology_to_json(const TopologyView& v) {
                     {"rdma", nic.rdma}});
   }
   auto pair_json = [&](const PairInfo& p) {
-    return nlohmann::json{{"a", p.a},
-                          {"b", p.gpu_nic ? nlohmann::json(t.nics[static_cast<std::size_t>(p.b)].name) : nlohmann::json(p.b)},
-                          {"kind", p.gpu_nic ? "gpu-nic" : "gpu-gpu"},
-                          {"class", p.label()},
-                          {"pcie_class", class_label(p.pcie_cls, 0)},
-                          {"nvlinks", p.nvlinks},
-                          {"p2p", p.p2p},
-                          {"nccl_path", std::string(nccl_path_name(p.cls))},
-                          {"path_min_gbps", p.path_min_gbps > 0 ? nlohmann::json(p.path_min_gbps) : nlohmann::json(nullptr)},
-                          {"path", p.path}};
+    return nlohmann::json{
+        {"a", p.a},
+        {"b", p.gpu_nic ? nlohmann::json(t.nics[static_cast<std::size_t>(p.b)].name) : nlohmann::json(p.b)},
+        {"kind", p.gpu_nic ? "gpu-nic" : "gpu-gpu"},
+        {"class", p.label()},
+        {"pcie_class", class_label(p.pcie_cls, 0)},
+        {"nvlinks", p.nvlinks},
+        {"p2p", p.p2p},
+        {"nccl_path", std::string(nccl_path_name(p.cls))},
+        {"path_min_gbps", p.path_min_gbps > 0 ? nlohmann::json(p.path_min_gbps) : nlohmann::json(nullptr)},
+        {"path", p.path}};
   };
   for (const auto& p : v.gpu_pairs) {
     if (p.a == p.b) continue;
@@ -167,8 +170,8 @@ void print_topology_dot(std::ostream& out, const TopologyView& v) {
   for (std::size_t i = 0; i < t.nodes.size(); ++i) {
     const TopoNode& n = t.nodes[i];
     std::string text = label.count(static_cast<int>(i)) ? label[static_cast<int>(i)]
-                       : n.is_switch                     ? "PCIe switch\\n" + n.bus_id
-                                                         : n.label;
+                       : n.is_switch                    ? "PCIe switch\\n" + n.bus_id
+                                                        : n.label;
     const char* style = label.count(static_cast<int>(i)) ? ", style=filled, fillcolor=lightblue"
                         : n.kind == NodeKind::kNormal    ? ", shape=ellipse"
                                                          : "";

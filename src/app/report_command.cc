@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/report_command.h"
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "app/report_inputs.h"
+#include "core/error.h"
+#include "report/report_writer.h"
+#include "report/rule.h"
+
+namespace pipebench {
+
+namespace {
+
+class ReportCommand final : public Subcommand {
+ public:
+  [[nodiscard]] std::string name() const override { return "report"; }
+  [[nodiscard]] std::string summary() const override {
+    return "Qualification report (HTML, Markdown, JSON) with rules, baseline and node diagnosis";
+  }
+
+  void add_options(CLI::App& sub) override {
+    sub.add_option("inputs", inputs_, "Results files, run folders, topology, prediction or replay JSON")->required();
+    sub.add_option("--out", out_, "Folder for report.html, report.md (+ SVG plots) and report.json")
+        ->capture_default_str();
+    sub.add_option("--rules", rules_file_, "Rules file (YAML or JSON) replacing the default rules");
+    sub.add_option("--baseline", baseline_, "Results file or run folder to compare each point against");
+    sub.add_option("--title", title_, "Title of the report")->capture_default_str();
+    sub.add_option("--mad-k", mad_k_, "Node diagnosis: flag a host more than K MADs below its peers' median")
+        ->capture_default_str();
+  }
+
+  void finish(const CLI::App& /*sub*/, const CommandExtras& /*extras*/) override {
+    if (!std::isfinite(mad_k_) || !(mad_k_ > 0))
+      throw UsageError("--mad-k " + std::to_string(mad_k_) + ": must be > 0");
+    if (out_.empty()) throw UsageError("--out: empty folder name");
+    rules_ = rules_file_.empty() ? default_rules() : read_rules_file(rules_file_);
+  }
+
+  [[nodiscard]] int run(const World* /*world*/) override {
+    ReportInputs in = load_report_inputs(inputs_, baseline_);
+    in.title = title_;
+    in.mad_k = mad_k_;
+    ReportFiles files;
+    const int rc = write_report(in, rules_, out_, &files);
+    std::cout << "report: " << status_name(files.verdict) << "\n  " << files.html << "\n  " << files.markdown << "\n  "
+              << files.json << "\n";
+    return rc;
+  }
+
+ private:
+  std::vector<std::string> inputs_;
+  std::string out_ = "report";
+  std::string rules_file_, baseline_;
+  std::string title_ = "pipebench qualification report";
+  double mad_k_ = 3.0;
+  std::vector<Rule> rules_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> make_report_command() { return std::make_unique<ReportCommand>(); }
+
+}  // namespace pipebench

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/report_inputs.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+
+#include "core/error.h"
+#include "core/json_file.h"
+#include "io/results_io.h"
+#include "io/topology_io.h"
+
+namespace pipebench {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+enum class InputKind { kResults, kTopology, kPrediction, kReplay };
+
+InputKind kind_of(const std::string& flag, const std::string& path, const std::string& schema) {
+  if (schema == "pipebench.results/1") return InputKind::kResults;
+  if (schema == "pipebench.topology/1") return InputKind::kTopology;
+  if (schema == "pipebench.prediction/1") return InputKind::kPrediction;
+  if (schema == "pipebench.replay/1") return InputKind::kReplay;
+  throw UsageError(flag + " " + path + ": schema '" + schema +
+                   "' is not an input of report (pipebench.results/1, pipebench.topology/1, "
+                   "pipebench.prediction/1, pipebench.replay/1)");
+}
+
+TopologyInput topology_input(const TopologyFile& t, const std::string& path) {
+  TopologyInput out;
+  out.path = path;
+  out.host = t.host;
+  for (const auto& g : t.gpus) {
+    if (g.index < 0 || g.index > 4096) continue;
+    if (out.gpu_bus_ids.size() <= static_cast<std::size_t>(g.index)) out.gpu_bus_ids.resize(g.index + 1);
+    out.gpu_bus_ids[g.index] = g.bus_id;
+  }
+  for (const auto& p : t.gpu_pairs) out.pair_class[{std::min(p.a, p.b), std::max(p.a, p.b)}] = p.cls.label();
+  return out;
+}
+
+ResultsInput results_input(const ResultSet& rs, const std::string& path) {
+  ResultsInput out;
+  out.path = path;
+  out.records = rs.records;
+  for (const auto& d : rs.system.devices) {
+    if (d.rank < 0 || d.rank > (1 << 20)) continue;
+    const auto r = static_cast<std::size_t>(d.rank);
+    if (out.rank_bus_ids.size() <= r) out.rank_bus_ids.resize(r + 1), out.rank_hosts.resize(r + 1);
+    out.rank_bus_ids[r] = d.bus_id;
+    out.rank_hosts[r] = d.host;
+    if (!d.host.empty() && std::find(out.hosts.begin(), out.hosts.end(), d.host) == out.hosts.end()) {
+      out.hosts.push_back(d.host);
+    }
+  }
+  if (rs.system.topology) out.topology = topology_input(*rs.system.topology, path + " (system.topology)");
+  // A file without device placement still belongs to one host: its topology's, else its folder's name.
+  out.host = !out.hosts.empty() ? out.hosts.front()
+             : out.topology     ? out.topology->host
+                                : fs::path(path).parent_path().filename().string();
+  if (out.host.empty()) out.host = path;
+  return out;
+}
+
+// In a folder (a run folder), files of other schemas are listed as not read; named alone, they are
+// bad input.
+void add_file(ReportInputs& out, const std::string& flag, const std::string& path, bool in_folder, bool baseline) {
+  const nlohmann::json doc = read_json_file(flag, path);
+  const std::string schema = doc.is_object() && doc.contains("schema") && doc.at("schema").is_string()
+                                 ? doc.at("schema").get<std::string>()
+                                 : std::string();
+  if (schema.empty() && in_folder) return out.skipped.push_back(path + ": not a pipebench file");
+  if (schema.empty()) throw UsageError(flag + " " + path + ": not a pipebench file (no \"schema\")");
+  std::optional<InputKind> kind;
+  try {
+    kind = kind_of(flag, path, schema);
+  } catch (const UsageError&) {
+    if (!in_folder) throw;
+    return out.skipped.push_back(path + ": " + schema + " is not an input of report");
+  }
+  if (baseline && *kind != InputKind::kResults) {
+    if (in_folder) return out.skipped.push_back(path + ": a baseline folder's " + schema + " is not read");
+    throw UsageError(flag + " " + path + ": a baseline is a results file (pipebench.results/1)");
+  }
+  const std::string where = flag + " " + path;
+  switch (*kind) {
+    case InputKind::kResults:
+      (baseline ? out.baseline : out.results).push_back(results_input(results_from_json(doc, where), path));
+      break;
+    case InputKind::kTopology:
+      out.topologies.push_back(topology_input(topology_from_json(doc, where), path));
+      break;
+    case InputKind::kPrediction:
+    case InputKind::kReplay:
+      // The schema layer has no reader of these yet: said in the report, not silently dropped.
+      out.skipped.push_back(path + ": " + schema + " has no reader in src/io yet");
+      break;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> expand_input(const std::string& flag, const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw UsageError(flag + " " + path + ": does not exist");
+  if (S_ISREG(st.st_mode)) return {path};
+  if (!S_ISDIR(st.st_mode)) throw UsageError(flag + " " + path + ": not a regular file or folder");
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(path, ec)) {
+    const std::string name = e.path().filename().string();
+    if (e.path().extension() == ".json" && name != "report.json" && e.is_regular_file(ec)) {
+      files.push_back(e.path().string());
+    }
+  }
+  if (ec) throw UsageError(flag + " " + path + ": cannot be listed (" + ec.message() + ")");
+  if (files.empty()) throw UsageError(flag + " " + path + ": a folder with no .json file");
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string schema_of(const std::string& flag, const std::string& path) {
+  const nlohmann::json doc = read_json_file(flag, path);
+  if (!doc.is_object() || !doc.contains("schema") || !doc.at("schema").is_string()) {
+    throw UsageError(flag + " " + path + ": not a pipebench file (no \"schema\")");
+  }
+  return doc.at("schema").get<std::string>();
+}
+
+ReportInputs load_report_inputs(const std::vector<std::string>& inputs, const std::string& baseline) {
+  ReportInputs out;
+  if (inputs.empty()) throw UsageError("report: no INPUT (results files, run folders, topology, prediction)");
+  for (const auto& input : inputs) {
+    out.input_paths.push_back(input);
+    const auto files = expand_input("INPUT", input);
+    const bool folder = files.size() != 1 || files.front() != input;
+    for (const auto& file : files) add_file(out, "INPUT", file, folder, false);
+  }
+  if (!baseline.empty()) {
+    const auto files = expand_input("--baseline", baseline);
+    const bool folder = files.size() != 1 || files.front() != baseline;
+    for (const auto& file : files) add_file(out, "--baseline", file, folder, true);
+  }
+  return out;
+}
+
+}  // namespace pipebench

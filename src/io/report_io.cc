@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "io/report_io.h"
+
+#include <cmath>
+
+#include "core/version.h"
+
+namespace pipebench {
+
+namespace {
+
+nlohmann::json number_or_null(const std::optional<double>& v) {
+  return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json point_json(const PointOutcome& p) {
+  nlohmann::json j = {{"op", p.op},
+                      {"size_bytes", p.size_bytes},
+                      {"nranks", p.nranks},
+                      {"ranks", p.ranks},
+                      {"host", p.host},
+                      {"value", number_or_null(p.value)},
+                      {"limit", number_or_null(p.limit)},
+                      {"status", status_name(p.status)}};
+  if (!p.note.empty()) j["note"] = p.note;
+  return j;
+}
+
+nlohmann::json inputs_json(const ReportInputs& in) {
+  nlohmann::json j = nlohmann::json::array();
+  auto add = [&](const std::string& kind, const std::string& path, const std::string& host) {
+    nlohmann::json e = {{"kind", kind}, {"path", path}};
+    if (!host.empty()) e["host"] = host;
+    j.push_back(std::move(e));
+  };
+  for (const auto& r : in.results) add("results", r.path, r.host);
+  for (const auto& r : in.baseline) add("baseline", r.path, r.host);
+  for (const auto& t : in.topologies) add("topology", t.path, t.host);
+  for (const auto& p : in.predictions) add("prediction", p.path, "");
+  for (const auto& p : in.replays) add("replay", p.path, "");
+  for (const auto& p : in.skipped) add("skipped", p, "");
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json report_to_json(const ReportInputs& inputs, const ReportOutcome& outcome) {
+  nlohmann::json rules = nlohmann::json::array();
+  for (const auto& r : outcome.rules) {
+    nlohmann::json points = nlohmann::json::array();
+    for (const auto& p : r.points) points.push_back(point_json(p));
+    rules.push_back({{"name", r.name},
+                     {"metric", r.metric},
+                     {"comparison", r.comparison},
+                     {"severity", r.severity == Status::kWarn ? "warn" : "fail"},
+                     {"status", status_name(r.status)},
+                     {"message", r.message},
+                     {"checked", r.checked},
+                     {"points", std::move(points)}});
+  }
+  nlohmann::json hosts = nlohmann::json::array();
+  for (const auto& h : outcome.hosts) {
+    hosts.push_back({{"host", h.host},
+                     {"points", h.points},
+                     {"outliers", h.outliers},
+                     {"worst_mads", h.worst_mads},
+                     {"worst_point", h.worst_point}});
+  }
+  return {{"schema", kReportSchema},
+          {"tool_version", kToolVersion},
+          {"title", inputs.title},
+          {"verdict", status_name(outcome.verdict)},
+          {"counts", {{"failed", outcome.failed}, {"warned", outcome.warned}, {"passed", outcome.passed}}},
+          {"rules", std::move(rules)},
+          {"node_diagnosis", {{"metric", outcome.diagnosis_metric}, {"mad_k", inputs.mad_k}, {"hosts", hosts}}},
+          {"inputs", inputs_json(inputs)}};
+}
+
+}  // namespace pipebench

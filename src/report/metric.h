@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// Metric: a number a rule reads from a measured point. Any numeric field of a results record
+// (results/README.md: `busbw_gbps`, `time_us`, `wrong`, `stats.p95_us`...), plus derived ones:
+// `p95_over_median`, `fraction_of_link` (busbw / the narrowest theoretical link on the ranks' path),
+// `failed` (1 when the point has an error) and `link_below_max` (a GPU link, not a record: 1 when
+// its PCIe generation or width during the run was below the maximum).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "report/report_model.h"
+
+namespace pipebench {
+
+enum class MetricKind { kRecordField, kP95OverMedian, kFractionOfLink, kFailed, kLinkBelowMax };
+
+struct Metric {
+  std::string_view name;
+  MetricKind kind;
+  bool higher_is_better;
+  double (*field)(const ResultRecord&);  // kRecordField only
+};
+
+// nullptr when `name` is no metric.
+[[nodiscard]] const Metric* find_metric(std::string_view name);
+// Every metric name, for error messages and the README.
+[[nodiscard]] std::string metric_names();
+
+// The metric of one record; nullopt when it has none (a failed point's timings, `wrong` unchecked,
+// `fraction_of_link` without a known link, a zero median). link_gbps: the narrowest link of its ranks.
+[[nodiscard]] std::optional<double> record_metric(const Metric& m, const ResultRecord& r,
+                                                  std::optional<double> link_gbps);
+
+// 1 when the link ran below its maximum generation or width, 0 when not, nullopt when unknown.
+[[nodiscard]] std::optional<double> link_metric(const LinkStateRow& row);
+
+// The narrowest theoretical link (GB/s) on the paths between the record's ranks, from the topology of
+// their machine; nullopt when the ranks span hosts, are fewer than 2, or a GPU is not in `topo`.
+[[nodiscard]] std::optional<double> narrowest_link_gbps(const ResultsInput& in, const TopologyInput* topo,
+                                                        const ResultRecord& r);
+
+}  // namespace pipebench

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "report/report_document.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "core/units.h"
+#include "core/version.h"
+
+namespace pipebench {
+
+namespace {
+
+std::string num(double v, const char* format = "%.4g") {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string opt_num(const std::optional<double>& v) { return v ? num(*v) : "-"; }
+
+std::string joined(const std::set<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out.empty() ? "unknown" : out;
+}
+
+std::string lower(Status s) {
+  std::string n = status_name(s);
+  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return static_cast<char>(c + 32); });
+  return n;
+}
+
+class Builder {
+ public:
+  explicit Builder(ReportDocument& doc) : doc_(doc) {}
+  void heading(const std::string& text, int level = 2) {
+    Block b;
+    b.kind = Block::Kind::kHeading, b.level = level, b.text = text;
+    doc_.blocks.push_back(std::move(b));
+  }
+  void para(const std::string& text, const std::string& css = "") {
+    Block b;
+    b.kind = Block::Kind::kParagraph, b.text = text, b.css_class = css;
+    doc_.blocks.push_back(std::move(b));
+  }
+  void list(std::vector<std::string> items) {
+    Block b;
+    b.kind = Block::Kind::kList, b.items = std::move(items);
+    doc_.blocks.push_back(std::move(b));
+  }
+  // Adds rows up to kMaxTableRows and a note counting the rest.
+  void table(std::vector<std::string> header, std::vector<std::vector<std::string>> rows,
+             std::vector<std::string> classes = {}) {
+    const std::size_t total = rows.size();
+    if (total > kMaxTableRows) {
+      rows.resize(kMaxTableRows);
+      if (classes.size() > kMaxTableRows) classes.resize(kMaxTableRows);
+    }
+    Block b;
+    b.kind = Block::Kind::kTable, b.items = std::move(header), b.rows = std::move(rows);
+    b.row_class = std::move(classes);
+    doc_.blocks.push_back(std::move(b));
+    if (total > kMaxTableRows) {
+      para(std::to_string(total - kMaxTableRows) + " more rows not shown (report.json and the inputs have them).",
+           "note");
+    }
+  }
+  void verdict(Status s, const std::string& text) {
+    Block b;
+    b.kind = Block::Kind::kVerdict, b.text = text, b.css_class = lower(s);
+    doc_.blocks.push_back(std::move(b));
+  }
+  void plot(std::size_t i) {
+    Block b;
+    b.kind = Block::Kind::kPlot, b.plot = i;
+    doc_.blocks.push_back(std::move(b));
+  }
+
+ private:
+  ReportDocument& doc_;
+};
+
+void add_header(Builder& b, const ReportInputs& in) {
+  std::set<std::string> hosts, models, driver, cuda, nccl, mpi, dates;
+  for (const auto& r : in.results) {
+    for (const auto& h : r.hosts) hosts.insert(h);
+    if (r.hosts.empty()) hosts.insert(r.host);
+    models.insert(r.gpu_models.begin(), r.gpu_models.end());
+    auto v = [&](const char* key, std::set<std::string>& into) {
+      const auto it = r.versions.find(key);
+      if (it != r.versions.end() && !it->second.empty()) into.insert(it->second);
+    };
+    v("cuda_driver", driver), v("cuda_runtime", cuda), v("nccl", nccl), v("mpi", mpi);
+    if (!r.created_utc.empty()) dates.insert(r.created_utc);
+  }
+  b.table({"", ""}, {{"hosts", std::to_string(hosts.size()) + ": " + joined(hosts)},
+                     {"GPU models", joined(models)},
+                     {"driver (CUDA)", joined(driver)},
+                     {"CUDA runtime", joined(cuda)},
+                     {"NCCL", joined(nccl)},
+                     {"MPI", joined(mpi)},
+                     {"pipebench", kToolVersion},
+                     {"measured (UTC)", dates.empty() ? "unknown" : *dates.begin() + " .. " + *dates.rbegin()}});
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : in.results) {
+    rows.push_back({r.path, r.host, r.created_utc, r.tool_version, r.command_line.empty() ? "-" : r.command_line});
+  }
+  if (!rows.empty()) {
+    b.heading("Inputs", 3);
+    b.table({"file", "host", "created (UTC)", "version", "command line"}, std::move(rows));
+  }
+  std::vector<std::string> others;
+  for (const auto& t : in.topologies) others.push_back("topology: " + t.path);
+  for (const auto& p : in.predictions) others.push_back("prediction: " + p.path);
+  for (const auto& p : in.replays) others.push_back("replay: " + p.path);
+  for (const auto& p : in.baseline) others.push_back("baseline: " + p.path);
+  for (const auto& p : in.skipped) others.push_back("not read: " + p);
+  if (!others.empty()) b.list(std::move(others));
+}
+
+std::string point_name(const PointOutcome& p) {
+  std::string s = p.op;
+  if (p.size_bytes) s += " " + format_size(p.size_bytes);
+  if (p.nranks) s += " n=" + std::to_string(p.nranks);
+  if (p.op == "pair" && p.ranks.size() == 2) s += " " + std::to_string(p.ranks[0]) + "->" + std::to_string(p.ranks[1]);
+  return s;
+}
+
+void add_verdict(Builder& b, const ReportOutcome& out) {
+  b.verdict(out.verdict, std::string(status_name(out.verdict)) + ": " + std::to_string(out.failed) + " failed, " +
+                             std::to_string(out.warned) + " warned, " + std::to_string(out.passed) + " passed");
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> classes;
+  for (const auto& r : out.rules) {
+    rows.push_back({r.name, status_name(r.status), r.metric + " " + r.comparison, r.message});
+    classes.push_back(lower(r.status));
+  }
+  b.table({"rule", "status", "check", "result"}, std::move(rows), std::move(classes));
+  for (const auto& r : out.rules) {
+    if (r.status == Status::kPass) continue;
+    b.heading("Rule " + r.name + ": " + status_name(r.status), 3);
+    std::vector<std::vector<std::string>> pts;
+    std::vector<std::string> cls;
+    for (const auto& p : r.points) {
+      if (p.status == Status::kPass) continue;
+      pts.push_back({point_name(p), p.host, opt_num(p.value), opt_num(p.limit), status_name(p.status), p.note});
+      cls.push_back(lower(p.status));
+    }
+    b.table({"point", "host", "value", "limit", "status", "note"}, std::move(pts), std::move(cls));
+  }
+}
+
+void add_topology(Builder& b, const TopologyInput& t, const std::vector<LinkStateRow>* during_run) {
+  b.heading("Topology of " + t.host + (t.path.empty() ? "" : " (" + t.path + ")"), 3);
+  const std::size_t n = t.gpu_bus_ids.size();
+  std::vector<std::string> header{""};
+  std::vector<std::vector<std::string>> rows;
+  for (std::size_t i = 0; i < n; ++i) header.push_back("GPU" + std::to_string(i));
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<std::string> row{"GPU" + std::to_string(i)};
+    for (std::size_t j = 0; j < n; ++j) {
+      const auto it = t.pair_class.find({std::min(i, j), std::max(i, j)});
+      row.push_back(i == j ? "X" : it == t.pair_class.end() ? "?" : it->second);
+    }
+    rows.push_back(std::move(row));
+  }
+  if (n > 0) b.table(std::move(header), std::move(rows));
+  const auto& links = during_run && !during_run->empty() ? *during_run : t.links;
+  std::vector<std::vector<std::string>> lrows;
+  std::vector<std::string> cls;
+  for (const auto& l : links) {
+    const bool low = l.gen_seen > 0 && l.width_seen > 0 && (l.gen_seen < l.gen_max || l.width_seen < l.width_max);
+    lrows.push_back(
+        {std::to_string(l.gpu), l.bus_id, "gen " + std::to_string(l.gen_seen) + " x" + std::to_string(l.width_seen),
+         "gen " + std::to_string(l.gen_max) + " x" + std::to_string(l.width_max), low ? "below max" : "ok"});
+    cls.push_back(low ? "fail" : "");
+  }
+  if (!lrows.empty()) {
+    b.para(during_run && !during_run->empty() ? "PCIe links during the run:" : "PCIe links at discovery:");
+    b.table({"GPU", "bus id", "seen", "max", "state"}, std::move(lrows), std::move(cls));
+  }
+  for (const auto& w : t.warnings) b.para("warning: " + w, "warn");
+}
+
+void add_topologies(Builder& b, const ReportInputs& in) {
+  std::set<std::string> shown;
+  bool any = false;
+  for (const auto& r : in.results) {
+    if (!r.topology || !shown.insert(r.host).second) continue;
+    if (!any) b.heading("Topology"), any = true;
+    add_topology(b, *r.topology, &r.link_state);
+  }
+  for (const auto& t : in.topologies) {
+    if (!shown.insert(t.host + "\n" + t.path).second) continue;
+    if (!any) b.heading("Topology"), any = true;
+    const std::vector<LinkStateRow>* run = nullptr;
+    for (const auto& r : in.results) {
+      if (r.host == t.host && !r.link_state.empty()) run = &r.link_state;
+    }
+    add_topology(b, t, run);
+  }
+}
+
+void add_points(Builder& b, const ReportInputs& in, double limit) {
+  if (in.results.empty()) return;
+  b.heading("Measured points");
+  b.para(
+      "Per point: median, p95 and standard deviation of the per-op time over the timed batches; a point whose "
+      "p95/median is above " +
+          num(limit) + " is unstable.",
+      "note");
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> cls;
+  for (const auto& r : in.results) {
+    for (const auto& p : r.records) {
+      const double ratio = p.stats.median_us > 0 ? p.stats.p95_us / p.stats.median_us : 0;
+      const bool unstable = ratio > limit;
+      std::string state = !p.error.empty() ? "error: " + p.error : unstable ? "unstable" : "";
+      rows.push_back({r.host, p.op, p.dtype, format_size(p.size_bytes), std::to_string(p.nranks),
+                      num(p.busbw_gbps, "%.2f"), num(p.stats.median_us, "%.2f"), num(p.stats.p95_us, "%.2f"),
+                      num(p.stats.stddev_us, "%.2f"), p.wrong < 0 ? "-" : std::to_string(p.wrong), state});
+      cls.push_back(!p.error.empty() || p.wrong > 0 ? "fail" : unstable ? "warn" : "");
+    }
+  }
+  b.table({"host", "op", "dtype", "size", "ranks", "busbw (GB/s)", "median (us)", "p95 (us)", "stddev (us)", "#wrong",
+           "state"},
+          std::move(rows), std::move(cls));
+}
+
+void add_compare(Builder& b, const ReportOutcome& out) {
+  if (out.compared.empty()) return;
+  b.heading("Compared with the baseline");
+  b.para("Metric " + out.compare_metric +
+             ". A change counts only beyond both the rule's percentage and the two runs' "
+             "spread (their relative standard deviation).",
+         "note");
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> cls;
+  for (const auto& c : out.compared) {
+    const std::string state = !c.old_value   ? "new point"
+                              : !c.new_value ? "missing now"
+                              : c.worse      ? "worse"
+                              : c.changed    ? "better"
+                                             : "same";
+    rows.push_back(
+        {c.key, opt_num(c.old_value), opt_num(c.new_value), c.ratio > 0 ? num(c.ratio, "%.3f") : "-", state});
+    cls.push_back(c.worse ? "fail" : (!c.old_value || !c.new_value) ? "warn" : "");
+  }
+  b.table({"point", "baseline", "new", "ratio", "change"}, std::move(rows), std::move(cls));
+}
+
+void add_diagnosis(Builder& b, const ReportInputs& in, const ReportOutcome& out) {
+  if (out.hosts.empty()) return;
+  b.heading("Node diagnosis");
+  b.para("A host is flagged where its " + out.diagnosis_metric + " at a point is more than " + num(in.mad_k) +
+             " median absolute deviations below its peers' median.",
+         "note");
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> cls;
+  for (const auto& h : out.hosts) {
+    rows.push_back({h.host, std::to_string(h.points), std::to_string(h.outliers), num(h.worst_mads, "%.1f"),
+                    h.worst_point, h.outliers ? "flagged" : "ok"});
+    cls.push_back(h.outliers ? "fail" : "");
+  }
+  b.table({"host", "points", "outliers", "worst (MADs)", "worst point", "state"}, std::move(rows), std::move(cls));
+}
+
+}  // namespace
+
+ReportDocument build_document(const ReportInputs& inputs, const ReportOutcome& outcome) {
+  ReportDocument doc;
+  doc.title = inputs.title;
+  doc.plots = build_plots(inputs);
+  Builder b(doc);
+  add_header(b, inputs);
+  b.heading("Verdict");
+  add_verdict(b, outcome);
+  add_topologies(b, inputs);
+  if (!doc.plots.empty()) b.heading("Plots");
+  for (std::size_t i = 0; i < doc.plots.size(); ++i) b.plot(i);
+  add_compare(b, outcome);
+  add_diagnosis(b, inputs, outcome);
+  add_points(b, inputs, outcome.stability_limit);
+  return doc;
+}
+
+}  // namespace pipebench

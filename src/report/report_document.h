@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+// ReportDocument: a report as a list of blocks (headings, paragraphs, tables, plots, the verdict), built
+// once from the inputs and the rules' outcome, then written as HTML or Markdown, so that both formats
+// show the same content.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "report/report_model.h"
+#include "report/report_plots.h"
+
+namespace pipebench {
+
+struct Block {
+  enum class Kind { kHeading, kParagraph, kList, kTable, kPlot, kVerdict };
+  Kind kind = Kind::kParagraph;
+  int level = 2;                               // heading
+  std::string text;                            // heading, paragraph, verdict
+  std::string css_class;                       // paragraph: "note" or "warn"; verdict: "pass", "warn", "fail"
+  std::vector<std::string> items;              // list; table header
+  std::vector<std::vector<std::string>> rows;  // table
+  std::vector<std::string> row_class;          // table: per row "", "pass", "warn", "fail"
+  std::size_t plot = 0;                        // index into ReportDocument::plots
+};
+
+struct ReportDocument {
+  std::string title;
+  std::vector<Block> blocks;
+  std::vector<Plot> plots;
+};
+
+// At most this many rows of one table; the rest is counted in a note (report.json has every point).
+inline constexpr std::size_t kMaxTableRows = 400;
+
+[[nodiscard]] ReportDocument build_document(const ReportInputs& inputs, const ReportOutcome& outcome);
+
+}  // namespace pipebench

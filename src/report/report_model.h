@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+// The in-memory model of a qualification report: what the inputs say (results of several hosts,
+// topologies, predictions, replays, a baseline) and what the rules found. The readers of the input
+// schemas fill ReportInputs; the rule engine fills ReportOutcome; the HTML, Markdown and JSON writers
+// only read both.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "report/record.h"
+
+namespace pipebench {
+
+// One GPU's PCIe link: during the run (results' link_state_during_run) or at discovery (topology).
+struct LinkStateRow {
+  int gpu = -1;
+  std::string bus_id;
+  int gen_seen = 0, width_seen = 0;  // 0 = unknown
+  int gen_max = 0, width_max = 0;
+};
+
+// One machine's topology (pipebench.topology/1), reduced to what a report shows and rules need.
+struct TopologyInput {
+  std::string path;
+  std::string host;
+  std::vector<std::string> gpu_bus_ids;  // by GPU index
+  std::vector<std::string> gpu_models;
+  // Pair classes and the narrowest theoretical link of each GPU pair's path, by GPU index (a < b).
+  std::map<std::pair<int, int>, std::string> pair_class;
+  std::map<std::pair<int, int>, double> path_min_gbps;
+  std::vector<LinkStateRow> links;
+  std::vector<std::string> warnings;
+};
+
+// One results file (bench, pairs, bench --plan, imported nccl-tests).
+struct ResultsInput {
+  std::string path;
+  std::string host;  // the first of system.hosts
+  std::vector<std::string> hosts;
+  std::vector<std::string> gpu_models;
+  std::map<std::string, std::string> versions;  // cuda_driver, cuda_runtime, nccl, mpi...
+  std::string tool_version, created_utc, command_line;
+  std::vector<std::string> rank_bus_ids;  // by global rank; empty string = unknown
+  std::vector<std::string> rank_hosts;    // by global rank
+  std::vector<ResultRecord> records;
+  std::vector<LinkStateRow> link_state;   // link_state_during_run
+  std::optional<TopologyInput> topology;  // system.topology, when discovery worked
+};
+
+struct ScheduleTime {
+  std::string name;  // "1f1b", "interleaved"...
+  int v = 1;
+  double iteration_ms = 0;
+};
+
+// pipebench.prediction/1 or pipebench.replay/1: iteration time per schedule.
+struct ScheduleInput {
+  std::string path;
+  std::vector<ScheduleTime> schedules;
+  std::map<std::string, std::optional<double>> break_even_gbps;  // by v; prediction only
+  std::string verdict_text;
+};
+
+struct ReportInputs {
+  std::string title = "pipebench qualification report";
+  std::vector<ResultsInput> results;
+  std::vector<ResultsInput> baseline;  // --baseline
+  std::vector<TopologyInput> topologies;
+  std::vector<ScheduleInput> predictions;
+  std::vector<ScheduleInput> replays;
+  std::vector<std::string> input_paths;  // as given on the command line
+  std::vector<std::string> skipped;      // "PATH: why" for files of a run folder that were not read
+  double mad_k = 3.0;                    // node diagnosis: K median absolute deviations
+};
+
+// ---- outcome --------------------------------------------------------------------------------
+
+enum class Status { kPass, kWarn, kFail };
+
+[[nodiscard]] const char* status_name(Status s);  // "PASS", "WARN", "FAIL"
+
+struct PointOutcome {
+  std::string op;
+  std::uint64_t size_bytes = 0;
+  int nranks = 0;
+  std::vector<int> ranks;
+  std::string host;
+  std::optional<double> value;  // null when the point has no value (missing from one side of a compare)
+  std::optional<double> limit;
+  Status status = Status::kPass;
+  std::string note;  // why (e.g. "missing from the baseline", "3.4 MADs below the peers' median")
+};
+
+struct RuleOutcome {
+  std::string name;
+  std::string metric;
+  std::string comparison;  // "at_least", ...
+  Status severity = Status::kFail;
+  Status status = Status::kPass;
+  std::string message;
+  std::size_t checked = 0;  // points evaluated
+  std::vector<PointOutcome> points;
+};
+
+// One point of a baseline compare (Google Benchmark compare.py's table: old, new, ratio).
+struct ComparedPoint {
+  std::string key;  // "all_reduce float sum 1M n=8 ranks=0-7 host"
+  std::string host;
+  std::string op;
+  std::uint64_t size_bytes = 0;
+  std::optional<double> old_value, new_value;
+  double ratio = 0;      // new / old; 0 when one side is missing
+  bool changed = false;  // beyond both the percentage and the two runs' spread
+  bool worse = false;    // changed in the metric's bad direction
+};
+
+// Per host of the node diagnosis.
+struct HostDiagnosis {
+  std::string host;
+  std::size_t points = 0;
+  std::size_t outliers = 0;
+  double worst_mads = 0;    // largest deviation below the peers, in MADs
+  std::string worst_point;  // the point of that deviation
+};
+
+struct ReportOutcome {
+  Status verdict = Status::kPass;
+  std::size_t passed = 0, warned = 0, failed = 0;  // rules
+  std::vector<RuleOutcome> rules;                  // failing first, then warnings, then passes
+  std::vector<ComparedPoint> compared;             // with --baseline
+  std::string compare_metric;
+  std::vector<HostDiagnosis> hosts;  // with several hosts
+  std::string diagnosis_metric;
+  double stability_limit = 1.2;  // p95/median above this marks a point unstable (the rules' limit)
+};
+
+}  // namespace pipebench

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "report/report_plots.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "core/units.h"
+#include "report/charts.h"
+#include "report/diagnosis.h"
+#include "report/metric.h"
+#include "report/rule_engine.h"
+
+namespace pipebench {
+
+namespace {
+
+struct OpKey {
+  std::string op, dtype;
+  bool operator<(const OpKey& o) const { return std::tie(op, dtype) < std::tie(o.op, o.dtype); }
+};
+
+// host -> size -> values (several when a host has several records of the point)
+using HostPoints = std::map<std::string, std::map<double, std::vector<double>>>;
+
+struct OpData {
+  HostPoints busbw, time;
+  std::optional<double> link_gbps;  // the narrowest link over the op's records, where known
+};
+
+std::map<OpKey, OpData> collect(const ReportInputs& inputs) {
+  std::map<OpKey, OpData> out;
+  for (const auto& in : inputs.results) {
+    const TopologyInput* topo = topology_for(inputs, in);
+    for (const auto& r : in.records) {
+      // Out-of-place only (nccl-tests' first columns); pairs go to the heatmap.
+      if (!r.error.empty() || r.in_place || r.op == "pair" || r.size_bytes == 0) continue;
+      auto& d = out[{r.op, r.dtype}];
+      d.busbw[in.host][static_cast<double>(r.size_bytes)].push_back(r.busbw_gbps);
+      d.time[in.host][static_cast<double>(r.size_bytes)].push_back(r.time_us);
+      if (const auto link = narrowest_link_gbps(in, topo, r)) {
+        d.link_gbps = d.link_gbps ? std::min(*d.link_gbps, *link) : *link;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<Series> series_of(const HostPoints& hp, bool lower_is_worse) {
+  std::vector<Series> out;
+  if (hp.size() <= kMaxHostLines) {
+    for (const auto& [host, sizes] : hp) {
+      Series s{host, {}};
+      for (const auto& [x, ys] : sizes) s.points.emplace_back(x, median_of(ys));
+      out.push_back(std::move(s));
+    }
+    return out;
+  }
+  std::map<double, std::vector<double>> by_size;
+  for (const auto& [host, sizes] : hp) {
+    for (const auto& [x, ys] : sizes) by_size[x].push_back(median_of(ys));
+  }
+  const std::string n = std::to_string(hp.size());
+  Series med{"median of " + n + " hosts", {}}, worst{(lower_is_worse ? "min of " : "max of ") + n + " hosts", {}};
+  for (const auto& [x, ys] : by_size) {
+    med.points.emplace_back(x, median_of(ys));
+    worst.points.emplace_back(
+        x, lower_is_worse ? *std::min_element(ys.begin(), ys.end()) : *std::max_element(ys.begin(), ys.end()));
+  }
+  out.push_back(std::move(med));
+  out.push_back(std::move(worst));
+  return out;
+}
+
+void add_pair_heatmaps(const ReportInputs& inputs, std::vector<Plot>& plots) {
+  for (const auto& in : inputs.results) {
+    std::uint64_t largest = 0;
+    int nranks = 0;
+    for (const auto& r : in.records) {
+      if (r.op == "pair" && r.error.empty() && r.pairs.size() == 1) largest = std::max(largest, r.size_bytes);
+      for (const int rank : r.ranks) nranks = std::max(nranks, rank + 1);
+    }
+    if (largest == 0 || nranks < 2 || nranks > 64) continue;
+    Heatmap map;
+    map.title = "pair bandwidth at " + format_size(largest) + ", " + in.host;
+    map.unit = "GB/s";
+    for (int i = 0; i < nranks; ++i) map.labels.push_back("r" + std::to_string(i));
+    map.values.assign(nranks, std::vector<std::optional<double>>(nranks));
+    map.limits = map.values;
+    const TopologyInput* topo = topology_for(inputs, in);
+    for (const auto& r : in.records) {
+      if (r.op != "pair" || !r.error.empty() || r.size_bytes != largest || r.pairs.size() != 1) continue;
+      const int a = r.pairs[0].src, b = r.pairs[0].dst;
+      if (a < 0 || b < 0 || a >= nranks || b >= nranks) continue;
+      map.values[a][b] = r.busbw_gbps;
+      map.limits[a][b] = narrowest_link_gbps(in, topo, r);
+    }
+    plots.push_back({"pairs-" + std::to_string(plots.size()), map.title, heatmap_svg(map)});
+    if (plots.size() > 64) break;  // a page of heatmaps at most; the JSON has every pair
+  }
+}
+
+void add_schedule_bars(const ReportInputs& inputs, std::vector<Plot>& plots) {
+  if (inputs.predictions.empty() && inputs.replays.empty()) return;
+  BarChart chart;
+  chart.title = "iteration time per schedule";
+  chart.y_label = "iteration time (ms)";
+  std::map<std::string, BarGroup> groups;
+  std::vector<std::string> order;
+  auto add = [&](const std::vector<ScheduleInput>& list, const std::string& what) {
+    for (const auto& in : list) {
+      for (const auto& s : in.schedules) {
+        const std::string label = s.name + (s.v > 1 ? " v=" + std::to_string(s.v) : "");
+        if (groups.count(label) == 0) order.push_back(label);
+        groups[label].label = label;
+        groups[label].bars.emplace_back(what, s.iteration_ms);
+      }
+    }
+  };
+  add(inputs.predictions, "predicted");
+  add(inputs.replays, "replayed");
+  for (const auto& label : order) chart.groups.push_back(groups[label]);
+  std::string note = "schedule";
+  for (const auto& p : inputs.predictions) {
+    for (const auto& [v, gbps] : p.break_even_gbps) {
+      char buf[64];
+      if (gbps)
+        std::snprintf(buf, sizeof buf, "; break-even v=%s: %.1f GB/s", v.c_str(), *gbps);
+      else
+        std::snprintf(buf, sizeof buf, "; break-even v=%s: none", v.c_str());
+      note += buf;
+    }
+  }
+  chart.note = note;
+  plots.push_back({"schedules", chart.title, bar_chart_svg(chart)});
+}
+
+}  // namespace
+
+std::vector<Plot> build_plots(const ReportInputs& inputs) {
+  std::vector<Plot> plots;
+  for (const auto& [key, d] : collect(inputs)) {
+    LineChart bw;
+    bw.title = "busbw vs size: " + key.op + " " + key.dtype;
+    bw.y_label = "busbw (GB/s)";
+    bw.series = series_of(d.busbw, true);
+    if (d.link_gbps) {
+      bw.reference_y = *d.link_gbps;
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "narrowest link %.1f GB/s", *d.link_gbps);
+      bw.reference_label = buf;
+    }
+    plots.push_back({"busbw-" + key.op + "-" + key.dtype, bw.title, line_chart_svg(bw)});
+    LineChart lat;
+    lat.title = "latency vs size: " + key.op + " " + key.dtype;
+    lat.y_label = "time (us, log10 scale)";
+    lat.log_y = true;
+    lat.series = series_of(d.time, false);
+    plots.push_back({"latency-" + key.op + "-" + key.dtype, lat.title, line_chart_svg(lat)});
+  }
+  add_pair_heatmaps(inputs, plots);
+  add_schedule_bars(inputs, plots);
+  return plots;
+}
+
+}  // namespace pipebench

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "report/report_writer.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "core/error.h"
+#include "io/report_io.h"
+#include "report/html_report.h"
+#include "report/markdown_report.h"
+#include "report/report_document.h"
+#include "report/results_json.h"
+#include "report/rule_engine.h"
+
+namespace pipebench {
+
+namespace {
+
+// lstat, so that a symlink is seen as itself and never followed.
+void check_output(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return;
+    throw UsageError("--out " + path + ": " + std::strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode)) throw UsageError("--out " + path + ": exists and is not a regular file; not replaced");
+}
+
+void prepare_dir(const std::string& dir) {
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) throw UsageError("--out " + dir + ": exists and is not a folder");
+    return;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw UsageError("--out " + dir + ": cannot create the folder (" + ec.message() + ")");
+}
+
+}  // namespace
+
+int write_report(const ReportInputs& inputs, const std::vector<Rule>& rules, const std::string& dir,
+                 ReportFiles* files) {
+  prepare_dir(dir);
+  const ReportOutcome outcome = evaluate_report(inputs, rules);
+  const ReportDocument doc = build_document(inputs, outcome);
+  const std::string base = dir + "/report";
+  std::vector<std::pair<std::string, std::string>> writes = {
+      {base + ".html", render_html(doc)},
+      {base + ".md", render_markdown(doc)},
+      {base + ".json", report_to_json(inputs, outcome).dump(1) + "\n"}};
+  for (std::size_t i = 0; i < doc.plots.size(); ++i)
+    writes.emplace_back(dir + "/" + plot_file(doc, i), doc.plots[i].svg);
+  for (const auto& [path, text] : writes) check_output(path);  // all checked before any is written
+  for (const auto& [path, text] : writes) write_file_atomically(path, text);
+  if (files) *files = {base + ".html", base + ".md", base + ".json", outcome.verdict};
+  return outcome.verdict == Status::kFail ? static_cast<int>(ExitCode::kWrongData) : static_cast<int>(ExitCode::kOk);
+}
+
+}  // namespace pipebench

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "report/rule_engine.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "report/baseline_compare.h"
+#include "report/diagnosis.h"
+
+namespace pipebench {
+
+namespace {
+
+bool violates(const Rule& rule, double v) {
+  return rule.comparison == Comparison::kAtLeast ? v < rule.threshold : v > rule.threshold;
+}
+
+bool size_matches(const Rule& rule, const ResultRecord& r) {
+  if (!rule.op.empty() && r.op != rule.op) return false;
+  return !rule.sizes || (r.size_bytes >= rule.sizes->first && r.size_bytes <= rule.sizes->second);
+}
+
+// The largest size per op among the records a rule selects, in one input.
+std::map<std::string, std::uint64_t> largest_sizes(const Rule& rule, const ResultsInput& in) {
+  std::map<std::string, std::uint64_t> out;
+  for (const auto& r : in.records) {
+    if (size_matches(rule, r) && r.error.empty()) out[r.op] = std::max(out[r.op], r.size_bytes);
+  }
+  return out;
+}
+
+PointOutcome point_of(const ResultsInput& in, const ResultRecord& r) {
+  PointOutcome p;
+  p.op = r.op;
+  p.size_bytes = r.size_bytes;
+  p.nranks = r.nranks;
+  p.ranks = r.ranks;
+  p.host = in.host;
+  return p;
+}
+
+void add_point(RuleOutcome& out, PointOutcome p, bool bad, Status severity) {
+  ++out.checked;
+  p.status = bad ? severity : Status::kPass;
+  out.points.push_back(std::move(p));
+}
+
+void check_links(const ReportInputs& inputs, const Rule& rule, RuleOutcome& out) {
+  auto check = [&](const std::string& host, const std::vector<LinkStateRow>& rows) {
+    for (const auto& row : rows) {
+      const auto v = link_metric(row);
+      if (!v) continue;
+      PointOutcome p;
+      p.op = "link";
+      p.ranks = {row.gpu};
+      p.host = host;
+      p.value = *v;
+      p.limit = rule.threshold;
+      p.note = "GPU " + std::to_string(row.gpu) + " " + row.bus_id + ": PCIe gen " + std::to_string(row.gen_seen) +
+               " x" + std::to_string(row.width_seen) + " of gen " + std::to_string(row.gen_max) + " x" +
+               std::to_string(row.width_max);
+      add_point(out, std::move(p), violates(rule, *v), rule.severity);
+    }
+  };
+  // One host's files (bench, pairs) all carry its links: check each host's links once.
+  std::set<std::string> hosts_with_run_state;
+  for (const auto& in : inputs.results) {
+    if (in.link_state.empty() || !hosts_with_run_state.insert(in.host).second) continue;
+    check(in.host, in.link_state);
+  }
+  // A topology alone gives the state at discovery; the run's state wins where both exist.
+  for (const auto& t : inputs.topologies) {
+    if (hosts_with_run_state.count(t.host) == 0) check(t.host, t.links);
+  }
+}
+
+void check_records(const ReportInputs& inputs, const Rule& rule, RuleOutcome& out) {
+  for (const auto& in : inputs.results) {
+    const TopologyInput* topo = topology_for(inputs, in);
+    const auto largest = rule.largest_size_only ? largest_sizes(rule, in) : std::map<std::string, std::uint64_t>{};
+    for (const auto& r : in.records) {
+      if (!size_matches(rule, r)) continue;
+      if (rule.largest_size_only && (largest.count(r.op) == 0 || largest.at(r.op) != r.size_bytes)) continue;
+      const auto link =
+          rule.metric->kind == MetricKind::kFractionOfLink ? narrowest_link_gbps(in, topo, r) : std::optional<double>();
+      const auto v = record_metric(*rule.metric, r, link);
+      if (!v) continue;
+      PointOutcome p = point_of(in, r);
+      p.value = *v;
+      p.limit = rule.threshold;
+      if (!r.error.empty()) p.note = r.error;
+      add_point(out, std::move(p), violates(rule, *v), rule.severity);
+    }
+  }
+}
+
+void check_baseline(const ReportInputs& inputs, const Rule& rule, RuleOutcome& out) {
+  std::vector<ResultsInput> now = inputs.results, old = inputs.baseline;
+  for (auto* side : {&now, &old}) {
+    for (auto& in : *side) {
+      in.records.erase(std::remove_if(in.records.begin(), in.records.end(),
+                                      [&](const ResultRecord& r) { return !size_matches(rule, r); }),
+                       in.records.end());
+    }
+  }
+  for (const auto& c : compare_to_baseline(now, old, *rule.metric, rule.threshold)) {
+    PointOutcome p;
+    p.op = c.op;
+    p.size_bytes = c.size_bytes;
+    p.host = c.host;
+    p.value = c.new_value;
+    p.limit = c.old_value;
+    ++out.checked;
+    if (!c.new_value || !c.old_value) {
+      p.status = Status::kWarn;
+      p.note = !c.old_value ? "missing from the baseline: " + c.key : "missing from the new results: " + c.key;
+    } else {
+      p.status = c.worse ? rule.severity : Status::kPass;
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "ratio %.3f", c.ratio);
+      p.note = std::string(buf) + (c.changed ? "" : " (within the limit or the runs' spread)") + ": " + c.key;
+    }
+    out.points.push_back(std::move(p));
+  }
+}
+
+void check_mad(const ReportInputs& inputs, const Rule& rule, RuleOutcome& out) {
+  const auto findings = mad_outliers(inputs.results, *rule.metric, rule.threshold,
+                                     [&](const ResultRecord& r) { return size_matches(rule, r); });
+  for (const auto& f : findings) {
+    PointOutcome p = point_of(*f.input, *f.record);
+    p.host = f.member;
+    p.value = f.value;
+    p.limit = f.peers_median;
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%.1f MADs from the peers' median (MAD %.3g)", f.deviations, f.mad);
+    p.note = buf;
+    add_point(out, std::move(p), f.outlier, rule.severity);
+  }
+}
+
+std::string summary_message(const RuleOutcome& out, const Rule& rule) {
+  if (out.checked == 0) {
+    if (rule.comparison == Comparison::kBaselineWithinPct) return "not applied: no --baseline";
+    if (rule.metric->kind == MetricKind::kFractionOfLink) return "not applied: no point with a known topology link";
+    if (rule.comparison == Comparison::kMadOutlierK) return "not applied: fewer than 3 hosts or pairs per point";
+    return "not applied: no point has this metric";
+  }
+  std::size_t bad = 0;
+  for (const auto& p : out.points) bad += p.status != Status::kPass ? 1 : 0;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%zu of %zu points violate (%s %s %g)", bad, out.checked,
+                std::string(rule.metric->name).c_str(), comparison_name(rule.comparison), rule.threshold);
+  return buf;
+}
+
+}  // namespace
+
+const TopologyInput* topology_for(const ReportInputs& inputs, const ResultsInput& in) {
+  if (in.topology) return &*in.topology;
+  for (const auto& t : inputs.topologies) {
+    if (t.host == in.host) return &t;
+  }
+  if (inputs.topologies.size() == 1 && in.hosts.size() <= 1) return &inputs.topologies.front();
+  return nullptr;
+}
+
+RuleOutcome evaluate_rule(const ReportInputs& inputs, const Rule& rule) {
+  RuleOutcome out;
+  out.name = rule.name;
+  out.metric = std::string(rule.metric->name);
+  out.comparison = comparison_name(rule.comparison);
+  out.severity = rule.severity;
+  if (rule.comparison == Comparison::kBaselineWithinPct) {
+    if (!inputs.baseline.empty()) check_baseline(inputs, rule, out);
+  } else if (rule.comparison == Comparison::kMadOutlierK) {
+    check_mad(inputs, rule, out);
+  } else if (rule.metric->kind == MetricKind::kLinkBelowMax) {
+    check_links(inputs, rule, out);
+  } else {
+    check_records(inputs, rule, out);
+  }
+  for (const auto& p : out.points) out.status = std::max(out.status, p.status);
+  out.message = summary_message(out, rule);
+  return out;
+}
+
+ReportOutcome evaluate_report(const ReportInputs& inputs, const std::vector<Rule>& rules) {
+  ReportOutcome rep;
+  for (const auto& rule : rules) {
+    rep.rules.push_back(evaluate_rule(inputs, rule));
+    if (rule.metric->kind == MetricKind::kP95OverMedian && rule.comparison == Comparison::kAtMost) {
+      rep.stability_limit = rule.threshold;
+    }
+  }
+  std::stable_sort(rep.rules.begin(), rep.rules.end(),
+                   [](const RuleOutcome& a, const RuleOutcome& b) { return a.status > b.status; });
+  for (const auto& r : rep.rules) {
+    rep.verdict = std::max(rep.verdict, r.status);
+    (r.status == Status::kFail ? rep.failed : r.status == Status::kWarn ? rep.warned : rep.passed) += 1;
+  }
+  if (!inputs.baseline.empty()) {
+    const Rule* base = nullptr;
+    for (const auto& r : rules) {
+      if (r.comparison == Comparison::kBaselineWithinPct && base == nullptr) base = &r;
+    }
+    const Metric& m = base ? *base->metric : *find_metric("busbw_gbps");
+    rep.compare_metric = std::string(m.name);
+    rep.compared = compare_to_baseline(inputs.results, inputs.baseline, m, base ? base->threshold : 5.0);
+  }
+  std::set<std::string> hosts;
+  for (const auto& in : inputs.results) hosts.insert(in.host);
+  if (hosts.size() >= 3) {
+    rep.diagnosis_metric = "busbw_gbps";
+    rep.hosts = diagnose_hosts(mad_outliers(inputs.results, *find_metric("busbw_gbps"), inputs.mad_k,
+                                            [](const ResultRecord& r) { return r.op != "pair"; }));
+  }
+  return rep;
+}
+
+const char* status_name(Status s) {
+  switch (s) {
+    case Status::kWarn:
+      return "WARN";
+    case Status::kFail:
+      return "FAIL";
+    case Status::kPass:
+      break;
+  }
+  return "PASS";
+}
+
+}  // namespace pipebench

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// The rule engine: applies rules to a report's inputs and gives each rule its status and points, the
+// verdict (FAIL when a fail rule fails, WARN when only warn rules do, else PASS), the baseline
+// compare table and the node diagnosis.
+#pragma once
+
+#include <vector>
+
+#include "report/report_model.h"
+#include "report/rule.h"
+
+namespace pipebench {
+
+// The topology that applies to a results input: its own system.topology, else the one of its host among
+// `inputs.topologies` (or the only one when there is a single host). nullptr when none is known.
+[[nodiscard]] const TopologyInput* topology_for(const ReportInputs& inputs, const ResultsInput& in);
+
+[[nodiscard]] RuleOutcome evaluate_rule(const ReportInputs& inputs, const Rule& rule);
+
+// Every rule, the verdict, and (with a baseline) the compare table for the first baseline rule's metric
+// and percentage (busbw_gbps and 5% without one), and (with 3 or more hosts) the node diagnosis.
+[[nodiscard]] ReportOutcome evaluate_report(const ReportInputs& inputs, const std::vector<Rule>& rules);
+
+}  // namespace pipebench

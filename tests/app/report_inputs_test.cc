@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/report_inputs.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "report/results_json.h"
+
+namespace pipebench {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ReportInputsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "pipebench_inputs_XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::string error_of(const std::vector<std::string>& inputs) {
+    try {
+      (void)load_report_inputs(inputs, "");
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+    return "";
+  }
+  std::string dir_;
+};
+
+TEST_F(ReportInputsTest, AFolderIsItsJsonFilesSortedWithoutItsReport) {
+  fs::create_directories(dir_ + "/run");
+  write("run/results.json", "{}");
+  write("run/a-topology.json", "{}");
+  write("run/report.json", "{}");
+  write("run/results.csv", "");
+  const auto files = expand_input("INPUT", dir_ + "/run");
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(fs::path(files[0]).filename(), "a-topology.json");
+  EXPECT_EQ(fs::path(files[1]).filename(), "results.json");
+  fs::create_directories(dir_ + "/empty");
+  EXPECT_THROW((void)expand_input("INPUT", dir_ + "/empty"), UsageError);
+}
+
+TEST_F(ReportInputsTest, BadInputsNameTheFile) {
+  EXPECT_NE(error_of({dir_ + "/missing.json"}).find(dir_ + "/missing.json: does not exist"), std::string::npos);
+  const auto plan = write("plan.json", R"({"schema": "pipebench.plan/1"})");
+  EXPECT_NE(error_of({plan}).find(plan + ": schema 'pipebench.plan/1' is not an input of report"), std::string::npos);
+  const auto text = write("notes.json", "not json");
+  EXPECT_NE(error_of({text}).find(text + ": not JSON"), std::string::npos);
+  const auto bare = write("bare.json", R"({"records": []})");
+  EXPECT_NE(error_of({bare}).find(bare + ": not a pipebench file"), std::string::npos);
+  const std::string fifo = dir_ + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(error_of({fifo}).find(fifo + ": not a regular file or folder"), std::string::npos);
+  EXPECT_NE(error_of({}).find("no INPUT"), std::string::npos);
+}
+
+// A results file as bench writes it (through the results writer), on `host` with two GPUs.
+std::string write_results(const std::string& path, const std::string& host, double busbw_gbps) {
+  const nlohmann::json topo = {
+      {"schema", "pipebench.topology/1"},
+      {"host", host},
+      {"gpus", {{{"index", 0}, {"bus_id", "0000:0a:00.0"}}, {{"index", 1}, {"bus_id", "0000:0b:00.0"}}}},
+      {"pairs", {{{"kind", "gpu-gpu"}, {"a", 0}, {"b", 1}, {"class", "NV18"}, {"path", {"nvlink"}}}}}};
+  const nlohmann::json system = {{"hosts", {host}},
+                                 {"devices",
+                                  {{{"rank", 0}, {"host", host}, {"bus_id", "0000:0a:00.0"}},
+                                   {{"rank", 1}, {"host", host}, {"bus_id", "0000:0b:00.0"}}}},
+                                 {"topology", topo}};
+  ResultsJson out(path, {{"tool_version", "0.1.0"}, {"system", system}});
+  for (std::uint64_t size = 1024; size <= (1u << 20); size *= 32) {
+    ResultRecord r;
+    r.op = "all_reduce";
+    r.backend = "nccl";
+    r.nranks = 2;
+    r.ranks = {0, 1};
+    r.dtype = "float";
+    r.redop = "sum";
+    r.size_bytes = size;
+    r.time_us = 10;
+    r.busbw_gbps = busbw_gbps;
+    r.wrong = 0;
+    r.stats.samples = 10;
+    r.stats.median_us = 10;
+    r.stats.p95_us = 10.5;
+    out.add(r);
+  }
+  return path;
+}
+
+TEST_F(ReportInputsTest, ReadsResultsOfSeveralHostsAndRunFolders) {
+  fs::create_directories(dir_ + "/run");
+  write_results(dir_ + "/run/results.json", "node-a", 100);
+  write("run/plan.json", R"({"schema": "pipebench.plan/1"})");
+  write("run/prediction.json", R"({"schema": "pipebench.prediction/1"})");
+  const auto b = write_results(dir_ + "/b.json", "node-b", 90);
+  const auto base = write_results(dir_ + "/base.json", "node-a", 100);
+  const ReportInputs in = load_report_inputs({dir_ + "/run", b}, base);
+  ASSERT_EQ(in.results.size(), 2u);
+  EXPECT_EQ(in.results[0].host, "node-a");
+  EXPECT_EQ(in.results[1].host, "node-b");
+  EXPECT_EQ(in.results[0].records.size(), 3u);  // 1K, 32K, 1M
+  EXPECT_EQ(in.results[1].records[0].busbw_gbps, 90);
+  ASSERT_EQ(in.results[0].rank_bus_ids.size(), 2u);
+  EXPECT_EQ(in.results[0].rank_hosts[1], "node-a");
+  ASSERT_TRUE(in.results[0].topology);
+  EXPECT_EQ(in.results[0].topology->pair_class.at({0, 1}), "NV18");
+  ASSERT_EQ(in.baseline.size(), 1u);
+  ASSERT_EQ(in.skipped.size(), 2u) << in.skipped[0] << " / "
+                                   << in.skipped.back();  // the run folder's plan and prediction, said in the report
+  EXPECT_NE(in.skipped[0].find("plan.json"), std::string::npos);
+  // A baseline is a results file.
+  const auto topo = write("topo.json", R"({"schema": "pipebench.topology/1", "host": "h", "gpus": [], "pairs": []})");
+  EXPECT_THROW((void)load_report_inputs({b}, topo), UsageError);
+  EXPECT_EQ(load_report_inputs({topo}, "").topologies.size(), 1u);
+}
+
+TEST_F(ReportInputsTest, TheCommandExitsThreeWhenARuleFailsAndZeroOtherwise) {
+  const auto a = write_results(dir_ + "/a.json", "node-a", 100);
+  const auto rules = write("rules.json", R"({"rules": [{"name": "ar-busbw", "op": "all_reduce",
+      "metric": "busbw_gbps", "sizes": ["1M", "1M"], "at_least": 1000000}]})");
+  const std::string cmd = std::string(PIPEBENCH_BIN) + " report " + a + " --out " + dir_ + "/out";
+  EXPECT_EQ(WEXITSTATUS(std::system((cmd + " --rules " + rules + " >/dev/null").c_str())), 3);
+  std::ifstream html(dir_ + "/out/report.html");
+  std::stringstream text;
+  text << html.rdbuf();
+  EXPECT_NE(text.str().find("ar-busbw"), std::string::npos);
+  EXPECT_EQ(WEXITSTATUS(std::system((cmd + " >/dev/null").c_str())), 0);
+  EXPECT_EQ(WEXITSTATUS(std::system((cmd + " " + dir_ + "/missing.json 2>/dev/null").c_str())), 2);
+}
+
+TEST_F(ReportInputsTest, SchemaOfAPipebenchFile) {
+  EXPECT_EQ(schema_of("INPUT", write("t.json", R"({"schema": "pipebench.topology/1"})")), "pipebench.topology/1");
+}
+
+}  // namespace
+}  // namespace pipebench

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "report/rule_engine.h"
+
+#include <gtest/gtest.h>
+
+#include "report/report_fixture.h"
+
+namespace pipebench {
+namespace {
+
+using testing::make_host;
+using testing::make_topology;
+
+Rule rule_of(const std::string& json) { return parse_rules(nlohmann::json::parse("[" + json + "]"), "r").at(0); }
+
+TEST(RuleEngine, TheIssueExampleFails) {
+  ReportInputs in;
+  in.results = {make_host("h", 150)};
+  const auto out = evaluate_report(in, {rule_of(R"({"name": "ar-busbw", "op": "all_reduce",
+      "metric": "busbw_gbps", "sizes": ["1M", "1M"], "at_least": 1000000})")});
+  EXPECT_EQ(out.verdict, Status::kFail);
+  ASSERT_EQ(out.rules.size(), 1u);
+  EXPECT_EQ(out.rules[0].checked, 1u);  // the 1M point only
+  ASSERT_EQ(out.rules[0].points.size(), 1u);
+  EXPECT_EQ(out.rules[0].points[0].status, Status::kFail);
+  EXPECT_EQ(out.rules[0].points[0].value, 150.0);
+  EXPECT_EQ(out.rules[0].points[0].limit, 1e6);
+}
+
+TEST(RuleEngine, DefaultsPassOnAHealthyHostAndFailingFirst) {
+  ReportInputs in;
+  in.results = {make_host("h", 150)};
+  in.topologies = {make_topology("h", 2, 160)};
+  auto out = evaluate_report(in, default_rules());
+  EXPECT_EQ(out.verdict, Status::kPass) << out.rules[0].name << ": " << out.rules[0].message;
+  // 150/160 = 0.94 of the link at the largest size: both busbw rules checked one point.
+  for (const auto& r : out.rules) {
+    if (r.metric == "fraction_of_link") {
+      EXPECT_EQ(r.checked, 1u) << r.name;
+    }
+  }
+  in.results[0].records[0].wrong = 3;
+  out = evaluate_report(in, default_rules());
+  EXPECT_EQ(out.verdict, Status::kFail);
+  EXPECT_EQ(out.rules.front().name, "no-wrong-values");
+  EXPECT_EQ(out.failed, 1u);
+}
+
+TEST(RuleEngine, BusbwBelowTheLinkWarnsThenFails) {
+  ReportInputs in;
+  in.results = {make_host("h", 120)};  // 0.75 of 160: warn only
+  in.topologies = {make_topology("h", 2, 160)};
+  EXPECT_EQ(evaluate_report(in, default_rules()).verdict, Status::kWarn);
+  in.results = {make_host("h", 100)};  // 0.625: fail
+  const auto out = evaluate_report(in, default_rules());
+  EXPECT_EQ(out.verdict, Status::kFail);
+  EXPECT_EQ(out.rules.front().name, "busbw-vs-link");
+  // Without a topology the link rules check nothing and say so.
+  in.topologies.clear();
+  const auto none = evaluate_report(in, default_rules());
+  EXPECT_EQ(none.verdict, Status::kPass);
+  for (const auto& r : none.rules) {
+    if (r.metric == "fraction_of_link") {
+      EXPECT_NE(r.message.find("not applied"), std::string::npos);
+    }
+  }
+}
+
+TEST(RuleEngine, LinkBelowItsMaximumFails) {
+  ReportInputs in;
+  in.results = {make_host("h", 150)};
+  in.results[0].link_state = {{0, "0000:0a:00.0", 5, 16, 5, 16}, {1, "0000:0b:00.0", 4, 16, 5, 16}};
+  const auto out = evaluate_rule(in, default_rules()[2]);
+  EXPECT_EQ(out.status, Status::kFail);
+  EXPECT_EQ(out.checked, 2u);
+  EXPECT_EQ(out.points[1].status, Status::kFail);
+  EXPECT_NE(out.points[1].note.find("gen 4 x16 of gen 5 x16"), std::string::npos);
+  // A second file of the same host (its pairs) carries the same links: counted once.
+  in.results.push_back(in.results[0]);
+  EXPECT_EQ(evaluate_rule(in, default_rules()[2]).checked, 2u);
+}
+
+TEST(RuleEngine, UnstablePointsWarn) {
+  ReportInputs in;
+  in.results = {make_host("h", 150)};
+  in.results[0].records[1].stats.p95_us = in.results[0].records[1].stats.median_us * 1.5;
+  const auto out = evaluate_report(in, default_rules());
+  EXPECT_EQ(out.verdict, Status::kWarn);
+  EXPECT_EQ(out.rules.front().name, "stable-points");
+}
+
+TEST(RuleEngine, FailedPointFailsAndItsTimingsAreNotValues) {
+  ReportInputs in;
+  in.results = {make_host("h", 150)};
+  in.results[0].records[0].error = "NCCL error";
+  in.results[0].records[0].stats = {};
+  const auto out = evaluate_report(in, default_rules());
+  EXPECT_EQ(out.verdict, Status::kFail);
+  EXPECT_EQ(out.rules.front().name, "no-failed-point");
+}
+
+TEST(RuleEngine, BaselineRuleReportsRegressionsAndMissingPoints) {
+  ReportInputs in;
+  in.results = {make_host("h", 80)};
+  in.baseline = {make_host("h", 100)};
+  in.baseline[0].records.pop_back();  // the largest point is new
+  const auto out = evaluate_report(in, {rule_of(R"({"name": "b", "metric": "busbw_gbps", "baseline_within_pct": 5})")});
+  EXPECT_EQ(out.verdict, Status::kFail);
+  std::size_t missing = 0;
+  for (const auto& p : out.rules[0].points) missing += p.note.find("missing from the baseline") == 0;
+  EXPECT_EQ(missing, 1u);
+  EXPECT_EQ(out.compared.size(), in.results[0].records.size());
+  EXPECT_EQ(out.compare_metric, "busbw_gbps");
+}
+
+TEST(RuleEngine, MadRuleAndNodeDiagnosis) {
+  ReportInputs in;
+  for (int i = 0; i < 4; ++i) in.results.push_back(make_host("n" + std::to_string(i), 100 + i));
+  in.results.push_back(make_host("bad", 50));
+  const auto out = evaluate_report(in, {rule_of(R"({"name": "m", "metric": "busbw_gbps", "mad_outlier_k": 3,
+      "severity": "warn"})")});
+  EXPECT_EQ(out.verdict, Status::kWarn);
+  ASSERT_EQ(out.hosts.size(), 5u);
+  EXPECT_EQ(out.hosts[0].host, "bad");
+  EXPECT_GT(out.hosts[0].outliers, 0u);
+  EXPECT_EQ(out.hosts[1].outliers, 0u);
+}
+
+}  // namespace
+}  // namespace pipebench
