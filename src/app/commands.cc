@@ -6,6 +6,7 @@
 #include "app/plan_command.h"
 #include "app/predict_command.h"
 #include "app/replay_command.h"
+#include "app/report_command.h"
 #include "app/run_command.h"
 #include "app/topo_command.h"
 #include "app/trace_command.h"
@@ -22,6 +23,7 @@ std::vector<std::unique_ptr<Subcommand>> make_command_table() {
   table.push_back(make_predict_command());
   table.push_back(make_trace_command());
   table.push_back(make_replay_command());
+  table.push_back(make_report_command());
   return table;
 }
 
