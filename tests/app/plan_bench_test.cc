@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "app/loopback.h"
 #include "collectives/registry.h"
@@ -15,28 +16,32 @@ namespace pipebench {
 namespace {
 
 // Two ranks, one send each way of 256 floats (1 KiB) and one of 1024 floats (4 KiB) from 0 to 1.
-nlohmann::json two_rank_plan() {
-  nlohmann::json messages = nlohmann::json::array();
+Plan two_rank_plan() {
+  Schedule schedule;
+  schedule.name = "1f1b";
   auto send = [&](int id, int rank, int peer, int elements) {
-    messages.push_back({{"id", id},
-                        {"op", "send"},
-                        {"rank", rank},
-                        {"peer", peer},
-                        {"group", {rank, peer}},
-                        {"elements", elements},
-                        {"dtype", "float"}});
-    messages.push_back({{"id", id + 100},
-                        {"op", "recv"},
-                        {"rank", peer},
-                        {"peer", rank},
-                        {"group", {rank, peer}},
-                        {"elements", elements},
-                        {"dtype", "float"}});
+    PlanMessage m;
+    m.id = id;
+    m.op = "send";
+    m.rank = rank;
+    m.peer = peer;
+    m.group = {rank, peer};
+    m.elements = elements;
+    m.dtype = DType::kFloat;
+    schedule.messages.push_back(m);
+    m.id = id + 100;
+    m.op = "recv";
+    m.rank = peer;
+    m.peer = rank;
+    schedule.messages.push_back(m);
   };
   send(0, 0, 1, 256);
   send(1, 1, 0, 256);
   send(2, 0, 1, 1024);
-  return {{"layout", {{"world", 2}}}, {"schedules", {{{"name", "1f1b"}, {"v", 1}, {"messages", messages}}}}};
+  Plan plan;
+  plan.layout.world = 2;
+  plan.schedules.push_back(schedule);
+  return plan;
 }
 
 BenchConfig small_config(const std::string& json) {
