@@ -62,8 +62,10 @@ double timed_spin_ms(std::int64_t duration_ns, int sms, bool nccl_in_flight) {
     void* p = nullptr;
     check_cuda(cudaMalloc(&p, count * sizeof(float)), "cudaMalloc", kWhere);
     buf = DeviceMemory(p, device);
-    for (int i = 0; i < 8; ++i) {
-      check_nccl(ncclAllReduce(p, p, count, ncclFloat, ncclSum, n, comm.get()), "ncclAllReduce", kWhere, n);
+    // ncclAvg, not ncclSum: on one rank NCCL turns a sum into a copy or nothing, but launches its
+    // oneRankReduce kernel for an average, so a real NCCL kernel is on the GPU beside the spin kernel.
+    for (int i = 0; i < 16; ++i) {
+      check_nccl(ncclAllReduce(p, p, count, ncclFloat, ncclAvg, n, comm.get()), "ncclAllReduce", kWhere, n);
     }
   }
   check_cuda(cudaEventRecord(start.get(), compute.get()), "cudaEventRecord", kWhere);
