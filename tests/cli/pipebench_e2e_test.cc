@@ -336,7 +336,7 @@ TEST_F(E2E, PredictFromAMeasuredPlanTable) {
   EXPECT_NE(classes.out.find("; NODE 4 GB/s, 10 us"), std::string::npos) << classes.out;
   EXPECT_NE(classes.out.find("assumed (NODE)"), std::string::npos) << classes.out;
   std::remove(topo_json.c_str());
-  std::system(("rm -rf " + plan + " " + table + " " + pred + " " + traces).c_str());
+  EXPECT_EQ(std::system(("rm -rf " + plan + " " + table + " " + pred + " " + traces).c_str()), 0);
 }
 
 TEST_F(E2E, RunPlansTimesThePlanAndPredicts) {
@@ -352,7 +352,7 @@ TEST_F(E2E, RunPlansTimesThePlanAndPredicts) {
   for (const char* f : {"/plan.json", "/plan_results.json", "/prediction.json"}) {
     EXPECT_TRUE(nlohmann::json::accept(slurp(dir + f))) << f;
   }
-  std::system(("rm -rf " + dir).c_str());
+  EXPECT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
 }
 
 TEST_F(E2E, RunWithoutAGpuUsesFourHostRanksAndWritesTheRunFolder) {
@@ -365,7 +365,7 @@ TEST_F(E2E, RunWithoutAGpuUsesFourHostRanksAndWritesTheRunFolder) {
   const auto j = nlohmann::json::parse(slurp(dir + "/results.json"));
   EXPECT_EQ(j["records"][0]["nranks"], 4);
   EXPECT_FALSE(slurp(dir + "/results.csv").empty());
-  std::system(("rm -rf " + dir).c_str());
+  EXPECT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
 }
 
 

@@ -68,7 +68,7 @@ TEST(MegatronPlan, WorkedExampleLayoutParamsAndWarmup) {
   EXPECT_EQ(p.layout.microbatches, 16);
   EXPECT_EQ(padded_vocab(p.args), 50304);
   EXPECT_EQ(p.valid_v, (std::vector<int>{2, 4, 8}));
-  const Schedule& s = schedule(p, "1f1b");
+  const Schedule s = schedule(p, "1f1b");
   EXPECT_EQ(s.warmup, (std::vector<std::int64_t>{3, 2, 1, 0}));
   EXPECT_DOUBLE_EQ(s.bubble_ideal, 3.0 / 16);
   ASSERT_EQ(s.params.size(), 4u);
@@ -81,7 +81,7 @@ TEST(MegatronPlan, WorkedExampleLayoutParamsAndWarmup) {
 
 TEST(MegatronPlan, WorkedExample1F1BMessages) {
   const Plan plan_s = plan_of(kSeed);
-  const Schedule& s = schedule(plan_s, "1f1b");
+  const Schedule s = schedule(plan_s, "1f1b");
   const PlanMessage* act = find(s, 1, "activation");
   ASSERT_NE(act, nullptr);
   EXPECT_EQ(act->elements, 131072);
@@ -111,7 +111,7 @@ TEST(MegatronPlan, WorkedExample1F1BMessages) {
 
 TEST(MegatronPlan, WorkedExampleCollectives) {
   const Plan plan_s = plan_of(kSeed);
-  const Schedule& s = schedule(plan_s, "1f1b");
+  const Schedule s = schedule(plan_s, "1f1b");
   const PlanMessage* emb = find(s, 0, "word-embedding grad");
   ASSERT_NE(emb, nullptr);
   EXPECT_EQ(emb->group, (std::vector<int>{0, 3}));
@@ -134,7 +134,7 @@ TEST(MegatronPlan, WorkedExampleCollectives) {
 TEST(MegatronPlan, WorkedExampleInterleavedV4) {
   const Plan p = plan_of(std::string(kSeed) + " --num-layers-per-virtual-pipeline-stage 2");
   ASSERT_EQ(p.schedules.size(), 2u);
-  const Schedule& s = schedule(p, "interleaved", 4);
+  const Schedule s = schedule(p, "interleaved", 4);
   EXPECT_EQ(s.warmup, (std::vector<std::int64_t>{18, 16, 14, 12}));
   EXPECT_DOUBLE_EQ(s.bubble_ideal, 3.0 / 64);
   EXPECT_EQ(count(s, 0, "send", 1, "activation"), 64);
@@ -175,7 +175,7 @@ TEST(MegatronPlan, TensorParallelWithoutAndWithSequenceParallel) {
       "--num-layers 8 --hidden-size 1024 --num-attention-heads 16 --seq-length 512 --micro-batch-size 2 "
       "--global-batch-size 8 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --bf16 --vocab-size 32000";
   const Plan plan_s = plan_of(base);
-  const Schedule& s = schedule(plan_s, "1f1b");
+  const Schedule s = schedule(plan_s, "1f1b");
   const PlanMessage* tp = find(s, 0, "TP per layer");
   ASSERT_NE(tp, nullptr);
   EXPECT_EQ(tp->op, "all_reduce");
@@ -186,7 +186,7 @@ TEST(MegatronPlan, TensorParallelWithoutAndWithSequenceParallel) {
   EXPECT_EQ(find(s, 0, "activation")->peer, 2);                      // pp peers are t ranks apart
   EXPECT_EQ(find(s, 0, "dp grads, chunk 0")->dtype, DType::kFloat);  // bf16 grads reduce in fp32
   const Plan plan_sp = plan_of(base + " --sequence-parallel");
-  const Schedule& sp = schedule(plan_sp, "1f1b");
+  const Schedule sp = schedule(plan_sp, "1f1b");
   EXPECT_EQ(find(sp, 0, "activation")->elements, 512 / 2 * 2 * 1024);
   std::int64_t ag = 0, rs = 0;
   for (const auto& m : sp.messages) {
@@ -204,7 +204,7 @@ TEST(MegatronPlan, ContextParallelShrinksTheP2PTensorAndJoinsTheDpGroup) {
       "--global-batch-size 8 --context-parallel-size 2 --pipeline-model-parallel-size 2 --bf16 --vocab-size 1000 "
       "--world-size 8");
   EXPECT_EQ(p.layout.dp, 2);
-  const Schedule& s = schedule(p, "1f1b");
+  const Schedule s = schedule(p, "1f1b");
   EXPECT_EQ(find(s, 0, "activation")->elements, 1024 / 2 * 512);
   EXPECT_EQ(find(s, 0, "dp grads, chunk 0")->group, (std::vector<int>{0, 1, 2, 3}));  // dp x cp
 }
@@ -214,7 +214,7 @@ TEST(MegatronPlan, DistributedOptimizerReduceScattersGradsAndGathersParams) {
       "--num-layers 4 --hidden-size 512 --num-attention-heads 8 --seq-length 128 --micro-batch-size 1 "
       "--global-batch-size 8 --pipeline-model-parallel-size 2 --bf16 --vocab-size 1000 --world-size 4 "
       "--use-distributed-optimizer");
-  const Schedule& s = schedule(p, "1f1b");
+  const Schedule s = schedule(p, "1f1b");
   const PlanMessage* rs = find(s, 1, "dp grads, chunk 0");
   ASSERT_NE(rs, nullptr);
   EXPECT_EQ(rs->op, "reduce_scatter");

@@ -101,7 +101,7 @@ TEST_F(ReplayCommand, ReplaysEverySchedulePredictedFromItsOwnTableAndWritesTheJs
   EXPECT_GT(trace["traceEvents"].size(), 10u);
   std::remove(json.c_str());
   std::remove((json + ".table.json").c_str());
-  std::system(("rm -rf " + traces).c_str());
+  EXPECT_EQ(std::system(("rm -rf " + traces).c_str()), 0);
 }
 
 TEST_F(ReplayCommand, WrongRankCountIsOneLineNamingBothNumbers) {
