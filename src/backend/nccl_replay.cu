@@ -6,6 +6,7 @@
 // Every task is bracketed by CUDA events; spans are read after the iteration.
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ class NcclReplayRuntime final : public ReplayRuntime {
       throw UsageError("--compute-sms " + std::to_string(sms_) + ": the GPU has " + std::to_string(device_sms()));
     compute_ = make_stream();
     comm_ = make_stream();
+    spin_ = std::make_unique<SpinKernel>();
     ncclUniqueId id{};
     if (world.rank() == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId", world.where());
     const std::string bytes = world.broadcast(std::string(reinterpret_cast<const char*>(&id), sizeof id), 0);
@@ -63,7 +65,7 @@ class NcclReplayRuntime final : public ReplayRuntime {
 
   void compute(std::size_t task, std::int64_t duration_ns) override {
     record(start(task), compute_);
-    launch_spin(compute_.get(), duration_ns, sms_);
+    spin_->launch(compute_.get(), duration_ns, sms_);
     record(end(task), compute_);
     recorded_[task] = true;
   }
@@ -197,6 +199,7 @@ class NcclReplayRuntime final : public ReplayRuntime {
   const World& world_;
   int device_ = 0, sms_ = 0;
   CudaStream compute_, comm_;
+  std::unique_ptr<SpinKernel> spin_;  // made after cudaSetDevice: its word lives on this rank's GPU
   NcclComm nccl_;
   std::vector<NcclComm> groups_;
   std::vector<CudaEvent> events_;

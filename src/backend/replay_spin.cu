@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Spin kernel on %globaltimer (PTX ISA: "a predefined, 64-bit global nanosecond timer").
+#include <memory>
 #include <string>
 
 #include "backend/cuda_handles.cuh"
@@ -14,10 +15,27 @@ __device__ __forceinline__ std::uint64_t global_timer_ns() {
   return t;
 }
 
-// Every block spins from its own start; blocks of one launch start together when the GPU is free.
-__global__ void spin_kernel(std::uint64_t duration_ns) {
-  const std::uint64_t start = global_timer_ns();
-  while (global_timer_ns() - start < duration_ns) {
+// One deadline for the whole launch: the first block to run sets it (start + duration) and publishes it
+// through `slot` (epoch claimed, deadline, epoch published); the others read it. Blocks that start late
+// (their SM still held by an NCCL kernel) stop at the same deadline instead of spinning a full duration
+// from their own start, so the launch lasts duration_ns however its blocks are scheduled.
+__global__ void spin_kernel(std::uint64_t duration_ns, unsigned long long* slot, unsigned long long epoch) {
+  __shared__ unsigned long long deadline;
+  if (threadIdx.x == 0) {
+    const unsigned long long now = global_timer_ns();
+    if (atomicMax(&slot[0], epoch) < epoch) {
+      slot[1] = now + duration_ns;
+      __threadfence();
+      atomicExch(&slot[2], epoch);
+    } else {
+      while (atomicAdd(&slot[2], 0ull) < epoch) {
+      }
+      __threadfence();
+    }
+    deadline = *static_cast<volatile unsigned long long*>(&slot[1]);
+  }
+  __syncthreads();
+  while (global_timer_ns() < deadline) {
   }
 }
 
@@ -32,10 +50,22 @@ int device_sms() {
   return sms;
 }
 
-void launch_spin(void* stream, std::int64_t duration_ns, int sms) {
+SpinKernel::SpinKernel() {
+  check_cuda(cudaGetDevice(&device_), "cudaGetDevice", kWhere);
+  void* p = nullptr;
+  check_cuda(cudaMalloc(&p, 3 * sizeof(unsigned long long)), "cudaMalloc", kWhere);
+  slot_ = std::shared_ptr<void>(p, [device = device_](void* q) {
+    cudaSetDevice(device);
+    cudaFree(q);
+  });
+  check_cuda(cudaMemset(p, 0, 3 * sizeof(unsigned long long)), "cudaMemset", kWhere);
+}
+
+void SpinKernel::launch(void* stream, std::int64_t duration_ns, int sms) {
   if (duration_ns <= 0) return;
   const int blocks = sms > 0 ? sms : device_sms();
-  spin_kernel<<<blocks, 128, 0, static_cast<cudaStream_t>(stream)>>>(static_cast<std::uint64_t>(duration_ns));
+  spin_kernel<<<blocks, 128, 0, static_cast<cudaStream_t>(stream)>>>(
+      static_cast<std::uint64_t>(duration_ns), static_cast<unsigned long long*>(slot_.get()), ++epoch_);
   check_cuda(cudaGetLastError(), "spin_kernel launch", kWhere);
 }
 
@@ -68,8 +98,9 @@ double timed_spin_ms(std::int64_t duration_ns, int sms, bool nccl_in_flight) {
       check_nccl(ncclAllReduce(p, p, count, ncclFloat, ncclAvg, n, comm.get()), "ncclAllReduce", kWhere, n);
     }
   }
+  SpinKernel spin;
   check_cuda(cudaEventRecord(start.get(), compute.get()), "cudaEventRecord", kWhere);
-  launch_spin(compute.get(), duration_ns, sms);
+  spin.launch(compute.get(), duration_ns, sms);
   check_cuda(cudaEventRecord(stop.get(), compute.get()), "cudaEventRecord", kWhere);
   check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", kWhere);
   float ms = 0;

@@ -5,11 +5,23 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 namespace pipebench {
 
-// Launches on `stream` (a cudaStream_t) on the current device. Throws Error naming the call.
-void launch_spin(void* stream, std::int64_t duration_ns, int sms);
+// The spin kernel with the device word its launches share their deadline through (one per stream
+// that launches it; launches on one stream run one after another). RAII: frees the word.
+class SpinKernel {
+ public:
+  SpinKernel();  // on the current device; throws Error naming the call
+  // Launches on `stream` (a cudaStream_t) on `sms` blocks (0: one per SM). Throws Error naming the call.
+  void launch(void* stream, std::int64_t duration_ns, int sms);
+
+ private:
+  int device_ = 0;
+  std::shared_ptr<void> slot_;  // 3 words: epoch claimed, deadline (ns), epoch published
+  unsigned long long epoch_ = 0;
+};
 
 // SMs of the current device.
 [[nodiscard]] int device_sms();

@@ -94,14 +94,14 @@ TEST(NsysReader, BreakdownAndCommunicationShareOfEveryDevice) {
   EXPECT_EQ(d0.kernels, 4);
   ASSERT_EQ(d0.rows.size(), 3u);
   EXPECT_EQ(d0.rows[0].name, "sm90_gemm_bf16");  // largest share first
-  const auto& gemm = row(d0, "sm90_gemm_bf16", 7);
+  const auto gemm = row(d0, "sm90_gemm_bf16", 7);
   EXPECT_EQ(gemm.count, 2);
   EXPECT_EQ(gemm.total_ns, 4000);
   EXPECT_EQ(gemm.min_ns, 2000);
   EXPECT_EQ(gemm.max_ns, 2000);
   EXPECT_FALSE(gemm.comm);
   EXPECT_NEAR(d0.share(gemm.total_ns), 4000.0 / 6000.0, 1e-12);
-  const auto& ar = row(d0, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 13);
+  const auto ar = row(d0, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 13);
   EXPECT_TRUE(ar.comm);
   EXPECT_EQ(ar.total_ns, 2000);
   EXPECT_EQ(row(d0, "ncclDevKernel_SendRecv", 13).total_ns, 1000);
@@ -152,7 +152,7 @@ TEST(NsysReader, ByNvtxNamesKernelsAfterTheInnermostRangeOfTheLaunchingThread) {
   const TraceProfile p = read_nsys_sqlite(f.path(), o);
   EXPECT_EQ(p.by, "nvtx");
   const DeviceProfile& d0 = p.devices[0];
-  const auto& fwd = row(d0, "forward", 7);
+  const auto fwd = row(d0, "forward", 7);
   EXPECT_TRUE(fwd.nvtx_range);
   EXPECT_EQ(fwd.count, 2);
   EXPECT_EQ(fwd.total_ns, 4000);
@@ -161,7 +161,7 @@ TEST(NsysReader, ByNvtxNamesKernelsAfterTheInnermostRangeOfTheLaunchingThread) {
   for (const auto& r : d0.rows) EXPECT_NE(r.name, "pp");
   const DeviceProfile& d1 = p.devices[1];
   EXPECT_EQ(row(d1, "forward", 20).total_ns, 500);         // correlation 1 of pid 200, not pid 100's
-  const auto& unlaunched = row(d1, "sm90_gemm_bf16", 20);  // no CUDA call found: keeps its name
+  const auto unlaunched = row(d1, "sm90_gemm_bf16", 20);  // no CUDA call found: keeps its name
   EXPECT_FALSE(unlaunched.nvtx_range);
   EXPECT_EQ(unlaunched.total_ns, 100);
   // Totals are the same whichever way rows are named.

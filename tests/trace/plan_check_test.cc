@@ -55,7 +55,7 @@ DeviceProfile device_as_planned(const json& schedule, int rank, int device, std:
 
 TEST(PlanCheck, AProfileOfThePlanMatchesAndTheIterationsAreEstimated) {
   const json plan = seed_plan();
-  const json& s = schedule_of(plan, "1f1b", 1);
+  const json s = schedule_of(plan, "1f1b", 1);
   TraceProfile p;
   p.devices.push_back(device_as_planned(s, 0, 0, 3));
   p.devices.push_back(device_as_planned(s, 1, 1, 3));
@@ -75,7 +75,7 @@ TEST(PlanCheck, AProfileOfThePlanMatchesAndTheIterationsAreEstimated) {
 
 TEST(PlanCheck, TheBestMatchingScheduleIsChosenAndMismatchesAreListed) {
   const json plan = seed_plan();
-  const json& s = schedule_of(plan, "interleaved", 2);
+  const json s = schedule_of(plan, "interleaved", 2);
   TraceProfile p;
   DeviceProfile d = device_as_planned(s, 0, 0, 2);
   ASSERT_GE(d.collectives.size(), 2u);
@@ -109,7 +109,7 @@ TEST(PlanCheck, TheBestMatchingScheduleIsChosenAndMismatchesAreListed) {
 
 TEST(PlanCheck, RanksFromTheFirstRankAndThePredictedShare) {
   const json plan = seed_plan();
-  const json& s = schedule_of(plan, "1f1b", 1);
+  const json s = schedule_of(plan, "1f1b", 1);
   TraceProfile p;
   p.devices.push_back(device_as_planned(s, 2, 0, 1));
   json rank2 = json::object({{"rank", 2}, {"nccl_share", 0.25}});
