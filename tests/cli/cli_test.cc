@@ -152,7 +152,8 @@ TEST(Cli, RunHandsWordsAfterTheSeparatorToMegatron) {
 
 TEST(Cli, OnlyMeasuringCommandsNeedTheWorld) {
   for (const auto& c : make_command_table()) {
-    const bool measures = c->name() == "bench" || c->name() == "run" || c->name() == "pairs";
+    const bool measures =
+        c->name() == "bench" || c->name() == "run" || c->name() == "pairs" || c->name() == "replay";
     EXPECT_EQ(c->needs_world(), measures) << c->name();
   }
 }
