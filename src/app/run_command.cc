@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -381,12 +382,25 @@ int run_run_command(const RunOptions& o, const World& world) {
     }
   }
   // The report's verdict decides the exit status; a failed sweep (wrong values, failed points) still does.
+  // Rank 0 alone writes the report; a failure there is carried to the other ranks (they would otherwise
+  // wait in the broadcast) and rethrown on rank 0 for main to report.
   std::string report_rc = "0";
+  std::exception_ptr report_error;
   if (world.rank() == 0) {
-    const int r = report_step(o, dir);
-    report_rc = std::to_string(r != 0 ? r : rc);
+    try {
+      const int r = report_step(o, dir);
+      report_rc = std::to_string(r != 0 ? r : rc);
+    } catch (const UsageError&) {
+      report_error = std::current_exception();
+      report_rc = std::to_string(static_cast<int>(ExitCode::kUsage));
+    } catch (const std::exception&) {
+      report_error = std::current_exception();
+      report_rc = std::to_string(static_cast<int>(ExitCode::kRuntimeError));
+    }
   }
-  return std::stoi(world.broadcast(report_rc, 0));
+  report_rc = world.broadcast(report_rc, 0);
+  if (report_error) std::rethrow_exception(report_error);
+  return std::stoi(report_rc);
 }
 
 std::string RunCommand::summary() const { return "the whole qualification job with defaults (what 'make run' runs)"; }
