@@ -16,6 +16,7 @@
 #include "harness/sweep.h"
 #include "io/plan_io.h"
 #include "report/console_table.h"
+#include "report/results_json.h"
 
 namespace pipebench {
 
@@ -154,13 +155,15 @@ class PlanRowSink final : public RecordSink {
 }  // namespace
 
 int run_plan_bench_on(Backend& backend, const Plan& plan, const std::string& label, const BenchConfig& c,
-                      const World& world) {
+                      const World& world, ResultSet* results) {
   const std::vector<PlanPoint> points = distinct_plan_points(plan, c.plan_schedule);
   const int n = backend.nranks();
   const int plan_world = plan.layout.world;
   BenchConfig base = c;
   base.ops = {"plan"};
-  ReportSession report(world, backend, c.json_path, c.csv_path, bench_config_json(base));
+  std::vector<ResultRecord> collected;
+  ReportSession report(world, backend, c.json_path, c.csv_path, bench_config_json(base),
+                       results ? &collected : nullptr);
   std::ostream& out = std::cout;
   const bool speak = world.rank() == 0;
   if (speak) {
@@ -177,6 +180,13 @@ int run_plan_bench_on(Backend& backend, const Plan& plan, const std::string& lab
   if (report.sink()) rows = std::make_unique<PlanRowSink>(*report.sink(), sweep, report);
   const SweepSummary summary = run_sweep(backend, world, c, sweep.points, rows.get());
   report.finish();
+  if (results && speak) {
+    // The system block through the same reader as the file's, so both views agree.
+    const nlohmann::json doc = {
+        {"schema", kResultsSchema}, {"system", report.system()}, {"records", nlohmann::json::array()}};
+    results->system = results_from_json(doc, "(" + c.json_path + " in memory)").system;
+    results->records = std::move(collected);
+  }
   if (speak) {
     for (const auto& l : sweep.left_out) out << "# left out: " << l << "\n";
     out << "# Wrong values: " << summary.wrong << (summary.wrong ? " FAILED" : " OK") << "\n";

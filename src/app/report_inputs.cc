@@ -9,6 +9,8 @@
 
 #include "core/error.h"
 #include "core/json_file.h"
+#include "io/prediction_io.h"
+#include "io/replay_io.h"
 #include "io/results_io.h"
 #include "io/topology_io.h"
 
@@ -47,6 +49,13 @@ ResultsInput results_input(const ResultSet& rs, const std::string& path) {
   ResultsInput out;
   out.path = path;
   out.records = rs.records;
+  out.gpu_models = rs.system.gpu_models;
+  out.versions = rs.system.versions;
+  out.tool_version = rs.tool_version;
+  out.created_utc = rs.created_utc;
+  for (const auto& h : rs.system.hosts) {
+    if (std::find(out.hosts.begin(), out.hosts.end(), h) == out.hosts.end()) out.hosts.push_back(h);
+  }
   for (const auto& d : rs.system.devices) {
     if (d.rank < 0 || d.rank > (1 << 20)) continue;
     const auto r = static_cast<std::size_t>(d.rank);
@@ -63,6 +72,27 @@ ResultsInput results_input(const ResultSet& rs, const std::string& path) {
              : out.topology     ? out.topology->host
                                 : fs::path(path).parent_path().filename().string();
   if (out.host.empty()) out.host = path;
+  return out;
+}
+
+ScheduleInput prediction_input(const PredictionFile& p, const std::string& path) {
+  ScheduleInput out;
+  out.path = path;
+  for (const auto& s : p.schedules) out.schedules.push_back({s.name, s.v, s.iteration_ms});
+  for (const auto& [v, gbps] : p.break_even_gbps) out.break_even_gbps[std::to_string(v)] = gbps;
+  out.verdict_text = p.verdict;
+  return out;
+}
+
+// The replay's median iteration (max over ranks) per schedule, beside the prediction's.
+ScheduleInput replay_input(const ReplayResult& r, const std::string& path) {
+  ScheduleInput out;
+  out.path = path;
+  for (const auto& s : r.schedules) out.schedules.push_back({s.name, s.v, s.median_ms});
+  out.verdict_text = "measured fastest " + (r.measured_fastest.empty() ? "-" : r.measured_fastest) +
+                     ", predicted fastest " + (r.predicted_fastest.empty() ? "-" : r.predicted_fastest) + " (" +
+                     r.backend + " backend, compute " + r.compute + ", " + std::to_string(r.iterations) +
+                     " iterations)";
   return out;
 }
 
@@ -95,9 +125,10 @@ void add_file(ReportInputs& out, const std::string& flag, const std::string& pat
       out.topologies.push_back(topology_input(topology_from_json(doc, where), path));
       break;
     case InputKind::kPrediction:
+      out.predictions.push_back(prediction_input(prediction_from_json(doc, where), path));
+      break;
     case InputKind::kReplay:
-      // The schema layer has no reader of these yet: said in the report, not silently dropped.
-      out.skipped.push_back(path + ": " + schema + " has no reader in src/io yet");
+      out.replays.push_back(replay_input(replay_from_json(doc, where), path));
       break;
   }
 }

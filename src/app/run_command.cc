@@ -5,10 +5,10 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -16,20 +16,25 @@
 #include "app/bench_command.h"
 #include "app/plan_bench.h"
 #include "app/predict_command.h"
-#include "megatron/plan.h"
-#include "io/plan_io.h"
-#include "io/prediction_io.h"
-#include "io/results_io.h"
-#include "report/results_json.h"
-#include "sim/cost_model.h"
-#include "sim/predictor.h"
+#include "app/report_inputs.h"
 #include "backend/backend_factory.h"
 #include "core/error.h"
 #include "core/sizes.h"
 #include "core/units.h"
+#include "io/plan_io.h"
+#include "io/prediction_io.h"
+#include "io/replay_io.h"
+#include "io/results_io.h"
+#include "megatron/plan.h"
+#include "replay/replay.h"
 #include "report/console_table.h"
 #include "report/prediction_report.h"
+#include "report/report_writer.h"
+#include "report/results_json.h"
+#include "report/rule.h"
 #include "report/system_info.h"
+#include "sim/cost_model.h"
+#include "sim/predictor.h"
 #include "topology/discovery.h"
 
 namespace pipebench {
@@ -78,8 +83,9 @@ void print_summary(std::ostream& out, const std::vector<ResultRecord>& records, 
       }
       if (r.wrong > 0) wrong += static_cast<std::uint64_t>(r.wrong);
       // Latency from out-of-place rows: in place on one rank, NCCL has nothing to do.
-      if (!r.in_place && r.size_bytes > 0 && (!smallest || r.size_bytes < smallest->size_bytes ||
-                               (r.size_bytes == smallest->size_bytes && r.time_us < smallest->time_us))) {
+      if (!r.in_place && r.size_bytes > 0 &&
+          (!smallest || r.size_bytes < smallest->size_bytes ||
+           (r.size_bytes == smallest->size_bytes && r.time_us < smallest->time_us))) {
         smallest = &r;
       }
       if (!peak || r.busbw_gbps > peak->busbw_gbps) peak = &r;
@@ -151,30 +157,70 @@ constexpr double kAssumedTflops = 100;
 // The model `run` plans when no Megatron arguments are given: a small GPT whose pipeline uses up to 4
 // of the run's ranks (and 4 when the run has fewer than 2, predicted from theoretical bandwidth).
 std::vector<std::string> preset_args(int pp) {
-  std::vector<std::string> a = {"--num-layers", "8", "--hidden-size", "1024", "--num-attention-heads", "16",
-                                "--seq-length", "1024", "--micro-batch-size", "1", "--global-batch-size", "16",
-                                "--bf16", "--vocab-size", "50257"};
+  std::vector<std::string> a = {"--num-layers",
+                                "8",
+                                "--hidden-size",
+                                "1024",
+                                "--num-attention-heads",
+                                "16",
+                                "--seq-length",
+                                "1024",
+                                "--micro-batch-size",
+                                "1",
+                                "--global-batch-size",
+                                "16",
+                                "--bf16",
+                                "--vocab-size",
+                                "50257"};
   a.insert(a.end(), {"--pipeline-model-parallel-size", std::to_string(pp), "--world-size", std::to_string(pp)});
   return a;
 }
 
+// Fewer ranks than the plan needs: the theoretical bandwidth of GPU 0's PCIe link, marked as such.
+std::unique_ptr<CostModel> assumed_cost(int n, int plan_world, std::string* note) {
+  double gbps = 0;
+  try {
+    const TopologyView v = discover_topology({});
+    if (!v.topology.gpus.empty()) {
+      gbps = v.topology.nodes[static_cast<std::size_t>(v.topology.gpus[0].node)].link_gbps;
+    }
+  } catch (const std::exception&) {
+  }
+  if (gbps <= 0) gbps = kAssumedLinkGbps;
+  char buf[160];
+  std::snprintf(buf, sizeof buf,
+                "theoretical: %d rank%s here, the plan needs %d; every link at %.1f GB/s (GPU 0's link), %g us", n,
+                n == 1 ? "" : "s", plan_world, gbps, kAssumedLinkLatencyUs);
+  *note = buf;
+  return std::make_unique<AssumedCost>(gbps, kAssumedLinkLatencyUs);
+}
+
+// What plan_and_predict leaves for the replay: the plan (every rank) and rank 0's prediction.
+struct PlannedRun {
+  Plan plan;
+  ComputeOptions compute;
+  std::unique_ptr<Prediction> prediction;  // rank 0 only
+};
+
 // Plan, time the plan's messages, predict. Collective; rank 0 prints.
-void plan_and_predict(const RunOptions& o, const World& world, Backend& backend, const BenchConfig& sweep,
-                      const std::string& dir) {
+PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& backend, const BenchConfig& sweep,
+                            const std::string& dir) {
   const int n = backend.nranks();
   const int pp = n >= 2 ? std::min(n, 4) : 4;
   const bool preset = o.megatron_args.empty();
   const MegatronArgs args = parse_megatron_args(preset ? preset_args(pp) : o.megatron_args);
-  const Plan plan = make_plan(args, n);
-  const nlohmann::json plan_json = plan_to_json(plan);
+  PlannedRun run{make_plan(args, n), {}, nullptr};
+  const Plan& plan = run.plan;
   const int plan_world = plan.layout.world;
   if (world.rank() == 0) {
-    write_file_atomically(dir + "/plan.json", plan_json.dump(1) + "\n");
+    write_file_atomically(dir + "/plan.json", plan_to_json(plan).dump(1) + "\n");
     std::cout << "#\n# Plan: " << (preset ? "preset small GPT" : "the Megatron-LM arguments given") << ", world "
               << plan_world << " (pp " << plan.layout.pp << ", tp " << plan.layout.tp << ", dp " << plan.layout.dp
-              << "), " << plan.layout.microbatches << " microbatches; files plan.json, plan_results.json, prediction.json\n";
+              << "), " << plan.layout.microbatches
+              << " microbatches; files plan.json, plan_results.json, prediction.json\n";
   }
   const bool measurable = plan_world <= n;
+  ResultSet results;  // rank 0: the plan's messages as measured, kept in memory (also in plan_results.json)
   if (measurable) {
     BenchConfig c = sweep;
     c.json_path = dir + "/plan_results.json";
@@ -183,44 +229,83 @@ void plan_and_predict(const RunOptions& o, const World& world, Backend& backend,
     c.iters = 5;
     c.reps = 3;
     c.warmup = 2;
-    (void)run_plan_bench_on(backend, plan, "(run's plan)", c, world);
+    (void)run_plan_bench_on(backend, plan, "(run's plan)", c, world, &results);
   }
-  if (world.rank() != 0) return;
-  PredictOptions po;
-  ComputeOptions compute;
-  compute.tflops = o.tflops > 0 ? o.tflops : kAssumedTflops;
+  run.compute.tflops = o.tflops > 0 ? o.tflops : kAssumedTflops;
+  if (world.rank() != 0) return run;
   std::unique_ptr<CostModel> costs;
   std::string cost_note;
   PathModel paths;
   if (measurable) {
-    const std::string table = dir + "/plan_results.json";
-    const ResultSet results = load_results("--table", table);
     const RankTopology placed = rank_topology(results);
-    costs = std::make_unique<MeasuredCost>(results.records, RankClassMap(placed), table);
+    costs = std::make_unique<MeasuredCost>(results.records, RankClassMap(placed), dir + "/plan_results.json");
     paths = path_model(placed);
     cost_note = "measured on this node";
   } else {
-    // Fewer ranks than the plan needs: the theoretical bandwidth of GPU 0's PCIe link, marked as such.
-    double gbps = 0;
-    try {
-      const TopologyView v = discover_topology({});
-      if (!v.topology.gpus.empty()) gbps = v.topology.nodes[static_cast<std::size_t>(v.topology.gpus[0].node)].link_gbps;
-    } catch (const std::exception&) {
-    }
-    if (gbps <= 0) gbps = kAssumedLinkGbps;
-    costs = std::make_unique<AssumedCost>(gbps, kAssumedLinkLatencyUs);
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "theoretical: %d rank%s here, the plan needs %d; every link at %.1f GB/s (GPU 0's link), %g us",
-                  n, n == 1 ? "" : "s", plan_world, gbps, kAssumedLinkLatencyUs);
-    cost_note = buf;
+    costs = assumed_cost(n, plan_world, &cost_note);
   }
-  const Prediction p = predict(plan, *costs, make_compute_model(plan, compute), false, false, "", &paths);
+  run.prediction = std::make_unique<Prediction>(
+      predict(plan, *costs, make_compute_model(plan, run.compute), false, false, "", &paths));
+  const Prediction& p = *run.prediction;
   write_file_atomically(dir + "/prediction.json", prediction_to_json(p).dump(2) + "\n");
   std::cout << "# Prediction (communication " << cost_note << "; compute " << (o.tflops > 0 ? "" : "assumed ")
-            << compute.tflops << " TFLOP/s)\n";
+            << run.compute.tflops << " TFLOP/s)\n";
   print_schedule_table(std::cout, p, false);
   std::cout << "# Prediction verdict: " << p.verdict << "\n";
   std::cout.flush();
+  return run;
+}
+
+// The replay needs one process per plan rank, each with one device (MPI: a host rank).
+bool can_replay(const Plan& plan, const World& world, BackendKind kind, int gpus_per_process) {
+  if (plan.layout.world != world.size()) return false;
+  return kind == BackendKind::kMpi || gpus_per_process == 1;
+}
+
+// Replays every schedule of the plan for a few iterations, writes replay.json; rank 0 prints predicted vs
+// replayed. Collective.
+void replay_step(const RunOptions& o, const World& world, BackendKind kind, PlannedRun& run, const std::string& dir) {
+  ReplayOptions ro;
+  ro.compute = run.compute;
+  ro.compute_kind = kind == BackendKind::kMpi ? "host-sleep" : "spin";
+  ro.iterations = o.replay_iterations;
+  auto rt = kind == BackendKind::kMpi ? make_mpi_replay_runtime(world)
+                                      : make_nccl_replay_runtime(world, ReplayComputeOptions{});
+  const std::string json_path = dir + "/replay.json";
+  const ReplayResult r = replay_plan(world, *rt, run.plan, ro, run.prediction.get(), [&](const ReplayResult& so_far) {
+    write_file_atomically(json_path, replay_to_json(so_far, dir + "/plan.json").dump(2) + "\n");
+  });
+  if (world.rank() != 0) return;
+  std::printf(
+      "#\n# Replay: the plan's schedules on these %d %s ranks (compute %s: the prediction's durations), "
+      "%d iterations after one warm-up; file replay.json\n",
+      r.world, r.backend.c_str(), r.compute.c_str(), r.iterations);
+  std::printf("#  %-18s %12s %12s %8s\n", "schedule", "predicted ms", "replayed ms", "error %");
+  for (const auto& s : r.schedules) {
+    char pred[32] = "-", err[32] = "-";
+    if (s.predicted_ms) {
+      std::snprintf(pred, sizeof pred, "%.3f", *s.predicted_ms);
+      if (s.median_ms > 0) std::snprintf(err, sizeof err, "%+.1f", 100 * (*s.predicted_ms - s.median_ms) / s.median_ms);
+    }
+    const std::string name = schedule_key(s.name, s.v) + (s.reference ? " (ref)" : "");
+    std::printf("   %-18s %12s %12.3f %8s\n", name.c_str(), pred, s.median_ms, err);
+  }
+  std::printf("# Replay verdict: measured fastest %s, predicted fastest %s%s\n", r.measured_fastest.c_str(),
+              r.predicted_fastest.empty() ? "-" : r.predicted_fastest.c_str(),
+              r.measured_fastest == r.predicted_fastest ? " (agree)" : " (DISAGREE)");
+  std::fflush(stdout);
+}
+
+// Rank 0: the report of the whole run folder into the same folder. Returns its exit status (0 / 3).
+int report_step(const RunOptions& o, const std::string& dir) {
+  ReportInputs in = load_report_inputs({dir}, o.baseline);
+  const std::vector<Rule> rules = o.rules_file.empty() ? default_rules() : read_rules_file(o.rules_file);
+  ReportFiles files;
+  const int rc = write_report(in, rules, dir, &files);
+  std::cout << "#\n# Report: " << status_name(files.verdict) << " (exit " << rc << "): " << files.html << " "
+            << files.markdown << " " << files.json << "\n";
+  std::cout.flush();
+  return rc;
 }
 
 }  // namespace
@@ -275,8 +360,8 @@ int run_run_command(const RunOptions& o, const World& world) {
       } catch (const UsageError& e) {
         if (c.sizes_bytes.size() <= 1) throw;
         if (world.rank() == 0) {
-          std::cout << "# reducing the largest size to " << format_size(c.sizes_bytes[c.sizes_bytes.size() - 2])
-                    << ": " << e.what() << "\n";
+          std::cout << "# reducing the largest size to " << format_size(c.sizes_bytes[c.sizes_bytes.size() - 2]) << ": "
+                    << e.what() << "\n";
         }
         c.sizes_bytes.pop_back();
       }
@@ -285,13 +370,40 @@ int run_run_command(const RunOptions& o, const World& world) {
   std::vector<ResultRecord> records;
   const int status = run_bench_on(*backend, c, world, &records);
   if (world.rank() == 0) print_summary(std::cout, records, dir);
-  if (o.plan) plan_and_predict(o, world, *backend, c, dir);
-  return status;
+  int rc = status;
+  if (o.plan) {
+    PlannedRun run = plan_and_predict(o, world, *backend, c, dir);
+    if (o.replay && can_replay(run.plan, world, kind, c.gpus_per_process)) {
+      replay_step(o, world, kind, run, dir);
+    } else if (o.replay && world.rank() == 0) {
+      std::cout << "# Replay: skipped: it needs one process with one device per plan rank (" << run.plan.layout.world
+                << "), this run has " << world.size() << " process" << (world.size() == 1 ? "" : "es") << " with "
+                << c.gpus_per_process << " device" << (c.gpus_per_process == 1 ? "" : "s") << " each\n";
+    }
+  }
+  // The report's verdict decides the exit status; a failed sweep (wrong values, failed points) still does.
+  // Rank 0 alone writes the report; a failure there is carried to the other ranks (they would otherwise
+  // wait in the broadcast) and rethrown on rank 0 for main to report.
+  std::string report_rc = "0";
+  std::exception_ptr report_error;
+  if (world.rank() == 0) {
+    try {
+      const int r = report_step(o, dir);
+      report_rc = std::to_string(r != 0 ? r : rc);
+    } catch (const UsageError&) {
+      report_error = std::current_exception();
+      report_rc = std::to_string(static_cast<int>(ExitCode::kUsage));
+    } catch (const std::exception&) {
+      report_error = std::current_exception();
+      report_rc = std::to_string(static_cast<int>(ExitCode::kRuntimeError));
+    }
+  }
+  report_rc = world.broadcast(report_rc, 0);
+  if (report_error) std::rethrow_exception(report_error);
+  return std::stoi(report_rc);
 }
 
-std::string RunCommand::summary() const {
-  return "the whole qualification job with defaults (what 'make run' runs)";
-}
+std::string RunCommand::summary() const { return "the whole qualification job with defaults (what 'make run' runs)"; }
 
 void RunCommand::add_options(CLI::App& sub) {
   RunOptions& o = options_;
@@ -311,7 +423,13 @@ void RunCommand::add_options(CLI::App& sub) {
       ->check(CLI::NonNegativeNumber);
   sub.add_option("--tflops", o.tflops, "compute rate for the prediction when no GPU can measure it")
       ->check(CLI::PositiveNumber);
-  sub.add_flag("--no-plan", no_plan_, "skip the model's plan, its messages and the prediction");
+  sub.add_flag("--no-plan", no_plan_, "skip the model's plan, its messages, the prediction and the replay");
+  sub.add_flag("--no-replay", no_replay_, "skip the replay of the plan's schedules");
+  sub.add_option("--replay-iterations", o.replay_iterations, "timed iterations of each schedule's replay")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  sub.add_option("--rules", o.rules_file, "rules file (YAML or JSON) of the report, replacing the default rules");
+  sub.add_option("--baseline", o.baseline, "results file or run folder the report compares each point against");
 }
 
 void RunCommand::finish(const CLI::App& /*sub*/, const CommandExtras& extras) {
@@ -322,6 +440,10 @@ void RunCommand::finish(const CLI::App& /*sub*/, const CommandExtras& extras) {
   options_.benchmark_args = extras.benchmark_args;
   options_.megatron_args = extras.passthrough;
   options_.plan = !no_plan_;
+  options_.replay = !no_replay_;
+  // Bad rules or baseline: before anything is measured.
+  if (!options_.rules_file.empty()) (void)read_rules_file(options_.rules_file);
+  if (!options_.baseline.empty()) (void)expand_input("--baseline", options_.baseline);
 }
 
 std::unique_ptr<Subcommand> make_run_command() { return std::make_unique<RunCommand>(); }

@@ -30,6 +30,10 @@ struct RunOptions {
   std::vector<std::string> megatron_args;  // after "--": the model to plan and predict (default: a preset)
   double tflops = 0;                       // compute rate for the prediction without a GPU (0: 100, assumed)
   bool plan = true;                        // --no-plan: the sweep only
+  bool replay = true;                      // --no-replay: no replay of the plan
+  int replay_iterations = 3;               // timed iterations per schedule (after one warm-up)
+  std::string rules_file;                  // --rules: the report's rules (empty: the default rules)
+  std::string baseline;                    // --baseline: results file or run folder to compare against
 };
 
 // Before MPI is initialised: when no GPU is visible and this process was not started by mpirun,
@@ -57,7 +61,7 @@ class RunCommand final : public Subcommand {
  private:
   RunOptions options_;
   std::string backend_ = "auto", min_bytes_ = "8", max_bytes_ = "1G";
-  bool no_plan_ = false;
+  bool no_plan_ = false, no_replay_ = false;
 };
 
 [[nodiscard]] std::unique_ptr<Subcommand> make_run_command();

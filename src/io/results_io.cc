@@ -67,6 +67,13 @@ SystemInfo read_system(const JsonFields& f, const json& j, const std::string& wh
       s.devices.push_back(d);
     }
   }
+  if (sys.contains("hosts")) s.hosts = f.get_strings(sys, "system", "hosts");
+  if (sys.contains("gpu_models")) s.gpu_models = f.get_strings(sys, "system", "gpu_models");
+  if (sys.contains("versions")) {
+    const json& versions = f.object(sys, "system", "versions");
+    for (const auto& [key, value] : versions.items())
+      s.versions[key] = value.is_string() ? value.get<std::string>() : value.dump();
+  }
   // A run that could not read its topology records {"error": ...} there instead.
   if (sys.contains("topology") && sys["topology"].is_object() && sys["topology"].contains("schema")) {
     s.topology = topology_from_json(sys["topology"], where + " system.topology");
@@ -95,6 +102,8 @@ ResultSet results_from_json(const json& j, const std::string& where) {
   const JsonFields f(where);
   ResultSet rs;
   rs.system = read_system(f, j, where);
+  if (j.contains("tool_version")) rs.tool_version = f.get_string(j, "", "tool_version");
+  if (j.contains("created_utc")) rs.created_utc = f.get_string(j, "", "created_utc");
   const json& records = f.array(j, "", "records");
   for (std::size_t i = 0; i < records.size(); ++i) {
     rs.records.push_back(record_from_json(records[i], where + " " + JsonFields::item("records", i)));

@@ -3,6 +3,7 @@
 // bench --plan write, read back as typed records and the parts of "system" that place ranks on GPUs.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -22,11 +23,14 @@ struct DevicePlace {
 
 struct SystemInfo {
   std::vector<DevicePlace> devices;
-  std::optional<TopologyFile> topology;  // absent when the run could not read its topology
+  std::vector<std::string> hosts, gpu_models;   // system.hosts, system.gpu_models
+  std::map<std::string, std::string> versions;  // system.versions: nccl, cuda_runtime, mpi...
+  std::optional<TopologyFile> topology;         // absent when the run could not read its topology
 };
 
 struct ResultSet {
   SystemInfo system;
+  std::string tool_version, created_utc;  // "" when the file has none (imported files)
   std::vector<ResultRecord> records;
 };
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include "core/units.h"
@@ -267,6 +268,38 @@ void add_diagnosis(Builder& b, const ReportInputs& in, const ReportOutcome& out)
   b.table({"host", "points", "outliers", "worst (MADs)", "worst point", "state"}, std::move(rows), std::move(cls));
 }
 
+// Predicted vs replayed iteration time per schedule (the first prediction and replay that have it), and
+// each file's verdict.
+void add_schedules(Builder& b, const ReportInputs& in) {
+  if (in.predictions.empty() && in.replays.empty()) return;
+  std::vector<std::string> order;
+  std::map<std::string, std::pair<std::optional<double>, std::optional<double>>> times;
+  auto add = [&](const std::vector<ScheduleInput>& list, bool replayed) {
+    for (const auto& file : list) {
+      for (const auto& s : file.schedules) {
+        const std::string label = s.name + (s.v > 1 ? " v=" + std::to_string(s.v) : "");
+        if (times.count(label) == 0) order.push_back(label);
+        auto& slot = replayed ? times[label].second : times[label].first;
+        if (!slot) slot = s.iteration_ms;
+      }
+    }
+  };
+  add(in.predictions, false);
+  add(in.replays, true);
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& label : order) {
+    const auto& [pred, rep] = times[label];
+    const std::string err = pred && rep && *rep > 0 ? num(100 * (*pred - *rep) / *rep, "%+.1f") : "-";
+    rows.push_back({label, opt_num(pred), opt_num(rep), err});
+  }
+  b.heading("Schedules: predicted vs replayed");
+  b.table({"schedule", "predicted (ms)", "replayed (ms)", "error %"}, std::move(rows));
+  std::vector<std::string> verdicts;
+  for (const auto& p : in.predictions) verdicts.push_back("prediction (" + p.path + "): " + p.verdict_text);
+  for (const auto& r : in.replays) verdicts.push_back("replay (" + r.path + "): " + r.verdict_text);
+  b.list(std::move(verdicts));
+}
+
 }  // namespace
 
 ReportDocument build_document(const ReportInputs& inputs, const ReportOutcome& outcome) {
@@ -278,6 +311,7 @@ ReportDocument build_document(const ReportInputs& inputs, const ReportOutcome& o
   b.heading("Verdict");
   add_verdict(b, outcome);
   add_topologies(b, inputs);
+  add_schedules(b, inputs);
   if (!doc.plots.empty()) b.heading("Plots");
   for (std::size_t i = 0; i < doc.plots.size(); ++i) b.plot(i);
   add_compare(b, outcome);

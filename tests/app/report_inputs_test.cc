@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "io/prediction_io.h"
+#include "io/replay_io.h"
 #include "report/results_json.h"
 
 namespace pipebench {
@@ -81,6 +83,8 @@ std::string write_results(const std::string& path, const std::string& host, doub
       {"gpus", {{{"index", 0}, {"bus_id", "0000:0a:00.0"}}, {{"index", 1}, {"bus_id", "0000:0b:00.0"}}}},
       {"pairs", {{{"kind", "gpu-gpu"}, {"a", 0}, {"b", 1}, {"class", "NV18"}, {"path", {"nvlink"}}}}}};
   const nlohmann::json system = {{"hosts", {host}},
+                                 {"gpu_models", {"H100"}},
+                                 {"versions", {{"nccl", "2.21.5"}}},
                                  {"devices",
                                   {{{"rank", 0}, {"host", host}, {"bus_id", "0000:0a:00.0"}},
                                    {{"rank", 1}, {"host", host}, {"bus_id", "0000:0b:00.0"}}}},
@@ -110,7 +114,6 @@ TEST_F(ReportInputsTest, ReadsResultsOfSeveralHostsAndRunFolders) {
   fs::create_directories(dir_ + "/run");
   write_results(dir_ + "/run/results.json", "node-a", 100);
   write("run/plan.json", R"({"schema": "pipebench.plan/1"})");
-  write("run/prediction.json", R"({"schema": "pipebench.prediction/1"})");
   const auto b = write_results(dir_ + "/b.json", "node-b", 90);
   const auto base = write_results(dir_ + "/base.json", "node-a", 100);
   const ReportInputs in = load_report_inputs({dir_ + "/run", b}, base);
@@ -124,13 +127,73 @@ TEST_F(ReportInputsTest, ReadsResultsOfSeveralHostsAndRunFolders) {
   ASSERT_TRUE(in.results[0].topology);
   EXPECT_EQ(in.results[0].topology->pair_class.at({0, 1}), "NV18");
   ASSERT_EQ(in.baseline.size(), 1u);
-  ASSERT_EQ(in.skipped.size(), 2u) << in.skipped[0] << " / "
-                                   << in.skipped.back();  // the run folder's plan and prediction, said in the report
+  EXPECT_EQ(in.results[0].tool_version, "0.1.0");
+  EXPECT_EQ(in.results[0].gpu_models, std::vector<std::string>{"H100"});
+  EXPECT_EQ(in.results[0].versions.at("nccl"), "2.21.5");
+  ASSERT_EQ(in.skipped.size(), 1u) << in.skipped[0];  // the run folder's plan, said in the report
   EXPECT_NE(in.skipped[0].find("plan.json"), std::string::npos);
   // A baseline is a results file.
   const auto topo = write("topo.json", R"({"schema": "pipebench.topology/1", "host": "h", "gpus": [], "pairs": []})");
   EXPECT_THROW((void)load_report_inputs({b}, topo), UsageError);
   EXPECT_EQ(load_report_inputs({topo}, "").topologies.size(), 1u);
+}
+
+TEST_F(ReportInputsTest, ReadsPredictionAndReplayPerSchedule) {
+  PredictionFile p;
+  p.compute_source = "assumed";
+  for (int v : {1, 2}) {
+    PredictedSchedule s;
+    s.name = v == 1 ? "1f1b" : "interleaved";
+    s.v = v;
+    s.iteration_ms = v == 1 ? 12.5 : 10.25;
+    p.schedules.push_back(s);
+  }
+  p.best = "interleaved:v2";
+  p.verdict = "interleaved v=2 is fastest";
+  p.break_even_gbps = {{2, 3.5}};
+  const auto pred = write("prediction.json", prediction_to_json(p).dump());
+  ReplayResult r;
+  r.backend = "mpi";
+  r.compute = "host-sleep";
+  r.world = 4;
+  r.iterations = 2;
+  for (int v : {1, 2}) {
+    ScheduleReplay s;
+    s.name = v == 1 ? "1f1b" : "interleaved";
+    s.v = v;
+    s.iteration_ms = {13, 14};
+    s.median_ms = v == 1 ? 13.5 : 11.5;
+    s.min_ms = 13;
+    s.max_ms = 14;
+    r.schedules.push_back(s);
+  }
+  r.measured_fastest = "interleaved:v2";
+  r.predicted_fastest = "interleaved:v2";
+  const auto rep = write("replay.json", replay_to_json(r, "plan.json").dump());
+  const ReportInputs in = load_report_inputs({pred, rep}, "");
+  ASSERT_EQ(in.predictions.size(), 1u);
+  ASSERT_EQ(in.replays.size(), 1u);
+  EXPECT_TRUE(in.skipped.empty());
+  ASSERT_EQ(in.predictions[0].schedules.size(), 2u);
+  EXPECT_EQ(in.predictions[0].schedules[1].name, "interleaved");
+  EXPECT_EQ(in.predictions[0].schedules[1].v, 2);
+  EXPECT_DOUBLE_EQ(in.predictions[0].schedules[1].iteration_ms, 10.25);
+  EXPECT_DOUBLE_EQ(in.predictions[0].break_even_gbps.at("2").value(), 3.5);
+  EXPECT_EQ(in.predictions[0].verdict_text, "interleaved v=2 is fastest");
+  ASSERT_EQ(in.replays[0].schedules.size(), 2u);
+  EXPECT_DOUBLE_EQ(in.replays[0].schedules[0].iteration_ms, 13.5);
+  EXPECT_NE(in.replays[0].verdict_text.find("measured fastest interleaved:v2"), std::string::npos);
+  // The report shows both side by side, with the error of the prediction.
+  const std::string cmd =
+      std::string(PIPEBENCH_BIN) + " report " + pred + " " + rep + " --out " + dir_ + "/out >/dev/null";
+  ASSERT_EQ(WEXITSTATUS(std::system(cmd.c_str())), 0);
+  std::stringstream md;
+  md << std::ifstream(dir_ + "/out/report.md").rdbuf();
+  EXPECT_NE(md.str().find("| interleaved v=2 | 10.25 | 11.5 | -10.9 |"), std::string::npos) << md.str();
+  EXPECT_TRUE(fs::exists(dir_ + "/out/plot-1-schedules.svg") || md.str().find("schedules.svg") != std::string::npos);
+  // A prediction file without its schedules is bad input naming the file.
+  const auto broken = write("broken.json", R"({"schema": "pipebench.prediction/1"})");
+  EXPECT_NE(error_of({broken}).find(broken), std::string::npos);
 }
 
 TEST_F(ReportInputsTest, TheCommandExitsThreeWhenARuleFailsAndZeroOtherwise) {

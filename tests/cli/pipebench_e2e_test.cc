@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // End to end: the built pipebench binary, started as users start it (alone and under mpirun -np 2/4).
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
@@ -21,9 +21,7 @@ struct Result {
   std::string out, err;
 };
 
-std::string tmp(const std::string& name) {
-  return "/tmp/pipebench_e2e_" + std::to_string(getpid()) + "_" + name;
-}
+std::string tmp(const std::string& name) { return "/tmp/pipebench_e2e_" + std::to_string(getpid()) + "_" + name; }
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
@@ -98,7 +96,8 @@ TEST_F(E2E, BadInputGetsOneLineAndExitStatusTwo) {
   expect_usage_error("bench -o avg", "-o: unknown reduction 'avg'");
   expect_usage_error("bench -g 64 -b 8 -e 8", "-g 64");
   expect_usage_error("bench --backend mpi -b 8 -e 64T -f 2", "-e/--sizes: all_reduce at 64T needs 131072.00 GiB");
-  expect_usage_error("bench --backend mpi --op pair --pairs 0:3 -b 8 -e 8", "--pairs: pair 0:3 names a rank out of range");
+  expect_usage_error("bench --backend mpi --op pair --pairs 0:3 -b 8 -e 8",
+                     "--pairs: pair 0:3 names a rank out of range");
   expect_usage_error("bench --backend mpi --group 0,5 -b 8 -e 8", "--group: rank 5 is out of range");
   expect_usage_error("bench --backend mpi -b 8 -e 8 --json /nonexistent-dir/r.json", "--json");
   expect_usage_error("bench --benchmark_bogus=1 --backend mpi -b 8 -e 8", "--benchmark_bogus");
@@ -106,8 +105,9 @@ TEST_F(E2E, BadInputGetsOneLineAndExitStatusTwo) {
 
 TEST_F(E2E, DifferentArgumentsOnDifferentRanksAreRefused) {
   // The shell expands a different -n on each rank.
-  const Result direct = run_shell(std::string(kMpirun2) + " sh -c 'exec " PIPEBENCH_BIN
-                                  " bench --backend mpi -b 8 -e 8 -n $((1 + OMPI_COMM_WORLD_RANK))'");
+  const Result direct =
+      run_shell(std::string(kMpirun2) + " sh -c 'exec " PIPEBENCH_BIN
+                                        " bench --backend mpi -b 8 -e 8 -n $((1 + OMPI_COMM_WORLD_RANK))'");
   EXPECT_EQ(direct.status, 2) << direct.err;
   EXPECT_NE(direct.err.find("arguments differ between ranks: rank 1 got 'bench --backend mpi -b 8 -e 8 -n 2'"),
             std::string::npos)
@@ -118,10 +118,10 @@ TEST_F(E2E, DifferentArgumentsOnDifferentRanksAreRefused) {
 void check_mpi_run(const char* launcher, int np) {
   const std::string json = tmp("np" + std::to_string(np) + ".json");
   const std::string csv = tmp("np" + std::to_string(np) + ".csv");
-  const Result r = run("bench --backend mpi --op all --pairs 0:" + std::to_string(np - 1) +
-                           " --bidir -b 8 -e 64K -f 32 -d float,int8 -o sum,max -n 3 --reps 3 --json " + json +
-                           " --csv " + csv,
-                       launcher);
+  const Result r =
+      run("bench --backend mpi --op all --pairs 0:" + std::to_string(np - 1) +
+              " --bidir -b 8 -e 64K -f 32 -d float,int8 -o sum,max -n 3 --reps 3 --json " + json + " --csv " + csv,
+          launcher);
   ASSERT_EQ(r.status, 0) << r.err << r.out;
   for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "sendrecv", "pair"}) {
     EXPECT_NE(r.out.find(std::string("# Collective test starting: ") + op), std::string::npos) << op;
@@ -164,9 +164,9 @@ TEST_F(E2E, EveryOpIsExactAtFourRanks) { check_mpi_run(kMpirun4, 4); }
 
 TEST_F(E2E, GoogleBenchmarkJsonCarriesTheCounters) {
   const std::string out = tmp("gbench.json");
-  const Result r = run("bench --backend mpi -b 1K -e 4K -f 2 --reps 4 --benchmark_out=" + out +
-                           " --benchmark_out_format=json",
-                       kMpirun2);
+  const Result r =
+      run("bench --backend mpi -b 1K -e 4K -f 2 --reps 4 --benchmark_out=" + out + " --benchmark_out_format=json",
+          kMpirun2);
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(slurp(out));
   ASSERT_EQ(j["benchmarks"].size(), 6u);
@@ -189,7 +189,8 @@ TEST_F(E2E, TimeoutTurnsASlowPointIntoAnErrorNamingIt) {
 TEST_F(E2E, ReportRecordsTheLaunchEnvironmentOnlyAllowListedAndWithoutMpiSingletonNoise) {
   const std::string json = tmp("env.json");
   const Result r = run_shell("NCCL_DEBUG=WARN NCCL_API_KEY=hunter2 HOME_SECRET=x " PIPEBENCH_BIN
-                             " bench --backend mpi -b 8 -e 8 --json " + json);
+                             " bench --backend mpi -b 8 -e 8 --json " +
+                             json);
   ASSERT_EQ(r.status, 0) << r.err;
   const auto env = nlohmann::json::parse(slurp(json))["system"]["environment"];
   EXPECT_EQ(env["NCCL_DEBUG"], "WARN");
@@ -210,7 +211,8 @@ TEST_F(E2E, TopoReadsFixturesAsTextJsonAndDot) {
   ASSERT_EQ(json.status, 0) << json.err;
   const auto j = nlohmann::json::parse(json.out);
   EXPECT_EQ(j["schema"], "pipebench.topology/1");
-  for (const char* key : {"index", "bus_id", "model", "numa", "pcie_gen", "pcie_width", "pcie_gen_max", "pcie_width_max"}) {
+  for (const char* key :
+       {"index", "bus_id", "model", "numa", "pcie_gen", "pcie_width", "pcie_gen_max", "pcie_width_max"}) {
     EXPECT_TRUE(j["gpus"][0].contains(key)) << key;
   }
   for (const char* key : {"a", "b", "kind", "class", "pcie_class", "nvlinks", "p2p", "nccl_path", "path_min_gbps"}) {
@@ -253,15 +255,18 @@ TEST_F(E2E, PairsMeasuresEveryOrderedPairBothWays) {
 
 TEST_F(E2E, PlanThenBenchThePlanOnFourHostRanks) {
   const std::string plan = tmp("plan.json"), results = tmp("plan_results.json");
-  const Result p = run("plan --json " + plan +
-                       " -- --num-layers 8 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --micro-batch-size 1 "
-                       "--global-batch-size 8 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 "
-                       "--world-size 4 --vocab-size 1000 --fp16 --lr 1e-4");
+  const Result p =
+      run("plan --json " + plan +
+          " -- --num-layers 8 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --micro-batch-size 1 "
+          "--global-batch-size 8 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 "
+          "--world-size 4 --vocab-size 1000 --fp16 --lr 1e-4");
   ASSERT_EQ(p.status, 0) << p.err;
-  EXPECT_NE(p.out.find("# schedule 1f1b: warm-up microbatches per pipeline rank 1 0; ideal bubble 0.1250"), std::string::npos)
+  EXPECT_NE(p.out.find("# schedule 1f1b: warm-up microbatches per pipeline rank 1 0; ideal bubble 0.1250"),
+            std::string::npos)
       << p.out;
   EXPECT_NE(p.out.find("# ignored (no effect on communication): --lr 1e-4"), std::string::npos);
-  const Result b = run("bench --plan " + plan + " --schedule 1f1b --backend mpi -n 2 --reps 2 --json " + results, kMpirun4);
+  const Result b =
+      run("bench --plan " + plan + " --schedule 1f1b --backend mpi -n 2 --reps 2 --json " + results, kMpirun4);
   ASSERT_EQ(b.status, 0) << b.err << b.out;
   EXPECT_NE(b.out.find("sendrecv both   {0,2}"), std::string::npos) << b.out;  // pipeline neighbours, both ways
   EXPECT_NE(b.out.find("all_reduce      {0,2}"), std::string::npos) << b.out;  // the embedding pair, not a range
@@ -279,24 +284,29 @@ TEST_F(E2E, PlanThenBenchThePlanOnFourHostRanks) {
   EXPECT_EQ(ids.size(), sends_and_collectives);  // every message of the schedule but the matching recvs
   expect_usage_error("bench --plan /nonexistent/plan.json", "--plan /nonexistent/plan.json: cannot be read");
   expect_usage_error("bench --plan " + results, "is not pipebench.plan/1");
-  expect_usage_error("bench --plan " + plan + " --op all_reduce", "--plan takes its sizes, ops and groups from the plan");
-  expect_usage_error("bench --plan " + plan + " --schedule zigzag --backend mpi", "--schedule zigzag: no such schedule");
-  expect_usage_error("plan -- --num-layers 30 --hidden-size 256 --num-attention-heads 4 --seq-length 64 "
-                     "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 4 --vocab-size 1000 "
-                     "--world-size 4",
-                     "num_layers 30 is not divisible by pipeline size 4");
+  expect_usage_error("bench --plan " + plan + " --op all_reduce",
+                     "--plan takes its sizes, ops and groups from the plan");
+  expect_usage_error("bench --plan " + plan + " --schedule zigzag --backend mpi",
+                     "--schedule zigzag: no such schedule");
+  expect_usage_error(
+      "plan -- --num-layers 30 --hidden-size 256 --num-attention-heads 4 --seq-length 64 "
+      "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 4 --vocab-size 1000 "
+      "--world-size 4",
+      "num_layers 30 is not divisible by pipeline size 4");
   expect_usage_error("plan -- --num-layers 8", "Megatron arguments: missing --hidden-size");
   // Without --world-size the GPUs present are the world; a pipeline that does not fit says so.
-  expect_usage_error("plan -- --num-layers 9 --hidden-size 256 --num-attention-heads 4 --seq-length 64 "
-                     "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 3 --vocab-size 1000 "
-                     "--world-size 4",
-                     "world size (4) is not divisible by tensor parallel size (1) times pipeline parallel size (3)");
+  expect_usage_error(
+      "plan -- --num-layers 9 --hidden-size 256 --num-attention-heads 4 --seq-length 64 "
+      "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 3 --vocab-size 1000 "
+      "--world-size 4",
+      "world size (4) is not divisible by tensor parallel size (1) times pipeline parallel size (3)");
   std::remove(plan.c_str());
   std::remove(results.c_str());
 }
 
 TEST_F(E2E, PredictFromAMeasuredPlanTable) {
-  const std::string plan = tmp("pp.json"), table = tmp("pp_table.json"), pred = tmp("pred.json"), traces = tmp("traces");
+  const std::string plan = tmp("pp.json"), table = tmp("pp_table.json"), pred = tmp("pred.json"),
+                    traces = tmp("traces");
   ASSERT_EQ(run("plan --json " + plan +
                 " -- --num-layers 8 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --micro-batch-size 1 "
                 "--global-batch-size 8 --pipeline-model-parallel-size 4 --world-size 4 --vocab-size 1000 --bf16")
@@ -322,9 +332,12 @@ TEST_F(E2E, PredictFromAMeasuredPlanTable) {
   expect_usage_error("predict --plan " + plan + " --zero-comm", "give --fwd-ms-per-layer");
   expect_usage_error("predict --plan " + plan + " --zero-comm --fwd-ms-per-layer -1", "--fwd-ms-per-layer");
   expect_usage_error("predict --plan " + table + " --zero-comm --fwd-ms-per-layer 1", "is not pipebench.plan/1");
-  expect_usage_error("predict --plan " + plan + " --table " + plan + " --fwd-ms-per-layer 1", "not a pipebench.results/1 file");
-  expect_usage_error("predict --plan " + plan + " --link-gbps 10 --link FOO=1 --fwd-ms-per-layer 1", "--link FOO=1: expected CLASS=GBPS");
-  expect_usage_error("predict --plan " + plan + " --link PIX=5 --fwd-ms-per-layer 1", "--link CLASS=GBPS needs --link-gbps");
+  expect_usage_error("predict --plan " + plan + " --table " + plan + " --fwd-ms-per-layer 1",
+                     "not a pipebench.results/1 file");
+  expect_usage_error("predict --plan " + plan + " --link-gbps 10 --link FOO=1 --fwd-ms-per-layer 1",
+                     "--link FOO=1: expected CLASS=GBPS");
+  expect_usage_error("predict --plan " + plan + " --link PIX=5 --fwd-ms-per-layer 1",
+                     "--link CLASS=GBPS needs --link-gbps");
   const std::string topo = std::string(TEST_DATA_DIR) + "/topology/pipebench-two-switch-levels.xml";
   const std::string topo_json = tmp("topo.json");
   const Result t = run("topo --format json --xml " + topo);
@@ -339,20 +352,51 @@ TEST_F(E2E, PredictFromAMeasuredPlanTable) {
   EXPECT_EQ(std::system(("rm -rf " + plan + " " + table + " " + pred + " " + traces).c_str()), 0);
 }
 
-TEST_F(E2E, RunPlansTimesThePlanAndPredicts) {
+const char* const kTinyModel =
+    " -- --num-layers 8 --hidden-size 128 --num-attention-heads 4 --seq-length 64 --micro-batch-size 1 "
+    "--global-batch-size 8 --pipeline-model-parallel-size 4 --world-size 4 --vocab-size 1000 --bf16";
+
+TEST_F(E2E, RunPlansPredictsReplaysAndReports) {
   const std::string dir = tmp("runplan");
-  const Result r = run("run --backend mpi --out " + dir +
-                       " -e 1K --point-seconds 0.05 -- --num-layers 8 --hidden-size 128 --num-attention-heads 4 "
-                       "--seq-length 64 --micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 4 "
-                       "--world-size 4 --vocab-size 1000 --bf16");
+  const Result r =
+      run("run --backend mpi --out " + dir + " -e 1K --point-seconds 0.05 --replay-iterations 2" + kTinyModel);
   ASSERT_EQ(r.status, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("# Plan: the Megatron-LM arguments given, world 4 (pp 4"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("# Prediction (communication measured on this node"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("# Prediction verdict: "), std::string::npos);
-  for (const char* f : {"/plan.json", "/plan_results.json", "/prediction.json"}) {
+  EXPECT_NE(r.out.find("# Replay: the plan's schedules on these 4 mpi ranks (compute host-sleep"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("   1f1b "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# Replay verdict: measured fastest "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# Report: PASS (exit 0): " + dir + "/report.html"), std::string::npos) << r.out;
+  for (const char* f :
+       {"/results.json", "/plan.json", "/plan_results.json", "/prediction.json", "/replay.json", "/report.json"}) {
     EXPECT_TRUE(nlohmann::json::accept(slurp(dir + f))) << f;
   }
+  const auto replay = nlohmann::json::parse(slurp(dir + "/replay.json"));
+  EXPECT_EQ(replay["schema"], "pipebench.replay/1");
+  EXPECT_EQ(replay["world"], 4);
+  const std::string md = slurp(dir + "/report.md");
+  EXPECT_NE(md.find("## Schedules: predicted vs replayed"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 1f1b | "), std::string::npos) << md;
+  EXPECT_NE(slurp(dir + "/report.html").find("<html"), std::string::npos);
   EXPECT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
+}
+
+TEST_F(E2E, RunExitStatusFollowsTheReportsRulesAndNoReplaySkipsTheReplay) {
+  const std::string dir = tmp("runrules");
+  const std::string rules = tmp("rules") + ".json";
+  std::ofstream(rules) << R"({"rules": [{"name": "impossible", "metric": "busbw_gbps", "at_least": 1e9}]})";
+  const Result r =
+      run("run --backend mpi --out " + dir + " -e 1K --point-seconds 0.05 --no-replay --rules " + rules + kTinyModel);
+  EXPECT_EQ(r.status, 3) << r.err << r.out;
+  EXPECT_EQ(r.out.find("# Replay:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# Report: FAIL (exit 3)"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::ifstream(dir + "/replay.json").good());
+  EXPECT_TRUE(nlohmann::json::accept(slurp(dir + "/report.json")));
+  expect_usage_error("run --backend mpi --out " + dir + " --rules " + dir + "/missing.yaml", "--rules");
+  expect_usage_error("run --backend mpi --out " + dir + " --baseline " + dir + "/missing", "--baseline");
+  EXPECT_EQ(std::system(("rm -rf " + dir + " " + rules).c_str()), 0);
 }
 
 TEST_F(E2E, RunWithoutAGpuUsesFourHostRanksAndWritesTheRunFolder) {
@@ -368,7 +412,6 @@ TEST_F(E2E, RunWithoutAGpuUsesFourHostRanksAndWritesTheRunFolder) {
   EXPECT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
 }
 
-
 TEST_F(E2E, TraceBadFilesGetOneLineAndExitStatusTwo) {
   const std::string fixture = TEST_DATA_DIR "/trace/kineto_allreduce_1gpu.json";
   auto write = [](const std::string& name, const std::string& text) {
@@ -378,18 +421,21 @@ TEST_F(E2E, TraceBadFilesGetOneLineAndExitStatusTwo) {
   };
   expect_usage_error("trace " + tmp("missing.sqlite"), "no such file");
   expect_usage_error("trace " + write("empty.json", ""), "empty file");
-  expect_usage_error("trace " + write("text.txt", "hello world\n"), "neither an Nsight Systems SQLite export nor a JSON trace");
+  expect_usage_error("trace " + write("text.txt", "hello world\n"),
+                     "neither an Nsight Systems SQLite export nor a JSON trace");
   expect_usage_error("trace " + write("cut.sqlite", "SQLite form"), "truncated SQLite");
   expect_usage_error("trace " + write("notrace.json", "{\"a\": 1}"), "no \"traceEvents\"");
   expect_usage_error("trace " + write("nokernels.json", "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\"}]}"),
                      "without GPU kernel events");
-  expect_usage_error("trace " + fixture + " --chrome-trace " + tmp("x.json"), "--chrome-trace: converts Nsight Systems");
+  expect_usage_error("trace " + fixture + " --chrome-trace " + tmp("x.json"),
+                     "--chrome-trace: converts Nsight Systems");
   expect_usage_error("trace " + fixture + " --by stage", "--by");
   expect_usage_error("trace " + fixture + " --activity kernel", "--activity: applies to --chrome-trace only");
   expect_usage_error("trace " + fixture + " --prediction p.json", "--prediction: needs --plan");
   expect_usage_error("trace " + fixture + " --plan " + tmp("noplan.json"), "--plan");
   expect_usage_error("trace", "file is required");
-  expect_usage_error("trace " + fixture + " --json /nonexistent-dir/t.json", "--json /nonexistent-dir/t.json: cannot be written");
+  expect_usage_error("trace " + fixture + " --json /nonexistent-dir/t.json",
+                     "--json /nonexistent-dir/t.json: cannot be written");
   expect_usage_error("trace " + fixture + " --top -1", "--top");
   expect_usage_error("trace " + fixture + " --plan " + fixture + " --first-rank -3", "--first-rank");
   expect_usage_error("trace " + fixture + " --plan " + fixture + " --iterations 0", "--iterations");
@@ -418,7 +464,8 @@ TEST_F(E2E, TraceBadFilesGetOneLineAndExitStatusTwo) {
     pipebench::testing::NsysFixture f(conv);
     f.kernel(0, 7, 0, 10, f.str("k"), 1, 1);
   }
-  expect_usage_error("trace " + conv + " --chrome-trace /nonexistent-dir/t.json", "--chrome-trace /nonexistent-dir/t.json");
+  expect_usage_error("trace " + conv + " --chrome-trace /nonexistent-dir/t.json",
+                     "--chrome-trace /nonexistent-dir/t.json");
   expect_usage_error("trace " + conv + " --chrome-trace " + tmp("t.json") + " --activity kernel,bogus", "'bogus'");
 #endif
 }
@@ -435,11 +482,13 @@ TEST_F(E2E, TraceOfThePyTorchProfilerFixtureWritesTheDocumentedJson) {
   EXPECT_EQ(j["skipped_rows"], 0);
   ASSERT_EQ(j["devices"].size(), 1u);
   const auto& d = j["devices"][0];
-  for (const char* key : {"device", "span_us", "comm_share", "kernels", "collectives"}) EXPECT_TRUE(d.contains(key)) << key;
+  for (const char* key : {"device", "span_us", "comm_share", "kernels", "collectives"})
+    EXPECT_TRUE(d.contains(key)) << key;
   for (const char* key : {"name", "stream", "share", "count", "min_us", "max_us", "mean_us"}) {
     EXPECT_TRUE(d["kernels"][0].contains(key)) << key;
   }
-  for (const char* key : {"op", "elements", "bytes", "dtype", "count"}) EXPECT_TRUE(d["collectives"][0].contains(key)) << key;
+  for (const char* key : {"op", "elements", "bytes", "dtype", "count"})
+    EXPECT_TRUE(d["collectives"][0].contains(key)) << key;
   EXPECT_EQ(d["rank"], 0);
 }
 
@@ -447,9 +496,10 @@ TEST_F(E2E, TraceOfThePyTorchProfilerFixtureWritesTheDocumentedJson) {
 TEST_F(E2E, TraceOfAnNsysExportAgainstItsPlanWithAChromeTrace) {
   // A plan for 4 ranks; the profile shows rank 1 of it (device 0) with one iteration of its P2P.
   const std::string plan = tmp("trace_plan.json");
-  const Result pr = run("plan --json " + plan +
-                        " -- --num-layers 8 --hidden-size 1024 --num-attention-heads 16 --seq-length 128 "
-                        "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 4 --bf16 --vocab-size 32000");
+  const Result pr =
+      run("plan --json " + plan +
+          " -- --num-layers 8 --hidden-size 1024 --num-attention-heads 16 --seq-length 128 "
+          "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 4 --bf16 --vocab-size 32000");
   ASSERT_EQ(pr.status, 0) << pr.err;
   const auto pj = nlohmann::json::parse(slurp(plan));
   const std::string db = tmp("profile.sqlite");
@@ -464,7 +514,8 @@ TEST_F(E2E, TraceOfAnNsysExportAgainstItsPlanWithAChromeTrace) {
         if (m["rank"] != 1) continue;
         const std::string op = m["op"];
         for (std::int64_t i = 0; i < m["count"].get<std::int64_t>(); ++i, t += 1000, ++corr) {
-          f.nvtx(1, 1, t, t + 100, "nccl:" + op + ", op_id = 1, sizes = [[" + std::to_string(m["elements"].get<std::int64_t>()) + "]]");
+          f.nvtx(1, 1, t, t + 100,
+                 "nccl:" + op + ", op_id = 1, sizes = [[" + std::to_string(m["elements"].get<std::int64_t>()) + "]]");
           f.runtime(1, 1, t + 10, t + 20, corr, launch);
           f.kernel(0, 3, t + 30, t + 500, sr, corr, 1);
         }
