@@ -133,6 +133,7 @@ all: deps
 
 test: deps
 	@$(MAKE) -j$(JOBS) build-all $(UNIT_TESTS) $(MPI_TESTS) $(GPU_TESTS)
+	@$(MAKE) format-check
 	@$(MAKE) -j$(JOBS) fuzz-smoke
 	@$(MAKE) test-all
 
@@ -155,7 +156,8 @@ format: deps
 	@$(CLANG_FORMAT) -i $(FORMAT_FILES)
 
 format-check: deps
-	@$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_FILES) && echo "format-check: every file follows .clang-format"
+	@if ! command -v $(CLANG_FORMAT) >/dev/null; then echo "format-check: skipped ($(CLANG_FORMAT) not found; install clang-format)"; \
+	else $(CLANG_FORMAT) --dry-run --Werror $(FORMAT_FILES) && echo "format-check: every file follows .clang-format"; fi
 
 # Debian packages by the file that proves them present.
 DEPS := libbenchmark-dev:/usr/include/benchmark/benchmark.h \
