@@ -18,8 +18,8 @@
 #include "core/error.h"
 #include "core/json_file.h"
 #include "io/plan_io.h"
-#include "io/results_io.h"
 #include "io/replay_io.h"
+#include "io/results_io.h"
 #include "launch/world.h"
 #include "replay/plan_jobs.h"
 #include "replay/replay.h"
@@ -43,6 +43,25 @@ void check_output(const char* flag, const std::string& path) {
   if (path.empty() || lstat(path.c_str(), &st) != 0) return;
   if (!S_ISREG(st.st_mode)) throw UsageError(std::string(flag) + " " + path + ": exists and is not a regular file");
 }
+
+// One layer's GEMM dimensions on one rank of the plan.
+LayerDims plan_layer_dims(const Plan& plan) {
+  const MegatronArgs& a = plan.args;
+  LayerDims d;
+  d.b = a.micro_batch;
+  d.s = a.seq_length;
+  d.h = a.hidden;
+  d.f = a.ffn_hidden;
+  d.heads = a.heads;
+  d.groups = a.gqa ? a.query_groups : d.heads;
+  d.tp = plan.layout.tp;
+  d.cp = plan.layout.cp;
+  d.swiglu = a.swiglu;
+  return d;
+}
+
+// As predict --measure-compute: half for fp16 models, else bfloat16.
+DType gemm_dtype(const Plan& plan) { return plan.args.params_dtype == DType::kHalf ? DType::kHalf : DType::kBfloat16; }
 
 class ReplayCommand final : public Subcommand {
  public:
@@ -119,8 +138,7 @@ class ReplayCommand final : public Subcommand {
 };
 
 // Rank 0 predicts; an error there reaches every rank (the others would wait in the replay).
-std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const Plan& plan,
-                                                      BackendKind kind) {
+std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const Plan& plan, BackendKind kind) {
   if (no_predict_) return nullptr;
   std::string table = table_path_;
   if (table.empty()) {  // time the plan's messages on these ranks, as `bench --plan` does
@@ -162,21 +180,8 @@ double ReplayCommand::measured_layer_ms(const World& world, const Plan& plan) co
 #if PB_HAVE_CUBLAS
   std::string why;
   if (visible_gpus(&why) == 0) throw LocalUsageError("--measure-compute: no GPU to measure on (" + why + ")");
-  const MegatronArgs& a = plan.args;
-  LayerDims d;
-  d.b = a.micro_batch;
-  d.s = a.seq_length;
-  d.h = a.hidden;
-  d.f = a.ffn_hidden;
-  d.heads = a.heads;
-  d.groups = a.gqa ? a.query_groups : d.heads;
-  d.tp = plan.layout.tp;
-  d.cp = plan.layout.cp;
-  d.swiglu = a.swiglu;
-  // As predict --measure-compute: half for fp16 models, else bfloat16.
-  const DType t = a.params_dtype == DType::kHalf ? DType::kHalf : DType::kBfloat16;
   // The slowest rank's GEMMs set the pace of the pipeline.
-  return world.max(time_gemms_ms(layer_forward_gemms(d), t, world.local_rank(), 20));
+  return world.max(time_gemms_ms(layer_forward_gemms(plan_layer_dims(plan)), gemm_dtype(plan), world.local_rank(), 20));
 #else
   (void)world;
   (void)plan;
@@ -204,6 +209,11 @@ int ReplayCommand::run(const World* wp) {
   ReplayComputeOptions rco;
   rco.kind = compute_kind_;
   rco.compute_sms = compute_sms_;
+  if (compute_kind_ == "gemm" && kind != BackendKind::kMpi) {
+    rco.layer_gemms = layer_forward_gemms(plan_layer_dims(plan));
+    rco.gemm_dtype = gemm_dtype(plan);
+    rco.layer_fwd_ns = std::llround(make_compute_model(plan, o_.compute).fwd_ms_per_layer * 1e6);
+  }
   // The runtime first: the MPI one raises this process's scheduling priority, and the messages are
   // then timed for the prediction under the same conditions as they are replayed.
   auto rt = kind == BackendKind::kMpi ? make_mpi_replay_runtime(world) : make_nccl_replay_runtime(world, rco);
