@@ -20,6 +20,7 @@
 #include "io/plan_io.h"
 #include "io/replay_io.h"
 #include "io/results_io.h"
+#include "launch/mpirun_relaunch.h"
 #include "launch/world.h"
 #include "replay/plan_jobs.h"
 #include "replay/replay.h"
@@ -120,6 +121,7 @@ class ReplayCommand final : public Subcommand {
     gpu_flags_ = sub.count("--compute") > 0 || sub.count("--compute-sms") > 0;
   }
 
+  void before_world(const std::vector<std::string>& args) override;
   int run(const World* world) override;
 
  private:
@@ -187,6 +189,27 @@ double ReplayCommand::measured_layer_ms(const World& world, const Plan& plan) co
   (void)plan;
   throw UsageError("--measure-compute: this pipebench was built without cuBLAS");
 #endif
+}
+
+// A plain `pipebench replay` on one node with at least W GPUs (W = the plan's world > 1) starts itself
+// under mpirun, one rank per GPU, as `run` does. Anything unusual (no plan, fewer GPUs, no mpirun)
+// is left to run(), which reports it as one line.
+void ReplayCommand::before_world(const std::vector<std::string>& args) {
+  if (started_by_launcher() || !built_with_mpi() || kind_ == BackendKind::kMpi) return;
+  int plan_world = 0;
+  try {
+    plan_world = load_plan("--plan", plan_path_).layout.world;
+  } catch (const std::exception&) {
+    return;
+  }
+  std::string why;
+  if (plan_world <= 1 || visible_gpus(&why) < plan_world) return;
+  const std::string mpirun = find_in_path("mpirun");
+  if (mpirun.empty()) return;
+  std::printf("# %d GPUs visible: starting the plan's %d ranks under mpirun (mpirun -np %d)\n", visible_gpus(&why),
+              plan_world, plan_world);
+  std::fflush(stdout);
+  exec_under_mpirun(mpirun, plan_world, args);
 }
 
 int ReplayCommand::run(const World* wp) {
