@@ -18,8 +18,9 @@
 #include "core/error.h"
 #include "core/json_file.h"
 #include "io/plan_io.h"
-#include "io/results_io.h"
 #include "io/replay_io.h"
+#include "io/results_io.h"
+#include "launch/mpirun_relaunch.h"
 #include "launch/world.h"
 #include "replay/plan_jobs.h"
 #include "replay/replay.h"
@@ -43,6 +44,25 @@ void check_output(const char* flag, const std::string& path) {
   if (path.empty() || lstat(path.c_str(), &st) != 0) return;
   if (!S_ISREG(st.st_mode)) throw UsageError(std::string(flag) + " " + path + ": exists and is not a regular file");
 }
+
+// One layer's GEMM dimensions on one rank of the plan.
+LayerDims plan_layer_dims(const Plan& plan) {
+  const MegatronArgs& a = plan.args;
+  LayerDims d;
+  d.b = a.micro_batch;
+  d.s = a.seq_length;
+  d.h = a.hidden;
+  d.f = a.ffn_hidden;
+  d.heads = a.heads;
+  d.groups = a.gqa ? a.query_groups : d.heads;
+  d.tp = plan.layout.tp;
+  d.cp = plan.layout.cp;
+  d.swiglu = a.swiglu;
+  return d;
+}
+
+// As predict --measure-compute: half for fp16 models, else bfloat16.
+DType gemm_dtype(const Plan& plan) { return plan.args.params_dtype == DType::kHalf ? DType::kHalf : DType::kBfloat16; }
 
 class ReplayCommand final : public Subcommand {
  public:
@@ -101,6 +121,7 @@ class ReplayCommand final : public Subcommand {
     gpu_flags_ = sub.count("--compute") > 0 || sub.count("--compute-sms") > 0;
   }
 
+  void before_world(const std::vector<std::string>& args) override;
   int run(const World* world) override;
 
  private:
@@ -119,8 +140,7 @@ class ReplayCommand final : public Subcommand {
 };
 
 // Rank 0 predicts; an error there reaches every rank (the others would wait in the replay).
-std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const Plan& plan,
-                                                      BackendKind kind) {
+std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const Plan& plan, BackendKind kind) {
   if (no_predict_) return nullptr;
   std::string table = table_path_;
   if (table.empty()) {  // time the plan's messages on these ranks, as `bench --plan` does
@@ -162,26 +182,34 @@ double ReplayCommand::measured_layer_ms(const World& world, const Plan& plan) co
 #if PB_HAVE_CUBLAS
   std::string why;
   if (visible_gpus(&why) == 0) throw LocalUsageError("--measure-compute: no GPU to measure on (" + why + ")");
-  const MegatronArgs& a = plan.args;
-  LayerDims d;
-  d.b = a.micro_batch;
-  d.s = a.seq_length;
-  d.h = a.hidden;
-  d.f = a.ffn_hidden;
-  d.heads = a.heads;
-  d.groups = a.gqa ? a.query_groups : d.heads;
-  d.tp = plan.layout.tp;
-  d.cp = plan.layout.cp;
-  d.swiglu = a.swiglu;
-  // As predict --measure-compute: half for fp16 models, else bfloat16.
-  const DType t = a.params_dtype == DType::kHalf ? DType::kHalf : DType::kBfloat16;
   // The slowest rank's GEMMs set the pace of the pipeline.
-  return world.max(time_gemms_ms(layer_forward_gemms(d), t, world.local_rank(), 20));
+  return world.max(time_gemms_ms(layer_forward_gemms(plan_layer_dims(plan)), gemm_dtype(plan), world.local_rank(), 20));
 #else
   (void)world;
   (void)plan;
   throw UsageError("--measure-compute: this pipebench was built without cuBLAS");
 #endif
+}
+
+// A plain `pipebench replay` on one node with at least W GPUs (W = the plan's world > 1) starts itself
+// under mpirun, one rank per GPU, as `run` does. Anything unusual (no plan, fewer GPUs, no mpirun)
+// is left to run(), which reports it as one line.
+void ReplayCommand::before_world(const std::vector<std::string>& args) {
+  if (started_by_launcher() || !built_with_mpi() || kind_ == BackendKind::kMpi) return;
+  int plan_world = 0;
+  try {
+    plan_world = load_plan("--plan", plan_path_).layout.world;
+  } catch (const std::exception&) {
+    return;
+  }
+  std::string why;
+  if (plan_world <= 1 || visible_gpus(&why) < plan_world) return;
+  const std::string mpirun = find_in_path("mpirun");
+  if (mpirun.empty()) return;
+  std::printf("# %d GPUs visible: starting the plan's %d ranks under mpirun (mpirun -np %d)\n", visible_gpus(&why),
+              plan_world, plan_world);
+  std::fflush(stdout);
+  exec_under_mpirun(mpirun, plan_world, args);
 }
 
 int ReplayCommand::run(const World* wp) {
@@ -204,6 +232,11 @@ int ReplayCommand::run(const World* wp) {
   ReplayComputeOptions rco;
   rco.kind = compute_kind_;
   rco.compute_sms = compute_sms_;
+  if (compute_kind_ == "gemm" && kind != BackendKind::kMpi) {
+    rco.layer_gemms = layer_forward_gemms(plan_layer_dims(plan));
+    rco.gemm_dtype = gemm_dtype(plan);
+    rco.layer_fwd_ns = std::llround(make_compute_model(plan, o_.compute).fwd_ms_per_layer * 1e6);
+  }
   // The runtime first: the MPI one raises this process's scheduling priority, and the messages are
   // then timed for the prediction under the same conditions as they are replayed.
   auto rt = kind == BackendKind::kMpi ? make_mpi_replay_runtime(world) : make_nccl_replay_runtime(world, rco);

@@ -17,47 +17,29 @@
 #include "app/plan_bench.h"
 #include "app/predict_command.h"
 #include "app/report_inputs.h"
+#include "io/plan_io.h"
+#include "io/prediction_io.h"
+#include "io/results_io.h"
+#include "launch/mpirun_relaunch.h"
+#include "megatron/plan.h"
+#include "report/results_json.h"
+#include "sim/cost_model.h"
+#include "sim/predictor.h"
 #include "backend/backend_factory.h"
 #include "core/error.h"
 #include "core/sizes.h"
 #include "core/units.h"
-#include "io/plan_io.h"
-#include "io/prediction_io.h"
 #include "io/replay_io.h"
-#include "io/results_io.h"
-#include "megatron/plan.h"
 #include "replay/replay.h"
 #include "report/console_table.h"
 #include "report/prediction_report.h"
 #include "report/report_writer.h"
-#include "report/results_json.h"
 #include "report/rule.h"
 #include "report/system_info.h"
-#include "sim/cost_model.h"
-#include "sim/predictor.h"
 #include "topology/discovery.h"
 
 namespace pipebench {
 namespace {
-
-bool started_by_launcher() {
-  return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") || std::getenv("PMI_RANK");
-}
-
-std::string find_in_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
-  std::size_t start = 0;
-  while (start <= dirs.size()) {
-    const std::size_t colon = dirs.find(':', start);
-    const std::string dir = dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-    if (colon == std::string::npos) break;
-    start = colon + 1;
-  }
-  return {};
-}
 
 void print_summary(std::ostream& out, const std::vector<ResultRecord>& records, const std::string& dir) {
   out << "#\n# Summary (files in " << dir << ")\n"
@@ -127,18 +109,7 @@ void relaunch_under_mpirun_if_needed(const RunOptions& o, const std::vector<std:
   std::printf("# no GPU visible (%s): running on the MPI backend with %d host ranks (mpirun -np %d)\n",
               why.empty() ? "--backend mpi" : why.c_str(), o.host_ranks, o.host_ranks);
   std::fflush(stdout);
-  if (geteuid() == 0) {  // Open MPI refuses root without these (its own documented override)
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-  }
-  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-  std::vector<std::string> words = {mpirun, "-np", std::to_string(o.host_ranks), "--oversubscribe", self};
-  words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  execv(mpirun.c_str(), argv.data());
-  throw Error("execv(" + mpirun + ") failed");
+  exec_under_mpirun(mpirun, o.host_ranks, args);
 }
 
 namespace {

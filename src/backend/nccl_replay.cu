@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend/cuda_handles.cuh"
+#include "backend/replay_gemm.h"
 #include "backend/replay_runtime.h"
 #include "backend/replay_spin.h"
 
@@ -20,7 +21,7 @@ namespace {
 class NcclReplayRuntime final : public ReplayRuntime {
  public:
   NcclReplayRuntime(const World& world, const ReplayComputeOptions& c) : world_(world), sms_(c.compute_sms) {
-    if (c.kind != "spin") throw UsageError("--compute " + c.kind + ": not available in replay yet (use spin)");
+    if (c.kind != "spin" && c.kind != "gemm") throw UsageError("--compute " + c.kind + ": spin or gemm");
     int n = 0;
     check(cudaGetDeviceCount(&n), "cudaGetDeviceCount");
     if (n == 0) throw LocalUsageError("replay --backend nccl: no GPU on " + world.where());
@@ -28,6 +29,7 @@ class NcclReplayRuntime final : public ReplayRuntime {
     check(cudaSetDevice(device_), "cudaSetDevice");
     if (sms_ > device_sms())
       throw UsageError("--compute-sms " + std::to_string(sms_) + ": the GPU has " + std::to_string(device_sms()));
+    if (c.kind == "gemm") gemm_ = std::make_unique<ReplayGemm>(c.layer_gemms, c.gemm_dtype, device_, c.layer_fwd_ns);
     compute_ = make_stream();
     comm_ = make_stream();
     spin_ = std::make_unique<SpinKernel>();
@@ -65,7 +67,11 @@ class NcclReplayRuntime final : public ReplayRuntime {
 
   void compute(std::size_t task, std::int64_t duration_ns) override {
     record(start(task), compute_);
-    spin_->launch(compute_.get(), duration_ns, sms_);
+    if (gemm_) {
+      gemm_->run(compute_.get(), duration_ns);
+    } else {
+      spin_->launch(compute_.get(), duration_ns, sms_);
+    }
     record(end(task), compute_);
     recorded_[task] = true;
   }
@@ -198,6 +204,7 @@ class NcclReplayRuntime final : public ReplayRuntime {
 
   const World& world_;
   int device_ = 0, sms_ = 0;
+  std::unique_ptr<ReplayGemm> gemm_;  // --compute gemm; destroyed after the streams it ran on
   CudaStream compute_, comm_;
   std::unique_ptr<SpinKernel> spin_;  // made after cudaSetDevice: its word lives on this rank's GPU
   NcclComm nccl_;

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "core/dtype.h"
+#include "core/gemm_shape.h"
 #include "launch/world.h"
 
 namespace pipebench {
@@ -35,6 +37,11 @@ struct ReplaySpan {
 struct ReplayComputeOptions {
   std::string kind = "spin";  // spin | gemm (NCCL); the MPI runtime always sleeps on the host
   int compute_sms = 0;        // spin: SMs to use (0: all)
+  // gemm: one layer's forward GEMMs on this rank, their type, and the planned forward time of one
+  // layer (a step runs its planned time / this many passes, backend/replay_gemm.h).
+  std::vector<GemmShape> layer_gemms;
+  DType gemm_dtype = DType::kHalf;
+  std::int64_t layer_fwd_ns = 0;
 };
 
 class ReplayRuntime {

@@ -30,6 +30,7 @@ void assign_groups(int rank, const std::vector<std::vector<int>>& all_groups, co
 RankIteration run_iteration(ReplayRuntime& rt, const RankJob& job, std::atomic<std::int64_t>* progress) {
   const auto& prog = job.program;
   std::vector<ReplayP2P> ops;
+  std::array<std::int64_t, 4> calls{};
   rt.begin_iteration(prog.tasks.size());
   for (std::size_t i = 0; i < prog.tasks.size(); ++i) {
     if (progress) progress->store(static_cast<std::int64_t>(i), std::memory_order_relaxed);
@@ -54,6 +55,7 @@ RankIteration run_iteration(ReplayRuntime& rt, const RankJob& job, std::atomic<s
         const auto c = static_cast<std::size_t>(t.collective);
         const ReplayCollective& coll = job.collectives.at(c);
         rt.collective(i, job.group_ids.at(c), coll.op, coll.bytes, coll.count);
+        calls.at(static_cast<std::size_t>(coll.op)) += coll.count;
         break;
       }
     }
@@ -61,7 +63,9 @@ RankIteration run_iteration(ReplayRuntime& rt, const RankJob& job, std::atomic<s
   if (progress) progress->store(static_cast<std::int64_t>(prog.tasks.size()), std::memory_order_relaxed);
   std::int64_t iteration_ns = 0;
   std::vector<ReplaySpan> spans = rt.end_iteration(&iteration_ns);
-  return summarise(prog, std::move(spans), iteration_ns);
+  RankIteration out = summarise(prog, std::move(spans), iteration_ns);
+  out.collective_calls = calls;
+  return out;
 }
 
 namespace {

@@ -22,11 +22,69 @@ bool selected(const std::string& filter, const std::string& name, int v) {
 
 void add_groups(const Schedule& s, std::set<std::vector<int>>& groups) {
   for (const auto& msg : s.messages) {
-    if (msg.phase != Phase::kAfter || msg.op == "send" || msg.op == "recv") continue;
+    if (msg.op == "send" || msg.op == "recv") continue;
     auto g = msg.group;
     std::sort(g.begin(), g.end());
     groups.insert(g);
   }
+}
+
+// Share of an in-schedule message's per-iteration count issued in forward steps, the rest in backward
+// steps (reference/megatron.md §6): TP without SP, 2 all-reduces forward and 2 backward per layer; with
+// SP, 2 all-gathers forward and 4 backward, 2 reduce-scatters each way; the output layer's dgrad runs in
+// backward; embeddings, cross entropy, data broadcasts and the loss run in forward.
+double forward_share(const PlanMessage& msg) {
+  if (msg.what.find("dgrad") != std::string::npos) return 0;
+  if (msg.what == "TP per layer") return 0.5;
+  if (msg.what == "TP per layer (SP)") return msg.op == "all_gather" ? 2.0 / 6.0 : 0.5;
+  return 1;
+}
+
+// How many of `total` calls the k-th of `steps` steps issues: spread evenly, the remainder on the
+// steps where floor((k+1) total / steps) steps up, so the steps together issue exactly `total`.
+std::int64_t calls_at(std::int64_t total, std::int64_t steps, std::int64_t k) {
+  return (k + 1) * total / steps - k * total / steps;
+}
+
+// The in-schedule collectives (TP, CP, cross entropy, data broadcasts, per-microbatch loss) of this rank
+// at their exact sizes and groups, issued after the forward and backward compute steps they belong to:
+// each message's forward calls spread evenly over the m*v forward steps, its backward calls over the
+// backward steps. Position inside a step is not modelled (the step's compute runs first).
+void insert_inside_collectives(const Schedule& s, int global_rank, RankJob& job) {
+  std::vector<const PlanMessage*> inside;
+  for (const auto& msg : s.messages) {
+    if (msg.rank == global_rank && msg.phase != Phase::kAfter && msg.op != "send" && msg.op != "recv")
+      inside.push_back(&msg);
+  }
+  if (inside.empty()) return;
+  std::int64_t fwd_steps = 0, bwd_steps = 0;
+  for (const auto& t : job.program.tasks) {
+    if (t.kind == Task::Kind::kCompute && t.mb >= 0) ++(t.forward ? fwd_steps : bwd_steps);
+  }
+  std::vector<Task> tasks;
+  tasks.reserve(job.program.tasks.size() * (1 + inside.size()));
+  std::int64_t fwd_k = 0, bwd_k = 0;
+  for (const auto& t : job.program.tasks) {
+    tasks.push_back(t);
+    if (t.kind != Task::Kind::kCompute || t.mb < 0) continue;
+    const std::int64_t k = t.forward ? fwd_k++ : bwd_k++;
+    for (const PlanMessage* msg : inside) {
+      const auto fwd_total =
+          static_cast<std::int64_t>(std::llround(forward_share(*msg) * static_cast<double>(msg->count)));
+      const std::int64_t total = t.forward ? fwd_total : msg->count - fwd_total;
+      const std::int64_t n = calls_at(total, t.forward ? fwd_steps : bwd_steps, k);
+      if (n <= 0) continue;
+      std::vector<int> group = msg->group;
+      std::sort(group.begin(), group.end());
+      Task c;
+      c.kind = Task::Kind::kCollective;
+      c.forward = t.forward;
+      c.collective = static_cast<int>(job.collectives.size());
+      job.collectives.push_back({replay_coll_op(msg->op), group, msg->bytes, static_cast<int>(n), msg->what});
+      tasks.push_back(c);
+    }
+  }
+  job.program.tasks = std::move(tasks);
 }
 
 RankJob job_for(const Plan& plan, const Schedule& s, const ComputeModel& compute, int global_rank,
@@ -40,6 +98,7 @@ RankJob job_for(const Plan& plan, const Schedule& s, const ComputeModel& compute
   const ZeroCost free;
   const ScheduleBuild b = build_schedule(plan, s, compute, free, false);
   job.program = b.programs.at(static_cast<std::size_t>(job.pipeline_rank));
+  insert_inside_collectives(s, global_rank, job);
   // After the pipeline: this rank's collectives in the plan's order, then the optimizer step.
   for (const auto& msg : s.messages) {
     if (msg.rank != global_rank || msg.phase != Phase::kAfter || msg.op == "send" || msg.op == "recv") continue;

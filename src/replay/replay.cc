@@ -3,8 +3,12 @@
 #include "replay/replay.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
+#include <thread>
 
 #include "core/error.h"
 #include "replay/plan_jobs.h"
@@ -148,6 +152,19 @@ void set_verdict(ReplayResult& r) {
   r.predicted_fastest = predicted ? schedule_key(predicted->name, predicted->v) : "";
 }
 
+// Test hook for the stopped-rank path: PIPEBENCH_REPLAY_TEST_STALL="RANK:ITERATION:SECONDS" makes
+// global rank RANK sleep SECONDS at the start of timed iteration ITERATION (0-based) of every schedule,
+// as a rank that stopped would. Unset (always, outside tests): no effect. Malformed: ignored.
+void test_stall(int rank, int iteration) {
+  const char* spec = std::getenv("PIPEBENCH_REPLAY_TEST_STALL");
+  if (!spec) return;
+  int r = -1, it = -1;
+  double seconds = 0;
+  if (std::sscanf(spec, "%d:%d:%lf", &r, &it, &seconds) != 3 || r != rank || it != iteration) return;
+  if (!std::isfinite(seconds) || seconds <= 0 || seconds > 3600) return;
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+}
+
 }  // namespace
 
 std::string schedule_key(const std::string& name, int v) { return v > 1 ? name + ":v" + std::to_string(v) : name; }
@@ -192,6 +209,7 @@ ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const Plan& plan
     RankSamples rs;
     for (int i = -1; i < o.iterations; ++i) {
       dog.start_iteration(i);
+      test_stall(world.rank(), i);
       const RankIteration it = run_iteration(rt, job, dog.progress());
       if (i < 0) continue;
       const double iteration_ms = world.max(static_cast<double>(it.iteration_ns) / 1e6);

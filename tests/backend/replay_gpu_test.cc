@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The replay's GPU side on a real GPU: the spin kernel lasts what it was asked for (CUDA events),
-// alone and with an NCCL kernel in flight, and a 1-rank plan replays on NCCL. Skips without a GPU.
+// alone and with an NCCL kernel in flight, and a 1-rank plan replays on NCCL with spin and with GEMM
+// compute. Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "megatron/model_args.h"
 #include "megatron/plan.h"
 #include "replay/replay.h"
+#include "sim/layer_gemms.h"
 #include "test_world.h"
 
 namespace pipebench {
@@ -56,6 +58,45 @@ TEST_F(ReplayGpu, OneRankPlanReplaysOnNccl) {
   EXPECT_GE(r.schedules[0].median_ms, 24.0 * 0.999);
   EXPECT_LE(r.schedules[0].median_ms, 24.0 * 1.10);
   EXPECT_EQ(r.backend, "nccl");
+}
+
+// Per-rank compute of a 1-rank 1F1B replay with --compute gemm; layer_fwd_ns sets the GEMM passes per step.
+double gemm_compute_ms(const Plan& plan, std::int64_t layer_fwd_ns) {
+  ReplayComputeOptions c;
+  c.kind = "gemm";
+  LayerDims d;
+  d.b = plan.args.micro_batch;
+  d.s = plan.args.seq_length;
+  d.h = plan.args.hidden;
+  d.f = plan.args.ffn_hidden;
+  d.heads = d.groups = plan.args.heads;
+  c.layer_gemms = layer_forward_gemms(d);
+  c.gemm_dtype = DType::kHalf;
+  c.layer_fwd_ns = layer_fwd_ns;
+  auto rt = make_nccl_replay_runtime(testing::world(), c);
+  ReplayOptions o;
+  o.compute.fwd_ms_per_layer = 1;
+  o.compute_kind = "gemm";
+  o.iterations = 3;
+  o.schedule = "1f1b";
+  const ReplayResult r = replay_plan(testing::world(), *rt, plan, o, nullptr, {});
+  EXPECT_EQ(r.schedules.size(), 1u);
+  EXPECT_GT(r.schedules.at(0).median_ms, 0);
+  return r.schedules.at(0).per_rank.at(0).compute_ms;
+}
+
+TEST_F(ReplayGpu, OneRankPlanReplaysWithGemmCompute) {
+  if (testing::world().size() != 1) GTEST_SKIP() << "a 1-rank plan needs 1 process, have " << testing::world().size();
+  const MegatronArgs a = parse_megatron_args(
+      {"--num-layers", "4", "--hidden-size", "2048", "--num-attention-heads", "16", "--seq-length", "1024",
+       "--micro-batch-size", "1", "--global-batch-size", "4", "--world-size", "1", "--vocab-size", "128", "--fp16"});
+  const Plan plan = make_plan(a, 1);
+  // 1 ms per layer planned: 4 passes of the layer's GEMMs per forward step, 8 per backward step; a
+  // planned layer time far above the steps' rounds every step to a single pass.
+  const double many = gemm_compute_ms(plan, 1000000);
+  const double one = gemm_compute_ms(plan, std::int64_t{1} << 50);
+  EXPECT_GT(one, 0);
+  EXPECT_GT(many, 3 * one) << "GEMM passes per step do not follow the planned step time";
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -134,6 +135,28 @@ TEST_F(ReplayCommand, BadInputIsOneLineAndExitTwo) {
     EXPECT_NE(r.err.find("--schedule"), std::string::npos) << r.err;
   }
   std::remove(other.c_str());
+}
+
+// A rank that stops (the test hook makes rank 1 sleep 60 s in timed iteration 3): the job ends within
+// -T with one line naming a rank and its task, and the JSON keeps the 2 iterations that finished.
+TEST_F(ReplayCommand, StoppedRankEndsTheJobWithinTimeoutAndTheJsonKeepsFinishedIterations) {
+  const std::string json = tmp("stall.json");
+  setenv("PIPEBENCH_REPLAY_TEST_STALL", "1:2:60", 1);
+  const auto t0 = std::chrono::steady_clock::now();
+  const Result r =
+      run("replay --plan " + plan_ +
+              " --backend mpi --schedule 1f1b --fwd-ms-per-layer 1 --iterations 5 --no-predict -T 2 --json " + json,
+          kMpirun2);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  unsetenv("PIPEBENCH_REPLAY_TEST_STALL");
+  EXPECT_NE(r.status, 0);
+  EXPECT_LT(wall_s, 30.0) << "the job did not end within -T (plus start-up)";
+  EXPECT_NE(r.err.find("-T 2: rank "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("iteration 3, task "), std::string::npos) << r.err;
+  const auto j = nlohmann::json::parse(slurp(json));
+  ASSERT_EQ(j.at("schedules").size(), 1u);
+  EXPECT_EQ(j.at("schedules")[0].at("iterations_ms").size(), 2u);
+  std::remove(json.c_str());
 }
 
 }  // namespace

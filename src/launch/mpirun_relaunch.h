@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: Apache-2.0
+// Starting pipebench under mpirun from a plain `pipebench CMD ...` (run and replay): whether a launcher
+// started this process, where mpirun is, and replacing this process by `mpirun -np N` of itself.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace pipebench {
+
+// True under mpirun/srun/PMI (Open MPI, PMIx or PMI environment variables).
+[[nodiscard]] bool started_by_launcher();
+
+// The first executable `program` on PATH; "" where there is none.
+[[nodiscard]] std::string find_in_path(const std::string& program);
+
+// Replaces this process by `mpirun -np ranks --oversubscribe <this executable> args...` (args: every
+// word after the program). As root, sets Open MPI's documented run-as-root override. Returns only by
+// throwing Error where execv fails.
+[[noreturn]] void exec_under_mpirun(const std::string& mpirun, int ranks, const std::vector<std::string>& args);
+
+}  // namespace pipebench

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+// The in-schedule collectives of a plan on real ranks: a tp=2 pp=2 plan on 4 MPI ranks issues every
+// planned TP collective (and the after-pipeline ones) on its real group, and they lengthen the
+// iteration by about their own time against the same schedule without them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+
+#include "megatron/model_args.h"
+#include "megatron/plan.h"
+#include "replay/executor.h"
+#include "replay/plan_jobs.h"
+#include "test_world.h"
+
+namespace pipebench {
+namespace {
+
+const World& W() { return testing::world(); }
+
+Plan tp2_pp2_plan() {
+  // hidden 1024, seq 512, fp16: 1 MiB per TP all-reduce, so the collectives take visible time.
+  const MegatronArgs a = parse_megatron_args({"--num-layers",
+                                              "4",
+                                              "--hidden-size",
+                                              "1024",
+                                              "--num-attention-heads",
+                                              "8",
+                                              "--seq-length",
+                                              "512",
+                                              "--micro-batch-size",
+                                              "1",
+                                              "--global-batch-size",
+                                              "4",
+                                              "--tensor-model-parallel-size",
+                                              "2",
+                                              "--pipeline-model-parallel-size",
+                                              "2",
+                                              "--world-size",
+                                              "4",
+                                              "--vocab-size",
+                                              "1000",
+                                              "--fp16"});
+  return make_plan(a, 4);
+}
+
+struct Measured {
+  double iteration_ms = 0;    // median over iterations, max over ranks
+  double inside_comm_ms = 0;  // median over iterations, max over ranks: time in in-schedule collectives
+  std::array<std::int64_t, 4> calls{};
+};
+
+Measured replay(ReplayRuntime& rt, const RankJob& job, std::size_t inside_collectives, int iterations) {
+  (void)run_iteration(rt, job, nullptr);  // warm-up
+  std::vector<double> ms, comm;
+  Measured out;
+  for (int i = 0; i < iterations; ++i) {
+    const RankIteration it = run_iteration(rt, job, nullptr);
+    out.calls = it.collective_calls;
+    std::int64_t ns = 0;
+    for (std::size_t k = 0; k < job.program.tasks.size(); ++k) {
+      const Task& t = job.program.tasks[k];
+      if (t.kind == Task::Kind::kCollective && static_cast<std::size_t>(t.collective) < inside_collectives)
+        ns += it.spans[k].end_ns - it.spans[k].start_ns;
+    }
+    ms.push_back(W().max(static_cast<double>(it.iteration_ns) / 1e6));
+    comm.push_back(W().max(static_cast<double>(ns) / 1e6));
+  }
+  std::sort(ms.begin(), ms.end());
+  std::sort(comm.begin(), comm.end());
+  out.iteration_ms = ms[ms.size() / 2];
+  out.inside_comm_ms = comm[comm.size() / 2];
+  return out;
+}
+
+TEST(PlanJobsMpi, TensorParallelCollectivesAreIssuedAsPlannedAndTakeTheirTime) {
+  if (W().size() != 4) GTEST_SKIP() << "needs 4 ranks (mpirun -np 4), has " << W().size();
+  const Plan plan = tp2_pp2_plan();
+  ComputeOptions c;
+  c.fwd_ms_per_layer = 1;
+  PlanJobs pj = plan_jobs(plan, c, W().rank(), "1f1b");
+  ASSERT_EQ(pj.jobs.size(), 1u);
+  RankJob& job = pj.jobs[0];
+  auto rt = make_mpi_replay_runtime(W());
+  register_groups(*rt, pj.all_groups, job);
+
+  // The plan's collectives of this rank, per op, per iteration; the after-pipeline ones come last in job.
+  std::array<std::int64_t, 4> planned{};
+  std::size_t after = 0;
+  for (const auto& msg : plan.schedules.at(0).messages) {
+    if (msg.rank != W().rank() || msg.op == "send" || msg.op == "recv") continue;
+    planned.at(static_cast<std::size_t>(replay_coll_op(msg.op))) += msg.count;
+    after += msg.phase == Phase::kAfter;
+  }
+  ASSERT_GE(planned[static_cast<std::size_t>(ReplayCollOp::kAllReduce)], 4 * 2 * 4);  // 4 per layer, 2 layers, m = 4
+  const std::size_t inside = job.collectives.size() - after;
+  for (std::size_t i = 0; i < inside; ++i) EXPECT_EQ(job.collectives[i].group.size(), 2u) << job.collectives[i].label;
+
+  const Measured with = replay(*rt, job, inside, 3);
+  for (std::size_t op = 0; op < planned.size(); ++op) EXPECT_EQ(with.calls[op], planned[op]) << "op " << op;
+
+  RankJob without = job;  // the same schedule and compute without the in-schedule collectives
+  without.program.tasks.clear();
+  for (const auto& t : job.program.tasks) {
+    if (t.kind != Task::Kind::kCollective || static_cast<std::size_t>(t.collective) >= inside)
+      without.program.tasks.push_back(t);
+  }
+  const Measured base = replay(*rt, without, inside, 3);
+  const double extra_ms = with.iteration_ms - base.iteration_ms;
+  ::testing::Test::RecordProperty("extra_ms", std::to_string(extra_ms));
+  ::testing::Test::RecordProperty("inside_comm_ms", std::to_string(with.inside_comm_ms));
+  ASSERT_GT(with.inside_comm_ms, 0);
+  // Every stage's steps lengthen by its collectives; the critical path crosses both stages, so the
+  // iteration grows by about one rank's collective time (loose bounds: 2 shared CPU cores).
+  EXPECT_GT(extra_ms, 0.5 * with.inside_comm_ms)
+      << "with " << with.iteration_ms << " ms, without " << base.iteration_ms;
+  EXPECT_LT(extra_ms, 3.0 * with.inside_comm_ms)
+      << "with " << with.iteration_ms << " ms, without " << base.iteration_ms;
+}
+
+}  // namespace
+}  // namespace pipebench
