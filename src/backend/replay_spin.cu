@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Spin kernel on %globaltimer (PTX ISA: "a predefined, 64-bit global nanosecond timer").
+#include <algorithm>
 #include <memory>
+#include <vector>
 #include <string>
 
 #include "backend/cuda_handles.cuh"
@@ -59,10 +61,40 @@ SpinKernel::SpinKernel() {
     cudaFree(q);
   });
   check_cuda(cudaMemset(p, 0, 3 * sizeof(unsigned long long)), "cudaMemset", kWhere);
+  calibrate();
 }
 
-void SpinKernel::launch(void* stream, std::int64_t duration_ns, int sms) {
-  if (duration_ns <= 0) return;
+// The span CUDA events see around a launch is the kernel's own duration plus the time from the start
+// event to the first block running (launch latency, a few to 15 us on the machines measured). Measure
+// that once (median of 21 launches of a 20 us spin on an idle stream) and take it off every request, so
+// a compute task of X ms measures X ms between its events.
+void SpinKernel::calibrate() {
+  cudaStream_t s = nullptr;
+  check_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate", kWhere);
+  CudaStream stream(s, device_);
+  cudaEvent_t a = nullptr, b = nullptr;
+  check_cuda(cudaEventCreate(&a), "cudaEventCreate", kWhere);
+  CudaEvent start(a, device_);
+  check_cuda(cudaEventCreate(&b), "cudaEventCreate", kWhere);
+  CudaEvent stop(b, device_);
+  constexpr std::int64_t kProbeNs = 20000;
+  std::vector<double> over_ns;
+  for (int i = 0; i < 21; ++i) {
+    check_cuda(cudaEventRecord(start.get(), stream.get()), "cudaEventRecord", kWhere);
+    launch(stream.get(), kProbeNs, 0);
+    check_cuda(cudaEventRecord(stop.get(), stream.get()), "cudaEventRecord", kWhere);
+    check_cuda(cudaEventSynchronize(stop.get()), "cudaEventSynchronize", kWhere);
+    float ms = 0;
+    check_cuda(cudaEventElapsedTime(&ms, start.get(), stop.get()), "cudaEventElapsedTime", kWhere);
+    if (i > 0) over_ns.push_back(static_cast<double>(ms) * 1e6 - static_cast<double>(kProbeNs));  // first: warm-up
+  }
+  std::nth_element(over_ns.begin(), over_ns.begin() + over_ns.size() / 2, over_ns.end());
+  overhead_ns_ = std::clamp<std::int64_t>(static_cast<std::int64_t>(over_ns[over_ns.size() / 2]), 0, 100000);
+}
+
+void SpinKernel::launch(void* stream, std::int64_t requested_ns, int sms) {
+  if (requested_ns <= 0) return;
+  const std::int64_t duration_ns = std::max<std::int64_t>(requested_ns - overhead_ns_, 1);
   const int blocks = sms > 0 ? sms : device_sms();
   spin_kernel<<<blocks, 128, 0, static_cast<cudaStream_t>(stream)>>>(
       static_cast<std::uint64_t>(duration_ns), static_cast<unsigned long long*>(slot_.get()), ++epoch_);
@@ -70,6 +102,7 @@ void SpinKernel::launch(void* stream, std::int64_t duration_ns, int sms) {
 }
 
 double timed_spin_ms(std::int64_t duration_ns, int sms, bool nccl_in_flight) {
+  SpinKernel spin;  // calibrated on an idle GPU, before any NCCL work is queued
   cudaStream_t s = nullptr, c = nullptr;
   check_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate", kWhere);
   CudaStream compute(s, 0);
@@ -98,7 +131,6 @@ double timed_spin_ms(std::int64_t duration_ns, int sms, bool nccl_in_flight) {
       check_nccl(ncclAllReduce(p, p, count, ncclFloat, ncclAvg, n, comm.get()), "ncclAllReduce", kWhere, n);
     }
   }
-  SpinKernel spin;
   check_cuda(cudaEventRecord(start.get(), compute.get()), "cudaEventRecord", kWhere);
   spin.launch(compute.get(), duration_ns, sms);
   check_cuda(cudaEventRecord(stop.get(), compute.get()), "cudaEventRecord", kWhere);

@@ -14,13 +14,17 @@ namespace pipebench {
 class SpinKernel {
  public:
   SpinKernel();  // on the current device; throws Error naming the call
-  // Launches on `stream` (a cudaStream_t) on `sms` blocks (0: one per SM). Throws Error naming the call.
-  void launch(void* stream, std::int64_t duration_ns, int sms);
+  // Launches on `stream` (a cudaStream_t) on `sms` blocks (0: one per SM) so that CUDA events around it
+  // measure requested_ns: the launch latency measured at construction is taken off. Throws Error.
+  void launch(void* stream, std::int64_t requested_ns, int sms);
+  [[nodiscard]] std::int64_t overhead_ns() const { return overhead_ns_; }
 
  private:
   int device_ = 0;
   std::shared_ptr<void> slot_;  // 3 words: epoch claimed, deadline (ns), epoch published
   unsigned long long epoch_ = 0;
+  std::int64_t overhead_ns_ = 0;  // launch latency seen by events, measured once
+  void calibrate();
 };
 
 // SMs of the current device.
