@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "core/word_lists.h"
 #include "io/plan_io.h"
 #include "io/prediction_io.h"
+#include "io/trace_io.h"
 #include "report/results_json.h"
 #include "trace/file_format.h"
 #include "trace/kineto_reader.h"
@@ -96,7 +98,13 @@ int run_trace_command(const TraceCommandOptions& o) {
   }
   print_trace_report(std::cout, profile, check ? &*check : nullptr, o.top_rows);
   if (!o.json_path.empty()) {
-    write_file_atomically(o.json_path, trace_to_json(profile, check ? &*check : nullptr).dump(2) + "\n");
+    std::map<int, int> device_ranks;
+    if (check) {
+      for (const auto& r : check->ranks) device_ranks[r.device] = r.rank;
+    }
+    const TraceFile file = trace_file(profile, device_ranks,
+                                      check ? std::optional<nlohmann::json>(plan_check_to_json(*check)) : std::nullopt);
+    write_file_atomically(o.json_path, trace_to_json(file).dump(2) + "\n");
     std::cout << "# wrote " << o.json_path << "\n";
   }
   if (!o.chrome_trace_path.empty()) std::cout << "# wrote " << o.chrome_trace_path << " (Chrome trace)\n";
