@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "app/model_error_flags.h"
 #include "app/plan_bench.h"
 #include "backend/backend_factory.h"
 #include "backend/gemm_timer.h"
@@ -18,8 +19,8 @@
 #include "core/error.h"
 #include "core/json_file.h"
 #include "io/plan_io.h"
-#include "io/results_io.h"
 #include "io/replay_io.h"
+#include "io/results_io.h"
 #include "launch/world.h"
 #include "replay/plan_jobs.h"
 #include "replay/replay.h"
@@ -119,8 +120,7 @@ class ReplayCommand final : public Subcommand {
 };
 
 // Rank 0 predicts; an error there reaches every rank (the others would wait in the replay).
-std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const Plan& plan,
-                                                      BackendKind kind) {
+std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const Plan& plan, BackendKind kind) {
   if (no_predict_) return nullptr;
   std::string table = table_path_;
   if (table.empty()) {  // time the plan's messages on these ranks, as `bench --plan` does
@@ -149,6 +149,8 @@ std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const 
       const MeasuredCost costs(results.records, RankClassMap{}, table);
       p = std::make_unique<Prediction>(predict(plan, costs, make_compute_model(plan, o_.compute), false, false,
                                                o_.schedule == "all" ? "" : o_.schedule, nullptr));
+    } catch (const ModelError& e) {
+      error = with_flags(e, {table, o_.schedule == "all" ? "" : o_.schedule}).what();
     } catch (const UsageError& e) {
       error = e.what();
     }
