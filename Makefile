@@ -101,13 +101,17 @@ ifeq ($(HAVE_SQLITE),1)
 LIB_SRCS += $(SQLITE_ONLY)
 endif
 ifeq ($(HAVE_MPI),1)
-LIB_SRCS += src/backend/mpi_backend.cc src/backend/bare_mpi_loop.cc src/backend/mpi_replay.cc
+LIB_SRCS += src/backend/mpi_backend.cc src/backend/mpi_replay.cc
 endif
 CU_SRCS := $(if $(filter 1,$(HAVE_NCCL)),$(filter-out src/backend/gemm_timer.cu,$(wildcard src/backend/*.cu)),)
 ifeq ($(HAVE_CUBLAS),1)
 CU_SRCS += src/backend/gemm_timer.cu
 LDLIBS += -L$(patsubst %/,%,$(dir $(CUBLAS_SO))) -lcublas
 endif
+
+# The bare reference loops of harness_overhead (make bench) only; pipebench does not link them.
+BARE_LOOP_SRCS := $(if $(filter 1,$(HAVE_MPI)),src/tools/bare_loops/bare_mpi_loop.cc,) \
+                  $(if $(filter 1,$(HAVE_NCCL)),src/tools/bare_loops/bare_nccl_loop.cu,)
 
 UNIT_TEST_SRCS := $(filter-out %_mpi_test.cc %_gpu_test.cc,$(wildcard tests/*/*_test.cc))
 MPI_TEST_SRCS := $(wildcard tests/*/*_mpi_test.cc)
@@ -209,7 +213,7 @@ build-all: $(PIPEBENCH) $(OVERHEAD)
 $(PIPEBENCH): $(LIB_OBJS) $(call obj,src/main.cc) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
-$(OVERHEAD): $(LIB_OBJS) $(call obj,src/tools/harness_overhead.cc) | $(BIN)
+$(OVERHEAD): $(LIB_OBJS) $(call obj,$(BARE_LOOP_SRCS) src/tools/harness_overhead.cc) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
 $(SIM_BENCH): $(LIB_OBJS) $(call obj,src/tools/sim_bench.cc) | $(BIN)

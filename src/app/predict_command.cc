@@ -3,12 +3,12 @@
 #include "app/predict_command.h"
 
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
 
+#include "app/model_error_flags.h"
 #include "backend/backend_factory.h"
 #include "core/error.h"
 #include "core/json_file.h"
@@ -136,9 +136,7 @@ std::unique_ptr<CostModel> make_costs(const PredictOptions& o, std::string& cost
   return std::make_unique<ZeroCost>();
 }
 
-}  // namespace
-
-int run_predict_command(const PredictOptions& o) {
+int predict_and_print(const PredictOptions& o) {
   if (o.plan_path.empty()) throw UsageError("--plan: a plan file (pipebench plan --json) is required");
   const int models = (!o.table_path.empty()) + (o.link_gbps > 0) + (o.zero_comm ? 1 : 0);
   if (!o.class_links.empty() && o.link_gbps <= 0) {
@@ -204,15 +202,10 @@ int run_predict_command(const PredictOptions& o) {
   return static_cast<int>(ExitCode::kOk);
 }
 
-
-namespace {
-
 class PredictCommand final : public Subcommand {
  public:
   std::string name() const override { return "predict"; }
-  std::string summary() const override {
-    return "1F1B vs interleaved for every v, simulated on a bandwidth table";
-  }
+  std::string summary() const override { return "1F1B vs interleaved for every v, simulated on a bandwidth table"; }
   void add_options(CLI::App& sub) override;
   void finish(const CLI::App& /*sub*/, const CommandExtras& /*extras*/) override {}
   int run(const World* /*world*/) override { return run_predict_command(o_); }
@@ -260,5 +253,13 @@ void PredictCommand::add_compute_options(CLI::App& sub) {
 }  // namespace
 
 std::unique_ptr<Subcommand> make_predict_command() { return std::make_unique<PredictCommand>(); }
+
+int run_predict_command(const PredictOptions& o) {
+  try {
+    return predict_and_print(o);
+  } catch (const ModelError& e) {
+    throw with_flags(e, {o.table_path, o.schedule});
+  }
+}
 
 }  // namespace pipebench

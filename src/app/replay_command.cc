@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "app/model_error_flags.h"
 #include "app/plan_bench.h"
 #include "backend/backend_factory.h"
 #include "backend/gemm_timer.h"
@@ -169,6 +170,8 @@ std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const 
       const MeasuredCost costs(results.records, RankClassMap{}, table);
       p = std::make_unique<Prediction>(predict(plan, costs, make_compute_model(plan, o_.compute), false, false,
                                                o_.schedule == "all" ? "" : o_.schedule, nullptr));
+    } catch (const ModelError& e) {
+      error = with_flags(e, {table, o_.schedule == "all" ? "" : o_.schedule}).what();
     } catch (const UsageError& e) {
       error = e.what();
     }

@@ -3,10 +3,10 @@
 #include "app/trace_command.h"
 
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -14,6 +14,8 @@
 #include "core/json_file.h"
 #include "core/word_lists.h"
 #include "io/plan_io.h"
+#include "io/prediction_io.h"
+#include "io/trace_io.h"
 #include "report/results_json.h"
 #include "trace/file_format.h"
 #include "trace/kineto_reader.h"
@@ -22,18 +24,20 @@
 #include "trace/trace_report.h"
 
 namespace pipebench {
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 int run_trace_command(const TraceCommandOptions& o) {
   if (o.by != "kernel" && o.by != "nvtx") throw UsageError("--by " + o.by + ": choose kernel or nvtx");
   if (o.chrome_trace_path.empty() && (!o.activity.empty() || !o.nvtx_prefixes.empty())) {
-    throw UsageError(std::string(!o.activity.empty() ? "--activity" : "--nvtx-prefix") + ": applies to --chrome-trace only");
+    throw UsageError(std::string(!o.activity.empty() ? "--activity" : "--nvtx-prefix") +
+                     ": applies to --chrome-trace only");
   }
   if (o.plan_path.empty() && (!o.prediction_path.empty() || !o.schedule.empty() || o.first_rank || o.iterations > 0)) {
-    throw UsageError(std::string(!o.prediction_path.empty() ? "--prediction" : !o.schedule.empty() ? "--schedule" :
-                                 o.first_rank ? "--first-rank" : "--iterations") + ": needs --plan");
+    throw UsageError(std::string(!o.prediction_path.empty() ? "--prediction"
+                                 : !o.schedule.empty()      ? "--schedule"
+                                 : o.first_rank             ? "--first-rank"
+                                                            : "--iterations") +
+                     ": needs --plan");
   }
   TraceOptions options;
   options.by_nvtx = o.by == "nvtx";
@@ -44,9 +48,12 @@ int run_trace_command(const TraceCommandOptions& o) {
 
   // Read the plan and prediction before the profile: a bad flag fails at once, not after a long read.
   std::optional<Plan> plan;
-  std::optional<nlohmann::json> prediction;
+  std::optional<PredictionFile> prediction;
   if (!o.plan_path.empty()) plan = load_plan("--plan", o.plan_path);
-  if (!o.prediction_path.empty()) prediction = read_json_file("--prediction", o.prediction_path);
+  if (!o.prediction_path.empty()) {
+    prediction =
+        prediction_from_json(read_json_file("--prediction", o.prediction_path), "--prediction " + o.prediction_path);
+  }
 
   if (!o.json_path.empty()) {
     // A --json that cannot be written fails now, as bad input, not after a long read.
@@ -61,18 +68,22 @@ int run_trace_command(const TraceCommandOptions& o) {
     throw UsageError("--chrome-trace: converts Nsight Systems SQLite exports; " + o.path +
                      " is JSON (a PyTorch profiler trace is a Chrome trace already)");
   }
-  if (format == TraceFormat::kJson && o.demangled) throw UsageError("--demangled: applies to Nsight Systems exports only");
-  TraceProfile profile = format == TraceFormat::kSqlite ? read_nsys_sqlite(o.path, options) : read_kineto_json(o.path, options);
+  if (format == TraceFormat::kJson && o.demangled)
+    throw UsageError("--demangled: applies to Nsight Systems exports only");
+  TraceProfile profile =
+      format == TraceFormat::kSqlite ? read_nsys_sqlite(o.path, options) : read_kineto_json(o.path, options);
 
   if (profile.kernel_rows == 0) {
-    if (!profile.damage.empty()) throw UsageError(o.path + ": damaged before any kernel could be read (" + profile.damage + ")");
+    if (!profile.damage.empty())
+      throw UsageError(o.path + ": damaged before any kernel could be read (" + profile.damage + ")");
     if (profile.skipped_rows > 0) {
-      throw UsageError(o.path + ": no kernel row could be read (" + std::to_string(profile.skipped_rows) + " skipped: " +
-                       profile.skipped_by_reason.begin()->first + ")");
+      throw UsageError(o.path + ": no kernel row could be read (" + std::to_string(profile.skipped_rows) +
+                       " skipped: " + profile.skipped_by_reason.begin()->first + ")");
     }
-    throw UsageError(o.path + (format == TraceFormat::kSqlite ? ": the export holds no kernel rows"
-                                                              : ": a trace without GPU kernel events (\"cat\": \"kernel\"); "
-                                                                "record it with torch.profiler and ProfilerActivity.CUDA"));
+    throw UsageError(o.path + (format == TraceFormat::kSqlite
+                                   ? ": the export holds no kernel rows"
+                                   : ": a trace without GPU kernel events (\"cat\": \"kernel\"); "
+                                     "record it with torch.profiler and ProfilerActivity.CUDA"));
   }
 
   std::optional<PlanCheck> check;
@@ -87,7 +98,13 @@ int run_trace_command(const TraceCommandOptions& o) {
   }
   print_trace_report(std::cout, profile, check ? &*check : nullptr, o.top_rows);
   if (!o.json_path.empty()) {
-    write_file_atomically(o.json_path, trace_to_json(profile, check ? &*check : nullptr).dump(2) + "\n");
+    std::map<int, int> device_ranks;
+    if (check) {
+      for (const auto& r : check->ranks) device_ranks[r.device] = r.rank;
+    }
+    const TraceFile file = trace_file(profile, device_ranks,
+                                      check ? std::optional<nlohmann::json>(plan_check_to_json(*check)) : std::nullopt);
+    write_file_atomically(o.json_path, trace_to_json(file).dump(2) + "\n");
     std::cout << "# wrote " << o.json_path << "\n";
   }
   if (!o.chrome_trace_path.empty()) std::cout << "# wrote " << o.chrome_trace_path << " (Chrome trace)\n";
@@ -101,7 +118,6 @@ int run_trace_command(const TraceCommandOptions& o) {
   }
   return 0;
 }
-
 
 namespace {
 
@@ -142,8 +158,7 @@ void TraceCommand::add_options(CLI::App& sub) {
                  "with --chrome-trace: only NVTX ranges starting with these (comma list)");
   sub.add_option("--plan", o_.plan_path, "hold the profile against this plan (pipebench plan --json)");
   sub.add_option("--prediction", o_.prediction_path, "and its communication share against this prediction");
-  sub.add_option("--schedule", o_.schedule,
-                 "the plan's schedule that ran (1f1b, interleaved:v2; default: best match)");
+  sub.add_option("--schedule", o_.schedule, "the plan's schedule that ran (1f1b, interleaved:v2; default: best match)");
   sub.add_option("--first-rank", first_rank_, "global rank of the profile's lowest device (default: the trace's, or 0)")
       ->check(CLI::Range(0, 1 << 24));
   sub.add_option("--iterations", o_.iterations,

@@ -7,7 +7,6 @@
 #include "core/error.h"
 #include "core/json_file.h"
 #include "io/json_fields.h"
-#include "report/results_json.h"
 #include "topology/topology.h"
 
 namespace pipebench {
@@ -130,6 +129,52 @@ RankTopology rank_topology(const ResultSet& results) {
     rt.gpu_path[{p.a, p.b}] = p.path;
   }
   return rt;
+}
+
+nlohmann::json record_to_json(const ResultRecord& r) {
+  nlohmann::json j = {
+      {"op", r.op},
+      {"backend", r.backend},
+      {"nranks", r.nranks},
+      {"ranks", r.ranks},
+      {"dtype", r.dtype},
+      {"redop", r.redop},
+      {"root", r.root},
+      {"size_bytes", r.size_bytes},
+      {"count", r.count},
+      {"in_place", r.in_place},
+      {"time_us", r.time_us},
+      {"algbw_gbps", r.algbw_gbps},
+      {"busbw_gbps", r.busbw_gbps},
+      {"wrong", r.wrong < 0 ? nlohmann::json(nullptr) : nlohmann::json(r.wrong)},
+      {"stats",
+       {{"samples", r.stats.samples},
+        {"min_us", r.stats.min_us},
+        {"median_us", r.stats.median_us},
+        {"mean_us", r.stats.mean_us},
+        {"p95_us", r.stats.p95_us},
+        {"max_us", r.stats.max_us},
+        {"stddev_us", r.stats.stddev_us}}},
+      {"ops_per_batch", r.ops_per_batch},
+      {"warmup", r.warmup},
+      {"graph", r.graph},
+      {"class", r.link_class.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.link_class)},
+  };
+  if (!r.pairs.empty()) {
+    nlohmann::json pairs = nlohmann::json::array();
+    for (const auto& p : r.pairs) pairs.push_back({p.src, p.dst});
+    j["pairs"] = pairs;
+    j["bidirectional"] = r.bidirectional;
+  }
+  if (!r.plan_ids.empty()) j["plan_ids"] = r.plan_ids;
+  if (!r.error.empty()) j["error"] = r.error;
+  return j;
+}
+
+nlohmann::json results_header(nlohmann::json header) {
+  header["schema"] = kResultsSchema;
+  header["records"] = nlohmann::json::array();
+  return header;
 }
 
 }  // namespace pipebench

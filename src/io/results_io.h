@@ -15,6 +15,15 @@
 
 namespace pipebench {
 
+inline constexpr const char* kResultsSchema = "pipebench.results/1";
+
+// One record as the file holds it (the only writer of a record; report/results_json.h's sink calls it).
+[[nodiscard]] nlohmann::json record_to_json(const ResultRecord& r);
+
+// The file without records: `header` (tool_version, created_utc, system, config, ...) with the schema
+// and an empty "records" array; the sink appends record_to_json of each record.
+[[nodiscard]] nlohmann::json results_header(nlohmann::json header);
+
 struct DevicePlace {
   int rank = -1;
   std::string host;

@@ -1,21 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// The results file ("schema": "pipebench.results/1", documented in results/README.md). The whole file
+// The results file sink: records as io/results_io.h writes them (pipebench.results/1). The whole file
 // is rewritten after every record through a temporary file and rename(2), so a run that dies keeps
 // every record it finished and never leaves a half-written file.
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 #include "core/file_io.h"
 #include "report/sink.h"
 
 namespace pipebench {
-
-inline constexpr const char* kResultsSchema = "pipebench.results/1";
-
-[[nodiscard]] nlohmann::json record_to_json(const ResultRecord& r);
 
 // Writes `text` to path atomically (a temporary file, then rename), only to a regular file or a new path:
 // core/file_io.h's write_output_file. Throws UsageError (device, FIFO, directory, link) or Error.

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "sim/model_error.h"
 
 namespace pipebench {
 
@@ -26,8 +27,9 @@ double layer_fwd_flops(const Plan& plan) {
 ComputeModel make_compute_model(const Plan& plan, const ComputeOptions& c) {
   if (c.fwd_ms_per_layer < 0 || c.bwd_ms_per_layer < 0 || c.tflops < 0 || c.optimizer_ms < 0 ||
       c.comm_sm_slowdown < 0) {
-    throw UsageError(
-        "--fwd-ms-per-layer/--bwd-ms-per-layer/--tflops/--optimizer-ms/--comm-sm-slowdown: must not be negative");
+    throw ModelError(ModelError::Input::kNegativeCompute,
+                     "compute model: times per layer, TFLOP/s, optimizer time and comm slowdown must not be negative",
+                     "must not be negative");
   }
   ComputeModel out;
   if (c.fwd_ms_per_layer > 0) {
@@ -37,7 +39,8 @@ ComputeModel make_compute_model(const Plan& plan, const ComputeOptions& c) {
     out.fwd_ms_per_layer = layer_fwd_flops(plan) / (c.tflops * 1e12) * 1e3;
     out.source = "FLOPs of the layer / --tflops " + std::to_string(c.tflops);
   } else {
-    throw UsageError("compute time: give --fwd-ms-per-layer MS (> 0) or --tflops T (achieved TFLOP/s per GPU)");
+    throw ModelError(ModelError::Input::kNoComputeTime,
+                     "compute time: neither a forward time per layer nor an achieved FLOP rate", "");
   }
   out.bwd_ms_per_layer = c.bwd_ms_per_layer > 0 ? c.bwd_ms_per_layer : 2 * out.fwd_ms_per_layer;
   // The output layer's logits GEMM on the last stage: 2*b*s*h*V/t FLOPs forward, at the same rate.

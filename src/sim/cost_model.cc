@@ -9,6 +9,7 @@
 #include "collectives/registry.h"
 #include "core/error.h"
 #include "core/units.h"
+#include "sim/model_error.h"
 #include "topology/topology.h"
 
 namespace pipebench {
@@ -84,7 +85,10 @@ MeasuredCost::MeasuredCost(const std::vector<ResultRecord>& records, RankClassMa
     std::sort(ranks.begin(), ranks.end());
     points_[{op, ranks}].emplace_back(static_cast<double>(r.size_bytes), r.time_us);
   }
-  if (points_.empty()) throw UsageError("--table " + path + ": no measured record to predict from");
+  if (points_.empty()) {
+    throw ModelError(ModelError::Input::kNoMeasuredRecord, path + ": no measured record to predict from",
+                     "no measured record to predict from");
+  }
   for (auto& [key, v] : points_) std::sort(v.begin(), v.end());
 }
 
@@ -109,10 +113,8 @@ CommCost MeasuredCost::cost(const std::string& op, const std::vector<int>& ranks
       }
     }
   }
-  throw UsageError("--table " + path_ + ": no measurement of " + describe(op, ranks) +
-                   (cls.empty() ? "" : " (class " + cls + ")") +
-                   " (run pipebench bench --plan with this plan on these ranks" +
-                   (fallback_ ? "" : ", or allow --class-fallback") + ")");
+  const std::string missing = "no measurement of " + describe(op, ranks) + (cls.empty() ? "" : " (class " + cls + ")");
+  throw ModelError(ModelError::Input::kNoMeasurement, path_ + ": " + missing, missing, fallback_);
 }
 
 CommCost MeasuredCost::interpolate(const std::vector<std::pair<double, double>>& v, std::int64_t bytes) const {

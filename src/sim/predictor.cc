@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "sim/model_error.h"
 #include "sim/schedule_build.h"
 
 namespace pipebench {
@@ -158,8 +159,9 @@ void simulate_all(Context& cx, const std::string& filter, bool keep_trace, Predi
     out.schedules.back().reference = true;
   }
   if (out.schedules.empty()) {
-    throw UsageError("--schedule " + filter + ": not a schedule of this plan (it has " + schedule_names(cx.plan) +
-                     ", gpipe; valid v for the model: " + int_list(cx.plan.valid_v) + ")");
+    const std::string detail = "not a schedule of this plan (it has " + schedule_names(cx.plan) +
+                               ", gpipe; valid v for the model: " + int_list(cx.plan.valid_v) + ")";
+    throw ModelError(ModelError::Input::kUnknownSchedule, "schedule " + filter + ": " + detail, detail);
   }
 }
 

@@ -3,7 +3,6 @@
 // 1 GiB. Targets (DESIGN.md §7): busbw at >= 64 MiB at least 0.98x the bare loop; with CUDA graphs,
 // 8-byte latency within 1 us of the bare loop. Rounds alternate bare and harness so drift hits both.
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -13,9 +12,9 @@
 #include "core/error.h"
 #include "core/stats.h"
 #include "core/units.h"
-#include "harness/bare_loop.h"
 #include "harness/point_runner.h"
 #include "launch/world.h"
+#include "tools/bare_loops/bare_loop.h"
 
 namespace pipebench {
 namespace {
@@ -80,8 +79,8 @@ int run(int argc, char** argv) {
   }
   if (world->rank() != 0) return 0;
   std::printf("# harness overhead: all_reduce float sum, backend %s, %d rank%s (%d process%s x %d)\n",
-              std::string(backend->name()).c_str(), backend->nranks(), backend->nranks() == 1 ? "" : "s",
-              world->size(), world->size() == 1 ? "" : "es", gpus);
+              std::string(backend->name()).c_str(), backend->nranks(), backend->nranks() == 1 ? "" : "s", world->size(),
+              world->size() == 1 ? "" : "es", gpus);
   std::printf("# time = median over %d alternating rounds of each side's median per-op time\n", kRounds);
   std::printf("#       size  graph   bare (us)  harness (us)  busbw ratio  target\n");
   bool ok = true;

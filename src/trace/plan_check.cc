@@ -114,11 +114,16 @@ PlanCheckRow compare_row(const Key& key, const std::map<Key, Planned>& planned, 
   if (pl != planned.end() && sn != seen.end()) {
     for (const auto& t : sn->second.dtypes) dtype_differs |= pl->second.dtypes.count(t) == 0;
   }
-  if (row.expected == 0) row.status = "unplanned";
-  else if (row.seen == 0) row.status = "missing";
-  else if (row.seen != row.expected) row.status = "count";
-  else if (dtype_differs) row.status = "dtype";
-  else row.status = "ok";
+  if (row.expected == 0)
+    row.status = "unplanned";
+  else if (row.seen == 0)
+    row.status = "missing";
+  else if (row.seen != row.expected)
+    row.status = "count";
+  else if (dtype_differs)
+    row.status = "dtype";
+  else
+    row.status = "ok";
   return row;
 }
 
@@ -181,27 +186,18 @@ PlanCheck check_schedule(const Schedule& s, const std::vector<const DeviceProfil
 }
 
 // --prediction: the simulated NCCL share of each rank of the chosen schedule.
-void add_predicted_shares(PlanCheck& out, const Schedule& schedule, const json& prediction, const PlanCheckOptions& o) {
-  if (!prediction.is_object() || prediction.value("schema", std::string()) != "pipebench.prediction/1") {
-    throw UsageError("--prediction " + o.prediction_label + ": not a pipebench prediction (schema pipebench.prediction/1)");
-  }
-  const json* ps = nullptr;
-  static const json kNone = json::array();
-  const auto found = prediction.find("schedules");
-  for (const auto& s : found != prediction.end() && found->is_array() ? *found : kNone) {
-    if (!s.is_object()) continue;
-    if (s.value("name", std::string()) == schedule.name && s.value("v", 1) == out.v) ps = &s;
+void add_predicted_shares(PlanCheck& out, const Schedule& schedule, const PredictionFile& prediction) {
+  const PredictedSchedule* ps = nullptr;
+  for (const auto& s : prediction.schedules) {
+    if (s.name == schedule.name && s.v == out.v) ps = &s;
   }
   if (ps == nullptr) {
     out.notes.push_back("the prediction has no " + schedule_label(schedule) + " schedule: no predicted share");
     return;
   }
   for (auto& r : out.ranks) {
-    for (const auto& pr : ps->value("ranks", json::array())) {
-      if (!pr.is_object()) continue;
-      if (pr.value("rank", -1) == r.rank && pr.contains("nccl_share") && pr["nccl_share"].is_number()) {
-        r.predicted_comm_share = pr["nccl_share"].get<double>();
-      }
+    for (const auto& pr : ps->ranks) {
+      if (pr.rank == r.rank) r.predicted_comm_share = pr.nccl_share;
     }
     if (!r.predicted_comm_share && r.listed) {
       out.notes.push_back("rank " + std::to_string(r.rank) + ": the prediction simulates another pipeline group");
@@ -211,7 +207,7 @@ void add_predicted_shares(PlanCheck& out, const Schedule& schedule, const json& 
 
 }  // namespace
 
-PlanCheck check_against_plan(const TraceProfile& profile, const Plan& plan, const json* prediction,
+PlanCheck check_against_plan(const TraceProfile& profile, const Plan& plan, const PredictionFile* prediction,
                              const PlanCheckOptions& o) {
   // Ranks: devices in id order from the first rank (Kineto traces say theirs).
   std::vector<const DeviceProfile*> devices;
@@ -226,12 +222,15 @@ PlanCheck check_against_plan(const TraceProfile& profile, const Plan& plan, cons
     names += (names.empty() ? "" : ", ") + schedule_label(s);
     if (schedule_matches(s, o.schedule)) schedules.push_back(&s);
   }
-  if (schedules.empty()) throw UsageError("--schedule " + o.schedule + ": not a schedule of the plan (it has " + names + ")");
+  if (schedules.empty())
+    throw UsageError("--schedule " + o.schedule + ": not a schedule of the plan (it has " + names + ")");
 
   std::vector<Candidate> candidates;
-  for (const Schedule* s : schedules) candidates.push_back({s, check_schedule(*s, devices, first_rank, listed, profile, o)});
-  auto best = std::min_element(candidates.begin(), candidates.end(),
-                               [](const Candidate& a, const Candidate& b) { return a.check.mismatches < b.check.mismatches; });
+  for (const Schedule* s : schedules)
+    candidates.push_back({s, check_schedule(*s, devices, first_rank, listed, profile, o)});
+  auto best = std::min_element(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    return a.check.mismatches < b.check.mismatches;
+  });
   PlanCheck out = std::move(best->check);
   if (!o.schedule.empty() && schedules.size() == 1) {
     out.schedule_reason = "chosen with --schedule";
@@ -242,11 +241,12 @@ PlanCheck check_against_plan(const TraceProfile& profile, const Plan& plan, cons
                           std::to_string(out.mismatches) + " mismatching rows; --schedule to choose)";
   }
   for (const auto& r : out.ranks) {
-    if (!r.listed) out.notes.push_back("rank " + std::to_string(r.rank) + " (device " + std::to_string(r.device) +
-                                       ") is not listed in the plan; --first-rank sets the rank of the first device");
+    if (!r.listed)
+      out.notes.push_back("rank " + std::to_string(r.rank) + " (device " + std::to_string(r.device) +
+                          ") is not listed in the plan; --first-rank sets the rank of the first device");
   }
   if (devices.empty()) out.notes.emplace_back("the profile has no device to compare");
-  if (prediction != nullptr) add_predicted_shares(out, *best->schedule, *prediction, o);
+  if (prediction != nullptr) add_predicted_shares(out, *best->schedule, *prediction);
   return out;
 }
 
@@ -273,10 +273,14 @@ json plan_check_to_json(const PlanCheck& c) {
                      {"predicted_comm_share", r.predicted_comm_share ? json(*r.predicted_comm_share) : json(nullptr)},
                      {"messages", rows}});
   }
-  return {{"schedule", c.schedule},       {"v", c.v},
-          {"schedule_reason", c.schedule_reason}, {"iterations", c.iterations},
-          {"iterations_source", c.iterations_source}, {"mismatches", c.mismatches},
-          {"ranks", ranks},               {"notes", c.notes}};
+  return {{"schedule", c.schedule},
+          {"v", c.v},
+          {"schedule_reason", c.schedule_reason},
+          {"iterations", c.iterations},
+          {"iterations_source", c.iterations_source},
+          {"mismatches", c.mismatches},
+          {"ranks", ranks},
+          {"notes", c.notes}};
 }
 
 }  // namespace pipebench

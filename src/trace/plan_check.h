@@ -4,22 +4,22 @@
 // iterations profiled), and the measured communication share against the predicted one.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "io/prediction_io.h"
 #include "megatron/plan.h"
 #include "trace/profile.h"
 
 namespace pipebench {
 
 struct PlanCheckOptions {
-  std::string schedule;             // "1f1b", "interleaved", "interleaved:v2"; empty: the best-matching one
-  std::optional<int> first_rank;    // global rank of the lowest device id (then one rank per device)
-  std::int64_t iterations = 0;      // iterations in the profile; 0: ProfilerStep count, else estimated
+  std::string schedule;                      // "1f1b", "interleaved", "interleaved:v2"; empty: the best-matching one
+  std::optional<int> first_rank;             // global rank of the lowest device id (then one rank per device)
+  std::int64_t iterations = 0;               // iterations in the profile; 0: ProfilerStep count, else estimated
   std::string plan_label, prediction_label;  // file names for the report
 };
 
@@ -29,7 +29,7 @@ struct PlanCheckRow {
   std::int64_t elements = -1;
   std::string planned_dtype, seen_dtype;
   std::int64_t planned_per_iteration = 0, expected = 0, seen = 0;
-  std::string what;    // the plan's description (activation, dp grad, ...)
+  std::string what;  // the plan's description (activation, dp grad, ...)
 };
 
 struct RankCheck {
@@ -38,8 +38,8 @@ struct RankCheck {
   bool listed = true;  // the plan lists this rank's messages
   std::vector<PlanCheckRow> rows;
   int mismatches = 0;
-  double comm_share = 0;                      // measured: union of NCCL kernel time / span
-  std::optional<double> predicted_comm_share; // the prediction's nccl_share for this rank and schedule
+  double comm_share = 0;                       // measured: union of NCCL kernel time / span
+  std::optional<double> predicted_comm_share;  // the prediction's nccl_share for this rank and schedule
 };
 
 struct PlanCheck {
@@ -56,7 +56,7 @@ struct PlanCheck {
 // Throws UsageError when the plan has no schedule matching options.schedule (naming the flag and
 // listing the plan's schedules) or the prediction is not a pipebench prediction.
 [[nodiscard]] PlanCheck check_against_plan(const TraceProfile& profile, const Plan& plan,
-                                           const nlohmann::json* prediction, const PlanCheckOptions& options);
+                                           const PredictionFile* prediction, const PlanCheckOptions& options);
 
 [[nodiscard]] nlohmann::json plan_check_to_json(const PlanCheck& c);
 

@@ -45,8 +45,9 @@ void print_collectives(std::ostream& out, const DeviceProfile& d) {
 }
 
 void print_check(std::ostream& out, const PlanCheck& c) {
-  out << "#\n# against the plan: schedule " << (c.schedule == "interleaved" ? "interleaved v=" + std::to_string(c.v) : c.schedule)
-      << ", " << c.schedule_reason << "\n";
+  out << "#\n# against the plan: schedule "
+      << (c.schedule == "interleaved" ? "interleaved v=" + std::to_string(c.v) : c.schedule) << ", "
+      << c.schedule_reason << "\n";
   out << "# iterations in the profile: " << c.iterations << " (" << c.iterations_source << ")\n";
   for (const auto& r : c.ranks) {
     out << "#\n# rank " << r.rank << " (device " << r.device << "): ";
@@ -57,10 +58,11 @@ void print_check(std::ostream& out, const PlanCheck& c) {
     out << r.mismatches << " mismatching row" << (r.mismatches == 1 ? "" : "s") << "; communication share measured "
         << percent(r.comm_share);
     if (r.predicted_comm_share) out << ", predicted " << percent(*r.predicted_comm_share);
-    out << "\n#   status     op                   elements  dtype (plan/seen)      per iter  expected      seen  what\n";
+    out << "\n#   status     op                   elements  dtype (plan/seen)      per iter  expected      seen  "
+           "what\n";
     for (const auto& row : r.rows) {
-      const std::string dtypes = (row.planned_dtype.empty() ? "-" : row.planned_dtype) + "/" +
-                                 (row.seen_dtype.empty() ? "-" : row.seen_dtype);
+      const std::string dtypes =
+          (row.planned_dtype.empty() ? "-" : row.planned_dtype) + "/" + (row.seen_dtype.empty() ? "-" : row.seen_dtype);
       out << fmt("    %-10s %-16s %12s  %-20s %9lld %9lld %9lld  %s\n", row.status.c_str(), row.op.c_str(),
                  row.elements >= 0 ? std::to_string(row.elements).c_str() : "-", dtypes.c_str(),
                  static_cast<long long>(row.planned_per_iteration), static_cast<long long>(row.expected),
@@ -74,7 +76,8 @@ void print_check(std::ostream& out, const PlanCheck& c) {
 
 void print_trace_report(std::ostream& out, const TraceProfile& p, const PlanCheck* check, int top_rows) {
   out << "# pipebench " << kToolVersion << " trace  " << p.path << "  (" << p.source;
-  if (!p.format_version.empty()) out << (p.source == "nsys-sqlite" ? ", export schema " : ", schemaVersion ") << p.format_version;
+  if (!p.format_version.empty())
+    out << (p.source == "nsys-sqlite" ? ", export schema " : ", schemaVersion ") << p.format_version;
   out << ")\n";
   out << "# " << p.kernel_rows << " kernel rows read, " << p.skipped_rows << " skipped";
   if (p.source == "nsys-sqlite") {
@@ -93,7 +96,8 @@ void print_trace_report(std::ostream& out, const TraceProfile& p, const PlanChec
     out << "#\n# " << device_label(d);
     if (d.device >= 0) {
       out << fmt("  span %.3f ms  busy %s  communication %s  (%lld kernels)", us(d.span_ns()) / 1000.0,
-                 percent(d.share(d.busy_ns)).c_str(), percent(d.share(d.comm_ns)).c_str(), static_cast<long long>(d.kernels));
+                 percent(d.share(d.busy_ns)).c_str(), percent(d.share(d.comm_ns)).c_str(),
+                 static_cast<long long>(d.kernels));
     }
     out << "\n";
     if (!d.rows.empty()) {
@@ -104,13 +108,15 @@ void print_trace_report(std::ostream& out, const TraceProfile& p, const PlanChec
       int shown = 0;
       for (const auto& r : d.rows) {
         if (top_rows > 0 && shown == top_rows) {
-          out << "#   ... " << d.rows.size() - static_cast<std::size_t>(shown) << " more rows (--top 0 shows all; --json has all)\n";
+          out << "#   ... " << d.rows.size() - static_cast<std::size_t>(shown)
+              << " more rows (--top 0 shows all; --json has all)\n";
           break;
         }
         ++shown;
         out << fmt("   %7s %9lld %12.3f %12.3f %12.3f %12.3f  %6lld  %s%s\n", percent(d.share(r.total_ns)).c_str(),
                    static_cast<long long>(r.count), us(r.total_ns), us(r.total_ns) / static_cast<double>(r.count),
-                   us(r.min_ns), us(r.max_ns), static_cast<long long>(r.stream), r.comm ? "[comm] " : "", r.name.c_str());
+                   us(r.min_ns), us(r.max_ns), static_cast<long long>(r.stream), r.comm ? "[comm] " : "",
+                   r.name.c_str());
       }
       out << fmt("   %7s %9lld %12.3f %12s %12s %12s  %6s  total\n", percent(d.share(total_ns)).c_str(),
                  static_cast<long long>(count), us(total_ns), "", "", "", "");
@@ -125,70 +131,6 @@ void print_trace_report(std::ostream& out, const TraceProfile& p, const PlanChec
   }
   for (const auto& n : p.notes) out << "# note: " << n << "\n";
   if (check != nullptr) print_check(out, *check);
-}
-
-json trace_to_json(const TraceProfile& p, const PlanCheck* check) {
-  json devices = json::array();
-  for (const auto& d : p.devices) {
-    json kernels = json::array(), collectives = json::array();
-    for (const auto& r : d.rows) {
-      kernels.push_back({{"name", r.name},
-                         {"stream", r.stream},
-                         {"share", d.share(r.total_ns)},
-                         {"count", r.count},
-                         {"total_us", us(r.total_ns)},
-                         {"min_us", us(r.min_ns)},
-                         {"max_us", us(r.max_ns)},
-                         {"mean_us", us(r.total_ns) / static_cast<double>(r.count)},
-                         {"comm", r.comm},
-                         {"nvtx_range", r.nvtx_range}});
-    }
-    for (const auto& c : d.collectives) {
-      const auto bytes = c.bytes();
-      collectives.push_back({{"op", c.op},
-                             {"elements", c.elements >= 0 ? json(c.elements) : json(nullptr)},
-                             {"bytes", bytes ? json(*bytes) : json(nullptr)},
-                             {"dtype", c.dtype.empty() ? json(nullptr) : json(c.dtype)},
-                             {"count", c.count},
-                             {"group_size", c.group_size >= 0 ? json(c.group_size) : json(nullptr)},
-                             {"source", c.source}});
-    }
-    json rank = nullptr;
-    if (check != nullptr) {
-      for (const auto& r : check->ranks)
-        if (r.device == d.device) rank = r.rank;
-    } else if (p.rank && p.devices.size() == 1) {
-      rank = *p.rank;
-    }
-    devices.push_back({{"device", d.device},
-                       {"name", d.name.empty() ? json(nullptr) : json(d.name)},
-                       {"rank", rank},
-                       {"span_us", us(d.span_ns())},
-                       {"busy_share", d.share(d.busy_ns)},
-                       {"comm_share", d.share(d.comm_ns)},
-                       {"comm_us", us(d.comm_ns)},
-                       {"kernel_count", d.kernels},
-                       {"kernels", kernels},
-                       {"collectives", collectives}});
-  }
-  json doc = {{"schema", kTraceSchema},
-              {"tool_version", kToolVersion},
-              {"file", p.path},
-              {"source", p.source},
-              {"format_version", p.format_version.empty() ? json(nullptr) : json(p.format_version)},
-              {"by", p.by},
-              {"kernel_rows", p.kernel_rows},
-              {"skipped_rows", p.skipped_rows},
-              {"skipped", p.skipped_by_reason},
-              {"nvtx", {{"ranges", p.nvtx_ranges}, {"collective_texts", p.collective_texts}, {"unparsed_texts", p.unparsed_texts}}},
-              {"profiler_steps", p.profiler_steps},
-              {"rank", p.rank ? json(*p.rank) : json(nullptr)},
-              {"world_size", p.world_size ? json(*p.world_size) : json(nullptr)},
-              {"damage", p.damage.empty() ? json(nullptr) : json(p.damage)},
-              {"notes", p.notes},
-              {"devices", devices}};
-  if (check != nullptr) doc["plan_check"] = plan_check_to_json(*check);
-  return doc;
 }
 
 }  // namespace pipebench

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
-#include "report/results_json.h"
 #include "report/topology_report.h"
 #include "topology/discovery.h"
 
@@ -127,6 +126,29 @@ TEST(TopologyIo, ReadsBackWhatTopoWritesAndNamesBadFields) {
     EXPECT_EQ(std::string(e.what()), "--topology topo.json: \"pairs[0].class\" is not a link class (\"NVX\")");
   }
   EXPECT_THROW((void)topology_from_json(json{{"schema", "pipebench.results/1"}}, "t"), UsageError);
+}
+
+TEST(ResultsIo, RecordCarriesEveryDocumentedField) {
+  ResultRecord r;
+  r.pairs = {{0, 1}};
+  r.error = "boom";
+  const auto j = record_to_json(r);
+  for (const char* key :
+       {"op",         "backend",       "nranks",   "ranks",   "dtype",      "redop",         "root",
+        "size_bytes", "count",         "in_place", "time_us", "algbw_gbps", "busbw_gbps",    "wrong",
+        "stats",      "ops_per_batch", "warmup",   "graph",   "pairs",      "bidirectional", "error"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  for (const char* key : {"samples", "min_us", "median_us", "mean_us", "p95_us", "max_us", "stddev_us"}) {
+    EXPECT_TRUE(j["stats"].contains(key)) << key;
+  }
+}
+
+TEST(ResultsIo, HeaderGetsTheSchemaAndNoRecords) {
+  const nlohmann::json j = results_header({{"tool_version", "x"}, {"records", {1, 2}}});
+  EXPECT_EQ(j["schema"], kResultsSchema);
+  EXPECT_EQ(j["tool_version"], "x");
+  EXPECT_EQ(j["records"], nlohmann::json::array());
 }
 
 }  // namespace

@@ -7,10 +7,11 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "megatron/plan.h"
 #include "io/plan_io.h"
 #include "io/prediction_io.h"
 #include "io/results_io.h"
+#include "megatron/plan.h"
+#include "sim/model_error.h"
 
 namespace pipebench {
 namespace {
@@ -36,7 +37,8 @@ Prediction predict_with(const Plan& plan, const CostModel& costs, const ComputeO
 
 const char* kModel =
     "--num-layers 16 --hidden-size 1024 --num-attention-heads 16 --seq-length 256 --micro-batch-size 1 "
-    "--global-batch-size 8 --pipeline-model-parallel-size 4 --bf16 --vocab-size 1000 --world-size 4 --untie-embeddings-and-output-weights";
+    "--global-batch-size 8 --pipeline-model-parallel-size 4 --bf16 --vocab-size 1000 --world-size 4 "
+    "--untie-embeddings-and-output-weights";
 
 TEST(Predictor, FreeCommunicationGivesTheBubbleClosedForms) {
   const auto plan = plan_json(kModel);
@@ -80,7 +82,8 @@ TEST(Predictor, MeasuredTableIsInterpolatedAndMissingPairsAreNamed) {
   nlohmann::json results = {{"schema", "pipebench.results/1"}, {"records", nlohmann::json::array()}};
   for (const auto& pair : std::vector<std::vector<int>>{{0, 1}, {1, 2}, {2, 3}, {0, 3}}) {
     for (double size : {65536.0, 1048576.0}) {
-      results["records"].push_back({{"op", "pair"}, {"ranks", pair}, {"size_bytes", size}, {"time_us", 5 + size / 1e4}});
+      results["records"].push_back(
+          {{"op", "pair"}, {"ranks", pair}, {"size_bytes", size}, {"time_us", 5 + size / 1e4}});
     }
   }
   ComputeOptions c;
@@ -89,8 +92,10 @@ TEST(Predictor, MeasuredTableIsInterpolatedAndMissingPairsAreNamed) {
   try {
     (void)predict_with(plan, partial, c, false, false, "");
     FAIL() << "collectives are not in the table";
-  } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("--table t.json: no measurement of"), std::string::npos) << e.what();
+  } catch (const ModelError& e) {
+    EXPECT_EQ(e.input(), ModelError::Input::kNoMeasurement);
+    EXPECT_NE(std::string(e.what()).find("t.json: no measurement of"), std::string::npos) << e.what();
+    EXPECT_EQ(e.detail().rfind("no measurement of", 0), 0u) << e.detail();
   }
   // Interpolation in log-size between the two measured points.
   const CommCost mid = partial.cost("pair", {0, 1}, 262144);
@@ -101,8 +106,10 @@ TEST(Predictor, MeasuredTableIsInterpolatedAndMissingPairsAreNamed) {
   EXPECT_THROW((void)measured_of(nlohmann::json{{"schema", "pipebench.plan/1"}}, "x.json"), UsageError);
   // One-way records (pipebench pairs) are a fallback only, flagged.
   nlohmann::json oneway = {{"schema", "pipebench.results/1"}, {"records", nlohmann::json::array()}};
-  oneway["records"].push_back({{"op", "pair"}, {"ranks", {5, 6}}, {"size_bytes", 1 << 20}, {"time_us", 10.0}, {"bidirectional", false}});
-  oneway["records"].push_back({{"op", "pair"}, {"ranks", {5, 6}}, {"size_bytes", 1 << 22}, {"time_us", 30.0}, {"bidirectional", false}});
+  oneway["records"].push_back(
+      {{"op", "pair"}, {"ranks", {5, 6}}, {"size_bytes", 1 << 20}, {"time_us", 10.0}, {"bidirectional", false}});
+  oneway["records"].push_back(
+      {{"op", "pair"}, {"ranks", {5, 6}}, {"size_bytes", 1 << 22}, {"time_us", 30.0}, {"bidirectional", false}});
   EXPECT_EQ(measured_of(oneway, "o.json").cost("pair", {5, 6}, 1 << 21).source, "measured (one-way figure)");
 }
 
@@ -142,11 +149,20 @@ TEST(Predictor, TransfersSharingATopologyLinkCompete) {
 
 TEST(Predictor, PerClassLinksAndClassFallback) {
   // A topology where 0-1 and 2-3 are NV4 and everything else SYS; rank i = GPU i.
-  nlohmann::json topo = {{"schema", "pipebench.topology/1"}, {"host", "h"}, {"gpus", nlohmann::json::array()}, {"pairs", nlohmann::json::array()}};
-  for (int i = 0; i < 4; ++i) topo["gpus"].push_back({{"index", i}, {"bus_id", "0000:0" + std::to_string(i) + ":00.0"}});
+  nlohmann::json topo = {{"schema", "pipebench.topology/1"},
+                         {"host", "h"},
+                         {"gpus", nlohmann::json::array()},
+                         {"pairs", nlohmann::json::array()}};
+  for (int i = 0; i < 4; ++i)
+    topo["gpus"].push_back({{"index", i}, {"bus_id", "0000:0" + std::to_string(i) + ":00.0"}});
   for (int a = 0; a < 4; ++a)
     for (int b = 0; b < 4; ++b)
-      if (a != b) topo["pairs"].push_back({{"a", a}, {"b", b}, {"kind", "gpu-gpu"}, {"class", a / 2 == b / 2 ? "NV4" : "SYS"}, {"path", nlohmann::json::array()}});
+      if (a != b)
+        topo["pairs"].push_back({{"a", a},
+                                 {"b", b},
+                                 {"kind", "gpu-gpu"},
+                                 {"class", a / 2 == b / 2 ? "NV4" : "SYS"},
+                                 {"path", nlohmann::json::array()}});
   const RankClassMap classes(rank_topology(topology_from_json(topo, "t.json")));
   EXPECT_EQ(classes.class_of({0, 1}), "NV4");
   EXPECT_EQ(classes.class_of({1, 2}), "SYS");
@@ -154,22 +170,23 @@ TEST(Predictor, PerClassLinksAndClassFallback) {
   AssumedCost link(10, 0);
   link.set_classes(classes);
   link.set_class_link("SYS", 1, 0);
-  EXPECT_EQ(link.cost("pair", {0, 1}, 1000000000).time, 100000000);  // 1 GB at 10 GB/s
+  EXPECT_EQ(link.cost("pair", {0, 1}, 1000000000).time, 100000000);   // 1 GB at 10 GB/s
   EXPECT_EQ(link.cost("pair", {1, 2}, 1000000000).time, 1000000000);  // 1 GB at 1 GB/s
   EXPECT_EQ(link.cost("pair", {1, 2}, 1).source, "assumed (SYS)");
   // A results table with the topology embedded: pair {2,3} was not measured, {0,1} (also NV4) was.
   nlohmann::json results = {{"schema", "pipebench.results/1"}, {"records", nlohmann::json::array()}};
   results["system"] = {{"topology", topo}, {"devices", nlohmann::json::array()}};
-  for (int i = 0; i < 4; ++i) results["system"]["devices"].push_back({{"rank", i}, {"bus_id", "0000:0" + std::to_string(i) + ":00.0"}});
+  for (int i = 0; i < 4; ++i)
+    results["system"]["devices"].push_back({{"rank", i}, {"bus_id", "0000:0" + std::to_string(i) + ":00.0"}});
   results["records"].push_back({{"op", "pair"}, {"ranks", {0, 1}}, {"size_bytes", 1 << 20}, {"time_us", 10.0}});
   results["records"].push_back({{"op", "pair"}, {"ranks", {0, 1}}, {"size_bytes", 1 << 22}, {"time_us", 40.0}});
   MeasuredCost measured = measured_of(results, "r.json");
-  EXPECT_THROW((void)measured.cost("pair", {2, 3}, 1 << 21), UsageError);
+  EXPECT_THROW((void)measured.cost("pair", {2, 3}, 1 << 21), ModelError);
   measured.allow_class_fallback();
   const CommCost c = measured.cost("pair", {2, 3}, 1 << 21);
   EXPECT_EQ(c.source, "measured (class NV4 fallback)");
   EXPECT_NEAR(static_cast<double>(c.time), 20000, 1);  // log-log between 10 us at 1M and 40 us at 4M
-  EXPECT_THROW((void)measured.cost("pair", {1, 2}, 1 << 21), UsageError);  // SYS: nothing of that class
+  EXPECT_THROW((void)measured.cost("pair", {1, 2}, 1 << 21), ModelError);  // SYS: nothing of that class
 }
 
 TEST(Predictor, ChromeTraceHasOneProcessPerRankAndCompleteEvents) {
@@ -196,13 +213,13 @@ TEST(Predictor, ChromeTraceHasOneProcessPerRankAndCompleteEvents) {
 TEST(Predictor, BadComputeOptionsAndSchedulesAreRefused) {
   const auto plan = plan_json(kModel);
   ComputeOptions none;
-  EXPECT_THROW((void)predict_with(plan, ZeroCost{}, none, false, false, ""), UsageError);
+  EXPECT_THROW((void)predict_with(plan, ZeroCost{}, none, false, false, ""), ModelError);
   ComputeOptions neg;
   neg.fwd_ms_per_layer = -1;
-  EXPECT_THROW((void)predict_with(plan, ZeroCost{}, neg, false, false, ""), UsageError);
+  EXPECT_THROW((void)predict_with(plan, ZeroCost{}, neg, false, false, ""), ModelError);
   ComputeOptions ok;
   ok.tflops = 100;
-  EXPECT_THROW((void)predict_with(plan, ZeroCost{}, ok, false, false, "interleaved:v3"), UsageError);
+  EXPECT_THROW((void)predict_with(plan, ZeroCost{}, ok, false, false, "interleaved:v3"), ModelError);
 }
 
 }  // namespace

@@ -4,12 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
 #include "core/error.h"
-#include "megatron/plan.h"
 #include "io/plan_io.h"
+#include "megatron/plan.h"
 
 namespace pipebench {
 namespace {
@@ -80,9 +81,9 @@ TEST(PlanCheck, TheBestMatchingScheduleIsChosenAndMismatchesAreListed) {
   DeviceProfile d = device_as_planned(s, 0, 0, 2);
   ASSERT_GE(d.collectives.size(), 2u);
   const std::string dropped_op = d.collectives.front().op;
-  d.collectives.erase(d.collectives.begin());                      // a planned message not seen
+  d.collectives.erase(d.collectives.begin());                                    // a planned message not seen
   d.collectives.push_back(CollectiveRow{"alltoall", 77, "", 0, 5, -1, "nvtx"});  // one never planned
-  d.collectives.front().count += 1;                                // one seen once too often
+  d.collectives.front().count += 1;                                              // one seen once too often
   p.devices.push_back(d);
   PlanCheckOptions o;
   o.iterations = 2;
@@ -112,9 +113,14 @@ TEST(PlanCheck, RanksFromTheFirstRankAndThePredictedShare) {
   const json s = schedule_of(plan, "1f1b", 1);
   TraceProfile p;
   p.devices.push_back(device_as_planned(s, 2, 0, 1));
-  json rank2 = json::object({{"rank", 2}, {"nccl_share", 0.25}});
-  json one_f_one_b = json::object({{"name", "1f1b"}, {"v", 1}, {"ranks", json::array({rank2})}});
-  const json prediction = json::object({{"schema", "pipebench.prediction/1"}, {"schedules", json::array({one_f_one_b})}});
+  PredictionFile prediction;
+  PredictedSchedule one_f_one_b;
+  one_f_one_b.name = "1f1b";
+  PredictedRank rank2;
+  rank2.rank = 2;
+  rank2.nccl_share = 0.25;
+  one_f_one_b.ranks.push_back(rank2);
+  prediction.schedules.push_back(one_f_one_b);
   PlanCheckOptions o;
   o.first_rank = 2;
   o.schedule = "1f1b";
@@ -129,8 +135,13 @@ TEST(PlanCheck, RanksFromTheFirstRankAndThePredictedShare) {
   EXPECT_EQ(j["ranks"][0]["predicted_comm_share"], 0.25);
   EXPECT_EQ(j["schedule"], "1f1b");
 
-  const json not_prediction = {{"schema", "pipebench.plan/1"}};
-  EXPECT_THROW((void)check_against_plan(p, plan_from_json(plan, "test plan"), &not_prediction, o), UsageError);
+  // A prediction without the chosen schedule gives no share and says so.
+  prediction.schedules[0].name = "gpipe";
+  const PlanCheck none = check_against_plan(p, plan_from_json(plan, "test plan"), &prediction, o);
+  EXPECT_FALSE(none.ranks[0].predicted_comm_share);
+  EXPECT_EQ(std::count_if(none.notes.begin(), none.notes.end(),
+                          [](const std::string& n) { return n.find("has no 1f1b schedule") != std::string::npos; }),
+            1);
 }
 
 }  // namespace

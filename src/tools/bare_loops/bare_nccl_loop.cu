@@ -5,7 +5,7 @@
 
 #include "backend/cuda_handles.cuh"
 #include "core/stats.h"
-#include "harness/bare_loop.h"
+#include "tools/bare_loops/bare_loop.h"
 
 namespace pipebench {
 

@@ -6,8 +6,8 @@
 
 #include "core/error.h"
 #include "core/stats.h"
-#include "harness/bare_loop.h"
 #include "launch/mpi_check.h"
+#include "tools/bare_loops/bare_loop.h"
 
 namespace pipebench {
 

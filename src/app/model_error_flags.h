@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+// The command-line line of a simulator ModelError: names the flag that gave the input.
+#pragma once
+
+#include <string>
+
+#include "core/error.h"
+#include "sim/model_error.h"
+
+namespace pipebench {
+
+struct ModelFlags {
+  std::string table_path;  // --table
+  std::string schedule;    // --schedule as passed to predict()
+};
+
+[[nodiscard]] UsageError with_flags(const ModelError& e, const ModelFlags& flags);
+
+}  // namespace pipebench

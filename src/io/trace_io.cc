@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: Apache-2.0
+// Trace JSON.
+#include "io/trace_io.h"
+
+#include <string>
+#include <utility>
+
+#include "core/version.h"
+#include "io/json_fields.h"
+
+namespace pipebench {
+
+using nlohmann::json;
+
+namespace {
+
+double us(std::int64_t ns) { return static_cast<double>(ns) / 1000.0; }
+
+template <typename T>
+json or_null(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+json or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+std::optional<std::int64_t> opt_i64(const JsonFields& f, const json& parent, const std::string& path,
+                                    const std::string& key) {
+  if (f.at(parent, path, key).is_null()) return std::nullopt;
+  return f.get_i64(parent, path, key);
+}
+std::optional<int> opt_int(const JsonFields& f, const json& parent, const std::string& path, const std::string& key) {
+  if (f.at(parent, path, key).is_null()) return std::nullopt;
+  return f.get_int(parent, path, key);
+}
+std::string opt_string(const JsonFields& f, const json& parent, const std::string& path, const std::string& key) {
+  if (f.at(parent, path, key).is_null()) return {};
+  return f.get_string(parent, path, key);
+}
+
+TraceDevice device_of(const DeviceProfile& d, std::optional<int> rank) {
+  TraceDevice out{d.device,  d.name, rank, us(d.span_ns()), d.share(d.busy_ns), d.share(d.comm_ns), us(d.comm_ns),
+                  d.kernels, {},     {}};
+  for (const auto& r : d.rows) {
+    out.kernels.push_back({r.name, r.stream, d.share(r.total_ns), r.count, us(r.total_ns), us(r.min_ns), us(r.max_ns),
+                           us(r.total_ns) / static_cast<double>(r.count), r.comm, r.nvtx_range});
+  }
+  for (const auto& c : d.collectives) {
+    out.collectives.push_back({c.op, c.elements >= 0 ? std::optional<std::int64_t>(c.elements) : std::nullopt,
+                               c.bytes(), c.dtype, c.count,
+                               c.group_size >= 0 ? std::optional<int>(c.group_size) : std::nullopt, c.source});
+  }
+  return out;
+}
+
+json device_to_json(const TraceDevice& d) {
+  json kernels = json::array(), collectives = json::array();
+  for (const auto& k : d.kernels) {
+    kernels.push_back({{"name", k.name},
+                       {"stream", k.stream},
+                       {"share", k.share},
+                       {"count", k.count},
+                       {"total_us", k.total_us},
+                       {"min_us", k.min_us},
+                       {"max_us", k.max_us},
+                       {"mean_us", k.mean_us},
+                       {"comm", k.comm},
+                       {"nvtx_range", k.nvtx_range}});
+  }
+  for (const auto& c : d.collectives) {
+    collectives.push_back({{"op", c.op},
+                           {"elements", or_null(c.elements)},
+                           {"bytes", or_null(c.bytes)},
+                           {"dtype", or_null(c.dtype)},
+                           {"count", c.count},
+                           {"group_size", or_null(c.group_size)},
+                           {"source", c.source}});
+  }
+  return {{"device", d.device},        {"name", or_null(d.name)},        {"rank", or_null(d.rank)},
+          {"span_us", d.span_us},      {"busy_share", d.busy_share},     {"comm_share", d.comm_share},
+          {"comm_us", d.comm_us},      {"kernel_count", d.kernel_count}, {"kernels", kernels},
+          {"collectives", collectives}};
+}
+
+TraceKernel read_kernel(const JsonFields& f, const json& k, const std::string& p) {
+  if (!k.is_object()) f.fail(p, "is not an object");
+  return {f.get_string(k, p, "name"),    f.get_i64(k, p, "stream"),      f.get_double(k, p, "share"),
+          f.get_i64(k, p, "count"),      f.get_double(k, p, "total_us"), f.get_double(k, p, "min_us"),
+          f.get_double(k, p, "max_us"),  f.get_double(k, p, "mean_us"),  f.get_bool(k, p, "comm"),
+          f.get_bool(k, p, "nvtx_range")};
+}
+
+TraceCollective read_collective(const JsonFields& f, const json& c, const std::string& p) {
+  if (!c.is_object()) f.fail(p, "is not an object");
+  return {f.get_string(c, p, "op"),     opt_i64(f, c, p, "elements"), opt_i64(f, c, p, "bytes"),
+          opt_string(f, c, p, "dtype"), f.get_i64(c, p, "count"),     opt_int(f, c, p, "group_size"),
+          f.get_string(c, p, "source")};
+}
+
+TraceDevice read_device(const JsonFields& f, const json& d, const std::string& p) {
+  if (!d.is_object()) f.fail(p, "is not an object");
+  TraceDevice out{f.get_int(d, p, "device"),
+                  opt_string(f, d, p, "name"),
+                  opt_int(f, d, p, "rank"),
+                  f.get_double(d, p, "span_us"),
+                  f.get_double(d, p, "busy_share"),
+                  f.get_double(d, p, "comm_share"),
+                  f.get_double(d, p, "comm_us"),
+                  f.get_i64(d, p, "kernel_count"),
+                  {},
+                  {}};
+  const json& kernels = f.array(d, p, "kernels");
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    out.kernels.push_back(read_kernel(f, kernels[i], JsonFields::item(p + ".kernels", i)));
+  }
+  const json& collectives = f.array(d, p, "collectives");
+  for (std::size_t i = 0; i < collectives.size(); ++i) {
+    out.collectives.push_back(read_collective(f, collectives[i], JsonFields::item(p + ".collectives", i)));
+  }
+  return out;
+}
+
+}  // namespace
+
+TraceFile trace_file(const TraceProfile& p, const std::map<int, int>& device_ranks,
+                     std::optional<nlohmann::json> plan_check) {
+  TraceFile t;
+  t.tool_version = kToolVersion;
+  t.file = p.path;
+  t.source = p.source;
+  t.format_version = p.format_version;
+  t.by = p.by;
+  t.kernel_rows = p.kernel_rows;
+  t.skipped_rows = p.skipped_rows;
+  t.skipped = p.skipped_by_reason;
+  t.nvtx_ranges = p.nvtx_ranges;
+  t.collective_texts = p.collective_texts;
+  t.unparsed_texts = p.unparsed_texts;
+  t.profiler_steps = p.profiler_steps;
+  t.rank = p.rank;
+  t.world_size = p.world_size;
+  t.damage = p.damage;
+  t.notes = p.notes;
+  for (const auto& d : p.devices) {
+    std::optional<int> rank;
+    if (plan_check) {
+      const auto found = device_ranks.find(d.device);
+      if (found != device_ranks.end()) rank = found->second;
+    } else if (p.rank && p.devices.size() == 1) {
+      rank = *p.rank;
+    }
+    t.devices.push_back(device_of(d, rank));
+  }
+  t.plan_check = std::move(plan_check);
+  return t;
+}
+
+json trace_to_json(const TraceFile& t) {
+  json devices = json::array();
+  for (const auto& d : t.devices) devices.push_back(device_to_json(d));
+  json doc = {
+      {"schema", kTraceSchema},
+      {"tool_version", t.tool_version},
+      {"file", t.file},
+      {"source", t.source},
+      {"format_version", or_null(t.format_version)},
+      {"by", t.by},
+      {"kernel_rows", t.kernel_rows},
+      {"skipped_rows", t.skipped_rows},
+      {"skipped", t.skipped},
+      {"nvtx",
+       {{"ranges", t.nvtx_ranges}, {"collective_texts", t.collective_texts}, {"unparsed_texts", t.unparsed_texts}}},
+      {"profiler_steps", t.profiler_steps},
+      {"rank", or_null(t.rank)},
+      {"world_size", or_null(t.world_size)},
+      {"damage", or_null(t.damage)},
+      {"notes", t.notes},
+      {"devices", devices}};
+  if (t.plan_check) doc["plan_check"] = *t.plan_check;
+  return doc;
+}
+
+TraceFile trace_from_json(const json& j, const std::string& where) {
+  const JsonFields f(where);
+  f.require_schema(j, kTraceSchema, "pipebench trace");
+  TraceFile t;
+  t.tool_version = f.get_string(j, "", "tool_version");
+  t.file = f.get_string(j, "", "file");
+  t.source = f.get_string(j, "", "source");
+  t.format_version = opt_string(f, j, "", "format_version");
+  t.by = f.get_string(j, "", "by");
+  t.kernel_rows = f.get_i64(j, "", "kernel_rows");
+  t.skipped_rows = f.get_i64(j, "", "skipped_rows");
+  for (const auto& [reason, count] : f.object(j, "", "skipped").items()) {
+    (void)count;
+    t.skipped[reason] = f.get_i64(j["skipped"], "skipped", reason);
+  }
+  const json& nvtx = f.object(j, "", "nvtx");
+  t.nvtx_ranges = f.get_i64(nvtx, "nvtx", "ranges");
+  t.collective_texts = f.get_i64(nvtx, "nvtx", "collective_texts");
+  t.unparsed_texts = f.get_i64(nvtx, "nvtx", "unparsed_texts");
+  t.profiler_steps = f.get_int(j, "", "profiler_steps");
+  t.rank = opt_int(f, j, "", "rank");
+  t.world_size = opt_int(f, j, "", "world_size");
+  t.damage = opt_string(f, j, "", "damage");
+  t.notes = f.get_strings(j, "", "notes");
+  const json& devices = f.array(j, "", "devices");
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    t.devices.push_back(read_device(f, devices[i], JsonFields::item("devices", i)));
+  }
+  if (j.contains("plan_check")) t.plan_check = f.object(j, "", "plan_check");
+  return t;
+}
+
+}  // namespace pipebench
