@@ -14,6 +14,7 @@
 #include <iostream>
 
 #include "app/bench_command.h"
+#include "app/model_error_flags.h"
 #include "app/plan_bench.h"
 #include "app/predict_command.h"
 #include "app/report_inputs.h"
@@ -215,8 +216,12 @@ PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& ba
   } else {
     costs = assumed_cost(n, plan_world, &cost_note);
   }
-  run.prediction = std::make_unique<Prediction>(
-      predict(plan, *costs, make_compute_model(plan, run.compute), false, false, "", &paths));
+  try {
+    run.prediction = std::make_unique<Prediction>(
+        predict(plan, *costs, make_compute_model(plan, run.compute), false, false, "", &paths));
+  } catch (const ModelError& e) {
+    throw with_flags(e, ModelFlags{dir + "/plan_results.json", ""});  // the same lines predict prints
+  }
   const Prediction& p = *run.prediction;
   write_file_atomically(dir + "/prediction.json", prediction_to_json(p).dump(2) + "\n");
   std::cout << "# Prediction (communication " << cost_note << "; compute " << (o.tflops > 0 ? "" : "assumed ")
