@@ -34,8 +34,7 @@ class AllGather final : public Op {
   void issue(Backend& b, int local, const CallArgs& a) const override {
     auto* recv = static_cast<char*>(a.buffers.recv(local));
     const std::size_t block = a.sizing.count * dtype_size(a.dtype);
-    const void* send = a.in_place ? recv + static_cast<std::size_t>(b.rank_of(local)) * block
-                                  : a.buffers.send(local);
+    const void* send = a.in_place ? recv + static_cast<std::size_t>(b.rank_of(local)) * block : a.buffers.send(local);
     b.all_gather(local, send, recv, a.sizing.count, a.dtype);
   }
 };

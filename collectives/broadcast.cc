@@ -35,8 +35,8 @@ class Broadcast final : public Op {
   }
   void validate(int n, const OpParams& p) const override {
     if (p.root < 0 || p.root >= n) {
-      throw UsageError("-r/--root: root " + std::to_string(p.root) + " is out of range for " +
-                       std::to_string(n) + " ranks");
+      throw UsageError("-r/--root: root " + std::to_string(p.root) + " is out of range for " + std::to_string(n) +
+                       " ranks");
     }
   }
 };

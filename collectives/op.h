@@ -17,9 +17,9 @@ namespace pipebench {
 
 // Settings that only some ops read.
 struct OpParams {
-  int root = 0;                  // broadcast
-  std::vector<RankPair> pairs;   // pair
-  bool bidirectional = false;    // pair: every listed pair also sends dst -> src
+  int root = 0;                 // broadcast
+  std::vector<RankPair> pairs;  // pair
+  bool bidirectional = false;   // pair: every listed pair also sends dst -> src
 };
 
 // The nccl-tests size convention (getCollByteCount): `count` is the count passed to the call,
@@ -49,8 +49,8 @@ class Op {
   [[nodiscard]] virtual bool supports_in_place() const = 0;
   [[nodiscard]] virtual bool has_root() const { return false; }
   // REQUIRES: nranks >= 1. elem_bytes > 0.
-  [[nodiscard]] virtual Sizing sizing(std::size_t requested_bytes, std::size_t elem_bytes,
-                                      int nranks, const OpParams& params) const = 0;
+  [[nodiscard]] virtual Sizing sizing(std::size_t requested_bytes, std::size_t elem_bytes, int nranks,
+                                      const OpParams& params) const = 0;
   [[nodiscard]] virtual double bus_bw_factor(int nranks) const = 0;
   [[nodiscard]] virtual DataLayout layout(const Sizing& s, int rank, int nranks, bool in_place,
                                           const OpParams& params) const = 0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// main() of the MPI tests (run under mpirun -np 2 and -np 4) and the GPU tests: one World for the whole run; only rank 0
-// prints gtest's report, every rank's result decides the exit status.
+// main() of the MPI tests (run under mpirun -np 2 and -np 4) and the GPU tests: one World for the whole run; only rank
+// 0 prints gtest's report, every rank's result decides the exit status.
 #include <gtest/gtest.h>
 
 #include <memory>

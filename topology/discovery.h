@@ -12,16 +12,16 @@
 namespace pipebench {
 
 struct DiscoveryOptions {
-  std::string hwloc_xml;   // --xml
-  std::string nccl_xml;    // --nccl-xml
-  bool under_load = false; // --under-load: sample link state while a device copy runs
+  std::string hwloc_xml;    // --xml
+  std::string nccl_xml;     // --nccl-xml
+  bool under_load = false;  // --under-load: sample link state while a device copy runs
 };
 
 struct TopologyView {
   Topology topology;
   bool under_load = false;
-  std::vector<PairInfo> gpu_pairs;   // n x n, row-major
-  std::vector<PairInfo> nic_pairs;   // GPU-major
+  std::vector<PairInfo> gpu_pairs;  // n x n, row-major
+  std::vector<PairInfo> nic_pairs;  // GPU-major
   std::vector<std::string> warnings;
 };
 

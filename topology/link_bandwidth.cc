@@ -8,8 +8,8 @@ namespace pipebench {
 
 double pcie_gbps(int gen, int width) {
   // GB/s per lane and direction: raw GT/s x encoding efficiency / 8 bits (PCI-SIG base specs).
-  static constexpr double kPerLane[] = {0, 0.25, 0.5, 8.0 * 128 / 130 / 8, 16.0 * 128 / 130 / 8,
-                                        32.0 * 128 / 130 / 8, 64.0 * 242 / 256 / 8};
+  static constexpr double kPerLane[] = {
+      0, 0.25, 0.5, 8.0 * 128 / 130 / 8, 16.0 * 128 / 130 / 8, 32.0 * 128 / 130 / 8, 64.0 * 242 / 256 / 8};
   if (gen < 1 || gen > 6 || width <= 0) return 0;
   return kPerLane[gen] * width;
 }

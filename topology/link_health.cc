@@ -41,9 +41,8 @@ void warn_links_below_max(const Topology& t, const std::string& idle_note, std::
                                            : "the " + std::string(n.is_switch ? "PCIe switch" : "bridge") + " " +
                                                  n.bus_id + " above GPU " + std::to_string(g.index);
       w.push_back(what + ": PCIe link runs at " + pcie_label(n.link_gen, n.link_width) + ", its maximum is " +
-                  pcie_label(n.link_gen_max, n.link_width_max) + " (" +
-                  gbps_text(pcie_gbps(n.link_gen, n.link_width)) + " of " +
-                  gbps_text(pcie_gbps(n.link_gen_max, n.link_width_max)) + " GB/s per direction)" + idle_note);
+                  pcie_label(n.link_gen_max, n.link_width_max) + " (" + gbps_text(pcie_gbps(n.link_gen, n.link_width)) +
+                  " of " + gbps_text(pcie_gbps(n.link_gen_max, n.link_width_max)) + " GB/s per direction)" + idle_note);
     }
   }
 }
@@ -59,11 +58,12 @@ void warn_slow_speeds(const Topology& t, const std::string& idle_note, const std
     const TopoNode& n = t.nodes[static_cast<std::size_t>(g.node)];
     if (n.link_gen > 0 || n.link_gbps <= 0 || reported.count(g.node) != 0) continue;  // handled above when gen is known
     if (n.link_gbps <= kSlowLinkGbps) {
-      w.push_back("GPU " + std::to_string(g.index) + " (" + g.bus_id + "): PCIe link runs at " + gbps_text(n.link_gbps) +
-                  " GB/s per direction, the speed of Gen1 x16 or Gen2 x8" + idle_note);
+      w.push_back("GPU " + std::to_string(g.index) + " (" + g.bus_id + "): PCIe link runs at " +
+                  gbps_text(n.link_gbps) + " GB/s per direction, the speed of Gen1 x16 or Gen2 x8" + idle_note);
     } else if (n.link_gbps < fastest[g.model] * 0.99) {
-      w.push_back("GPU " + std::to_string(g.index) + " (" + g.bus_id + "): PCIe link runs at " + gbps_text(n.link_gbps) +
-                  " GB/s per direction, other " + g.model + " GPUs here run at " + gbps_text(fastest[g.model]) + idle_note);
+      w.push_back("GPU " + std::to_string(g.index) + " (" + g.bus_id + "): PCIe link runs at " +
+                  gbps_text(n.link_gbps) + " GB/s per direction, other " + g.model + " GPUs here run at " +
+                  gbps_text(fastest[g.model]) + idle_note);
     }
   }
 }
@@ -107,8 +107,9 @@ void warn_far_nics(const Topology& t, const std::vector<PairInfo>& gpu_nic_pairs
         if (p.a == static_cast<int>(i) && (!best || p.cls < best->cls)) best = &p;
       }
       if (best && best->cls > PathClass::kPxb) {
-        w.push_back("GPU " + std::to_string(i) + ": the nearest NIC (" + t.nics[static_cast<std::size_t>(best->b)].name +
-                    ") is " + best->label() + ", so GPUDirect RDMA is off by default (NCCL_NET_GDR_LEVEL=PXB)");
+        w.push_back("GPU " + std::to_string(i) + ": the nearest NIC (" +
+                    t.nics[static_cast<std::size_t>(best->b)].name + ") is " + best->label() +
+                    ", so GPUDirect RDMA is off by default (NCCL_NET_GDR_LEVEL=PXB)");
       }
     }
   }

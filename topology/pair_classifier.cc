@@ -45,8 +45,10 @@ PathClass pcie_class(const Topology& t, int a, int b) {
   if (anc < 0) return PathClass::kSys;
   const TopoNode& n = t.nodes[static_cast<std::size_t>(anc)];
   switch (n.kind) {
-    case NodeKind::kDevice: return PathClass::kPix;  // functions of one device (HCA ports)
-    case NodeKind::kHostBridge: return PathClass::kPhb;
+    case NodeKind::kDevice:
+      return PathClass::kPix;  // functions of one device (HCA ports)
+    case NodeKind::kHostBridge:
+      return PathClass::kPhb;
     case NodeKind::kBridge: {
       std::set<int> switches;
       for (const auto* path : {&ca, &cb}) {
@@ -108,17 +110,17 @@ std::vector<PairInfo> classify_gpu_pairs(const Topology& t) {
       p.b = j;
       const int na = t.gpus[static_cast<std::size_t>(i)].node, nb = t.gpus[static_cast<std::size_t>(j)].node;
       p.pcie_cls = i == j ? PathClass::kSelf : pcie_class(t, na, nb);
-      p.nvlinks = i != j && !t.nvlinks.empty() ? t.nvlinks[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] : 0;
+      p.nvlinks =
+          i != j && !t.nvlinks.empty() ? t.nvlinks[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] : 0;
       p.cls = p.nvlinks > 0 ? PathClass::kNvLink : p.pcie_cls;
-      p.path_min_gbps = i == j ? 0
-                        : p.nvlinks > 0 ? p.nvlinks * t.nvlink_gbps_per_link
-                                        : pcie_path_min_gbps(t, na, nb);
+      p.path_min_gbps = i == j ? 0 : p.nvlinks > 0 ? p.nvlinks * t.nvlink_gbps_per_link : pcie_path_min_gbps(t, na, nb);
       p.p2p = i != j && nccl_uses_p2p(t, p.cls);
       if (i != j) {
         p.path = p.nvlinks > 0 ? std::vector<std::string>{"nvlink:" + std::to_string(i) + "->" + std::to_string(j)}
                                : pcie_path_links(t, na, nb);
       }
-      if (i != j && !t.p2p_access.empty() && t.p2p_access[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] == 0) {
+      if (i != j && !t.p2p_access.empty() &&
+          t.p2p_access[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] == 0) {
         p.p2p = false;  // CUDA says no peer access: NCCL cannot use P2P whatever the path
       }
       out.push_back(p);

@@ -13,8 +13,8 @@ namespace pipebench {
 
 struct PairInfo {
   bool gpu_nic = false;
-  int a = 0;  // GPU index
-  int b = 0;  // GPU index, or NIC index when gpu_nic
+  int a = 0;                             // GPU index
+  int b = 0;                             // GPU index, or NIC index when gpu_nic
   PathClass cls = PathClass::kSys;       // NVLink wins over PCIe
   PathClass pcie_cls = PathClass::kSys;  // the same with NVLink ignored
   int nvlinks = 0;

@@ -9,26 +9,39 @@ namespace pipebench {
 
 std::string class_label(PathClass c, int nvlinks) {
   switch (c) {
-    case PathClass::kSelf: return "X";
-    case PathClass::kNvLink: return "NV" + std::to_string(nvlinks);
-    case PathClass::kPix: return "PIX";
-    case PathClass::kPxb: return "PXB";
-    case PathClass::kPhb: return "PHB";
-    case PathClass::kNode: return "NODE";
-    case PathClass::kSys: return "SYS";
+    case PathClass::kSelf:
+      return "X";
+    case PathClass::kNvLink:
+      return "NV" + std::to_string(nvlinks);
+    case PathClass::kPix:
+      return "PIX";
+    case PathClass::kPxb:
+      return "PXB";
+    case PathClass::kPhb:
+      return "PHB";
+    case PathClass::kNode:
+      return "NODE";
+    case PathClass::kSys:
+      return "SYS";
   }
   return "?";
 }
 
 std::string_view nccl_path_name(PathClass c) {
   switch (c) {
-    case PathClass::kSelf: return "LOC";
-    case PathClass::kNvLink: return "NVL";
-    case PathClass::kPix: return "PIX";
-    case PathClass::kPxb: return "PXB";
+    case PathClass::kSelf:
+      return "LOC";
+    case PathClass::kNvLink:
+      return "NVL";
+    case PathClass::kPix:
+      return "PIX";
+    case PathClass::kPxb:
+      return "PXB";
     case PathClass::kPhb:
-    case PathClass::kNode: return "PHB";
-    case PathClass::kSys: return "SYS";
+    case PathClass::kNode:
+      return "PHB";
+    case PathClass::kSys:
+      return "SYS";
   }
   return "?";
 }

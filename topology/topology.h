@@ -25,37 +25,37 @@ enum class NodeKind { kNormal, kHostBridge, kBridge, kDevice };
 struct TopoNode {
   NodeKind kind = NodeKind::kNormal;
   int parent = -1;
-  std::string label;       // "Package:0", "HostBridge", "Bridge 0000:00:01.0", a bus id
-  std::string bus_id;      // PCI devices and PCI-PCI bridges
-  bool is_switch = false;  // a PCIe switch (upstream port): counted for PIX/PXB
+  std::string label;         // "Package:0", "HostBridge", "Bridge 0000:00:01.0", a bus id
+  std::string bus_id;        // PCI devices and PCI-PCI bridges
+  bool is_switch = false;    // a PCIe switch (upstream port): counted for PIX/PXB
   bool ncclish_cpu = false;  // a <cpu> of NCCL XML: devices meeting here are PHB, not NODE
-  std::vector<int> numa;   // normal objects: the NUMA nodes they hold
-  double link_gbps = 0;    // the link above this object, theoretical GB/s per direction; 0 = unknown
+  std::vector<int> numa;     // normal objects: the NUMA nodes they hold
+  double link_gbps = 0;      // the link above this object, theoretical GB/s per direction; 0 = unknown
   int link_gen = 0, link_width = 0, link_gen_max = 0, link_width_max = 0;  // 0 = unknown
 };
 
 struct Gpu {
-  int index = 0;            // nvidia-smi order (PCI bus order)
-  int node = -1;            // in Topology::nodes
+  int index = 0;  // nvidia-smi order (PCI bus order)
+  int node = -1;  // in Topology::nodes
   std::string bus_id;
   std::string model;
   int numa = -1;
-  std::string cpuset;       // "0-11,24-35", empty when unknown
-  int cuda_device = -1;     // on a live node, the CUDA device index of this process
+  std::string cpuset;    // "0-11,24-35", empty when unknown
+  int cuda_device = -1;  // on a live node, the CUDA device index of this process
 };
 
 struct Nic {
-  std::string name;         // mlx5_0, eth0, or the bus id
-  int node = -1;            // -1: no PCI path (a virtual NIC of NCCL XML)
+  std::string name;  // mlx5_0, eth0, or the bus id
+  int node = -1;     // -1: no PCI path (a virtual NIC of NCCL XML)
   std::string bus_id;
   int numa = -1;
-  bool rdma = true;         // an RDMA device (InfiniBand/RoCE/EFA): what NCCL's network transport uses
+  bool rdma = true;  // an RDMA device (InfiniBand/RoCE/EFA): what NCCL's network transport uses
 };
 
 struct Topology {
-  std::string source;       // "hwloc (live)", "hwloc XML FILE", "NCCL XML FILE"
+  std::string source;  // "hwloc (live)", "hwloc XML FILE", "NCCL XML FILE"
   std::string host;
-  std::string cpu_vendor;   // GenuineIntel, AuthenticAMD, ...
+  std::string cpu_vendor;  // GenuineIntel, AuthenticAMD, ...
   std::vector<TopoNode> nodes;
   std::vector<Gpu> gpus;
   std::vector<Nic> nics;
@@ -67,7 +67,7 @@ struct Topology {
   std::vector<std::vector<int>> p2p_access;
   // p2p_rank[i][j]: cudaDevP2PAttrPerformanceRank (relative, 0 best); -1 unknown.
   std::vector<std::vector<int>> p2p_rank;
-  std::vector<std::string> notes;   // how it was built, what was missing
+  std::vector<std::string> notes;     // how it was built, what was missing
   std::vector<std::string> problems;  // what the reader found wrong in its source (shown as warnings)
 };
 

@@ -38,9 +38,12 @@ std::map<int, Totals> totals(const Schedule& s) {
   std::map<int, Totals> t;
   for (const auto& m : s.messages) {
     const double bytes = static_cast<double>(m.bytes) * static_cast<double>(m.count);
-    if (m.op == "send") t[m.rank].p2p_out += bytes;
-    else if (m.op == "recv") t[m.rank].p2p_in += bytes;
-    else t[m.rank].collective += bytes;
+    if (m.op == "send")
+      t[m.rank].p2p_out += bytes;
+    else if (m.op == "recv")
+      t[m.rank].p2p_in += bytes;
+    else
+      t[m.rank].collective += bytes;
   }
   return t;
 }
@@ -50,10 +53,11 @@ std::map<int, Totals> totals(const Schedule& s) {
 void print_plan(std::ostream& out, const Plan& plan) {
   const MegatronArgs& a = plan.args;
   const Layout& l = plan.layout;
-  out << "# Megatron-LM plan: " << a.num_layers << " layers, hidden " << a.hidden << ", ffn " << a.ffn_hidden << ", heads "
-      << a.heads << (a.gqa ? ", query groups " + std::to_string(a.query_groups) : "") << (a.swiglu ? ", swiglu" : "")
-      << ", seq " << a.seq_length << ", micro batch " << a.micro_batch << ", global batch " << a.global_batch << ", "
-      << dtype_name(a.params_dtype) << " params, " << dtype_name(grad_dtype(a)) << " grads\n";
+  out << "# Megatron-LM plan: " << a.num_layers << " layers, hidden " << a.hidden << ", ffn " << a.ffn_hidden
+      << ", heads " << a.heads << (a.gqa ? ", query groups " + std::to_string(a.query_groups) : "")
+      << (a.swiglu ? ", swiglu" : "") << ", seq " << a.seq_length << ", micro batch " << a.micro_batch
+      << ", global batch " << a.global_batch << ", " << dtype_name(a.params_dtype) << " params, "
+      << dtype_name(grad_dtype(a)) << " grads\n";
   out << "# vocab " << a.vocab_size << " (" << a.vocab_source << ") padded to " << padded_vocab(a) << "\n";
   out << "# layout: world " << l.world << " = tp " << l.tp << " x cp " << l.cp << " x dp " << l.dp << " x pp " << l.pp
       << "; " << l.microbatches << " microbatches per iteration; rank order " << l.rank_order << "\n";
@@ -75,7 +79,8 @@ void print_plan(std::ostream& out, const Plan& plan) {
   for (const auto& n : plan.notes) out << "# note: " << n << "\n";
   std::map<int, Totals> base;
   for (const auto& s : plan.schedules) {
-    out << "#\n# schedule " << s.name << (s.v > 1 ? " v=" + std::to_string(s.v) : "") << ": warm-up microbatches per pipeline rank";
+    out << "#\n# schedule " << s.name << (s.v > 1 ? " v=" + std::to_string(s.v) : "")
+        << ": warm-up microbatches per pipeline rank";
     for (auto w : s.warmup) out << " " << w;
     char bubble[64];
     std::snprintf(bubble, sizeof bubble, "; ideal bubble %.4f", s.bubble_ideal);
@@ -83,14 +88,16 @@ void print_plan(std::ostream& out, const Plan& plan) {
     for (const auto& p : s.params) out << " " << p.pp_rank << "/" << p.chunk << "=" << p.params;
     out << "\n";
     const auto& shown = l.pp_groups.front();
-    out << "#  rank    id  op              peer/group            elements  dtype         bytes    count  phase      what\n";
+    out << "#  rank    id  op              peer/group            elements  dtype         bytes    count  phase      "
+           "what\n";
     for (const auto& m : s.messages) {
       if (std::find(shown.begin(), shown.end(), m.rank) == shown.end()) continue;
       char buf[320];
       const std::string where = m.peer >= 0 ? "peer " + std::to_string(m.peer) : group_text(m.group);
       std::snprintf(buf, sizeof buf, "  %5d %5d  %-14s  %-18.18s %12lld  %-8s %12lld %8lld  %-9s  %s\n", m.rank, m.id,
-                    m.op.c_str(), where.c_str(), static_cast<long long>(m.elements), std::string(dtype_name(m.dtype)).c_str(),
-                    static_cast<long long>(m.bytes), static_cast<long long>(m.count), phase_name(m.phase), m.what.c_str());
+                    m.op.c_str(), where.c_str(), static_cast<long long>(m.elements),
+                    std::string(dtype_name(m.dtype)).c_str(), static_cast<long long>(m.bytes),
+                    static_cast<long long>(m.count), phase_name(m.phase), m.what.c_str());
       out << buf;
     }
     const auto t = totals(s);
@@ -100,13 +107,15 @@ void print_plan(std::ostream& out, const Plan& plan) {
       const auto it = t.find(r);
       if (it == t.end()) continue;
       char buf[256];
-      std::snprintf(buf, sizeof buf, "#   rank %-5d p2p out %s, in %s; collectives %s; total %s", r, mib(it->second.p2p_out).c_str(),
-                    mib(it->second.p2p_in).c_str(), mib(it->second.collective).c_str(), mib(it->second.all()).c_str());
+      std::snprintf(buf, sizeof buf, "#   rank %-5d p2p out %s, in %s; collectives %s; total %s", r,
+                    mib(it->second.p2p_out).c_str(), mib(it->second.p2p_in).c_str(), mib(it->second.collective).c_str(),
+                    mib(it->second.all()).c_str());
       out << buf;
       if (s.name != "1f1b" && base.count(r) && base[r].p2p_out + base[r].p2p_in > 0) {
         char ratio[96];
         std::snprintf(ratio, sizeof ratio, "; p2p x%.2f, total x%.3f of 1F1B",
-                      (it->second.p2p_out + it->second.p2p_in) / (base[r].p2p_out + base[r].p2p_in), it->second.all() / base[r].all());
+                      (it->second.p2p_out + it->second.p2p_in) / (base[r].p2p_out + base[r].p2p_in),
+                      it->second.all() / base[r].all());
         out << ratio;
       }
       out << "\n";
@@ -133,7 +142,6 @@ int run_plan_command(const PlanOptions& o) {
   print_plan(std::cout, plan);
   return static_cast<int>(ExitCode::kOk);
 }
-
 
 namespace {
 

@@ -14,7 +14,7 @@ struct PredictOptions {
   std::string plan_path, table_path, schedule, trace_dir, json_path;
   double link_gbps = 0, link_latency_us = 0;
   bool zero_comm = false, shared_path = false;
-  bool measure_compute = false;  // time the layer's GEMMs with cuBLAS on GPU 0
+  bool measure_compute = false;          // time the layer's GEMMs with cuBLAS on GPU 0
   std::vector<std::string> class_links;  // --link CLASS=GBPS[,US]
   std::string topology_path;             // class source for --link (default: this machine)
   bool class_fallback = false;

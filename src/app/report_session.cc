@@ -40,7 +40,8 @@ ReportSession::ReportSession(const World& world, const Backend& backend, const s
     try {
       view_ = std::make_unique<TopologyView>(discover_topology({}));
       system_["topology"] = topology_to_json(*view_);
-      if (backend.kind() == BackendKind::kNccl) classes_ = std::make_unique<RankClasses>(system_["devices"], view_.get(), world.host());
+      if (backend.kind() == BackendKind::kNccl)
+        classes_ = std::make_unique<RankClasses>(system_["devices"], view_.get(), world.host());
       sampler_ = std::make_unique<LinkSampler>(view_->topology);
     } catch (const std::exception& e) {
       system_["topology"] = {{"error", e.what()}};
@@ -48,9 +49,10 @@ ReportSession::ReportSession(const World& world, const Backend& backend, const s
     if (collected) sinks_.push(std::make_unique<Collector>(*collected));
     try {
       if (!json_path.empty()) {
-        auto json = std::make_unique<ResultsJson>(
-            json_path, nlohmann::json{{"tool_version", kToolVersion}, {"created_utc", utc_timestamp()},
-                                      {"system", system_}, {"config", config}});
+        auto json = std::make_unique<ResultsJson>(json_path, nlohmann::json{{"tool_version", kToolVersion},
+                                                                            {"created_utc", utc_timestamp()},
+                                                                            {"system", system_},
+                                                                            {"config", config}});
         json_ = json.get();
         sinks_.push(std::move(json));
       }

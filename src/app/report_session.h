@@ -4,9 +4,8 @@
 // class of its ranks, and the PCIe link state sampled while the measurements ran.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 

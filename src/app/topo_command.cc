@@ -3,7 +3,6 @@
 #include "app/topo_command.h"
 
 #include <CLI/CLI.hpp>
-
 #include <iostream>
 
 #include "core/error.h"
@@ -30,7 +29,6 @@ int run_topo_command(const TopoOptions& o) {
   }
   return static_cast<int>(ExitCode::kOk);
 }
-
 
 namespace {
 

@@ -15,10 +15,10 @@ namespace pipebench {
 
 struct TraceCommandOptions {
   std::string path;
-  std::string by = "kernel";        // kernel, nvtx
+  std::string by = "kernel";  // kernel, nvtx
   bool demangled = false;
   std::string chrome_trace_path;
-  std::string activity;             // empty: all
+  std::string activity;                    // empty: all
   std::vector<std::string> nvtx_prefixes;  // --nvtx-prefix, split at commas, empty items dropped
   std::string plan_path, prediction_path, schedule;
   std::optional<int> first_rank;

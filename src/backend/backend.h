@@ -69,36 +69,29 @@ class Backend {
   [[nodiscard]] virtual std::map<std::string, std::string> versions() const = 0;
   [[nodiscard]] virtual bool supports_graphs() const = 0;
 
-  [[nodiscard]] virtual std::unique_ptr<Buffers> allocate(std::size_t send_bytes,
-                                                          std::size_t recv_bytes) = 0;
+  [[nodiscard]] virtual std::unique_ptr<Buffers> allocate(std::size_t send_bytes, std::size_t recv_bytes) = 0;
 
   // Communication for local rank `local`, with ranks of this communicator. Calls between
   // group_begin() and group_end() form one group (ncclGroupStart/End; MPI non-blocking + wait).
   virtual void group_begin() = 0;
   virtual void group_end() = 0;
-  virtual void all_reduce(int local, const void* send, void* recv, std::size_t count, DType t,
-                          RedOp op) = 0;
-  virtual void all_gather(int local, const void* send, void* recv, std::size_t count_per_rank,
-                          DType t) = 0;
-  virtual void reduce_scatter(int local, const void* send, void* recv, std::size_t count_per_rank,
-                              DType t, RedOp op) = 0;
-  virtual void broadcast(int local, const void* send, void* recv, std::size_t count, DType t,
-                         int root) = 0;
+  virtual void all_reduce(int local, const void* send, void* recv, std::size_t count, DType t, RedOp op) = 0;
+  virtual void all_gather(int local, const void* send, void* recv, std::size_t count_per_rank, DType t) = 0;
+  virtual void reduce_scatter(int local, const void* send, void* recv, std::size_t count_per_rank, DType t,
+                              RedOp op) = 0;
+  virtual void broadcast(int local, const void* send, void* recv, std::size_t count, DType t, int root) = 0;
   virtual void send(int local, const void* buf, std::size_t count, DType t, int peer) = 0;
   virtual void recv(int local, void* buf, std::size_t count, DType t, int peer) = 0;
   // Waits until everything issued has completed.
   virtual void synchronize() = 0;
 
   // REQUIRES: issue_one issues one op for every local rank (grouped). With graph, supports_graphs().
-  [[nodiscard]] virtual std::unique_ptr<Batch> prepare_batch(std::function<void()> issue_one,
-                                                             int ops, bool graph) = 0;
+  [[nodiscard]] virtual std::unique_ptr<Batch> prepare_batch(std::function<void()> issue_one, int ops, bool graph) = 0;
 
   // Data check helpers, run outside the timed batches.
-  virtual void fill(const Buffers& b, int local, const FillRegion& region, const Pattern& p,
-                    DType t) = 0;
-  [[nodiscard]] virtual std::uint64_t count_wrong(const Buffers& b, int local,
-                                                  const CheckRegion& region, const Pattern& p,
-                                                  DType t) = 0;
+  virtual void fill(const Buffers& b, int local, const FillRegion& region, const Pattern& p, DType t) = 0;
+  [[nodiscard]] virtual std::uint64_t count_wrong(const Buffers& b, int local, const CheckRegion& region,
+                                                  const Pattern& p, DType t) = 0;
 
   // Collective over every process of the job: a communicator of the given ranks of this one
   // (ncclCommSplit / MPI_Comm_split). Processes with no member get a backend with nlocal() == 0.

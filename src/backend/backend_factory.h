@@ -22,7 +22,6 @@ namespace pipebench {
 [[nodiscard]] BackendKind resolve_backend(BackendKind kind, const World& world);
 
 // Collective. Throws UsageError for an impossible choice (no GPU for nccl, -g with mpi, ...).
-[[nodiscard]] std::unique_ptr<Backend> make_backend(BackendKind kind, const World& world,
-                                                    int gpus_per_process);
+[[nodiscard]] std::unique_ptr<Backend> make_backend(BackendKind kind, const World& world, int gpus_per_process);
 
 }  // namespace pipebench

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 // CUDA side of topology discovery.
-#include "backend/cuda_topology.h"
-
 #include <cuda_runtime.h>
 
 #include <atomic>
@@ -9,6 +7,7 @@
 #include <thread>
 
 #include "backend/cuda_handles.cuh"
+#include "backend/cuda_topology.h"
 #include "topology/topology.h"
 
 namespace pipebench {

@@ -13,8 +13,7 @@
 namespace pipebench {
 
 // Enqueue on `stream`; errors are reported by the caller's check of the launch.
-cudaError_t device_fill(void* buffer, const FillRegion& region, const Pattern& p, DType t,
-                        cudaStream_t stream);
+cudaError_t device_fill(void* buffer, const FillRegion& region, const Pattern& p, DType t, cudaStream_t stream);
 // Adds the number of wrong elements to *counter (device memory).
 cudaError_t device_count_wrong(const void* recv, const CheckRegion& region, const Pattern& p, DType t,
                                unsigned long long* counter, cudaStream_t stream);

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // cuBLAS GEMM timing at exact layer shapes.
-#include "backend/gemm_timer.h"
-
 #include <cublas_v2.h>
 
 #include <algorithm>
 
 #include "backend/cuda_handles.cuh"
+#include "backend/gemm_timer.h"
 #include "core/error.h"
 #include "core/stats.h"
 
@@ -14,7 +13,8 @@ namespace pipebench {
 namespace {
 
 void check_cublas(cublasStatus_t rc, const char* call) {
-  if (rc != CUBLAS_STATUS_SUCCESS) throw Error(std::string(call) + " failed: cuBLAS status " + std::to_string(static_cast<int>(rc)));
+  if (rc != CUBLAS_STATUS_SUCCESS)
+    throw Error(std::string(call) + " failed: cuBLAS status " + std::to_string(static_cast<int>(rc)));
 }
 
 class Blas {

@@ -11,7 +11,6 @@
 namespace pipebench {
 
 void host_fill(void* buffer, const FillRegion& region, const Pattern& p, DType t);
-[[nodiscard]] std::uint64_t host_count_wrong(const void* recv, const CheckRegion& region,
-                                             const Pattern& p, DType t);
+[[nodiscard]] std::uint64_t host_count_wrong(const void* recv, const CheckRegion& region, const Pattern& p, DType t);
 
 }  // namespace pipebench

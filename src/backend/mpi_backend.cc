@@ -56,11 +56,21 @@ void reduce16(void* in, void* inout, int* len, MPI_Datatype*) {
     const double b = load_element(T, inout, static_cast<std::uint64_t>(i));
     double r = 0;
     switch (O) {
-      case RedOp::kSum: r = static_cast<float>(a) + static_cast<float>(b); break;
-      case RedOp::kProd: r = static_cast<float>(a) * static_cast<float>(b); break;
-      case RedOp::kMax: r = a > b ? a : b; break;
-      case RedOp::kMin: r = a < b ? a : b; break;
-      case RedOp::kNone: r = b; break;
+      case RedOp::kSum:
+        r = static_cast<float>(a) + static_cast<float>(b);
+        break;
+      case RedOp::kProd:
+        r = static_cast<float>(a) * static_cast<float>(b);
+        break;
+      case RedOp::kMax:
+        r = a > b ? a : b;
+        break;
+      case RedOp::kMin:
+        r = a < b ? a : b;
+        break;
+      case RedOp::kNone:
+        r = b;
+        break;
     }
     store_element(T, inout, static_cast<std::uint64_t>(i), r);
   }
@@ -80,9 +90,7 @@ class HalfOps {
   }
   HalfOps(const HalfOps&) = delete;
   HalfOps& operator=(const HalfOps&) = delete;
-  MPI_Op get(DType t, RedOp op) const {
-    return ops_[(t == DType::kBfloat16 ? 4 : 0) + static_cast<int>(op) - 1];
-  }
+  MPI_Op get(DType t, RedOp op) const { return ops_[(t == DType::kBfloat16 ? 4 : 0) + static_cast<int>(op) - 1]; }
 
  private:
   template <DType T>
@@ -98,16 +106,25 @@ class HalfOps {
 
 MPI_Datatype mpi_type(DType t) {
   switch (t) {
-    case DType::kInt8: return MPI_INT8_T;
-    case DType::kUint8: return MPI_UINT8_T;
-    case DType::kInt32: return MPI_INT32_T;
-    case DType::kUint32: return MPI_UINT32_T;
-    case DType::kInt64: return MPI_INT64_T;
-    case DType::kUint64: return MPI_UINT64_T;
+    case DType::kInt8:
+      return MPI_INT8_T;
+    case DType::kUint8:
+      return MPI_UINT8_T;
+    case DType::kInt32:
+      return MPI_INT32_T;
+    case DType::kUint32:
+      return MPI_UINT32_T;
+    case DType::kInt64:
+      return MPI_INT64_T;
+    case DType::kUint64:
+      return MPI_UINT64_T;
     case DType::kHalf:
-    case DType::kBfloat16: return MPI_UINT16_T;
-    case DType::kFloat: return MPI_FLOAT;
-    case DType::kDouble: return MPI_DOUBLE;
+    case DType::kBfloat16:
+      return MPI_UINT16_T;
+    case DType::kFloat:
+      return MPI_FLOAT;
+    case DType::kDouble:
+      return MPI_DOUBLE;
   }
   return MPI_BYTE;
 }
@@ -146,8 +163,7 @@ class MpiBatch final : public Batch {
 class MpiBackend final : public Backend {
  public:
   // comm: owned (freed in the destructor) unless MPI_COMM_NULL (this process holds no member).
-  MpiBackend(const World& world, MPI_Comm comm, std::vector<int> members,
-             std::shared_ptr<const HalfOps> half_ops)
+  MpiBackend(const World& world, MPI_Comm comm, std::vector<int> members, std::shared_ptr<const HalfOps> half_ops)
       : world_(world), comm_(comm), members_(std::move(members)), half_ops_(std::move(half_ops)) {
     if (comm_ != MPI_COMM_NULL) {
       MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
@@ -189,8 +205,8 @@ class MpiBackend final : public Backend {
 
   void all_reduce(int, const void* send, void* recv, std::size_t count, DType t, RedOp op) override {
     MPI_Request req;
-    check(MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send, recv, to_int(count), mpi_type(t),
-                         mpi_op(t, op), comm_, &req),
+    check(MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send, recv, to_int(count), mpi_type(t), mpi_op(t, op), comm_,
+                         &req),
           "MPI_Iallreduce");
     post(req);
   }
@@ -198,8 +214,8 @@ class MpiBackend final : public Backend {
     const std::size_t block = count * dtype_size(t);
     const bool in_place = send == static_cast<const char*>(recv) + static_cast<std::size_t>(rank_) * block;
     MPI_Request req;
-    check(MPI_Iallgather(in_place ? MPI_IN_PLACE : send, to_int(count), mpi_type(t), recv,
-                         to_int(count), mpi_type(t), comm_, &req),
+    check(MPI_Iallgather(in_place ? MPI_IN_PLACE : send, to_int(count), mpi_type(t), recv, to_int(count), mpi_type(t),
+                         comm_, &req),
           "MPI_Iallgather");
     post(req);
   }
@@ -247,8 +263,7 @@ class MpiBackend final : public Backend {
   void fill(const Buffers& b, int local, const FillRegion& r, const Pattern& p, DType t) override {
     host_fill(r.buffer == BufferRole::kSend ? b.send(local) : b.recv(local), r, p, t);
   }
-  std::uint64_t count_wrong(const Buffers& b, int local, const CheckRegion& r, const Pattern& p,
-                            DType t) override {
+  std::uint64_t count_wrong(const Buffers& b, int local, const CheckRegion& r, const Pattern& p, DType t) override {
     return host_count_wrong(b.recv(local), r, p, t);
   }
 
@@ -278,11 +293,16 @@ class MpiBackend final : public Backend {
   MPI_Op mpi_op(DType t, RedOp op) const {
     if (t == DType::kHalf || t == DType::kBfloat16) return half_ops_->get(t, op);
     switch (op) {
-      case RedOp::kSum: return MPI_SUM;
-      case RedOp::kProd: return MPI_PROD;
-      case RedOp::kMax: return MPI_MAX;
-      case RedOp::kMin: return MPI_MIN;
-      case RedOp::kNone: break;
+      case RedOp::kSum:
+        return MPI_SUM;
+      case RedOp::kProd:
+        return MPI_PROD;
+      case RedOp::kMax:
+        return MPI_MAX;
+      case RedOp::kMin:
+        return MPI_MIN;
+      case RedOp::kNone:
+        break;
     }
     return MPI_OP_NULL;
   }

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // NcclBackend: one process drives one or more GPUs (nccl-tests -g); the NCCL unique id travels by
 // MPI_Bcast (World::broadcast); every local GPU has its own non-blocking stream and event pair.
-#include "backend/nccl_backend.h"
-
 #include <algorithm>
 #include <string>
 #include <thread>
@@ -11,6 +9,7 @@
 
 #include "backend/cuda_handles.cuh"
 #include "backend/device_data.cuh"
+#include "backend/nccl_backend.h"
 #include "core/error.h"
 #include "launch/gpu_assignment.h"
 
@@ -19,27 +18,42 @@ namespace {
 
 ncclDataType_t nccl_type(DType t) {
   switch (t) {
-    case DType::kInt8: return ncclInt8;
-    case DType::kUint8: return ncclUint8;
-    case DType::kInt32: return ncclInt32;
-    case DType::kUint32: return ncclUint32;
-    case DType::kInt64: return ncclInt64;
-    case DType::kUint64: return ncclUint64;
-    case DType::kHalf: return ncclFloat16;
-    case DType::kFloat: return ncclFloat32;
-    case DType::kDouble: return ncclFloat64;
-    case DType::kBfloat16: return ncclBfloat16;
+    case DType::kInt8:
+      return ncclInt8;
+    case DType::kUint8:
+      return ncclUint8;
+    case DType::kInt32:
+      return ncclInt32;
+    case DType::kUint32:
+      return ncclUint32;
+    case DType::kInt64:
+      return ncclInt64;
+    case DType::kUint64:
+      return ncclUint64;
+    case DType::kHalf:
+      return ncclFloat16;
+    case DType::kFloat:
+      return ncclFloat32;
+    case DType::kDouble:
+      return ncclFloat64;
+    case DType::kBfloat16:
+      return ncclBfloat16;
   }
   return ncclFloat32;
 }
 
 ncclRedOp_t nccl_op(RedOp op) {
   switch (op) {
-    case RedOp::kSum: return ncclSum;
-    case RedOp::kProd: return ncclProd;
-    case RedOp::kMax: return ncclMax;
-    case RedOp::kMin: return ncclMin;
-    case RedOp::kNone: break;
+    case RedOp::kSum:
+      return ncclSum;
+    case RedOp::kProd:
+      return ncclProd;
+    case RedOp::kMax:
+      return ncclMax;
+    case RedOp::kMin:
+      return ncclMin;
+    case RedOp::kNone:
+      break;
   }
   return ncclSum;
 }
@@ -128,8 +142,8 @@ class NcclBackend final : public Backend {
     ncclGetVersion(&nccl);
     auto cuda_str = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
     // NCCL >= 2.9 encodes MAJOR*10000 + MINOR*100 + PATCH (nccl.h NCCL_VERSION).
-    const std::string nccl_str = std::to_string(nccl / 10000) + "." + std::to_string(nccl / 100 % 100) + "." +
-                                 std::to_string(nccl % 100);
+    const std::string nccl_str =
+        std::to_string(nccl / 10000) + "." + std::to_string(nccl / 100 % 100) + "." + std::to_string(nccl % 100);
     return {{"cuda_driver", cuda_str(driver)},
             {"cuda_runtime", cuda_str(runtime)},
             {"nccl", nccl_str},
@@ -160,8 +174,7 @@ class NcclBackend final : public Backend {
   }
   void reduce_scatter(int i, const void* s, void* r, std::size_t n, DType t, RedOp op) override {
     auto& l = at(i);
-    nccl(ncclReduceScatter(s, r, n, nccl_type(t), nccl_op(op), l.comm.get(), l.stream.get()),
-         "ncclReduceScatter", l);
+    nccl(ncclReduceScatter(s, r, n, nccl_type(t), nccl_op(op), l.comm.get(), l.stream.get()), "ncclReduceScatter", l);
   }
   void broadcast(int i, const void* s, void* r, std::size_t n, DType t, int root) override {
     auto& l = at(i);
@@ -228,8 +241,7 @@ class NcclBackend final : public Backend {
     for (std::size_t i = 0; i < locals_.size(); ++i) {
       const bool member = std::binary_search(members.begin(), members.end(), locals_[i].rank);
       set_device(locals_[i]);
-      nccl(ncclCommSplit(locals_[i].comm.get(), member ? 0 : NCCL_SPLIT_NOCOLOR, locals_[i].rank, &comms[i],
-                         nullptr),
+      nccl(ncclCommSplit(locals_[i].comm.get(), member ? 0 : NCCL_SPLIT_NOCOLOR, locals_[i].rank, &comms[i], nullptr),
            "ncclCommSplit", locals_[i]);
     }
     nccl(ncclGroupEnd(), "ncclGroupEnd");
@@ -275,7 +287,8 @@ class NcclBackend final : public Backend {
   void nccl(ncclResult_t rc, const char* call, const Local& l) const { check_nccl(rc, call, where(l), l.comm.get()); }
   DeviceMemory alloc(const Local& l, std::size_t bytes) const {
     void* p = nullptr;
-    check_cuda(cudaMalloc(&p, bytes ? bytes : 1), ("cudaMalloc(" + std::to_string(bytes) + " bytes)").c_str(), where(l));
+    check_cuda(cudaMalloc(&p, bytes ? bytes : 1), ("cudaMalloc(" + std::to_string(bytes) + " bytes)").c_str(),
+               where(l));
     return DeviceMemory(p, l.device);
   }
 

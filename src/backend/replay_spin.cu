@@ -2,8 +2,8 @@
 // Spin kernel on %globaltimer (PTX ISA: "a predefined, 64-bit global nanosecond timer").
 #include <algorithm>
 #include <memory>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "backend/cuda_handles.cuh"
 #include "backend/replay_spin.h"

@@ -68,17 +68,21 @@ DType parse_dtype(std::string_view flag, std::string_view text) {
     if (std::find(i.aliases.begin(), i.aliases.end(), t) != i.aliases.end()) return i.type;
     names += (names.empty() ? "" : ", ") + std::string(i.name);
   }
-  throw UsageError(std::string(flag) + ": unknown data type '" + std::string(text) + "' (one of: " +
-                   names + ")");
+  throw UsageError(std::string(flag) + ": unknown data type '" + std::string(text) + "' (one of: " + names + ")");
 }
 
 std::string_view redop_name(RedOp op) {
   switch (op) {
-    case RedOp::kNone: return "none";
-    case RedOp::kSum: return "sum";
-    case RedOp::kProd: return "prod";
-    case RedOp::kMax: return "max";
-    case RedOp::kMin: return "min";
+    case RedOp::kNone:
+      return "none";
+    case RedOp::kSum:
+      return "sum";
+    case RedOp::kProd:
+      return "prod";
+    case RedOp::kMax:
+      return "max";
+    case RedOp::kMin:
+      return "min";
   }
   return "?";
 }
@@ -88,8 +92,7 @@ RedOp parse_redop(std::string_view flag, std::string_view text) {
   for (RedOp op : {RedOp::kSum, RedOp::kProd, RedOp::kMax, RedOp::kMin}) {
     if (t == redop_name(op)) return op;
   }
-  throw UsageError(std::string(flag) + ": unknown reduction '" + std::string(text) +
-                   "' (one of: sum, prod, max, min)");
+  throw UsageError(std::string(flag) + ": unknown reduction '" + std::string(text) + "' (one of: sum, prod, max, min)");
 }
 
 }  // namespace pipebench

@@ -12,7 +12,16 @@ namespace pipebench {
 
 // Values are stable: they cross into CUDA kernels and MPI user ops by number.
 enum class DType : int {
-  kInt8 = 0, kUint8, kInt32, kUint32, kInt64, kUint64, kHalf, kFloat, kDouble, kBfloat16,
+  kInt8 = 0,
+  kUint8,
+  kInt32,
+  kUint32,
+  kInt64,
+  kUint64,
+  kHalf,
+  kFloat,
+  kDouble,
+  kBfloat16,
 };
 
 enum class RedOp : int { kNone = 0, kSum, kProd, kMax, kMin };

@@ -87,14 +87,22 @@ PB_HD inline float bf16_bits_to_float(std::uint16_t b) {
 // The bit pattern that value v has when stored as t (zero-extended to 64 bits).
 PB_HD inline std::uint64_t value_bits(DType t, double v) {
   switch (t) {
-    case DType::kInt8: return static_cast<std::uint8_t>(static_cast<std::int8_t>(v));
-    case DType::kUint8: return static_cast<std::uint8_t>(v);
-    case DType::kInt32: return static_cast<std::uint32_t>(static_cast<std::int32_t>(v));
-    case DType::kUint32: return static_cast<std::uint32_t>(v);
-    case DType::kInt64: return static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
-    case DType::kUint64: return static_cast<std::uint64_t>(v);
-    case DType::kHalf: return float_to_half_bits(static_cast<float>(v));
-    case DType::kBfloat16: return float_to_bf16_bits(static_cast<float>(v));
+    case DType::kInt8:
+      return static_cast<std::uint8_t>(static_cast<std::int8_t>(v));
+    case DType::kUint8:
+      return static_cast<std::uint8_t>(v);
+    case DType::kInt32:
+      return static_cast<std::uint32_t>(static_cast<std::int32_t>(v));
+    case DType::kUint32:
+      return static_cast<std::uint32_t>(v);
+    case DType::kInt64:
+      return static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
+    case DType::kUint64:
+      return static_cast<std::uint64_t>(v);
+    case DType::kHalf:
+      return float_to_half_bits(static_cast<float>(v));
+    case DType::kBfloat16:
+      return float_to_bf16_bits(static_cast<float>(v));
     case DType::kFloat: {
       const float f = static_cast<float>(v);
       std::uint32_t b;
@@ -114,7 +122,8 @@ PB_HD inline std::uint64_t element_bits(DType t, const void* base, std::uint64_t
   const auto* p = static_cast<const unsigned char*>(base);
   switch (t) {
     case DType::kInt8:
-    case DType::kUint8: return p[i];
+    case DType::kUint8:
+      return p[i];
     case DType::kHalf:
     case DType::kBfloat16: {
       std::uint16_t v;
@@ -144,7 +153,9 @@ PB_HD inline void store_element(DType t, void* base, std::uint64_t i, double v) 
   auto* p = static_cast<unsigned char*>(base);
   switch (t) {
     case DType::kInt8:
-    case DType::kUint8: p[i] = static_cast<unsigned char>(bits); return;
+    case DType::kUint8:
+      p[i] = static_cast<unsigned char>(bits);
+      return;
     case DType::kHalf:
     case DType::kBfloat16: {
       const auto v16 = static_cast<std::uint16_t>(bits);
@@ -160,21 +171,31 @@ PB_HD inline void store_element(DType t, void* base, std::uint64_t i, double v) 
     }
     case DType::kInt64:
     case DType::kUint64:
-    case DType::kDouble: std::memcpy(p + 8 * i, &bits, 8); return;
+    case DType::kDouble:
+      std::memcpy(p + 8 * i, &bits, 8);
+      return;
   }
 }
 
 PB_HD inline double load_element(DType t, const void* base, std::uint64_t i) {
   const std::uint64_t b = element_bits(t, base, i);
   switch (t) {
-    case DType::kInt8: return static_cast<std::int8_t>(b);
-    case DType::kUint8: return static_cast<std::uint8_t>(b);
-    case DType::kInt32: return static_cast<std::int32_t>(b);
-    case DType::kUint32: return static_cast<std::uint32_t>(b);
-    case DType::kInt64: return static_cast<double>(static_cast<std::int64_t>(b));
-    case DType::kUint64: return static_cast<double>(b);
-    case DType::kHalf: return half_bits_to_float(static_cast<std::uint16_t>(b));
-    case DType::kBfloat16: return bf16_bits_to_float(static_cast<std::uint16_t>(b));
+    case DType::kInt8:
+      return static_cast<std::int8_t>(b);
+    case DType::kUint8:
+      return static_cast<std::uint8_t>(b);
+    case DType::kInt32:
+      return static_cast<std::int32_t>(b);
+    case DType::kUint32:
+      return static_cast<std::uint32_t>(b);
+    case DType::kInt64:
+      return static_cast<double>(static_cast<std::int64_t>(b));
+    case DType::kUint64:
+      return static_cast<double>(b);
+    case DType::kHalf:
+      return half_bits_to_float(static_cast<std::uint16_t>(b));
+    case DType::kBfloat16:
+      return bf16_bits_to_float(static_cast<std::uint16_t>(b));
     case DType::kFloat: {
       const auto b32 = static_cast<std::uint32_t>(b);
       float f;
@@ -218,14 +239,15 @@ inline Pattern make_pattern(DType t, RedOp op, int nranks, std::uint32_t seed) {
 
 PB_HD inline double pattern_value(const Pattern& p, int rank, std::uint64_t index) {
   const std::uint64_t k = index * 7u + static_cast<std::uint64_t>(rank) * 13u + p.seed;
-  const bool hot = (index + static_cast<std::uint64_t>(rank) + p.seed) %
-                       static_cast<std::uint64_t>(p.nranks) == 0;
+  const bool hot = (index + static_cast<std::uint64_t>(rank) + p.seed) % static_cast<std::uint64_t>(p.nranks) == 0;
   switch (p.redop) {
     case RedOp::kSum:
       if (p.sum_max > 0) return static_cast<double>(k % static_cast<std::uint64_t>(p.sum_max + 1));
       return hot ? 1.0 : 0.0;
-    case RedOp::kProd: return hot ? 2.0 : 1.0;  // the product of every element is exactly 2
-    default: return static_cast<double>(k % 61u);
+    case RedOp::kProd:
+      return hot ? 2.0 : 1.0;  // the product of every element is exactly 2
+    default:
+      return static_cast<double>(k % 61u);
   }
 }
 
@@ -235,11 +257,20 @@ PB_HD inline double reduced_value(const Pattern& p, std::uint64_t index) {
   for (int r = 1; r < p.nranks; ++r) {
     const double v = pattern_value(p, r, index);
     switch (p.redop) {
-      case RedOp::kSum: acc += v; break;
-      case RedOp::kProd: acc *= v; break;
-      case RedOp::kMax: acc = v > acc ? v : acc; break;
-      case RedOp::kMin: acc = v < acc ? v : acc; break;
-      case RedOp::kNone: break;
+      case RedOp::kSum:
+        acc += v;
+        break;
+      case RedOp::kProd:
+        acc *= v;
+        break;
+      case RedOp::kMax:
+        acc = v > acc ? v : acc;
+        break;
+      case RedOp::kMin:
+        acc = v < acc ? v : acc;
+        break;
+      case RedOp::kNone:
+        break;
     }
   }
   return acc;

@@ -37,7 +37,8 @@ std::vector<std::uint64_t> parse_size_list(std::string_view flag, std::string_vi
   const std::string s(text);
   while (true) {
     const std::size_t comma = s.find(',', start);
-    out.push_back(parse_size_bytes(flag, s.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+    out.push_back(
+        parse_size_bytes(flag, s.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }

@@ -13,8 +13,7 @@ namespace pipebench {
 std::uint64_t parse_size_bytes(std::string_view flag, std::string_view text) {
   const std::string s(text);
   auto bad = [&](const std::string& why) {
-    return UsageError(std::string(flag) + ": '" + s + "' is not a valid size (" + why +
-                      "; use e.g. 8, 256K, 64M, 1G)");
+    return UsageError(std::string(flag) + ": '" + s + "' is not a valid size (" + why + "; use e.g. 8, 256K, 64M, 1G)");
   };
   if (s.empty()) throw bad("empty");
   std::size_t i = 0;
@@ -32,11 +31,20 @@ std::uint64_t parse_size_bytes(std::string_view flag, std::string_view text) {
       scale = 1;
     } else {
       switch (unit) {
-        case 'K': scale = 1024.0; break;
-        case 'M': scale = 1024.0 * 1024; break;
-        case 'G': scale = 1024.0 * 1024 * 1024; break;
-        case 'T': scale = 1024.0 * 1024 * 1024 * 1024; break;
-        default: throw bad("unknown suffix '" + suffix + "'");
+        case 'K':
+          scale = 1024.0;
+          break;
+        case 'M':
+          scale = 1024.0 * 1024;
+          break;
+        case 'G':
+          scale = 1024.0 * 1024 * 1024;
+          break;
+        case 'T':
+          scale = 1024.0 * 1024 * 1024 * 1024;
+          break;
+        default:
+          throw bad("unknown suffix '" + suffix + "'");
       }
       if (!(rest.empty() || rest == "B" || rest == "IB")) throw bad("unknown suffix '" + suffix + "'");
     }

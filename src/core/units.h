@@ -10,7 +10,7 @@
 
 namespace pipebench {
 
-inline constexpr double kBytesPerGB = 1e9;   // bandwidth unit: GB/s = 1e9 bytes per second
+inline constexpr double kBytesPerGB = 1e9;  // bandwidth unit: GB/s = 1e9 bytes per second
 inline constexpr double kUsPerSecond = 1e6;
 
 // Parses "8", "64K", "1.5M", "1G" (suffixes K/M/G/T, case-insensitive, optional trailing "B"/"iB").

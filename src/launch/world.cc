@@ -97,27 +97,23 @@ class MpiWorld final : public World {
   double min(double v) const override { return reduce(v, MPI_MIN); }
   std::uint64_t sum(std::uint64_t v) const override {
     std::uint64_t out = 0;
-    check_mpi(MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce",
-              where());
+    check_mpi(MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce", where());
     return out;
   }
   std::uint64_t min_u64(std::uint64_t v) const override {
     std::uint64_t out = 0;
-    check_mpi(MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce",
-              where());
+    check_mpi(MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce", where());
     return out;
   }
   bool all(bool ok) const override {
     int in = ok ? 1 : 0, out = 0;
-    check_mpi(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD), "MPI_Allreduce",
-              where());
+    check_mpi(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD), "MPI_Allreduce", where());
     return out != 0;
   }
   std::vector<std::string> all_gather(const std::string& s) const override {
     int len = static_cast<int>(s.size());
     std::vector<int> lens(static_cast<std::size_t>(size_));
-    check_mpi(MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, MPI_COMM_WORLD),
-              "MPI_Allgather", where());
+    check_mpi(MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather", where());
     std::vector<int> displs(lens.size());
     int total = 0;
     for (std::size_t i = 0; i < lens.size(); ++i) {
@@ -125,8 +121,7 @@ class MpiWorld final : public World {
       total += lens[i];
     }
     std::string all(static_cast<std::size_t>(total), '\0');
-    check_mpi(MPI_Allgatherv(s.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(),
-                             MPI_CHAR, MPI_COMM_WORLD),
+    check_mpi(MPI_Allgatherv(s.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, MPI_COMM_WORLD),
               "MPI_Allgatherv", where());
     std::vector<std::string> out;
     for (std::size_t i = 0; i < lens.size(); ++i) {

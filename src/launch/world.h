@@ -47,9 +47,7 @@ class World {
   [[noreturn]] virtual void abort(int exit_code) const = 0;
 
   // "rank R on host H", for error messages.
-  [[nodiscard]] std::string where() const {
-    return "rank " + std::to_string(rank()) + " on host " + host();
-  }
+  [[nodiscard]] std::string where() const { return "rank " + std::to_string(rank()) + " on host " + host(); }
 
  protected:
   World();

@@ -27,8 +27,9 @@ const std::vector<int>& Layout::group_of(const std::vector<std::vector<int>>& gr
 
 int virtual_stages(const MegatronArgs& a) {
   if (a.layers_per_virtual_stage && a.virtual_stages_per_rank) {
-    throw UsageError("Megatron arguments: --num-layers-per-virtual-pipeline-stage and "
-                     "--num-virtual-stages-per-pipeline-rank cannot both be set");
+    throw UsageError(
+        "Megatron arguments: --num-layers-per-virtual-pipeline-stage and "
+        "--num-virtual-stages-per-pipeline-rank cannot both be set");
   }
   if (a.num_layers % a.pp != 0) {
     throw UsageError("num_layers " + str(a.num_layers) + " is not divisible by pipeline size " + str(a.pp));
@@ -63,7 +64,8 @@ std::string interleaving_problem(const MegatronArgs& a, const Layout& l, int v) 
   if (p < 2) return "interleaving needs pipeline size > 1";
   if (p <= 2 && !a.overlap_p2p) {
     return "pipeline-model-parallel size should be greater than 2 with interleaved schedule without p2p overlap "
-           "(p = " + str(p) + ")";
+           "(p = " +
+           str(p) + ")";
   }
   if (a.version == MegatronVersion::kCoreV09) {
     if (m % p != 0) {
@@ -113,8 +115,8 @@ Layout make_layout(const MegatronArgs& a, int gpus_present) {
                      str(a.tp) + ")");
   }
   if (a.gqa && a.query_groups && a.query_groups % a.tp != 0) {
-    throw UsageError("number of query groups (" + str(a.query_groups) + ") must be divisible by tensor parallel size (" +
-                     str(a.tp) + ")");
+    throw UsageError("number of query groups (" + str(a.query_groups) +
+                     ") must be divisible by tensor parallel size (" + str(a.tp) + ")");
   }
   if (a.cp > 1 && a.seq_length % (2 * a.cp) != 0) {
     throw UsageError("sequence length (" + str(a.seq_length) + ") must be divisible by 2 x context parallel size (" +
@@ -163,28 +165,70 @@ void build_layout_groups(Layout& l) {
     }
   };
   using C = Layout::Coord;
-  build(l.tp_groups, &l.tp_index, [](const C& x) { return std::vector<int>{x.cp, x.dp, x.pp}; },
-        [&](const C& x) { std::vector<int> g; for (int t = 0; t < l.tp; ++t) g.push_back(l.rank_of(t, x.cp, x.dp, x.pp)); return g; });
-  build(l.cp_groups, nullptr, [](const C& x) { return std::vector<int>{x.tp, x.dp, x.pp}; },
-        [&](const C& x) { std::vector<int> g; for (int c = 0; c < l.cp; ++c) g.push_back(l.rank_of(x.tp, c, x.dp, x.pp)); return g; });
-  build(l.dp_groups, nullptr, [](const C& x) { return std::vector<int>{x.tp, x.cp, x.pp}; },
-        [&](const C& x) { std::vector<int> g; for (int d = 0; d < l.dp; ++d) g.push_back(l.rank_of(x.tp, x.cp, d, x.pp)); return g; });
-  build(l.dp_cp_groups, &l.dp_cp_index, [](const C& x) { return std::vector<int>{x.tp, x.pp}; }, [&](const C& x) {
-    std::vector<int> g;
-    for (int d = 0; d < l.dp; ++d)
-      for (int c = 0; c < l.cp; ++c) g.push_back(l.rank_of(x.tp, c, d, x.pp));
-    std::sort(g.begin(), g.end());
-    return g;
-  });
-  build(l.pp_groups, &l.pp_index, [](const C& x) { return std::vector<int>{x.tp, x.cp, x.dp}; },
-        [&](const C& x) { std::vector<int> g; for (int p = 0; p < l.pp; ++p) g.push_back(l.rank_of(x.tp, x.cp, x.dp, p)); return g; });
-  build(l.model_parallel_groups, &l.mp_index, [](const C& x) { return std::vector<int>{x.cp, x.dp}; }, [&](const C& x) {
-    std::vector<int> g;
-    for (int p = 0; p < l.pp; ++p)
-      for (int t = 0; t < l.tp; ++t) g.push_back(l.rank_of(t, x.cp, x.dp, p));
-    std::sort(g.begin(), g.end());
-    return g;
-  });
+  build(
+      l.tp_groups, &l.tp_index,
+      [](const C& x) {
+        return std::vector<int>{x.cp, x.dp, x.pp};
+      },
+      [&](const C& x) {
+        std::vector<int> g;
+        for (int t = 0; t < l.tp; ++t) g.push_back(l.rank_of(t, x.cp, x.dp, x.pp));
+        return g;
+      });
+  build(
+      l.cp_groups, nullptr,
+      [](const C& x) {
+        return std::vector<int>{x.tp, x.dp, x.pp};
+      },
+      [&](const C& x) {
+        std::vector<int> g;
+        for (int c = 0; c < l.cp; ++c) g.push_back(l.rank_of(x.tp, c, x.dp, x.pp));
+        return g;
+      });
+  build(
+      l.dp_groups, nullptr,
+      [](const C& x) {
+        return std::vector<int>{x.tp, x.cp, x.pp};
+      },
+      [&](const C& x) {
+        std::vector<int> g;
+        for (int d = 0; d < l.dp; ++d) g.push_back(l.rank_of(x.tp, x.cp, d, x.pp));
+        return g;
+      });
+  build(
+      l.dp_cp_groups, &l.dp_cp_index,
+      [](const C& x) {
+        return std::vector<int>{x.tp, x.pp};
+      },
+      [&](const C& x) {
+        std::vector<int> g;
+        for (int d = 0; d < l.dp; ++d)
+          for (int c = 0; c < l.cp; ++c) g.push_back(l.rank_of(x.tp, c, d, x.pp));
+        std::sort(g.begin(), g.end());
+        return g;
+      });
+  build(
+      l.pp_groups, &l.pp_index,
+      [](const C& x) {
+        return std::vector<int>{x.tp, x.cp, x.dp};
+      },
+      [&](const C& x) {
+        std::vector<int> g;
+        for (int p = 0; p < l.pp; ++p) g.push_back(l.rank_of(x.tp, x.cp, x.dp, p));
+        return g;
+      });
+  build(
+      l.model_parallel_groups, &l.mp_index,
+      [](const C& x) {
+        return std::vector<int>{x.cp, x.dp};
+      },
+      [&](const C& x) {
+        std::vector<int> g;
+        for (int p = 0; p < l.pp; ++p)
+          for (int t = 0; t < l.tp; ++t) g.push_back(l.rank_of(t, x.cp, x.dp, p));
+        std::sort(g.begin(), g.end());
+        return g;
+      });
   // Embedding group = {first, last} rank of each pipeline group (default_embedding_ranks, §5).
   for (std::size_t gi = 0; gi < l.pp_groups.size(); ++gi) {
     const auto& pg = l.pp_groups[gi];

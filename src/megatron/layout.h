@@ -13,14 +13,14 @@ namespace pipebench {
 
 struct Layout {
   int world = 1, tp = 1, cp = 1, dp = 1, pp = 1;
-  int vp = 1;                      // virtual stages per pipeline rank (1: not interleaved)
-  std::int64_t microbatches = 1;   // m = global batch / (micro batch * dp)
-  int microbatch_group = 1;        // N, the interleaved schedule's group size (main); p by default
+  int vp = 1;                     // virtual stages per pipeline rank (1: not interleaved)
+  std::int64_t microbatches = 1;  // m = global batch / (micro batch * dp)
+  int microbatch_group = 1;       // N, the interleaved schedule's group size (main); p by default
   std::string rank_order;
   struct Coord {
     int tp = 0, cp = 0, dp = 0, pp = 0;
   };
-  std::vector<Coord> coords;       // per global rank
+  std::vector<Coord> coords;  // per global rank
   std::vector<std::vector<int>> tp_groups, cp_groups, dp_groups, dp_cp_groups, pp_groups, embedding_groups,
       model_parallel_groups;
 

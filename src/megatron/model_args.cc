@@ -3,9 +3,8 @@
 #include "megatron/model_args.h"
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "core/error.h"
@@ -15,18 +14,59 @@ namespace {
 
 // Arguments of pretrain_gpt.py that change no message of an iteration (optimizer, data, logging...).
 const std::set<std::string>& ignored_names() {
-  static const std::set<std::string> kNames = {
-      "--lr", "--min-lr", "--lr-decay-style", "--lr-decay-iters", "--lr-warmup-fraction", "--lr-warmup-iters",
-      "--weight-decay", "--clip-grad", "--adam-beta1", "--adam-beta2", "--adam-eps", "--train-iters",
-      "--train-samples", "--save", "--load", "--data-path", "--merge-file", "--split", "--log-interval",
-      "--eval-interval", "--eval-iters", "--save-interval", "--init-method-std", "--attention-dropout",
-      "--hidden-dropout", "--seed", "--tensorboard-dir", "--distributed-backend", "--use-flash-attn",
-      "--no-masked-softmax-fusion", "--use-mcore-models", "--transformer-impl", "--recompute-activations",
-      "--recompute-granularity", "--recompute-method", "--recompute-num-layers", "--loss-scale",
-      "--initial-loss-scale", "--use-rotary-position-embeddings", "--no-position-embedding", "--timing-log-level",
-      "--log-throughput", "--bf16-reduce", "--attention-softmax-in-fp32", "--no-bias-gelu-fusion",
-      "--no-bias-dropout-fusion", "--ckpt-format", "--exit-duration-in-mins", "--kv-channels",
-      "--data-cache-path", "--num-workers", "--mock-data", "--tokenizer-model"};
+  static const std::set<std::string> kNames = {"--lr",
+                                               "--min-lr",
+                                               "--lr-decay-style",
+                                               "--lr-decay-iters",
+                                               "--lr-warmup-fraction",
+                                               "--lr-warmup-iters",
+                                               "--weight-decay",
+                                               "--clip-grad",
+                                               "--adam-beta1",
+                                               "--adam-beta2",
+                                               "--adam-eps",
+                                               "--train-iters",
+                                               "--train-samples",
+                                               "--save",
+                                               "--load",
+                                               "--data-path",
+                                               "--merge-file",
+                                               "--split",
+                                               "--log-interval",
+                                               "--eval-interval",
+                                               "--eval-iters",
+                                               "--save-interval",
+                                               "--init-method-std",
+                                               "--attention-dropout",
+                                               "--hidden-dropout",
+                                               "--seed",
+                                               "--tensorboard-dir",
+                                               "--distributed-backend",
+                                               "--use-flash-attn",
+                                               "--no-masked-softmax-fusion",
+                                               "--use-mcore-models",
+                                               "--transformer-impl",
+                                               "--recompute-activations",
+                                               "--recompute-granularity",
+                                               "--recompute-method",
+                                               "--recompute-num-layers",
+                                               "--loss-scale",
+                                               "--initial-loss-scale",
+                                               "--use-rotary-position-embeddings",
+                                               "--no-position-embedding",
+                                               "--timing-log-level",
+                                               "--log-throughput",
+                                               "--bf16-reduce",
+                                               "--attention-softmax-in-fp32",
+                                               "--no-bias-gelu-fusion",
+                                               "--no-bias-dropout-fusion",
+                                               "--ckpt-format",
+                                               "--exit-duration-in-mins",
+                                               "--kv-channels",
+                                               "--data-cache-path",
+                                               "--num-workers",
+                                               "--mock-data",
+                                               "--tokenizer-model"};
   return kNames;
 }
 
@@ -78,7 +118,8 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
   app.add_option("--rank-order", a.rank_order)->check(CLI::IsMember({"tp-cp-ep-dp-pp", "tp-pp-dp"}));
   app.add_option("--micro-batch-size", a.micro_batch)->check(CLI::PositiveNumber);
   app.add_option("--global-batch-size", a.global_batch)->check(CLI::PositiveNumber);
-  app.add_option("--microbatch-group-size-per-virtual-pipeline-stage", a.microbatch_group_size)->check(CLI::PositiveNumber);
+  app.add_option("--microbatch-group-size-per-virtual-pipeline-stage", a.microbatch_group_size)
+      ->check(CLI::PositiveNumber);
   app.add_flag("--fp16", fp16);
   app.add_flag("--bf16", bf16);
   app.add_flag("--accumulate-allreduce-grads-in-fp32", a.accumulate_allreduce_grads_in_fp32);
@@ -99,7 +140,8 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
   for (std::size_t i = 0; i < extras.size(); ++i) {
     const std::string& name = extras[i];
     std::string item = name;
-    if (name.rfind("--", 0) == 0 && i + 1 < extras.size() && extras[i + 1].rfind("--", 0) != 0) item += " " + extras[++i];
+    if (name.rfind("--", 0) == 0 && i + 1 < extras.size() && extras[i + 1].rfind("--", 0) != 0)
+      item += " " + extras[++i];
     const std::string bare = name.substr(0, name.find('='));
     (ignored_names().count(bare) ? a.ignored : a.unknown).push_back(item);
   }

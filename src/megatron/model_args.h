@@ -21,17 +21,17 @@ struct MegatronArgs {
   std::int64_t vocab_size = 0;  // from --vocab-size or counted in --vocab-file
   std::string vocab_source;     // how vocab_size was found
   int make_vocab_divisible_by = 128;
-  bool rope = false;            // --position-embedding-type rope: no learned position embedding
+  bool rope = false;  // --position-embedding-type rope: no learned position embedding
   // Parallelism.
   int tp = 1, pp = 1, cp = 1;
   int layers_per_virtual_stage = 0;  // --num-layers-per-virtual-pipeline-stage
   int virtual_stages_per_rank = 0;   // --num-virtual-stages-per-pipeline-rank
   bool sequence_parallel = false;
-  int world_size = 0;                // --world-size (0: from the GPUs present)
+  int world_size = 0;  // --world-size (0: from the GPUs present)
   std::string rank_order = "tp-cp-ep-dp-pp";
   // Batch.
   std::int64_t micro_batch = 0, global_batch = 0;
-  int microbatch_group_size = 0;     // --microbatch-group-size-per-virtual-pipeline-stage (0: p)
+  int microbatch_group_size = 0;  // --microbatch-group-size-per-virtual-pipeline-stage (0: p)
   // Precision and optimizer.
   DType params_dtype = DType::kFloat;
   bool accumulate_allreduce_grads_in_fp32 = false, grad_reduce_in_bf16 = false;

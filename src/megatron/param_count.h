@@ -25,7 +25,8 @@ struct ParamTensor {
 
 // Tensors of pipeline rank r, chunk c (of v), in forward order: word + position embedding on (0, 0),
 // the chunk's layers, final norm and the output layer (tied copy or untied weight) on (p-1, v-1).
-[[nodiscard]] std::vector<ParamTensor> chunk_tensors(const MegatronArgs& a, const Layout& l, int pp_rank, int chunk, int v);
+[[nodiscard]] std::vector<ParamTensor> chunk_tensors(const MegatronArgs& a, const Layout& l, int pp_rank, int chunk,
+                                                     int v);
 
 [[nodiscard]] std::int64_t total_elements(const std::vector<ParamTensor>& tensors);
 

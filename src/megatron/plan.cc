@@ -14,11 +14,16 @@ namespace pipebench {
 
 const char* phase_name(Phase p) {
   switch (p) {
-    case Phase::kWarmup: return "warm-up";
-    case Phase::kSteady: return "steady";
-    case Phase::kCooldown: return "cool-down";
-    case Phase::kPipeline: return "pipeline";
-    case Phase::kAfter: return "after";
+    case Phase::kWarmup:
+      return "warm-up";
+    case Phase::kSteady:
+      return "steady";
+    case Phase::kCooldown:
+      return "cool-down";
+    case Phase::kPipeline:
+      return "pipeline";
+    case Phase::kAfter:
+      return "after";
   }
   return "?";
 }
@@ -125,7 +130,8 @@ class Builder {
       const int next = pg[static_cast<std::size_t>((r + 1) % p)], prev = pg[static_cast<std::size_t>((r - 1 + p) % p)];
       const std::int64_t total = m * v_;
       const std::int64_t w = warmup_microbatches(a_, l_, v_, r);
-      const std::vector<int> chunk = v_ > 1 ? forward_chunks(a_, l_, v_) : std::vector<int>(static_cast<std::size_t>(m), 0);
+      const std::vector<int> chunk =
+          v_ > 1 ? forward_chunks(a_, l_, v_) : std::vector<int>(static_cast<std::size_t>(m), 0);
       std::map<std::tuple<std::string, int, std::string, Phase>, std::int64_t> p2p;
       for (std::int64_t k = 0; k < total; ++k) {
         const int cf = chunk[static_cast<std::size_t>(k)], cb = v_ - 1 - cf;
@@ -162,14 +168,19 @@ class Builder {
       } else {
         add(rank, "all_reduce", tpg, -1, a_elems, act, 4 * layers * m, Phase::kPipeline, "TP per layer");
       }
-      if (r == 0) add(rank, sp ? "reduce_scatter" : "all_reduce", tpg, -1, a_elems, act, m, Phase::kPipeline, "TP embedding forward");
+      if (r == 0)
+        add(rank, sp ? "reduce_scatter" : "all_reduce", tpg, -1, a_elems, act, m, Phase::kPipeline,
+            "TP embedding forward");
       if (r == p - 1) {
         if (sp) add(rank, "all_gather", tpg, -1, a_elems, act, m, Phase::kPipeline, "TP output layer forward");
-        add(rank, sp ? "reduce_scatter" : "all_reduce", tpg, -1, a_elems, act, m, Phase::kPipeline, "TP output layer dgrad");
+        add(rank, sp ? "reduce_scatter" : "all_reduce", tpg, -1, a_elems, act, m, Phase::kPipeline,
+            "TP output layer dgrad");
       }
     }
     // Vocab-parallel cross entropy on the last stage: 3 all-reduces of s*b fp32, even when t = 1 (§6).
-    if (r == p - 1) add(rank, "all_reduce", tpg, -1, s / a_.cp * b, DType::kFloat, 3 * m, Phase::kPipeline, "cross-entropy (max, sum, sum)");
+    if (r == p - 1)
+      add(rank, "all_reduce", tpg, -1, s / a_.cp * b, DType::kFloat, 3 * m, Phase::kPipeline,
+          "cross-entropy (max, sum, sum)");
     // Data broadcast over TP on the first and last stage, per microbatch (§6 get_batch_on_this_tp_rank).
     if (r == 0) {
       add(rank, "broadcast", tpg, -1, b * s, DType::kInt64, 2 * m, Phase::kPipeline, "tokens, position ids");
@@ -178,7 +189,8 @@ class Builder {
       add(rank, "broadcast", tpg, -1, b * s, DType::kInt64, m, Phase::kPipeline, "labels");
       add(rank, "broadcast", tpg, -1, b * s, DType::kFloat, m, Phase::kPipeline, "loss mask");
     }
-    if (r == 0 || r == p - 1) add(rank, "broadcast", tpg, -1, b * s * s, DType::kUint8, m, Phase::kPipeline, "attention mask");
+    if (r == 0 || r == p - 1)
+      add(rank, "broadcast", tpg, -1, b * s * s, DType::kUint8, m, Phase::kPipeline, "attention mask");
   }
 
   // After the pipeline: DP gradients, word-embedding grad, sequence-parallel params.
@@ -198,7 +210,8 @@ class Builder {
       for (const auto& [size, count] : by_size) {
         if (a_.distributed_optimizer) {
           add(rank, "reduce_scatter", dpg, -1, size, grad, count, Phase::kAfter, what);
-          add(rank, "all_gather", dpg, -1, size, a_.params_dtype, count, Phase::kAfter, "params, chunk " + std::to_string(c));
+          add(rank, "all_gather", dpg, -1, size, a_.params_dtype, count, Phase::kAfter,
+              "params, chunk " + std::to_string(c));
         } else {
           add(rank, "all_reduce", dpg, -1, size, grad, count, Phase::kAfter, what);
         }
@@ -232,14 +245,16 @@ class Builder {
     std::vector<int> world(static_cast<std::size_t>(l_.world));
     std::iota(world.begin(), world.end(), 0);
     const std::vector<int>& stats_group = a_.distributed_optimizer ? world : mpg;
-    if (a_.params_dtype == DType::kHalf) add(rank, "all_reduce", stats_group, -1, 1, DType::kFloat, 1, Phase::kAfter, "found_inf (max)");
+    if (a_.params_dtype == DType::kHalf)
+      add(rank, "all_reduce", stats_group, -1, 1, DType::kFloat, 1, Phase::kAfter, "found_inf (max)");
     add(rank, "all_reduce", stats_group, -1, 1, DType::kFloat, 1, Phase::kAfter, "grad norm (sum)");
     add(rank, "all_reduce", mpg, -1, 1, DType::kInt32, 1, Phase::kAfter, "update_successful (min)");
     add(rank, "all_reduce", mpg, -1, 1, DType::kFloat, 1, Phase::kAfter, "grad-norm stat (max)");
     add(rank, "all_reduce", world, -1, 1, DType::kInt32, 1, Phase::kAfter, "rerun flag (sum)");
     if (r == p - 1) {
       const bool per_mb = a_.version == MegatronVersion::kCoreV09;
-      add(rank, "all_reduce", dpg, -1, 2, DType::kFloat, per_mb ? m : 1, per_mb ? Phase::kPipeline : Phase::kAfter, "loss");
+      add(rank, "all_reduce", dpg, -1, 2, DType::kFloat, per_mb ? m : 1, per_mb ? Phase::kPipeline : Phase::kAfter,
+          "loss");
     }
   }
 
@@ -296,7 +311,8 @@ Plan make_plan(const MegatronArgs& args, int gpus_present) {
   plan.padded_vocab_size = padded_vocab(args);
   plan.grad_dtype = grad_dtype(args);
   const Layout& l = plan.layout;
-  if (args.sequence_parallel && args.tp == 1) plan.notes.push_back("--sequence-parallel with t = 1 is turned off by Megatron");
+  if (args.sequence_parallel && args.tp == 1)
+    plan.notes.push_back("--sequence-parallel with t = 1 is turned off by Megatron");
   if (l.world <= kListEveryRankUpTo) {
     for (int r = 0; r < l.world; ++r) plan.listed_ranks.push_back(r);
   } else {
@@ -322,7 +338,8 @@ Plan make_plan(const MegatronArgs& args, int gpus_present) {
   for (auto& s : plan.schedules)
     for (auto& m : s.messages) m.id = id++;
   if (!args.max_position_given && !args.rope) {
-    plan.notes.push_back("--max-position-embeddings taken as --seq-length where not given (only stage 0's params depend on it)");
+    plan.notes.push_back(
+        "--max-position-embeddings taken as --seq-length where not given (only stage 0's params depend on it)");
   }
   return plan;
 }

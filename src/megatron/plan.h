@@ -18,16 +18,16 @@ enum class Phase { kWarmup, kSteady, kCooldown, kPipeline, kAfter };
 
 struct PlanMessage {
   int id = 0;
-  int rank = 0;              // global rank that issues it
-  std::string op;            // send, recv, all_reduce, all_gather, reduce_scatter, broadcast
-  std::vector<int> group;    // global ranks (send/recv: the two ranks)
-  int peer = -1;             // send/recv
-  std::int64_t elements = 0; // whole tensor (for all_gather: the gathered result, reduce_scatter: the input)
+  int rank = 0;               // global rank that issues it
+  std::string op;             // send, recv, all_reduce, all_gather, reduce_scatter, broadcast
+  std::vector<int> group;     // global ranks (send/recv: the two ranks)
+  int peer = -1;              // send/recv
+  std::int64_t elements = 0;  // whole tensor (for all_gather: the gathered result, reduce_scatter: the input)
   DType dtype = DType::kFloat;
   std::int64_t bytes = 0;
-  std::int64_t count = 0;    // per iteration
+  std::int64_t count = 0;  // per iteration
   Phase phase = Phase::kAfter;
-  std::string what;          // activation, activation grad, dp grad chunk 1, word-embedding grad, ...
+  std::string what;  // activation, activation grad, dp grad chunk 1, word-embedding grad, ...
 };
 
 struct ChunkParams {
@@ -53,7 +53,7 @@ struct Plan {
   DType grad_dtype = DType::kFloat;
   std::vector<int> valid_v;
   std::vector<Schedule> schedules;
-  std::vector<int> listed_ranks;   // ranks whose messages are listed (all, or one per pipeline stage at scale)
+  std::vector<int> listed_ranks;  // ranks whose messages are listed (all, or one per pipeline stage at scale)
   std::vector<std::string> notes;
 };
 
@@ -76,6 +76,7 @@ inline constexpr int kListEveryRankUpTo = 4096;
 
 // DP gradient buckets (elements) of one model chunk (§4): one bucket unless --overlap-grad-reduce on
 // chunk 0 of pipeline rank 0; distributed-optimizer padding.
-[[nodiscard]] std::vector<std::int64_t> dp_buckets(const MegatronArgs& a, const Layout& l, int pp_rank, int chunk, int v);
+[[nodiscard]] std::vector<std::int64_t> dp_buckets(const MegatronArgs& a, const Layout& l, int pp_rank, int chunk,
+                                                   int v);
 
 }  // namespace pipebench

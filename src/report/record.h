@@ -17,25 +17,25 @@ struct ResultRecord {
   int nranks = 0;
   std::vector<int> ranks;  // global ranks of the communicator the op ran on
   std::string dtype;
-  std::string redop;       // "none" for ops without reduction
-  int root = -1;           // -1 when the op has no root
+  std::string redop;             // "none" for ops without reduction
+  int root = -1;                 // -1 when the op has no root
   std::uint64_t size_bytes = 0;  // nccl-tests' size column: max(send, recv) bytes
   std::uint64_t count = 0;       // nccl-tests' count column: the count passed to the call
   bool in_place = false;
-  bool op_has_in_place = true;   // false: no in-place record follows (sendrecv, pair)
-  double time_us = 0;            // median per-op time over the timed batches
+  bool op_has_in_place = true;  // false: no in-place record follows (sendrecv, pair)
+  double time_us = 0;           // median per-op time over the timed batches
   double algbw_gbps = 0;
   double busbw_gbps = 0;
-  std::int64_t wrong = -1;       // wrong elements over all ranks; -1 when not checked
+  std::int64_t wrong = -1;  // wrong elements over all ranks; -1 when not checked
   Stats stats;
   int ops_per_batch = 0;
   int warmup = 0;
   bool graph = false;
-  std::vector<RankPair> pairs;   // pair op only
+  std::vector<RankPair> pairs;  // pair op only
   bool bidirectional = false;
-  std::vector<int> plan_ids;     // bench --plan: the ids of the plan messages this point times
-  std::string link_class;        // worst pair class of the ranks (PIX, NV18, NET...); empty = unknown
-  std::string error;             // non-empty when the point failed
+  std::vector<int> plan_ids;  // bench --plan: the ids of the plan messages this point times
+  std::string link_class;     // worst pair class of the ranks (PIX, NV18, NET...); empty = unknown
+  std::string error;          // non-empty when the point failed
 };
 
 }  // namespace pipebench

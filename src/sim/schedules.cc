@@ -27,9 +27,15 @@ class Gen {
     prog_.tasks.reserve(static_cast<std::size_t>(s_.m * s_.v) * 6 + 8);
     prog_.ops.reserve(static_cast<std::size_t>(s_.m * s_.v) * 4 + 8);
     switch (s_.kind) {
-      case ScheduleKind::kGpipe: gpipe(); break;
-      case ScheduleKind::kOneFOneB: one_f_one_b(); break;
-      case ScheduleKind::kInterleaved: interleaved(); break;
+      case ScheduleKind::kGpipe:
+        gpipe();
+        break;
+      case ScheduleKind::kOneFOneB:
+        one_f_one_b();
+        break;
+      case ScheduleKind::kInterleaved:
+        interleaved();
+        break;
     }
     return std::move(prog_);
   }

@@ -19,10 +19,10 @@ struct ScheduleSpec {
   int p = 1;
   int v = 1;
   std::int64_t m = 1;
-  bool overlap_p2p = true;                                  // interleaved only
-  std::vector<std::int64_t> warmup;                         // per rank (1F1B, interleaved)
-  std::vector<std::pair<std::int64_t, int>> table;          // forward order (microbatch, chunk), interleaved
-  std::int64_t p2p_bytes = 0;                               // one activation (= one activation grad)
+  bool overlap_p2p = true;                          // interleaved only
+  std::vector<std::int64_t> warmup;                 // per rank (1F1B, interleaved)
+  std::vector<std::pair<std::int64_t, int>> table;  // forward order (microbatch, chunk), interleaved
+  std::int64_t p2p_bytes = 0;                       // one activation (= one activation grad)
   // Compute per microbatch and chunk: fwd[r][c], bwd[r][c] in ns.
   std::vector<std::vector<SimTime>> fwd, bwd;
 };

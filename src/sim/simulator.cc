@@ -19,14 +19,14 @@ struct Event {
   SimTime time;
   std::int64_t seq;
   EventKind kind;
-  int a, b;   // rank / op id / collective id
+  int a, b;  // rank / op id / collective id
   bool operator>(const Event& o) const { return std::tie(time, seq) > std::tie(o.time, o.seq); }
 };
 
 struct PostedOp {
   int rank;
-  int call;       // index of the call (task) that posted it, per rank
-  int handle;     // async handle or -1
+  int call;    // index of the call (task) that posted it, per rank
+  int handle;  // async handle or -1
   SimTime posted;
   bool done = false;
   int partner = -1;
@@ -42,7 +42,8 @@ struct MatchKey {
 struct MatchHash {
   std::size_t operator()(const MatchKey& k) const {
     std::uint64_t h = static_cast<std::uint64_t>(k.tag) * 0x9e3779b97f4a7c15ULL;
-    h ^= (static_cast<std::uint64_t>(k.src) << 32 | static_cast<std::uint32_t>(k.dst)) + 0x7f4a7c15ULL + (h << 6) + (h >> 2);
+    h ^= (static_cast<std::uint64_t>(k.src) << 32 | static_cast<std::uint32_t>(k.dst)) + 0x7f4a7c15ULL + (h << 6) +
+         (h >> 2);
     return static_cast<std::size_t>(h);
   }
 };
@@ -199,7 +200,8 @@ class Sim {
             const SimTime start = coll_arrive_time_[c];
             push(start + colls_[c].duration, EventKind::kCollectiveDone, task.collective, 0);
             for (int m : colls_[c].members) {
-              busy_[static_cast<std::size_t>(m)].emplace_back(clock_[static_cast<std::size_t>(m)], start + colls_[c].duration);
+              busy_[static_cast<std::size_t>(m)].emplace_back(clock_[static_cast<std::size_t>(m)],
+                                                              start + colls_[c].duration);
               trace(m, "collectives", colls_[c].label, start, start + colls_[c].duration);
             }
           }

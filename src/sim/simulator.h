@@ -15,7 +15,7 @@
 namespace pipebench {
 
 struct SimCollective {
-  std::vector<int> members;   // pipeline ranks taking part
+  std::vector<int> members;  // pipeline ranks taking part
   SimTime duration = 0;
   std::string label;
 };

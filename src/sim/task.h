@@ -13,9 +13,9 @@ using SimTime = std::int64_t;  // nanoseconds
 
 struct P2POp {
   bool send = true;
-  int peer = 0;               // pipeline rank
+  int peer = 0;  // pipeline rank
   std::int64_t bytes = 0;
-  std::int64_t tag = 0;       // unique per transfer of an iteration: a send matches the recv with its tag
+  std::int64_t tag = 0;  // unique per transfer of an iteration: a send matches the recv with its tag
 };
 
 // Kept small (a large simulation holds millions): P2P ops live in the rank's Program, labels are
@@ -23,16 +23,16 @@ struct P2POp {
 struct Task {
   enum class Kind : std::uint8_t { kCompute, kP2P, kWait, kCollective };
   Kind kind = Kind::kCompute;
-  bool forward = true;        // kCompute of a microbatch step: forward or backward of (mb, chunk)
-  bool blocking = true;       // kP2P: the rank waits for every op (batched + synchronised calls)
-  std::uint8_t nops = 0;      // kP2P: ops [first_op, first_op + nops) of the Program
+  bool forward = true;    // kCompute of a microbatch step: forward or backward of (mb, chunk)
+  bool blocking = true;   // kP2P: the rank waits for every op (batched + synchronised calls)
+  std::uint8_t nops = 0;  // kP2P: ops [first_op, first_op + nops) of the Program
   int chunk = 0;
-  int handle = -1;            // kP2P async: the handle a later kWait names
-  int collective = -1;        // kCollective: index into the simulation's collective list
+  int handle = -1;      // kP2P async: the handle a later kWait names
+  int collective = -1;  // kCollective: index into the simulation's collective list
   std::uint32_t first_op = 0;
   std::int64_t mb = -1;
-  SimTime duration = 0;       // kCompute
-  const char* name = "";      // kP2P: the Megatron call ("send_forward_recv_forward"), or a fixed label
+  SimTime duration = 0;   // kCompute
+  const char* name = "";  // kP2P: the Megatron call ("send_forward_recv_forward"), or a fixed label
 
   [[nodiscard]] std::string label() const {
     if (kind == Kind::kCompute && mb >= 0) {

@@ -20,7 +20,8 @@ pipebench::ScheduleSpec big_spec(int p, int v, std::int64_t m) {
   s.fwd.assign(static_cast<std::size_t>(p), std::vector<pipebench::SimTime>(static_cast<std::size_t>(v), 1000));
   s.bwd.assign(static_cast<std::size_t>(p), std::vector<pipebench::SimTime>(static_cast<std::size_t>(v), 2000));
   for (int r = 0; r < p; ++r) {
-    s.warmup.push_back(v > 1 ? std::min<std::int64_t>(2 * (p - r - 1) + (v - 1) * p, m * v) : std::min<std::int64_t>(p - r - 1, m));
+    s.warmup.push_back(v > 1 ? std::min<std::int64_t>(2 * (p - r - 1) + (v - 1) * p, m * v)
+                             : std::min<std::int64_t>(p - r - 1, m));
   }
   for (std::int64_t g = 0; g < m; g += p)
     for (int c = 0; c < v; ++c)

@@ -34,23 +34,31 @@ const std::string& profile_path() {
     const std::string p = "/tmp/pipebench_trace_bench_" + std::to_string(getpid()) + ".sqlite";
     pipebench::testing::NsysFixture f(p);
     for (int i = 0; i < 16; ++i) {
-      f.str(i % 4 == 0 ? "ncclDevKernel_AllReduce_Sum_bf16_RING_LL" + std::to_string(i) : "sm90_gemm_" + std::to_string(i));
+      f.str(i % 4 == 0 ? "ncclDevKernel_AllReduce_Sum_bf16_RING_LL" + std::to_string(i)
+                       : "sm90_gemm_" + std::to_string(i));
     }
     f.str("cudaLaunchKernel_v7000");  // id 17
     const std::string n = std::to_string(rows());
     // Eight processes (pid 100..107), one GPU each, kernels 1 us apart on three streams.
-    f.exec("WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < " + n + " - 1) "
-           "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId, globalPid, "
-           "demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, staticSharedMemory, "
-           "dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId) "
-           "SELECT i * 1000 + 200, i * 1000 + 900, i % 8, 1, 7 + i % 3, i / 8, (3 << 48) | ((100 + i % 8) << 24), "
-           "1 + i % 16, 1 + i % 16, 32, 1, 1, 1, 128, 1, 1, 0, 0, 0, 0, i FROM seq");
-    f.exec("WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < " + n + " - 1) "
+    f.exec(
+        "WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < " + n +
+        " - 1) "
+        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId, globalPid, "
+        "demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, "
+        "staticSharedMemory, "
+        "dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId) "
+        "SELECT i * 1000 + 200, i * 1000 + 900, i % 8, 1, 7 + i % 3, i / 8, (3 << 48) | ((100 + i % 8) << 24), "
+        "1 + i % 16, 1 + i % 16, 32, 1, 1, 1, 128, 1, 1, 0, 0, 0, 0, i FROM seq");
+    f.exec("WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < " + n +
+           " - 1) "
            "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT i * 1000, i * 1000 + 100, 1, "
            "(3 << 48) | ((100 + i % 8) << 24) | 1, i / 8, 17, 0, NULL FROM seq");
-    f.exec("WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < " + n + " / 100) "
-           "INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, text) SELECT i * 100000 - 50, i * 100000 + 99950, 59, "
-           "(3 << 48) | ((100 + i % 8) << 24) | 1, 'nccl:all_reduce, op_id = 1, sizes = [[' || (1024 + i % 4) || ']]' FROM seq");
+    f.exec("WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < " + n +
+           " / 100) "
+           "INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, text) SELECT i * 100000 - 50, i * 100000 + "
+           "99950, 59, "
+           "(3 << 48) | ((100 + i % 8) << 24) | 1, 'nccl:all_reduce, op_id = 1, sizes = [[' || (1024 + i % 4) || ']]' "
+           "FROM seq");
     f.close();
     return p;
   }();
@@ -68,7 +76,8 @@ void read_profile(benchmark::State& state, bool by_nvtx) {
     benchmark::DoNotOptimize(p.devices.data());
   }
   state.counters["kernel_rows"] = static_cast<double>(read);
-  state.counters["rows_per_s"] = benchmark::Counter(static_cast<double>(read), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["rows_per_s"] =
+      benchmark::Counter(static_cast<double>(read), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["peak_rss_MiB"] = peak_rss_mib();
 }
 

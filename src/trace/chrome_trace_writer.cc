@@ -21,11 +21,16 @@ ChromeActivities parse_activities(const std::string& flag, const std::string& te
   std::string item;
   bool any = false;
   while (std::getline(in, item, ',')) {
-    if (item == "kernel") a.kernel = true;
-    else if (item == "nvtx") a.nvtx = true;
-    else if (item == "nvtx-kernel") a.nvtx_kernel = true;
-    else if (item == "cuda-api") a.cuda_api = true;
-    else throw UsageError(flag + " " + text + ": '" + item + "' is not one of kernel, nvtx, nvtx-kernel, cuda-api");
+    if (item == "kernel")
+      a.kernel = true;
+    else if (item == "nvtx")
+      a.nvtx = true;
+    else if (item == "nvtx-kernel")
+      a.nvtx_kernel = true;
+    else if (item == "cuda-api")
+      a.cuda_api = true;
+    else
+      throw UsageError(flag + " " + text + ": '" + item + "' is not one of kernel, nvtx, nvtx-kernel, cuda-api");
     any = true;
   }
   if (!any) throw UsageError(flag + ": empty list (choose from kernel, nvtx, nvtx-kernel, cuda-api)");
@@ -55,8 +60,12 @@ void ChromeTraceWriter::emit(const nlohmann::json& event) {
 
 void ChromeTraceWriter::complete(std::string_view cat, std::string_view name, std::int64_t pid, std::int64_t tid,
                                  std::int64_t start_ns, std::int64_t duration_ns, const nlohmann::json& args) {
-  nlohmann::json e = {{"ph", "X"},   {"cat", cat},         {"name", name},
-                      {"pid", pid},  {"tid", tid},         {"ts", us(start_ns)},
+  nlohmann::json e = {{"ph", "X"},
+                      {"cat", cat},
+                      {"name", name},
+                      {"pid", pid},
+                      {"tid", tid},
+                      {"ts", us(start_ns)},
                       {"dur", us(duration_ns < 0 ? 0 : duration_ns)}};
   if (!args.is_null()) e["args"] = args;
   emit(e);
@@ -64,7 +73,8 @@ void ChromeTraceWriter::complete(std::string_view cat, std::string_view name, st
 
 void ChromeTraceWriter::instant(std::string_view cat, std::string_view name, std::int64_t pid, std::int64_t tid,
                                 std::int64_t time_ns, const nlohmann::json& args) {
-  nlohmann::json e = {{"ph", "i"}, {"s", "t"}, {"cat", cat}, {"name", name}, {"pid", pid}, {"tid", tid}, {"ts", us(time_ns)}};
+  nlohmann::json e = {{"ph", "i"},  {"s", "t"},   {"cat", cat},       {"name", name},
+                      {"pid", pid}, {"tid", tid}, {"ts", us(time_ns)}};
   if (!args.is_null()) e["args"] = args;
   emit(e);
 }
@@ -85,7 +95,8 @@ void ChromeTraceWriter::finish() {
     emit({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"tid", 0}, {"args", {{"sort_index", v.second}}}});
   }
   for (const auto& [key, v] : threads_) {
-    emit({{"ph", "M"}, {"name", "thread_name"}, {"pid", key.first}, {"tid", key.second}, {"args", {{"name", v.first}}}});
+    emit(
+        {{"ph", "M"}, {"name", "thread_name"}, {"pid", key.first}, {"tid", key.second}, {"args", {{"name", v.first}}}});
     emit({{"ph", "M"},
           {"name", "thread_sort_index"},
           {"pid", key.first},
@@ -95,7 +106,8 @@ void ChromeTraceWriter::finish() {
   out_ << "\n]}\n";
   out_.close();
   if (!out_) throw Error(flag_ + " " + path_ + ": write failed");
-  if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) throw Error(flag_ + " " + path_ + ": cannot rename " + tmp_path_);
+  if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0)
+    throw Error(flag_ + " " + path_ + ": cannot rename " + tmp_path_);
 }
 
 }  // namespace pipebench

@@ -5,11 +5,10 @@
 // never takes the target's name.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <string_view>

@@ -2,12 +2,11 @@
 // Collective names and NVTX collective texts.
 #include "trace/collective_text.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 namespace pipebench {
 namespace {

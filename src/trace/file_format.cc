@@ -2,10 +2,11 @@
 // Profile format detection.
 #include "trace/file_format.h"
 
+#include <sys/stat.h>
+
 #include <cctype>
 #include <cstring>
 #include <fstream>
-#include <sys/stat.h>
 
 #include "core/error.h"
 #include "core/file_io.h"
@@ -13,7 +14,7 @@
 namespace pipebench {
 
 TraceFormat detect_trace_format(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw UsageError(path + ": no such file");
   if (S_ISDIR(st.st_mode)) throw UsageError(path + ": a directory, not a profile");
   require_input_file("trace", path);  // a FIFO or device: one line, never a blocking read
@@ -24,8 +25,10 @@ TraceFormat detect_trace_format(const std::string& path) {
   const auto n = static_cast<std::size_t>(in.gcount());
   if (n == 0) throw UsageError(path + ": empty file");
   // https://www.sqlite.org/fileformat.html §1.3: the header string "SQLite format 3\0".
-  static constexpr char kSqliteMagic[16] = {'S', 'Q', 'L', 'i', 't', 'e', ' ', 'f', 'o', 'r', 'm', 'a', 't', ' ', '3', '\0'};
-  if (n >= sizeof kSqliteMagic && std::memcmp(head, kSqliteMagic, sizeof kSqliteMagic) == 0) return TraceFormat::kSqlite;
+  static constexpr char kSqliteMagic[16] = {'S', 'Q', 'L', 'i', 't', 'e', ' ', 'f',
+                                            'o', 'r', 'm', 'a', 't', ' ', '3', '\0'};
+  if (n >= sizeof kSqliteMagic && std::memcmp(head, kSqliteMagic, sizeof kSqliteMagic) == 0)
+    return TraceFormat::kSqlite;
   if (n < sizeof kSqliteMagic && std::memcmp(head, kSqliteMagic, n) == 0) {
     throw UsageError(path + ": a truncated SQLite file (" + std::to_string(n) + " bytes)");
   }

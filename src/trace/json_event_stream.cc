@@ -67,9 +67,15 @@ class EventSax : public nlohmann::json_sax<json> {
 
   bool scalar(json&& v) {
     switch (slot()) {
-      case Slot::kBuilding: add(std::move(v)); break;
-      case Slot::kEvent: ++r_.non_objects; break;
-      case Slot::kTopMember: r_.meta[top_key_] = std::move(v); break;
+      case Slot::kBuilding:
+        add(std::move(v));
+        break;
+      case Slot::kEvent:
+        ++r_.non_objects;
+        break;
+      case Slot::kTopMember:
+        r_.meta[top_key_] = std::move(v);
+        break;
       case Slot::kSkip:
         if (depth_ == 0) r_.top = JsonStreamResult::Top::kOther;
         break;
@@ -86,7 +92,9 @@ class EventSax : public nlohmann::json_sax<json> {
       return true;
     }
     switch (slot()) {
-      case Slot::kBuilding: stack_.push_back(add(std::move(container))); break;
+      case Slot::kBuilding:
+        stack_.push_back(add(std::move(container)));
+        break;
       case Slot::kEvent:
         if (is_array) {
           ++r_.non_objects;  // its contents fall in no slot and are skipped
@@ -105,7 +113,8 @@ class EventSax : public nlohmann::json_sax<json> {
           root_is_event_ = false;
         }
         break;
-      case Slot::kSkip: break;
+      case Slot::kSkip:
+        break;
     }
     ++depth_;
     return true;

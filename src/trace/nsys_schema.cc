@@ -35,7 +35,8 @@ NsysSchema probe_nsys_schema(const SqliteDb& db, bool prefer_demangled) {
     if (!tables.count(t)) missing.emplace_back(t);
   }
   if (!missing.empty()) {
-    const bool nsys_like = tables.count("StringIds") || tables.count("META_DATA_EXPORT") || tables.count("TARGET_INFO_GPU");
+    const bool nsys_like =
+        tables.count("StringIds") || tables.count("META_DATA_EXPORT") || tables.count("TARGET_INFO_GPU");
     if (nsys_like && missing.size() == 1 && missing[0] == kKernelTable) {
       throw UsageError(db.path() + ": an Nsight Systems export without " + kKernelTable +
                        ": the profile holds no CUDA kernels (profile with nsys -t cuda)");
@@ -88,7 +89,8 @@ NsysSchema probe_nsys_schema(const SqliteDb& db, bool prefer_demangled) {
         if (name == "NvtxMark") s.mark_type = st.int64(0);
       }
     } else {
-      s.notes.emplace_back("no ENUM_NSYS_EVENT_TYPE table: NVTX event types 59 (push/pop), 60 (start/end), 34 (mark) assumed");
+      s.notes.emplace_back(
+          "no ENUM_NSYS_EVENT_TYPE table: NVTX event types 59 (push/pop), 60 (start/end), 34 (mark) assumed");
     }
   }
   if (tables.count("META_DATA_EXPORT") && has_all(columns("META_DATA_EXPORT"), {"name", "value"})) {

@@ -17,19 +17,19 @@ inline constexpr const char* kRuntimeTable = "CUPTI_ACTIVITY_KIND_RUNTIME";
 inline constexpr const char* kNvtxTable = "NVTX_EVENTS";
 
 struct NsysSchema {
-  std::string version;             // META_DATA_EXPORT EXPORT_SCHEMA_VERSION; empty when absent
-  std::string kernel_name_column;  // shortName (base name) or demangledName
-  bool kernel_correlation = false; // correlationId
-  bool kernel_global_pid = false;  // globalPid
-  bool runtime = false;            // CUPTI_ACTIVITY_KIND_RUNTIME with start, end, globalTid, correlationId
-  bool runtime_name = false;       // its nameId
-  bool nvtx = false;               // NVTX_EVENTS with start, end, eventType, globalTid
+  std::string version;              // META_DATA_EXPORT EXPORT_SCHEMA_VERSION; empty when absent
+  std::string kernel_name_column;   // shortName (base name) or demangledName
+  bool kernel_correlation = false;  // correlationId
+  bool kernel_global_pid = false;   // globalPid
+  bool runtime = false;             // CUPTI_ACTIVITY_KIND_RUNTIME with start, end, globalTid, correlationId
+  bool runtime_name = false;        // its nameId
+  bool nvtx = false;                // NVTX_EVENTS with start, end, eventType, globalTid
   bool nvtx_text = false, nvtx_text_id = false;
-  std::int64_t push_pop_type = 59;    // ENUM_NSYS_EVENT_TYPE NvtxPushPopRange
-  std::int64_t start_end_type = 60;   // NvtxStartEndRange
-  std::int64_t mark_type = 34;        // NvtxMark
-  bool gpu_info = false;           // TARGET_INFO_GPU(id, name)
-  std::vector<std::string> notes;  // fallbacks taken
+  std::int64_t push_pop_type = 59;   // ENUM_NSYS_EVENT_TYPE NvtxPushPopRange
+  std::int64_t start_end_type = 60;  // NvtxStartEndRange
+  std::int64_t mark_type = 34;       // NvtxMark
+  bool gpu_info = false;             // TARGET_INFO_GPU(id, name)
+  std::vector<std::string> notes;    // fallbacks taken
 };
 
 // Throws UsageError naming the file: not an nsys export (which tables are missing), no kernel table

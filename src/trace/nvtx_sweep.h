@@ -39,8 +39,8 @@ struct RangeOnDevice {
 
 struct ClosedRange {
   const SweepRange& range;
-  int depth = 0;                         // 0: outermost
-  const std::vector<RangeOnDevice>& devices;  // kernels launched inside it (nested ranges included)
+  int depth = 0;                                // 0: outermost
+  const std::vector<RangeOnDevice>& devices;    // kernels launched inside it (nested ranges included)
   const std::optional<TraceDType>& nccl_dtype;  // first dtype an NCCL kernel inside it names
 };
 

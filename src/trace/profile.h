@@ -17,8 +17,8 @@ namespace pipebench {
 struct KernelRow {
   std::string name;
   std::int64_t stream = -1;
-  bool comm = false;       // an NCCL kernel (or, with --by nvtx, a range all of whose kernels are NCCL's)
-  bool nvtx_range = false; // name is an NVTX range text, not a kernel name
+  bool comm = false;        // an NCCL kernel (or, with --by nvtx, a range all of whose kernels are NCCL's)
+  bool nvtx_range = false;  // name is an NVTX range text, not a kernel name
   std::int64_t count = 0;
   std::int64_t total_ns = 0;
   std::int64_t min_ns = std::numeric_limits<std::int64_t>::max();
@@ -32,8 +32,8 @@ struct CollectiveRow {
   std::string dtype;           // pipebench dtype name (bfloat16, float, ...); empty when unknown
   int element_bytes = 0;       // 0 when the dtype is unknown
   std::int64_t count = 0;
-  int group_size = -1;         // -1 unknown
-  std::string source;          // nvtx, record_param_comms, kernel_args
+  int group_size = -1;  // -1 unknown
+  std::string source;   // nvtx, record_param_comms, kernel_args
   [[nodiscard]] std::optional<std::int64_t> bytes() const {
     if (elements < 0 || element_bytes <= 0) return std::nullopt;
     return elements * element_bytes;
@@ -45,11 +45,11 @@ struct DeviceProfile {
   std::string name;           // GPU model when the profile says it
   std::int64_t first_ns = 0;  // first kernel start .. last kernel end on this device: the profiled span
   std::int64_t last_ns = 0;
-  std::int64_t busy_ns = 0;   // union of all kernel intervals
-  std::int64_t comm_ns = 0;   // union of communication kernel intervals
+  std::int64_t busy_ns = 0;  // union of all kernel intervals
+  std::int64_t comm_ns = 0;  // union of communication kernel intervals
   std::int64_t kernels = 0;
-  std::vector<KernelRow> rows;               // by total time, largest first
-  std::vector<CollectiveRow> collectives;    // by op, then elements
+  std::vector<KernelRow> rows;             // by total time, largest first
+  std::vector<CollectiveRow> collectives;  // by op, then elements
   [[nodiscard]] std::int64_t span_ns() const { return last_ns - first_ns; }
   [[nodiscard]] double share(std::int64_t ns) const {
     return span_ns() > 0 ? static_cast<double>(ns) / static_cast<double>(span_ns()) : 0.0;
@@ -58,10 +58,10 @@ struct DeviceProfile {
 
 struct TraceProfile {
   std::string path;
-  std::string source;           // "nsys-sqlite" or "kineto-json"
-  std::string format_version;   // nsys EXPORT_SCHEMA_VERSION or Kineto schemaVersion; empty if absent
-  std::string by = "kernel";    // "kernel" or "nvtx"
-  std::int64_t kernel_rows = 0; // kernel rows read (skipped ones not included)
+  std::string source;            // "nsys-sqlite" or "kineto-json"
+  std::string format_version;    // nsys EXPORT_SCHEMA_VERSION or Kineto schemaVersion; empty if absent
+  std::string by = "kernel";     // "kernel" or "nvtx"
+  std::int64_t kernel_rows = 0;  // kernel rows read (skipped ones not included)
   std::int64_t skipped_rows = 0;
   std::map<std::string, std::int64_t> skipped_by_reason;
   std::int64_t nvtx_ranges = 0;         // push/pop ranges (nsys) or user annotations (Kineto) seen
@@ -71,7 +71,7 @@ struct TraceProfile {
   std::optional<int> rank, world_size;  // Kineto distributedInfo
   std::vector<DeviceProfile> devices;   // by device id
   std::vector<std::string> notes;
-  std::string damage;                   // non-empty: reading stopped early for this reason
+  std::string damage;  // non-empty: reading stopped early for this reason
 
   void skip(const std::string& reason, std::int64_t n = 1) {
     skipped_rows += n;

@@ -48,11 +48,13 @@ SqliteDb::SqliteDb(const std::string& path) : path_(path) {
   const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
   db_.reset(raw);
   if (rc != SQLITE_OK) {
-    throw UsageError(path + ": cannot open as SQLite (" + std::string(raw ? sqlite3_errmsg(raw) : "out of memory") + ")");
+    throw UsageError(path + ": cannot open as SQLite (" + std::string(raw ? sqlite3_errmsg(raw) : "out of memory") +
+                     ")");
   }
   // Reading the schema is the first access to the file: a damaged header shows up here.
   char* err = nullptr;
-  if (sqlite3_exec(raw, "PRAGMA cache_size = -65536; SELECT count(*) FROM sqlite_master", nullptr, nullptr, &err) != SQLITE_OK) {
+  if (sqlite3_exec(raw, "PRAGMA cache_size = -65536; SELECT count(*) FROM sqlite_master", nullptr, nullptr, &err) !=
+      SQLITE_OK) {
     const std::string msg = err ? err : "unknown error";
     sqlite3_free(err);
     throw UsageError(path + ": not a readable SQLite database (" + msg + ")");

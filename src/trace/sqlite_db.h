@@ -51,7 +51,7 @@ class SqliteDb {
   explicit SqliteDb(const std::string& path);
 
   [[nodiscard]] SqliteStatement prepare(const std::string& sql) const { return SqliteStatement(db_.get(), sql); }
-  [[nodiscard]] std::vector<std::string> tables() const;               // tables and views
+  [[nodiscard]] std::vector<std::string> tables() const;                           // tables and views
   [[nodiscard]] std::vector<std::string> columns(const std::string& table) const;  // PRAGMA table_info
   [[nodiscard]] const std::string& path() const { return path_; }
 

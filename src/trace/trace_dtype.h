@@ -11,7 +11,7 @@
 namespace pipebench {
 
 struct TraceDType {
-  std::string name;    // bfloat16, half, float, double, int8, uint8, int16, int32, int64, bool, float8_e4m3, ...
+  std::string name;  // bfloat16, half, float, double, int8, uint8, int16, int32, int64, bool, float8_e4m3, ...
   int size_bytes = 0;
 };
 

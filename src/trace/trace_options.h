@@ -10,10 +10,10 @@
 namespace pipebench {
 
 struct TraceOptions {
-  bool by_nvtx = false;     // --by nvtx: rows named after the innermost NVTX range of the launching thread
-  bool demangled = false;   // --demangled: full kernel names (nsys demangledName) instead of base names
-  std::string chrome_trace_path;           // --chrome-trace (nsys SQLite only)
-  ChromeActivities activities;             // --activity
+  bool by_nvtx = false;           // --by nvtx: rows named after the innermost NVTX range of the launching thread
+  bool demangled = false;         // --demangled: full kernel names (nsys demangledName) instead of base names
+  std::string chrome_trace_path;  // --chrome-trace (nsys SQLite only)
+  ChromeActivities activities;    // --activity
   std::vector<std::string> nvtx_prefixes;  // --nvtx-prefix: only ranges whose text starts with one of these
   [[nodiscard]] bool nvtx_selected(const std::string& text) const {
     if (nvtx_prefixes.empty()) return true;

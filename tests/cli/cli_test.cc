@@ -152,8 +152,7 @@ TEST(Cli, RunHandsWordsAfterTheSeparatorToMegatron) {
 
 TEST(Cli, OnlyMeasuringCommandsNeedTheWorld) {
   for (const auto& c : make_command_table()) {
-    const bool measures =
-        c->name() == "bench" || c->name() == "run" || c->name() == "pairs" || c->name() == "replay";
+    const bool measures = c->name() == "bench" || c->name() == "run" || c->name() == "pairs" || c->name() == "replay";
     EXPECT_EQ(c->needs_world(), measures) << c->name();
   }
 }

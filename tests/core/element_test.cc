@@ -13,7 +13,7 @@ TEST(HalfConversion, KnownBitPatterns) {
   EXPECT_EQ(float_to_half_bits(1.0f), 0x3c00);
   EXPECT_EQ(float_to_half_bits(-2.0f), 0xc000);
   EXPECT_EQ(float_to_half_bits(65504.0f), 0x7bff);
-  EXPECT_EQ(float_to_half_bits(65520.0f), 0x7c00);  // rounds up to infinity
+  EXPECT_EQ(float_to_half_bits(65520.0f), 0x7c00);                      // rounds up to infinity
   EXPECT_EQ(float_to_half_bits(2049.0f), float_to_half_bits(2048.0f));  // ties to even
   EXPECT_EQ(float_to_half_bits(2051.0f), float_to_half_bits(2052.0f));
   EXPECT_EQ(float_to_half_bits(5.960464477539063e-8f), 0x0001);  // smallest subnormal

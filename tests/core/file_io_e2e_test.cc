@@ -113,7 +113,8 @@ TEST_F(FileIoE2E, EveryFileInputRefusesAFifoAndADirectoryWithoutBlocking) {
     expect_refused("trace " + path(name), "", name);
     expect_refused("bench --plan " + path(name), "--plan", name);
     expect_refused("topo --xml " + path(name), "--xml", name);
-    if (PB_HAVE_TINYXML2) expect_refused("topo --nccl-xml " + path(name), "--nccl-xml", name);  // else: built out, said so
+    if (PB_HAVE_TINYXML2)
+      expect_refused("topo --nccl-xml " + path(name), "--nccl-xml", name);  // else: built out, said so
   }
   std::filesystem::remove(plan);
 }

@@ -16,9 +16,7 @@ TEST(Summarize, OddCountMedianIsTheMiddleValue) {
   EXPECT_NEAR(s.stddev_us, 1.632993, 1e-6);  // population: sqrt(8/3)
 }
 
-TEST(Summarize, EvenCountMedianAveragesTheMiddlePair) {
-  EXPECT_DOUBLE_EQ(summarize({4, 1, 3, 2}).median_us, 2.5);
-}
+TEST(Summarize, EvenCountMedianAveragesTheMiddlePair) { EXPECT_DOUBLE_EQ(summarize({4, 1, 3, 2}).median_us, 2.5); }
 
 TEST(Summarize, P95IsNearestRank) {
   std::vector<double> v;

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Every op on the real MPI backend with real processes (mpirun -np 2 and -np 4): results exact.
-#include "harness/point_runner.h"
-
 #include <gtest/gtest.h>
 
 #include "backend/backend_factory.h"
 #include "collectives/registry.h"
+#include "harness/point_runner.h"
 #include "test_world.h"
 
 namespace pipebench {

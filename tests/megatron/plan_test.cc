@@ -3,15 +3,14 @@
 #include "megatron/plan.h"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <fstream>
 #include <sstream>
 
 #include "core/error.h"
-#include "megatron/param_count.h"
 #include "io/plan_io.h"
+#include "megatron/param_count.h"
 
 namespace pipebench {
 namespace {
@@ -162,10 +161,10 @@ TEST(MegatronPlan, WorkedExampleInterleavedV4) {
 
 TEST(MegatronPlan, ScheduleTableFollowsMicrobatchGroups) {
   // The code comment of get_schedule_table: p=2, N=3, m=5, v=2 -> chunks 0 0 0 1 1 1 0 0 1 1.
-  const auto a = parse_megatron_args(words(
-      "--num-layers 4 --hidden-size 64 --num-attention-heads 4 --seq-length 8 --micro-batch-size 1 "
-      "--global-batch-size 5 --pipeline-model-parallel-size 2 --vocab-size 100 "
-      "--microbatch-group-size-per-virtual-pipeline-stage 3 --num-virtual-stages-per-pipeline-rank 2"));
+  const auto a = parse_megatron_args(
+      words("--num-layers 4 --hidden-size 64 --num-attention-heads 4 --seq-length 8 --micro-batch-size 1 "
+            "--global-batch-size 5 --pipeline-model-parallel-size 2 --vocab-size 100 "
+            "--microbatch-group-size-per-virtual-pipeline-stage 3 --num-virtual-stages-per-pipeline-rank 2"));
   const Layout l = make_layout(a, 0);
   EXPECT_EQ(forward_chunks(a, l, 2), (std::vector<int>{0, 0, 0, 1, 1, 1, 0, 0, 1, 1}));
 }
@@ -182,7 +181,7 @@ TEST(MegatronPlan, TensorParallelWithoutAndWithSequenceParallel) {
   EXPECT_EQ(tp->elements, 512 * 2 * 1024);
   EXPECT_EQ(tp->count, 4 * 4 * 4);  // 4 per layer x 4 layers x m = 4
   EXPECT_EQ(tp->group, (std::vector<int>{0, 1}));
-  EXPECT_EQ(find(s, 0, "activation")->elements, 512 * 2 * 1024);  // full tensor on every TP rank
+  EXPECT_EQ(find(s, 0, "activation")->elements, 512 * 2 * 1024);     // full tensor on every TP rank
   EXPECT_EQ(find(s, 0, "activation")->peer, 2);                      // pp peers are t ranks apart
   EXPECT_EQ(find(s, 0, "dp grads, chunk 0")->dtype, DType::kFloat);  // bf16 grads reduce in fp32
   const Plan plan_sp = plan_of(base + " --sequence-parallel");
@@ -224,14 +223,14 @@ TEST(MegatronPlan, DistributedOptimizerReduceScattersGradsAndGathersParams) {
   ASSERT_NE(ag, nullptr);
   EXPECT_EQ(ag->op, "all_gather");
   EXPECT_EQ(ag->dtype, DType::kBfloat16);
-  EXPECT_EQ(ag->group, (std::vector<int>{0, 1}));  // tp-cp-ep-dp-pp with t = 1: dp ranks are adjacent
+  EXPECT_EQ(ag->group, (std::vector<int>{0, 1}));     // tp-cp-ep-dp-pp with t = 1: dp ranks are adjacent
   EXPECT_EQ(find(s, 1, "found_inf (max)"), nullptr);  // bf16: no grad scaler
 }
 
 TEST(MegatronPlan, GqaAndSwigluParameterCounts) {
-  auto a = parse_megatron_args(words(
-      "--num-layers 2 --hidden-size 4096 --ffn-hidden-size 11008 --num-attention-heads 32 --seq-length 8 "
-      "--micro-batch-size 1 --global-batch-size 1 --vocab-size 100 --swiglu"));
+  auto a = parse_megatron_args(
+      words("--num-layers 2 --hidden-size 4096 --ffn-hidden-size 11008 --num-attention-heads 32 --seq-length 8 "
+            "--micro-batch-size 1 --global-batch-size 1 --vocab-size 100 --swiglu"));
   EXPECT_EQ(total_elements(layer_tensors(a)), 202434048);  // §8
   a = parse_megatron_args(words(
       "--num-layers 2 --hidden-size 4096 --ffn-hidden-size 11008 --num-attention-heads 32 --seq-length 8 "
@@ -239,9 +238,9 @@ TEST(MegatronPlan, GqaAndSwigluParameterCounts) {
   // qkv = h (h + 2 g k) + (h + 2 g k), k = 128: 4096 * 6144 + 6144; proj 4096^2 + 4096.
   const std::int64_t attn = 4096LL * 6144 + 6144 + 4096LL * 4096 + 4096;
   EXPECT_EQ(total_elements(layer_tensors(a)), attn + 90192640 + 16384);
-  const auto swiglu_default = parse_megatron_args(words(
-      "--num-layers 2 --hidden-size 4096 --num-attention-heads 32 --seq-length 8 --micro-batch-size 1 "
-      "--global-batch-size 1 --vocab-size 100 --swiglu"));
+  const auto swiglu_default = parse_megatron_args(
+      words("--num-layers 2 --hidden-size 4096 --num-attention-heads 32 --seq-length 8 --micro-batch-size 1 "
+            "--global-batch-size 1 --vocab-size 100 --swiglu"));
   EXPECT_EQ(swiglu_default.ffn_hidden, 10880);  // int(4h * 2/3 / 64) * 64
 }
 
@@ -263,12 +262,14 @@ TEST(MegatronPlan, RankOrderAndGroupsForWorld16) {
 }
 
 TEST(MegatronPlan, InvalidConfigurationsNameMegatronsRule) {
-  const std::string ok = "--hidden-size 256 --num-attention-heads 4 --seq-length 64 --micro-batch-size 1 --vocab-size 1000 ";
+  const std::string ok =
+      "--hidden-size 256 --num-attention-heads 4 --seq-length 64 --micro-batch-size 1 --vocab-size 1000 ";
   EXPECT_EQ(usage_error(ok + "--num-layers 30 --global-batch-size 8 --pipeline-model-parallel-size 4"),
             "num_layers 30 is not divisible by pipeline size 4");
   EXPECT_NE(usage_error(ok + "--num-layers 24 --global-batch-size 8 --pipeline-model-parallel-size 4 "
                              "--num-layers-per-virtual-pipeline-stage 4")
-                .find("number of layers per pipeline stage (6) must be divisible by number of layers per virtual pipeline stage (4)"),
+                .find("number of layers per pipeline stage (6) must be divisible by number of layers per virtual "
+                      "pipeline stage (4)"),
             std::string::npos);
   EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 10 --world-size 8 --pipeline-model-parallel-size 2")
                 .find("global batch size (10) is not divisible by micro batch size (1) times data parallel size (4)"),
@@ -276,8 +277,9 @@ TEST(MegatronPlan, InvalidConfigurationsNameMegatronsRule) {
   EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 8 --world-size 6 --pipeline-model-parallel-size 4")
                 .find("world size (6) is not divisible by"),
             std::string::npos);
-  EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 8 --tensor-model-parallel-size 3").find("attention heads"),
-            std::string::npos);
+  EXPECT_NE(
+      usage_error(ok + "--num-layers 8 --global-batch-size 8 --tensor-model-parallel-size 3").find("attention heads"),
+      std::string::npos);
   EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 8 --pipeline-model-parallel-size 2 "
                              "--num-layers-per-virtual-pipeline-stage 2 --no-overlap-p2p-communication")
                 .find("greater than 2 with interleaved schedule"),
@@ -288,7 +290,8 @@ TEST(MegatronPlan, InvalidConfigurationsNameMegatronsRule) {
             std::string::npos);
   EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 2 --pipeline-model-parallel-size 4 "
                              "--num-layers-per-virtual-pipeline-stage 1")
-                .find("microbatch group size per virtual stage (4) must be >= pipeline size (4) and <= number of microbatches (2)"),
+                .find("microbatch group size per virtual stage (4) must be >= pipeline size (4) and <= number of "
+                      "microbatches (2)"),
             std::string::npos);
   EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 6 --pipeline-model-parallel-size 4 "
                              "--num-layers-per-virtual-pipeline-stage 1 --megatron-version core_v0.9")
@@ -302,7 +305,8 @@ TEST(MegatronPlan, InvalidConfigurationsNameMegatronsRule) {
             "Megatron arguments: missing --num-attention-heads, --seq-length, --micro-batch-size, --global-batch-size, "
             "--vocab-size or --vocab-file");
   EXPECT_NE(usage_error(ok + "--num-layers eight --global-batch-size 8").find("--num-layers"), std::string::npos);
-  EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 8 --fp16 --bf16").find("--fp16 and --bf16"), std::string::npos);
+  EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 8 --fp16 --bf16").find("--fp16 and --bf16"),
+            std::string::npos);
 }
 
 TEST(MegatronPlan, VocabFileTokensAreCounted) {
@@ -313,15 +317,17 @@ TEST(MegatronPlan, VocabFileTokensAreCounted) {
     for (int i = 0; i < 300; ++i) out << (i ? "," : "") << "\"tok" << i << "\": " << i;
     out << "}";
   }
-  const auto a = parse_megatron_args(words(
-      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 8 --micro-batch-size 1 "
-      "--global-batch-size 1 --tokenizer-type GPT2BPETokenizer --vocab-file " + path));
+  const auto a = parse_megatron_args(
+      words("--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 8 --micro-batch-size 1 "
+            "--global-batch-size 1 --tokenizer-type GPT2BPETokenizer --vocab-file " +
+            path));
   EXPECT_EQ(a.vocab_size, 300);
   EXPECT_EQ(padded_vocab(a), 384);  // multiple of 128
   std::remove(path.c_str());
-  EXPECT_THROW((void)parse_megatron_args(words("--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 8 "
-                                               "--micro-batch-size 1 --global-batch-size 1 --vocab-file /nonexistent.json")),
-               UsageError);
+  EXPECT_THROW(
+      (void)parse_megatron_args(words("--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 8 "
+                                      "--micro-batch-size 1 --global-batch-size 1 --vocab-file /nonexistent.json")),
+      UsageError);
 }
 
 TEST(MegatronPlan, UnknownArgumentsWarnIgnoredOnesAreListed) {

@@ -65,7 +65,8 @@ TEST(Simulator, GpipeMatchesTheClosedFormToo) {
 TEST(Simulator, InterleavedMatchesTheClosedFormWithFreeCommunication) {
   for (int p : {2, 4, 8}) {
     for (int v : {2, 4}) {
-      for (std::int64_t m : {static_cast<std::int64_t>(p), 2 * static_cast<std::int64_t>(p), 4 * static_cast<std::int64_t>(p)}) {
+      for (std::int64_t m :
+           {static_cast<std::int64_t>(p), 2 * static_cast<std::int64_t>(p), 4 * static_cast<std::int64_t>(p)}) {
         const SimTime tf = 4000 * v, tb = 8000 * v;  // per stage and microbatch, over all chunks
         // (m + (p-1)/v)(t_f + t_b), with m a multiple of p.
         const SimTime want = m * (tf + tb) + (p - 1) * (tf + tb) / v;
@@ -87,7 +88,8 @@ TEST(Simulator, MessageCountsMatchMegatron) {
     for (const auto& x : r.ranks) n += x.p2p_messages_out;
     return n;
   };
-  EXPECT_EQ(count(simulate(generate_schedule(spec(ScheduleKind::kOneFOneB, p, 1, m, 10, 20)), {}, zero())), 2 * m * (p - 1));
+  EXPECT_EQ(count(simulate(generate_schedule(spec(ScheduleKind::kOneFOneB, p, 1, m, 10, 20)), {}, zero())),
+            2 * m * (p - 1));
   const auto r = simulate(generate_schedule(spec(ScheduleKind::kInterleaved, p, v, m, 40, 80)), {}, zero());
   EXPECT_EQ(count(r), 2 * m * (p * v - 1));
   EXPECT_EQ(r.ranks[0].p2p_messages_out, 64 + 48);  // 64 act -> 1, 48 grads -> 3 (wrap), as in §9

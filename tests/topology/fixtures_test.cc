@@ -47,12 +47,13 @@ std::string nic_cell(const TopologyView& v, int gpu, const std::string& nic) {
 
 TEST(TopologyFixtures, Power8NvLinkPairsAndCrossSocketSys) {
   const auto v = load_hwloc("hwloc-power8gpudistances.xml");
-  EXPECT_EQ(gpu_matrix(v), (std::vector<std::string>{"X NV2 SYS SYS", "NV2 X SYS SYS", "SYS SYS X NV2", "SYS SYS NV2 X"}));
+  EXPECT_EQ(gpu_matrix(v),
+            (std::vector<std::string>{"X NV2 SYS SYS", "NV2 X SYS SYS", "SYS SYS X NV2", "SYS SYS NV2 X"}));
   const auto& p01 = v.gpu_pairs[1];
-  EXPECT_EQ(p01.pcie_cls, PathClass::kNode);      // separate host bridges, one socket
-  EXPECT_DOUBLE_EQ(p01.path_min_gbps, 40.0);      // 2 NVLink 1.0 links of 20 GB/s (P100)
+  EXPECT_EQ(p01.pcie_cls, PathClass::kNode);  // separate host bridges, one socket
+  EXPECT_DOUBLE_EQ(p01.path_min_gbps, 40.0);  // 2 NVLink 1.0 links of 20 GB/s (P100)
   EXPECT_TRUE(p01.p2p);
-  EXPECT_FALSE(v.gpu_pairs[2].p2p);               // SYS
+  EXPECT_FALSE(v.gpu_pairs[2].p2p);  // SYS
   EXPECT_EQ(v.topology.gpus[0].model, "Tesla P100-SXM2-16GB");
   EXPECT_TRUE(v.topology.nvlink_known);
 }
@@ -63,18 +64,19 @@ TEST(TopologyFixtures, Sl390sSlowLinksAndPhbPair) {
   EXPECT_EQ(v.topology.gpus[1].bus_id, "0000:11:00.0");  // bus order, as nvidia-smi numbers them
   EXPECT_EQ(v.topology.gpus[2].bus_id, "0000:14:00.0");
   int slow = 0;
-  for (const auto& w : v.warnings) slow += w.find("4.0 GB/s per direction, the speed of Gen1 x16 or Gen2 x8") != std::string::npos;
+  for (const auto& w : v.warnings)
+    slow += w.find("4.0 GB/s per direction, the speed of Gen1 x16 or Gen2 x8") != std::string::npos;
   EXPECT_EQ(slow, 3) << "every M2070 link reads 4.0 GB/s";
   EXPECT_EQ(nic_cell(v, 0, "mlx4_0"), "PHB");
 }
 
 TEST(TopologyFixtures, G4dnMetalPhbNodeSysAndTheEfaNicOnSocketOne) {
   const auto v = load_hwloc("mpibind-g4dnmetal.xml");
-  EXPECT_EQ(gpu_matrix(v), (std::vector<std::string>{
-                               "X PHB NODE NODE SYS SYS SYS SYS", "PHB X NODE NODE SYS SYS SYS SYS",
-                               "NODE NODE X PHB SYS SYS SYS SYS", "NODE NODE PHB X SYS SYS SYS SYS",
-                               "SYS SYS SYS SYS X PHB NODE NODE", "SYS SYS SYS SYS PHB X NODE NODE",
-                               "SYS SYS SYS SYS NODE NODE X PHB", "SYS SYS SYS SYS NODE NODE PHB X"}));
+  EXPECT_EQ(gpu_matrix(v),
+            (std::vector<std::string>{"X PHB NODE NODE SYS SYS SYS SYS", "PHB X NODE NODE SYS SYS SYS SYS",
+                                      "NODE NODE X PHB SYS SYS SYS SYS", "NODE NODE PHB X SYS SYS SYS SYS",
+                                      "SYS SYS SYS SYS X PHB NODE NODE", "SYS SYS SYS SYS PHB X NODE NODE",
+                                      "SYS SYS SYS SYS NODE NODE X PHB", "SYS SYS SYS SYS NODE NODE PHB X"}));
   for (int g = 0; g < 4; ++g) EXPECT_EQ(nic_cell(v, g, "rdmap197s0"), "SYS");
   for (int g = 4; g < 8; ++g) EXPECT_EQ(nic_cell(v, g, "rdmap197s0"), "NODE");
   EXPECT_NEAR(v.gpu_pairs[1].path_min_gbps, 15.75, 0.01);  // Gen3 x16 T4s
@@ -90,7 +92,8 @@ TEST(TopologyFixtures, PascalPixBehindOneSwitchIncludingTheHca) {
 
 TEST(TopologyFixtures, LassenPixPairsAndNodeLocalHcas) {
   const auto v = load_hwloc("mpibind-coral-lassen.xml");
-  EXPECT_EQ(gpu_matrix(v), (std::vector<std::string>{"X PIX SYS SYS", "PIX X SYS SYS", "SYS SYS X PIX", "SYS SYS PIX X"}));
+  EXPECT_EQ(gpu_matrix(v),
+            (std::vector<std::string>{"X PIX SYS SYS", "PIX X SYS SYS", "SYS SYS X PIX", "SYS SYS PIX X"}));
   EXPECT_EQ(nic_cell(v, 0, "mlx5_0"), "NODE");
   EXPECT_EQ(nic_cell(v, 1, "mlx5_1"), "NODE");
   EXPECT_EQ(v.topology.gpus[2].numa, 8);  // NUMA os_index 8 on POWER9
@@ -133,15 +136,16 @@ TEST(TopologyFixtures, NcclP4dSwitchesNicsAndSockets) {
   EXPECT_EQ(v.topology.nics.size(), 4u);
   EXPECT_EQ(gpu_matrix(v)[0], "X PIX PHB PHB SYS SYS SYS SYS");
   EXPECT_EQ(gpu_matrix(v)[5], "SYS SYS SYS SYS PIX X PHB PHB");
-  EXPECT_EQ(v.nic_pairs[0].label(), "PIX");                          // GPU0 - the EFA NIC on its switch
-  EXPECT_NEAR(v.gpu_pairs[1].path_min_gbps, 15.75, 0.01);            // "8 GT/s" x16
+  EXPECT_EQ(v.nic_pairs[0].label(), "PIX");                // GPU0 - the EFA NIC on its switch
+  EXPECT_NEAR(v.gpu_pairs[1].path_min_gbps, 15.75, 0.01);  // "8 GT/s" x16
   EXPECT_EQ(v.topology.cpu_vendor, "GenuineIntel");
 }
 
 TEST(TopologyFixtures, NcclAzureNcv4OneGpuPerNumaNodeAndAVirtualNic) {
   if (!built_with_xml_parser()) GTEST_SKIP() << "built without tinyxml2";
   const auto v = load_nccl("nccl-azure-ncv4-topo.xml");
-  EXPECT_EQ(gpu_matrix(v), (std::vector<std::string>{"X SYS SYS SYS", "SYS X SYS SYS", "SYS SYS X SYS", "SYS SYS SYS X"}));
+  EXPECT_EQ(gpu_matrix(v),
+            (std::vector<std::string>{"X SYS SYS SYS", "SYS X SYS SYS", "SYS SYS X SYS", "SYS SYS SYS X"}));
   ASSERT_EQ(v.topology.nics.size(), 1u);
   EXPECT_EQ(v.topology.nics[0].name, "eth0");
   EXPECT_EQ(v.topology.nics[0].numa, 0);
@@ -149,7 +153,8 @@ TEST(TopologyFixtures, NcclAzureNcv4OneGpuPerNumaNodeAndAVirtualNic) {
   // AMD with more than 2 GPUs: NCCL's P2P cut-off stays PXB.
   EXPECT_FALSE(v.gpu_pairs[1].p2p);
   bool self_link_note = false;
-  for (const auto& n : v.topology.notes) self_link_note = self_link_note || n.find("pointing at itself") != std::string::npos;
+  for (const auto& n : v.topology.notes)
+    self_link_note = self_link_note || n.find("pointing at itself") != std::string::npos;
   EXPECT_TRUE(self_link_note);
 }
 
@@ -210,10 +215,13 @@ TEST_F(TopologyBadInput, MissingEmptyTruncatedAndForeignFilesAreNamed) {
 
 TEST_F(TopologyBadInput, AnExportWithoutIoDevicesSaysSo) {
   const std::string xml =
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n<topology version=\"2.0\">\n"
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n<topology "
+      "version=\"2.0\">\n"
       "  <object type=\"Machine\" os_index=\"0\" cpuset=\"0x00000001\" complete_cpuset=\"0x00000001\" "
-      "allowed_cpuset=\"0x00000001\" nodeset=\"0x00000001\" complete_nodeset=\"0x00000001\" allowed_nodeset=\"0x00000001\" "
-      "gp_index=\"1\">\n    <object type=\"NUMANode\" os_index=\"0\" cpuset=\"0x00000001\" complete_cpuset=\"0x00000001\" "
+      "allowed_cpuset=\"0x00000001\" nodeset=\"0x00000001\" complete_nodeset=\"0x00000001\" "
+      "allowed_nodeset=\"0x00000001\" "
+      "gp_index=\"1\">\n    <object type=\"NUMANode\" os_index=\"0\" cpuset=\"0x00000001\" "
+      "complete_cpuset=\"0x00000001\" "
       "nodeset=\"0x00000001\" complete_nodeset=\"0x00000001\" gp_index=\"2\"/>\n    <object type=\"PU\" os_index=\"0\" "
       "cpuset=\"0x00000001\" complete_cpuset=\"0x00000001\" nodeset=\"0x00000001\" complete_nodeset=\"0x00000001\" "
       "gp_index=\"3\"/>\n  </object>\n</topology>\n";
@@ -231,15 +239,17 @@ TEST_F(TopologyBadInput, NcclXmlProblems) {
   o.nccl_xml = fixture("mpibind-cts1-pascal.xml");
   EXPECT_NE(error_of(o).find("not an NCCL topology file (the root element is <topology>"), std::string::npos)
       << error_of(o);
-  o.nccl_xml = write("unknown_tag.xml",
-                     "<system version=\"1\"><cpu numaid=\"0\" affinity=\"ff\" vendor=\"GenuineIntel\">"
-                     "<gadget id=\"1\"/><pci busid=\"0000:01:00.0\" class=\"0x030200\" vendor=\"0x10de\" device=\"0x2330\" "
-                     "link_speed=\"32.0 GT/s PCIe\" link_width=\"16\"/></cpu></system>");
+  o.nccl_xml =
+      write("unknown_tag.xml",
+            "<system version=\"1\"><cpu numaid=\"0\" affinity=\"ff\" vendor=\"GenuineIntel\">"
+            "<gadget id=\"1\"/><pci busid=\"0000:01:00.0\" class=\"0x030200\" vendor=\"0x10de\" device=\"0x2330\" "
+            "link_speed=\"32.0 GT/s PCIe\" link_width=\"16\"/></cpu></system>");
   const TopologyView v = discover_topology(o);
   ASSERT_EQ(v.topology.gpus.size(), 1u);  // kept going after the unknown tag
   EXPECT_NEAR(v.topology.nodes[static_cast<std::size_t>(v.topology.gpus[0].node)].link_gbps, 63.0, 0.1);
   bool noted = false;
-  for (const auto& n : v.topology.notes) noted = noted || n.find("unknown tag <gadget> at line 1 skipped") != std::string::npos;
+  for (const auto& n : v.topology.notes)
+    noted = noted || n.find("unknown tag <gadget> at line 1 skipped") != std::string::npos;
   EXPECT_TRUE(noted);
 }
 

@@ -46,8 +46,9 @@ TEST(SysfsLinks, ReadsGenerationAndWidthAndWarnsWhenBelowMax) {
   const auto pairs = classify_gpu_pairs(t);
   const auto warnings = link_warnings(t, pairs, {}, true);
   ASSERT_FALSE(warnings.empty());
-  EXPECT_EQ(warnings[0],
-            "GPU 0 (0000:18:00.0): PCIe link runs at Gen1 x16, its maximum is Gen4 x16 (4.0 of 31.5 GB/s per direction)");
+  EXPECT_EQ(
+      warnings[0],
+      "GPU 0 (0000:18:00.0): PCIe link runs at Gen1 x16, its maximum is Gen4 x16 (4.0 of 31.5 GB/s per direction)");
   EXPECT_EQ(std::system(("rm -rf " + root).c_str()), 0);
 }
 

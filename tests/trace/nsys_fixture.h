@@ -16,11 +16,11 @@
 namespace pipebench::testing {
 
 struct NsysFixtureOptions {
-  bool short_name = true;      // false: the kernel table of older exports, demangledName only
-  bool runtime = true;         // CUPTI_ACTIVITY_KIND_RUNTIME
-  bool nvtx = true;            // NVTX_EVENTS
-  bool event_type_enum = true; // ENUM_NSYS_EVENT_TYPE
-  bool gpu_info = true;        // TARGET_INFO_GPU
+  bool short_name = true;       // false: the kernel table of older exports, demangledName only
+  bool runtime = true;          // CUPTI_ACTIVITY_KIND_RUNTIME
+  bool nvtx = true;             // NVTX_EVENTS
+  bool event_type_enum = true;  // ENUM_NSYS_EVENT_TYPE
+  bool gpu_info = true;         // TARGET_INFO_GPU
 };
 
 class NsysFixture {
@@ -28,7 +28,9 @@ class NsysFixture {
   static constexpr std::int64_t kPushPop = 59, kStartEnd = 60, kMark = 34;
 
   // serialized GlobalId: VM/host bits above 48, PID in bits 24-47, TID in 0-23 (C1).
-  static std::int64_t global_tid(std::int64_t pid, std::int64_t tid) { return (std::int64_t{3} << 48) | (pid << 24) | tid; }
+  static std::int64_t global_tid(std::int64_t pid, std::int64_t tid) {
+    return (std::int64_t{3} << 48) | (pid << 24) | tid;
+  }
   static std::int64_t global_pid(std::int64_t pid) { return (std::int64_t{3} << 48) | (pid << 24); }
 
   NsysFixture(const std::string& path, NsysFixtureOptions o = {}) : path_(path), o_(o) {
@@ -39,16 +41,21 @@ class NsysFixture {
     exec("CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT)");
     exec("INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.28.1')");
     if (o.event_type_enum) {
-      exec("CREATE TABLE ENUM_NSYS_EVENT_TYPE (id INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL, label TEXT NOT NULL)");
-      exec("INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES (33, 'NvtxCategory', 'NVTX Category'), (34, 'NvtxMark', 'NVTX Mark'), "
-           "(39, 'NvtxThread', 'NVTX Thread'), (59, 'NvtxPushPopRange', 'NVTX PushPop Range'), "
-           "(60, 'NvtxStartEndRange', 'NVTX StartEnd Range'), (75, 'NvtxDomainCreate', 'NVTX Domain Create')");
+      exec(
+          "CREATE TABLE ENUM_NSYS_EVENT_TYPE (id INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL, label TEXT NOT "
+          "NULL)");
+      exec(
+          "INSERT INTO ENUM_NSYS_EVENT_TYPE VALUES (33, 'NvtxCategory', 'NVTX Category'), (34, 'NvtxMark', 'NVTX "
+          "Mark'), "
+          "(39, 'NvtxThread', 'NVTX Thread'), (59, 'NvtxPushPopRange', 'NVTX PushPop Range'), "
+          "(60, 'NvtxStartEndRange', 'NVTX StartEnd Range'), (75, 'NvtxDomainCreate', 'NVTX Domain Create')");
     }
     if (o.gpu_info) {
-      exec("CREATE TABLE TARGET_INFO_GPU (vmId INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT, busLocation TEXT, "
-           "isDiscrete INTEGER, l2CacheSize INTEGER, totalMemory INTEGER, memoryBandwidth INTEGER, clockRate INTEGER, "
-           "smCount INTEGER, pwGpuId INTEGER, uuid TEXT, luid INTEGER, chipName TEXT, cuDevice INTEGER, "
-           "computeMajor INTEGER, computeMinor INTEGER)");
+      exec(
+          "CREATE TABLE TARGET_INFO_GPU (vmId INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT, busLocation TEXT, "
+          "isDiscrete INTEGER, l2CacheSize INTEGER, totalMemory INTEGER, memoryBandwidth INTEGER, clockRate INTEGER, "
+          "smCount INTEGER, pwGpuId INTEGER, uuid TEXT, luid INTEGER, chipName TEXT, cuDevice INTEGER, "
+          "computeMajor INTEGER, computeMinor INTEGER)");
     }
     exec(std::string("CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, ") +
          "deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER NOT NULL, "
@@ -57,18 +64,21 @@ class NsysFixture {
          "mangledName INTEGER, launchType INTEGER, cacheConfig INTEGER, registersPerThread INTEGER NOT NULL, "
          "gridX INTEGER NOT NULL, gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL, blockX INTEGER NOT NULL, "
          "blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL, staticSharedMemory INTEGER NOT NULL, "
-         "dynamicSharedMemory INTEGER NOT NULL, localMemoryPerThread INTEGER NOT NULL, localMemoryTotal INTEGER NOT NULL, "
+         "dynamicSharedMemory INTEGER NOT NULL, localMemoryPerThread INTEGER NOT NULL, localMemoryTotal INTEGER NOT "
+         "NULL, "
          "gridId INTEGER NOT NULL, sharedMemoryExecuted INTEGER, graphNodeId INTEGER, graphId INTEGER)");
     if (o.runtime) {
-      exec("CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, "
-           "eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, "
-           "returnValue INTEGER NOT NULL, callchainId INTEGER)");
+      exec(
+          "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+          "eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, "
+          "returnValue INTEGER NOT NULL, callchainId INTEGER)");
     }
     if (o.nvtx) {
-      exec("CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId INTEGER, "
-           "category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER, "
-           "domainId INTEGER, uint64Value INTEGER, int64Value INTEGER, doubleValue REAL, uint32Value INTEGER, "
-           "int32Value INTEGER, floatValue REAL, jsonTextId INTEGER, jsonText TEXT)");
+      exec(
+          "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId INTEGER, "
+          "category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER, "
+          "domainId INTEGER, uint64Value INTEGER, int64Value INTEGER, doubleValue REAL, uint32Value INTEGER, "
+          "int32Value INTEGER, floatValue REAL, jsonTextId INTEGER, jsonText TEXT)");
     }
   }
   ~NsysFixture() { close(); }
@@ -99,22 +109,23 @@ class NsysFixture {
   void kernel(int device, std::int64_t stream, std::int64_t start, std::int64_t end, std::int64_t name_id,
               std::int64_t correlation, std::int64_t pid, std::int64_t demangled_id = -1) {
     const std::string d = std::to_string(demangled_id >= 0 ? demangled_id : name_id);
-    exec(std::string("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId, "
-                     "globalPid, demangledName, ") +
-         (o_.short_name ? "shortName, " : "") +
-         "registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory, "
-         "localMemoryPerThread, localMemoryTotal, gridId) VALUES (" +
-         std::to_string(start) + ", " + std::to_string(end) + ", " + std::to_string(device) + ", 1, " +
-         std::to_string(stream) + ", " + std::to_string(correlation) + ", " + std::to_string(global_pid(pid)) + ", " + d +
-         ", " + (o_.short_name ? std::to_string(name_id) + ", " : "") + "32, 1, 1, 1, 128, 1, 1, 0, 0, 0, 0, " +
-         std::to_string(++grid_id_) + ")");
+    exec(
+        std::string("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId, "
+                    "globalPid, demangledName, ") +
+        (o_.short_name ? "shortName, " : "") +
+        "registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory, "
+        "localMemoryPerThread, localMemoryTotal, gridId) VALUES (" +
+        std::to_string(start) + ", " + std::to_string(end) + ", " + std::to_string(device) + ", 1, " +
+        std::to_string(stream) + ", " + std::to_string(correlation) + ", " + std::to_string(global_pid(pid)) + ", " +
+        d + ", " + (o_.short_name ? std::to_string(name_id) + ", " : "") + "32, 1, 1, 1, 128, 1, 1, 0, 0, 0, 0, " +
+        std::to_string(++grid_id_) + ")");
   }
 
   void runtime(std::int64_t pid, std::int64_t tid, std::int64_t start, std::int64_t end, std::int64_t correlation,
                std::int64_t name_id) {
-    exec("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (" + std::to_string(start) + ", " + std::to_string(end) + ", 1, " +
-         std::to_string(global_tid(pid, tid)) + ", " + std::to_string(correlation) + ", " + std::to_string(name_id) +
-         ", 0, NULL)");
+    exec("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (" + std::to_string(start) + ", " + std::to_string(end) +
+         ", 1, " + std::to_string(global_tid(pid, tid)) + ", " + std::to_string(correlation) + ", " +
+         std::to_string(name_id) + ", 0, NULL)");
   }
 
   // An NVTX event; text inline (registered = false) or through StringIds.textId (registered = true).
@@ -123,11 +134,13 @@ class NsysFixture {
     const std::string end_sql = end < 0 ? "NULL" : std::to_string(end);
     if (registered) {
       const auto id = str(text);
-      exec("INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, textId) VALUES (" + std::to_string(start) + ", " +
-           end_sql + ", " + std::to_string(type) + ", " + std::to_string(global_tid(pid, tid)) + ", " + std::to_string(id) + ")");
+      exec("INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, textId) VALUES (" + std::to_string(start) +
+           ", " + end_sql + ", " + std::to_string(type) + ", " + std::to_string(global_tid(pid, tid)) + ", " +
+           std::to_string(id) + ")");
     } else {
       exec("INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, text) VALUES (" + std::to_string(start) + ", " +
-           end_sql + ", " + std::to_string(type) + ", " + std::to_string(global_tid(pid, tid)) + ", " + quote(text) + ")");
+           end_sql + ", " + std::to_string(type) + ", " + std::to_string(global_tid(pid, tid)) + ", " + quote(text) +
+           ")");
     }
   }
 

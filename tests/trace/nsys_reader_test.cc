@@ -160,7 +160,7 @@ TEST(NsysReader, ByNvtxNamesKernelsAfterTheInnermostRangeOfTheLaunchingThread) {
   EXPECT_EQ(row(d0, "nccl:send 0->1, op_id = 6, sizes = [[8, 1, 4096]]", 13).total_ns, 1000);  // innermost, not "pp"
   for (const auto& r : d0.rows) EXPECT_NE(r.name, "pp");
   const DeviceProfile& d1 = p.devices[1];
-  EXPECT_EQ(row(d1, "forward", 20).total_ns, 500);         // correlation 1 of pid 200, not pid 100's
+  EXPECT_EQ(row(d1, "forward", 20).total_ns, 500);        // correlation 1 of pid 200, not pid 100's
   const auto unlaunched = row(d1, "sm90_gemm_bf16", 20);  // no CUDA call found: keeps its name
   EXPECT_FALSE(unlaunched.nvtx_range);
   EXPECT_EQ(unlaunched.total_ns, 100);

@@ -94,7 +94,8 @@ double BareNcclLoop::median_us(std::size_t bytes, int iters, int reps, bool grap
   for (int r = 0; r < reps; ++r) {
     for (std::size_t i = 0; i < n; ++i) check_cuda(cudaEventRecord(start[i].get(), m.streams[i].get()), "rec", where);
     if (graph) {
-      for (std::size_t i = 0; i < n; ++i) check_cuda(cudaGraphLaunch(graphs[i].get(), m.streams[i].get()), "launch", where);
+      for (std::size_t i = 0; i < n; ++i)
+        check_cuda(cudaGraphLaunch(graphs[i].get(), m.streams[i].get()), "launch", where);
     } else {
       for (int i = 0; i < iters; ++i) issue();
     }
