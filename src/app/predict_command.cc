@@ -37,20 +37,8 @@ double measure_layer_ms(const Plan& plan, std::ostream& out) {
 #if PB_HAVE_CUBLAS
   std::string why;
   if (visible_gpus(&why) == 0) throw UsageError("--measure-compute: no GPU to measure on (" + why + ")");
-  const MegatronArgs& a = plan.args;
-  LayerDims d;
-  d.b = a.micro_batch;
-  d.s = a.seq_length;
-  d.h = a.hidden;
-  d.f = a.ffn_hidden;
-  d.heads = a.heads;
-  d.groups = a.gqa ? a.query_groups : d.heads;
-  d.tp = plan.layout.tp;
-  d.cp = plan.layout.cp;
-  d.swiglu = a.swiglu;
-  // The GEMMs run in half for fp16 models, else bfloat16 (fp32 models are timed as bfloat16 too).
-  const DType t = a.params_dtype == DType::kHalf ? DType::kHalf : DType::kBfloat16;
-  const auto shapes = layer_forward_gemms(d);
+  const DType t = plan_gemm_dtype(plan);
+  const auto shapes = layer_forward_gemms(plan_layer_dims(plan));
   const double ms = time_gemms_ms(shapes, t, 0, 20);
   char buf[256];
   std::snprintf(buf, sizeof buf, "# --measure-compute: layer forward GEMMs on GPU 0 in %s: %.4f ms (median of 20)\n",

@@ -46,25 +46,6 @@ void check_output(const char* flag, const std::string& path) {
   if (!S_ISREG(st.st_mode)) throw UsageError(std::string(flag) + " " + path + ": exists and is not a regular file");
 }
 
-// One layer's GEMM dimensions on one rank of the plan.
-LayerDims plan_layer_dims(const Plan& plan) {
-  const MegatronArgs& a = plan.args;
-  LayerDims d;
-  d.b = a.micro_batch;
-  d.s = a.seq_length;
-  d.h = a.hidden;
-  d.f = a.ffn_hidden;
-  d.heads = a.heads;
-  d.groups = a.gqa ? a.query_groups : d.heads;
-  d.tp = plan.layout.tp;
-  d.cp = plan.layout.cp;
-  d.swiglu = a.swiglu;
-  return d;
-}
-
-// As predict --measure-compute: half for fp16 models, else bfloat16.
-DType gemm_dtype(const Plan& plan) { return plan.args.params_dtype == DType::kHalf ? DType::kHalf : DType::kBfloat16; }
-
 class ReplayCommand final : public Subcommand {
  public:
   std::string name() const override { return "replay"; }
@@ -186,7 +167,8 @@ double ReplayCommand::measured_layer_ms(const World& world, const Plan& plan) co
   std::string why;
   if (visible_gpus(&why) == 0) throw LocalUsageError("--measure-compute: no GPU to measure on (" + why + ")");
   // The slowest rank's GEMMs set the pace of the pipeline.
-  return world.max(time_gemms_ms(layer_forward_gemms(plan_layer_dims(plan)), gemm_dtype(plan), world.local_rank(), 20));
+  return world.max(
+      time_gemms_ms(layer_forward_gemms(plan_layer_dims(plan)), plan_gemm_dtype(plan), world.local_rank(), 20));
 #else
   (void)world;
   (void)plan;
@@ -237,7 +219,7 @@ int ReplayCommand::run(const World* wp) {
   rco.compute_sms = compute_sms_;
   if (compute_kind_ == "gemm" && kind != BackendKind::kMpi) {
     rco.layer_gemms = layer_forward_gemms(plan_layer_dims(plan));
-    rco.gemm_dtype = gemm_dtype(plan);
+    rco.gemm_dtype = plan_gemm_dtype(plan);
     rco.layer_fwd_ns = std::llround(make_compute_model(plan, o_.compute).fwd_ms_per_layer * 1e6);
   }
   // The runtime first: the MPI one raises this process's scheduling priority, and the messages are

@@ -17,4 +17,23 @@ std::vector<GemmShape> layer_forward_gemms(const LayerDims& d) {
   };
 }
 
+LayerDims plan_layer_dims(const Plan& plan) {
+  const MegatronArgs& a = plan.args;
+  LayerDims d;
+  d.b = a.micro_batch;
+  d.s = a.seq_length;
+  d.h = a.hidden;
+  d.f = a.ffn_hidden;
+  d.heads = a.heads;
+  d.groups = a.gqa ? a.query_groups : d.heads;
+  d.tp = plan.layout.tp;
+  d.cp = plan.layout.cp;
+  d.swiglu = a.swiglu;
+  return d;
+}
+
+DType plan_gemm_dtype(const Plan& plan) {
+  return plan.args.params_dtype == DType::kHalf ? DType::kHalf : DType::kBfloat16;
+}
+
 }  // namespace pipebench

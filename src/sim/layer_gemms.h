@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "core/dtype.h"
 #include "core/gemm_shape.h"
+#include "megatron/plan.h"
 
 namespace pipebench {
 
@@ -20,5 +22,11 @@ struct LayerDims {
 // qkv, attention scores, attention x values, proj, fc1, fc2 (Megatron's layer; s split over CP for
 // the local tokens, matrices over TP).
 [[nodiscard]] std::vector<GemmShape> layer_forward_gemms(const LayerDims& d);
+
+// One transformer layer's GEMM dimensions on one rank of a plan (its TP and CP split).
+[[nodiscard]] LayerDims plan_layer_dims(const Plan& plan);
+
+// The type the layer's GEMMs are timed in: half for fp16 models, else bfloat16 (fp32 models too).
+[[nodiscard]] DType plan_gemm_dtype(const Plan& plan);
 
 }  // namespace pipebench
