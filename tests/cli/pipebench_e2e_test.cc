@@ -12,42 +12,17 @@
 #include <sstream>
 #include <string>
 
+#include "cli/run_pipebench.h"
 #include "trace/nsys_fixture.h"
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
+using pipebench::e2e::Result;
+using pipebench::e2e::run;
+using pipebench::e2e::run_shell;
+using pipebench::e2e::slurp;
 
 std::string tmp(const std::string& name) { return "/tmp/pipebench_e2e_" + std::to_string(getpid()) + "_" + name; }
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Runs a shell command line, capturing its output.
-Result run_shell(const std::string& command) {
-  static int n = 0;
-  const std::string out = tmp("out" + std::to_string(n)), err = tmp("err" + std::to_string(n++));
-  const std::string cmd = command + " >" + out + " 2>" + err + " </dev/null";
-  const int rc = std::system(cmd.c_str());
-  Result r;
-  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  std::remove(out.c_str());
-  std::remove(err.c_str());
-  return r;
-}
-
-Result run(const std::string& args, const std::string& launcher = "") {
-  return run_shell(launcher + " " PIPEBENCH_BIN " " + args);
-}
 
 const char* kMpirun2 = "mpirun -np 2 --oversubscribe";
 const char* kMpirun4 = "mpirun -np 4 --oversubscribe";

@@ -13,35 +13,14 @@
 #include <sstream>
 #include <string>
 
+#include "cli/run_pipebench.h"
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
+using pipebench::e2e::Result;
+using pipebench::e2e::run;
+using pipebench::e2e::slurp;
 
 std::string tmp(const std::string& name) { return "/tmp/pipebench_replay_" + std::to_string(getpid()) + "_" + name; }
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-Result run(const std::string& args, const std::string& launcher = "") {
-  static int n = 0;
-  const std::string out = tmp("out" + std::to_string(n)), err = tmp("err" + std::to_string(n++));
-  const std::string cmd = launcher + " " PIPEBENCH_BIN " " + args + " >" + out + " 2>" + err + " </dev/null";
-  const int rc = std::system(cmd.c_str());
-  Result r;
-  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  std::remove(out.c_str());
-  std::remove(err.c_str());
-  return r;
-}
 
 const char* kMpirun2 = "mpirun -np 2 --oversubscribe";
 
