@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 
 #include "megatron/plan.h"
 #include "replay/executor.h"
@@ -40,7 +41,11 @@ ScheduleSpec spec_for(ScheduleKind kind, int p, int v, std::int64_t m, double tf
   return s;
 }
 
-// Median over iterations of the iteration time (max over ranks), in ms.
+// Shortest iteration (max over ranks), in ms. Ranks that share cores with each other and with the
+// rest of the machine only ever add time to an iteration (a late wake-up, a preempted poll); on a
+// two-core machine running four ranks a median can sit 10% above the schedule, while the shortest of
+// several iterations stays within a few percent. The lower bound holds for every iteration because
+// each compute task sleeps at least its duration.
 double replay_ms(const ScheduleSpec& spec, int iterations) {
   auto rt = make_mpi_replay_runtime(W());
   RankJob job;
@@ -55,9 +60,17 @@ double replay_ms(const ScheduleSpec& spec, int iterations) {
     EXPECT_GT(it.compute_ns, 0);
     ms.push_back(W().max(static_cast<double>(it.iteration_ns) / 1e6));
   }
-  std::sort(ms.begin(), ms.end());
-  ::testing::Test::RecordProperty("replayed_ms", std::to_string(ms[ms.size() / 2]));
-  return ms[ms.size() / 2];
+  const double shortest = *std::min_element(ms.begin(), ms.end());
+  ::testing::Test::RecordProperty("replayed_ms", std::to_string(shortest));
+  return shortest;
+}
+
+// Never shorter than the closed form (1% for clock granularity), at most 8% longer: the overhead of
+// waking ranks and polling. Interleaved (v=2) and 1F1B differ by 16% in these tests, so a schedule of
+// the wrong shape fails.
+void expect_schedule_time(double got_ms, double expected_ms, const std::string& what) {
+  EXPECT_GE(got_ms, 0.99 * expected_ms) << what << " replayed " << got_ms << " ms, closed form " << expected_ms << " ms";
+  EXPECT_LE(got_ms, 1.08 * expected_ms) << what << " replayed " << got_ms << " ms, closed form " << expected_ms << " ms";
 }
 
 TEST(ReplayExecutorMpi, OneFOneBMatchesClosedForm) {
@@ -66,8 +79,8 @@ TEST(ReplayExecutorMpi, OneFOneBMatchesClosedForm) {
   const std::int64_t m = 8;
   const double tf = 2 * 4, tb = 4 * 4;  // 4 layers per stage, 2 ms forward / 4 ms backward per layer
   const double expected = static_cast<double>(m + p - 1) * (tf + tb);
-  const double got = replay_ms(spec_for(ScheduleKind::kOneFOneB, p, 1, m, tf, tb, false), 3);
-  EXPECT_NEAR(got, expected, 0.05 * expected) << "1F1B replayed " << got << " ms, closed form " << expected << " ms";
+  const double got = replay_ms(spec_for(ScheduleKind::kOneFOneB, p, 1, m, tf, tb, false), 6);
+  expect_schedule_time(got, expected, "1F1B");
 }
 
 TEST(ReplayExecutorMpi, InterleavedMatchesClosedFormWithAndWithoutOverlap) {
@@ -77,9 +90,8 @@ TEST(ReplayExecutorMpi, InterleavedMatchesClosedFormWithAndWithoutOverlap) {
   const double tf = 2 * 4, tb = 4 * 4;
   const double expected = (static_cast<double>(m) + static_cast<double>(p - 1) / v) * (tf + tb);
   for (bool overlap : {true, false}) {
-    const double got = replay_ms(spec_for(ScheduleKind::kInterleaved, p, v, m, tf, tb, overlap), 3);
-    EXPECT_NEAR(got, expected, 0.05 * expected)
-        << "interleaved v=2 overlap=" << overlap << " replayed " << got << " ms, closed form " << expected << " ms";
+    const double got = replay_ms(spec_for(ScheduleKind::kInterleaved, p, v, m, tf, tb, overlap), 6);
+    expect_schedule_time(got, expected, overlap ? "interleaved v=2 with overlap" : "interleaved v=2 without overlap");
   }
 }
 
