@@ -61,6 +61,7 @@ class NcclReplayRuntime final : public ReplayRuntime {
     while (events_.size() < 2 * tasks + 2) events_.push_back(make_event());
     tasks_ = tasks;
     recorded_.assign(tasks, false);
+    spun_ns_.assign(tasks, 0);
     world_.barrier();
     record(origin(), compute_);
   }
@@ -71,6 +72,7 @@ class NcclReplayRuntime final : public ReplayRuntime {
       gemm_->run(compute_.get(), duration_ns);
     } else {
       spin_->launch(compute_.get(), duration_ns, sms_);
+      spun_ns_[task] = duration_ns;
     }
     record(end(task), compute_);
     recorded_[task] = true;
@@ -152,6 +154,8 @@ class NcclReplayRuntime final : public ReplayRuntime {
       if (!recorded_[t]) continue;
       spans[t] = {elapsed_ns(start(t)), elapsed_ns(end(t))};
       last = std::max(last, spans[t].end_ns);
+      // The spin learns the launch latency under this replay's own NCCL load (SpinKernel::observe).
+      if (spun_ns_[t] > 0) spin_->observe(spun_ns_[t], spans[t].end_ns - spans[t].start_ns);
     }
     pending_.clear();
     *iteration_ns = last;
@@ -211,6 +215,7 @@ class NcclReplayRuntime final : public ReplayRuntime {
   std::vector<NcclComm> groups_;
   std::vector<CudaEvent> events_;
   std::vector<bool> recorded_;
+  std::vector<std::int64_t> spun_ns_;  // per task: the duration a spin launch was asked for, 0 if none
   std::size_t tasks_ = 0;
   std::map<int, std::size_t> pending_;
   DeviceMemory send_buf_, recv_buf_;

@@ -43,6 +43,22 @@ __global__ void spin_kernel(std::uint64_t duration_ns, unsigned long long* slot,
 
 const std::string kWhere = "this rank's GPU";
 
+// Queues 16 calls of `neighbour` (256 MiB each) on `stream`.
+void enqueue_neighbour(SpinNeighbour neighbour, ncclComm_t n, void* send, void* recv, std::size_t count,
+                       cudaStream_t stream) {
+  for (int i = 0; i < 16; ++i) {
+    if (neighbour == SpinNeighbour::kNcclSendRecv) {
+      check_nccl(ncclGroupStart(), "ncclGroupStart", kWhere, n);
+      check_nccl(ncclSend(send, count, ncclFloat, 0, n, stream), "ncclSend", kWhere, n);
+      check_nccl(ncclRecv(recv, count, ncclFloat, 0, n, stream), "ncclRecv", kWhere, n);
+      check_nccl(ncclGroupEnd(), "ncclGroupEnd", kWhere, n);
+    } else {
+      // ncclAvg, not ncclSum: on one rank NCCL turns a sum into a copy, an average into a kernel.
+      check_nccl(ncclAllReduce(send, recv, count, ncclFloat, ncclAvg, n, stream), "ncclAllReduce", kWhere, n);
+    }
+  }
+}
+
 }  // namespace
 
 int device_sms() {
@@ -92,6 +108,17 @@ void SpinKernel::calibrate() {
   overhead_ns_ = std::clamp<std::int64_t>(static_cast<std::int64_t>(over_ns[over_ns.size() / 2]), 0, 100000);
 }
 
+void SpinKernel::observe(std::int64_t requested_ns, std::int64_t measured_ns) {
+  if (requested_ns <= overhead_ns_) return;  // launched for 1 ns: says nothing about the latency
+  // The launch ran requested - overhead; the events saw that plus the latency of this launch.
+  const std::int64_t seen_ns = measured_ns - (requested_ns - overhead_ns_);
+  if (overheads_ns_.size() == kSamples) overheads_ns_.erase(overheads_ns_.begin());
+  overheads_ns_.push_back(std::clamp<std::int64_t>(seen_ns, 0, 100000));
+  std::vector<std::int64_t> sorted = overheads_ns_;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
+  overhead_ns_ = sorted[sorted.size() / 2];
+}
+
 void SpinKernel::launch(void* stream, std::int64_t requested_ns, int sms) {
   if (requested_ns <= 0) return;
   const std::int64_t duration_ns = std::max<std::int64_t>(requested_ns - overhead_ns_, 1);
@@ -101,7 +128,7 @@ void SpinKernel::launch(void* stream, std::int64_t requested_ns, int sms) {
   check_cuda(cudaGetLastError(), "spin_kernel launch", kWhere);
 }
 
-double timed_spin_ms(std::int64_t duration_ns, int sms, bool nccl_in_flight) {
+std::vector<double> timed_spins_ms(std::int64_t duration_ns, int sms, SpinNeighbour neighbour, int launches) {
   SpinKernel spin;  // calibrated on an idle GPU, before any NCCL work is queued
   cudaStream_t s = nullptr, c = nullptr;
   check_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate", kWhere);
@@ -114,9 +141,9 @@ double timed_spin_ms(std::int64_t duration_ns, int sms, bool nccl_in_flight) {
   check_cuda(cudaEventCreate(&b), "cudaEventCreate", kWhere);
   CudaEvent stop(b, 0);
   NcclComm nccl;
-  DeviceMemory buf;
+  DeviceMemory send, recv;
   const std::size_t count = std::size_t{64} << 20;  // 256 MiB of floats
-  if (nccl_in_flight) {
+  if (neighbour != SpinNeighbour::kNone) {
     int device = 0;
     check_cuda(cudaGetDevice(&device), "cudaGetDevice", kWhere);
     ncclComm_t n = nullptr;
@@ -124,19 +151,26 @@ double timed_spin_ms(std::int64_t duration_ns, int sms, bool nccl_in_flight) {
     nccl = NcclComm(n, device);
     void* p = nullptr;
     check_cuda(cudaMalloc(&p, count * sizeof(float)), "cudaMalloc", kWhere);
-    buf = DeviceMemory(p, device);
-    // ncclAvg, not ncclSum: on one rank NCCL turns a sum into a copy or nothing, but launches its
-    // oneRankReduce kernel for an average, so a real NCCL kernel is on the GPU beside the spin kernel.
-    for (int i = 0; i < 16; ++i) {
-      check_nccl(ncclAllReduce(p, p, count, ncclFloat, ncclAvg, n, comm.get()), "ncclAllReduce", kWhere, n);
-    }
+    send = DeviceMemory(p, device);
+    check_cuda(cudaMalloc(&p, count * sizeof(float)), "cudaMalloc", kWhere);
+    recv = DeviceMemory(p, device);
   }
-  check_cuda(cudaEventRecord(start.get(), compute.get()), "cudaEventRecord", kWhere);
-  spin.launch(compute.get(), duration_ns, sms);
-  check_cuda(cudaEventRecord(stop.get(), compute.get()), "cudaEventRecord", kWhere);
+  // Each launch starts behind 16 queued NCCL calls (about 2.5 ms of work, longer than the spin), so the
+  // NCCL kernel runs for the whole launch.
+  std::vector<double> ms;
+  for (int l = 0; l < launches; ++l) {
+    if (neighbour != SpinNeighbour::kNone)
+      enqueue_neighbour(neighbour, nccl.get(), send.get(), recv.get(), count, comm.get());
+    check_cuda(cudaEventRecord(start.get(), compute.get()), "cudaEventRecord", kWhere);
+    spin.launch(compute.get(), duration_ns, sms);
+    check_cuda(cudaEventRecord(stop.get(), compute.get()), "cudaEventRecord", kWhere);
+    check_cuda(cudaEventSynchronize(stop.get()), "cudaEventSynchronize", kWhere);
+    float elapsed = 0;
+    check_cuda(cudaEventElapsedTime(&elapsed, start.get(), stop.get()), "cudaEventElapsedTime", kWhere);
+    ms.push_back(static_cast<double>(elapsed));
+    spin.observe(duration_ns, static_cast<std::int64_t>(static_cast<double>(elapsed) * 1e6));
+  }
   check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", kWhere);
-  float ms = 0;
-  check_cuda(cudaEventElapsedTime(&ms, start.get(), stop.get()), "cudaEventElapsedTime", kWhere);
   return ms;
 }
 
