@@ -7,6 +7,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,5 +85,10 @@ struct NcclTestsImport {
 // came from in `imported_from`. `created_utc` is the time of the import.
 [[nodiscard]] nlohmann::json nccl_tests_results(const std::vector<NcclTestsImport>& imports,
                                                 const std::string& created_utc);
+
+// The pipebench.results/1 document of one file's text when it is nccl-tests output (text or -J JSON) with
+// at least one whole row, else nullopt: what report and predict --table read when they are given a log
+// itself rather than its import. The op and rank count come from the log or its file name.
+[[nodiscard]] std::optional<nlohmann::json> nccl_tests_results_of(const std::string& path, std::string_view text);
 
 }  // namespace pipebench

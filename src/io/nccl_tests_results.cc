@@ -2,6 +2,7 @@
 // Imported nccl-tests tests as one pipebench.results/1 file.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <set>
 
 #include "core/version.h"
@@ -103,6 +104,16 @@ json nccl_tests_results(const std::vector<NcclTestsImport>& imports, const std::
   doc["config"] = config;
   doc["imported_from"] = from;
   return doc;
+}
+
+std::optional<json> nccl_tests_results_of(const std::string& path, std::string_view text) {
+  NcclTestsHints hints;
+  hints.file_name = std::filesystem::path(path).filename().string();
+  NcclTestsImport imp{path, parse_nccl_tests(text, hints)};
+  std::size_t records = 0;
+  for (const auto& log : imp.file.logs) records += log.records.size();
+  if (records == 0) return std::nullopt;
+  return nccl_tests_results({imp}, "");
 }
 
 }  // namespace pipebench
