@@ -51,8 +51,9 @@ json system_of(const std::vector<NcclTestsImport>& imports) {
         add_unique(models, d.model);
         processes.insert({d.host, d.pid});
       }
-      if (!log.version.empty()) versions["nccl_tests"] = log.version;
-      if (!log.nccl_version.empty()) versions["nccl"] = log.nccl_version;
+      // Versions, like the devices, are the first test's that says them.
+      if (!log.version.empty() && !versions.contains("nccl_tests")) versions["nccl_tests"] = log.version;
+      if (!log.nccl_version.empty() && !versions.contains("nccl")) versions["nccl"] = log.nccl_version;
       // The first test's devices place the ranks (another file may be another machine: its hosts and
       // models are listed, its ranks not).
       if (devices_listed || log.devices.empty()) continue;

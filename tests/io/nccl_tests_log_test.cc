@@ -201,6 +201,41 @@ TEST(NcclTestsLog, SplitGroupsGiveTheGroupOfRankZero) {
   EXPECT_EQ(f.logs[0].records.at(0).nranks, 2);
 }
 
+TEST(NcclTestsLog, CputimeColumnsAndJsonCpuTimeAreRead) {
+  // -C 1 renames both time columns to cputime (writeResultHeader); -J writes "cpu_time".
+  const std::string text =
+      "#  Rank  0 Group  0 Pid   1191 on         vm device  0 [0000:00:06] NVIDIA H200\n"
+      "#  Rank  1 Group  0 Pid   1191 on         vm device  1 [0000:00:07] NVIDIA H200\n"
+      "#       size         count      type   redop    root  cputime   algbw   busbw  #wrong  cputime   algbw   busbw "
+      " #wrong\n"
+      "     1048576        262144     float    none      -1     8.00  131.07  131.07     N/A     8.00  131.07  131.07"
+      "     N/A\n";
+  NcclTestsHints hints;
+  hints.file_name = "sendrecv_perf.log";
+  const NcclTestsFile f = parse_nccl_tests(text, hints);
+  ASSERT_EQ(f.logs.at(0).records.size(), 2u);
+  EXPECT_DOUBLE_EQ(f.logs[0].records[0].time_us, 8.0);
+  EXPECT_EQ(f.logs[0].records[0].wrong, -1);
+  EXPECT_EQ(f.logs[0].nranks, 2);
+  const std::string json =
+      R"({"version": 1, "args": ["/opt/nccl-tests/build/broadcast_perf"], "config": {"nthreads": 1, "ngpus": 2,
+          "devices": [{"rank": 0, "group": 0, "pid": 7, "hostname": "vm", "device": 0, "device_hex": "0000:00:06",
+          "device_info": "NVIDIA H200"}]},
+          "results": [{"size": 1024, "count": 256, "type": "float", "redop": "none", "root": "     0",
+            "out_of_place": {"cpu_time": 4.5, "alg_bw": 0.23, "bus_bw": 0.23, "nwrong": null},
+            "in_place": {"cpu_time": 4.4, "alg_bw": 0.23, "bus_bw": 0.23, "nwrong": 0}},
+            {"size": 2048, "count": 512, "type": "float", "redop": "none", "root": "     0",
+            "out_of_place": {"cpu_time": "nan", "alg_bw": 0.45, "bus_bw": 0.45, "nwrong": 0},
+            "in_place": {"cpu_time": 4.4, "alg_bw": 0.46, "bus_bw": 0.46, "nwrong": 0}}]})";
+  const NcclTestsFile j = parse_nccl_tests(json, {});
+  ASSERT_EQ(j.logs.at(0).records.size(), 2u);  // the row with "nan" is left out
+  EXPECT_EQ(j.logs[0].op, "broadcast");
+  EXPECT_EQ(j.logs[0].nranks, 2);
+  EXPECT_EQ(j.logs[0].records[0].root, 0);
+  EXPECT_DOUBLE_EQ(j.logs[0].records[1].time_us, 4.4);
+  EXPECT_EQ(j.skipped.at("results with a time that is not a number"), 1);
+}
+
 TEST(NcclTestsLog, WithoutDeviceLinesTheRankCountComesFromTheHint) {
   const std::string text =
       "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  "
@@ -251,7 +286,7 @@ TEST(NcclTestsLog, ResultsFileReadsBackAsPipebenchResults) {
   EXPECT_EQ(rs.system.gpu_models, (std::vector<std::string>{"NVIDIA H200", "NVIDIA A100-SXM4-80GB"}));
   ASSERT_EQ(rs.system.devices.size(), 8u);  // the first test's ranks
   EXPECT_EQ(rs.system.devices[3].bus_id, "0000:5d:00.0");
-  EXPECT_EQ(rs.system.versions.at("nccl"), "2.13.4");
+  EXPECT_EQ(rs.system.versions.at("nccl"), "2.28.3");  // the first test's, as its devices
   EXPECT_EQ(rs.records[0].op, "all_reduce");
   EXPECT_EQ(rs.records[30].op, "all_gather");
   EXPECT_EQ(rs.records[30].nranks, 16);
