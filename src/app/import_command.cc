@@ -64,6 +64,8 @@ int run_import_command(const ImportOptions& o, std::ostream& out, std::ostream& 
   if (!o.json_path.empty()) {
     write_output_file("--json", o.json_path, nccl_tests_results(imports, utc_timestamp()).dump(2) + "\n");
     out << "wrote " << o.json_path << ": " << records << " records (pipebench.results/1, source nccl-tests)\n";
+  } else {
+    out << records << " records read; nothing written (--json OUT writes them)\n";
   }
   return static_cast<int>(ExitCode::kOk);
 }
