@@ -138,6 +138,20 @@ TEST(NcclTestsLog, Layout2021HasPerOpColumnsAndAnErrorColumn) {
   EXPECT_EQ(log.records[0].redop, "sum");
   EXPECT_EQ(log.records[0].wrong, -1);  // "error" is a deviation, not a count
   for (const auto& r : log.records) expect_consistent(r);
+  // The same era's all_gather and sendrecv print neither redop nor root (src/all_gather.cu of 2021).
+  const std::string sendrecv =
+      "#   Rank  0 Pid   9876 on    v100box device  0 [0x1a] Tesla V100-SXM2-32GB\n"
+      "#   Rank  1 Pid   9876 on    v100box device  1 [0x1b] Tesla V100-SXM2-32GB\n"
+      "#       size         count      type     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "     1048576        262144     float    20.97   50.00   50.00  0e+00    20.97   50.00   50.00    N/A\n";
+  NcclTestsHints hints;
+  hints.file_name = "sendrecv_perf.txt";
+  const NcclTestsFile f2 = parse_nccl_tests(sendrecv, hints);
+  ASSERT_EQ(f2.logs.at(0).records.size(), 2u);
+  EXPECT_EQ(f2.logs[0].records[0].redop, "none");
+  EXPECT_EQ(f2.logs[0].records[0].root, -1);
+  EXPECT_EQ(f2.logs[0].records[0].nranks, 2);
+  expect_consistent(f2.logs[0].records[0]);
 }
 
 TEST(NcclTestsLog, JsonMatchesTheTextOfTheSameRunAndKeepsPerIterationStatistics) {
