@@ -250,6 +250,22 @@ TEST(NcclTestsLog, CputimeColumnsAndJsonCpuTimeAreRead) {
   EXPECT_EQ(j.skipped.at("results with a time that is not a number"), 1);
 }
 
+TEST(NcclTestsLog, ALogWithoutItsHeadIsReadInTheLayoutSince213) {
+  // The last rows of the 2.19 fixture only, as a terminal scroll-back gives them.
+  std::string text =
+      "        8192          2048     float     sum      -1    21.80    0.38    0.66       0    21.96    0.37"
+      "    0.65       0\n"
+      "       32768          8192     float     sum      -1    21.95    1.49    2.61       0\n";
+  NcclTestsHints hints;
+  hints.op = "all_reduce";
+  hints.nranks = 8;
+  const NcclTestsFile f = parse_nccl_tests(text, hints);
+  ASSERT_EQ(f.logs.at(0).records.size(), 2u);
+  EXPECT_DOUBLE_EQ(f.logs[0].records[1].time_us, 21.96);
+  EXPECT_EQ(f.skipped.at("table rows cut short"), 1);
+  EXPECT_EQ(parse_nccl_tests("   8   2   float   21.80\n", hints).skipped.at("table rows before any column header"), 1);
+}
+
 TEST(NcclTestsLog, WithoutDeviceLinesTheRankCountComesFromTheHint) {
   const std::string text =
       "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  "
