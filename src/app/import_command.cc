@@ -42,7 +42,9 @@ void print_test(std::ostream& out, const std::string& path, const NcclTestsLog& 
 int run_import_command(const ImportOptions& o, std::ostream& out, std::ostream& err) {
   if (o.source != "nccl-tests") throw UsageError("import " + o.source + ": the format to import is nccl-tests");
   if (o.files.empty()) throw UsageError("import nccl-tests: no FILE (nccl-tests output, text or -J JSON)");
-  if (o.nranks < 0 || o.nranks > (1 << 20)) throw UsageError("--nranks " + std::to_string(o.nranks) + ": out of range");
+  if (o.nranks < 0 || o.nranks > (1 << 17)) {
+    throw UsageError("--nranks " + std::to_string(o.nranks) + ": out of range (1 to 131072)");
+  }
   if (!o.json_path.empty()) require_output_path("--json", o.json_path);
   std::vector<NcclTestsImport> imports;
   std::size_t records = 0;

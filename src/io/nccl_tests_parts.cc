@@ -23,10 +23,12 @@ std::string nccl_tests_op(std::string_view name) {
   if (slash != std::string_view::npos) name.remove_prefix(slash + 1);
   std::string s(name);
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  const auto ops = nccl_tests_ops();
   // Longest first: "alltoallv" before "alltoall", "reduce_scatter" before "reduce".
-  std::vector<std::string> by_length = ops;
-  std::sort(by_length.begin(), by_length.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+  static const std::vector<std::string> by_length = [] {
+    std::vector<std::string> v = nccl_tests_ops();
+    std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+    return v;
+  }();
   for (const auto& op : by_length) {
     std::string squeezed = op;
     squeezed.erase(std::remove(squeezed.begin(), squeezed.end(), '_'), squeezed.end());
@@ -50,7 +52,10 @@ namespace {
 // listed rank stands for its process's nThreads*nGpus ranks even when a JSON file lists one per process
 // or a text line was cut at 2048 characters.
 void place_ranks(NcclTestsLog& log) {
-  const int per_process = std::max(1, log.nthreads) * std::max(1, log.ngpus);
+  // A header claiming more than 1024 ranks per process (nThread x nGpus) is not believed: each listed
+  // device then stands for itself.
+  const long long claimed = static_cast<long long>(std::max(1, log.nthreads)) * std::max(1, log.ngpus);
+  const int per_process = claimed <= 1024 ? static_cast<int>(claimed) : 1;
   std::map<int, int> group_of_process;
   int rank0_group = 0, lowest = 1 << 30;
   for (const auto& d : log.devices) {
