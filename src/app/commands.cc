@@ -2,6 +2,7 @@
 #include "app/commands.h"
 
 #include "app/bench_command.h"
+#include "app/import_command.h"
 #include "app/pairs_command.h"
 #include "app/plan_command.h"
 #include "app/predict_command.h"
@@ -24,6 +25,7 @@ std::vector<std::unique_ptr<Subcommand>> make_command_table() {
   table.push_back(make_trace_command());
   table.push_back(make_replay_command());
   table.push_back(make_report_command());
+  table.push_back(make_import_command());
   return table;
 }
 

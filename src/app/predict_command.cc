@@ -11,7 +11,9 @@
 #include "app/model_error_flags.h"
 #include "backend/backend_factory.h"
 #include "core/error.h"
+#include "core/file_io.h"
 #include "core/json_file.h"
+#include "io/nccl_tests_log.h"
 #include "io/plan_io.h"
 #include "io/prediction_io.h"
 #include "io/results_io.h"
@@ -107,11 +109,34 @@ std::unique_ptr<CostModel> make_assumed_costs(const PredictOptions& o, std::stri
   return assumed;
 }
 
+// --table: a results file, or an nccl-tests log read as `pipebench import nccl-tests` would.
+ResultSet load_table(const std::string& path) {
+  if (const auto imported = nccl_tests_results_of(path, read_input_file("--table", path))) {
+    return results_from_json(*imported, "--table " + path);
+  }
+  return load_results("--table", path);
+}
+
+// --table of `pipebench import nccl-tests`: its collective table stands for the machine (NcclTestsCost).
+std::unique_ptr<CostModel> nccl_tests_costs(const PredictOptions& o, const ResultSet& results, std::string& cost_text) {
+  if (o.class_fallback) {
+    throw UsageError("--class-fallback: " + o.table_path +
+                     " is an nccl-tests import; its table stands for every group already");
+  }
+  auto costs = std::make_unique<NcclTestsCost>(results.records, o.table_path);
+  cost_text = "derived from nccl-tests " + costs->reference_op() + " on " + std::to_string(costs->reference_nranks()) +
+              " ranks (" + o.table_path + "): P2P " +
+              (costs->has_sendrecv() ? "from its sendrecv table" : "= its smallest-size time + bytes / busbw") +
+              ", collectives on k ranks by their bus factor for k";
+  return costs;
+}
+
 // The one cost model the options name (checked by the caller), its description, and the topology paths
 // of a measured table.
 std::unique_ptr<CostModel> make_costs(const PredictOptions& o, std::string& cost_text, PathModel& paths) {
   if (!o.table_path.empty()) {
-    const ResultSet results = load_results("--table", o.table_path);
+    const ResultSet results = load_table(o.table_path);
+    if (results.source == "nccl-tests") return nccl_tests_costs(o, results, cost_text);
     const RankTopology placed = rank_topology(results);
     auto measured = std::make_unique<MeasuredCost>(results.records, RankClassMap(placed), o.table_path);
     if (o.class_fallback) measured->allow_class_fallback();
@@ -205,7 +230,8 @@ class PredictCommand final : public Subcommand {
 
 void PredictCommand::add_options(CLI::App& sub) {
   sub.add_option("--plan", o_.plan_path, "the plan (pipebench plan --json)")->required();
-  sub.add_option("--table", o_.table_path, "measured costs: the results JSON of bench --plan");
+  sub.add_option("--table", o_.table_path,
+                 "measured costs: the results JSON of bench --plan, or an nccl-tests log or its import");
   sub.add_option("--link-gbps", o_.link_gbps, "what-if: every link this many GB/s per direction")
       ->check(CLI::PositiveNumber);
   sub.add_option("--link-latency-us", o_.link_latency_us, "what-if: per-message latency")

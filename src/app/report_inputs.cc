@@ -8,7 +8,9 @@
 #include <optional>
 
 #include "core/error.h"
+#include "core/file_io.h"
 #include "core/json_file.h"
+#include "io/nccl_tests_log.h"
 #include "io/prediction_io.h"
 #include "io/replay_io.h"
 #include "io/results_io.h"
@@ -99,7 +101,17 @@ ScheduleInput replay_input(const ReplayResult& r, const std::string& path) {
 // In a folder (a run folder), files of other schemas are listed as not read; named alone, they are
 // bad input.
 void add_file(ReportInputs& out, const std::string& flag, const std::string& path, bool in_folder, bool baseline) {
-  const nlohmann::json doc = read_json_file(flag, path);
+  // A file that is not a pipebench file may be an nccl-tests log (text or -J JSON): read as
+  // `pipebench import nccl-tests` would write it. pipebench files are parsed once.
+  const std::string text = read_input_file(flag, path);
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("schema")) {
+    if (auto imported = nccl_tests_results_of(path, text)) {
+      doc = std::move(*imported);
+    } else if (doc.is_discarded()) {
+      doc = read_json_file(flag, path);  // throws its "not JSON (...)" message
+    }
+  }
   const std::string schema = doc.is_object() && doc.contains("schema") && doc.at("schema").is_string()
                                  ? doc.at("schema").get<std::string>()
                                  : std::string();

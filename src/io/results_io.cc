@@ -103,6 +103,7 @@ ResultSet results_from_json(const json& j, const std::string& where) {
   rs.system = read_system(f, j, where);
   if (j.contains("tool_version")) rs.tool_version = f.get_string(j, "", "tool_version");
   if (j.contains("created_utc")) rs.created_utc = f.get_string(j, "", "created_utc");
+  if (j.contains("source")) rs.source = f.get_string(j, "", "source");
   const json& records = f.array(j, "", "records");
   for (std::size_t i = 0; i < records.size(); ++i) {
     rs.records.push_back(record_from_json(records[i], where + " " + JsonFields::item("records", i)));

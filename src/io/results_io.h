@@ -40,6 +40,7 @@ struct SystemInfo {
 struct ResultSet {
   SystemInfo system;
   std::string tool_version, created_utc;  // "" when the file has none (imported files)
+  std::string source;                     // "nccl-tests" for `pipebench import nccl-tests`; "" for pipebench's own
   std::vector<ResultRecord> records;
 };
 

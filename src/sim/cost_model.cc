@@ -32,6 +32,27 @@ std::string describe(const std::string& op, const std::vector<int>& ranks) {
   return s + (ranks.size() > 8 ? ",...}" : "}");
 }
 
+// Log-log between measured (size, us) points; outside them alpha-beta through the two nearest.
+CommCost interpolate(const std::vector<std::pair<double, double>>& v, std::int64_t bytes) {
+  const double x = static_cast<double>(bytes);
+  if (v.size() == 1) return {ns(v[0].second * (x > v[0].first ? x / v[0].first : 1.0)), "measured (scaled)"};
+  // Log-log interpolation inside the measured range.
+  for (std::size_t i = 0; i + 1 < v.size(); ++i) {
+    if (x >= v[i].first && x <= v[i + 1].first) {
+      if (v[i + 1].first == v[i].first) return {ns(v[i].second), "measured"};
+      const double f = std::log(x / v[i].first) / std::log(v[i + 1].first / v[i].first);
+      return {ns(std::exp(std::log(v[i].second) + f * std::log(v[i + 1].second / v[i].second))), "measured"};
+    }
+  }
+  // Alpha-beta through the two nearest points: t = alpha + x / beta.
+  const bool above = x > v.back().first;
+  const auto& a = above ? v[v.size() - 2] : v[0];
+  const auto& b = above ? v.back() : v[1];
+  const double slope = (b.second - a.second) / (b.first - a.first);
+  const double alpha = a.second - slope * a.first;
+  return {ns(std::max(0.0, alpha + std::max(slope, 0.0) * x)), "measured (extrapolated)"};
+}
+
 }  // namespace
 
 RankClassMap::RankClassMap(const RankTopology& t) {
@@ -117,24 +138,87 @@ CommCost MeasuredCost::cost(const std::string& op, const std::vector<int>& ranks
   throw ModelError(ModelError::Input::kNoMeasurement, path_ + ": " + missing, missing, fallback_);
 }
 
-CommCost MeasuredCost::interpolate(const std::vector<std::pair<double, double>>& v, std::int64_t bytes) const {
-  const double x = static_cast<double>(bytes);
-  if (v.size() == 1) return {ns(v[0].second * (x > v[0].first ? x / v[0].first : 1.0)), "measured (scaled)"};
-  // Log-log interpolation inside the measured range.
-  for (std::size_t i = 0; i + 1 < v.size(); ++i) {
-    if (x >= v[i].first && x <= v[i + 1].first) {
-      if (v[i + 1].first == v[i].first) return {ns(v[i].second), "measured"};
-      const double f = std::log(x / v[i].first) / std::log(v[i + 1].first / v[i].first);
-      return {ns(std::exp(std::log(v[i].second) + f * std::log(v[i + 1].second / v[i].second))), "measured"};
+namespace {
+
+// The table that stands for the machine, in order of preference: all_reduce is what users run and
+// moves the most bytes per rank; sendrecv last (its busbw is one link's, factor 1).
+const std::vector<std::string>& reference_preference() {
+  static const std::vector<std::string> order = {"all_reduce", "reduce_scatter", "all_gather", "alltoall", "broadcast",
+                                                 "reduce",     "gather",         "scatter",    "sendrecv"};
+  return order;
+}
+
+bool usable(const ResultRecord& r) {
+  return r.error.empty() && !r.in_place && r.size_bytes > 0 && r.time_us > 0 && std::isfinite(r.time_us) &&
+         std::isfinite(r.busbw_gbps);
+}
+
+}  // namespace
+
+NcclTestsCost::NcclTestsCost(const std::vector<ResultRecord>& records, const std::string& path) {
+  for (const auto& pref : reference_preference()) {
+    for (const auto& r : records) {
+      if (usable(r) && r.op == pref && r.busbw_gbps > 0 && r.nranks > reference_nranks_) reference_nranks_ = r.nranks;
+    }
+    if (reference_nranks_ > 1) {
+      reference_op_ = pref;
+      break;
+    }
+    reference_nranks_ = 0;
+  }
+  if (reference_op_.empty()) {
+    throw ModelError(ModelError::Input::kNoMeasuredRecord,
+                     path + ": no nccl-tests table of 2 or more ranks with a bus bandwidth to derive costs from",
+                     "no nccl-tests table with a bus bandwidth");
+  }
+  std::vector<std::pair<double, double>> latency;
+  for (const auto& r : records) {
+    if (!usable(r)) continue;
+    std::vector<int> ranks = r.ranks;
+    std::sort(ranks.begin(), ranks.end());
+    measured_[{r.op, ranks}].emplace_back(static_cast<double>(r.size_bytes), r.time_us);
+    if (r.op == "sendrecv") sendrecv_.emplace_back(static_cast<double>(r.size_bytes), r.time_us);
+    if (r.op != reference_op_ || r.nranks != reference_nranks_) continue;
+    latency.emplace_back(static_cast<double>(r.size_bytes), r.time_us);
+    if (r.busbw_gbps > 0) busbw_.emplace_back(static_cast<double>(r.size_bytes), r.busbw_gbps);
+  }
+  for (auto* v : {&latency, &busbw_, &sendrecv_}) std::sort(v->begin(), v->end());
+  for (auto& [key, v] : measured_) std::sort(v.begin(), v.end());
+  latency_us_ = latency.front().second;  // the fastest row at the smallest size
+}
+
+double NcclTestsCost::busbw_gbps(double bytes) const {
+  if (bytes <= busbw_.front().first) return busbw_.front().second;
+  if (bytes >= busbw_.back().first) return busbw_.back().second;
+  const auto hi = std::lower_bound(busbw_.begin(), busbw_.end(), std::make_pair(bytes, 0.0));
+  const auto lo = hi - 1;
+  if (hi->first == lo->first) return hi->second;
+  const double f = std::log(bytes / lo->first) / std::log(hi->first / lo->first);
+  return lo->second + f * (hi->second - lo->second);
+}
+
+CommCost NcclTestsCost::cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const {
+  const std::string derived = "derived from nccl-tests " + reference_op_;
+  if (op == "pair") {
+    if (!sendrecv_.empty()) {
+      CommCost c = interpolate(sendrecv_, bytes);
+      c.source = "nccl-tests sendrecv" + std::string(c.source == "measured" ? "" : " (" + c.source + ")");
+      return c;
+    }
+  } else {
+    const auto it = measured_.find({op, ranks});
+    if (it != measured_.end()) {
+      CommCost c = interpolate(it->second, bytes);
+      const std::string how = c.source == "measured" ? "" : ", " + c.source.substr(c.source.find('(') + 1);
+      c.source = "measured (nccl-tests " + op + (how.empty() ? ")" : how);
+      return c;
     }
   }
-  // Alpha-beta through the two nearest points: t = alpha + x / beta.
-  const bool above = x > v.back().first;
-  const auto& a = above ? v[v.size() - 2] : v[0];
-  const auto& b = above ? v.back() : v[1];
-  const double slope = (b.second - a.second) / (b.first - a.first);
-  const double alpha = a.second - slope * a.first;
-  return {ns(std::max(0.0, alpha + std::max(slope, 0.0) * x)), "measured (extrapolated)"};
+  const double factor = link_bytes_factor(op, ranks.size());
+  if (op != "pair" && ranks.size() <= 1) return {0, derived};
+  const double b = static_cast<double>(std::max<std::int64_t>(bytes, 0));
+  const double us = latency_us_ + b * factor / (busbw_gbps(std::max(b, 1.0)) * kBytesPerGB) * kUsPerSecond;
+  return {ns(us), derived};
 }
 
 }  // namespace pipebench

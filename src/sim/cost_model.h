@@ -84,11 +84,41 @@ class MeasuredCost final : public CostModel {
   CommCost cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const override;
 
  private:
-  [[nodiscard]] CommCost interpolate(const std::vector<std::pair<double, double>>& v, std::int64_t bytes) const;
   std::string path_;
   std::map<std::pair<std::string, std::vector<int>>, std::vector<std::pair<double, double>>> points_;  // size, us
   RankClassMap classes_;
   bool fallback_ = false;
+};
+
+// A table imported from nccl-tests (`pipebench import nccl-tests`: "source": "nccl-tests") holds one
+// N-rank collective (the usual case: all_reduce_perf -g 8), and stands for the machine:
+// - a group and op the table measured is interpolated as MeasuredCost does ("measured (nccl-tests OP)");
+// - P2P: a sendrecv table, where present, as it is ("nccl-tests sendrecv"); else b bytes cost the
+//   table's time at its smallest size (its latency) + b / busbw(b), busbw at the nearest measured sizes
+//   interpolated on log size ("derived from nccl-tests OP");
+// - a collective on k ranks: latency + b x the op's bus factor for k / busbw(b) (the inverse of busbw =
+//   algbw x factor, nccl-tests doc/PERFORMANCE.md), "derived from nccl-tests OP".
+// The reference table is all_reduce where present (else another collective, else sendrecv), of the
+// most ranks, out-of-place (nccl-tests' first columns).
+class NcclTestsCost final : public CostModel {
+ public:
+  // Throws ModelError naming `path` when no table has a bus bandwidth to derive from.
+  NcclTestsCost(const std::vector<ResultRecord>& records, const std::string& path);
+  CommCost cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const override;
+  [[nodiscard]] const std::string& reference_op() const { return reference_op_; }
+  [[nodiscard]] int reference_nranks() const { return reference_nranks_; }
+  [[nodiscard]] bool has_sendrecv() const { return !sendrecv_.empty(); }
+  [[nodiscard]] double latency_us() const { return latency_us_; }
+  // busbw at `bytes`: linear in log size between the nearest measured sizes, the end values outside.
+  [[nodiscard]] double busbw_gbps(double bytes) const;
+
+ private:
+  std::string reference_op_;
+  int reference_nranks_ = 0;
+  double latency_us_ = 0;
+  std::vector<std::pair<double, double>> busbw_;     // size, GB/s (size > 0, busbw > 0)
+  std::vector<std::pair<double, double>> sendrecv_;  // size, us
+  std::map<std::pair<std::string, std::vector<int>>, std::vector<std::pair<double, double>>> measured_;
 };
 
 }  // namespace pipebench

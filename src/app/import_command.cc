@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: Apache-2.0
+// `pipebench import nccl-tests`.
+#include "app/import_command.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "core/error.h"
+#include "core/file_io.h"
+#include "io/nccl_tests_log.h"
+#include "report/system_info.h"
+
+namespace pipebench {
+
+namespace {
+
+void print_test(std::ostream& out, const std::string& path, const NcclTestsLog& log) {
+  std::string hosts, models;
+  for (const auto& d : log.devices) {
+    if (hosts.find(d.host) == std::string::npos) hosts += (hosts.empty() ? "" : ",") + d.host;
+    if (models.find(d.model) == std::string::npos) models += (models.empty() ? "" : ", ") + d.model;
+  }
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%s: %s (%s%s%s), %d ranks%s%s%s, %zu rows", path.c_str(),
+                log.op.empty() ? "op unknown" : log.op.c_str(), log.format.c_str(),
+                log.version.empty() ? "" : ", nccl-tests ", log.version.c_str(), log.nranks,
+                hosts.empty() ? "" : (" on " + hosts).c_str(), models.empty() ? "" : (" (" + models + ")").c_str(),
+                log.groups > 1 ? (" in " + std::to_string(log.groups) + " concurrent groups").c_str() : "",
+                log.records.size() / 2);
+  out << buf;
+  if (log.avg_busbw_gbps >= 0) {
+    std::snprintf(buf, sizeof buf, ", avg busbw %.4g GB/s", log.avg_busbw_gbps);
+    out << buf;
+  }
+  out << (log.concluded ? "" : " (the log ends before its footer)") << "\n";
+}
+
+}  // namespace
+
+int run_import_command(const ImportOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.source != "nccl-tests") throw UsageError("import " + o.source + ": the format to import is nccl-tests");
+  if (o.files.empty()) throw UsageError("import nccl-tests: no FILE (nccl-tests output, text or -J JSON)");
+  if (o.nranks < 0 || o.nranks > (1 << 17)) {
+    throw UsageError("--nranks " + std::to_string(o.nranks) + ": out of range (1 to 131072)");
+  }
+  if (!o.json_path.empty()) require_output_path("--json", o.json_path);
+  std::vector<NcclTestsImport> imports;
+  std::size_t records = 0;
+  for (const auto& path : o.files) {
+    NcclTestsHints hints;
+    hints.op = o.op;
+    hints.nranks = o.nranks;
+    hints.file_name = std::filesystem::path(path).filename().string();
+    NcclTestsImport imp{path, parse_nccl_tests(read_input_file("FILE", path), hints)};
+    for (const auto& log : imp.file.logs) {
+      print_test(out, path, log);
+      records += log.records.size();
+    }
+    if (imp.file.logs.empty()) out << path << ": no nccl-tests table\n";
+    for (const auto& [why, count] : imp.file.skipped) err << path << ": skipped " << count << " " << why << "\n";
+    imports.push_back(std::move(imp));
+  }
+  if (records == 0) throw UsageError("import nccl-tests: no whole table row in the files given; nothing written");
+  if (!o.json_path.empty()) {
+    write_output_file("--json", o.json_path, nccl_tests_results(imports, utc_timestamp()).dump(2) + "\n");
+    out << "wrote " << o.json_path << ": " << records << " records (pipebench.results/1, source nccl-tests)\n";
+  } else {
+    out << records << " records read; nothing written (--json OUT writes them)\n";
+  }
+  return static_cast<int>(ExitCode::kOk);
+}
+
+namespace {
+
+class ImportCommand final : public Subcommand {
+ public:
+  std::string name() const override { return "import"; }
+  std::string summary() const override { return "nccl-tests logs (text or -J JSON) as a pipebench results file"; }
+  void add_options(CLI::App& sub) override {
+    sub.add_option("FORMAT", o_.source, "nccl-tests")->required();
+    sub.add_option("FILE", o_.files, "nccl-tests output: the text it printed, or its -J JSON")->required();
+    sub.add_option("--json", o_.json_path, "write the pipebench.results/1 file here");
+    sub.add_option("--op", o_.op, "the op of logs that do not name it (nccl-tests before 2.17.4)");
+    sub.add_option("--nranks", o_.nranks, "the rank count of logs without their device lines");
+  }
+  void finish(const CLI::App& /*sub*/, const CommandExtras& /*extras*/) override {}
+  int run(const World* /*world*/) override { return run_import_command(o_, std::cout, std::cerr); }
+
+ private:
+  ImportOptions o_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> make_import_command() { return std::make_unique<ImportCommand>(); }
+
+}  // namespace pipebench

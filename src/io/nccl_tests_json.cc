@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: Apache-2.0
+// nccl-tests `-J` JSON (versions 1-3: nccl-tests src/util.cu jsonOutputInit, writeDeviceReport,
+// writeBenchmarkLine*, writePerIterReport, writeResultFooter). nccl-tests writes it as it runs, so a run
+// that dies leaves the file cut short: nlohmann-json's parser callback hands over each result object as
+// it completes, and those are kept even when the document as a whole does not parse.
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "io/nccl_tests_log.h"
+#include "io/nccl_tests_parts.h"
+
+namespace pipebench {
+
+namespace {
+
+using nlohmann::json;
+
+// A JSON number (nccl-tests writes NaN as the string "nan") that is finite.
+bool number_at(const json& o, const char* key, double& out) {
+  if (!o.is_object() || !o.contains(key) || !o.at(key).is_number()) return false;
+  out = o.at(key).get<double>();
+  return std::isfinite(out);
+}
+
+bool int_at(const json& o, const char* key, int& out, int lo, int hi) {
+  double v = 0;
+  if (!number_at(o, key, v) || v < lo || v > hi || v != std::floor(v)) return false;
+  out = static_cast<int>(v);
+  return true;
+}
+
+std::string string_at(const json& o, const char* key) {
+  return o.is_object() && o.contains(key) && o.at(key).is_string() ? o.at(key).get<std::string>() : "";
+}
+
+void read_config(const json& c, NcclTestsLog& log) {
+  int v = 0;
+  if (int_at(c, "nthreads", v, 1, 1 << 16)) log.nthreads = v;
+  if (int_at(c, "ngpus", v, 1, 1 << 16)) log.ngpus = v;
+  if (int_at(c, "iterations", v, 0, 1 << 30)) log.iters = v;
+  if (int_at(c, "warmup_iters", v, 0, 1 << 30)) log.warmup = v;
+  if (int_at(c, "aggregated_iterations", v, 1, 1 << 30)) log.agg_iters = v;
+  if (int_at(c, "graph", v, 0, 1 << 30)) log.graph = v;
+  if (!c.contains("devices") || !c.at("devices").is_array()) return;
+  for (const auto& e : c.at("devices")) {
+    NcclTestsDevice d;
+    if (!int_at(e, "rank", d.rank, 0, 1 << 24)) continue;
+    (void)int_at(e, "group", d.group, 0, 1 << 24);
+    (void)int_at(e, "pid", d.pid, 0, 1 << 30);
+    (void)int_at(e, "device", d.device, 0, 1 << 16);
+    d.host = string_at(e, "hostname");
+    d.bus_id = string_at(e, "device_hex");
+    d.model = string_at(e, "device_info");
+    log.devices.push_back(d);
+  }
+}
+
+// One placement ({time|cpu_time, alg_bw, bus_bw, nwrong}) with its per-iteration block; "" or why not.
+std::string read_placement(const json& p, const json* per_iter, ResultRecord& r) {
+  if (!p.is_object()) return "results without both placements";
+  double time = 0;
+  if (!number_at(p, "time", time) && !number_at(p, "cpu_time", time)) return "results with a time that is not a number";
+  if (!number_at(p, "alg_bw", r.algbw_gbps) || !number_at(p, "bus_bw", r.busbw_gbps)) {
+    return "results with a bandwidth that is not a number";
+  }
+  if (time <= 0 || time > 1e12 || r.algbw_gbps < 0 || r.busbw_gbps < 0 || r.algbw_gbps > 1e9 || r.busbw_gbps > 1e9) {
+    return "results with a time or bandwidth out of range";
+  }
+  r.time_us = time;
+  double wrong = -1;
+  if (number_at(p, "nwrong", wrong) && wrong >= 0 && wrong < 9e18) r.wrong = static_cast<std::int64_t>(wrong);
+  if (per_iter && per_iter->is_object()) {
+    // -I: CUDA-event statistics per outer iteration (computeIterStats), beside the host-clock mean.
+    Stats s;
+    const bool all = number_at(*per_iter, "min_us", s.min_us) && number_at(*per_iter, "max_us", s.max_us) &&
+                     number_at(*per_iter, "avg_us", s.mean_us) && number_at(*per_iter, "p50_us", s.median_us) &&
+                     number_at(*per_iter, "p95_us", s.p95_us) && number_at(*per_iter, "stdev_us", s.stddev_us);
+    const json& times = per_iter->contains("times_us") ? per_iter->at("times_us") : json();
+    int skipped = 0;
+    (void)int_at(*per_iter, "skipped_iterations", skipped, 0, 1 << 30);
+    if (all && s.min_us > 0 && times.is_array() && static_cast<int>(times.size()) > skipped) {
+      s.samples = static_cast<int>(times.size()) - skipped;
+      r.stats = s;
+    }
+  }
+  return "";
+}
+
+std::string read_result(const json& e, std::vector<ResultRecord>& out) {
+  ResultRecord base;
+  base.backend = "nccl";
+  double size = 0, count = 0;
+  if (!number_at(e, "size", size) || !number_at(e, "count", count) || size < 0 || count < 0 || size > 9e18 ||
+      count > 9e18) {
+    return "results with a size or count that is not a number";
+  }
+  base.size_bytes = static_cast<std::uint64_t>(size);
+  base.count = static_cast<std::uint64_t>(count);
+  base.dtype = string_at(e, "type");
+  base.redop = string_at(e, "redop");
+  if (base.redop.empty()) base.redop = "none";
+  // "root" is the row's text, "%6i" (writeBenchmarkLinePreamble).
+  const std::string root = string_at(e, "root");
+  char* end = nullptr;
+  const long r = std::strtol(root.c_str(), &end, 10);
+  if (!root.empty() && (*end != '\0' || r < -1 || r > (1 << 24))) return "results with a root that is not a rank";
+  base.root = root.empty() ? -1 : static_cast<int>(r);
+  if (base.dtype.empty()) return "results without a type";
+  ResultRecord oop = base, ip = base;
+  ip.in_place = true;
+  const auto block = [&e](const char* key) { return e.contains(key) ? &e.at(key) : nullptr; };
+  const json none;
+  std::string why =
+      read_placement(e.contains("out_of_place") ? e.at("out_of_place") : none, block("out_of_place_per_iter"), oop);
+  if (why.empty())
+    why = read_placement(e.contains("in_place") ? e.at("in_place") : none, block("in_place_per_iter"), ip);
+  if (!why.empty()) return why;
+  out.push_back(oop);
+  out.push_back(ip);
+  return "";
+}
+
+}  // namespace
+
+NcclTestsFile parse_nccl_tests_json(std::string_view text, const NcclTestsHints& hints) {
+  NcclTestsFile file;
+  NcclTestsLog log;
+  log.format = "json";
+  std::string top_key;
+  json::parser_callback_t keep = [&](int depth, json::parse_event_t event, json& parsed) {
+    if (depth == 1 && event == json::parse_event_t::key) top_key = parsed.get<std::string>();
+    if (depth == 1 && event == json::parse_event_t::value) {
+      double v = 0;
+      if (top_key == "version" && parsed.is_number()) log.format = "json v" + std::to_string(parsed.get<int>());
+      if (top_key == "nccl_version" && number_at(json{{"v", parsed}}, "v", v)) {
+        log.nccl_version = nccl_version_text(static_cast<long>(v));
+      }
+    }
+    if (depth == 1 && event == json::parse_event_t::array_end && top_key == "args" && !parsed.empty() &&
+        parsed[0].is_string()) {
+      log.program = parsed[0].get<std::string>();
+      const auto slash = log.program.find_last_of('/');
+      if (slash != std::string::npos) log.program.erase(0, slash + 1);
+    }
+    if (depth == 1 && event == json::parse_event_t::object_end && top_key == "config") read_config(parsed, log);
+    if (depth == 1 && event == json::parse_event_t::object_end && top_key == "average_bus_bandwidth") {
+      double bw = 0;
+      if (number_at(parsed, "bandwidth", bw) && bw >= 0) log.avg_busbw_gbps = bw;
+      log.concluded = true;
+    }
+    if (depth == 2 && event == json::parse_event_t::object_end && top_key == "results") {
+      const std::string why = read_result(parsed, log.records);
+      if (!why.empty()) ++file.skipped[why];
+    }
+    return true;
+  };
+  const json whole = json::parse(text.begin(), text.end(), keep, false);
+  if (whole.is_discarded()) ++file.skipped["JSON files cut short or damaged (the complete results before it kept)"];
+  if (!whole.is_discarded() && (!whole.is_object() || !whole.contains("results"))) {
+    ++file.skipped["JSON documents that are not nccl-tests -J output"];
+    return file;
+  }
+  file.logs.push_back(std::move(log));
+  finish_log(file.logs.back(), hints, file.skipped);
+  return file;
+}
+
+}  // namespace pipebench

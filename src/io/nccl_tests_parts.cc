@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+// Shared by the nccl-tests text and JSON readers.
+#include "io/nccl_tests_parts.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/error.h"
+
+namespace pipebench {
+
+const std::vector<std::string>& nccl_tests_ops() {
+  // nccl-tests' BIN_FILES_LIST (src/Makefile) without the _perf suffix; pipebench's names are the same
+  // words, so the mapping is the identity (all_reduce_perf -> all_reduce).
+  static const std::vector<std::string> ops = {"all_reduce", "all_gather", "broadcast", "reduce_scatter",
+                                               "reduce",     "alltoall",   "alltoallv", "scatter",
+                                               "gather",     "sendrecv",   "hypercube"};
+  return ops;
+}
+
+std::string nccl_tests_op(std::string_view name) {
+  const auto slash = name.find_last_of('/');
+  if (slash != std::string_view::npos) name.remove_prefix(slash + 1);
+  std::string s(name);
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  // Longest first: "alltoallv" before "alltoall", "reduce_scatter" before "reduce".
+  static const std::vector<std::string> by_length = [] {
+    std::vector<std::string> v = nccl_tests_ops();
+    std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+    return v;
+  }();
+  for (const auto& op : by_length) {
+    std::string squeezed = op;
+    squeezed.erase(std::remove(squeezed.begin(), squeezed.end(), '_'), squeezed.end());
+    if (s.find(op) != std::string::npos || s.find(squeezed) != std::string::npos) return op;
+  }
+  return "";
+}
+
+std::string nccl_version_text(long code) {
+  if (code <= 0 || code > 9999999) return "";
+  const bool new_scheme = code >= 20900;  // NCCL_VERSION(2,9,0) = 20900 (nccl.h)
+  const long major = new_scheme ? code / 10000 : code / 1000;
+  const long minor = new_scheme ? code % 10000 / 100 : code % 1000 / 100;
+  const long patch = code % 100;
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+namespace {
+
+// Ranks from the device lines: rank = proc*nThreads*nGpus + i (nccl-tests src/common.cu run()), so each
+// listed rank stands for its process's nThreads*nGpus ranks even when a JSON file lists one per process
+// or a text line was cut at 2048 characters.
+void place_ranks(NcclTestsLog& log) {
+  // A header claiming more than 1024 ranks per process (nThread x nGpus) is not believed: each listed
+  // device then stands for itself.
+  const long long claimed = static_cast<long long>(std::max(1, log.nthreads)) * std::max(1, log.ngpus);
+  const int per_process = claimed <= 1024 ? static_cast<int>(claimed) : 1;
+  std::map<int, int> group_of_process;
+  int rank0_group = 0, lowest = 1 << 30;
+  for (const auto& d : log.devices) {
+    group_of_process[d.rank / per_process] = d.group;
+    if (d.rank < lowest) lowest = d.rank, rank0_group = d.group;
+  }
+  std::set<int> groups;
+  log.ranks.clear();
+  for (const auto& [process, group] : group_of_process) {
+    groups.insert(group);
+    if (group != rank0_group) continue;
+    for (int i = 0; i < per_process; ++i) log.ranks.push_back(process * per_process + i);
+  }
+  log.groups = static_cast<int>(groups.size());
+  log.nranks = static_cast<int>(log.ranks.size());
+}
+
+}  // namespace
+
+void finish_log(NcclTestsLog& log, const NcclTestsHints& hints, std::map<std::string, int>& skipped) {
+  if (!hints.op.empty() && nccl_tests_op(hints.op) != hints.op) {
+    throw UsageError("--op " + hints.op + ": not an nccl-tests op (all_reduce, all_gather, broadcast, " +
+                     "reduce_scatter, reduce, alltoall, alltoallv, scatter, gather, sendrecv, hypercube)");
+  }
+  log.op = nccl_tests_op(log.program);
+  if (log.op.empty()) log.op = hints.op;
+  if (log.op.empty()) log.op = nccl_tests_op(hints.file_name);
+  if (!log.devices.empty()) {
+    place_ranks(log);
+  } else if (hints.nranks > 0) {
+    log.nranks = hints.nranks;
+    for (int r = 0; r < hints.nranks; ++r) log.ranks.push_back(r);
+  }
+  const auto drop = [&](const std::string& why) {
+    if (!log.records.empty()) skipped[why] += static_cast<int>(log.records.size() / 2);
+    log.records.clear();
+  };
+  if (log.op.empty()) {
+    return drop("table rows of a test that does not name its op (logs before 2.17.4: give --op)");
+  }
+  if (log.nranks == 0) return drop("table rows of a test without device lines (give --nranks)");
+  for (auto& r : log.records) {
+    r.op = log.op;
+    r.nranks = log.nranks;
+    r.ranks = log.ranks;
+    // nccl-tests times -n iterations of -m grouped ops in one host-clock interval (its "batch").
+    r.ops_per_batch = std::max(1, log.iters) * std::max(1, log.agg_iters);
+    r.warmup = log.warmup;
+    r.graph = log.graph > 0;
+    r.stats.samples = r.stats.samples > 0 ? r.stats.samples : 1;
+    if (r.stats.median_us <= 0) r.stats.median_us = r.stats.mean_us = r.stats.min_us = r.stats.max_us = r.time_us;
+    if (r.stats.p95_us <= 0) r.stats.p95_us = r.stats.max_us;
+  }
+}
+
+}  // namespace pipebench

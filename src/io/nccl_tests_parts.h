@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the text and JSON readers of nccl-tests output share: the op names, the NCCL version code, and
+// completing a test once its header, devices and rows are read.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "io/nccl_tests_log.h"
+
+namespace pipebench {
+
+// NCCL_VERSION_CODE as NCCL writes it: 22803 -> "2.28.3" (major*10000 + minor*100 + patch since 2.9),
+// 2708 -> "2.7.8" (major*1000 + minor*100 + patch before).
+[[nodiscard]] std::string nccl_version_text(long code);
+
+// Fills the op, rank count, ranks and groups of a test from its devices, header and the hints, and
+// copies them into every record. A test whose op or rank count stays unknown loses its rows, counted
+// in `skipped`. Throws UsageError for a hint op nccl-tests does not have.
+void finish_log(NcclTestsLog& log, const NcclTestsHints& hints, std::map<std::string, int>& skipped);
+
+}  // namespace pipebench

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+// Imported nccl-tests tests as one pipebench.results/1 file.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+
+#include "core/version.h"
+#include "io/nccl_tests_log.h"
+#include "io/results_io.h"
+
+namespace pipebench {
+
+namespace {
+
+using nlohmann::json;
+
+// nccl-tests prints the PCI address as domain:bus:device ("0000:1b:00", 2.13+; writeDeviceReport) or,
+// before 2.13, the bus alone ("0x1b"). Written as a full address with function 0 (and device 0 for the
+// bus-only form: a GPU is function 0 of device 0 on its bus), so it joins a topology's GPUs.
+std::string bus_address(const std::string& printed) {
+  unsigned domain = 0, bus = 0, dev = 0;
+  char out[32];
+  if (std::sscanf(printed.c_str(), "%x:%x:%x", &domain, &bus, &dev) == 3 && domain <= 0xffff && bus <= 0xff &&
+      dev <= 0x1f) {
+    std::snprintf(out, sizeof out, "%04x:%02x:%02x.0", domain, bus, dev);
+    return out;
+  }
+  if (std::sscanf(printed.c_str(), "0x%x", &bus) == 1 && bus <= 0xff) {
+    std::snprintf(out, sizeof out, "0000:%02x:00.0", bus);
+    return out;
+  }
+  return "";
+}
+
+void add_unique(json& list, const std::string& value) {
+  if (value.empty()) return;
+  for (const auto& v : list)
+    if (v == value) return;
+  list.push_back(value);
+}
+
+json system_of(const std::vector<NcclTestsImport>& imports) {
+  json hosts = json::array(), models = json::array(), devices = json::array(), versions = json::object();
+  std::set<std::pair<std::string, int>> processes;
+  bool devices_listed = false;
+  for (const auto& imp : imports) {
+    for (const auto& log : imp.file.logs) {
+      for (const auto& d : log.devices) {
+        add_unique(hosts, d.host);
+        add_unique(models, d.model);
+        processes.insert({d.host, d.pid});
+      }
+      // Versions, like the devices, are the first test's that says them.
+      if (!log.version.empty() && !versions.contains("nccl_tests")) versions["nccl_tests"] = log.version;
+      if (!log.nccl_version.empty() && !versions.contains("nccl")) versions["nccl"] = log.nccl_version;
+      // The first test's devices place the ranks (another file may be another machine: its hosts and
+      // models are listed, its ranks not).
+      if (devices_listed || log.devices.empty()) continue;
+      devices_listed = true;
+      for (const auto& d : log.devices) {
+        const std::string bus = bus_address(d.bus_id);
+        devices.push_back({{"rank", d.rank},
+                           {"host", d.host},
+                           {"pid", d.pid},
+                           {"device", d.device},
+                           {"bus_id", bus.empty() ? json(nullptr) : json(bus)},
+                           {"model", d.model},
+                           {"group", d.group}});
+      }
+    }
+  }
+  return {{"hosts", hosts},
+          {"processes", processes.size()},
+          {"gpu_models", models},
+          {"devices", devices},
+          {"versions", versions}};
+}
+
+}  // namespace
+
+json nccl_tests_results(const std::vector<NcclTestsImport>& imports, const std::string& created_utc) {
+  json from = json::array(), config = json::object();
+  json doc = results_header({{"tool_version", kToolVersion}, {"created_utc", created_utc}, {"source", "nccl-tests"}});
+  for (const auto& imp : imports) {
+    for (const auto& log : imp.file.logs) {
+      from.push_back({{"file", imp.path},
+                      {"format", log.format},
+                      {"program", log.program},
+                      {"op", log.op},
+                      {"nccl_tests_version", log.version},
+                      {"nranks", log.nranks},
+                      {"groups", log.groups},
+                      {"records", log.records.size()},
+                      {"avg_busbw_gbps", log.avg_busbw_gbps < 0 ? json(nullptr) : json(log.avg_busbw_gbps)},
+                      {"complete", log.concluded}});
+      if (config.empty() && !log.records.empty()) {
+        config = {{"nthreads", log.nthreads}, {"ngpus", log.ngpus},         {"iters", log.iters},
+                  {"warmup", log.warmup},     {"agg_iters", log.agg_iters}, {"graph", log.graph > 0}};
+      }
+      for (const auto& r : log.records) doc["records"].push_back(record_to_json(r));
+    }
+  }
+  doc["system"] = system_of(imports);
+  doc["config"] = config;
+  doc["imported_from"] = from;
+  return doc;
+}
+
+std::optional<json> nccl_tests_results_of(const std::string& path, std::string_view text) {
+  NcclTestsHints hints;
+  hints.file_name = std::filesystem::path(path).filename().string();
+  NcclTestsImport imp{path, parse_nccl_tests(text, hints)};
+  std::size_t records = 0;
+  for (const auto& log : imp.file.logs) records += log.records.size();
+  if (records == 0) return std::nullopt;
+  return nccl_tests_results({imp}, "");
+}
+
+}  // namespace pipebench

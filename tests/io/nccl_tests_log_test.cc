@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: Apache-2.0
+// nccl-tests output read back: every layout, every op, JSON, damaged and truncated logs.
+#include "io/nccl_tests_log.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "io/nccl_tests_parts.h"
+#include "io/results_io.h"
+
+namespace pipebench {
+namespace {
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(std::string(TEST_DATA_DIR) + "/nccl-tests/" + name);
+  EXPECT_TRUE(in.good()) << name;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+NcclTestsFile parse_fixture(const std::string& name, NcclTestsHints hints = {}) {
+  hints.file_name = name;
+  return parse_nccl_tests(fixture(name), hints);
+}
+
+// nccl-tests' definitions (shared/reference/nccl-tests.md §2.2): algbw = size / time (GB/s = 1e9 B/s),
+// busbw = algbw x the op's factor for n ranks.
+double bus_factor(const std::string& op, int n) {
+  if (op == "all_reduce") return 2.0 * (n - 1) / n;
+  if (op == "broadcast" || op == "reduce" || op == "sendrecv" || op == "hypercube") return 1.0;
+  return static_cast<double>(n - 1) / n;
+}
+
+// The printed figures have 2 decimals or 3-4 significant digits: compare within what printing kept.
+void expect_consistent(const ResultRecord& r) {
+  if (r.size_bytes == 0 || r.op == "hypercube") return;
+  const double algbw = static_cast<double>(r.size_bytes) / (r.time_us * 1e3);
+  EXPECT_NEAR(r.algbw_gbps, algbw, 0.006 + algbw * 0.002) << r.op << " " << r.size_bytes;
+  EXPECT_NEAR(r.busbw_gbps, r.algbw_gbps * bus_factor(r.op, r.nranks), 0.011 + r.busbw_gbps * 0.002)
+      << r.op << " " << r.size_bytes;
+}
+
+TEST(NcclTestsLog, Text219AllReduceGivesEveryRowBothPlacementsAndTheMachine) {
+  const NcclTestsFile f = parse_fixture("all_reduce_perf-2.19.log");
+  ASSERT_EQ(f.logs.size(), 1u);
+  const NcclTestsLog& log = f.logs[0];
+  EXPECT_EQ(log.program, "all_reduce_perf");
+  EXPECT_EQ(log.op, "all_reduce");
+  EXPECT_EQ(log.version, "2.19.6");
+  EXPECT_EQ(log.nccl_version, "2.28.3");
+  EXPECT_EQ(log.nranks, 8);
+  EXPECT_EQ(log.ranks, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(log.iters, 20);
+  EXPECT_EQ(log.warmup, 1);
+  EXPECT_TRUE(log.concluded);
+  ASSERT_EQ(log.devices.size(), 8u);
+  EXPECT_EQ(log.devices[3].host, "h200-node1");
+  EXPECT_EQ(log.devices[3].bus_id, "0000:5d:00");
+  EXPECT_EQ(log.devices[3].model, "NVIDIA H200");
+  ASSERT_EQ(log.records.size(), 28u);  // 14 sizes (8 B .. 512 MiB by 4), out-of-place and in-place
+  EXPECT_FALSE(log.records[0].in_place);
+  EXPECT_TRUE(log.records[1].in_place);
+  const ResultRecord& last = log.records[26];
+  EXPECT_EQ(last.size_bytes, 536870912u);
+  EXPECT_EQ(last.count, 134217728u);
+  EXPECT_DOUBLE_EQ(last.time_us, 2613.76);
+  EXPECT_DOUBLE_EQ(last.busbw_gbps, 359.45);
+  EXPECT_EQ(last.redop, "sum");
+  EXPECT_EQ(last.root, -1);
+  EXPECT_EQ(last.wrong, 0);
+  double sum = 0;
+  for (const auto& r : log.records) {
+    expect_consistent(r);
+    sum += r.busbw_gbps;
+  }
+  // The footer's average is over every row and both placements (nccl-tests.md §3.5).
+  EXPECT_NEAR(sum / static_cast<double>(log.records.size()), log.avg_busbw_gbps, 0.01);
+  EXPECT_TRUE(f.skipped.empty());
+}
+
+TEST(NcclTestsLog, EveryOpOfAppendedLogsIsItsOwnTest) {
+  const NcclTestsFile f = parse_fixture("other_ops-2.19.log");
+  std::vector<std::string> ops;
+  for (const auto& log : f.logs) {
+    ops.push_back(log.op);
+    EXPECT_EQ(log.records.size(), 10u) << log.op;
+    for (const auto& r : log.records) expect_consistent(r);
+  }
+  EXPECT_EQ(ops, (std::vector<std::string>{"all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "gather",
+                                           "scatter", "hypercube"}));
+  // alltoall's in-place data is not checked by nccl-tests: N/A, kept as "not checked".
+  EXPECT_EQ(f.logs[4].records[1].wrong, -1);
+  EXPECT_EQ(f.logs[4].records[0].wrong, 0);
+  // broadcast was run with -I 1 -S 1: per-iteration columns and a timestamp after each row.
+  EXPECT_EQ(f.logs[2].records[2].root, 0);
+  EXPECT_DOUBLE_EQ(f.logs[2].records[2].time_us, 11.90);
+  EXPECT_TRUE(f.skipped.empty());
+}
+
+TEST(NcclTestsLog, Text213WithoutOpNameTakesItFromTheFileAndPlacesMpiRanks) {
+  const NcclTestsFile f = parse_fixture("all_gather_perf-2.13.log");
+  ASSERT_EQ(f.logs.size(), 1u);
+  const NcclTestsLog& log = f.logs[0];
+  EXPECT_EQ(log.program, "");
+  EXPECT_EQ(log.op, "all_gather");
+  EXPECT_EQ(log.nranks, 16);
+  EXPECT_EQ(log.nccl_version, "2.13.4");  // from NCCL's own INFO line
+  EXPECT_EQ(log.devices[9].host, "dgx02");
+  EXPECT_EQ(log.devices[9].bus_id, "0x0f");
+  ASSERT_EQ(log.records.size(), 50u);
+  EXPECT_EQ(log.records[0].size_bytes, 0u);  // 16 ranks round 8 B down to 0 (16-byte alignment)
+  for (const auto& r : log.records) expect_consistent(r);
+  EXPECT_EQ(f.skipped.at("NCCL debug lines (NCCL_DEBUG output, not data)"), 3);
+  // The same text under a name that says nothing, with --op.
+  NcclTestsHints hints;
+  EXPECT_TRUE(parse_nccl_tests(fixture("all_gather_perf-2.13.log"), hints).logs[0].records.empty());
+  hints.op = "all_gather";
+  EXPECT_EQ(parse_nccl_tests(fixture("all_gather_perf-2.13.log"), hints).logs[0].records.size(), 50u);
+  hints.op = "allgatherv";
+  EXPECT_THROW((void)parse_nccl_tests(fixture("all_gather_perf-2.13.log"), hints), UsageError);
+}
+
+TEST(NcclTestsLog, Layout2021HasPerOpColumnsAndAnErrorColumn) {
+  const NcclTestsFile f = parse_fixture("reduce_perf-2021.log");
+  ASSERT_EQ(f.logs.size(), 1u);
+  const NcclTestsLog& log = f.logs[0];
+  EXPECT_EQ(log.op, "reduce");
+  EXPECT_EQ(log.nranks, 4);
+  EXPECT_EQ(log.devices[2].group, 0);
+  EXPECT_EQ(log.devices[2].model, "Tesla V100-SXM2-32GB");
+  ASSERT_EQ(log.records.size(), 16u);
+  EXPECT_EQ(log.records[0].root, 0);
+  EXPECT_EQ(log.records[0].redop, "sum");
+  EXPECT_EQ(log.records[0].wrong, -1);  // "error" is a deviation, not a count
+  for (const auto& r : log.records) expect_consistent(r);
+  // The same era's all_gather and sendrecv print neither redop nor root (src/all_gather.cu of 2021).
+  const std::string sendrecv =
+      "#   Rank  0 Pid   9876 on    v100box device  0 [0x1a] Tesla V100-SXM2-32GB\n"
+      "#   Rank  1 Pid   9876 on    v100box device  1 [0x1b] Tesla V100-SXM2-32GB\n"
+      "#       size         count      type     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "     1048576        262144     float    20.97   50.00   50.00  0e+00    20.97   50.00   50.00    N/A\n";
+  NcclTestsHints hints;
+  hints.file_name = "sendrecv_perf.txt";
+  const NcclTestsFile f2 = parse_nccl_tests(sendrecv, hints);
+  ASSERT_EQ(f2.logs.at(0).records.size(), 2u);
+  EXPECT_EQ(f2.logs[0].records[0].redop, "none");
+  EXPECT_EQ(f2.logs[0].records[0].root, -1);
+  EXPECT_EQ(f2.logs[0].records[0].nranks, 2);
+  expect_consistent(f2.logs[0].records[0]);
+}
+
+TEST(NcclTestsLog, JsonMatchesTheTextOfTheSameRunAndKeepsPerIterationStatistics) {
+  const NcclTestsFile text = parse_fixture("all_reduce_perf-2.19.log");
+  const NcclTestsFile json = parse_fixture("all_reduce_perf-2.19.json");
+  ASSERT_EQ(json.logs.size(), 1u);
+  const NcclTestsLog& log = json.logs[0];
+  EXPECT_EQ(log.format, "json v3");
+  EXPECT_EQ(log.program, "all_reduce_perf");
+  EXPECT_EQ(log.op, "all_reduce");
+  EXPECT_EQ(log.nranks, 8);  // one device listed per process, nGpus 8 each
+  EXPECT_EQ(log.nccl_version, "2.28.3");
+  ASSERT_EQ(log.records.size(), text.logs[0].records.size());
+  for (std::size_t i = 0; i < log.records.size(); ++i) {
+    EXPECT_EQ(log.records[i].size_bytes, text.logs[0].records[i].size_bytes);
+    EXPECT_NEAR(log.records[i].time_us, text.logs[0].records[i].time_us, 0.006 + log.records[i].time_us * 1e-3);
+    EXPECT_EQ(log.records[i].stats.samples, 20);
+    EXPECT_LE(log.records[i].stats.min_us, log.records[i].stats.median_us);
+  }
+  EXPECT_TRUE(json.skipped.empty());
+}
+
+TEST(NcclTestsLog, TruncatedJsonKeepsTheCompleteResults) {
+  const NcclTestsFile f = parse_fixture("all_reduce_perf-truncated.json");
+  ASSERT_EQ(f.logs.size(), 1u);
+  EXPECT_EQ(f.logs[0].records.size(), 10u);  // 5 whole results; the 6th was cut
+  EXPECT_FALSE(f.logs[0].concluded);
+  EXPECT_EQ(f.skipped.size(), 1u);
+}
+
+TEST(NcclTestsLog, DamagedTextKeepsWholeRowsAndCountsEachKindOfSkip) {
+  const NcclTestsFile f = parse_fixture("all_reduce_perf-damaged.log");
+  ASSERT_EQ(f.logs.size(), 1u);
+  EXPECT_EQ(f.logs[0].records.size(), 14u);  // rows 0-2 and 5-8 of 10 printed
+  EXPECT_FALSE(f.logs[0].concluded);
+  EXPECT_EQ(f.skipped.at("table rows cut short"), 1);
+  EXPECT_EQ(f.skipped.at("table rows with a value that is not a number"), 1);
+  EXPECT_EQ(f.skipped.at("table rows with extra text (output of another process mixed in?)"), 1);
+}
+
+TEST(NcclTestsLog, SplitGroupsGiveTheGroupOfRankZero) {
+  // NCCL_TESTS_SPLIT="MOD 2" on 4 processes (-g 1): colours 0,1,0,1; the rows are per group of 2.
+  std::string text =
+      "# nThread 1 nGpus 1 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 "
+      "validation: 1 graph: 0\n#\n# Using devices\n";
+  for (int r = 0; r < 4; ++r) {
+    text += "#  Rank  " + std::to_string(r) + " Group  " + std::to_string(r % 2) + " Pid  10" + std::to_string(r) +
+            " on host device  " + std::to_string(r) + " [0000:0" + std::to_string(r) + ":00] NVIDIA H200\n";
+  }
+  text +=
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  "
+      "#wrong\n"
+      "        1024           256     float     sum      -1    10.24    0.10    0.10       0    10.24    0.10    0.10"
+      "       0\n";
+  NcclTestsHints hints;
+  hints.op = "all_reduce";
+  const NcclTestsFile f = parse_nccl_tests(text, hints);
+  ASSERT_EQ(f.logs.size(), 1u);
+  EXPECT_EQ(f.logs[0].groups, 2);
+  EXPECT_EQ(f.logs[0].ranks, (std::vector<int>{0, 2}));
+  EXPECT_EQ(f.logs[0].records.at(0).nranks, 2);
+}
+
+TEST(NcclTestsLog, CputimeColumnsAndJsonCpuTimeAreRead) {
+  // -C 1 renames both time columns to cputime (writeResultHeader); -J writes "cpu_time".
+  const std::string text =
+      "#  Rank  0 Group  0 Pid   1191 on         vm device  0 [0000:00:06] NVIDIA H200\n"
+      "#  Rank  1 Group  0 Pid   1191 on         vm device  1 [0000:00:07] NVIDIA H200\n"
+      "#       size         count      type   redop    root  cputime   algbw   busbw  #wrong  cputime   algbw   busbw "
+      " #wrong\n"
+      "     1048576        262144     float    none      -1     8.00  131.07  131.07     N/A     8.00  131.07  131.07"
+      "     N/A\n";
+  NcclTestsHints hints;
+  hints.file_name = "sendrecv_perf.log";
+  const NcclTestsFile f = parse_nccl_tests(text, hints);
+  ASSERT_EQ(f.logs.at(0).records.size(), 2u);
+  EXPECT_DOUBLE_EQ(f.logs[0].records[0].time_us, 8.0);
+  EXPECT_EQ(f.logs[0].records[0].wrong, -1);
+  EXPECT_EQ(f.logs[0].nranks, 2);
+  const std::string json =
+      R"({"version": 1, "args": ["/opt/nccl-tests/build/broadcast_perf"], "config": {"nthreads": 1, "ngpus": 2,
+          "devices": [{"rank": 0, "group": 0, "pid": 7, "hostname": "vm", "device": 0, "device_hex": "0000:00:06",
+          "device_info": "NVIDIA H200"}]},
+          "results": [{"size": 1024, "count": 256, "type": "float", "redop": "none", "root": "     0",
+            "out_of_place": {"cpu_time": 4.5, "alg_bw": 0.23, "bus_bw": 0.23, "nwrong": null},
+            "in_place": {"cpu_time": 4.4, "alg_bw": 0.23, "bus_bw": 0.23, "nwrong": 0}},
+            {"size": 2048, "count": 512, "type": "float", "redop": "none", "root": "     0",
+            "out_of_place": {"cpu_time": "nan", "alg_bw": 0.45, "bus_bw": 0.45, "nwrong": 0},
+            "in_place": {"cpu_time": 4.4, "alg_bw": 0.46, "bus_bw": 0.46, "nwrong": 0}}]})";
+  const NcclTestsFile j = parse_nccl_tests(json, {});
+  ASSERT_EQ(j.logs.at(0).records.size(), 2u);  // the row with "nan" is left out
+  EXPECT_EQ(j.logs[0].op, "broadcast");
+  EXPECT_EQ(j.logs[0].nranks, 2);
+  EXPECT_EQ(j.logs[0].records[0].root, 0);
+  EXPECT_DOUBLE_EQ(j.logs[0].records[1].time_us, 4.4);
+  EXPECT_EQ(j.skipped.at("results with a time that is not a number"), 1);
+}
+
+TEST(NcclTestsLog, ALogWithoutItsHeadIsReadInTheLayoutSince213) {
+  // The last rows of the 2.19 fixture only, as a terminal scroll-back gives them.
+  std::string text =
+      "        8192          2048     float     sum      -1    21.80    0.38    0.66       0    21.96    0.37"
+      "    0.65       0\n"
+      "       32768          8192     float     sum      -1    21.95    1.49    2.61       0\n";
+  NcclTestsHints hints;
+  hints.op = "all_reduce";
+  hints.nranks = 8;
+  const NcclTestsFile f = parse_nccl_tests(text, hints);
+  ASSERT_EQ(f.logs.at(0).records.size(), 2u);
+  EXPECT_DOUBLE_EQ(f.logs[0].records[1].time_us, 21.96);
+  EXPECT_EQ(f.skipped.at("table rows cut short"), 1);
+  EXPECT_EQ(parse_nccl_tests("   8   2   float   21.80\n", hints).skipped.at("table rows before any column header"), 1);
+}
+
+TEST(NcclTestsLog, WithoutDeviceLinesTheRankCountComesFromTheHint) {
+  const std::string text =
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  "
+      "#wrong\n"
+      "        1024           256     float     sum      -1    10.24    0.10    0.18       0    10.24    0.10    0.18"
+      "       0\n";
+  NcclTestsHints hints;
+  hints.op = "all_reduce";
+  NcclTestsFile f = parse_nccl_tests(text, hints);
+  EXPECT_TRUE(f.logs.at(0).records.empty());
+  EXPECT_EQ(f.skipped.at("table rows of a test without device lines (give --nranks)"), 1);
+  hints.nranks = 8;
+  f = parse_nccl_tests(text, hints);
+  ASSERT_EQ(f.logs.at(0).records.size(), 2u);
+  EXPECT_EQ(f.logs[0].records[0].nranks, 8);
+}
+
+TEST(NcclTestsLog, NotALogGivesNothingAndNeverThrows) {
+  const std::vector<std::string> texts = {
+      "", "hello\nworld\n", "{\"a\": 1}", "{", "# size count type\n1 2 3\n", std::string("\0\xff", 2)};
+  for (const auto& text : texts) {
+    const NcclTestsFile f = parse_nccl_tests(text, {});
+    std::size_t records = 0;
+    for (const auto& log : f.logs) records += log.records.size();
+    EXPECT_EQ(records, 0u) << text;
+  }
+}
+
+TEST(NcclTestsLog, OpNamesAndVersionCodes) {
+  EXPECT_EQ(nccl_tests_op("./build/all_reduce_perf_mpi"), "all_reduce");
+  EXPECT_EQ(nccl_tests_op("reduce_scatter_perf"), "reduce_scatter");
+  EXPECT_EQ(nccl_tests_op("alltoallv_perf"), "alltoallv");
+  EXPECT_EQ(nccl_tests_op("AllGather.log"), "all_gather");
+  EXPECT_EQ(nccl_tests_op("results.log"), "");
+  EXPECT_EQ(nccl_version_text(22803), "2.28.3");
+  EXPECT_EQ(nccl_version_text(2708), "2.7.8");
+  EXPECT_EQ(nccl_version_text(0), "");
+}
+
+TEST(NcclTestsLog, ResultsFileReadsBackAsPipebenchResults) {
+  std::vector<NcclTestsImport> imports = {{"a.log", parse_fixture("all_reduce_perf-2.19.log")},
+                                          {"b.log", parse_fixture("all_gather_perf-2.13.log")}};
+  const nlohmann::json doc = nccl_tests_results(imports, "2026-12-03T00:00:00Z");
+  const ResultSet rs = results_from_json(doc, "imported");
+  EXPECT_EQ(rs.source, "nccl-tests");
+  EXPECT_EQ(rs.records.size(), 78u);
+  EXPECT_EQ(rs.system.hosts, (std::vector<std::string>{"h200-node1", "dgx01", "dgx02"}));
+  EXPECT_EQ(rs.system.gpu_models, (std::vector<std::string>{"NVIDIA H200", "NVIDIA A100-SXM4-80GB"}));
+  ASSERT_EQ(rs.system.devices.size(), 8u);  // the first test's ranks
+  EXPECT_EQ(rs.system.devices[3].bus_id, "0000:5d:00.0");
+  EXPECT_EQ(rs.system.versions.at("nccl"), "2.28.3");  // the first test's, as its devices
+  EXPECT_EQ(rs.records[0].op, "all_reduce");
+  EXPECT_EQ(rs.records[30].op, "all_gather");
+  EXPECT_EQ(rs.records[30].nranks, 16);
+  EXPECT_EQ(doc.at("imported_from").size(), 2u);
+}
+
+TEST(NcclTestsLog, JsonEnvironmentIsNeverCopied) {
+  std::vector<NcclTestsImport> imports = {{"a.json", parse_fixture("all_reduce_perf-2.19.json")}};
+  const std::string out = nccl_tests_results(imports, "t").dump();
+  EXPECT_EQ(out.find("hf_secret"), std::string::npos);
+  EXPECT_EQ(out.find("HOME="), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pipebench

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+// NcclTestsCost: an imported nccl-tests table standing for the machine.
+#include "sim/cost_model.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "io/nccl_tests_log.h"
+#include "sim/model_error.h"
+
+namespace pipebench {
+namespace {
+
+ResultRecord row(const std::string& op, int n, std::uint64_t size, double time_us, double busbw,
+                 bool in_place = false) {
+  ResultRecord r;
+  r.op = op;
+  r.nranks = n;
+  for (int i = 0; i < n; ++i) r.ranks.push_back(i);
+  r.size_bytes = size;
+  r.time_us = time_us;
+  r.busbw_gbps = busbw;
+  r.in_place = in_place;
+  return r;
+}
+
+// An 8-rank all_reduce: 20 us at 8 B, busbw 100 GB/s at 1 MiB and 300 GB/s at 1 GiB.
+std::vector<ResultRecord> all_reduce_table() {
+  return {row("all_reduce", 8, 8, 20.0, 0.001), row("all_reduce", 8, 8, 5.0, 0.001, true),
+          row("all_reduce", 8, 1 << 20, 40.0, 100.0), row("all_reduce", 8, 1 << 30, 6000.0, 300.0)};
+}
+
+double us(const CommCost& c) { return static_cast<double>(c.time) / 1000.0; }
+
+TEST(NcclTestsCost, P2pIsLatencyPlusBytesOverBusbwInterpolatedOnLogSize) {
+  const NcclTestsCost costs(all_reduce_table(), "ar.json");
+  EXPECT_EQ(costs.reference_op(), "all_reduce");
+  EXPECT_EQ(costs.reference_nranks(), 8);
+  EXPECT_DOUBLE_EQ(costs.latency_us(), 20.0);  // out-of-place at the smallest size (in-place rows not used)
+  // Half way between 2^20 and 2^30 on log size: 2^25 B -> 200 GB/s.
+  EXPECT_NEAR(costs.busbw_gbps(std::pow(2.0, 25)), 200.0, 1e-9);
+  EXPECT_DOUBLE_EQ(costs.busbw_gbps(1e12), 300.0);  // above the table: its last busbw
+  const CommCost c = costs.cost("pair", {3, 4}, 1 << 25);
+  EXPECT_NEAR(us(c), 20.0 + std::pow(2.0, 25) / 200e9 * 1e6, 0.002);
+  EXPECT_EQ(c.source, "derived from nccl-tests all_reduce");
+}
+
+TEST(NcclTestsCost, CollectivesOnOtherGroupsUseTheirBusFactor) {
+  const NcclTestsCost costs(all_reduce_table(), "ar.json");
+  const double b = 1 << 30;
+  // all_reduce on 4 ranks: factor 2*3/4; all_gather on 2 ranks: 1/2 (nccl-tests doc/PERFORMANCE.md).
+  EXPECT_NEAR(us(costs.cost("all_reduce", {0, 2, 4, 6}, 1 << 30)), 20.0 + b * 1.5 / 300e9 * 1e6, 0.002);
+  EXPECT_NEAR(us(costs.cost("all_gather", {0, 1}, 1 << 30)), 20.0 + b * 0.5 / 300e9 * 1e6, 0.002);
+  EXPECT_EQ(costs.cost("all_gather", {0, 1}, 1 << 30).source, "derived from nccl-tests all_reduce");
+  EXPECT_EQ(costs.cost("all_reduce", {5}, 1 << 30).time, 0);  // a group of one moves nothing
+  // The group the table measured is its own measurement.
+  const CommCost same = costs.cost("all_reduce", {0, 1, 2, 3, 4, 5, 6, 7}, 1 << 20);
+  EXPECT_NEAR(us(same), 40.0, 0.002);
+  EXPECT_NE(same.source.find("nccl-tests"), std::string::npos);
+}
+
+TEST(NcclTestsCost, ASendrecvTableIsUsedForP2pAsItIs) {
+  auto records = all_reduce_table();
+  records.push_back(row("sendrecv", 8, 1 << 20, 12.0, 87.0));
+  records.push_back(row("sendrecv", 8, 1 << 22, 30.0, 140.0));
+  const NcclTestsCost costs(records, "t.json");
+  EXPECT_TRUE(costs.has_sendrecv());
+  const CommCost c = costs.cost("pair", {0, 1}, 1 << 21);
+  // Log-log between (2^20, 12 us) and (2^22, 30 us): sqrt(12 * 30).
+  EXPECT_NEAR(us(c), std::sqrt(12.0 * 30.0), 0.002);
+  EXPECT_EQ(c.source, "nccl-tests sendrecv");
+  // Collectives still come from the all_reduce table.
+  EXPECT_EQ(costs.cost("all_gather", {0, 1}, 1 << 20).source, "derived from nccl-tests all_reduce");
+}
+
+TEST(NcclTestsCost, WithoutABusBandwidthNothingCanBeDerived) {
+  // One rank: nccl-tests prints busbw 0 (the factor is 0).
+  const std::vector<ResultRecord> one = {row("all_reduce", 1, 1 << 20, 5.0, 0.0)};
+  EXPECT_THROW(NcclTestsCost(one, "one.json"), ModelError);
+  const std::vector<ResultRecord> hypercube = {row("hypercube", 8, 1 << 20, 5.0, 10.0)};
+  EXPECT_THROW(NcclTestsCost(hypercube, "h.json"), ModelError);
+  // Only a sendrecv table: it stands for the machine itself.
+  const NcclTestsCost sr({row("sendrecv", 8, 1 << 20, 12.0, 87.0)}, "s.json");
+  EXPECT_EQ(sr.reference_op(), "sendrecv");
+}
+
+TEST(NcclTestsCost, FromAnImportedFixture) {
+  std::ifstream in(std::string(TEST_DATA_DIR) + "/nccl-tests/all_reduce_perf-2.19.log");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const NcclTestsFile f = parse_nccl_tests(ss.str(), {});
+  const NcclTestsCost costs(f.logs.at(0).records, "all_reduce_perf-2.19.log");
+  EXPECT_DOUBLE_EQ(costs.latency_us(), 22.28);
+  EXPECT_DOUBLE_EQ(costs.busbw_gbps(536870912), 359.45);
+  // 128 MiB between pipeline neighbours: 22.28 us + 2^27 B / 350.21 GB/s.
+  EXPECT_NEAR(us(costs.cost("pair", {0, 1}, 1 << 27)), 22.28 + 134217728 / 350.21e9 * 1e6, 0.002);
+}
+
+}  // namespace
+}  // namespace pipebench
