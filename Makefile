@@ -146,7 +146,7 @@ run: deps
 	$(PIPEBENCH) run
 
 bench: deps
-	@$(MAKE) -j$(JOBS) $(OVERHEAD) $(SIM_BENCH) $(TRACE_BENCH) $(REPLAY_BENCH) $(REPORT_BENCH)
+	@$(MAKE) -j$(JOBS) $(PIPEBENCH) $(OVERHEAD) $(SIM_BENCH) $(TRACE_BENCH) $(REPLAY_BENCH) $(REPORT_BENCH)
 	@$(MAKE) bench-all
 
 clean:
@@ -242,7 +242,7 @@ test-all:
 	  bash tests/run_tests.sh
 
 bench-all:
-	@MPIRUN="$(MPIRUN)" OVERHEAD="$(OVERHEAD)" SIM_BENCH="$(SIM_BENCH)" TRACE_BENCH="$(TRACE_BENCH)" REPLAY_BENCH="$(REPLAY_BENCH)" REPORT_BENCH="$(REPORT_BENCH)" HAVE_NCCL=$(HAVE_NCCL) bash tests/run_bench.sh
+	@MPIRUN="$(MPIRUN)" PIPEBENCH="$(PIPEBENCH)" OVERHEAD="$(OVERHEAD)" SIM_BENCH="$(SIM_BENCH)" TRACE_BENCH="$(TRACE_BENCH)" REPLAY_BENCH="$(REPLAY_BENCH)" REPORT_BENCH="$(REPORT_BENCH)" HAVE_NCCL=$(HAVE_NCCL) bash tests/run_bench.sh
 
 # ---- fuzzing ----------------------------------------------------------------------------------
 # One target per parser: tests/fuzz/NAME_fuzz.cc with its corpus in tests/fuzz/corpus/NAME/. `make fuzz`

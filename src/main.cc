@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// pipebench entry point: parse against the command table, check that every rank got the same arguments,
-// run the command, and turn exceptions into one line and an exit status (the only place besides each
-// measured point that catches them).
+// pipebench entry point: parse against the command table on every rank, agree that every rank parsed and
+// got the same arguments (naming the rank that did not), run the command, and turn exceptions into one
+// line and an exit status (the only place besides each measured point that catches them).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -27,7 +28,48 @@ int launcher_rank() {
   return 0;
 }
 
+// Before MPI is up: the job's size as the launcher set it (1 when not launched).
+int launcher_size() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    if (const char* v = std::getenv(name)) return std::max(1, std::atoi(v));
+  }
+  return 1;
+}
+
+// The command the first word names, parsed or not.
+const pipebench::Subcommand* named_command(const pipebench::CommandTable& table, const std::vector<std::string>& args) {
+  if (args.empty()) return nullptr;
+  for (const auto& c : table) {
+    if (c->name() == args[0]) return c.get();
+  }
+  return nullptr;
+}
+
 int code(ExitCode c) { return static_cast<int>(c); }
+
+// Every rank parsed its arguments. Otherwise rank 0 prints one line: the message of the lowest rank that
+// failed, naming it when not every rank failed alike; every rank then returns false.
+bool parsed_everywhere(const pipebench::World& world, const std::string& parse_error) {
+  const auto all = world.all_gather(parse_error);
+  std::vector<std::size_t> failed;
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    if (!all[r].empty()) failed.push_back(r);
+  }
+  if (failed.empty()) return true;
+  if (world.rank() == 0) {
+    const bool alike = failed.size() == all.size() &&
+                       std::all_of(all.begin(), all.end(), [&](const std::string& e) { return e == all[0]; });
+    if (alike) {
+      std::fprintf(stderr, "pipebench: %s\n", all[0].c_str());
+    } else {
+      std::string ranks;
+      for (std::size_t r : failed) ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
+      std::fprintf(stderr, "pipebench: rank %zu: %s (the arguments of rank%s %s do not parse; nothing ran)\n",
+                   failed[0], all[failed[0]].c_str(), failed.size() == 1 ? "" : "s", ranks.c_str());
+    }
+  }
+  return false;
+}
 
 // Every rank must run the same command; otherwise say which rank differs, from rank 0.
 bool same_arguments_everywhere(const pipebench::World& world, const std::vector<std::string>& args) {
@@ -87,27 +129,38 @@ int main(int argc, char** argv) {
   const bool speaker = launcher_rank() == 0;
   const auto table = pipebench::make_command_table();
   pipebench::ParsedLine line;
+  std::string parse_error;
   try {
     line = pipebench::parse_line(table, args);
   } catch (const pipebench::UsageError& e) {
-    if (speaker) std::fprintf(stderr, "pipebench: %s\n", e.what());
+    parse_error = e.what();
+  }
+  // Under mpirun a rank whose words fail to parse still joins the world when its command would, so that
+  // every rank agrees before anything runs (the others would wait for it in MPI_Init or a collective).
+  const bool failed = !parse_error.empty();
+  const pipebench::Subcommand* named = failed ? named_command(table, args) : line.command;  // null: help, version
+  if (failed && !(named && named->needs_world() && launcher_size() > 1)) {
+    // No world to agree in: each rank that fails says so, naming itself when it is not rank 0.
+    const std::string who = speaker ? "" : "rank " + std::to_string(launcher_rank()) + ": ";
+    std::fprintf(stderr, "pipebench: %s%s\n", who.c_str(), parse_error.c_str());
     return code(ExitCode::kUsage);
   }
-  if (line.kind == pipebench::ParsedLine::Kind::kHelp) {
+  if (!failed && line.kind == pipebench::ParsedLine::Kind::kHelp) {
     if (speaker) std::cout << line.help_text;
     return code(ExitCode::kOk);
   }
-  if (line.kind == pipebench::ParsedLine::Kind::kVersion) {
+  if (!failed && line.kind == pipebench::ParsedLine::Kind::kVersion) {
     if (speaker) std::cout << "pipebench " << pipebench::kToolVersion << "\n";
     return code(ExitCode::kOk);
   }
-  pipebench::Subcommand& command = *line.command;
-  if (!command.needs_world()) return run_without_world(command);
-  try {
-    command.before_world(args);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "pipebench: %s\n", e.what());
-    return code(ExitCode::kRuntimeError);
+  if (!failed && !line.command->needs_world()) return run_without_world(*line.command);
+  if (!failed) {
+    try {
+      line.command->before_world(args);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "pipebench: %s\n", e.what());
+      return code(ExitCode::kRuntimeError);
+    }
   }
   std::unique_ptr<pipebench::World> world;
   try {
@@ -116,6 +169,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "pipebench: %s\n", e.what());
     return code(ExitCode::kRuntimeError);
   }
+  if (!parsed_everywhere(*world, parse_error)) return code(ExitCode::kUsage);
   if (!same_arguments_everywhere(*world, args)) return code(ExitCode::kUsage);
-  return run_in_world(command, *world);
+  return run_in_world(*line.command, *world);
 }

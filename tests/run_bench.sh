@@ -19,6 +19,23 @@ if [ "${HAVE_NCCL:-0}" = 1 ] && command -v nvidia-smi >/dev/null && nvidia-smi -
     echo "# replay on NCCL needs 2 GPUs (P2P between pipeline ranks); this node has $ngpu"
   fi
 fi
+echo "# results JSON: bench of 2000 records (1000 sizes, out-of- and in-place; MPI backend, one process), with --json"
+echo "# and without (target: --json at most 2x the sweep without it)"
+json_dir=$(mktemp -d) || exit 1
+sweep() { "$PIPEBENCH" bench --backend mpi -b 8 -e 8000 -f 1 -i 8 -n 1 -w 0 --reps 1 -c 0 "$@" >/dev/null; }
+t0=$(date +%s.%N)
+sweep || exit 1
+t1=$(date +%s.%N)
+sweep --json "$json_dir/results.json" || exit 1
+t2=$(date +%s.%N)
+records=$(grep -c '"size_bytes"' "$json_dir/results.json")
+rm -rf "$json_dir"
+awk -v a="$t0" -v b="$t1" -v c="$t2" -v n="$records" 'BEGIN {
+  without = b - a; with = c - b; ratio = with / without
+  printf "without --json %.2f s, with --json %.2f s (%d records): %.2fx %s\n", without, with, n, ratio, \
+    (ratio <= 2 && n == 2000) ? "(ok)" : "(over the target)"
+  exit !(ratio <= 2 && n == 2000)
+}' || exit 1
 echo "# report: 100 hosts x 10 results files into one report (target: under 5 s)"
 "$REPORT_BENCH" || exit 1
 if [ "${HAVE_NCCL:-0}" = 1 ] && command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then

@@ -194,7 +194,9 @@ void add_run_options(CLI::App& sub, BenchConfig& c) {
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
   sub.add_option("-G,--cudagraph", c.graph, "capture each batch in a CUDA graph (0/1)")->capture_default_str();
-  sub.add_option("-T,--timeout", c.timeout_s, "seconds a point may take before the job is aborted; 0 = none")
+  sub.add_option("-T,--timeout", c.timeout_s,
+                 "seconds a point may take before the job is aborted (default: from the point's size, see README; "
+                 "0 = none)")
       ->check(CLI::NonNegativeNumber);
 }
 
@@ -207,6 +209,7 @@ void add_placement_options(CLI::App& sub, BenchText& t, BenchConfig& c) {
   sub.add_option("--schedule", c.plan_schedule, "with --plan: only this schedule (1f1b, interleaved, interleaved:v4)");
   sub.add_option("--json", c.json_path, "write the results JSON here (record by record)");
   sub.add_option("--csv", c.csv_path, "write one CSV line per record here");
+  sub.add_flag("--quiet", c.quiet, "no progress lines on stderr");
 }
 
 // -b/-e/-f/-i or --sizes; --plan takes its sizes from the plan instead.
@@ -283,6 +286,11 @@ void BenchCommand::add_options(CLI::App& sub) {
   add_sweep_options(sub, *text_);
   add_run_options(sub, config_);
   add_placement_options(sub, *text_, config_);
+  sub.footer(
+      "Google Benchmark flags pass through: each point is a benchmark named op/dtype/redop/bytes/placement\n"
+      "(e.g. all_reduce/float/sum/1048576/out-of-place). --benchmark_filter=REGEX measures the points it matches,\n"
+      "--benchmark_format=console|json|csv prints Google Benchmark's output instead of the table,\n"
+      "--benchmark_out=FILE --benchmark_out_format=json|csv|console writes it to a file (rank 0).");
 }
 
 void BenchCommand::finish(const CLI::App& sub, const CommandExtras& extras) {

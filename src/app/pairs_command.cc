@@ -114,6 +114,7 @@ BenchConfig pairs_config(const PairsOptions& o, int gpus) {
   base.reps = o.reps;
   base.checks = o.checks;
   base.timeout_s = o.timeout_s;
+  base.quiet = o.quiet;
   return base;
 }
 
@@ -262,10 +263,13 @@ void PairsCommand::add_options(CLI::App& sub) {
   sub.add_option("-c,--check", o_.checks, "data-check runs per point")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
-  sub.add_option("-T,--timeout", o_.timeout_s, "seconds a point may take before the job is aborted")
+  sub.add_option("-T,--timeout", o_.timeout_s,
+                 "seconds a point may take before the job is aborted (default: from the point's size, see README; "
+                 "0 = none)")
       ->check(CLI::NonNegativeNumber);
   sub.add_option("--json", o_.json_path, "write the results JSON here");
   sub.add_option("--csv", o_.csv_path, "write one CSV line per record here");
+  sub.add_flag("--quiet", o_.quiet, "no progress lines on stderr");
 }
 
 }  // namespace

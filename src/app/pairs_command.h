@@ -23,7 +23,8 @@ struct PairsOptions {
   std::vector<std::uint64_t> sizes_bytes = {256u << 10, 64u << 20};
   std::vector<RankPair> pairs;  // empty: every ordered pair
   int iters = 20, warmup = 5, reps = 10, checks = 1;
-  double timeout_s = 0;
+  double timeout_s = -1;  // -T: <0 from each point's size (harness/watchdog.h), 0 off
+  bool quiet = false;     // --quiet: no progress lines
   std::string json_path, csv_path;
 };
 

@@ -145,6 +145,29 @@ int run_plan_command(const PlanOptions& o) {
 
 namespace {
 
+const char* const kPlanHelp =
+    "the messages of a Megatron-LM pipeline plan\n"
+    "Usage: pipebench plan [--json FILE] -- <Megatron-LM arguments>\n"
+    "\n"
+    "Options:\n"
+    "  -h,--help                   Print this help message and exit\n"
+    "  --json FILE                 write the plan JSON here (the input of bench --plan, predict, replay)\n"
+    "\n"
+    "Megatron-LM arguments (after --, as given to pretrain_gpt.py; other training flags are ignored):\n"
+    "  model       --num-layers --hidden-size --ffn-hidden-size --num-attention-heads --num-query-groups\n"
+    "              --group-query-attention --swiglu --untie-embeddings-and-output-weights --seq-length\n"
+    "              --max-position-embeddings --vocab-size --vocab-file --tokenizer-type\n"
+    "              --make-vocab-size-divisible-by --normalization --position-embedding-type --disable-bias-linear\n"
+    "  parallel    --tensor-model-parallel-size --pipeline-model-parallel-size --context-parallel-size\n"
+    "              --num-layers-per-virtual-pipeline-stage --num-virtual-stages-per-pipeline-rank\n"
+    "              --sequence-parallel --world-size --rank-order\n"
+    "  batch       --micro-batch-size --global-batch-size --microbatch-group-size-per-virtual-pipeline-stage\n"
+    "  precision   --fp16 --bf16 --accumulate-allreduce-grads-in-fp32 --grad-reduce-in-bf16\n"
+    "  optimizer   --use-distributed-optimizer --overlap-grad-reduce --ddp-bucket-size\n"
+    "              --no-overlap-p2p-communication --megatron-version\n"
+    "Example: pipebench plan --json plan.json -- --num-layers 32 --hidden-size 4096 --num-attention-heads 32 \\\n"
+    "           --seq-length 4096 --micro-batch-size 1 --global-batch-size 64 --pipeline-model-parallel-size 4\n";
+
 // Its words go to the Megatron parser, not to CLI11: everything after "--", or everything but --json FILE.
 class PlanCommand final : public Subcommand {
  public:
@@ -173,7 +196,7 @@ std::string PlanCommand::parse_raw_words(const std::vector<std::string>& words) 
     } else if (!after && w.rfind("--json=", 0) == 0) {
       o_.json_path = w.substr(7);
     } else if (!after && (w == "--help" || w == "-h")) {
-      return "Usage: pipebench plan [--json FILE] -- <Megatron-LM arguments>\n";
+      return kPlanHelp;
     } else if (!after && has_separator) {
       throw UsageError(w + ": unknown plan option (Megatron arguments go after --)");
     } else {

@@ -18,6 +18,7 @@
 #include "backend/replay_runtime.h"
 #include "core/error.h"
 #include "core/json_file.h"
+#include "harness/progress.h"
 #include "io/plan_io.h"
 #include "io/replay_io.h"
 #include "io/results_io.h"
@@ -72,6 +73,7 @@ class ReplayCommand final : public Subcommand {
     sub.add_option("--trace", trace_dir_, "Chrome traces of the measured timelines, one file per schedule");
     sub.add_option("-T,--timeout", timeout_s_, "seconds one iteration may take (default: a few times the prediction)");
     sub.add_option("--backend", backend_, "nccl, mpi or auto (nccl when every rank sees a GPU)")->capture_default_str();
+    sub.add_flag("--quiet", quiet_, "no progress lines on stderr");
   }
 
   void finish(const CLI::App& sub, const CommandExtras&) override {
@@ -113,7 +115,7 @@ class ReplayCommand final : public Subcommand {
   double measured_layer_ms(const World& world, const Plan& plan) const;
 
   std::string plan_path_, table_path_, json_path_, trace_dir_, backend_ = "auto", compute_kind_ = "spin";
-  bool measure_compute_ = false, no_predict_ = false, gpu_flags_ = false;
+  bool measure_compute_ = false, no_predict_ = false, gpu_flags_ = false, quiet_ = false;
   std::string temp_table_;
   int compute_sms_ = 0;
   double timeout_s_ = -1;
@@ -131,6 +133,7 @@ std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const 
     c.iters = 10;
     c.reps = 5;
     c.warmup = 3;
+    c.quiet = quiet_;
     c.plan_schedule = o_.schedule == "all" || o_.schedule == "gpipe" ? "" : o_.schedule;
     c.json_path = json_path_.empty() ? (std::filesystem::temp_directory_path() /
                                         ("pipebench-replay-table-" + std::to_string(::getpid()) + ".json"))
@@ -211,7 +214,8 @@ int ReplayCommand::run(const World* wp) {
         "--compute/--compute-sms: GPU compute needs the NCCL backend (MPI computes by sleeping on the host)");
   }
   if (measure_compute_) o_.compute.fwd_ms_per_layer = measured_layer_ms(world, plan);
-  (void)plan_jobs(plan, o_.compute, world.rank(), o_.schedule);  // bad schedule or compute: before any timing
+  // A bad schedule or compute fails here, before any timing.
+  const auto schedules = static_cast<std::int64_t>(plan_jobs(plan, o_.compute, world.rank(), o_.schedule).jobs.size());
   o_.compute_kind = kind == BackendKind::kMpi ? "host-sleep" : compute_kind_;
   o_.keep_timeline = !trace_dir_.empty();
   ReplayComputeOptions rco;
@@ -226,9 +230,18 @@ int ReplayCommand::run(const World* wp) {
   // then timed for the prediction under the same conditions as they are replayed.
   auto rt = kind == BackendKind::kMpi ? make_mpi_replay_runtime(world) : make_nccl_replay_runtime(world, rco);
   const auto predicted = prediction(world, plan, kind);
+  std::unique_ptr<Progress> progress;
+  if (world.rank() == 0 && !quiet_) {
+    progress = std::make_unique<Progress>(std::cerr, Progress::stderr_is_tty(), "iteration", schedules * o_.iterations);
+  }
+  std::int64_t iterations_done = 0;
   const ReplayResult r = replay_plan(world, *rt, plan, o_, predicted.get(), [&](const ReplayResult& so_far) {
     if (!json_path_.empty()) write_file_atomically(json_path_, replay_to_json(so_far, plan_path_).dump(2) + "\n");
+    if (progress)
+      progress->update(++iterations_done,
+                       "schedule " + schedule_key(so_far.schedules.back().name, so_far.schedules.back().v));
   });
+  progress.reset();  // the terminal line is erased before the table
   if (world.rank() == 0) {
     print(r);
     write_traces(r);

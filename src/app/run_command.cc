@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "app/bench_command.h"
 #include "app/model_error_flags.h"
@@ -239,8 +240,9 @@ bool can_replay(const Plan& plan, const World& world, BackendKind kind, int gpus
 }
 
 // Replays every schedule of the plan for a few iterations, writes replay.json; rank 0 prints predicted vs
-// replayed. Collective.
-void replay_step(const RunOptions& o, const World& world, BackendKind kind, PlannedRun& run, const std::string& dir) {
+// replayed and returns what it printed (for summary.txt). Collective.
+std::string replay_step(const RunOptions& o, const World& world, BackendKind kind, PlannedRun& run,
+                        const std::string& dir) {
   ReplayOptions ro;
   ro.compute = run.compute;
   ro.compute_kind = kind == BackendKind::kMpi ? "host-sleep" : "spin";
@@ -251,12 +253,16 @@ void replay_step(const RunOptions& o, const World& world, BackendKind kind, Plan
   const ReplayResult r = replay_plan(world, *rt, run.plan, ro, run.prediction.get(), [&](const ReplayResult& so_far) {
     write_file_atomically(json_path, replay_to_json(so_far, dir + "/plan.json").dump(2) + "\n");
   });
-  if (world.rank() != 0) return;
-  std::printf(
-      "#\n# Replay: the plan's schedules on these %d %s ranks (compute %s: the prediction's durations), "
-      "%d iterations after one warm-up; file replay.json\n",
-      r.world, r.backend.c_str(), r.compute.c_str(), r.iterations);
-  std::printf("#  %-18s %12s %12s %8s\n", "schedule", "predicted ms", "replayed ms", "error %");
+  if (world.rank() != 0) return {};
+  std::string text;
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "#\n# Replay: the plan's schedules on these %d %s ranks (compute %s: the prediction's durations), "
+                "%d iterations after one warm-up; file replay.json\n",
+                r.world, r.backend.c_str(), r.compute.c_str(), r.iterations);
+  text += line;
+  std::snprintf(line, sizeof line, "#  %-18s %12s %12s %8s\n", "schedule", "predicted ms", "replayed ms", "error %");
+  text += line;
   for (const auto& s : r.schedules) {
     char pred[32] = "-", err[32] = "-";
     if (s.predicted_ms) {
@@ -264,23 +270,27 @@ void replay_step(const RunOptions& o, const World& world, BackendKind kind, Plan
       if (s.median_ms > 0) std::snprintf(err, sizeof err, "%+.1f", 100 * (*s.predicted_ms - s.median_ms) / s.median_ms);
     }
     const std::string name = schedule_key(s.name, s.v) + (s.reference ? " (ref)" : "");
-    std::printf("   %-18s %12s %12.3f %8s\n", name.c_str(), pred, s.median_ms, err);
+    std::snprintf(line, sizeof line, "   %-18s %12s %12.3f %8s\n", name.c_str(), pred, s.median_ms, err);
+    text += line;
   }
-  std::printf("# Replay verdict: measured fastest %s, predicted fastest %s%s\n", r.measured_fastest.c_str(),
-              r.predicted_fastest.empty() ? "-" : r.predicted_fastest.c_str(),
-              r.measured_fastest == r.predicted_fastest ? " (agree)" : " (DISAGREE)");
-  std::fflush(stdout);
+  text += "# Replay verdict: measured fastest " + r.measured_fastest + ", predicted fastest " +
+          (r.predicted_fastest.empty() ? "-" : r.predicted_fastest) +
+          (r.measured_fastest == r.predicted_fastest ? " (agree)" : " (DISAGREE)") + "\n";
+  std::cout << text << std::flush;
+  return text;
 }
 
-// Rank 0: the report of the whole run folder into the same folder. Returns its exit status (0 / 3).
-int report_step(const RunOptions& o, const std::string& dir) {
+// Rank 0: the report of the whole run folder into the same folder; its line goes to the console and to
+// summary. Returns its exit status (0 / 3).
+int report_step(const RunOptions& o, const std::string& dir, std::string& summary) {
   ReportInputs in = load_report_inputs({dir}, o.baseline);
   const std::vector<Rule> rules = o.rules_file.empty() ? default_rules() : read_rules_file(o.rules_file);
   ReportFiles files;
   const int rc = write_report(in, rules, dir, &files);
-  std::cout << "#\n# Report: " << status_name(files.verdict) << " (exit " << rc << "): " << files.html << " "
-            << files.markdown << " " << files.json << "\n";
-  std::cout.flush();
+  const std::string line = std::string("#\n# Report: ") + status_name(files.verdict) + " (exit " + std::to_string(rc) +
+                           "): " + files.html + " " + files.markdown + " " + files.json + "\n";
+  summary += line;
+  std::cout << line << std::flush;
   return rc;
 }
 
@@ -302,6 +312,7 @@ int run_run_command(const RunOptions& o, const World& world) {
   c.checks = 1;
   c.point_budget_s = o.point_budget_s;
   c.timeout_s = o.timeout_s;
+  c.quiet = o.quiet;
   c.benchmark_args = o.benchmark_args;
 
   // The run folder, named by rank 0 and shared so every rank agrees.
@@ -345,16 +356,27 @@ int run_run_command(const RunOptions& o, const World& world) {
   }
   std::vector<ResultRecord> records;
   const int status = run_bench_on(*backend, c, world, &records);
-  if (world.rank() == 0) print_summary(std::cout, records, dir);
+  std::string summary;  // rank 0: the console summary and verdicts, kept in summary.txt
+  if (world.rank() == 0) {
+    std::ostringstream table;
+    print_summary(table, records, dir);
+    summary = table.str();
+    std::cout << summary << std::flush;
+  }
   int rc = status;
   if (o.plan) {
     PlannedRun run = plan_and_predict(o, world, *backend, c, dir);
+    if (run.prediction) summary += "# Prediction verdict: " + run.prediction->verdict + "\n";
     if (o.replay && can_replay(run.plan, world, kind, c.gpus_per_process)) {
-      replay_step(o, world, kind, run, dir);
+      summary += replay_step(o, world, kind, run, dir);
     } else if (o.replay && world.rank() == 0) {
-      std::cout << "# Replay: skipped: it needs one process with one device per plan rank (" << run.plan.layout.world
-                << "), this run has " << world.size() << " process" << (world.size() == 1 ? "" : "es") << " with "
-                << c.gpus_per_process << " device" << (c.gpus_per_process == 1 ? "" : "s") << " each\n";
+      const std::string line = "# Replay: skipped: it needs one process with one device per plan rank (" +
+                               std::to_string(run.plan.layout.world) + "), this run has " +
+                               std::to_string(world.size()) + " process" + (world.size() == 1 ? "" : "es") + " with " +
+                               std::to_string(c.gpus_per_process) + " device" + (c.gpus_per_process == 1 ? "" : "s") +
+                               " each\n";
+      summary += line;
+      std::cout << line;
     }
   }
   // The report's verdict decides the exit status; a failed sweep (wrong values, failed points) still does.
@@ -364,8 +386,11 @@ int run_run_command(const RunOptions& o, const World& world) {
   std::exception_ptr report_error;
   if (world.rank() == 0) {
     try {
-      const int r = report_step(o, dir);
+      const int r = report_step(o, dir, summary);
       report_rc = std::to_string(r != 0 ? r : rc);
+      summary += "# Exit status " + report_rc + "\n";
+      write_file_atomically(dir + "/summary.txt", summary);
+      std::cout << "# Summary and verdicts saved in " << dir << "/summary.txt\n" << std::flush;
     } catch (const UsageError&) {
       report_error = std::current_exception();
       report_rc = std::to_string(static_cast<int>(ExitCode::kUsage));
@@ -395,7 +420,9 @@ void RunCommand::add_options(CLI::App& sub) {
   sub.add_option("--point-seconds", o.point_budget_s, "about how long each point may take")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  sub.add_option("-T,--timeout", o.timeout_s, "seconds a point may take before the job is aborted")
+  sub.add_option("-T,--timeout", o.timeout_s,
+                 "seconds a point may take before the job is aborted (default: from the point's size, see README; "
+                 "0 = none)")
       ->check(CLI::NonNegativeNumber);
   sub.add_option("--tflops", o.tflops, "compute rate for the prediction when no GPU can measure it")
       ->check(CLI::PositiveNumber);
@@ -406,6 +433,12 @@ void RunCommand::add_options(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("--rules", o.rules_file, "rules file (YAML or JSON) of the report, replacing the default rules");
   sub.add_option("--baseline", o.baseline, "results file or run folder the report compares each point against");
+  sub.add_flag("--quiet", o.quiet, "no progress lines on stderr");
+  sub.footer(
+      "Megatron-LM arguments: pipebench run [OPTIONS] -- <Megatron-LM arguments> plans, predicts and replays that\n"
+      "model instead of the built-in preset (the flags of pipebench plan --help).\n"
+      "Google Benchmark flags pass through to the sweep: --benchmark_filter=REGEX, --benchmark_format=json,\n"
+      "--benchmark_out=FILE (see pipebench bench --help).");
 }
 
 void RunCommand::finish(const CLI::App& /*sub*/, const CommandExtras& extras) {

@@ -25,7 +25,7 @@ struct RunOptions {
   std::uint64_t factor = 4;
   int host_ranks = 4;  // ranks of the MPI fallback without GPUs
   double point_budget_s = 1.0;
-  double timeout_s = 0;
+  double timeout_s = -1;  // -T: <0 from each point's size (harness/watchdog.h), 0 off
   std::vector<std::string> benchmark_args;
   std::vector<std::string> megatron_args;  // after "--": the model to plan and predict (default: a preset)
   double tflops = 0;                       // compute rate for the prediction without a GPU (0: 100, assumed)
@@ -34,6 +34,7 @@ struct RunOptions {
   int replay_iterations = 3;               // timed iterations per schedule (after one warm-up)
   std::string rules_file;                  // --rules: the report's rules (empty: the default rules)
   std::string baseline;                    // --baseline: results file or run folder to compare against
+  bool quiet = false;                      // --quiet: no progress lines
 };
 
 // Before MPI is initialised: when no GPU is visible and this process was not started by mpirun,

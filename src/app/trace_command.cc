@@ -116,6 +116,13 @@ int run_trace_command(const TraceCommandOptions& o) {
     std::cerr << "pipebench: " << o.path << ": damaged: " << profile.damage << " (the report holds what was read)\n";
     return static_cast<int>(ExitCode::kUsage);
   }
+  // A profile that does not match its plan is a failed check, like wrong data (README: Exit status).
+  if (check && check->mismatches > 0) {
+    std::cerr << "pipebench: " << o.path << ": " << check->mismatches << " row" << (check->mismatches == 1 ? "" : "s")
+              << " of the profile do not match --plan " << o.plan_path << " (schedule " << check->schedule
+              << (check->v > 1 ? " v=" + std::to_string(check->v) : "") << "; see the report); exit status 3\n";
+    return static_cast<int>(ExitCode::kWrongData);
+  }
   return 0;
 }
 

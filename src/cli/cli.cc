@@ -64,8 +64,8 @@ ParsedLine parse_line(const CommandTable& table, const std::vector<std::string>&
   app.add_flag("--version", version, "print the version");
   std::vector<std::pair<Subcommand*, CLI::App*>> subs;
   for (const auto& c : table) {
-    if (c->takes_raw_words()) continue;
     CLI::App* sub = app.add_subcommand(c->name(), c->summary());
+    if (c->takes_raw_words()) continue;  // listed in the help; its words never reach CLI11 (see above)
     c->add_options(*sub);
     subs.emplace_back(c.get(), sub);
   }

@@ -39,7 +39,7 @@ class Subcommand {
   // world: null unless needs_world(). Returns the exit status.
   [[nodiscard]] virtual int run(const World* world) = 0;
   // A command whose words CLI11 must not see (plan hands them to the Megatron parser): the driver gives
-  // it every word after its name instead of add_options/finish, and it stays out of the top-level help.
+  // it every word after its name instead of add_options/finish, and the top-level help lists it.
   [[nodiscard]] virtual bool takes_raw_words() const { return false; }
   // Returns help text to print instead of running, or "" when the command is ready to run. Throws UsageError.
   [[nodiscard]] virtual std::string parse_raw_words(const std::vector<std::string>& /*words*/) { return {}; }

@@ -26,7 +26,8 @@ struct BenchConfig {
   int reps = 10;              // --reps: timed batches per point
   int checks = 1;             // -c: data-check runs per point, 0 = off
   bool graph = false;         // -G
-  double timeout_s = 0;       // -T: 0 = none
+  double timeout_s = -1;      // -T: seconds per point; 0 = none; <0 = from the point (harness/watchdog.h)
+  bool quiet = false;         // --quiet: no progress lines on stderr
   double point_budget_s = 0;  // >0: choose ops per batch so a point takes about this long
   std::string json_path;
   std::string csv_path;

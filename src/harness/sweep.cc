@@ -8,11 +8,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iostream>
 #include <memory>
 #include <string>
 
 #include "collectives/registry.h"
 #include "core/error.h"
+#include "harness/progress.h"
 #include "harness/watchdog.h"
 
 namespace pipebench {
@@ -130,7 +132,11 @@ class MeasuringLoop {
   void measure(std::size_t i, benchmark::State& state) {
     const std::string name = label_of(i);
     const Point p = point_of(i);
-    Watchdog dog(config_.timeout_s, world_, name);
+    // The point's operations: warm-up, timed batches, data-check runs (each a fill, an op and a check).
+    const std::int64_t ops =
+        std::int64_t{config_.warmup} + std::int64_t{config_.iters} * config_.reps + 3 * std::int64_t{config_.checks};
+    Watchdog dog(point_timeout_s(config_.timeout_s, p.requested_bytes, ops), world_,
+                 config_.timeout_s < 0 ? name + " (the default -T for its size; -T 0: none)" : name);
     ResultRecord rec;
     try {
       if (runner_comm_ != &comm_of(i)) start_run(i);  // (a --benchmark_filter may skip points)
@@ -177,6 +183,15 @@ class MeasuringLoop {
 SweepSummary run_sweep(Backend& backend, const World& world, const BenchConfig& config,
                        const std::vector<SweepPoint>& points, RecordSink* sink) {
   init_benchmark(world, config.benchmark_args);
+  // Rank 0 (the one with a sink): "point N of M" on stderr.
+  std::unique_ptr<Progress> progress;
+  std::unique_ptr<ProgressSink> counted;
+  if (sink && !config.quiet) {
+    progress = std::make_unique<Progress>(std::cerr, Progress::stderr_is_tty(), "point",
+                                          static_cast<std::int64_t>(points.size()));
+    counted = std::make_unique<ProgressSink>(*sink, *progress);
+    sink = counted.get();
+  }
   MeasuringLoop loop(backend, world, config, points, sink);
   if (!points.empty()) loop.start_run(0);
   for (std::size_t i = 0; i < points.size(); ++i) {

@@ -2,9 +2,10 @@
 // Sweep: the one measuring loop of every measuring command (bench, bench --plan, pairs, run). It runs a
 // list of points, each as a Google Benchmark benchmark with manual time and a fixed iteration count
 // (--reps), so --benchmark_format/--benchmark_out give Google Benchmark's own output with the counters
-// algbw_GBps, busbw_GBps and bytes; each point under the watchdog (-T), its failure caught, counted
-// and recorded; every record to the sink. Every rank registers and runs the same benchmarks; only
-// rank 0 reports.
+// algbw_GBps, busbw_GBps and bytes; each point under the watchdog (-T, by default from the point's size:
+// harness/watchdog.h), its failure caught, counted and recorded; every record to the sink, and rank 0's
+// progress ("point N of M", time left) on stderr unless config.quiet (harness/progress.h). Every rank registers and
+// runs the same benchmarks; only rank 0 reports.
 #pragma once
 
 #include <cstdint>

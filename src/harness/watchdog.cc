@@ -1,25 +1,61 @@
 // SPDX-License-Identifier: Apache-2.0
-// Watchdog thread per measured point.
+// Watchdog thread, checked ten times a second.
 #include "harness/watchdog.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
 #include "core/error.h"
 
 namespace pipebench {
+namespace {
 
-Watchdog::Watchdog(double timeout_s, const World& world, std::string label) {
+constexpr double kSlowLinkBytesPerSecond = 1e9;
+constexpr double kOpLatencySeconds = 1e-3;
+constexpr double kHeadroom = 10;
+constexpr double kMinimumSeconds = 120;
+
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+double default_point_timeout_s(std::uint64_t size_bytes, std::int64_t ops) {
+  const double per_op_s = kOpLatencySeconds + static_cast<double>(size_bytes) / kSlowLinkBytesPerSecond;
+  return std::max(kMinimumSeconds, kHeadroom * static_cast<double>(std::max<std::int64_t>(ops, 1)) * per_op_s);
+}
+
+double point_timeout_s(double timeout_s, std::uint64_t size_bytes, std::int64_t ops) {
+  return timeout_s >= 0 ? timeout_s : default_point_timeout_s(size_bytes, ops);
+}
+
+Watchdog::Watchdog(double timeout_s, const World& world, Message message) : message_(std::move(message)) {
+  start_ns_ = steady_ns();
   if (timeout_s <= 0) return;
-  thread_ = std::thread([this, timeout_s, &world, label = std::move(label)] {
-    std::unique_lock<std::mutex> lock(mutex_);
-    const bool finished = cv_.wait_for(lock, std::chrono::duration<double>(timeout_s), [this] { return done_; });
-    if (finished) return;
-    std::fprintf(stderr, "pipebench: -T %g: %s did not finish within %g s on %s; aborting the job\n", timeout_s,
-                 label.c_str(), timeout_s, world.where().c_str());
+  thread_ = std::thread([this, timeout_s, &world] { watch(timeout_s, world); });
+}
+
+Watchdog::Watchdog(double timeout_s, const World& world, const std::string& label)
+    : Watchdog(timeout_s, world, [timeout_s, &world, label](double /*elapsed_s*/) {
+        char t[32];
+        std::snprintf(t, sizeof t, "%g", timeout_s);
+        return "-T " + std::string(t) + ": " + label + " did not finish within " + t + " s on " + world.where();
+      }) {}
+
+void Watchdog::restart() { start_ns_ = steady_ns(); }
+
+void Watchdog::watch(double timeout_s, const World& world) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!cv_.wait_for(lock, std::chrono::milliseconds(100), [this] { return done_; })) {
+    const double elapsed_s = static_cast<double>(steady_ns() - start_ns_.load()) / 1e9;
+    if (elapsed_s <= timeout_s) continue;
+    std::fprintf(stderr, "pipebench: %s; aborting the job\n", message_(elapsed_s).c_str());
     std::fflush(stderr);
     world.abort(static_cast<int>(ExitCode::kRuntimeError));
-  });
+  }
 }
 
 Watchdog::~Watchdog() {

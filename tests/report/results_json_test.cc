@@ -2,10 +2,14 @@
 #include "report/results_json.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "core/error.h"
 
@@ -41,6 +45,76 @@ TEST(ResultsJson, FileIsValidAfterEveryRecord) {
   EXPECT_EQ(j["records"][0]["stats"]["samples"], 10);
   EXPECT_EQ(access((path + ".tmp").c_str(), F_OK), -1);  // the temporary was renamed away
   std::remove(path.c_str());
+}
+
+ResultRecord numbered(int i, std::size_t error_bytes = 0) {
+  ResultRecord r;
+  r.op = "all_reduce";
+  r.size_bytes = i;
+  r.error = std::string(error_bytes, 'e');
+  return r;
+}
+
+std::int64_t file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  return static_cast<std::int64_t>(in.tellg());
+}
+
+// Records of varied sizes cross pages and run out of the reserve: the file parses after every one and
+// holds exactly the records so far, in order.
+TEST(ResultsJson, ValidWithEveryRecordAcrossPagesAndReserves) {
+  const std::string path = temp_path("pages.json");
+  ResultsJson out(path, {{"tool_version", "x"}, {"zzz_after_records", 1}});
+  for (int i = 0; i < 250; ++i) {
+    out.add(numbered(i, static_cast<std::size_t>((i * 37) % 500)));
+    const auto j = read_json(path);
+    ASSERT_EQ(j["records"].size(), static_cast<std::size_t>(i + 1)) << "after record " << i;
+    ASSERT_EQ(j["records"][static_cast<std::size_t>(i)]["size_bytes"], i);
+    ASSERT_EQ(j["zzz_after_records"], 1);
+  }
+  EXPECT_GT(out.whole_writes(), 2);  // the reserve ran out at least once
+  out.finish();
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, read_json(path).dump(2) + "\n");  // the reserve is gone: laid out as dump(2)
+  EXPECT_EQ(read_json(path)["records"].size(), 250u);
+  std::remove(path.c_str());
+}
+
+// 2000 records cost O(records) bytes: a file rewritten after each record would write about 1000 times
+// its final size.
+TEST(ResultsJson, TwoThousandRecordsWriteLinearBytes) {
+  const std::string path = temp_path("linear.json");
+  ResultsJson out(path, {{"tool_version", "x"}, {"system", {{"note", std::string(20000, 's')}}}});
+  for (int i = 0; i < 2000; ++i) out.add(numbered(i));
+  out.finish();
+  const std::int64_t final_bytes = file_bytes(path);
+  ASSERT_EQ(read_json(path)["records"].size(), 2000u);
+  EXPECT_LE(out.whole_writes(), 12) << "whole writes";
+  EXPECT_LE(out.bytes_written(), 6 * final_bytes) << "bytes written for a " << final_bytes << "-byte file";
+  std::remove(path.c_str());
+}
+
+// SIGKILL at an arbitrary moment of a stream of records leaves a valid file with records 0..k-1.
+TEST(ResultsJson, KillAtAnyMomentKeepsEveryFinishedRecord) {
+  const std::string path = temp_path("killed.json");
+  for (int delay_ms : {5, 20, 60}) {
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      ResultsJson out(path, {{"tool_version", "x"}});
+      for (int i = 0;; ++i) out.add(numbered(i, static_cast<std::size_t>(i % 300)));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    ::kill(child, SIGKILL);
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status));
+    const auto j = read_json(path);  // throws (fails the test) unless valid JSON
+    const auto& records = j["records"];
+    for (std::size_t i = 0; i < records.size(); ++i) ASSERT_EQ(records[i]["size_bytes"], i);
+    std::remove(path.c_str());
+  }
 }
 
 TEST(ResultsJson, UnwritablePathFailsAtOnce) { EXPECT_THROW(ResultsJson("/nonexistent-dir/x.json", {}), Error); }
