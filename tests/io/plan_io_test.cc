@@ -23,11 +23,11 @@ Plan plan_of(const std::string& args) {
 }
 
 const char* kSmall =
-    "--num-layers 16 --hidden-size 1024 --num-attention-heads 16 --seq-length 256 --micro-batch-size 1 "
+    "--num-layers 16 --hidden-size 1024 --num-attention-heads 16 --seq-length 256 --max-position-embeddings 256 --micro-batch-size 1 "
     "--global-batch-size 8 --pipeline-model-parallel-size 4 --bf16 --vocab-size 1000 --world-size 4";
 const char* kWide =
     "--num-layers 24 --hidden-size 2048 --num-attention-heads 16 --num-query-groups 4 --group-query-attention --swiglu "
-    "--seq-length 512 --micro-batch-size 2 --global-batch-size 64 --pipeline-model-parallel-size 4 "
+    "--seq-length 512 --max-position-embeddings 512 --micro-batch-size 2 --global-batch-size 64 --pipeline-model-parallel-size 4 "
     "--tensor-model-parallel-size 2 --context-parallel-size 2 --sequence-parallel --fp16 --vocab-size 32000 "
     "--world-size 32 --overlap-grad-reduce --use-distributed-optimizer --no-overlap-p2p-communication "
     "--num-layers-per-virtual-pipeline-stage 3 --rank-order tp-pp-dp";

@@ -24,6 +24,7 @@ std::vector<std::string> words(const std::string& s) {
 
 const char* kSeed =
     "--num-layers 32 --hidden-size 4096 --ffn-hidden-size 11008 --num-attention-heads 32 --seq-length 32 "
+    "--max-position-embeddings 32 "
     "--micro-batch-size 1 --global-batch-size 16 --tensor-model-parallel-size 1 --pipeline-model-parallel-size 4 "
     "--fp16 --vocab-size 50257";
 
@@ -162,7 +163,8 @@ TEST(MegatronPlan, WorkedExampleInterleavedV4) {
 TEST(MegatronPlan, ScheduleTableFollowsMicrobatchGroups) {
   // The code comment of get_schedule_table: p=2, N=3, m=5, v=2 -> chunks 0 0 0 1 1 1 0 0 1 1.
   const auto a = parse_megatron_args(
-      words("--num-layers 4 --hidden-size 64 --num-attention-heads 4 --seq-length 8 --micro-batch-size 1 "
+      words("--num-layers 4 --hidden-size 64 --num-attention-heads 4 --seq-length 8 --max-position-embeddings 8 "
+            "--micro-batch-size 1 "
             "--global-batch-size 5 --pipeline-model-parallel-size 2 --vocab-size 100 "
             "--microbatch-group-size-per-virtual-pipeline-stage 3 --num-virtual-stages-per-pipeline-rank 2"));
   const Layout l = make_layout(a, 0);
@@ -171,7 +173,8 @@ TEST(MegatronPlan, ScheduleTableFollowsMicrobatchGroups) {
 
 TEST(MegatronPlan, TensorParallelWithoutAndWithSequenceParallel) {
   const std::string base =
-      "--num-layers 8 --hidden-size 1024 --num-attention-heads 16 --seq-length 512 --micro-batch-size 2 "
+      "--num-layers 8 --hidden-size 1024 --num-attention-heads 16 --seq-length 512 --max-position-embeddings 512 "
+      "--micro-batch-size 2 "
       "--global-batch-size 8 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --bf16 --vocab-size 32000";
   const Plan plan_s = plan_of(base);
   const Schedule s = schedule(plan_s, "1f1b");
@@ -199,7 +202,8 @@ TEST(MegatronPlan, TensorParallelWithoutAndWithSequenceParallel) {
 
 TEST(MegatronPlan, ContextParallelShrinksTheP2PTensorAndJoinsTheDpGroup) {
   const Plan p = plan_of(
-      "--num-layers 8 --hidden-size 512 --num-attention-heads 8 --seq-length 1024 --micro-batch-size 1 "
+      "--num-layers 8 --hidden-size 512 --num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 "
+      "--micro-batch-size 1 "
       "--global-batch-size 8 --context-parallel-size 2 --pipeline-model-parallel-size 2 --bf16 --vocab-size 1000 "
       "--world-size 8");
   EXPECT_EQ(p.layout.dp, 2);
@@ -210,7 +214,8 @@ TEST(MegatronPlan, ContextParallelShrinksTheP2PTensorAndJoinsTheDpGroup) {
 
 TEST(MegatronPlan, DistributedOptimizerReduceScattersGradsAndGathersParams) {
   const Plan p = plan_of(
-      "--num-layers 4 --hidden-size 512 --num-attention-heads 8 --seq-length 128 --micro-batch-size 1 "
+      "--num-layers 4 --hidden-size 512 --num-attention-heads 8 --seq-length 128 --max-position-embeddings 128 "
+      "--micro-batch-size 1 "
       "--global-batch-size 8 --pipeline-model-parallel-size 2 --bf16 --vocab-size 1000 --world-size 4 "
       "--use-distributed-optimizer");
   const Schedule s = schedule(p, "1f1b");
@@ -228,25 +233,29 @@ TEST(MegatronPlan, DistributedOptimizerReduceScattersGradsAndGathersParams) {
 }
 
 TEST(MegatronPlan, GqaAndSwigluParameterCounts) {
-  auto a = parse_megatron_args(
-      words("--num-layers 2 --hidden-size 4096 --ffn-hidden-size 11008 --num-attention-heads 32 --seq-length 8 "
-            "--micro-batch-size 1 --global-batch-size 1 --vocab-size 100 --swiglu"));
+  auto a =
+      parse_megatron_args(words("--num-layers 2 --hidden-size 4096 --ffn-hidden-size 11008 --num-attention-heads 32 "
+                                "--seq-length 8 --max-position-embeddings 8 "
+                                "--micro-batch-size 1 --global-batch-size 1 --vocab-size 100 --swiglu"));
   EXPECT_EQ(total_elements(layer_tensors(a)), 202434048);  // §8
   a = parse_megatron_args(words(
       "--num-layers 2 --hidden-size 4096 --ffn-hidden-size 11008 --num-attention-heads 32 --seq-length 8 "
+      "--max-position-embeddings 8 "
       "--micro-batch-size 1 --global-batch-size 1 --vocab-size 100 --group-query-attention --num-query-groups 8"));
   // qkv = h (h + 2 g k) + (h + 2 g k), k = 128: 4096 * 6144 + 6144; proj 4096^2 + 4096.
   const std::int64_t attn = 4096LL * 6144 + 6144 + 4096LL * 4096 + 4096;
   EXPECT_EQ(total_elements(layer_tensors(a)), attn + 90192640 + 16384);
-  const auto swiglu_default = parse_megatron_args(
-      words("--num-layers 2 --hidden-size 4096 --num-attention-heads 32 --seq-length 8 --micro-batch-size 1 "
-            "--global-batch-size 1 --vocab-size 100 --swiglu"));
+  const auto swiglu_default =
+      parse_megatron_args(words("--num-layers 2 --hidden-size 4096 --num-attention-heads 32 --seq-length 8 "
+                                "--max-position-embeddings 8 --micro-batch-size 1 "
+                                "--global-batch-size 1 --vocab-size 100 --swiglu"));
   EXPECT_EQ(swiglu_default.ffn_hidden, 10880);  // int(4h * 2/3 / 64) * 64
 }
 
 TEST(MegatronPlan, RankOrderAndGroupsForWorld16) {
   const Plan p = plan_of(
-      "--num-layers 8 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --micro-batch-size 1 "
+      "--num-layers 8 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --max-position-embeddings 64 "
+      "--micro-batch-size 1 "
       "--global-batch-size 8 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 4 --world-size 16 "
       "--vocab-size 1000");
   const Layout& l = p.layout;
@@ -263,7 +272,8 @@ TEST(MegatronPlan, RankOrderAndGroupsForWorld16) {
 
 TEST(MegatronPlan, InvalidConfigurationsNameMegatronsRule) {
   const std::string ok =
-      "--hidden-size 256 --num-attention-heads 4 --seq-length 64 --micro-batch-size 1 --vocab-size 1000 ";
+      "--hidden-size 256 --num-attention-heads 4 --seq-length 64 --max-position-embeddings 64 --micro-batch-size 1 "
+      "--vocab-size 1000 ";
   EXPECT_EQ(usage_error(ok + "--num-layers 30 --global-batch-size 8 --pipeline-model-parallel-size 4"),
             "num_layers 30 is not divisible by pipeline size 4");
   EXPECT_NE(usage_error(ok + "--num-layers 24 --global-batch-size 8 --pipeline-model-parallel-size 4 "
@@ -302,7 +312,8 @@ TEST(MegatronPlan, InvalidConfigurationsNameMegatronsRule) {
                 .find("cannot both be set"),
             std::string::npos);
   EXPECT_EQ(usage_error("--num-layers 8 --hidden-size 256"),
-            "Megatron arguments: missing --num-attention-heads, --seq-length, --micro-batch-size, --global-batch-size, "
+            "Megatron arguments: missing --num-attention-heads, --max-position-embeddings, --seq-length, "
+            "--micro-batch-size, --global-batch-size, "
             "--vocab-size or --vocab-file");
   EXPECT_NE(usage_error(ok + "--num-layers eight --global-batch-size 8").find("--num-layers"), std::string::npos);
   EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 8 --fp16 --bf16").find("--fp16 and --bf16"),
@@ -317,17 +328,18 @@ TEST(MegatronPlan, VocabFileTokensAreCounted) {
     for (int i = 0; i < 300; ++i) out << (i ? "," : "") << "\"tok" << i << "\": " << i;
     out << "}";
   }
-  const auto a = parse_megatron_args(
-      words("--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 8 --micro-batch-size 1 "
-            "--global-batch-size 1 --tokenizer-type GPT2BPETokenizer --vocab-file " +
-            path));
+  const auto a =
+      parse_megatron_args(words("--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 8 "
+                                "--max-position-embeddings 8 --micro-batch-size 1 "
+                                "--global-batch-size 1 --tokenizer-type GPT2BPETokenizer --vocab-file " +
+                                path));
   EXPECT_EQ(a.vocab_size, 300);
   EXPECT_EQ(padded_vocab(a), 384);  // multiple of 128
   std::remove(path.c_str());
-  EXPECT_THROW(
-      (void)parse_megatron_args(words("--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 8 "
-                                      "--micro-batch-size 1 --global-batch-size 1 --vocab-file /nonexistent.json")),
-      UsageError);
+  EXPECT_THROW((void)parse_megatron_args(words(
+                   "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 8 --max-position-embeddings 8 "
+                   "--micro-batch-size 1 --global-batch-size 1 --vocab-file /nonexistent.json")),
+               UsageError);
 }
 
 TEST(MegatronPlan, UnknownArgumentsWarnIgnoredOnesAreListed) {

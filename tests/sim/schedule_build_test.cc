@@ -20,7 +20,7 @@ Plan plan_of(const std::string& args) {
 
 // tp 2 x dp 2 x pp 4: TP collectives inside the schedule, DP and embedding gradients after it.
 const char* kModel =
-    "--num-layers 16 --hidden-size 1024 --num-attention-heads 16 --seq-length 256 --micro-batch-size 1 "
+    "--num-layers 16 --hidden-size 1024 --num-attention-heads 16 --seq-length 256 --max-position-embeddings 256 --micro-batch-size 1 "
     "--global-batch-size 16 --pipeline-model-parallel-size 4 --tensor-model-parallel-size 2 --bf16 "
     "--vocab-size 1000 --world-size 16";
 
