@@ -293,12 +293,17 @@ class Builder {
     // row-parallel biases), and with --qk-layernorm the q/k norms.
     if (a_.tp > 1) {
       const bool sp = a_.sequence_parallel;
-      std::int64_t replicated = 0;
-      for (int c = 0; c < v_; ++c) {
-        for (const auto& t : chunk_tensors(a_, l_, r, c, v_)) {
-          if ((sp && t.replicated) || t.qk_norm) replicated += t.elements;
+      auto cached = replicated_.find(r);
+      if (cached == replicated_.end()) {
+        std::int64_t n = 0;
+        for (int c = 0; c < v_; ++c) {
+          for (const auto& t : chunk_tensors(a_, l_, r, c, v_)) {
+            if ((sp && t.replicated) || t.qk_norm) n += t.elements;
+          }
         }
+        cached = replicated_.emplace(r, n).first;
       }
+      const std::int64_t replicated = cached->second;
       if (replicated > 0)
         add(rank, "all_reduce", Layout::group_of(l_.tp_groups, l_.tp_index, rank), -1, replicated, grad, 1,
             Phase::kAfter, sp ? "sequence-parallel params" : "qk-layernorm params");
@@ -322,7 +327,9 @@ class Builder {
     const std::string chunk = ", chunk " + std::to_string(c);
     const std::string params_what =
         "params" + chunk + (a_.overlap_param_gather ? " (overlap-param-gather: next iteration's forward)" : "");
-    for (std::int64_t bucket : dp_buckets(a_, l_, r, c, v_)) {
+    auto& buckets = buckets_[{r, c}];  // the same on every rank of a pipeline stage: computed once
+    if (buckets.empty()) buckets = dp_buckets(a_, l_, r, c, v_);
+    for (std::int64_t bucket : buckets) {
       if (!a_.distributed_optimizer) {
         add(rank, "all_reduce", dpg, -1, bucket, grad, 1, Phase::kAfter, "dp grads" + chunk);
         continue;
@@ -385,6 +392,8 @@ class Builder {
   const Layout& l_;
   int v_;
   std::vector<PlanMessage> out_;
+  std::map<std::pair<int, int>, std::vector<std::int64_t>> buckets_;  // (pipeline rank, chunk) -> buckets
+  std::map<int, std::int64_t> replicated_;                            // pipeline rank -> replicated elements
 };
 
 Schedule make_schedule(const MegatronArgs& a, const Layout& l, int v, const std::vector<int>& ranks) {
