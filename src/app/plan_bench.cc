@@ -2,6 +2,7 @@
 // bench --plan.
 #include "app/plan_bench.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -96,6 +97,11 @@ void add_plan_point(Backend& backend, const PlanPoint& p, std::uint64_t free_byt
   if (p.group.back() >= n) {
     sweep.left_out.push_back(label + ": needs rank " + std::to_string(p.group.back()) + ", only " + std::to_string(n) +
                              " here");
+    return;
+  }
+  const auto known = OpRegistry::instance().names();
+  if (!std::binary_search(known.begin(), known.end(), p.op)) {
+    sweep.left_out.push_back(label + ": no op '" + p.op + "' in this build to time it");
     return;
   }
   const Op& op = OpRegistry::instance().find("--plan", p.op);

@@ -138,6 +138,8 @@ std::vector<std::string> preset_args(int pp) {
                                 "16",
                                 "--seq-length",
                                 "1024",
+                                "--max-position-embeddings",
+                                "1024",
                                 "--micro-batch-size",
                                 "1",
                                 "--global-batch-size",

@@ -39,6 +39,12 @@ json model_to_json(const Plan& plan) {
           {"overlap_p2p_communication", a.overlap_p2p},
           {"untie_embeddings_and_output_weights", a.untie_embeddings},
           {"megatron_version", a.version == MegatronVersion::kMain ? kMain : kCoreV09},
+          {"cp_comm_type", a.cp_comm_type},
+          {"hierarchical_context_parallel_sizes", a.hierarchical_cp_sizes},
+          {"recompute_granularity", a.recompute_granularity},
+          {"recompute_method", a.recompute_method},
+          {"recompute_num_layers", a.recompute_num_layers},
+          {"transformer_impl", a.transformer_engine ? "transformer_engine" : "local"},
           {"ignored_arguments", a.ignored},
           {"unknown_arguments", a.unknown}};
 }
@@ -104,6 +110,31 @@ Phase phase_field(const JsonFields& f, const json& parent, const std::string& pa
   f.fail(JsonFields::join(path, "phase"), "is not a phase (\"" + name + "\")");
 }
 
+// Fields added to pipebench.plan/1 after its first files: optional, with Megatron's defaults (an older
+// plan has none of them and was made without context-parallel types or recompute).
+void read_model_additions(const JsonFields& f, const json& m, const std::string& path, MegatronArgs& a) {
+  if (m.contains("cp_comm_type")) {
+    a.cp_comm_type = f.get_strings(m, path, "cp_comm_type");
+    if (a.cp_comm_type.empty()) f.fail(path + ".cp_comm_type", "is empty");
+    for (const auto& t : a.cp_comm_type) {
+      if (t != "p2p" && t != "a2a" && t != "allgather" && t != "a2a+p2p")
+        f.fail(path + ".cp_comm_type", "has \"" + t + "\", not one of p2p, a2a, allgather, a2a+p2p");
+    }
+  }
+  if (m.contains("hierarchical_context_parallel_sizes"))
+    a.hierarchical_cp_sizes = f.get_ints(m, path, "hierarchical_context_parallel_sizes");
+  if (m.contains("recompute_granularity")) a.recompute_granularity = f.get_string(m, path, "recompute_granularity");
+  if (m.contains("recompute_method")) a.recompute_method = f.get_string(m, path, "recompute_method");
+  if (m.contains("recompute_num_layers")) a.recompute_num_layers = f.get_int(m, path, "recompute_num_layers");
+  if (a.recompute_num_layers < 0) f.fail(path + ".recompute_num_layers", "is negative");
+  if (m.contains("transformer_impl")) {
+    const std::string impl = f.get_string(m, path, "transformer_impl");
+    if (impl != "transformer_engine" && impl != "local")
+      f.fail(path + ".transformer_impl", "is not \"transformer_engine\" or \"local\"");
+    a.transformer_engine = impl == "transformer_engine";
+  }
+}
+
 // The model fields: MegatronArgs as far as the file records them, and the two derived values.
 void read_model(const JsonFields& f, const json& j, Plan& plan) {
   const std::string path = "model";
@@ -135,6 +166,7 @@ void read_model(const JsonFields& f, const json& j, Plan& plan) {
   a.version = version == kMain ? MegatronVersion::kMain : MegatronVersion::kCoreV09;
   a.ignored = f.get_strings(m, path, "ignored_arguments");
   a.unknown = f.get_strings(m, path, "unknown_arguments");
+  read_model_additions(f, m, path, a);
 }
 
 // Sizes from "layout"; the groups are rebuilt from them and must equal the file's "groups".

@@ -114,13 +114,27 @@ Layout make_layout(const MegatronArgs& a, int gpus_present) {
     throw UsageError("number of attention heads (" + str(a.heads) + ") must be divisible by tensor parallel size (" +
                      str(a.tp) + ")");
   }
-  if (a.gqa && a.query_groups && a.query_groups % a.tp != 0) {
-    throw UsageError("number of query groups (" + str(a.query_groups) +
-                     ") must be divisible by tensor parallel size (" + str(a.tp) + ")");
+  // TransformerConfig.__post_init__: the query groups a multiple or a divisor of t (fewer groups than
+  // TP ranks: each rank gathers qkv and keeps one group, attention.py get_query_key_value_tensors).
+  if (a.gqa && a.query_groups && a.query_groups % a.tp != 0 && a.tp % a.query_groups != 0) {
+    throw UsageError("num_query_groups (" + str(a.query_groups) + ") must be a multiple or divisor of " +
+                     "tensor_model_parallel_size (" + str(a.tp) + ")");
   }
   if (a.cp > 1 && a.seq_length % (2 * a.cp) != 0) {
     throw UsageError("sequence length (" + str(a.seq_length) + ") must be divisible by 2 x context parallel size (" +
                      str(2 * a.cp) + ")");
+  }
+  for (const auto& type : a.cp_comm_type) {
+    const int a2a = type == "a2a" ? a.cp : type == "a2a+p2p" ? a.hierarchical_cp_sizes.at(0) : 1;
+    if (a.cp > 1 && (a.heads / a.tp) % a2a != 0) {
+      throw UsageError("--cp-comm-type " + type + ": the attention heads per TP rank (" + str(a.heads / a.tp) +
+                       ") must be divisible by the all-to-all size (" + str(a2a) + ")");
+    }
+  }
+  if ((static_cast<std::int64_t>(l.dp) * a.cp) % a.distributed_optimizer_instances != 0) {
+    throw UsageError("--num-distributed-optimizer-instances " + str(a.distributed_optimizer_instances) +
+                     " does not divide data x context parallel size (" + str(static_cast<std::int64_t>(l.dp) * a.cp) +
+                     ")");
   }
   if (a.global_batch % (a.micro_batch * l.dp) != 0) {
     throw UsageError("global batch size (" + str(a.global_batch) + ") is not divisible by micro batch size (" +

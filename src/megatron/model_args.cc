@@ -3,7 +3,9 @@
 #include "megatron/model_args.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -45,11 +47,6 @@ const std::set<std::string>& ignored_names() {
                                                "--use-flash-attn",
                                                "--no-masked-softmax-fusion",
                                                "--use-mcore-models",
-                                               "--transformer-impl",
-                                               "--recompute-activations",
-                                               "--recompute-granularity",
-                                               "--recompute-method",
-                                               "--recompute-num-layers",
                                                "--loss-scale",
                                                "--initial-loss-scale",
                                                "--use-rotary-position-embeddings",
@@ -82,6 +79,73 @@ std::int64_t count_vocab(const std::string& path) {
   }
 }
 
+// argparse semantics for a repeated argument: the last occurrence wins. Each "--name" with the values
+// that follow it (up to the next "--") is one occurrence; earlier occurrences of the same name are
+// dropped, so CLI11 sees each argument once.
+std::vector<std::string> last_occurrences(const std::vector<std::string>& args) {
+  std::vector<std::vector<std::string>> items;
+  for (const auto& w : args) {
+    if (w.rfind("--", 0) == 0 || items.empty()) items.emplace_back();
+    items.back().push_back(w);
+  }
+  std::map<std::string, std::size_t> last;
+  auto name_of = [](const std::vector<std::string>& item) { return item.front().substr(0, item.front().find('=')); };
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (items[i].front().rfind("--", 0) == 0) last[name_of(items[i])] = i;
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (items[i].front().rfind("--", 0) == 0 && last[name_of(items[i])] != i) continue;
+    out.insert(out.end(), items[i].begin(), items[i].end());
+  }
+  return out;
+}
+
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+// Megatron's rules on the recompute, context-parallel and optimizer arguments (TransformerConfig
+// __post_init__, arguments.py validate_args), each message naming the rule.
+void check_rules(const MegatronArgs& a, const std::string& cp_fusion_impl) {
+  if (a.recompute_granularity == "full") {
+    if (a.recompute_method.empty())
+      throw UsageError("Megatron arguments: --recompute-granularity full needs --recompute-method block or uniform");
+    if (a.recompute_num_layers <= 0)
+      throw UsageError(
+          "Megatron arguments: --recompute-granularity full needs --recompute-num-layers (between 1 and the layers "
+          "per pipeline rank)");
+  } else if (a.recompute_granularity == "selective") {
+    if (!a.recompute_method.empty() || a.recompute_num_layers > 0)
+      throw UsageError(
+          "Megatron arguments: --recompute-granularity selective takes no --recompute-method or "
+          "--recompute-num-layers");
+  }
+  for (const auto& t : a.cp_comm_type) {
+    if (t != "p2p" && t != "a2a" && t != "allgather" && t != "a2a+p2p")
+      throw UsageError("--cp-comm-type " + t + ": not one of p2p, a2a, allgather, a2a+p2p");
+  }
+  if (a.cp_comm_type.size() != 1 && a.cp_comm_type.size() != static_cast<std::size_t>(a.num_layers))
+    throw UsageError("--cp-comm-type: " + str(static_cast<std::int64_t>(a.cp_comm_type.size())) +
+                     " values; give one for all layers or one per layer (" + str(a.num_layers) + ")");
+  const bool hierarchical = std::find(a.cp_comm_type.begin(), a.cp_comm_type.end(), "a2a+p2p") != a.cp_comm_type.end();
+  if (hierarchical && a.hierarchical_cp_sizes.size() != 2)
+    throw UsageError("--hierarchical-context-parallel-sizes must be set (a2a size, p2p size) when a2a+p2p is used");
+  if (!a.hierarchical_cp_sizes.empty()) {
+    std::int64_t product = 1;
+    for (int n : a.hierarchical_cp_sizes) product *= n;
+    if (product != a.cp)
+      throw UsageError("--hierarchical-context-parallel-sizes: the product (" + str(product) +
+                       ") must equal --context-parallel-size (" + str(a.cp) + ")");
+  }
+  if (a.cross_entropy_loss_fusion && cp_fusion_impl == "te")
+    throw UsageError(
+        "--cross-entropy-fusion-impl te: Transformer Engine cross entropy loss fusion is disabled by Megatron; use "
+        "native or omit --cross-entropy-loss-fusion");
+  if (a.distributed_optimizer_instances > 1 && !a.distributed_optimizer)
+    throw UsageError("--num-distributed-optimizer-instances > 1 needs --use-distributed-optimizer");
+  if (a.overlap_param_gather && !(a.distributed_optimizer && a.overlap_grad_reduce))
+    throw UsageError("--overlap-param-gather needs --use-distributed-optimizer and --overlap-grad-reduce");
+}
+
 }  // namespace
 
 MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
@@ -89,8 +153,9 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
   CLI::App app{"Megatron-LM arguments", "pipebench plan --"};
   app.allow_extras();
   app.set_help_flag();
-  bool fp16 = false, bf16 = false, no_overlap = false;
+  bool fp16 = false, bf16 = false, no_overlap = false, no_mask = false, recompute_activations = false;
   std::string vocab_file, tokenizer, version = "main", pos_type = "learned_absolute", norm = "LayerNorm";
+  std::string impl = "transformer_engine", ce_impl = "native";
   app.add_option("--num-layers", a.num_layers)->check(CLI::PositiveNumber);
   app.add_option("--hidden-size", a.hidden)->check(CLI::PositiveNumber);
   app.add_option("--ffn-hidden-size", a.ffn_hidden)->check(CLI::PositiveNumber);
@@ -128,8 +193,30 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
   app.add_flag("--overlap-grad-reduce", a.overlap_grad_reduce);
   app.add_option("--ddp-bucket-size", a.ddp_bucket_size)->check(CLI::PositiveNumber);
   app.add_flag("--no-overlap-p2p-communication", no_overlap);
+  app.add_option("--ddp-num-buckets", a.ddp_num_buckets)->check(CLI::PositiveNumber);
+  app.add_flag("--ddp-pad-buckets-for-high-nccl-busbw", a.ddp_pad_buckets_for_high_nccl_busbw);
+  app.add_flag("--overlap-param-gather", a.overlap_param_gather);
+  app.add_option("--num-distributed-optimizer-instances", a.distributed_optimizer_instances)
+      ->check(CLI::PositiveNumber);
+  app.add_option("--cp-comm-type", a.cp_comm_type)->expected(1, -1);
+  app.add_option("--hierarchical-context-parallel-sizes", a.hierarchical_cp_sizes)
+      ->expected(1, -1)
+      ->check(CLI::PositiveNumber);
+  app.add_option("--recompute-granularity", a.recompute_granularity)->check(CLI::IsMember({"full", "selective"}));
+  app.add_option("--recompute-method", a.recompute_method)->check(CLI::IsMember({"uniform", "block"}));
+  app.add_option("--recompute-num-layers", a.recompute_num_layers)->check(CLI::PositiveNumber);
+  app.add_flag("--recompute-activations", recompute_activations);
+  app.add_option("--transformer-impl", impl)->check(CLI::IsMember({"transformer_engine", "local"}));
+  app.add_flag("--qk-layernorm", a.qk_layernorm);
+  app.add_flag("--no-create-attention-mask-in-dataloader", no_mask);
+  app.add_flag("--cross-entropy-loss-fusion", a.cross_entropy_loss_fusion);
+  app.add_option("--cross-entropy-fusion-impl", ce_impl)->check(CLI::IsMember({"native", "te"}));
+  app.add_flag("--calculate-per-token-loss", a.calculate_per_token_loss);
+  app.add_flag("--tp-comm-overlap", a.tp_comm_overlap);
+  app.add_flag("--defer-embedding-wgrad-compute", a.defer_embedding_wgrad);
   app.add_option("--megatron-version", version)->check(CLI::IsMember({"main", "core_v0.9"}));
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  const std::vector<std::string> once = last_occurrences(args);
+  std::vector<std::string> reversed(once.rbegin(), once.rend());
   try {
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
@@ -150,6 +237,9 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
   a.overlap_p2p = !no_overlap;
   a.rope = pos_type == "rope";
   a.rmsnorm = norm == "RMSNorm";
+  a.transformer_engine = impl == "transformer_engine";
+  a.create_attention_mask = !no_mask;
+  if (recompute_activations) a.recompute_granularity = "selective";  // arguments.py
   a.version = version == "core_v0.9" ? MegatronVersion::kCoreV09 : MegatronVersion::kMain;
   if (!a.gqa) a.query_groups = 0;
   if (a.vocab_size > 0) {
@@ -165,6 +255,7 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
   need(a.num_layers > 0, "--num-layers");
   need(a.hidden > 0, "--hidden-size");
   need(a.heads > 0, "--num-attention-heads");
+  need(a.max_position_embeddings > 0, "--max-position-embeddings");
   need(a.seq_length > 0, "--seq-length");
   need(a.micro_batch > 0, "--micro-batch-size");
   need(a.global_batch > 0, "--global-batch-size");
@@ -172,8 +263,10 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
   if (!missing.empty()) throw UsageError("Megatron arguments: missing " + missing);
   // Megatron's defaults (arguments.py): 4h, or with --swiglu 2/3 of that rounded down to a multiple of 64.
   if (a.ffn_hidden == 0) a.ffn_hidden = a.swiglu ? static_cast<int>((4.0 * a.hidden * 2 / 3) / 64) * 64 : 4 * a.hidden;
-  a.max_position_given = a.max_position_embeddings > 0;
-  if (!a.max_position_given) a.max_position_embeddings = a.seq_length;
+  if (a.max_position_embeddings < a.seq_length)
+    throw UsageError("max_position_embeddings (" + str(a.max_position_embeddings) +
+                     ") must be greater than or equal to seq_length (" + str(a.seq_length) + ")");
+  check_rules(a, ce_impl);
   return a;
 }
 
@@ -181,6 +274,10 @@ DType grad_dtype(const MegatronArgs& a) {
   if (a.accumulate_allreduce_grads_in_fp32) return DType::kFloat;
   if (a.params_dtype == DType::kBfloat16 && !a.grad_reduce_in_bf16) return DType::kFloat;  // forced for bf16 (§4)
   return a.params_dtype;
+}
+
+const std::string& cp_comm_type_of(const MegatronArgs& a, int layer) {
+  return a.cp_comm_type.size() == 1 ? a.cp_comm_type.front() : a.cp_comm_type.at(static_cast<std::size_t>(layer));
 }
 
 std::int64_t padded_vocab(const MegatronArgs& a) {

@@ -17,7 +17,6 @@ struct MegatronArgs {
   int num_layers = 0, hidden = 0, ffn_hidden = 0, heads = 0, query_groups = 0;
   bool gqa = false, swiglu = false, untie_embeddings = false, disable_bias_linear = false, rmsnorm = false;
   std::int64_t seq_length = 0, max_position_embeddings = 0;
-  bool max_position_given = false;
   std::int64_t vocab_size = 0;  // from --vocab-size or counted in --vocab-file
   std::string vocab_source;     // how vocab_size was found
   int make_vocab_divisible_by = 128;
@@ -37,21 +36,43 @@ struct MegatronArgs {
   bool accumulate_allreduce_grads_in_fp32 = false, grad_reduce_in_bf16 = false;
   bool distributed_optimizer = false, overlap_grad_reduce = false;
   std::int64_t ddp_bucket_size = 0;  // 0: Megatron's default
-  bool overlap_p2p = true;           // --no-overlap-p2p-communication turns it off
+  int ddp_num_buckets = 0;           // --ddp-num-buckets (0: not given)
+  bool ddp_pad_buckets_for_high_nccl_busbw = false;
+  bool overlap_param_gather = false;
+  int distributed_optimizer_instances = 1;  // --num-distributed-optimizer-instances
+  bool overlap_p2p = true;                  // --no-overlap-p2p-communication turns it off
+  // Context parallelism: TE's attention exchange per layer (--cp-comm-type: one entry for every layer,
+  // or one per layer), and --hierarchical-context-parallel-sizes (a2a size, p2p size) for a2a+p2p.
+  std::vector<std::string> cp_comm_type = {"p2p"};
+  std::vector<int> hierarchical_cp_sizes;
+  // Activation recompute: granularity "", "full" or "selective"; method "", "uniform" or "block".
+  std::string recompute_granularity, recompute_method;
+  int recompute_num_layers = 0;
+  bool transformer_engine = true;  // --transformer-impl transformer_engine (Megatron's default) or local
+  bool qk_layernorm = false;
+  // Flags that change messages outside the layers.
+  bool create_attention_mask = true;  // --no-create-attention-mask-in-dataloader clears it
+  bool cross_entropy_loss_fusion = false, calculate_per_token_loss = false;
+  bool tp_comm_overlap = false, defer_embedding_wgrad = false;
   MegatronVersion version = MegatronVersion::kMain;
 
   std::vector<std::string> ignored;  // accepted, no effect on communication
   std::vector<std::string> unknown;  // not known: warned about
 };
 
-// Parses arguments as written in a launch script ("--num-layers 32 --fp16 ..."). Throws UsageError
-// naming the argument for missing required ones (--num-layers, --hidden-size, --num-attention-heads,
-// --seq-length, --micro-batch-size, --global-batch-size, a vocabulary) and non-numeric values.
+// Parses arguments as written in a launch script ("--num-layers 32 --fp16 ..."). A repeated argument
+// takes its last value, as argparse does. Throws UsageError naming the argument for missing required
+// ones (--num-layers, --hidden-size, --num-attention-heads, --max-position-embeddings, --seq-length,
+// --micro-batch-size, --global-batch-size, a vocabulary), non-numeric values and Megatron's argument
+// rules (arguments.py validate_args, TransformerConfig.__post_init__).
 [[nodiscard]] MegatronArgs parse_megatron_args(const std::vector<std::string>& args);
 
 // The dtype gradients are reduced in (§4): fp32 with --accumulate-allreduce-grads-in-fp32, forced for
 // --bf16 unless --grad-reduce-in-bf16; else the parameter dtype.
 [[nodiscard]] DType grad_dtype(const MegatronArgs& a);
+
+// The context-parallel exchange of transformer layer `layer` (0-based): p2p, a2a, allgather or a2a+p2p.
+[[nodiscard]] const std::string& cp_comm_type_of(const MegatronArgs& a, int layer);
 
 // The padded vocabulary (vocab_size_with_padding): multiple = make_vocab_divisible_by * t.
 [[nodiscard]] std::int64_t padded_vocab(const MegatronArgs& a);

@@ -11,41 +11,54 @@ std::vector<ParamTensor> layer_tensors(const MegatronArgs& a) {
   const std::int64_t qkv_out = h + 2 * groups * head_dim;  // 3h for MHA
   const bool bias = !a.disable_bias_linear;
   const std::int64_t fc1_out = a.swiglu ? 2 * f : f;
+  const std::int64_t norm_bias = a.rmsnorm ? 0 : 1;
   std::vector<ParamTensor> v;
-  auto add = [&](const char* name, std::int64_t n) {
-    if (n > 0) v.push_back({name, n, false});
+  auto add = [&](const std::string& name, std::int64_t n, bool replicated = false, bool qk = false) {
+    if (n > 0) v.push_back({name, n, false, false, replicated, qk});
   };
-  add("input_layernorm.weight", h);
-  add("input_layernorm.bias", a.rmsnorm ? 0 : h);
+  // TE spec: "self_attention.linear_qkv.layer_norm_weight"; local spec: "input_layernorm.weight".
+  auto norm = [&](const std::string& te_module, const std::string& local_module) {
+    const std::string prefix = a.transformer_engine ? te_module + ".layer_norm_" : local_module + ".";
+    add(prefix + "weight", h, true);
+    add(prefix + "bias", norm_bias * h, true);
+  };
+  if (!a.transformer_engine) norm("", "input_layernorm");
+  add("self_attention.linear_proj.weight", h * h / t);
+  add("self_attention.linear_proj.bias", bias ? h : 0, true);  // row-parallel bias: replicated
+  if (a.transformer_engine) norm("self_attention.linear_qkv", "");
   add("self_attention.linear_qkv.weight", h * qkv_out / t);
   add("self_attention.linear_qkv.bias", bias ? qkv_out / t : 0);
-  add("self_attention.linear_proj.weight", h * h / t);
-  add("self_attention.linear_proj.bias", bias ? h : 0);  // row-parallel bias: replicated
-  add("pre_mlp_layernorm.weight", h);
-  add("pre_mlp_layernorm.bias", a.rmsnorm ? 0 : h);
+  if (a.qk_layernorm) {
+    for (const char* n : {"self_attention.q_layernorm", "self_attention.k_layernorm"}) {
+      add(std::string(n) + ".weight", head_dim, false, true);
+      add(std::string(n) + ".bias", norm_bias * head_dim, false, true);
+    }
+  }
+  norm("mlp.linear_fc1", "pre_mlp_layernorm");
   add("mlp.linear_fc1.weight", h * fc1_out / t);
   add("mlp.linear_fc1.bias", bias ? fc1_out / t : 0);
   add("mlp.linear_fc2.weight", f * h / t);
-  add("mlp.linear_fc2.bias", bias ? h : 0);
+  add("mlp.linear_fc2.bias", bias ? h : 0, true);
   return v;
 }
 
 std::vector<ParamTensor> chunk_tensors(const MegatronArgs& a, const Layout& l, int r, int c, int v) {
   std::vector<ParamTensor> out;
   const std::int64_t h = a.hidden, V = padded_vocab(a);
+  const bool shared = !a.untie_embeddings && l.pp > 1;
   if (r == 0 && c == 0) {
-    out.push_back({"embedding.word_embeddings.weight", V * h / a.tp, true});
-    if (!a.rope) out.push_back({"embedding.position_embeddings.weight", a.max_position_embeddings * h, false});
+    out.push_back({"embedding.word_embeddings.weight", V * h / a.tp, true, shared});
+    if (!a.rope) out.push_back({"embedding.position_embeddings.weight", a.max_position_embeddings * h});
   }
   const int layers = a.num_layers / l.pp / v;
   const auto layer = layer_tensors(a);
   for (int i = 0; i < layers; ++i) out.insert(out.end(), layer.begin(), layer.end());
   if (r == l.pp - 1 && c == v - 1) {
-    out.push_back({"final_layernorm.weight", h, false});
-    if (!a.rmsnorm) out.push_back({"final_layernorm.bias", h, false});
+    out.push_back({"final_layernorm.weight", h, false, false, true});
+    if (!a.rmsnorm) out.push_back({"final_layernorm.bias", h, false, false, true});
     // Tied: the last stage holds a copy of the word embedding as the output weight (when p > 1);
     // untied: its own output weight. With p == 1 and tied weights there is no second tensor.
-    if (a.untie_embeddings || l.pp > 1) out.push_back({"output_layer.weight", V * h / a.tp, !a.untie_embeddings});
+    if (a.untie_embeddings || l.pp > 1) out.push_back({"output_layer.weight", V * h / a.tp, true, shared});
   }
   return out;
 }

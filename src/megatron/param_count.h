@@ -15,12 +15,21 @@ namespace pipebench {
 struct ParamTensor {
   std::string name;
   std::int64_t elements = 0;
-  bool word_embedding = false;  // the (tied) word embedding or its copy on the last stage
+  bool word_embedding = false;  // the word embedding or the output layer's (tied copy or untied) weight
+  // Tied and p > 1: the word embedding on the first stage's chunk 0 and its copy on the last stage's last
+  // chunk (LanguageModule.setup_embeddings_and_output_layer sets shared_embedding).
+  bool shared_embedding = false;
+  bool replicated = false;  // norm or row-parallel bias: marked sequence_parallel (all-reduced over TP with SP)
+  bool qk_norm = false;     // q_layernorm / k_layernorm: all-reduced over TP whenever t > 1
 };
 
-// Elements of one transformer layer on one TP rank: attention 4h^2+4h (MHA) or h(h+2gk) qkv with GQA,
-// MLP 2hf+f+h (3hf+2f+h with swiglu), norms 4h (2h RMSNorm); column-parallel weights and biases / t,
-// row-parallel biases and norms replicated.
+// The tensors of one transformer layer on one TP rank in Megatron's registration order (the order of
+// model.parameters(), which the DP buckets follow in reverse): attention 4h^2+4h (MHA) or h(h+2gk) qkv
+// with GQA, MLP 2hf+f+h (3hf+2f+h with swiglu), norms 4h (2h RMSNorm), q/k norms 2k (4k LayerNorm);
+// column-parallel weights and biases / t, row-parallel biases and norms replicated. Order: SelfAttention
+// registers linear_proj (in Attention) before linear_qkv; with TE (the default) the two norms live inside
+// linear_qkv and linear_fc1 (TE LayerNormLinear registers layer_norm_weight/bias before weight/bias); the
+// local spec has input_layernorm and pre_mlp_layernorm as modules of their own.
 [[nodiscard]] std::vector<ParamTensor> layer_tensors(const MegatronArgs& a);
 
 // Tensors of pipeline rank r, chunk c (of v), in forward order: word + position embedding on (0, 0),

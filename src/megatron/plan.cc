@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/error.h"
+#include "megatron/layer_comm.h"
 #include "megatron/param_count.h"
 
 namespace pipebench {
@@ -69,39 +70,71 @@ std::vector<int> forward_chunks(const MegatronArgs& a, const Layout& l, int v) {
   return chunks;
 }
 
+std::int64_t dp_bucket_size(const MegatronArgs& a, const Layout& l, int r, int c, int v) {
+  // Bucketing only applies with --overlap-grad-reduce, to chunk 0 of pipeline rank 0 (§4;
+  // training.py resolve_ddp_bucket_size, distributed_data_parallel.py).
+  if (!a.overlap_grad_reduce || c != 0 || r != 0) return 0;
+  if (a.ddp_num_buckets > 0) {
+    std::int64_t params = 0;  // num_parameters: every chunk of this rank
+    for (int k = 0; k < v; ++k) params += total_elements(chunk_tensors(a, l, r, k, v));
+    return std::max<std::int64_t>(1, params / a.ddp_num_buckets);
+  }
+  if (a.ddp_bucket_size > 0) return a.ddp_bucket_size;
+  return std::max<std::int64_t>(40000000, 1000000LL * l.dp * l.cp);
+}
+
 std::vector<std::int64_t> dp_buckets(const MegatronArgs& a, const Layout& l, int r, int c, int v) {
   const auto tensors = chunk_tensors(a, l, r, c, v);
-  const std::int64_t dp_cp = static_cast<std::int64_t>(l.dp) * l.cp;
-  // Bucketing only applies with --overlap-grad-reduce, to chunk 0 of pipeline rank 0 (§4).
-  const bool bucketed = a.overlap_grad_reduce && c == 0 && r == 0;
-  const std::int64_t bucket_size =
-      a.ddp_bucket_size ? a.ddp_bucket_size : std::max<std::int64_t>(40000000, 1000000 * dp_cp);
-  const std::int64_t pad_to = std::lcm<std::int64_t>(dp_cp, 128);
-  auto finish = [&](std::int64_t n) { return a.distributed_optimizer ? (n + pad_to - 1) / pad_to * pad_to : n; };
-  auto size_of = [&](const ParamTensor& t) {  // distopt aligns every param start to 64 elements
-    return a.distributed_optimizer ? (t.elements + 63) / 64 * 64 : t.elements;
-  };
+  const std::int64_t bucket_size = dp_bucket_size(a, l, r, c, v);  // 0: one bucket
+  const bool distopt = a.distributed_optimizer;
+  // The distributed optimizer's layout (distrib_optimizer.py _compute_per_buffer_param_layout,
+  // optimizer/param_layout.py): param starts aligned to 64 elements, bucket ends padded to
+  // lcm(shard group, 128) (and 2^16 with --ddp-pad-buckets-for-high-nccl-busbw), the shared word
+  // embedding in a bucket of its own. Without it: no padding, no split (_compute_default_per_buffer_...).
+  const std::int64_t shard = static_cast<std::int64_t>(l.dp) * l.cp / a.distributed_optimizer_instances;
+  std::int64_t divisor = std::lcm<std::int64_t>(shard, 128);
+  if (a.ddp_pad_buckets_for_high_nccl_busbw) divisor = std::lcm<std::int64_t>(divisor, 1 << 16);
   std::vector<std::int64_t> out;
-  std::int64_t current = 0, shared = 0;
+  std::int64_t start = 0, bucket_start = 0, end = 0;
+  bool open = false;
+  auto close = [&](std::int64_t at) {
+    const std::int64_t padded = distopt ? (at + divisor - 1) / divisor * divisor : at;
+    out.push_back(padded - bucket_start);
+    bucket_start = padded;
+    open = false;
+    return padded;
+  };
   for (auto it = tensors.rbegin(); it != tensors.rend(); ++it) {  // backprop order
-    if (a.distributed_optimizer && it->word_embedding && bucketed) {
-      shared += size_of(*it);  // the shared word embedding gets its own bucket
-      continue;
-    }
-    current += size_of(*it);
-    if (bucketed && current >= bucket_size) {
-      out.push_back(finish(current));
-      current = 0;
-    }
+    const bool own_bucket = distopt && it->shared_embedding;
+    start = distopt ? (start + 63) / 64 * 64 : start;
+    if (own_bucket && open) start = close(start);
+    end = start + it->elements;
+    open = true;
+    start = (bucket_size > 0 && end - bucket_start >= bucket_size) || own_bucket ? close(end) : end;
   }
-  if (current) out.push_back(finish(current));
-  if (shared) out.push_back(finish(shared));
+  if (open) close(end);
   return out;
 }
 
 namespace {
 
 std::int64_t bytes_of(std::int64_t elements, DType t) { return elements * static_cast<std::int64_t>(dtype_size(t)); }
+
+// The phase of the call that receives forward (or backward) virtual microbatch k (§3). 1F1B receives
+// in the step that uses the tensor. Interleaved posts each receive one step early (schedules.py
+// forward_backward_pipelining_with_interleaving): the input of forward k comes with forward k-1's send
+// (k = 0: the recv_forward before the warm-up), so forwards 0..W are received in warm-up; the grad of
+// backward 0 is pre-posted at the last warm-up step, that of backward k >= 1 comes with backward k-1's
+// send, so backwards 1..R are received in steady and the rest in cool-down; with all microbatches in
+// warm-up (W = T) the cool-down's recv_backward takes them all.
+Phase recv_phase(std::int64_t k, std::int64_t w, std::int64_t total, bool forward, bool interleaved) {
+  const std::int64_t steady = total - w;
+  if (!interleaved)
+    return forward ? (k < w ? Phase::kWarmup : Phase::kSteady) : (k < steady ? Phase::kSteady : Phase::kCooldown);
+  if (forward) return k <= w ? Phase::kWarmup : Phase::kSteady;
+  if (steady == 0) return Phase::kCooldown;
+  return k == 0 ? Phase::kWarmup : k <= steady ? Phase::kSteady : Phase::kCooldown;
+}
 
 class Builder {
  public:
@@ -111,7 +144,8 @@ class Builder {
     out_.clear();
     const int r = l_.coords[static_cast<std::size_t>(rank)].pp;  // pipeline rank
     add_pipeline_p2p(rank, r);
-    add_tensor_parallel(rank, r);
+    add_layer_collectives(rank, r);
+    add_stage_collectives(rank, r);
     add_gradient_reduction(rank, r);
     add_scalars(rank, r);
     return out_;
@@ -139,9 +173,10 @@ class Builder {
         const Phase bwd = k < total - w ? Phase::kSteady : Phase::kCooldown;
         // Only the global first virtual stage (r 0, chunk 0) has no input to receive or grad to send; only
         // the global last (r p-1, chunk v-1) has no output to send or grad to receive (§2 Peers).
-        if (!(r == 0 && cf == 0)) ++p2p[{"recv", prev, "activation", fwd}];
+        if (!(r == 0 && cf == 0)) ++p2p[{"recv", prev, "activation", recv_phase(k, w, total, true, v_ > 1)}];
         if (!(r == p - 1 && cf == v_ - 1)) ++p2p[{"send", next, "activation", fwd}];
-        if (!(r == p - 1 && cb == v_ - 1)) ++p2p[{"recv", next, "activation grad", bwd}];
+        if (!(r == p - 1 && cb == v_ - 1))
+          ++p2p[{"recv", next, "activation grad", recv_phase(k, w, total, false, v_ > 1)}];
         if (!(r == 0 && cb == 0)) ++p2p[{"send", prev, "activation grad", bwd}];
       }
       for (const auto& [key, count] : p2p) {
@@ -151,37 +186,86 @@ class Builder {
     }
   }
 
-  // TP collectives inside the schedule, the cross-entropy all-reduces and the data broadcasts.
-  void add_tensor_parallel(int rank, int r) {
+  // The collectives of this rank's transformer layers (layer_comm.h): TP and the CP attention exchange
+  // of each layer's cp_comm_type, forward and backward, and the forward ones again for each layer that
+  // full recompute re-runs in backward.
+  void add_layer_collectives(int rank, int r) {
+    std::map<std::string, std::pair<std::int64_t, std::int64_t>> by_type;  // cp type -> layers, recomputed
+    std::int64_t layers = 0, recomputed = 0;
+    for (int c = 0; c < v_; ++c) {
+      const auto indices = chunk_layers(a_, l_, r, c, v_);
+      for (std::size_t i = 0; i < indices.size(); ++i) {
+        const std::int64_t again = layer_recomputed(a_, static_cast<int>(i)) ? 1 : 0;
+        auto& n = by_type[cp_comm_type_of(a_, indices[i])];
+        ++n.first;
+        n.second += again;
+        ++layers;
+        recomputed += again;
+      }
+    }
+    add_layer_messages(rank, tp_layer_messages(a_), layers, recomputed);
+    for (const auto& [type, n] : by_type) add_layer_messages(rank, cp_layer_messages(a_, type), n.first, n.second);
+  }
+
+  void add_layer_messages(int rank, const std::vector<LayerMessage>& msgs, std::int64_t layers,
+                          std::int64_t recomputed) {
+    const std::int64_t m = l_.microbatches;
+    for (const auto& lm : msgs) {
+      const auto group = layer_group(l_, a_, rank, lm.group);
+      add(rank, lm.op, group, -1, lm.elements, a_.params_dtype, (lm.forward + lm.backward) * layers * m,
+          Phase::kPipeline, lm.what);
+      add(rank, lm.op, group, -1, lm.elements, a_.params_dtype, lm.forward * recomputed * m, Phase::kPipeline,
+          lm.what + ", recompute");
+    }
+  }
+
+  // The first and last stage's TP collectives, the cross-entropy all-reduces and the data broadcasts.
+  void add_stage_collectives(int rank, int r) {
     const int p = l_.pp;
     const auto& tpg = Layout::group_of(l_.tp_groups, l_.tp_index, rank);
     const std::int64_t m = l_.microbatches, s = a_.seq_length, b = a_.micro_batch, h = a_.hidden;
     const DType act = a_.params_dtype;
     const bool sp = a_.sequence_parallel && a_.tp > 1;
-    // Tensor parallelism (§6), per layer and microbatch, only when t > 1.
-    const std::int64_t layers = static_cast<std::int64_t>(a_.num_layers) / p;  // all chunks of this rank
     const std::int64_t a_elems = s / a_.cp * b * h;
     if (a_.tp > 1) {
-      if (sp) {
-        add(rank, "all_gather", tpg, -1, a_elems, act, 6 * layers * m, Phase::kPipeline, "TP per layer (SP)");
-        add(rank, "reduce_scatter", tpg, -1, a_elems, act, 4 * layers * m, Phase::kPipeline, "TP per layer (SP)");
-      } else {
-        add(rank, "all_reduce", tpg, -1, a_elems, act, 4 * layers * m, Phase::kPipeline, "TP per layer");
-      }
-      if (r == 0)
-        add(rank, sp ? "reduce_scatter" : "all_reduce", tpg, -1, a_elems, act, m, Phase::kPipeline,
+      if (r == 0) {
+        // VocabParallelEmbedding: all-reduce, or with SP reduce-scatter. A learned absolute position
+        // embedding turns the reduce-scatter off (language_model_embedding.py reduce_scatter_embeddings):
+        // all-reduce, then scatter_to_sequence_parallel_region (a local split). With SP the backward of
+        // either is an all-gather of the grad.
+        const bool rs = sp && a_.rope;
+        add(rank, rs ? "reduce_scatter" : "all_reduce", tpg, -1, a_elems, act, m, Phase::kPipeline,
             "TP embedding forward");
+        if (sp) add(rank, "all_gather", tpg, -1, a_elems, act, m, Phase::kPipeline, "TP embedding backward (SP)");
+      }
       if (r == p - 1) {
         if (sp) add(rank, "all_gather", tpg, -1, a_elems, act, m, Phase::kPipeline, "TP output layer forward");
         add(rank, sp ? "reduce_scatter" : "all_reduce", tpg, -1, a_elems, act, m, Phase::kPipeline,
             "TP output layer dgrad");
+        // With SP the output layer (ColumnParallelLinear) saves its sharded input and gathers it again
+        // for the weight gradient (layers.py LinearWithGradAccumulationAndAsyncCommunication.backward);
+        // --defer-embedding-wgrad-compute moves these gathers to the drain (utils.py
+        // drain_embedding_wgrad_compute).
+        if (sp)
+          add(rank, "all_gather", tpg, -1, a_elems, act, m,
+              a_.defer_embedding_wgrad ? Phase::kCooldown : Phase::kPipeline, "TP output layer wgrad re-gather (SP)");
       }
     }
-    // Vocab-parallel cross entropy on the last stage: 3 all-reduces of s*b fp32, even when t = 1 (§6).
-    if (r == p - 1)
-      add(rank, "all_reduce", tpg, -1, s / a_.cp * b, DType::kFloat, 3 * m, Phase::kPipeline,
-          "cross-entropy (max, sum, sum)");
-    // Data broadcast over TP on the first and last stage, per microbatch (§6 get_batch_on_this_tp_rank).
+    // Vocab-parallel cross entropy on the last stage, even when t = 1 (§6): 3 all-reduces of s*b fp32;
+    // fused (--cross-entropy-loss-fusion, fusions/fused_cross_entropy.py): the max, then predicted
+    // logits and sum of exp concatenated (2 s b).
+    if (r == p - 1) {
+      const std::int64_t tokens = s / a_.cp * b;
+      if (a_.cross_entropy_loss_fusion) {
+        add(rank, "all_reduce", tpg, -1, tokens, DType::kFloat, m, Phase::kPipeline, "cross-entropy (max)");
+        add(rank, "all_reduce", tpg, -1, 2 * tokens, DType::kFloat, m, Phase::kPipeline, "cross-entropy (sum, fused)");
+      } else {
+        add(rank, "all_reduce", tpg, -1, tokens, DType::kFloat, 3 * m, Phase::kPipeline,
+            "cross-entropy (max, sum, sum)");
+      }
+    }
+    // Data broadcast over TP on the first and last stage, per microbatch (§6 get_batch_on_this_tp_rank);
+    // the mask only when the dataloader creates it.
     if (r == 0) {
       add(rank, "broadcast", tpg, -1, b * s, DType::kInt64, 2 * m, Phase::kPipeline, "tokens, position ids");
     }
@@ -189,50 +273,72 @@ class Builder {
       add(rank, "broadcast", tpg, -1, b * s, DType::kInt64, m, Phase::kPipeline, "labels");
       add(rank, "broadcast", tpg, -1, b * s, DType::kFloat, m, Phase::kPipeline, "loss mask");
     }
-    if (r == 0 || r == p - 1)
+    if ((r == 0 || r == p - 1) && a_.create_attention_mask)
       add(rank, "broadcast", tpg, -1, b * s * s, DType::kUint8, m, Phase::kPipeline, "attention mask");
   }
 
   // After the pipeline: DP gradients, word-embedding grad, sequence-parallel params.
   void add_gradient_reduction(int rank, int r) {
     const int p = l_.pp;
-    const auto& tpg = Layout::group_of(l_.tp_groups, l_.tp_index, rank);
-    const auto& dpg = Layout::group_of(l_.dp_cp_groups, l_.dp_cp_index, rank);
-    const std::int64_t h = a_.hidden;
     const DType grad = grad_dtype(a_);
-    const bool sp = a_.sequence_parallel && a_.tp > 1;
-    // DP gradient reduction: one buffer per model chunk (§4).
-    for (int c = 0; c < v_; ++c) {
-      const auto buckets = dp_buckets(a_, l_, r, c, v_);
-      const std::string what = "dp grads, chunk " + std::to_string(c);
-      std::map<std::int64_t, std::int64_t> by_size;
-      for (auto bucket : buckets) ++by_size[bucket];
-      for (const auto& [size, count] : by_size) {
-        if (a_.distributed_optimizer) {
-          add(rank, "reduce_scatter", dpg, -1, size, grad, count, Phase::kAfter, what);
-          add(rank, "all_gather", dpg, -1, size, a_.params_dtype, count, Phase::kAfter,
-              "params, chunk " + std::to_string(c));
-        } else {
-          add(rank, "all_reduce", dpg, -1, size, grad, count, Phase::kAfter, what);
-        }
-      }
-    }
+    for (int c = 0; c < v_; ++c) add_dp_chunk(rank, r, c);
     // Word-embedding grad all-reduce over {first, last} pipeline rank, tied weights, p > 1 (§5).
     if (p > 1 && !a_.untie_embeddings && (r == 0 || r == p - 1)) {
       const auto& eg = Layout::group_of(l_.embedding_groups, l_.embedding_index, rank);
-      add(rank, "all_reduce", eg, -1, padded_vocab(a_) * h / a_.tp, grad, 1, Phase::kAfter, "word-embedding grad");
+      add(rank, "all_reduce", eg, -1, padded_vocab(a_) * a_.hidden / a_.tp, grad, 1, Phase::kAfter,
+          "word-embedding grad");
     }
-    // Sequence-parallel params (norms, row-parallel biases): one coalesced TP all-reduce (§6).
-    if (sp) {
-      std::int64_t replicated = 0;
-      for (int c = 0; c < v_; ++c) {
-        for (const auto& t : chunk_tensors(a_, l_, r, c, v_)) {
-          const bool norm = t.name.find("layernorm") != std::string::npos;
-          const bool row_bias = t.name == "self_attention.linear_proj.bias" || t.name == "mlp.linear_fc2.bias";
-          if (norm || row_bias) replicated += t.elements;
+    // Replicated params, one coalesced TP sum all-reduce (finalize_model_grads.py
+    // _allreduce_non_tensor_model_parallel_grads, t > 1): with SP those marked sequence_parallel (norms,
+    // row-parallel biases), and with --qk-layernorm the q/k norms.
+    if (a_.tp > 1) {
+      const bool sp = a_.sequence_parallel;
+      auto cached = replicated_.find(r);
+      if (cached == replicated_.end()) {
+        std::int64_t n = 0;
+        for (int c = 0; c < v_; ++c) {
+          for (const auto& t : chunk_tensors(a_, l_, r, c, v_)) {
+            if ((sp && t.replicated) || t.qk_norm) n += t.elements;
+          }
         }
+        cached = replicated_.emplace(r, n).first;
       }
-      add(rank, "all_reduce", tpg, -1, replicated, grad, 1, Phase::kAfter, "sequence-parallel params");
+      const std::int64_t replicated = cached->second;
+      if (replicated > 0)
+        add(rank, "all_reduce", Layout::group_of(l_.tp_groups, l_.tp_index, rank), -1, replicated, grad, 1,
+            Phase::kAfter, sp ? "sequence-parallel params" : "qk-layernorm params");
+    }
+  }
+
+  // DP gradient reduction of one model chunk, bucket by bucket (§4): all-reduce over DP x CP; with the
+  // distributed optimizer reduce-scatter in the instance's shard group, all-reduce of the shard across
+  // instances (--num-distributed-optimizer-instances, param_and_grad_buffer.py start_grad_sync), and the
+  // param all-gather in the shard group.
+  void add_dp_chunk(int rank, int r, int c) {
+    const auto& dpg = Layout::group_of(l_.dp_cp_groups, l_.dp_cp_index, rank);
+    const DType grad = grad_dtype(a_);
+    const int k = a_.distributed_optimizer_instances;
+    const std::size_t shard = dpg.size() / static_cast<std::size_t>(k);
+    const auto pos = static_cast<std::size_t>(std::find(dpg.begin(), dpg.end(), rank) - dpg.begin());
+    std::vector<int> intra(dpg.begin() + static_cast<std::ptrdiff_t>(pos / shard * shard),
+                           dpg.begin() + static_cast<std::ptrdiff_t>(pos / shard * shard + shard));
+    std::vector<int> inter;
+    for (std::size_t i = pos % shard; i < dpg.size(); i += shard) inter.push_back(dpg[i]);
+    const std::string chunk = ", chunk " + std::to_string(c);
+    const std::string params_what =
+        "params" + chunk + (a_.overlap_param_gather ? " (overlap-param-gather: next iteration's forward)" : "");
+    auto& buckets = buckets_[{r, c}];  // the same on every rank of a pipeline stage: computed once
+    if (buckets.empty()) buckets = dp_buckets(a_, l_, r, c, v_);
+    for (std::int64_t bucket : buckets) {
+      if (!a_.distributed_optimizer) {
+        add(rank, "all_reduce", dpg, -1, bucket, grad, 1, Phase::kAfter, "dp grads" + chunk);
+        continue;
+      }
+      add(rank, "reduce_scatter", intra, -1, bucket, grad, 1, Phase::kAfter, "dp grads" + chunk);
+      if (k > 1)
+        add(rank, "all_reduce", inter, -1, bucket / static_cast<std::int64_t>(shard), grad, 1, Phase::kAfter,
+            "dp grads across optimizer instances" + chunk);
+      add(rank, "all_gather", intra, -1, bucket, a_.params_dtype, 1, Phase::kAfter, params_what);
     }
   }
 
@@ -255,6 +361,13 @@ class Builder {
       const bool per_mb = a_.version == MegatronVersion::kCoreV09;
       add(rank, "all_reduce", dpg, -1, 2, DType::kFloat, per_mb ? m : 1, per_mb ? Phase::kPipeline : Phase::kAfter,
           "loss");
+    }
+    // --calculate-per-token-loss (finalize_model_grads.py): the token count broadcast from the last
+    // pipeline stage, then summed over DP x CP.
+    if (a_.calculate_per_token_loss) {
+      const auto& pg = Layout::group_of(l_.pp_groups, l_.pp_index, rank);
+      add(rank, "broadcast", pg, -1, 1, DType::kInt32, 1, Phase::kAfter, "num tokens (per-token loss)");
+      add(rank, "all_reduce", dpg, -1, 1, DType::kInt32, 1, Phase::kAfter, "num tokens (per-token loss)");
     }
   }
 
@@ -279,6 +392,8 @@ class Builder {
   const Layout& l_;
   int v_;
   std::vector<PlanMessage> out_;
+  std::map<std::pair<int, int>, std::vector<std::int64_t>> buckets_;  // (pipeline rank, chunk) -> buckets
+  std::map<int, std::int64_t> replicated_;                            // pipeline rank -> replicated elements
 };
 
 Schedule make_schedule(const MegatronArgs& a, const Layout& l, int v, const std::vector<int>& ranks) {
@@ -313,6 +428,17 @@ Plan make_plan(const MegatronArgs& args, int gpus_present) {
   const Layout& l = plan.layout;
   if (args.sequence_parallel && args.tp == 1)
     plan.notes.push_back("--sequence-parallel with t = 1 is turned off by Megatron");
+  if (args.tp_comm_overlap)
+    plan.notes.push_back(
+        "--tp-comm-overlap: TE runs the linear layers' TP all-gathers and reduce-scatters as userbuffers ring "
+        "exchanges overlapped with the GEMMs; they are listed at their NCCL sizes");
+  if (args.overlap_grad_reduce)
+    plan.notes.push_back(
+        "--overlap-grad-reduce: each DP bucket is issued during the last microbatch's backward as soon as its "
+        "grads are ready (listed after the pipeline, in the order they are issued)");
+  if (args.cp > 1)
+    plan.notes.push_back("context parallelism: the attention exchange follows TransformerEngine's cp_comm_type (" +
+                         args.cp_comm_type.front() + (args.cp_comm_type.size() > 1 ? ", per layer" : "") + ")");
   if (l.world <= kListEveryRankUpTo) {
     for (int r = 0; r < l.world; ++r) plan.listed_ranks.push_back(r);
   } else {
@@ -337,10 +463,6 @@ Plan make_plan(const MegatronArgs& args, int gpus_present) {
   int id = 0;
   for (auto& s : plan.schedules)
     for (auto& m : s.messages) m.id = id++;
-  if (!args.max_position_given && !args.rope) {
-    plan.notes.push_back(
-        "--max-position-embeddings taken as --seq-length where not given (only stage 0's params depend on it)");
-  }
   return plan;
 }
 

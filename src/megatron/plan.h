@@ -74,8 +74,14 @@ inline constexpr int kListEveryRankUpTo = 4096;
 // The chunks of forward_table.
 [[nodiscard]] std::vector<int> forward_chunks(const MegatronArgs& a, const Layout& l, int v);
 
-// DP gradient buckets (elements) of one model chunk (§4): one bucket unless --overlap-grad-reduce on
-// chunk 0 of pipeline rank 0; distributed-optimizer padding.
+// The DP bucket size (elements) of a model chunk: 0 (one bucket) unless --overlap-grad-reduce on chunk 0
+// of pipeline rank 0; then the rank's parameters // --ddp-num-buckets, or --ddp-bucket-size, or
+// max(40M, 1M x dp x cp).
+[[nodiscard]] std::int64_t dp_bucket_size(const MegatronArgs& a, const Layout& l, int pp_rank, int chunk, int v);
+
+// DP gradient buckets (elements) of one model chunk in the order they are reduced (§4): parameters in
+// reverse registration order, a bucket closing once it reaches dp_bucket_size; with the distributed
+// optimizer 64-element param alignment, bucket ends padded, and the shared word embedding alone.
 [[nodiscard]] std::vector<std::int64_t> dp_buckets(const MegatronArgs& a, const Layout& l, int pp_rank, int chunk,
                                                    int v);
 

@@ -5,15 +5,24 @@
 #include <algorithm>
 #include <cmath>
 
+#include "collectives/registry.h"
 #include "core/error.h"
 
 namespace pipebench {
 namespace {
 
+// Whether an op of the plan has an op that measures and prices it (a plan may name message classes, such
+// as CP's alltoall, that this build has no op for).
+bool has_op(const std::string& op) {
+  const auto names = OpRegistry::instance().names();
+  return std::binary_search(names.begin(), names.end(), op);
+}
+
 SimTime ms_to_ns(double ms) { return static_cast<SimTime>(std::llround(ms * 1e6)); }
 
 // The plan's messages of the pipeline group's ranks, costed and sorted into inside / after. P2P
-// (send/recv) is the schedule's own: only its size is kept.
+// (send/recv) is the schedule's own: only its size is kept. Every other class (TP, CP's sendrecv ring,
+// ...) is priced like the TP collectives; a class with no op is left unpriced and named in the sources.
 void sort_messages(const Schedule& s, const CostModel& costs, ScheduleBuild& b) {
   const std::size_t p = b.ranks.size();
   b.inside.assign(p, {});
@@ -25,6 +34,11 @@ void sort_messages(const Schedule& s, const CostModel& costs, ScheduleBuild& b) 
     const auto r = static_cast<std::size_t>(it - b.ranks.begin());
     if (msg.op == "send" || msg.op == "recv") {
       b.spec.p2p_bytes = std::max(b.spec.p2p_bytes, msg.bytes);
+      continue;
+    }
+    if (!has_op(msg.op)) {
+      b.unpriced.insert(msg.op);
+      b.cost_sources.insert("not priced: " + msg.op + " (no such op)");
       continue;
     }
     std::vector<int> group = msg.group;

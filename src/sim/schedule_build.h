@@ -31,6 +31,7 @@ struct ScheduleBuild {
   std::vector<std::vector<CostedMessage>> after;   // per pipeline rank: collectives after the pipeline
   std::vector<Program> programs;                   // generate_schedule of spec (or of the folded spec)
   std::set<std::string> cost_sources;              // of the collectives' costs
+  std::set<std::string> unpriced;                  // ops of the plan with no registered op (not in `inside`)
 };
 
 // costs prices the collectives (the cost model's errors propagate). fold: the programs' compute steps

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // `make bench` (simulator part): the schedule generator and the simulator at p = 64, v = 8, m = 1024
-// (DESIGN.md §7: well under a second), with Google Benchmark.
+// (DESIGN.md §7: well under a second), and `pipebench plan` on a 1024-rank layout with context
+// parallelism (target: under a second), with Google Benchmark.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <sstream>
 
+#include "megatron/plan.h"
 #include "sim/schedules.h"
 #include "sim/simulator.h"
 
@@ -41,7 +44,30 @@ void BM_SimulateInterleaved(benchmark::State& state) {
   state.counters["tasks"] = static_cast<double>(spec.p) * static_cast<double>(spec.m * spec.v) * 4;
 }
 
+// A Llama-70B-like job on 1024 GPUs: t 8 x cp 2 x p 4 x d 16, 80 layers, SP, GQA, full recompute, every
+// rank listed, 1F1B and the interleaved schedule at each valid v.
+void BM_Plan1024RanksCp(benchmark::State& state) {
+  std::istringstream in(
+      "--num-layers 80 --hidden-size 8192 --ffn-hidden-size 28672 --num-attention-heads 64 "
+      "--group-query-attention --num-query-groups 8 --swiglu --seq-length 8192 --max-position-embeddings 8192 "
+      "--micro-batch-size 1 --global-batch-size 128 --tensor-model-parallel-size 8 --context-parallel-size 2 "
+      "--pipeline-model-parallel-size 4 --world-size 1024 --sequence-parallel --bf16 --vocab-size 128256 "
+      "--use-distributed-optimizer --overlap-grad-reduce --recompute-granularity full --recompute-method uniform "
+      "--recompute-num-layers 1");
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  std::size_t messages = 0;
+  for (auto _ : state) {
+    const auto plan = pipebench::make_plan(pipebench::parse_megatron_args(words), 0);
+    messages = 0;
+    for (const auto& s : plan.schedules) messages += s.messages.size();
+    benchmark::DoNotOptimize(messages);
+  }
+  state.counters["messages"] = static_cast<double>(messages);
+}
+
 }  // namespace
 
+BENCHMARK(BM_Plan1024RanksCp)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_SimulateInterleaved)->Args({64, 8, 1024})->Args({4, 4, 16})->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK_MAIN();

@@ -56,9 +56,10 @@ TEST_F(ReplayGpu, SpinKernelBehindOneRankReduceIsNeverShort) {
 
 TEST_F(ReplayGpu, OneRankPlanReplaysOnNccl) {
   if (testing::world().size() != 1) GTEST_SKIP() << "a 1-rank plan needs 1 process, have " << testing::world().size();
-  const MegatronArgs a = parse_megatron_args({"--num-layers", "2", "--hidden-size", "256", "--num-attention-heads", "4",
-                                              "--seq-length", "64", "--micro-batch-size", "1", "--global-batch-size",
-                                              "4", "--world-size", "1", "--vocab-size", "128", "--fp16"});
+  const MegatronArgs a =
+      parse_megatron_args({"--num-layers", "2", "--hidden-size", "256", "--num-attention-heads", "4", "--seq-length",
+                           "64", "--max-position-embeddings", "64", "--micro-batch-size", "1", "--global-batch-size",
+                           "4", "--world-size", "1", "--vocab-size", "128", "--fp16"});
   const Plan plan = make_plan(a, 1);
   auto rt = make_nccl_replay_runtime(testing::world(), ReplayComputeOptions{});
   ReplayOptions o;
@@ -102,9 +103,10 @@ double gemm_compute_ms(const Plan& plan, std::int64_t layer_fwd_ns) {
 
 TEST_F(ReplayGpu, OneRankPlanReplaysWithGemmCompute) {
   if (testing::world().size() != 1) GTEST_SKIP() << "a 1-rank plan needs 1 process, have " << testing::world().size();
-  const MegatronArgs a = parse_megatron_args(
-      {"--num-layers", "4", "--hidden-size", "2048", "--num-attention-heads", "16", "--seq-length", "1024",
-       "--micro-batch-size", "1", "--global-batch-size", "4", "--world-size", "1", "--vocab-size", "128", "--fp16"});
+  const MegatronArgs a =
+      parse_megatron_args({"--num-layers", "4", "--hidden-size", "2048", "--num-attention-heads", "16", "--seq-length",
+                           "1024", "--max-position-embeddings", "1024", "--micro-batch-size", "1",
+                           "--global-batch-size", "4", "--world-size", "1", "--vocab-size", "128", "--fp16"});
   const Plan plan = make_plan(a, 1);
   // 1 ms per layer planned: 4 passes of the layer's GEMMs per forward step, 8 per backward step; a
   // planned layer time far above the steps' rounds every step to a single pass.

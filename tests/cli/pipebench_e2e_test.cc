@@ -230,11 +230,11 @@ TEST_F(E2E, PairsMeasuresEveryOrderedPairBothWays) {
 
 TEST_F(E2E, PlanThenBenchThePlanOnFourHostRanks) {
   const std::string plan = tmp("plan.json"), results = tmp("plan_results.json");
-  const Result p =
-      run("plan --json " + plan +
-          " -- --num-layers 8 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --micro-batch-size 1 "
-          "--global-batch-size 8 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 "
-          "--world-size 4 --vocab-size 1000 --fp16 --lr 1e-4");
+  const Result p = run("plan --json " + plan +
+                       " -- --num-layers 8 --hidden-size 256 --num-attention-heads 4 --seq-length 64 "
+                       "--max-position-embeddings 64 --micro-batch-size 1 "
+                       "--global-batch-size 8 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 "
+                       "--world-size 4 --vocab-size 1000 --fp16 --lr 1e-4");
   ASSERT_EQ(p.status, 0) << p.err;
   EXPECT_NE(p.out.find("# schedule 1f1b: warm-up microbatches per pipeline rank 1 0; ideal bubble 0.1250"),
             std::string::npos)
@@ -264,14 +264,14 @@ TEST_F(E2E, PlanThenBenchThePlanOnFourHostRanks) {
   expect_usage_error("bench --plan " + plan + " --schedule zigzag --backend mpi",
                      "--schedule zigzag: no such schedule");
   expect_usage_error(
-      "plan -- --num-layers 30 --hidden-size 256 --num-attention-heads 4 --seq-length 64 "
+      "plan -- --num-layers 30 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --max-position-embeddings 64 "
       "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 4 --vocab-size 1000 "
       "--world-size 4",
       "num_layers 30 is not divisible by pipeline size 4");
   expect_usage_error("plan -- --num-layers 8", "Megatron arguments: missing --hidden-size");
   // Without --world-size the GPUs present are the world; a pipeline that does not fit says so.
   expect_usage_error(
-      "plan -- --num-layers 9 --hidden-size 256 --num-attention-heads 4 --seq-length 64 "
+      "plan -- --num-layers 9 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --max-position-embeddings 64 "
       "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 3 --vocab-size 1000 "
       "--world-size 4",
       "world size (4) is not divisible by tensor parallel size (1) times pipeline parallel size (3)");
@@ -283,7 +283,8 @@ TEST_F(E2E, PredictFromAMeasuredPlanTable) {
   const std::string plan = tmp("pp.json"), table = tmp("pp_table.json"), pred = tmp("pred.json"),
                     traces = tmp("traces");
   ASSERT_EQ(run("plan --json " + plan +
-                " -- --num-layers 8 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --micro-batch-size 1 "
+                " -- --num-layers 8 --hidden-size 256 --num-attention-heads 4 --seq-length 64 "
+                "--max-position-embeddings 64 --micro-batch-size 1 "
                 "--global-batch-size 8 --pipeline-model-parallel-size 4 --world-size 4 --vocab-size 1000 --bf16")
                 .status,
             0);
@@ -328,7 +329,8 @@ TEST_F(E2E, PredictFromAMeasuredPlanTable) {
 }
 
 const char* const kTinyModel =
-    " -- --num-layers 8 --hidden-size 128 --num-attention-heads 4 --seq-length 64 --micro-batch-size 1 "
+    " -- --num-layers 8 --hidden-size 128 --num-attention-heads 4 --seq-length 64 --max-position-embeddings 64 "
+    "--micro-batch-size 1 "
     "--global-batch-size 8 --pipeline-model-parallel-size 4 --world-size 4 --vocab-size 1000 --bf16";
 
 TEST_F(E2E, RunPlansPredictsReplaysAndReports) {
@@ -471,10 +473,10 @@ TEST_F(E2E, TraceOfThePyTorchProfilerFixtureWritesTheDocumentedJson) {
 TEST_F(E2E, TraceOfAnNsysExportAgainstItsPlanWithAChromeTrace) {
   // A plan for 4 ranks; the profile shows rank 1 of it (device 0) with one iteration of its P2P.
   const std::string plan = tmp("trace_plan.json");
-  const Result pr =
-      run("plan --json " + plan +
-          " -- --num-layers 8 --hidden-size 1024 --num-attention-heads 16 --seq-length 128 "
-          "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 4 --bf16 --vocab-size 32000");
+  const Result pr = run(
+      "plan --json " + plan +
+      " -- --num-layers 8 --hidden-size 1024 --num-attention-heads 16 --seq-length 128 --max-position-embeddings 128 "
+      "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 4 --bf16 --vocab-size 32000");
   ASSERT_EQ(pr.status, 0) << pr.err;
   const auto pj = nlohmann::json::parse(slurp(plan));
   const std::string db = tmp("profile.sqlite");

@@ -70,7 +70,8 @@ class FileIoE2E : public ::testing::Test {
 };
 
 const char* kModel =
-    "--num-layers 4 --hidden-size 64 --num-attention-heads 4 --seq-length 32 --micro-batch-size 1 "
+    "--num-layers 4 --hidden-size 64 --num-attention-heads 4 --seq-length 32 --max-position-embeddings 32 "
+    "--micro-batch-size 1 "
     "--global-batch-size 8 --pipeline-model-parallel-size 2 --world-size 2 --vocab-size 128";
 
 // Before: each of these replaced the FIFO, directory entry or link target with a regular file, exit 0.

@@ -23,11 +23,13 @@ Plan plan_of(const std::string& args) {
 }
 
 const char* kSmall =
-    "--num-layers 16 --hidden-size 1024 --num-attention-heads 16 --seq-length 256 --micro-batch-size 1 "
+    "--num-layers 16 --hidden-size 1024 --num-attention-heads 16 --seq-length 256 --max-position-embeddings 256 "
+    "--micro-batch-size 1 "
     "--global-batch-size 8 --pipeline-model-parallel-size 4 --bf16 --vocab-size 1000 --world-size 4";
 const char* kWide =
     "--num-layers 24 --hidden-size 2048 --num-attention-heads 16 --num-query-groups 4 --group-query-attention --swiglu "
-    "--seq-length 512 --micro-batch-size 2 --global-batch-size 64 --pipeline-model-parallel-size 4 "
+    "--seq-length 512 --max-position-embeddings 512 --micro-batch-size 2 --global-batch-size 64 "
+    "--pipeline-model-parallel-size 4 "
     "--tensor-model-parallel-size 2 --context-parallel-size 2 --sequence-parallel --fp16 --vocab-size 32000 "
     "--world-size 32 --overlap-grad-reduce --use-distributed-optimizer --no-overlap-p2p-communication "
     "--num-layers-per-virtual-pipeline-stage 3 --rank-order tp-pp-dp";
@@ -60,6 +62,36 @@ TEST(PlanIo, RoundTripGivesTheSameJsonAndTheSameTypedPlan) {
       EXPECT_EQ(forward_table(back.args, back.layout, back.schedules[i].v),
                 forward_table(built.args, built.layout, built.schedules[i].v));
     }
+  }
+}
+
+TEST(PlanIo, NewModelFieldsRoundTripAndOlderFilesWithoutThemStillRead) {
+  const Plan built = plan_of(std::string(kSmall) +
+                             " --recompute-granularity full --recompute-method block --recompute-num-layers 1 "
+                             "--transformer-impl local");
+  json j = plan_to_json(built);
+  const Plan back = plan_from_json(j, "test");
+  EXPECT_EQ(back.args.recompute_granularity, "full");
+  EXPECT_EQ(back.args.recompute_method, "block");
+  EXPECT_EQ(back.args.recompute_num_layers, 1);
+  EXPECT_FALSE(back.args.transformer_engine);
+  EXPECT_EQ(back.args.cp_comm_type, (std::vector<std::string>{"p2p"}));
+  // A pipebench.plan/1 file written before these fields: Megatron's defaults.
+  for (const char* key : {"cp_comm_type", "hierarchical_context_parallel_sizes", "recompute_granularity",
+                          "recompute_method", "recompute_num_layers", "transformer_impl"}) {
+    j["model"].erase(key);
+  }
+  const Plan old = plan_from_json(j, "test");
+  EXPECT_EQ(old.args.recompute_granularity, "");
+  EXPECT_TRUE(old.args.transformer_engine);
+  EXPECT_EQ(old.args.cp_comm_type, (std::vector<std::string>{"p2p"}));
+  EXPECT_EQ(old.schedules.at(0).messages.size(), built.schedules.at(0).messages.size());
+  j["model"]["cp_comm_type"] = json::array({"ring"});
+  try {
+    (void)plan_from_json(j, "test");
+    ADD_FAILURE() << "a bad cp_comm_type was read";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("model.cp_comm_type"), std::string::npos) << e.what();
   }
 }
 

@@ -15,7 +15,8 @@ using nlohmann::json;
 
 json predicted() {
   std::istringstream in(
-      "--num-layers 16 --hidden-size 1024 --num-attention-heads 16 --seq-length 256 --micro-batch-size 1 "
+      "--num-layers 16 --hidden-size 1024 --num-attention-heads 16 --seq-length 256 --max-position-embeddings 256 "
+      "--micro-batch-size 1 "
       "--global-batch-size 8 --pipeline-model-parallel-size 4 --bf16 --vocab-size 1000 --world-size 4");
   std::vector<std::string> w;
   for (std::string x; in >> x;) w.push_back(x);

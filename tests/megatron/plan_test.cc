@@ -24,6 +24,7 @@ std::vector<std::string> words(const std::string& s) {
 
 const char* kSeed =
     "--num-layers 32 --hidden-size 4096 --ffn-hidden-size 11008 --num-attention-heads 32 --seq-length 32 "
+    "--max-position-embeddings 32 "
     "--micro-batch-size 1 --global-batch-size 16 --tensor-model-parallel-size 1 --pipeline-model-parallel-size 4 "
     "--fp16 --vocab-size 50257";
 
@@ -162,7 +163,8 @@ TEST(MegatronPlan, WorkedExampleInterleavedV4) {
 TEST(MegatronPlan, ScheduleTableFollowsMicrobatchGroups) {
   // The code comment of get_schedule_table: p=2, N=3, m=5, v=2 -> chunks 0 0 0 1 1 1 0 0 1 1.
   const auto a = parse_megatron_args(
-      words("--num-layers 4 --hidden-size 64 --num-attention-heads 4 --seq-length 8 --micro-batch-size 1 "
+      words("--num-layers 4 --hidden-size 64 --num-attention-heads 4 --seq-length 8 --max-position-embeddings 8 "
+            "--micro-batch-size 1 "
             "--global-batch-size 5 --pipeline-model-parallel-size 2 --vocab-size 100 "
             "--microbatch-group-size-per-virtual-pipeline-stage 3 --num-virtual-stages-per-pipeline-rank 2"));
   const Layout l = make_layout(a, 0);
@@ -171,7 +173,8 @@ TEST(MegatronPlan, ScheduleTableFollowsMicrobatchGroups) {
 
 TEST(MegatronPlan, TensorParallelWithoutAndWithSequenceParallel) {
   const std::string base =
-      "--num-layers 8 --hidden-size 1024 --num-attention-heads 16 --seq-length 512 --micro-batch-size 2 "
+      "--num-layers 8 --hidden-size 1024 --num-attention-heads 16 --seq-length 512 --max-position-embeddings 512 "
+      "--micro-batch-size 2 "
       "--global-batch-size 8 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --bf16 --vocab-size 32000";
   const Plan plan_s = plan_of(base);
   const Schedule s = schedule(plan_s, "1f1b");
@@ -199,7 +202,8 @@ TEST(MegatronPlan, TensorParallelWithoutAndWithSequenceParallel) {
 
 TEST(MegatronPlan, ContextParallelShrinksTheP2PTensorAndJoinsTheDpGroup) {
   const Plan p = plan_of(
-      "--num-layers 8 --hidden-size 512 --num-attention-heads 8 --seq-length 1024 --micro-batch-size 1 "
+      "--num-layers 8 --hidden-size 512 --num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 "
+      "--micro-batch-size 1 "
       "--global-batch-size 8 --context-parallel-size 2 --pipeline-model-parallel-size 2 --bf16 --vocab-size 1000 "
       "--world-size 8");
   EXPECT_EQ(p.layout.dp, 2);
@@ -210,7 +214,8 @@ TEST(MegatronPlan, ContextParallelShrinksTheP2PTensorAndJoinsTheDpGroup) {
 
 TEST(MegatronPlan, DistributedOptimizerReduceScattersGradsAndGathersParams) {
   const Plan p = plan_of(
-      "--num-layers 4 --hidden-size 512 --num-attention-heads 8 --seq-length 128 --micro-batch-size 1 "
+      "--num-layers 4 --hidden-size 512 --num-attention-heads 8 --seq-length 128 --max-position-embeddings 128 "
+      "--micro-batch-size 1 "
       "--global-batch-size 8 --pipeline-model-parallel-size 2 --bf16 --vocab-size 1000 --world-size 4 "
       "--use-distributed-optimizer");
   const Schedule s = schedule(p, "1f1b");
@@ -228,25 +233,29 @@ TEST(MegatronPlan, DistributedOptimizerReduceScattersGradsAndGathersParams) {
 }
 
 TEST(MegatronPlan, GqaAndSwigluParameterCounts) {
-  auto a = parse_megatron_args(
-      words("--num-layers 2 --hidden-size 4096 --ffn-hidden-size 11008 --num-attention-heads 32 --seq-length 8 "
-            "--micro-batch-size 1 --global-batch-size 1 --vocab-size 100 --swiglu"));
+  auto a =
+      parse_megatron_args(words("--num-layers 2 --hidden-size 4096 --ffn-hidden-size 11008 --num-attention-heads 32 "
+                                "--seq-length 8 --max-position-embeddings 8 "
+                                "--micro-batch-size 1 --global-batch-size 1 --vocab-size 100 --swiglu"));
   EXPECT_EQ(total_elements(layer_tensors(a)), 202434048);  // §8
   a = parse_megatron_args(words(
       "--num-layers 2 --hidden-size 4096 --ffn-hidden-size 11008 --num-attention-heads 32 --seq-length 8 "
+      "--max-position-embeddings 8 "
       "--micro-batch-size 1 --global-batch-size 1 --vocab-size 100 --group-query-attention --num-query-groups 8"));
   // qkv = h (h + 2 g k) + (h + 2 g k), k = 128: 4096 * 6144 + 6144; proj 4096^2 + 4096.
   const std::int64_t attn = 4096LL * 6144 + 6144 + 4096LL * 4096 + 4096;
   EXPECT_EQ(total_elements(layer_tensors(a)), attn + 90192640 + 16384);
-  const auto swiglu_default = parse_megatron_args(
-      words("--num-layers 2 --hidden-size 4096 --num-attention-heads 32 --seq-length 8 --micro-batch-size 1 "
-            "--global-batch-size 1 --vocab-size 100 --swiglu"));
+  const auto swiglu_default =
+      parse_megatron_args(words("--num-layers 2 --hidden-size 4096 --num-attention-heads 32 --seq-length 8 "
+                                "--max-position-embeddings 8 --micro-batch-size 1 "
+                                "--global-batch-size 1 --vocab-size 100 --swiglu"));
   EXPECT_EQ(swiglu_default.ffn_hidden, 10880);  // int(4h * 2/3 / 64) * 64
 }
 
 TEST(MegatronPlan, RankOrderAndGroupsForWorld16) {
   const Plan p = plan_of(
-      "--num-layers 8 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --micro-batch-size 1 "
+      "--num-layers 8 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --max-position-embeddings 64 "
+      "--micro-batch-size 1 "
       "--global-batch-size 8 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 4 --world-size 16 "
       "--vocab-size 1000");
   const Layout& l = p.layout;
@@ -263,7 +272,8 @@ TEST(MegatronPlan, RankOrderAndGroupsForWorld16) {
 
 TEST(MegatronPlan, InvalidConfigurationsNameMegatronsRule) {
   const std::string ok =
-      "--hidden-size 256 --num-attention-heads 4 --seq-length 64 --micro-batch-size 1 --vocab-size 1000 ";
+      "--hidden-size 256 --num-attention-heads 4 --seq-length 64 --max-position-embeddings 64 --micro-batch-size 1 "
+      "--vocab-size 1000 ";
   EXPECT_EQ(usage_error(ok + "--num-layers 30 --global-batch-size 8 --pipeline-model-parallel-size 4"),
             "num_layers 30 is not divisible by pipeline size 4");
   EXPECT_NE(usage_error(ok + "--num-layers 24 --global-batch-size 8 --pipeline-model-parallel-size 4 "
@@ -302,7 +312,8 @@ TEST(MegatronPlan, InvalidConfigurationsNameMegatronsRule) {
                 .find("cannot both be set"),
             std::string::npos);
   EXPECT_EQ(usage_error("--num-layers 8 --hidden-size 256"),
-            "Megatron arguments: missing --num-attention-heads, --seq-length, --micro-batch-size, --global-batch-size, "
+            "Megatron arguments: missing --num-attention-heads, --max-position-embeddings, --seq-length, "
+            "--micro-batch-size, --global-batch-size, "
             "--vocab-size or --vocab-file");
   EXPECT_NE(usage_error(ok + "--num-layers eight --global-batch-size 8").find("--num-layers"), std::string::npos);
   EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 8 --fp16 --bf16").find("--fp16 and --bf16"),
@@ -317,23 +328,144 @@ TEST(MegatronPlan, VocabFileTokensAreCounted) {
     for (int i = 0; i < 300; ++i) out << (i ? "," : "") << "\"tok" << i << "\": " << i;
     out << "}";
   }
-  const auto a = parse_megatron_args(
-      words("--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 8 --micro-batch-size 1 "
-            "--global-batch-size 1 --tokenizer-type GPT2BPETokenizer --vocab-file " +
-            path));
+  const auto a =
+      parse_megatron_args(words("--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 8 "
+                                "--max-position-embeddings 8 --micro-batch-size 1 "
+                                "--global-batch-size 1 --tokenizer-type GPT2BPETokenizer --vocab-file " +
+                                path));
   EXPECT_EQ(a.vocab_size, 300);
   EXPECT_EQ(padded_vocab(a), 384);  // multiple of 128
   std::remove(path.c_str());
-  EXPECT_THROW(
-      (void)parse_megatron_args(words("--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 8 "
-                                      "--micro-batch-size 1 --global-batch-size 1 --vocab-file /nonexistent.json")),
-      UsageError);
+  EXPECT_THROW((void)parse_megatron_args(words(
+                   "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 8 --max-position-embeddings 8 "
+                   "--micro-batch-size 1 --global-batch-size 1 --vocab-file /nonexistent.json")),
+               UsageError);
 }
 
 TEST(MegatronPlan, UnknownArgumentsWarnIgnoredOnesAreListed) {
   const Plan p = plan_of(std::string(kSeed) + " --lr 3e-4 --use-flash-attn --frobnicate 7");
   EXPECT_EQ(p.args.ignored, (std::vector<std::string>{"--lr 3e-4", "--use-flash-attn"}));
   EXPECT_EQ(p.args.unknown, (std::vector<std::string>{"--frobnicate 7"}));
+}
+
+TEST(MegatronPlan, SequenceParallelEmbeddingAndOutputLayerGathers) {
+  // t 2, SP, p 2, m 4, A = s 512 x b 2 x h 1024 = 1,048,576 (language_model_embedding.py, layers.py).
+  const std::string base =
+      "--num-layers 8 --hidden-size 1024 --num-attention-heads 16 --seq-length 512 --max-position-embeddings 512 "
+      "--micro-batch-size 2 --global-batch-size 8 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 "
+      "--bf16 --vocab-size 32000 --sequence-parallel";
+  const Schedule s = schedule(plan_of(base), "1f1b");
+  // Learned absolute positions: forward all-reduce then a local split; backward all-gather.
+  EXPECT_EQ(find(s, 0, "TP embedding forward")->op, "all_reduce");
+  EXPECT_EQ(count(s, 0, "all_gather", -1, "TP embedding backward (SP)"), 4);
+  EXPECT_EQ(find(s, 0, "TP embedding backward (SP)")->elements, 512 * 2 * 1024);
+  // Last stage (ranks 2, 3): the output layer re-gathers its sharded input for wgrad, once per microbatch.
+  EXPECT_EQ(count(s, 2, "all_gather", -1, "TP output layer wgrad re-gather (SP)"), 4);
+  EXPECT_EQ(find(s, 2, "TP output layer wgrad re-gather (SP)")->phase, Phase::kPipeline);
+  // RoPE: the embedding reduce-scatters; its backward is still the all-gather.
+  const Schedule rope = schedule(plan_of(base + " --position-embedding-type rope"), "1f1b");
+  EXPECT_EQ(find(rope, 0, "TP embedding forward")->op, "reduce_scatter");
+  EXPECT_EQ(count(rope, 0, "all_gather", -1, "TP embedding backward (SP)"), 4);
+  // Deferred embedding wgrad: the re-gathers run in the drain.
+  const Schedule deferred = schedule(plan_of(base + " --defer-embedding-wgrad-compute"), "1f1b");
+  EXPECT_EQ(find(deferred, 2, "TP output layer wgrad re-gather (SP)")->phase, Phase::kCooldown);
+  // Without SP neither gather exists.
+  const Schedule no_sp =
+      schedule(plan_of(base.substr(0, base.size() - std::string(" --sequence-parallel").size())), "1f1b");
+  EXPECT_EQ(find(no_sp, 0, "TP embedding backward (SP)"), nullptr);
+  EXPECT_EQ(find(no_sp, 2, "TP output layer wgrad re-gather (SP)"), nullptr);
+}
+
+// h 64, f 256, 2 layers, p 2, vocab 1000 -> 1024: stage 0 = word 65,536 + position 512 + layer 49,984;
+// stage 1 = layer 49,984 + final norm 128 + output copy 65,536.
+const char* kTinyBuckets =
+    "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 8 --max-position-embeddings 8 "
+    "--micro-batch-size 1 --global-batch-size 2 --pipeline-model-parallel-size 2 --bf16 --vocab-size 1000 ";
+
+std::vector<std::int64_t> sizes(const Schedule& s, int rank, const std::string& op, const std::string& what) {
+  std::vector<std::int64_t> out;
+  for (const auto& m : s.messages) {
+    if (m.rank == rank && m.op == op && m.what == what) out.push_back(m.elements);
+  }
+  return out;
+}
+
+TEST(MegatronPlan, DistributedOptimizerGivesTheTiedEmbeddingItsOwnBucket) {
+  const Schedule s = schedule(plan_of(std::string(kTinyBuckets) + "--use-distributed-optimizer"), "1f1b");
+  // Rank 0, reverse order, 64-aligned starts (all sizes are multiples of 64): layer 49,984 + position 512
+  // = 50,496, padded to lcm(d 1, 128): 50,560; then the word embedding alone: 65,536.
+  EXPECT_EQ(sizes(s, 0, "reduce_scatter", "dp grads, chunk 0"), (std::vector<std::int64_t>{50560, 65536}));
+  // Rank 1: the output copy comes first in reverse order: 65,536; then norm 128 + layer 49,984 = 50,112,
+  // padded to 128: 50,176.
+  EXPECT_EQ(sizes(s, 1, "reduce_scatter", "dp grads, chunk 0"), (std::vector<std::int64_t>{65536, 50176}));
+  // --ddp-pad-buckets-for-high-nccl-busbw pads bucket ends to lcm(1, 128, 65536): 65,536 and 65,536.
+  const Schedule busbw = schedule(
+      plan_of(std::string(kTinyBuckets) + "--use-distributed-optimizer --ddp-pad-buckets-for-high-nccl-busbw"), "1f1b");
+  EXPECT_EQ(sizes(busbw, 1, "reduce_scatter", "dp grads, chunk 0"), (std::vector<std::int64_t>{65536, 65536}));
+  // Untied: no shared embedding, one bucket of 116,032 padded to 116,096.
+  const Schedule untied = schedule(
+      plan_of(std::string(kTinyBuckets) + "--use-distributed-optimizer --untie-embeddings-and-output-weights"), "1f1b");
+  EXPECT_EQ(sizes(untied, 0, "reduce_scatter", "dp grads, chunk 0"), (std::vector<std::int64_t>{116096}));
+}
+
+TEST(MegatronPlan, OverlappedGradBucketsFollowTheRegistrationOrder) {
+  // Rank 0, reverse TE order: fc2.bias 64, fc2.weight -> 16,448, fc1.bias -> 16,704, fc1.weight -> 33,088,
+  // fc1 norm -> 33,216, qkv.bias -> 33,408, qkv.weight -> 45,696 >= 40,000: bucket 45,696. Then qkv norm
+  // 128, proj.bias 192, proj.weight 4,288, position 4,800, word 70,336: bucket 70,336. (The order with
+  // linear_qkv before linear_proj would close at 49,856.)
+  const std::string overlap = std::string(kTinyBuckets) + "--overlap-grad-reduce ";
+  const Schedule s = schedule(plan_of(overlap + "--ddp-bucket-size 40000"), "1f1b");
+  EXPECT_EQ(sizes(s, 0, "all_reduce", "dp grads, chunk 0"), (std::vector<std::int64_t>{45696, 70336}));
+  EXPECT_EQ(sizes(s, 1, "all_reduce", "dp grads, chunk 0").size(), 1u);  // pp rank > 0: one bucket
+  // --ddp-num-buckets 4: 116,032 // 4 = 29,008; closes after fc1.weight (33,088), then the rest 82,944.
+  const Schedule k = schedule(plan_of(overlap + "--ddp-num-buckets 4"), "1f1b");
+  EXPECT_EQ(sizes(k, 0, "all_reduce", "dp grads, chunk 0"), (std::vector<std::int64_t>{33088, 82944}));
+}
+
+TEST(MegatronPlan, InterleavedReceivesArePostedOneStepEarly) {
+  const Schedule s =
+      schedule(plan_of(std::string(kSeed) + " --num-layers-per-virtual-pipeline-stage 2"), "interleaved", 4);
+  // Rank 1: W 16 of T 64, R 48. Activations for forwards 0..16 are received in warm-up (17), 17..63 in
+  // steady (47). Grads: backward 0 pre-posted in warm-up, 1..48 in steady, 49..63 in cool-down (15).
+  auto phase_count = [&](const std::string& what, Phase ph) {
+    std::int64_t n = 0;
+    for (const auto& m : s.messages) {
+      if (m.rank == 1 && m.op == "recv" && m.what == what && m.phase == ph) n += m.count;
+    }
+    return n;
+  };
+  EXPECT_EQ(phase_count("activation", Phase::kWarmup), 17);
+  EXPECT_EQ(phase_count("activation", Phase::kSteady), 47);
+  EXPECT_EQ(phase_count("activation grad", Phase::kWarmup), 1);
+  EXPECT_EQ(phase_count("activation grad", Phase::kSteady), 48);
+  EXPECT_EQ(phase_count("activation grad", Phase::kCooldown), 15);
+}
+
+TEST(MegatronPlan, FlagsThatChangeMessages) {
+  const std::string base =
+      "--num-layers 4 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --max-position-embeddings 64 "
+      "--micro-batch-size 1 --global-batch-size 8 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 "
+      "--world-size 8 --bf16 --vocab-size 1000 ";
+  // m = 8 / (1 x d 2) = 4. No mask in the dataloader: no mask broadcast.
+  EXPECT_EQ(find(schedule(plan_of(base + "--no-create-attention-mask-in-dataloader"), "1f1b"), 0, "attention mask"),
+            nullptr);
+  // Fused cross entropy on the last stage (rank 4: rank = t + 2 (d + 2 p)): max of s b = 64 fp32, then 2 s b = 128, m 4
+  // each.
+  const Schedule ce = schedule(plan_of(base + "--cross-entropy-loss-fusion"), "1f1b");
+  EXPECT_EQ(count(ce, 4, "all_reduce", -1, "cross-entropy (max)"), 4);
+  EXPECT_EQ(find(ce, 4, "cross-entropy (sum, fused)")->elements, 128);
+  EXPECT_EQ(find(ce, 4, "cross-entropy (max, sum, sum)"), nullptr);
+  // --qk-layernorm with t 2, no SP: q and k LayerNorms of d 64 (weight + bias) = 256 per layer, 2 layers.
+  EXPECT_EQ(find(schedule(plan_of(base + "--qk-layernorm"), "1f1b"), 0, "qk-layernorm params")->elements, 2 * 256);
+  // Per-token loss: the token count broadcast over the pipeline group, summed over DP.
+  const Schedule tok = schedule(plan_of(base + "--calculate-per-token-loss"), "1f1b");
+  EXPECT_EQ(count(tok, 0, "broadcast", -1, "num tokens (per-token loss)"), 1);
+  EXPECT_EQ(count(tok, 0, "all_reduce", -1, "num tokens (per-token loss)"), 1);
+  // Two distributed-optimizer instances over d 2: shard groups of 1 rank, grads all-reduced across them.
+  const Schedule inst =
+      schedule(plan_of(base + "--use-distributed-optimizer --num-distributed-optimizer-instances 2"), "1f1b");
+  EXPECT_EQ(find(inst, 0, "dp grads, chunk 0")->group, (std::vector<int>{0}));
+  EXPECT_EQ(find(inst, 0, "dp grads across optimizer instances, chunk 0")->group, (std::vector<int>{0, 2}));
 }
 
 TEST(MegatronPlan, JsonCarriesTheSchemaLayoutGroupsAndMessages) {

@@ -28,6 +28,8 @@ Plan tp2_pp2_plan() {
                                               "8",
                                               "--seq-length",
                                               "512",
+                                              "--max-position-embeddings",
+                                              "512",
                                               "--micro-batch-size",
                                               "1",
                                               "--global-batch-size",

@@ -15,10 +15,27 @@ namespace pipebench {
 namespace {
 
 Plan small_plan() {
-  const MegatronArgs a = parse_megatron_args({"--num-layers", "8", "--hidden-size", "256", "--num-attention-heads", "4",
-                                              "--seq-length", "64", "--micro-batch-size", "1", "--global-batch-size",
-                                              "8", "--pipeline-model-parallel-size", "4", "--world-size", "4",
-                                              "--vocab-size", "1000", "--fp16"});
+  const MegatronArgs a = parse_megatron_args({"--num-layers",
+                                              "8",
+                                              "--hidden-size",
+                                              "256",
+                                              "--num-attention-heads",
+                                              "4",
+                                              "--seq-length",
+                                              "64",
+                                              "--max-position-embeddings",
+                                              "64",
+                                              "--micro-batch-size",
+                                              "1",
+                                              "--global-batch-size",
+                                              "8",
+                                              "--pipeline-model-parallel-size",
+                                              "4",
+                                              "--world-size",
+                                              "4",
+                                              "--vocab-size",
+                                              "1000",
+                                              "--fp16"});
   return make_plan(a, 4);
 }
 

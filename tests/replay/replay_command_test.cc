@@ -34,7 +34,8 @@ class ReplayCommand : public ::testing::Test {
     plan_ = tmp("plan.json");
     const Result r =
         run("plan --json " + plan_ +
-            " -- --num-layers 4 --hidden-size 128 --num-attention-heads 4 --seq-length 32 --micro-batch-size 1"
+            " -- --num-layers 4 --hidden-size 128 --num-attention-heads 4 --seq-length 32 --max-position-embeddings 32 "
+            "--micro-batch-size 1"
             " --global-batch-size 4 --pipeline-model-parallel-size 2 --world-size 2 --vocab-size 512 --fp16");
     ASSERT_EQ(r.status, 0) << r.err;
   }

@@ -36,7 +36,8 @@ Prediction predict_with(const Plan& plan, const CostModel& costs, const ComputeO
 }
 
 const char* kModel =
-    "--num-layers 16 --hidden-size 1024 --num-attention-heads 16 --seq-length 256 --micro-batch-size 1 "
+    "--num-layers 16 --hidden-size 1024 --num-attention-heads 16 --seq-length 256 --max-position-embeddings 256 "
+    "--micro-batch-size 1 "
     "--global-batch-size 8 --pipeline-model-parallel-size 4 --bf16 --vocab-size 1000 --world-size 4 "
     "--untie-embeddings-and-output-weights";
 

@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
+#include "collectives/registry.h"
 #include "core/error.h"
 
 namespace pipebench {
@@ -20,7 +22,8 @@ Plan plan_of(const std::string& args) {
 
 // tp 2 x dp 2 x pp 4: TP collectives inside the schedule, DP and embedding gradients after it.
 const char* kModel =
-    "--num-layers 16 --hidden-size 1024 --num-attention-heads 16 --seq-length 256 --micro-batch-size 1 "
+    "--num-layers 16 --hidden-size 1024 --num-attention-heads 16 --seq-length 256 --max-position-embeddings 256 "
+    "--micro-batch-size 1 "
     "--global-batch-size 16 --pipeline-model-parallel-size 4 --tensor-model-parallel-size 2 --bf16 "
     "--vocab-size 1000 --world-size 16";
 
@@ -83,6 +86,36 @@ TEST(ScheduleBuild, GpipeByNameAndCostModelErrorsPropagate) {
   only.bidirectional = true;
   const MeasuredCost measured({only}, RankClassMap(), "t.json");
   EXPECT_THROW((void)build_schedule(plan, plan.schedules.at(0), c, measured, true), UsageError);
+}
+
+TEST(ScheduleBuild, ContextParallelExchangeIsPricedAndAClassWithoutAnOpIsNamed) {
+  // cp 2 x pp 2: P2P [s/cp 512, b 1, h 512] = 262,144 bf16 elements (512 KiB); the CP KV block
+  // 2 x 512 x 8 heads x 64 = 524,288 elements (1 MiB) must not be taken for the pipeline's P2P.
+  const std::string cp =
+      "--num-layers 4 --hidden-size 512 --num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 "
+      "--micro-batch-size 1 --global-batch-size 2 --context-parallel-size 2 --pipeline-model-parallel-size 2 "
+      "--world-size 4 --bf16 --vocab-size 1000";
+  const Plan plan = plan_of(cp);
+  ComputeOptions o;
+  o.fwd_ms_per_layer = 1;
+  const ComputeModel c = make_compute_model(plan, o);
+  const AssumedCost link(1, 0);  // 1 GB/s, no latency: 1 MiB takes 1,048,576 ns
+  const ScheduleBuild b = build_schedule(plan, plan.schedules.at(0), c, link, false);
+  EXPECT_EQ(b.spec.p2p_bytes, 512 * 512 * 2);
+  double ring_ms = 0;
+  for (const auto& m : b.inside[0]) {
+    if (m.message.op == "sendrecv") ring_ms += m.ms;
+  }
+  // Rank 0: 2 layers x m 2 x (1 forward + 2 backward) blocks of 1 MiB (bus factor 1) = 12 x 1.048576 ms.
+  EXPECT_NEAR(ring_ms, 12 * 1.048576, 1e-6);
+  EXPECT_TRUE(b.unpriced.empty());
+  // a2a uses alltoall: priced when this build has the op, else left out and named in the sources.
+  const Plan a2a = plan_of(cp + " --cp-comm-type a2a");
+  const ScheduleBuild ba = build_schedule(a2a, a2a.schedules.at(0), make_compute_model(a2a, o), link, false);
+  const auto ops = OpRegistry::instance().names();
+  const bool have = std::find(ops.begin(), ops.end(), "alltoall") != ops.end();
+  EXPECT_EQ(ba.unpriced.count("alltoall"), have ? 0u : 1u);
+  EXPECT_EQ(ba.cost_sources.count("not priced: alltoall (no such op)"), have ? 0u : 1u);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ using json = nlohmann::json;
 json seed_plan() {
   std::istringstream in(
       "--num-layers 32 --hidden-size 4096 --ffn-hidden-size 11008 --num-attention-heads 32 --seq-length 32 "
+      "--max-position-embeddings 32 "
       "--micro-batch-size 1 --global-batch-size 16 --tensor-model-parallel-size 1 --pipeline-model-parallel-size 4 "
       "--bf16 --vocab-size 50257");
   std::vector<std::string> words;

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+// Per-layer collectives. Sources: Megatron-LM megatron/core/tensor_parallel/layers.py and mappings.py
+// (TP), megatron/core/transformer/attention.py (qkv gather), megatron/core/recompute.py (recompute);
+// TransformerEngine transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py (CP).
+#include "megatron/layer_comm.h"
+
+namespace pipebench {
+namespace {
+
+struct Heads {
+  std::int64_t dim = 0;       // kv_channels = h / heads
+  std::int64_t q_local = 0;   // query heads per TP rank
+  std::int64_t kv_local = 0;  // key/value heads per TP rank: groups / t, or 1 when groups < t
+};
+
+Heads heads_of(const MegatronArgs& a) {
+  const std::int64_t groups = a.gqa && a.query_groups ? a.query_groups : a.heads;
+  Heads h;
+  h.dim = a.hidden / a.heads;
+  h.q_local = a.heads / a.tp;
+  h.kv_local = groups < a.tp ? 1 : groups / a.tp;  // attention.py: num_query_groups_per_partition
+  return h;
+}
+
+// The ring of AttnFuncWithCPAndKVP2P over n ranks: forward n-1 exchanges of the KV block (steps
+// i < n-1 send to the next rank while attending); backward n steps send to the previous rank: KV at
+// step 0, KV and dKV (2 blocks) at steps 1..n-2, dKV at step n-1.
+void add_ring(std::vector<LayerMessage>& out, LayerGroup g, int n, std::int64_t kv_block, const std::string& tag) {
+  if (n < 2) return;
+  out.push_back({"sendrecv", g, kv_block, n - 1, 0, "CP KV ring forward (" + tag + ")"});
+  out.push_back({"sendrecv", g, kv_block, 0, 2, "CP KV/dKV ring backward (" + tag + ")"});
+  out.push_back({"sendrecv", g, 2 * kv_block, 0, n - 2, "CP KV/dKV ring backward (" + tag + ")"});
+}
+
+// AttnFuncWithCPAndQKVOA2A / the a2a level of a2a+p2p (flash_attn_a2a_communicate, one
+// all_to_all_single per tensor): forward q, k, v before attention and out after it; backward dout
+// before and dq, dk, dv after. Each rank sends its local [b, s/cp, heads, d] tensor.
+void add_a2a(std::vector<LayerMessage>& out, LayerGroup g, std::int64_t q_elems, std::int64_t kv_elems,
+             const std::string& tag) {
+  for (const bool forward : {true, false}) {
+    const std::string what =
+        std::string("CP attention all-to-all ") + (forward ? "forward" : "backward") + " (" + tag + ")";
+    out.push_back({"alltoall", g, q_elems, forward ? 2 : 0, forward ? 0 : 2, what});
+    out.push_back({"alltoall", g, kv_elems, forward ? 2 : 0, forward ? 0 : 2, what});
+  }
+}
+
+}  // namespace
+
+std::vector<LayerMessage> tp_layer_messages(const MegatronArgs& a) {
+  std::vector<LayerMessage> out;
+  if (a.tp <= 1) return out;
+  const std::int64_t tokens = a.seq_length / a.cp * a.micro_batch, act = tokens * a.hidden;
+  if (a.sequence_parallel) {
+    // Forward: all-gather the inputs of linear_qkv and linear_fc1, reduce-scatter the outputs of
+    // linear_proj and linear_fc2. Backward: the reverse of each (2 AG, 2 RS) plus the re-gather of the
+    // two saved sharded inputs for the weight gradients (2 AG).
+    out.push_back({"all_gather", LayerGroup::kTp, act, 2, 4, "TP per layer (SP)"});
+    out.push_back({"reduce_scatter", LayerGroup::kTp, act, 2, 2, "TP per layer (SP)"});
+  } else {
+    // Forward: all-reduce after linear_proj and linear_fc2; backward: the dgrad all-reduce of
+    // linear_qkv and linear_fc1.
+    out.push_back({"all_reduce", LayerGroup::kTp, act, 2, 2, "TP per layer"});
+  }
+  const std::int64_t groups = a.gqa && a.query_groups ? a.query_groups : a.heads;
+  if (groups < a.tp) {
+    // all_gather_last_dim_from_tensor_parallel_region of the qkv output [s/cp, b, h + 2 g d]; its
+    // backward is the reduce-scatter along the last dimension.
+    const std::int64_t qkv = tokens * (a.hidden + 2 * groups * (a.hidden / a.heads));
+    out.push_back({"all_gather", LayerGroup::kTp, qkv, 1, 0, "TP qkv gather (query groups < t)"});
+    out.push_back({"reduce_scatter", LayerGroup::kTp, qkv, 0, 1, "TP qkv gather (query groups < t)"});
+  }
+  return out;
+}
+
+std::vector<LayerMessage> cp_layer_messages(const MegatronArgs& a, const std::string& type) {
+  std::vector<LayerMessage> out;
+  if (a.cp <= 1) return out;
+  const Heads h = heads_of(a);
+  const std::int64_t local_tokens = a.micro_batch * (a.seq_length / a.cp);
+  const std::int64_t q_elems = local_tokens * h.q_local * h.dim, kv_elems = local_tokens * h.kv_local * h.dim;
+  if (type == "p2p") {
+    add_ring(out, LayerGroup::kCp, a.cp, 2 * kv_elems, "p2p");  // KV block: k and v concatenated
+  } else if (type == "a2a") {
+    add_a2a(out, LayerGroup::kCp, q_elems, kv_elems, "a2a");
+  } else if (type == "allgather") {
+    // AttnFuncWithCPAndKVAllGather: forward gathers k and v; backward gathers them again and
+    // reduce-scatters dk and dv. Gathered result / reduce-scatter input: cp x the local tensor.
+    const std::int64_t gathered = kv_elems * a.cp;
+    out.push_back({"all_gather", LayerGroup::kCp, gathered, 2, 0, "CP KV gather forward (allgather)"});
+    out.push_back({"all_gather", LayerGroup::kCp, gathered, 0, 2, "CP KV gather backward (allgather)"});
+    out.push_back({"reduce_scatter", LayerGroup::kCp, gathered, 0, 2, "CP KV gather backward (allgather)"});
+  } else if (type == "a2a+p2p") {
+    // a2a inside groups of sizes[0] ranks, then the ring over sizes[1] ranks; after the a2a a rank holds
+    // s/cp*sizes[0] tokens of kv_local/sizes[0] heads, so the ring's KV block equals p2p's.
+    add_a2a(out, LayerGroup::kCpA2a, q_elems, kv_elems, "a2a+p2p");
+    add_ring(out, LayerGroup::kCpP2p, a.hierarchical_cp_sizes.at(1), 2 * kv_elems, "a2a+p2p");
+  }
+  return out;
+}
+
+bool layer_recomputed(const MegatronArgs& a, int index_in_chunk) {
+  if (a.recompute_granularity != "full") return false;
+  return a.recompute_method == "uniform" || index_in_chunk < a.recompute_num_layers;
+}
+
+std::vector<int> layer_group(const Layout& l, const MegatronArgs& a, int rank, LayerGroup g) {
+  const Layout::Coord& x = l.coords.at(static_cast<std::size_t>(rank));
+  std::vector<int> out;
+  if (g == LayerGroup::kTp) {
+    for (int t = 0; t < l.tp; ++t) out.push_back(l.rank_of(t, x.cp, x.dp, x.pp));
+    return out;
+  }
+  const int inner = g == LayerGroup::kCp ? l.cp : a.hierarchical_cp_sizes.at(0);
+  for (int c = 0; c < l.cp; ++c) {
+    const bool member =
+        g == LayerGroup::kCp || (g == LayerGroup::kCpA2a ? c / inner == x.cp / inner : c % inner == x.cp % inner);
+    if (member) out.push_back(l.rank_of(x.tp, c, x.dp, x.pp));
+  }
+  return out;
+}
+
+std::vector<int> chunk_layers(const MegatronArgs& a, const Layout& l, int r, int c, int v) {
+  const int per_chunk = a.num_layers / l.pp / v;
+  std::vector<int> out;
+  for (int i = 0; i < per_chunk; ++i) out.push_back(c * (a.num_layers / v) + r * per_chunk + i);
+  return out;
+}
+
+}  // namespace pipebench

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+// The collectives of one transformer layer per microbatch: tensor parallelism (megatron.md §6), the
+// query-key-value gather when there are fewer query groups than TP ranks, and context parallelism's
+// attention exchange (TransformerEngine's cp_comm_type), each with its calls in forward and backward.
+// Full activation recompute runs a layer's forward calls once more in backward.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "megatron/layout.h"
+#include "megatron/model_args.h"
+
+namespace pipebench {
+
+// The group a layer message runs on: the TP group, the CP group, or one level of the hierarchical CP
+// group of a2a+p2p (the a2a level: hierarchical sizes[0] consecutive CP ranks; the p2p level: the CP
+// ranks with the same index in each a2a group).
+enum class LayerGroup { kTp, kCp, kCpA2a, kCpP2p };
+
+struct LayerMessage {
+  std::string op;  // all_reduce, all_gather, reduce_scatter, sendrecv (ring shift), alltoall
+  LayerGroup group = LayerGroup::kTp;
+  std::int64_t elements = 0;               // the plan's convention: all_gather the gathered result, reduce_scatter the
+                                           // input, sendrecv and alltoall what one rank sends
+  std::int64_t forward = 0, backward = 0;  // calls per layer and microbatch
+  std::string what;
+};
+
+// TP collectives of one layer (t > 1; none for t = 1). Without SP: 2 all-reduces forward, 2 backward;
+// with SP: 2 all-gathers + 2 reduce-scatters forward, 4 all-gathers + 2 reduce-scatters backward;
+// query groups < t: one all-gather of the qkv output forward, its reduce-scatter backward.
+[[nodiscard]] std::vector<LayerMessage> tp_layer_messages(const MegatronArgs& a);
+
+// CP attention exchange of one layer of this cp_comm_type (cp > 1; none for cp = 1).
+[[nodiscard]] std::vector<LayerMessage> cp_layer_messages(const MegatronArgs& a, const std::string& cp_comm_type);
+
+// Whether the i-th layer (0-based) of a model chunk runs its forward again in backward: full
+// granularity, every layer with method uniform, the first recompute_num_layers with block
+// (megatron/core/recompute.py, the chunk being one TransformerBlock).
+[[nodiscard]] bool layer_recomputed(const MegatronArgs& a, int index_in_chunk);
+
+// The global ranks of `rank`'s group of this kind.
+[[nodiscard]] std::vector<int> layer_group(const Layout& l, const MegatronArgs& a, int rank, LayerGroup g);
+
+// The global layer indices (0-based) of pipeline rank r, chunk c of v (get_transformer_layer_offset):
+// c*(L/v) + r*(L/p/v) + i for i < L/p/v.
+[[nodiscard]] std::vector<int> chunk_layers(const MegatronArgs& a, const Layout& l, int r, int c, int v);
+
+}  // namespace pipebench

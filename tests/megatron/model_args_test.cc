@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+// Megatron argument parsing: argparse's last value for a repeated argument, the required
+// --max-position-embeddings, and the flags that change messages.
+#include "megatron/model_args.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "core/error.h"
+
+namespace pipebench {
+namespace {
+
+std::vector<std::string> words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+const char* kBase =
+    "--num-layers 4 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --max-position-embeddings 64 "
+    "--micro-batch-size 1 --global-batch-size 8 --vocab-size 1000 ";
+
+std::string error_of(const std::string& args) {
+  try {
+    (void)parse_megatron_args(words(args));
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(MegatronArgs, ARepeatedArgumentTakesItsLastValue) {
+  const auto a = parse_megatron_args(words(std::string(kBase) + "--num-layers 2 --cp-comm-type a2a "
+                                                                "--cp-comm-type p2p allgather --hidden-size=512"));
+  EXPECT_EQ(a.num_layers, 2);
+  EXPECT_EQ(a.hidden, 512);
+  EXPECT_EQ(a.cp_comm_type, (std::vector<std::string>{"p2p", "allgather"}));
+}
+
+TEST(MegatronArgs, MaxPositionEmbeddingsIsRequiredAndCoversTheSequence) {
+  EXPECT_EQ(error_of("--num-layers 4 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --micro-batch-size 1 "
+                     "--global-batch-size 8 --vocab-size 1000"),
+            "Megatron arguments: missing --max-position-embeddings");
+  EXPECT_EQ(error_of(std::string(kBase) + "--max-position-embeddings 32"),
+            "max_position_embeddings (32) must be greater than or equal to seq_length (64)");
+}
+
+TEST(MegatronArgs, FlagsThatChangeMessagesAreParsedNotIgnored) {
+  const auto a = parse_megatron_args(
+      words(std::string(kBase) +
+            "--no-create-attention-mask-in-dataloader --cross-entropy-loss-fusion --qk-layernorm "
+            "--calculate-per-token-loss --use-distributed-optimizer --overlap-grad-reduce --overlap-param-gather "
+            "--num-distributed-optimizer-instances 2 --tp-comm-overlap --defer-embedding-wgrad-compute "
+            "--ddp-num-buckets 3 --ddp-pad-buckets-for-high-nccl-busbw --transformer-impl local"));
+  EXPECT_FALSE(a.create_attention_mask);
+  EXPECT_TRUE(a.cross_entropy_loss_fusion && a.qk_layernorm && a.calculate_per_token_loss);
+  EXPECT_TRUE(a.overlap_param_gather && a.tp_comm_overlap && a.defer_embedding_wgrad);
+  EXPECT_EQ(a.distributed_optimizer_instances, 2);
+  EXPECT_EQ(a.ddp_num_buckets, 3);
+  EXPECT_TRUE(a.ddp_pad_buckets_for_high_nccl_busbw);
+  EXPECT_FALSE(a.transformer_engine);
+  EXPECT_TRUE(a.ignored.empty());
+  EXPECT_TRUE(a.unknown.empty());
+  EXPECT_NE(error_of(std::string(kBase) + "--cross-entropy-loss-fusion --cross-entropy-fusion-impl te")
+                .find("disabled by Megatron"),
+            std::string::npos);
+  EXPECT_NE(error_of(std::string(kBase) + "--overlap-param-gather").find("needs --use-distributed-optimizer"),
+            std::string::npos);
+  EXPECT_NE(error_of(std::string(kBase) + "--num-distributed-optimizer-instances 2").find("needs"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pipebench
