@@ -171,6 +171,22 @@ class MpiReplayRuntime final : public ReplayRuntime {
         case ReplayCollOp::kBroadcast:
           check(MPI_Ibcast(recv, to_count(floats, "MPI_Ibcast"), MPI_FLOAT, 0, comm, req), "MPI_Ibcast");
           break;
+        case ReplayCollOp::kSendRecv: {
+          int me = 0;
+          MPI_Comm_rank(comm, &me);
+          call.requests.push_back(MPI_REQUEST_NULL);
+          req = &call.requests[0];
+          check(MPI_Irecv(recv, to_count(floats, "MPI_Irecv"), MPI_FLOAT, (me - 1 + size) % size, 0, comm, req),
+                "MPI_Irecv");
+          check(MPI_Isend(send, to_count(floats, "MPI_Isend"), MPI_FLOAT, (me + 1) % size, 0, comm, &call.requests[1]),
+                "MPI_Isend");
+          break;
+        }
+        case ReplayCollOp::kAllToAll:
+          check(MPI_Ialltoall(send, to_count(per_rank, "MPI_Ialltoall"), MPI_FLOAT, recv,
+                              to_count(per_rank, "MPI_Ialltoall"), MPI_FLOAT, comm, req),
+                "MPI_Ialltoall");
+          break;
       }
       complete(call);
     }

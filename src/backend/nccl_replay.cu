@@ -136,6 +136,12 @@ class NcclReplayRuntime final : public ReplayRuntime {
         case ReplayCollOp::kBroadcast:
           rc = ncclBroadcast(in, out, n, ncclInt8, 0, comm, comm_.get());
           break;
+        case ReplayCollOp::kSendRecv:
+          rc = ring_shift(in, out, n, comm, size);
+          break;
+        case ReplayCollOp::kAllToAll:
+          rc = all_to_all(in, out, per_rank, comm, size);
+          break;
       }
       check_nccl(rc, "nccl collective", world_.where(), comm);
     }
@@ -164,6 +170,31 @@ class NcclReplayRuntime final : public ReplayRuntime {
 
  private:
   void check(cudaError_t rc, const char* call) const { check_cuda(rc, call, world_.where()); }
+  // Each member sends n bytes to the next and receives n from the previous, in one group (CP's ring).
+  ncclResult_t ring_shift(const void* in, void* out, std::size_t n, ncclComm_t comm, int size) {
+    int me = 0;
+    ncclResult_t rc = ncclCommUserRank(comm, &me);
+    if (rc != ncclSuccess) return rc;
+    if ((rc = ncclGroupStart()) != ncclSuccess) return rc;
+    rc = ncclSend(in, n, ncclInt8, (me + 1) % size, comm, comm_.get());
+    if (rc == ncclSuccess) rc = ncclRecv(out, n, ncclInt8, (me - 1 + size) % size, comm, comm_.get());
+    const ncclResult_t end = ncclGroupEnd();
+    return rc != ncclSuccess ? rc : end;
+  }
+  // per_rank bytes to and from every member, in one group (nccl-tests' alltoall).
+  ncclResult_t all_to_all(const void* in, void* out, std::size_t per_rank, ncclComm_t comm, int size) {
+    ncclResult_t rc = ncclGroupStart();
+    if (rc != ncclSuccess) return rc;
+    for (int p = 0; p < size && rc == ncclSuccess; ++p) {
+      rc = ncclSend(static_cast<const char*>(in) + static_cast<std::size_t>(p) * per_rank, per_rank, ncclInt8, p, comm,
+                    comm_.get());
+      if (rc == ncclSuccess)
+        rc = ncclRecv(static_cast<char*>(out) + static_cast<std::size_t>(p) * per_rank, per_rank, ncclInt8, p, comm,
+                      comm_.get());
+    }
+    const ncclResult_t end = ncclGroupEnd();
+    return rc != ncclSuccess ? rc : end;
+  }
   CudaStream make_stream() {
     cudaStream_t s = nullptr;
     check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");

@@ -27,7 +27,10 @@ struct ReplayP2P {
   std::int64_t tag = 0;
 };
 
-enum class ReplayCollOp { kAllReduce, kAllGather, kReduceScatter, kBroadcast };
+// kSendRecv: a ring shift in the group (each member sends `bytes` to the next and receives from the
+// previous: context parallelism's KV ring); kAllToAll: each member's `bytes` split evenly over the members.
+enum class ReplayCollOp { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kSendRecv, kAllToAll };
+inline constexpr std::size_t kReplayCollOps = 6;
 
 // Nanoseconds on this rank's clock, relative to the start of the iteration.
 struct ReplaySpan {

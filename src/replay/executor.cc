@@ -30,7 +30,7 @@ void assign_groups(int rank, const std::vector<std::vector<int>>& all_groups, co
 RankIteration run_iteration(ReplayRuntime& rt, const RankJob& job, std::atomic<std::int64_t>* progress) {
   const auto& prog = job.program;
   std::vector<ReplayP2P> ops;
-  std::array<std::int64_t, 4> calls{};
+  std::array<std::int64_t, kReplayCollOps> calls{};
   rt.begin_iteration(prog.tasks.size());
   for (std::size_t i = 0; i < prog.tasks.size(); ++i) {
     if (progress) progress->store(static_cast<std::int64_t>(i), std::memory_order_relaxed);

@@ -39,7 +39,7 @@ struct RankJob {
 struct RankIteration {
   std::int64_t iteration_ns = 0, compute_ns = 0, comm_busy_ns = 0, idle_ns = 0;
   // Collective calls issued, per ReplayCollOp (index = the enum's value; a task of count n issues n).
-  std::array<std::int64_t, 4> collective_calls{};
+  std::array<std::int64_t, kReplayCollOps> collective_calls{};
   std::vector<ReplaySpan> spans;  // per task
 };
 

@@ -32,9 +32,13 @@ void add_groups(const Schedule& s, std::set<std::vector<int>>& groups) {
 // Share of an in-schedule message's per-iteration count issued in forward steps, the rest in backward
 // steps (reference/megatron.md §6): TP without SP, 2 all-reduces forward and 2 backward per layer; with
 // SP, 2 all-gathers forward and 4 backward, 2 reduce-scatters each way; the output layer's dgrad runs in
-// backward; embeddings, cross entropy, data broadcasts and the loss run in forward.
+// backward; so do messages named "backward" (CP's KV/dKV exchange, the embedding's SP gather), "wgrad" and
+// the recomputed forward's (", recompute"); embeddings, cross entropy, data broadcasts, the loss and
+// messages named "forward" run in forward.
 double forward_share(const PlanMessage& msg) {
-  if (msg.what.find("dgrad") != std::string::npos) return 0;
+  const auto has = [&](const char* word) { return msg.what.find(word) != std::string::npos; };
+  // A recomputed layer's forward runs again inside the backward step; gradients flow in backward.
+  if (has(", recompute") || has("dgrad") || has("wgrad") || has("backward")) return 0;
   if (msg.what == "TP per layer") return 0.5;
   if (msg.what == "TP per layer (SP)") return msg.op == "all_gather" ? 2.0 / 6.0 : 0.5;
   return 1;
@@ -127,6 +131,8 @@ ReplayCollOp replay_coll_op(const std::string& op) {
   if (op == "all_gather") return ReplayCollOp::kAllGather;
   if (op == "reduce_scatter") return ReplayCollOp::kReduceScatter;
   if (op == "broadcast") return ReplayCollOp::kBroadcast;
+  if (op == "sendrecv") return ReplayCollOp::kSendRecv;
+  if (op == "alltoall") return ReplayCollOp::kAllToAll;
   throw UsageError("--plan: unknown collective op '" + op + "'");
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string>
 
 #include "megatron/model_args.h"
 #include "megatron/plan.h"
@@ -49,7 +50,7 @@ Plan tp2_pp2_plan() {
 struct Measured {
   double iteration_ms = 0;    // median over iterations, max over ranks
   double inside_comm_ms = 0;  // median over iterations, max over ranks: time in in-schedule collectives
-  std::array<std::int64_t, 4> calls{};
+  std::array<std::int64_t, kReplayCollOps> calls{};
 };
 
 Measured replay(ReplayRuntime& rt, const RankJob& job, std::size_t inside_collectives, int iterations) {
@@ -87,7 +88,7 @@ TEST(PlanJobsMpi, TensorParallelCollectivesAreIssuedAsPlannedAndTakeTheirTime) {
   register_groups(*rt, pj.all_groups, job);
 
   // The plan's collectives of this rank, per op, per iteration; the after-pipeline ones come last in job.
-  std::array<std::int64_t, 4> planned{};
+  std::array<std::int64_t, kReplayCollOps> planned{};
   std::size_t after = 0;
   for (const auto& msg : plan.schedules.at(0).messages) {
     if (msg.rank != W().rank() || msg.op == "send" || msg.op == "recv") continue;
@@ -118,6 +119,77 @@ TEST(PlanJobsMpi, TensorParallelCollectivesAreIssuedAsPlannedAndTakeTheirTime) {
       << "with " << with.iteration_ms << " ms, without " << base.iteration_ms;
   EXPECT_LT(extra_ms, 3.0 * with.inside_comm_ms)
       << "with " << with.iteration_ms << " ms, without " << base.iteration_ms;
+}
+
+}  // namespace
+}  // namespace pipebench
+
+namespace pipebench {
+namespace {
+
+// cp=2 pp=2 on 4 ranks with the given --cp-comm-type: the KV ring (sendrecv) or the all-to-all runs on
+// its CP group, and every planned call of this rank is issued once per iteration.
+void replay_cp_plan(const char* cp_comm_type, ReplayCollOp expected_op) {
+  const MegatronArgs a = parse_megatron_args({"--num-layers",
+                                              "2",
+                                              "--hidden-size",
+                                              "256",
+                                              "--num-attention-heads",
+                                              "4",
+                                              "--seq-length",
+                                              "256",
+                                              "--max-position-embeddings",
+                                              "256",
+                                              "--micro-batch-size",
+                                              "1",
+                                              "--global-batch-size",
+                                              "4",
+                                              "--context-parallel-size",
+                                              "2",
+                                              "--cp-comm-type",
+                                              cp_comm_type,
+                                              "--pipeline-model-parallel-size",
+                                              "2",
+                                              "--world-size",
+                                              "4",
+                                              "--vocab-size",
+                                              "1000",
+                                              "--fp16"});
+  const Plan plan = make_plan(a, 4);
+  ComputeOptions c;
+  c.fwd_ms_per_layer = 0.2;
+  PlanJobs pj = plan_jobs(plan, c, W().rank(), "1f1b");
+  ASSERT_EQ(pj.jobs.size(), 1u);
+  RankJob& job = pj.jobs[0];
+  auto rt = make_mpi_replay_runtime(W());
+  register_groups(*rt, pj.all_groups, job);
+  std::array<std::int64_t, kReplayCollOps> planned{};
+  for (const auto& msg : plan.schedules.at(0).messages) {
+    if (msg.rank != W().rank() || msg.op == "send" || msg.op == "recv") continue;
+    planned.at(static_cast<std::size_t>(replay_coll_op(msg.op))) += msg.count;
+  }
+  ASSERT_GT(planned[static_cast<std::size_t>(expected_op)], 0) << cp_comm_type << ": no CP messages in the plan";
+  // The CP messages named "backward" are issued in backward steps, those named "forward" in forward steps.
+  for (const auto& t : job.program.tasks) {
+    if (t.kind != Task::Kind::kCollective) continue;
+    const std::string& label = job.collectives.at(static_cast<std::size_t>(t.collective)).label;
+    if (label.rfind("CP ", 0) != 0) continue;
+    EXPECT_EQ(t.forward, label.find("backward") == std::string::npos) << label;
+    EXPECT_EQ(job.collectives.at(static_cast<std::size_t>(t.collective)).group.size(), 2u) << label;
+  }
+  (void)run_iteration(*rt, job, nullptr);
+  const RankIteration it = run_iteration(*rt, job, nullptr);
+  for (std::size_t op = 0; op < planned.size(); ++op) EXPECT_EQ(it.collective_calls[op], planned[op]) << "op " << op;
+}
+
+TEST(PlanJobsMpi, ContextParallelRingIsReplayedOnItsGroup) {
+  if (W().size() != 4) GTEST_SKIP() << "needs 4 ranks (mpirun -np 4), has " << W().size();
+  replay_cp_plan("p2p", ReplayCollOp::kSendRecv);
+}
+
+TEST(PlanJobsMpi, ContextParallelAllToAllIsReplayedOnItsGroup) {
+  if (W().size() != 4) GTEST_SKIP() << "needs 4 ranks (mpirun -np 4), has " << W().size();
+  replay_cp_plan("a2a", ReplayCollOp::kAllToAll);
 }
 
 }  // namespace
