@@ -19,6 +19,7 @@ nlohmann::json point_json(const PointOutcome& p) {
                       {"size_bytes", p.size_bytes},
                       {"nranks", p.nranks},
                       {"ranks", p.ranks},
+                      {"in_place", p.in_place},
                       {"host", p.host},
                       {"value", number_or_null(p.value)},
                       {"limit", number_or_null(p.limit)},

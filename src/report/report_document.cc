@@ -130,6 +130,7 @@ void add_header(Builder& b, const ReportInputs& in) {
 std::string point_name(const PointOutcome& p) {
   std::string s = p.op;
   if (p.size_bytes) s += " " + format_size(p.size_bytes);
+  if (p.in_place) s += " in-place";
   if (p.nranks) s += " n=" + std::to_string(p.nranks);
   if (p.op == "pair" && p.ranks.size() == 2) s += " " + std::to_string(p.ranks[0]) + "->" + std::to_string(p.ranks[1]);
   return s;

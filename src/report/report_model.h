@@ -94,6 +94,7 @@ struct PointOutcome {
   std::uint64_t size_bytes = 0;
   int nranks = 0;
   std::vector<int> ranks;
+  bool in_place = false;  // the in-place record of a point (nccl-tests' second column group)
   std::string host;
   std::optional<double> value;  // null when the point has no value (missing from one side of a compare)
   std::optional<double> limit;

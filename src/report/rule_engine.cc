@@ -37,6 +37,7 @@ PointOutcome point_of(const ResultsInput& in, const ResultRecord& r) {
   p.size_bytes = r.size_bytes;
   p.nranks = r.nranks;
   p.ranks = r.ranks;
+  p.in_place = r.in_place;
   p.host = in.host;
   return p;
 }
@@ -158,7 +159,8 @@ std::string summary_message(const ReportInputs& inputs, const RuleOutcome& out, 
   if (out.checked == 0) {
     if (rule.comparison == Comparison::kBaselineWithinPct) return "not applied: no --baseline";
     if (rule.metric->kind == MetricKind::kFractionOfLink) return why_no_link(inputs);
-    if (rule.metric->kind == MetricKind::kLinkBelowMax) return "not applied: no GPU link state in these inputs";
+    if (rule.metric->kind == MetricKind::kLinkBelowMax)
+      return "not applied: no GPU link whose state and maximum are known in these inputs";
     if (rule.comparison == Comparison::kMadOutlierK) return "not applied: fewer than 3 hosts or pairs per point";
     return "not applied: no point has this metric";
   }
