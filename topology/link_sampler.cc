@@ -12,7 +12,12 @@ namespace pipebench {
 
 nlohmann::json link_snapshot(Topology t) {
   std::string why;
-  for (auto& g : t.gpus) g.nvlinks_up = g.nvlinks_down = -1;  // only what this reading finds
+  // Only what this reading finds: the current state from discovery would pass for a reading of now.
+  for (auto& g : t.gpus) {
+    g.nvlinks_up = g.nvlinks_down = -1;
+    TopoNode& n = t.nodes[static_cast<std::size_t>(g.node)];
+    n.link_gen = n.link_width = 0;
+  }
   (void)enrich_with_nvml(t, &why);
   (void)read_sysfs_links(t);
   auto v = [](int x) { return x >= 0 ? nlohmann::json(x) : nlohmann::json(nullptr); };
