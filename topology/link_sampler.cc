@@ -10,6 +10,33 @@
 
 namespace pipebench {
 
+nlohmann::json link_snapshot(Topology t) {
+  std::string why;
+  // Only what this reading finds: the current state from discovery would pass for a reading of now.
+  for (auto& g : t.gpus) {
+    g.nvlinks_up = g.nvlinks_down = -1;
+    TopoNode& n = t.nodes[static_cast<std::size_t>(g.node)];
+    n.link_gen = n.link_width = 0;
+  }
+  (void)enrich_with_nvml(t, &why);
+  (void)read_sysfs_links(t);
+  auto v = [](int x) { return x >= 0 ? nlohmann::json(x) : nlohmann::json(nullptr); };
+  auto pcie = [](int x) { return x > 0 ? nlohmann::json(x) : nlohmann::json(nullptr); };
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& g : t.gpus) {
+    const TopoNode& n = t.nodes[static_cast<std::size_t>(g.node)];
+    out.push_back({{"gpu", g.index},
+                   {"bus_id", g.bus_id},
+                   {"pcie_gen", pcie(n.link_gen)},
+                   {"pcie_width", pcie(n.link_width)},
+                   {"pcie_gen_max", pcie(n.link_gen_max)},
+                   {"pcie_width_max", pcie(n.link_width_max)},
+                   {"nvlinks_up", v(g.nvlinks_up)},
+                   {"nvlinks_down", v(g.nvlinks_down)}});
+  }
+  return out;
+}
+
 LinkSampler::LinkSampler(const Topology& t, int interval_ms)
     : t_(t), interval_ms_(interval_ms), gen_seen_(t.gpus.size(), 0), width_seen_(t.gpus.size(), 0) {
   if (t_.gpus.empty()) return;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Samples every GPU's PCIe link state in the background while a benchmark runs, and keeps the highest
 // generation and width seen: an idle GPU reads Gen1 on purpose, a loaded one shows what it trained to.
+// link_snapshot() reads the links once (PCIe and NVLink up/down), for the start and end of a run.
 #pragma once
 
 #include <atomic>
@@ -11,6 +12,11 @@
 #include "topology/topology.h"
 
 namespace pipebench {
+
+// Every GPU's links now (NVML, then sysfs where readable), for the start and end of a run:
+// [{gpu, bus_id, pcie_gen, pcie_width, pcie_gen_max, pcie_width_max, nvlinks_up, nvlinks_down}], unknown
+// values null. NVLinks come from NVML only; a link present but not active counts as down.
+[[nodiscard]] nlohmann::json link_snapshot(Topology t);
 
 class LinkSampler {
  public:

@@ -114,9 +114,11 @@ bool enrich_with_nvml(Topology& t, std::string* why) {
     if (node.link_gen && node.link_width) node.link_gbps = pcie_gbps(node.link_gen, node.link_width);
     if (!nvml.link_state_ || !nvml.link_remote_) continue;
     any_link_api = true;
+    g->nvlinks_up = g->nvlinks_down = 0;
     for (unsigned link = 0; link < kMaxLinks; ++link) {
       int active = 0;
       if (nvml.link_state_(dev, link, &active) != kNvmlSuccess) break;
+      ++(active ? g->nvlinks_up : g->nvlinks_down);
       if (!active) continue;
       unsigned version = 0;
       if (nvml.link_version_ && nvml.link_version_(dev, link, &version) == kNvmlSuccess) {

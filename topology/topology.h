@@ -40,8 +40,9 @@ struct Gpu {
   std::string bus_id;
   std::string model;
   int numa = -1;
-  std::string cpuset;    // "0-11,24-35", empty when unknown
-  int cuda_device = -1;  // on a live node, the CUDA device index of this process
+  std::string cpuset;                      // "0-11,24-35", empty when unknown
+  int cuda_device = -1;                    // on a live node, the CUDA device index of this process
+  int nvlinks_up = -1, nvlinks_down = -1;  // NVML: NVLinks active and present but down; -1 = unknown
 };
 
 struct Nic {

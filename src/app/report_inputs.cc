@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <optional>
 
 #include "core/error.h"
@@ -12,6 +13,7 @@
 #include "core/json_file.h"
 #include "io/nccl_tests_log.h"
 #include "io/prediction_io.h"
+#include "io/provenance_io.h"
 #include "io/replay_io.h"
 #include "io/results_io.h"
 #include "io/topology_io.h"
@@ -38,12 +40,62 @@ TopologyInput topology_input(const TopologyFile& t, const std::string& path) {
   TopologyInput out;
   out.path = path;
   out.host = t.host;
+  out.warnings = t.warnings;
+  out.command_line = t.command_line;
   for (const auto& g : t.gpus) {
     if (g.index < 0 || g.index > 4096) continue;
-    if (out.gpu_bus_ids.size() <= static_cast<std::size_t>(g.index)) out.gpu_bus_ids.resize(g.index + 1);
-    out.gpu_bus_ids[g.index] = g.bus_id;
+    const auto i = static_cast<std::size_t>(g.index);
+    if (out.gpu_bus_ids.size() <= i) out.gpu_bus_ids.resize(i + 1), out.gpu_models.resize(i + 1);
+    out.gpu_bus_ids[i] = g.bus_id;
+    out.gpu_models[i] = g.model;
+    // The state at discovery: what a bare topology file can tell about its links.
+    if (g.pcie_gen > 0 || g.pcie_gen_max > 0) {
+      LinkStateRow row;
+      row.gpu = g.index, row.bus_id = g.bus_id;
+      row.gen_seen = g.pcie_gen, row.width_seen = g.pcie_width;
+      row.gen_max = g.pcie_gen_max, row.width_max = g.pcie_width_max;
+      out.links.push_back(row);
+    }
   }
-  for (const auto& p : t.gpu_pairs) out.pair_class[{std::min(p.a, p.b), std::max(p.a, p.b)}] = p.cls.label();
+  for (const auto& p : t.gpu_pairs) {
+    const std::pair<int, int> key{std::min(p.a, p.b), std::max(p.a, p.b)};
+    out.pair_class[key] = p.cls.label();
+    if (p.path_min_gbps > 0) out.path_min_gbps[key] = p.path_min_gbps;
+  }
+  return out;
+}
+
+// One row per GPU from the run's snapshots (start, end) and the highest state sampled while it ran.
+std::vector<LinkStateRow> link_rows(const ResultSet& rs) {
+  std::map<int, LinkStateRow> rows;
+  auto row_of = [&](const LinkStateEntry& e) -> LinkStateRow& {
+    LinkStateRow& r = rows[e.gpu];
+    r.gpu = e.gpu;
+    if (r.bus_id.empty()) r.bus_id = e.bus_id;
+    r.gen_max = std::max(r.gen_max, e.pcie_gen_max);
+    r.width_max = std::max(r.width_max, e.pcie_width_max);
+    return r;
+  };
+  for (const auto& e : rs.system.link_start) {
+    LinkStateRow& r = row_of(e);
+    r.gen_start = e.pcie_gen, r.width_start = e.pcie_width, r.nvlinks_up_start = e.nvlinks_up;
+  }
+  for (const auto& e : rs.system.link_end) {
+    LinkStateRow& r = row_of(e);
+    r.gen_end = e.pcie_gen, r.width_end = e.pcie_width;
+    r.nvlinks_up_end = e.nvlinks_up, r.nvlinks_down_end = e.nvlinks_down;
+  }
+  for (const auto& e : rs.link_during_run) {
+    LinkStateRow& r = row_of(e);
+    r.gen_seen = e.pcie_gen, r.width_seen = e.pcie_width;
+  }
+  std::vector<LinkStateRow> out;
+  for (auto& [gpu, r] : rows) {
+    // Without samples during the run, the better of the two snapshots (an idle GPU drops its link).
+    if (r.gen_seen == 0) r.gen_seen = std::max(r.gen_start, r.gen_end);
+    if (r.width_seen == 0) r.width_seen = std::max(r.width_start, r.width_end);
+    out.push_back(r);
+  }
   return out;
 }
 
@@ -55,6 +107,8 @@ ResultsInput results_input(const ResultSet& rs, const std::string& path) {
   out.versions = rs.system.versions;
   out.tool_version = rs.tool_version;
   out.created_utc = rs.created_utc;
+  out.command_line = rs.command_line;
+  out.link_state = link_rows(rs);
   for (const auto& h : rs.system.hosts) {
     if (std::find(out.hosts.begin(), out.hosts.end(), h) == out.hosts.end()) out.hosts.push_back(h);
   }
@@ -69,6 +123,7 @@ ResultsInput results_input(const ResultSet& rs, const std::string& path) {
     }
   }
   if (rs.system.topology) out.topology = topology_input(*rs.system.topology, path + " (system.topology)");
+  if (out.topology) out.topology->command_line = rs.command_line;
   // A file without device placement still belongs to one host: its topology's, else its folder's name.
   out.host = !out.hosts.empty() ? out.hosts.front()
              : out.topology     ? out.topology->host
@@ -129,6 +184,7 @@ void add_file(ReportInputs& out, const std::string& flag, const std::string& pat
     throw UsageError(flag + " " + path + ": a baseline is a results file (pipebench.results/1)");
   }
   const std::string where = flag + " " + path;
+  const Provenance from = provenance_from_json(doc, where);
   switch (*kind) {
     case InputKind::kResults:
       (baseline ? out.baseline : out.results).push_back(results_input(results_from_json(doc, where), path));
@@ -138,9 +194,13 @@ void add_file(ReportInputs& out, const std::string& flag, const std::string& pat
       break;
     case InputKind::kPrediction:
       out.predictions.push_back(prediction_input(prediction_from_json(doc, where), path));
+      out.predictions.back().tool_version = from.tool_version;
+      out.predictions.back().command_line = from.command_line;
       break;
     case InputKind::kReplay:
       out.replays.push_back(replay_input(replay_from_json(doc, where), path));
+      out.replays.back().tool_version = from.tool_version;
+      out.replays.back().command_line = from.command_line;
       break;
   }
 }

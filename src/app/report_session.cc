@@ -2,8 +2,12 @@
 // Report session of a measuring command.
 #include "app/report_session.h"
 
+#include <algorithm>
+#include <optional>
+
 #include "core/error.h"
 #include "core/version.h"
+#include "io/provenance_io.h"
 #include "report/csv_writer.h"
 #include "report/results_json.h"
 #include "report/system_info.h"
@@ -21,12 +25,28 @@ class Collector final : public RecordSink {
   std::vector<ResultRecord>& out_;
 };
 
+// The narrowest theoretical link over every pair of the ranks' GPUs; unset when a pair is unknown (a
+// host rank, a rank on another host) or there is no pair.
+std::optional<double> narrowest_path_gbps(const RankClasses& classes, const std::vector<int>& ranks) {
+  std::optional<double> narrowest;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    for (std::size_t j = i + 1; j < ranks.size(); ++j) {
+      if (ranks[i] == ranks[j]) continue;
+      const PairInfo* p = classes.pair(ranks[i], ranks[j]);
+      if (p == nullptr || !(p->path_min_gbps > 0)) return std::nullopt;
+      narrowest = narrowest ? std::min(*narrowest, p->path_min_gbps) : p->path_min_gbps;
+    }
+  }
+  return narrowest;
+}
+
 }  // namespace
 
 void ReportSession::Tagger::add(const ResultRecord& r) {
   if (!s_.classes_) return s_.sinks_.add(r);
   ResultRecord tagged = r;
   tagged.link_class = s_.classes_->class_of(r.ranks);
+  tagged.path_min_gbps = narrowest_path_gbps(*s_.classes_, r.ranks);
   s_.sinks_.add(tagged);
 }
 
@@ -42,6 +62,7 @@ ReportSession::ReportSession(const World& world, const Backend& backend, const s
       system_["topology"] = topology_to_json(*view_);
       if (backend.kind() == BackendKind::kNccl)
         classes_ = std::make_unique<RankClasses>(system_["devices"], view_.get(), world.host());
+      system_["link_state"] = {{"start", link_snapshot(view_->topology)}};
       sampler_ = std::make_unique<LinkSampler>(view_->topology);
     } catch (const std::exception& e) {
       system_["topology"] = {{"error", e.what()}};
@@ -49,10 +70,10 @@ ReportSession::ReportSession(const World& world, const Backend& backend, const s
     if (collected) sinks_.push(std::make_unique<Collector>(*collected));
     try {
       if (!json_path.empty()) {
-        auto json = std::make_unique<ResultsJson>(json_path, nlohmann::json{{"tool_version", kToolVersion},
-                                                                            {"created_utc", utc_timestamp()},
-                                                                            {"system", system_},
-                                                                            {"config", config}});
+        nlohmann::json header = {
+            {"tool_version", kToolVersion}, {"created_utc", utc_timestamp()}, {"system", system_}, {"config", config}};
+        add_provenance(header);
+        auto json = std::make_unique<ResultsJson>(json_path, std::move(header));
         json_ = json.get();
         sinks_.push(std::move(json));
       }
@@ -75,7 +96,11 @@ void ReportSession::finish() {
   tagger_.finish();
   if (sampler_) {
     nlohmann::json seen = sampler_->stop();
-    if (json_) json_->set_field("link_state_during_run", seen);
+    system_["link_state"]["end"] = link_snapshot(view_->topology);
+    if (json_) {
+      json_->set_field("system", system_);
+      json_->set_field("link_state_during_run", seen);
+    }
   }
 }
 

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <string>
 
+#include "core/command_line.h"
+
 extern char** environ;
 
 namespace pipebench {
@@ -12,7 +14,9 @@ namespace {
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
-bool sensitive(std::string name) {
+}  // namespace
+
+bool is_sensitive_name(std::string name) {
   for (auto& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   for (const char* harmless : kHarmlessNames) {
     if (name == harmless) return false;
@@ -28,8 +32,6 @@ bool sensitive(std::string name) {
   return false;
 }
 
-}  // namespace
-
 std::map<std::string, std::string> allowed_environment(const std::vector<std::string>& entries) {
   std::map<std::string, std::string> out;
   for (const auto& e : entries) {
@@ -40,7 +42,9 @@ std::map<std::string, std::string> allowed_environment(const std::vector<std::st
           starts_with(name, "PMIX_"))) {
       continue;
     }
-    out[name] = sensitive(name) ? kRedacted : e.substr(eq + 1);
+    std::string value = e.substr(eq + 1);
+    if (name == "OMPI_ARGV") value = redacted_arguments(split_words(value));
+    out[name] = is_sensitive_name(name) ? kRedacted : value;
   }
   return out;
 }

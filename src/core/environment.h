@@ -18,8 +18,12 @@ inline constexpr const char* kSecretNameParts[] = {"PASS", "CRED", "AUTH", "KEY"
 inline constexpr const char* kSecretNameWords[] = {"PW", "PWD"};
 inline constexpr const char* kHarmlessNames[] = {"NCCL_IB_PKEY"};
 
+// True when a variable or flag name looks like a credential (the rules above), whatever its case.
+[[nodiscard]] bool is_sensitive_name(std::string name);
+
 // From "NAME=value" entries (as in environ). Allowed names keep their value, sensitive ones are
-// recorded as kRedacted, the rest are left out.
+// recorded as kRedacted, the rest are left out. OMPI_ARGV (the command line mpirun started) is kept
+// with the values of sensitive flags redacted (core/command_line.h).
 [[nodiscard]] std::map<std::string, std::string> allowed_environment(const std::vector<std::string>& entries);
 
 // The same over this process's environ.

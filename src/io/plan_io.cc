@@ -6,6 +6,7 @@
 #include "core/json_file.h"
 #include "core/version.h"
 #include "io/json_fields.h"
+#include "io/provenance_io.h"
 
 namespace pipebench {
 
@@ -256,16 +257,18 @@ Schedule read_schedule(const JsonFields& f, const json& sj, const std::string& p
 json plan_to_json(const Plan& plan) {
   json schedules = json::array();
   for (const auto& s : plan.schedules) schedules.push_back(schedule_to_json(s));
-  return {{"schema", kPlanSchema},
-          {"tool_version", kToolVersion},
-          {"model", model_to_json(plan)},
-          {"layout", layout_to_json(plan.layout)},
-          {"groups", groups_to_json(plan.layout)},
-          {"valid_v", plan.valid_v},
-          {"params", schedules.empty() ? json::array() : schedules[0]["params"]},
-          {"listed_ranks", plan.listed_ranks},
-          {"schedules", schedules},
-          {"notes", plan.notes}};
+  json doc = {{"schema", kPlanSchema},
+              {"tool_version", kToolVersion},
+              {"model", model_to_json(plan)},
+              {"layout", layout_to_json(plan.layout)},
+              {"groups", groups_to_json(plan.layout)},
+              {"valid_v", plan.valid_v},
+              {"params", schedules.empty() ? json::array() : schedules[0]["params"]},
+              {"listed_ranks", plan.listed_ranks},
+              {"schedules", schedules},
+              {"notes", plan.notes}};
+  add_provenance(doc);
+  return doc;
 }
 
 Plan plan_from_json(const json& j, const std::string& where) {

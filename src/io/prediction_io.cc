@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/json_fields.h"
+#include "io/provenance_io.h"
 
 namespace pipebench {
 
@@ -91,16 +92,18 @@ json prediction_to_json(const PredictionFile& p) {
   }
   json be = json::object();
   for (const auto& [v, g] : p.break_even_gbps) be[std::to_string(v)] = g ? json(*g) : json(nullptr);
-  return {{"schema", kPredictionSchema},
-          {"cost_source", p.cost_sources},
-          {"compute",
-           {{"source", p.compute_source},
-            {"fwd_ms_per_layer", p.fwd_ms_per_layer},
-            {"bwd_ms_per_layer", p.bwd_ms_per_layer}}},
-          {"schedules", schedules},
-          {"verdict", {{"best", p.best}, {"text", p.verdict}, {"deciding_pair", p.deciding_pair}}},
-          {"break_even_gbps", be},
-          {"notes", p.notes}};
+  json doc = {{"schema", kPredictionSchema},
+              {"cost_source", p.cost_sources},
+              {"compute",
+               {{"source", p.compute_source},
+                {"fwd_ms_per_layer", p.fwd_ms_per_layer},
+                {"bwd_ms_per_layer", p.bwd_ms_per_layer}}},
+              {"schedules", schedules},
+              {"verdict", {{"best", p.best}, {"text", p.verdict}, {"deciding_pair", p.deciding_pair}}},
+              {"break_even_gbps", be},
+              {"notes", p.notes}};
+  add_provenance(doc);
+  return doc;
 }
 
 json prediction_to_json(const Prediction& p) { return prediction_to_json(prediction_file(p)); }

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/version.h"
 #include "io/prediction_io.h"
+#include "io/provenance_io.h"
 
 namespace pipebench {
 namespace {
@@ -54,19 +55,22 @@ nlohmann::json replay_to_json(const ReplayResult& r, const std::string& plan_pat
                          {"per_rank", ranks}});
   }
   const bool both = !r.measured_fastest.empty() && !r.predicted_fastest.empty();
-  return {{"schema", kReplaySchema},
-          {"tool_version", kToolVersion},
-          {"plan", plan_path},
-          {"world", r.world},
-          {"backend", r.backend},
-          {"compute", r.compute},
-          {"iterations", r.iterations},
-          {"schedules", schedules},
-          {"verdict",
-           {{"measured_fastest", r.measured_fastest},
-            {"predicted_fastest",
-             r.predicted_fastest.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.predicted_fastest)},
-            {"agree", both ? nlohmann::json(r.measured_fastest == r.predicted_fastest) : nlohmann::json(nullptr)}}}};
+  nlohmann::json doc = {
+      {"schema", kReplaySchema},
+      {"tool_version", kToolVersion},
+      {"plan", plan_path},
+      {"world", r.world},
+      {"backend", r.backend},
+      {"compute", r.compute},
+      {"iterations", r.iterations},
+      {"schedules", schedules},
+      {"verdict",
+       {{"measured_fastest", r.measured_fastest},
+        {"predicted_fastest",
+         r.predicted_fastest.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.predicted_fastest)},
+        {"agree", both ? nlohmann::json(r.measured_fastest == r.predicted_fastest) : nlohmann::json(nullptr)}}}};
+  add_provenance(doc);
+  return doc;
 }
 
 ReplayResult replay_from_json(const nlohmann::json& j, const std::string& what) {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/version.h"
+#include "io/provenance_io.h"
 
 namespace pipebench {
 
@@ -18,6 +19,7 @@ nlohmann::json point_json(const PointOutcome& p) {
                       {"size_bytes", p.size_bytes},
                       {"nranks", p.nranks},
                       {"ranks", p.ranks},
+                      {"in_place", p.in_place},
                       {"host", p.host},
                       {"value", number_or_null(p.value)},
                       {"limit", number_or_null(p.limit)},
@@ -28,17 +30,19 @@ nlohmann::json point_json(const PointOutcome& p) {
 
 nlohmann::json inputs_json(const ReportInputs& in) {
   nlohmann::json j = nlohmann::json::array();
-  auto add = [&](const std::string& kind, const std::string& path, const std::string& host) {
+  auto add = [&](const std::string& kind, const std::string& path, const std::string& host,
+                 const std::string& command_line) {
     nlohmann::json e = {{"kind", kind}, {"path", path}};
     if (!host.empty()) e["host"] = host;
+    if (!command_line.empty()) e["command_line"] = command_line;
     j.push_back(std::move(e));
   };
-  for (const auto& r : in.results) add("results", r.path, r.host);
-  for (const auto& r : in.baseline) add("baseline", r.path, r.host);
-  for (const auto& t : in.topologies) add("topology", t.path, t.host);
-  for (const auto& p : in.predictions) add("prediction", p.path, "");
-  for (const auto& p : in.replays) add("replay", p.path, "");
-  for (const auto& p : in.skipped) add("skipped", p, "");
+  for (const auto& r : in.results) add("results", r.path, r.host, r.command_line);
+  for (const auto& r : in.baseline) add("baseline", r.path, r.host, r.command_line);
+  for (const auto& t : in.topologies) add("topology", t.path, t.host, t.command_line);
+  for (const auto& p : in.predictions) add("prediction", p.path, "", p.command_line);
+  for (const auto& p : in.replays) add("replay", p.path, "", p.command_line);
+  for (const auto& p : in.skipped) add("skipped", p, "", "");
   return j;
 }
 
@@ -66,14 +70,17 @@ nlohmann::json report_to_json(const ReportInputs& inputs, const ReportOutcome& o
                      {"worst_mads", h.worst_mads},
                      {"worst_point", h.worst_point}});
   }
-  return {{"schema", kReportSchema},
-          {"tool_version", kToolVersion},
-          {"title", inputs.title},
-          {"verdict", status_name(outcome.verdict)},
-          {"counts", {{"failed", outcome.failed}, {"warned", outcome.warned}, {"passed", outcome.passed}}},
-          {"rules", std::move(rules)},
-          {"node_diagnosis", {{"metric", outcome.diagnosis_metric}, {"mad_k", inputs.mad_k}, {"hosts", hosts}}},
-          {"inputs", inputs_json(inputs)}};
+  nlohmann::json doc = {
+      {"schema", kReportSchema},
+      {"tool_version", kToolVersion},
+      {"title", inputs.title},
+      {"verdict", status_name(outcome.verdict)},
+      {"counts", {{"failed", outcome.failed}, {"warned", outcome.warned}, {"passed", outcome.passed}}},
+      {"rules", std::move(rules)},
+      {"node_diagnosis", {{"metric", outcome.diagnosis_metric}, {"mad_k", inputs.mad_k}, {"hosts", hosts}}},
+      {"inputs", inputs_json(inputs)}};
+  add_provenance(doc);
+  return doc;
 }
 
 }  // namespace pipebench

@@ -2,7 +2,9 @@
 // Results JSON, read back.
 #include "io/results_io.h"
 
+#include <cmath>
 #include <map>
+#include <utility>
 
 #include "core/error.h"
 #include "core/json_file.h"
@@ -21,6 +23,24 @@ std::uint64_t size_field(const JsonFields& f, const json& j, const std::string& 
   return v.get<std::uint64_t>();
 }
 
+double finite_field(const JsonFields& f, const json& j, const std::string& path, const std::string& key) {
+  const double v = f.get_double(j, path, key);
+  if (!std::isfinite(v) || v < 0) f.fail(JsonFields::join(path, key), "is not a finite number >= 0");
+  return v;
+}
+
+void read_stats(const JsonFields& f, const json& j, const std::string& path, Stats& s) {
+  const json& st = f.object(j, path, "stats");
+  const std::string p = JsonFields::join(path, "stats");
+  if (st.contains("samples")) s.samples = f.get_int(st, p, "samples");
+  const std::pair<const char*, double Stats::*> fields[] = {
+      {"min_us", &Stats::min_us}, {"median_us", &Stats::median_us}, {"mean_us", &Stats::mean_us},
+      {"p95_us", &Stats::p95_us}, {"max_us", &Stats::max_us},       {"stddev_us", &Stats::stddev_us}};
+  for (const auto& [key, member] : fields) {
+    if (st.contains(key)) s.*member = finite_field(f, st, p, key);
+  }
+}
+
 // Optional fields keep their defaults when absent, and must have their type when present.
 void read_optional(const JsonFields& f, const json& j, const std::string& path, ResultRecord& r) {
   if (j.contains("backend")) r.backend = f.get_string(j, path, "backend");
@@ -37,6 +57,10 @@ void read_optional(const JsonFields& f, const json& j, const std::string& path, 
   if (j.contains("warmup")) r.warmup = f.get_int(j, path, "warmup");
   if (j.contains("graph")) r.graph = f.get_bool(j, path, "graph");
   if (j.contains("class") && !j["class"].is_null()) r.link_class = f.get_string(j, path, "class");
+  if (j.contains("path_min_gbps") && !j["path_min_gbps"].is_null()) {
+    r.path_min_gbps = finite_field(f, j, path, "path_min_gbps");
+  }
+  if (j.contains("stats")) read_stats(f, j, path, r.stats);
   if (j.contains("plan_ids")) r.plan_ids = f.get_ints(j, path, "plan_ids");
   if (j.contains("error")) r.error = f.get_string(j, path, "error");
   if (j.contains("pairs")) {
@@ -47,6 +71,36 @@ void read_optional(const JsonFields& f, const json& j, const std::string& path, 
   }
   // A pair record without a direction is the bidirectional figure (what bench --plan measures).
   r.bidirectional = j.contains("bidirectional") ? f.get_bool(j, path, "bidirectional") : r.op == "pair";
+}
+
+// A count or generation that may be null or absent: `unknown` then.
+int optional_count(const JsonFields& f, const json& j, const std::string& path, const std::string& key, int unknown) {
+  if (!j.contains(key) || j[key].is_null()) return unknown;
+  const int v = f.get_int(j, path, key);
+  if (v < 0) f.fail(JsonFields::join(path, key), "is negative");
+  return v;
+}
+
+// `seen`: link_state_during_run names the generation and width pcie_gen_seen/pcie_width_seen.
+std::vector<LinkStateEntry> read_link_state(const JsonFields& f, const json& parent, const std::string& path,
+                                            const std::string& key, bool seen) {
+  std::vector<LinkStateEntry> out;
+  const json& rows = f.array(parent, path, key);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string p = JsonFields::item(JsonFields::join(path, key), i);
+    if (!rows[i].is_object()) f.fail(p, "is not an object");
+    LinkStateEntry e;
+    e.gpu = f.get_int(rows[i], p, "gpu");
+    if (rows[i].contains("bus_id") && !rows[i]["bus_id"].is_null()) e.bus_id = f.get_string(rows[i], p, "bus_id");
+    e.pcie_gen = optional_count(f, rows[i], p, seen ? "pcie_gen_seen" : "pcie_gen", 0);
+    e.pcie_width = optional_count(f, rows[i], p, seen ? "pcie_width_seen" : "pcie_width", 0);
+    e.pcie_gen_max = optional_count(f, rows[i], p, "pcie_gen_max", 0);
+    e.pcie_width_max = optional_count(f, rows[i], p, "pcie_width_max", 0);
+    e.nvlinks_up = optional_count(f, rows[i], p, "nvlinks_up", -1);
+    e.nvlinks_down = optional_count(f, rows[i], p, "nvlinks_down", -1);
+    out.push_back(std::move(e));
+  }
+  return out;
 }
 
 SystemInfo read_system(const JsonFields& f, const json& j, const std::string& where) {
@@ -77,6 +131,11 @@ SystemInfo read_system(const JsonFields& f, const json& j, const std::string& wh
   if (sys.contains("topology") && sys["topology"].is_object() && sys["topology"].contains("schema")) {
     s.topology = topology_from_json(sys["topology"], where + " system.topology");
   }
+  if (sys.contains("link_state")) {
+    const json& ls = f.object(sys, "system", "link_state");
+    if (ls.contains("start")) s.link_start = read_link_state(f, ls, "system.link_state", "start", false);
+    if (ls.contains("end")) s.link_end = read_link_state(f, ls, "system.link_state", "end", false);
+  }
   return s;
 }
 
@@ -104,6 +163,10 @@ ResultSet results_from_json(const json& j, const std::string& where) {
   if (j.contains("tool_version")) rs.tool_version = f.get_string(j, "", "tool_version");
   if (j.contains("created_utc")) rs.created_utc = f.get_string(j, "", "created_utc");
   if (j.contains("source")) rs.source = f.get_string(j, "", "source");
+  if (j.contains("command_line")) rs.command_line = f.get_string(j, "", "command_line");
+  if (j.contains("link_state_during_run")) {
+    rs.link_during_run = read_link_state(f, j, "", "link_state_during_run", true);
+  }
   const json& records = f.array(j, "", "records");
   for (std::size_t i = 0; i < records.size(); ++i) {
     rs.records.push_back(record_from_json(records[i], where + " " + JsonFields::item("records", i)));
@@ -160,6 +223,7 @@ nlohmann::json record_to_json(const ResultRecord& r) {
       {"warmup", r.warmup},
       {"graph", r.graph},
       {"class", r.link_class.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.link_class)},
+      {"path_min_gbps", r.path_min_gbps ? nlohmann::json(*r.path_min_gbps) : nlohmann::json(nullptr)},
   };
   if (!r.pairs.empty()) {
     nlohmann::json pairs = nlohmann::json::array();

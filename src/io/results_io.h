@@ -30,17 +30,29 @@ struct DevicePlace {
   std::string bus_id;  // normalised; "" for host ranks
 };
 
+// One GPU's links at one moment (system.link_state.start/end) or the highest seen while the run went on
+// (link_state_during_run). 0 (-1 for NVLink counts) = unknown.
+struct LinkStateEntry {
+  int gpu = -1;
+  std::string bus_id;
+  int pcie_gen = 0, pcie_width = 0, pcie_gen_max = 0, pcie_width_max = 0;
+  int nvlinks_up = -1, nvlinks_down = -1;
+};
+
 struct SystemInfo {
   std::vector<DevicePlace> devices;
-  std::vector<std::string> hosts, gpu_models;   // system.hosts, system.gpu_models
-  std::map<std::string, std::string> versions;  // system.versions: nccl, cuda_runtime, mpi...
-  std::optional<TopologyFile> topology;         // absent when the run could not read its topology
+  std::vector<std::string> hosts, gpu_models;        // system.hosts, system.gpu_models
+  std::map<std::string, std::string> versions;       // system.versions: nccl, cuda_runtime, mpi...
+  std::optional<TopologyFile> topology;              // absent when the run could not read its topology
+  std::vector<LinkStateEntry> link_start, link_end;  // system.link_state: when the run started and ended
 };
 
 struct ResultSet {
   SystemInfo system;
   std::string tool_version, created_utc;  // "" when the file has none (imported files)
   std::string source;                     // "nccl-tests" for `pipebench import nccl-tests`; "" for pipebench's own
+  std::string command_line;               // "" in files written before it was recorded
+  std::vector<LinkStateEntry> link_during_run;  // the highest generation and width sampled during the run
   std::vector<ResultRecord> records;
 };
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The topology file ("schema": "pipebench.topology/1", `pipebench topo --format json`, and the
 // "topology" block of a results file's "system"), read back as far as predict and the cost models use
-// it: the GPUs and the class and path of every GPU pair.
+// it: the GPUs (model, PCIe link at discovery), the class, path and narrowest link of every GPU pair, the
+// warnings. Fields added after the first files (models, links, path_min_gbps, command_line) are optional.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -16,18 +17,23 @@ namespace pipebench {
 struct TopologyGpu {
   int index = 0;
   std::string bus_id;  // normalised
+  std::string model;
+  int pcie_gen = 0, pcie_width = 0, pcie_gen_max = 0, pcie_width_max = 0;  // at discovery; 0 = unknown
 };
 
 struct TopologyGpuPair {
   int a = 0, b = 0;  // GPU indices
   LinkClass cls;
   std::vector<std::string> path;  // the links it crosses
+  double path_min_gbps = 0;       // the narrowest link's theoretical GB/s per direction; 0 = unknown
 };
 
 struct TopologyFile {
   std::string host;
   std::vector<TopologyGpu> gpus;
   std::vector<TopologyGpuPair> gpu_pairs;  // "kind": "gpu-gpu" pairs; GPU-NIC pairs are not read
+  std::vector<std::string> warnings;
+  std::string command_line;  // "" in files written before it was recorded
 };
 
 // Throws UsageError naming `where` and the field for another schema, a missing or mistyped field.

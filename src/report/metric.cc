@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "topology/link_bandwidth.h"
 #include "topology/topology.h"
 
 namespace pipebench {
@@ -105,16 +106,36 @@ std::optional<double> record_metric(const Metric& m, const ResultRecord& r, std:
 }
 
 std::optional<double> link_metric(const LinkStateRow& row) {
-  if (row.gen_seen <= 0 || row.width_seen <= 0 || row.gen_max <= 0 || row.width_max <= 0) return std::nullopt;
-  return (row.gen_seen < row.gen_max || row.width_seen < row.width_max) ? 1.0 : 0.0;
+  const bool pcie_known = row.gen_seen > 0 && row.width_seen > 0 && row.gen_max > 0 && row.width_max > 0;
+  const bool nvlink_known = row.nvlinks_down_end >= 0 || (row.nvlinks_up_start >= 0 && row.nvlinks_up_end >= 0);
+  if (!pcie_known && !nvlink_known) return std::nullopt;
+  const bool pcie_low = pcie_known && (row.gen_seen < row.gen_max || row.width_seen < row.width_max);
+  const bool nvlink_down = row.nvlinks_down_end > 0 || (row.nvlinks_up_start >= 0 && row.nvlinks_up_end >= 0 &&
+                                                        row.nvlinks_up_end < row.nvlinks_up_start);
+  return pcie_low || nvlink_down ? 1.0 : 0.0;
+}
+
+std::string describe_link(const LinkStateRow& row) {
+  std::string s = "GPU " + std::to_string(row.gpu) + (row.bus_id.empty() ? "" : " " + row.bus_id) + ":";
+  if (row.gen_seen > 0 || row.width_seen > 0 || row.gen_max > 0) {
+    s += " PCIe " + pcie_label(row.gen_seen, row.width_seen) + " of " + pcie_label(row.gen_max, row.width_max);
+  }
+  if (row.nvlinks_up_end >= 0 || row.nvlinks_down_end >= 0) {
+    s += (s.back() == ':' ? " " : "; ") + std::string("NVLinks ") + std::to_string(std::max(row.nvlinks_up_end, 0)) +
+         " up, " + std::to_string(std::max(row.nvlinks_down_end, 0)) + " down";
+    if (row.nvlinks_up_start >= 0) s += " (" + std::to_string(row.nvlinks_up_start) + " up at start)";
+  }
+  return s;
 }
 
 std::optional<double> narrowest_link_gbps(const ResultsInput& in, const TopologyInput* topo, const ResultRecord& r) {
+  if (r.path_min_gbps && *r.path_min_gbps > 0) return r.path_min_gbps;
   if (topo == nullptr || r.ranks.size() < 2) return std::nullopt;
   std::vector<int> gpus;
   for (const int rank : r.ranks) {
     if (rank < 0 || static_cast<std::size_t>(rank) >= in.rank_bus_ids.size()) return std::nullopt;
-    if (static_cast<std::size_t>(rank) < in.rank_hosts.size() && !in.rank_hosts[rank].empty() &&
+    // A topology without a host name (an XML export) belongs to the host it is reported with.
+    if (static_cast<std::size_t>(rank) < in.rank_hosts.size() && !in.rank_hosts[rank].empty() && !topo->host.empty() &&
         in.rank_hosts[rank] != topo->host) {
       return std::nullopt;  // across hosts the path leaves the machine (NET)
     }

@@ -34,11 +34,17 @@ struct Metric {
 [[nodiscard]] std::optional<double> record_metric(const Metric& m, const ResultRecord& r,
                                                   std::optional<double> link_gbps);
 
-// 1 when the link ran below its maximum generation or width, 0 when not, nullopt when unknown.
+// 1 when a GPU's link was not at its best during the run: PCIe below its maximum generation or width,
+// an NVLink down at the end, or fewer NVLinks up at the end than at the start; 0 when not; nullopt
+// when nothing is known.
 [[nodiscard]] std::optional<double> link_metric(const LinkStateRow& row);
 
-// The narrowest theoretical link (GB/s) on the paths between the record's ranks, from the topology of
-// their machine; nullopt when the ranks span hosts, are fewer than 2, or a GPU is not in `topo`.
+// "GPU 1 0000:0b:00.0: PCIe Gen4 x16 of Gen5 x16 during the run; NVLinks 17 up, 1 down (18 up at start)".
+[[nodiscard]] std::string describe_link(const LinkStateRow& row);
+
+// The narrowest theoretical link (GB/s) on the paths between the record's ranks: the record's own
+// path_min_gbps (written by the run that measured it), else from the topology of their machine; nullopt
+// when the ranks span hosts, are fewer than 2, or a GPU is not in `topo`.
 [[nodiscard]] std::optional<double> narrowest_link_gbps(const ResultsInput& in, const TopologyInput* topo,
                                                         const ResultRecord& r);
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,10 @@ struct ResultRecord {
   bool bidirectional = false;
   std::vector<int> plan_ids;  // bench --plan: the ids of the plan messages this point times
   std::string link_class;     // worst pair class of the ranks (PIX, NV18, NET...); empty = unknown
-  std::string error;          // non-empty when the point failed
+  // Theoretical GB/s per direction of the narrowest link on the paths between the ranks' GPUs
+  // (topology/link_bandwidth.h); unset when unknown (host ranks, ranks on several hosts).
+  std::optional<double> path_min_gbps;
+  std::string error;  // non-empty when the point failed
 };
 
 }  // namespace pipebench

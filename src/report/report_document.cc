@@ -8,6 +8,8 @@
 
 #include "core/units.h"
 #include "core/version.h"
+#include "report/metric.h"
+#include "topology/link_bandwidth.h"
 
 namespace pipebench {
 
@@ -104,26 +106,31 @@ void add_header(Builder& b, const ReportInputs& in) {
                      {"MPI", joined(mpi)},
                      {"pipebench", kToolVersion},
                      {"measured (UTC)", dates.empty() ? "unknown" : *dates.begin() + " .. " + *dates.rbegin()}});
+  // Every input with the command line that wrote it ("-" for files from before it was recorded).
   std::vector<std::vector<std::string>> rows;
-  for (const auto& r : in.results) {
-    rows.push_back({r.path, r.host, r.created_utc, r.tool_version, r.command_line.empty() ? "-" : r.command_line});
-  }
+  auto row = [&](const char* kind, const std::string& path, const std::string& host, const std::string& created,
+                 const std::string& version, const std::string& command) {
+    rows.push_back({kind, path, host.empty() ? "-" : host, created.empty() ? "-" : created,
+                    version.empty() ? "-" : version, command.empty() ? "-" : command});
+  };
+  for (const auto& r : in.results) row("results", r.path, r.host, r.created_utc, r.tool_version, r.command_line);
+  for (const auto& r : in.baseline) row("baseline", r.path, r.host, r.created_utc, r.tool_version, r.command_line);
+  for (const auto& t : in.topologies) row("topology", t.path, t.host, "", "", t.command_line);
+  for (const auto& p : in.predictions) row("prediction", p.path, "", "", p.tool_version, p.command_line);
+  for (const auto& p : in.replays) row("replay", p.path, "", "", p.tool_version, p.command_line);
   if (!rows.empty()) {
     b.heading("Inputs", 3);
-    b.table({"file", "host", "created (UTC)", "version", "command line"}, std::move(rows));
+    b.table({"input", "file", "host", "created (UTC)", "version", "command line"}, std::move(rows));
   }
-  std::vector<std::string> others;
-  for (const auto& t : in.topologies) others.push_back("topology: " + t.path);
-  for (const auto& p : in.predictions) others.push_back("prediction: " + p.path);
-  for (const auto& p : in.replays) others.push_back("replay: " + p.path);
-  for (const auto& p : in.baseline) others.push_back("baseline: " + p.path);
-  for (const auto& p : in.skipped) others.push_back("not read: " + p);
-  if (!others.empty()) b.list(std::move(others));
+  std::vector<std::string> skipped;
+  for (const auto& p : in.skipped) skipped.push_back("not read: " + p);
+  if (!skipped.empty()) b.list(std::move(skipped));
 }
 
 std::string point_name(const PointOutcome& p) {
   std::string s = p.op;
   if (p.size_bytes) s += " " + format_size(p.size_bytes);
+  if (p.in_place) s += " in-place";
   if (p.nranks) s += " n=" + std::to_string(p.nranks);
   if (p.op == "pair" && p.ranks.size() == 2) s += " " + std::to_string(p.ranks[0]) + "->" + std::to_string(p.ranks[1]);
   return s;
@@ -154,7 +161,9 @@ void add_verdict(Builder& b, const ReportOutcome& out) {
 }
 
 void add_topology(Builder& b, const TopologyInput& t, const std::vector<LinkStateRow>* during_run) {
-  b.heading("Topology of " + t.host + (t.path.empty() ? "" : " (" + t.path + ")"), 3);
+  b.heading("Topology of " + (t.host.empty() ? std::string("a host without a name") : t.host) +
+                (t.path.empty() ? "" : " (" + t.path + ")"),
+            3);
   const std::size_t n = t.gpu_bus_ids.size();
   std::vector<std::string> header{""};
   std::vector<std::vector<std::string>> rows;
@@ -168,18 +177,38 @@ void add_topology(Builder& b, const TopologyInput& t, const std::vector<LinkStat
     rows.push_back(std::move(row));
   }
   if (n > 0) b.table(std::move(header), std::move(rows));
-  const auto& links = during_run && !during_run->empty() ? *during_run : t.links;
+  const bool run = during_run && !during_run->empty();
+  const auto& links = run ? *during_run : t.links;
   std::vector<std::vector<std::string>> lrows;
   std::vector<std::string> cls;
+  auto nv = [](int up, int down) {
+    return up < 0 && down < 0 ? std::string("-")
+                              : std::to_string(std::max(up, 0)) + " up" +
+                                    (down > 0 ? ", " + std::to_string(down) + " down" : std::string());
+  };
   for (const auto& l : links) {
-    const bool low = l.gen_seen > 0 && l.width_seen > 0 && (l.gen_seen < l.gen_max || l.width_seen < l.width_max);
-    lrows.push_back(
-        {std::to_string(l.gpu), l.bus_id, "gen " + std::to_string(l.gen_seen) + " x" + std::to_string(l.width_seen),
-         "gen " + std::to_string(l.gen_max) + " x" + std::to_string(l.width_max), low ? "below max" : "ok"});
-    cls.push_back(low ? "fail" : "");
+    const auto bad = link_metric(l);
+    const std::string state = !bad ? "unknown" : *bad > 0 ? "below max" : "ok";
+    if (run) {
+      lrows.push_back({std::to_string(l.gpu), l.bus_id, pcie_label(l.gen_start, l.width_start),
+                       pcie_label(l.gen_end, l.width_end), pcie_label(l.gen_seen, l.width_seen),
+                       pcie_label(l.gen_max, l.width_max), nv(l.nvlinks_up_start, -1),
+                       nv(l.nvlinks_up_end, l.nvlinks_down_end), state});
+    } else {
+      lrows.push_back({std::to_string(l.gpu), l.bus_id, pcie_label(l.gen_seen, l.width_seen),
+                       pcie_label(l.gen_max, l.width_max), state});
+    }
+    cls.push_back(bad && *bad > 0 ? "fail" : "");
   }
-  if (!lrows.empty()) {
-    b.para(during_run && !during_run->empty() ? "PCIe links during the run:" : "PCIe links at discovery:");
+  if (!lrows.empty() && run) {
+    b.para(
+        "Links during the run: PCIe at the start, at the end, the highest sampled while it ran (an idle GPU "
+        "drops its link on purpose), the maximum; NVLinks at the start and end.");
+    b.table(
+        {"GPU", "bus id", "PCIe start", "PCIe end", "PCIe highest", "PCIe max", "NVLink start", "NVLink end", "state"},
+        std::move(lrows), std::move(cls));
+  } else if (!lrows.empty()) {
+    b.para("PCIe links at discovery:");
     b.table({"GPU", "bus id", "seen", "max", "state"}, std::move(lrows), std::move(cls));
   }
   for (const auto& w : t.warnings) b.para("warning: " + w, "warn");
@@ -202,14 +231,26 @@ void add_topologies(Builder& b, const ReportInputs& in) {
     }
     add_topology(b, t, run);
   }
+  // The links of a run whose file has no topology and whose host has no topology input.
+  for (const auto& r : in.results) {
+    const bool with_topology =
+        shown.count(r.host) > 0 || std::any_of(in.topologies.begin(), in.topologies.end(),
+                                               [&](const TopologyInput& t) { return t.host == r.host; });
+    if (r.link_state.empty() || with_topology || !shown.insert(r.host).second) continue;
+    if (!any) b.heading("Topology"), any = true;
+    TopologyInput links_only;
+    links_only.host = r.host;
+    links_only.path = r.path;
+    add_topology(b, links_only, &r.link_state);
+  }
 }
 
 void add_points(Builder& b, const ReportInputs& in, double limit) {
   if (in.results.empty()) return;
   b.heading("Measured points");
   b.para(
-      "Per point: median, p95 and standard deviation of the per-op time over the timed batches; a point whose "
-      "p95/median is above " +
+      "Per point (out-of-place or in-place buffers): median, p95 and standard deviation of the per-op time over the "
+      "timed batches; a point whose p95/median is above " +
           num(limit) + " is unstable.",
       "note");
   std::vector<std::vector<std::string>> rows;
@@ -219,14 +260,15 @@ void add_points(Builder& b, const ReportInputs& in, double limit) {
       const double ratio = p.stats.median_us > 0 ? p.stats.p95_us / p.stats.median_us : 0;
       const bool unstable = ratio > limit;
       std::string state = !p.error.empty() ? "error: " + p.error : unstable ? "unstable" : "";
-      rows.push_back({r.host, p.op, p.dtype, format_size(p.size_bytes), std::to_string(p.nranks),
-                      num(p.busbw_gbps, "%.2f"), num(p.stats.median_us, "%.2f"), num(p.stats.p95_us, "%.2f"),
-                      num(p.stats.stddev_us, "%.2f"), p.wrong < 0 ? "-" : std::to_string(p.wrong), state});
+      rows.push_back({r.host, p.op, p.dtype, format_size(p.size_bytes), p.in_place ? "in" : "out",
+                      std::to_string(p.nranks), num(p.busbw_gbps, "%.2f"), num(p.stats.median_us, "%.2f"),
+                      num(p.stats.p95_us, "%.2f"), num(p.stats.stddev_us, "%.2f"),
+                      p.wrong < 0 ? "-" : std::to_string(p.wrong), state});
       cls.push_back(!p.error.empty() || p.wrong > 0 ? "fail" : unstable ? "warn" : "");
     }
   }
-  b.table({"host", "op", "dtype", "size", "ranks", "busbw (GB/s)", "median (us)", "p95 (us)", "stddev (us)", "#wrong",
-           "state"},
+  b.table({"host", "op", "dtype", "size", "place", "ranks", "busbw (GB/s)", "median (us)", "p95 (us)", "stddev (us)",
+           "#wrong", "state"},
           std::move(rows), std::move(cls));
 }
 

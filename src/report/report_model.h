@@ -16,12 +16,15 @@
 
 namespace pipebench {
 
-// One GPU's PCIe link: during the run (results' link_state_during_run) or at discovery (topology).
+// One GPU's links: during the run (a results file's system.link_state at its start and end, and the
+// highest PCIe state sampled while it ran) or at discovery (a topology file).
 struct LinkStateRow {
   int gpu = -1;
   std::string bus_id;
-  int gen_seen = 0, width_seen = 0;  // 0 = unknown
+  int gen_seen = 0, width_seen = 0;  // the highest seen during the run (else at discovery); 0 = unknown
   int gen_max = 0, width_max = 0;
+  int gen_start = 0, width_start = 0, gen_end = 0, width_end = 0;         // the snapshots; 0 = unknown
+  int nvlinks_up_start = -1, nvlinks_up_end = -1, nvlinks_down_end = -1;  // -1 = unknown
 };
 
 // One machine's topology (pipebench.topology/1), reduced to what a report shows and rules need.
@@ -35,6 +38,7 @@ struct TopologyInput {
   std::map<std::pair<int, int>, double> path_min_gbps;
   std::vector<LinkStateRow> links;
   std::vector<std::string> warnings;
+  std::string command_line{};
 };
 
 // One results file (bench, pairs, bench --plan, imported nccl-tests).
@@ -64,6 +68,7 @@ struct ScheduleInput {
   std::vector<ScheduleTime> schedules;
   std::map<std::string, std::optional<double>> break_even_gbps;  // by v; prediction only
   std::string verdict_text;
+  std::string tool_version{}, command_line{};  // "" in files from before they were recorded
 };
 
 struct ReportInputs {
@@ -89,6 +94,7 @@ struct PointOutcome {
   std::uint64_t size_bytes = 0;
   int nranks = 0;
   std::vector<int> ranks;
+  bool in_place = false;  // the in-place record of a point (nccl-tests' second column group)
   std::string host;
   std::optional<double> value;  // null when the point has no value (missing from one side of a compare)
   std::optional<double> limit;

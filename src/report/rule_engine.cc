@@ -37,6 +37,7 @@ PointOutcome point_of(const ResultsInput& in, const ResultRecord& r) {
   p.size_bytes = r.size_bytes;
   p.nranks = r.nranks;
   p.ranks = r.ranks;
+  p.in_place = r.in_place;
   p.host = in.host;
   return p;
 }
@@ -58,9 +59,7 @@ void check_links(const ReportInputs& inputs, const Rule& rule, RuleOutcome& out)
       p.host = host;
       p.value = *v;
       p.limit = rule.threshold;
-      p.note = "GPU " + std::to_string(row.gpu) + " " + row.bus_id + ": PCIe gen " + std::to_string(row.gen_seen) +
-               " x" + std::to_string(row.width_seen) + " of gen " + std::to_string(row.gen_max) + " x" +
-               std::to_string(row.width_max);
+      p.note = describe_link(row);
       add_point(out, std::move(p), violates(rule, *v), rule.severity);
     }
   };
@@ -141,10 +140,27 @@ void check_mad(const ReportInputs& inputs, const Rule& rule, RuleOutcome& out) {
   }
 }
 
-std::string summary_message(const RuleOutcome& out, const Rule& rule) {
+// Why fraction_of_link found no point: no GPU ranks at all (the MPI backend runs on host memory), no
+// topology for the GPUs, or no point whose ranks' path is known.
+std::string why_no_link(const ReportInputs& inputs) {
+  if (inputs.results.empty()) return "not applied: no results";
+  bool gpus = false, topology = false;
+  for (const auto& in : inputs.results) {
+    for (const auto& bus : in.rank_bus_ids) gpus = gpus || !bus.empty();
+    for (const auto& r : in.records) gpus = gpus || r.path_min_gbps.has_value();
+    topology = topology || topology_for(inputs, in) != nullptr;
+  }
+  if (!gpus) return "not applied: no GPU path in these results (their ranks ran on host memory)";
+  if (!topology) return "not applied: no topology known for these results' GPUs";
+  return "not applied: no point with a known topology link";
+}
+
+std::string summary_message(const ReportInputs& inputs, const RuleOutcome& out, const Rule& rule) {
   if (out.checked == 0) {
     if (rule.comparison == Comparison::kBaselineWithinPct) return "not applied: no --baseline";
-    if (rule.metric->kind == MetricKind::kFractionOfLink) return "not applied: no point with a known topology link";
+    if (rule.metric->kind == MetricKind::kFractionOfLink) return why_no_link(inputs);
+    if (rule.metric->kind == MetricKind::kLinkBelowMax)
+      return "not applied: no GPU link whose state and maximum are known in these inputs";
     if (rule.comparison == Comparison::kMadOutlierK) return "not applied: fewer than 3 hosts or pairs per point";
     return "not applied: no point has this metric";
   }
@@ -183,7 +199,7 @@ RuleOutcome evaluate_rule(const ReportInputs& inputs, const Rule& rule) {
     check_records(inputs, rule, out);
   }
   for (const auto& p : out.points) out.status = std::max(out.status, p.status);
-  out.message = summary_message(out, rule);
+  out.message = summary_message(inputs, out, rule);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <map>
 
+#include "io/provenance_io.h"
 #include "topology/link_bandwidth.h"
 
 namespace pipebench {
@@ -115,7 +116,9 @@ nlohmann::json topology_to_json(const TopologyView& v) {
                     {"pcie_width", maybe(n.link_width)},
                     {"pcie_gen_max", maybe(n.link_gen_max)},
                     {"pcie_width_max", maybe(n.link_width_max)},
-                    {"link_gbps", n.link_gbps}});
+                    {"link_gbps", n.link_gbps},
+                    {"nvlinks_up", g.nvlinks_up >= 0 ? nlohmann::json(g.nvlinks_up) : nlohmann::json(nullptr)},
+                    {"nvlinks_down", g.nvlinks_down >= 0 ? nlohmann::json(g.nvlinks_down) : nlohmann::json(nullptr)}});
   }
   for (const auto& nic : t.nics) {
     nics.push_back({{"name", nic.name},
@@ -146,17 +149,19 @@ nlohmann::json topology_to_json(const TopologyView& v) {
     pairs.push_back(j);
   }
   for (const auto& p : v.nic_pairs) pairs.push_back(pair_json(p));
-  return {{"schema", kTopologySchema},
-          {"source", t.source},
-          {"host", t.host},
-          {"cpu_vendor", t.cpu_vendor},
-          {"under_load", v.under_load},
-          {"nvlink_known", t.nvlink_known},
-          {"gpus", gpus},
-          {"nics", nics},
-          {"pairs", pairs},
-          {"warnings", v.warnings},
-          {"notes", t.notes}};
+  nlohmann::json doc = {{"schema", kTopologySchema},
+                        {"source", t.source},
+                        {"host", t.host},
+                        {"cpu_vendor", t.cpu_vendor},
+                        {"under_load", v.under_load},
+                        {"nvlink_known", t.nvlink_known},
+                        {"gpus", gpus},
+                        {"nics", nics},
+                        {"pairs", pairs},
+                        {"warnings", v.warnings},
+                        {"notes", t.notes}};
+  add_provenance(doc);
+  return doc;
 }
 
 void print_topology_dot(std::ostream& out, const TopologyView& v) {

@@ -14,6 +14,8 @@
 #include "io/prediction_io.h"
 #include "io/replay_io.h"
 #include "report/results_json.h"
+#include "report/rule.h"
+#include "report/rule_engine.h"
 
 namespace pipebench {
 namespace {
@@ -208,6 +210,133 @@ TEST_F(ReportInputsTest, TheCommandExitsThreeWhenARuleFailsAndZeroOtherwise) {
   EXPECT_NE(text.str().find("ar-busbw"), std::string::npos);
   EXPECT_EQ(WEXITSTATUS(std::system((cmd + " >/dev/null").c_str())), 0);
   EXPECT_EQ(WEXITSTATUS(std::system((cmd + " " + dir_ + "/missing.json 2>/dev/null").c_str())), 2);
+}
+
+// A results file as a GPU run now writes it: each record with its path's narrowest link, the system
+// with the links at the start and end of the run, the command line.
+std::string write_gpu_results(const std::string& path, double busbw_gbps, int nvlinks_down_at_end) {
+  auto snapshot = [](int up, int down) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (int g = 0; g < 2; ++g) {
+      rows.push_back({{"gpu", g},
+                      {"bus_id", g == 0 ? "0000:10:1c.0" : "0000:10:1d.0"},
+                      {"pcie_gen", 1},  // idle at the snapshot: the samples during the run decide
+                      {"pcie_width", 16},
+                      {"pcie_gen_max", 4},
+                      {"pcie_width_max", 16},
+                      {"nvlinks_up", g == 1 ? up : 12},
+                      {"nvlinks_down", g == 1 ? down : 0}});
+    }
+    return rows;
+  };
+  const nlohmann::json system = {
+      {"hosts", {"gpu-node"}},
+      {"gpu_models", {"NVIDIA A100-SXM4-40GB"}},
+      {"devices",
+       {{{"rank", 0}, {"host", "gpu-node"}, {"bus_id", "0000:10:1c.0"}},
+        {{"rank", 1}, {"host", "gpu-node"}, {"bus_id", "0000:10:1d.0"}}}},
+      {"link_state", {{"start", snapshot(12, 0)}, {"end", snapshot(12 - nvlinks_down_at_end, nvlinks_down_at_end)}}}};
+  ResultsJson out(path,
+                  {{"tool_version", "0.1.0"}, {"command_line", "pipebench bench -b 1K -e 1M"}, {"system", system}});
+  for (std::uint64_t size = 1024; size <= (1u << 20); size *= 32) {
+    ResultRecord r;
+    r.op = "all_reduce";
+    r.backend = "nccl";
+    r.nranks = 2;
+    r.ranks = {0, 1};
+    r.dtype = "float";
+    r.size_bytes = size;
+    r.time_us = 10;
+    r.busbw_gbps = busbw_gbps;
+    r.wrong = 0;
+    r.stats.samples = 10;
+    r.stats.median_us = 10;
+    r.stats.p95_us = 10.5;
+    r.link_class = "PIX";
+    r.path_min_gbps = 24.0;
+    out.add(r);
+  }
+  nlohmann::json during = nlohmann::json::array();
+  for (int g = 0; g < 2; ++g) {
+    during.push_back({{"gpu", g},
+                      {"pcie_gen_seen", 4},
+                      {"pcie_width_seen", 16},
+                      {"pcie_gen_max", 4},
+                      {"pcie_width_max", 16},
+                      {"samples", 3}});
+  }
+  out.set_field("link_state_during_run", during);
+  return path;
+}
+
+std::string rule_status(const ReportOutcome& out, const std::string& name) {
+  for (const auto& r : out.rules) {
+    if (r.name == name) return std::string(status_name(r.status)) + ": " + r.message;
+  }
+  return "(no rule " + name + ")";
+}
+
+TEST_F(ReportInputsTest, TheRunsPathLinksAndLinkStateApplyTheDefaultRules) {
+  const auto healthy = write_gpu_results(dir_ + "/healthy.json", 20, 0);
+  ReportInputs in = load_report_inputs({healthy}, "");
+  ASSERT_EQ(in.results.size(), 1u);
+  EXPECT_EQ(in.results[0].command_line, "pipebench bench -b 1K -e 1M");
+  ASSERT_EQ(in.results[0].link_state.size(), 2u);
+  EXPECT_EQ(in.results[0].link_state[1].gen_start, 1);
+  EXPECT_EQ(in.results[0].link_state[1].gen_seen, 4);  // the samples during the run, not the idle snapshot
+  EXPECT_EQ(in.results[0].link_state[1].nvlinks_up_end, 12);
+  ReportOutcome out = evaluate_report(in, default_rules());
+  EXPECT_EQ(out.verdict, Status::kWarn);  // 20 / 24 = 0.83: between 0.7 and 0.85
+  EXPECT_EQ(rule_status(out, "busbw-vs-link"), "PASS: 0 of 1 points violate (fraction_of_link at_least 0.7)");
+  EXPECT_EQ(rule_status(out, "busbw-vs-link-warn"), "WARN: 1 of 1 points violate (fraction_of_link at_least 0.85)");
+  EXPECT_EQ(rule_status(out, "links-at-max"), "PASS: 0 of 2 points violate (link_below_max at_most 0)");
+  // An NVLink down at the end of the run fails the links rule.
+  in = load_report_inputs({write_gpu_results(dir_ + "/lost.json", 23, 1)}, "");
+  out = evaluate_report(in, default_rules());
+  EXPECT_EQ(out.verdict, Status::kFail);
+  EXPECT_EQ(out.rules.front().name, "links-at-max");
+  EXPECT_EQ(out.rules.front().message, "1 of 2 points violate (link_below_max at_most 0)");
+  // The report shows the command line and the narrowest link on the busbw plot.
+  const std::string cmd = std::string(PIPEBENCH_BIN) + " report " + healthy + " --out " + dir_ + "/out >/dev/null";
+  ASSERT_EQ(WEXITSTATUS(std::system(cmd.c_str())), 0);
+  std::stringstream md, svg;
+  md << std::ifstream(dir_ + "/out/report.md").rdbuf();
+  EXPECT_NE(md.str().find("| pipebench bench -b 1K -e 1M |"), std::string::npos) << md.str();
+  EXPECT_NE(md.str().find("| 1 | 0000:10:1d.0 | Gen1 x16 | Gen1 x16 | Gen4 x16 | Gen4 x16 | 12 up | 12 up | ok |"),
+            std::string::npos)
+      << md.str();
+  svg << std::ifstream(dir_ + "/out/plot-1-busbw-all_reduce-float.svg").rdbuf();
+  EXPECT_NE(svg.str().find("narrowest link 24.0 GB/s"), std::string::npos);
+}
+
+TEST_F(ReportInputsTest, ATopologyFileGivesTheLinkOfResultsWithoutOne) {
+  if (!PB_HAVE_TINYXML2) GTEST_SKIP() << "the NCCL XML fixture needs tinyxml2 (--nccl-xml is built out)";
+  // `pipebench topo --nccl-xml` of the fixture: GPU0-GPU1 share a PCIe switch (PIX).
+  const std::string topo = dir_ + "/topo.json";
+  const std::string cmd = std::string(PIPEBENCH_BIN) + " topo --nccl-xml " + TEST_DATA_DIR +
+                          "/topology/nccl-aws-p4d-24xl-topo.xml --format json > " + topo;
+  ASSERT_EQ(WEXITSTATUS(std::system(cmd.c_str())), 0);
+  nlohmann::json doc = nlohmann::json::parse(std::ifstream(topo));
+  double link = 0;
+  for (const auto& p : doc["pairs"]) {
+    if (p["kind"] == "gpu-gpu" && p["a"] == 0 && p["b"] == 1) link = p["path_min_gbps"].get<double>();
+  }
+  ASSERT_GT(link, 0);
+  // The same file without the run's own link: the topology decides.
+  nlohmann::json results = nlohmann::json::parse(std::ifstream(write_gpu_results(dir_ + "/r.json", link * 0.5, 0)));
+  for (auto& r : results["records"]) r.erase("path_min_gbps");
+  results.erase("command_line");
+  const auto old = write("old.json", results.dump());
+  const ReportInputs in = load_report_inputs({old, topo}, "");
+  EXPECT_TRUE(in.results[0].command_line.empty());
+  ASSERT_EQ(in.topologies.size(), 1u);
+  EXPECT_DOUBLE_EQ(in.topologies[0].path_min_gbps.at({0, 1}), link);
+  EXPECT_EQ(in.topologies[0].command_line.rfind("pipebench topo --nccl-xml ", 0), 0u);
+  const ReportOutcome out = evaluate_report(in, default_rules());
+  EXPECT_EQ(out.verdict, Status::kFail);  // half the link
+  EXPECT_EQ(out.rules.front().name, "busbw-vs-link");
+  ASSERT_EQ(out.rules.front().points.size(), 1u);
+  EXPECT_NEAR(out.rules.front().points[0].value.value(), 0.5, 1e-9);
 }
 
 TEST_F(ReportInputsTest, SchemaOfAPipebenchFile) {

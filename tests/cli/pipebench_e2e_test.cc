@@ -345,7 +345,10 @@ TEST_F(E2E, RunPlansPredictsReplaysAndReports) {
       << r.out;
   EXPECT_NE(r.out.find("   1f1b "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("# Replay verdict: measured fastest "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("# Report: PASS (exit 0): " + dir + "/report.html"), std::string::npos) << r.out;
+  // PASS, or WARN where the loaded machine's points are unstable (p95/median above 1.2): exit 0 either way.
+  const bool report_passed = r.out.find("# Report: PASS (exit 0): " + dir + "/report.html") != std::string::npos ||
+                             r.out.find("# Report: WARN (exit 0): " + dir + "/report.html") != std::string::npos;
+  EXPECT_TRUE(report_passed) << r.out;
   for (const char* f :
        {"/results.json", "/plan.json", "/plan_results.json", "/prediction.json", "/replay.json", "/report.json"}) {
     EXPECT_TRUE(nlohmann::json::accept(slurp(dir + f))) << f;

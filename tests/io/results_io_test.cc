@@ -42,6 +42,14 @@ ResultRecord sample_record() {
   r.bidirectional = true;
   r.plan_ids = {4, 9};
   r.link_class = "NV4";
+  r.path_min_gbps = 25.0;
+  r.stats.samples = 10;
+  r.stats.min_us = 12;
+  r.stats.median_us = 12.5;
+  r.stats.mean_us = 12.6;
+  r.stats.p95_us = 13.5;
+  r.stats.max_us = 14;
+  r.stats.stddev_us = 0.4;
   return r;
 }
 
@@ -54,6 +62,79 @@ TEST(ResultsIo, RecordRoundTripKeepsEveryField) {
   failed.error = "NCCL error";
   failed.pairs.clear();
   EXPECT_EQ(record_to_json(record_from_json(record_to_json(failed), "t")), record_to_json(failed));
+}
+
+TEST(ResultsIo, StatisticsAndThePathsLinkAreReadBack) {
+  const ResultRecord back = record_from_json(record_to_json(sample_record()), "t");
+  EXPECT_EQ(back.stats.samples, 10);
+  EXPECT_DOUBLE_EQ(back.stats.median_us, 12.5);
+  EXPECT_DOUBLE_EQ(back.stats.p95_us, 13.5);
+  EXPECT_DOUBLE_EQ(back.stats.stddev_us, 0.4);
+  ASSERT_TRUE(back.path_min_gbps);
+  EXPECT_DOUBLE_EQ(*back.path_min_gbps, 25.0);
+  // Files from before path_min_gbps (or with null: unknown) still load.
+  const json old = {{"op", "all_reduce"}, {"ranks", {0, 1}}, {"size_bytes", 64}, {"time_us", 1.0}};
+  EXPECT_FALSE(record_from_json(old, "t").path_min_gbps);
+  json unknown = record_to_json(sample_record());
+  unknown["path_min_gbps"] = nullptr;
+  EXPECT_FALSE(record_from_json(unknown, "t").path_min_gbps);
+  json bad = record_to_json(sample_record());
+  bad["path_min_gbps"] = -3;
+  try {
+    (void)record_from_json(bad, "--table t.json records[0]");
+    ADD_FAILURE() << "a negative bandwidth was read";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "--table t.json records[0]: \"path_min_gbps\" is not a finite number >= 0");
+  }
+  bad = record_to_json(sample_record());
+  bad["stats"]["p95_us"] = "slow";
+  EXPECT_THROW((void)record_from_json(bad, "t"), UsageError);
+}
+
+TEST(ResultsIo, LinkStateAndCommandLineAreReadAndOptional) {
+  const json snapshot = {{{"gpu", 0},
+                          {"bus_id", "0000:0a:00.0"},
+                          {"pcie_gen", 1},
+                          {"pcie_width", 16},
+                          {"pcie_gen_max", 5},
+                          {"pcie_width_max", 16},
+                          {"nvlinks_up", 18},
+                          {"nvlinks_down", 0}}};
+  json end = snapshot;
+  end[0]["nvlinks_up"] = 17;
+  end[0]["nvlinks_down"] = 1;
+  end[0]["pcie_gen"] = nullptr;
+  const json during = {{{"gpu", 0},
+                        {"bus_id", "0000:0a:00.0"},
+                        {"pcie_gen_seen", 5},
+                        {"pcie_width_seen", 16},
+                        {"pcie_gen_max", 5},
+                        {"pcie_width_max", 16},
+                        {"samples", 4}}};
+  const json j = {{"schema", kResultsSchema},
+                  {"command_line", "pipebench bench -b 8"},
+                  {"system", {{"link_state", {{"start", snapshot}, {"end", end}}}}},
+                  {"link_state_during_run", during},
+                  {"records", json::array()}};
+  const ResultSet rs = results_from_json(j, "t");
+  EXPECT_EQ(rs.command_line, "pipebench bench -b 8");
+  ASSERT_EQ(rs.system.link_start.size(), 1u);
+  EXPECT_EQ(rs.system.link_start[0].pcie_gen, 1);
+  EXPECT_EQ(rs.system.link_start[0].nvlinks_up, 18);
+  ASSERT_EQ(rs.system.link_end.size(), 1u);
+  EXPECT_EQ(rs.system.link_end[0].pcie_gen, 0);  // null: unknown
+  EXPECT_EQ(rs.system.link_end[0].nvlinks_down, 1);
+  ASSERT_EQ(rs.link_during_run.size(), 1u);
+  EXPECT_EQ(rs.link_during_run[0].pcie_gen, 5);
+  EXPECT_EQ(rs.link_during_run[0].nvlinks_up, -1);
+  // Without the new fields the file still loads.
+  const ResultSet old = results_from_json({{"schema", kResultsSchema}, {"records", json::array()}}, "t");
+  EXPECT_TRUE(old.command_line.empty());
+  EXPECT_TRUE(old.system.link_start.empty());
+  EXPECT_TRUE(old.link_during_run.empty());
+  json bad = j;
+  bad["system"]["link_state"]["end"][0]["nvlinks_down"] = -1;
+  EXPECT_EQ(error_of(bad), "--table t.json: \"system.link_state.end[0].nvlinks_down\" is negative");
 }
 
 TEST(ResultsIo, PairWithoutDirectionIsTheBidirectionalFigure) {
@@ -116,7 +197,13 @@ TEST(TopologyIo, ReadsBackWhatTopoWritesAndNamesBadFields) {
     const PairInfo& want = v.gpu_pairs[static_cast<std::size_t>(p.a) * t.gpus.size() + static_cast<std::size_t>(p.b)];
     EXPECT_EQ(p.cls.label(), want.label());
     EXPECT_EQ(p.path, want.path);
+    EXPECT_DOUBLE_EQ(p.path_min_gbps, want.path_min_gbps);
   }
+  EXPECT_GT(t.gpu_pairs.at(0).path_min_gbps, 0);  // the fixture's PCIe links are Gen3/Gen4 x16
+  EXPECT_EQ(t.gpus.at(0).model, v.topology.gpus.at(0).model);
+  EXPECT_EQ(t.gpus.at(0).pcie_width, 16);
+  EXPECT_EQ(t.warnings, v.warnings);
+  EXPECT_EQ(t.command_line.rfind("unit_tests", 0), 0u) << t.command_line;
   json bad = topology_to_json(v);
   bad["pairs"][0]["class"] = "NVX";
   try {
@@ -134,9 +221,9 @@ TEST(ResultsIo, RecordCarriesEveryDocumentedField) {
   r.error = "boom";
   const auto j = record_to_json(r);
   for (const char* key :
-       {"op",         "backend",       "nranks",   "ranks",   "dtype",      "redop",         "root",
-        "size_bytes", "count",         "in_place", "time_us", "algbw_gbps", "busbw_gbps",    "wrong",
-        "stats",      "ops_per_batch", "warmup",   "graph",   "pairs",      "bidirectional", "error"}) {
+       {"op",     "backend",  "nranks",  "ranks",         "dtype",      "redop",        "root",  "size_bytes",
+        "count",  "in_place", "time_us", "algbw_gbps",    "busbw_gbps", "wrong",        "stats", "ops_per_batch",
+        "warmup", "graph",    "pairs",   "bidirectional", "error",      "path_min_gbps"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   for (const char* key : {"samples", "min_us", "median_us", "mean_us", "p95_us", "max_us", "stddev_us"}) {

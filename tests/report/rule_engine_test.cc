@@ -74,10 +74,74 @@ TEST(RuleEngine, LinkBelowItsMaximumFails) {
   EXPECT_EQ(out.status, Status::kFail);
   EXPECT_EQ(out.checked, 2u);
   EXPECT_EQ(out.points[1].status, Status::kFail);
-  EXPECT_NE(out.points[1].note.find("gen 4 x16 of gen 5 x16"), std::string::npos);
+  EXPECT_NE(out.points[1].note.find("PCIe Gen4 x16 of Gen5 x16"), std::string::npos) << out.points[1].note;
   // A second file of the same host (its pairs) carries the same links: counted once.
   in.results.push_back(in.results[0]);
   EXPECT_EQ(evaluate_rule(in, default_rules()[2]).checked, 2u);
+}
+
+TEST(RuleEngine, ANvlinkDownOrLostDuringTheRunFails) {
+  ReportInputs in;
+  in.results = {make_host("h", 150)};
+  LinkStateRow healthy{0, "0000:0a:00.0", 5, 16, 5, 16};
+  healthy.nvlinks_up_start = healthy.nvlinks_up_end = 18;
+  healthy.nvlinks_down_end = 0;
+  LinkStateRow lost = healthy;
+  lost.gpu = 1;
+  lost.nvlinks_up_end = 17;  // one link went down while the run went on
+  lost.nvlinks_down_end = 1;
+  in.results[0].link_state = {healthy, lost};
+  const auto out = evaluate_rule(in, default_rules()[2]);
+  EXPECT_EQ(out.status, Status::kFail);
+  ASSERT_EQ(out.points.size(), 2u);
+  EXPECT_EQ(out.points[0].status, Status::kPass);
+  EXPECT_EQ(out.points[1].status, Status::kFail);
+  EXPECT_NE(out.points[1].note.find("NVLinks 17 up, 1 down (18 up at start)"), std::string::npos) << out.points[1].note;
+  // NVLink state alone (no PCIe figures) is enough to check.
+  LinkStateRow nv_only;
+  nv_only.gpu = 0;
+  nv_only.nvlinks_up_start = nv_only.nvlinks_up_end = 4;
+  nv_only.nvlinks_down_end = 0;
+  EXPECT_EQ(link_metric(nv_only), 0.0);
+  EXPECT_FALSE(link_metric(LinkStateRow{}));
+}
+
+TEST(RuleEngine, TheRecordsOwnPathLinkAppliesTheBusbwRulesWithoutATopology) {
+  ReportInputs in;
+  in.results = {make_host("h", 100)};
+  for (auto& r : in.results[0].records) r.path_min_gbps = 160.0;
+  const auto out = evaluate_report(in, default_rules());
+  EXPECT_EQ(out.verdict, Status::kFail);  // 100 / 160 = 0.625 < 0.7
+  EXPECT_EQ(out.rules.front().name, "busbw-vs-link");
+  EXPECT_EQ(out.rules.front().checked, 1u);  // the largest size only
+  ASSERT_EQ(out.rules.front().points.size(), 1u);
+  EXPECT_DOUBLE_EQ(out.rules.front().points[0].value.value(), 0.625);
+}
+
+TEST(RuleEngine, HostMemoryRanksSayThereIsNoGpuPath) {
+  ReportInputs in;
+  in.results = {make_host("h", 1.5)};
+  in.results[0].rank_bus_ids.assign(2, "");  // the MPI backend: ranks on host memory
+  for (auto& r : in.results[0].records) r.backend = "mpi";
+  in.topologies = {make_topology("h", 2, 160)};
+  const auto out = evaluate_report(in, default_rules());
+  EXPECT_EQ(out.verdict, Status::kPass);
+  for (const auto& r : out.rules) {
+    if (r.metric == "fraction_of_link") {
+      EXPECT_EQ(r.checked, 0u);
+      EXPECT_EQ(r.message, "not applied: no GPU path in these results (their ranks ran on host memory)");
+    }
+    if (r.metric == "link_below_max") {
+      EXPECT_EQ(r.checked, 2u);  // the topology's links at discovery
+    }
+  }
+  in.topologies.clear();
+  in.results[0].rank_bus_ids = {"0000:0a:00.0", "0000:0b:00.0"};
+  for (const auto& r : evaluate_report(in, default_rules()).rules) {
+    if (r.metric == "fraction_of_link") {
+      EXPECT_EQ(r.message, "not applied: no topology known for these results' GPUs");
+    }
+  }
 }
 
 TEST(RuleEngine, UnstablePointsWarn) {

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// The command line an output file records: quoted for a shell, credentials redacted like the environment.
+#include "core/command_line.h"
+
+#include <gtest/gtest.h>
+
+#include "core/environment.h"
+
+namespace pipebench {
+namespace {
+
+TEST(CommandLine, KeepsTheProgramNameAndQuotesWhatAShellWouldSplit) {
+  EXPECT_EQ(redacted_command_line({"/opt/pb/bin/pipebench", "bench", "-b", "8", "--title", "run 1", "it's"}),
+            "pipebench bench -b 8 --title 'run 1' 'it'\\''s'");
+  EXPECT_EQ(redacted_command_line({}), "");
+}
+
+TEST(CommandLine, RedactsTheValuesOfSensitiveFlagsAndVariables) {
+  EXPECT_EQ(redacted_command_line({"pipebench", "plan", "--", "--wandb-api-key", "abc", "--num-layers", "32"}),
+            "pipebench plan -- --wandb-api-key <redacted> --num-layers 32");
+  EXPECT_EQ(redacted_command_line({"pipebench", "run", "--hf-token=abc", "NCCL_SECRET=x", "NCCL_DEBUG=INFO"}),
+            "pipebench run --hf-token=<redacted> NCCL_SECRET=<redacted> NCCL_DEBUG=INFO");
+  // A sensitive switch followed by another flag has no value to hide.
+  EXPECT_EQ(redacted_command_line({"pipebench", "plan", "--", "--use-auth", "--fp16"}),
+            "pipebench plan -- --use-auth --fp16");
+  // A tokenizer is not a token.
+  EXPECT_EQ(redacted_command_line({"pipebench", "plan", "--", "--tokenizer-type", "GPT2BPETokenizer"}),
+            "pipebench plan -- --tokenizer-type GPT2BPETokenizer");
+  EXPECT_EQ(redacted_command_line({"pipebench", "--=x", "-", "--"}), "pipebench --=x - --");
+}
+
+TEST(CommandLine, SplitsOpenMpisArgvAndTheEnvironmentRedactsIt) {
+  EXPECT_EQ(split_words("  bench  -b 8 "), (std::vector<std::string>{"bench", "-b", "8"}));
+  const auto env = allowed_environment({"OMPI_ARGV=--hf-token abc plan -- --num-layers 2"});
+  EXPECT_EQ(env.at("OMPI_ARGV"), "--hf-token <redacted> plan -- --num-layers 2");
+  EXPECT_EQ(redacted_arguments({"--key", "k", "x"}), "--key <redacted> x");
+}
+
+TEST(CommandLine, ThisProcessIsTheTestBinary) {
+  const std::string line = this_command_line();
+  EXPECT_EQ(line.rfind("unit_tests", 0), 0u) << line;
+}
+
+}  // namespace
+}  // namespace pipebench
