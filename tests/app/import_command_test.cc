@@ -134,10 +134,11 @@ TEST_F(ImportCommand, ReportReadsImportsAndLogsAlike) {
 
 TEST_F(ImportCommand, PredictFromAnAllReduceTableMarksTheDerivedCosts) {
   const std::string plan = tmp("plan.json"), imported = tmp("ar.json"), pred = tmp("pred.json");
-  const auto p = e2e::run("plan --json " + plan +
-                          " -- --num-layers 8 --hidden-size 1024 --num-attention-heads 8 --seq-length 1024 "
-                          "--micro-batch-size 1 --global-batch-size 16 --tensor-model-parallel-size 2 "
-                          "--pipeline-model-parallel-size 4 --world-size 8 --vocab-size 1000 --bf16");
+  const auto p = e2e::run(
+      "plan --json " + plan +
+      " -- --num-layers 8 --hidden-size 1024 --num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 "
+      "--micro-batch-size 1 --global-batch-size 16 --tensor-model-parallel-size 2 "
+      "--pipeline-model-parallel-size 4 --world-size 8 --vocab-size 1000 --bf16");
   ASSERT_EQ(p.status, 0) << p.err;
   const auto i = e2e::run("import nccl-tests " + fixture("all_reduce_perf-2.19.log") + " --json " + imported);
   ASSERT_EQ(i.status, 0) << i.err;

@@ -98,10 +98,11 @@ TEST_F(HelpE2E, EveryRankWithTheSameBadArgumentsGetsOneLineWithoutARank) {
 TEST_F(HelpE2E, TraceAgainstAMismatchingPlanExitsThree) {
   const std::string fixture = TEST_DATA_DIR "/trace/kineto_allreduce_1gpu.json";
   const std::string plan = tmp("plan.json");
-  const Result p = run("plan --json " + plan +
-                       " -- --num-layers 8 --hidden-size 128 --num-attention-heads 4 --seq-length 64 "
-                       "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 4 --world-size 4 "
-                       "--vocab-size 1000 --bf16");
+  const Result p =
+      run("plan --json " + plan +
+          " -- --num-layers 8 --hidden-size 128 --num-attention-heads 4 --seq-length 64 --max-position-embeddings 64 "
+          "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 4 --world-size 4 "
+          "--vocab-size 1000 --bf16");
   ASSERT_EQ(p.status, 0) << p.err;
   const Result plain = run("trace " + fixture);
   EXPECT_EQ(plain.status, 0) << plain.err;
@@ -119,7 +120,10 @@ TEST_F(HelpE2E, RunKeepsItsSummaryAndVerdictInTheRunFolder) {
   ASSERT_EQ(r.status, 0) << r.err << r.out;
   const std::string summary = slurp(dir + "/summary.txt");
   EXPECT_NE(summary.find("# Summary (files in " + dir + ")"), std::string::npos) << summary;
-  EXPECT_NE(summary.find("# Report: PASS (exit 0): " + dir + "/report.html"), std::string::npos) << summary;
+  // PASS, or WARN where the shared machine made some points unstable: either way exit 0.
+  const bool pass = summary.find("# Report: PASS (exit 0): " + dir + "/report.html") != std::string::npos;
+  const bool warn = summary.find("# Report: WARN (exit 0): " + dir + "/report.html") != std::string::npos;
+  EXPECT_TRUE(pass || warn) << summary;
   EXPECT_NE(summary.find("# Exit status 0"), std::string::npos) << summary;
   // The file holds what the console showed.
   const std::string table = summary.substr(0, summary.find("#\n# Report:"));
