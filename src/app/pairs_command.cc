@@ -11,6 +11,7 @@
 #include "app/bench_command.h"
 #include "app/report_session.h"
 #include "backend/backend_factory.h"
+#include "cli/number_checks.h"
 #include "collectives/pair.h"
 #include "collectives/registry.h"
 #include "core/error.h"
@@ -263,7 +264,7 @@ void PairsCommand::add_options(CLI::App& sub) {
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
   sub.add_option("-T,--timeout", o_.timeout_s, "seconds a point may take before the job is aborted")
-      ->check(CLI::NonNegativeNumber);
+      ->check(checks::non_negative(checks::kMaxTimeoutSeconds));
   sub.add_option("--json", o_.json_path, "write the results JSON here");
   sub.add_option("--csv", o_.csv_path, "write one CSV line per record here");
 }

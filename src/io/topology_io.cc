@@ -17,6 +17,7 @@ TopologyFile topology_from_json(const json& j, const std::string& where) {
   TopologyFile t;
   t.host = f.get_string(j, "", "host");
   const json& gpus = f.array(j, "", "gpus");
+  if (gpus.size() > kMaxTopologyGpus) f.fail("gpus", "has more than the limit of " + std::to_string(kMaxTopologyGpus));
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     const std::string path = JsonFields::item("gpus", i);
     t.gpus.push_back({f.get_int(gpus[i], path, "index"), normalize_bus_id(f.get_string(gpus[i], path, "bus_id"))});

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <tuple>
 
+#include "core/checked_math.h"
 #include "core/error.h"
 #include "megatron/param_count.h"
 
@@ -85,10 +86,11 @@ std::vector<std::int64_t> dp_buckets(const MegatronArgs& a, const Layout& l, int
   std::int64_t current = 0, shared = 0;
   for (auto it = tensors.rbegin(); it != tensors.rend(); ++it) {  // backprop order
     if (a.distributed_optimizer && it->word_embedding && bucketed) {
-      shared += size_of(*it);  // the shared word embedding gets its own bucket
+      shared = checked_add(shared, size_of(*it),
+                           "Megatron arguments: a gradient bucket");  // the shared word embedding gets its own bucket
       continue;
     }
-    current += size_of(*it);
+    current = checked_add(current, size_of(*it), "Megatron arguments: a gradient bucket");
     if (bucketed && current >= bucket_size) {
       out.push_back(finish(current));
       current = 0;
@@ -101,7 +103,11 @@ std::vector<std::int64_t> dp_buckets(const MegatronArgs& a, const Layout& l, int
 
 namespace {
 
-std::int64_t bytes_of(std::int64_t elements, DType t) { return elements * static_cast<std::int64_t>(dtype_size(t)); }
+const char* const kSizes = "Megatron arguments: a message size (sequence x micro batch x hidden, or the vocabulary)";
+
+std::int64_t bytes_of(std::int64_t elements, DType t) {
+  return checked_mul(elements, static_cast<std::int64_t>(dtype_size(t)), kSizes);
+}
 
 class Builder {
  public:
@@ -126,7 +132,7 @@ class Builder {
     const bool sp = a_.sequence_parallel && a_.tp > 1;
     // Pipeline P2P (§2, §3): [s/cp (/t with SP), b, h] in the params dtype, peers (r +- 1) mod p.
     if (p > 1) {
-      const std::int64_t elems = s / a_.cp / (sp ? a_.tp : 1) * b * h;
+      const std::int64_t elems = checked_product({s / a_.cp / (sp ? a_.tp : 1), b, h}, kSizes);
       const int next = pg[static_cast<std::size_t>((r + 1) % p)], prev = pg[static_cast<std::size_t>((r - 1 + p) % p)];
       const std::int64_t total = m * v_;
       const std::int64_t w = warmup_microbatches(a_, l_, v_, r);
@@ -160,7 +166,7 @@ class Builder {
     const bool sp = a_.sequence_parallel && a_.tp > 1;
     // Tensor parallelism (§6), per layer and microbatch, only when t > 1.
     const std::int64_t layers = static_cast<std::int64_t>(a_.num_layers) / p;  // all chunks of this rank
-    const std::int64_t a_elems = s / a_.cp * b * h;
+    const std::int64_t a_elems = checked_product({s / a_.cp, b, h}, kSizes);
     if (a_.tp > 1) {
       if (sp) {
         add(rank, "all_gather", tpg, -1, a_elems, act, 6 * layers * m, Phase::kPipeline, "TP per layer (SP)");
@@ -179,18 +185,20 @@ class Builder {
     }
     // Vocab-parallel cross entropy on the last stage: 3 all-reduces of s*b fp32, even when t = 1 (§6).
     if (r == p - 1)
-      add(rank, "all_reduce", tpg, -1, s / a_.cp * b, DType::kFloat, 3 * m, Phase::kPipeline,
+      add(rank, "all_reduce", tpg, -1, checked_mul(s / a_.cp, b, kSizes), DType::kFloat, 3 * m, Phase::kPipeline,
           "cross-entropy (max, sum, sum)");
     // Data broadcast over TP on the first and last stage, per microbatch (§6 get_batch_on_this_tp_rank).
     if (r == 0) {
-      add(rank, "broadcast", tpg, -1, b * s, DType::kInt64, 2 * m, Phase::kPipeline, "tokens, position ids");
+      add(rank, "broadcast", tpg, -1, checked_mul(b, s, kSizes), DType::kInt64, 2 * m, Phase::kPipeline,
+          "tokens, position ids");
     }
     if (r == p - 1) {
-      add(rank, "broadcast", tpg, -1, b * s, DType::kInt64, m, Phase::kPipeline, "labels");
-      add(rank, "broadcast", tpg, -1, b * s, DType::kFloat, m, Phase::kPipeline, "loss mask");
+      add(rank, "broadcast", tpg, -1, checked_mul(b, s, kSizes), DType::kInt64, m, Phase::kPipeline, "labels");
+      add(rank, "broadcast", tpg, -1, checked_mul(b, s, kSizes), DType::kFloat, m, Phase::kPipeline, "loss mask");
     }
     if (r == 0 || r == p - 1)
-      add(rank, "broadcast", tpg, -1, b * s * s, DType::kUint8, m, Phase::kPipeline, "attention mask");
+      add(rank, "broadcast", tpg, -1, checked_product({b, s, s}, kSizes), DType::kUint8, m, Phase::kPipeline,
+          "attention mask");
   }
 
   // After the pipeline: DP gradients, word-embedding grad, sequence-parallel params.
@@ -220,7 +228,8 @@ class Builder {
     // Word-embedding grad all-reduce over {first, last} pipeline rank, tied weights, p > 1 (§5).
     if (p > 1 && !a_.untie_embeddings && (r == 0 || r == p - 1)) {
       const auto& eg = Layout::group_of(l_.embedding_groups, l_.embedding_index, rank);
-      add(rank, "all_reduce", eg, -1, padded_vocab(a_) * h / a_.tp, grad, 1, Phase::kAfter, "word-embedding grad");
+      add(rank, "all_reduce", eg, -1, checked_mul(padded_vocab(a_), h, kSizes) / a_.tp, grad, 1, Phase::kAfter,
+          "word-embedding grad");
     }
     // Sequence-parallel params (norms, row-parallel biases): one coalesced TP all-reduce (§6).
     if (sp) {
@@ -229,7 +238,7 @@ class Builder {
         for (const auto& t : chunk_tensors(a_, l_, r, c, v_)) {
           const bool norm = t.name.find("layernorm") != std::string::npos;
           const bool row_bias = t.name == "self_attention.linear_proj.bias" || t.name == "mlp.linear_fc2.bias";
-          if (norm || row_bias) replicated += t.elements;
+          if (norm || row_bias) replicated = checked_add(replicated, t.elements, kSizes);
         }
       }
       add(rank, "all_reduce", tpg, -1, replicated, grad, 1, Phase::kAfter, "sequence-parallel params");
@@ -269,6 +278,7 @@ class Builder {
     msg.elements = elements;
     msg.dtype = t;
     msg.bytes = bytes_of(elements, t);
+    (void)checked_mul(msg.bytes, count, kSizes);  // the bytes per iteration must fit too (summaries add them)
     msg.count = count;
     msg.phase = phase;
     msg.what = what;

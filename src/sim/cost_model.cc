@@ -24,12 +24,16 @@ double link_bytes_factor(const std::string& op, std::size_t n) {
   return known.bus_bw_factor(static_cast<int>(n));
 }
 
-SimTime ns(double us) { return static_cast<SimTime>(std::llround(us * 1000)); }
-
 std::string describe(const std::string& op, const std::vector<int>& ranks) {
   std::string s = op + " on {";
   for (std::size_t i = 0; i < ranks.size() && i < 8; ++i) s += (i ? "," : "") + std::to_string(ranks[i]);
   return s + (ranks.size() > 8 ? ",...}" : "}");
+}
+
+// A cost in ns; an infinite, negative or absurd one (a table's time_us 1e308, --link-gbps 1e-300) is bad
+// input naming the message, never a wrapped or negative time.
+SimTime ns(double us, const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) {
+  return checked_ns_from_ms(us / 1e3, "the cost of " + describe(op, ranks) + " at " + std::to_string(bytes) + " B");
 }
 
 }  // namespace
@@ -70,7 +74,7 @@ CommCost AssumedCost::cost(const std::string& op, const std::vector<int>& ranks,
   const double factor = link_bytes_factor(op, ranks.size());
   const double us = (ranks.size() <= 1 && op != "pair" ? 0 : latency) +
                     static_cast<double>(bytes) * factor / (gbps * kBytesPerGB) * kUsPerSecond;
-  return {ns(us), source};
+  return {ns(us, op, ranks, bytes), source};
 }
 
 MeasuredCost::MeasuredCost(const std::vector<ResultRecord>& records, RankClassMap classes, const std::string& path)
@@ -97,17 +101,17 @@ CommCost MeasuredCost::cost(const std::string& op, const std::vector<int>& ranks
   if (it == points_.end() && op == "pair") {
     it = points_.find({"pair-oneway", ranks});
     if (it != points_.end()) {
-      CommCost c = interpolate(it->second, bytes);
+      CommCost c = interpolate(it->second, bytes, op, ranks);
       c.source += " (one-way figure)";
       return c;
     }
   }
-  if (it != points_.end()) return interpolate(it->second, bytes);
+  if (it != points_.end()) return interpolate(it->second, bytes, op, ranks);
   const std::string cls = classes_.class_of(ranks);
   if (fallback_ && !cls.empty()) {
     for (const auto& [key, v] : points_) {
       if (key.first == op && key.second.size() == ranks.size() && classes_.class_of(key.second) == cls) {
-        CommCost c = interpolate(v, bytes);
+        CommCost c = interpolate(v, bytes, op, ranks);
         c.source += " (class " + cls + " fallback)";
         return c;
       }
@@ -117,7 +121,9 @@ CommCost MeasuredCost::cost(const std::string& op, const std::vector<int>& ranks
   throw ModelError(ModelError::Input::kNoMeasurement, path_ + ": " + missing, missing, fallback_);
 }
 
-CommCost MeasuredCost::interpolate(const std::vector<std::pair<double, double>>& v, std::int64_t bytes) const {
+CommCost MeasuredCost::interpolate(const std::vector<std::pair<double, double>>& v, std::int64_t bytes,
+                                   const std::string& op_name, const std::vector<int>& ranks) const {
+  const auto ns = [&](double us) { return pipebench::ns(us, op_name, ranks, bytes); };
   const double x = static_cast<double>(bytes);
   if (v.size() == 1) return {ns(v[0].second * (x > v[0].first ? x / v[0].first : 1.0)), "measured (scaled)"};
   // Log-log interpolation inside the measured range.

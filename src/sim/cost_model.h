@@ -84,7 +84,9 @@ class MeasuredCost final : public CostModel {
   CommCost cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const override;
 
  private:
-  [[nodiscard]] CommCost interpolate(const std::vector<std::pair<double, double>>& v, std::int64_t bytes) const;
+  // op and ranks name the message when its cost is not a playable time (UsageError).
+  [[nodiscard]] CommCost interpolate(const std::vector<std::pair<double, double>>& v, std::int64_t bytes,
+                                     const std::string& op, const std::vector<int>& ranks) const;
   std::string path_;
   std::map<std::pair<std::string, std::vector<int>>, std::vector<std::pair<double, double>>> points_;  // size, us
   RankClassMap classes_;
