@@ -241,7 +241,8 @@ void PredictCommand::add_compute_options(CLI::App& sub) {
       ->check(checks::non_negative(100));
   sub.add_flag("--measure-compute", o_.measure_compute,
                "time the layer's GEMMs at their exact shapes with cuBLAS on GPU 0");
-  sub.add_option("--optimizer-ms", c.optimizer_ms, "optimizer step time")->check(checks::non_negative(checks::kMaxLayerMs));
+  sub.add_option("--optimizer-ms", c.optimizer_ms, "optimizer step time")
+      ->check(checks::non_negative(checks::kMaxLayerMs));
 }
 
 }  // namespace
