@@ -15,7 +15,7 @@ namespace pipebench {
 // rank, and every rank once, so beyond these they would need unbounded time and memory. Each is far above
 // a real job (the largest published runs: ~100k GPUs, a few thousand microbatches, ~200 layers).
 inline constexpr int kMaxWorldSize = 1 << 20;
-inline constexpr std::int64_t kMaxMicrobatches = 1 << 16;
+inline constexpr std::int64_t kMaxMicrobatches = 1 << 14;
 inline constexpr int kMaxLayers = 4096;
 
 struct Layout {

@@ -20,7 +20,7 @@ using SimTime = std::int64_t;  // nanoseconds
 // kMaxSimTasks tasks per schedule the iteration's sum stays far inside int64 nanoseconds, and the memory
 // stays in the hundreds of MB.
 inline constexpr double kMaxTaskMs = 1e6;
-inline constexpr std::int64_t kMaxSimTasks = std::int64_t{1} << 22;
+inline constexpr std::int64_t kMaxSimTasks = std::int64_t{1} << 21;
 
 // The duration `ms` in integer nanoseconds; UsageError naming `what` unless it is finite and in
 // [0, kMaxTaskMs]. The message prints %g (never a 309-digit number).

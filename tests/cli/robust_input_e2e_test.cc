@@ -85,7 +85,7 @@ TEST_F(RobustInput, BadPlanGroupsAreBadInputNotACrashOrWrongData) {
   const std::string pp0 = edited_plan("pp0.json", [](nlohmann::json& j) { j["layout"]["pp"] = 0; });
   expect_usage_error("predict --plan " + pp0 + " --link-gbps 10 --fwd-ms-per-layer 1", "\"layout\" has a size below 1");
   const std::string many = edited_plan("many.json", [](nlohmann::json& j) { j["layout"]["microbatches"] = 2000000; });
-  expect_usage_error("predict --plan " + many + " --link-gbps 10 --fwd-ms-per-layer 1", "above the limit of 65536");
+  expect_usage_error("predict --plan " + many + " --link-gbps 10 --fwd-ms-per-layer 1", "above the limit of 16384");
   expect_usage_error("predict --plan " + dir_.string() + " --link-gbps 10 --fwd-ms-per-layer 1", "a directory");
 }
 
@@ -101,7 +101,7 @@ TEST_F(RobustInput, AbsurdNumbersAreBadInput) {
   expect_usage_error(
       "plan -- --num-layers 8 --hidden-size 256 --num-attention-heads 8 --seq-length 128 --micro-batch-size 1 "
       "--global-batch-size 2000000000 --vocab-size 1000",
-      "above the limit of 65536");
+      "above the limit of 16384");
   expect_usage_error("plan -- --hidden-size -256 --num-layers 8", "--hidden-size");
 }
 

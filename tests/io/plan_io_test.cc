@@ -151,7 +151,7 @@ TEST(PlanIo, SizesBeyondTheLimitsAreRefused) {
   const json good = plan_to_json(plan_of(kSmall));
   json j = good;
   j["layout"]["microbatches"] = 2000000;
-  EXPECT_EQ(error_of(j), "--plan p.json: \"layout.microbatches\" is above the limit of 65536");
+  EXPECT_EQ(error_of(j), "--plan p.json: \"layout.microbatches\" is above the limit of 16384");
   j = good;
   j["model"]["hidden_size"] = -1024;
   EXPECT_EQ(error_of(j), "--plan p.json: \"model.hidden_size\" is below 1");

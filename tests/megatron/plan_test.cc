@@ -345,7 +345,7 @@ TEST(MegatronPlan, AbsurdSizesAreBadInputNeverACrashAHangOrANegativeByteCount) {
   // 2e9 microbatches hung the plan: the limit says so at once.
   EXPECT_EQ(usage_error(model + "--num-layers 8 --seq-length 128 --micro-batch-size 1 --global-batch-size 2000000000"),
             "number of microbatches (2000000000 = global batch size / (micro batch size x data parallel size)) is "
-            "above the limit of 65536");
+            "above the limit of 16384");
   EXPECT_NE(usage_error(model + batch + "--num-layers 8 --world-size 2097152").find("above the limit of 1048576 ranks"),
             std::string::npos);
 }
