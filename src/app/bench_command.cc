@@ -145,8 +145,10 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
     }
     report.add_sink(std::make_unique<ConsoleTable>(std::cout));
   }
-  const SweepSummary summary = run_sweep(comm, world, c, plan_points(c), report.sink());
+  const std::vector<Point> points = plan_points(c);
+  const SweepSummary summary = run_sweep(comm, world, c, points, report.sink());
   report.finish();
+  require_measured(summary, points.size(), c);
   return exit_status(summary);
 }
 

@@ -188,18 +188,23 @@ SweepSummary run_sweep(Backend& backend, const World& world, const BenchConfig& 
   }
   NullReporter quiet;
   const bool display = world.rank() == 0 && wants_benchmark_display(config.benchmark_args);
-  const std::size_t ran = display ? benchmark::RunSpecifiedBenchmarks() : benchmark::RunSpecifiedBenchmarks(&quiet);
-  benchmark::ClearRegisteredBenchmarks();
-  if (ran == 0 && !points.empty()) {
-    // Every rank applies the same filter, so every rank throws here: nothing measured is bad input, not a pass.
-    std::string filter = "--benchmark_filter";
-    for (const auto& a : config.benchmark_args) {
-      if (starts_with(a, "--benchmark_filter")) filter = a;
-    }
-    throw UsageError(filter + ": matches none of the " + std::to_string(points.size()) + " points (e.g. " +
-                     loop.label_of(0) + ")");
+  if (display) {
+    benchmark::RunSpecifiedBenchmarks();
+  } else {
+    benchmark::RunSpecifiedBenchmarks(&quiet);
   }
+  benchmark::ClearRegisteredBenchmarks();
   return loop.summary();
+}
+
+void require_measured(const SweepSummary& summary, std::size_t points, const BenchConfig& config) {
+  if (summary.records > 0 || points == 0) return;
+  // Every rank applies the same filter, so every rank throws here.
+  std::string filter = "--benchmark_filter";
+  for (const auto& a : config.benchmark_args) {
+    if (starts_with(a, "--benchmark_filter")) filter = a;
+  }
+  throw UsageError(filter + ": matches none of the " + std::to_string(points) + " points");
 }
 
 SweepSummary run_sweep(Backend& backend, const World& world, const BenchConfig& config,

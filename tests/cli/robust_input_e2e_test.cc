@@ -111,9 +111,15 @@ TEST_F(RobustInput, NothingMeasuredIsBadInputNotAPass) {
   // Google Benchmark prints its own line ("Failed to match any benchmarks") before pipebench's.
   const Result none = run("bench --backend mpi -b 8 -e 8 --benchmark_filter=no-such-point");
   EXPECT_EQ(none.status, 2) << none.err;
-  EXPECT_NE(none.err.find("pipebench: --benchmark_filter=no-such-point: matches none of the 2 points"),
+  EXPECT_NE(none.err.find("pipebench: --benchmark_filter=no-such-point: matches none of the 2 points\n"),
             std::string::npos)
       << none.err;
+  const std::string plan = edited_plan("same.json", [](nlohmann::json&) {});
+  const Result none_of_plan = run("bench --backend mpi --plan " + plan + " --benchmark_filter=no-such-point");
+  EXPECT_EQ(none_of_plan.status, 2) << none_of_plan.err;
+  EXPECT_NE(none_of_plan.err.find("pipebench: --benchmark_filter=no-such-point: matches none of the"),
+            std::string::npos)
+      << none_of_plan.err;
   // The Megatron arguments of run are checked before the sweep: nothing is measured, nothing printed.
   const Result r = run("run --backend mpi --out " + path("run") + " -- --num-layers 0");
   EXPECT_EQ(r.status, 2) << r.err;
