@@ -77,6 +77,7 @@ void sample_under_load(Topology& t) {
 
 TopologyView analyze_topology(Topology t, bool under_load) {
   TopologyView v;
+  check_topology_size(t.source, t);                             // before any table of pairs is built
   const std::vector<std::string> problems = check_topology(t);  // first: resets absurd link values
   v.gpu_pairs = classify_gpu_pairs(t);
   v.nic_pairs = classify_gpu_nic_pairs(t);
@@ -95,8 +96,10 @@ TopologyView discover_topology(const DiscoveryOptions& o) {
   Topology t;
   if (!o.nccl_xml.empty()) {
     t = parse_nccl_xml("--nccl-xml", o.nccl_xml);
+    check_topology_size("--nccl-xml " + o.nccl_xml, t);
   } else {
     t = discover_with_hwloc("--xml", o.hwloc_xml);
+    check_topology_size(o.hwloc_xml.empty() ? std::string("this machine") : "--xml " + o.hwloc_xml, t);
     if (o.hwloc_xml.empty()) {
       enrich_live(t);
       if (o.under_load) sample_under_load(t);

@@ -5,7 +5,20 @@
 #include <cctype>
 #include <cstdio>
 
+#include "core/error.h"
+
 namespace pipebench {
+
+void check_topology_size(const std::string& where, const Topology& t) {
+  if (t.gpus.size() > kMaxTopologyGpus) {
+    throw UsageError(where + ": " + std::to_string(t.gpus.size()) + " GPUs, above the limit of " +
+                     std::to_string(kMaxTopologyGpus) + " in one topology");
+  }
+  if (t.nics.size() > kMaxTopologyNics) {
+    throw UsageError(where + ": " + std::to_string(t.nics.size()) + " NICs, above the limit of " +
+                     std::to_string(kMaxTopologyNics) + " in one topology");
+  }
+}
 
 std::string class_label(PathClass c, int nvlinks) {
   switch (c) {

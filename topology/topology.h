@@ -4,6 +4,7 @@
 // by sysfs, NVML and CUDA. All sources are joined on the normalised PCI bus id ("0000:18:00.0").
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,6 +72,15 @@ struct Topology {
   std::vector<std::string> notes;     // how it was built, what was missing
   std::vector<std::string> problems;  // what the reader found wrong in its source (shown as warnings)
 };
+
+// Limits of one topology (README "Limits"). A topology is one machine's tree; its pair tables (text
+// matrix, JSON "pairs", the results file's "system" block) grow with the square of the GPUs and NICs. The
+// largest single machines hold tens of GPUs; a file with thousands is refused once read, before any pair.
+inline constexpr std::size_t kMaxTopologyGpus = 256;
+inline constexpr std::size_t kMaxTopologyNics = 256;
+
+// Throws UsageError "WHERE: N GPUs, above the limit of 256 in one topology" (or NICs).
+void check_topology_size(const std::string& where, const Topology& t);
 
 // "0000:18:00.0" from any of "18:00.0", "0000:18:00.0", "00000000:18:00.0", upper or lower case.
 [[nodiscard]] std::string normalize_bus_id(std::string_view bus_id);

@@ -11,6 +11,7 @@
 #include "app/plan_bench.h"
 #include "app/report_session.h"
 #include "backend/backend_factory.h"
+#include "cli/number_checks.h"
 #include "collectives/pair.h"
 #include "collectives/registry.h"
 #include "core/error.h"
@@ -144,8 +145,10 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
     }
     report.add_sink(std::make_unique<ConsoleTable>(std::cout));
   }
-  const SweepSummary summary = run_sweep(comm, world, c, plan_points(c), report.sink());
+  const std::vector<Point> points = plan_points(c);
+  const SweepSummary summary = run_sweep(comm, world, c, points, report.sink());
   report.finish();
+  require_measured(summary, points.size(), c);
   return exit_status(summary);
 }
 
@@ -179,7 +182,7 @@ void add_sweep_options(CLI::App& sub, BenchText& t) {
 }
 
 void add_run_options(CLI::App& sub, BenchConfig& c) {
-  sub.add_option("-r,--root", c.params.root, "root rank of broadcast")->check(CLI::NonNegativeNumber);
+  sub.add_option("-r,--root", c.params.root, "root rank of broadcast")->check(checks::non_negative(1 << 20));
   sub.add_option("-g,--ngpus", c.gpus_per_process, "GPUs driven by each process")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
@@ -197,7 +200,7 @@ void add_run_options(CLI::App& sub, BenchConfig& c) {
   sub.add_option("-T,--timeout", c.timeout_s,
                  "seconds a point may take before the job is aborted (default: from the point's size, see README; "
                  "0 = none)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(checks::non_negative(checks::kMaxTimeoutSeconds));
 }
 
 void add_placement_options(CLI::App& sub, BenchText& t, BenchConfig& c) {
@@ -222,7 +225,7 @@ void finish_sizes(const CLI::App& sub, const BenchText& t, BenchConfig& c) {
         "-b/-e/-f/-i/--sizes/--op/--pairs/--group");
   }
   if (c.plan_path.empty() && !c.plan_schedule.empty()) throw UsageError("--schedule applies only with --plan");
-  if (!t.sizes.empty()) {
+  if (sub.count("--sizes")) {  // given, even as "": an empty list is bad input, never the default sweep
     if (sweep_flags) throw UsageError("--sizes cannot be combined with -b/-e/-f/-i");
     c.sizes_bytes = parse_size_list("--sizes", t.sizes);
   } else {
@@ -245,7 +248,9 @@ void finish_types(const BenchText& t, BenchConfig& c) {
       if (!OpRegistry::instance().find("--op", n).needs_pairs() || !t.pairs.empty()) c.ops.push_back(n);
     }
   }
+  if (c.ops.empty()) throw UsageError("--op '" + t.ops + "': no op named (one of " + op_names() + ", or all)");
   c.dtypes.clear();
+  if (split_list(t.dtypes).empty()) throw UsageError("-d '" + t.dtypes + "': no data type named");
   for (const auto& name : split_list(t.dtypes)) {
     if (name == "all") {
       c.dtypes = all_dtypes();
@@ -255,6 +260,7 @@ void finish_types(const BenchText& t, BenchConfig& c) {
   }
   c.redops.clear();
   for (const auto& name : split_list(t.redops)) c.redops.push_back(parse_redop("-o", name));
+  if (c.redops.empty()) throw UsageError("-o '" + t.redops + "': no reduction named");
 }
 
 void finish_placement(const BenchText& t, BenchConfig& c) {

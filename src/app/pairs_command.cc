@@ -11,6 +11,7 @@
 #include "app/bench_command.h"
 #include "app/report_session.h"
 #include "backend/backend_factory.h"
+#include "cli/number_checks.h"
 #include "collectives/pair.h"
 #include "collectives/registry.h"
 #include "core/error.h"
@@ -266,7 +267,7 @@ void PairsCommand::add_options(CLI::App& sub) {
   sub.add_option("-T,--timeout", o_.timeout_s,
                  "seconds a point may take before the job is aborted (default: from the point's size, see README; "
                  "0 = none)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(checks::non_negative(checks::kMaxTimeoutSeconds));
   sub.add_option("--json", o_.json_path, "write the results JSON here");
   sub.add_option("--csv", o_.csv_path, "write one CSV line per record here");
   sub.add_flag("--quiet", o_.quiet, "no progress lines on stderr");

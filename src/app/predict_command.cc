@@ -10,6 +10,7 @@
 
 #include "app/model_error_flags.h"
 #include "backend/backend_factory.h"
+#include "cli/number_checks.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/json_file.h"
@@ -91,9 +92,13 @@ std::unique_ptr<CostModel> make_assumed_costs(const PredictOptions& o, std::stri
     const bool known = parse_link_class(cls).has_value();
     double gbps = 0, us = o.link_latency_us;
     const int got = eq == std::string::npos ? 0 : std::sscanf(spec.c_str() + eq + 1, "%lf,%lf", &gbps, &us);
-    if (!known || got < 1 || gbps <= 0 || us < 0) {
+    // Same ranges as --link-gbps and --link-latency-us (NaN fails every comparison, so test inside-range).
+    const bool gbps_ok = gbps >= checks::kMinLinkGbps && gbps <= checks::kMaxLinkGbps;
+    const bool us_ok = us >= 0 && us <= checks::kMaxLatencyUs;
+    if (!known || got < 1 || !gbps_ok || !us_ok) {
       throw UsageError("--link " + spec +
-                       ": expected CLASS=GBPS[,US] with CLASS one of X, NV#, PIX, PXB, PHB, NODE, SYS, NET");
+                       ": expected CLASS=GBPS[,US] with CLASS one of X, NV#, PIX, PXB, PHB, NODE, SYS, NET, GBPS in "
+                       "[0.001, 1e6] and US in [0, 1e6]");
     }
     assumed->set_class_link(cls, gbps, us);
     std::snprintf(buf, sizeof buf, "; %s %.3g GB/s, %.3g us", cls.c_str(), gbps, us);
@@ -233,9 +238,9 @@ void PredictCommand::add_options(CLI::App& sub) {
   sub.add_option("--table", o_.table_path,
                  "measured costs: the results JSON of bench --plan, or an nccl-tests log or its import");
   sub.add_option("--link-gbps", o_.link_gbps, "what-if: every link this many GB/s per direction")
-      ->check(CLI::PositiveNumber);
+      ->check(checks::in_range(checks::kMinLinkGbps, checks::kMaxLinkGbps));
   sub.add_option("--link-latency-us", o_.link_latency_us, "what-if: per-message latency")
-      ->check(CLI::NonNegativeNumber);
+      ->check(checks::non_negative(checks::kMaxLatencyUs));
   sub.add_flag("--zero-comm", o_.zero_comm, "free communication (a compute-only bound)");
   sub.add_option("--link", o_.class_links, "what-if per class: CLASS=GBPS[,US] (repeatable)");
   sub.add_option("--topology", o_.topology_path,
@@ -252,16 +257,18 @@ void PredictCommand::add_options(CLI::App& sub) {
 void PredictCommand::add_compute_options(CLI::App& sub) {
   ComputeOptions& c = o_.compute;
   sub.add_option("--fwd-ms-per-layer", c.fwd_ms_per_layer, "forward time per layer and microbatch")
-      ->check(CLI::PositiveNumber);
+      ->check(checks::positive(checks::kMaxLayerMs));
   sub.add_option("--bwd-ms-per-layer", c.bwd_ms_per_layer, "backward time (default 2x forward)")
-      ->check(CLI::PositiveNumber);
-  sub.add_option("--tflops", c.tflops, "achieved TFLOP/s per GPU for the FLOPs model")->check(CLI::PositiveNumber);
+      ->check(checks::positive(checks::kMaxLayerMs));
+  sub.add_option("--tflops", c.tflops, "achieved TFLOP/s per GPU for the FLOPs model")
+      ->check(checks::in_range(checks::kMinTflops, checks::kMaxTflops));
   sub.add_option("--comm-sm-slowdown", c.comm_sm_slowdown,
                  "compute runs (1 + F) x slower while the rank's NCCL work runs (default 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(checks::non_negative(100));
   sub.add_flag("--measure-compute", o_.measure_compute,
                "time the layer's GEMMs at their exact shapes with cuBLAS on GPU 0");
-  sub.add_option("--optimizer-ms", c.optimizer_ms, "optimizer step time")->check(CLI::NonNegativeNumber);
+  sub.add_option("--optimizer-ms", c.optimizer_ms, "optimizer step time")
+      ->check(checks::non_negative(checks::kMaxLayerMs));
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "app/predict_command.h"
 #include "app/report_inputs.h"
 #include "backend/backend_factory.h"
+#include "cli/number_checks.h"
 #include "core/error.h"
 #include "core/sizes.h"
 #include "core/units.h"
@@ -420,14 +421,14 @@ void RunCommand::add_options(CLI::App& sub) {
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   sub.add_option("--point-seconds", o.point_budget_s, "about how long each point may take")
-      ->check(CLI::PositiveNumber)
+      ->check(checks::positive(3600))
       ->capture_default_str();
   sub.add_option("-T,--timeout", o.timeout_s,
                  "seconds a point may take before the job is aborted (default: from the point's size, see README; "
                  "0 = none)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(checks::non_negative(checks::kMaxTimeoutSeconds));
   sub.add_option("--tflops", o.tflops, "compute rate for the prediction when no GPU can measure it")
-      ->check(CLI::PositiveNumber);
+      ->check(checks::in_range(checks::kMinTflops, checks::kMaxTflops));
   sub.add_flag("--no-plan", no_plan_, "skip the model's plan, its messages, the prediction and the replay");
   sub.add_flag("--no-replay", no_replay_, "skip the replay of the plan's schedules");
   sub.add_option("--replay-iterations", o.replay_iterations, "timed iterations of each schedule's replay")
@@ -450,6 +451,12 @@ void RunCommand::finish(const CLI::App& /*sub*/, const CommandExtras& extras) {
   (void)sweep_sizes(options_.min_bytes, options_.max_bytes, options_.factor, 0);
   options_.benchmark_args = extras.benchmark_args;
   options_.megatron_args = extras.passthrough;
+  if (!options_.megatron_args.empty()) {
+    // Megatron's rules that do not depend on the ranks present, before anything is measured.
+    const MegatronArgs args = parse_megatron_args(options_.megatron_args);
+    (void)virtual_stages(args);
+    if (args.world_size) (void)make_layout(args, 0);
+  }
   options_.plan = !no_plan_;
   options_.replay = !no_replay_;
   // Bad rules or baseline: before anything is measured.

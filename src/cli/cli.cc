@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <sstream>
 
+#include "cli/number_checks.h"
 #include "core/error.h"
 
 namespace pipebench {
@@ -67,6 +68,7 @@ ParsedLine parse_line(const CommandTable& table, const std::vector<std::string>&
     CLI::App* sub = app.add_subcommand(c->name(), c->summary());
     if (c->takes_raw_words()) continue;  // listed in the help; its words never reach CLI11 (see above)
     c->add_options(*sub);
+    checks::require_finite_numbers(*sub);  // every numeric flag, with or without its own range
     subs.emplace_back(c.get(), sub);
   }
 

@@ -212,6 +212,16 @@ SweepSummary run_sweep(Backend& backend, const World& world, const BenchConfig& 
   return loop.summary();
 }
 
+void require_measured(const SweepSummary& summary, std::size_t points, const BenchConfig& config) {
+  if (summary.records > 0 || points == 0) return;
+  // Every rank applies the same filter, so every rank throws here.
+  std::string filter = "--benchmark_filter";
+  for (const auto& a : config.benchmark_args) {
+    if (starts_with(a, "--benchmark_filter")) filter = a;
+  }
+  throw UsageError(filter + ": matches none of the " + std::to_string(points) + " points");
+}
+
 SweepSummary run_sweep(Backend& backend, const World& world, const BenchConfig& config,
                        const std::vector<Point>& points, RecordSink* sink) {
   std::vector<SweepPoint> items;

@@ -56,4 +56,8 @@ struct SweepPoint {
 [[nodiscard]] SweepSummary run_sweep(Backend& backend, const World& world, const BenchConfig& config,
                                      const std::vector<Point>& points, RecordSink* sink);
 
+// For a command whose sweep is the whole job (bench, bench --plan): points were given but none ran (a
+// --benchmark_filter matching nothing) is bad input, not a pass. Throws UsageError naming the filter.
+void require_measured(const SweepSummary& summary, std::size_t points, const BenchConfig& config);
+
 }  // namespace pipebench

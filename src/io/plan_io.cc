@@ -2,6 +2,8 @@
 // pipebench.plan/1: Plan to JSON and back.
 #include "io/plan_io.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "core/json_file.h"
 #include "core/version.h"
@@ -136,6 +138,23 @@ void read_model_additions(const JsonFields& f, const json& m, const std::string&
   }
 }
 
+// Sizes a plan's arithmetic (compute model, parameter counts, chunks) relies on: positive, and the
+// layers within the limit plan and predict walk (megatron/layout.h).
+void check_model(const JsonFields& f, const Plan& plan) {
+  const MegatronArgs& a = plan.args;
+  const std::pair<const char*, std::int64_t> sizes[] = {
+      {"num_layers", a.num_layers},        {"hidden_size", a.hidden},
+      {"ffn_hidden_size", a.ffn_hidden},   {"num_attention_heads", a.heads},
+      {"seq_length", a.seq_length},        {"max_position_embeddings", a.max_position_embeddings},
+      {"vocab_size", a.vocab_size},        {"padded_vocab_size", plan.padded_vocab_size},
+      {"micro_batch_size", a.micro_batch}, {"global_batch_size", a.global_batch}};
+  for (const auto& [key, value] : sizes) {
+    if (value < 1) f.fail(std::string("model.") + key, "is below 1");
+  }
+  if (a.gqa && a.query_groups < 1) f.fail("model.num_query_groups", "is below 1");
+  if (a.num_layers > kMaxLayers) f.fail("model.num_layers", "is above the limit of " + std::to_string(kMaxLayers));
+}
+
 // The model fields: MegatronArgs as far as the file records them, and the two derived values.
 void read_model(const JsonFields& f, const json& j, Plan& plan) {
   const std::string path = "model";
@@ -168,6 +187,7 @@ void read_model(const JsonFields& f, const json& j, Plan& plan) {
   a.ignored = f.get_strings(m, path, "ignored_arguments");
   a.unknown = f.get_strings(m, path, "unknown_arguments");
   read_model_additions(f, m, path, a);
+  check_model(f, plan);
 }
 
 // Sizes from "layout"; the groups are rebuilt from them and must equal the file's "groups".
@@ -187,8 +207,16 @@ void read_layout(const JsonFields& f, const json& j, Plan& plan) {
     if (size < 1) f.fail("layout", "has a size below 1");
   }
   if (l.microbatches < 1) f.fail("layout.microbatches", "is below 1");
-  if (static_cast<std::int64_t>(l.tp) * l.cp * l.dp * l.pp != l.world)
-    f.fail("layout.world", "is not tp x cp x dp x pp");
+  if (l.microbatches > kMaxMicrobatches)
+    f.fail("layout.microbatches", "is above the limit of " + std::to_string(kMaxMicrobatches));
+  if (l.world > kMaxWorldSize) f.fail("layout.world", "is above the limit of " + std::to_string(kMaxWorldSize));
+  std::int64_t product = 1;
+  for (int size : {l.tp, l.cp, l.dp, l.pp}) {
+    product *= size;  // every factor >= 1, so a product past the world stops the loop before it can overflow
+    if (product > l.world) break;
+  }
+  if (product != l.world) f.fail("layout.world", "is not tp x cp x dp x pp");
+  if (plan.args.num_layers % l.pp != 0) f.fail("layout.pp", "does not divide model.num_layers");
   build_layout_groups(l);
   const json& g = f.object(j, "", "groups");
   const std::pair<const char*, const std::vector<std::vector<int>>*> lists[] = {
@@ -211,7 +239,38 @@ void read_layout(const JsonFields& f, const json& j, Plan& plan) {
   plan.args.virtual_stages_per_rank = l.vp > 1 ? l.vp : 0;
 }
 
-PlanMessage read_message(const JsonFields& f, const json& mj, const std::string& path) {
+bool is_plan_op(const std::string& op) {
+  // sendrecv: context parallelism's KV ring; alltoall: its a2a types (megatron/layer_comm.h).
+  for (const char* known :
+       {"send", "recv", "all_reduce", "all_gather", "reduce_scatter", "broadcast", "sendrecv", "alltoall"}) {
+    if (op == known) return true;
+  }
+  return false;
+}
+
+// A message that cannot come from make_plan is bad input here, before a bench, prediction or replay
+// indexes a rank with it: ranks inside the world, a group of distinct ranks holding the issuer, a P2P
+// peer that is the group's other rank, and bytes = elements x dtype size.
+void check_message(const JsonFields& f, const PlanMessage& m, const std::string& path, int world) {
+  if (!is_plan_op(m.op)) f.fail(path + ".op", "is not a plan op (\"" + m.op + "\")");
+  if (m.rank < 0 || m.rank >= world) f.fail(path + ".rank", "is outside the world (" + std::to_string(world) + ")");
+  if (m.group.empty()) f.fail(path + ".group", "is empty");
+  std::vector<int> sorted = m.group;
+  std::sort(sorted.begin(), sorted.end());
+  if (sorted.front() < 0 || sorted.back() >= world) f.fail(path + ".group", "names a rank outside the world");
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) f.fail(path + ".group", "repeats a rank");
+  if (!std::binary_search(sorted.begin(), sorted.end(), m.rank)) f.fail(path + ".group", "does not hold the rank");
+  const bool p2p = m.op == "send" || m.op == "recv";
+  if (p2p && (m.peer < 0 || m.peer == m.rank || sorted.size() != 2 ||
+              !std::binary_search(sorted.begin(), sorted.end(), m.peer)))
+    f.fail(path + ".peer", "is not the other rank of the group");
+  if (!p2p && m.peer != -1) f.fail(path + ".peer", "is set on a collective");
+  std::int64_t bytes = 0;
+  if (__builtin_mul_overflow(m.elements, static_cast<std::int64_t>(dtype_size(m.dtype)), &bytes) || bytes != m.bytes)
+    f.fail(path + ".bytes", "is not elements x dtype size");
+}
+
+PlanMessage read_message(const JsonFields& f, const json& mj, const std::string& path, int world) {
   if (!mj.is_object()) f.fail(path, "is not an object");
   PlanMessage m;
   m.id = f.get_int(mj, path, "id");
@@ -226,15 +285,17 @@ PlanMessage read_message(const JsonFields& f, const json& mj, const std::string&
   m.phase = phase_field(f, mj, path);
   m.what = f.get_string(mj, path, "what");
   if (m.bytes < 0 || m.count < 0 || m.elements < 0) f.fail(path, "has a negative size or count");
+  check_message(f, m, path, world);
   return m;
 }
 
-Schedule read_schedule(const JsonFields& f, const json& sj, const std::string& path, int pp) {
+Schedule read_schedule(const JsonFields& f, const json& sj, const std::string& path, const Layout& l, int layers) {
+  const int pp = l.pp;
   if (!sj.is_object()) f.fail(path, "is not an object");
   Schedule s;
   s.name = f.get_string(sj, path, "name");
   s.v = f.get_int(sj, path, "v");
-  if (s.v < 1) f.fail(path + ".v", "is below 1");
+  if (s.v < 1 || (layers / pp) % s.v != 0) f.fail(path + ".v", "does not divide the layers per pipeline stage");
   s.warmup = f.get_i64s(sj, path, "warmup");
   if (s.warmup.size() != static_cast<std::size_t>(pp))
     f.fail(path + ".warmup", "does not have one entry per pipeline rank");
@@ -244,10 +305,16 @@ Schedule read_schedule(const JsonFields& f, const json& sj, const std::string& p
     const std::string pi = JsonFields::item(path + ".params", i);
     s.params.push_back(
         {f.get_int(params[i], pi, "pp_rank"), f.get_int(params[i], pi, "chunk"), f.get_i64(params[i], pi, "params")});
+    const ChunkParams& c = s.params.back();
+    if (c.pp_rank < 0 || c.pp_rank >= pp || c.chunk < 0 || c.chunk >= s.v || c.params < 0)
+      f.fail(pi, "is not a pipeline rank and chunk of this schedule with a count >= 0");
+  }
+  for (std::int64_t w : s.warmup) {
+    if (w < 0) f.fail(path + ".warmup", "has a negative entry");
   }
   const json& msgs = f.array(sj, path, "messages");
   for (std::size_t i = 0; i < msgs.size(); ++i) {
-    s.messages.push_back(read_message(f, msgs[i], JsonFields::item(path + ".messages", i)));
+    s.messages.push_back(read_message(f, msgs[i], JsonFields::item(path + ".messages", i), l.world));
   }
   return s;
 }
@@ -284,7 +351,8 @@ Plan plan_from_json(const json& j, const std::string& where) {
   }
   const json& schedules = f.array(j, "", "schedules");
   for (std::size_t i = 0; i < schedules.size(); ++i) {
-    plan.schedules.push_back(read_schedule(f, schedules[i], JsonFields::item("schedules", i), plan.layout.pp));
+    plan.schedules.push_back(
+        read_schedule(f, schedules[i], JsonFields::item("schedules", i), plan.layout, plan.args.num_layers));
   }
   if (plan.schedules.empty()) f.fail("schedules", "is empty");
   plan.notes = f.get_strings(j, "", "notes");

@@ -42,6 +42,7 @@ TopologyFile topology_from_json(const json& j, const std::string& where) {
   TopologyFile t;
   t.host = f.get_string(j, "", "host");
   const json& gpus = f.array(j, "", "gpus");
+  if (gpus.size() > kMaxTopologyGpus) f.fail("gpus", "has more than the limit of " + std::to_string(kMaxTopologyGpus));
   for (std::size_t i = 0; i < gpus.size(); ++i) t.gpus.push_back(read_gpu(f, gpus[i], JsonFields::item("gpus", i)));
   const json& pairs = f.array(j, "", "pairs");
   for (std::size_t i = 0; i < pairs.size(); ++i) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/checked_math.h"
 #include "core/error.h"
 
 namespace pipebench {
@@ -102,12 +103,20 @@ Layout make_layout(const MegatronArgs& a, int gpus_present) {
   l.pp = a.pp;
   l.rank_order = a.rank_order;
   const int v = virtual_stages(a);  // the layer rules first: they do not depend on the machine
-  const int model = a.tp * a.cp * a.pp;
+  const std::int64_t model64 = static_cast<std::int64_t>(a.tp) * a.cp * a.pp;
+  if (model64 > kMaxWorldSize) {
+    throw UsageError("tensor x context x pipeline parallel size (" + str(model64) + ") is above the limit of " +
+                     str(kMaxWorldSize) + " ranks");
+  }
+  const int model = static_cast<int>(model64);
   l.world = a.world_size ? a.world_size : gpus_present > 0 ? gpus_present : model;
   if (l.world % model != 0) {
     throw UsageError("world size (" + str(l.world) + ") is not divisible by tensor parallel size (" + str(a.tp) +
                      ") times pipeline parallel size (" + str(a.pp) + ") times context parallel size (" + str(a.cp) +
                      ")" + (a.world_size ? "" : " (--world-size was not given: the GPUs present were counted)"));
+  }
+  if (l.world > kMaxWorldSize) {
+    throw UsageError("world size (" + str(l.world) + ") is above the limit of " + str(kMaxWorldSize) + " ranks");
   }
   l.dp = l.world / model;
   if (a.heads % a.tp != 0) {
@@ -136,11 +145,16 @@ Layout make_layout(const MegatronArgs& a, int gpus_present) {
                      " does not divide data x context parallel size (" + str(static_cast<std::int64_t>(l.dp) * a.cp) +
                      ")");
   }
-  if (a.global_batch % (a.micro_batch * l.dp) != 0) {
+  const std::int64_t per_step = checked_mul(a.micro_batch, l.dp, "micro batch size x data parallel size");
+  if (a.global_batch % per_step != 0) {
     throw UsageError("global batch size (" + str(a.global_batch) + ") is not divisible by micro batch size (" +
                      str(a.micro_batch) + ") times data parallel size (" + str(l.dp) + ")");
   }
-  l.microbatches = a.global_batch / (a.micro_batch * l.dp);
+  l.microbatches = a.global_batch / per_step;
+  if (l.microbatches > kMaxMicrobatches) {
+    throw UsageError("number of microbatches (" + str(l.microbatches) + " = global batch size / (micro batch size x " +
+                     "data parallel size)) is above the limit of " + str(kMaxMicrobatches));
+  }
   l.microbatch_group = a.microbatch_group_size ? a.microbatch_group_size : a.pp;
   l.vp = v;
   const std::string why = interleaving_problem(a, l, l.vp);

@@ -11,6 +11,13 @@
 
 namespace pipebench {
 
+// Limits of a plan (README "Limits"): plan, predict and replay walk every microbatch of every listed
+// rank, and every rank once, so beyond these they would need unbounded time and memory. Each is far above
+// a real job (the largest published runs: ~100k GPUs, a few thousand microbatches, ~200 layers).
+inline constexpr int kMaxWorldSize = 1 << 20;
+inline constexpr std::int64_t kMaxMicrobatches = 1 << 14;
+inline constexpr int kMaxLayers = 4096;
+
 struct Layout {
   int world = 1, tp = 1, cp = 1, dp = 1, pp = 1;
   int vp = 1;                     // virtual stages per pipeline rank (1: not interleaved)

@@ -5,11 +5,16 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "cli/number_checks.h"
+#include "core/checked_math.h"
 #include "core/error.h"
+#include "core/file_io.h"
+#include "megatron/layout.h"
 
 namespace pipebench {
 namespace {
@@ -68,10 +73,10 @@ const std::set<std::string>& ignored_names() {
 }
 
 std::int64_t count_vocab(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("--vocab-file " + path + ": cannot be read");
+  // Read as a regular file only: a FIFO or device named here would block or never end.
+  const std::string text = read_input_file("--vocab-file", path);
   try {
-    const auto j = nlohmann::json::parse(in);
+    const auto j = nlohmann::json::parse(text);
     if (!j.is_object() || j.empty()) throw UsageError("--vocab-file " + path + ": not a JSON vocabulary (token -> id)");
     return static_cast<std::int64_t>(j.size());
   } catch (const nlohmann::json::exception& e) {
@@ -146,6 +151,21 @@ void check_rules(const MegatronArgs& a, const std::string& cp_fusion_impl) {
     throw UsageError("--overlap-param-gather needs --use-distributed-optimizer and --overlap-grad-reduce");
 }
 
+// The sizes plan and predict can walk (layout.h limits) and Megatron's head rule (arguments.py: without
+// --kv-channels, hidden_size % num_attention_heads == 0). Byte counts are checked where they are computed.
+void check_model_sizes(const MegatronArgs& a) {
+  if (a.num_layers > kMaxLayers) {
+    throw UsageError("Megatron arguments: --num-layers " + std::to_string(a.num_layers) + " is above the limit of " +
+                     std::to_string(kMaxLayers));
+  }
+  const bool kv_channels = std::any_of(a.ignored.begin(), a.ignored.end(),
+                                       [](const std::string& w) { return w.rfind("--kv-channels", 0) == 0; });
+  if (!kv_channels && a.hidden % a.heads != 0) {
+    throw UsageError("hidden size (" + std::to_string(a.hidden) + ") must be divisible by number of attention heads (" +
+                     std::to_string(a.heads) + ")");
+  }
+}
+
 }  // namespace
 
 MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
@@ -156,42 +176,45 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
   bool fp16 = false, bf16 = false, no_overlap = false, no_mask = false, recompute_activations = false;
   std::string vocab_file, tokenizer, version = "main", pos_type = "learned_absolute", norm = "LayerNorm";
   std::string impl = "transformer_engine", ce_impl = "native";
-  app.add_option("--num-layers", a.num_layers)->check(CLI::PositiveNumber);
-  app.add_option("--hidden-size", a.hidden)->check(CLI::PositiveNumber);
-  app.add_option("--ffn-hidden-size", a.ffn_hidden)->check(CLI::PositiveNumber);
-  app.add_option("--num-attention-heads", a.heads)->check(CLI::PositiveNumber);
-  app.add_option("--num-query-groups", a.query_groups)->check(CLI::PositiveNumber);
+  app.add_option("--num-layers", a.num_layers)->check(checks::positive(checks::kMaxInt32));
+  app.add_option("--hidden-size", a.hidden)->check(checks::positive(checks::kMaxInt32));
+  app.add_option("--ffn-hidden-size", a.ffn_hidden)->check(checks::positive(checks::kMaxInt32));
+  app.add_option("--num-attention-heads", a.heads)->check(checks::positive(checks::kMaxInt32));
+  app.add_option("--num-query-groups", a.query_groups)->check(checks::positive(checks::kMaxInt32));
   app.add_flag("--group-query-attention", a.gqa);
   app.add_flag("--swiglu", a.swiglu);
   app.add_flag("--untie-embeddings-and-output-weights", a.untie_embeddings);
   app.add_flag("--disable-bias-linear", a.disable_bias_linear);
   app.add_option("--normalization", norm);
   app.add_option("--position-embedding-type", pos_type);
-  app.add_option("--seq-length", a.seq_length)->check(CLI::PositiveNumber);
-  app.add_option("--max-position-embeddings", a.max_position_embeddings)->check(CLI::PositiveNumber);
-  app.add_option("--vocab-size", a.vocab_size)->check(CLI::PositiveNumber);
+  app.add_option("--seq-length", a.seq_length)->check(checks::positive(checks::kMaxInt64));
+  app.add_option("--max-position-embeddings", a.max_position_embeddings)->check(checks::positive(checks::kMaxInt64));
+  app.add_option("--vocab-size", a.vocab_size)->check(checks::positive(checks::kMaxInt64));
   app.add_option("--vocab-file", vocab_file);
   app.add_option("--tokenizer-type", tokenizer);
-  app.add_option("--make-vocab-size-divisible-by", a.make_vocab_divisible_by)->check(CLI::PositiveNumber);
-  app.add_option("--tensor-model-parallel-size", a.tp)->check(CLI::PositiveNumber);
-  app.add_option("--pipeline-model-parallel-size", a.pp)->check(CLI::PositiveNumber);
-  app.add_option("--context-parallel-size", a.cp)->check(CLI::PositiveNumber);
-  app.add_option("--num-layers-per-virtual-pipeline-stage", a.layers_per_virtual_stage)->check(CLI::PositiveNumber);
-  app.add_option("--num-virtual-stages-per-pipeline-rank", a.virtual_stages_per_rank)->check(CLI::PositiveNumber);
+  app.add_option("--make-vocab-size-divisible-by", a.make_vocab_divisible_by)
+      ->check(checks::positive(checks::kMaxInt32));
+  app.add_option("--tensor-model-parallel-size", a.tp)->check(checks::positive(checks::kMaxInt32));
+  app.add_option("--pipeline-model-parallel-size", a.pp)->check(checks::positive(checks::kMaxInt32));
+  app.add_option("--context-parallel-size", a.cp)->check(checks::positive(checks::kMaxInt32));
+  app.add_option("--num-layers-per-virtual-pipeline-stage", a.layers_per_virtual_stage)
+      ->check(checks::positive(checks::kMaxInt32));
+  app.add_option("--num-virtual-stages-per-pipeline-rank", a.virtual_stages_per_rank)
+      ->check(checks::positive(checks::kMaxInt32));
   app.add_flag("--sequence-parallel", a.sequence_parallel);
-  app.add_option("--world-size", a.world_size)->check(CLI::PositiveNumber);
+  app.add_option("--world-size", a.world_size)->check(checks::positive(checks::kMaxInt32));
   app.add_option("--rank-order", a.rank_order)->check(CLI::IsMember({"tp-cp-ep-dp-pp", "tp-pp-dp"}));
-  app.add_option("--micro-batch-size", a.micro_batch)->check(CLI::PositiveNumber);
-  app.add_option("--global-batch-size", a.global_batch)->check(CLI::PositiveNumber);
+  app.add_option("--micro-batch-size", a.micro_batch)->check(checks::positive(checks::kMaxInt64));
+  app.add_option("--global-batch-size", a.global_batch)->check(checks::positive(checks::kMaxInt64));
   app.add_option("--microbatch-group-size-per-virtual-pipeline-stage", a.microbatch_group_size)
-      ->check(CLI::PositiveNumber);
+      ->check(checks::positive(checks::kMaxInt32));
   app.add_flag("--fp16", fp16);
   app.add_flag("--bf16", bf16);
   app.add_flag("--accumulate-allreduce-grads-in-fp32", a.accumulate_allreduce_grads_in_fp32);
   app.add_flag("--grad-reduce-in-bf16", a.grad_reduce_in_bf16);
   app.add_flag("--use-distributed-optimizer", a.distributed_optimizer);
   app.add_flag("--overlap-grad-reduce", a.overlap_grad_reduce);
-  app.add_option("--ddp-bucket-size", a.ddp_bucket_size)->check(CLI::PositiveNumber);
+  app.add_option("--ddp-bucket-size", a.ddp_bucket_size)->check(checks::positive(checks::kMaxInt64));
   app.add_flag("--no-overlap-p2p-communication", no_overlap);
   app.add_option("--ddp-num-buckets", a.ddp_num_buckets)->check(CLI::PositiveNumber);
   app.add_flag("--ddp-pad-buckets-for-high-nccl-busbw", a.ddp_pad_buckets_for_high_nccl_busbw);
@@ -216,6 +239,7 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
   app.add_flag("--defer-embedding-wgrad-compute", a.defer_embedding_wgrad);
   app.add_option("--megatron-version", version)->check(CLI::IsMember({"main", "core_v0.9"}));
   const std::vector<std::string> once = last_occurrences(args);
+  checks::require_finite_numbers(app);
   std::vector<std::string> reversed(once.rbegin(), once.rend());
   try {
     app.parse(reversed);
@@ -261,8 +285,15 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
   need(a.global_batch > 0, "--global-batch-size");
   need(a.vocab_size > 0, "--vocab-size or --vocab-file");
   if (!missing.empty()) throw UsageError("Megatron arguments: missing " + missing);
+  check_model_sizes(a);
   // Megatron's defaults (arguments.py): 4h, or with --swiglu 2/3 of that rounded down to a multiple of 64.
-  if (a.ffn_hidden == 0) a.ffn_hidden = a.swiglu ? static_cast<int>((4.0 * a.hidden * 2 / 3) / 64) * 64 : 4 * a.hidden;
+  if (a.ffn_hidden == 0) {
+    const std::int64_t ffn = a.swiglu ? static_cast<std::int64_t>((4.0 * a.hidden * 2 / 3) / 64) * 64 : 4LL * a.hidden;
+    if (ffn > std::numeric_limits<int>::max())
+      throw UsageError("Megatron arguments: --hidden-size " + std::to_string(a.hidden) +
+                       " gives an FFN size beyond 32 bits");
+    a.ffn_hidden = static_cast<int>(ffn);
+  }
   if (a.max_position_embeddings < a.seq_length)
     throw UsageError("max_position_embeddings (" + str(a.max_position_embeddings) +
                      ") must be greater than or equal to seq_length (" + str(a.seq_length) + ")");
@@ -282,7 +313,8 @@ const std::string& cp_comm_type_of(const MegatronArgs& a, int layer) {
 
 std::int64_t padded_vocab(const MegatronArgs& a) {
   const std::int64_t multiple = static_cast<std::int64_t>(a.make_vocab_divisible_by) * a.tp;
-  return (a.vocab_size + multiple - 1) / multiple * multiple;
+  const std::string what = "Megatron arguments: the padded vocabulary size";
+  return checked_mul(checked_add(a.vocab_size, multiple - 1, what) / multiple, multiple, what);
 }
 
 }  // namespace pipebench

@@ -2,7 +2,14 @@
 // GPT parameter counts (megatron.core GPTModel; the TE and local specs give the same counts).
 #include "megatron/param_count.h"
 
+#include "core/checked_math.h"
+
 namespace pipebench {
+namespace {
+
+const char* const kWhat = "Megatron arguments: the parameter count (hidden, FFN, vocabulary, layers)";
+
+}  // namespace
 
 std::vector<ParamTensor> layer_tensors(const MegatronArgs& a) {
   const std::int64_t h = a.hidden, f = a.ffn_hidden, t = a.tp;
@@ -23,10 +30,10 @@ std::vector<ParamTensor> layer_tensors(const MegatronArgs& a) {
     add(prefix + "bias", norm_bias * h, true);
   };
   if (!a.transformer_engine) norm("", "input_layernorm");
-  add("self_attention.linear_proj.weight", h * h / t);
+  add("self_attention.linear_proj.weight", checked_mul(h, h, kWhat) / t);
   add("self_attention.linear_proj.bias", bias ? h : 0, true);  // row-parallel bias: replicated
   if (a.transformer_engine) norm("self_attention.linear_qkv", "");
-  add("self_attention.linear_qkv.weight", h * qkv_out / t);
+  add("self_attention.linear_qkv.weight", checked_mul(h, qkv_out, kWhat) / t);
   add("self_attention.linear_qkv.bias", bias ? qkv_out / t : 0);
   if (a.qk_layernorm) {
     for (const char* n : {"self_attention.q_layernorm", "self_attention.k_layernorm"}) {
@@ -35,9 +42,9 @@ std::vector<ParamTensor> layer_tensors(const MegatronArgs& a) {
     }
   }
   norm("mlp.linear_fc1", "pre_mlp_layernorm");
-  add("mlp.linear_fc1.weight", h * fc1_out / t);
+  add("mlp.linear_fc1.weight", checked_mul(h, fc1_out, kWhat) / t);
   add("mlp.linear_fc1.bias", bias ? fc1_out / t : 0);
-  add("mlp.linear_fc2.weight", f * h / t);
+  add("mlp.linear_fc2.weight", checked_mul(f, h, kWhat) / t);
   add("mlp.linear_fc2.bias", bias ? h : 0, true);
   return v;
 }
@@ -47,8 +54,9 @@ std::vector<ParamTensor> chunk_tensors(const MegatronArgs& a, const Layout& l, i
   const std::int64_t h = a.hidden, V = padded_vocab(a);
   const bool shared = !a.untie_embeddings && l.pp > 1;
   if (r == 0 && c == 0) {
-    out.push_back({"embedding.word_embeddings.weight", V * h / a.tp, true, shared});
-    if (!a.rope) out.push_back({"embedding.position_embeddings.weight", a.max_position_embeddings * h});
+    out.push_back({"embedding.word_embeddings.weight", checked_mul(V, h, kWhat) / a.tp, true, shared});
+    if (!a.rope)
+      out.push_back({"embedding.position_embeddings.weight", checked_mul(a.max_position_embeddings, h, kWhat)});
   }
   const int layers = a.num_layers / l.pp / v;
   const auto layer = layer_tensors(a);
@@ -58,14 +66,15 @@ std::vector<ParamTensor> chunk_tensors(const MegatronArgs& a, const Layout& l, i
     if (!a.rmsnorm) out.push_back({"final_layernorm.bias", h, false, false, true});
     // Tied: the last stage holds a copy of the word embedding as the output weight (when p > 1);
     // untied: its own output weight. With p == 1 and tied weights there is no second tensor.
-    if (a.untie_embeddings || l.pp > 1) out.push_back({"output_layer.weight", V * h / a.tp, true, shared});
+    if (a.untie_embeddings || l.pp > 1)
+      out.push_back({"output_layer.weight", checked_mul(V, h, kWhat) / a.tp, true, shared});
   }
   return out;
 }
 
 std::int64_t total_elements(const std::vector<ParamTensor>& tensors) {
   std::int64_t n = 0;
-  for (const auto& t : tensors) n += t.elements;
+  for (const auto& t : tensors) n = checked_add(n, t.elements, kWhat);
   return n;
 }
 

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <tuple>
 
+#include "core/checked_math.h"
 #include "core/error.h"
 #include "megatron/layer_comm.h"
 #include "megatron/param_count.h"
@@ -118,7 +119,11 @@ std::vector<std::int64_t> dp_buckets(const MegatronArgs& a, const Layout& l, int
 
 namespace {
 
-std::int64_t bytes_of(std::int64_t elements, DType t) { return elements * static_cast<std::int64_t>(dtype_size(t)); }
+const char* const kSizes = "Megatron arguments: a message size (sequence x micro batch x hidden, or the vocabulary)";
+
+std::int64_t bytes_of(std::int64_t elements, DType t) {
+  return checked_mul(elements, static_cast<std::int64_t>(dtype_size(t)), kSizes);
+}
 
 // The phase of the call that receives forward (or backward) virtual microbatch k (§3). 1F1B receives
 // in the step that uses the tensor. Interleaved posts each receive one step early (schedules.py
@@ -160,7 +165,7 @@ class Builder {
     const bool sp = a_.sequence_parallel && a_.tp > 1;
     // Pipeline P2P (§2, §3): [s/cp (/t with SP), b, h] in the params dtype, peers (r +- 1) mod p.
     if (p > 1) {
-      const std::int64_t elems = s / a_.cp / (sp ? a_.tp : 1) * b * h;
+      const std::int64_t elems = checked_product({s / a_.cp / (sp ? a_.tp : 1), b, h}, kSizes);
       const int next = pg[static_cast<std::size_t>((r + 1) % p)], prev = pg[static_cast<std::size_t>((r - 1 + p) % p)];
       const std::int64_t total = m * v_;
       const std::int64_t w = warmup_microbatches(a_, l_, v_, r);
@@ -226,7 +231,7 @@ class Builder {
     const std::int64_t m = l_.microbatches, s = a_.seq_length, b = a_.micro_batch, h = a_.hidden;
     const DType act = a_.params_dtype;
     const bool sp = a_.sequence_parallel && a_.tp > 1;
-    const std::int64_t a_elems = s / a_.cp * b * h;
+    const std::int64_t a_elems = checked_product({s / a_.cp, b, h}, kSizes);
     if (a_.tp > 1) {
       if (r == 0) {
         // VocabParallelEmbedding: all-reduce, or with SP reduce-scatter. A learned absolute position
@@ -255,7 +260,7 @@ class Builder {
     // fused (--cross-entropy-loss-fusion, fusions/fused_cross_entropy.py): the max, then predicted
     // logits and sum of exp concatenated (2 s b).
     if (r == p - 1) {
-      const std::int64_t tokens = s / a_.cp * b;
+      const std::int64_t tokens = checked_mul(s / a_.cp, b, kSizes);
       if (a_.cross_entropy_loss_fusion) {
         add(rank, "all_reduce", tpg, -1, tokens, DType::kFloat, m, Phase::kPipeline, "cross-entropy (max)");
         add(rank, "all_reduce", tpg, -1, 2 * tokens, DType::kFloat, m, Phase::kPipeline, "cross-entropy (sum, fused)");
@@ -267,14 +272,16 @@ class Builder {
     // Data broadcast over TP on the first and last stage, per microbatch (§6 get_batch_on_this_tp_rank);
     // the mask only when the dataloader creates it.
     if (r == 0) {
-      add(rank, "broadcast", tpg, -1, b * s, DType::kInt64, 2 * m, Phase::kPipeline, "tokens, position ids");
+      add(rank, "broadcast", tpg, -1, checked_mul(b, s, kSizes), DType::kInt64, 2 * m, Phase::kPipeline,
+          "tokens, position ids");
     }
     if (r == p - 1) {
-      add(rank, "broadcast", tpg, -1, b * s, DType::kInt64, m, Phase::kPipeline, "labels");
-      add(rank, "broadcast", tpg, -1, b * s, DType::kFloat, m, Phase::kPipeline, "loss mask");
+      add(rank, "broadcast", tpg, -1, checked_mul(b, s, kSizes), DType::kInt64, m, Phase::kPipeline, "labels");
+      add(rank, "broadcast", tpg, -1, checked_mul(b, s, kSizes), DType::kFloat, m, Phase::kPipeline, "loss mask");
     }
     if ((r == 0 || r == p - 1) && a_.create_attention_mask)
-      add(rank, "broadcast", tpg, -1, b * s * s, DType::kUint8, m, Phase::kPipeline, "attention mask");
+      add(rank, "broadcast", tpg, -1, checked_product({b, s, s}, kSizes), DType::kUint8, m, Phase::kPipeline,
+          "attention mask");
   }
 
   // After the pipeline: DP gradients, word-embedding grad, sequence-parallel params.
@@ -285,7 +292,7 @@ class Builder {
     // Word-embedding grad all-reduce over {first, last} pipeline rank, tied weights, p > 1 (§5).
     if (p > 1 && !a_.untie_embeddings && (r == 0 || r == p - 1)) {
       const auto& eg = Layout::group_of(l_.embedding_groups, l_.embedding_index, rank);
-      add(rank, "all_reduce", eg, -1, padded_vocab(a_) * a_.hidden / a_.tp, grad, 1, Phase::kAfter,
+      add(rank, "all_reduce", eg, -1, checked_mul(padded_vocab(a_), a_.hidden, kSizes) / a_.tp, grad, 1, Phase::kAfter,
           "word-embedding grad");
     }
     // Replicated params, one coalesced TP sum all-reduce (finalize_model_grads.py
@@ -298,7 +305,7 @@ class Builder {
         std::int64_t n = 0;
         for (int c = 0; c < v_; ++c) {
           for (const auto& t : chunk_tensors(a_, l_, r, c, v_)) {
-            if ((sp && t.replicated) || t.qk_norm) n += t.elements;
+            if ((sp && t.replicated) || t.qk_norm) n = checked_add(n, t.elements, kSizes);
           }
         }
         cached = replicated_.emplace(r, n).first;
@@ -382,6 +389,7 @@ class Builder {
     msg.elements = elements;
     msg.dtype = t;
     msg.bytes = bytes_of(elements, t);
+    (void)checked_mul(msg.bytes, count, kSizes);  // the bytes per iteration must fit too (summaries add them)
     msg.count = count;
     msg.phase = phase;
     msg.what = what;

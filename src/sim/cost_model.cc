@@ -24,16 +24,22 @@ double link_bytes_factor(const std::string& op, std::size_t n) {
   return known.bus_bw_factor(static_cast<int>(n));
 }
 
-SimTime ns(double us) { return static_cast<SimTime>(std::llround(us * 1000)); }
-
 std::string describe(const std::string& op, const std::vector<int>& ranks) {
   std::string s = op + " on {";
   for (std::size_t i = 0; i < ranks.size() && i < 8; ++i) s += (i ? "," : "") + std::to_string(ranks[i]);
   return s + (ranks.size() > 8 ? ",...}" : "}");
 }
 
+// A cost in ns; an infinite, negative or absurd one (a table's time_us 1e308, --link-gbps 1e-300) is bad
+// input naming the message, never a wrapped or negative time.
+SimTime ns(double us, const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) {
+  return checked_ns_from_ms(us / 1e3, "the cost of " + describe(op, ranks) + " at " + std::to_string(bytes) + " B");
+}
+
 // Log-log between measured (size, us) points; outside them alpha-beta through the two nearest.
-CommCost interpolate(const std::vector<std::pair<double, double>>& v, std::int64_t bytes) {
+CommCost interpolate(const std::vector<std::pair<double, double>>& v, std::int64_t bytes, const std::string& op,
+                     const std::vector<int>& ranks) {
+  const auto ns = [&](double us) { return pipebench::ns(us, op, ranks, bytes); };
   const double x = static_cast<double>(bytes);
   if (v.size() == 1) return {ns(v[0].second * (x > v[0].first ? x / v[0].first : 1.0)), "measured (scaled)"};
   // Log-log interpolation inside the measured range.
@@ -91,7 +97,7 @@ CommCost AssumedCost::cost(const std::string& op, const std::vector<int>& ranks,
   const double factor = link_bytes_factor(op, ranks.size());
   const double us = (ranks.size() <= 1 && op != "pair" ? 0 : latency) +
                     static_cast<double>(bytes) * factor / (gbps * kBytesPerGB) * kUsPerSecond;
-  return {ns(us), source};
+  return {ns(us, op, ranks, bytes), source};
 }
 
 MeasuredCost::MeasuredCost(const std::vector<ResultRecord>& records, RankClassMap classes, const std::string& path)
@@ -118,17 +124,17 @@ CommCost MeasuredCost::cost(const std::string& op, const std::vector<int>& ranks
   if (it == points_.end() && op == "pair") {
     it = points_.find({"pair-oneway", ranks});
     if (it != points_.end()) {
-      CommCost c = interpolate(it->second, bytes);
+      CommCost c = interpolate(it->second, bytes, op, ranks);
       c.source += " (one-way figure)";
       return c;
     }
   }
-  if (it != points_.end()) return interpolate(it->second, bytes);
+  if (it != points_.end()) return interpolate(it->second, bytes, op, ranks);
   const std::string cls = classes_.class_of(ranks);
   if (fallback_ && !cls.empty()) {
     for (const auto& [key, v] : points_) {
       if (key.first == op && key.second.size() == ranks.size() && classes_.class_of(key.second) == cls) {
-        CommCost c = interpolate(v, bytes);
+        CommCost c = interpolate(v, bytes, op, ranks);
         c.source += " (class " + cls + " fallback)";
         return c;
       }
@@ -201,14 +207,14 @@ CommCost NcclTestsCost::cost(const std::string& op, const std::vector<int>& rank
   const std::string derived = "derived from nccl-tests " + reference_op_;
   if (op == "pair") {
     if (!sendrecv_.empty()) {
-      CommCost c = interpolate(sendrecv_, bytes);
+      CommCost c = interpolate(sendrecv_, bytes, op, ranks);
       c.source = "nccl-tests sendrecv" + std::string(c.source == "measured" ? "" : " (" + c.source + ")");
       return c;
     }
   } else {
     const auto it = measured_.find({op, ranks});
     if (it != measured_.end()) {
-      CommCost c = interpolate(it->second, bytes);
+      CommCost c = interpolate(it->second, bytes, op, ranks);
       const std::string how = c.source == "measured" ? "" : ", " + c.source.substr(c.source.find('(') + 1);
       c.source = "measured (nccl-tests " + op + (how.empty() ? ")" : how);
       return c;
@@ -218,7 +224,7 @@ CommCost NcclTestsCost::cost(const std::string& op, const std::vector<int>& rank
   if (op != "pair" && ranks.size() <= 1) return {0, derived};
   const double b = static_cast<double>(std::max<std::int64_t>(bytes, 0));
   const double us = latency_us_ + b * factor / (busbw_gbps(std::max(b, 1.0)) * kBytesPerGB) * kUsPerSecond;
-  return {ns(us), derived};
+  return {ns(us, op, ranks, bytes), derived};
 }
 
 }  // namespace pipebench

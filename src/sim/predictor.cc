@@ -15,8 +15,6 @@
 namespace pipebench {
 namespace {
 
-SimTime ms_to_ns(double ms) { return static_cast<SimTime>(std::llround(ms * 1e6)); }
-
 // A transfer with no topology path gets a link of its own, numbered past the path links.
 constexpr int kOwnLinkStride = 100003;
 
@@ -68,7 +66,7 @@ std::vector<SimCollective> add_after_pipeline(const ScheduleBuild& b, double opt
           if (pos != b.ranks.end()) coll.members.push_back(static_cast<int>(pos - b.ranks.begin()));
         }
         std::sort(coll.members.begin(), coll.members.end());
-        coll.duration = ms_to_ns(ms);
+        coll.duration = checked_ns_from_ms(ms, "the collectives \"" + msg.what + "\"");
         coll.label = msg.what;
         it = by_key.emplace(std::make_pair(msg.what, msg.group), static_cast<int>(colls.size())).first;
         colls.push_back(coll);
@@ -81,7 +79,7 @@ std::vector<SimCollective> add_after_pipeline(const ScheduleBuild& b, double opt
     if (optimizer_ms > 0) {
       Task t;
       t.kind = Task::Kind::kCompute;
-      t.duration = ms_to_ns(optimizer_ms);
+      t.duration = checked_ns_from_ms(optimizer_ms, "--optimizer-ms");
       t.name = "optimizer";
       programs[r].tasks.push_back(t);
     }

@@ -18,7 +18,6 @@ bool has_op(const std::string& op) {
   return std::binary_search(names.begin(), names.end(), op);
 }
 
-SimTime ms_to_ns(double ms) { return static_cast<SimTime>(std::llround(ms * 1e6)); }
 
 // The plan's messages of the pipeline group's ranks, costed and sorted into inside / after. P2P
 // (send/recv) is the schedule's own: only its size is kept. Every other class (TP, CP's sendrecv ring,
@@ -70,8 +69,8 @@ void set_compute(ScheduleSpec& spec, const ComputeModel& c, int layers, const st
         fwd += c.output_layer_fwd_ms;
         bwd += 2 * c.output_layer_fwd_ms;
       }
-      f.push_back(ms_to_ns(fwd + extra / 3));
-      b.push_back(ms_to_ns(bwd + 2 * extra / 3));
+      f.push_back(checked_ns_from_ms(fwd + extra / 3, "the forward step of a model chunk"));
+      b.push_back(checked_ns_from_ms(bwd + 2 * extra / 3, "the backward step of a model chunk"));
     }
     spec.fwd.push_back(f);
     spec.bwd.push_back(b);
@@ -92,6 +91,12 @@ ScheduleBuild build_schedule(const Plan& plan, const Schedule& s, const ComputeM
   spec.v = s.v;
   spec.m = l.microbatches;
   spec.overlap_p2p = plan.args.overlap_p2p;
+  // Two compute tasks and up to two P2P calls per microbatch step and rank: bounded before anything is built.
+  if (static_cast<double>(l.pp) * static_cast<double>(l.microbatches) * s.v * 4 > static_cast<double>(kMaxSimTasks)) {
+    throw UsageError("schedule " + s.name + " (p " + std::to_string(l.pp) + ", v " + std::to_string(s.v) + ", " +
+                     std::to_string(l.microbatches) + " microbatches) needs more than " + std::to_string(kMaxSimTasks) +
+                     " simulated tasks (the limit; fewer microbatches or a shorter pipeline)");
+  }
   spec.warmup = s.warmup;
   spec.table = forward_table(plan.args, l, s.v);
   sort_messages(s, costs, b);

@@ -3,13 +3,35 @@
 // gives them times. Times are integer nanoseconds (SimTime), so a simulation is exact and deterministic.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
+
+#include "core/error.h"
 
 namespace pipebench {
 
 using SimTime = std::int64_t;  // nanoseconds
+
+// Limits of one simulation (README "Limits"). A task or message longer than 1000 s is no measured or
+// assumed cost of a real link or layer (a table with time_us 1e308, --link-gbps 1e-300); with at most
+// kMaxSimTasks tasks per schedule the iteration's sum stays far inside int64 nanoseconds, and the memory
+// stays in the hundreds of MB.
+inline constexpr double kMaxTaskMs = 1e6;
+inline constexpr std::int64_t kMaxSimTasks = std::int64_t{1} << 21;
+
+// The duration `ms` in integer nanoseconds; UsageError naming `what` unless it is finite and in
+// [0, kMaxTaskMs]. The message prints %g (never a 309-digit number).
+[[nodiscard]] inline SimTime checked_ns_from_ms(double ms, const std::string& what) {
+  if (!std::isfinite(ms) || ms < 0 || ms > kMaxTaskMs) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, ": %.4g ms is not a duration the simulator plays (0 to %.0e ms)", ms, kMaxTaskMs);
+    throw UsageError(what + buf);
+  }
+  return static_cast<SimTime>(std::llround(ms * 1e6));
+}
 
 struct P2POp {
   bool send = true;

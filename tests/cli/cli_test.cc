@@ -146,9 +146,29 @@ TEST(Cli, RunHasDefaultsForTheMainJob) {
 }
 
 TEST(Cli, RunHandsWordsAfterTheSeparatorToMegatron) {
-  const Parsed p = parse({"run", "--benchmark_min_time=1", "--", "--num-layers", "4", "--benchmark_x"});
+  // Complete Megatron arguments: run checks them while parsing, before anything is measured.
+  const std::vector<std::string> megatron = {"--num-layers",
+                                             "4",
+                                             "--hidden-size",
+                                             "64",
+                                             "--num-attention-heads",
+                                             "4",
+                                             "--seq-length",
+                                             "32",
+                                             "--max-position-embeddings",
+                                             "32",
+                                             "--micro-batch-size",
+                                             "1",
+                                             "--global-batch-size",
+                                             "8",
+                                             "--vocab-size",
+                                             "99",
+                                             "--benchmark_x"};
+  std::vector<std::string> line = {"run", "--benchmark_min_time=1", "--"};
+  line.insert(line.end(), megatron.begin(), megatron.end());
+  const Parsed p = parse(line);
   const RunOptions& o = dynamic_cast<const RunCommand&>(*p.line.command).options();
-  EXPECT_EQ(o.megatron_args, (std::vector<std::string>{"--num-layers", "4", "--benchmark_x"}));
+  EXPECT_EQ(o.megatron_args, megatron);
   EXPECT_EQ(o.benchmark_args, std::vector<std::string>{"--benchmark_min_time=1"});
 }
 

@@ -132,6 +132,66 @@ TEST(PlanIo, MissingAndMistypedFieldsAreNamed) {
   EXPECT_EQ(error_of(j), "--plan p.json: \"model.megatron_version\" is not \"main\" or \"core_v0.9\"");
 }
 
+TEST(PlanIo, MessagesThatNoPlanCanHoldAreBadInputNotACrashOrWrongData) {
+  const json good = plan_to_json(plan_of(kSmall));
+  ASSERT_EQ(good["schedules"][0]["messages"][0]["op"], "recv");  // rank 0 and 1 (pp 4, world 4)
+  const std::string m0 = "--plan p.json: \"schedules[0].messages[0].";
+  std::size_t coll = 0;  // the first collective of schedule 0
+  while (good["schedules"][0]["messages"][coll]["op"] == "send" ||
+         good["schedules"][0]["messages"][coll]["op"] == "recv")
+    ++coll;
+  const std::string mc = "--plan p.json: \"schedules[0].messages[" + std::to_string(coll) + "].";
+  json j = good;
+  j["schedules"][0]["messages"][coll]["group"] = json::array();
+  EXPECT_EQ(error_of(j), mc + "group\" is empty");
+  j = good;
+  j["schedules"][0]["messages"][coll]["group"] = {0, 0};
+  j["schedules"][0]["messages"][coll]["rank"] = 0;
+  EXPECT_EQ(error_of(j), mc + "group\" repeats a rank");
+  j = good;
+  j["schedules"][0]["messages"][coll]["group"] = {0, 4};
+  EXPECT_EQ(error_of(j), mc + "group\" names a rank outside the world");
+  j = good;
+  j["schedules"][0]["messages"][0]["group"] = {2, 3};
+  EXPECT_EQ(error_of(j), m0 + "group\" does not hold the rank");
+  j = good;
+  j["schedules"][0]["messages"][0]["rank"] = 7;
+  EXPECT_EQ(error_of(j), m0 + "rank\" is outside the world (4)");
+  j = good;
+  j["schedules"][0]["messages"][0]["peer"] = 0;
+  EXPECT_EQ(error_of(j), m0 + "peer\" is not the other rank of the group");
+  j = good;
+  j["schedules"][0]["messages"][0]["op"] = "all_to_all";
+  EXPECT_EQ(error_of(j), m0 + "op\" is not a plan op (\"all_to_all\")");
+  j = good;
+  j["schedules"][0]["messages"][0]["bytes"] = 3;
+  EXPECT_EQ(error_of(j), m0 + "bytes\" is not elements x dtype size");
+  j = good;
+  j["schedules"][0]["messages"][0]["elements"] = std::int64_t{1} << 62;
+  EXPECT_EQ(error_of(j), m0 + "bytes\" is not elements x dtype size");  // the product overflows: never wraps
+  j = good;
+  j["layout"]["pp"] = 0;
+  EXPECT_EQ(error_of(j), "--plan p.json: \"layout\" has a size below 1");
+  j = good;
+  j["schedules"][0]["params"][0]["pp_rank"] = 9;
+  EXPECT_EQ(error_of(j),
+            "--plan p.json: \"schedules[0].params[0]\" is not a pipeline rank and chunk of this schedule with a "
+            "count >= 0");
+}
+
+TEST(PlanIo, SizesBeyondTheLimitsAreRefused) {
+  const json good = plan_to_json(plan_of(kSmall));
+  json j = good;
+  j["layout"]["microbatches"] = 2000000;
+  EXPECT_EQ(error_of(j), "--plan p.json: \"layout.microbatches\" is above the limit of 16384");
+  j = good;
+  j["model"]["hidden_size"] = -1024;
+  EXPECT_EQ(error_of(j), "--plan p.json: \"model.hidden_size\" is below 1");
+  j = good;
+  j["model"]["num_layers"] = 1 << 20;
+  EXPECT_EQ(error_of(j), "--plan p.json: \"model.num_layers\" is above the limit of 4096");
+}
+
 TEST(PlanIo, LoadPlanNamesTheFlagAndFile) {
   const auto dir = std::filesystem::temp_directory_path() / ("plan_io_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);

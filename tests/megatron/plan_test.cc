@@ -3,6 +3,7 @@
 #include "megatron/plan.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -318,6 +319,66 @@ TEST(MegatronPlan, InvalidConfigurationsNameMegatronsRule) {
   EXPECT_NE(usage_error(ok + "--num-layers eight --global-batch-size 8").find("--num-layers"), std::string::npos);
   EXPECT_NE(usage_error(ok + "--num-layers 8 --global-batch-size 8 --fp16 --bf16").find("--fp16 and --bf16"),
             std::string::npos);
+}
+
+TEST(MegatronPlan, AbsurdSizesAreBadInputNeverACrashAHangOrANegativeByteCount) {
+  const std::string model = "--hidden-size 256 --num-attention-heads 8 --vocab-size 1000 ";
+  const std::string batch =
+      "--seq-length 128 --max-position-embeddings 128 --micro-batch-size 1 --global-batch-size 8 ";
+  // 2^31-1 layers with p 1: the v loop ran to INT_MAX (SIGFPE); now the documented limit.
+  EXPECT_EQ(usage_error(model + batch + "--num-layers 2147483647"),
+            "Megatron arguments: --num-layers 2147483647 is above the limit of 4096");
+  // Sizes whose products overflow int64 (they gave negative byte counts).
+  const std::string e1 = usage_error(
+      model +
+      "--num-layers 8 --seq-length 2147483647 --max-position-embeddings 2147483647 --micro-batch-size 2147483647 "
+      "--global-batch-size 2147483647");
+  EXPECT_NE(e1.find("overflows 64 bits"), std::string::npos) << e1;
+  const std::string e2 = usage_error(
+      "--hidden-size 2147483520 --ffn-hidden-size 1024 --num-attention-heads 8 --vocab-size "
+      "9000000000000000000 --num-layers 8 " +
+      batch);
+  EXPECT_NE(e2.find("overflows 64 bits"), std::string::npos) << e2;
+  // A plan that fits: every byte count positive, the biggest ones included.
+  const Plan big = plan_of(model +
+                           "--num-layers 8 --seq-length 16777216 --max-position-embeddings 16777216 --micro-batch-size "
+                           "1 --global-batch-size 8 "
+                           "--pipeline-model-parallel-size 2 --world-size 2");
+  for (const auto& s : big.schedules) {
+    for (const auto& m : s.messages) EXPECT_GT(m.bytes, 0) << m.what;
+  }
+  // A negative size: one short line naming the flag (not DBL_MAX in full).
+  const std::string e3 =
+      usage_error(batch + "--num-layers 8 --hidden-size -256 --num-attention-heads 8 --vocab-size 9");
+  EXPECT_NE(e3.find("--hidden-size"), std::string::npos) << e3;
+  EXPECT_LT(e3.size(), 160u) << e3;
+  EXPECT_EQ(usage_error(model + batch + "--num-layers 8 --ffn-hidden-size nan").find("--ffn-hidden-size"), 20u);
+  // Megatron's head rule (arguments.py): hidden_size % num_attention_heads == 0 unless --kv-channels is given.
+  EXPECT_EQ(usage_error("--hidden-size 250 --num-attention-heads 8 --vocab-size 1000 --num-layers 8 " + batch),
+            "hidden size (250) must be divisible by number of attention heads (8)");
+  // 2e9 microbatches hung the plan: the limit says so at once.
+  EXPECT_EQ(usage_error(model + "--num-layers 8 --seq-length 128 --max-position-embeddings 128 --micro-batch-size 1 "
+                                "--global-batch-size 2000000000"),
+            "number of microbatches (2000000000 = global batch size / (micro batch size x data parallel size)) is "
+            "above the limit of 16384");
+  EXPECT_NE(usage_error(model + batch + "--num-layers 8 --world-size 2097152").find("above the limit of 1048576 ranks"),
+            std::string::npos);
+}
+
+TEST(MegatronPlan, VocabFileMustBeARegularFile) {
+  const std::string fifo = "/tmp/pipebench_vocab_fifo_" + std::to_string(getpid());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::string args =
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 8 --max-position-embeddings 8 "
+      "--micro-batch-size 1 "
+      "--global-batch-size 1 --vocab-file ";
+  try {
+    (void)parse_megatron_args(words(args + fifo));  // blocked forever before
+    ADD_FAILURE() << "a FIFO was read";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--vocab-file " + fifo + ": a FIFO"), std::string::npos) << e.what();
+  }
+  std::remove(fifo.c_str());
 }
 
 TEST(MegatronPlan, VocabFileTokensAreCounted) {

@@ -118,5 +118,29 @@ TEST(ScheduleBuild, ContextParallelExchangeIsPricedAndAClassWithoutAnOpIsNamed) 
   EXPECT_EQ(ba.cost_sources.count("not priced: alltoall (no such op)"), have ? 0u : 1u);
 }
 
+TEST(ScheduleBuild, MoreTasksThanTheLimitAreRefusedBeforeAnyIsBuilt) {
+  // p 8, v 8, 16384 microbatches: about 4.2M tasks per schedule, past kMaxSimTasks (2^21).
+  const Plan plan = plan_of(
+      "--num-layers 64 --hidden-size 64 --num-attention-heads 4 --seq-length 16 --max-position-embeddings 16 "
+      "--micro-batch-size 1 "
+      "--global-batch-size 16384 --pipeline-model-parallel-size 8 --vocab-size 100 "
+      "--num-layers-per-virtual-pipeline-stage 1");
+  ComputeOptions o;
+  o.fwd_ms_per_layer = 1;
+  const ComputeModel c = make_compute_model(plan, o);
+  const AssumedCost link(10, 5);
+  const Schedule& interleaved = plan.schedules.back();
+  ASSERT_EQ(interleaved.v, 8);
+  try {
+    (void)build_schedule(plan, interleaved, c, link, false);
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "schedule interleaved (p 8, v 8, 16384 microbatches) needs more than 2097152 simulated tasks (the limit; "
+              "fewer microbatches or a shorter pipeline)");
+  }
+  EXPECT_NO_THROW((void)build_schedule(plan, plan.schedules.front(), c, link, false));  // 1F1B: 524288 tasks
+}
+
 }  // namespace
 }  // namespace pipebench

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+// Numeric flag validators (see number_checks.h).
+#include "cli/number_checks.h"
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+namespace pipebench::checks {
+namespace {
+
+// The value of a whole numeric word, or nullopt when the word is not one (CLI11 then reports the type).
+std::optional<double> number_of(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0') return std::nullopt;
+  if (errno == ERANGE && std::isinf(v)) return v;  // 1e400: not finite
+  return v;
+}
+
+std::string bounds(bool open_low, double lo, double hi) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%s%.4g, %.4g]", open_low ? "(" : "[", lo, hi);
+  return buf;
+}
+
+// Refuses a word that is not a finite number (the word is echoed shortened: it may be a long literal).
+std::string not_finite(const std::string& text) {
+  return (text.size() > 24 ? text.substr(0, 24) + "..." : text) + " is not a finite number";
+}
+
+CLI::Validator range_check(double lo, double hi, bool open_low) {
+  const std::string desc = "FINITE in " + bounds(open_low, lo, hi);
+  return CLI::Validator(
+      [lo, hi, open_low](std::string& text) -> std::string {
+        const std::optional<double> v = number_of(text);
+        if (!v) return "'" + text + "' is not a number";
+        if (!std::isfinite(*v)) return not_finite(text);
+        if (*v < lo || *v > hi || (open_low && *v == lo)) return text + " is outside " + bounds(open_low, lo, hi);
+        return {};
+      },
+      desc);
+}
+
+bool is_numeric_type(const std::string& full_type) {
+  const std::string type = full_type.substr(0, full_type.find(':'));  // CLI11 appends validator descriptions
+  return type == "INT" || type == "UINT" || type == "FLOAT" || type == "NUMBER" || type == "POSITIVE" ||
+         type == "NONNEGATIVE";
+}
+
+}  // namespace
+
+CLI::Validator in_range(double lo, double hi) { return range_check(lo, hi, false); }
+CLI::Validator positive(double hi) { return range_check(0, hi, true); }
+CLI::Validator non_negative(double hi) { return range_check(0, hi, false); }
+
+void require_finite_numbers(CLI::App& app) {
+  const CLI::Validator finite(
+      [](std::string& text) -> std::string {
+        const std::optional<double> v = number_of(text);
+        return v && !std::isfinite(*v) ? not_finite(text) : std::string();
+      },
+      "");
+  for (CLI::Option* opt : app.get_options([](const CLI::Option* o) { return o->get_type_size() != 0; })) {
+    if (is_numeric_type(opt->get_type_name())) opt->check(finite);
+  }
+}
+
+}  // namespace pipebench::checks

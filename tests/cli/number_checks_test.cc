@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+// Numeric flags: finite and in range, one short line naming the flag; empty lists are bad input.
+#include "cli/number_checks.h"
+
+#include <gtest/gtest.h>
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "app/commands.h"
+#include "cli/cli.h"
+#include "core/error.h"
+
+namespace pipebench {
+namespace {
+
+std::string usage_error(const std::vector<std::string>& args) {
+  const CommandTable table = make_command_table();
+  try {
+    (void)parse_line(table, args);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// The error names the flag and the value, fits on a short line (never DBL_MAX's 309 digits).
+void expect_refused(const std::vector<std::string>& args, const std::string& flag, const std::string& value) {
+  std::string line;
+  for (const auto& a : args) line += a + " ";
+  const std::string e = usage_error(args);
+  EXPECT_NE(e, "(no error)") << line;
+  EXPECT_NE(e.find(flag), std::string::npos) << line << ": " << e;
+  EXPECT_NE(e.find(value), std::string::npos) << line << ": " << e;
+  EXPECT_LT(e.size(), 200u) << line << ": " << e;
+}
+
+TEST(NumberChecks, NanInfAndOutOfRangeNumbersAreRefusedByEveryCommand) {
+  expect_refused({"bench", "-T", "nan"}, "--timeout", "nan");
+  expect_refused({"bench", "-T", "-1"}, "--timeout", "-1");
+  expect_refused({"bench", "-T", "1e400"}, "--timeout", "not a finite number");
+  expect_refused({"pairs", "-T", "inf"}, "--timeout", "inf");
+  expect_refused({"run", "--point-seconds", "nan"}, "--point-seconds", "nan");
+  expect_refused({"run", "--tflops", "nan"}, "--tflops", "nan");
+  expect_refused({"run", "-T", "NaN"}, "--timeout", "NaN");
+  expect_refused({"predict", "--plan", "p.json", "--tflops", "nan"}, "--tflops", "nan");
+  expect_refused({"predict", "--plan", "p.json", "--comm-sm-slowdown", "nan"}, "--comm-sm-slowdown", "nan");
+  expect_refused({"predict", "--plan", "p.json", "--link-latency-us", "nan"}, "--link-latency-us", "nan");
+  expect_refused({"predict", "--plan", "p.json", "--link-gbps", "1e-300"}, "--link-gbps", "outside [0.001, 1e+06]");
+  expect_refused({"predict", "--plan", "p.json", "--fwd-ms-per-layer", "0"}, "--fwd-ms-per-layer", "(0, 1e+06]");
+  expect_refused({"predict", "--plan", "p.json", "--optimizer-ms", "-inf"}, "--optimizer-ms", "-inf");
+  // A flag without a range of its own still refuses non-finite numbers.
+  expect_refused({"replay", "--plan", "p.json", "--tflops", "nan"}, "--tflops", "not a finite number");
+}
+
+TEST(NumberChecks, ValidNumbersStillPass) {
+  EXPECT_EQ(usage_error({"bench", "-T", "0"}), "(no error)");
+  EXPECT_EQ(usage_error({"bench", "-T", "30.5"}), "(no error)");
+  EXPECT_EQ(usage_error({"predict", "--plan", "p.json", "--link-gbps", "12.5", "--link-latency-us", "0"}),
+            "(no error)");
+}
+
+TEST(NumberChecks, ValidatorsOnAPlainApp) {
+  CLI::App app;
+  double x = 0, y = 0;
+  int n = 0;
+  app.add_option("--x", x)->check(checks::in_range(1, 10));
+  app.add_option("--y", y);
+  app.add_option("--n", n);
+  checks::require_finite_numbers(app);
+  auto fails = [&](std::vector<std::string> words) {
+    std::reverse(words.begin(), words.end());
+    try {
+      app.parse(words);
+    } catch (const CLI::ParseError&) {
+      return true;
+    }
+    return false;
+  };
+  EXPECT_FALSE(fails({"--x", "10", "--y", "-3.5", "--n", "4"}));
+  EXPECT_TRUE(fails({"--x", "10.5"}));
+  EXPECT_TRUE(fails({"--x", "nan"}));
+  EXPECT_TRUE(fails({"--y", "nan"}));
+  EXPECT_TRUE(fails({"--y", "-inf"}));
+  EXPECT_TRUE(fails({"--y", "1e999"}));
+}
+
+TEST(EmptyLists, AnEmptyOpSizeOrTypeListIsBadInputNotTheDefault) {
+  expect_refused({"bench", "--op", ""}, "--op", "no op named");
+  expect_refused({"bench", "--sizes", ""}, "--sizes", "empty");
+  expect_refused({"bench", "-d", ""}, "-d", "no data type");
+  expect_refused({"bench", "-o", ""}, "-o", "no reduction");
+}
+
+TEST(RunArguments, MegatronArgumentsAreCheckedBeforeAnythingRuns) {
+  expect_refused({"run", "--", "--num-layers", "0"}, "--num-layers", "0");
+  const std::string missing = usage_error({"run", "--", "--num-layers", "4"});
+  EXPECT_NE(missing.find("missing --hidden-size"), std::string::npos) << missing;
+  const std::string rule = usage_error({"run",
+                                        "--",
+                                        "--num-layers",
+                                        "6",
+                                        "--hidden-size",
+                                        "64",
+                                        "--num-attention-heads",
+                                        "4",
+                                        "--seq-length",
+                                        "32",
+                                        "--max-position-embeddings",
+                                        "32",
+                                        "--micro-batch-size",
+                                        "1",
+                                        "--global-batch-size",
+                                        "8",
+                                        "--vocab-size",
+                                        "100",
+                                        "--pipeline-model-parallel-size",
+                                        "4"});
+  EXPECT_NE(rule.find("num_layers 6 is not divisible by pipeline size 4"), std::string::npos) << rule;
+}
+
+}  // namespace
+}  // namespace pipebench

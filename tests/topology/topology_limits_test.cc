@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+// A topology far larger than any machine (4096 GPUs) is refused in one line once read, before any table
+// of GPU pairs exists; one at the limit is classified. The files are generated in a temporary folder.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "core/error.h"
+#include "report/topology_report.h"
+#include "topology/discovery.h"
+
+namespace pipebench {
+namespace {
+
+// NCCL topology XML: two CPUs, GPUs as PCI class 0x0302 in pairs under PCIe switches.
+std::string write_nccl_xml(std::size_t gpus) {
+  const std::string path =
+      "/tmp/pipebench_topo_limits_" + std::to_string(getpid()) + "_" + std::to_string(gpus) + ".xml";
+  std::ofstream out(path);
+  out << "<system version=\"1\">\n";
+  for (int cpu = 0; cpu < 2; ++cpu) {
+    out << " <cpu numaid=\"" << cpu << "\" arch=\"x86_64\" vendor=\"GenuineIntel\">\n";
+    for (std::size_t g = cpu; g < gpus; g += 4) {
+      char sw[32], a[32], b[32];
+      std::snprintf(sw, sizeof sw, "%04zx:ff:00.0", g);
+      std::snprintf(a, sizeof a, "%04zx:01:00.0", g);
+      std::snprintf(b, sizeof b, "%04zx:01:00.0", g + 2);
+      out << "  <pci busid=\"" << sw << "\" class=\"0x060400\" link_speed=\"16 GT/s\" link_width=\"16\">\n"
+          << "   <pci busid=\"" << a << "\" class=\"0x030200\" link_speed=\"16 GT/s\" link_width=\"16\"/>\n";
+      if (g + 2 < gpus)
+        out << "   <pci busid=\"" << b << "\" class=\"0x030200\" link_speed=\"16 GT/s\" link_width=\"16\"/>\n";
+      out << "  </pci>\n";
+    }
+    out << " </cpu>\n";
+  }
+  out << "</system>\n";
+  return path;
+}
+
+TEST(TopologyLimits, FourThousandGpusAreRefusedInOneLineBeforeAnyPairTable) {
+  const std::string path = write_nccl_xml(4096);
+  DiscoveryOptions o;
+  o.nccl_xml = path;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    (void)discover_topology(o);  // built 16.7M pairs and then a JSON of them (killed at 24 GB) before
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "--nccl-xml " + path + ": 4096 GPUs, above the limit of 256 in one topology");
+  }
+  // Parsing the file is all the work done: well under the seconds a pair table would take.
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 30.0);
+  std::remove(path.c_str());
+}
+
+TEST(TopologyLimits, ATopologyAtTheLimitIsClassifiedAndItsJsonStaysSmall) {
+  const std::string path = write_nccl_xml(kMaxTopologyGpus);
+  DiscoveryOptions o;
+  o.nccl_xml = path;
+  const TopologyView v = discover_topology(o);
+  ASSERT_EQ(v.topology.gpus.size(), kMaxTopologyGpus);
+  ASSERT_EQ(v.gpu_pairs.size(), kMaxTopologyGpus * kMaxTopologyGpus);
+  // File order (no <gpu> children): the first CPU's GPUs, then the second's.
+  EXPECT_EQ(v.gpu_pairs[1].label(), "PIX");                     // one switch
+  EXPECT_EQ(v.gpu_pairs[2].label(), "PHB");                     // the same CPU, another switch
+  EXPECT_EQ(v.gpu_pairs[kMaxTopologyGpus / 2].label(), "SYS");  // across the CPUs
+  EXPECT_LT(topology_to_json(v).dump().size(), std::size_t{64} << 20);
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace pipebench
