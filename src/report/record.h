@@ -36,6 +36,7 @@ struct ResultRecord {
   std::vector<int> plan_ids;  // bench --plan: the ids of the plan messages this point times
   std::string link_class;     // worst pair class of the ranks (PIX, NV18, NET...); empty = unknown
   std::string error;          // non-empty when the point failed
+  std::string timestamp;      // bench -S: UTC "YYYY-MM-DD HH:MM:SS" when the point finished; empty = not asked
 };
 
 }  // namespace pipebench
