@@ -69,8 +69,10 @@ double replay_ms(const ScheduleSpec& spec, int iterations) {
 // waking ranks and polling. Interleaved (v=2) and 1F1B differ by 16% in these tests, so a schedule of
 // the wrong shape fails.
 void expect_schedule_time(double got_ms, double expected_ms, const std::string& what) {
-  EXPECT_GE(got_ms, 0.99 * expected_ms) << what << " replayed " << got_ms << " ms, closed form " << expected_ms << " ms";
-  EXPECT_LE(got_ms, 1.08 * expected_ms) << what << " replayed " << got_ms << " ms, closed form " << expected_ms << " ms";
+  EXPECT_GE(got_ms, 0.99 * expected_ms) << what << " replayed " << got_ms << " ms, closed form " << expected_ms
+                                        << " ms";
+  EXPECT_LE(got_ms, 1.08 * expected_ms) << what << " replayed " << got_ms << " ms, closed form " << expected_ms
+                                        << " ms";
 }
 
 TEST(ReplayExecutorMpi, OneFOneBMatchesClosedForm) {
