@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // broadcast: the root's buffer reaches every rank.
-#include <string>
-
 #include "collectives/registry.h"
-#include "core/error.h"
+#include "collectives/root_check.h"
 
 namespace pipebench {
 namespace {
@@ -33,12 +31,7 @@ class Broadcast final : public Op {
     const void* send = a.in_place ? recv : a.buffers.send(local);
     b.broadcast(local, send, recv, a.sizing.count, a.dtype, a.params.root);
   }
-  void validate(int n, const OpParams& p) const override {
-    if (p.root < 0 || p.root >= n) {
-      throw UsageError("-r/--root: root " + std::to_string(p.root) + " is out of range for " + std::to_string(n) +
-                       " ranks");
-    }
-  }
+  void validate(int n, const OpParams& p) const override { validate_root(name(), n, p); }
 };
 
 PB_REGISTER_OP(Broadcast);

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "app/plan_bench.h"
 #include "app/report_session.h"
@@ -16,9 +18,11 @@
 #include "collectives/registry.h"
 #include "core/error.h"
 #include "core/sizes.h"
+#include "core/split_expr.h"
 #include "core/units.h"
 #include "core/version.h"
 #include "core/word_lists.h"
+#include "harness/point_runner.h"
 #include "report/console_table.h"
 #include "report/csv_writer.h"
 #include "report/results_json.h"
@@ -36,6 +40,54 @@ std::string gib(std::uint64_t bytes) {
   return buf;
 }
 
+// --split: the ranks of this communicator whose processes share this process's colour (nccl-tests
+// splits processes; a process's -g GPUs stay together). Ranks of process p are p*g .. p*g+g-1.
+std::vector<int> split_members(const SplitRule& rule, int nranks, const World& world) {
+  const int per_process = nranks / world.size();
+  std::vector<int> members;
+  for (const auto& group : split_groups(rule, world.size())) {
+    if (std::find(group.begin(), group.end(), world.rank()) == group.end()) continue;
+    for (int p : group) {
+      for (int i = 0; i < per_process; ++i) members.push_back(p * per_process + i);
+    }
+  }
+  return members;
+}
+
+const char* rank_stat_name(RankStat s) {
+  static const char* const kNames[] = {"rank 0", "mean", "min", "max"};
+  return kNames[static_cast<int>(s)];
+}
+
+// The flags that mean nothing on the chosen backend, said once (rank 0).
+void note_flags(const BenchConfig& c, BackendKind kind, const World& world) {
+  if (world.rank() != 0) return;
+  std::vector<std::string> notes;
+  if (c.parallel_init) {
+    notes.push_back(
+        "-p 1: a process's communicators are created in one ncclGroupStart/End, which already "
+        "initialises them in parallel; -p changes nothing");
+  }
+  if (kind == BackendKind::kNccl && c.threads > 1) {
+    notes.push_back("-t " + std::to_string(c.threads) + ": one thread drives the process's " +
+                    std::to_string(c.threads * c.gpus_per_process) + " GPUs with grouped calls (as -g " +
+                    std::to_string(c.threads * c.gpus_per_process) + ")");
+  }
+  if (kind == BackendKind::kMpi) {
+    if (c.threads > 1) {
+      notes.push_back("-t: the mpi backend runs one host rank per process; start more with mpirun -np");
+    }
+    if (c.buffers.registration > 0) {
+      notes.push_back("-R: the mpi backend has host buffers; there is nothing to register");
+    }
+    if (c.buffers.alloc != BufferAlloc::kDefault) {
+      notes.push_back("--alloc: the mpi backend has host buffers (aligned_alloc); cuda/ncclmem apply to nccl");
+    }
+    if (c.cputime) notes.push_back("-C: on the mpi backend calls complete as they are issued; cputime is the time");
+  }
+  for (const auto& n : notes) std::fprintf(stderr, "pipebench: note: %s\n", n.c_str());
+}
+
 }  // namespace
 
 void validate_for_backend(const BenchConfig& c, const Backend& backend, const World& world) {
@@ -45,17 +97,23 @@ void validate_for_backend(const BenchConfig& c, const Backend& backend, const Wo
                        std::to_string(backend.nranks() - 1) + ")");
     }
   }
-  const int nranks = c.group.empty() ? backend.nranks() : static_cast<int>(c.group.size());
+  int nranks = c.group.empty() ? backend.nranks() : static_cast<int>(c.group.size());
+  if (c.split) {
+    const int per_process = backend.nranks() / world.size();
+    for (const auto& g : split_groups(*c.split, world.size())) {
+      nranks = std::min(nranks, static_cast<int>(g.size()) * per_process);  // every group must run every op
+    }
+  }
   for (const auto& name : c.ops) OpRegistry::instance().find("--op", name).validate(nranks, c.params);
   if (c.graph && !backend.supports_graphs()) throw UsageError("-G: CUDA graphs need the nccl backend");
 
   // Refuse before allocating: the largest point's buffers against free memory (min over ranks).
-  std::uint64_t need = 0;
+  std::uint64_t need = PointRunner::unalign_margin_bytes(c) * 2;
   std::string what;
   for (const auto& p : plan_points(c)) {
     const Sizing s = p.op->sizing(p.requested_bytes, dtype_size(p.dtype), nranks, c.params);
-    if (s.send_bytes + s.recv_bytes > need) {
-      need = s.send_bytes + s.recv_bytes;
+    if (s.send_bytes + s.recv_bytes + PointRunner::unalign_margin_bytes(c) * 2 > need) {
+      need = s.send_bytes + s.recv_bytes + PointRunner::unalign_margin_bytes(c) * 2;
       what = std::string(p.op->name()) + " at " + format_size(p.requested_bytes);
     }
   }
@@ -84,7 +142,16 @@ nlohmann::json bench_config_json(const BenchConfig& c) {
           {"checks", c.checks},
           {"graph", c.graph},
           {"group", c.group},
-          {"point_budget_s", c.point_budget_s}};
+          {"point_budget_s", c.point_budget_s},
+          {"agg_iters", c.agg},
+          {"run_cycles", c.cycles},
+          {"average", static_cast<int>(c.rank_stat)},
+          {"blocking", c.blocking},
+          {"report_cputime", c.cputime},
+          {"unalign", c.unalign_elems},
+          {"per_iter_skip", c.per_iter_skip},
+          {"local_register", c.buffers.registration},
+          {"split", c.split ? nlohmann::json(c.split->text) : nlohmann::json(nullptr)}};
 }
 
 void print_preamble(std::ostream& out, const BenchConfig& c, const Backend& backend, const nlohmann::json& system) {
@@ -100,13 +167,29 @@ void print_preamble(std::ostream& out, const BenchConfig& c, const Backend& back
     for (int g : c.group) out << " " << g;
     out << " (the ops run on these ranks only)\n";
   }
+  if (c.split) {
+    out << "# split " << c.split->text << ": groups of processes running at once:";
+    for (const auto& g : split_groups(*c.split, static_cast<int>(system["processes"].get<int>()))) {
+      out << " {";
+      for (std::size_t i = 0; i < g.size(); ++i) out << (i ? "," : "") << g[i];
+      out << "}";
+    }
+    out << "; time over all ranks, busbw per group; records carry rank 0's group\n";
+  }
+  if (c.agg > 1 || c.blocking > 0 || c.cputime || c.unalign_elems > 0 || c.rank_stat != RankStat::kMax) {
+    out << "# agg iters " << c.agg << "  blocking " << c.blocking << "  unalign " << c.unalign_elems
+        << "  time over ranks: " << rank_stat_name(c.rank_stat)
+        << (c.cputime ? "  time column: host time spent issuing the ops (-C)" : "") << "\n";
+  }
   if (!c.params.pairs.empty()) {
     out << "# pairs";
     for (const auto& p : c.params.pairs) out << " " << p.src << ":" << p.dst;
     out << (c.params.bidirectional ? " (each in both directions at once)" : " (one way)")
         << "; algbw = busbw = one message's bytes / time\n";
   }
-  out << "# time = median over reps of (batch time, slowest rank) / iters\n#\n# Using devices\n";
+  out << "# time = median over reps of (batch time, "
+      << (c.rank_stat == RankStat::kMax ? "slowest rank" : rank_stat_name(c.rank_stat) + std::string(" over ranks"))
+      << ") / iters\n#\n# Using devices\n";
   for (const auto& d : system["devices"]) {
     char buf[256];
     std::snprintf(buf, sizeof buf, "#  Rank %2d Pid %6ld on %10s device %2d [%s] %s\n", d["rank"].get<int>(),
@@ -123,16 +206,41 @@ int exit_status(const SweepSummary& s) {
   return static_cast<int>(ExitCode::kOk);
 }
 
-int run_bench_command(const BenchConfig& c, const World& world, std::vector<ResultRecord>* collected) {
-  if (!c.plan_path.empty()) return run_plan_bench(c, world);
+int run_bench_command(const BenchConfig& config, const World& world, std::vector<ResultRecord>* collected) {
+  if (!config.plan_path.empty()) return run_plan_bench(config, world);
+  BenchConfig c = config;
+  c.backend = resolve_backend(c.backend, world);
+  note_flags(c, c.backend, world);
+  // nccl-tests has procs x -t x -g ranks; here one thread drives them all.
+  if (c.backend == BackendKind::kNccl) c.gpus_per_process *= c.threads;
   auto backend = make_backend(c.backend, world, c.gpus_per_process);
   validate_for_backend(c, *backend, world);
   return run_bench_on(*backend, c, world, collected);
 }
 
+namespace {
+
+// -M: nccl-tests prints initialisation, user-allocated and collective memory; this is what can be
+// seen from outside NCCL, on the fullest rank.
+void print_memory(std::ostream& out, const BenchConfig& c, std::uint64_t free_before, std::uint64_t free_after,
+                  int nranks, bool gpu) {
+  std::uint64_t buffers = 0;
+  for (const auto& p : plan_points(c)) {
+    const Sizing s = p.op->sizing(p.requested_bytes, dtype_size(p.dtype), nranks, c.params);
+    buffers = std::max<std::uint64_t>(buffers, s.send_bytes + s.recv_bytes);
+  }
+  buffers += 2 * PointRunner::unalign_margin_bytes(c);
+  out << "# " << (gpu ? "GPU" : "Host") << " memory usage : free after init " << gib(free_before) << " | buffers "
+      << gib(buffers) << " per rank (send + recv) | taken during the sweep and kept "
+      << gib(free_before > free_after ? free_before - free_after : 0) << "\n";
+}
+
+}  // namespace
+
 int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::vector<ResultRecord>* collected) {
   std::unique_ptr<Backend> sub;
   if (!c.group.empty()) sub = full.split(c.group);
+  if (c.split) sub = full.split(split_members(*c.split, full.nranks(), world));
   Backend& comm = sub ? *sub : full;
   ReportSession report(world, full, c.json_path, c.csv_path, bench_config_json(c), collected);
   if (world.rank() == 0 && !wants_benchmark_display(c.benchmark_args)) {
@@ -145,9 +253,23 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
     }
     report.add_sink(std::make_unique<ConsoleTable>(std::cout));
   }
+  const bool gpu = full.kind() == BackendKind::kNccl;
+  const auto free_now = [&] { return world.min_u64(full.nlocal() ? full.free_memory_bytes() : UINT64_MAX); };
+  const std::uint64_t free_before = c.memory_report ? free_now() : 0;
   const std::vector<Point> points = plan_points(c);
-  const SweepSummary summary = run_sweep(comm, world, c, points, report.sink());
+  SweepSummary summary;
+  // -N: the sweep again and again; 0 = until interrupted (each record is written as it is measured).
+  for (int cycle = 0; c.cycles == 0 || cycle < c.cycles; ++cycle) {
+    const SweepSummary s = run_sweep(comm, world, c, points, report.sink());
+    summary.records += s.records;
+    summary.errors += s.errors;
+    summary.wrong += s.wrong;
+  }
   report.finish();
+  if (c.memory_report) {
+    const std::uint64_t free_after = free_now();
+    if (world.rank() == 0) print_memory(std::cout, c, free_before, free_after, comm.nranks(), gpu);
+  }
   require_measured(summary, points.size(), c);
   return exit_status(summary);
 }
@@ -157,8 +279,10 @@ namespace {
 // The flags as typed; finish() turns them into the BenchConfig.
 struct BenchText {
   std::string minbytes = "32M", maxbytes = "32M", stepbytes = "1M", sizes, ops = "all_reduce", dtypes = "float",
-              redops = "sum", backend = "auto", pairs, group;
+              redops = "sum", backend = "auto", pairs, group, alloc, split;
   std::uint64_t factor = 1;
+  int average = 3;        // -a
+  bool per_iter = false;  // -I
 };
 
 std::string op_names() {
@@ -182,7 +306,8 @@ void add_sweep_options(CLI::App& sub, BenchText& t) {
 }
 
 void add_run_options(CLI::App& sub, BenchConfig& c) {
-  sub.add_option("-r,--root", c.params.root, "root rank of broadcast")->check(checks::non_negative(1 << 20));
+  sub.add_option("-r,--root", c.params.root, "root rank of broadcast, reduce, gather and scatter")
+      ->check(checks::non_negative(1 << 20));
   sub.add_option("-g,--ngpus", c.gpus_per_process, "GPUs driven by each process")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
@@ -201,6 +326,43 @@ void add_run_options(CLI::App& sub, BenchConfig& c) {
                  "seconds a point may take before the job is aborted (default: from the point's size, see README; "
                  "0 = none)")
       ->check(checks::non_negative(checks::kMaxTimeoutSeconds));
+}
+
+// The rest of nccl-tests' flags, with its letters and long names (shared reference: nccl-tests §1.2).
+void add_nccl_tests_options(CLI::App& sub, BenchText& t, BenchConfig& c) {
+  sub.add_option("-t,--nthreads", c.threads, "threads per process (nccl-tests); here one thread drives -t x -g GPUs")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  sub.add_option("-m,--agg_iters", c.agg, "ops aggregated in one group call per iteration")
+      ->check(CLI::Range(1, 1 << 16))
+      ->capture_default_str();
+  sub.add_option("-N,--run_cycles", c.cycles, "run the sweep this many times; 0 = until interrupted")
+      ->check(CLI::Range(0, 1 << 20))
+      ->capture_default_str();
+  sub.add_option("-a,--average", t.average, "a batch's time over ranks: 0 rank 0, 1 mean, 2 min, 3 max")
+      ->check(CLI::Range(0, 3))
+      ->capture_default_str();
+  sub.add_option("-z,--blocking", c.blocking,
+                 "0 async; 1 sync and barrier after each op; 2 sync after each op; 3 sync and barrier after each "
+                 "iteration, barrier untimed")
+      ->check(CLI::Range(0, 3))
+      ->capture_default_str();
+  sub.add_option("-C,--report_cputime", c.cputime, "report the host time spent issuing the ops (0/1)");
+  sub.add_option("-R,--local_register", c.buffers.registration,
+                 "register buffers: 0 no, 1 ncclCommRegister, 2 symmetric ncclCommWindowRegister")
+      ->check(CLI::Range(0, 2));
+  sub.add_option("-u,--unalign", c.unalign_elems, "shift send and receive buffers by this many elements")
+      ->check(CLI::Range(0, 1 << 20));
+  sub.add_option("-S,--report_timestamps", c.timestamps, "a UTC timestamp per row (0/1)");
+  sub.add_option("-M,--memory", c.memory_report, "report memory use at the end (0/1)");
+  sub.add_option("-p,--parallel_init", c.parallel_init, "accepted for nccl-tests; see the note it prints (0/1)");
+  sub.add_option("-I,--per_iter_timing", t.per_iter, "one sample per iteration: --reps becomes -n, -n becomes 1 (0/1)");
+  sub.add_option("-K,--per_iter_skip", c.per_iter_skip, "leave the first K samples out of the statistics")
+      ->check(CLI::Range(0, 1 << 24));
+  sub.add_option("--alloc", t.alloc, "buffer memory: cuda (cudaMalloc) or ncclmem (ncclMemAlloc; the default)");
+  sub.add_option("--split", t.split,
+                 "run concurrent groups of processes, nccl-tests syntax: 'MOD 2', 'DIV 8', 'AND 0x7', '%2' "
+                 "(default: $NCCL_TESTS_SPLIT_MASK, $NCCL_TESTS_SPLIT)");
 }
 
 void add_placement_options(CLI::App& sub, BenchText& t, BenchConfig& c) {
@@ -279,6 +441,45 @@ void finish_placement(const BenchText& t, BenchConfig& c) {
   }
 }
 
+// nccl-tests reads the mask first, then the expression; the flag comes before both.
+std::optional<SplitRule> split_rule(const BenchText& t) {
+  if (!t.split.empty()) return parse_split_expr("--split", t.split);
+  if (const char* mask = std::getenv("NCCL_TESTS_SPLIT_MASK"); mask && *mask) {
+    return parse_split_mask("NCCL_TESTS_SPLIT_MASK", mask);
+  }
+  if (const char* expr = std::getenv("NCCL_TESTS_SPLIT"); expr && *expr) {
+    return parse_split_expr("NCCL_TESTS_SPLIT", expr);
+  }
+  return std::nullopt;
+}
+
+void finish_nccl_tests(const CLI::App& sub, const BenchText& t, BenchConfig& c) {
+  c.rank_stat = static_cast<RankStat>(t.average);
+  if (t.per_iter) {
+    // nccl-tests -I times every iteration; here every sample is one batch, so one iteration a batch.
+    if (sub.count("--reps")) throw UsageError("-I 1 takes one sample per iteration of -n; drop --reps");
+    c.reps = c.iters;
+    c.iters = 1;
+  }
+  if (c.per_iter_skip >= c.reps) {
+    throw UsageError("-K " + std::to_string(c.per_iter_skip) + ": must leave at least one of the " +
+                     std::to_string(c.reps) + " samples");
+  }
+  if (c.blocking > 0 && c.graph) {
+    throw UsageError("-z " + std::to_string(c.blocking) + ": a CUDA graph (-G) cannot hold the synchronisation");
+  }
+  if (t.alloc == "cuda") {
+    c.buffers.alloc = BufferAlloc::kCuda;
+  } else if (t.alloc == "ncclmem") {
+    c.buffers.alloc = BufferAlloc::kNcclMem;
+  } else if (!t.alloc.empty()) {
+    throw UsageError("--alloc: unknown allocator '" + t.alloc + "' (one of: cuda, ncclmem)");
+  }
+  c.split = split_rule(t);
+  if (c.split && !c.group.empty()) throw UsageError("--split cannot be combined with --group");
+  if (c.split && !c.plan_path.empty()) throw UsageError("--split cannot be combined with --plan");
+}
+
 }  // namespace
 
 struct BenchCommand::Text : BenchText {};
@@ -291,6 +492,7 @@ std::string BenchCommand::summary() const { return "nccl-tests style sweep with 
 void BenchCommand::add_options(CLI::App& sub) {
   add_sweep_options(sub, *text_);
   add_run_options(sub, config_);
+  add_nccl_tests_options(sub, *text_, config_);
   add_placement_options(sub, *text_, config_);
   sub.footer(
       "Google Benchmark flags pass through: each point is a benchmark named op/dtype/redop/bytes/placement\n"
@@ -303,6 +505,7 @@ void BenchCommand::finish(const CLI::App& sub, const CommandExtras& extras) {
   finish_sizes(sub, *text_, config_);
   finish_types(*text_, config_);
   finish_placement(*text_, config_);
+  finish_nccl_tests(sub, *text_, config_);
   config_.benchmark_args = extras.benchmark_args;
 }
 

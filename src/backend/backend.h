@@ -29,13 +29,32 @@ class Buffers {
   [[nodiscard]] virtual std::size_t recv_bytes() const = 0;
 };
 
+// One run of a batch on this process: from the first op's start to the last one's completion (CUDA
+// events or the steady clock), and the host time spent issuing it (nccl-tests -C "cputime").
+struct BatchTime {
+  double elapsed_s = 0;
+  double enqueue_s = 0;
+};
+
 // A batch of ops ready to be timed again and again (with -G: captured once into CUDA graphs).
 class Batch {
  public:
   virtual ~Batch() = default;
-  // Synchronises, waits at a barrier of all processes, runs the batch and returns its duration in
-  // seconds on this process (the maximum over local ranks). Not reduced across processes.
-  [[nodiscard]] virtual double run() = 0;
+  // Synchronises, waits at a barrier of all processes, runs the batch and returns its duration on this
+  // process (the maximum over local ranks). Not reduced across processes.
+  [[nodiscard]] virtual BatchTime run() = 0;
+};
+
+// How buffers are allocated (--alloc) and registered with the communicator (-R). The MPI backend has
+// host buffers and reads neither.
+enum class BufferAlloc {
+  kDefault,  // ncclMemAlloc where NCCL has it, else cudaMalloc (nccl-tests' choice)
+  kCuda,     // cudaMalloc
+  kNcclMem,  // ncclMemAlloc (cuMem), an error where it fails
+};
+struct BufferOptions {
+  BufferAlloc alloc = BufferAlloc::kDefault;
+  int registration = 0;  // 0 none, 1 ncclCommRegister, 2 ncclCommWindowRegister (symmetric)
 };
 
 // One local rank's device as the report shows it ("NVIDIA H200 [0000:00:06.0]", or "host").
@@ -69,7 +88,9 @@ class Backend {
   [[nodiscard]] virtual std::map<std::string, std::string> versions() const = 0;
   [[nodiscard]] virtual bool supports_graphs() const = 0;
 
-  [[nodiscard]] virtual std::unique_ptr<Buffers> allocate(std::size_t send_bytes, std::size_t recv_bytes) = 0;
+  // Collective over the communicator when options.registration is 2.
+  [[nodiscard]] virtual std::unique_ptr<Buffers> allocate(std::size_t send_bytes, std::size_t recv_bytes,
+                                                          const BufferOptions& options) = 0;
 
   // Communication for local rank `local`, with ranks of this communicator. Calls between
   // group_begin() and group_end() form one group (ncclGroupStart/End; MPI non-blocking + wait).
@@ -80,6 +101,14 @@ class Backend {
   virtual void reduce_scatter(int local, const void* send, void* recv, std::size_t count_per_rank, DType t,
                               RedOp op) = 0;
   virtual void broadcast(int local, const void* send, void* recv, std::size_t count, DType t, int root) = 0;
+  // recv holds count_per_peer elements from every rank, in rank order; send the same for every rank.
+  virtual void all_to_all(int local, const void* send, void* recv, std::size_t count_per_peer, DType t) = 0;
+  // recv is used on the root only; send == recv is in place.
+  virtual void reduce(int local, const void* send, void* recv, std::size_t count, DType t, RedOp op, int root) = 0;
+  // recv (nranks blocks) is used on the root only; in place when send == recv + rank * block.
+  virtual void gather(int local, const void* send, void* recv, std::size_t count_per_rank, DType t, int root) = 0;
+  // send (nranks blocks) is used on the root only; in place when recv == send + rank * block.
+  virtual void scatter(int local, const void* send, void* recv, std::size_t count_per_rank, DType t, int root) = 0;
   virtual void send(int local, const void* buf, std::size_t count, DType t, int peer) = 0;
   virtual void recv(int local, void* buf, std::size_t count, DType t, int peer) = 0;
   // Waits until everything issued has completed.
@@ -95,7 +124,8 @@ class Backend {
 
   // Collective over every process of the job: a communicator of the given ranks of this one
   // (ncclCommSplit / MPI_Comm_split). Processes with no member get a backend with nlocal() == 0.
-  // REQUIRES: members sorted, unique, in range.
+  // Processes may pass different, disjoint lists (--split: concurrent groups): each list becomes its own
+  // communicator. REQUIRES: members sorted, unique, in range; a process passes the list holding its ranks.
   [[nodiscard]] virtual std::unique_ptr<Backend> split(const std::vector<int>& members) = 0;
 };
 

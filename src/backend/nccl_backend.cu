@@ -2,12 +2,14 @@
 // NcclBackend: one process drives one or more GPUs (nccl-tests -g); the NCCL unique id travels by
 // MPI_Bcast (World::broadcast); every local GPU has its own non-blocking stream and event pair.
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "backend/cuda_handles.cuh"
+#include "backend/device_buffers.cuh"
 #include "backend/device_data.cuh"
 #include "backend/nccl_backend.h"
 #include "core/error.h"
@@ -68,26 +70,12 @@ struct Local {
   DeviceMemory counter;  // for the data check
 };
 
-class DeviceBuffers final : public Buffers {
- public:
-  DeviceBuffers(std::vector<DeviceMemory> send, std::vector<DeviceMemory> recv, std::size_t sb, std::size_t rb)
-      : send_(std::move(send)), recv_(std::move(recv)), send_bytes_(sb), recv_bytes_(rb) {}
-  void* send(int l) const override { return send_.at(static_cast<std::size_t>(l)).get(); }
-  void* recv(int l) const override { return recv_.at(static_cast<std::size_t>(l)).get(); }
-  std::size_t send_bytes() const override { return send_bytes_; }
-  std::size_t recv_bytes() const override { return recv_bytes_; }
-
- private:
-  std::vector<DeviceMemory> send_, recv_;
-  std::size_t send_bytes_, recv_bytes_;
-};
-
 class NcclBackend;
 
 class NcclBatch final : public Batch {
  public:
   NcclBatch(NcclBackend& be, std::function<void()> issue, int ops, bool graph);
-  double run() override;
+  BatchTime run() override;
 
  private:
   NcclBackend& be_;
@@ -152,14 +140,11 @@ class NcclBackend final : public Backend {
   }
   bool supports_graphs() const override { return true; }
 
-  std::unique_ptr<Buffers> allocate(std::size_t send_bytes, std::size_t recv_bytes) override {
-    std::vector<DeviceMemory> send, recv;
-    for (const auto& l : locals_) {
-      set_device(l);
-      send.push_back(alloc(l, send_bytes));
-      recv.push_back(alloc(l, recv_bytes));
-    }
-    return std::make_unique<DeviceBuffers>(std::move(send), std::move(recv), send_bytes, recv_bytes);
+  std::unique_ptr<Buffers> allocate(std::size_t send_bytes, std::size_t recv_bytes,
+                                    const BufferOptions& options) override {
+    std::vector<BufferHome> homes;
+    for (const auto& l : locals_) homes.push_back({l.device, l.comm.get(), where(l)});
+    return std::make_unique<DeviceBuffers>(homes, send_bytes, recv_bytes, options);
   }
 
   void group_begin() override { nccl(ncclGroupStart(), "ncclGroupStart"); }
@@ -179,6 +164,57 @@ class NcclBackend final : public Backend {
   void broadcast(int i, const void* s, void* r, std::size_t n, DType t, int root) override {
     auto& l = at(i);
     nccl(ncclBroadcast(s, r, n, nccl_type(t), root, l.comm.get(), l.stream.get()), "ncclBroadcast", l);
+  }
+  // ncclAlltoAll, ncclGather and ncclScatter came with NCCL 2.28; before, grouped send/recv as
+  // nccl-tests does (alltoall.cu, gather.cu, scatter.cu RunColl).
+  void all_to_all(int i, const void* s, void* r, std::size_t n, DType t) override {
+    auto& l = at(i);
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+    nccl(ncclAlltoAll(s, r, n, nccl_type(t), l.comm.get(), l.stream.get()), "ncclAlltoAll", l);
+#else
+    const std::size_t block = n * dtype_size(t);
+    nccl(ncclGroupStart(), "ncclGroupStart", l);
+    for (int peer = 0; peer < nranks(); ++peer) {
+      const std::size_t off = static_cast<std::size_t>(peer) * block;
+      send(i, static_cast<const char*>(s) + off, n, t, peer);
+      recv(i, static_cast<char*>(r) + off, n, t, peer);
+    }
+    nccl(ncclGroupEnd(), "ncclGroupEnd", l);
+#endif
+  }
+  void reduce(int i, const void* s, void* r, std::size_t n, DType t, RedOp op, int root) override {
+    auto& l = at(i);
+    nccl(ncclReduce(s, r, n, nccl_type(t), nccl_op(op), root, l.comm.get(), l.stream.get()), "ncclReduce", l);
+  }
+  void gather(int i, const void* s, void* r, std::size_t n, DType t, int root) override {
+    auto& l = at(i);
+    if (n == 0) return;  // as nccl-tests GatherRunColl
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+    nccl(ncclGather(s, r, n, nccl_type(t), root, l.comm.get(), l.stream.get()), "ncclGather", l);
+#else
+    const std::size_t block = n * dtype_size(t);
+    nccl(ncclGroupStart(), "ncclGroupStart", l);
+    send(i, s, n, t, root);
+    for (int peer = 0; l.rank == root && peer < nranks(); ++peer) {
+      recv(i, static_cast<char*>(r) + static_cast<std::size_t>(peer) * block, n, t, peer);
+    }
+    nccl(ncclGroupEnd(), "ncclGroupEnd", l);
+#endif
+  }
+  void scatter(int i, const void* s, void* r, std::size_t n, DType t, int root) override {
+    auto& l = at(i);
+    if (n == 0) return;  // as nccl-tests ScatterRunColl
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+    nccl(ncclScatter(s, r, n, nccl_type(t), root, l.comm.get(), l.stream.get()), "ncclScatter", l);
+#else
+    const std::size_t block = n * dtype_size(t);
+    nccl(ncclGroupStart(), "ncclGroupStart", l);
+    for (int peer = 0; l.rank == root && peer < nranks(); ++peer) {
+      send(i, static_cast<const char*>(s) + static_cast<std::size_t>(peer) * block, n, t, peer);
+    }
+    recv(i, r, n, t, root);
+    nccl(ncclGroupEnd(), "ncclGroupEnd", l);
+#endif
   }
   void send(int i, const void* buf, std::size_t n, DType t, int peer) override {
     auto& l = at(i);
@@ -241,7 +277,9 @@ class NcclBackend final : public Backend {
     for (std::size_t i = 0; i < locals_.size(); ++i) {
       const bool member = std::binary_search(members.begin(), members.end(), locals_[i].rank);
       set_device(locals_[i]);
-      nccl(ncclCommSplit(locals_[i].comm.get(), member ? 0 : NCCL_SPLIT_NOCOLOR, locals_[i].rank, &comms[i], nullptr),
+      // The smallest member names the group, so that disjoint lists give disjoint communicators.
+      nccl(ncclCommSplit(locals_[i].comm.get(), member ? members.front() : NCCL_SPLIT_NOCOLOR, locals_[i].rank,
+                         &comms[i], nullptr),
            "ncclCommSplit", locals_[i]);
     }
     nccl(ncclGroupEnd(), "ncclGroupEnd");
@@ -285,13 +323,6 @@ class NcclBackend final : public Backend {
   const Local& at(int i) const { return locals_.at(static_cast<std::size_t>(i)); }
   void nccl(ncclResult_t rc, const char* call) const { check_nccl(rc, call, world_.where()); }
   void nccl(ncclResult_t rc, const char* call, const Local& l) const { check_nccl(rc, call, where(l), l.comm.get()); }
-  DeviceMemory alloc(const Local& l, std::size_t bytes) const {
-    void* p = nullptr;
-    check_cuda(cudaMalloc(&p, bytes ? bytes : 1), ("cudaMalloc(" + std::to_string(bytes) + " bytes)").c_str(),
-               where(l));
-    return DeviceMemory(p, l.device);
-  }
-
   const World& world_;
   std::vector<Local> locals_;
   std::vector<int> members_;
@@ -320,7 +351,7 @@ NcclBatch::NcclBatch(NcclBackend& be, std::function<void()> issue, int ops, bool
   }
 }
 
-double NcclBatch::run() {
+BatchTime NcclBatch::run() {
   auto& locals = be_.locals();
   be_.synchronize();
   be_.world().barrier();
@@ -328,6 +359,7 @@ double NcclBatch::run() {
     be_.set_device(l);
     check_cuda(cudaEventRecord(l.start.get(), l.stream.get()), "cudaEventRecord", be_.where(l));
   }
+  const auto t0 = std::chrono::steady_clock::now();
   if (graphs_.empty()) {
     for (int i = 0; i < ops_; ++i) issue_();
   } else {
@@ -340,6 +372,7 @@ double NcclBatch::run() {
     be_.set_device(l);
     check_cuda(cudaEventRecord(l.stop.get(), l.stream.get()), "cudaEventRecord", be_.where(l));
   }
+  const double enqueue_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   be_.synchronize();
   float longest_ms = 0;
   for (auto& l : locals) {
@@ -347,7 +380,7 @@ double NcclBatch::run() {
     check_cuda(cudaEventElapsedTime(&ms, l.start.get(), l.stop.get()), "cudaEventElapsedTime", be_.where(l));
     longest_ms = std::max(longest_ms, ms);
   }
-  return longest_ms / 1e3;
+  return {longest_ms / 1e3, enqueue_s};
 }
 
 }  // namespace

@@ -3,14 +3,19 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "backend/backend_factory.h"
 #include "collectives/op.h"
 #include "core/dtype.h"
+#include "core/split_expr.h"
 
 namespace pipebench {
+
+// -a: how a batch's time is combined over processes (nccl-tests -a: 0 rank 0, 1 mean, 2 min, 3 max).
+enum class RankStat { kRank0 = 0, kMean = 1, kMin = 2, kMax = 3 };
 
 struct BenchConfig {
   std::vector<std::string> ops = {"all_reduce"};
@@ -20,15 +25,28 @@ struct BenchConfig {
   OpParams params;
   std::vector<int> group;  // empty: every rank; else the ops run on these ranks only
   BackendKind backend = BackendKind::kAuto;
-  int gpus_per_process = 1;   // -g
-  int iters = 20;             // -n: ops per timed batch (the upper bound when budgeted)
-  int warmup = 5;             // -w: untimed ops before the batches of each point
-  int reps = 10;              // --reps: timed batches per point
-  int checks = 1;             // -c: data-check runs per point, 0 = off
-  bool graph = false;         // -G
-  double timeout_s = -1;      // -T: seconds per point; 0 = none; <0 = from the point (harness/watchdog.h)
-  bool quiet = false;         // --quiet: no progress lines on stderr
-  double point_budget_s = 0;  // >0: choose ops per batch so a point takes about this long
+  int gpus_per_process = 1;             // -g
+  int iters = 20;                       // -n: ops per timed batch (the upper bound when budgeted)
+  int warmup = 5;                       // -w: untimed ops before the batches of each point
+  int reps = 10;                        // --reps: timed batches per point
+  int checks = 1;                       // -c: data-check runs per point, 0 = off
+  bool graph = false;                   // -G
+  double timeout_s = -1;                // -T: seconds per point; 0 = none; <0 = from the point (harness/watchdog.h)
+  bool quiet = false;                   // --quiet: no progress lines on stderr
+  double point_budget_s = 0;            // >0: choose ops per batch so a point takes about this long
+  int threads = 1;                      // -t: nccl-tests threads per process; the GPUs of -t x -g run from one thread
+  int agg = 1;                          // -m: ops aggregated in one group call per iteration
+  int cycles = 1;                       // -N: sweeps; 0 = until interrupted
+  RankStat rank_stat = RankStat::kMax;  // -a
+  int blocking = 0;                     // -z: 0 async, 1 sync+barrier per op, 2 sync per op, 3 per iteration
+  bool cputime = false;                 // -C: report the host time spent issuing instead of completion
+  bool timestamps = false;              // -S: a timestamp per record
+  bool memory_report = false;           // -M
+  bool parallel_init = false;           // -p
+  int per_iter_skip = 0;                // -K: samples left out of the statistics
+  int unalign_elems = 0;                // -u: send/recv pointers shifted by this many elements
+  BufferOptions buffers;                // --alloc, -R
+  std::optional<SplitRule> split;       // --split / NCCL_TESTS_SPLIT(_MASK): concurrent groups
   std::string json_path;
   std::string csv_path;
   std::string plan_path;                    // bench --plan: time the distinct messages of this plan instead

@@ -5,36 +5,105 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
+#include <ctime>
+#include <limits>
 
 #include "core/element.h"
 #include "core/error.h"
 #include "core/units.h"
 
 namespace pipebench {
+namespace {
+
+// A view of buffers shifted by a number of bytes (-u: nccl-tests shifts send and recv by u * element).
+class ShiftedBuffers final : public Buffers {
+ public:
+  ShiftedBuffers(const Buffers& base, std::size_t shift_bytes) : base_(base), shift_(shift_bytes) {}
+  void* send(int l) const override { return static_cast<char*>(base_.send(l)) + shift_; }
+  void* recv(int l) const override { return static_cast<char*>(base_.recv(l)) + shift_; }
+  std::size_t send_bytes() const override { return base_.send_bytes() - shift_; }
+  std::size_t recv_bytes() const override { return base_.recv_bytes() - shift_; }
+
+ private:
+  const Buffers& base_;
+  std::size_t shift_;
+};
+
+std::string utc_timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+std::string pack(double v, bool member) {
+  std::string s(sizeof v + 1, '\0');
+  std::memcpy(s.data(), &v, sizeof v);
+  s[sizeof v] = member ? 1 : 0;
+  return s;
+}
+
+}  // namespace
+
+double combine_over_ranks(const World& world, double seconds, bool member, RankStat stat) {
+  if (stat == RankStat::kMax) return world.max(member ? seconds : 0.0);
+  if (stat == RankStat::kMin) return world.min(member ? seconds : std::numeric_limits<double>::infinity());
+  double sum = 0;
+  int members = 0;
+  for (const auto& s : world.all_gather(pack(seconds, member))) {
+    if (s.size() != sizeof(double) + 1 || s[sizeof(double)] == 0) continue;
+    double v = 0;
+    std::memcpy(&v, s.data(), sizeof v);
+    if (stat == RankStat::kRank0) return v;
+    sum += v;
+    ++members;
+  }
+  return members ? sum / members : 0.0;
+}
 
 PointRunner::PointRunner(Backend& backend, const World& world, const BenchConfig& config)
     : backend_(backend), world_(world), config_(config) {}
 
+std::size_t PointRunner::unalign_margin_bytes(const BenchConfig& c) {
+  return static_cast<std::size_t>(c.unalign_elems) * 8;  // 8: the widest element (int64, double)
+}
+
 void PointRunner::reserve(std::size_t send_bytes, std::size_t recv_bytes) {
+  const std::size_t margin = unalign_margin_bytes(config_);
+  send_bytes += margin;
+  recv_bytes += margin;
   if (buffers_ && buffers_->send_bytes() >= send_bytes && buffers_->recv_bytes() >= recv_bytes) return;
   const std::size_t s = std::max(send_bytes, buffers_ ? buffers_->send_bytes() : 0);
   const std::size_t r = std::max(recv_bytes, buffers_ ? buffers_->recv_bytes() : 0);
+  view_.reset();
   buffers_.reset();
-  buffers_ = backend_.allocate(s, r);
+  buffers_ = backend_.allocate(s, r, config_.buffers);
 }
 
-void PointRunner::issue_one() {
-  const CallArgs args{*buffers_, sizing_, point_.dtype, point_.redop, point_.in_place, params()};
+void PointRunner::issue(int agg) {
+  const CallArgs args{*view_, sizing_, point_.dtype, point_.redop, point_.in_place, params()};
   backend_.group_begin();
-  for (int l = 0; l < backend_.nlocal(); ++l) point_.op->issue(backend_, l, args);
+  for (int a = 0; a < agg; ++a) {
+    for (int l = 0; l < backend_.nlocal(); ++l) point_.op->issue(backend_, l, args);
+  }
   backend_.group_end();
+}
+
+void PointRunner::issue_iteration() {
+  issue(config_.agg);
+  // nccl-tests startColl: -z 1 syncs and then barriers after each op, -z 2 only syncs.
+  if (config_.blocking == 1 || config_.blocking == 2) backend_.synchronize();
+  if (config_.blocking == 1) world_.barrier();
 }
 
 void PointRunner::fill(std::uint32_t seed) {
   const Pattern pattern = make_pattern(point_.dtype, point_.redop, backend_.nranks(), seed);
   for (int l = 0; l < backend_.nlocal(); ++l) {
     const DataLayout d = point_.op->layout(sizing_, backend_.rank_of(l), backend_.nranks(), point_.in_place, params());
-    for (const auto& f : d.fills) backend_.fill(*buffers_, l, f, pattern, point_.dtype);
+    for (const auto& f : d.fills) backend_.fill(*view_, l, f, pattern, point_.dtype);
   }
 }
 
@@ -44,12 +113,14 @@ void PointRunner::setup(const Point& p) {
   batch_.reset();
   sizing_ = p.op->sizing(p.requested_bytes, dtype_size(p.dtype), backend_.nranks(), params());
   reserve(sizing_.send_bytes, sizing_.recv_bytes);
+  view_ = std::make_unique<ShiftedBuffers>(*buffers_,
+                                           static_cast<std::size_t>(config_.unalign_elems) * dtype_size(p.dtype));
   fill(0);
   // Warm-up, timed on the host only to size the batch when a time budget is set.
   backend_.synchronize();
   world_.barrier();
   const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < config_.warmup; ++i) issue_one();
+  for (int i = 0; i < config_.warmup; ++i) issue(config_.agg);
   backend_.synchronize();
   const double warm_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ops_ = config_.iters;
@@ -59,13 +130,38 @@ void PointRunner::setup(const Point& p) {
     const double fit = config_.point_budget_s / std::max(1, config_.reps) / std::max(per_op_s, 1e-9);
     ops_ = static_cast<int>(std::clamp(std::floor(fit), 1.0, static_cast<double>(config_.iters)));
   }
-  batch_ = backend_.prepare_batch([this] { issue_one(); }, ops_, config_.graph);
+  // -z 3: every iteration is its own batch, so the sync and barrier between them stay untimed.
+  const int per_batch = config_.blocking == 3 ? 1 : ops_;
+  batch_ = backend_.prepare_batch([this] { issue_iteration(); }, per_batch, config_.graph);
 }
 
 double PointRunner::time_batch() {
-  const double per_op_s = world_.max(batch_->run()) / ops_;
+  double seconds = 0;
+  const int runs = config_.blocking == 3 ? ops_ : 1;
+  for (int i = 0; i < runs; ++i) {
+    const BatchTime t = batch_->run();
+    seconds += config_.cputime ? t.enqueue_s : t.elapsed_s;
+  }
+  const double per_op_s = combine_over_ranks(world_, seconds, backend_.nlocal() > 0, config_.rank_stat) /
+                          (static_cast<double>(ops_) * config_.agg);
   samples_us_.push_back(per_op_s * kUsPerSecond);
   return per_op_s;
+}
+
+std::uint64_t PointRunner::check() {
+  std::uint64_t wrong = 0;
+  for (int c = 1; c <= config_.checks; ++c) {
+    fill(static_cast<std::uint32_t>(c));
+    issue(1);  // one op, as nccl-tests checks (its -m applies to the timed iterations only)
+    backend_.synchronize();
+    const Pattern pattern = make_pattern(point_.dtype, point_.redop, backend_.nranks(), static_cast<std::uint32_t>(c));
+    for (int l = 0; l < backend_.nlocal(); ++l) {
+      const DataLayout d =
+          point_.op->layout(sizing_, backend_.rank_of(l), backend_.nranks(), point_.in_place, params());
+      for (const auto& chk : d.checks) wrong += backend_.count_wrong(*view_, l, chk, pattern, point_.dtype);
+    }
+  }
+  return world_.sum(wrong);
 }
 
 ResultRecord PointRunner::finish() {
@@ -82,7 +178,10 @@ ResultRecord PointRunner::finish() {
   r.count = sizing_.count;
   r.in_place = point_.in_place;
   r.op_has_in_place = op.supports_in_place();
-  r.stats = summarize(samples_us_);
+  // -K: nccl-tests leaves the first K per-iteration samples out of its statistics.
+  const auto skip = static_cast<std::size_t>(std::clamp<int>(config_.per_iter_skip, 0, 1 << 30));
+  r.stats = summarize(std::vector<double>(
+      samples_us_.begin() + static_cast<std::ptrdiff_t>(std::min(skip, samples_us_.size())), samples_us_.end()));
   r.time_us = r.stats.median_us;
   // algbw = size / time; busbw = algbw * the op's factor (nccl-tests doc/PERFORMANCE.md).
   r.algbw_gbps = gbps(static_cast<double>(r.size_bytes), r.time_us / kUsPerSecond);
@@ -90,26 +189,13 @@ ResultRecord PointRunner::finish() {
   r.ops_per_batch = ops_;
   r.warmup = config_.warmup;
   r.graph = config_.graph;
+  if (config_.timestamps) r.timestamp = utc_timestamp();
   if (op.needs_pairs()) {
     r.pairs = params().pairs;
     r.bidirectional = params().bidirectional;
   }
   batch_.reset();
-  if (config_.checks > 0) {
-    std::uint64_t wrong = 0;
-    for (int c = 1; c <= config_.checks; ++c) {
-      fill(static_cast<std::uint32_t>(c));
-      issue_one();
-      backend_.synchronize();
-      const Pattern pattern =
-          make_pattern(point_.dtype, point_.redop, backend_.nranks(), static_cast<std::uint32_t>(c));
-      for (int l = 0; l < backend_.nlocal(); ++l) {
-        const DataLayout d = op.layout(sizing_, backend_.rank_of(l), backend_.nranks(), point_.in_place, params());
-        for (const auto& chk : d.checks) wrong += backend_.count_wrong(*buffers_, l, chk, pattern, point_.dtype);
-      }
-    }
-    r.wrong = static_cast<std::int64_t>(world_.sum(wrong));
-  }
+  if (config_.checks > 0) r.wrong = static_cast<std::int64_t>(check());
   return r;
 }
 

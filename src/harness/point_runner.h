@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // PointRunner: measures one point (op, type, reduction, size, placement) on a backend. Warm-up, then
-// timed batches of -n ops whose time is the maximum over all processes, then the data check. It
-// returns a ResultRecord and never prints. Every process makes exactly the same calls.
+// timed batches of -n iterations of -m ops each, whose time is combined over all processes (-a; the
+// maximum by default), then the data check. It returns a ResultRecord and never prints. Every process
+// makes exactly the same calls.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,11 @@ struct Point {
   const OpParams* params = nullptr;  // null: the config's; else must outlive the measurement
 };
 
+// -a (nccl-tests Allreduce(args, &deltaSec, average)): a batch's seconds over every process of the job.
+// Processes holding no member of the communicator (member false) take part but do not count; kRank0
+// takes the lowest process that holds one. Collective.
+[[nodiscard]] double combine_over_ranks(const World& world, double seconds, bool member, RankStat stat);
+
 class PointRunner {
  public:
   // REQUIRES: backend, world and config outlive the runner. backend may have nlocal() == 0 (this
@@ -45,15 +51,23 @@ class PointRunner {
 
   [[nodiscard]] int ops_per_batch() const { return ops_; }
 
+  // Bytes a buffer needs beyond an op's own for -u (the shift of the widest type).
+  [[nodiscard]] static std::size_t unalign_margin_bytes(const BenchConfig& c);
+
  private:
   [[nodiscard]] const OpParams& params() const { return point_.params ? *point_.params : config_.params; }
-  void issue_one();
+  // One iteration: `agg` ops for every local rank in one group (nccl-tests -m).
+  void issue(int agg);
+  // One timed iteration with the -z mode's synchronisation (modes 1 and 2 inside the timed region).
+  void issue_iteration();
   void fill(std::uint32_t seed);
+  [[nodiscard]] std::uint64_t check();  // -c runs; wrong elements summed over all processes
 
   Backend& backend_;
   const World& world_;
   const BenchConfig& config_;
   std::unique_ptr<Buffers> buffers_;
+  std::unique_ptr<Buffers> view_;  // buffers_ shifted by -u elements of the point's type
   Point point_;
   Sizing sizing_;
   int ops_ = 1;

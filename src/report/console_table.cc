@@ -64,7 +64,11 @@ void ConsoleTable::row(const ResultRecord& a, const ResultRecord* b) {
   char lead[128];
   std::snprintf(lead, sizeof lead, "%12llu  %12llu  %8s  %6s  %6d", static_cast<unsigned long long>(a.size_bytes),
                 static_cast<unsigned long long>(a.count), a.dtype.c_str(), a.redop.c_str(), a.root);
-  out_ << lead << placement(&a) << placement(b) << "\n";
+  out_ << lead << placement(&a) << placement(b);
+  // bench -S: the row's timestamp last, as nccl-tests -S appends it.
+  const std::string& stamp = b && !b->timestamp.empty() ? b->timestamp : a.timestamp;
+  if (!stamp.empty()) out_ << "  " << stamp;
+  out_ << "\n";
   out_.flush();
   for (const ResultRecord* r : {&a, b}) {
     if (!r) continue;

@@ -39,7 +39,8 @@ struct ResultRecord {
   // Theoretical GB/s per direction of the narrowest link on the paths between the ranks' GPUs
   // (topology/link_bandwidth.h); unset when unknown (host ranks, ranks on several hosts).
   std::optional<double> path_min_gbps;
-  std::string error;  // non-empty when the point failed
+  std::string error;      // non-empty when the point failed
+  std::string timestamp;  // bench -S: UTC "YYYY-MM-DD HH:MM:SS" when the point finished; empty = not asked
 };
 
 }  // namespace pipebench

@@ -33,8 +33,8 @@ const char* comparison_name(Comparison c) {
 namespace {
 
 const std::set<std::string>& known_ops() {
-  static const std::set<std::string> ops = {"all_reduce", "all_gather", "reduce_scatter",
-                                            "broadcast",  "sendrecv",   "pair"};
+  static const std::set<std::string> ops = {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
+                                            "alltoall",   "gather",     "scatter",        "sendrecv",  "pair"};
   return ops;
 }
 
@@ -112,7 +112,8 @@ Rule parse_rule(const nlohmann::json& j, const std::string& where) {
     r.op = j.at("op").is_string() ? j.at("op").get<std::string>() : "";
     if (known_ops().count(r.op) == 0) {
       throw UsageError(at + ": unknown op '" + j.at("op").dump() +
-                       "' (all_reduce, all_gather, reduce_scatter, broadcast, sendrecv, pair)");
+                       "' (all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, gather, scatter, "
+                       "sendrecv, pair)");
     }
   }
   const std::string metric =

@@ -61,7 +61,7 @@ class LoopbackBackend final : public Backend {
   std::map<std::string, std::string> versions() const override { return {}; }
   bool supports_graphs() const override { return false; }
 
-  std::unique_ptr<Buffers> allocate(std::size_t send_bytes, std::size_t recv_bytes) override {
+  std::unique_ptr<Buffers> allocate(std::size_t send_bytes, std::size_t recv_bytes, const BufferOptions&) override {
     return std::make_unique<HostBuffers>(nranks_, send_bytes, recv_bytes);
   }
   void group_begin() override {  // what a failed group left behind is dropped
@@ -85,6 +85,10 @@ class LoopbackBackend final : public Backend {
   void all_gather(int, const void*, void*, std::size_t, DType) override { unsupported(); }
   void reduce_scatter(int, const void*, void*, std::size_t, DType, RedOp) override { unsupported(); }
   void broadcast(int, const void*, void*, std::size_t, DType, int) override { unsupported(); }
+  void all_to_all(int, const void*, void*, std::size_t, DType) override { unsupported(); }
+  void reduce(int, const void*, void*, std::size_t, DType, RedOp, int) override { unsupported(); }
+  void gather(int, const void*, void*, std::size_t, DType, int) override { unsupported(); }
+  void scatter(int, const void*, void*, std::size_t, DType, int) override { unsupported(); }
   void send(int local, const void* buf, std::size_t count, DType t, int peer) override {
     const std::size_t bytes = count * dtype_size(t);
     if (fail_bytes_ != 0 && bytes == fail_bytes_) throw Error("injected failure at " + std::to_string(bytes) + " B");
@@ -120,10 +124,11 @@ class LoopbackBackend final : public Backend {
   class TimedBatch final : public Batch {
    public:
     TimedBatch(std::function<void()> issue_one, int ops) : issue_one_(std::move(issue_one)), ops_(ops) {}
-    double run() override {
+    BatchTime run() override {
       const auto t0 = std::chrono::steady_clock::now();
       for (int i = 0; i < ops_; ++i) issue_one_();
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return {s, s};
     }
 
    private:

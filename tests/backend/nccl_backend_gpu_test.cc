@@ -5,6 +5,7 @@
 
 #include "backend/backend_factory.h"
 #include "collectives/registry.h"
+#include "core/error.h"
 #include "harness/point_runner.h"
 #include "test_world.h"
 
@@ -87,6 +88,51 @@ TEST_F(NcclGpu, DevicesAndVersionsAreReported) {
   EXPECT_FALSE(devices[0].bus_id.empty());
   EXPECT_EQ(backend_->versions().count("nccl"), 1u);
   EXPECT_GT(backend_->free_memory_bytes(), 0u);
+}
+
+// --alloc and -R: every allocator and registration mode gives exact results (ncclMemAlloc memory is the
+// default, as in nccl-tests; -R 2 is a symmetric window and needs it).
+TEST_F(NcclGpu, EveryAllocatorAndRegistrationIsExact) {
+  for (BufferAlloc alloc : {BufferAlloc::kDefault, BufferAlloc::kCuda, BufferAlloc::kNcclMem}) {
+    for (int reg = 0; reg <= 2; ++reg) {
+      if (reg == 2 && alloc == BufferAlloc::kCuda) continue;
+      BenchConfig c = config();
+      c.buffers.alloc = alloc;
+      c.buffers.registration = reg;
+      PointRunner runner(*backend_, testing::world(), c);
+      for (const char* name : {"all_reduce", "alltoall", "sendrecv"}) {
+        const Op& op = OpRegistry::instance().find("--op", name);
+        const ResultRecord rec = runner.measure({&op, DType::kFloat, RedOp::kSum, 1 << 20, false});
+        EXPECT_EQ(rec.wrong, 0) << name << " alloc " << static_cast<int>(alloc) << " -R " << reg;
+      }
+    }
+  }
+  BufferOptions bad;
+  bad.alloc = BufferAlloc::kCuda;
+  bad.registration = 2;
+  EXPECT_THROW((void)backend_->allocate(1024, 1024, bad), UsageError);
+}
+
+// -m, -z and -u on the GPU: results exact. -C: at 256 MiB the host issues an op far faster than the GPU
+// completes it, so the enqueue time is below the completion time.
+TEST_F(NcclGpu, NcclTestsIssueAndTimingFlagsKeepResultsExact) {
+  const Op& op = OpRegistry::instance().find("--op", "all_reduce");
+  for (int blocking = 0; blocking <= 3; ++blocking) {
+    BenchConfig c = config();
+    c.agg = 4;
+    c.blocking = blocking;
+    c.unalign_elems = 1;
+    PointRunner runner(*backend_, testing::world(), c);
+    const ResultRecord rec = runner.measure({&op, DType::kBfloat16, RedOp::kSum, 1 << 22, true});
+    EXPECT_EQ(rec.wrong, 0) << "-z " << blocking;
+  }
+  BenchConfig c = config();
+  PointRunner gpu(*backend_, testing::world(), c);
+  const ResultRecord done = gpu.measure({&op, DType::kFloat, RedOp::kSum, 256u << 20, false});
+  c.cputime = true;
+  PointRunner host(*backend_, testing::world(), c);
+  const ResultRecord issued = host.measure({&op, DType::kFloat, RedOp::kSum, 256u << 20, false});
+  EXPECT_LT(issued.time_us, done.time_us);
 }
 
 }  // namespace

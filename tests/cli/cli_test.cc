@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "app/bench_command.h"
 #include "app/commands.h"
 #include "app/run_command.h"
@@ -70,9 +72,70 @@ TEST(Cli, DefaultsFollowNcclTests) {
   EXPECT_EQ(c.checks, 1);
 }
 
+TEST(Cli, BenchTakesTheRestOfNcclTestsFlags) {
+  const BenchConfig c = bench({"bench", "-t", "2", "-m", "4", "-N", "3", "-a", "1", "-z", "3", "-C",      "1",   "-R",
+                               "2",     "-u", "1", "-S", "1", "-M", "1", "-p", "1", "-K", "2", "--alloc", "cuda"});
+  EXPECT_EQ(c.threads, 2);
+  EXPECT_EQ(c.agg, 4);
+  EXPECT_EQ(c.cycles, 3);
+  EXPECT_EQ(c.rank_stat, RankStat::kMean);
+  EXPECT_EQ(c.blocking, 3);
+  EXPECT_TRUE(c.cputime);
+  EXPECT_EQ(c.buffers.registration, 2);
+  EXPECT_EQ(c.buffers.alloc, BufferAlloc::kCuda);
+  EXPECT_EQ(c.unalign_elems, 1);
+  EXPECT_TRUE(c.timestamps);
+  EXPECT_TRUE(c.memory_report);
+  EXPECT_TRUE(c.parallel_init);
+  EXPECT_EQ(c.per_iter_skip, 2);
+  EXPECT_EQ(bench({"bench", "--alloc", "ncclmem"}).buffers.alloc, BufferAlloc::kNcclMem);
+  const BenchConfig d = bench({"bench"});
+  EXPECT_EQ(d.buffers.alloc, BufferAlloc::kDefault);  // ncclmem where NCCL has it
+  EXPECT_EQ(d.rank_stat, RankStat::kMax);
+  EXPECT_EQ(d.agg, 1);
+  EXPECT_EQ(d.cycles, 1);
+  EXPECT_FALSE(d.split.has_value());
+}
+
+TEST(Cli, PerIterationTimingTakesOneSamplePerIteration) {
+  const BenchConfig c = bench({"bench", "-I", "1", "-n", "30", "-K", "5"});
+  EXPECT_EQ(c.reps, 30);
+  EXPECT_EQ(c.iters, 1);
+  EXPECT_EQ(c.per_iter_skip, 5);
+}
+
+TEST(Cli, SplitComesFromTheFlagOrNcclTestsVariables) {
+  EXPECT_EQ(bench({"bench", "--split", "MOD 2"}).split->kind, SplitRule::Kind::kMod);
+  setenv("NCCL_TESTS_SPLIT", "DIV 4", 1);
+  EXPECT_EQ(bench({"bench"}).split->kind, SplitRule::Kind::kDiv);
+  EXPECT_EQ(bench({"bench", "--split", "%2"}).split->kind, SplitRule::Kind::kMod);  // the flag first
+  setenv("NCCL_TESTS_SPLIT_MASK", "0x3", 1);                                        // the mask before SPLIT
+  EXPECT_EQ(bench({"bench"}).split->value, 3u);
+  setenv("NCCL_TESTS_SPLIT_MASK", "zz", 1);
+  EXPECT_NE(usage_error({"bench"}).find("NCCL_TESTS_SPLIT_MASK 'zz'"), std::string::npos);
+  unsetenv("NCCL_TESTS_SPLIT_MASK");
+  unsetenv("NCCL_TESTS_SPLIT");
+}
+
+TEST(Cli, NcclTestsFlagsRejectBadValues) {
+  EXPECT_NE(usage_error({"bench", "-a", "4"}).find("--average"), std::string::npos);
+  EXPECT_NE(usage_error({"bench", "-z", "5"}).find("--blocking"), std::string::npos);
+  EXPECT_NE(usage_error({"bench", "-R", "3"}).find("--local_register"), std::string::npos);
+  EXPECT_NE(usage_error({"bench", "-m", "0"}).find("--agg_iters"), std::string::npos);
+  EXPECT_NE(usage_error({"bench", "-u", "-1"}).find("--unalign"), std::string::npos);
+  EXPECT_NE(usage_error({"bench", "-K", "10", "--reps", "10"}).find("-K 10: must leave at least one"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"bench", "-I", "1", "--reps", "3"}).find("-I 1"), std::string::npos);
+  EXPECT_NE(usage_error({"bench", "-z", "1", "-G", "1"}).find("-z 1: a CUDA graph"), std::string::npos);
+  EXPECT_NE(usage_error({"bench", "--alloc", "malloc"}).find("--alloc: unknown allocator 'malloc'"), std::string::npos);
+  EXPECT_NE(usage_error({"bench", "--split", "XOR 1"}).find("--split 'XOR 1'"), std::string::npos);
+  EXPECT_NE(usage_error({"bench", "--split", "MOD 2", "--group", "0,1"}).find("--split cannot be combined"),
+            std::string::npos);
+}
+
 TEST(Cli, OpAllTakesEveryOpButPairUnlessPairsAreGiven) {
-  EXPECT_EQ(bench({"bench", "--op", "all"}).ops.size(), 5u);
-  EXPECT_EQ(bench({"bench", "--op", "all", "--pairs", "0:1"}).ops.size(), 6u);
+  EXPECT_EQ(bench({"bench", "--op", "all"}).ops.size(), 9u);
+  EXPECT_EQ(bench({"bench", "--op", "all", "--pairs", "0:1"}).ops.size(), 10u);
 }
 
 TEST(Cli, GoogleBenchmarkFlagsPassThrough) {
@@ -96,7 +159,7 @@ TEST(Cli, BadInputNamesTheFlagOrValue) {
   EXPECT_NE(usage_error({"bench", "-e", "lots"}).find("-e: 'lots' is not a valid size"), std::string::npos);
   EXPECT_NE(usage_error({"bench", "-b", "-5"}).find("-b"), std::string::npos);
   EXPECT_NE(usage_error({"bench", "--sizes", "8,0"}).find("--sizes"), std::string::npos);
-  EXPECT_NE(usage_error({"bench", "--op", "alltoall"}).find("--op: unknown op 'alltoall'"), std::string::npos);
+  EXPECT_NE(usage_error({"bench", "--op", "all2all"}).find("--op: unknown op 'all2all'"), std::string::npos);
   EXPECT_NE(usage_error({"bench", "-d", "fp8"}).find("-d: unknown data type 'fp8'"), std::string::npos);
   EXPECT_NE(usage_error({"bench", "-o", "avg"}).find("-o: unknown reduction 'avg'"), std::string::npos);
   EXPECT_NE(usage_error({"bench", "--bogus"}).find("--bogus"), std::string::npos);

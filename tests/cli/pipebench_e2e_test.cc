@@ -110,9 +110,9 @@ void check_mpi_run(const char* launcher, int np) {
     EXPECT_TRUE(j["system"].contains(key)) << key;
   }
   EXPECT_EQ(j["system"]["processes"], np);
-  // 3 sizes; all_reduce/reduce_scatter: 2 types x 2 redops x 2 placements; all_gather/broadcast:
-  // 2 types x 2 placements; sendrecv/pair: 2 types.
-  EXPECT_EQ(j["records"].size(), 3u * (8 + 8 + 4 + 4 + 2 + 2));
+  // 3 sizes; all_reduce/reduce_scatter/reduce: 2 types x 2 redops x 2 placements; all_gather/broadcast/
+  // gather/scatter: 2 types x 2 placements; sendrecv/pair/alltoall: 2 types.
+  EXPECT_EQ(j["records"].size(), 3u * (8 + 8 + 8 + 4 + 4 + 4 + 4 + 2 + 2 + 2));
   std::set<std::string> ops;
   for (const auto& rec : j["records"]) {
     ops.insert(rec["op"].get<std::string>());
@@ -128,7 +128,7 @@ void check_mpi_run(const char* launcher, int np) {
       EXPECT_TRUE(rec.contains(key)) << key;
     }
   }
-  EXPECT_EQ(ops.size(), 6u);
+  EXPECT_EQ(ops.size(), 10u);
   EXPECT_EQ(lines(slurp(csv)), 1 + static_cast<int>(j["records"].size()));
   std::remove(json.c_str());
   std::remove(csv.c_str());
@@ -136,6 +136,58 @@ void check_mpi_run(const char* launcher, int np) {
 
 TEST_F(E2E, EveryOpIsExactAtTwoRanks) { check_mpi_run(kMpirun2, 2); }
 TEST_F(E2E, EveryOpIsExactAtFourRanks) { check_mpi_run(kMpirun4, 4); }
+
+std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// nccl-tests' flags on the MPI backend: all accepted, each without meaning there said once, every
+// record exact, -N repeating the sweep, -S stamping every record, -M printing the memory line.
+TEST_F(E2E, NcclTestsFlagsRunOnTheMpiBackend) {
+  const std::string json = tmp("flags.json");
+  const Result r =
+      run("bench --backend mpi --op all_reduce,alltoall -b 1K -e 4K -f 4 -n 2 --reps 2 -m 2 -N 2 -a 1 "
+          "-z 1 -u 1 -S 1 -M 1 -C 1 -R 1 -t 2 -p 1 --json " +
+              json,
+          kMpirun2);
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  for (const char* flag : {"note: -t", "note: -R", "note: -C", "note: -p 1"}) {
+    EXPECT_EQ(occurrences(r.err, flag), 1u) << flag << "\n" << r.err;
+  }
+  EXPECT_NE(r.out.find("# Host memory usage : free after init"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("time over ranks: mean"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(j["config"]["agg_iters"], 2);
+  // 2 cycles x (all_reduce: 2 sizes x 2 placements + alltoall: 2 sizes).
+  ASSERT_EQ(j["records"].size(), 12u);
+  for (const auto& rec : j["records"]) {
+    EXPECT_EQ(rec["wrong"], 0) << rec.dump();
+    EXPECT_EQ(rec["timestamp"].get<std::string>().size(), 19u) << rec.dump();  // YYYY-MM-DD HH:MM:SS
+  }
+  std::remove(json.c_str());
+}
+
+// --split MOD 2 at np 4: two groups of two ranks at once; the record carries rank 0's group.
+TEST_F(E2E, SplitRunsConcurrentGroups) {
+  const std::string json = tmp("split.json");
+  const Result r = run(
+      "bench --backend mpi --op all_reduce,gather -b 4K -e 4K -n 2 --reps 2 --split 'MOD 2' --json " + json, kMpirun4);
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("# split MOD 2: groups of processes running at once: {0,2} {1,3}"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(slurp(json));
+  ASSERT_EQ(j["records"].size(), 4u);
+  for (const auto& rec : j["records"]) {
+    EXPECT_EQ(rec["wrong"], 0) << rec.dump();
+    EXPECT_EQ(rec["nranks"], 2);
+    EXPECT_EQ(rec["ranks"], nlohmann::json::array({0, 2}));
+  }
+  const Result bad = run("bench --backend mpi -b 8 -e 8 --split 'MOD 0'", kMpirun2);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--split 'MOD 0': MOD by 0"), std::string::npos) << bad.err;
+  std::remove(json.c_str());
+}
 
 TEST_F(E2E, GoogleBenchmarkJsonCarriesTheCounters) {
   const std::string out = tmp("gbench.json");

@@ -92,5 +92,105 @@ TEST(BroadcastOp, OnlyTheRootFillsAndEveryRankChecksTheRootsData) {
   EXPECT_THROW(op("broadcast").validate(2, p), UsageError);
 }
 
+TEST(AllToAllOp, SizeIsOneRanksBufferAndCountIsPerPeer) {
+  // nccl-tests AlltoAllGetCollByteCount: count = (S/e/n) rounded to 16 B, buffers n*count.
+  const Sizing s = op("alltoall").sizing(1 << 20, 4, 8, {});
+  EXPECT_EQ(s.count, 32768u);
+  EXPECT_EQ(s.size_bytes, 1u << 20);
+  EXPECT_EQ(s.send_bytes, 1u << 20);
+  EXPECT_EQ(s.recv_bytes, 1u << 20);
+  EXPECT_EQ(op("alltoall").sizing(1000, 4, 3, {}).size_bytes, 960u);
+  EXPECT_DOUBLE_EQ(op("alltoall").bus_bw_factor(8), 7.0 / 8);
+  EXPECT_FALSE(op("alltoall").supports_in_place());  // nccl-tests prints N/A
+}
+
+TEST(AllToAllOp, BlockIOfTheOutputHoldsRankIsBlockForThisRank) {
+  const Sizing s = op("alltoall").sizing(4096, 4, 4, {});
+  const DataLayout d = op("alltoall").layout(s, 2, 4, false, {});
+  ASSERT_EQ(d.fills.size(), 1u);
+  EXPECT_EQ(d.fills[0].count, 4 * s.count);
+  ASSERT_EQ(d.checks.size(), 4u);
+  for (int src = 0; src < 4; ++src) {
+    EXPECT_EQ(d.checks[src].from_rank, src);
+    EXPECT_EQ(d.checks[src].elem_offset, src * s.count);
+    EXPECT_EQ(d.checks[src].index_base, 2 * s.count);  // what src sent to rank 2
+  }
+}
+
+TEST(ReduceOp, SizeIsTheCountAndBusBwFactorIsOne) {
+  const Sizing s = op("reduce").sizing(1000, 8, 4, {});
+  EXPECT_EQ(s.count, 125u);
+  EXPECT_EQ(s.size_bytes, 1000u);
+  EXPECT_DOUBLE_EQ(op("reduce").bus_bw_factor(8), 1.0);
+  EXPECT_TRUE(op("reduce").reduces());
+}
+
+TEST(ReduceOp, OnlyTheRootChecksTheReduction) {
+  OpParams p;
+  p.root = 1;
+  const Sizing s = op("reduce").sizing(64, 4, 4, p);
+  EXPECT_TRUE(op("reduce").layout(s, 0, 4, false, p).checks.empty());
+  const DataLayout root = op("reduce").layout(s, 1, 4, true, p);
+  ASSERT_EQ(root.checks.size(), 1u);
+  EXPECT_TRUE(root.checks[0].reduced);
+  EXPECT_EQ(root.fills[0].buffer, BufferRole::kRecv);
+}
+
+TEST(GatherOp, SizeIsTheRootsOutputAndCountIsPerRank) {
+  const Sizing s = op("gather").sizing(1 << 20, 4, 8, {});
+  EXPECT_EQ(s.count, 32768u);
+  EXPECT_EQ(s.size_bytes, 1u << 20);
+  EXPECT_EQ(s.send_bytes, 128u * 1024);
+  EXPECT_EQ(s.recv_bytes, 1u << 20);
+  EXPECT_EQ(op("gather").sizing(8, 4, 2, {}).size_bytes, 0u);
+  EXPECT_DOUBLE_EQ(op("gather").bus_bw_factor(4), 0.75);
+}
+
+TEST(GatherOp, TheRootChecksEveryBlockAndInPlaceInputSitsAtTheRanksBlock) {
+  OpParams p;
+  p.root = 3;
+  const Sizing s = op("gather").sizing(4096, 4, 4, p);
+  EXPECT_TRUE(op("gather").layout(s, 0, 4, false, p).checks.empty());
+  const DataLayout in = op("gather").layout(s, 2, 4, true, p);
+  EXPECT_EQ(in.fills[0].buffer, BufferRole::kRecv);
+  EXPECT_EQ(in.fills[0].elem_offset, 2 * s.count);
+  const DataLayout root = op("gather").layout(s, 3, 4, false, p);
+  ASSERT_EQ(root.checks.size(), 4u);
+  EXPECT_EQ(root.checks[1].from_rank, 1);
+  EXPECT_EQ(root.checks[1].elem_offset, s.count);
+}
+
+TEST(ScatterOp, SizeIsTheRootsInputAndCountIsPerRank) {
+  const Sizing s = op("scatter").sizing(1 << 20, 2, 4, {});
+  EXPECT_EQ(s.count, 131072u);
+  EXPECT_EQ(s.size_bytes, 1u << 20);
+  EXPECT_EQ(s.send_bytes, 1u << 20);
+  EXPECT_EQ(s.recv_bytes, 1u << 20);  // in place, the input lives in the receive buffer
+  EXPECT_DOUBLE_EQ(op("scatter").bus_bw_factor(2), 0.5);
+}
+
+TEST(ScatterOp, OnlyTheRootFillsAndEachRankChecksItsBlockOfTheRootsData) {
+  OpParams p;
+  p.root = 0;
+  const Sizing s = op("scatter").sizing(4096, 4, 4, p);
+  EXPECT_TRUE(op("scatter").layout(s, 2, 4, false, p).fills.empty());
+  EXPECT_EQ(op("scatter").layout(s, 0, 4, false, p).fills.at(0).count, 4 * s.count);
+  const DataLayout out = op("scatter").layout(s, 2, 4, false, p);
+  EXPECT_EQ(out.checks.at(0).elem_offset, 0u);
+  EXPECT_EQ(out.checks.at(0).index_base, 2 * s.count);
+  EXPECT_EQ(out.checks.at(0).from_rank, 0);
+  EXPECT_EQ(op("scatter").layout(s, 2, 4, true, p).checks.at(0).elem_offset, 2 * s.count);
+}
+
+TEST(RootedOps, RejectARootOutOfRange) {
+  OpParams p;
+  p.root = 4;
+  for (const char* name : {"broadcast", "reduce", "gather", "scatter"}) {
+    EXPECT_TRUE(op(name).has_root()) << name;
+    EXPECT_THROW(op(name).validate(4, p), UsageError) << name;
+    EXPECT_NO_THROW(op(name).validate(5, p)) << name;
+  }
+}
+
 }  // namespace
 }  // namespace pipebench

@@ -11,15 +11,16 @@ namespace {
 // Guards against an op file dropped from the link (static registrars run only for linked objects).
 TEST(OpRegistry, HoldsExactlyTheShippedOps) {
   EXPECT_EQ(OpRegistry::instance().names(),
-            (std::vector<std::string>{"all_gather", "all_reduce", "broadcast", "pair", "reduce_scatter", "sendrecv"}));
+            (std::vector<std::string>{"all_gather", "all_reduce", "alltoall", "broadcast", "gather", "pair", "reduce",
+                                      "reduce_scatter", "scatter", "sendrecv"}));
 }
 
 TEST(OpRegistry, UnknownOpNamesTheFlagAndTheChoices) {
   try {
-    (void)OpRegistry::instance().find("--op", "alltoall");
+    (void)OpRegistry::instance().find("--op", "all_to_all");
     FAIL();
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("--op: unknown op 'alltoall' (one of: all_gather"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("--op: unknown op 'all_to_all' (one of: all_gather"), std::string::npos)
         << e.what();
   }
 }

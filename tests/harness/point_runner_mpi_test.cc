@@ -4,6 +4,7 @@
 
 #include "backend/backend_factory.h"
 #include "collectives/registry.h"
+#include "core/split_expr.h"
 #include "harness/point_runner.h"
 #include "test_world.h"
 
@@ -61,7 +62,7 @@ TEST(PointRunnerMpi, TheCheckSeesCorruptedResults) {
   auto backend = make_backend(BackendKind::kMpi, W(), 1);
   const Op& op = OpRegistry::instance().find("--op", "all_reduce");
   const Sizing s = op.sizing(4096, 4, backend->nranks(), {});
-  auto buffers = backend->allocate(s.send_bytes, s.recv_bytes);
+  auto buffers = backend->allocate(s.send_bytes, s.recv_bytes, {});
   const Pattern p = make_pattern(DType::kFloat, RedOp::kSum, backend->nranks(), 3);
   const DataLayout d = op.layout(s, backend->rank_of(0), backend->nranks(), false, {});
   for (const auto& f : d.fills) backend->fill(*buffers, 0, f, p, DType::kFloat);
@@ -97,6 +98,75 @@ TEST(PointRunnerMpi, TimeBudgetShrinksTheBatchIdenticallyOnEveryRank) {
   const ResultRecord rec = runner.measure({&op, DType::kFloat, RedOp::kSum, 1 << 20, false});
   EXPECT_EQ(rec.ops_per_batch, 1);
   EXPECT_EQ(W().max(rec.ops_per_batch), W().min(rec.ops_per_batch));
+}
+
+TEST(PointRunnerMpi, RankStatisticCombinesTheProcessesTimes) {
+  const int n = W().size();
+  const double mine = W().rank() + 1.0;
+  EXPECT_DOUBLE_EQ(combine_over_ranks(W(), mine, true, RankStat::kMax), n);
+  EXPECT_DOUBLE_EQ(combine_over_ranks(W(), mine, true, RankStat::kMin), 1.0);
+  EXPECT_DOUBLE_EQ(combine_over_ranks(W(), mine, true, RankStat::kMean), (n + 1) / 2.0);
+  EXPECT_DOUBLE_EQ(combine_over_ranks(W(), mine, true, RankStat::kRank0), 1.0);
+  if (n < 2) return;
+  // Rank 0 holds no member: it is left out of every statistic.
+  const bool member = W().rank() != 0;
+  EXPECT_DOUBLE_EQ(combine_over_ranks(W(), mine, member, RankStat::kMin), 2.0);
+  EXPECT_DOUBLE_EQ(combine_over_ranks(W(), mine, member, RankStat::kRank0), 2.0);
+  EXPECT_DOUBLE_EQ(combine_over_ranks(W(), mine, member, RankStat::kMean), (n + 2) / 2.0);
+}
+
+// -m, -z (every mode), -u, -C and -K change how ops are issued and timed, never the results.
+TEST(PointRunnerMpi, NcclTestsIssueAndTimingFlagsKeepResultsExact) {
+  auto backend = make_backend(BackendKind::kMpi, W(), 1);
+  for (int blocking = 0; blocking <= 3; ++blocking) {
+    BenchConfig c = small_config();
+    c.agg = 3;
+    c.iters = 2;
+    c.reps = 4;
+    c.per_iter_skip = 1;
+    c.blocking = blocking;
+    c.unalign_elems = 3;
+    c.cputime = blocking == 2;
+    c.rank_stat = static_cast<RankStat>(blocking);
+    c.params.root = W().size() - 1;
+    PointRunner runner(*backend, W(), c);
+    for (const char* name : {"all_reduce", "alltoall", "reduce", "scatter"}) {
+      const Op& op = OpRegistry::instance().find("--op", name);
+      for (bool in_place : {false, true}) {
+        if (in_place && !op.supports_in_place()) continue;
+        const ResultRecord rec = runner.measure({&op, DType::kFloat, RedOp::kSum, 4096, in_place});
+        EXPECT_EQ(rec.wrong, 0) << name << " -z " << blocking << (in_place ? " in-place" : "");
+        EXPECT_EQ(rec.stats.samples, 3u);  // 4 reps, the first left out (-K 1)
+        EXPECT_GT(rec.time_us, 0.0);
+      }
+    }
+  }
+  BenchConfig shifted = small_config();
+  shifted.unalign_elems = 3;
+  EXPECT_EQ(PointRunner::unalign_margin_bytes(shifted), 24u);  // room for 3 elements of the widest type
+}
+
+// --split MOD 2 (nccl-tests NCCL_TESTS_SPLIT): at np 4 two groups of two ranks run at once, each exact,
+// each record naming its own group.
+TEST(PointRunnerMpi, SplitModTwoRunsBothGroupsAtOnce) {
+  auto backend = make_backend(BackendKind::kMpi, W(), 1);
+  const auto groups = split_groups(parse_split_expr("--split", "MOD 2"), W().size());
+  const auto& mine = groups[static_cast<std::size_t>(W().rank() % 2)];
+  auto sub = backend->split(mine);
+  EXPECT_EQ(sub->nlocal(), 1);
+  EXPECT_EQ(sub->nranks(), static_cast<int>(mine.size()));
+  BenchConfig c = small_config();
+  PointRunner runner(*sub, W(), c);
+  for (const char* name : {"all_reduce", "alltoall", "gather"}) {
+    const Op& op = OpRegistry::instance().find("--op", name);
+    const ResultRecord rec = runner.measure({&op, DType::kInt32, RedOp::kSum, 1 << 14, false});
+    EXPECT_EQ(rec.wrong, 0) << name;
+    EXPECT_EQ(rec.ranks, mine) << name;
+    EXPECT_DOUBLE_EQ(rec.busbw_gbps, rec.algbw_gbps * op.bus_bw_factor(static_cast<int>(mine.size()))) << name;
+  }
+  if (W().size() == 4) {
+    EXPECT_EQ(groups, (std::vector<std::vector<int>>{{0, 2}, {1, 3}}));
+  }
 }
 
 }  // namespace

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+// alltoall: block j of rank i's input lands at block i of rank j's output (MoE expert parallelism,
+// Ulysses context parallelism).
+#include "collectives/registry.h"
+#include "collectives/split_count.h"
+
+namespace pipebench {
+namespace {
+
+class AllToAll final : public Op {
+ public:
+  std::string_view name() const override { return "alltoall"; }
+  bool reduces() const override { return false; }
+  // nccl-tests does not validate in-place alltoall (AlltoAllInitData: reportErrors = 0); it prints N/A.
+  bool supports_in_place() const override { return false; }
+  // count = per peer, size = one rank's whole buffer n*count (nccl-tests AlltoAllGetCollByteCount).
+  Sizing sizing(std::size_t requested, std::size_t e, int n, const OpParams&) const override {
+    const std::size_t base = split_count(requested, e, n);
+    const std::size_t total = base * static_cast<std::size_t>(n) * e;
+    return {base, total, total, total};
+  }
+  // (n-1)/n of the buffer leaves the rank (nccl-tests alltoall.cu AlltoAllGetBw).
+  double bus_bw_factor(int n) const override { return static_cast<double>(n - 1) / n; }
+  // Rank r sends pattern(r, j*count + k) to rank j; rank r's block i must hold pattern(i, r*count + k).
+  DataLayout layout(const Sizing& s, int rank, int n, bool, const OpParams&) const override {
+    DataLayout d;
+    d.fills.push_back({BufferRole::kSend, 0, s.count * static_cast<std::size_t>(n), rank, 0});
+    for (int src = 0; src < n; ++src) {
+      d.checks.push_back(
+          {static_cast<std::size_t>(src) * s.count, s.count, false, src, static_cast<std::uint64_t>(rank) * s.count});
+    }
+    return d;
+  }
+  void issue(Backend& b, int local, const CallArgs& a) const override {
+    b.all_to_all(local, a.buffers.send(local), a.buffers.recv(local), a.sizing.count, a.dtype);
+  }
+};
+
+PB_REGISTER_OP(AllToAll);
+
+}  // namespace
+}  // namespace pipebench
