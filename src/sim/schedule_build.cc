@@ -18,7 +18,6 @@ bool has_op(const std::string& op) {
   return std::binary_search(names.begin(), names.end(), op);
 }
 
-
 // The plan's messages of the pipeline group's ranks, costed and sorted into inside / after. P2P
 // (send/recv) is the schedule's own: only its size is kept. Every other class (TP, CP's sendrecv ring,
 // ...) is priced like the TP collectives; a class with no op is left unpriced and named in the sources.
