@@ -266,7 +266,7 @@ FUZZ_DRIVERS := $(foreach t,$(FUZZ_TARGETS),$(BIN)/fuzz_$(t))
 # The sources the targets reach, built again by clang with ASan and coverage for libFuzzer.
 FUZZ_CLANG_SRCS := $(wildcard src/core/*.cc) src/megatron/model_args.cc topology/nccl_xml.cc topology/topology.cc \
                    topology/link_bandwidth.cc topology/topology_checks.cc topology/hwloc_discovery.cc \
-                   src/io/nccl_tests_log.cc src/io/nccl_tests_json.cc src/io/nccl_tests_parts.cc \
+                   $(wildcard src/io/*.cc) $(wildcard src/megatron/*.cc) src/cli/number_checks.cc topology/link_class.cc \
                    $(filter-out $(SQLITE_ONLY) src/trace/nsys_reader.cc src/trace/plan_check.cc,$(wildcard src/trace/*.cc))
 FUZZ_CLANG := $(BUILD)/fuzz-clang
 FUZZ_CLANG_FLAGS := -O1 -g -std=c++17 -fsanitize=address,undefined -fno-sanitize-recover=undefined
