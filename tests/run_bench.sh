@@ -39,6 +39,14 @@ awk -v a="$t0" -v b="$t1" -v c="$t2" -v n="$records" 'BEGIN {
 echo "# report: 100 hosts x 10 results files into one report (target: under 5 s)"
 "$REPORT_BENCH" || exit 1
 if [ "${HAVE_NCCL:-0}" = 1 ] && command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+  if [ -n "${NCCL_TESTS_DIR:-}" ]; then
+    ngpu=$(nvidia-smi -L | wc -l)
+    echo "# nccl-tests side by side ($NCCL_TESTS_DIR, $ngpu GPUs, one process; medians of 3 alternating rounds)"
+    "$(dirname "$0")/nccl_tests_side_by_side.sh" "$PIPEBENCH" "$NCCL_TESTS_DIR" "$ngpu" || exit 1
+  else
+    echo "# no NCCL_TESTS_DIR: timing pipebench against the bare NCCL loop (set NCCL_TESTS_DIR=<nccl-tests/build>"
+    echo "# to put nccl-tests itself beside it)"
+  fi
   exec "$OVERHEAD" --backend nccl
 fi
 echo "# no GPU visible: timing the MPI backend against bare MPI_Allreduce with 2 host ranks"

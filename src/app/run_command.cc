@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "app/bench_command.h"
@@ -297,10 +298,13 @@ int report_step(const RunOptions& o, const std::string& dir, std::string& summar
   return rc;
 }
 
-}  // namespace
+// run's sweep: the three ops Megatron's pipeline uses, a few repetitions per point so the report can
+// judge stability (nccl-tests' defaults are -n 20 -w 5 with one repetition).
+constexpr int kRunIters = 20;
+constexpr int kRunWarmup = 3;
+constexpr int kRunReps = 5;
 
-int run_run_command(const RunOptions& o, const World& world) {
-  const BackendKind kind = resolve_backend(o.backend, world);
+BenchConfig run_bench_config(const RunOptions& o, const World& world, BackendKind kind) {
   BenchConfig c;
   c.ops = {"all_reduce", "all_gather", "sendrecv"};
   c.sizes_bytes = sweep_sizes(o.min_bytes, o.max_bytes, o.factor, 0);
@@ -309,16 +313,20 @@ int run_run_command(const RunOptions& o, const World& world) {
   if (c.gpus_per_process == 0) {
     c.gpus_per_process = kind == BackendKind::kNccl && world.size() == 1 ? std::max(1, visible_gpus(nullptr)) : 1;
   }
-  c.iters = 20;
-  c.warmup = 3;
-  c.reps = 5;
+  c.iters = kRunIters;
+  c.warmup = kRunWarmup;
+  c.reps = kRunReps;
   c.checks = 1;
   c.point_budget_s = o.point_budget_s;
   c.timeout_s = o.timeout_s;
   c.quiet = o.quiet;
   c.benchmark_args = o.benchmark_args;
+  return c;
+}
 
-  // The run folder, named by rank 0 and shared so every rank agrees.
+// The run folder, named by rank 0 and shared so every rank agrees; created by rank 0. Empty on the ranks
+// other than the one that failed to create it (that one throws the message).
+std::optional<std::string> make_run_folder(const RunOptions& o, const World& world) {
   std::string dir = o.out_dir;
   if (dir.empty()) {
     std::string stamp = utc_timestamp();
@@ -335,62 +343,59 @@ int run_run_command(const RunOptions& o, const World& world) {
   }
   if (!world.all(mkdir_error.empty())) {
     if (!mkdir_error.empty()) throw UsageError(mkdir_error);
-    return static_cast<int>(ExitCode::kUsage);
+    return std::nullopt;
   }
-  c.json_path = dir + "/results.json";
-  c.csv_path = dir + "/results.csv";
+  return dir;
+}
 
-  // Like nccl-tests' "Reducing maxBytes": the defaults must fit the machine, so drop sizes that don't.
-  auto backend = make_backend(c.backend, world, c.gpus_per_process);
-  {
-    while (true) {
-      try {
-        validate_for_backend(c, *backend, world);
-        break;
-      } catch (const UsageError& e) {
-        if (c.sizes_bytes.size() <= 1) throw;
-        if (world.rank() == 0) {
-          std::cout << "# reducing the largest size to " << format_size(c.sizes_bytes[c.sizes_bytes.size() - 2]) << ": "
-                    << e.what() << "\n";
-        }
-        c.sizes_bytes.pop_back();
+// Like nccl-tests' "Reducing maxBytes": the defaults must fit the machine, so drop sizes that don't.
+void fit_sizes_to_backend(BenchConfig& c, Backend& backend, const World& world) {
+  while (true) {
+    try {
+      validate_for_backend(c, backend, world);
+      return;
+    } catch (const UsageError& e) {
+      if (c.sizes_bytes.size() <= 1) throw;
+      if (world.rank() == 0) {
+        std::cout << "# reducing the largest size to " << format_size(c.sizes_bytes[c.sizes_bytes.size() - 2]) << ": "
+                  << e.what() << "\n";
       }
+      c.sizes_bytes.pop_back();
     }
   }
-  std::vector<ResultRecord> records;
-  const int status = run_bench_on(*backend, c, world, &records);
-  std::string summary;  // rank 0: the console summary and verdicts, kept in summary.txt
-  if (world.rank() == 0) {
-    std::ostringstream table;
-    print_summary(table, records, dir);
-    summary = table.str();
-    std::cout << summary << std::flush;
+}
+
+// plan -> predict -> replay when the options ask for them; returns the lines they add to the summary.
+std::string plan_steps(const RunOptions& o, const World& world, Backend& backend, const BenchConfig& c,
+                       const std::string& dir) {
+  std::string summary;
+  PlannedRun run = plan_and_predict(o, world, backend, c, dir);
+  if (run.prediction) summary += "# Prediction verdict: " + run.prediction->verdict + "\n";
+  if (o.replay && can_replay(run.plan, world, c.backend, c.gpus_per_process)) {
+    summary += replay_step(o, world, c.backend, run, dir);
+  } else if (o.replay && world.rank() == 0) {
+    const std::string line = "# Replay: skipped: it needs one process with one device per plan rank (" +
+                             std::to_string(run.plan.layout.world) + "), this run has " + std::to_string(world.size()) +
+                             " process" + (world.size() == 1 ? "" : "es") + " with " +
+                             std::to_string(c.gpus_per_process) + " device" + (c.gpus_per_process == 1 ? "" : "s") +
+                             " each\n";
+    summary += line;
+    std::cout << line;
   }
-  int rc = status;
-  if (o.plan) {
-    PlannedRun run = plan_and_predict(o, world, *backend, c, dir);
-    if (run.prediction) summary += "# Prediction verdict: " + run.prediction->verdict + "\n";
-    if (o.replay && can_replay(run.plan, world, kind, c.gpus_per_process)) {
-      summary += replay_step(o, world, kind, run, dir);
-    } else if (o.replay && world.rank() == 0) {
-      const std::string line = "# Replay: skipped: it needs one process with one device per plan rank (" +
-                               std::to_string(run.plan.layout.world) + "), this run has " +
-                               std::to_string(world.size()) + " process" + (world.size() == 1 ? "" : "es") + " with " +
-                               std::to_string(c.gpus_per_process) + " device" + (c.gpus_per_process == 1 ? "" : "s") +
-                               " each\n";
-      summary += line;
-      std::cout << line;
-    }
-  }
-  // The report's verdict decides the exit status; a failed sweep (wrong values, failed points) still does.
-  // Rank 0 alone writes the report; a failure there is carried to the other ranks (they would otherwise
-  // wait in the broadcast) and rethrown on rank 0 for main to report.
+  return summary;
+}
+
+// The report's verdict decides the exit status; a failed sweep (wrong values, failed points) still does.
+// Rank 0 alone writes the report; a failure there is carried to the other ranks (they would otherwise
+// wait in the broadcast) and rethrown on rank 0 for main to report.
+int finish_with_report(const RunOptions& o, const World& world, const std::string& dir, std::string summary,
+                       int sweep_rc) {
   std::string report_rc = "0";
   std::exception_ptr report_error;
   if (world.rank() == 0) {
     try {
       const int r = report_step(o, dir, summary);
-      report_rc = std::to_string(r != 0 ? r : rc);
+      report_rc = std::to_string(r != 0 ? r : sweep_rc);
       summary += "# Exit status " + report_rc + "\n";
       write_file_atomically(dir + "/summary.txt", summary);
       std::cout << "# Summary and verdicts saved in " << dir << "/summary.txt\n" << std::flush;
@@ -405,6 +410,31 @@ int run_run_command(const RunOptions& o, const World& world) {
   report_rc = world.broadcast(report_rc, 0);
   if (report_error) std::rethrow_exception(report_error);
   return std::stoi(report_rc);
+}
+
+}  // namespace
+
+int run_run_command(const RunOptions& o, const World& world) {
+  const BackendKind kind = resolve_backend(o.backend, world);
+  BenchConfig c = run_bench_config(o, world, kind);
+  const std::optional<std::string> folder = make_run_folder(o, world);
+  if (!folder) return static_cast<int>(ExitCode::kUsage);
+  const std::string& dir = *folder;
+  c.json_path = dir + "/results.json";
+  c.csv_path = dir + "/results.csv";
+  auto backend = make_backend(c.backend, world, c.gpus_per_process);
+  fit_sizes_to_backend(c, *backend, world);
+  std::vector<ResultRecord> records;
+  const int status = run_bench_on(*backend, c, world, &records);
+  std::string summary;  // rank 0: the console summary and verdicts, kept in summary.txt
+  if (world.rank() == 0) {
+    std::ostringstream table;
+    print_summary(table, records, dir);
+    summary = table.str();
+    std::cout << summary << std::flush;
+  }
+  if (o.plan) summary += plan_steps(o, world, *backend, c, dir);
+  return finish_with_report(o, world, dir, std::move(summary), status);
 }
 
 std::string RunCommand::summary() const { return "the whole qualification job with defaults (what 'make run' runs)"; }
