@@ -242,7 +242,22 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
   if (!c.group.empty()) sub = full.split(c.group);
   if (c.split) sub = full.split(split_members(*c.split, full.nranks(), world));
   Backend& comm = sub ? *sub : full;
-  ReportSession report(world, full, c.json_path, c.csv_path, bench_config_json(c), collected);
+  nlohmann::json config = bench_config_json(c);
+  if (c.split) {
+    // Every group that ran at once, as ranks: the records carry rank 0's group, and their time is over all
+    // of them (nccl-tests reduces the time over MPI_COMM_WORLD, common.cu).
+    const int per_process = full.nranks() / world.size();
+    nlohmann::json groups = nlohmann::json::array();
+    for (const auto& g : split_groups(*c.split, world.size())) {
+      nlohmann::json ranks = nlohmann::json::array();
+      for (int p : g) {
+        for (int i = 0; i < per_process; ++i) ranks.push_back(p * per_process + i);
+      }
+      groups.push_back(std::move(ranks));
+    }
+    config["split_groups"] = std::move(groups);
+  }
+  ReportSession report(world, full, c.json_path, c.csv_path, config, collected);
   if (world.rank() == 0 && !wants_benchmark_display(c.benchmark_args)) {
     print_preamble(std::cout, c, full, report.system());
     if (report.classes()) {

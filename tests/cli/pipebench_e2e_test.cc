@@ -169,7 +169,8 @@ TEST_F(E2E, NcclTestsFlagsRunOnTheMpiBackend) {
   std::remove(json.c_str());
 }
 
-// --split MOD 2 at np 4: two groups of two ranks at once; the record carries rank 0's group.
+// --split MOD 2 at np 4: two groups of two ranks at once; the record carries rank 0's group, the config every
+// group.
 TEST_F(E2E, SplitRunsConcurrentGroups) {
   const std::string json = tmp("split.json");
   const Result r = run(
@@ -183,6 +184,8 @@ TEST_F(E2E, SplitRunsConcurrentGroups) {
     EXPECT_EQ(rec["nranks"], 2);
     EXPECT_EQ(rec["ranks"], nlohmann::json::array({0, 2}));
   }
+  // Every group that ran at once is in the file, as ranks.
+  EXPECT_EQ(j["config"]["split_groups"], nlohmann::json::parse("[[0, 2], [1, 3]]")) << j["config"].dump();
   const Result bad = run("bench --backend mpi -b 8 -e 8 --split 'MOD 0'", kMpirun2);
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--split 'MOD 0': MOD by 0"), std::string::npos) << bad.err;
