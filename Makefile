@@ -8,7 +8,7 @@
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
-.PHONY: all deps test run bench clean build-all test-all bench-all config format format-check fuzz fuzz-smoke fuzz-random fuzz-libfuzzer
+.PHONY: all deps test run bench clean build-all test-all bench-all config format format-check function-size-check fuzz fuzz-smoke fuzz-random fuzz-libfuzzer
 
 CUDA_HOME ?= /usr/local/cuda
 NCCL_HOME ?=
@@ -138,6 +138,7 @@ all: deps
 test: deps
 	@$(MAKE) -j$(JOBS) build-all $(UNIT_TESTS) $(MPI_TESTS) $(GPU_TESTS)
 	@$(MAKE) format-check
+	@$(MAKE) function-size-check
 	@$(MAKE) -j$(JOBS) fuzz-smoke
 	@$(MAKE) test-all
 
@@ -163,6 +164,26 @@ format-check: deps
 	@if ! command -v $(CLANG_FORMAT) >/dev/null; then echo "format-check: skipped ($(CLANG_FORMAT) not found; install clang-format)"; \
 	else $(CLANG_FORMAT) --dry-run --Werror $(FORMAT_FILES) && echo "format-check: every file follows .clang-format"; fi
 
+# No function over 100 lines (the architecture's rule): clang-tidy's readability-function-size on every C++
+# source g++ builds (the .cu files are few and short; clang-tidy would need the CUDA toolchain for them).
+# One stamp per source, so only changed files are looked at again.
+CLANG_TIDY ?= clang-tidy
+FUNCTION_LINES := 100
+SIZE_CHECK_SRCS := $(LIB_SRCS) src/main.cc $(filter %.cc,$(BARE_LOOP_SRCS)) $(wildcard src/tools/*.cc)
+SIZE_CHECK_STAMPS := $(patsubst %,$(BUILD)/size-check/%.ok,$(SIZE_CHECK_SRCS))
+
+function-size-check: deps
+	@if ! command -v $(CLANG_TIDY) >/dev/null; then echo "function-size-check: skipped ($(CLANG_TIDY) not found; install clang-tidy)"; \
+	else $(MAKE) -s -k -j$(JOBS) --no-print-directory $(SIZE_CHECK_STAMPS) && \
+	  echo "function-size-check: no function over $(FUNCTION_LINES) lines in $(words $(SIZE_CHECK_SRCS)) sources"; fi
+
+$(BUILD)/size-check/%.ok: %
+	@mkdir -p $(dir $@)
+	@$(CLANG_TIDY) --quiet -checks='-*,readability-function-size' --warnings-as-errors='readability-function-size' \
+	  -config='{CheckOptions: [{key: readability-function-size.LineThreshold, value: $(FUNCTION_LINES)}]}' \
+	  $< -- $(CPPFLAGS) -std=c++17 $(MPI_CFLAGS) 2>&1 | grep -E '(warning|error):|note: [0-9]+ lines' | sed 's/ \[readability-function-size.*//'; \
+	  test $${PIPESTATUS[0]} -eq 0 && touch $@
+
 # Debian packages by the file that proves them present.
 DEPS := libbenchmark-dev:/usr/include/benchmark/benchmark.h \
         libgtest-dev:/usr/include/gtest/gtest.h \
@@ -174,6 +195,7 @@ DEPS := libbenchmark-dev:/usr/include/benchmark/benchmark.h \
         libtinyxml2-dev:/usr/include/tinyxml2.h \
         libsqlite3-dev:/usr/include/sqlite3.h \
         clang-format:/usr/bin/clang-format \
+        clang-tidy:/usr/bin/clang-tidy \
         libyaml-cpp-dev:/usr/include/yaml-cpp/yaml.h \
         libpng-dev:/usr/include/png.h \
         chromium:/usr/bin/chromium

@@ -163,8 +163,28 @@ Layout make_layout(const MegatronArgs& a, int gpus_present) {
   return l;
 }
 
-void build_layout_groups(Layout& l) {
-  // Groups, each built once in the rank order, with a rank -> group index map (linear in the world).
+namespace {
+
+using C = Layout::Coord;
+
+// One kind of group, built once in the rank order: ranks with the same key share a group; with an index,
+// the rank -> group map (linear in the world).
+template <typename Key, typename Members>
+void build_groups(const Layout& l, std::vector<std::vector<int>>& groups, std::vector<int>* index, Key key,
+                  Members members) {
+  std::map<std::vector<int>, std::size_t> seen;
+  for (int r = 0; r < l.world; ++r) {
+    const auto k = key(l.coords[static_cast<std::size_t>(r)]);
+    auto it = seen.find(k);
+    if (it == seen.end()) {
+      it = seen.emplace(k, groups.size()).first;
+      groups.push_back(members(l.coords[static_cast<std::size_t>(r)]));
+    }
+    if (index) (*index)[static_cast<std::size_t>(r)] = static_cast<int>(it->second);
+  }
+}
+
+void reset_groups_and_coords(Layout& l) {
   const auto n = static_cast<std::size_t>(l.world);
   for (auto* g : {&l.tp_groups, &l.cp_groups, &l.dp_groups, &l.dp_cp_groups, &l.pp_groups, &l.embedding_groups,
                   &l.model_parallel_groups}) {
@@ -180,19 +200,13 @@ void build_layout_groups(Layout& l) {
     for (int d = 0; d < l.dp; ++d)
       for (int c = 0; c < l.cp; ++c)
         for (int t = 0; t < l.tp; ++t) l.coords[static_cast<std::size_t>(l.rank_of(t, c, d, p))] = {t, c, d, p};
-  auto build = [&](std::vector<std::vector<int>>& groups, std::vector<int>* index, auto key, auto members) {
-    std::map<std::vector<int>, std::size_t> seen;
-    for (int r = 0; r < l.world; ++r) {
-      const auto k = key(l.coords[static_cast<std::size_t>(r)]);
-      auto it = seen.find(k);
-      if (it == seen.end()) {
-        it = seen.emplace(k, groups.size()).first;
-        groups.push_back(members(l.coords[static_cast<std::size_t>(r)]));
-      }
-      if (index) (*index)[static_cast<std::size_t>(r)] = static_cast<int>(it->second);
-    }
+}
+
+// The groups of one parallel dimension each: TP, CP, DP.
+void build_single_dimension_groups(Layout& l) {
+  const auto build = [&l](std::vector<std::vector<int>>& groups, std::vector<int>* index, auto key, auto members) {
+    build_groups(l, groups, index, key, members);
   };
-  using C = Layout::Coord;
   build(
       l.tp_groups, &l.tp_index,
       [](const C& x) {
@@ -223,6 +237,13 @@ void build_layout_groups(Layout& l) {
         for (int d = 0; d < l.dp; ++d) g.push_back(l.rank_of(x.tp, x.cp, d, x.pp));
         return g;
       });
+}
+
+// DP x CP (the gradient reduction's group), PP, and TP x PP (model parallel).
+void build_combined_groups(Layout& l) {
+  const auto build = [&l](std::vector<std::vector<int>>& groups, std::vector<int>* index, auto key, auto members) {
+    build_groups(l, groups, index, key, members);
+  };
   build(
       l.dp_cp_groups, &l.dp_cp_index,
       [](const C& x) {
@@ -257,6 +278,9 @@ void build_layout_groups(Layout& l) {
         std::sort(g.begin(), g.end());
         return g;
       });
+}
+
+void build_embedding_groups(Layout& l) {
   // Embedding group = {first, last} rank of each pipeline group (default_embedding_ranks, §5).
   for (std::size_t gi = 0; gi < l.pp_groups.size(); ++gi) {
     const auto& pg = l.pp_groups[gi];
@@ -265,6 +289,15 @@ void build_layout_groups(Layout& l) {
     l.embedding_groups.push_back(e);
     for (int r : e) l.embedding_index[static_cast<std::size_t>(r)] = static_cast<int>(gi);
   }
+}
+
+}  // namespace
+
+void build_layout_groups(Layout& l) {
+  reset_groups_and_coords(l);
+  build_single_dimension_groups(l);
+  build_combined_groups(l);
+  build_embedding_groups(l);
 }
 
 }  // namespace pipebench

@@ -166,16 +166,14 @@ void check_model_sizes(const MegatronArgs& a) {
   }
 }
 
-}  // namespace
-
-MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
-  MegatronArgs a;
-  CLI::App app{"Megatron-LM arguments", "pipebench plan --"};
-  app.allow_extras();
-  app.set_help_flag();
+// The arguments as typed that are turned into MegatronArgs fields after parsing.
+struct RawArgs {
   bool fp16 = false, bf16 = false, no_overlap = false, no_mask = false, recompute_activations = false;
   std::string vocab_file, tokenizer, version = "main", pos_type = "learned_absolute", norm = "LayerNorm";
   std::string impl = "transformer_engine", ce_impl = "native";
+};
+
+void add_model_options(CLI::App& app, MegatronArgs& a, RawArgs& r) {
   app.add_option("--num-layers", a.num_layers)->check(checks::positive(checks::kMaxInt32));
   app.add_option("--hidden-size", a.hidden)->check(checks::positive(checks::kMaxInt32));
   app.add_option("--ffn-hidden-size", a.ffn_hidden)->check(checks::positive(checks::kMaxInt32));
@@ -185,15 +183,18 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
   app.add_flag("--swiglu", a.swiglu);
   app.add_flag("--untie-embeddings-and-output-weights", a.untie_embeddings);
   app.add_flag("--disable-bias-linear", a.disable_bias_linear);
-  app.add_option("--normalization", norm);
-  app.add_option("--position-embedding-type", pos_type);
+  app.add_option("--normalization", r.norm);
+  app.add_option("--position-embedding-type", r.pos_type);
   app.add_option("--seq-length", a.seq_length)->check(checks::positive(checks::kMaxInt64));
   app.add_option("--max-position-embeddings", a.max_position_embeddings)->check(checks::positive(checks::kMaxInt64));
   app.add_option("--vocab-size", a.vocab_size)->check(checks::positive(checks::kMaxInt64));
-  app.add_option("--vocab-file", vocab_file);
-  app.add_option("--tokenizer-type", tokenizer);
+  app.add_option("--vocab-file", r.vocab_file);
+  app.add_option("--tokenizer-type", r.tokenizer);
   app.add_option("--make-vocab-size-divisible-by", a.make_vocab_divisible_by)
       ->check(checks::positive(checks::kMaxInt32));
+}
+
+void add_parallel_options(CLI::App& app, MegatronArgs& a) {
   app.add_option("--tensor-model-parallel-size", a.tp)->check(checks::positive(checks::kMaxInt32));
   app.add_option("--pipeline-model-parallel-size", a.pp)->check(checks::positive(checks::kMaxInt32));
   app.add_option("--context-parallel-size", a.cp)->check(checks::positive(checks::kMaxInt32));
@@ -208,14 +209,17 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
   app.add_option("--global-batch-size", a.global_batch)->check(checks::positive(checks::kMaxInt64));
   app.add_option("--microbatch-group-size-per-virtual-pipeline-stage", a.microbatch_group_size)
       ->check(checks::positive(checks::kMaxInt32));
-  app.add_flag("--fp16", fp16);
-  app.add_flag("--bf16", bf16);
+}
+
+void add_training_options(CLI::App& app, MegatronArgs& a, RawArgs& r) {
+  app.add_flag("--fp16", r.fp16);
+  app.add_flag("--bf16", r.bf16);
   app.add_flag("--accumulate-allreduce-grads-in-fp32", a.accumulate_allreduce_grads_in_fp32);
   app.add_flag("--grad-reduce-in-bf16", a.grad_reduce_in_bf16);
   app.add_flag("--use-distributed-optimizer", a.distributed_optimizer);
   app.add_flag("--overlap-grad-reduce", a.overlap_grad_reduce);
   app.add_option("--ddp-bucket-size", a.ddp_bucket_size)->check(checks::positive(checks::kMaxInt64));
-  app.add_flag("--no-overlap-p2p-communication", no_overlap);
+  app.add_flag("--no-overlap-p2p-communication", r.no_overlap);
   app.add_option("--ddp-num-buckets", a.ddp_num_buckets)->check(CLI::PositiveNumber);
   app.add_flag("--ddp-pad-buckets-for-high-nccl-busbw", a.ddp_pad_buckets_for_high_nccl_busbw);
   app.add_flag("--overlap-param-gather", a.overlap_param_gather);
@@ -228,26 +232,20 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
   app.add_option("--recompute-granularity", a.recompute_granularity)->check(CLI::IsMember({"full", "selective"}));
   app.add_option("--recompute-method", a.recompute_method)->check(CLI::IsMember({"uniform", "block"}));
   app.add_option("--recompute-num-layers", a.recompute_num_layers)->check(CLI::PositiveNumber);
-  app.add_flag("--recompute-activations", recompute_activations);
-  app.add_option("--transformer-impl", impl)->check(CLI::IsMember({"transformer_engine", "local"}));
+  app.add_flag("--recompute-activations", r.recompute_activations);
+  app.add_option("--transformer-impl", r.impl)->check(CLI::IsMember({"transformer_engine", "local"}));
   app.add_flag("--qk-layernorm", a.qk_layernorm);
-  app.add_flag("--no-create-attention-mask-in-dataloader", no_mask);
+  app.add_flag("--no-create-attention-mask-in-dataloader", r.no_mask);
   app.add_flag("--cross-entropy-loss-fusion", a.cross_entropy_loss_fusion);
-  app.add_option("--cross-entropy-fusion-impl", ce_impl)->check(CLI::IsMember({"native", "te"}));
+  app.add_option("--cross-entropy-fusion-impl", r.ce_impl)->check(CLI::IsMember({"native", "te"}));
   app.add_flag("--calculate-per-token-loss", a.calculate_per_token_loss);
   app.add_flag("--tp-comm-overlap", a.tp_comm_overlap);
   app.add_flag("--defer-embedding-wgrad-compute", a.defer_embedding_wgrad);
-  app.add_option("--megatron-version", version)->check(CLI::IsMember({"main", "core_v0.9"}));
-  const std::vector<std::string> once = last_occurrences(args);
-  checks::require_finite_numbers(app);
-  std::vector<std::string> reversed(once.rbegin(), once.rend());
-  try {
-    app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(std::string("Megatron arguments: ") + e.what());
-  }
-  // Extras: a known-irrelevant name (and its value) is ignored, anything else is unknown.
-  const auto extras = app.remaining();
+  app.add_option("--megatron-version", r.version)->check(CLI::IsMember({"main", "core_v0.9"}));
+}
+
+// Extras: a known-irrelevant name (and its value) is ignored, anything else is unknown.
+void sort_extras(const std::vector<std::string>& extras, MegatronArgs& a) {
   for (std::size_t i = 0; i < extras.size(); ++i) {
     const std::string& name = extras[i];
     std::string item = name;
@@ -256,22 +254,29 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
     const std::string bare = name.substr(0, name.find('='));
     (ignored_names().count(bare) ? a.ignored : a.unknown).push_back(item);
   }
-  if (fp16 && bf16) throw UsageError("Megatron arguments: --fp16 and --bf16 cannot both be set");
-  a.params_dtype = fp16 ? DType::kHalf : bf16 ? DType::kBfloat16 : DType::kFloat;
-  a.overlap_p2p = !no_overlap;
-  a.rope = pos_type == "rope";
-  a.rmsnorm = norm == "RMSNorm";
-  a.transformer_engine = impl == "transformer_engine";
-  a.create_attention_mask = !no_mask;
-  if (recompute_activations) a.recompute_granularity = "selective";  // arguments.py
-  a.version = version == "core_v0.9" ? MegatronVersion::kCoreV09 : MegatronVersion::kMain;
+}
+
+// The fields that follow from the typed arguments (arguments.py's derivations).
+void derive_from_raw(const RawArgs& r, MegatronArgs& a) {
+  if (r.fp16 && r.bf16) throw UsageError("Megatron arguments: --fp16 and --bf16 cannot both be set");
+  a.params_dtype = r.fp16 ? DType::kHalf : r.bf16 ? DType::kBfloat16 : DType::kFloat;
+  a.overlap_p2p = !r.no_overlap;
+  a.rope = r.pos_type == "rope";
+  a.rmsnorm = r.norm == "RMSNorm";
+  a.transformer_engine = r.impl == "transformer_engine";
+  a.create_attention_mask = !r.no_mask;
+  if (r.recompute_activations) a.recompute_granularity = "selective";  // arguments.py
+  a.version = r.version == "core_v0.9" ? MegatronVersion::kCoreV09 : MegatronVersion::kMain;
   if (!a.gqa) a.query_groups = 0;
   if (a.vocab_size > 0) {
     a.vocab_source = "--vocab-size";
-  } else if (!vocab_file.empty()) {
-    a.vocab_size = count_vocab(vocab_file);
-    a.vocab_source = "tokens in " + vocab_file + (tokenizer.empty() ? "" : " (" + tokenizer + ")");
+  } else if (!r.vocab_file.empty()) {
+    a.vocab_size = count_vocab(r.vocab_file);
+    a.vocab_source = "tokens in " + r.vocab_file + (r.tokenizer.empty() ? "" : " (" + r.tokenizer + ")");
   }
+}
+
+void require_arguments(const MegatronArgs& a) {
   std::string missing;
   auto need = [&](bool ok, const char* name) {
     if (!ok) missing += (missing.empty() ? "" : ", ") + std::string(name);
@@ -285,7 +290,9 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
   need(a.global_batch > 0, "--global-batch-size");
   need(a.vocab_size > 0, "--vocab-size or --vocab-file");
   if (!missing.empty()) throw UsageError("Megatron arguments: missing " + missing);
-  check_model_sizes(a);
+}
+
+void default_ffn_hidden(MegatronArgs& a) {
   // Megatron's defaults (arguments.py): 4h, or with --swiglu 2/3 of that rounded down to a multiple of 64.
   if (a.ffn_hidden == 0) {
     const std::int64_t ffn = a.swiglu ? static_cast<std::int64_t>((4.0 * a.hidden * 2 / 3) / 64) * 64 : 4LL * a.hidden;
@@ -294,10 +301,36 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
                        " gives an FFN size beyond 32 bits");
     a.ffn_hidden = static_cast<int>(ffn);
   }
+}
+
+}  // namespace
+
+MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
+  MegatronArgs a;
+  RawArgs r;
+  CLI::App app{"Megatron-LM arguments", "pipebench plan --"};
+  app.allow_extras();
+  app.set_help_flag();
+  add_model_options(app, a, r);
+  add_parallel_options(app, a);
+  add_training_options(app, a, r);
+  const std::vector<std::string> once = last_occurrences(args);
+  checks::require_finite_numbers(app);
+  std::vector<std::string> reversed(once.rbegin(), once.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(std::string("Megatron arguments: ") + e.what());
+  }
+  sort_extras(app.remaining(), a);
+  derive_from_raw(r, a);
+  require_arguments(a);
+  check_model_sizes(a);
+  default_ffn_hidden(a);
   if (a.max_position_embeddings < a.seq_length)
     throw UsageError("max_position_embeddings (" + str(a.max_position_embeddings) +
                      ") must be greater than or equal to seq_length (" + str(a.seq_length) + ")");
-  check_rules(a, ce_impl);
+  check_rules(a, r.ce_impl);
   return a;
 }
 
