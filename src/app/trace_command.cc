@@ -17,9 +17,9 @@
 #include "core/word_lists.h"
 #include "io/plan_io.h"
 #include "io/prediction_io.h"
+#include "io/replay_io.h"
 #include "io/trace_io.h"
 #include "report/results_json.h"
-#include "io/replay_io.h"
 #include "trace/file_format.h"
 #include "trace/job_check.h"
 #include "trace/job_chrome.h"
@@ -95,6 +95,7 @@ int run_job(const TraceCommandOptions& o) {
   ro.trace.demangled = o.demangled;
   ro.first_rank = o.first_rank;
   ro.iterations = o.iterations;
+  ro.align = o.align;
   std::optional<PredictionFile> prediction;
   std::optional<ReplayResult> replay;
   if (!o.prediction_path.empty()) {
@@ -111,19 +112,20 @@ int run_job(const TraceCommandOptions& o) {
   }
   std::optional<ModelCheck> model;
   if (prediction || replay) {
-    model = check_against_model(job, prediction ? &*prediction : nullptr, o.prediction_path,
-                                replay ? &*replay : nullptr, o.replay_path, o.schedule,
-                                o.tolerance >= 0 ? o.tolerance : kDefaultModelTolerance);
+    model =
+        check_against_model(job, prediction ? &*prediction : nullptr, o.prediction_path, replay ? &*replay : nullptr,
+                            o.replay_path, o.schedule, o.tolerance >= 0 ? o.tolerance : kDefaultModelTolerance);
   }
   print_job_report(std::cout, job, compare ? &*compare : nullptr, model ? &*model : nullptr, o.top_rows);
   if (!o.json_path.empty()) {
-    write_file_atomically(o.json_path, job_json(job, compare ? &*compare : nullptr, model ? &*model : nullptr).dump(2) +
-                                           "\n");
+    write_file_atomically(o.json_path,
+                          job_json(job, compare ? &*compare : nullptr, model ? &*model : nullptr).dump(2) + "\n");
     std::cout << "# wrote " << o.json_path << "\n";
   }
   if (!o.chrome_trace_path.empty()) {
     const auto events = write_job_chrome_trace(o.chrome_trace_path, job);
-    std::cout << "# wrote " << o.chrome_trace_path << " (Chrome trace, " << events << " events, one process per rank)\n";
+    std::cout << "# wrote " << o.chrome_trace_path << " (Chrome trace, " << events
+              << " events, one process per rank)\n";
   }
   std::cout.flush();
   if (job.damaged()) {
@@ -148,8 +150,10 @@ int run_trace_command(const TraceCommandOptions& o_in) {
     if (o.paths.empty()) o.paths.push_back(o.path);
     return run_job(o);
   }
-  if (!o.replay_path.empty() || o.tolerance >= 0) {
-    throw UsageError(std::string(o.tolerance >= 0 ? "--tolerance" : "--replay") +
+  if (!o.replay_path.empty() || o.tolerance >= 0 || o.align != "auto") {
+    throw UsageError(std::string(o.tolerance >= 0         ? "--tolerance"
+                                 : !o.replay_path.empty() ? "--replay"
+                                                          : "--align") +
                      ": applies to a whole job (several profiles, or a directory)");
   }
   if (o.by != "kernel" && o.by != "nvtx") throw UsageError("--by " + o.by + ": choose kernel or nvtx");
@@ -279,12 +283,18 @@ void TraceCommand::add_options(CLI::App& sub) {
                  "an Nsight Systems SQLite export or a PyTorch profiler (Kineto) JSON trace (.json.gz too); several, "
                  "or a directory: one per rank of a job")
       ->required();
-  sub.add_option("--compare", o_.compare_paths, "job view: another run's profiles (DIR|FILE...), per rank side by side");
+  sub.add_option("--compare", o_.compare_paths,
+                 "job view: another run's profiles (DIR|FILE...), per rank side by side");
   sub.add_option("--replay", o_.replay_path, "job view: measured against this replay (pipebench replay --json)");
   sub.add_option("--tolerance", o_.tolerance,
                  "job view: allowed |measured - model| of the communication share (absolute) and of the iteration "
                  "time (relative) (default 0.10)")
       ->check(CLI::Range(0.0, 10.0));
+  sub.add_option("--align", o_.align,
+                 "job view: put the ranks on one clock by the recorded wall clocks (epoch), the end of the first "
+                 "collective every rank ran (collective), or auto: epoch when every profile has one")
+      ->check(CLI::IsMember({"auto", "epoch", "collective"}))
+      ->capture_default_str();
   sub.add_option("--by", o_.by, "name rows by kernel, or by the innermost NVTX range that launched them")
       ->check(CLI::IsMember({"kernel", "nvtx"}))
       ->capture_default_str();
@@ -300,9 +310,12 @@ void TraceCommand::add_options(CLI::App& sub) {
   sub.add_option("--plan", o_.plan_path, "hold the profile against this plan (pipebench plan --json)");
   sub.add_option("--prediction", o_.prediction_path,
                  "with --plan, or for a job: the communication share (and iteration time) against this prediction");
-  sub.add_option("--schedule", o_.schedule,
-                 "the schedule that ran (1f1b, interleaved:v2; default: best match with --plan, the only one for a job)");
-  sub.add_option("--first-rank", first_rank_, "global rank of the profile's lowest device (default: the trace's, or 0); job view: ranks of files that name none")
+  sub.add_option(
+      "--schedule", o_.schedule,
+      "the schedule that ran (1f1b, interleaved:v2; default: best match with --plan, the only one for a job)");
+  sub.add_option("--first-rank", first_rank_,
+                 "global rank of the profile's lowest device (default: the trace's, or 0); job view: ranks of files "
+                 "that name none")
       ->check(CLI::Range(0, 1 << 24));
   sub.add_option("--iterations", o_.iterations,
                  "training iterations in the profile (default: ProfilerStep count, else estimated)")

@@ -14,12 +14,13 @@
 namespace pipebench {
 
 struct TraceCommandOptions {
-  std::string path;                 // the one profile (set from paths when there is one)
-  std::vector<std::string> paths;   // DIR|FILE... as given: two or more, or a directory, read as one job
+  std::string path;                        // the one profile (set from paths when there is one)
+  std::vector<std::string> paths;          // DIR|FILE... as given: two or more, or a directory, read as one job
   std::vector<std::string> compare_paths;  // --compare OTHER...
   std::string replay_path;                 // --replay (job view)
   double tolerance = -1;                   // --tolerance; -1: the default
-  std::string by = "kernel";  // kernel, nvtx
+  std::string align = "auto";              // --align (job view)
+  std::string by = "kernel";               // kernel, nvtx
   bool demangled = false;
   std::string chrome_trace_path;
   std::string activity;                    // empty: all

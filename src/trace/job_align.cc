@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/error.h"
+
 namespace pipebench {
 namespace {
 
@@ -27,8 +29,7 @@ std::string common_anchor(const std::vector<RankClock>& ranks) {
 }
 
 // Largest spread (max - min over ranks) of the ends of runs `from`.. of `key` that every rank has.
-void measure_spread(const std::vector<RankClock>& ranks, const std::string& key, std::size_t from,
-                    ClockAlignment& a) {
+void measure_spread(const std::vector<RankClock>& ranks, const std::string& key, std::size_t from, ClockAlignment& a) {
   std::size_t runs = std::numeric_limits<std::size_t>::max();
   for (const auto& r : ranks) runs = std::min(runs, r.marks->at(key).size());
   std::int64_t worst = 0;
@@ -47,19 +48,34 @@ void measure_spread(const std::vector<RankClock>& ranks, const std::string& key,
 
 }  // namespace
 
-ClockAlignment align_rank_clocks(const std::vector<RankClock>& ranks) {
+ClockAlignment align_rank_clocks(const std::vector<RankClock>& ranks, const std::string& method) {
   ClockAlignment a;
   a.offset_ns.assign(ranks.size(), 0);
   if (ranks.empty()) return a;
   const bool all_epoch =
       std::all_of(ranks.begin(), ranks.end(), [](const RankClock& r) { return r.epoch_ns.has_value(); });
   a.anchor = common_anchor(ranks);
-  if (all_epoch) {
+  if (method == "epoch" && !all_epoch) {
+    throw UsageError("--align epoch: a profile records no wall clock (no baseTimeNanoseconds / utcEpochNs)");
+  }
+  if (method == "collective" && a.anchor.empty()) {
+    throw UsageError("--align collective: no NCCL collective kernel that every rank ran");
+  }
+  if (all_epoch && method != "collective") {
     a.method = "epoch";
     std::int64_t base = *ranks[0].epoch_ns;
     for (const auto& r : ranks) base = std::min(base, *r.epoch_ns);
     for (std::size_t i = 0; i < ranks.size(); ++i) a.offset_ns[i] = *ranks[i].epoch_ns - base;
     if (!a.anchor.empty()) measure_spread(ranks, a.anchor, 0, a);
+    // A collective's ends cannot be further apart than its shortest run lasted: the clocks disagree.
+    std::int64_t shortest = std::numeric_limits<std::int64_t>::max();
+    for (const auto& r : ranks)
+      if (!a.anchor.empty())
+        shortest = std::min(shortest, r.marks->at(a.anchor)[0].second - r.marks->at(a.anchor)[0].first);
+    if (a.uncertainty_ns && *a.uncertainty_ns > shortest) {
+      a.note = "the recorded wall clocks disagree: the ends of " + a.anchor + " spread more than its shortest run (" +
+               std::to_string(shortest / 1000) + " us) lasts; --align collective aligns on them instead";
+    }
     if (a.anchor.empty()) a.note = "no collective that every rank ran: the recorded wall clocks are taken as they are";
   } else if (!a.anchor.empty()) {
     a.method = "collective";

@@ -26,13 +26,16 @@ struct RankClock {
 struct ClockAlignment {
   std::string method;  // "epoch", "collective" or "none"
   std::string anchor;  // the collective kind whose runs align or check the clocks; empty: none in common
-  std::vector<std::int64_t> offset_ns;  // per rank (input order): job time = profile time + offset
+  std::vector<std::int64_t> offset_ns;         // per rank (input order): job time = profile time + offset
   std::optional<std::int64_t> uncertainty_ns;  // spread of the later common runs' ends; nullopt: unknown
   int checked_runs = 0;                        // runs the uncertainty was measured on
   std::string note;                            // why the uncertainty is unknown, or what was assumed
 };
 
-// Offsets are shifted so that the job's first activity is at time 0.
-[[nodiscard]] ClockAlignment align_rank_clocks(const std::vector<RankClock>& ranks);
+// How to align: "auto" (the wall clocks when every profile has one, else a common collective, else
+// none), "epoch" or "collective" (the other source is then used only to measure the uncertainty).
+// Offsets are shifted so that the job's first activity is at time 0. Throws UsageError naming --align
+// when the method asked for is impossible (a profile without wall clock; no collective in common).
+[[nodiscard]] ClockAlignment align_rank_clocks(const std::vector<RankClock>& ranks, const std::string& method = "auto");
 
 }  // namespace pipebench

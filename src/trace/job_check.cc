@@ -25,7 +25,8 @@ std::string pick_schedule(const PredictionFile* prediction, const ReplayResult* 
     throw UsageError("--schedule " + asked + ": not in the prediction/replay (they have: " + all + ")");
   }
   for (const auto& k : keys)
-    if (k != keys[0]) throw UsageError("--schedule: the files hold several schedules (" + all + "); name the one that ran");
+    if (k != keys[0])
+      throw UsageError("--schedule: the files hold several schedules (" + all + "); name the one that ran");
   if (keys.empty()) throw UsageError("--prediction/--replay: no schedule in the file");
   return keys[0];
 }

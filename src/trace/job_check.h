@@ -25,7 +25,7 @@ struct RankDelta {
 
 struct JobComparison {
   std::vector<std::string> other_inputs;
-  std::vector<RankDelta> ranks;         // ranks in both runs
+  std::vector<RankDelta> ranks;  // ranks in both runs
   std::vector<int> only_here, only_other;
 };
 

@@ -23,7 +23,8 @@ std::optional<std::int64_t> number(const json& e, const char* key) {
   auto it = e.find(key);
   if (it == e.end()) return std::nullopt;
   if (it->is_number_integer()) return it->get<std::int64_t>();
-  if (it->is_number_float() && std::fabs(it->get<double>()) < 9.0e18) return static_cast<std::int64_t>(it->get<double>());
+  if (it->is_number_float() && std::fabs(it->get<double>()) < 9.0e18)
+    return static_cast<std::int64_t>(it->get<double>());
   return std::nullopt;
 }
 

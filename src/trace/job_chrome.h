@@ -11,7 +11,8 @@
 
 namespace pipebench {
 
-// Throws UsageError naming --chrome-trace when the file cannot be written. Returns the events written.
+// Throws UsageError naming --chrome-trace when the file cannot be written. Returns the events written
+// (complete and metadata).
 std::int64_t write_job_chrome_trace(const std::string& path, const JobProfile& job);
 
 }  // namespace pipebench

@@ -25,9 +25,9 @@ namespace pipebench {
 
 struct RankBreakdown {
   int rank = 0;
-  std::string rank_source;  // "distributedInfo", "file name", "--first-rank", "order"
-  TraceProfile profile;     // the rank's profile (bounded: rows by distinct name; comm_marks dropped)
-  int device = -1;          // the profile's device this rank ran on (the one with the most kernels)
+  std::string rank_source;                // "distributedInfo", "file name", "--first-rank", "order"
+  TraceProfile profile;                   // the rank's profile (bounded: rows by distinct name; comm_marks dropped)
+  int device = -1;                        // the profile's device this rank ran on (the one with the most kernels)
   std::int64_t start_ns = 0, end_ns = 0;  // first and last GPU activity, on the job clock
   std::int64_t span_ns = 0, active_ns = 0, compute_ns = 0, comm_ns = 0, overlap_ns = 0;
   std::int64_t compute_only_ns = 0, comm_only_ns = 0, memory_only_ns = 0, idle_ns = 0;
@@ -51,7 +51,7 @@ struct RankBreakdown {
 };
 
 struct JobProfile {
-  std::vector<std::string> inputs;  // as given
+  std::vector<std::string> inputs;   // as given
   std::vector<RankBreakdown> ranks;  // by rank
   ClockAlignment alignment;          // offsets by rank (same order as ranks)
   std::vector<int> missing_ranks;    // gaps in 0..max rank (or world size)

@@ -32,7 +32,8 @@ bool natural_less(const std::string& a, const std::string& b) {
       while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
       const std::string x = a.substr(i, ie - i), y = b.substr(j, je - j);
       const auto xs = x.find_first_not_of('0'), ys = y.find_first_not_of('0');
-      const std::string xt = xs == std::string::npos ? "" : x.substr(xs), yt = ys == std::string::npos ? "" : y.substr(ys);
+      const std::string xt = xs == std::string::npos ? "" : x.substr(xs),
+                        yt = ys == std::string::npos ? "" : y.substr(ys);
       if (xt.size() != yt.size()) return xt.size() < yt.size();
       if (xt != yt) return xt < yt;
       i = ie, j = je;
@@ -114,12 +115,11 @@ void assign_ranks(std::vector<RankBreakdown>& ranks, const JobReadOptions& o) {
                        r.profile.path + " (" + r.rank_source + "); give each rank's file once");
     }
   }
-  std::stable_sort(ranks.begin(), ranks.end(), [](const RankBreakdown& a, const RankBreakdown& b) {
-    return a.rank < b.rank;
-  });
+  std::stable_sort(ranks.begin(), ranks.end(),
+                   [](const RankBreakdown& a, const RankBreakdown& b) { return a.rank < b.rank; });
 }
 
-void align(JobProfile& job) {
+void align(JobProfile& job, const std::string& method) {
   std::vector<RankClock> clocks;
   for (const auto& r : job.ranks) {
     const DeviceProfile* d = nullptr;
@@ -127,7 +127,7 @@ void align(JobProfile& job) {
       if (dev.device == r.device) d = &dev;
     clocks.push_back(RankClock{r.profile.epoch_ns, &d->comm_marks, r.start_ns});
   }
-  job.alignment = align_rank_clocks(clocks);
+  job.alignment = align_rank_clocks(clocks, method);
   std::int64_t first = 0, last = 0;
   for (std::size_t i = 0; i < job.ranks.size(); ++i) {
     auto& r = job.ranks[i];
@@ -185,7 +185,8 @@ std::vector<std::string> expand_trace_inputs(const std::string& flag, const std:
       }
     }
     if (ec) throw UsageError(flag + " " + in + ": cannot be listed (" + ec.message() + ")");
-    if (found.empty()) throw UsageError(flag + " " + in + ": no *.json, *.json.gz or *.sqlite profile in this directory");
+    if (found.empty())
+      throw UsageError(flag + " " + in + ": no *.json, *.json.gz or *.sqlite profile in this directory");
     std::sort(found.begin(), found.end(), natural_less);
     files.insert(files.end(), found.begin(), found.end());
   }
@@ -212,7 +213,7 @@ JobProfile read_job(const std::vector<std::string>& inputs, const JobReadOptions
     job.ranks.push_back(breakdown(std::move(p), o.iterations));
   }
   assign_ranks(job.ranks, o);
-  align(job);
+  align(job, o.align);
   name_extremes(job);
   find_missing(job);
   return job;

@@ -18,6 +18,7 @@ struct JobReadOptions {
   TraceOptions trace;             // chrome_trace_path is ignored here (job_chrome writes the merged one)
   std::optional<int> first_rank;  // ranks of files that name none: first_rank, first_rank + 1, ... in order
   std::int64_t iterations = 0;    // 0: ProfilerStep count, else the whole profile as one
+  std::string align = "auto";     // --align: auto, epoch, collective (job_align.h)
   std::string flag = "trace";     // names the inputs in messages ("--compare" for the other run)
 };
 

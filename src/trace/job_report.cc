@@ -26,8 +26,8 @@ std::string pct(double share) { return fmt("%.2f%%", 100.0 * share); }
 std::string signed_pts(double d) { return fmt("%+.2f", 100.0 * d); }
 
 void print_header(std::ostream& out, const JobProfile& job) {
-  out << "# pipebench " << kToolVersion << " trace  " << job.ranks.size() << " rank" << (job.ranks.size() == 1 ? "" : "s")
-      << "\n";
+  out << "# pipebench " << kToolVersion << " trace  " << job.ranks.size() << " rank"
+      << (job.ranks.size() == 1 ? "" : "s") << "\n";
   for (const auto& r : job.ranks) {
     out << "# rank " << r.rank << " (" << r.rank_source << "): " << r.profile.path << "  (" << r.profile.source << ", "
         << r.profile.kernel_rows << " kernel rows, " << r.profile.skipped_rows << " skipped"
@@ -63,11 +63,11 @@ void print_breakdown(std::ostream& out, const JobProfile& job) {
   out << "#\n# temporal breakdown (Holistic Trace Analysis): shares of each rank's span, first to last GPU activity\n"
       << "# compute, communication: unions of non-NCCL / NCCL kernels; overlapped: both at once; idle: no kernel "
          "nor memcpy/memset; overlap %: overlapped / communication\n";
-  out << "#  rank  device   start_ms    span_ms    iter_ms  iters   compute  comm_only  overlapped  memory_only"
+  out << "#  rank  device   start_ms    span_ms    iter_ms  iters  compute_only  comm_only  overlapped  memory_only"
          "      idle  comm_share  overlap%   memcpy/memset (MiB)\n";
   for (const auto& r : job.ranks) {
     const auto ov = r.overlap_ratio();
-    out << fmt("   %4d  %6d %10.3f %10.3f %10.3f %6lld %9s %10s %11s %12s %9s %11s %9s   %lld/%lld (%.1f)\n", r.rank,
+    out << fmt("   %4d  %6d %10.3f %10.3f %10.3f %6lld %13s %10s %11s %12s %9s %11s %9s   %lld/%lld (%.1f)\n", r.rank,
                r.device, ms(r.start_ns), ms(r.span_ns), r.iteration_ms(), static_cast<long long>(r.iterations),
                pct(r.share(r.compute_only_ns)).c_str(), pct(r.share(r.comm_only_ns)).c_str(),
                pct(r.share(r.overlap_ns)).c_str(), pct(r.share(r.memory_only_ns)).c_str(),
@@ -85,8 +85,9 @@ void print_breakdown(std::ostream& out, const JobProfile& job) {
   }
   for (const auto& r : job.ranks) {
     if (r.rank == job.most_waiting_rank) {
-      out << fmt("# rank that waits most: %d (%.3f ms not computing: idle %.3f ms, NCCL or memory work alone %.3f ms)\n",
-                 r.rank, ms(r.not_computing_ns()), ms(r.idle_ns), ms(r.comm_only_ns + r.memory_only_ns));
+      out << fmt(
+          "# rank that waits most: %d (%.3f ms not computing: idle %.3f ms, NCCL or memory work alone %.3f ms)\n",
+          r.rank, ms(r.not_computing_ns()), ms(r.idle_ns), ms(r.comm_only_ns + r.memory_only_ns));
     }
   }
 }
@@ -105,7 +106,8 @@ void print_rank_details(std::ostream& out, const RankBreakdown& r, int top_rows)
                  static_cast<double>(k.total_ns) / 1000.0, k.comm ? "[comm] " : "", k.name.c_str());
     }
     if (d.collectives.empty()) continue;
-    out << "# rank " << r.rank << ": collectives        elements           bytes  dtype          count  group  source\n";
+    out << "# rank " << r.rank
+        << ": collectives        elements           bytes  dtype          count  group  source\n";
     for (const auto& c : d.collectives) {
       const auto bytes = c.bytes();
       out << fmt("    %-18s %13s %14s  %-12s %7lld  %5s  %s\n", c.op.c_str(),
@@ -155,8 +157,8 @@ void print_model(std::ostream& out, const ModelCheck& m) {
 
 }  // namespace
 
-void print_job_report(std::ostream& out, const JobProfile& job, const JobComparison* compare,
-                      const ModelCheck* model, int top_rows) {
+void print_job_report(std::ostream& out, const JobProfile& job, const JobComparison* compare, const ModelCheck* model,
+                      int top_rows) {
   print_header(out, job);
   print_breakdown(out, job);
   for (const auto& r : job.ranks) print_rank_details(out, r, top_rows);

@@ -10,7 +10,7 @@
 
 namespace pipebench {
 
-void print_job_report(std::ostream& out, const JobProfile& job, const JobComparison* compare,
-                      const ModelCheck* model, int top_rows);
+void print_job_report(std::ostream& out, const JobProfile& job, const JobComparison* compare, const ModelCheck* model,
+                      int top_rows);
 
 }  // namespace pipebench

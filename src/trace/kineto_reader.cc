@@ -226,8 +226,8 @@ class KinetoReader {
       return;
     }
     const auto bytes = arg_int(args, "bytes");
-    memory_.push_back(MemoryOp{static_cast<int>(*device), ts.ns, ts.ns + dur.ns,
-                               bytes && *bytes > 0 ? *bytes : 0, memset});
+    memory_.push_back(
+        MemoryOp{static_cast<int>(*device), ts.ns, ts.ns + dur.ns, bytes && *bytes > 0 ? *bytes : 0, memset});
   }
 
   void read_meta(const json& meta, TraceProfile& p) {

@@ -344,7 +344,8 @@ class NsysReader {
                            std::string(kKernelTable) + " UNION ALL SELECT start, \"end\", deviceId FROM (" + memory +
                            ")) ORDER BY start");
     while (all.step()) {
-      if (all.is_null(0) || all.is_null(1) || all.is_null(2) || bad_kernel_row(all.int64(0), all.int64(1), all.int64(2)))
+      if (all.is_null(0) || all.is_null(1) || all.is_null(2) ||
+          bad_kernel_row(all.int64(0), all.int64(1), all.int64(2)))
         continue;  // counted above
       builder_.active(static_cast<int>(all.int64(2)), all.int64(0), all.int64(1));
     }

@@ -83,7 +83,7 @@ struct TraceProfile {
   // Wall-clock time (ns since the Unix epoch) of the profile's time 0: Kineto baseTimeNanoseconds, nsys
   // TARGET_INFO_SESSION_START_TIME.utcEpochNs. Absent when the profile does not say.
   std::optional<std::int64_t> epoch_ns;
-  std::vector<DeviceProfile> devices;   // by device id
+  std::vector<DeviceProfile> devices;  // by device id
   std::vector<std::string> notes;
   std::string damage;  // non-empty: reading stopped early for this reason
 

@@ -31,7 +31,7 @@ class JobFixture {
  public:
   int ranks = 4, iterations = 3, slow_rank = 2;
   std::vector<std::int64_t> skew_us = {0, 1500, -700, 3200};  // rank clock = true time + skew
-  bool base_time = true;         // write baseTimeNanoseconds
+  bool base_time = true;                                      // write baseTimeNanoseconds
   bool distributed_info = true;  // write distributedInfo (else ranks come from the file names)
   std::int64_t iteration_us = 10000;
   static constexpr std::int64_t kEpochNs = 1'760'000'000'000'000'000;
@@ -95,8 +95,11 @@ class JobFixture {
     const std::int64_t t0 = 1000 + i * iteration_us, c = compute_us(r);
     const std::int64_t ar_end = t0 + 6000 + 100 + 500 + 800;  // same true moment on every rank
     const std::int64_t ar_start = t0 + c - 1000;              // overlaps the GEMM's last 1000 us
-    nlohmann::json coll = {{"Collective name", "allreduce"}, {"In msg nelems", 1048576}, {"Out msg nelems", 1048576},
-                           {"dtype", "Float"}, {"Group size", ranks}};
+    nlohmann::json coll = {{"Collective name", "allreduce"},
+                           {"In msg nelems", 1048576},
+                           {"Out msg nelems", 1048576},
+                           {"dtype", "Float"},
+                           {"Group size", ranks}};
     out.push_back({r, "user_annotation", "ProfilerStep#" + std::to_string(i), 0, t0, iteration_us - 10, {}});
     out.push_back({r, "kernel", "sm90_xmma_gemm_bf16", 7, t0, c, nlohmann::json::object()});
     out.push_back({r, "kernel", "vectorized_elementwise_kernel", 7, t0 + c + 100, 500, nlohmann::json::object()});
@@ -109,8 +112,8 @@ class JobFixture {
 
 // Independent totals: every microsecond tick of rank r's activity classified by what covers it.
 struct ExpectedRank {
-  std::int64_t first_us = 0, last_us = 0, compute_us = 0, comm_us = 0, overlap_us = 0, memory_only_us = 0,
-               idle_us = 0, memcpy = 0, memset = 0, memcpy_bytes = 0;
+  std::int64_t first_us = 0, last_us = 0, compute_us = 0, comm_us = 0, overlap_us = 0, memory_only_us = 0, idle_us = 0,
+               memcpy = 0, memset = 0, memcpy_bytes = 0;
 };
 
 inline ExpectedRank expected_rank(const std::vector<FixtureEvent>& all, int r) {
