@@ -5,7 +5,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <exception>
+#include <thread>
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -163,6 +166,39 @@ void find_missing(JobProfile& job) {
   }
 }
 
+// Files are read by up to o.threads threads at once, each file streamed by one of them: memory holds at
+// most that many files' kernels, plus every rank's summary. The first failing file (in input order)
+// decides the error, as a sequential read would.
+std::vector<RankBreakdown> read_ranks(const std::vector<std::string>& files, const TraceOptions& options,
+                                      const JobReadOptions& o) {
+  std::vector<std::optional<RankBreakdown>> slots(files.size());
+  std::vector<std::exception_ptr> errors(files.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < files.size(); i = next++) {
+      try {
+        TraceProfile p = read_profile(files[i], options);
+        require_kernels(p);
+        slots[i] = breakdown(std::move(p), o.iterations);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t n = std::min<std::size_t>(files.size(), o.threads > 0 ? o.threads : std::min(hw, 8u));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < n; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  std::vector<RankBreakdown> out;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (errors[i]) std::rethrow_exception(errors[i]);
+    out.push_back(std::move(*slots[i]));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> expand_trace_inputs(const std::string& flag, const std::vector<std::string>& inputs) {
@@ -207,11 +243,7 @@ JobProfile read_job(const std::vector<std::string>& inputs, const JobReadOptions
   job.inputs = inputs;
   TraceOptions options = o.trace;
   options.chrome_trace_path.clear();
-  for (const auto& path : expand_trace_inputs(o.flag, inputs)) {
-    TraceProfile p = read_profile(path, options);
-    require_kernels(p);
-    job.ranks.push_back(breakdown(std::move(p), o.iterations));
-  }
+  job.ranks = read_ranks(expand_trace_inputs(o.flag, inputs), options, o);
   assign_ranks(job.ranks, o);
   align(job, o.align);
   name_extremes(job);

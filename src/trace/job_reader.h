@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reads a whole job's profiles: every rank's file (Kineto JSON, gzip-compressed or not, or an Nsight
-// Systems SQLite export), one after the other, keeping per rank only the summary (memory grows with
-// ranks x distinct kernel names, never with events), then aligns the clocks.
+// Systems SQLite export), a few at once (one thread per file being read), keeping per rank only the
+// summary (memory grows with ranks x distinct kernel names plus the files being read, never with all
+// events of all ranks), then aligns the clocks.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,7 @@ struct JobReadOptions {
   std::optional<int> first_rank;  // ranks of files that name none: first_rank, first_rank + 1, ... in order
   std::int64_t iterations = 0;    // 0: ProfilerStep count, else the whole profile as one
   std::string align = "auto";     // --align: auto, epoch, collective (job_align.h)
+  unsigned threads = 0;           // files read at once; 0: the cores, at most 8
   std::string flag = "trace";     // names the inputs in messages ("--compare" for the other run)
 };
 

@@ -40,6 +40,13 @@ TimeField ns_of(const json& e, const char* key) {
 }
 
 // A string field, or "" when it is absent or not a string (json::value would throw on a number).
+// A string field by reference, or an empty one: no copy per event (readers see millions).
+const std::string& ref_of(const json& e, const char* key) {
+  static const std::string kEmpty;
+  auto it = e.find(key);
+  return it != e.end() && it->is_string() ? it->get_ref<const std::string&>() : kEmpty;
+}
+
 std::string str_of(const json& e, const char* key) {
   auto it = e.find(key);
   return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -123,8 +130,15 @@ class KinetoReader {
 
  private:
   std::int64_t thread_key(const json& e) {
+    // Integer pid/tid (what Kineto writes): no text key.
+    auto pid = e.find("pid"), tid = e.find("tid");
+    if (pid != e.end() && tid != e.end() && pid->is_number_integer() && tid->is_number_integer()) {
+      const auto k = std::make_pair(pid->get<std::int64_t>(), tid->get<std::int64_t>());
+      return int_threads_.try_emplace(k, static_cast<std::int64_t>(threads_.size() + int_threads_.size()))
+          .first->second;
+    }
     const auto key = (e.contains("pid") ? e["pid"].dump() : "") + "/" + (e.contains("tid") ? e["tid"].dump() : "");
-    return threads_.try_emplace(key, static_cast<std::int64_t>(threads_.size())).first->second;
+    return threads_.try_emplace(key, static_cast<std::int64_t>(threads_.size() + int_threads_.size())).first->second;
   }
 
   std::size_t intern(const std::string& name) {
@@ -153,8 +167,8 @@ class KinetoReader {
   }
 
   void event(const json& e) {
-    if (str_of(e, "ph") != "X") return;
-    const std::string cat = str_of(e, "cat");
+    if (ref_of(e, "ph") != "X") return;
+    const std::string& cat = ref_of(e, "cat");
     const auto ts = ns_of(e, "ts"), dur = ns_of(e, "dur");
     static const json kNoArgs = json::object();
     auto args_it = e.find("args");
@@ -190,7 +204,7 @@ class KinetoReader {
       kernels_.push_back(k);
     } else if (cat == "gpu_memcpy" || cat == "gpu_memset") {
       memory_event(e, args, ts, dur, cat == "gpu_memset");
-    } else if (cat == "cpu_op" && str_of(e, "name") == "record_param_comms") {
+    } else if (cat == "cpu_op" && ref_of(e, "name") == "record_param_comms") {
       if (!args.contains("Collective name")) {
         ++skipped_["record_param_comms without \"Collective name\""];
         return;
@@ -361,6 +375,7 @@ class KinetoReader {
   std::unordered_map<std::string, std::size_t> name_ids_;
   std::unordered_map<std::int64_t, Launch> launches_;
   std::map<std::string, std::int64_t> threads_;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> int_threads_;
   std::vector<SweepRange> ranges_;
   std::vector<CommOp> cpu_comms_, kernel_comms_;
   std::map<std::string, std::int64_t> skipped_;
