@@ -141,21 +141,8 @@ int run_job(const TraceCommandOptions& o) {
   return 0;
 }
 
-}  // namespace
-
-int run_trace_command(const TraceCommandOptions& o_in) {
-  TraceCommandOptions o = o_in;
-  if (o.path.empty() && o.paths.size() == 1) o.path = o.paths[0];
-  if (job_view(o)) {
-    if (o.paths.empty()) o.paths.push_back(o.path);
-    return run_job(o);
-  }
-  if (!o.replay_path.empty() || o.tolerance >= 0 || o.align != "auto") {
-    throw UsageError(std::string(o.tolerance >= 0         ? "--tolerance"
-                                 : !o.replay_path.empty() ? "--replay"
-                                                          : "--align") +
-                     ": applies to a whole job (several profiles, or a directory)");
-  }
+// One profile: the report per device, and the check against --plan.
+int run_one_profile(const TraceCommandOptions& o) {
   if (o.by != "kernel" && o.by != "nvtx") throw UsageError("--by " + o.by + ": choose kernel or nvtx");
   if (o.chrome_trace_path.empty() && (!o.activity.empty() || !o.nvtx_prefixes.empty())) {
     throw UsageError(std::string(!o.activity.empty() ? "--activity" : "--nvtx-prefix") +
@@ -253,6 +240,24 @@ int run_trace_command(const TraceCommandOptions& o_in) {
     return static_cast<int>(ExitCode::kWrongData);
   }
   return 0;
+}
+
+}  // namespace
+
+int run_trace_command(const TraceCommandOptions& o_in) {
+  TraceCommandOptions o = o_in;
+  if (o.path.empty() && o.paths.size() == 1) o.path = o.paths[0];
+  if (job_view(o)) {
+    if (o.paths.empty()) o.paths.push_back(o.path);
+    return run_job(o);
+  }
+  if (!o.replay_path.empty() || o.tolerance >= 0 || o.align != "auto") {
+    throw UsageError(std::string(o.tolerance >= 0         ? "--tolerance"
+                                 : !o.replay_path.empty() ? "--replay"
+                                                          : "--align") +
+                     ": applies to a whole job (several profiles, or a directory)");
+  }
+  return run_one_profile(o);
 }
 
 namespace {

@@ -56,8 +56,9 @@ const std::string& job_dir() {
     const std::int64_t n = job_events();
     for (int r = 0; r < 8; ++r) {
       FILE* f = std::fopen((d + "/rank" + std::to_string(r) + ".json").c_str(), "w");
-      std::fprintf(f, "{\"schemaVersion\": 1, \"baseTimeNanoseconds\": %lld, \"distributedInfo\": "
-                      "{\"rank\": %d, \"world_size\": 8}, \"traceEvents\": [\n",
+      std::fprintf(f,
+                   "{\"schemaVersion\": 1, \"baseTimeNanoseconds\": %lld, \"distributedInfo\": "
+                   "{\"rank\": %d, \"world_size\": 8}, \"traceEvents\": [\n",
                    1760000000000000000LL + r * 1000LL, r);
       for (std::int64_t i = 0; i < n; ++i) {
         const double t = static_cast<double>(i) * 1.2;

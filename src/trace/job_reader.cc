@@ -8,10 +8,10 @@
 #include <atomic>
 #include <cctype>
 #include <exception>
-#include <thread>
 #include <filesystem>
 #include <map>
 #include <regex>
+#include <thread>
 
 #include "core/error.h"
 #include "trace/file_format.h"
