@@ -80,6 +80,9 @@ void ProfileBuilder::device_name(int device, const std::string& name) { devices_
 std::vector<DeviceProfile> ProfileBuilder::finish() const {
   std::vector<DeviceProfile> out;
   for (const auto& [id, d] : devices_) {
+    // A device with memcpy/memset but no kernel, row or collective is not one of the profile's devices
+    // (the one-profile report lists devices with kernels, as it always has).
+    if (!d.any && d.rows.empty() && d.collectives.empty()) continue;
     DeviceProfile p;
     p.device = id;
     p.name = d.name;
