@@ -57,11 +57,12 @@ HAVE_HWLOC := $(if $(shell pkg-config --exists hwloc 2>/dev/null && echo yes),1,
 HAVE_SQLITE := $(if $(shell pkg-config --exists sqlite3 2>/dev/null && echo yes),1,$(if $(wildcard /usr/include/sqlite3.h),1,0))
 HAVE_TINYXML2 := $(if $(shell pkg-config --exists tinyxml2 2>/dev/null && echo yes),1,$(if $(wildcard /usr/include/tinyxml2.h),1,0))
 HAVE_PNG := $(if $(shell pkg-config --exists libpng 2>/dev/null && echo yes),1,0)
+HAVE_ZLIB := $(if $(shell pkg-config --exists zlib 2>/dev/null && echo yes),1,$(if $(wildcard /usr/include/zlib.h),1,0))
 HAVE_YAMLCPP := $(if $(shell pkg-config --exists yaml-cpp 2>/dev/null && echo yes),1,$(if $(wildcard /usr/include/yaml-cpp/yaml.h),1,0))
 
 # ---- flags ------------------------------------------------------------------------------------
 CPPFLAGS := -Isrc -I. -Itests -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1 -DPB_HAVE_MPI=$(HAVE_MPI) -DPB_HAVE_NCCL=$(HAVE_NCCL) \
-            -DPB_HAVE_HWLOC=$(HAVE_HWLOC) -DPB_HAVE_TINYXML2=$(HAVE_TINYXML2) -DPB_HAVE_YAMLCPP=$(HAVE_YAMLCPP) -DPB_HAVE_PNG=$(HAVE_PNG) -DPB_HAVE_CUBLAS=$(HAVE_CUBLAS) -DPB_HAVE_SQLITE=$(HAVE_SQLITE) \
+            -DPB_HAVE_HWLOC=$(HAVE_HWLOC) -DPB_HAVE_TINYXML2=$(HAVE_TINYXML2) -DPB_HAVE_YAMLCPP=$(HAVE_YAMLCPP) -DPB_HAVE_PNG=$(HAVE_PNG) -DPB_HAVE_CUBLAS=$(HAVE_CUBLAS) -DPB_HAVE_SQLITE=$(HAVE_SQLITE) -DPB_HAVE_ZLIB=$(HAVE_ZLIB) \
             -DTEST_DATA_DIR='"$(CURDIR)/tests/fixtures"' -DPIPEBENCH_BIN='"$(CURDIR)/$(BUILD)/bin/pipebench"'
 CXXFLAGS ?= -O2 -g
 CXXFLAGS += -std=c++17 -Wall -Wextra -Werror -pthread -MMD -MP
@@ -79,6 +80,9 @@ LDLIBS += -lsqlite3
 endif
 ifeq ($(HAVE_YAMLCPP),1)
 LDLIBS += -lyaml-cpp
+endif
+ifeq ($(HAVE_ZLIB),1)
+LDLIBS += -lz
 endif
 ifeq ($(HAVE_MPI),1)
 CXXFLAGS += $(MPI_CFLAGS)
@@ -194,6 +198,7 @@ DEPS := libbenchmark-dev:/usr/include/benchmark/benchmark.h \
         libhwloc-dev:/usr/include/hwloc.h \
         libtinyxml2-dev:/usr/include/tinyxml2.h \
         libsqlite3-dev:/usr/include/sqlite3.h \
+        zlib1g-dev:/usr/include/zlib.h \
         clang-format:/usr/bin/clang-format \
         clang-tidy:/usr/bin/clang-tidy \
         libyaml-cpp-dev:/usr/include/yaml-cpp/yaml.h \
@@ -224,6 +229,7 @@ config:
 	@echo "hwloc:     $(if $(filter 1,$(HAVE_HWLOC)),found,not found (topology discovery left out; install libhwloc-dev))"
 	@echo "cuBLAS:    $(if $(filter 1,$(HAVE_CUBLAS)),$(CUBLAS_SO),not found (predict --measure-compute left out))"
 	@echo "SQLite:    $(if $(filter 1,$(HAVE_SQLITE)),found,not found (trace of Nsight Systems SQLite exports left out; install libsqlite3-dev))"
+	@echo "zlib:      $(if $(filter 1,$(HAVE_ZLIB)),found,not found (trace of gzip-compressed JSON left out; install zlib1g-dev))"
 	@echo "tinyxml2:  $(if $(filter 1,$(HAVE_TINYXML2)),found,not found (--nccl-xml left out; install libtinyxml2-dev))"
 	@echo "chromium:  $(if $(wildcard /usr/bin/chromium),found,not found (the report's browser test is skipped; install chromium))"
 	@echo "yaml-cpp:  $(if $(filter 1,$(HAVE_YAMLCPP)),found,not found (report --rules reads JSON only; install libyaml-cpp-dev))"

@@ -2,6 +2,8 @@
 // The trace subcommand.
 #include "app/trace_command.h"
 
+#include <sys/stat.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fstream>
@@ -15,18 +17,132 @@
 #include "core/word_lists.h"
 #include "io/plan_io.h"
 #include "io/prediction_io.h"
+#include "io/replay_io.h"
 #include "io/trace_io.h"
 #include "report/results_json.h"
 #include "trace/file_format.h"
+#include "trace/job_check.h"
+#include "trace/job_chrome.h"
+#include "trace/job_json.h"
+#include "trace/job_reader.h"
+#include "trace/job_report.h"
 #include "trace/kineto_reader.h"
 #include "trace/nsys_reader.h"
 #include "trace/plan_check.h"
 #include "trace/trace_report.h"
 
 namespace pipebench {
-namespace {}  // namespace
+namespace {
 
-int run_trace_command(const TraceCommandOptions& o) {
+bool is_directory(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// The job view: several profiles (or a directory of them), --compare, --replay.
+bool job_view(const TraceCommandOptions& o) {
+  return o.paths.size() > 1 || (o.paths.size() == 1 && is_directory(o.paths[0])) || !o.compare_paths.empty() ||
+         !o.replay_path.empty();
+}
+
+void check_job_flags(const TraceCommandOptions& o) {
+  if (!o.plan_path.empty()) {
+    throw UsageError("--plan: checks one profile; for a whole job use --prediction/--replay (per rank)");
+  }
+  if (!o.activity.empty() || !o.nvtx_prefixes.empty()) {
+    throw UsageError(std::string(!o.activity.empty() ? "--activity" : "--nvtx-prefix") +
+                     ": applies to the one-profile --chrome-trace of an nsys export only");
+  }
+  if (!o.schedule.empty() && o.prediction_path.empty() && o.replay_path.empty()) {
+    throw UsageError("--schedule: needs --prediction or --replay");
+  }
+  if (o.tolerance >= 0 && o.prediction_path.empty() && o.replay_path.empty()) {
+    throw UsageError("--tolerance: needs --prediction or --replay");
+  }
+  if (!o.json_path.empty()) require_output_path("--json", o.json_path);
+  if (!o.chrome_trace_path.empty()) require_output_path("--chrome-trace", o.chrome_trace_path);
+}
+
+nlohmann::json job_json(const JobProfile& job, const JobComparison* compare, const ModelCheck* model) {
+  TraceFile file = trace_file(job.ranks[0].profile, {{job.ranks[0].device, job.ranks[0].rank}}, std::nullopt);
+  file.file.clear();
+  for (const auto& in : job.inputs) file.file += (file.file.empty() ? "" : " ") + in;
+  file.devices.clear();
+  file.kernel_rows = file.skipped_rows = 0;
+  file.rank.reset();
+  for (const auto& r : job.ranks) {
+    TraceFile one = trace_file(r.profile, {{r.device, r.rank}}, std::nullopt);
+    for (auto& d : one.devices) {
+      if (d.device != r.device) continue;
+      d.rank = r.rank;
+      file.devices.push_back(std::move(d));
+    }
+    file.kernel_rows += r.profile.kernel_rows;
+    file.skipped_rows += r.profile.skipped_rows;
+    if (file.damage.empty() && !r.profile.damage.empty()) file.damage = r.profile.path + ": " + r.profile.damage;
+  }
+  file.ranks = job_ranks_to_json(job);
+  file.alignment = job_alignment_to_json(job);
+  if (compare != nullptr) file.compare = job_compare_to_json(*compare);
+  if (model != nullptr) file.model_check = model_check_to_json(*model);
+  return trace_to_json(file);
+}
+
+int run_job(const TraceCommandOptions& o) {
+  check_job_flags(o);
+  JobReadOptions ro;
+  ro.trace.by_nvtx = o.by == "nvtx";
+  ro.trace.demangled = o.demangled;
+  ro.first_rank = o.first_rank;
+  ro.iterations = o.iterations;
+  ro.align = o.align;
+  std::optional<PredictionFile> prediction;
+  std::optional<ReplayResult> replay;
+  if (!o.prediction_path.empty()) {
+    prediction =
+        prediction_from_json(read_json_file("--prediction", o.prediction_path), "--prediction " + o.prediction_path);
+  }
+  if (!o.replay_path.empty()) replay = replay_from_json(read_json_file("--replay", o.replay_path), "--replay");
+  const JobProfile job = read_job(o.paths, ro);
+  std::optional<JobComparison> compare;
+  if (!o.compare_paths.empty()) {
+    JobReadOptions co = ro;
+    co.flag = "--compare";
+    compare = compare_jobs(job, read_job(o.compare_paths, co));
+  }
+  std::optional<ModelCheck> model;
+  if (prediction || replay) {
+    model =
+        check_against_model(job, prediction ? &*prediction : nullptr, o.prediction_path, replay ? &*replay : nullptr,
+                            o.replay_path, o.schedule, o.tolerance >= 0 ? o.tolerance : kDefaultModelTolerance);
+  }
+  print_job_report(std::cout, job, compare ? &*compare : nullptr, model ? &*model : nullptr, o.top_rows);
+  if (!o.json_path.empty()) {
+    write_file_atomically(o.json_path,
+                          job_json(job, compare ? &*compare : nullptr, model ? &*model : nullptr).dump(2) + "\n");
+    std::cout << "# wrote " << o.json_path << "\n";
+  }
+  if (!o.chrome_trace_path.empty()) {
+    const auto events = write_job_chrome_trace(o.chrome_trace_path, job);
+    std::cout << "# wrote " << o.chrome_trace_path << " (Chrome trace, " << events
+              << " events, one process per rank)\n";
+  }
+  std::cout.flush();
+  if (job.damaged()) {
+    std::cerr << "pipebench: trace: a profile is damaged (see the report; it holds what was read)\n";
+    return static_cast<int>(ExitCode::kUsage);
+  }
+  if (model && model->mismatches > 0) {
+    std::cerr << "pipebench: trace: " << model->mismatches << " rank" << (model->mismatches == 1 ? "" : "s")
+              << " beyond --tolerance " << model->tolerance << " of the model (schedule " << model->schedule
+              << "; see the report); exit status 3\n";
+    return static_cast<int>(ExitCode::kWrongData);
+  }
+  return 0;
+}
+
+// One profile: the report per device, and the check against --plan.
+int run_one_profile(const TraceCommandOptions& o) {
   if (o.by != "kernel" && o.by != "nvtx") throw UsageError("--by " + o.by + ": choose kernel or nvtx");
   if (o.chrome_trace_path.empty() && (!o.activity.empty() || !o.nvtx_prefixes.empty())) {
     throw UsageError(std::string(!o.activity.empty() ? "--activity" : "--nvtx-prefix") +
@@ -64,11 +180,11 @@ int run_trace_command(const TraceCommandOptions& o) {
   }
 
   const TraceFormat format = detect_trace_format(o.path);
-  if (format == TraceFormat::kJson && !o.chrome_trace_path.empty()) {
+  if (format != TraceFormat::kSqlite && !o.chrome_trace_path.empty()) {
     throw UsageError("--chrome-trace: converts Nsight Systems SQLite exports; " + o.path +
                      " is JSON (a PyTorch profiler trace is a Chrome trace already)");
   }
-  if (format == TraceFormat::kJson && o.demangled)
+  if (format != TraceFormat::kSqlite && o.demangled)
     throw UsageError("--demangled: applies to Nsight Systems exports only");
   TraceProfile profile =
       format == TraceFormat::kSqlite ? read_nsys_sqlite(o.path, options) : read_kineto_json(o.path, options);
@@ -126,6 +242,24 @@ int run_trace_command(const TraceCommandOptions& o) {
   return 0;
 }
 
+}  // namespace
+
+int run_trace_command(const TraceCommandOptions& o_in) {
+  TraceCommandOptions o = o_in;
+  if (o.path.empty() && o.paths.size() == 1) o.path = o.paths[0];
+  if (job_view(o)) {
+    if (o.paths.empty()) o.paths.push_back(o.path);
+    return run_job(o);
+  }
+  if (!o.replay_path.empty() || o.tolerance >= 0 || o.align != "auto") {
+    throw UsageError(std::string(o.tolerance >= 0         ? "--tolerance"
+                                 : !o.replay_path.empty() ? "--replay"
+                                                          : "--align") +
+                     ": applies to a whole job (several profiles, or a directory)");
+  }
+  return run_one_profile(o);
+}
+
 namespace {
 
 class TraceCommand final : public Subcommand {
@@ -150,8 +284,22 @@ class TraceCommand final : public Subcommand {
 };
 
 void TraceCommand::add_options(CLI::App& sub) {
-  sub.add_option("file", o_.path, "an Nsight Systems SQLite export or a PyTorch profiler (Kineto) JSON trace")
+  sub.add_option("file", o_.paths,
+                 "an Nsight Systems SQLite export or a PyTorch profiler (Kineto) JSON trace (.json.gz too); several, "
+                 "or a directory: one per rank of a job")
       ->required();
+  sub.add_option("--compare", o_.compare_paths,
+                 "job view: another run's profiles (DIR|FILE...), per rank side by side");
+  sub.add_option("--replay", o_.replay_path, "job view: measured against this replay (pipebench replay --json)");
+  sub.add_option("--tolerance", o_.tolerance,
+                 "job view: allowed |measured - model| of the communication share (absolute) and of the iteration "
+                 "time (relative) (default 0.10)")
+      ->check(CLI::Range(0.0, 10.0));
+  sub.add_option("--align", o_.align,
+                 "job view: put the ranks on one clock by the recorded wall clocks (epoch), the end of the first "
+                 "collective every rank ran (collective), or auto: epoch when every profile has one")
+      ->check(CLI::IsMember({"auto", "epoch", "collective"}))
+      ->capture_default_str();
   sub.add_option("--by", o_.by, "name rows by kernel, or by the innermost NVTX range that launched them")
       ->check(CLI::IsMember({"kernel", "nvtx"}))
       ->capture_default_str();
@@ -159,14 +307,20 @@ void TraceCommand::add_options(CLI::App& sub) {
   sub.add_option("--top", o_.top_rows, "rows shown per device (0: all; --json has all)")
       ->check(CLI::Range(0, 1 << 30))
       ->capture_default_str();
-  sub.add_option("--chrome-trace", o_.chrome_trace_path, "convert the nsys export to a Chrome trace here");
+  sub.add_option("--chrome-trace", o_.chrome_trace_path,
+                 "convert the nsys export to a Chrome trace here (job view: the merged job, one process per rank)");
   sub.add_option("--activity", o_.activity, "with --chrome-trace: kernel,nvtx,nvtx-kernel,cuda-api (default all)");
   sub.add_option("--nvtx-prefix", nvtx_prefix_,
                  "with --chrome-trace: only NVTX ranges starting with these (comma list)");
   sub.add_option("--plan", o_.plan_path, "hold the profile against this plan (pipebench plan --json)");
-  sub.add_option("--prediction", o_.prediction_path, "and its communication share against this prediction");
-  sub.add_option("--schedule", o_.schedule, "the plan's schedule that ran (1f1b, interleaved:v2; default: best match)");
-  sub.add_option("--first-rank", first_rank_, "global rank of the profile's lowest device (default: the trace's, or 0)")
+  sub.add_option("--prediction", o_.prediction_path,
+                 "with --plan, or for a job: the communication share (and iteration time) against this prediction");
+  sub.add_option(
+      "--schedule", o_.schedule,
+      "the schedule that ran (1f1b, interleaved:v2; default: best match with --plan, the only one for a job)");
+  sub.add_option("--first-rank", first_rank_,
+                 "global rank of the profile's lowest device (default: the trace's, or 0); job view: ranks of files "
+                 "that name none")
       ->check(CLI::Range(0, 1 << 24));
   sub.add_option("--iterations", o_.iterations,
                  "training iterations in the profile (default: ProfilerStep count, else estimated)")

@@ -14,8 +14,13 @@
 namespace pipebench {
 
 struct TraceCommandOptions {
-  std::string path;
-  std::string by = "kernel";  // kernel, nvtx
+  std::string path;                        // the one profile (set from paths when there is one)
+  std::vector<std::string> paths;          // DIR|FILE... as given: two or more, or a directory, read as one job
+  std::vector<std::string> compare_paths;  // --compare OTHER...
+  std::string replay_path;                 // --replay (job view)
+  double tolerance = -1;                   // --tolerance; -1: the default
+  std::string align = "auto";              // --align (job view)
+  std::string by = "kernel";               // kernel, nvtx
   bool demangled = false;
   std::string chrome_trace_path;
   std::string activity;                    // empty: all
@@ -27,7 +32,8 @@ struct TraceCommandOptions {
   int top_rows = 20;
 };
 
-// Returns the exit status: 0, or 2 when the profile was damaged (after reporting what was read).
+// Returns the exit status: 0, 2 when a profile was damaged (after reporting what was read), 3 when the
+// profile does not match --plan, or (job view) --prediction/--replay beyond --tolerance.
 // Throws UsageError for bad input.
 int run_trace_command(const TraceCommandOptions& o);
 

@@ -175,6 +175,10 @@ json trace_to_json(const TraceFile& t) {
       {"notes", t.notes},
       {"devices", devices}};
   if (t.plan_check) doc["plan_check"] = *t.plan_check;
+  if (t.ranks) doc["ranks"] = *t.ranks;
+  if (t.alignment) doc["alignment"] = *t.alignment;
+  if (t.compare) doc["compare"] = *t.compare;
+  if (t.model_check) doc["model_check"] = *t.model_check;
   return doc;
 }
 
@@ -207,6 +211,12 @@ TraceFile trace_from_json(const json& j, const std::string& where) {
     t.devices.push_back(read_device(f, devices[i], JsonFields::item("devices", i)));
   }
   if (j.contains("plan_check")) t.plan_check = f.object(j, "", "plan_check");
+  if (j.contains("ranks")) t.ranks = f.array(j, "", "ranks");
+  for (auto [key, slot] : {std::pair<const char*, std::optional<json>*>{"alignment", &t.alignment},
+                           {"compare", &t.compare},
+                           {"model_check", &t.model_check}}) {
+    if (j.contains(key)) *slot = f.object(j, "", key);
+  }
   return t;
 }
 

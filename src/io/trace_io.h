@@ -56,6 +56,9 @@ struct TraceFile {
   std::vector<TraceDevice> devices;
   // The plan check (trace --plan) as trace/plan_check.h writes it; read back as an object only.
   std::optional<nlohmann::json> plan_check;
+  // The job view (trace DIR|FILE...; trace/job_json.h writes them): "ranks" (array), "alignment",
+  // "compare", "model_check" (objects). Read back as they are.
+  std::optional<nlohmann::json> ranks, alignment, compare, model_check;
 };
 
 // device_ranks: the global rank of each device id (from the plan check), empty without one.

@@ -3,15 +3,116 @@
 // CUDA runtime row per kernel and an NVTX range per 100 launches) by kernel and by NVTX range, and
 // reports the time and the peak resident memory. Target (issue #6): well under a minute, with memory
 // bounded (it must not grow with the rows). PIPEBENCH_TRACE_ROWS overrides the row count.
+// Then a whole job (issue #17): 8 per-rank PyTorch profiler traces of 1M events each, read as one job
+// (target: under 30 s; memory bounded by one rank's kernels, not all ranks'). PIPEBENCH_JOB_EVENTS
+// overrides the events per rank.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include "trace/job_reader.h"
 #include "trace/nsys_reader.h"
+
+namespace {
+
+// The job's own peak: Linux resets a process's peak RSS (VmHWM) when "5" is written to
+// /proc/self/clear_refs (proc(5)), so the nsys part of this benchmark does not count here.
+bool reset_peak_rss() {
+  FILE* f = std::fopen("/proc/self/clear_refs", "w");
+  if (f == nullptr) return false;
+  const bool ok = std::fputs("5", f) >= 0;
+  return std::fclose(f) == 0 && ok;
+}
+
+// VmHWM (peak) or VmRSS (now) from /proc/self/status, in MiB; -1 when unreadable.
+double proc_status_mib(const char* format) {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  double kib = -1;
+  char line[256];
+  while (f != nullptr && std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::sscanf(line, format, &kib) == 1) break;
+  }
+  if (f != nullptr) std::fclose(f);
+  return kib < 0 ? -1 : kib / 1024.0;
+}
+double job_peak_rss_mib() { return proc_status_mib("VmHWM: %lf kB"); }
+
+std::int64_t job_events() {
+  const char* v = std::getenv("PIPEBENCH_JOB_EVENTS");
+  return v ? std::atoll(v) : 1'000'000;
+}
+
+// Per rank: per 10 events, 5 kernels on two streams (one NCCL), 4 CUDA launches, 1 memcpy; written
+// the way Kineto writes them (ts/dur in us with ns decimals, kernel args with device/stream/correlation).
+const std::string& job_dir() {
+  static const std::string dir = [] {
+    std::string d = "/tmp/pipebench_job_bench_" + std::to_string(getpid());
+    mkdir(d.c_str(), 0700);
+    const std::int64_t n = job_events();
+    for (int r = 0; r < 8; ++r) {
+      FILE* f = std::fopen((d + "/rank" + std::to_string(r) + ".json").c_str(), "w");
+      std::fprintf(f,
+                   "{\"schemaVersion\": 1, \"baseTimeNanoseconds\": %lld, \"distributedInfo\": "
+                   "{\"rank\": %d, \"world_size\": 8}, \"traceEvents\": [\n",
+                   1760000000000000000LL + r * 1000LL, r);
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double t = static_cast<double>(i) * 1.2;
+        const int kind = static_cast<int>(i % 10);
+        const char* sep = i + 1 < n ? ",\n" : "\n";
+        if (kind < 5) {
+          const bool nccl = kind == 4;
+          std::fprintf(f,
+                       "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": %d, \"tid\": %d, \"ts\": "
+                       "%.3f, \"dur\": 1.100, \"args\": {\"device\": %d, \"stream\": %d, \"correlation\": %lld}}%s",
+                       nccl ? "ncclDevKernel_AllReduce_Sum_bf16_RING_LL" : "sm90_xmma_gemm_bf16", r, nccl ? 20 : 7, t,
+                       r, nccl ? 20 : 7, static_cast<long long>(i), sep);
+        } else if (kind < 9) {
+          std::fprintf(f,
+                       "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 100, "
+                       "\"tid\": 101, \"ts\": %.3f, \"dur\": 0.500, \"args\": {\"correlation\": %lld}}%s",
+                       t, static_cast<long long>(i - 5), sep);
+        } else {
+          std::fprintf(f,
+                       "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy DtoD\", \"pid\": %d, \"tid\": 7, "
+                       "\"ts\": %.3f, \"dur\": 0.300, \"args\": {\"device\": %d, \"stream\": 7, \"bytes\": 4096}}%s",
+                       r, t, r, sep);
+        }
+      }
+      std::fprintf(f, "]}\n");
+      std::fclose(f);
+    }
+    return d;
+  }();
+  return dir;
+}
+
+void BM_ReadJob8Ranks(benchmark::State& state) {
+  std::int64_t kernels = 0;
+  const std::string& dir = job_dir();
+  const bool reset = reset_peak_rss();
+  const double before_mib = proc_status_mib("VmRSS: %lf kB");
+  for (auto _ : state) {
+    const auto job = pipebench::read_job({dir}, pipebench::JobReadOptions{});
+    kernels = 0;
+    for (const auto& r : job.ranks) kernels += r.profile.kernel_rows;
+    benchmark::DoNotOptimize(job.ranks.data());
+  }
+  state.counters["ranks"] = 8;
+  state.counters["events"] = static_cast<double>(8 * job_events());
+  state.counters["kernel_rows"] = static_cast<double>(kernels);
+  state.counters["peak_rss_MiB"] = job_peak_rss_mib();  // of the process so far when the reset failed
+  state.counters["peak_rss_reset"] = reset ? 1 : 0;
+  state.counters["rss_before_MiB"] = before_mib;  // the process before the read (libraries, the nsys part)
+}
+
+}  // namespace
+
+BENCHMARK(BM_ReadJob8Ranks)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
 
 #if PB_HAVE_SQLITE
 #include "trace/nsys_fixture.h"
@@ -95,15 +196,24 @@ int main(int argc, char** argv) {
   const double before = peak_rss_mib();
   (void)profile_path();
   std::fprintf(stderr, "# generated; peak RSS while generating %.1f MiB (before %.1f MiB)\n", peak_rss_mib(), before);
+  std::fprintf(stderr, "# generating 8 PyTorch profiler traces of %lld events each...\n",
+               static_cast<long long>(job_events()));
+  (void)job_dir();
+  std::fprintf(stderr, "# generated; peak RSS so far %.1f MiB\n", peak_rss_mib());
   benchmark::RunSpecifiedBenchmarks();
   std::remove(profile_path().c_str());
+  (void)std::system(("rm -rf " + job_dir()).c_str());
   return 0;
 }
 
 #else
 
-int main() {
-  std::puts("# trace benchmark left out: this build has no SQLite (install libsqlite3-dev)");
+int main(int argc, char** argv) {
+  std::puts("# nsys part of the trace benchmark left out: this build has no SQLite (install libsqlite3-dev)");
+  benchmark::Initialize(&argc, argv);
+  (void)job_dir();
+  benchmark::RunSpecifiedBenchmarks();
+  (void)std::system(("rm -rf " + job_dir()).c_str());
   return 0;
 }
 

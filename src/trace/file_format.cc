@@ -32,6 +32,9 @@ TraceFormat detect_trace_format(const std::string& path) {
   if (n < sizeof kSqliteMagic && std::memcmp(head, kSqliteMagic, n) == 0) {
     throw UsageError(path + ": a truncated SQLite file (" + std::to_string(n) + " bytes)");
   }
+  if (n >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b) {
+    return TraceFormat::kGzipJson;  // RFC 1952 §2.3.1 ID1 ID2; what it holds is checked when read
+  }
   std::size_t i = 0;
   if (n >= 3 && static_cast<unsigned char>(head[0]) == 0xEF && static_cast<unsigned char>(head[1]) == 0xBB &&
       static_cast<unsigned char>(head[2]) == 0xBF) {

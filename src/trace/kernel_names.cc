@@ -22,6 +22,11 @@ bool is_nccl_kernel(std::string_view name) {
   return !nccl_part(name).empty() || name.find("oneRankReduce") != std::string_view::npos;
 }
 
+bool is_p2p_kernel(std::string_view name) {
+  const std::string_view part = nccl_part(name);
+  return part.find("Send") != std::string_view::npos || part.find("Recv") != std::string_view::npos;
+}
+
 std::optional<TraceDType> nccl_kernel_dtype(std::string_view name) {
   // Tokens are '_'-separated, but the older C type names hold '_' themselves (int8_t, __nv_bfloat16)
   // and end the name: try, at every token start, the token and the whole rest.

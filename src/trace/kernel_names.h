@@ -15,6 +15,10 @@ namespace pipebench {
 // Demangled names ("void ncclKernel_...(...)") count too.
 [[nodiscard]] bool is_nccl_kernel(std::string_view name);
 
+// An NCCL point-to-point kernel (ncclDevKernel_SendRecv, older ncclKernel_SendRecv_*): it synchronizes
+// two ranks, not the job, so it cannot align the clocks of all ranks.
+[[nodiscard]] bool is_p2p_kernel(std::string_view name);
+
 // The dtype token of an NCCL kernel name: ncclDevKernel_AllReduce_Sum_bf16_RING_LL -> bfloat16,
 // ncclKernel_AllReduce_RING_LL_Sum_float -> float. nullopt when the name has none (SendRecv, AllGather
 // in NCCL >= 2.19 moves bytes).

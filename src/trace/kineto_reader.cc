@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -13,6 +12,7 @@
 
 #include "core/error.h"
 #include "trace/collective_text.h"
+#include "trace/gzip_stream.h"
 #include "trace/json_event_stream.h"
 #include "trace/kernel_names.h"
 #include "trace/nvtx_sweep.h"
@@ -40,6 +40,13 @@ TimeField ns_of(const json& e, const char* key) {
 }
 
 // A string field, or "" when it is absent or not a string (json::value would throw on a number).
+// A string field by reference, or an empty one: no copy per event (readers see millions).
+const std::string& ref_of(const json& e, const char* key) {
+  static const std::string kEmpty;
+  auto it = e.find(key);
+  return it != e.end() && it->is_string() ? it->get_ref<const std::string&>() : kEmpty;
+}
+
 std::string str_of(const json& e, const char* key) {
   auto it = e.find(key);
   return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -78,6 +85,13 @@ struct Kernel {
   bool comm = false;
 };
 
+// A gpu_memcpy or gpu_memset event (counted apart from kernels: the job view's memory time).
+struct MemoryOp {
+  int device = 0;
+  std::int64_t start_ns = 0, end_ns = 0, bytes = 0;
+  bool memset = false;
+};
+
 struct Launch {
   std::int64_t thread = 0, time_ns = 0, pid = 0;
 };
@@ -93,9 +107,8 @@ class KinetoReader {
   KinetoReader(const std::string& path, const TraceOptions& o) : path_(path), options_(o) {}
 
   TraceProfile read() {
-    std::ifstream in(path_, std::ios::binary);
-    if (!in) throw UsageError(path_ + ": cannot be read");
-    const auto r = stream_json_events(in, [this](const json& e) { event(e); });
+    const auto in = open_trace_input(path_);
+    const auto r = stream_json_events(*in, [this](const json& e) { event(e); });
     if (r.top == JsonStreamResult::Top::kOther || (!r.error.empty() && r.events == 0 && !r.saw_events)) {
       throw UsageError(path_ + ": not JSON (" + (r.error.empty() ? "a single value" : r.error) + ")");
     }
@@ -117,8 +130,15 @@ class KinetoReader {
 
  private:
   std::int64_t thread_key(const json& e) {
+    // Integer pid/tid (what Kineto writes): no text key.
+    auto pid = e.find("pid"), tid = e.find("tid");
+    if (pid != e.end() && tid != e.end() && pid->is_number_integer() && tid->is_number_integer()) {
+      const auto k = std::make_pair(pid->get<std::int64_t>(), tid->get<std::int64_t>());
+      return int_threads_.try_emplace(k, static_cast<std::int64_t>(threads_.size() + int_threads_.size()))
+          .first->second;
+    }
     const auto key = (e.contains("pid") ? e["pid"].dump() : "") + "/" + (e.contains("tid") ? e["tid"].dump() : "");
-    return threads_.try_emplace(key, static_cast<std::int64_t>(threads_.size())).first->second;
+    return threads_.try_emplace(key, static_cast<std::int64_t>(threads_.size() + int_threads_.size())).first->second;
   }
 
   std::size_t intern(const std::string& name) {
@@ -147,8 +167,8 @@ class KinetoReader {
   }
 
   void event(const json& e) {
-    if (str_of(e, "ph") != "X") return;
-    const std::string cat = str_of(e, "cat");
+    if (ref_of(e, "ph") != "X") return;
+    const std::string& cat = ref_of(e, "cat");
     const auto ts = ns_of(e, "ts"), dur = ns_of(e, "dur");
     static const json kNoArgs = json::object();
     auto args_it = e.find("args");
@@ -182,7 +202,9 @@ class KinetoReader {
       k.comm = is_nccl_kernel(name) || tagged;
       if (tagged) kernel_comms_.push_back(CommOp{-1, k.device, collective_of(args)});
       kernels_.push_back(k);
-    } else if (cat == "cpu_op" && str_of(e, "name") == "record_param_comms") {
+    } else if (cat == "gpu_memcpy" || cat == "gpu_memset") {
+      memory_event(e, args, ts, dur, cat == "gpu_memset");
+    } else if (cat == "cpu_op" && ref_of(e, "name") == "record_param_comms") {
       if (!args.contains("Collective name")) {
         ++skipped_["record_param_comms without \"Collective name\""];
         return;
@@ -210,8 +232,29 @@ class KinetoReader {
     }
   }
 
+  void memory_event(const json& e, const json& args, const TimeField& ts, const TimeField& dur, bool memset) {
+    std::optional<std::int64_t> device = arg_int(args, "device");
+    if (!device && e.contains("pid")) device = int_of(e["pid"]);
+    if (!ts.usable || !dur.usable || !device || *device < 0 || *device > kMaxTraceDevice) {
+      ++skipped_["memcpy/memset event without a usable ts, dur or device"];
+      return;
+    }
+    const auto bytes = arg_int(args, "bytes");
+    memory_.push_back(
+        MemoryOp{static_cast<int>(*device), ts.ns, ts.ns + dur.ns, bytes && *bytes > 0 ? *bytes : 0, memset});
+  }
+
   void read_meta(const json& meta, TraceProfile& p) {
     if (auto it = meta.find("schemaVersion"); it != meta.end()) p.format_version = it->dump();
+    // Kineto writes ts relative to baseTimeNanoseconds, the wall clock of the trace's start (C2).
+    if (auto it = meta.find("baseTimeNanoseconds"); it != meta.end()) {
+      const auto base = int_of(*it);
+      if (base && *base >= 0 && static_cast<double>(*base) <= kMaxTraceTimeNs) {
+        p.epoch_ns = *base;
+      } else {
+        p.skip("baseTimeNanoseconds that is not a time (ignored)");
+      }
+    }
     if (auto it = meta.find("distributedInfo"); it != meta.end() && it->is_object()) read_rank(*it, p);
     if (auto it = meta.find("deviceProperties"); it != meta.end() && it->is_array()) {
       for (const auto& d : *it) {
@@ -251,13 +294,20 @@ class KinetoReader {
     ProfileBuilder b;
     std::stable_sort(kernels_.begin(), kernels_.end(),
                      [](const Kernel& a, const Kernel& c) { return a.start_ns < c.start_ns; });
+    std::stable_sort(memory_.begin(), memory_.end(),
+                     [](const MemoryOp& a, const MemoryOp& c) { return a.start_ns < c.start_ns; });
+    std::size_t mi = 0;
     for (const Kernel& k : kernels_) {
+      for (; mi < memory_.size() && memory_[mi].start_ns <= k.start_ns; ++mi) add_memory(b, memory_[mi]);
       devices_seen_.insert(k.device);
       b.timeline(k.device, k.start_ns, k.end_ns, k.comm);
+      b.active(k.device, k.start_ns, k.end_ns);
+      if (k.comm && !is_p2p_kernel(names_[k.name])) b.comm_mark(k.device, names_[k.name], k.start_ns, k.end_ns);
       if (!options_.by_nvtx) b.row(k.device, k.stream, names_[k.name], k.end_ns - k.start_ns, k.comm, false);
       auto l = launches_.find(k.correlation);
       if (l != launches_.end()) process_devices_.launched(l->second.pid, k.device);
     }
+    for (; mi < memory_.size(); ++mi) add_memory(b, memory_[mi]);
     if (options_.by_nvtx) attribute(b);
 
     // One record_param_comms CPU op per c10d call; without CPU activity, the metadata Kineto copied
@@ -273,6 +323,11 @@ class KinetoReader {
       auto it = gpu_names_.find(d.device);
       if (it != gpu_names_.end()) d.name = it->second;
     }
+  }
+
+  static void add_memory(ProfileBuilder& b, const MemoryOp& m) {
+    b.memory(m.device, m.start_ns, m.end_ns, m.bytes, m.memset);
+    b.active(m.device, m.start_ns, m.end_ns);
   }
 
   // --by nvtx: kernel -> its launch call (correlation) -> innermost user_annotation of that thread.
@@ -315,10 +370,12 @@ class KinetoReader {
   std::string path_;
   TraceOptions options_;
   std::vector<Kernel> kernels_;
+  std::vector<MemoryOp> memory_;
   std::vector<std::string> names_;
   std::unordered_map<std::string, std::size_t> name_ids_;
   std::unordered_map<std::int64_t, Launch> launches_;
   std::map<std::string, std::int64_t> threads_;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> int_threads_;
   std::vector<SweepRange> ranges_;
   std::vector<CommOp> cpu_comms_, kernel_comms_;
   std::map<std::string, std::int64_t> skipped_;

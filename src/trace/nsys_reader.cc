@@ -8,6 +8,7 @@
 
 #if PB_HAVE_SQLITE
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -84,6 +85,8 @@ class NsysReader {
         {"NVTX attribution", &NsysReader::pass_nvtx},
         {"NVTX ranges", &NsysReader::pass_nvtx_events},
         {"CUDA API calls", &NsysReader::pass_cuda_api},
+        {"session start", &NsysReader::read_session_start},
+        {"memcpy/memset", &NsysReader::pass_memory},
     };
     for (const auto& [what, pass] : passes) {
       try {
@@ -163,6 +166,7 @@ class NsysReader {
       const int device = static_cast<int>(st.int64(2));
       ++profile_.kernel_rows;
       builder_.timeline(device, start, end, k->comm);
+      if (k->comm && !is_p2p_kernel(k->name)) builder_.comm_mark(device, k->name, start, end);
       if (!options_.by_nvtx) builder_.row(device, stream, k->name, end - start, k->comm, false);
       if (!st.is_null(5)) process_devices_.launched(os_pid(st.int64(5)), device);
       if (trace_ && options_.activities.kernel) {
@@ -301,6 +305,50 @@ class NsysReader {
     auto st = db_.prepare("SELECT NULL, NULL, start, \"end\", deviceId, streamId, " + schema_.kernel_name_column +
                           " FROM " + kKernelTable);
     while (st.step()) launch_row(st, nullptr);
+  }
+
+  // The wall clock of the session's time 0 (C1: utcEpochNs anchors the timeline), for aligning ranks.
+  void read_session_start() {
+    const auto cols = db_.columns("TARGET_INFO_SESSION_START_TIME");
+    if (std::find(cols.begin(), cols.end(), "utcEpochNs") == cols.end()) return;
+    auto st = db_.prepare("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1");
+    if (st.step() && !st.is_null(0) && st.int64(0) >= 0) profile_.epoch_ns = st.int64(0);
+  }
+
+  // memcpy and memset activity (C1: CUPTI_ACTIVITY_KIND_MEMCPY / MEMSET with start, end, deviceId,
+  // bytes), counted per device; then kernels and memory operations merged in start order for the
+  // device's active time. Both tables are created lazily: absent means none ran.
+  void pass_memory() {
+    std::string memory;
+    for (const auto& [table, memset] : {std::pair<const char*, int>{"CUPTI_ACTIVITY_KIND_MEMCPY", 0},
+                                        std::pair<const char*, int>{"CUPTI_ACTIVITY_KIND_MEMSET", 1}}) {
+      const auto cols = db_.columns(table);
+      bool ok = true;
+      for (const char* c : {"start", "end", "deviceId", "bytes"})
+        ok = ok && std::find(cols.begin(), cols.end(), c) != cols.end();
+      if (!ok) continue;
+      memory += std::string(memory.empty() ? "" : " UNION ALL ") + "SELECT start, \"end\", deviceId, bytes, " +
+                std::to_string(memset) + " AS kind FROM " + table;
+    }
+    if (memory.empty()) return;
+    auto st = db_.prepare(memory + " ORDER BY start");
+    while (st.step()) {
+      if (st.is_null(0) || st.is_null(1) || st.is_null(2) || bad_kernel_row(st.int64(0), st.int64(1), st.int64(2))) {
+        profile_.skip("memcpy/memset row with a NULL or unusable start, end or deviceId");
+        continue;
+      }
+      builder_.memory(static_cast<int>(st.int64(2)), st.int64(0), st.int64(1), st.is_null(3) ? 0 : st.int64(3),
+                      st.int64(4) == 1);
+    }
+    auto all = db_.prepare("SELECT start, \"end\", deviceId FROM (SELECT start, \"end\", deviceId FROM " +
+                           std::string(kKernelTable) + " UNION ALL SELECT start, \"end\", deviceId FROM (" + memory +
+                           ")) ORDER BY start");
+    while (all.step()) {
+      if (all.is_null(0) || all.is_null(1) || all.is_null(2) ||
+          bad_kernel_row(all.int64(0), all.int64(1), all.int64(2)))
+        continue;  // counted above
+      builder_.active(static_cast<int>(all.int64(2)), all.int64(0), all.int64(1));
+    }
   }
 
   // NVTX ranges and marks on their CPU threads (Chrome trace only).

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pipebench {
@@ -50,6 +51,16 @@ struct DeviceProfile {
   std::int64_t kernels = 0;
   std::vector<KernelRow> rows;             // by total time, largest first
   std::vector<CollectiveRow> collectives;  // by op, then elements
+  // For the job view (trace DIR|FILE...): the temporal breakdown of Holistic Trace Analysis
+  // (hta/analyzers/breakdown_analysis.py get_temporal_breakdown, communication_analysis.py
+  // get_comm_comp_overlap): compute = union of non-NCCL kernels, memory = union of memcpy/memset,
+  // active = union of kernels and memory operations over [active_first_ns, active_last_ns].
+  std::int64_t compute_ns = 0;
+  std::int64_t memory_ns = 0, memcpy_count = 0, memset_count = 0, memcpy_bytes = 0, memset_bytes = 0;
+  std::int64_t active_ns = 0, active_first_ns = 0, active_last_ns = 0;
+  // The first few ends of each communication kernel kind (by kernel name or collective), for aligning
+  // the clocks of several ranks: key -> [start_ns, end_ns] of its first kMaxCommMarks runs, in order.
+  std::map<std::string, std::vector<std::pair<std::int64_t, std::int64_t>>> comm_marks;
   [[nodiscard]] std::int64_t span_ns() const { return last_ns - first_ns; }
   [[nodiscard]] double share(std::int64_t ns) const {
     return span_ns() > 0 ? static_cast<double>(ns) / static_cast<double>(span_ns()) : 0.0;
@@ -69,7 +80,10 @@ struct TraceProfile {
   std::int64_t unparsed_texts = 0;      // of those, texts whose sizes could not be parsed
   int profiler_steps = 0;               // Kineto "ProfilerStep#N" ranges
   std::optional<int> rank, world_size;  // Kineto distributedInfo
-  std::vector<DeviceProfile> devices;   // by device id
+  // Wall-clock time (ns since the Unix epoch) of the profile's time 0: Kineto baseTimeNanoseconds, nsys
+  // TARGET_INFO_SESSION_START_TIME.utcEpochNs. Absent when the profile does not say.
+  std::optional<std::int64_t> epoch_ns;
+  std::vector<DeviceProfile> devices;  // by device id
   std::vector<std::string> notes;
   std::string damage;  // non-empty: reading stopped early for this reason
 

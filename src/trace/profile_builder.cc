@@ -3,6 +3,7 @@
 #include "trace/profile_builder.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace pipebench {
 
@@ -13,8 +14,42 @@ void ProfileBuilder::timeline(int device, std::int64_t start_ns, std::int64_t en
   d.first_ns = std::min(d.first_ns, start_ns);
   d.last_ns = std::max(d.last_ns, end_ns);
   d.busy.add(start_ns, end_ns);
-  if (comm) d.comm.add(start_ns, end_ns);
+  if (comm) {
+    d.comm.add(start_ns, end_ns);
+  } else {
+    d.compute.add(start_ns, end_ns);
+  }
   ++d.kernels;
+}
+
+void ProfileBuilder::memory(int device, std::int64_t start_ns, std::int64_t end_ns, std::int64_t bytes, bool memset) {
+  Device& d = devices_[device];
+  d.any_memory = true;
+  d.memory.add(start_ns, end_ns);
+  // Byte counts come from the profile: saturate rather than overflow on a damaged one.
+  const std::int64_t b = std::max<std::int64_t>(bytes, 0);
+  std::int64_t& total = memset ? d.memset_bytes : d.memcpy_bytes;
+  total = b > std::numeric_limits<std::int64_t>::max() - total ? std::numeric_limits<std::int64_t>::max() : total + b;
+  ++(memset ? d.memset_count : d.memcpy_count);
+}
+
+void ProfileBuilder::active(int device, std::int64_t start_ns, std::int64_t end_ns) {
+  Device& d = devices_[device];
+  if (!d.any_active) d.active_first_ns = start_ns, d.active_last_ns = end_ns;
+  d.any_active = true;
+  d.active_first_ns = std::min(d.active_first_ns, start_ns);
+  d.active_last_ns = std::max(d.active_last_ns, end_ns);
+  d.active.add(start_ns, end_ns);
+}
+
+void ProfileBuilder::comm_mark(int device, const std::string& key, std::int64_t start_ns, std::int64_t end_ns) {
+  auto& marks = devices_[device].marks;
+  auto it = marks.find(key);
+  if (it == marks.end()) {
+    if (marks.size() >= kMaxCommMarkKinds) return;
+    it = marks.emplace(key, std::vector<std::pair<std::int64_t, std::int64_t>>()).first;
+  }
+  if (it->second.size() < kMaxCommMarks) it->second.emplace_back(start_ns, end_ns);
 }
 
 void ProfileBuilder::row(int device, std::int64_t stream, const std::string& name, std::int64_t duration_ns, bool comm,
@@ -45,6 +80,9 @@ void ProfileBuilder::device_name(int device, const std::string& name) { devices_
 std::vector<DeviceProfile> ProfileBuilder::finish() const {
   std::vector<DeviceProfile> out;
   for (const auto& [id, d] : devices_) {
+    // A device with memcpy/memset but no kernel, row or collective is not one of the profile's devices
+    // (the one-profile report lists devices with kernels, as it always has).
+    if (!d.any && d.rows.empty() && d.collectives.empty()) continue;
     DeviceProfile p;
     p.device = id;
     p.name = d.name;
@@ -53,6 +91,16 @@ std::vector<DeviceProfile> ProfileBuilder::finish() const {
     p.busy_ns = d.any ? d.busy.total() : 0;
     p.comm_ns = d.any ? d.comm.total() : 0;
     p.kernels = d.kernels;
+    p.compute_ns = d.any ? d.compute.total() : 0;
+    p.memory_ns = d.any_memory ? d.memory.total() : 0;
+    p.memcpy_count = d.memcpy_count;
+    p.memset_count = d.memset_count;
+    p.memcpy_bytes = d.memcpy_bytes;
+    p.memset_bytes = d.memset_bytes;
+    p.active_ns = d.any_active ? d.active.total() : p.busy_ns;
+    p.active_first_ns = d.any_active ? d.active_first_ns : d.first_ns;
+    p.active_last_ns = d.any_active ? d.active_last_ns : d.last_ns;
+    p.comm_marks = d.marks;
     for (const auto& [key, r] : d.rows) p.rows.push_back(r);
     std::stable_sort(p.rows.begin(), p.rows.end(), [](const KernelRow& a, const KernelRow& b) {
       if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;

@@ -21,6 +21,10 @@ inline constexpr std::int64_t kMaxTraceDevice = 1 << 20;
 // A time beyond 2^62 ns (146 years) is not a time of a profiled run (epoch-based times are about 1.8e18
 // ns); sums of two in-range times cannot overflow int64.
 inline constexpr double kMaxTraceTimeNs = 4611686018427387904.0;
+// Communication kernel runs kept per kind for clock alignment, and kinds kept per device: enough to find
+// the first collective all ranks ran and to check the alignment on the runs after it, bounded.
+inline constexpr std::size_t kMaxCommMarks = 16;
+inline constexpr std::size_t kMaxCommMarkKinds = 64;
 
 class ProfileBuilder {
  public:
@@ -29,6 +33,14 @@ class ProfileBuilder {
   // One kernel into the breakdown, under `name` (a kernel name, or an NVTX range text).
   void row(int device, std::int64_t stream, const std::string& name, std::int64_t duration_ns, bool comm,
            bool nvtx_range);
+  // One memcpy (memset) on the device, counted apart from kernels; calls for a device come in
+  // non-decreasing start order among memory operations.
+  void memory(int device, std::int64_t start_ns, std::int64_t end_ns, std::int64_t bytes, bool memset);
+  // One kernel or memory operation into the device's active time; calls for a device must come in
+  // non-decreasing start order (kernels and memory operations merged). Without any, active = busy.
+  void active(int device, std::int64_t start_ns, std::int64_t end_ns);
+  // A run of a communication kernel kind, in start order per kind: the first kMaxCommMarks are kept.
+  void comm_mark(int device, const std::string& key, std::int64_t start_ns, std::int64_t end_ns);
   // One execution of a collective.
   void collective(int device, const CollectiveRow& c);
   void device_name(int device, const std::string& name);
@@ -41,7 +53,13 @@ class ProfileBuilder {
   struct Device {
     bool any = false;
     std::int64_t first_ns = 0, last_ns = 0, kernels = 0;
-    IntervalUnion busy, comm;
+    IntervalUnion busy, comm, compute;
+    bool any_memory = false, any_active = false;
+    std::int64_t active_first_ns = 0, active_last_ns = 0;
+    std::int64_t memcpy_count = 0, memset_count = 0, memcpy_bytes = 0, memset_bytes = 0;
+    IntervalUnion active;
+    IntervalUnion memory;
+    std::map<std::string, std::vector<std::pair<std::int64_t, std::int64_t>>> marks;
     std::string name;
     std::map<std::pair<std::int64_t, std::string>, KernelRow> rows;
     std::map<std::tuple<std::string, std::int64_t, std::string, int, std::string>, CollectiveRow> collectives;

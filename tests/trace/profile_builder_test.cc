@@ -53,5 +53,39 @@ TEST(ProfileBuilder, RowsByTotalTimeAndRangesCountAsCommOnlyWhenAllTheirKernelsA
   EXPECT_FALSE(d.collectives[0].bytes());
 }
 
+TEST(ProfileBuilder, TemporalBreakdownUnionsMemoryAndCommMarks) {
+  ProfileBuilder b;
+  // Device 0: compute [0,100), NCCL [50,150), memcpy [140,170) and [200,210): active = [0,170) + [200,210).
+  b.timeline(0, 0, 100, false);
+  b.active(0, 0, 100);
+  b.timeline(0, 50, 150, true);
+  b.active(0, 50, 150);
+  b.comm_mark(0, "ncclDevKernel_AllReduce", 50, 150);
+  b.memory(0, 140, 170, 4096, false);
+  b.active(0, 140, 170);
+  b.memory(0, 200, 210, 64, true);
+  b.active(0, 200, 210);
+  b.memory(5, 0, 10, 1, false);  // memcpy on a device without kernels: not a device of the profile
+  b.active(5, 0, 10);
+  for (int i = 0; i < 20; ++i) b.comm_mark(0, "ncclDevKernel_AllReduce", 1000 + i, 1001 + i);
+  const auto devices = b.finish();
+  ASSERT_EQ(devices.size(), 1u);
+  const DeviceProfile& d = devices[0];
+  EXPECT_EQ(d.compute_ns, 100);
+  EXPECT_EQ(d.comm_ns, 100);
+  EXPECT_EQ(d.busy_ns, 150);
+  EXPECT_EQ(d.memory_ns, 40);
+  EXPECT_EQ(d.active_ns, 180);
+  EXPECT_EQ(d.active_first_ns, 0);
+  EXPECT_EQ(d.active_last_ns, 210);
+  EXPECT_EQ(d.span_ns(), 150);  // kernels only, as the one-profile report has always shown it
+  EXPECT_EQ(d.memcpy_count, 1);
+  EXPECT_EQ(d.memset_count, 1);
+  EXPECT_EQ(d.memcpy_bytes, 4096);
+  EXPECT_EQ(d.memset_bytes, 64);
+  ASSERT_EQ(d.comm_marks.at("ncclDevKernel_AllReduce").size(), kMaxCommMarks);  // the first runs only
+  EXPECT_EQ(d.comm_marks.at("ncclDevKernel_AllReduce")[0], std::make_pair(std::int64_t{50}, std::int64_t{150}));
+}
+
 }  // namespace
 }  // namespace pipebench
