@@ -69,7 +69,10 @@ const std::set<std::string>& ignored_names() {
                                                "--num-workers",
                                                "--mock-data",
                                                "--tokenizer-model",
-                                               "--moe-grouped-gemm"};
+                                               "--moe-grouped-gemm",
+                                               "--moe-permute-fusion",
+                                               "--moe-router-fusion",
+                                               "--moe-z-loss-coeff"};
   return kNames;
 }
 
