@@ -64,6 +64,11 @@ void print_plan(std::ostream& out, const Plan& plan) {
   out << "# pipeline groups " << group_text(l.pp_groups.front()) << (l.pp_groups.size() > 1 ? " ..." : "")
       << "; embedding group " << group_text(l.embedding_groups.front()) << "; tp " << group_text(l.tp_groups.front())
       << "; dp " << group_text(l.dp_groups.front()) << "\n";
+  if (l.moe)
+    out << "# expert groups: ep " << group_text(l.ep_groups.front()) << "; expert tp "
+        << group_text(l.expert_tp_groups.front()) << "; expert tp x ep " << group_text(l.tp_ep_groups.front())
+        << "; expert dp " << group_text(l.expert_dp_groups.front()) << " (ep " << l.ep << " x expert tp " << l.etp
+        << " x expert dp " << l.edp << " x pp " << l.pp << ")\n";
   out << "# placement: global rank i runs on GPU i of a single node, or as the i-th rank of mpirun's order "
          "(one GPU per rank)\n";
   out << "# valid v (interleaved virtual stages per rank):";

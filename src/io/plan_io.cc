@@ -48,22 +48,33 @@ json model_to_json(const Plan& plan) {
           {"recompute_method", a.recompute_method},
           {"recompute_num_layers", a.recompute_num_layers},
           {"transformer_impl", a.transformer_engine ? "transformer_engine" : "local"},
+          {"num_experts", a.num_experts},
+          {"moe_router_topk", a.moe_router_topk},
+          {"moe_token_dispatcher_type", a.moe_dispatcher},
+          {"moe_ffn_hidden_size", a.moe_ffn_hidden},
+          {"moe_shared_expert_intermediate_size", a.moe_shared_expert_ffn},
+          {"moe_layer_pattern", a.moe_layer_pattern},
+          {"moe_probs_dtype", std::string(dtype_name(a.moe_probs_dtype))},
+          {"moe_aux_loss", a.moe_aux_loss},
           {"ignored_arguments", a.ignored},
           {"unknown_arguments", a.unknown}};
 }
 
 json message_to_json(const PlanMessage& m) {
-  return {{"id", m.id},
-          {"rank", m.rank},
-          {"op", m.op},
-          {"group", m.group},
-          {"peer", m.peer >= 0 ? json(m.peer) : json(nullptr)},
-          {"elements", m.elements},
-          {"dtype", std::string(dtype_name(m.dtype))},
-          {"bytes", m.bytes},
-          {"count", m.count},
-          {"phase", phase_name(m.phase)},
-          {"what", m.what}};
+  json j = {{"id", m.id},
+            {"rank", m.rank},
+            {"op", m.op},
+            {"group", m.group},
+            {"peer", m.peer >= 0 ? json(m.peer) : json(nullptr)},
+            {"elements", m.elements},
+            {"dtype", std::string(dtype_name(m.dtype))},
+            {"bytes", m.bytes},
+            {"count", m.count},
+            {"phase", phase_name(m.phase)},
+            {"what", m.what}};
+  // MoE messages sized at the balanced expectation (plan.h); absent on every other message.
+  if (m.routing_dependent) j["routing_dependent"] = true;
+  return j;
 }
 
 json schedule_to_json(const Schedule& s) {
@@ -75,24 +86,37 @@ json schedule_to_json(const Schedule& s) {
 }
 
 json layout_to_json(const Layout& l) {
-  return {{"world", l.world},
-          {"tp", l.tp},
-          {"cp", l.cp},
-          {"dp", l.dp},
-          {"pp", l.pp},
-          {"vp", l.vp},
-          {"microbatches", l.microbatches},
-          {"microbatch_group_size", l.microbatch_group},
-          {"rank_order", l.rank_order}};
+  json j = {{"world", l.world},
+            {"tp", l.tp},
+            {"cp", l.cp},
+            {"dp", l.dp},
+            {"pp", l.pp},
+            {"vp", l.vp},
+            {"microbatches", l.microbatches},
+            {"microbatch_group_size", l.microbatch_group},
+            {"rank_order", l.rank_order}};
+  if (l.moe) {
+    j["ep"] = l.ep;
+    j["expert_tp"] = l.etp;
+    j["expert_dp"] = l.edp;
+  }
+  return j;
 }
 
 json groups_to_json(const Layout& l) {
-  return {{"tp", l.tp_groups},
-          {"cp", l.cp_groups},
-          {"dp", l.dp_groups},
-          {"pp", l.pp_groups},
-          {"embedding", l.embedding_groups},
-          {"model_parallel", l.model_parallel_groups}};
+  json g = {{"tp", l.tp_groups},
+            {"cp", l.cp_groups},
+            {"dp", l.dp_groups},
+            {"pp", l.pp_groups},
+            {"embedding", l.embedding_groups},
+            {"model_parallel", l.model_parallel_groups}};
+  if (l.moe) {
+    g["ep"] = l.ep_groups;
+    g["expert_tp"] = l.expert_tp_groups;
+    g["tp_ep"] = l.tp_ep_groups;
+    g["expert_dp"] = l.expert_dp_groups;
+  }
+  return g;
 }
 
 // ---- reading ----
@@ -113,6 +137,28 @@ Phase phase_field(const JsonFields& f, const json& parent, const std::string& pa
   f.fail(JsonFields::join(path, "phase"), "is not a phase (\"" + name + "\")");
 }
 
+// The MoE fields (absent in a plan of a dense model made before them).
+void read_moe(const JsonFields& f, const json& m, const std::string& path, MegatronArgs& a) {
+  if (!m.contains("num_experts")) return;
+  a.num_experts = f.get_int(m, path, "num_experts");
+  if (a.num_experts == 0) return;
+  a.moe_router_topk = f.get_int(m, path, "moe_router_topk");
+  a.moe_dispatcher = f.get_string(m, path, "moe_token_dispatcher_type");
+  a.moe_ffn_hidden = f.get_int(m, path, "moe_ffn_hidden_size");
+  a.moe_shared_expert_ffn = f.get_int(m, path, "moe_shared_expert_intermediate_size");
+  a.moe_layer_pattern = f.get_ints(m, path, "moe_layer_pattern");
+  a.moe_probs_dtype = dtype_field(f, m, path, "moe_probs_dtype");
+  a.moe_aux_loss = f.get_bool(m, path, "moe_aux_loss");
+  if (a.num_experts < 0 || a.moe_router_topk < 1 || a.moe_router_topk > a.num_experts)
+    f.fail(path + ".moe_router_topk", "is not between 1 and num_experts");
+  if (a.moe_ffn_hidden < 1 || a.moe_shared_expert_ffn < 0) f.fail(path + ".moe_ffn_hidden_size", "is below 1");
+  if (a.moe_dispatcher != "alltoall" && a.moe_dispatcher != "allgather")
+    f.fail(path + ".moe_token_dispatcher_type", "is not \"alltoall\" or \"allgather\"");
+  if (a.moe_layer_pattern.size() != static_cast<std::size_t>(a.num_layers) ||
+      std::any_of(a.moe_layer_pattern.begin(), a.moe_layer_pattern.end(), [](int x) { return x != 0 && x != 1; }))
+    f.fail(path + ".moe_layer_pattern", "is not one 0 or 1 per layer");
+}
+
 // Fields added to pipebench.plan/1 after its first files: optional, with Megatron's defaults (an older
 // plan has none of them and was made without context-parallel types or recompute).
 void read_model_additions(const JsonFields& f, const json& m, const std::string& path, MegatronArgs& a) {
@@ -130,6 +176,7 @@ void read_model_additions(const JsonFields& f, const json& m, const std::string&
   if (m.contains("recompute_method")) a.recompute_method = f.get_string(m, path, "recompute_method");
   if (m.contains("recompute_num_layers")) a.recompute_num_layers = f.get_int(m, path, "recompute_num_layers");
   if (a.recompute_num_layers < 0) f.fail(path + ".recompute_num_layers", "is negative");
+  read_moe(f, m, path, a);
   if (m.contains("transformer_impl")) {
     const std::string impl = f.get_string(m, path, "transformer_impl");
     if (impl != "transformer_engine" && impl != "local")
@@ -190,6 +237,26 @@ void read_model(const JsonFields& f, const json& j, Plan& plan) {
   check_model(f, plan);
 }
 
+// The expert grid (MoE plans): ep x expert tp x expert dp x pp must be the world.
+void read_expert_layout(const JsonFields& f, const json& lj, Plan& plan) {
+  Layout& l = plan.layout;
+  l.moe = plan.args.num_experts > 0;
+  if (!l.moe) return;
+  l.ep = f.get_int(lj, "layout", "ep");
+  l.etp = f.get_int(lj, "layout", "expert_tp");
+  l.edp = f.get_int(lj, "layout", "expert_dp");
+  if (l.ep < 1 || l.etp < 1 || l.edp < 1) f.fail("layout", "has an expert size below 1");
+  std::int64_t product = 1;
+  for (int size : {l.ep, l.etp, l.edp, l.pp}) {
+    product *= size;
+    if (product > l.world) break;
+  }
+  if (product != l.world) f.fail("layout.world", "is not ep x expert_tp x expert_dp x pp");
+  if (plan.args.num_experts % l.ep != 0) f.fail("layout.ep", "does not divide model.num_experts");
+  plan.args.ep = l.ep;
+  plan.args.etp = l.etp;
+}
+
 // Sizes from "layout"; the groups are rebuilt from them and must equal the file's "groups".
 void read_layout(const JsonFields& f, const json& j, Plan& plan) {
   const json& lj = f.object(j, "", "layout");
@@ -217,6 +284,7 @@ void read_layout(const JsonFields& f, const json& j, Plan& plan) {
   }
   if (product != l.world) f.fail("layout.world", "is not tp x cp x dp x pp");
   if (plan.args.num_layers % l.pp != 0) f.fail("layout.pp", "does not divide model.num_layers");
+  read_expert_layout(f, lj, plan);
   build_layout_groups(l);
   const json& g = f.object(j, "", "groups");
   const std::pair<const char*, const std::vector<std::vector<int>>*> lists[] = {
@@ -228,6 +296,16 @@ void read_layout(const JsonFields& f, const json& j, Plan& plan) {
       {"model_parallel", &l.model_parallel_groups}};
   for (const auto& [key, built] : lists) {
     if (f.get_int_lists(g, "groups", key) != *built) {
+      f.fail(std::string("groups.") + key, "does not follow from the layout's sizes and rank order");
+    }
+  }
+  const std::pair<const char*, const std::vector<std::vector<int>>*> expert_lists[] = {
+      {"ep", &l.ep_groups},
+      {"expert_tp", &l.expert_tp_groups},
+      {"tp_ep", &l.tp_ep_groups},
+      {"expert_dp", &l.expert_dp_groups}};
+  for (const auto& [key, built] : expert_lists) {
+    if (l.moe && f.get_int_lists(g, "groups", key) != *built) {
       f.fail(std::string("groups.") + key, "does not follow from the layout's sizes and rank order");
     }
   }
@@ -284,6 +362,7 @@ PlanMessage read_message(const JsonFields& f, const json& mj, const std::string&
   m.count = f.get_i64(mj, path, "count");
   m.phase = phase_field(f, mj, path);
   m.what = f.get_string(mj, path, "what");
+  if (mj.contains("routing_dependent")) m.routing_dependent = f.get_bool(mj, path, "routing_dependent");
   if (m.bytes < 0 || m.count < 0 || m.elements < 0) f.fail(path, "has a negative size or count");
   check_message(f, m, path, world);
   return m;

@@ -3,6 +3,7 @@
 #include "megatron/layout.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 #include "core/checked_math.h"
@@ -12,6 +13,34 @@ namespace pipebench {
 namespace {
 
 std::string str(std::int64_t v) { return std::to_string(v); }
+
+// The expert grid's sizes and Megatron's rules on them (parallel_state.py initialize_model_parallel and
+// RankGenerator): the world divisible by etp x ep x pp, ep named in the order string, and with an order
+// that does not end in pp (tp-pp-dp) the expert DP size equal to the dense one.
+void set_expert_sizes(const MegatronArgs& a, Layout& l) {
+  if (a.num_experts == 0) return;
+  l.moe = true;
+  l.ep = a.ep;
+  l.etp = expert_tp(a);
+  const std::int64_t grid = static_cast<std::int64_t>(l.etp) * l.ep * l.pp;
+  if (l.world % grid != 0) {
+    throw UsageError("world_size (" + str(l.world) +
+                     ") is not divisible by expert_tensor_model_pipeline_parallel size (" + str(grid) +
+                     " = expert tensor " + str(l.etp) + " x expert model " + str(l.ep) + " x pipeline " + str(l.pp) +
+                     ")");
+  }
+  l.edp = static_cast<int>(l.world / grid);
+  if (l.edp % a.distributed_optimizer_instances != 0)
+    throw UsageError("--num-distributed-optimizer-instances " + str(a.distributed_optimizer_instances) +
+                     " does not divide the expert data parallel size (" + str(l.edp) + ")");
+  if (l.rank_order == "tp-pp-dp" && l.ep > 1)
+    throw UsageError("The size of (ep) is (" + str(l.ep) + "), but you haven't specified the order (tp-pp-dp)");
+  if (l.rank_order == "tp-pp-dp" && l.pp > 1 && l.edp != l.dp)
+    throw UsageError(
+        "When not using pp-last rank ordering, the data parallel size of the attention and moe layers must be the "
+        "same (expert data parallel " +
+        str(l.edp) + ", data parallel " + str(l.dp) + ")");
+}
 
 }  // namespace
 
@@ -24,6 +53,12 @@ int Layout::rank_of(int t, int c, int d, int p) const {
 const std::vector<int>& Layout::group_of(const std::vector<std::vector<int>>& groups, const std::vector<int>& index,
                                          int rank) {
   return groups.at(static_cast<std::size_t>(index.at(static_cast<std::size_t>(rank))));
+}
+
+int Layout::expert_rank_of(int et, int e, int ed, int p) const {
+  // The expert RankGenerator's order: tp-cp-ep-dp-pp (cp = 1 there), or tp-pp-dp (ep = 1 there).
+  if (rank_order == "tp-pp-dp") return et + etp * (e + ep * (p + pp * ed));
+  return et + etp * (e + ep * (ed + edp * p));
 }
 
 int virtual_stages(const MegatronArgs& a) {
@@ -155,6 +190,7 @@ Layout make_layout(const MegatronArgs& a, int gpus_present) {
     throw UsageError("number of microbatches (" + str(l.microbatches) + " = global batch size / (micro batch size x " +
                      "data parallel size)) is above the limit of " + str(kMaxMicrobatches));
   }
+  set_expert_sizes(a, l);
   l.microbatch_group = a.microbatch_group_size ? a.microbatch_group_size : a.pp;
   l.vp = v;
   const std::string why = interleaving_problem(a, l, l.vp);
@@ -291,6 +327,45 @@ void build_embedding_groups(Layout& l) {
   }
 }
 
+// The expert groups (parallel_state.py: get_ranks('ep'), ('tp'), ('tp-ep'), ('dp') of the expert
+// RankGenerator): the ranks that share every expert coordinate but the varying ones, in increasing
+// order of the varying coordinates (etp fastest).
+void build_expert_groups(Layout& l) {
+  const auto n = static_cast<std::size_t>(l.world);
+  l.expert_coords.assign(n, {});
+  for (int p = 0; p < l.pp; ++p)
+    for (int d = 0; d < l.edp; ++d)
+      for (int e = 0; e < l.ep; ++e)
+        for (int t = 0; t < l.etp; ++t)
+          l.expert_coords[static_cast<std::size_t>(l.expert_rank_of(t, e, d, p))] = {t, e, d};
+  // key: the coordinates held fixed; members: all ranks varying the others (vary_t, vary_e, vary_d).
+  auto build = [&](std::vector<std::vector<int>>& groups, std::vector<int>& index, bool vt, bool ve, bool vd) {
+    groups.clear();
+    index.assign(n, -1);
+    std::map<std::array<int, 4>, std::size_t> seen;
+    for (int r = 0; r < l.world; ++r) {
+      const Layout::ExpertCoord& x = l.expert_coords[static_cast<std::size_t>(r)];
+      const int p = l.coords[static_cast<std::size_t>(r)].pp;
+      const std::array<int, 4> key = {vt ? -1 : x.etp, ve ? -1 : x.ep, vd ? -1 : x.edp, p};
+      auto it = seen.find(key);
+      if (it == seen.end()) {
+        it = seen.emplace(key, groups.size()).first;
+        std::vector<int> g;
+        for (int d = vd ? 0 : x.edp; d <= (vd ? l.edp - 1 : x.edp); ++d)
+          for (int e = ve ? 0 : x.ep; e <= (ve ? l.ep - 1 : x.ep); ++e)
+            for (int t = vt ? 0 : x.etp; t <= (vt ? l.etp - 1 : x.etp); ++t) g.push_back(l.expert_rank_of(t, e, d, p));
+        std::sort(g.begin(), g.end());
+        groups.push_back(std::move(g));
+      }
+      index[static_cast<std::size_t>(r)] = static_cast<int>(it->second);
+    }
+  };
+  build(l.ep_groups, l.ep_index, false, true, false);
+  build(l.expert_tp_groups, l.expert_tp_index, true, false, false);
+  build(l.tp_ep_groups, l.tp_ep_index, true, true, false);
+  build(l.expert_dp_groups, l.expert_dp_index, false, false, true);
+}
+
 }  // namespace
 
 void build_layout_groups(Layout& l) {
@@ -298,6 +373,7 @@ void build_layout_groups(Layout& l) {
   build_single_dimension_groups(l);
   build_combined_groups(l);
   build_embedding_groups(l);
+  if (l.moe) build_expert_groups(l);
 }
 
 }  // namespace pipebench

@@ -36,6 +36,21 @@ struct Layout {
   [[nodiscard]] static const std::vector<int>& group_of(const std::vector<std::vector<int>>& groups,
                                                         const std::vector<int>& index, int rank);
   std::vector<int> tp_index, dp_cp_index, pp_index, mp_index, embedding_index;  // rank -> group index (-1 none)
+
+  // Mixture of Experts (parallel_state.py initialize_model_parallel): the expert layers run on a second
+  // rank grid of the same world, expert TP (etp) x EP (ep) x expert DP (edp) x pp, in the same order
+  // string without cp (default tp-cp-ep-dp-pp: etp fastest, then ep, edp, pp). Built only with MoE.
+  bool moe = false;
+  int ep = 1, etp = 1, edp = 1;
+  struct ExpertCoord {
+    int etp = 0, ep = 0, edp = 0;
+  };
+  std::vector<ExpertCoord> expert_coords;  // per global rank (MoE only)
+  // ep: the all-to-all group; expert_tp: expert TP; tp_ep: expert TP x EP (the allgather dispatcher's and
+  // the tokens-per-expert gather's group); expert_dp: where expert gradients are reduced.
+  std::vector<std::vector<int>> ep_groups, expert_tp_groups, tp_ep_groups, expert_dp_groups;
+  std::vector<int> ep_index, expert_tp_index, tp_ep_index, expert_dp_index;
+  [[nodiscard]] int expert_rank_of(int etp, int ep, int edp, int pp) const;
 };
 
 // Checks Megatron's rules (each error message states the rule) and builds the layout for one v (the

@@ -68,7 +68,11 @@ const std::set<std::string>& ignored_names() {
                                                "--data-cache-path",
                                                "--num-workers",
                                                "--mock-data",
-                                               "--tokenizer-model"};
+                                               "--tokenizer-model",
+                                               "--moe-grouped-gemm",
+                                               "--moe-permute-fusion",
+                                               "--moe-router-fusion",
+                                               "--moe-z-loss-coeff"};
   return kNames;
 }
 
@@ -163,6 +167,126 @@ void check_model_sizes(const MegatronArgs& a) {
   if (!kv_channels && a.hidden % a.heads != 0) {
     throw UsageError("hidden size (" + std::to_string(a.hidden) + ") must be divisible by number of attention heads (" +
                      std::to_string(a.heads) + ")");
+  }
+}
+
+// The MoE arguments as given, before the rules turn them into MegatronArgs fields.
+struct MoeOptions {
+  std::string layer_freq = "1", router_dtype, score_function = "softmax";
+  std::vector<std::string> load_balancing = {"aux_loss"};
+  std::vector<double> aux_loss_coeff = {0.0};
+  bool pre_softmax = false;
+};
+
+void add_moe_options(CLI::App& app, MegatronArgs& a, MoeOptions& o) {
+  // arguments.py _add_moe_args and the TransformerConfig / ModelParallelConfig fields it exposes.
+  app.add_option("--num-experts", a.num_experts)->check(checks::non_negative(checks::kMaxInt32));
+  app.add_option("--expert-model-parallel-size", a.ep)->check(checks::positive(checks::kMaxInt32));
+  app.add_option("--expert-tensor-parallel-size", a.etp)->check(checks::positive(checks::kMaxInt32));
+  app.add_option("--moe-router-topk", a.moe_router_topk)->check(checks::positive(checks::kMaxInt32));
+  app.add_option("--moe-token-dispatcher-type", a.moe_dispatcher);
+  app.add_option("--moe-layer-freq", o.layer_freq);
+  app.add_option("--moe-ffn-hidden-size", a.moe_ffn_hidden)->check(checks::positive(checks::kMaxInt32));
+  app.add_option("--moe-shared-expert-intermediate-size", a.moe_shared_expert_ffn)
+      ->check(checks::positive(checks::kMaxInt32));
+  app.add_option("--moe-router-dtype", o.router_dtype)->check(CLI::IsMember({"fp32", "fp64"}));
+  app.add_option("--moe-router-score-function", o.score_function)
+      ->check(CLI::IsMember({"softmax", "sigmoid", "sqrtsoftplus"}));
+  app.add_option("--moe-router-load-balancing-type", o.load_balancing)->expected(1, -1);
+  app.add_option("--moe-aux-loss-coeff", o.aux_loss_coeff)->expected(1, -1)->check(checks::non_negative(1e6));
+  app.add_flag("--moe-router-pre-softmax", o.pre_softmax);
+}
+
+// --moe-layer-freq: an integer N (layer i is MoE when i % N == 0) or the list form "[1,0,1,...]", one
+// entry per layer (gpt_layer_specs.py get_gpt_decoder_block_spec). Megatron evaluates any Python list
+// expression; the list is read here as JSON, so an expression ("([1]*3+[0])*2") must be written out.
+std::vector<int> moe_layer_pattern(const std::string& freq, int layers) {
+  const std::string what = "--moe-layer-freq " + freq;
+  std::vector<int> pattern;
+  if (freq.find('[') == std::string::npos) {
+    std::int64_t n = 0;
+    std::size_t used = 0;
+    try {
+      n = std::stoll(freq, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != freq.size() || n < 1 || n > checks::kMaxInt32)
+      throw UsageError(what + ": not a positive integer or a list of 0 and 1 such as [1,0,1,0]");
+    for (int i = 0; i < layers; ++i) pattern.push_back(i % n == 0 ? 1 : 0);
+    return pattern;
+  }
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(freq);
+  } catch (const nlohmann::json::exception&) {
+    throw UsageError(what + ": not a list of 0 and 1 such as [1,0,1,0] (write a Python expression out as its list)");
+  }
+  if (!j.is_array()) throw UsageError(what + ": not a list of 0 and 1");
+  for (const auto& e : j) {
+    if (!e.is_number_integer() || (e.get<std::int64_t>() != 0 && e.get<std::int64_t>() != 1))
+      throw UsageError(what + ": has an entry that is not 0 or 1 (Invalid layer pattern)");
+    pattern.push_back(e.get<int>());
+  }
+  if (pattern.size() != static_cast<std::size_t>(layers))
+    throw UsageError("--moe-layer-freq: Invalid length of moe_layer_pattern: " +
+                     str(static_cast<std::int64_t>(pattern.size())) + ", expected " + str(layers) + " (--num-layers)");
+  return pattern;
+}
+
+// Megatron's MoE rules (arguments.py validate_args, TransformerConfig.__post_init__, moe_layer.py), each
+// message naming the rule, and the derived MoE fields.
+void finish_moe(MegatronArgs& a, const MoeOptions& o) {
+  if (a.moe_dispatcher == "alltoall_seq")
+    throw UsageError(
+        "--moe-token-dispatcher-type alltoall_seq: removed from Megatron-LM main; use alltoall (the same "
+        "all-to-all volume)");
+  if (a.moe_dispatcher == "flex")
+    throw UsageError(
+        "--moe-token-dispatcher-type flex: DeepEP/HybridEP fused dispatch is not modelled; use alltoall for the "
+        "expected all-to-all volume");
+  if (a.moe_dispatcher != "allgather" && a.moe_dispatcher != "alltoall")
+    throw UsageError("--moe-token-dispatcher-type " + a.moe_dispatcher + ": not one of allgather, alltoall");
+  if (a.ep > 1 && a.num_experts == 0)
+    throw UsageError("num_experts must be non None to use expert model parallelism (--expert-model-parallel-size " +
+                     str(a.ep) + " without --num-experts)");
+  if (a.num_experts == 0) {  // arguments.py: 0 means no MoE
+    const bool mixed = a.moe_ffn_hidden > 0 && [&] {
+      const std::vector<int> pattern = moe_layer_pattern(o.layer_freq, a.num_layers);
+      return std::find(pattern.begin(), pattern.end(), 0) != pattern.end();
+    }();
+    if (a.moe_ffn_hidden > 0 && !mixed)
+      throw UsageError(
+          "moe_ffn_hidden_size is set but num_moe_experts is None. Please set num_moe_experts or remove "
+          "moe_ffn_hidden_size.");
+    a.moe_ffn_hidden = 0;
+    return;
+  }
+  if (a.num_experts % a.ep != 0)
+    throw UsageError("Number of experts should be a multiple of expert model parallel_size (--num-experts " +
+                     str(a.num_experts) + ", --expert-model-parallel-size " + str(a.ep) + ")");
+  if (a.moe_router_topk > a.num_experts)
+    throw UsageError("--moe-router-topk " + str(a.moe_router_topk) + " is above --num-experts " + str(a.num_experts) +
+                     " (torch.topk over the experts)");
+  const bool sinkhorn =
+      std::find(o.load_balancing.begin(), o.load_balancing.end(), "sinkhorn") != o.load_balancing.end();
+  if (a.moe_router_topk == 1 && o.score_function == "softmax" && !o.pre_softmax && !sinkhorn)
+    throw UsageError("Please use --moe-router-pre-softmax when topk is 1.");
+  if (a.tp > 1 && !a.sequence_parallel)
+    throw UsageError(
+        "During training, performance may degrade if MoE and tensor parallelism are enabled without also enabling "
+        "sequence parallelism (--num-experts with --tensor-model-parallel-size > 1 needs --sequence-parallel)");
+  if (a.moe_ffn_hidden == 0) a.moe_ffn_hidden = a.ffn_hidden;  // TransformerConfig.__post_init__
+  a.moe_layer_pattern = moe_layer_pattern(o.layer_freq, a.num_layers);
+  // router.py gating: logits (and so probs) in the input's dtype unless --moe-router-dtype.
+  a.moe_probs_dtype = o.router_dtype == "fp32"   ? DType::kFloat
+                      : o.router_dtype == "fp64" ? DType::kDouble
+                                                 : a.params_dtype;
+  for (std::size_t i = 0; i < o.load_balancing.size(); ++i) {
+    const double coeff = o.aux_loss_coeff.size() == 1  ? o.aux_loss_coeff[0]
+                         : i < o.aux_loss_coeff.size() ? o.aux_loss_coeff[i]
+                                                       : 0.0;
+    if (o.load_balancing[i] == "aux_loss" && coeff > 0) a.moe_aux_loss = true;
   }
 }
 
@@ -314,6 +438,8 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
   add_model_options(app, a, r);
   add_parallel_options(app, a);
   add_training_options(app, a, r);
+  MoeOptions moe;
+  add_moe_options(app, a, moe);
   const std::vector<std::string> once = last_occurrences(args);
   checks::require_finite_numbers(app);
   std::vector<std::string> reversed(once.rbegin(), once.rend());
@@ -331,6 +457,7 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
     throw UsageError("max_position_embeddings (" + str(a.max_position_embeddings) +
                      ") must be greater than or equal to seq_length (" + str(a.seq_length) + ")");
   check_rules(a, r.ce_impl);
+  finish_moe(a, moe);
   return a;
 }
 
@@ -343,6 +470,12 @@ DType grad_dtype(const MegatronArgs& a) {
 const std::string& cp_comm_type_of(const MegatronArgs& a, int layer) {
   return a.cp_comm_type.size() == 1 ? a.cp_comm_type.front() : a.cp_comm_type.at(static_cast<std::size_t>(layer));
 }
+
+bool is_moe_layer(const MegatronArgs& a, int layer) {
+  return !a.moe_layer_pattern.empty() && a.moe_layer_pattern.at(static_cast<std::size_t>(layer)) == 1;
+}
+
+int expert_tp(const MegatronArgs& a) { return a.etp > 0 ? a.etp : a.tp; }
 
 std::int64_t padded_vocab(const MegatronArgs& a) {
   const std::int64_t multiple = static_cast<std::int64_t>(a.make_vocab_divisible_by) * a.tp;

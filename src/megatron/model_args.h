@@ -55,6 +55,14 @@ struct MegatronArgs {
   bool cross_entropy_loss_fusion = false, calculate_per_token_loss = false;
   bool tp_comm_overlap = false, defer_embedding_wgrad = false;
   MegatronVersion version = MegatronVersion::kMain;
+  // Mixture of Experts (megatron/core/transformer/moe/): 0 experts is a dense model. moe_layer_pattern has
+  // one entry per layer (1: MoE, 0: dense), expanded from --moe-layer-freq; empty for a dense model.
+  int num_experts = 0, ep = 1, etp = 0;  // etp 0: --expert-tensor-parallel-size not given (= tp)
+  int moe_router_topk = 2, moe_ffn_hidden = 0, moe_shared_expert_ffn = 0;
+  std::string moe_dispatcher = "allgather";  // --moe-token-dispatcher-type: allgather or alltoall
+  std::vector<int> moe_layer_pattern;
+  DType moe_probs_dtype = DType::kFloat;  // the router's probabilities: params dtype, or --moe-router-dtype
+  bool moe_aux_loss = false;              // --moe-aux-loss-coeff > 0 with the aux_loss balancing type
 
   std::vector<std::string> ignored;  // accepted, no effect on communication
   std::vector<std::string> unknown;  // not known: warned about
@@ -73,6 +81,12 @@ struct MegatronArgs {
 
 // The context-parallel exchange of transformer layer `layer` (0-based): p2p, a2a, allgather or a2a+p2p.
 [[nodiscard]] const std::string& cp_comm_type_of(const MegatronArgs& a, int layer);
+
+// Whether transformer layer `layer` (0-based) is an MoE layer.
+[[nodiscard]] bool is_moe_layer(const MegatronArgs& a, int layer);
+
+// The expert tensor-parallel size: --expert-tensor-parallel-size, else the tensor-parallel size.
+[[nodiscard]] int expert_tp(const MegatronArgs& a);
 
 // The padded vocabulary (vocab_size_with_padding): multiple = make_vocab_divisible_by * t.
 [[nodiscard]] std::int64_t padded_vocab(const MegatronArgs& a);

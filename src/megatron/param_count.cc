@@ -3,6 +3,7 @@
 #include "megatron/param_count.h"
 
 #include "core/checked_math.h"
+#include "megatron/layer_comm.h"
 
 namespace pipebench {
 namespace {
@@ -11,7 +12,40 @@ const char* const kWhat = "Megatron arguments: the parameter count (hidden, FFN,
 
 }  // namespace
 
-std::vector<ParamTensor> layer_tensors(const MegatronArgs& a) {
+namespace {
+
+// The MLP of an MoE layer (layer_tensors).
+void add_moe_mlp(const MegatronArgs& a, std::vector<ParamTensor>& v) {
+  const std::int64_t h = a.hidden, f = a.moe_ffn_hidden, etp = expert_tp(a), local = a.num_experts / a.ep;
+  const bool bias = !a.disable_bias_linear;
+  const std::int64_t fc1_out = a.swiglu ? 2 * f : f;
+  auto add = [&](const std::string& name, std::int64_t n, bool replicated, bool expert) {
+    if (n > 0) v.push_back({name, n, false, false, replicated, false, expert});
+  };
+  add("pre_mlp_layernorm.weight", h, true, false);
+  add("pre_mlp_layernorm.bias", a.rmsnorm ? 0 : h, true, false);
+  add("mlp.router.weight", checked_mul(a.num_experts, h, kWhat), true, false);
+  add("mlp.router.bias", bias ? a.num_experts : 0, true, false);
+  for (const char* fc : {"fc1", "fc2"}) {
+    const bool one = fc == std::string("fc1");
+    for (std::int64_t e = 0; e < local; ++e)
+      add(std::string("mlp.experts.linear_") + fc + ".weight" + std::to_string(e),
+          checked_mul(h, one ? fc1_out : f, kWhat) / etp, false, true);
+    for (std::int64_t e = 0; e < local && bias; ++e)
+      add(std::string("mlp.experts.linear_") + fc + ".bias" + std::to_string(e), one ? fc1_out / etp : h, false, true);
+  }
+  const std::int64_t fs = a.moe_shared_expert_ffn, fs1 = a.swiglu ? 2 * fs : fs;
+  if (fs > 0) {
+    add("mlp.shared_experts.linear_fc1.weight", checked_mul(h, fs1, kWhat) / a.tp, false, false);
+    add("mlp.shared_experts.linear_fc1.bias", bias ? fs1 / a.tp : 0, false, false);
+    add("mlp.shared_experts.linear_fc2.weight", checked_mul(fs, h, kWhat) / a.tp, false, false);
+    add("mlp.shared_experts.linear_fc2.bias", bias ? h : 0, true, false);
+  }
+}
+
+}  // namespace
+
+std::vector<ParamTensor> layer_tensors(const MegatronArgs& a, bool moe) {
   const std::int64_t h = a.hidden, f = a.ffn_hidden, t = a.tp;
   const std::int64_t head_dim = h / a.heads;
   const std::int64_t groups = a.gqa && a.query_groups ? a.query_groups : a.heads;
@@ -41,6 +75,10 @@ std::vector<ParamTensor> layer_tensors(const MegatronArgs& a) {
       add(std::string(n) + ".bias", norm_bias * head_dim, false, true);
     }
   }
+  if (moe) {
+    add_moe_mlp(a, v);
+    return v;
+  }
   norm("mlp.linear_fc1", "pre_mlp_layernorm");
   add("mlp.linear_fc1.weight", checked_mul(h, fc1_out, kWhat) / t);
   add("mlp.linear_fc1.bias", bias ? fc1_out / t : 0);
@@ -58,9 +96,11 @@ std::vector<ParamTensor> chunk_tensors(const MegatronArgs& a, const Layout& l, i
     if (!a.rope)
       out.push_back({"embedding.position_embeddings.weight", checked_mul(a.max_position_embeddings, h, kWhat)});
   }
-  const int layers = a.num_layers / l.pp / v;
-  const auto layer = layer_tensors(a);
-  for (int i = 0; i < layers; ++i) out.insert(out.end(), layer.begin(), layer.end());
+  const auto dense = layer_tensors(a), moe = a.num_experts > 0 ? layer_tensors(a, true) : dense;
+  for (int layer : chunk_layers(a, l, r, c, v)) {
+    const auto& tensors = is_moe_layer(a, layer) ? moe : dense;
+    out.insert(out.end(), tensors.begin(), tensors.end());
+  }
   if (r == l.pp - 1 && c == v - 1) {
     out.push_back({"final_layernorm.weight", h, false, false, true});
     if (!a.rmsnorm) out.push_back({"final_layernorm.bias", h, false, false, true});

@@ -21,6 +21,7 @@ struct ParamTensor {
   bool shared_embedding = false;
   bool replicated = false;  // norm or row-parallel bias: marked sequence_parallel (all-reduced over TP with SP)
   bool qk_norm = false;     // q_layernorm / k_layernorm: all-reduced over TP whenever t > 1
+  bool expert = false;      // an expert's weight (allreduce = False): its own buffer, reduced over expert DP
 };
 
 // The tensors of one transformer layer on one TP rank in Megatron's registration order (the order of
@@ -30,7 +31,13 @@ struct ParamTensor {
 // registers linear_proj (in Attention) before linear_qkv; with TE (the default) the two norms live inside
 // linear_qkv and linear_fc1 (TE LayerNormLinear registers layer_norm_weight/bias before weight/bias); the
 // local spec has input_layernorm and pre_mlp_layernorm as modules of their own.
-[[nodiscard]] std::vector<ParamTensor> layer_tensors(const MegatronArgs& a);
+//
+// An MoE layer (moe true) keeps the attention and replaces the MLP (moe_layer.py, experts.py): a
+// pre_mlp_layernorm module of its own (the MoE spec does not fuse it), the router (E x h, + E bias;
+// replicated, marked sequence_parallel), the E/ep local experts as TEGroupedMLP (fc1: h x f_moe, x2 with
+// swiglu, / etp for every local expert, then their biases; fc2: f_moe/etp x h each, then biases h), and
+// the shared experts as a dense TP MLP of --moe-shared-expert-intermediate-size.
+[[nodiscard]] std::vector<ParamTensor> layer_tensors(const MegatronArgs& a, bool moe = false);
 
 // Tensors of pipeline rank r, chunk c (of v), in forward order: word + position embedding on (0, 0),
 // the chunk's layers, final norm and the output layer (tied copy or untied weight) on (p-1, v-1).

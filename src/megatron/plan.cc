@@ -84,15 +84,20 @@ std::int64_t dp_bucket_size(const MegatronArgs& a, const Layout& l, int r, int c
   return std::max<std::int64_t>(40000000, 1000000LL * l.dp * l.cp);
 }
 
-std::vector<std::int64_t> dp_buckets(const MegatronArgs& a, const Layout& l, int r, int c, int v) {
-  const auto tensors = chunk_tensors(a, l, r, c, v);
+std::vector<std::int64_t> dp_buckets(const MegatronArgs& a, const Layout& l, int r, int c, int v, bool expert) {
+  auto tensors = chunk_tensors(a, l, r, c, v);
+  tensors.erase(
+      std::remove_if(tensors.begin(), tensors.end(), [&](const ParamTensor& t) { return t.expert != expert; }),
+      tensors.end());
+  if (tensors.empty()) return {};
   const std::int64_t bucket_size = dp_bucket_size(a, l, r, c, v);  // 0: one bucket
   const bool distopt = a.distributed_optimizer;
   // The distributed optimizer's layout (distrib_optimizer.py _compute_per_buffer_param_layout,
   // optimizer/param_layout.py): param starts aligned to 64 elements, bucket ends padded to
   // lcm(shard group, 128) (and 2^16 with --ddp-pad-buckets-for-high-nccl-busbw), the shared word
   // embedding in a bucket of its own. Without it: no padding, no split (_compute_default_per_buffer_...).
-  const std::int64_t shard = static_cast<std::int64_t>(l.dp) * l.cp / a.distributed_optimizer_instances;
+  const std::int64_t shard = (expert ? static_cast<std::int64_t>(l.edp) : static_cast<std::int64_t>(l.dp) * l.cp) /
+                             a.distributed_optimizer_instances;
   std::int64_t divisor = std::lcm<std::int64_t>(shard, 128);
   if (a.ddp_pad_buckets_for_high_nccl_busbw) divisor = std::lcm<std::int64_t>(divisor, 1 << 16);
   std::vector<std::int64_t> out;
@@ -194,9 +199,11 @@ class Builder {
   // The collectives of this rank's transformer layers (layer_comm.h): TP and the CP attention exchange
   // of each layer's cp_comm_type, forward and backward, and the forward ones again for each layer that
   // full recompute re-runs in backward.
+  // MoE layers add their dispatcher's messages and, without shared experts, keep only the attention's TP
+  // collectives.
   void add_layer_collectives(int rank, int r) {
     std::map<std::string, std::pair<std::int64_t, std::int64_t>> by_type;  // cp type -> layers, recomputed
-    std::int64_t layers = 0, recomputed = 0;
+    std::pair<std::int64_t, std::int64_t> dense, moe;                      // layers, recomputed
     for (int c = 0; c < v_; ++c) {
       const auto indices = chunk_layers(a_, l_, r, c, v_);
       for (std::size_t i = 0; i < indices.size(); ++i) {
@@ -204,23 +211,33 @@ class Builder {
         auto& n = by_type[cp_comm_type_of(a_, indices[i])];
         ++n.first;
         n.second += again;
-        ++layers;
-        recomputed += again;
+        auto& kind = is_moe_layer(a_, indices[i]) ? moe : dense;
+        ++kind.first;
+        kind.second += again;
       }
     }
-    add_layer_messages(rank, tp_layer_messages(a_), layers, recomputed);
+    const bool shared_experts = a_.moe_shared_expert_ffn > 0;
+    if (shared_experts) {
+      add_layer_messages(rank, tp_layer_messages(a_), dense.first + moe.first, dense.second + moe.second);
+    } else {
+      add_layer_messages(rank, tp_layer_messages(a_), dense.first, dense.second);
+      add_layer_messages(rank, tp_layer_messages(a_, false), moe.first, moe.second);
+    }
     for (const auto& [type, n] : by_type) add_layer_messages(rank, cp_layer_messages(a_, type), n.first, n.second);
+    add_layer_messages(rank, moe_layer_messages(a_), moe.first, moe.second);
   }
 
   void add_layer_messages(int rank, const std::vector<LayerMessage>& msgs, std::int64_t layers,
                           std::int64_t recomputed) {
     const std::int64_t m = l_.microbatches;
+    if (layers == 0) return;
     for (const auto& lm : msgs) {
       const auto group = layer_group(l_, a_, rank, lm.group);
-      add(rank, lm.op, group, -1, lm.elements, a_.params_dtype, (lm.forward + lm.backward) * layers * m,
-          Phase::kPipeline, lm.what);
-      add(rank, lm.op, group, -1, lm.elements, a_.params_dtype, lm.forward * recomputed * m, Phase::kPipeline,
-          lm.what + ", recompute");
+      const DType t = lm.dtype.value_or(a_.params_dtype);
+      add(rank, lm.op, group, -1, lm.elements, t, (lm.forward + lm.backward) * layers * m, Phase::kPipeline, lm.what,
+          lm.routing_dependent);
+      add(rank, lm.op, group, -1, lm.elements, t, lm.forward * recomputed * m, Phase::kPipeline,
+          lm.what + ", recompute", lm.routing_dependent);
     }
   }
 
@@ -288,7 +305,10 @@ class Builder {
   void add_gradient_reduction(int rank, int r) {
     const int p = l_.pp;
     const DType grad = grad_dtype(a_);
-    for (int c = 0; c < v_; ++c) add_dp_chunk(rank, r, c);
+    for (int c = 0; c < v_; ++c) add_dp_chunk(rank, r, c, false);
+    if (l_.moe) {
+      for (int c = 0; c < v_; ++c) add_dp_chunk(rank, r, c, true);
+    }
     // Word-embedding grad all-reduce over {first, last} pipeline rank, tied weights, p > 1 (§5).
     if (p > 1 && !a_.untie_embeddings && (r == 0 || r == p - 1)) {
       const auto& eg = Layout::group_of(l_.embedding_groups, l_.embedding_index, rank);
@@ -321,8 +341,12 @@ class Builder {
   // distributed optimizer reduce-scatter in the instance's shard group, all-reduce of the shard across
   // instances (--num-distributed-optimizer-instances, param_and_grad_buffer.py start_grad_sync), and the
   // param all-gather in the shard group.
-  void add_dp_chunk(int rank, int r, int c) {
-    const auto& dpg = Layout::group_of(l_.dp_cp_groups, l_.dp_cp_index, rank);
+  // Expert parameters (expert true): the same over the expert DP group (intra_expt_dp_group, split by the
+  // optimizer instances like the dense one), after the dense buckets (bucket_groups +
+  // expert_parallel_bucket_groups in distributed_data_parallel.py).
+  void add_dp_chunk(int rank, int r, int c, bool expert) {
+    const auto& dpg = expert ? Layout::group_of(l_.expert_dp_groups, l_.expert_dp_index, rank)
+                             : Layout::group_of(l_.dp_cp_groups, l_.dp_cp_index, rank);
     const DType grad = grad_dtype(a_);
     const int k = a_.distributed_optimizer_instances;
     const std::size_t shard = dpg.size() / static_cast<std::size_t>(k);
@@ -331,20 +355,22 @@ class Builder {
                            dpg.begin() + static_cast<std::ptrdiff_t>(pos / shard * shard + shard));
     std::vector<int> inter;
     for (std::size_t i = pos % shard; i < dpg.size(); i += shard) inter.push_back(dpg[i]);
-    const std::string chunk = ", chunk " + std::to_string(c);
+    const std::string chunk = ", chunk " + std::to_string(c), kind = expert ? "expert " : "";
     const std::string params_what =
-        "params" + chunk + (a_.overlap_param_gather ? " (overlap-param-gather: next iteration's forward)" : "");
-    auto& buckets = buckets_[{r, c}];  // the same on every rank of a pipeline stage: computed once
-    if (buckets.empty()) buckets = dp_buckets(a_, l_, r, c, v_);
+        kind + "params" + chunk + (a_.overlap_param_gather ? " (overlap-param-gather: next iteration's forward)" : "");
+    // The same on every rank of a pipeline stage: computed once (computed-but-empty is marked by the flag).
+    auto& [done, buckets] = buckets_[{r, c, expert}];
+    if (!done) buckets = dp_buckets(a_, l_, r, c, v_, expert);
+    done = true;
     for (std::int64_t bucket : buckets) {
       if (!a_.distributed_optimizer) {
-        add(rank, "all_reduce", dpg, -1, bucket, grad, 1, Phase::kAfter, "dp grads" + chunk);
+        add(rank, "all_reduce", dpg, -1, bucket, grad, 1, Phase::kAfter, kind + "dp grads" + chunk);
         continue;
       }
-      add(rank, "reduce_scatter", intra, -1, bucket, grad, 1, Phase::kAfter, "dp grads" + chunk);
+      add(rank, "reduce_scatter", intra, -1, bucket, grad, 1, Phase::kAfter, kind + "dp grads" + chunk);
       if (k > 1)
         add(rank, "all_reduce", inter, -1, bucket / static_cast<std::int64_t>(shard), grad, 1, Phase::kAfter,
-            "dp grads across optimizer instances" + chunk);
+            kind + "dp grads across optimizer instances" + chunk);
       add(rank, "all_gather", intra, -1, bucket, a_.params_dtype, 1, Phase::kAfter, params_what);
     }
   }
@@ -379,7 +405,7 @@ class Builder {
   }
 
   void add(int rank, const std::string& op, const std::vector<int>& group, int peer, std::int64_t elements, DType t,
-           std::int64_t count, Phase phase, const std::string& what) {
+           std::int64_t count, Phase phase, const std::string& what, bool routing_dependent = false) {
     if (count <= 0) return;
     PlanMessage msg;
     msg.rank = rank;
@@ -393,6 +419,7 @@ class Builder {
     msg.count = count;
     msg.phase = phase;
     msg.what = what;
+    msg.routing_dependent = routing_dependent;
     out_.push_back(msg);
   }
 
@@ -400,8 +427,9 @@ class Builder {
   const Layout& l_;
   int v_;
   std::vector<PlanMessage> out_;
-  std::map<std::pair<int, int>, std::vector<std::int64_t>> buckets_;  // (pipeline rank, chunk) -> buckets
-  std::map<int, std::int64_t> replicated_;                            // pipeline rank -> replicated elements
+  // (pipeline rank, chunk, expert) -> (computed, buckets)
+  std::map<std::tuple<int, int, bool>, std::pair<bool, std::vector<std::int64_t>>> buckets_;
+  std::map<int, std::int64_t> replicated_;  // pipeline rank -> replicated elements
 };
 
 Schedule make_schedule(const MegatronArgs& a, const Layout& l, int v, const std::vector<int>& ranks) {
@@ -447,6 +475,13 @@ Plan make_plan(const MegatronArgs& args, int gpus_present) {
   if (args.cp > 1)
     plan.notes.push_back("context parallelism: the attention exchange follows TransformerEngine's cp_comm_type (" +
                          args.cp_comm_type.front() + (args.cp_comm_type.size() > 1 ? ", per layer" : "") + ")");
+  if (l.moe)
+    plan.notes.push_back(
+        "MoE (" + std::to_string(args.num_experts) + " experts, top-" + std::to_string(args.moe_router_topk) + ", " +
+        args.moe_dispatcher + " dispatcher, ep " + std::to_string(l.ep) + ", expert tp " + std::to_string(l.etp) +
+        ", expert dp " + std::to_string(l.edp) +
+        "): messages marked routing-dependent are sized at the balanced expectation (tokens x topk spread evenly "
+        "over the experts); the router decides the real sizes per microbatch");
   if (l.world <= kListEveryRankUpTo) {
     for (int r = 0; r < l.world; ++r) plan.listed_ranks.push_back(r);
   } else {

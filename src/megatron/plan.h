@@ -28,6 +28,9 @@ struct PlanMessage {
   std::int64_t count = 0;  // per iteration
   Phase phase = Phase::kAfter;
   std::string what;  // activation, activation grad, dp grad chunk 1, word-embedding grad, ...
+  // MoE all-to-all and expert-TP messages: the size is the balanced expectation (every expert gets
+  // tokens x topk / experts); the router decides the real split per microbatch.
+  bool routing_dependent = false;
 };
 
 struct ChunkParams {
@@ -82,7 +85,9 @@ inline constexpr int kListEveryRankUpTo = 4096;
 // DP gradient buckets (elements) of one model chunk in the order they are reduced (§4): parameters in
 // reverse registration order, a bucket closing once it reaches dp_bucket_size; with the distributed
 // optimizer 64-element param alignment, bucket ends padded, and the shared word embedding alone.
+// expert: the buckets of the chunk's expert parameters instead (their own buffer, sharded over the expert
+// DP group: distributed_data_parallel.py groups params by is_expert_parallel).
 [[nodiscard]] std::vector<std::int64_t> dp_buckets(const MegatronArgs& a, const Layout& l, int pp_rank, int chunk,
-                                                   int v);
+                                                   int v, bool expert = false);
 
 }  // namespace pipebench

@@ -66,8 +66,34 @@ void BM_Plan1024RanksCp(benchmark::State& state) {
   state.counters["messages"] = static_cast<double>(messages);
 }
 
+// A DeepSeek/Mixtral-like MoE job on 1024 GPUs: t 4 x cp 2 x p 4 x d 32 for the dense layers, 64 experts
+// top-8 on EP 16 (expert tp 4, expert dp 4) with the alltoall dispatcher, 32 layers, SP, GQA, shared
+// experts, the distributed optimizer, full recompute; every rank listed.
+void BM_Plan1024RanksMoeCp(benchmark::State& state) {
+  std::istringstream in(
+      "--num-layers 32 --hidden-size 4096 --ffn-hidden-size 14336 --num-attention-heads 32 "
+      "--group-query-attention --num-query-groups 8 --swiglu --seq-length 8192 --max-position-embeddings 8192 "
+      "--micro-batch-size 1 --global-batch-size 256 --tensor-model-parallel-size 4 --context-parallel-size 2 "
+      "--pipeline-model-parallel-size 4 --world-size 1024 --sequence-parallel --bf16 --vocab-size 128256 "
+      "--num-experts 64 --moe-router-topk 8 --expert-model-parallel-size 16 --moe-ffn-hidden-size 2048 "
+      "--moe-shared-expert-intermediate-size 4096 --moe-token-dispatcher-type alltoall --moe-aux-loss-coeff 0.01 "
+      "--use-distributed-optimizer --overlap-grad-reduce --recompute-granularity full --recompute-method uniform "
+      "--recompute-num-layers 1");
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  std::size_t messages = 0;
+  for (auto _ : state) {
+    const auto plan = pipebench::make_plan(pipebench::parse_megatron_args(words), 0);
+    messages = 0;
+    for (const auto& s : plan.schedules) messages += s.messages.size();
+    benchmark::DoNotOptimize(messages);
+  }
+  state.counters["messages"] = static_cast<double>(messages);
+}
+
 }  // namespace
 
 BENCHMARK(BM_Plan1024RanksCp)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_Plan1024RanksMoeCp)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_SimulateInterleaved)->Args({64, 8, 1024})->Args({4, 4, 16})->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK_MAIN();

@@ -208,5 +208,40 @@ TEST(PlanIo, LoadPlanNamesTheFlagAndFile) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(PlanIo, MoePlansCarryTheExpertLayoutGroupsAndRoutingDependence) {
+  // 8 experts, EP 2, TP 2 with SP, PP 2, world 16: expert dp = 16 / (2 x 2 x 2) = 2.
+  const Plan built = plan_of(
+      "--num-layers 4 --hidden-size 1024 --num-attention-heads 16 --seq-length 256 --max-position-embeddings 256 "
+      "--micro-batch-size 1 --global-batch-size 8 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 "
+      "--sequence-parallel --bf16 --vocab-size 1000 --world-size 16 --num-experts 8 --expert-model-parallel-size 2 "
+      "--moe-token-dispatcher-type alltoall --moe-layer-freq [1,0,1,1]");
+  json j = plan_to_json(built);
+  EXPECT_EQ(j["layout"]["expert_dp"], 2);
+  EXPECT_EQ(j["groups"]["ep"][0], json({0, 2}));
+  EXPECT_EQ(j["model"]["moe_layer_pattern"], json({1, 0, 1, 1}));
+  const Plan back = plan_from_json(j, "test");
+  EXPECT_EQ(plan_to_json(back), j);
+  EXPECT_EQ(back.layout.expert_dp_groups, built.layout.expert_dp_groups);
+  EXPECT_EQ(back.args.moe_dispatcher, "alltoall");
+  std::size_t dependent = 0;
+  for (const auto& m : back.schedules.at(0).messages) dependent += m.routing_dependent ? 1 : 0;
+  EXPECT_GT(dependent, 0u);
+  // A dense plan has no expert fields in its layout or groups, and no routing_dependent key.
+  const json dense = plan_to_json(plan_of(kSmall));
+  EXPECT_FALSE(dense["layout"].contains("ep"));
+  EXPECT_FALSE(dense["groups"].contains("expert_dp"));
+  for (const auto& m : dense["schedules"][0]["messages"]) EXPECT_FALSE(m.contains("routing_dependent"));
+  // Groups that do not follow from the expert sizes, and sizes that do not make the world, are named.
+  json bad = j;
+  bad["groups"]["expert_dp"][0] = json({0, 9});
+  EXPECT_NE(error_of(bad).find("groups.expert_dp"), std::string::npos) << error_of(bad);
+  bad = j;
+  bad["layout"]["expert_dp"] = 3;
+  EXPECT_NE(error_of(bad).find("ep x expert_tp x expert_dp x pp"), std::string::npos) << error_of(bad);
+  bad = j;
+  bad["model"]["moe_layer_pattern"] = json({1, 0});
+  EXPECT_NE(error_of(bad).find("model.moe_layer_pattern"), std::string::npos) << error_of(bad);
+}
+
 }  // namespace
 }  // namespace pipebench

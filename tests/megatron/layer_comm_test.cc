@@ -198,5 +198,180 @@ TEST(LayerComm, RulesOfTheRecomputeAndCpArguments) {
             std::string::npos);
 }
 
+// A Mixtral-like layout: 8 experts, top-2, EP 4, TP 2 (SP), PP 2, world 16, 4 layers (2 per stage), h 4096,
+// s 4096, b 1, global batch 8. dp = 16 / (2 x 2) = 4, m = 8 / (1 x 4) = 2. Expert grid (parallel_state.py):
+// expert tp = tp = 2, expert dp = 16 / (2 x 4 x 2) = 1; rank = etp + 2 (ep + 4 (edp + pp)).
+// The 1F1B schedule of a plan, by value (the plan itself is a temporary).
+Schedule moe_1f1b(const std::string& args) { return schedule(plan_of(args), "1f1b"); }
+
+const char* kMixtral =
+    "--num-layers 4 --hidden-size 4096 --ffn-hidden-size 14336 --num-attention-heads 32 --group-query-attention "
+    "--num-query-groups 8 --swiglu --seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 "
+    "--global-batch-size 8 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --sequence-parallel "
+    "--bf16 --vocab-size 32000 --num-experts 8 --moe-router-topk 2 --expert-model-parallel-size 4 "
+    "--world-size 16 --disable-bias-linear --normalization RMSNorm --position-embedding-type rope";
+
+const PlanMessage* find_what(const Schedule& s, int rank, const std::string& what) {
+  for (const auto& m : s.messages) {
+    if (m.rank == rank && m.what == what) return &m;
+  }
+  return nullptr;
+}
+
+TEST(LayerComm, MoeAlltoallDispatcherMessagesOfAMixtralLikeLayout) {
+  const Plan p = plan_of(std::string(kMixtral) + " --moe-token-dispatcher-type alltoall");
+  const Schedule& s = schedule(p, "1f1b");
+  // Tokens per rank entering the MoE layer: T = s/cp/t x b = 4096/1/2 x 1 = 2048 (the SP shard); routed
+  // rows T x topk = 4096. Dispatch all-to-all of the tokens: 4096 x h 4096 = 16777216 bf16 elements
+  // (33554432 bytes) in the EP group {0,2,4,6} (same etp, edp, pp; ep 0..3 at stride 2). Per layer and
+  // microbatch one forward and one backward call: 2 layers x m 2 = 4 each.
+  const std::string fwd = "MoE dispatch all-to-all (tokens) forward (routing-dependent)";
+  const PlanMessage* d = find_what(s, 0, fwd);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->op, "alltoall");
+  EXPECT_EQ(d->group, (std::vector<int>{0, 2, 4, 6}));
+  EXPECT_EQ(d->elements, 16777216);
+  EXPECT_EQ(d->bytes, 33554432);
+  EXPECT_EQ(d->count, 4);
+  EXPECT_TRUE(d->routing_dependent);
+  EXPECT_EQ(count(s, 0, "alltoall", 16777216, "MoE dispatch all-to-all (tokens) backward (routing-dependent)"), 4);
+  EXPECT_EQ(count(s, 0, "alltoall", 16777216, "MoE combine all-to-all forward (routing-dependent)"), 4);
+  EXPECT_EQ(count(s, 0, "alltoall", 16777216, "MoE combine all-to-all backward (routing-dependent)"), 4);
+  // The probs: T x topk = 4096 elements in the router's dtype (bf16: the input's dtype).
+  EXPECT_EQ(count(s, 0, "alltoall", 4096, "MoE dispatch all-to-all (probs) forward (routing-dependent)"), 4);
+  // Expert TP 2: gather of the received tokens, 2 x 4096 x 4096 = 33554432 elements in the expert-TP
+  // group {0,1}; backward its reduce-scatter; the combine's reduce-scatter forward, all-gather backward.
+  const PlanMessage* g = find_what(s, 0, "MoE expert-TP dispatch gather (tokens) forward (routing-dependent)");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->op, "all_gather");
+  EXPECT_EQ(g->group, (std::vector<int>{0, 1}));
+  EXPECT_EQ(g->elements, 33554432);
+  EXPECT_EQ(
+      count(s, 0, "reduce_scatter", 33554432, "MoE expert-TP dispatch gather (tokens) backward (routing-dependent)"),
+      4);
+  EXPECT_EQ(count(s, 0, "reduce_scatter", 33554432, "MoE expert-TP combine reduce-scatter forward (routing-dependent)"),
+            4);
+  // The tokens-per-expert gather over expert TP x EP {0..7}: 2 x 4 x 8 experts = 64 int64, forward only.
+  const PlanMessage* meta = find_what(s, 0, "MoE tokens-per-expert gather forward");
+  ASSERT_NE(meta, nullptr);
+  EXPECT_EQ(meta->group, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(meta->elements, 64);
+  EXPECT_EQ(meta->dtype, DType::kInt64);
+  EXPECT_EQ(meta->count, 4);
+  EXPECT_FALSE(meta->routing_dependent);
+  EXPECT_EQ(find_what(s, 0, "MoE tokens-per-expert gather backward"), nullptr);
+  // The second stage's rank 8: EP group {8,10,12,14}.
+  EXPECT_EQ(find_what(s, 8, fwd)->group, (std::vector<int>{8, 10, 12, 14}));
+  // Without shared experts an MoE layer keeps only the attention's SP collectives: all-gather 1 forward +
+  // 2 backward, reduce-scatter 1 + 1, of [s, b, h] = 16777216: x 2 layers x 2 microbatches = 12 and 8
+  // (a dense layer: 24 and 16).
+  EXPECT_EQ(count(s, 0, "all_gather", 16777216, "TP per layer (SP)"), 12);
+  EXPECT_EQ(count(s, 0, "reduce_scatter", 16777216, "TP per layer (SP)"), 8);
+  // A shared expert brings the MLP's TP collectives back.
+  const Schedule shared = moe_1f1b(std::string(kMixtral) + " --moe-shared-expert-intermediate-size 4096");
+  EXPECT_EQ(count(shared, 0, "all_gather", 16777216, "TP per layer (SP)"), 24);
+}
+
+TEST(LayerComm, MoeAllgatherDispatcherGathersOverExpertTpTimesEp) {
+  const Schedule s = moe_1f1b(std::string(kMixtral) + " --moe-token-dispatcher-type allgather");
+  // MoEAllGatherTokenDispatcher over expert TP x EP = 8 ranks {0..7}, T = 2048 per rank: routing map
+  // 8 x 2048 x 8 experts = 131072 bool (forward only), probs 131072 bf16 (gather forward, reduce-scatter
+  // backward), tokens 8 x 2048 x 4096 = 67108864 (the same), combine reduce-scatter 67108864 forward and
+  // all-gather backward. 2 layers x 2 microbatches = 4 each.
+  const PlanMessage* map = find_what(s, 0, "MoE allgather dispatch (routing map) forward");
+  ASSERT_NE(map, nullptr);
+  EXPECT_EQ(map->group, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(map->elements, 131072);
+  EXPECT_EQ(map->dtype, DType::kUint8);
+  EXPECT_EQ(map->count, 4);
+  EXPECT_EQ(count(s, 0, "all_gather", 131072, "MoE allgather dispatch (probs) forward"), 4);
+  EXPECT_EQ(count(s, 0, "reduce_scatter", 131072, "MoE allgather dispatch (probs) backward"), 4);
+  EXPECT_EQ(count(s, 0, "all_gather", 67108864, "MoE allgather dispatch (tokens) forward"), 4);
+  EXPECT_EQ(count(s, 0, "reduce_scatter", 67108864, "MoE allgather dispatch (tokens) backward"), 4);
+  EXPECT_EQ(count(s, 0, "reduce_scatter", 67108864, "MoE allgather combine forward"), 4);
+  EXPECT_EQ(count(s, 0, "all_gather", 67108864, "MoE allgather combine backward"), 4);
+  for (const auto& m : s.messages) {
+    EXPECT_NE(m.op, "alltoall");
+    EXPECT_FALSE(m.routing_dependent) << m.what;  // fixed sizes
+  }
+}
+
+TEST(LayerComm, MoeLayerFreqAndRecomputeAndAuxLoss) {
+  // --moe-layer-freq 2: layers 0 and 2 are MoE (i % 2 == 0); stage 0 holds layers 0 (MoE) and 1 (dense):
+  // a2a 1 layer x 2 microbatches = 2; TP all-gathers: dense 6 + MoE 3 per microbatch = 18.
+  const Schedule f = moe_1f1b(std::string(kMixtral) + " --moe-token-dispatcher-type alltoall --moe-layer-freq 2");
+  EXPECT_EQ(count(f, 0, "alltoall", 16777216, "MoE combine all-to-all forward (routing-dependent)"), 2);
+  EXPECT_EQ(count(f, 0, "all_gather", 16777216, "TP per layer (SP)"), 18);
+  // The list form: [0,1,1,1]: stage 0 holds one MoE layer, stage 1 two.
+  const Schedule l =
+      moe_1f1b(std::string(kMixtral) + " --moe-token-dispatcher-type alltoall --moe-layer-freq [0,1,1,1]");
+  EXPECT_EQ(count(l, 0, "alltoall", 16777216, "MoE combine all-to-all forward (routing-dependent)"), 2);
+  EXPECT_EQ(count(l, 8, "alltoall", 16777216, "MoE combine all-to-all forward (routing-dependent)"), 4);
+  // Full uniform recompute re-runs each layer's forward in backward: every forward MoE message again
+  // (2 layers x 2 microbatches), none of the backward ones.
+  const Schedule r = moe_1f1b(std::string(kMixtral) +
+                              " --moe-token-dispatcher-type alltoall --recompute-granularity full "
+                              "--recompute-method uniform --recompute-num-layers 1");
+  EXPECT_EQ(
+      count(r, 0, "alltoall", 16777216, "MoE dispatch all-to-all (tokens) forward (routing-dependent), recompute"), 4);
+  EXPECT_EQ(count(r, 0, "all_gather", 64, "MoE tokens-per-expert gather forward, recompute"), 4);
+  EXPECT_EQ(count(r, 0, "alltoall", 16777216, "MoE combine all-to-all backward (routing-dependent), recompute"), 0);
+  // --moe-aux-loss-coeff > 0 (aux_loss): the router sums its 8 tokens-per-expert counts over TP x CP
+  // ({0,1}) once per MoE layer and microbatch, forward only.
+  const Schedule a = moe_1f1b(std::string(kMixtral) + " --moe-aux-loss-coeff 0.01");
+  const PlanMessage* aux = find_what(a, 0, "MoE aux-loss tokens-per-expert sum forward");
+  ASSERT_NE(aux, nullptr);
+  EXPECT_EQ(aux->op, "all_reduce");
+  EXPECT_EQ(aux->group, (std::vector<int>{0, 1}));
+  EXPECT_EQ(aux->elements, 8);
+  EXPECT_EQ(aux->count, 4);
+}
+
+TEST(LayerComm, MoeArgumentsFollowMegatronsRules) {
+  auto error = [](const std::string& args) {
+    try {
+      (void)plan_of(args);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const std::string base = kMixtral;
+  auto replace = [&](const std::string& from, const std::string& to) {
+    std::string s = base;
+    s.replace(s.find(from), from.size(), to);
+    return s;
+  };
+  EXPECT_NE(error(replace("--num-experts 8", "")).find("num_experts must be non None"), std::string::npos);
+  EXPECT_NE(error(replace("--num-experts 8", "--num-experts 6")).find("multiple of expert model parallel_size"),
+            std::string::npos);
+  // World 8: dense 2 x 2 x dp 2 is fine, the expert grid etp 2 x ep 4 x pp 2 = 16 is not.
+  EXPECT_NE(error(replace("--world-size 16", "--world-size 8"))
+                .find("world_size (8) is not divisible by expert_tensor_model_pipeline_parallel size (16"),
+            std::string::npos);
+  EXPECT_NE(error(base + " --moe-token-dispatcher-type alltoall_seq").find("alltoall_seq: removed"), std::string::npos);
+  EXPECT_NE(error(base + " --moe-token-dispatcher-type flex").find("flex: DeepEP"), std::string::npos);
+  EXPECT_NE(error(base + " --moe-token-dispatcher-type ring").find("not one of allgather, alltoall"),
+            std::string::npos);
+  EXPECT_NE(error(replace("--sequence-parallel", "")).find("sequence parallelism"), std::string::npos);
+  EXPECT_NE(error(base + " --moe-router-topk 9").find("above --num-experts 8"), std::string::npos);
+  EXPECT_NE(error(base + " --moe-router-topk 1").find("--moe-router-pre-softmax when topk is 1"), std::string::npos);
+  EXPECT_EQ(error(base + " --moe-router-topk 1 --moe-router-pre-softmax"), "(no error)");
+  EXPECT_NE(error(base + " --rank-order tp-pp-dp").find("The size of (ep) is (4)"), std::string::npos);
+  EXPECT_NE(error(base + " --moe-layer-freq [1,0]").find("Invalid length of moe_layer_pattern: 2, expected 4"),
+            std::string::npos);
+  EXPECT_NE(error(base + " --moe-layer-freq [1,2,0,0]").find("not 0 or 1"), std::string::npos);
+  EXPECT_NE(error(base + " --moe-layer-freq ([1]*3+[0])").find("write a Python expression out"), std::string::npos);
+  EXPECT_NE(error(base + " --moe-layer-freq 0").find("--moe-layer-freq 0: not a positive integer"), std::string::npos);
+  EXPECT_NE(error(base + " --moe-layer-freq two").find("--moe-layer-freq two"), std::string::npos);
+  EXPECT_NE(
+      error(replace("--num-experts 8 --moe-router-topk 2 --expert-model-parallel-size 4", "--moe-ffn-hidden-size 1024"))
+          .find("moe_ffn_hidden_size is set but num_moe_experts is None"),
+      std::string::npos);
+  EXPECT_NE(error(base + " --num-distributed-optimizer-instances 2 --use-distributed-optimizer")
+                .find("does not divide the expert data parallel size (1)"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace pipebench

@@ -59,5 +59,49 @@ TEST(ParamCount, TheTiedWordEmbeddingIsSharedOnTheFirstAndLastStageOnly) {
   EXPECT_FALSE(chunk_tensors(untied, l, 1, 0, 1).back().shared_embedding);
 }
 
+TEST(ParamCount, MoeLayerReplacesTheMlpWithRouterAndLocalExperts) {
+  // kTiny (h 64, f 256, biases, LayerNorm, TE spec) with 8 experts on EP 4: 2 local experts.
+  const auto a = parse_megatron_args(words(std::string(kTiny) + "--num-experts 8 --expert-model-parallel-size 4"));
+  const auto t = layer_tensors(a, true);
+  // Attention as in a dense layer (proj w+b, qkv norm w+b, qkv w+b), then pre_mlp_layernorm (a module of
+  // its own in the MoE spec), the router (8 x 64 weight, 8 bias), fc1 weight0, weight1, bias0, bias1,
+  // fc2 likewise (TEGroupedMLP registers every weight before the biases).
+  const std::vector<std::string> tail = {"pre_mlp_layernorm.weight",
+                                         "pre_mlp_layernorm.bias",
+                                         "mlp.router.weight",
+                                         "mlp.router.bias",
+                                         "mlp.experts.linear_fc1.weight0",
+                                         "mlp.experts.linear_fc1.weight1",
+                                         "mlp.experts.linear_fc1.bias0",
+                                         "mlp.experts.linear_fc1.bias1",
+                                         "mlp.experts.linear_fc2.weight0",
+                                         "mlp.experts.linear_fc2.weight1",
+                                         "mlp.experts.linear_fc2.bias0",
+                                         "mlp.experts.linear_fc2.bias1"};
+  const auto n = names(t);
+  ASSERT_EQ(n.size(), 6 + tail.size());
+  EXPECT_EQ(std::vector<std::string>(n.begin() + 6, n.end()), tail);
+  // Router 8 x 64 = 512, replicated (marked sequence_parallel), not an expert; fc1 64 x 256 = 16384 per
+  // expert, fc2 256 x 64 = 16384; biases 256 and 64. Experts: 2 x (16384 + 256 + 16384 + 64) = 66176.
+  EXPECT_EQ(t[8].elements, 512);
+  EXPECT_TRUE(t[8].replicated);
+  EXPECT_FALSE(t[8].expert);
+  std::int64_t experts = 0;
+  for (const auto& x : t) experts += x.expert ? x.elements : 0;
+  EXPECT_EQ(experts, 66176);
+  // Attention 4h^2+4h = 16640, norms 2 x 128, router 512 + 8: 66176 + 16640 + 256 + 520 = 83592.
+  EXPECT_EQ(total_elements(t), 83592);
+  // --moe-ffn-hidden-size 128 halves the experts: 2 x (8192 + 128 + 8192 + 64) = 33152.
+  const auto small = parse_megatron_args(words(std::string(kTiny) + "--num-experts 8 --expert-model-parallel-size 4 "
+                                                                    "--moe-ffn-hidden-size 128"));
+  EXPECT_EQ(total_elements(layer_tensors(small, true)), 83592 - 66176 + 33152);
+  // A shared expert of 128 adds a dense TP MLP: 64 x 128 + 128 + 128 x 64 + 64 = 16576.
+  const auto shared = parse_megatron_args(words(std::string(kTiny) + "--num-experts 8 --expert-model-parallel-size 4 "
+                                                                     "--moe-shared-expert-intermediate-size 128"));
+  EXPECT_EQ(total_elements(layer_tensors(shared, true)), 83592 + 16576);
+  // A dense layer is unchanged by the MoE arguments.
+  EXPECT_EQ(total_elements(layer_tensors(a)), 49984);
+}
+
 }  // namespace
 }  // namespace pipebench

@@ -544,5 +544,85 @@ TEST(MegatronPlan, JsonCarriesTheSchemaLayoutGroupsAndMessages) {
   EXPECT_EQ(j["params"][0]["params"], 1464850432);
 }
 
+// Mixtral-like on 32 ranks: 8 experts, top-2, EP 4, TP 2 (SP), PP 2, 4 layers, h 4096, f 14336, GQA 8,
+// swiglu, RMSNorm, rope, no biases, bf16. dp = 32 / (2 x 2) = 8; expert grid: etp 2 x ep 4 x pp 2 = 16,
+// expert dp = 32 / 16 = 2.
+// The 1F1B schedule of a plan, by value (the plan itself is a temporary).
+Schedule moe_1f1b(const std::string& args) { return schedule(plan_of(args), "1f1b"); }
+
+const char* kMoe32 =
+    "--num-layers 4 --hidden-size 4096 --ffn-hidden-size 14336 --num-attention-heads 32 --group-query-attention "
+    "--num-query-groups 8 --swiglu --seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 "
+    "--global-batch-size 16 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --sequence-parallel "
+    "--bf16 --vocab-size 32000 --num-experts 8 --moe-router-topk 2 --expert-model-parallel-size 4 "
+    "--moe-token-dispatcher-type alltoall --world-size 32 --disable-bias-linear --normalization RMSNorm "
+    "--position-embedding-type rope";
+
+TEST(MegatronPlan, MoeExpertGroupsFollowTheExpertRankGenerator) {
+  const Plan p = plan_of(kMoe32);
+  const Layout& l = p.layout;
+  EXPECT_TRUE(l.moe);
+  EXPECT_EQ(l.ep, 4);
+  EXPECT_EQ(l.etp, 2);
+  EXPECT_EQ(l.edp, 2);
+  // Expert order tp-cp-ep-dp-pp without cp: rank = etp + 2 (ep + 4 (edp + 2 pp)). Rank 0's EP group
+  // varies ep: {0,2,4,6}; expert TP {0,1}; expert TP x EP {0..7}; expert DP varies edp (stride 8): {0,8};
+  // pipeline stage 1 starts at 16: rank 16's expert DP group {16,24}.
+  EXPECT_EQ(l.ep_groups.front(), (std::vector<int>{0, 2, 4, 6}));
+  EXPECT_EQ(l.expert_tp_groups.front(), (std::vector<int>{0, 1}));
+  EXPECT_EQ(l.tp_ep_groups.front(), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(Layout::group_of(l.expert_dp_groups, l.expert_dp_index, 0), (std::vector<int>{0, 8}));
+  EXPECT_EQ(Layout::group_of(l.expert_dp_groups, l.expert_dp_index, 16), (std::vector<int>{16, 24}));
+  EXPECT_EQ(Layout::group_of(l.ep_groups, l.ep_index, 9), (std::vector<int>{9, 11, 13, 15}));
+  // 32 ranks / 4 per EP group = 8 groups; / 2 per expert DP group = 16.
+  EXPECT_EQ(l.ep_groups.size(), 8u);
+  EXPECT_EQ(l.expert_dp_groups.size(), 16u);
+  // The dense DP group is unchanged: tp-cp-ep-dp-pp with t 2: {0,2,...,14}.
+  EXPECT_EQ(Layout::group_of(l.dp_cp_groups, l.dp_cp_index, 0), (std::vector<int>{0, 2, 4, 6, 8, 10, 12, 14}));
+}
+
+TEST(MegatronPlan, MoeParametersAndExpertGradientsOnTheExpertDpGroup) {
+  const Plan p = plan_of(kMoe32);
+  const Schedule& s = schedule(p, "1f1b");
+  // Per TP rank, stage 0 (embedding + layers 0, 1): embedding 32000 x 4096 / 2 = 65536000; per layer
+  // attention proj 4096^2/2 = 8388608 + qkv 4096 x (4096 + 2 x 8 x 128) / 2 = 12582912, input norm 4096,
+  // pre_mlp norm 4096, router 8 x 4096 = 32768 (dense: 21012480 per layer); experts 8 / EP 4 = 2 local,
+  // fc1 4096 x 2 x 14336 / 2 = 58720256 + fc2 14336 x 4096 / 2 = 29360128 each: 176160768 per layer.
+  // Dense 65536000 + 2 x 21012480 = 107560960; experts 2 x 176160768 = 352321536; total 459882496.
+  EXPECT_EQ(s.params.at(0).params, 459882496);
+  // Stage 1: final norm 4096 + output layer 65536000 instead of the embedding: 459886592.
+  EXPECT_EQ(s.params.at(1).params, 459886592);
+  // Without the distributed optimizer: dense grads all-reduced on DP {0,2,...,14}, expert grads (float for
+  // bf16) on the expert DP group {0,8}.
+  const PlanMessage* dense = find(s, 0, "dp grads, chunk 0");
+  ASSERT_NE(dense, nullptr);
+  EXPECT_EQ(dense->elements, 107560960);
+  EXPECT_EQ(dense->group.size(), 8u);
+  const PlanMessage* expert = find(s, 0, "expert dp grads, chunk 0");
+  ASSERT_NE(expert, nullptr);
+  EXPECT_EQ(expert->op, "all_reduce");
+  EXPECT_EQ(expert->elements, 352321536);
+  EXPECT_EQ(expert->dtype, DType::kFloat);
+  EXPECT_EQ(expert->group, (std::vector<int>{0, 8}));
+  // With it: reduce-scatter and all-gather of the expert bucket (every tensor a multiple of 128: no padding)
+  // on {0,8}, the dense ones on the DP group.
+  const Schedule d = moe_1f1b(std::string(kMoe32) + " --use-distributed-optimizer");
+  EXPECT_EQ(count(d, 0, "reduce_scatter", -1, "expert dp grads, chunk 0"), 1);
+  const PlanMessage* gather = find(d, 0, "expert params, chunk 0");
+  ASSERT_NE(gather, nullptr);
+  EXPECT_EQ(gather->op, "all_gather");
+  EXPECT_EQ(gather->elements, 352321536);
+  EXPECT_EQ(gather->dtype, DType::kBfloat16);
+  EXPECT_EQ(gather->group, (std::vector<int>{0, 8}));
+  EXPECT_EQ(find(d, 0, "dp grads, chunk 0")->op, "reduce_scatter");
+  // The router weights (8 x 4096 per layer) join the norms in the SP all-reduce over TP: stage 0 has
+  // 2 x (4096 + 4096 + 32768) = 81920.
+  EXPECT_EQ(find(s, 0, "sequence-parallel params")->elements, 81920);
+  // The note states the routing-dependence caveat.
+  bool noted = false;
+  for (const auto& n : p.notes) noted = noted || n.find("routing-dependent") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
 }  // namespace
 }  // namespace pipebench

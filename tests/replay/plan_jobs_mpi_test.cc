@@ -192,5 +192,63 @@ TEST(PlanJobsMpi, ContextParallelAllToAllIsReplayedOnItsGroup) {
   replay_cp_plan("a2a", ReplayCollOp::kAllToAll);
 }
 
+TEST(PlanJobsMpi, MoeAllToAllIsReplayedOnItsEpGroup) {
+  if (W().size() != 4) GTEST_SKIP() << "needs 4 ranks (mpirun -np 4), has " << W().size();
+  // 8 experts on EP 2, pp 2, world 4: the expert grid is ep 2 x pp 2, so the EP groups are {0,1} and
+  // {2,3}; the dispatch and combine all-to-alls (and the tokens-per-expert gather) run there.
+  const MegatronArgs a = parse_megatron_args({"--num-layers",
+                                              "2",
+                                              "--hidden-size",
+                                              "256",
+                                              "--num-attention-heads",
+                                              "4",
+                                              "--seq-length",
+                                              "256",
+                                              "--max-position-embeddings",
+                                              "256",
+                                              "--micro-batch-size",
+                                              "1",
+                                              "--global-batch-size",
+                                              "4",
+                                              "--pipeline-model-parallel-size",
+                                              "2",
+                                              "--world-size",
+                                              "4",
+                                              "--vocab-size",
+                                              "1000",
+                                              "--fp16",
+                                              "--num-experts",
+                                              "8",
+                                              "--expert-model-parallel-size",
+                                              "2",
+                                              "--moe-token-dispatcher-type",
+                                              "alltoall"});
+  const Plan plan = make_plan(a, 4);
+  ComputeOptions c;
+  c.fwd_ms_per_layer = 0.2;
+  PlanJobs pj = plan_jobs(plan, c, W().rank(), "1f1b");
+  ASSERT_EQ(pj.jobs.size(), 1u);
+  RankJob& job = pj.jobs[0];
+  auto rt = make_mpi_replay_runtime(W());
+  register_groups(*rt, pj.all_groups, job);
+  std::array<std::int64_t, kReplayCollOps> planned{};
+  for (const auto& msg : plan.schedules.at(0).messages) {
+    if (msg.rank != W().rank() || msg.op == "send" || msg.op == "recv") continue;
+    planned.at(static_cast<std::size_t>(replay_coll_op(msg.op))) += msg.count;
+  }
+  ASSERT_GT(planned[static_cast<std::size_t>(ReplayCollOp::kAllToAll)], 0) << "no MoE all-to-all in the plan";
+  const int first = W().rank() / 2 * 2;
+  for (const auto& t : job.program.tasks) {
+    if (t.kind != Task::Kind::kCollective) continue;
+    const auto& coll = job.collectives.at(static_cast<std::size_t>(t.collective));
+    if (coll.label.rfind("MoE ", 0) != 0) continue;
+    EXPECT_EQ(coll.group, (std::vector<int>{first, first + 1})) << coll.label;
+    EXPECT_EQ(t.forward, coll.label.find("backward") == std::string::npos) << coll.label;
+  }
+  (void)run_iteration(*rt, job, nullptr);
+  const RankIteration it = run_iteration(*rt, job, nullptr);
+  for (std::size_t op = 0; op < planned.size(); ++op) EXPECT_EQ(it.collective_calls[op], planned[op]) << "op " << op;
+}
+
 }  // namespace
 }  // namespace pipebench

@@ -94,5 +94,54 @@ TEST(PlanJobs, BadInputIsAUsageError) {
   EXPECT_THROW((void)plan_jobs(plan, ComputeOptions{}, 0, "all"), UsageError);  // no compute at all
 }
 
+TEST(PlanJobs, MoeAllToAllsAreIssuedOnTheEpGroupInTheirForwardAndBackwardSteps) {
+  // 8 experts on EP 2, pp 2, world 4: the expert grid is ep 2 x pp 2 (expert tp 1, expert dp 1), so rank
+  // 0's EP group is {0,1}. Per layer (1 per stage) and microbatch (m = 4 / 2 = 2): dispatch tokens, probs
+  // and combine all-to-all once forward and once backward.
+  const MegatronArgs a = parse_megatron_args({"--num-layers",
+                                              "2",
+                                              "--hidden-size",
+                                              "256",
+                                              "--num-attention-heads",
+                                              "4",
+                                              "--seq-length",
+                                              "64",
+                                              "--max-position-embeddings",
+                                              "64",
+                                              "--micro-batch-size",
+                                              "1",
+                                              "--global-batch-size",
+                                              "4",
+                                              "--pipeline-model-parallel-size",
+                                              "2",
+                                              "--world-size",
+                                              "4",
+                                              "--vocab-size",
+                                              "1000",
+                                              "--fp16",
+                                              "--num-experts",
+                                              "8",
+                                              "--expert-model-parallel-size",
+                                              "2",
+                                              "--moe-token-dispatcher-type",
+                                              "alltoall"});
+  const Plan plan = make_plan(a, 4);
+  const PlanJobs pj = plan_jobs(plan, fixed(), 0, "1f1b");
+  ASSERT_EQ(pj.jobs.size(), 1u);
+  const RankJob& job = pj.jobs[0];
+  std::int64_t forward_calls = 0, backward_calls = 0;
+  for (const auto& t : job.program.tasks) {
+    if (t.kind != Task::Kind::kCollective) continue;
+    const auto& c = job.collectives.at(static_cast<std::size_t>(t.collective));
+    if (c.label.rfind("MoE ", 0) != 0 || c.op != ReplayCollOp::kAllToAll) continue;
+    EXPECT_EQ(c.group, (std::vector<int>{0, 1})) << c.label;
+    EXPECT_EQ(t.forward, c.label.find("backward") == std::string::npos) << c.label;
+    (t.forward ? forward_calls : backward_calls) += c.count;
+  }
+  // 3 all-to-alls x 1 layer x 2 microbatches each way.
+  EXPECT_EQ(forward_calls, 6);
+  EXPECT_EQ(backward_calls, 6);
+}
+
 }  // namespace
 }  // namespace pipebench

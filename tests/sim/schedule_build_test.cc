@@ -142,5 +142,33 @@ TEST(ScheduleBuild, MoreTasksThanTheLimitAreRefusedBeforeAnyIsBuilt) {
   EXPECT_NO_THROW((void)build_schedule(plan, plan.schedules.front(), c, link, false));  // 1F1B: 524288 tasks
 }
 
+TEST(ScheduleBuild, MoeAllToAllIsPricedOnItsEpGroupInsideTheSchedule) {
+  // 8 experts, EP 2, pp 2, world 4, s 1024, b 1, h 512, bf16: T = 1024 tokens, top-2: 2048 rows x 512
+  // = 1,048,576 elements (2 MiB) per dispatch or combine all-to-all.
+  const Plan plan = plan_of(
+      "--num-layers 2 --hidden-size 512 --num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 "
+      "--micro-batch-size 1 --global-batch-size 2 --pipeline-model-parallel-size 2 --world-size 4 --bf16 "
+      "--vocab-size 1000 --num-experts 8 --expert-model-parallel-size 2 --moe-token-dispatcher-type alltoall");
+  ComputeOptions o;
+  o.fwd_ms_per_layer = 1;
+  const ScheduleBuild b =
+      build_schedule(plan, plan.schedules.at(0), make_compute_model(plan, o), AssumedCost(1, 0), false);
+  const auto ops = OpRegistry::instance().names();
+  if (std::find(ops.begin(), ops.end(), "alltoall") == ops.end()) GTEST_SKIP() << "no alltoall op in this build";
+  EXPECT_TRUE(b.unpriced.empty());
+  std::int64_t calls = 0;
+  for (const auto& m : b.inside[0]) {
+    if (m.message.op != "alltoall" || m.message.elements != 1048576) continue;
+    EXPECT_EQ(m.message.group, (std::vector<int>{0, 1}));
+    EXPECT_GT(m.ms, 0);
+    calls += m.message.count;
+  }
+  // dp = 4 / 2 = 2, m = 2 / (1 x 2) = 1: tokens dispatch and combine, forward and backward, 1 layer x m 1
+  // on rank 0: 4 calls.
+  EXPECT_EQ(calls, 4);
+  // The dense P2P size is untouched: [s 1024, b 1, h 512] bf16 = 1 MiB.
+  EXPECT_EQ(b.spec.p2p_bytes, 1024 * 512 * 2);
+}
+
 }  // namespace
 }  // namespace pipebench
