@@ -28,6 +28,10 @@ struct PlanMessage {
   std::int64_t count = 0;  // per iteration
   Phase phase = Phase::kAfter;
   std::string what;  // activation, activation grad, dp grad chunk 1, word-embedding grad, ...
+  // send/recv: the messages of this rank and schedule with the same batch id go out together, in one
+  // Megatron call (`call`), `count` times (each time one of each); -1: alone (a plan without batch ids).
+  int batch = -1;
+  std::string call;  // send/recv: the Megatron call of the batch ("send_forward_recv_backward")
 };
 
 struct ChunkParams {
