@@ -291,6 +291,8 @@ PlanMessage read_message(const JsonFields& f, const json& mj, const std::string&
   m.count = f.get_i64(mj, path, "count");
   m.phase = phase_field(f, mj, path);
   m.what = f.get_string(mj, path, "what");
+  if (m.bytes < 0 || m.count < 0 || m.elements < 0) f.fail(path, "has a negative size or count");
+  check_message(f, m, path, world);
   if (mj.contains("batch")) {
     m.batch = f.get_int(mj, path, "batch");
     m.call = f.get_string(mj, path, "call");
@@ -298,8 +300,6 @@ PlanMessage read_message(const JsonFields& f, const json& mj, const std::string&
     if (m.op != "send" && m.op != "recv") f.fail(path + ".batch", "is set on a collective");
     if (m.call.empty()) f.fail(path + ".call", "is empty");
   }
-  if (m.bytes < 0 || m.count < 0 || m.elements < 0) f.fail(path, "has a negative size or count");
-  check_message(f, m, path, world);
   return m;
 }
 

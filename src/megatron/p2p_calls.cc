@@ -45,10 +45,11 @@ class Calls {
   void send_bwd(P2PCall& c, std::int64_t k) const {
     if (!(r_ == 0 && cb(k) == 0)) c.ops[c.nops++] = {true, true, k};
   }
-  P2PCall call(const char* name, bool batched = true) const {
+  P2PCall call(const char* name, bool async = false) const {
     P2PCall c;
     c.name = name;
-    c.batched = batched;
+    c.batched = v_ == 1 || !overlap_;  // batch_p2p_comm = not overlap_p2p_comm (§2)
+    c.async = async;
     return c;
   }
   void emit(const P2PCall& c) const {
@@ -109,7 +110,7 @@ class Calls {
       }
       emit(c);
       if (overlap_ && last_warmup) {  // pre-posts the first grad receive, async
-        P2PCall g = call("send_backward_recv_backward", false);
+        P2PCall g = call("send_backward_recv_backward", true);
         recv_bwd(g, 0);
         emit(g);
       }
@@ -131,11 +132,11 @@ class Calls {
   // Steady step: forward k, backward j.
   void steady(std::int64_t k, std::int64_t j) {
     if (overlap_) {
-      P2PCall f = call("send_forward_recv_forward", false);
+      P2PCall f = call("send_forward_recv_forward", true);
       send_fwd(f, k);
       if (k + 1 < total_) recv_fwd(f, k + 1);
       emit(f);
-      P2PCall b = call("send_backward_recv_backward", false);
+      P2PCall b = call("send_backward_recv_backward", true);
       send_bwd(b, j);
       if (j + 1 < total_) recv_bwd(b, j + 1);
       emit(b);

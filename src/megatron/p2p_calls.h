@@ -25,7 +25,10 @@ struct P2PCallOp {
 // At most four ops (send/recv to prev/next), kept off the heap: a plan enumerates millions of calls.
 struct P2PCall {
   const char* name = "";  // the Megatron call, e.g. "send_forward_recv_backward"
-  bool batched = true;    // one batch_isend_irecv; false: async isend/irecv posted together (overlap)
+  // One batch_isend_irecv (1F1B; interleaved with --no-overlap-p2p-communication), or isend/irecv posted
+  // together (interleaved with overlap, _p2p_ops); async: left in flight until a later wait.
+  bool batched = true;
+  bool async = false;
   P2PCallOp ops[4];
   int nops = 0;
 };

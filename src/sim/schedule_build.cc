@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <tuple>
 
 #include "collectives/registry.h"
 #include "core/error.h"
@@ -108,6 +110,56 @@ ScheduleBuild build_schedule(const Plan& plan, const Schedule& s, const ComputeM
     b.programs = generate_schedule(spec);
   }
   return b;
+}
+
+std::string batch_mismatch(const Schedule& s, const ScheduleBuild& b) {
+  // (global rank, call, sorted ops "send 2 activation") -> calls per iteration.
+  using Key = std::tuple<int, std::string, std::vector<std::string>>;
+  std::map<Key, std::int64_t> plan_calls, program_calls;
+  std::map<std::pair<int, int>, std::pair<std::string, std::vector<std::string>>> batches;
+  std::map<std::pair<int, int>, std::int64_t> counts;
+  for (const auto& m : s.messages) {
+    if (m.op != "send" && m.op != "recv") continue;
+    if (m.batch < 0) return "";
+    if (std::find(b.ranks.begin(), b.ranks.end(), m.rank) == b.ranks.end()) continue;
+    auto& batch = batches[{m.rank, m.batch}];
+    batch.first = m.call;
+    batch.second.push_back(m.op + " " + std::to_string(m.peer) + " " + m.what);
+    counts[{m.rank, m.batch}] = m.count;
+  }
+  for (auto& [key, batch] : batches) {
+    std::sort(batch.second.begin(), batch.second.end());
+    plan_calls[{key.first, batch.first, batch.second}] += counts[key];
+  }
+  for (std::size_t r = 0; r < b.programs.size() && r < b.ranks.size(); ++r) {
+    const Program& prog = b.programs[r];
+    for (const Task& t : prog.tasks) {
+      if (t.kind != Task::Kind::kP2P || t.nops == 0) continue;
+      std::vector<std::string> ops;
+      for (std::uint32_t i = t.first_op; i < t.first_op + t.nops; ++i) {
+        const P2POp& op = prog.ops[i];
+        ops.push_back(std::string(op.send ? "send " : "recv ") +
+                      std::to_string(b.ranks.at(static_cast<std::size_t>(op.peer))) +
+                      (op.tag % 2 ? " activation grad" : " activation"));
+      }
+      std::sort(ops.begin(), ops.end());
+      ++program_calls[{b.ranks[r], t.name, ops}];
+    }
+  }
+  auto text = [](const Key& k, std::int64_t n) {
+    std::string ops;
+    for (const auto& o : std::get<2>(k)) ops += (ops.empty() ? "" : ", ") + o;
+    return "rank " + std::to_string(std::get<0>(k)) + " " + std::get<1>(k) + " {" + ops + "} x " + std::to_string(n);
+  };
+  for (const auto& [k, n] : plan_calls) {
+    const auto it = program_calls.find(k);
+    const std::int64_t got = it == program_calls.end() ? 0 : it->second;
+    if (got != n) return "the plan's batches have " + text(k, n) + ", the schedule " + std::to_string(got);
+  }
+  for (const auto& [k, n] : program_calls) {
+    if (!plan_calls.count(k)) return "the schedule has " + text(k, n) + ", the plan's batches none";
+  }
+  return "";
 }
 
 }  // namespace pipebench
