@@ -167,9 +167,12 @@ OpParams point_params(const Op& op, const PlanPoint& p) {
   return params;
 }
 
-// The op column: the transfer op's label for one pair, "batch of N" for a call over several pairs.
+// The op column: a batch's one transfer "send 0->1", its "batch of N" over several pairs, else the
+// transfer op's label ("sendrecv both").
 std::string point_op_label(const SweepPoint& sp, const PlanPoint& p) {
-  if (p.group.size() > 2) return "batch of " + std::to_string(p.transfers.size());
+  if (p.transfers.size() == 1)
+    return "send " + std::to_string(p.transfers[0].src) + "->" + std::to_string(p.transfers[0].dst);
+  if (!p.transfers.empty() && p.group.size() > 2) return "batch of " + std::to_string(p.transfers.size());
   return sp.point.op->plan_label(*sp.params);
 }
 

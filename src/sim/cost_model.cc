@@ -165,6 +165,22 @@ CommCost MeasuredCost::cost(const std::string& op, const std::vector<int>& ranks
     }
   }
   if (it != points_.end()) return interpolate(it->second, bytes, op, ranks);
+  if (op == "pair" && ranks.size() == 2) {
+    // A pair measured only inside batches (interleaved's wrap-around edge goes out with another pair's
+    // transfer): the smallest batch that carries it.
+    const std::vector<std::pair<int, int>>* best = nullptr;
+    for (const auto& [t, v] : batches_) {
+      const bool carries = std::any_of(t.begin(), t.end(), [&](const std::pair<int, int>& x) {
+        return std::min(x.first, x.second) == ranks[0] && std::max(x.first, x.second) == ranks[1];
+      });
+      if (carries && (!best || t.size() < best->size())) best = &t;
+    }
+    if (best) {
+      CommCost c = interpolate(batches_.at(*best), bytes, op, ranks);
+      c.source += " (from a batch of " + std::to_string(best->size()) + ")";
+      return c;
+    }
+  }
   const std::string cls = classes_.class_of(ranks);
   if (fallback_ && !cls.empty()) {
     for (const auto& [key, v] : points_) {
