@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <string_view>
 #include <tuple>
 
 #include "core/checked_math.h"
@@ -160,7 +161,50 @@ class Builder {
  private:
   // Pipeline P2P (§2, §3): [s/cp (/t with SP), b, h] in the params dtype, peers (r +- 1) mod p, in the
   // calls Megatron issues them in (p2p_calls.h). Messages of one call share a batch id: the same
-  // combination of (op, peer, what, phase) under the same call name is one batch, counted per call.
+  // combination of (op, direction, what, phase) under the same call name is one batch, counted per call.
+  // The same for every rank of a pipeline stage: computed once per stage, peers filled in per rank.
+  struct P2PBatchMessage {
+    bool send, to_next, grad;
+    Phase phase;
+    int batch;
+    std::int64_t count;
+    std::string_view call;
+  };
+
+  const std::vector<P2PBatchMessage>& stage_p2p(int r) {
+    auto cached = p2p_.find(r);
+    if (cached != p2p_.end()) return cached->second;
+    const std::int64_t total = l_.microbatches * v_;
+    const std::int64_t w = warmup_microbatches(a_, l_, v_, r);
+    auto phase_of = [&](const P2PCallOp& op) {
+      if (!op.send) return recv_phase(op.k, w, total, !op.grad, v_ > 1);
+      if (!op.grad) return op.k < w ? Phase::kWarmup : Phase::kSteady;
+      return op.k < total - w ? Phase::kSteady : Phase::kCooldown;
+    };
+    // A call as its name and its ops, each (send, grad, phase) in 6 bits; a message as (batch, op index).
+    std::map<std::pair<std::string_view, std::uint32_t>, int> batch_of;
+    std::map<std::pair<int, int>, P2PBatchMessage> msgs;
+    for_each_p2p_call(a_, l_, v_, r, [&](const P2PCall& c) {
+      std::uint32_t code = 0;
+      for (int i = 0; i < c.nops; ++i) {
+        const P2PCallOp& op = c.ops[i];
+        code = code << 6 | 32u | (op.send ? 16u : 0u) | (op.grad ? 8u : 0u) | static_cast<std::uint32_t>(phase_of(op));
+      }
+      const int batch =
+          batch_of.emplace(std::make_pair(std::string_view(c.name), code), static_cast<int>(batch_of.size()))
+              .first->second;
+      for (int i = 0; i < c.nops; ++i) {
+        const P2PCallOp& op = c.ops[i];
+        auto [it, added] = msgs.try_emplace({batch, i}, P2PBatchMessage{op.send, op.to_next(), op.grad, phase_of(op),
+                                                                        batch, 0, std::string_view(c.name)});
+        ++it->second.count;
+      }
+    });
+    std::vector<P2PBatchMessage> out;
+    for (const auto& [key, m] : msgs) out.push_back(m);
+    return p2p_.emplace(r, std::move(out)).first->second;
+  }
+
   void add_pipeline_p2p(int rank, int r) {
     const int p = l_.pp;
     if (p <= 1) return;
@@ -169,37 +213,17 @@ class Builder {
     const bool sp = a_.sequence_parallel && a_.tp > 1;
     const std::int64_t elems = checked_product({s / a_.cp / (sp ? a_.tp : 1), b, h}, kSizes);
     const int next = pg[static_cast<std::size_t>((r + 1) % p)], prev = pg[static_cast<std::size_t>((r - 1 + p) % p)];
-    const std::int64_t total = l_.microbatches * v_;
-    const std::int64_t w = warmup_microbatches(a_, l_, v_, r);
-    // An op as (send, grad, phase) in 5 bits; a call as its name and up to four ops.
-    auto phase_of = [&](const P2PCallOp& op) {
-      if (!op.send) return recv_phase(op.k, w, total, !op.grad, v_ > 1);
-      if (!op.grad) return op.k < w ? Phase::kWarmup : Phase::kSteady;
-      return op.k < total - w ? Phase::kSteady : Phase::kCooldown;
-    };
-    using Signature = std::pair<std::string, std::uint32_t>;
-    std::map<Signature, int> batch_of;
-    std::map<std::tuple<std::string, int, std::string, Phase, int>, std::pair<std::int64_t, std::string>> p2p;
-    for_each_p2p_call(a_, l_, v_, r, [&](const P2PCall& c) {
-      std::uint32_t code = 0;
-      for (int i = 0; i < c.nops; ++i) {
-        const P2PCallOp& op = c.ops[i];
-        code = code << 6 | 32u | (op.send ? 16u : 0u) | (op.grad ? 8u : 0u) | static_cast<std::uint32_t>(phase_of(op));
-      }
-      const int batch = batch_of.emplace(Signature{c.name, code}, static_cast<int>(batch_of.size())).first->second;
-      for (int i = 0; i < c.nops; ++i) {
-        const P2PCallOp& op = c.ops[i];
-        auto& slot = p2p[{op.send ? "send" : "recv", op.to_next() ? next : prev,
-                          op.grad ? "activation grad" : "activation", phase_of(op), batch}];
-        ++slot.first;
-        slot.second = c.name;
-      }
-    });
-    for (const auto& [key, n] : p2p) {
+    // Listed in (op, peer, what, phase, batch) order.
+    std::map<std::tuple<std::string, int, std::string, Phase, int>, const P2PBatchMessage*> sorted;
+    for (const auto& m : stage_p2p(r)) {
+      sorted[{m.send ? "send" : "recv", m.to_next ? next : prev, m.grad ? "activation grad" : "activation", m.phase,
+              m.batch}] = &m;
+    }
+    for (const auto& [key, m] : sorted) {
       const auto& [op, peer, what, phase, batch] = key;
-      add(rank, op, {std::min(rank, peer), std::max(rank, peer)}, peer, elems, a_.params_dtype, n.first, phase, what);
+      add(rank, op, {std::min(rank, peer), std::max(rank, peer)}, peer, elems, a_.params_dtype, m->count, phase, what);
       out_.back().batch = batch;
-      out_.back().call = n.second;
+      out_.back().call = std::string(m->call);
     }
   }
 
@@ -414,6 +438,7 @@ class Builder {
   std::vector<PlanMessage> out_;
   std::map<std::pair<int, int>, std::vector<std::int64_t>> buckets_;  // (pipeline rank, chunk) -> buckets
   std::map<int, std::int64_t> replicated_;                            // pipeline rank -> replicated elements
+  std::map<int, std::vector<P2PBatchMessage>> p2p_;                   // pipeline rank -> its P2P batches
 };
 
 Schedule make_schedule(const MegatronArgs& a, const Layout& l, int v, const std::vector<int>& ranks) {
