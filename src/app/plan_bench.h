@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `pipebench bench --plan plan.json`: times each distinct (op, group, size) of a plan on the ranks that
 // carry it: sub-communicators for groups (the embedding pair {0, p-1} is a 2-rank all_reduce between
-// exactly those ranks), P2P pairs both ways at once where the schedule sends both ways.
+// exactly those ranks), P2P by the plan's batches, each as one call of the transfers Megatron issues
+// together (a plan without batch ids: per pair, both ways at once where the schedule sends both ways).
 #pragma once
 
 #include <string>
