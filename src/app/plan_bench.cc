@@ -21,16 +21,71 @@
 
 namespace pipebench {
 
+namespace {
+
+// The P2P messages of one batch (one rank's call): its transfers in global ranks.
+struct BatchMessages {
+  std::vector<RankPair> transfers;
+  std::vector<int> ids;
+  std::string call;
+  std::int64_t elements = 0;
+  DType dtype = DType::kFloat;
+};
+
+using TransferKey = std::tuple<std::vector<std::pair<int, int>>, std::int64_t, std::string>;
+
+// A schedule's batches merged into points: the same transfers at the same size are timed once (rank 1's
+// send_forward_recv_backward is rank 2's send_backward_recv_forward: both directions of {1, 2} at once).
+void add_batch_points(const Schedule& s, std::map<TransferKey, PlanPoint>& points) {
+  std::map<std::pair<int, int>, BatchMessages> batches;  // (rank, batch) -> messages
+  for (const auto& m : s.messages) {
+    if ((m.op != "send" && m.op != "recv") || m.batch < 0) continue;
+    BatchMessages& b = batches[{m.rank, m.batch}];
+    b.transfers.push_back(m.op == "send" ? RankPair{m.rank, m.peer} : RankPair{m.peer, m.rank});
+    b.ids.push_back(m.id);
+    b.call = m.call;
+    b.elements = m.elements;
+    b.dtype = m.dtype;
+  }
+  const std::string transfer(OpRegistry::instance().plan_transfer_op().name());
+  for (auto& [key, b] : batches) {
+    std::vector<std::pair<int, int>> t;
+    for (const auto& x : b.transfers) t.emplace_back(x.src, x.dst);
+    std::sort(t.begin(), t.end());
+    t.erase(std::unique(t.begin(), t.end()), t.end());
+    PlanPoint& p = points[{t, b.elements, std::string(dtype_name(b.dtype))}];
+    if (p.ids.empty()) {
+      p.op = transfer;
+      p.elements = b.elements;
+      p.dtype = b.dtype;
+      for (const auto& [src, dst] : t) {
+        p.transfers.push_back({src, dst});
+        p.group.push_back(src);
+        p.group.push_back(dst);
+      }
+      std::sort(p.group.begin(), p.group.end());
+      p.group.erase(std::unique(p.group.begin(), p.group.end()), p.group.end());
+    }
+    p.ids.insert(p.ids.end(), b.ids.begin(), b.ids.end());
+    if (("+" + p.batch + "+").find("+" + b.call + "+") == std::string::npos)
+      p.batch += (p.batch.empty() ? "" : "+") + b.call;
+  }
+}
+
+}  // namespace
+
 std::vector<PlanPoint> distinct_plan_points(const Plan& plan, const std::string& schedule) {
   using Key = std::tuple<std::string, std::vector<int>, std::int64_t, std::string>;
   std::map<Key, PlanPoint> points;
+  std::map<TransferKey, PlanPoint> batch_points;
   bool matched = false;
   for (const auto& s : plan.schedules) {
     const std::string full = s.name + ":v" + std::to_string(s.v);
     if (!schedule.empty() && schedule != s.name && schedule != full) continue;
     matched = true;
+    add_batch_points(s, batch_points);
     for (const auto& m : s.messages) {
-      if (m.op == "recv") continue;  // the matching send stands for the transfer
+      if (m.op == "recv" || (m.op == "send" && m.batch >= 0)) continue;  // the matching send stands for the transfer
       const std::string dtype(dtype_name(m.dtype));
       std::vector<int> group = m.group;
       std::sort(group.begin(), group.end());
@@ -56,6 +111,10 @@ std::vector<PlanPoint> distinct_plan_points(const Plan& plan, const std::string&
     throw UsageError("--schedule " + schedule + ": no such schedule in the plan (e.g. 1f1b, interleaved:v4)");
   std::vector<PlanPoint> out;
   for (auto& [key, p] : points) out.push_back(std::move(p));
+  for (auto& [key, p] : batch_points) {
+    std::sort(p.ids.begin(), p.ids.end());
+    out.push_back(std::move(p));
+  }
   return out;
 }
 
@@ -91,6 +150,32 @@ struct PlanSweep {
   std::map<std::vector<int>, std::unique_ptr<Backend>> comms;
 };
 
+// A batch point: one way or both ways on one pair as the transfer op's own params (so a table keeps
+// its one-way and bidirectional figures apart); more transfers as explicit pairs on the group's ranks.
+OpParams point_params(const Op& op, const PlanPoint& p) {
+  if (p.transfers.empty()) return op.transfer_params(p.forward, p.backward);
+  const auto local = [&p](int rank) {
+    return static_cast<int>(std::lower_bound(p.group.begin(), p.group.end(), rank) - p.group.begin());
+  };
+  if (p.group.size() == 2 && p.transfers.size() <= 2) {
+    bool forward = false, backward = false;
+    for (const auto& t : p.transfers) (t.src < t.dst ? forward : backward) = true;
+    return op.transfer_params(forward, backward);
+  }
+  OpParams params;
+  for (const auto& t : p.transfers) params.pairs.push_back({local(t.src), local(t.dst)});
+  return params;
+}
+
+// The op column: a batch's one transfer "send 0->1", its "batch of N" over several pairs, else the
+// transfer op's label ("sendrecv both").
+std::string point_op_label(const SweepPoint& sp, const PlanPoint& p) {
+  if (p.transfers.size() == 1)
+    return "send " + std::to_string(p.transfers[0].src) + "->" + std::to_string(p.transfers[0].dst);
+  if (!p.transfers.empty() && p.group.size() > 2) return "batch of " + std::to_string(p.transfers.size());
+  return sp.point.op->plan_label(*sp.params);
+}
+
 void add_plan_point(Backend& backend, const PlanPoint& p, std::uint64_t free_bytes, PlanSweep& sweep) {
   const int n = backend.nranks();
   const std::string label = point_label(p);
@@ -105,7 +190,7 @@ void add_plan_point(Backend& backend, const PlanPoint& p, std::uint64_t free_byt
     return;
   }
   const Op& op = OpRegistry::instance().find("--plan", p.op);
-  const OpParams params = op.transfer_params(p.forward, p.backward);
+  const OpParams params = point_params(op, p);
   const auto bytes = static_cast<std::uint64_t>(p.elements) * dtype_size(p.dtype);
   const Sizing need = op.sizing(bytes, dtype_size(p.dtype), static_cast<int>(p.group.size()), params);
   if (need.send_bytes + need.recv_bytes > free_bytes) {
@@ -139,13 +224,14 @@ class PlanRowSink final : public RecordSink {
     std::string ids;
     for (std::size_t i = 0; i < p.ids.size() && i < 6; ++i) ids += (i ? "," : "") + std::to_string(p.ids[i]);
     if (p.ids.size() > 6) ids += ",... (" + std::to_string(p.ids.size()) + ")";
-    char buf[400];
-    std::snprintf(buf, sizeof buf, "   %-15s %-18s %10lld  %-8s %12lld  %13s  %7s  %7s  %6lld  %-5s  %s\n",
-                  sp.point.op->plan_label(*sp.params).c_str(), group_text(p.group).c_str(),
-                  static_cast<long long>(p.elements), std::string(dtype_name(p.dtype)).c_str(),
-                  static_cast<long long>(sp.point.requested_bytes), format_fixed_width(rec.time_us, 13).c_str(),
-                  format_fixed_width(rec.algbw_gbps, 7).c_str(), format_fixed_width(rec.busbw_gbps, 7).c_str(),
-                  static_cast<long long>(rec.wrong), cls.empty() ? "-" : cls.c_str(), ids.c_str());
+    if (!p.batch.empty()) ids += std::string(ids.size() < 19 ? 19 - ids.size() : 0, ' ') + " ";  // the batch column
+    char buf[600];
+    std::snprintf(buf, sizeof buf, "   %-15s %-18s %10lld  %-8s %12lld  %13s  %7s  %7s  %6lld  %-5s  %s%s\n",
+                  point_op_label(sp, p).c_str(), group_text(p.group).c_str(), static_cast<long long>(p.elements),
+                  std::string(dtype_name(p.dtype)).c_str(), static_cast<long long>(sp.point.requested_bytes),
+                  format_fixed_width(rec.time_us, 13).c_str(), format_fixed_width(rec.algbw_gbps, 7).c_str(),
+                  format_fixed_width(rec.busbw_gbps, 7).c_str(), static_cast<long long>(rec.wrong),
+                  cls.empty() ? "-" : cls.c_str(), ids.c_str(), p.batch.c_str());
     std::cout << buf;
     if (!rec.error.empty()) std::cout << "#   error: " << rec.error << "\n";
     std::cout.flush();
@@ -177,7 +263,7 @@ int run_plan_bench_on(Backend& backend, const Plan& plan, const std::string& lab
         << (c.plan_schedule.empty() ? " over all schedules" : " of schedule " + c.plan_schedule) << " on " << n << " "
         << backend.name() << " rank" << (n == 1 ? "" : "s") << " (plan world " << plan_world << ")\n";
     out << "#  op              group               elements  dtype          bytes      time (us)    algbw    busbw  "
-           "#wrong  class  plan ids\n";
+           "#wrong  class  plan ids            batch (Megatron call)\n";
   }
   PlanSweep sweep;
   const std::uint64_t free_bytes = world.min_u64(backend.nlocal() ? backend.free_memory_bytes() : UINT64_MAX);

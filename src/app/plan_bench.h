@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `pipebench bench --plan plan.json`: times each distinct (op, group, size) of a plan on the ranks that
 // carry it: sub-communicators for groups (the embedding pair {0, p-1} is a 2-rank all_reduce between
-// exactly those ranks), P2P pairs both ways at once where the schedule sends both ways.
+// exactly those ranks), P2P by the plan's batches, each as one call of the transfers Megatron issues
+// together (a plan without batch ids: per pair, both ways at once where the schedule sends both ways).
 #pragma once
 
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "backend/backend.h"
 #include "core/dtype.h"
+#include "core/rank_pair.h"
 #include "harness/bench_config.h"
 #include "io/results_io.h"
 #include "launch/world.h"
@@ -24,10 +26,17 @@ struct PlanPoint {
   bool forward = true;    // pair: group[0] sends to group[1]
   bool backward = false;  // pair: group[1] sends to group[0]
   std::vector<int> ids;   // plan message ids it stands for
+  // A batch of the plan (its messages' `batch` ids): the transfers (global ranks) Megatron issues together,
+  // timed as one call of the transfer op on `group`; `batch` names the call(s). Empty for a plan without
+  // batch ids, where each pair is timed one way or both ways (forward, backward).
+  std::vector<RankPair> transfers;
+  std::string batch;
 };
 
-// Distinct points of the plan's schedules (all, or the one named "1f1b" / "interleaved" / "interleaved:v4").
-// Throws UsageError for an unknown schedule name or a malformed message.
+// Distinct points of the plan's schedules: collectives by (op, group, size); P2P by batch (the same
+// transfers at the same size are one point, e.g. rank 1's send_forward_recv_backward and rank 2's
+// send_backward_recv_forward), or in a plan without batch ids by pair. (all, or the one named "1f1b" / "interleaved" /
+// "interleaved:v4"). Throws UsageError for an unknown schedule name or a malformed message.
 [[nodiscard]] std::vector<PlanPoint> distinct_plan_points(const Plan& plan, const std::string& schedule);
 
 [[nodiscard]] int run_plan_bench(const BenchConfig& config, const World& world);

@@ -97,12 +97,13 @@ void print_plan(std::ostream& out, const Plan& plan) {
            "what\n";
     for (const auto& m : s.messages) {
       if (std::find(shown.begin(), shown.end(), m.rank) == shown.end()) continue;
-      char buf[320];
+      char buf[400];
       const std::string where = m.peer >= 0 ? "peer " + std::to_string(m.peer) : group_text(m.group);
-      std::snprintf(buf, sizeof buf, "  %5d %5d  %-14s  %-18.18s %12lld  %-8s %12lld %8lld  %-9s  %s\n", m.rank, m.id,
-                    m.op.c_str(), where.c_str(), static_cast<long long>(m.elements),
-                    std::string(dtype_name(m.dtype)).c_str(), static_cast<long long>(m.bytes),
-                    static_cast<long long>(m.count), phase_name(m.phase), m.what.c_str());
+      std::snprintf(
+          buf, sizeof buf, "  %5d %5d  %-14s  %-18.18s %12lld  %-8s %12lld %8lld  %-9s  %s\n", m.rank, m.id,
+          m.op.c_str(), where.c_str(), static_cast<long long>(m.elements), std::string(dtype_name(m.dtype)).c_str(),
+          static_cast<long long>(m.bytes), static_cast<long long>(m.count), phase_name(m.phase),
+          (m.batch < 0 ? m.what : m.what + "  [batch " + std::to_string(m.batch) + " " + m.call + "]").c_str());
       out << buf;
     }
     const auto t = totals(s);

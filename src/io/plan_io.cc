@@ -3,6 +3,7 @@
 #include "io/plan_io.h"
 
 #include <algorithm>
+#include <map>
 
 #include "core/error.h"
 #include "core/json_file.h"
@@ -74,6 +75,11 @@ json message_to_json(const PlanMessage& m) {
             {"what", m.what}};
   // MoE messages sized at the balanced expectation (plan.h); absent on every other message.
   if (m.routing_dependent) j["routing_dependent"] = true;
+  // Additive fields of pipebench.plan/1: absent in older plans (every message alone).
+  if (m.batch >= 0) {
+    j["batch"] = m.batch;
+    j["call"] = m.call;
+  }
   return j;
 }
 
@@ -365,7 +371,30 @@ PlanMessage read_message(const JsonFields& f, const json& mj, const std::string&
   if (mj.contains("routing_dependent")) m.routing_dependent = f.get_bool(mj, path, "routing_dependent");
   if (m.bytes < 0 || m.count < 0 || m.elements < 0) f.fail(path, "has a negative size or count");
   check_message(f, m, path, world);
+  if (mj.contains("batch")) {
+    m.batch = f.get_int(mj, path, "batch");
+    m.call = f.get_string(mj, path, "call");
+    if (m.batch < 0) f.fail(path + ".batch", "is negative");
+    if (m.op != "send" && m.op != "recv") f.fail(path + ".batch", "is set on a collective");
+    if (m.call.empty()) f.fail(path + ".call", "is empty");
+  }
   return m;
+}
+
+// A batch is one call issued `count` times with one of each of its messages: its messages share the
+// rank's call name and count.
+void check_batches(const JsonFields& f, const Schedule& s, const std::string& path) {
+  std::map<std::pair<int, int>, std::size_t> first;  // (rank, batch) -> index of its first message
+  for (std::size_t i = 0; i < s.messages.size(); ++i) {
+    const PlanMessage& m = s.messages[i];
+    if (m.batch < 0) continue;
+    const auto [it, added] = first.emplace(std::make_pair(m.rank, m.batch), i);
+    const PlanMessage& a = s.messages[it->second];
+    if (!added && (a.count != m.count || a.call != m.call))
+      f.fail(JsonFields::item(path + ".messages", i),
+             "is in batch " + std::to_string(m.batch) + " of rank " + std::to_string(m.rank) +
+                 " with another call or count than message " + std::to_string(a.id));
+  }
 }
 
 Schedule read_schedule(const JsonFields& f, const json& sj, const std::string& path, const Layout& l, int layers) {
@@ -395,6 +424,7 @@ Schedule read_schedule(const JsonFields& f, const json& sj, const std::string& p
   for (std::size_t i = 0; i < msgs.size(); ++i) {
     s.messages.push_back(read_message(f, msgs[i], JsonFields::item(path + ".messages", i), l.world));
   }
+  check_batches(f, s, path);
   return s;
 }
 

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <string_view>
 #include <tuple>
 
 #include "core/checked_math.h"
 #include "core/error.h"
 #include "megatron/layer_comm.h"
+#include "megatron/p2p_calls.h"
 #include "megatron/param_count.h"
 
 namespace pipebench {
@@ -162,37 +164,71 @@ class Builder {
   }
 
  private:
+  // Pipeline P2P (§2, §3): [s/cp (/t with SP), b, h] in the params dtype, peers (r +- 1) mod p, in the
+  // calls Megatron issues them in (p2p_calls.h). Messages of one call share a batch id: the same
+  // combination of (op, direction, what, phase) under the same call name is one batch, counted per call.
+  // The same for every rank of a pipeline stage: computed once per stage, peers filled in per rank.
+  struct P2PBatchMessage {
+    bool send, to_next, grad;
+    Phase phase;
+    int batch;
+    std::int64_t count;
+    std::string_view call;
+  };
+
+  const std::vector<P2PBatchMessage>& stage_p2p(int r) {
+    auto cached = p2p_.find(r);
+    if (cached != p2p_.end()) return cached->second;
+    const std::int64_t total = l_.microbatches * v_;
+    const std::int64_t w = warmup_microbatches(a_, l_, v_, r);
+    auto phase_of = [&](const P2PCallOp& op) {
+      if (!op.send) return recv_phase(op.k, w, total, !op.grad, v_ > 1);
+      if (!op.grad) return op.k < w ? Phase::kWarmup : Phase::kSteady;
+      return op.k < total - w ? Phase::kSteady : Phase::kCooldown;
+    };
+    // A call as its name and its ops, each (send, grad, phase) in 6 bits; a message as (batch, op index).
+    std::map<std::pair<std::string_view, std::uint32_t>, int> batch_of;
+    std::map<std::pair<int, int>, P2PBatchMessage> msgs;
+    for_each_p2p_call(a_, l_, v_, r, [&](const P2PCall& c) {
+      std::uint32_t code = 0;
+      for (int i = 0; i < c.nops; ++i) {
+        const P2PCallOp& op = c.ops[i];
+        code = code << 6 | 32u | (op.send ? 16u : 0u) | (op.grad ? 8u : 0u) | static_cast<std::uint32_t>(phase_of(op));
+      }
+      const int batch =
+          batch_of.emplace(std::make_pair(std::string_view(c.name), code), static_cast<int>(batch_of.size()))
+              .first->second;
+      for (int i = 0; i < c.nops; ++i) {
+        const P2PCallOp& op = c.ops[i];
+        auto [it, added] = msgs.try_emplace({batch, i}, P2PBatchMessage{op.send, op.to_next(), op.grad, phase_of(op),
+                                                                        batch, 0, std::string_view(c.name)});
+        ++it->second.count;
+      }
+    });
+    std::vector<P2PBatchMessage> out;
+    for (const auto& [key, m] : msgs) out.push_back(m);
+    return p2p_.emplace(r, std::move(out)).first->second;
+  }
+
   void add_pipeline_p2p(int rank, int r) {
     const int p = l_.pp;
+    if (p <= 1) return;
     const auto& pg = Layout::group_of(l_.pp_groups, l_.pp_index, rank);
-    const std::int64_t m = l_.microbatches, s = a_.seq_length, b = a_.micro_batch, h = a_.hidden;
-    const DType act = a_.params_dtype;
+    const std::int64_t s = a_.seq_length, b = a_.micro_batch, h = a_.hidden;
     const bool sp = a_.sequence_parallel && a_.tp > 1;
-    // Pipeline P2P (§2, §3): [s/cp (/t with SP), b, h] in the params dtype, peers (r +- 1) mod p.
-    if (p > 1) {
-      const std::int64_t elems = checked_product({s / a_.cp / (sp ? a_.tp : 1), b, h}, kSizes);
-      const int next = pg[static_cast<std::size_t>((r + 1) % p)], prev = pg[static_cast<std::size_t>((r - 1 + p) % p)];
-      const std::int64_t total = m * v_;
-      const std::int64_t w = warmup_microbatches(a_, l_, v_, r);
-      const std::vector<int> chunk =
-          v_ > 1 ? forward_chunks(a_, l_, v_) : std::vector<int>(static_cast<std::size_t>(m), 0);
-      std::map<std::tuple<std::string, int, std::string, Phase>, std::int64_t> p2p;
-      for (std::int64_t k = 0; k < total; ++k) {
-        const int cf = chunk[static_cast<std::size_t>(k)], cb = v_ - 1 - cf;
-        const Phase fwd = k < w ? Phase::kWarmup : Phase::kSteady;
-        const Phase bwd = k < total - w ? Phase::kSteady : Phase::kCooldown;
-        // Only the global first virtual stage (r 0, chunk 0) has no input to receive or grad to send; only
-        // the global last (r p-1, chunk v-1) has no output to send or grad to receive (§2 Peers).
-        if (!(r == 0 && cf == 0)) ++p2p[{"recv", prev, "activation", recv_phase(k, w, total, true, v_ > 1)}];
-        if (!(r == p - 1 && cf == v_ - 1)) ++p2p[{"send", next, "activation", fwd}];
-        if (!(r == p - 1 && cb == v_ - 1))
-          ++p2p[{"recv", next, "activation grad", recv_phase(k, w, total, false, v_ > 1)}];
-        if (!(r == 0 && cb == 0)) ++p2p[{"send", prev, "activation grad", bwd}];
-      }
-      for (const auto& [key, count] : p2p) {
-        const auto& [op, peer, what, phase] = key;
-        add(rank, op, {std::min(rank, peer), std::max(rank, peer)}, peer, elems, act, count, phase, what);
-      }
+    const std::int64_t elems = checked_product({s / a_.cp / (sp ? a_.tp : 1), b, h}, kSizes);
+    const int next = pg[static_cast<std::size_t>((r + 1) % p)], prev = pg[static_cast<std::size_t>((r - 1 + p) % p)];
+    // Listed in (op, peer, what, phase, batch) order.
+    std::map<std::tuple<std::string, int, std::string, Phase, int>, const P2PBatchMessage*> sorted;
+    for (const auto& m : stage_p2p(r)) {
+      sorted[{m.send ? "send" : "recv", m.to_next ? next : prev, m.grad ? "activation grad" : "activation", m.phase,
+              m.batch}] = &m;
+    }
+    for (const auto& [key, m] : sorted) {
+      const auto& [op, peer, what, phase, batch] = key;
+      add(rank, op, {std::min(rank, peer), std::max(rank, peer)}, peer, elems, a_.params_dtype, m->count, phase, what);
+      out_.back().batch = batch;
+      out_.back().call = std::string(m->call);
     }
   }
 
@@ -429,7 +465,8 @@ class Builder {
   std::vector<PlanMessage> out_;
   // (pipeline rank, chunk, expert) -> (computed, buckets)
   std::map<std::tuple<int, int, bool>, std::pair<bool, std::vector<std::int64_t>>> buckets_;
-  std::map<int, std::int64_t> replicated_;  // pipeline rank -> replicated elements
+  std::map<int, std::int64_t> replicated_;           // pipeline rank -> replicated elements
+  std::map<int, std::vector<P2PBatchMessage>> p2p_;  // pipeline rank -> its P2P batches
 };
 
 Schedule make_schedule(const MegatronArgs& a, const Layout& l, int v, const std::vector<int>& ranks) {

@@ -31,6 +31,10 @@ struct PlanMessage {
   // MoE all-to-all and expert-TP messages: the size is the balanced expectation (every expert gets
   // tokens x topk / experts); the router decides the real split per microbatch.
   bool routing_dependent = false;
+  // send/recv: the messages of this rank and schedule with the same batch id go out together, in one
+  // Megatron call (`call`), `count` times (each time one of each); -1: alone (a plan without batch ids).
+  int batch = -1;
+  std::string call;  // send/recv: the Megatron call of the batch ("send_forward_recv_backward")
 };
 
 struct ChunkParams {

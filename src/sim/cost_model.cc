@@ -111,12 +111,47 @@ MeasuredCost::MeasuredCost(const std::vector<ResultRecord>& records, RankClassMa
     if (op == "pair" && !r.bidirectional) op = "pair-oneway";
     std::sort(ranks.begin(), ranks.end());
     points_[{op, ranks}].emplace_back(static_cast<double>(r.size_bytes), r.time_us);
+    add_batch_record(r);
   }
+  for (auto& [key, v] : batches_) std::sort(v.begin(), v.end());
   if (points_.empty()) {
     throw ModelError(ModelError::Input::kNoMeasuredRecord, path + ": no measured record to predict from",
                      "no measured record to predict from");
   }
   for (auto& [key, v] : points_) std::sort(v.begin(), v.end());
+}
+
+// A record of the transfer op as the transfers it timed at once, in global ranks (its pairs are ranks of
+// its communicator; with bidirectional every pair also ran the reverse way).
+void MeasuredCost::add_batch_record(const ResultRecord& r) {
+  if (r.op != "pair" || r.pairs.empty()) return;
+  std::vector<std::pair<int, int>> t;
+  const auto global = [&r](int local) { return r.ranks.at(static_cast<std::size_t>(local)); };
+  for (const auto& p : r.pairs) {
+    if (p.src < 0 || p.dst < 0 || static_cast<std::size_t>(std::max(p.src, p.dst)) >= r.ranks.size()) return;
+    t.emplace_back(global(p.src), global(p.dst));
+    if (r.bidirectional) t.emplace_back(global(p.dst), global(p.src));
+  }
+  std::sort(t.begin(), t.end());
+  batches_[t].emplace_back(static_cast<double>(r.size_bytes), r.time_us);
+}
+
+std::optional<CommCost> MeasuredCost::batch_cost(const std::vector<RankPair>& transfers, std::int64_t bytes) const {
+  std::vector<std::pair<int, int>> t;
+  std::vector<int> ranks;
+  for (const auto& x : transfers) {
+    t.emplace_back(x.src, x.dst);
+    ranks.push_back(x.src);
+    ranks.push_back(x.dst);
+  }
+  std::sort(t.begin(), t.end());
+  const auto it = batches_.find(t);
+  if (it == batches_.end()) return std::nullopt;
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  CommCost c = interpolate(it->second, bytes, "pair", ranks);
+  c.source += " (batch)";
+  return c;
 }
 
 CommCost MeasuredCost::cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const {
@@ -130,6 +165,22 @@ CommCost MeasuredCost::cost(const std::string& op, const std::vector<int>& ranks
     }
   }
   if (it != points_.end()) return interpolate(it->second, bytes, op, ranks);
+  if (op == "pair" && ranks.size() == 2) {
+    // A pair measured only inside batches (interleaved's wrap-around edge goes out with another pair's
+    // transfer): the smallest batch that carries it.
+    const std::vector<std::pair<int, int>>* best = nullptr;
+    for (const auto& [t, v] : batches_) {
+      const bool carries = std::any_of(t.begin(), t.end(), [&](const std::pair<int, int>& x) {
+        return std::min(x.first, x.second) == ranks[0] && std::max(x.first, x.second) == ranks[1];
+      });
+      if (carries && (!best || t.size() < best->size())) best = &t;
+    }
+    if (best) {
+      CommCost c = interpolate(batches_.at(*best), bytes, op, ranks);
+      c.source += " (from a batch of " + std::to_string(best->size()) + ")";
+      return c;
+    }
+  }
   const std::string cls = classes_.class_of(ranks);
   if (fallback_ && !cls.empty()) {
     for (const auto& [key, v] : points_) {

@@ -6,9 +6,11 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/rank_pair.h"
 #include "report/record.h"
 #include "sim/task.h"
 #include "topology/link_class.h"
@@ -27,6 +29,14 @@ class CostModel {
   // Throws UsageError when the model has nothing for this op and group.
   [[nodiscard]] virtual CommCost cost(const std::string& op, const std::vector<int>& ranks,
                                       std::int64_t bytes) const = 0;
+  // The time of a call whose transfers (global src -> dst, sorted) go out together, each of `bytes`: a
+  // batch of the plan timed as one call (bench --plan). Empty when the model has no such measurement:
+  // then each transfer costs `cost("pair", ...)`.
+  [[nodiscard]] virtual std::optional<CommCost> batch_cost(const std::vector<RankPair>& /*transfers*/,
+                                                           std::int64_t /*bytes*/) const {
+    return std::nullopt;
+  }
+  [[nodiscard]] virtual bool has_batch_costs() const { return false; }
 };
 
 // Where the ranks sit and what joins their GPUs: from the topology embedded in a results file, or a
@@ -82,9 +92,14 @@ class MeasuredCost final : public CostModel {
   // size and link class (flagged in the cost source).
   void allow_class_fallback() { fallback_ = true; }
   CommCost cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const override;
+  // Records of the transfer op (bench --plan's batches, bench --pairs, pairs) by their transfers.
+  std::optional<CommCost> batch_cost(const std::vector<RankPair>& transfers, std::int64_t bytes) const override;
+  bool has_batch_costs() const override { return !batches_.empty(); }
 
  private:
   std::string path_;
+  std::map<std::vector<std::pair<int, int>>, std::vector<std::pair<double, double>>> batches_;  // size, us
+  void add_batch_record(const ResultRecord& r);
   std::map<std::pair<std::string, std::vector<int>>, std::vector<std::pair<double, double>>> points_;  // size, us
   RankClassMap classes_;
   bool fallback_ = false;

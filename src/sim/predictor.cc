@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/error.h"
@@ -40,6 +41,29 @@ struct Context {
     sources.insert(cc.source);
     return cc.time;
   }
+
+  // Cost of a transfer as part of the call `ops` of pipeline rank `caller` (a batch of the plan), when the
+  // model measured that batch; else -1 (each transfer then costs pair_cost).
+  SimTime batch_cost(const CostModel& m, std::int64_t bytes, const P2POp* ops, int nops, int caller) {
+    std::vector<RankPair> t;
+    const int self = ranks[static_cast<std::size_t>(caller)];
+    for (int i = 0; i < nops; ++i) {
+      const int peer = ranks[static_cast<std::size_t>(ops[i].peer)];
+      t.push_back(ops[i].send ? RankPair{self, peer} : RankPair{peer, self});
+    }
+    std::vector<std::pair<int, int>> key;
+    for (const auto& x : t) key.emplace_back(x.src, x.dst);
+    std::sort(key.begin(), key.end());
+    const auto cache_key = std::make_pair(std::make_pair(&m, bytes), key);
+    auto it = batch_cache.find(cache_key);
+    if (it == batch_cache.end()) {
+      const std::optional<CommCost> cc = m.batch_cost(t, bytes);
+      if (cc) sources.insert(cc->source);
+      it = batch_cache.emplace(cache_key, cc ? cc->time : -1).first;
+    }
+    return it->second;
+  }
+  std::map<std::pair<std::pair<const CostModel*, std::int64_t>, std::vector<std::pair<int, int>>>, SimTime> batch_cache;
 
   const ScheduleBuild& build(const Schedule& s) {
     auto it = builds.find({s.name, s.v});
@@ -90,6 +114,11 @@ std::vector<SimCollective> add_after_pipeline(const ScheduleBuild& b, double opt
 SimCosts sim_costs(Context& cx, const CostModel& p2p_model) {
   SimCosts sc;
   sc.p2p = [&cx, &p2p_model](int src, int dst, std::int64_t bytes) { return cx.pair_cost(p2p_model, src, dst, bytes); };
+  if (p2p_model.has_batch_costs()) {
+    sc.p2p_batch = [&cx, &p2p_model](int, int, std::int64_t bytes, const P2POp* ops, int nops, int caller) {
+      return cx.batch_cost(p2p_model, bytes, ops, nops, caller);
+    };
+  }
   if (cx.shared_path) {
     sc.link = [](int, int) { return 0; };
   } else if (cx.paths && !cx.paths->empty()) {
@@ -276,7 +305,7 @@ Prediction predict(const Plan& plan, const CostModel& costs, const ComputeModel&
                    bool keep_trace, const std::string& filter, const PathModel* paths) {
   if (plan.layout.pp_groups.empty() || plan.schedules.empty())
     throw UsageError("plan without pipeline groups or schedules");
-  Context cx{plan, compute, costs, shared_path, paths, plan.layout.pp_groups.front(), {}, {}};
+  Context cx{plan, compute, costs, shared_path, paths, plan.layout.pp_groups.front(), {}, {}, {}};
   Prediction out;
   out.fwd_ms_per_layer = compute.fwd_ms_per_layer;
   out.bwd_ms_per_layer = compute.bwd_ms_per_layer;

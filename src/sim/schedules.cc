@@ -154,8 +154,9 @@ class Gen {
       fwd_send(ops, fmb(k), fc(k));
       if (k + 1 < total) fwd_recv(ops, fmb(k + 1), fc(k + 1));
       const bool last_warmup = k == w - 1;
-      if (!s_.overlap_p2p && last_warmup && w < total) bwd_recv(ops, fmb(0), bc(0));
-      p2p(ops, "send_forward_recv_forward");
+      const bool with_grad = !s_.overlap_p2p && last_warmup && w < total;
+      if (with_grad) bwd_recv(ops, fmb(0), bc(0));
+      p2p(ops, with_grad ? "send_forward_backward_recv_forward_backward" : "send_forward_recv_forward");
       if (s_.overlap_p2p && last_warmup) {  // pre-post the first grad receive, async
         OpList g;
         bwd_recv(g, fmb(0), bc(0));

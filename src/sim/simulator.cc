@@ -254,7 +254,15 @@ class Sim {
     }
     SimTime start = std::max(ops_[static_cast<std::size_t>(other)].posted, now);
     for (int l : links) start = std::max(start, link_free_[l]);
-    const SimTime end = start + costs_.p2p(src, dst, op.bytes);
+    SimTime duration = -1;
+    if (costs_.p2p_batch) {  // the sender's call: the batch the transfer goes out in
+      const PostedOp& sender = ops_[static_cast<std::size_t>(op.send ? id : other)];
+      const Program& prog = tasks_[static_cast<std::size_t>(sender.rank)];
+      const Task& call = prog.tasks[static_cast<std::size_t>(sender.call)];
+      duration = costs_.p2p_batch(src, dst, op.bytes, &prog.ops[call.first_op], call.nops, sender.rank);
+    }
+    if (duration < 0) duration = costs_.p2p(src, dst, op.bytes);
+    const SimTime end = start + duration;
     for (int l : links) link_free_[l] = end;
     ops_[static_cast<std::size_t>(id)].partner = other;
     ops_[static_cast<std::size_t>(other)].partner = id;

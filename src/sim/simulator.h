@@ -23,6 +23,9 @@ struct SimCollective {
 struct SimCosts {
   // Transfer time of `bytes` from pipeline rank src to dst.
   std::function<SimTime(int src, int dst, std::int64_t bytes)> p2p;
+  // Optional: the time of a transfer as part of the sending rank's call (`ops`, `nops`: that call's ops,
+  // `caller`: the sender), i.e. of the batch Megatron issues together; a negative result falls back to p2p.
+  std::function<SimTime(int src, int dst, std::int64_t bytes, const P2POp* ops, int nops, int caller)> p2p_batch;
   // Which link a transfer occupies: transfers on the same link run one after another. Default: the
   // directed pair. With every pair on one shared path (no GPU P2P: all through the root complex),
   // return the same id for all.

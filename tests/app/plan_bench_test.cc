@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 
 #include "app/loopback.h"
 #include "collectives/registry.h"
@@ -67,6 +69,42 @@ TEST(PlanBench, SendsBecomeTransfersOfTheTransferOp) {
   EXPECT_TRUE(points[0].forward && points[0].backward);   // 1 KiB both ways
   EXPECT_TRUE(points[1].forward && !points[1].backward);  // 4 KiB one way
   EXPECT_EQ(points[0].ids, (std::vector<int>{0, 1}));
+}
+
+// pp 4, m 8 (1F1B W 2 1 0 0) and interleaved v 2 without overlap: rank 1's send_forward_recv_backward (send
+// to 2, recv from 2) and rank 2's send_backward_recv_forward (send to 1, recv from 1) are the same two
+// transfers, one point; the interleaved steady batch of rank 1 is four transfers over {0, 1, 2}.
+TEST(PlanBench, BatchesBecomeOnePointPerSetOfTransfers) {
+  std::istringstream in(
+      "--num-layers 8 --hidden-size 64 --num-attention-heads 4 --seq-length 16 --max-position-embeddings 16 "
+      "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 4 --world-size 4 --vocab-size 100 "
+      "--bf16 --no-overlap-p2p-communication --num-layers-per-virtual-pipeline-stage 1");
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  const Plan plan = make_plan(parse_megatron_args(words), 0);
+  const auto points = distinct_plan_points(plan, "1f1b");
+  const PlanPoint* both = nullptr;
+  std::set<int> ids;
+  for (const auto& p : points) {
+    for (int id : p.ids) EXPECT_TRUE(ids.insert(id).second) << "message " << id << " in two points";
+    if (p.transfers == std::vector<RankPair>{{1, 2}, {2, 1}}) both = &p;
+  }
+  EXPECT_EQ(ids.size(), plan.schedules[0].messages.size());  // every message, recvs included
+  ASSERT_NE(both, nullptr);
+  EXPECT_EQ(both->group, (std::vector<int>{1, 2}));
+  EXPECT_EQ(both->batch, "send_forward_recv_backward+send_backward_recv_forward");
+  // Rank 1's send_forward_recv_backward (x 6: send activation, recv grad) and rank 2's (W 1, R 7)
+  // send_backward_recv_forward (x 6: send grad, recv activation): 2 + 2 messages. Rank 1's
+  // send_backward_recv_forward is on {0, 1}, rank 2's send_forward_recv_backward on {2, 3}.
+  EXPECT_EQ(both->ids.size(), 4u);
+  const auto inter = distinct_plan_points(plan, "interleaved");
+  const PlanPoint* four = nullptr;
+  for (const auto& p : inter) {
+    if (p.transfers == std::vector<RankPair>{{0, 1}, {1, 0}, {1, 2}, {2, 1}}) four = &p;
+  }
+  ASSERT_NE(four, nullptr);
+  EXPECT_EQ(four->group, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(four->batch, "send_forward_backward_recv_forward_backward");
 }
 
 TEST(PlanBench, AFailingPointIsCaughtCountedAndReported) {

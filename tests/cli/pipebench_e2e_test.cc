@@ -309,9 +309,9 @@ TEST_F(E2E, PlanThenBenchThePlanOnFourHostRanks) {
     for (int id : rec["plan_ids"]) EXPECT_TRUE(ids.insert(id).second) << "id " << id << " timed twice";
   }
   const auto plan_json = nlohmann::json::parse(slurp(plan));
-  std::size_t sends_and_collectives = 0;
-  for (const auto& m : plan_json["schedules"][0]["messages"]) sends_and_collectives += m["op"] != "recv";
-  EXPECT_EQ(ids.size(), sends_and_collectives);  // every message of the schedule but the matching recvs
+  // Every message of the schedule: collectives by group and size, sends and recvs by the batch they go in.
+  EXPECT_EQ(ids.size(), plan_json["schedules"][0]["messages"].size());
+  EXPECT_NE(b.out.find("send_forward_recv_backward+send_backward_recv_forward"), std::string::npos) << b.out;
   expect_usage_error("bench --plan /nonexistent/plan.json", "--plan /nonexistent/plan.json: cannot be read");
   expect_usage_error("bench --plan " + results, "is not pipebench.plan/1");
   expect_usage_error("bench --plan " + plan + " --op all_reduce",

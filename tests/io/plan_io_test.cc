@@ -243,5 +243,71 @@ TEST(PlanIo, MoePlansCarryTheExpertLayoutGroupsAndRoutingDependence) {
   EXPECT_NE(error_of(bad).find("model.moe_layer_pattern"), std::string::npos) << error_of(bad);
 }
 
+TEST(PlanIo, BatchIdsRoundTripAndAPlanWithoutThemStillLoads) {
+  // kSmall, 1F1B, rank 1 of pp 4, m 8: W 2, R 6, so its send_forward_recv_backward batch (send to 2, recv
+  // from 2) is issued 6 times; both messages carry the batch's id and call, in the file and back.
+  const Plan built = plan_of(kSmall);
+  const json j = plan_to_json(built);
+  int in_batch = 0, batch = -1;
+  for (const auto& m : j["schedules"][0]["messages"]) {
+    if (m["rank"] == 1 && m.contains("call") && m["call"] == "send_forward_recv_backward") {
+      EXPECT_EQ(m["count"], 6);
+      if (batch >= 0) {
+        EXPECT_EQ(m["batch"], batch);
+      }
+      batch = m["batch"];
+      ++in_batch;
+    }
+    if (m["op"] != "send" && m["op"] != "recv") {
+      EXPECT_FALSE(m.contains("batch")) << m;
+    }
+  }
+  EXPECT_EQ(in_batch, 2);
+  const Plan back = plan_from_json(j, "test");
+  for (std::size_t i = 0; i < built.schedules[0].messages.size(); ++i) {
+    EXPECT_EQ(back.schedules[0].messages[i].batch, built.schedules[0].messages[i].batch);
+    EXPECT_EQ(back.schedules[0].messages[i].call, built.schedules[0].messages[i].call);
+  }
+  // A plan written before batch ids: the same messages, each alone (batch -1), written back without them.
+  json old = j;
+  for (auto& s : old["schedules"])
+    for (auto& m : s["messages"]) {
+      m.erase("batch");
+      m.erase("call");
+    }
+  const Plan plain = plan_from_json(old, "old");
+  for (const auto& s : plain.schedules)
+    for (const auto& m : s.messages) ASSERT_EQ(m.batch, -1);
+  EXPECT_EQ(plan_to_json(plain)["schedules"], old["schedules"]);
+}
+
+TEST(PlanIo, BadBatchIdsAreOneClearLine) {
+  const json good = plan_to_json(plan_of(kSmall));
+  auto first = [&](const std::string& op) {
+    const auto& msgs = good["schedules"][0]["messages"];
+    for (std::size_t i = 0; i < msgs.size(); ++i)
+      if (msgs[i]["op"] == op) return i;
+    return msgs.size();
+  };
+  json neg = good;
+  neg["schedules"][0]["messages"][first("send")]["batch"] = -2;
+  EXPECT_NE(error_of(neg).find("batch\" is negative"), std::string::npos) << error_of(neg);
+  json coll = good;
+  coll["schedules"][0]["messages"][first("all_reduce")]["batch"] = 0;
+  coll["schedules"][0]["messages"][first("all_reduce")]["call"] = "x";
+  EXPECT_NE(error_of(coll).find("is set on a collective"), std::string::npos) << error_of(coll);
+  json no_call = good;
+  no_call["schedules"][0]["messages"][first("send")].erase("call");
+  EXPECT_NE(error_of(no_call).find("call"), std::string::npos) << error_of(no_call);
+  // Two messages of one batch with different counts cannot be one call issued `count` times.
+  json counts = good;
+  for (auto& m : counts["schedules"][0]["messages"]) {
+    if (m["rank"] == 1 && m.contains("call") && m["call"] == "send_forward_recv_backward" && m["op"] == "recv") {
+      m["count"] = 5;
+    }
+  }
+  EXPECT_NE(error_of(counts).find("with another call or count than message"), std::string::npos) << error_of(counts);
+}
+
 }  // namespace
 }  // namespace pipebench

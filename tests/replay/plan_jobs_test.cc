@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "core/error.h"
 #include "megatron/model_args.h"
@@ -68,6 +69,39 @@ TEST(PlanJobs, EverySchedulePlusGpipeWithComputeFromTheModel) {
         EXPECT_EQ(t.duration, (t.forward ? 1 : 2) * 2000000 / job.v) << job.name;
       }
     }
+  }
+}
+
+// Replay issues each P2P task as one call (one ncclGroupStart/End, or MPI requests posted together), and
+// its P2P tasks are the plan's batches: rank 1 of pp 4, m 8 (1F1B W 2, R 6) issues 2 recv_forward,
+// 2 send_forward, 1 recv_forward, 6 send_forward_recv_backward, 5 send_backward_recv_forward, 1
+// send_backward, 2 recv_backward and 2 send_backward = 21 calls, as the plan's batch counts say.
+TEST(PlanJobs, TheP2PCallsAreThePlansBatchesAndAnEditedBatchIsRefused) {
+  Plan plan = small_plan();
+  const PlanJobs pj = plan_jobs(plan, fixed(), 1, "1f1b");
+  std::map<std::string, std::int64_t> program, batches;
+  for (const auto& t : pj.jobs.front().program.tasks) {
+    if (t.kind == Task::Kind::kP2P && t.nops > 0) ++program[t.name];
+  }
+  std::map<int, std::pair<std::string, std::int64_t>> by_batch;
+  for (const auto& m : plan.schedules.front().messages) {
+    if (m.rank == 1 && m.batch >= 0) by_batch[m.batch] = {m.call, m.count};
+  }
+  for (const auto& [id, b] : by_batch) batches[b.first] += b.second;
+  EXPECT_EQ(program, batches);
+  std::int64_t calls = 0;
+  for (const auto& [name, n] : program) calls += n;
+  EXPECT_EQ(calls, 21);
+  // Rank 1's send_forward_recv_backward split in two batches: the schedule does not issue that.
+  for (auto& m : plan.schedules.front().messages) {
+    if (m.rank == 1 && m.call == "send_forward_recv_backward" && m.op == "recv") m.batch = 50;
+  }
+  try {
+    (void)plan_jobs(plan, fixed(), 1, "1f1b");
+    FAIL() << "an edited batch was replayed";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("plan schedule 1f1b v1: the plan's batches have rank 1"), std::string::npos)
+        << e.what();
   }
 }
 

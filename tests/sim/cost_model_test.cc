@@ -99,5 +99,38 @@ TEST(NcclTestsCost, FromAnImportedFixture) {
   EXPECT_NEAR(us(costs.cost("pair", {0, 1}, 1 << 27)), 22.28 + 134217728 / 350.21e9 * 1e6, 0.002);
 }
 
+// bench --plan's batch records: found by their transfers (global ranks), one-way apart from both ways, and
+// a pair measured only inside a batch priced from the smallest batch that carries it.
+TEST(MeasuredCost, BatchRecordsAreFoundByTheirTransfers) {
+  std::vector<ResultRecord> recs;
+  auto pair = [&](std::vector<int> ranks, std::vector<RankPair> pairs, bool both, double us) {
+    ResultRecord r;
+    r.op = "pair";
+    r.ranks = ranks;
+    r.nranks = static_cast<int>(ranks.size());
+    r.pairs = pairs;
+    r.bidirectional = both;
+    r.size_bytes = 1 << 20;
+    r.time_us = us;
+    recs.push_back(r);
+  };
+  pair({0, 1}, {{0, 1}}, true, 100);             // both ways on {0, 1}
+  pair({0, 1}, {{0, 1}}, false, 60);             // 0 -> 1 alone
+  pair({4, 5, 7}, {{0, 1}, {2, 1}}, false, 80);  // a split communicator: 4 -> 5 and 7 -> 5 at once
+  const MeasuredCost m(recs, RankClassMap(), "t.json");
+  ASSERT_TRUE(m.has_batch_costs());
+  EXPECT_EQ(m.batch_cost({{0, 1}}, 1 << 20)->time, 60000);
+  EXPECT_EQ(m.batch_cost({{1, 0}, {0, 1}}, 1 << 20)->time, 100000);
+  EXPECT_EQ(m.batch_cost({{1, 0}}, 1 << 20), std::nullopt);  // that direction alone was not measured
+  const auto three = m.batch_cost({{7, 5}, {4, 5}}, 1 << 20);
+  ASSERT_TRUE(three.has_value());
+  EXPECT_EQ(three->time, 80000);
+  EXPECT_EQ(three->source, "measured (scaled) (batch)");    // one size: scaled
+  EXPECT_EQ(m.cost("pair", {0, 1}, 1 << 20).time, 100000);  // the pair's own both-ways figure first
+  const CommCost wrap = m.cost("pair", {5, 7}, 1 << 20);
+  EXPECT_EQ(wrap.time, 80000);
+  EXPECT_EQ(wrap.source, "measured (scaled) (from a batch of 2)");
+}
+
 }  // namespace
 }  // namespace pipebench

@@ -149,5 +149,27 @@ TEST(Simulator, CollectivesWaitForEveryMember) {
   EXPECT_FALSE(r.trace.empty());
 }
 
+// A transfer costs what its sender's call costs as a batch when p2p_batch knows it. Two ranks: rank 0 sends
+// alone (a 1-op call), rank 1 receives it in a 2-op call that also sends back; rank 0 receives that alone.
+// Singles: 1000 ns each, in series (the second waits for rank 0's first call): 2000 ns. With the batch cost of
+// a 1-op call 100 ns: 0 -> 1 takes 100 ns (its sender's call has one op), 1 -> 0 still 1000 ns (its sender's
+// call has two ops, no batch figure): 1100 ns.
+TEST(Simulator, ATransferTakesItsSendersBatchCostWhenKnown) {
+  std::vector<Program> progs(2);
+  auto call = [](Program& prog, std::vector<P2POp> ops) {
+    Task t;
+    t.name = "call";
+    prog.add_p2p(t, ops.data(), ops.size());
+  };
+  call(progs[0], {{true, 1, 64, 0}});
+  call(progs[0], {{false, 1, 64, 1}});
+  call(progs[1], {{false, 0, 64, 0}, {true, 0, 64, 1}});
+  SimCosts c;
+  c.p2p = [](int, int, std::int64_t) { return SimTime{1000}; };
+  EXPECT_EQ(simulate(progs, {}, c).iteration, 2000);
+  c.p2p_batch = [](int, int, std::int64_t, const P2POp*, int nops, int) { return nops == 1 ? SimTime{100} : -1; };
+  EXPECT_EQ(simulate(progs, {}, c).iteration, 1100);
+}
+
 }  // namespace
 }  // namespace pipebench
