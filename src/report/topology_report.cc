@@ -222,14 +222,14 @@ void for_listed_pairs(const TopologyView& v, Each each) {
   }
 }
 
-// Row i of the "pair_matrix" member `kind`: "gpu_gpu" (labels to every GPU), "gpu_nic" (to every NIC)
-// or "p2p" (1/0 to every GPU), space-separated.
+// Row i of the "pair_matrix" member `kind`: "gpu_gpu" (labels to every GPU) or "gpu_nic" (to every NIC),
+// space-separated, or "p2p" (one 1/0 character per GPU).
 std::string matrix_row(const TopologyView& v, const std::string& kind, std::size_t i) {
   std::string row;
   const std::size_t cols = kind == "gpu_nic" ? v.nic_count() : v.gpu_count();
   row.reserve(cols * 5);
   for (std::size_t j = 0; j < cols; ++j) {
-    if (j) row += ' ';
+    if (j && kind != "p2p") row += ' ';
     if (kind == "gpu_gpu") {
       row += gpu_label(v, i, j);
     } else if (kind == "gpu_nic") {

@@ -44,7 +44,7 @@ TEST(TopologyReport, StreamedJsonOfManyGpusIsAMatrixThatReadsBackAsTheSamePairs)
   ASSERT_EQ(j["pair_matrix"]["gpu_nic"].size(), n);
   const std::string row0 = j["pair_matrix"]["gpu_gpu"][0];
   EXPECT_EQ(row0.substr(0, 17), "X NV18 NV18 NV18 ");  // GPUs 0-7: one NVLink group
-  EXPECT_EQ(j["pair_matrix"]["p2p"][0].get<std::string>().substr(0, 20), "0 1 1 1 1 1 1 1 0 0 ");
+  EXPECT_EQ(j["pair_matrix"]["p2p"][0].get<std::string>().substr(0, 10), "0111111100");
 
   const TopologyFile t = topology_from_json(j, "big.json");
   ASSERT_EQ(t.gpu_pairs.size(), n * (n - 1));
