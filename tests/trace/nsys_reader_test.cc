@@ -357,18 +357,6 @@ TEST(NsysReader, RowsWithEndBeforeStartOrANegativeStartAreSkippedAndCounted) {
   }
 }
 
-#else
-
-TEST(NsysReader, BuiltWithoutSqliteSaysSo) {
-  try {
-    (void)read_nsys_sqlite("x.sqlite", TraceOptions{});
-    FAIL() << "no error";
-  } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("without SQLite"), std::string::npos);
-  }
-  EXPECT_FALSE(nsys_reader_available());
-}
-
 TEST(NsysReader, ReportsKernelRowsReadOfTheTable) {
   NsysFixture f(tmp_path("progress.sqlite"));
   const auto gemm = f.str("sm90_gemm_bf16");
@@ -395,6 +383,18 @@ TEST(NsysReader, ReportsKernelRowsReadOfTheTable) {
   EXPECT_EQ(calls[1], std::make_pair(std::int64_t{131072}, std::int64_t{140000}));
   EXPECT_EQ(calls[2], std::make_pair(std::int64_t{140000}, std::int64_t{140000}));
   std::remove(f.path().c_str());
+}
+
+#else
+
+TEST(NsysReader, BuiltWithoutSqliteSaysSo) {
+  try {
+    (void)read_nsys_sqlite("x.sqlite", TraceOptions{});
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("without SQLite"), std::string::npos);
+  }
+  EXPECT_FALSE(nsys_reader_available());
 }
 
 #endif
