@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/error.h"
 #include "io/topology_io.h"
 #include "topology/big_hwloc_xml.h"
 #include "topology/discovery.h"
@@ -83,6 +84,20 @@ TEST(TopologyReport, TextOfManyGpusHasTheMatrixAndNoPairList) {
   EXPECT_NE(s.find("\nGPU95   "), std::string::npos);
   EXPECT_NE(s.find("(4560 pairs: listed up to 64 GPUs"), std::string::npos);
   EXPECT_EQ(s.find("GPU0-GPU1 "), std::string::npos);
+}
+
+TEST(TopologyReport, AFileAboveTheReadBackLimitIsRefusedInOneLine) {
+  nlohmann::json j = {{"schema", kTopologySchema}, {"host", "h"}, {"pairs", nlohmann::json::array()}};
+  for (std::size_t i = 0; i <= kMaxTopologyFileGpus; ++i) j["gpus"].push_back({{"index", i}, {"bus_id", "1:00.0"}});
+  try {
+    (void)topology_from_json(j, "--topology big.json");
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--topology big.json: \"gpus\" has 257 GPUs, above the limit of 256 for a topology read back");
+  }
+  j["gpus"].erase(j["gpus"].size() - 1);
+  EXPECT_EQ(topology_from_json(j, "t").gpus.size(), kMaxTopologyFileGpus);
 }
 
 }  // namespace
