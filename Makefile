@@ -131,6 +131,7 @@ SIM_BENCH := $(BIN)/sim_bench
 TRACE_BENCH := $(BIN)/trace_bench
 REPLAY_BENCH := $(BIN)/replay_bench
 REPORT_BENCH := $(BIN)/report_bench
+TOPO_BENCH := $(BIN)/topology_bench
 UNIT_TESTS := $(BIN)/unit_tests
 MPI_TESTS := $(if $(filter 1,$(HAVE_MPI)),$(BIN)/mpi_tests,)
 GPU_TESTS := $(if $(filter 1,$(HAVE_NCCL)),$(BIN)/gpu_tests,)
@@ -151,7 +152,7 @@ run: deps
 	$(PIPEBENCH) run
 
 bench: deps
-	@$(MAKE) -j$(JOBS) $(PIPEBENCH) $(OVERHEAD) $(SIM_BENCH) $(TRACE_BENCH) $(REPLAY_BENCH) $(REPORT_BENCH)
+	@$(MAKE) -j$(JOBS) $(PIPEBENCH) $(OVERHEAD) $(SIM_BENCH) $(TRACE_BENCH) $(REPLAY_BENCH) $(REPORT_BENCH) $(TOPO_BENCH)
 	@$(MAKE) bench-all
 
 clean:
@@ -256,6 +257,9 @@ $(TRACE_BENCH): $(LIB_OBJS) $(call obj,src/tools/trace_bench.cc) | $(BIN)
 $(REPORT_BENCH): $(LIB_OBJS) $(call obj,src/tools/report_bench.cc) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
+$(TOPO_BENCH): $(LIB_OBJS) $(call obj,src/tools/topology_bench.cc) | $(BIN)
+	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+
 $(UNIT_TESTS): $(LIB_OBJS) $(call obj,$(UNIT_TEST_SRCS)) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest_main -lgtest $(LDLIBS) $(if $(filter 1,$(HAVE_PNG)),-lpng)
 
@@ -270,7 +274,7 @@ test-all:
 	  bash tests/run_tests.sh
 
 bench-all:
-	@MPIRUN="$(MPIRUN)" PIPEBENCH="$(PIPEBENCH)" OVERHEAD="$(OVERHEAD)" SIM_BENCH="$(SIM_BENCH)" TRACE_BENCH="$(TRACE_BENCH)" REPLAY_BENCH="$(REPLAY_BENCH)" REPORT_BENCH="$(REPORT_BENCH)" HAVE_NCCL=$(HAVE_NCCL) bash tests/run_bench.sh
+	@MPIRUN="$(MPIRUN)" PIPEBENCH="$(PIPEBENCH)" OVERHEAD="$(OVERHEAD)" SIM_BENCH="$(SIM_BENCH)" TRACE_BENCH="$(TRACE_BENCH)" REPLAY_BENCH="$(REPLAY_BENCH)" REPORT_BENCH="$(REPORT_BENCH)" TOPO_BENCH="$(TOPO_BENCH)" HAVE_NCCL=$(HAVE_NCCL) bash tests/run_bench.sh
 
 # ---- fuzzing ----------------------------------------------------------------------------------
 # One target per parser: tests/fuzz/NAME_fuzz.cc with its corpus in tests/fuzz/corpus/NAME/. `make fuzz`

@@ -37,6 +37,8 @@ awk -v a="$t0" -v b="$t1" -v c="$t2" -v n="$records" 'BEGIN {
     (ratio <= 2 && n == 2000) ? "(ok)" : "(over the target)"
   exit !(ratio <= 2 && n == 2000)
 }' || exit 1
+echo "# topology: topo --format json of generated hwloc XML, 256 and 4096 GPUs (target: seconds and MBs at 4096)"
+"$TOPO_BENCH" || exit 1
 echo "# report: 100 hosts x 10 results files into one report (target: under 5 s)"
 "$REPORT_BENCH" || exit 1
 if [ "${HAVE_NCCL:-0}" = 1 ] && command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then

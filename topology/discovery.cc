@@ -79,12 +79,13 @@ TopologyView analyze_topology(Topology t, bool under_load) {
   TopologyView v;
   check_topology_size(t.source, t);                             // before any table of pairs is built
   const std::vector<std::string> problems = check_topology(t);  // first: resets absurd link values
-  v.gpu_pairs = classify_gpu_pairs(t);
-  v.nic_pairs = classify_gpu_nic_pairs(t);
-  v.warnings = link_warnings(t, v.gpu_pairs, v.nic_pairs, under_load);
-  v.warnings.insert(v.warnings.begin(), problems.begin(), problems.end());
-  v.under_load = under_load;
   v.topology = std::move(t);
+  v.under_load = under_load;
+  v.tree = PcieTree(v.topology);
+  v.gpu_classes = classify_gpu_pairs(v.topology, v.tree);
+  v.nic_classes = classify_gpu_nic_pairs(v.topology, v.tree);
+  v.warnings = link_warnings(v);
+  v.warnings.insert(v.warnings.begin(), problems.begin(), problems.end());
   return v;
 }
 

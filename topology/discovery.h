@@ -20,9 +20,21 @@ struct DiscoveryOptions {
 struct TopologyView {
   Topology topology;
   bool under_load = false;
-  std::vector<PairInfo> gpu_pairs;  // n x n, row-major
-  std::vector<PairInfo> nic_pairs;  // GPU-major
+  PcieTree tree;            // of topology
+  PairClasses gpu_classes;  // GPU x GPU, PCIe classes
+  PairClasses nic_classes;  // GPU x NIC
   std::vector<std::string> warnings;
+
+  [[nodiscard]] std::size_t gpu_count() const { return topology.gpus.size(); }
+  [[nodiscard]] std::size_t nic_count() const { return topology.nics.size(); }
+  // GPU i to GPU j; the links crossed only with with_path (strings: the costly part).
+  [[nodiscard]] PairInfo gpu_pair(std::size_t i, std::size_t j, bool with_path = true) const {
+    return gpu_pair_info(topology, tree, gpu_classes, i, j, with_path);
+  }
+  // GPU i to NIC k.
+  [[nodiscard]] PairInfo nic_pair(std::size_t i, std::size_t k) const {
+    return nic_pair_info(topology, tree, nic_classes, i, k);
+  }
 };
 
 // Throws UsageError for bad files and impossible options (--under-load without GPUs or with a file).

@@ -311,10 +311,11 @@ class Builder {
   // of the generation: hwloc <= 2.11 got absolute NVLink speeds wrong, counting links is robust.
   void nvlinks() {
     const std::size_t n = topo_.gpus.size();
-    topo_.nvlinks.assign(n, std::vector<int>(n, 0));
     unsigned nr = 1;
     hwloc_distances_s* d = nullptr;
+    // No matrix: nvlinks stays empty (unknown), not GPUs^2 zeros.
     if (hwloc_distances_get_by_name(t_, "NVLinkBandwidth", &nr, &d, 0) != 0 || nr == 0) return;
+    topo_.nvlinks.assign(n, std::vector<int>(n, 0));
     topo_.nvlink_known = true;
     double per_link_mbps = n ? nvlink_gbps_per_link(topo_.gpus[0].model) * 1000 : 0;
     if (per_link_mbps == 0) {

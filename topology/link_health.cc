@@ -68,11 +68,12 @@ void warn_slow_speeds(const Topology& t, const std::string& idle_note, const std
   }
 }
 
-void warn_neighbours_without_p2p(const Topology& t, const std::vector<PairInfo>& gpu_pairs, Warnings& w) {
+void warn_neighbours_without_p2p(const TopologyView& v, Warnings& w) {
+  const Topology& t = v.topology;
   const std::size_t n = t.gpus.size();
   // 3. Pipeline neighbours without P2P: with ranks mapped to GPUs in order, stage i talks to i+1.
   for (std::size_t i = 0; i + 1 < n; ++i) {
-    const PairInfo& p = gpu_pairs[i * n + i + 1];
+    const PairInfo p = v.gpu_pair(i, i + 1, false);
     if (p.p2p) continue;
     const bool cuda_says_no = !t.p2p_access.empty() && t.p2p_access[i][i + 1] == 0;
     w.push_back("GPU " + std::to_string(i) + " and GPU " + std::to_string(i + 1) +
@@ -83,42 +84,44 @@ void warn_neighbours_without_p2p(const Topology& t, const std::vector<PairInfo>&
   }
 }
 
-void warn_numa(const Topology& t, const std::vector<PairInfo>& gpu_pairs, Warnings& w) {
+void warn_numa(const TopologyView& v, Warnings& w) {
   // 4. GPUs of one job on different NUMA nodes.
+  const Topology& t = v.topology;
   std::set<int> numas;
   for (const auto& g : t.gpus) numas.insert(g.numa);
-  const bool any_sys = std::any_of(gpu_pairs.begin(), gpu_pairs.end(), [](const PairInfo& p) {
-    return p.pcie_cls == PathClass::kSys && p.cls != PathClass::kNvLink;
-  });
+  bool any_sys = false;
+  for (std::size_t i = 0; i < t.gpus.size() && !any_sys; ++i) {
+    for (std::size_t j = 0; j < t.gpus.size() && !any_sys; ++j) {
+      any_sys = v.gpu_classes.at(i, j) == PathClass::kSys && nvlinks_between(t, i, j) == 0;
+    }
+  }
   if (any_sys) {
     w.push_back("the GPUs sit on " + std::to_string(numas.size()) +
                 " NUMA nodes: pairs marked SYS cross the CPU interconnect (QPI/UPI/Infinity Fabric)");
   }
 }
 
-void warn_far_nics(const Topology& t, const std::vector<PairInfo>& gpu_nic_pairs, Warnings& w) {
-  const std::size_t n = t.gpus.size();
+void warn_far_nics(const TopologyView& v, Warnings& w) {
+  const Topology& t = v.topology;
   // 5. An RDMA NIC far from its GPU (plain Ethernet NICs carry no GPUDirect traffic).
-  if (!t.nics.empty()) {
-    for (std::size_t i = 0; i < n; ++i) {
-      const PairInfo* best = nullptr;
-      for (const auto& p : gpu_nic_pairs) {
-        if (!t.nics[static_cast<std::size_t>(p.b)].rdma) continue;
-        if (p.a == static_cast<int>(i) && (!best || p.cls < best->cls)) best = &p;
-      }
-      if (best && best->cls > PathClass::kPxb) {
-        w.push_back("GPU " + std::to_string(i) + ": the nearest NIC (" +
-                    t.nics[static_cast<std::size_t>(best->b)].name + ") is " + best->label() +
-                    ", so GPUDirect RDMA is off by default (NCCL_NET_GDR_LEVEL=PXB)");
-      }
+  for (std::size_t i = 0; i < t.gpus.size(); ++i) {
+    std::size_t best = t.nics.size();
+    for (std::size_t k = 0; k < t.nics.size(); ++k) {
+      if (t.nics[k].rdma && (best == t.nics.size() || v.nic_classes.at(i, k) < v.nic_classes.at(i, best))) best = k;
+    }
+    if (best < t.nics.size() && v.nic_classes.at(i, best) > PathClass::kPxb) {
+      w.push_back("GPU " + std::to_string(i) + ": the nearest NIC (" + t.nics[best].name + ") is " +
+                  class_label(v.nic_classes.at(i, best), 0) +
+                  ", so GPUDirect RDMA is off by default (NCCL_NET_GDR_LEVEL=PXB)");
     }
   }
 }
 
 }  // namespace
 
-std::vector<std::string> link_warnings(const Topology& t, const std::vector<PairInfo>& gpu_pairs,
-                                       const std::vector<PairInfo>& gpu_nic_pairs, bool under_load) {
+std::vector<std::string> link_warnings(const TopologyView& v) {
+  const Topology& t = v.topology;
+  const bool under_load = v.under_load;
   std::vector<std::string> w;
   if (t.gpus.empty()) {
     w.push_back("no GPU found: showing the CPU/NIC view only");
@@ -129,9 +132,9 @@ std::vector<std::string> link_warnings(const Topology& t, const std::vector<Pair
   std::set<int> reported;  // tree nodes already warned about
   warn_links_below_max(t, idle_note, reported, w);
   warn_slow_speeds(t, idle_note, reported, w);
-  warn_neighbours_without_p2p(t, gpu_pairs, w);
-  warn_numa(t, gpu_pairs, w);
-  warn_far_nics(t, gpu_nic_pairs, w);
+  warn_neighbours_without_p2p(v, w);
+  warn_numa(v, w);
+  warn_far_nics(v, w);
   return w;
 }
 

@@ -6,14 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "topology/pair_classifier.h"
-#include "topology/topology.h"
+#include "topology/discovery.h"
 
 namespace pipebench {
 
 // under_load: the link state was sampled while a copy ran (an idle GPU drops to Gen1 on purpose,
 // topology.md §0 item 6), so a low reading is real rather than power saving.
-[[nodiscard]] std::vector<std::string> link_warnings(const Topology& t, const std::vector<PairInfo>& gpu_pairs,
-                                                     const std::vector<PairInfo>& gpu_nic_pairs, bool under_load);
+// Reads v.topology, its tree and classes (not v.warnings).
+[[nodiscard]] std::vector<std::string> link_warnings(const TopologyView& v);
 
 }  // namespace pipebench

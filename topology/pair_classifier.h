@@ -2,11 +2,17 @@
 // Pair classes for every GPU x GPU and GPU x NIC pair with nvidia-smi's definitions (topology.md §1.5,
 // §2.1), the NCCL path name, whether NCCL would use P2P (GPUs) or GPUDirect RDMA (NICs) by default,
 // and the theoretical bandwidth of the narrowest link on the path.
+//
+// Scaling: the classes of every pair are kept as one byte per pair (PairClasses); everything else about
+// a pair (NVLinks, P2P, the narrowest link, the links crossed) is derived on demand by gpu_pair_info and
+// nic_pair_info in O(tree depth), so a 4096-GPU topology holds 16 MiB of classes, not a record per pair.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
+#include "topology/pcie_tree.h"
 #include "topology/topology.h"
 
 namespace pipebench {
@@ -22,24 +28,40 @@ struct PairInfo {
   double path_min_gbps = 0;  // 0 = unknown
   // The links a transfer from a to b crosses, each named after the object below it and the direction
   // ("up:pcie:0000:18:00.0", "down:pcie:HostBridge 0000:[00-08]"), or "nvlink:i->j". Transfers whose
-  // paths share a link compete for it.
+  // paths share a link compete for it. Filled only when asked for (with_path).
   std::vector<std::string> path;
   [[nodiscard]] std::string label() const { return class_label(cls, nvlinks); }
 };
 
-// The PCIe class of two tree nodes (no NVLink). Uses its own parent-chain walk: hwloc's
-// hwloc_get_common_ancestor_obj() is unsafe for I/O objects at different depths (topology.md §0).
+// The PCIe class (no NVLink) of every (row, column) pair, row-major, one byte each.
+class PairClasses {
+ public:
+  PairClasses() = default;
+  PairClasses(std::size_t rows, std::size_t cols) : rows_(rows), cols_(cols), cls_(rows * cols, PathClass::kSys) {}
+  [[nodiscard]] std::size_t rows() const { return rows_; }
+  [[nodiscard]] std::size_t cols() const { return cols_; }
+  [[nodiscard]] PathClass at(std::size_t r, std::size_t c) const { return cls_[r * cols_ + c]; }
+  void set(std::size_t r, std::size_t c, PathClass v) { cls_[r * cols_ + c] = v; }
+
+ private:
+  std::size_t rows_ = 0, cols_ = 0;
+  std::vector<PathClass> cls_;
+};
+
+// The PCIe class of two tree nodes (no NVLink); builds a PcieTree, so for one-off questions only.
 [[nodiscard]] PathClass pcie_class(const Topology& t, int node_a, int node_b);
 
-// The narrowest known link between two tree nodes below their common ancestor; 0 when unknown.
-[[nodiscard]] double pcie_path_min_gbps(const Topology& t, int node_a, int node_b);
+// The PCIe classes of every ordered GPU pair (diagonal kSelf) and of every GPU x NIC pair.
+[[nodiscard]] PairClasses classify_gpu_pairs(const Topology& t, const PcieTree& tree);
+[[nodiscard]] PairClasses classify_gpu_nic_pairs(const Topology& t, const PcieTree& tree);
 
-// The PCIe links between two tree nodes below their common ancestor (see PairInfo::path).
-[[nodiscard]] std::vector<std::string> pcie_path_links(const Topology& t, int node_a, int node_b);
+// Everything about GPU pair (i, j) / GPU i x NIC k, from the classes computed above.
+[[nodiscard]] PairInfo gpu_pair_info(const Topology& t, const PcieTree& tree, const PairClasses& classes, std::size_t i,
+                                     std::size_t j, bool with_path);
+[[nodiscard]] PairInfo nic_pair_info(const Topology& t, const PcieTree& tree, const PairClasses& classes, std::size_t i,
+                                     std::size_t k);
 
-// Every ordered GPU pair (i, j), row-major, diagonal included.
-[[nodiscard]] std::vector<PairInfo> classify_gpu_pairs(const Topology& t);
-// Every GPU x NIC pair, GPU-major.
-[[nodiscard]] std::vector<PairInfo> classify_gpu_nic_pairs(const Topology& t);
+// The NVLinks between GPUs i and j (0 when none or unknown).
+[[nodiscard]] int nvlinks_between(const Topology& t, std::size_t i, std::size_t j);
 
 }  // namespace pipebench

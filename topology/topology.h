@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,7 +14,7 @@ namespace pipebench {
 
 // Ordered like NCCL's PATH_* (shared reference topology.md §2.2), with nvidia-smi's NODE between PHB
 // and SYS, so "at most PXB" is a comparison.
-enum class PathClass { kSelf = 0, kNvLink, kPix, kPxb, kPhb, kNode, kSys };
+enum class PathClass : std::uint8_t { kSelf = 0, kNvLink, kPix, kPxb, kPhb, kNode, kSys };
 
 // "X", "NV4", "PIX", "PXB", "PHB", "NODE", "SYS" (nvidia-smi topo -m).
 [[nodiscard]] std::string class_label(PathClass c, int nvlinks);
@@ -76,7 +77,7 @@ struct Topology {
 // Limits of one topology (README "Limits"). A topology is one machine's tree; its pair tables (text
 // matrix, JSON "pairs", the results file's "system" block) grow with the square of the GPUs and NICs. The
 // largest single machines hold tens of GPUs; a file with thousands is refused once read, before any pair.
-inline constexpr std::size_t kMaxTopologyGpus = 256;
+inline constexpr std::size_t kMaxTopologyGpus = 4096;
 inline constexpr std::size_t kMaxTopologyNics = 256;
 
 // Throws UsageError "WHERE: N GPUs, above the limit of 256 in one topology" (or NICs).

@@ -37,7 +37,7 @@ std::string matrix_cell(const Matrix& m, int i, int j, const ReportSession& repo
   } else if (it == m.end() || it->second.busbw_gbps < 0) {
     std::snprintf(c, sizeof c, "%14s", ".");
   } else {
-    const PairInfo* p = report.classes() ? report.classes()->pair(i, j) : nullptr;
+    const std::optional<PairInfo> p = report.classes() ? report.classes()->pair(i, j) : std::nullopt;
     if (p && p->path_min_gbps > 0) {
       std::snprintf(c, sizeof c, "%8.2f (%3.0f%%)", it->second.busbw_gbps,
                     100 * it->second.busbw_gbps / p->path_min_gbps);
@@ -85,7 +85,7 @@ void print_header(std::ostream& out, const Backend& backend, const PairsOptions&
   for (int i = 0; i < n; ++i) {
     out << "  rank " << i << (i < 10 ? " " : "");
     for (int j = 0; j < n; ++j) {
-      const PairInfo* p = report.classes()->pair(i, j);
+      const std::optional<PairInfo> p = report.classes()->pair(i, j);
       char c[16];
       std::snprintf(c, sizeof c, "%8s", p ? p->label().c_str() : "?");
       out << c;

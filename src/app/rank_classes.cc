@@ -25,15 +25,14 @@ RankClasses::RankClasses(const nlohmann::json& devices, const TopologyView* view
   }
 }
 
-const PairInfo* RankClasses::pair(int a, int b) const {
+std::optional<PairInfo> RankClasses::pair(int a, int b) const {
   if (!view_ || a < 0 || b < 0 || static_cast<std::size_t>(a) >= place_.size() ||
       static_cast<std::size_t>(b) >= place_.size()) {
-    return nullptr;
+    return std::nullopt;
   }
   const int ga = place_[static_cast<std::size_t>(a)].gpu, gb = place_[static_cast<std::size_t>(b)].gpu;
-  if (ga < 0 || gb < 0) return nullptr;
-  const std::size_t n = view_->topology.gpus.size();
-  return &view_->gpu_pairs[static_cast<std::size_t>(ga) * n + static_cast<std::size_t>(gb)];
+  if (ga < 0 || gb < 0) return std::nullopt;
+  return view_->gpu_pair(static_cast<std::size_t>(ga), static_cast<std::size_t>(gb), false);
 }
 
 std::string RankClasses::class_of(const std::vector<int>& ranks) const {
@@ -42,7 +41,7 @@ std::string RankClasses::class_of(const std::vector<int>& ranks) const {
     if (a >= 0 && b >= 0 && ua < place_.size() && ub < place_.size() && place_[ua].host != place_[ub].host) {
       return LinkClass{PathClass::kSys, 0, true};
     }
-    const PairInfo* p = pair(a, b);
+    const std::optional<PairInfo> p = pair(a, b);
     if (!p) return std::nullopt;
     if (a == b) return LinkClass{};
     return LinkClass{p->cls, p->nvlinks, false};

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,8 +18,8 @@ class RankClasses {
   RankClasses(const nlohmann::json& devices, const TopologyView* view, std::string host);
   // "" when unknown (host ranks, a host whose topology is not here).
   [[nodiscard]] std::string class_of(const std::vector<int>& ranks) const;
-  // The pair of two ranks, or nullptr.
-  [[nodiscard]] const PairInfo* pair(int a, int b) const;
+  // The pair of two ranks (without its links), or nullopt.
+  [[nodiscard]] std::optional<PairInfo> pair(int a, int b) const;
 
  private:
   struct RankPlace {

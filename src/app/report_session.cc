@@ -32,8 +32,8 @@ std::optional<double> narrowest_path_gbps(const RankClasses& classes, const std:
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     for (std::size_t j = i + 1; j < ranks.size(); ++j) {
       if (ranks[i] == ranks[j]) continue;
-      const PairInfo* p = classes.pair(ranks[i], ranks[j]);
-      if (p == nullptr || !(p->path_min_gbps > 0)) return std::nullopt;
+      const std::optional<PairInfo> p = classes.pair(ranks[i], ranks[j]);
+      if (!p || !(p->path_min_gbps > 0)) return std::nullopt;
       narrowest = narrowest ? std::min(*narrowest, p->path_min_gbps) : p->path_min_gbps;
     }
   }

@@ -20,7 +20,7 @@ int run_topo_command(const TopoOptions& o) {
     export_hwloc_xml(o.export_xml);
   }
   if (o.format == "json") {
-    std::cout << topology_to_json(view).dump(2) << "\n";
+    write_topology_json(std::cout, view);
   } else if (o.format == "dot") {
     print_topology_dot(std::cout, view);
   } else {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -161,6 +162,7 @@ int run_one_profile(const TraceCommandOptions& o) {
   options.chrome_trace_path = o.chrome_trace_path;
   if (!o.activity.empty()) options.activities = parse_activities("--activity", o.activity);
   options.nvtx_prefixes = o.nvtx_prefixes;
+  if (!o.quiet) options.progress = trace_progress(std::cerr, Progress::stderr_is_tty());
 
   // Read the plan and prediction before the profile: a bad flag fails at once, not after a long read.
   std::optional<Plan> plan;
@@ -188,6 +190,7 @@ int run_one_profile(const TraceCommandOptions& o) {
     throw UsageError("--demangled: applies to Nsight Systems exports only");
   TraceProfile profile =
       format == TraceFormat::kSqlite ? read_nsys_sqlite(o.path, options) : read_kineto_json(o.path, options);
+  options.progress = nullptr;  // erases a terminal progress line before the report
 
   if (profile.kernel_rows == 0) {
     if (!profile.damage.empty())
@@ -243,6 +246,22 @@ int run_one_profile(const TraceCommandOptions& o) {
 }
 
 }  // namespace
+
+TraceProgressFn trace_progress(std::ostream& out, bool tty, Progress::Clock clock) {
+  struct State {
+    std::string unit;
+    std::unique_ptr<Progress> line;
+  };
+  auto state = std::make_shared<State>();
+  return [state, &out, tty, clock](const std::string& unit, std::int64_t done, std::int64_t total) {
+    if (!state->line || unit != state->unit) {  // a new unit (a reader's next phase): a new estimate
+      state->line.reset();
+      state->line = std::make_unique<Progress>(out, tty, unit, total, clock);
+      state->unit = unit;
+    }
+    state->line->update(done, "");
+  };
+}
 
 int run_trace_command(const TraceCommandOptions& o_in) {
   TraceCommandOptions o = o_in;
@@ -326,6 +345,7 @@ void TraceCommand::add_options(CLI::App& sub) {
                  "training iterations in the profile (default: ProfilerStep count, else estimated)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   sub.add_option("--json", o_.json_path, "write the pipebench.trace/1 JSON here");
+  sub.add_flag("--quiet", o_.quiet, "no progress lines on stderr");
 }
 
 }  // namespace

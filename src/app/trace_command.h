@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "core/command.h"
+#include "harness/progress.h"
+#include "trace/trace_options.h"
 
 namespace pipebench {
 
@@ -30,7 +32,14 @@ struct TraceCommandOptions {
   std::int64_t iterations = 0;
   std::string json_path;
   int top_rows = 20;
+  bool quiet = false;  // --quiet: no progress lines
 };
+
+// The progress hook `trace` hands the readers: "pipebench: MiB 12 of 800, about 40 s left" on out, a
+// redrawn line on a terminal (tty) and plain lines otherwise (see Progress). The line is erased when the
+// last copy of the hook is destroyed.
+[[nodiscard]] TraceProgressFn trace_progress(std::ostream& out, bool tty,
+                                             Progress::Clock clock = Progress::steady_seconds);
 
 // Returns the exit status: 0, 2 when a profile was damaged (after reporting what was read), 3 when the
 // profile does not match --plan, or (job view) --prediction/--replay beyond --tolerance.

@@ -2,7 +2,9 @@
 // Topology JSON, read back.
 #include "io/topology_io.h"
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "core/error.h"
 #include "io/json_fields.h"
@@ -22,6 +24,25 @@ int optional_link(const JsonFields& f, const json& g, const std::string& path, c
   return v;
 }
 
+// A GPU's "pcie_chain" (newer files): tree node ids, link names and speeds from the GPU to the root.
+std::vector<ChainLink> read_chain(const JsonFields& f, const json& g, const std::string& path) {
+  std::vector<ChainLink> chain;
+  if (!g.contains("pcie_chain")) return chain;
+  const json& items = f.array(g, path, "pcie_chain");
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string at = JsonFields::item(JsonFields::join(path, "pcie_chain"), i);
+    ChainLink c;
+    c.node = f.get_int(items[i], at, "node");
+    c.link = f.get_string(items[i], at, "link");
+    if (items[i].contains("gbps") && !items[i]["gbps"].is_null()) {
+      c.gbps = f.get_double(items[i], at, "gbps");
+      if (!std::isfinite(c.gbps) || c.gbps < 0) f.fail(at + ".gbps", "is not a bandwidth >= 0");
+    }
+    chain.push_back(std::move(c));
+  }
+  return chain;
+}
+
 TopologyGpu read_gpu(const JsonFields& f, const json& g, const std::string& path) {
   TopologyGpu out;
   out.index = f.get_int(g, path, "index");
@@ -31,19 +52,12 @@ TopologyGpu read_gpu(const JsonFields& f, const json& g, const std::string& path
   out.pcie_width = optional_link(f, g, path, "pcie_width");
   out.pcie_gen_max = optional_link(f, g, path, "pcie_gen_max");
   out.pcie_width_max = optional_link(f, g, path, "pcie_width_max");
+  out.pcie_chain = read_chain(f, g, path);
   return out;
 }
 
-}  // namespace
-
-TopologyFile topology_from_json(const json& j, const std::string& where) {
-  const JsonFields f(where);
-  f.require_schema(j, kTopologySchema, "pipebench topology");
-  TopologyFile t;
-  t.host = f.get_string(j, "", "host");
-  const json& gpus = f.array(j, "", "gpus");
-  if (gpus.size() > kMaxTopologyGpus) f.fail("gpus", "has more than the limit of " + std::to_string(kMaxTopologyGpus));
-  for (std::size_t i = 0; i < gpus.size(); ++i) t.gpus.push_back(read_gpu(f, gpus[i], JsonFields::item("gpus", i)));
+// The older form: one record per ordered pair with its links.
+void read_pair_list(const JsonFields& f, const json& j, TopologyFile& t) {
   const json& pairs = f.array(j, "", "pairs");
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const std::string path = JsonFields::item("pairs", i);
@@ -63,6 +77,88 @@ TopologyFile topology_from_json(const json& j, const std::string& where) {
       }
     }
     t.gpu_pairs.push_back(std::move(p));
+  }
+}
+
+// The links from GPU a to GPU b below their common tree node, as the writer names them, and the
+// narrowest; from the two GPUs' chains.
+void chain_path(const TopologyGpu& a, const TopologyGpu& b, TopologyGpuPair& p) {
+  const auto in_b = [&](int node) {
+    return std::any_of(b.pcie_chain.begin(), b.pcie_chain.end(), [&](const ChainLink& c) { return c.node == node; });
+  };
+  std::size_t top_a = 0;
+  while (top_a < a.pcie_chain.size() && !in_b(a.pcie_chain[top_a].node)) ++top_a;
+  const int common = top_a < a.pcie_chain.size() ? a.pcie_chain[top_a].node : -1;
+  for (const TopologyGpu* g : {&a, &b}) {
+    const char* dir = g == &a ? "up:" : "down:";
+    for (const ChainLink& c : g->pcie_chain) {
+      if (c.node == common) break;
+      p.path.push_back(dir + c.link);
+      if (c.gbps > 0 && (p.path_min_gbps == 0 || c.gbps < p.path_min_gbps)) p.path_min_gbps = c.gbps;
+    }
+  }
+}
+
+// One row of "pair_matrix"."gpu_gpu": the labels of (a, 0..n-1), space-separated.
+void read_matrix_row(const JsonFields& f, const json& row, std::size_t a, double per_link_gbps, TopologyFile& t) {
+  const std::string path = JsonFields::item("pair_matrix.gpu_gpu", a);
+  const std::size_t n = t.gpus.size();
+  if (!row.is_string()) f.fail(path, "is not a string of labels");
+  std::istringstream labels(row.get<std::string>());
+  std::string label;
+  std::size_t b = 0;
+  for (; labels >> label; ++b) {
+    if (b >= n) f.fail(path, "has more than " + std::to_string(n) + " labels");
+    const auto cls = parse_link_class(label);
+    if (!cls) f.fail(path, "holds \"" + label.substr(0, 16) + "\", not a link class");
+    if (a == b) continue;
+    TopologyGpuPair p;
+    p.a = t.gpus[a].index;
+    p.b = t.gpus[b].index;
+    p.cls = *cls;
+    if (cls->cls == PathClass::kNvLink) {
+      p.path = {"nvlink:" + std::to_string(p.a) + "->" + std::to_string(p.b)};
+      p.path_min_gbps = cls->nvlinks * per_link_gbps;
+    } else {
+      chain_path(t.gpus[a], t.gpus[b], p);
+    }
+    t.gpu_pairs.push_back(std::move(p));
+  }
+  if (b != n) f.fail(path, "has " + std::to_string(b) + " labels for " + std::to_string(n) + " GPUs");
+}
+
+// The compact form: "pair_matrix"."gpu_gpu", one row of labels per GPU; the links of a PCIe pair come
+// from the GPUs' "pcie_chain", of an NVLink pair from its link count.
+void read_pair_matrix(const JsonFields& f, const json& j, TopologyFile& t) {
+  const json& matrix = f.object(j, "", "pair_matrix");
+  const json& rows = f.array(matrix, "pair_matrix", "gpu_gpu");
+  const std::size_t n = t.gpus.size();
+  if (rows.size() != n) {
+    f.fail("pair_matrix.gpu_gpu", "has " + std::to_string(rows.size()) + " rows for " + std::to_string(n) + " GPUs");
+  }
+  const double per_link_gbps = j.contains("nvlink_gbps_per_link") ? f.get_double(j, "", "nvlink_gbps_per_link") : 0;
+  if (!std::isfinite(per_link_gbps) || per_link_gbps < 0) f.fail("nvlink_gbps_per_link", "is not a bandwidth >= 0");
+  t.gpu_pairs.reserve(n * (n ? n - 1 : 0));
+  for (std::size_t a = 0; a < n; ++a) read_matrix_row(f, rows[a], a, per_link_gbps, t);
+}
+
+}  // namespace
+
+TopologyFile topology_from_json(const json& j, const std::string& where) {
+  const JsonFields f(where);
+  f.require_schema(j, kTopologySchema, "pipebench topology");
+  TopologyFile t;
+  t.host = f.get_string(j, "", "host");
+  const json& gpus = f.array(j, "", "gpus");
+  if (gpus.size() > kMaxTopologyFileGpus) {
+    f.fail("gpus", "has " + std::to_string(gpus.size()) + " GPUs, above the limit of " +
+                       std::to_string(kMaxTopologyFileGpus) + " for a topology read back");
+  }
+  for (std::size_t i = 0; i < gpus.size(); ++i) t.gpus.push_back(read_gpu(f, gpus[i], JsonFields::item("gpus", i)));
+  if (j.contains("pair_matrix")) {
+    read_pair_matrix(f, j, t);
+  } else {
+    read_pair_list(f, j, t);
   }
   if (j.contains("warnings")) t.warnings = f.get_strings(j, "", "warnings");
   if (j.contains("command_line")) t.command_line = f.get_string(j, "", "command_line");

@@ -14,11 +14,19 @@
 
 namespace pipebench {
 
+// One object on a GPU's chain to the root of its tree ("pcie_chain" in newer files).
+struct ChainLink {
+  int node = -1;     // the writer's tree node id: equal ids on two chains are one object
+  std::string link;  // the link above it, "pcie:0000:18:00.0"
+  double gbps = 0;   // its theoretical GB/s per direction; 0 = unknown
+};
+
 struct TopologyGpu {
   int index = 0;
   std::string bus_id;  // normalised
   std::string model;
   int pcie_gen = 0, pcie_width = 0, pcie_gen_max = 0, pcie_width_max = 0;  // at discovery; 0 = unknown
+  std::vector<ChainLink> pcie_chain;                                       // empty in older files
 };
 
 struct TopologyGpuPair {
@@ -36,6 +44,12 @@ struct TopologyFile {
   std::string command_line;  // "" in files written before it was recorded
 };
 
+// A file read back becomes a record per GPU pair here and in the cost models' pair maps (about a
+// kilobyte per pair with its links), so a file is read up to 256 GPUs (65280 pairs); `topo` itself
+// goes to kMaxTopologyGpus.
+inline constexpr std::size_t kMaxTopologyFileGpus = 256;
+
+// Reads "pair_matrix" (written since topologies scale past 64 GPUs) when present, else the "pairs" list.
 // Throws UsageError naming `where` and the field for another schema, a missing or mistyped field.
 [[nodiscard]] TopologyFile topology_from_json(const nlohmann::json& j, const std::string& where);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
@@ -108,7 +109,19 @@ class KinetoReader {
 
   TraceProfile read() {
     const auto in = open_trace_input(path_);
-    const auto r = stream_json_events(*in, [this](const json& e) { event(e); });
+    std::error_code ec;
+    const auto size_mib = static_cast<std::int64_t>(std::filesystem::file_size(path_, ec) >> 20);
+    std::int64_t events = 0;
+    const auto r = stream_json_events(*in, [&](const json& e) {
+      event(e);
+      // Every 16384 events, the MiB read so far (tellg of a file stream reads the buffer position; a
+      // decompressing stream has none and reports nothing until the end).
+      if (options_.progress && ++events % 16384 == 0) {
+        const std::streamoff at = in->tellg();
+        if (at >= 0) options_.progress("MiB", std::min<std::int64_t>(at >> 20, size_mib), size_mib);
+      }
+    });
+    if (options_.progress) options_.progress("MiB", size_mib, size_mib);
     if (r.top == JsonStreamResult::Top::kOther || (!r.error.empty() && r.events == 0 && !r.saw_events)) {
       throw UsageError(path_ + ": not JSON (" + (r.error.empty() ? "a single value" : r.error) + ")");
     }

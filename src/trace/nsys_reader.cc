@@ -146,9 +146,16 @@ class NsysReader {
   void pass_kernels() {
     const std::string name = schema_.kernel_name_column;
     const std::string pid = schema_.kernel_global_pid ? "globalPid" : "NULL";
+    // The kernel table's rowids run 1..rows in nsys exports: the largest is the row count, found at once.
+    std::int64_t total = 0, done = 0;
+    if (options_.progress) {
+      auto count = db_.prepare(std::string("SELECT MAX(rowid) FROM ") + kKernelTable);
+      if (count.step() && !count.is_null(0)) total = count.int64(0);
+    }
     auto st = db_.prepare("SELECT start, \"end\", deviceId, streamId, " + name + ", " + pid + " FROM " + kKernelTable +
                           " ORDER BY start");
     while (st.step()) {
+      if (options_.progress && ++done % 65536 == 0) options_.progress("kernel row", std::min(done, total), total);
       if (st.is_null(0) || st.is_null(1) || st.is_null(2) || st.is_null(3) || st.is_null(4)) {
         profile_.skip("kernel row with NULL start, end, deviceId, streamId or " + name);
         continue;
@@ -175,6 +182,7 @@ class NsysReader {
                          {{"device", device}, {"stream", stream}});
       }
     }
+    if (options_.progress) options_.progress("kernel row", done, std::max(done, total));
   }
 
   void on_range_closed(const ClosedRange& c) {

@@ -194,7 +194,7 @@ TEST(TopologyIo, ReadsBackWhatTopoWritesAndNamesBadFields) {
   ASSERT_EQ(t.gpus.size(), v.topology.gpus.size());
   EXPECT_EQ(t.gpu_pairs.size(), t.gpus.size() * (t.gpus.size() - 1));
   for (const auto& p : t.gpu_pairs) {
-    const PairInfo& want = v.gpu_pairs[static_cast<std::size_t>(p.a) * t.gpus.size() + static_cast<std::size_t>(p.b)];
+    const PairInfo want = v.gpu_pair(static_cast<std::size_t>(p.a), static_cast<std::size_t>(p.b));
     EXPECT_EQ(p.cls.label(), want.label());
     EXPECT_EQ(p.path, want.path);
     EXPECT_DOUBLE_EQ(p.path_min_gbps, want.path_min_gbps);
@@ -205,6 +205,19 @@ TEST(TopologyIo, ReadsBackWhatTopoWritesAndNamesBadFields) {
   EXPECT_EQ(t.warnings, v.warnings);
   EXPECT_EQ(t.command_line.rfind("unit_tests", 0), 0u) << t.command_line;
   json bad = topology_to_json(v);
+  bad["pair_matrix"]["gpu_gpu"][1] = "NVX X";
+  try {
+    (void)topology_from_json(bad, "--topology topo.json");
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--topology topo.json: \"pair_matrix.gpu_gpu[1]\" holds \"NVX\", not a link class");
+  }
+  bad["pair_matrix"]["gpu_gpu"][1] = "NV12 X";
+  EXPECT_THROW((void)topology_from_json(bad, "t"), UsageError);  // 2 labels for 8 GPUs
+  // The older form (no "pair_matrix") is read from the "pairs" list.
+  bad.erase("pair_matrix");
+  EXPECT_EQ(topology_from_json(bad, "t").gpu_pairs.size(), t.gpu_pairs.size());
   bad["pairs"][0]["class"] = "NVX";
   try {
     (void)topology_from_json(bad, "--topology topo.json");

@@ -32,15 +32,15 @@ std::vector<std::string> gpu_matrix(const TopologyView& v) {
   std::vector<std::string> rows;
   for (std::size_t i = 0; i < n; ++i) {
     std::string row;
-    for (std::size_t j = 0; j < n; ++j) row += (j ? " " : "") + v.gpu_pairs[i * n + j].label();
+    for (std::size_t j = 0; j < n; ++j) row += (j ? " " : "") + v.gpu_pair(i, j).label();
     rows.push_back(row);
   }
   return rows;
 }
 
 std::string nic_cell(const TopologyView& v, int gpu, const std::string& nic) {
-  for (const auto& p : v.nic_pairs) {
-    if (p.a == gpu && v.topology.nics[static_cast<std::size_t>(p.b)].name == nic) return p.label();
+  for (std::size_t k = 0; k < v.nic_count(); ++k) {
+    if (v.topology.nics[k].name == nic) return v.nic_pair(static_cast<std::size_t>(gpu), k).label();
   }
   return "(no such NIC)";
 }
@@ -49,11 +49,11 @@ TEST(TopologyFixtures, Power8NvLinkPairsAndCrossSocketSys) {
   const auto v = load_hwloc("hwloc-power8gpudistances.xml");
   EXPECT_EQ(gpu_matrix(v),
             (std::vector<std::string>{"X NV2 SYS SYS", "NV2 X SYS SYS", "SYS SYS X NV2", "SYS SYS NV2 X"}));
-  const auto& p01 = v.gpu_pairs[1];
+  const PairInfo p01 = v.gpu_pair(0, 1);
   EXPECT_EQ(p01.pcie_cls, PathClass::kNode);  // separate host bridges, one socket
   EXPECT_DOUBLE_EQ(p01.path_min_gbps, 40.0);  // 2 NVLink 1.0 links of 20 GB/s (P100)
   EXPECT_TRUE(p01.p2p);
-  EXPECT_FALSE(v.gpu_pairs[2].p2p);  // SYS
+  EXPECT_FALSE(v.gpu_pair(0, 2).p2p);  // SYS
   EXPECT_EQ(v.topology.gpus[0].model, "Tesla P100-SXM2-16GB");
   EXPECT_TRUE(v.topology.nvlink_known);
 }
@@ -79,7 +79,7 @@ TEST(TopologyFixtures, G4dnMetalPhbNodeSysAndTheEfaNicOnSocketOne) {
                                       "SYS SYS SYS SYS NODE NODE X PHB", "SYS SYS SYS SYS NODE NODE PHB X"}));
   for (int g = 0; g < 4; ++g) EXPECT_EQ(nic_cell(v, g, "rdmap197s0"), "SYS");
   for (int g = 4; g < 8; ++g) EXPECT_EQ(nic_cell(v, g, "rdmap197s0"), "NODE");
-  EXPECT_NEAR(v.gpu_pairs[1].path_min_gbps, 15.75, 0.01);  // Gen3 x16 T4s
+  EXPECT_NEAR(v.gpu_pair(0, 1).path_min_gbps, 15.75, 0.01);  // Gen3 x16 T4s
 }
 
 // The common-ancestor pitfall: GPUs and the HCA sit at different PCIe depths below one switch.
@@ -105,7 +105,7 @@ TEST(TopologyFixtures, TwoSwitchLevelsArePxbAndAGen1LinkIsWarnedAbout) {
   EXPECT_EQ(gpu_matrix(v), (std::vector<std::string>{"X PXB NODE", "PXB X NODE", "NODE NODE X"}));
   EXPECT_EQ(nic_cell(v, 1, "mlx5_0"), "PIX");
   EXPECT_EQ(nic_cell(v, 0, "mlx5_0"), "PXB");  // GPU two levels deeper than the HCA: no crash, right class
-  EXPECT_DOUBLE_EQ(v.gpu_pairs[0 * 3 + 2].path_min_gbps, 4.0);
+  EXPECT_DOUBLE_EQ(v.gpu_pair(0, 2).path_min_gbps, 4.0);
   bool gen1 = false;
   for (const auto& w : v.warnings) gen1 = gen1 || w.find("GPU 2 (0000:41:00.0): PCIe link runs at 4.0 GB/s") == 0;
   EXPECT_TRUE(gen1);
@@ -136,8 +136,8 @@ TEST(TopologyFixtures, NcclP4dSwitchesNicsAndSockets) {
   EXPECT_EQ(v.topology.nics.size(), 4u);
   EXPECT_EQ(gpu_matrix(v)[0], "X PIX PHB PHB SYS SYS SYS SYS");
   EXPECT_EQ(gpu_matrix(v)[5], "SYS SYS SYS SYS PIX X PHB PHB");
-  EXPECT_EQ(v.nic_pairs[0].label(), "PIX");                // GPU0 - the EFA NIC on its switch
-  EXPECT_NEAR(v.gpu_pairs[1].path_min_gbps, 15.75, 0.01);  // "8 GT/s" x16
+  EXPECT_EQ(v.nic_pair(0, 0).label(), "PIX");                // GPU0 - the EFA NIC on its switch
+  EXPECT_NEAR(v.gpu_pair(0, 1).path_min_gbps, 15.75, 0.01);  // "8 GT/s" x16
   EXPECT_EQ(v.topology.cpu_vendor, "GenuineIntel");
 }
 
@@ -151,7 +151,7 @@ TEST(TopologyFixtures, NcclAzureNcv4OneGpuPerNumaNodeAndAVirtualNic) {
   EXPECT_EQ(v.topology.nics[0].numa, 0);
   EXPECT_EQ(v.topology.gpus[3].cpuset, "72-95");
   // AMD with more than 2 GPUs: NCCL's P2P cut-off stays PXB.
-  EXPECT_FALSE(v.gpu_pairs[1].p2p);
+  EXPECT_FALSE(v.gpu_pair(0, 1).p2p);
   bool self_link_note = false;
   for (const auto& n : v.topology.notes)
     self_link_note = self_link_note || n.find("pointing at itself") != std::string::npos;

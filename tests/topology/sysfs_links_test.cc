@@ -43,8 +43,13 @@ TEST(SysfsLinks, ReadsGenerationAndWidthAndWarnsWhenBelowMax) {
   EXPECT_EQ(t.nodes[1].link_gen, 1);
   EXPECT_EQ(t.nodes[1].link_gen_max, 4);
   EXPECT_DOUBLE_EQ(t.nodes[1].link_gbps, 4.0);
-  const auto pairs = classify_gpu_pairs(t);
-  const auto warnings = link_warnings(t, pairs, {}, true);
+  TopologyView v;
+  v.topology = t;
+  v.under_load = true;
+  v.tree = PcieTree(v.topology);
+  v.gpu_classes = classify_gpu_pairs(v.topology, v.tree);
+  v.nic_classes = classify_gpu_nic_pairs(v.topology, v.tree);
+  const auto warnings = link_warnings(v);
   ASSERT_FALSE(warnings.empty());
   EXPECT_EQ(
       warnings[0],

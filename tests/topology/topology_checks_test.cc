@@ -92,7 +92,9 @@ TEST(TopologyChecks, HwlocGpuWithoutBusIdDuplicateBusIdsAndNaNOrAbsurdLinkSpeeds
   v = hwloc_text("nan.xml", replaced(xml, "a1\" pci_link_speed=\"4.000000\"", "a1\" pci_link_speed=\"nan\""));
   EXPECT_EQ(count_with(v.warnings, "the PCIe link above 0000:41:00.0 reads nan GB/s, not a PCIe link speed"), 1)
       << all(v.warnings);
-  for (const auto& p : v.gpu_pairs) EXPECT_TRUE(std::isfinite(p.path_min_gbps));
+  for (std::size_t i = 0; i < v.gpu_count(); ++i) {
+    for (std::size_t j = 0; j < v.gpu_count(); ++j) EXPECT_TRUE(std::isfinite(v.gpu_pair(i, j).path_min_gbps));
+  }
 
   v = hwloc_text("absurd.xml", replaced(xml, "pci_link_speed=\"15.753846\"", "pci_link_speed=\"1200000000\""));
   EXPECT_EQ(count_with(v.warnings, "reads 1.2e+09 GB/s, not a PCIe link speed (at most 512): ignored"), 1)

@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
+#include <vector>
 
 #include "core/error.h"
 
@@ -196,6 +199,38 @@ TEST(KinetoReader, NegativeAndOutOfRangeTimesAndImpossibleRanksAreSkippedAndCoun
   EXPECT_EQ(d.comm_ns, 2000);
   EXPECT_GE(d.share(d.comm_ns), 0.0);
   EXPECT_LE(d.share(d.busy_ns), 1.0);
+}
+
+// A trace of `kernels` kernel events, about 150 bytes each.
+std::string big_trace(int kernels) {
+  std::string text = "{\"traceEvents\": [\n";
+  for (int i = 0; i < kernels; ++i) {
+    text += std::string(i ? ",\n" : "") + "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm_" +
+            std::to_string(i % 7) + "\", \"pid\": 0, \"tid\": 7, \"ts\": " + std::to_string(i * 2) +
+            ", \"dur\": 1, \"args\": {\"device\": 0, \"stream\": 7}}";
+  }
+  return text + "\n]}\n";
+}
+
+TEST(KinetoReader, ReportsTheMiBParsedOfTheFileSize) {
+  const std::string path = write_tmp("progress.json", big_trace(60000));  // about 8 MiB
+  std::vector<std::int64_t> done;
+  std::int64_t total = -1;
+  TraceOptions o;
+  o.progress = [&](const std::string& unit, std::int64_t d, std::int64_t t) {
+    EXPECT_EQ(unit, "MiB");
+    done.push_back(d);
+    total = t;
+  };
+  const TraceProfile p = read_kineto_json(path, o);
+  EXPECT_EQ(p.kernel_rows, 60000);
+  EXPECT_GE(total, 7);
+  ASSERT_GE(done.size(), 4u);  // every 16384 events, and the end
+  EXPECT_TRUE(std::is_sorted(done.begin(), done.end()));
+  EXPECT_GT(done.front(), 0);
+  EXPECT_LT(done.front(), total);
+  EXPECT_EQ(done.back(), total);
+  std::remove(path.c_str());
 }
 
 }  // namespace

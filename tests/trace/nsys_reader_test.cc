@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/error.h"
 #include "trace/chrome_trace_writer.h"
@@ -352,6 +355,34 @@ TEST(NsysReader, RowsWithEndBeforeStartOrANegativeStartAreSkippedAndCounted) {
     for (const auto& r : d.rows) EXPECT_GE(r.min_ns, 0) << r.name;
     EXPECT_LE(d.share(d.busy_ns), 1.0);
   }
+}
+
+TEST(NsysReader, ReportsKernelRowsReadOfTheTable) {
+  NsysFixture f(tmp_path("progress.sqlite"));
+  const auto gemm = f.str("sm90_gemm_bf16");
+  // 140000 kernels on one device, 1 us apart (the trace benchmark's recipe, smaller).
+  f.exec(
+      "WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < 139999) "
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId, globalPid, "
+      "demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, staticSharedMemory, "
+      "dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId) SELECT i * 1000, i * 1000 + 500, 0, 1, 7, "
+      "i, NULL, " +
+      std::to_string(gemm) + ", " + std::to_string(gemm) + ", 32, 1, 1, 1, 128, 1, 1, 0, 0, 0, 0, i FROM seq");
+  f.close();
+  std::vector<std::pair<std::int64_t, std::int64_t> > calls;
+  TraceOptions o;
+  o.progress = [&](const std::string& unit, std::int64_t done, std::int64_t total) {
+    EXPECT_EQ(unit, "kernel row");
+    calls.emplace_back(done, total);
+  };
+  const TraceProfile p = read_nsys_sqlite(f.path(), o);
+  EXPECT_EQ(p.kernel_rows, 140000);
+  // Every 65536 rows, then the end.
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0], std::make_pair(std::int64_t{65536}, std::int64_t{140000}));
+  EXPECT_EQ(calls[1], std::make_pair(std::int64_t{131072}, std::int64_t{140000}));
+  EXPECT_EQ(calls[2], std::make_pair(std::int64_t{140000}, std::int64_t{140000}));
+  std::remove(f.path().c_str());
 }
 
 #else
