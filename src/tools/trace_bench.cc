@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "trace/job_reader.h"
@@ -89,6 +90,11 @@ const std::string& job_dir() {
     return d;
   }();
   return dir;
+}
+
+void remove_job_dir() {
+  std::error_code ec;
+  std::filesystem::remove_all(job_dir(), ec);
 }
 
 void BM_ReadJob8Ranks(benchmark::State& state) {
@@ -202,7 +208,7 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "# generated; peak RSS so far %.1f MiB\n", peak_rss_mib());
   benchmark::RunSpecifiedBenchmarks();
   std::remove(profile_path().c_str());
-  (void)std::system(("rm -rf " + job_dir()).c_str());
+  remove_job_dir();
   return 0;
 }
 
@@ -213,7 +219,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   (void)job_dir();
   benchmark::RunSpecifiedBenchmarks();
-  (void)std::system(("rm -rf " + job_dir()).c_str());
+  remove_job_dir();
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -33,7 +34,7 @@ TEST(GzipStream, PlainAndCompressedGiveTheSameText) {
   EXPECT_EQ(gzip_available(), true);
   EXPECT_EQ(read_all(*open_trace_input(dir + "/plain.json")), text);
   EXPECT_EQ(read_all(*open_trace_input(dir + "/c.json.gz")), text);
-  (void)std::system(("rm -rf " + dir).c_str());
+  std::filesystem::remove_all(dir);
 }
 
 TEST(GzipStream, CutOffGzipTraceIsReportedAsDamage) {
@@ -48,7 +49,7 @@ TEST(GzipStream, CutOffGzipTraceIsReportedAsDamage) {
   EXPECT_FALSE(p.damage.empty());
   EXPECT_GT(p.kernel_rows, 0);
   EXPECT_LT(p.kernel_rows, 12);  // 4 kernels per iteration, 3 iterations: not all were read
-  (void)std::system(("rm -rf " + dir).c_str());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

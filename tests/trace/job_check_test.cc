@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "core/error.h"
 #include "trace/job_fixture.h"
@@ -19,7 +20,8 @@ class JobCheckTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = testing::make_temp_dir("jobcheck");
-    (void)std::system(("mkdir -p " + dir_ + "/a " + dir_ + "/b").c_str());
+    std::filesystem::create_directories(dir_ + "/a");
+    std::filesystem::create_directories(dir_ + "/b");
     JobFixture a;
     a.write(dir_ + "/a");
     JobFixture b;  // another run: rank 1 is the slow one, 4 iterations
@@ -29,7 +31,7 @@ class JobCheckTest : public ::testing::Test {
     here_ = read_job({dir_ + "/a"}, JobReadOptions{});
     other_ = read_job({dir_ + "/b"}, JobReadOptions{});
   }
-  void TearDown() override { (void)std::system(("rm -rf " + dir_).c_str()); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string dir_;
   JobProfile here_, other_;
 };

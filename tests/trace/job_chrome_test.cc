@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -52,7 +53,7 @@ TEST(JobChrome, OneProcessPerRankOnTheAlignedClock) {
   for (const auto& [pid, n] : complete) x_total += n;
   EXPECT_EQ(x_total, expected_total);
   EXPECT_EQ(events, static_cast<std::int64_t>(doc["traceEvents"].size()));  // complete and metadata events
-  (void)std::system(("rm -rf " + dir).c_str());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

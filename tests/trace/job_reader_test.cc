@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "core/error.h"
@@ -20,7 +21,7 @@ using testing::JobFixture;
 class JobReaderTest : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = testing::make_temp_dir("job"); }
-  void TearDown() override { (void)std::system(("rm -rf " + dir_).c_str()); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string dir_;
 };
 

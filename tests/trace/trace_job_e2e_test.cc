@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -20,14 +21,15 @@ class TraceJobE2e : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = testing::make_temp_dir("tracejob");
-    (void)std::system(("mkdir -p " + dir_ + "/a " + dir_ + "/b").c_str());
+    std::filesystem::create_directories(dir_ + "/a");
+    std::filesystem::create_directories(dir_ + "/b");
     testing::JobFixture a;
     paths_ = a.write(dir_ + "/a");
     testing::JobFixture b;
     b.slow_rank = 0;
     b.write(dir_ + "/b", "rank", true);
   }
-  void TearDown() override { (void)std::system(("rm -rf " + dir_).c_str()); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
   // A prediction for schedule 1f1b whose shares are `share` on every rank and iteration `ms`.
   std::string prediction(double share, double ms) {
     PredictionFile p;
