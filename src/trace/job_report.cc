@@ -2,28 +2,18 @@
 // Job report text.
 #include "trace/job_report.h"
 
-#include <cstdarg>
 #include <cstdio>
 #include <string>
 
+#include "core/printf_string.h"
 #include "core/version.h"
 
 namespace pipebench {
 namespace {
 
-std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
-std::string fmt(const char* f, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
-}
-
 double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
-std::string pct(double share) { return fmt("%.2f%%", 100.0 * share); }
-std::string signed_pts(double d) { return fmt("%+.2f", 100.0 * d); }
+std::string pct(double share) { return printf_string("%.2f%%", 100.0 * share); }
+std::string signed_pts(double d) { return printf_string("%+.2f", 100.0 * d); }
 
 void print_header(std::ostream& out, const JobProfile& job) {
   out << "# pipebench " << kToolVersion << " trace  " << job.ranks.size() << " rank"
@@ -45,9 +35,9 @@ void print_header(std::ostream& out, const JobProfile& job) {
           : a.method == "collective" ? "the end of the first " + a.anchor + " every rank ran"
                                      : std::string("nothing (each rank's own clock)"));
   if (a.uncertainty_ns) {
-    out << fmt("; uncertainty %.3f us (spread of the ends of %d run%s of %s across ranks after alignment)",
-               static_cast<double>(*a.uncertainty_ns) / 1000.0, a.checked_runs, a.checked_runs == 1 ? "" : "s",
-               a.anchor.c_str());
+    out << printf_string("; uncertainty %.3f us (spread of the ends of %d run%s of %s across ranks after alignment)",
+                         static_cast<double>(*a.uncertainty_ns) / 1000.0, a.checked_runs,
+                         a.checked_runs == 1 ? "" : "s", a.anchor.c_str());
   } else {
     out << "; uncertainty unknown";
   }
@@ -55,7 +45,7 @@ void print_header(std::ostream& out, const JobProfile& job) {
   if (!a.note.empty()) out << "# clocks: " << a.note << "\n";
   out << "# offsets (us added to each rank's times):";
   for (std::size_t i = 0; i < job.ranks.size(); ++i)
-    out << fmt(" %d:%.3f", job.ranks[i].rank, static_cast<double>(a.offset_ns[i]) / 1000.0);
+    out << printf_string(" %d:%.3f", job.ranks[i].rank, static_cast<double>(a.offset_ns[i]) / 1000.0);
   out << "\n";
 }
 
@@ -67,25 +57,25 @@ void print_breakdown(std::ostream& out, const JobProfile& job) {
          "      idle  comm_share  overlap%   memcpy/memset (MiB)\n";
   for (const auto& r : job.ranks) {
     const auto ov = r.overlap_ratio();
-    out << fmt("   %4d  %6d %10.3f %10.3f %10.3f %6lld %13s %10s %11s %12s %9s %11s %9s   %lld/%lld (%.1f)\n", r.rank,
-               r.device, ms(r.start_ns), ms(r.span_ns), r.iteration_ms(), static_cast<long long>(r.iterations),
-               pct(r.share(r.compute_only_ns)).c_str(), pct(r.share(r.comm_only_ns)).c_str(),
-               pct(r.share(r.overlap_ns)).c_str(), pct(r.share(r.memory_only_ns)).c_str(),
-               pct(r.share(r.idle_ns)).c_str(), pct(r.share(r.comm_ns)).c_str(), ov ? pct(*ov).c_str() : "-",
-               static_cast<long long>(r.memcpy_count), static_cast<long long>(r.memset_count),
-               static_cast<double>(r.memcpy_bytes + r.memset_bytes) / 1048576.0);
+    out << printf_string(
+        "   %4d  %6d %10.3f %10.3f %10.3f %6lld %13s %10s %11s %12s %9s %11s %9s   %lld/%lld (%.1f)\n", r.rank,
+        r.device, ms(r.start_ns), ms(r.span_ns), r.iteration_ms(), static_cast<long long>(r.iterations),
+        pct(r.share(r.compute_only_ns)).c_str(), pct(r.share(r.comm_only_ns)).c_str(),
+        pct(r.share(r.overlap_ns)).c_str(), pct(r.share(r.memory_only_ns)).c_str(), pct(r.share(r.idle_ns)).c_str(),
+        pct(r.share(r.comm_ns)).c_str(), ov ? pct(*ov).c_str() : "-", static_cast<long long>(r.memcpy_count),
+        static_cast<long long>(r.memset_count), static_cast<double>(r.memcpy_bytes + r.memset_bytes) / 1048576.0);
   }
-  out << fmt("# job span %.3f ms (first activity of any rank to the last of any rank, aligned clocks)\n",
-             ms(job.job_span_ns));
+  out << printf_string("# job span %.3f ms (first activity of any rank to the last of any rank, aligned clocks)\n",
+                       ms(job.job_span_ns));
   for (const auto& r : job.ranks) {
     if (r.rank == job.slowest_rank) {
-      out << fmt("# slowest rank: %d (the most compute, %.3f ms: the rank the others wait for)\n", r.rank,
-                 ms(r.compute_ns));
+      out << printf_string("# slowest rank: %d (the most compute, %.3f ms: the rank the others wait for)\n", r.rank,
+                           ms(r.compute_ns));
     }
   }
   for (const auto& r : job.ranks) {
     if (r.rank == job.most_waiting_rank) {
-      out << fmt(
+      out << printf_string(
           "# rank that waits most: %d (%.3f ms not computing: idle %.3f ms, NCCL or memory work alone %.3f ms)\n",
           r.rank, ms(r.not_computing_ns()), ms(r.idle_ns), ms(r.comm_only_ns + r.memory_only_ns));
     }
@@ -102,19 +92,20 @@ void print_rank_details(std::ostream& out, const RankBreakdown& r, int top_rows)
         out << "#   ... " << d.rows.size() - static_cast<std::size_t>(top_rows) << " more (--top 0 shows all)\n";
         break;
       }
-      out << fmt("   %8s %9lld %12.3f us  %s%s\n", pct(r.share(k.total_ns)).c_str(), static_cast<long long>(k.count),
-                 static_cast<double>(k.total_ns) / 1000.0, k.comm ? "[comm] " : "", k.name.c_str());
+      out << printf_string("   %8s %9lld %12.3f us  %s%s\n", pct(r.share(k.total_ns)).c_str(),
+                           static_cast<long long>(k.count), static_cast<double>(k.total_ns) / 1000.0,
+                           k.comm ? "[comm] " : "", k.name.c_str());
     }
     if (d.collectives.empty()) continue;
     out << "# rank " << r.rank
         << ": collectives        elements           bytes  dtype          count  group  source\n";
     for (const auto& c : d.collectives) {
       const auto bytes = c.bytes();
-      out << fmt("    %-18s %13s %14s  %-12s %7lld  %5s  %s\n", c.op.c_str(),
-                 c.elements >= 0 ? std::to_string(c.elements).c_str() : "-",
-                 bytes ? std::to_string(*bytes).c_str() : "-", c.dtype.empty() ? "-" : c.dtype.c_str(),
-                 static_cast<long long>(c.count), c.group_size >= 0 ? std::to_string(c.group_size).c_str() : "-",
-                 c.source.c_str());
+      out << printf_string("    %-18s %13s %14s  %-12s %7lld  %5s  %s\n", c.op.c_str(),
+                           c.elements >= 0 ? std::to_string(c.elements).c_str() : "-",
+                           bytes ? std::to_string(*bytes).c_str() : "-", c.dtype.empty() ? "-" : c.dtype.c_str(),
+                           static_cast<long long>(c.count),
+                           c.group_size >= 0 ? std::to_string(c.group_size).c_str() : "-", c.source.c_str());
     }
   }
   for (const auto& [reason, n] : r.profile.skipped_by_reason)
@@ -128,12 +119,12 @@ void print_compare(std::ostream& out, const JobComparison& c) {
   out << "#\n# compared with " << other << " (other -> this run; shares of the span, change in points)\n";
   out << "#  rank   compute              comm                 overlapped           idle                 iter_ms\n";
   for (const auto& d : c.ranks) {
-    auto cell = [](double a, double b) { return fmt("%.3f->%.3f (%s)", a, b, signed_pts(b - a).c_str()); };
-    out << fmt("   %4d  %-20s %-20s %-20s %-20s %.3f->%.3f (%+.1f%%)\n", d.rank,
-               cell(d.other.compute, d.here.compute).c_str(), cell(d.other.comm, d.here.comm).c_str(),
-               cell(d.other.overlap, d.here.overlap).c_str(), cell(d.other.idle, d.here.idle).c_str(),
-               d.other.iteration_ms, d.here.iteration_ms,
-               d.other.iteration_ms > 0 ? 100.0 * (d.here.iteration_ms / d.other.iteration_ms - 1.0) : 0.0);
+    auto cell = [](double a, double b) { return printf_string("%.3f->%.3f (%s)", a, b, signed_pts(b - a).c_str()); };
+    out << printf_string("   %4d  %-20s %-20s %-20s %-20s %.3f->%.3f (%+.1f%%)\n", d.rank,
+                         cell(d.other.compute, d.here.compute).c_str(), cell(d.other.comm, d.here.comm).c_str(),
+                         cell(d.other.overlap, d.here.overlap).c_str(), cell(d.other.idle, d.here.idle).c_str(),
+                         d.other.iteration_ms, d.here.iteration_ms,
+                         d.other.iteration_ms > 0 ? 100.0 * (d.here.iteration_ms / d.other.iteration_ms - 1.0) : 0.0);
   }
   for (int r : c.only_here) out << "# rank " << r << ": only in this run\n";
   for (int r : c.only_other) out << "# rank " << r << ": only in the compared run\n";
@@ -141,16 +132,17 @@ void print_compare(std::ostream& out, const JobComparison& c) {
 
 void print_model(std::ostream& out, const ModelCheck& m) {
   out << "#\n# against the model: schedule " << m.schedule
-      << fmt("; tolerance %.3f (shares absolute, iteration times relative)\n", m.tolerance);
+      << printf_string("; tolerance %.3f (shares absolute, iteration times relative)\n", m.tolerance);
   out << "#  rank  comm_share measured  predicted  replayed   iter_ms measured  predicted   replayed  status\n";
-  auto opt = [](const std::optional<double>& v, const char* f) { return v ? fmt(f, *v) : std::string("-"); };
+  auto opt = [](const std::optional<double>& v, const char* f) { return v ? printf_string(f, *v) : std::string("-"); };
   for (const auto& r : m.ranks) {
     std::string what;
     for (const auto& s : r.mismatches) what += (what.empty() ? "" : "; ") + s;
-    out << fmt("   %4d  %19.3f %10s %9s %17.3f %10s %10s  %s\n", r.rank, r.measured_comm_share,
-               opt(r.predicted_comm_share, "%.3f").c_str(), opt(r.replayed_comm_share, "%.3f").c_str(),
-               r.measured_iteration_ms, opt(r.predicted_iteration_ms, "%.3f").c_str(),
-               opt(r.replayed_iteration_ms, "%.3f").c_str(), what.empty() ? "ok" : ("MISMATCH: " + what).c_str());
+    out << printf_string("   %4d  %19.3f %10s %9s %17.3f %10s %10s  %s\n", r.rank, r.measured_comm_share,
+                         opt(r.predicted_comm_share, "%.3f").c_str(), opt(r.replayed_comm_share, "%.3f").c_str(),
+                         r.measured_iteration_ms, opt(r.predicted_iteration_ms, "%.3f").c_str(),
+                         opt(r.replayed_iteration_ms, "%.3f").c_str(),
+                         what.empty() ? "ok" : ("MISMATCH: " + what).c_str());
   }
   for (const auto& n : m.notes) out << "# note: " << n << "\n";
 }

@@ -2,10 +2,10 @@
 // Trace tables and JSON.
 #include "trace/trace_report.h"
 
-#include <cstdarg>
 #include <cstdio>
 #include <string>
 
+#include "core/printf_string.h"
 #include "core/version.h"
 
 namespace pipebench {
@@ -15,32 +15,23 @@ using json = nlohmann::json;
 
 double us(std::int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
-std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
-std::string fmt(const char* f, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
-}
-
 std::string device_label(const DeviceProfile& d) {
   if (d.device < 0) return "device ? (collectives whose device the profile does not say)";
   return "device " + std::to_string(d.device) + (d.name.empty() ? "" : "  " + d.name);
 }
 
-std::string percent(double share) { return fmt("%.2f%%", 100.0 * share); }
+std::string percent(double share) { return printf_string("%.2f%%", 100.0 * share); }
 
 void print_collectives(std::ostream& out, const DeviceProfile& d) {
   if (d.collectives.empty()) return;
   out << "#\n#   collective              elements          bytes  dtype          count  group  source\n";
   for (const auto& c : d.collectives) {
     const auto bytes = c.bytes();
-    out << fmt("    %-18s %13s %14s  %-12s %7lld  %5s  %s\n", c.op.c_str(),
-               c.elements >= 0 ? std::to_string(c.elements).c_str() : "-", bytes ? std::to_string(*bytes).c_str() : "-",
-               c.dtype.empty() ? "-" : c.dtype.c_str(), static_cast<long long>(c.count),
-               c.group_size >= 0 ? std::to_string(c.group_size).c_str() : "-", c.source.c_str());
+    out << printf_string("    %-18s %13s %14s  %-12s %7lld  %5s  %s\n", c.op.c_str(),
+                         c.elements >= 0 ? std::to_string(c.elements).c_str() : "-",
+                         bytes ? std::to_string(*bytes).c_str() : "-", c.dtype.empty() ? "-" : c.dtype.c_str(),
+                         static_cast<long long>(c.count),
+                         c.group_size >= 0 ? std::to_string(c.group_size).c_str() : "-", c.source.c_str());
   }
 }
 
@@ -63,10 +54,10 @@ void print_check(std::ostream& out, const PlanCheck& c) {
     for (const auto& row : r.rows) {
       const std::string dtypes =
           (row.planned_dtype.empty() ? "-" : row.planned_dtype) + "/" + (row.seen_dtype.empty() ? "-" : row.seen_dtype);
-      out << fmt("    %-10s %-16s %12s  %-20s %9lld %9lld %9lld  %s\n", row.status.c_str(), row.op.c_str(),
-                 row.elements >= 0 ? std::to_string(row.elements).c_str() : "-", dtypes.c_str(),
-                 static_cast<long long>(row.planned_per_iteration), static_cast<long long>(row.expected),
-                 static_cast<long long>(row.seen), row.what.c_str());
+      out << printf_string("    %-10s %-16s %12s  %-20s %9lld %9lld %9lld  %s\n", row.status.c_str(), row.op.c_str(),
+                           row.elements >= 0 ? std::to_string(row.elements).c_str() : "-", dtypes.c_str(),
+                           static_cast<long long>(row.planned_per_iteration), static_cast<long long>(row.expected),
+                           static_cast<long long>(row.seen), row.what.c_str());
     }
   }
   for (const auto& n : c.notes) out << "# note: " << n << "\n";
@@ -95,9 +86,9 @@ void print_trace_report(std::ostream& out, const TraceProfile& p, const PlanChec
   for (const auto& d : p.devices) {
     out << "#\n# " << device_label(d);
     if (d.device >= 0) {
-      out << fmt("  span %.3f ms  busy %s  communication %s  (%lld kernels)", us(d.span_ns()) / 1000.0,
-                 percent(d.share(d.busy_ns)).c_str(), percent(d.share(d.comm_ns)).c_str(),
-                 static_cast<long long>(d.kernels));
+      out << printf_string("  span %.3f ms  busy %s  communication %s  (%lld kernels)", us(d.span_ns()) / 1000.0,
+                           percent(d.share(d.busy_ns)).c_str(), percent(d.share(d.comm_ns)).c_str(),
+                           static_cast<long long>(d.kernels));
     }
     out << "\n";
     if (!d.rows.empty()) {
@@ -113,13 +104,13 @@ void print_trace_report(std::ostream& out, const TraceProfile& p, const PlanChec
           break;
         }
         ++shown;
-        out << fmt("   %7s %9lld %12.3f %12.3f %12.3f %12.3f  %6lld  %s%s\n", percent(d.share(r.total_ns)).c_str(),
-                   static_cast<long long>(r.count), us(r.total_ns), us(r.total_ns) / static_cast<double>(r.count),
-                   us(r.min_ns), us(r.max_ns), static_cast<long long>(r.stream), r.comm ? "[comm] " : "",
-                   r.name.c_str());
+        out << printf_string("   %7s %9lld %12.3f %12.3f %12.3f %12.3f  %6lld  %s%s\n",
+                             percent(d.share(r.total_ns)).c_str(), static_cast<long long>(r.count), us(r.total_ns),
+                             us(r.total_ns) / static_cast<double>(r.count), us(r.min_ns), us(r.max_ns),
+                             static_cast<long long>(r.stream), r.comm ? "[comm] " : "", r.name.c_str());
       }
-      out << fmt("   %7s %9lld %12.3f %12s %12s %12s  %6s  total\n", percent(d.share(total_ns)).c_str(),
-                 static_cast<long long>(count), us(total_ns), "", "", "", "");
+      out << printf_string("   %7s %9lld %12.3f %12s %12s %12s  %6s  total\n", percent(d.share(total_ns)).c_str(),
+                           static_cast<long long>(count), us(total_ns), "", "", "", "");
     }
     print_collectives(out, d);
   }
