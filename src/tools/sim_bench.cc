@@ -44,16 +44,8 @@ void BM_SimulateInterleaved(benchmark::State& state) {
   state.counters["tasks"] = static_cast<double>(spec.p) * static_cast<double>(spec.m * spec.v) * 4;
 }
 
-// A Llama-70B-like job on 1024 GPUs: t 8 x cp 2 x p 4 x d 16, 80 layers, SP, GQA, full recompute, every
-// rank listed, 1F1B and the interleaved schedule at each valid v.
-void BM_Plan1024RanksCp(benchmark::State& state) {
-  std::istringstream in(
-      "--num-layers 80 --hidden-size 8192 --ffn-hidden-size 28672 --num-attention-heads 64 "
-      "--group-query-attention --num-query-groups 8 --swiglu --seq-length 8192 --max-position-embeddings 8192 "
-      "--micro-batch-size 1 --global-batch-size 128 --tensor-model-parallel-size 8 --context-parallel-size 2 "
-      "--pipeline-model-parallel-size 4 --world-size 1024 --sequence-parallel --bf16 --vocab-size 128256 "
-      "--use-distributed-optimizer --overlap-grad-reduce --recompute-granularity full --recompute-method uniform "
-      "--recompute-num-layers 1");
+// Parses these Megatron arguments and builds the plan, once per benchmark iteration.
+void time_plan(benchmark::State& state, std::istringstream& in) {
   std::vector<std::string> words;
   for (std::string w; in >> w;) words.push_back(w);
   std::size_t messages = 0;
@@ -64,6 +56,19 @@ void BM_Plan1024RanksCp(benchmark::State& state) {
     benchmark::DoNotOptimize(messages);
   }
   state.counters["messages"] = static_cast<double>(messages);
+}
+
+// A Llama-70B-like job on 1024 GPUs: t 8 x cp 2 x p 4 x d 16, 80 layers, SP, GQA, full recompute, every
+// rank listed, 1F1B and the interleaved schedule at each valid v.
+void BM_Plan1024RanksCp(benchmark::State& state) {
+  std::istringstream in(
+      "--num-layers 80 --hidden-size 8192 --ffn-hidden-size 28672 --num-attention-heads 64 "
+      "--group-query-attention --num-query-groups 8 --swiglu --seq-length 8192 --max-position-embeddings 8192 "
+      "--micro-batch-size 1 --global-batch-size 128 --tensor-model-parallel-size 8 --context-parallel-size 2 "
+      "--pipeline-model-parallel-size 4 --world-size 1024 --sequence-parallel --bf16 --vocab-size 128256 "
+      "--use-distributed-optimizer --overlap-grad-reduce --recompute-granularity full --recompute-method uniform "
+      "--recompute-num-layers 1");
+  time_plan(state, in);
 }
 
 // A DeepSeek/Mixtral-like MoE job on 1024 GPUs: t 4 x cp 2 x p 4 x d 32 for the dense layers, 64 experts
@@ -79,16 +84,7 @@ void BM_Plan1024RanksMoeCp(benchmark::State& state) {
       "--moe-shared-expert-intermediate-size 4096 --moe-token-dispatcher-type alltoall --moe-aux-loss-coeff 0.01 "
       "--use-distributed-optimizer --overlap-grad-reduce --recompute-granularity full --recompute-method uniform "
       "--recompute-num-layers 1");
-  std::vector<std::string> words;
-  for (std::string w; in >> w;) words.push_back(w);
-  std::size_t messages = 0;
-  for (auto _ : state) {
-    const auto plan = pipebench::make_plan(pipebench::parse_megatron_args(words), 0);
-    messages = 0;
-    for (const auto& s : plan.schedules) messages += s.messages.size();
-    benchmark::DoNotOptimize(messages);
-  }
-  state.counters["messages"] = static_cast<double>(messages);
+  time_plan(state, in);
 }
 
 }  // namespace

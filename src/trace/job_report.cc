@@ -7,6 +7,7 @@
 
 #include "core/printf_string.h"
 #include "core/version.h"
+#include "trace/trace_report.h"
 
 namespace pipebench {
 namespace {
@@ -99,14 +100,7 @@ void print_rank_details(std::ostream& out, const RankBreakdown& r, int top_rows)
     if (d.collectives.empty()) continue;
     out << "# rank " << r.rank
         << ": collectives        elements           bytes  dtype          count  group  source\n";
-    for (const auto& c : d.collectives) {
-      const auto bytes = c.bytes();
-      out << printf_string("    %-18s %13s %14s  %-12s %7lld  %5s  %s\n", c.op.c_str(),
-                           c.elements >= 0 ? std::to_string(c.elements).c_str() : "-",
-                           bytes ? std::to_string(*bytes).c_str() : "-", c.dtype.empty() ? "-" : c.dtype.c_str(),
-                           static_cast<long long>(c.count),
-                           c.group_size >= 0 ? std::to_string(c.group_size).c_str() : "-", c.source.c_str());
-    }
+    for (const auto& c : d.collectives) print_collective_row(out, c);
   }
   for (const auto& [reason, n] : r.profile.skipped_by_reason)
     out << "# rank " << r.rank << ": skipped " << n << ": " << reason << "\n";

@@ -25,14 +25,7 @@ std::string percent(double share) { return printf_string("%.2f%%", 100.0 * share
 void print_collectives(std::ostream& out, const DeviceProfile& d) {
   if (d.collectives.empty()) return;
   out << "#\n#   collective              elements          bytes  dtype          count  group  source\n";
-  for (const auto& c : d.collectives) {
-    const auto bytes = c.bytes();
-    out << printf_string("    %-18s %13s %14s  %-12s %7lld  %5s  %s\n", c.op.c_str(),
-                         c.elements >= 0 ? std::to_string(c.elements).c_str() : "-",
-                         bytes ? std::to_string(*bytes).c_str() : "-", c.dtype.empty() ? "-" : c.dtype.c_str(),
-                         static_cast<long long>(c.count),
-                         c.group_size >= 0 ? std::to_string(c.group_size).c_str() : "-", c.source.c_str());
-  }
+  for (const auto& c : d.collectives) print_collective_row(out, c);
 }
 
 void print_check(std::ostream& out, const PlanCheck& c) {
@@ -64,6 +57,15 @@ void print_check(std::ostream& out, const PlanCheck& c) {
 }
 
 }  // namespace
+
+void print_collective_row(std::ostream& out, const CollectiveRow& c) {
+  const auto bytes = c.bytes();
+  out << printf_string("    %-18s %13s %14s  %-12s %7lld  %5s  %s\n", c.op.c_str(),
+                       c.elements >= 0 ? std::to_string(c.elements).c_str() : "-",
+                       bytes ? std::to_string(*bytes).c_str() : "-", c.dtype.empty() ? "-" : c.dtype.c_str(),
+                       static_cast<long long>(c.count), c.group_size >= 0 ? std::to_string(c.group_size).c_str() : "-",
+                       c.source.c_str());
+}
 
 void print_trace_report(std::ostream& out, const TraceProfile& p, const PlanCheck* check, int top_rows) {
   out << "# pipebench " << kToolVersion << " trace  " << p.path << "  (" << p.source;

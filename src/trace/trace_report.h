@@ -11,6 +11,10 @@
 namespace pipebench {
 
 // top_rows: breakdown rows shown per device (0: all); the JSON always has all of them.
+// One row of the collectives table (op, elements, bytes, dtype, count, group, source), shared by the
+// one-profile and the job reports.
+void print_collective_row(std::ostream& out, const CollectiveRow& c);
+
 void print_trace_report(std::ostream& out, const TraceProfile& p, const PlanCheck* check, int top_rows);
 
 }  // namespace pipebench
