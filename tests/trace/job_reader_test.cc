@@ -157,3 +157,48 @@ TEST(JobReaderNames, RankFromFileName) {
 
 }  // namespace
 }  // namespace pipebench
+
+namespace pipebench {
+namespace {
+
+// A real job: tests/fixtures/trace/make_job_traces.py --ranks 4 --steps 3 on the GPU machine (torch
+// 2.11.0+cu130, four processes on one H200, so gloo: its send/recv and all_reduce run on the host and
+// leave no NCCL kernel; rank 2 does three times the matmuls). The expected numbers are what
+// tests/fixtures/trace/check_job_traces.py computes from the raw events (its totals(), in ns).
+struct RealRank {
+  std::int64_t span_ns, compute_ns, memory_only_ns, idle_ns, memset_count;
+};
+
+TEST(JobReaderRealJob, FourGlooRanksOnOneH200MatchTotalsFromTheRawEvents) {
+  const std::string dir = std::string(TEST_DATA_DIR) + "/trace/job_h200_gloo";
+  const JobProfile job = read_job({dir}, JobReadOptions{});
+  const RealRank want[4] = {{239627630, 1095620, 1157766, 237374244, 3},
+                            {369520064, 1096549, 1485061, 366938454, 3},
+                            {164458248, 3256813, 1327877, 159873558, 9},
+                            {38599223, 1096261, 1207939, 36295023, 3}};
+  ASSERT_EQ(job.ranks.size(), 4u);
+  for (int r = 0; r < 4; ++r) {
+    SCOPED_TRACE("rank " + std::to_string(r));
+    const RankBreakdown& b = job.ranks[static_cast<std::size_t>(r)];
+    EXPECT_EQ(b.rank, r);
+    EXPECT_EQ(b.rank_source, "distributedInfo");
+    EXPECT_EQ(b.span_ns, want[r].span_ns);
+    EXPECT_EQ(b.compute_ns, want[r].compute_ns);
+    EXPECT_EQ(b.comm_ns, 0);  // gloo: no NCCL kernel
+    EXPECT_EQ(b.overlap_ns, 0);
+    EXPECT_EQ(b.memory_only_ns, want[r].memory_only_ns);
+    EXPECT_EQ(b.idle_ns, want[r].idle_ns);
+    EXPECT_EQ(b.memcpy_count, 15);
+    EXPECT_EQ(b.memset_count, want[r].memset_count);
+    EXPECT_EQ(b.memcpy_bytes, 44040192);
+    EXPECT_EQ(b.iterations, 1);  // the profiles carry no ProfilerStep ranges
+  }
+  EXPECT_EQ(job.world_size.value(), 4);
+  EXPECT_EQ(job.alignment.method, "epoch");  // every profile has baseTimeNanoseconds
+  EXPECT_EQ(job.slowest_rank, 2);
+  EXPECT_EQ(job.most_waiting_rank, 1);
+  EXPECT_TRUE(job.missing_ranks.empty());
+}
+
+}  // namespace
+}  // namespace pipebench
