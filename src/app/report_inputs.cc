@@ -17,6 +17,8 @@
 #include "io/replay_io.h"
 #include "io/results_io.h"
 #include "io/topology_io.h"
+#include "io/trace_io.h"
+#include "io/trace_job_io.h"
 
 namespace pipebench {
 
@@ -24,16 +26,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-enum class InputKind { kResults, kTopology, kPrediction, kReplay };
+enum class InputKind { kResults, kTopology, kPrediction, kReplay, kTrace };
 
 InputKind kind_of(const std::string& flag, const std::string& path, const std::string& schema) {
   if (schema == "pipebench.results/1") return InputKind::kResults;
   if (schema == "pipebench.topology/1") return InputKind::kTopology;
   if (schema == "pipebench.prediction/1") return InputKind::kPrediction;
   if (schema == "pipebench.replay/1") return InputKind::kReplay;
+  if (schema == kTraceSchema) return InputKind::kTrace;
   throw UsageError(flag + " " + path + ": schema '" + schema +
                    "' is not an input of report (pipebench.results/1, pipebench.topology/1, "
-                   "pipebench.prediction/1, pipebench.replay/1)");
+                   "pipebench.prediction/1, pipebench.replay/1, pipebench.trace/1)");
 }
 
 TopologyInput topology_input(const TopologyFile& t, const std::string& path) {
@@ -153,6 +156,17 @@ ScheduleInput replay_input(const ReplayResult& r, const std::string& path) {
   return out;
 }
 
+TraceInput trace_input(const TraceFile& t, const std::string& path, const std::string& where) {
+  TraceInput out;
+  out.path = path;
+  out.source = t.source;
+  out.damage = t.damage;
+  for (const auto& d : t.devices)
+    out.devices.push_back({d.device, d.name, d.rank, d.span_us, d.busy_share, d.comm_share});
+  out.job = trace_job_view(t, where);
+  return out;
+}
+
 // In a folder (a run folder), files of other schemas are listed as not read; named alone, they are
 // bad input.
 void add_file(ReportInputs& out, const std::string& flag, const std::string& path, bool in_folder, bool baseline) {
@@ -201,6 +215,11 @@ void add_file(ReportInputs& out, const std::string& flag, const std::string& pat
       out.replays.push_back(replay_input(replay_from_json(doc, where), path));
       out.replays.back().tool_version = from.tool_version;
       out.replays.back().command_line = from.command_line;
+      break;
+    case InputKind::kTrace:
+      out.traces.push_back(trace_input(trace_from_json(doc, where), path, where));
+      out.traces.back().tool_version = from.tool_version;
+      out.traces.back().command_line = from.command_line;
       break;
   }
 }

@@ -42,6 +42,7 @@ nlohmann::json inputs_json(const ReportInputs& in) {
   for (const auto& t : in.topologies) add("topology", t.path, t.host, t.command_line);
   for (const auto& p : in.predictions) add("prediction", p.path, "", p.command_line);
   for (const auto& p : in.replays) add("replay", p.path, "", p.command_line);
+  for (const auto& t : in.traces) add("trace", t.path, "", t.command_line);
   for (const auto& p : in.skipped) add("skipped", p, "", "");
   return j;
 }

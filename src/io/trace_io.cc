@@ -7,6 +7,7 @@
 
 #include "core/version.h"
 #include "io/json_fields.h"
+#include "io/provenance_io.h"
 
 namespace pipebench {
 
@@ -179,6 +180,7 @@ json trace_to_json(const TraceFile& t) {
   if (t.alignment) doc["alignment"] = *t.alignment;
   if (t.compare) doc["compare"] = *t.compare;
   if (t.model_check) doc["model_check"] = *t.model_check;
+  add_provenance(doc);
   return doc;
 }
 

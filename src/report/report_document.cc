@@ -9,6 +9,7 @@
 #include "core/units.h"
 #include "core/version.h"
 #include "report/metric.h"
+#include "report/trace_blocks.h"
 #include "topology/link_bandwidth.h"
 
 namespace pipebench {
@@ -118,6 +119,7 @@ void add_header(Builder& b, const ReportInputs& in) {
   for (const auto& t : in.topologies) row("topology", t.path, t.host, "", "", t.command_line);
   for (const auto& p : in.predictions) row("prediction", p.path, "", "", p.tool_version, p.command_line);
   for (const auto& p : in.replays) row("replay", p.path, "", "", p.tool_version, p.command_line);
+  for (const auto& t : in.traces) row("trace", t.path, "", "", t.tool_version, t.command_line);
   if (!rows.empty()) {
     b.heading("Inputs", 3);
     b.table({"input", "file", "host", "created (UTC)", "version", "command line"}, std::move(rows));
@@ -354,6 +356,9 @@ ReportDocument build_document(const ReportInputs& inputs, const ReportOutcome& o
   add_verdict(b, outcome);
   add_topologies(b, inputs);
   add_schedules(b, inputs);
+  for (const auto& t : inputs.traces) {
+    for (auto& block : trace_blocks(t, kMaxTableRows)) doc.blocks.push_back(std::move(block));
+  }
   if (!doc.plots.empty()) b.heading("Plots");
   for (std::size_t i = 0; i < doc.plots.size(); ++i) b.plot(i);
   add_compare(b, outcome);

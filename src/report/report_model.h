@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/trace_job_io.h"
 #include "report/record.h"
 
 namespace pipebench {
@@ -71,6 +72,21 @@ struct ScheduleInput {
   std::string tool_version{}, command_line{};  // "" in files from before they were recorded
 };
 
+// pipebench.trace/1: a one-profile trace (per device) or a whole job (per rank, with its comparison
+// with another run and its check against the model when `trace` wrote them).
+struct TraceInput {
+  struct Device {
+    int device = 0;
+    std::string name;
+    std::optional<int> rank;
+    double span_us = 0, busy_share = 0, comm_share = 0;
+  };
+  std::string path, source, damage;
+  std::string tool_version{}, command_line{};
+  std::vector<Device> devices;
+  TraceJobView job;
+};
+
 struct ReportInputs {
   std::string title = "pipebench qualification report";
   std::vector<ResultsInput> results;
@@ -78,6 +94,7 @@ struct ReportInputs {
   std::vector<TopologyInput> topologies;
   std::vector<ScheduleInput> predictions;
   std::vector<ScheduleInput> replays;
+  std::vector<TraceInput> traces;
   std::vector<std::string> input_paths;  // as given on the command line
   std::vector<std::string> skipped;      // "PATH: why" for files of a run folder that were not read
   double mad_k = 3.0;                    // node diagnosis: K median absolute deviations

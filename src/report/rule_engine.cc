@@ -183,6 +183,30 @@ const TopologyInput* topology_for(const ReportInputs& inputs, const ResultsInput
   return nullptr;
 }
 
+// A job trace checked against the model (trace --prediction/--replay): a built-in check that warns when
+// a rank's measured communication share or iteration time is beyond the trace's --tolerance.
+RuleOutcome trace_model_outcome(const TraceInput& t) {
+  const TraceModelCheck& m = *t.job.model_check;
+  RuleOutcome out;
+  out.name = "trace-matches-model";
+  out.metric = "comm_share";
+  out.comparison = "within_tolerance";
+  out.severity = Status::kWarn;
+  for (const auto& r : m.ranks) {
+    PointOutcome p;
+    p.op = "trace";
+    p.ranks = {r.rank};
+    p.value = r.measured_comm_share;
+    p.limit = m.tolerance;
+    for (const auto& x : r.mismatches) p.note += (p.note.empty() ? "" : "; ") + x;
+    add_point(out, std::move(p), !r.mismatches.empty(), Status::kWarn);
+  }
+  for (const auto& p : out.points) out.status = std::max(out.status, p.status);
+  out.message = std::to_string(m.mismatches) + " of " + std::to_string(m.ranks.size()) + " ranks of " + t.path +
+                " beyond the tolerance against the model (schedule " + m.schedule + ")";
+  return out;
+}
+
 RuleOutcome evaluate_rule(const ReportInputs& inputs, const Rule& rule) {
   RuleOutcome out;
   out.name = rule.name;
@@ -210,6 +234,9 @@ ReportOutcome evaluate_report(const ReportInputs& inputs, const std::vector<Rule
     if (rule.metric->kind == MetricKind::kP95OverMedian && rule.comparison == Comparison::kAtMost) {
       rep.stability_limit = rule.threshold;
     }
+  }
+  for (const auto& t : inputs.traces) {
+    if (t.job.model_check) rep.rules.push_back(trace_model_outcome(t));
   }
   std::stable_sort(rep.rules.begin(), rep.rules.end(),
                    [](const RuleOutcome& a, const RuleOutcome& b) { return a.status > b.status; });

@@ -16,6 +16,7 @@
 #include "report/results_json.h"
 #include "report/rule.h"
 #include "report/rule_engine.h"
+#include "trace/job_fixture.h"
 
 namespace pipebench {
 namespace {
@@ -337,6 +338,74 @@ TEST_F(ReportInputsTest, ATopologyFileGivesTheLinkOfResultsWithoutOne) {
   EXPECT_EQ(out.rules.front().name, "busbw-vs-link");
   ASSERT_EQ(out.rules.front().points.size(), 1u);
   EXPECT_NEAR(out.rules.front().points[0].value.value(), 0.5, 1e-9);
+}
+
+// A whole job's `trace --json` (with --compare and --prediction) is an input: its section shows each
+// rank's breakdown, the other run and the model check; report.json lists it.
+TEST_F(ReportInputsTest, ReadsAJobTraceWithItsComparisonAndModelCheck) {
+  fs::create_directories(dir_ + "/a");
+  fs::create_directories(dir_ + "/b");
+  testing::JobFixture a;
+  a.write(dir_ + "/a");
+  testing::JobFixture b;
+  b.slow_rank = 0;
+  b.write(dir_ + "/b");
+  PredictionFile p;
+  PredictedSchedule s;
+  s.name = "1f1b";
+  s.iteration_ms = 10;
+  for (int r = 0; r < 4; ++r) {
+    PredictedRank pr;
+    pr.rank = r;
+    pr.nccl_share = 0.4;
+    s.ranks.push_back(pr);
+  }
+  p.schedules.push_back(s);
+  p.best = "1f1b";
+  const auto pred = write("pred.json", prediction_to_json(p).dump());
+  fs::create_directories(dir_ + "/run");
+  const std::string trace = dir_ + "/run/trace.json";
+  const std::string bin = PIPEBENCH_BIN;
+  ASSERT_EQ(WEXITSTATUS(std::system((bin + " trace " + dir_ + "/a --compare " + dir_ + "/b --prediction " + pred +
+                                     " --tolerance 0.5 --json " + trace + " >/dev/null")
+                                        .c_str())),
+            0);
+  // In a run folder too: the trace is read, not skipped.
+  const ReportInputs in = load_report_inputs({dir_ + "/run"}, "");
+  ASSERT_EQ(in.traces.size(), 1u);
+  EXPECT_TRUE(in.skipped.empty());
+  ASSERT_EQ(in.traces[0].job.ranks.size(), 4u);
+  EXPECT_TRUE(in.traces[0].job.ranks[2].slowest);
+  ASSERT_TRUE(in.traces[0].job.compare && in.traces[0].job.model_check);
+  EXPECT_EQ(in.traces[0].job.model_check->mismatches, 0);
+  EXPECT_NE(in.traces[0].command_line.find("--compare"), std::string::npos);
+  ASSERT_EQ(WEXITSTATUS(std::system((bin + " report " + trace + " --out " + dir_ + "/out >/dev/null").c_str())), 0);
+  std::stringstream md;
+  md << std::ifstream(dir_ + "/out/report.md").rdbuf();
+  EXPECT_NE(md.str().find("Trace: " + trace), std::string::npos) << md.str();
+  EXPECT_NE(md.str().find("4 ranks; clocks aligned by epoch"), std::string::npos) << md.str();
+  EXPECT_NE(md.str().find("Against the other run (" + dir_ + "/b)"), std::string::npos) << md.str();
+  EXPECT_NE(md.str().find("Measured against the model (schedule 1f1b, prediction " + pred + ")"), std::string::npos);
+  EXPECT_NE(md.str().find("Every rank within the tolerance (0.5"), std::string::npos) << md.str();
+  std::stringstream js;
+  js << std::ifstream(dir_ + "/out/report.json").rdbuf();
+  const auto j = nlohmann::json::parse(js.str());
+  EXPECT_EQ(j["inputs"][0]["kind"], "trace");
+  std::size_t trace_rules = 0;
+  for (const auto& r : j["rules"]) {
+    if (r["name"] != "trace-matches-model") continue;
+    ++trace_rules;
+    EXPECT_EQ(r["status"], "PASS");
+    EXPECT_EQ(r["checked"], 4);
+  }
+  EXPECT_EQ(trace_rules, 1u);
+  EXPECT_EQ(j["verdict"], "PASS");
+  // A trace whose share is out of range is bad input naming the file and the field.
+  auto doc = nlohmann::json::parse(std::ifstream(trace));
+  doc["ranks"][1]["comm_share"] = 2.0;
+  const auto bad = write("bad-trace.json", doc.dump());
+  EXPECT_NE(error_of({bad}).find("bad-trace.json: \"ranks[1].comm_share\" is not a share"), std::string::npos)
+      << error_of({bad});
 }
 
 TEST_F(ReportInputsTest, SchemaOfAPipebenchFile) {

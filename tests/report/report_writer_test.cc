@@ -61,6 +61,30 @@ ReportInputs sample_inputs() {
   in.results.push_back(pairs);
   in.predictions = {{"/tmp/pred.json", {{"1f1b", 1, 120}, {"interleaved", 2, 105}}, {{"2", 48.0}}, "interleaved"}};
   in.replays = {{"/tmp/replay.json", {{"1f1b", 1, 126}, {"interleaved", 2, 111}}, {}, ""}};
+  // A whole job's trace (trace DIR --compare --prediction): four ranks, rank 3 beyond the tolerance.
+  TraceInput t;
+  t.path = "/tmp/<job>.json";
+  t.source = "kineto-json";
+  for (int r = 0; r < 4; ++r) {
+    TraceJobRank row;
+    row.rank = r, row.device = r, row.span_us = 30000, row.iteration_ms = 10, row.iterations = 3;
+    row.compute_share = 0.3 + 0.01 * r, row.comm_share = 0.5 - 0.05 * r, row.overlap_share = 0.1;
+    row.idle_share = 0.2, row.comm_overlap_ratio = 0.2, row.slowest = r == 2, row.waits_most = r == 0;
+    t.job.ranks.push_back(row);
+  }
+  t.job.compare.emplace().other = {"/tmp/1f1b"};
+  for (int r = 0; r < 4; ++r) {
+    t.job.compare->ranks.push_back({r, {0.3, 0.5, 0.1, 0.2, 10}, {0.35, 0.15, 0.02, 0.5, 12}});
+  }
+  TraceModelCheck m;
+  m.schedule = "interleaved:v2", m.prediction = "/tmp/pred.json", m.tolerance = 0.1, m.mismatches = 1;
+  for (int r = 0; r < 4; ++r) {
+    m.ranks.push_back({r, 0.5, 10, 0.45, std::nullopt, 9.5, std::nullopt, {}});
+  }
+  m.ranks[3].mismatches = {"comm share 0.5 vs predicted 0.2"};
+  t.job.model_check = m;
+  t.job.alignment = TraceJobAlignment{"epoch", "", "", 3900.0, 3, 31000, {}, 2, 0};
+  in.traces.push_back(t);
   return in;
 }
 
@@ -175,6 +199,12 @@ TEST_F(ReportBrowser, WritesThreeFormsWithValidSvgAndNoNetwork) {
   EXPECT_GE(svgs.size(), 4u);  // busbw, latency, pair heatmap, schedules
   for (const auto& svg : svgs) EXPECT_TRUE(parses_as_xml(svg)) << svg.substr(0, 200);
   EXPECT_NE(html.find("node3"), std::string::npos);  // node diagnosis row
+  // The trace section: the per-rank breakdown, the other run and the model check, names escaped.
+  EXPECT_NE(html.find("Trace: /tmp/&lt;job&gt;.json"), std::string::npos);
+  EXPECT_NE(html.find("clocks aligned by epoch, uncertainty 3900.000 us"), std::string::npos);
+  EXPECT_NE(html.find("Against the other run (/tmp/1f1b)"), std::string::npos);
+  EXPECT_NE(html.find("comm share 0.5 vs predicted 0.2"), std::string::npos);
+  EXPECT_NE(html.find("1 rank(s) beyond the tolerance"), std::string::npos);
   // Markdown: every plot linked relatively and present beside it as an SVG file.
   const std::string md = slurp(files.markdown);
   const std::regex link(R"(!\[[^\]]*\]\(([^)]+)\))");
@@ -190,6 +220,17 @@ TEST_F(ReportBrowser, WritesThreeFormsWithValidSvgAndNoNetwork) {
   EXPECT_EQ(j["verdict"], "FAIL");
   EXPECT_EQ(j["rules"][0]["name"], "ar-busbw");
   EXPECT_EQ(j["rules"][0]["points"][0]["status"], "FAIL");
+  // The trace's model check is a built-in warning: rank 3 is beyond its tolerance.
+  bool warned = false;
+  for (const auto& r : j["rules"]) {
+    if (r["name"] != "trace-matches-model") continue;
+    warned = true;
+    EXPECT_EQ(r["status"], "WARN");
+    EXPECT_EQ(r["checked"], 4);
+    EXPECT_EQ(r["points"][3]["status"], "WARN");
+    EXPECT_EQ(r["points"][0]["status"], "PASS");
+  }
+  EXPECT_TRUE(warned);
 }
 
 TEST_F(ReportBrowser, OutputsNeverReplaceASymlink) {

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+// Job view of a trace file, read back.
+#include "io/trace_job_io.h"
+
+#include <cmath>
+
+#include "io/json_fields.h"
+
+namespace pipebench {
+namespace {
+
+using json = nlohmann::json;
+
+// A share of a span: finite, in [0, 1] (1e-9 for the rounding of the writer's divisions).
+double share(const JsonFields& f, const json& parent, const std::string& path, const std::string& key) {
+  const double v = f.get_double(parent, path, key);
+  if (!std::isfinite(v) || v < 0 || v > 1 + 1e-9) f.fail(JsonFields::join(path, key), "is not a share in [0, 1]");
+  return v;
+}
+
+// A time or a count as a double: finite and not negative.
+double amount(const JsonFields& f, const json& parent, const std::string& path, const std::string& key) {
+  const double v = f.get_double(parent, path, key);
+  if (!std::isfinite(v) || v < 0) f.fail(JsonFields::join(path, key), "is not a finite value >= 0");
+  return v;
+}
+
+std::optional<double> opt_amount(const JsonFields& f, const json& parent, const std::string& path,
+                                 const std::string& key) {
+  if (f.at(parent, path, key).is_null()) return std::nullopt;
+  return amount(f, parent, path, key);
+}
+
+std::optional<double> opt_share(const JsonFields& f, const json& parent, const std::string& path,
+                                const std::string& key) {
+  if (f.at(parent, path, key).is_null()) return std::nullopt;
+  return share(f, parent, path, key);
+}
+
+std::string opt_text(const JsonFields& f, const json& parent, const std::string& path, const std::string& key) {
+  if (f.at(parent, path, key).is_null()) return {};
+  return f.get_string(parent, path, key);
+}
+
+std::int64_t count(const JsonFields& f, const json& parent, const std::string& path, const std::string& key) {
+  const std::int64_t v = f.get_i64(parent, path, key);
+  if (v < 0) f.fail(JsonFields::join(path, key), "is negative");
+  return v;
+}
+
+TraceJobRank read_rank(const JsonFields& f, const json& r, const std::string& p) {
+  TraceJobRank out;
+  out.rank = f.get_int(r, p, "rank");
+  if (out.rank < 0) f.fail(JsonFields::join(p, "rank"), "is negative");
+  out.rank_source = f.get_string(r, p, "rank_source");
+  out.file = f.get_string(r, p, "file");
+  out.source = f.get_string(r, p, "source");
+  out.device = f.get_int(r, p, "device");
+  out.start_us = amount(f, r, p, "start_us");
+  out.span_us = amount(f, r, p, "span_us");
+  out.compute_share = share(f, r, p, "compute_share");
+  out.comm_share = share(f, r, p, "comm_share");
+  out.overlap_share = share(f, r, p, "overlap_share");
+  out.idle_share = share(f, r, p, "idle_share");
+  out.comm_overlap_ratio = opt_share(f, r, p, "comm_overlap_ratio");
+  out.memcpy_count = count(f, r, p, "memcpy_count");
+  out.memset_count = count(f, r, p, "memset_count");
+  out.iterations = count(f, r, p, "iterations");
+  out.iterations_source = f.get_string(r, p, "iterations_source");
+  out.iteration_ms = amount(f, r, p, "iteration_ms");
+  out.slowest = f.get_bool(r, p, "slowest");
+  out.waits_most = f.get_bool(r, p, "waits_most");
+  out.damage = opt_text(f, r, p, "damage");
+  return out;
+}
+
+TraceJobAlignment read_alignment(const JsonFields& f, const json& a) {
+  const std::string p = "alignment";
+  TraceJobAlignment out;
+  out.method = f.get_string(a, p, "method");
+  out.anchor = opt_text(f, a, p, "anchor");
+  out.note = opt_text(f, a, p, "note");
+  out.uncertainty_us = opt_amount(f, a, p, "uncertainty_us");
+  out.checked_runs = f.get_int(a, p, "checked_runs");
+  out.job_span_us = amount(f, a, p, "job_span_us");
+  out.missing_ranks = f.get_ints(a, p, "missing_ranks");
+  out.slowest_rank = f.get_int(a, p, "slowest_rank");
+  out.most_waiting_rank = f.get_int(a, p, "most_waiting_rank");
+  return out;
+}
+
+TraceJobShares read_shares(const JsonFields& f, const json& s, const std::string& p) {
+  return {share(f, s, p, "compute_share"), share(f, s, p, "comm_share"), share(f, s, p, "overlap_share"),
+          share(f, s, p, "idle_share"), amount(f, s, p, "iteration_ms")};
+}
+
+TraceJobCompare read_compare(const JsonFields& f, const json& c) {
+  TraceJobCompare out;
+  out.other = f.get_strings(c, "compare", "other");
+  const json& ranks = f.array(c, "compare", "ranks");
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const std::string p = JsonFields::item("compare.ranks", i);
+    out.ranks.push_back({f.get_int(ranks[i], p, "rank"),
+                         read_shares(f, f.object(ranks[i], p, "this"), JsonFields::join(p, "this")),
+                         read_shares(f, f.object(ranks[i], p, "other"), JsonFields::join(p, "other"))});
+  }
+  out.only_this = f.get_ints(c, "compare", "only_this");
+  out.only_other = f.get_ints(c, "compare", "only_other");
+  return out;
+}
+
+TraceModelCheck read_model_check(const JsonFields& f, const json& m) {
+  const std::string p = "model_check";
+  TraceModelCheck out;
+  out.schedule = f.get_string(m, p, "schedule");
+  out.prediction = opt_text(f, m, p, "prediction");
+  out.replay = opt_text(f, m, p, "replay");
+  out.tolerance = amount(f, m, p, "tolerance");
+  out.mismatches = f.get_int(m, p, "mismatches");
+  out.notes = f.get_strings(m, p, "notes");
+  const json& ranks = f.array(m, p, "ranks");
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const std::string rp = JsonFields::item("model_check.ranks", i);
+    const json& r = ranks[i];
+    TraceModelCheck::Rank row;
+    row.rank = f.get_int(r, rp, "rank");
+    row.measured_comm_share = share(f, r, rp, "measured_comm_share");
+    row.predicted_comm_share = opt_share(f, r, rp, "predicted_comm_share");
+    row.replayed_comm_share = opt_share(f, r, rp, "replayed_comm_share");
+    row.measured_iteration_ms = amount(f, r, rp, "measured_iteration_ms");
+    row.predicted_iteration_ms = opt_amount(f, r, rp, "predicted_iteration_ms");
+    row.replayed_iteration_ms = opt_amount(f, r, rp, "replayed_iteration_ms");
+    row.mismatches = f.get_strings(r, rp, "mismatches");
+    out.ranks.push_back(std::move(row));
+  }
+  return out;
+}
+
+}  // namespace
+
+TraceJobView trace_job_view(const TraceFile& t, const std::string& where) {
+  const JsonFields f(where);
+  TraceJobView out;
+  if (t.ranks) {
+    for (std::size_t i = 0; i < t.ranks->size(); ++i) {
+      const std::string p = JsonFields::item("ranks", i);
+      const json& r = (*t.ranks)[i];
+      if (!r.is_object()) f.fail(p, "is not an object");
+      out.ranks.push_back(read_rank(f, r, p));
+    }
+  }
+  if (t.alignment) out.alignment = read_alignment(f, *t.alignment);
+  if (t.compare) out.compare = read_compare(f, *t.compare);
+  if (t.model_check) out.model_check = read_model_check(f, *t.model_check);
+  return out;
+}
+
+}  // namespace pipebench

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: Apache-2.0
+// Trace section of the report.
+#include "report/trace_blocks.h"
+
+#include <cstdio>
+#include <string>
+#include <utility>
+
+namespace pipebench {
+namespace {
+
+std::string fmt(const char* format, double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string pct(double share) { return fmt("%.2f%%", 100 * share); }
+std::string pct(const std::optional<double>& share) { return share ? pct(*share) : "-"; }
+std::string ms(double v) { return fmt("%.3f", v); }
+std::string ms(const std::optional<double>& v) { return v ? ms(*v) : "-"; }
+
+class Blocks {
+ public:
+  explicit Blocks(std::size_t max_rows) : max_rows_(max_rows) {}
+  void heading(const std::string& text, int level) {
+    Block b;
+    b.kind = Block::Kind::kHeading, b.level = level, b.text = text;
+    out_.push_back(std::move(b));
+  }
+  void para(const std::string& text, const std::string& css = "") {
+    Block b;
+    b.kind = Block::Kind::kParagraph, b.text = text, b.css_class = css;
+    out_.push_back(std::move(b));
+  }
+  void table(std::vector<std::string> header, std::vector<std::vector<std::string>> rows,
+             std::vector<std::string> classes = {}) {
+    const std::size_t total = rows.size();
+    if (total > max_rows_) rows.resize(max_rows_);
+    if (classes.size() > max_rows_) classes.resize(max_rows_);
+    Block b;
+    b.kind = Block::Kind::kTable, b.items = std::move(header), b.rows = std::move(rows),
+    b.row_class = std::move(classes);
+    out_.push_back(std::move(b));
+    if (total > max_rows_)
+      para(std::to_string(total - max_rows_) + " more rows not shown (the trace file has them).", "note");
+  }
+  std::vector<Block> take() { return std::move(out_); }
+
+ private:
+  std::size_t max_rows_;
+  std::vector<Block> out_;
+};
+
+std::string alignment_text(const TraceJobView& job) {
+  std::string text = std::to_string(job.ranks.size()) + " ranks";
+  if (!job.alignment) return text + ".";
+  const TraceJobAlignment& a = *job.alignment;
+  text += "; clocks aligned by " + a.method;
+  if (!a.anchor.empty()) text += " (" + a.anchor + ")";
+  text += a.uncertainty_us ? ", uncertainty " + fmt("%.3f", *a.uncertainty_us) + " us" : ", uncertainty unknown";
+  text += "; job span " + ms(a.job_span_us / 1000) + " ms";
+  if (a.slowest_rank >= 0) text += "; slowest rank " + std::to_string(a.slowest_rank) + " (the most compute)";
+  if (a.most_waiting_rank >= 0) text += "; rank that waits most " + std::to_string(a.most_waiting_rank);
+  if (!a.missing_ranks.empty()) {
+    text += "; missing ranks";
+    for (int r : a.missing_ranks) text += " " + std::to_string(r);
+  }
+  return text + ".";
+}
+
+void add_ranks(Blocks& b, const TraceJobView& job) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> cls;
+  for (const auto& r : job.ranks) {
+    std::string role = r.slowest ? "slowest" : "";
+    if (r.waits_most) role += std::string(role.empty() ? "" : ", ") + "waits most";
+    if (!r.damage.empty()) role += std::string(role.empty() ? "" : ", ") + "damaged: " + r.damage;
+    rows.push_back({std::to_string(r.rank), std::to_string(r.device), ms(r.span_us / 1000), ms(r.iteration_ms),
+                    std::to_string(r.iterations), pct(r.compute_share), pct(r.comm_share), pct(r.overlap_share),
+                    pct(r.idle_share), pct(r.comm_overlap_ratio),
+                    std::to_string(r.memcpy_count) + "/" + std::to_string(r.memset_count), role.empty() ? "-" : role});
+    cls.push_back(r.damage.empty() ? "" : "fail");
+  }
+  b.table({"rank", "device", "span (ms)", "iteration (ms)", "iters", "compute", "communication", "overlapped", "idle",
+           "overlap %", "memcpy/memset", "role"},
+          std::move(rows), std::move(cls));
+}
+
+void add_compare(Blocks& b, const TraceJobCompare& c) {
+  std::string other;
+  for (const auto& o : c.other) other += (other.empty() ? "" : ", ") + o;
+  b.heading("Against the other run (" + other + ")", 4);
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : c.ranks) {
+    const double d_ms = r.here.iteration_ms - r.other.iteration_ms;
+    rows.push_back({std::to_string(r.rank), pct(r.other.comm_share), pct(r.here.comm_share),
+                    fmt("%+.2f", 100 * (r.here.comm_share - r.other.comm_share)), ms(r.other.iteration_ms),
+                    ms(r.here.iteration_ms),
+                    r.other.iteration_ms > 0 ? fmt("%+.1f%%", 100 * d_ms / r.other.iteration_ms) : "-"});
+  }
+  b.table({"rank", "comm share (other)", "comm share (this)", "change (points)", "iteration ms (other)",
+           "iteration ms (this)", "change"},
+          std::move(rows));
+  std::string only;
+  for (int r : c.only_this) only += " " + std::to_string(r) + " (this run only)";
+  for (int r : c.only_other) only += " " + std::to_string(r) + " (other run only)";
+  if (!only.empty()) b.para("Ranks in one run only:" + only + ".", "note");
+}
+
+void add_model_check(Blocks& b, const TraceModelCheck& m) {
+  std::string against = m.prediction.empty() ? "" : "prediction " + m.prediction;
+  if (!m.replay.empty()) against += std::string(against.empty() ? "" : ", ") + "replay " + m.replay;
+  b.heading("Measured against the model (schedule " + m.schedule + ", " + against + ")", 4);
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> cls;
+  for (const auto& r : m.ranks) {
+    std::string what;
+    for (const auto& x : r.mismatches) what += (what.empty() ? "" : "; ") + x;
+    rows.push_back({std::to_string(r.rank), pct(r.measured_comm_share), pct(r.predicted_comm_share),
+                    pct(r.replayed_comm_share), ms(r.measured_iteration_ms), ms(r.predicted_iteration_ms),
+                    ms(r.replayed_iteration_ms), what.empty() ? "ok" : what});
+    cls.push_back(what.empty() ? "pass" : "warn");
+  }
+  b.table({"rank", "comm share measured", "predicted", "replayed", "iteration ms measured", "predicted", "replayed",
+           "state"},
+          std::move(rows), std::move(cls));
+  const std::string tol = fmt("%.3g", m.tolerance);
+  b.para(m.mismatches == 0
+             ? "Every rank within the tolerance (" + tol + " absolute for shares, " + tol + " x 100 % for times)."
+             : std::to_string(m.mismatches) + " rank(s) beyond the tolerance (" + tol + " absolute for shares, " + tol +
+                   " x 100 % for times): the model does not describe this run there.",
+         m.mismatches == 0 ? "note" : "warn");
+  for (const auto& n : m.notes) b.para(n, "note");
+}
+
+void add_devices(Blocks& b, const TraceInput& t) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& d : t.devices) {
+    rows.push_back({std::to_string(d.device), d.name.empty() ? "-" : d.name, d.rank ? std::to_string(*d.rank) : "-",
+                    ms(d.span_us / 1000), pct(d.busy_share), pct(d.comm_share)});
+  }
+  b.table({"device", "name", "rank", "span (ms)", "busy", "communication"}, std::move(rows));
+}
+
+}  // namespace
+
+std::vector<Block> trace_blocks(const TraceInput& t, std::size_t max_rows) {
+  Blocks b(max_rows);
+  b.heading("Trace: " + t.path, 3);
+  if (t.job.ranks.empty()) {
+    b.para("One profile (" + t.source + ") of " + std::to_string(t.devices.size()) +
+           " device(s); shares of each device's profiled span.");
+    add_devices(b, t);
+  } else {
+    b.para(alignment_text(t.job) +
+           " Shares of each rank's span (first to last GPU activity): the temporal breakdown of Holistic Trace "
+           "Analysis; overlap % = overlapped / communication.");
+    add_ranks(b, t.job);
+    if (t.job.compare) add_compare(b, *t.job.compare);
+    if (t.job.model_check) add_model_check(b, *t.job.model_check);
+  }
+  if (!t.damage.empty()) b.para("The profile is damaged: " + t.damage, "warn");
+  return b.take();
+}
+
+}  // namespace pipebench
