@@ -135,6 +135,8 @@ TraceFile trace_file(const TraceProfile& p, const std::map<int, int>& device_ran
   t.nvtx_ranges = p.nvtx_ranges;
   t.collective_texts = p.collective_texts;
   t.unparsed_texts = p.unparsed_texts;
+  t.nccl_ranges = p.nccl_ranges;
+  t.nccl_payload_sizes = p.nccl_payload_sizes;
   t.profiler_steps = p.profiler_steps;
   t.rank = p.rank;
   t.world_size = p.world_size;
@@ -157,24 +159,27 @@ TraceFile trace_file(const TraceProfile& p, const std::map<int, int>& device_ran
 json trace_to_json(const TraceFile& t) {
   json devices = json::array();
   for (const auto& d : t.devices) devices.push_back(device_to_json(d));
-  json doc = {
-      {"schema", kTraceSchema},
-      {"tool_version", t.tool_version},
-      {"file", t.file},
-      {"source", t.source},
-      {"format_version", or_null(t.format_version)},
-      {"by", t.by},
-      {"kernel_rows", t.kernel_rows},
-      {"skipped_rows", t.skipped_rows},
-      {"skipped", t.skipped},
-      {"nvtx",
-       {{"ranges", t.nvtx_ranges}, {"collective_texts", t.collective_texts}, {"unparsed_texts", t.unparsed_texts}}},
-      {"profiler_steps", t.profiler_steps},
-      {"rank", or_null(t.rank)},
-      {"world_size", or_null(t.world_size)},
-      {"damage", or_null(t.damage)},
-      {"notes", t.notes},
-      {"devices", devices}};
+  json doc = {{"schema", kTraceSchema},
+              {"tool_version", t.tool_version},
+              {"file", t.file},
+              {"source", t.source},
+              {"format_version", or_null(t.format_version)},
+              {"by", t.by},
+              {"kernel_rows", t.kernel_rows},
+              {"skipped_rows", t.skipped_rows},
+              {"skipped", t.skipped},
+              {"nvtx",
+               {{"ranges", t.nvtx_ranges},
+                {"collective_texts", t.collective_texts},
+                {"unparsed_texts", t.unparsed_texts},
+                {"nccl_ranges", t.nccl_ranges},
+                {"nccl_payload_sizes", t.nccl_payload_sizes}}},
+              {"profiler_steps", t.profiler_steps},
+              {"rank", or_null(t.rank)},
+              {"world_size", or_null(t.world_size)},
+              {"damage", or_null(t.damage)},
+              {"notes", t.notes},
+              {"devices", devices}};
   if (t.plan_check) doc["plan_check"] = *t.plan_check;
   if (t.ranks) doc["ranks"] = *t.ranks;
   if (t.alignment) doc["alignment"] = *t.alignment;
@@ -203,6 +208,8 @@ TraceFile trace_from_json(const json& j, const std::string& where) {
   t.nvtx_ranges = f.get_i64(nvtx, "nvtx", "ranges");
   t.collective_texts = f.get_i64(nvtx, "nvtx", "collective_texts");
   t.unparsed_texts = f.get_i64(nvtx, "nvtx", "unparsed_texts");
+  if (nvtx.contains("nccl_ranges")) t.nccl_ranges = f.get_i64(nvtx, "nvtx", "nccl_ranges");
+  if (nvtx.contains("nccl_payload_sizes")) t.nccl_payload_sizes = f.get_i64(nvtx, "nvtx", "nccl_payload_sizes");
   t.profiler_steps = f.get_int(j, "", "profiler_steps");
   t.rank = opt_int(f, j, "", "rank");
   t.world_size = opt_int(f, j, "", "world_size");

@@ -49,6 +49,7 @@ struct TraceFile {
   std::int64_t kernel_rows = 0, skipped_rows = 0;
   std::map<std::string, std::int64_t> skipped;
   std::int64_t nvtx_ranges = 0, collective_texts = 0, unparsed_texts = 0;
+  std::int64_t nccl_ranges = 0, nccl_payload_sizes = 0;  // absent in files from before they were counted: 0
   int profiler_steps = 0;
   std::optional<int> rank, world_size;
   std::string damage;  // empty: null in the file

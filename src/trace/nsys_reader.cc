@@ -16,6 +16,7 @@
 
 #include "trace/collective_text.h"
 #include "trace/kernel_names.h"
+#include "trace/nccl_nvtx_payload.h"
 #include "trace/nsys_schema.h"
 #include "trace/nvtx_sweep.h"
 #include "trace/process_devices.h"
@@ -185,17 +186,41 @@ class NsysReader {
     if (options_.progress) options_.progress("kernel row", done, std::max(done, total));
   }
 
+  // The device a range's collective ran on: the one with the most kernels inside it, else its process's.
+  int range_device(const ClosedRange& c) const {
+    int device = -1;
+    std::int64_t most = -1;
+    for (const auto& d : c.devices)
+      if (d.kernels > most) device = d.device, most = d.kernels;
+    return device >= 0 ? device : process_devices_.device_of(os_pid(c.range.thread));
+  }
+
+  // An NCCL API range (trace/nccl_nvtx_payload.h) with a size in its payload: a collective of that
+  // many bytes; its element count where a kernel inside it names the datatype and the size is the
+  // whole tensor's (not all_gather's or reduce_scatter's per-rank part).
+  void nccl_range(const ClosedRange& c, const NcclPayloadRange& p) {
+    ++profile_.nccl_ranges;
+    if (!p.bytes) return;
+    ++profile_.nccl_payload_sizes;
+    CollectiveRow row;
+    row.op = p.op;
+    row.nccl_bytes = *p.bytes;
+    if (c.nccl_dtype && c.nccl_dtype->size_bytes > 0 && !p.per_rank_part && *p.bytes % c.nccl_dtype->size_bytes == 0) {
+      row.elements = *p.bytes / c.nccl_dtype->size_bytes;
+      row.dtype = c.nccl_dtype->name, row.element_bytes = c.nccl_dtype->size_bytes;
+    }
+    row.source = "nccl-nvtx";
+    builder_.collective(range_device(c), row);
+  }
+
   void on_range_closed(const ClosedRange& c) {
+    if (auto nccl = parse_nccl_nvtx_range(c.range.text, c.range.payload)) nccl_range(c, *nccl);
     if (auto coll = parse_collective_text(c.range.text)) {
       ++profile_.collective_texts;
       if (coll->sizes_present && coll->elements < 0) {
         ++profile_.unparsed_texts;
       } else {
-        int device = -1;
-        std::int64_t most = -1;
-        for (const auto& d : c.devices)
-          if (d.kernels > most) device = d.device, most = d.kernels;
-        if (device < 0) device = process_devices_.device_of(os_pid(c.range.thread));
+        const int device = range_device(c);
         CollectiveRow row;
         row.op = coll->op;
         row.elements = coll->elements;
@@ -229,7 +254,8 @@ class NsysReader {
       return;
     }
     auto ranges = db_.prepare(
-        "SELECT n.globalTid, n.start, n.\"end\", " + nvtx_text_expr() + " FROM " + kNvtxTable + " AS n" + nvtx_join() +
+        "SELECT n.globalTid, n.start, n.\"end\", " + nvtx_text_expr() + ", " +
+        (schema_.nvtx_json ? "n.jsonText" : "NULL") + " FROM " + kNvtxTable + " AS n" + nvtx_join() +
         " WHERE n.eventType = " + std::to_string(schema_.push_pop_type) +
         " AND n.\"end\" IS NOT NULL AND n.globalTid IS NOT NULL ORDER BY n.globalTid, n.start, n.\"end\" DESC");
     std::optional<SqliteStatement> launches;
@@ -289,7 +315,8 @@ class NsysReader {
         profile_.skip("NVTX range with end before start, or a negative start");
         continue;
       }
-      range_ = SweepRange{st.int64(0), st.int64(1), st.int64(2), std::string(st.text(3))};
+      range_ = SweepRange{st.int64(0), st.int64(1), st.int64(2), std::string(st.text(3)),
+                          st.is_null(4) ? std::string() : std::string(st.text(4))};
       return true;
     }
     return false;

@@ -76,6 +76,7 @@ NsysSchema probe_nsys_schema(const SqliteDb& db, bool prefer_demangled) {
     s.nvtx = has_all(n, {"start", "end", "eventType", "globalTid"});
     s.nvtx_text = n.count("text") != 0;
     s.nvtx_text_id = n.count("textId") != 0;
+    s.nvtx_json = n.count("jsonText") != 0;
     s.nvtx = s.nvtx && (s.nvtx_text || s.nvtx_text_id);
   }
   if (s.nvtx) {

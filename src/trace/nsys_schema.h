@@ -25,6 +25,7 @@ struct NsysSchema {
   bool runtime_name = false;        // its nameId
   bool nvtx = false;                // NVTX_EVENTS with start, end, eventType, globalTid
   bool nvtx_text = false, nvtx_text_id = false;
+  bool nvtx_json = false;            // NVTX_EVENTS.jsonText: payloads (nsys export --include-json)
   std::int64_t push_pop_type = 59;   // ENUM_NSYS_EVENT_TYPE NvtxPushPopRange
   std::int64_t start_end_type = 60;  // NvtxStartEndRange
   std::int64_t mark_type = 34;       // NvtxMark

@@ -23,6 +23,7 @@ struct SweepRange {
   std::int64_t thread = 0;  // opaque thread key (nsys globalTid; a Kineto pid/tid pair)
   std::int64_t start_ns = 0, end_ns = 0;
   std::string text;
+  std::string payload{};  // the range's exported JSON payload (nsys NVTX_EVENTS.jsonText); empty: none
 };
 
 struct SweepKernel {

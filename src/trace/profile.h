@@ -34,10 +34,14 @@ struct CollectiveRow {
   int element_bytes = 0;       // 0 when the dtype is unknown
   std::int64_t count = 0;
   int group_size = -1;  // -1 unknown
-  std::string source;   // nvtx, record_param_comms, kernel_args
+  std::string source;   // nvtx, record_param_comms, kernel_args, nccl-nvtx
+  // nccl-nvtx: the size NCCL's own NVTX payload gives (count x datatype size of the call: all_gather's
+  // send buffer and reduce_scatter's receive buffer, one rank's part); -1 otherwise.
+  std::int64_t nccl_bytes = -1;
   [[nodiscard]] std::optional<std::int64_t> bytes() const {
-    if (elements < 0 || element_bytes <= 0) return std::nullopt;
-    return elements * element_bytes;
+    if (elements >= 0 && element_bytes > 0) return elements * element_bytes;
+    if (nccl_bytes >= 0) return nccl_bytes;
+    return std::nullopt;
   }
 };
 
@@ -78,6 +82,8 @@ struct TraceProfile {
   std::int64_t nvtx_ranges = 0;         // push/pop ranges (nsys) or user annotations (Kineto) seen
   std::int64_t collective_texts = 0;    // NVTX texts naming a collective ("nccl:...")
   std::int64_t unparsed_texts = 0;      // of those, texts whose sizes could not be parsed
+  std::int64_t nccl_ranges = 0;         // NCCL's own API ranges ("ncclAllReduce", ...; nsys)
+  std::int64_t nccl_payload_sizes = 0;  // of those, ranges whose exported payload gave a size
   int profiler_steps = 0;               // Kineto "ProfilerStep#N" ranges
   std::optional<int> rank, world_size;  // Kineto distributedInfo
   // Wall-clock time (ns since the Unix epoch) of the profile's time 0: Kineto baseTimeNanoseconds, nsys

@@ -70,7 +70,8 @@ void ProfileBuilder::row(int device, std::int64_t stream, const std::string& nam
 }
 
 void ProfileBuilder::collective(int device, const CollectiveRow& c) {
-  auto [it, fresh] = devices_[device].collectives.try_emplace({c.op, c.elements, c.dtype, c.group_size, c.source}, c);
+  auto [it, fresh] =
+      devices_[device].collectives.try_emplace({c.op, c.elements, c.dtype, c.group_size, c.source, c.nccl_bytes}, c);
   if (fresh) it->second.count = 0;
   it->second.count += c.count > 0 ? c.count : 1;
 }

@@ -62,7 +62,8 @@ class ProfileBuilder {
     std::map<std::string, std::vector<std::pair<std::int64_t, std::int64_t>>> marks;
     std::string name;
     std::map<std::pair<std::int64_t, std::string>, KernelRow> rows;
-    std::map<std::tuple<std::string, std::int64_t, std::string, int, std::string>, CollectiveRow> collectives;
+    std::map<std::tuple<std::string, std::int64_t, std::string, int, std::string, std::int64_t>, CollectiveRow>
+        collectives;
   };
   std::map<int, Device> devices_;
 };

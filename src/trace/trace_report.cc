@@ -76,6 +76,9 @@ void print_trace_report(std::ostream& out, const TraceProfile& p, const PlanChec
   if (p.source == "nsys-sqlite") {
     out << "; " << p.nvtx_ranges << " NVTX push/pop ranges, " << p.collective_texts << " collective texts ("
         << p.unparsed_texts << " unparsed)";
+    if (p.nccl_ranges > 0) {
+      out << ", " << p.nccl_ranges << " NCCL API ranges (" << p.nccl_payload_sizes << " with a payload size)";
+    }
   } else {
     out << "; " << p.nvtx_ranges << " record_function ranges, " << p.profiler_steps << " profiler steps";
   }

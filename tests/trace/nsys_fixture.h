@@ -144,6 +144,16 @@ class NsysFixture {
     }
   }
 
+  // A push/pop range with a registered name and an exported payload in jsonText (empty: NULL), as
+  // NCCL's own ranges ("ncclAllReduce") are exported with --include-json.
+  void nvtx_json(std::int64_t pid, std::int64_t tid, std::int64_t start, std::int64_t end, const std::string& text,
+                 const std::string& json_text) {
+    exec("INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, textId, jsonText) VALUES (" +
+         std::to_string(start) + ", " + std::to_string(end) + ", " + std::to_string(kPushPop) + ", " +
+         std::to_string(global_tid(pid, tid)) + ", " + std::to_string(str(text)) + ", " +
+         (json_text.empty() ? std::string("NULL") : quote(json_text)) + ")");
+  }
+
   // Commits and closes; the file is then ready to read.
   void close() {
     if (db_ == nullptr) return;

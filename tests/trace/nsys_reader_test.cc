@@ -8,7 +8,9 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "core/error.h"
 #include "trace/chrome_trace_writer.h"
 #include "trace/nsys_fixture.h"
+#include "trace/trace_report.h"
 
 namespace pipebench {
 namespace {
@@ -72,6 +75,53 @@ const KernelRow& row(const DeviceProfile& d, const std::string& name, std::int64
   for (const auto& r : d.rows)
     if (r.name == name && r.stream == stream) return r;
   throw std::runtime_error("no row " + name + " on stream " + std::to_string(stream));
+}
+
+// NCCL's own API ranges with their exported payloads (trace/nccl_nvtx_payload.h): sizes from
+// "Message size [bytes]" (and the older "Bytes"), the element count where a kernel inside names the
+// datatype and the size is the whole tensor's; ranges without a usable payload are counted only.
+TEST(NsysReader, NcclApiRangesGiveSizesFromTheirPayloads) {
+  NsysFixture f(tmp_path("nccl_payload.sqlite"));
+  const auto ar = f.str("ncclDevKernel_AllReduce_Sum_bf16_RING_LL");
+  const auto launch = f.str("cudaLaunchKernel_v7000");
+  f.gpu(0, "NVIDIA H200");
+  f.kernel(0, 13, 2000, 3000, ar, 1, 100);
+  f.runtime(100, 7, 1200, 1210, 1, launch);
+  f.kernel(0, 13, 5000, 6000, ar, 2, 100);
+  f.runtime(100, 7, 4200, 4210, 2, launch);
+  const std::string ar_payload =
+      R"({"NCCL communicator ID": 7318924352, "Message size [bytes]": 262144, "Reduction operation": "Sum"})";
+  f.nvtx_json(100, 7, 1100, 1300, "ncclAllReduce", ar_payload);
+  f.nvtx_json(100, 7, 4100, 4300, "ncclAllReduce", ar_payload);
+  f.nvtx_json(100, 7, 1400, 1500, "ncclAllGather", R"({"Message size [bytes]": "1,048,576"})");
+  f.nvtx_json(100, 7, 1600, 1700, "ncclSend", R"({"Bytes": 4096, "Peer rank": 1})");
+  f.nvtx_json(100, 7, 1800, 1900, "ncclRecv", "");
+  f.nvtx_json(100, 7, 2000, 2100, "ncclBroadcast", "not json");
+  f.nvtx_json(100, 7, 2200, 2300, "ncclReduce", R"({"Message size [bytes]": -5})");
+  f.nvtx_json(100, 7, 2400, 2500, "myAllReduce", R"({"Message size [bytes]": 64})");
+  f.close();
+  const TraceProfile p = read_nsys_sqlite(f.path(), TraceOptions{});
+  EXPECT_EQ(p.nccl_ranges, 7);
+  EXPECT_EQ(p.nccl_payload_sizes, 3 + 1);  // both all_reduces, all_gather, send
+  ASSERT_EQ(p.devices.size(), 1u);
+  std::map<std::string, CollectiveRow> by_op;
+  for (const auto& c : p.devices[0].collectives) {
+    EXPECT_EQ(c.source, "nccl-nvtx");
+    EXPECT_TRUE(by_op.emplace(c.op, c).second) << c.op << " twice";
+  }
+  ASSERT_EQ(by_op.size(), 3u);
+  const CollectiveRow& all_reduce = by_op.at("all_reduce");
+  EXPECT_EQ(all_reduce.count, 2);
+  EXPECT_EQ(all_reduce.elements, 131072);  // 262144 bytes of bf16, the kernel inside says
+  EXPECT_EQ(all_reduce.dtype, "bfloat16");
+  EXPECT_EQ(all_reduce.bytes().value(), 262144);
+  EXPECT_EQ(by_op.at("all_gather").elements, -1);  // one rank's part: no whole-tensor count
+  EXPECT_EQ(by_op.at("all_gather").bytes().value(), 1048576);
+  EXPECT_EQ(by_op.at("send").bytes().value(), 4096);
+  EXPECT_TRUE(by_op.at("send").dtype.empty());
+  std::ostringstream text;
+  print_trace_report(text, p, nullptr, 10);
+  EXPECT_NE(text.str().find("7 NCCL API ranges (4 with a payload size)"), std::string::npos) << text.str();
 }
 
 TEST(NsysReader, BreakdownAndCommunicationShareOfEveryDevice) {
