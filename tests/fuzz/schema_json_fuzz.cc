@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fuzz target: the schema readers of src/io (pipebench.plan/1, .results/1, .prediction/1,
-// .topology/1) on any JSON document. Bad input must be a UsageError naming the field, never a crash.
+// .topology/1, .trace/1 with its job view) on any JSON document. Bad input must be a UsageError naming the field, never a crash.
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -11,6 +11,8 @@
 #include "io/prediction_io.h"
 #include "io/results_io.h"
 #include "io/topology_io.h"
+#include "io/trace_io.h"
+#include "io/trace_job_io.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const nlohmann::json j = nlohmann::json::parse(data, data + size, nullptr, false);
@@ -25,5 +27,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   quietly([&] { (void)pipebench::results_from_json(j, "fuzz"); });
   quietly([&] { (void)pipebench::prediction_from_json(j, "fuzz"); });
   quietly([&] { (void)pipebench::topology_from_json(j, "fuzz"); });
+  quietly([&] { (void)pipebench::trace_job_view(pipebench::trace_from_json(j, "fuzz"), "fuzz"); });
   return 0;
 }
