@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fuzz target: the schema readers of src/io (pipebench.plan/1, .results/1, .prediction/1,
-// .topology/1, .trace/1 with its job view) on any JSON document. Bad input must be a UsageError naming the field, never a crash.
+// .topology/1, .trace/1 with its job view) on any JSON document. Bad input must be a UsageError naming the field, never
+// a crash.
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
