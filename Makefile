@@ -339,7 +339,7 @@ $(FUZZ_CLANG)/bin/fuzz_%: $(FUZZ_CLANG)/obj/tests/fuzz/%_fuzz.cc.o $(FUZZ_CLANG)
 
 $(FUZZ_CLANG)/obj/%.cc.o: %.cc
 	@mkdir -p $(dir $@)
-	$(CLANGXX) $(CPPFLAGS) $(FUZZ_CLANG_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(CLANGXX) $(CPPFLAGS) $(FUZZ_CLANG_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
 $(BUILD)/obj/%.cc.o: %.cc
 	@mkdir -p $(dir $@)
@@ -352,4 +352,5 @@ $(BUILD)/obj/%.cu.o: %.cu
 $(BIN):
 	@mkdir -p $@
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+# Header dependencies of g++'s objects and of clang's fuzzing objects: a changed header rebuilds both.
+-include $(shell find $(BUILD)/obj $(FUZZ_CLANG)/obj -name '*.d' 2>/dev/null)
