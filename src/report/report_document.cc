@@ -8,6 +8,7 @@
 
 #include "core/units.h"
 #include "core/version.h"
+#include "report/block_builder.h"
 #include "report/metric.h"
 #include "report/trace_blocks.h"
 #include "topology/link_bandwidth.h"
@@ -30,63 +31,7 @@ std::string joined(const std::set<std::string>& items) {
   return out.empty() ? "unknown" : out;
 }
 
-std::string lower(Status s) {
-  std::string n = status_name(s);
-  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return static_cast<char>(c + 32); });
-  return n;
-}
-
-class Builder {
- public:
-  explicit Builder(ReportDocument& doc) : doc_(doc) {}
-  void heading(const std::string& text, int level = 2) {
-    Block b;
-    b.kind = Block::Kind::kHeading, b.level = level, b.text = text;
-    doc_.blocks.push_back(std::move(b));
-  }
-  void para(const std::string& text, const std::string& css = "") {
-    Block b;
-    b.kind = Block::Kind::kParagraph, b.text = text, b.css_class = css;
-    doc_.blocks.push_back(std::move(b));
-  }
-  void list(std::vector<std::string> items) {
-    Block b;
-    b.kind = Block::Kind::kList, b.items = std::move(items);
-    doc_.blocks.push_back(std::move(b));
-  }
-  // Adds rows up to kMaxTableRows and a note counting the rest.
-  void table(std::vector<std::string> header, std::vector<std::vector<std::string>> rows,
-             std::vector<std::string> classes = {}) {
-    const std::size_t total = rows.size();
-    if (total > kMaxTableRows) {
-      rows.resize(kMaxTableRows);
-      if (classes.size() > kMaxTableRows) classes.resize(kMaxTableRows);
-    }
-    Block b;
-    b.kind = Block::Kind::kTable, b.items = std::move(header), b.rows = std::move(rows);
-    b.row_class = std::move(classes);
-    doc_.blocks.push_back(std::move(b));
-    if (total > kMaxTableRows) {
-      para(std::to_string(total - kMaxTableRows) + " more rows not shown (report.json and the inputs have them).",
-           "note");
-    }
-  }
-  void verdict(Status s, const std::string& text) {
-    Block b;
-    b.kind = Block::Kind::kVerdict, b.text = text, b.css_class = lower(s);
-    doc_.blocks.push_back(std::move(b));
-  }
-  void plot(std::size_t i) {
-    Block b;
-    b.kind = Block::Kind::kPlot, b.plot = i;
-    doc_.blocks.push_back(std::move(b));
-  }
-
- private:
-  ReportDocument& doc_;
-};
-
-void add_header(Builder& b, const ReportInputs& in) {
+void add_header(BlockBuilder& b, const ReportInputs& in) {
   std::set<std::string> hosts, models, driver, cuda, nccl, mpi, dates;
   for (const auto& r : in.results) {
     for (const auto& h : r.hosts) hosts.insert(h);
@@ -138,14 +83,14 @@ std::string point_name(const PointOutcome& p) {
   return s;
 }
 
-void add_verdict(Builder& b, const ReportOutcome& out) {
+void add_verdict(BlockBuilder& b, const ReportOutcome& out) {
   b.verdict(out.verdict, std::string(status_name(out.verdict)) + ": " + std::to_string(out.failed) + " failed, " +
                              std::to_string(out.warned) + " warned, " + std::to_string(out.passed) + " passed");
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> classes;
   for (const auto& r : out.rules) {
     rows.push_back({r.name, status_name(r.status), r.metric + " " + r.comparison, r.message});
-    classes.push_back(lower(r.status));
+    classes.push_back(status_css(r.status));
   }
   b.table({"rule", "status", "check", "result"}, std::move(rows), std::move(classes));
   for (const auto& r : out.rules) {
@@ -156,13 +101,13 @@ void add_verdict(Builder& b, const ReportOutcome& out) {
     for (const auto& p : r.points) {
       if (p.status == Status::kPass) continue;
       pts.push_back({point_name(p), p.host, opt_num(p.value), opt_num(p.limit), status_name(p.status), p.note});
-      cls.push_back(lower(p.status));
+      cls.push_back(status_css(p.status));
     }
     b.table({"point", "host", "value", "limit", "status", "note"}, std::move(pts), std::move(cls));
   }
 }
 
-void add_topology(Builder& b, const TopologyInput& t, const std::vector<LinkStateRow>* during_run) {
+void add_topology(BlockBuilder& b, const TopologyInput& t, const std::vector<LinkStateRow>* during_run) {
   b.heading("Topology of " + (t.host.empty() ? std::string("a host without a name") : t.host) +
                 (t.path.empty() ? "" : " (" + t.path + ")"),
             3);
@@ -216,7 +161,7 @@ void add_topology(Builder& b, const TopologyInput& t, const std::vector<LinkStat
   for (const auto& w : t.warnings) b.para("warning: " + w, "warn");
 }
 
-void add_topologies(Builder& b, const ReportInputs& in) {
+void add_topologies(BlockBuilder& b, const ReportInputs& in) {
   std::set<std::string> shown;
   bool any = false;
   for (const auto& r : in.results) {
@@ -247,7 +192,7 @@ void add_topologies(Builder& b, const ReportInputs& in) {
   }
 }
 
-void add_points(Builder& b, const ReportInputs& in, double limit) {
+void add_points(BlockBuilder& b, const ReportInputs& in, double limit) {
   if (in.results.empty()) return;
   b.heading("Measured points");
   b.para(
@@ -274,7 +219,7 @@ void add_points(Builder& b, const ReportInputs& in, double limit) {
           std::move(rows), std::move(cls));
 }
 
-void add_compare(Builder& b, const ReportOutcome& out) {
+void add_compare(BlockBuilder& b, const ReportOutcome& out) {
   if (out.compared.empty()) return;
   b.heading("Compared with the baseline");
   b.para("Metric " + out.compare_metric +
@@ -296,7 +241,7 @@ void add_compare(Builder& b, const ReportOutcome& out) {
   b.table({"point", "baseline", "new", "ratio", "change"}, std::move(rows), std::move(cls));
 }
 
-void add_diagnosis(Builder& b, const ReportInputs& in, const ReportOutcome& out) {
+void add_diagnosis(BlockBuilder& b, const ReportInputs& in, const ReportOutcome& out) {
   if (out.hosts.empty()) return;
   b.heading("Node diagnosis");
   b.para("A host is flagged where its " + out.diagnosis_metric + " at a point is more than " + num(in.mad_k) +
@@ -314,7 +259,7 @@ void add_diagnosis(Builder& b, const ReportInputs& in, const ReportOutcome& out)
 
 // Predicted vs replayed iteration time per schedule (the first prediction and replay that have it), and
 // each file's verdict.
-void add_schedules(Builder& b, const ReportInputs& in) {
+void add_schedules(BlockBuilder& b, const ReportInputs& in) {
   if (in.predictions.empty() && in.replays.empty()) return;
   std::vector<std::string> order;
   std::map<std::string, std::pair<std::optional<double>, std::optional<double>>> times;
@@ -350,15 +295,13 @@ ReportDocument build_document(const ReportInputs& inputs, const ReportOutcome& o
   ReportDocument doc;
   doc.title = inputs.title;
   doc.plots = build_plots(inputs);
-  Builder b(doc);
+  BlockBuilder b(doc.blocks, kMaxTableRows, "report.json and the inputs have them");
   add_header(b, inputs);
   b.heading("Verdict");
   add_verdict(b, outcome);
   add_topologies(b, inputs);
   add_schedules(b, inputs);
-  for (const auto& t : inputs.traces) {
-    for (auto& block : trace_blocks(t, kMaxTableRows)) doc.blocks.push_back(std::move(block));
-  }
+  for (const auto& t : inputs.traces) add_trace_blocks(doc.blocks, t, kMaxTableRows);
   if (!doc.plots.empty()) b.heading("Plots");
   for (std::size_t i = 0; i < doc.plots.size(); ++i) b.plot(i);
   add_compare(b, outcome);

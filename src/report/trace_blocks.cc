@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "report/block_builder.h"
+
 namespace pipebench {
 namespace {
 
@@ -19,38 +21,6 @@ std::string pct(double share) { return fmt("%.2f%%", 100 * share); }
 std::string pct(const std::optional<double>& share) { return share ? pct(*share) : "-"; }
 std::string ms(double v) { return fmt("%.3f", v); }
 std::string ms(const std::optional<double>& v) { return v ? ms(*v) : "-"; }
-
-class Blocks {
- public:
-  explicit Blocks(std::size_t max_rows) : max_rows_(max_rows) {}
-  void heading(const std::string& text, int level) {
-    Block b;
-    b.kind = Block::Kind::kHeading, b.level = level, b.text = text;
-    out_.push_back(std::move(b));
-  }
-  void para(const std::string& text, const std::string& css = "") {
-    Block b;
-    b.kind = Block::Kind::kParagraph, b.text = text, b.css_class = css;
-    out_.push_back(std::move(b));
-  }
-  void table(std::vector<std::string> header, std::vector<std::vector<std::string>> rows,
-             std::vector<std::string> classes = {}) {
-    const std::size_t total = rows.size();
-    if (total > max_rows_) rows.resize(max_rows_);
-    if (classes.size() > max_rows_) classes.resize(max_rows_);
-    Block b;
-    b.kind = Block::Kind::kTable, b.items = std::move(header), b.rows = std::move(rows),
-    b.row_class = std::move(classes);
-    out_.push_back(std::move(b));
-    if (total > max_rows_)
-      para(std::to_string(total - max_rows_) + " more rows not shown (the trace file has them).", "note");
-  }
-  std::vector<Block> take() { return std::move(out_); }
-
- private:
-  std::size_t max_rows_;
-  std::vector<Block> out_;
-};
 
 std::string alignment_text(const TraceJobView& job) {
   std::string text = std::to_string(job.ranks.size()) + " ranks";
@@ -69,7 +39,7 @@ std::string alignment_text(const TraceJobView& job) {
   return text + ".";
 }
 
-void add_ranks(Blocks& b, const TraceJobView& job) {
+void add_ranks(BlockBuilder& b, const TraceJobView& job) {
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> cls;
   for (const auto& r : job.ranks) {
@@ -87,7 +57,7 @@ void add_ranks(Blocks& b, const TraceJobView& job) {
           std::move(rows), std::move(cls));
 }
 
-void add_compare(Blocks& b, const TraceJobCompare& c) {
+void add_compare(BlockBuilder& b, const TraceJobCompare& c) {
   std::string other;
   for (const auto& o : c.other) other += (other.empty() ? "" : ", ") + o;
   b.heading("Against the other run (" + other + ")", 4);
@@ -108,7 +78,7 @@ void add_compare(Blocks& b, const TraceJobCompare& c) {
   if (!only.empty()) b.para("Ranks in one run only:" + only + ".", "note");
 }
 
-void add_model_check(Blocks& b, const TraceModelCheck& m) {
+void add_model_check(BlockBuilder& b, const TraceModelCheck& m) {
   std::string against = m.prediction.empty() ? "" : "prediction " + m.prediction;
   if (!m.replay.empty()) against += std::string(against.empty() ? "" : ", ") + "replay " + m.replay;
   b.heading("Measured against the model (schedule " + m.schedule + ", " + against + ")", 4);
@@ -134,7 +104,7 @@ void add_model_check(Blocks& b, const TraceModelCheck& m) {
   for (const auto& n : m.notes) b.para(n, "note");
 }
 
-void add_devices(Blocks& b, const TraceInput& t) {
+void add_devices(BlockBuilder& b, const TraceInput& t) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& d : t.devices) {
     rows.push_back({std::to_string(d.device), d.name.empty() ? "-" : d.name, d.rank ? std::to_string(*d.rank) : "-",
@@ -145,8 +115,8 @@ void add_devices(Blocks& b, const TraceInput& t) {
 
 }  // namespace
 
-std::vector<Block> trace_blocks(const TraceInput& t, std::size_t max_rows) {
-  Blocks b(max_rows);
+void add_trace_blocks(std::vector<Block>& blocks, const TraceInput& t, std::size_t max_rows) {
+  BlockBuilder b(blocks, max_rows, "the trace file has them");
   b.heading("Trace: " + t.path, 3);
   if (t.job.ranks.empty()) {
     b.para("One profile (" + t.source + ") of " + std::to_string(t.devices.size()) +
@@ -161,7 +131,6 @@ std::vector<Block> trace_blocks(const TraceInput& t, std::size_t max_rows) {
     if (t.job.model_check) add_model_check(b, *t.job.model_check);
   }
   if (!t.damage.empty()) b.para("The profile is damaged: " + t.damage, "warn");
-  return b.take();
 }
 
 }  // namespace pipebench

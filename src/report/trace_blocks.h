@@ -11,7 +11,7 @@
 
 namespace pipebench {
 
-// max_rows: the most rows of one table; the rest is counted in a note.
-[[nodiscard]] std::vector<Block> trace_blocks(const TraceInput& t, std::size_t max_rows);
+// Appends the section to `blocks`. max_rows: the most rows of one table; the rest is counted in a note.
+void add_trace_blocks(std::vector<Block>& blocks, const TraceInput& t, std::size_t max_rows);
 
 }  // namespace pipebench
