@@ -105,7 +105,7 @@ ifeq ($(HAVE_SQLITE),1)
 LIB_SRCS += $(SQLITE_ONLY)
 endif
 ifeq ($(HAVE_MPI),1)
-LIB_SRCS += src/backend/mpi_backend.cc src/backend/mpi_replay.cc
+LIB_SRCS += src/backend/mpi_backend.cc src/backend/mpi_replay.cc src/backend/mpi_wait.cc
 endif
 CU_SRCS := $(if $(filter 1,$(HAVE_NCCL)),$(filter-out src/backend/gemm_timer.cu,$(wildcard src/backend/*.cu)),)
 ifeq ($(HAVE_CUBLAS),1)

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "backend/host_data.h"
+#include "backend/mpi_wait.h"
 #include "core/error.h"
 #include "launch/mpi_check.h"
 
@@ -196,10 +197,8 @@ class MpiBackend final : public Backend {
   }
   std::map<std::string, std::string> versions() const override {
     std::map<std::string, std::string> v{{"mpi", world_.mpi_version()}};
-    if (oversubscribed_) {
-      v["mpi_wait"] = "poll and yield: " + std::to_string(world_.local_size()) + " ranks on " +
-                      std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " CPUs";
-    }
+    const std::string wait = waits_.description(world_);
+    if (!wait.empty()) v["mpi_wait"] = wait;
     return v;
   }
   bool supports_graphs() const override { return false; }
@@ -358,45 +357,15 @@ class MpiBackend final : public Backend {
   }
   void complete() {
     if (!pending_.empty()) {
-      if (oversubscribed_) {
-        wait_sharing_cores();
-      } else {
-        check(MPI_Waitall(static_cast<int>(pending_.size()), pending_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
-      }
+      waits_.wait(pending_.data(), static_cast<int>(pending_.size()), world_.where());
       pending_.clear();
     }
     for (auto& f : after_) f();
     after_.clear();
   }
 
-  // More ranks on this node than online CPUs: MPI_Waitall spins, and a spinning rank holds the core
-  // that the peer it waits for needs in order to send (the case Open MPI's mpi_yield_when_idle is for),
-  // so a transfer is timed at the length of a scheduler slice. Poll instead and give the core away
-  // between polls: for the first kSpinNs by yielding, then with kPollNs sleeps, as the replay's MPI
-  // runtime waits, so that `bench --plan` times messages as `replay` sends them.
-  void wait_sharing_cores() {
-    static constexpr std::int64_t kSpinNs = 30000;
-    static constexpr long kPollNs = 20000;
-    const auto start = std::chrono::steady_clock::now();
-    int done = 0;
-    while (true) {
-      check(MPI_Testall(static_cast<int>(pending_.size()), pending_.data(), &done, MPI_STATUSES_IGNORE), "MPI_Testall");
-      if (done) return;
-      if (std::chrono::steady_clock::now() - start < std::chrono::nanoseconds(kSpinNs)) {
-        sched_yield();
-        continue;
-      }
-      const timespec ts{0, kPollNs};
-      nanosleep(&ts, nullptr);
-    }
-  }
-  static bool sharing_cores(const World& world) {
-    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    return cpus > 0 && world.local_size() > cpus;
-  }
-
   const World& world_;
-  bool oversubscribed_ = sharing_cores(world_);
+  MpiWaitPolicy waits_{world_};
   MPI_Comm comm_;
   std::vector<int> members_;
   std::shared_ptr<const HalfOps> half_ops_;

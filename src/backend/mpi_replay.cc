@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // ReplayRuntime on MPI: compute is a host sleep (clock_nanosleep to an absolute deadline, so ranks
-// sharing cores still progress), P2P is Isend/Irecv on a private communicator with the transfer's tag,
-// waits poll MPI_Testall and yield the core, collectives run on MPI_Comm_split sub-communicators.
+// sharing cores still progress) during which the rank's asynchronous P2P keeps moving, P2P is
+// Isend/Irecv on a private communicator with the transfer's tag, waits follow bench's MpiWaitPolicy,
+// collectives run on MPI_Comm_split sub-communicators.
 #include <mpi.h>
 #include <sched.h>
 #include <sys/prctl.h>
@@ -14,18 +15,13 @@
 #include <map>
 #include <vector>
 
+#include "backend/mpi_wait.h"
 #include "backend/replay_runtime.h"
 #include "core/error.h"
 #include "launch/mpi_check.h"
 
 namespace pipebench {
 namespace {
-
-std::int64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
 
 // MPI counts are int; a message above INT_MAX bytes is sent as that many 4-byte elements.
 int to_count(std::int64_t n, const char* what) {
@@ -50,7 +46,7 @@ class Comm {
 
 class MpiReplayRuntime final : public ReplayRuntime {
  public:
-  explicit MpiReplayRuntime(const World& world) : world_(world), p2p_(dup_world(world)) {
+  explicit MpiReplayRuntime(const World& world) : world_(world), waits_(world), p2p_(dup_world(world)) {
     MPI_Comm_rank(p2p_->get(), &rank_);
     // Linux delays a timer wake-up by up to the timer slack (50 us by default); the sleeps stand for
     // compute of exact duration, so ask for none.
@@ -90,15 +86,34 @@ class MpiReplayRuntime final : public ReplayRuntime {
     barrier.requests.push_back(MPI_REQUEST_NULL);
     check(MPI_Ibarrier(p2p_->get(), &barrier.requests[0]), "MPI_Ibarrier");
     complete(barrier);
-    set_realtime(true);
+    if (waits_.sharing_cores()) set_realtime(true);
     origin_ns_ = monotonic_ns();
   }
 
+  // On a GPU, P2P posted before a compute step runs beside it (NCCL kernels on their own stream), and
+  // the simulator lets it. A host rank moves MPI transfers only inside MPI calls, so while asynchronous
+  // calls are pending the compute polls them until its deadline (spinning with a core per rank, sleeping
+  // kPollNs between polls where ranks share cores). With nothing left to poll it sleeps to the deadline;
+  // with a core per rank at a real-time priority for this sleep alone (a wake-up at normal priority came
+  // about 65 us late per step on a 16-core VM: 4 % of a 1.5 ms step) and only to kWakeMarginNs before
+  // the deadline, spinning the rest.
   void compute(std::size_t task, std::int64_t duration_ns) override {
+    static constexpr std::int64_t kWakeMarginNs = 200000;
     const std::int64_t start = monotonic_ns();
     const std::int64_t deadline = start + duration_ns;
-    timespec ts{static_cast<time_t>(deadline / 1000000000), static_cast<long>(deadline % 1000000000)};
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) != 0) {
+    std::int64_t now = start;
+    while (now < deadline && !pending_.empty() && progress_pending()) {
+      if (waits_.sharing_cores()) sleep_until(std::min<std::int64_t>(deadline, now + MpiWaitPolicy::kPollNs));
+      now = monotonic_ns();
+    }
+    if (waits_.sharing_cores()) {
+      sleep_until(deadline);  // the whole iteration runs at a real-time priority (begin_iteration)
+    } else if (now < deadline) {
+      set_realtime(true);
+      if (deadline - now > kWakeMarginNs) sleep_until(deadline - kWakeMarginNs);
+      while (monotonic_ns() < deadline) {
+      }
+      set_realtime(false);
     }
     spans_.at(task) = {start - origin_ns_, monotonic_ns() - origin_ns_};
   }
@@ -135,7 +150,8 @@ class MpiReplayRuntime final : public ReplayRuntime {
     if (it == pending_.end()) throw Error("replay: wait for handle " + std::to_string(handle) + " that was not posted");
     complete(it->second);
     const std::int64_t end = monotonic_ns();
-    spans_.at(it->second.task) = {it->second.start_ns - origin_ns_, end - origin_ns_};
+    const std::int64_t done = it->second.done_ns >= 0 ? it->second.done_ns : end;
+    spans_.at(it->second.task) = {it->second.start_ns - origin_ns_, done - origin_ns_};
     spans_.at(task) = {start - origin_ns_, end - origin_ns_};
     pending_.erase(it);
   }
@@ -196,7 +212,7 @@ class MpiReplayRuntime final : public ReplayRuntime {
   std::vector<ReplaySpan> end_iteration(std::int64_t* iteration_ns) override {
     for (auto& [h, call] : pending_) {
       complete(call);
-      spans_.at(call.task).end_ns = monotonic_ns() - origin_ns_;
+      spans_.at(call.task).end_ns = (call.done_ns >= 0 ? call.done_ns : monotonic_ns()) - origin_ns_;
     }
     pending_.clear();
     *iteration_ns = monotonic_ns() - origin_ns_;
@@ -208,6 +224,7 @@ class MpiReplayRuntime final : public ReplayRuntime {
   struct Pending {
     std::size_t task = 0;
     std::int64_t start_ns = 0;
+    std::int64_t done_ns = -1;  // when a poll during compute saw it complete
     std::vector<MPI_Request> requests;
   };
 
@@ -218,25 +235,27 @@ class MpiReplayRuntime final : public ReplayRuntime {
     return std::make_unique<Comm>(c);
   }
 
-  // Polls: first for kSpinNs yielding the core (a transfer whose peer is there completes in that time),
-  // then with sleeps of kPollNs between polls rather than spinning in MPI_Waitall: a spinning rank takes
-  // the core from a peer that must wake from its compute to send (several ranks share a core on small
-  // machines), and at a real-time priority it would use up the kernel's real-time budget.
   void complete(Pending& call) {
-    static constexpr std::int64_t kSpinNs = 30000;
-    static constexpr long kPollNs = 20000;
-    const std::int64_t start = monotonic_ns();
-    int done = 0;
-    while (true) {
-      check(MPI_Testall(static_cast<int>(call.requests.size()), call.requests.data(), &done, MPI_STATUSES_IGNORE),
-            "MPI_Testall");
-      if (done) return;
-      if (monotonic_ns() - start < kSpinNs) {
-        sched_yield();
-        continue;
+    waits_.wait(call.requests.data(), static_cast<int>(call.requests.size()), world_.where());
+  }
+
+  // One MPI_Testall pass over every pending asynchronous call; true while some are not done.
+  bool progress_pending() {
+    bool open = false;
+    for (auto& [h, call] : pending_) {
+      if (call.done_ns >= 0) continue;
+      if (MpiWaitPolicy::test(call.requests.data(), static_cast<int>(call.requests.size()), world_.where())) {
+        call.done_ns = monotonic_ns();
+      } else {
+        open = true;
       }
-      const timespec ts{0, kPollNs};
-      nanosleep(&ts, nullptr);
+    }
+    return open;
+  }
+
+  static void sleep_until(std::int64_t deadline_ns) {
+    const timespec ts{static_cast<time_t>(deadline_ns / 1000000000), static_cast<long>(deadline_ns % 1000000000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) != 0) {
     }
   }
 
@@ -254,8 +273,9 @@ class MpiReplayRuntime final : public ReplayRuntime {
 
   // During an iteration, where allowed, a real-time priority (else the highest CFS weight): on a loaded
   // machine a waking rank then preempts other work at once, so a sleep stands for a compute of its
-  // length. Only during the iteration, and every wait sleeps between polls: the kernel throttles
-  // real-time tasks that use more than sched_rt_runtime_us of a period (a 50 ms stall).
+  // length. Where ranks share cores for the whole iteration (their waits sleep between polls), with a
+  // core per rank for each compute sleep alone (their waits spin): the kernel throttles real-time tasks
+  // that use more than sched_rt_runtime_us of a period (a 50 ms stall), which a spinning rank would.
   void set_realtime(bool on) {
     if (on && !realtime_ && !reniced_) {
       const sched_param rt{1};
@@ -274,6 +294,7 @@ class MpiReplayRuntime final : public ReplayRuntime {
   }
 
   const World& world_;
+  MpiWaitPolicy waits_;
   std::unique_ptr<Comm> p2p_;
   int rank_ = 0;
   std::vector<std::unique_ptr<Comm>> groups_;
