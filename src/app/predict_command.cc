@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "app/model_error_flags.h"
@@ -17,12 +18,15 @@
 #include "io/nccl_tests_log.h"
 #include "io/plan_io.h"
 #include "io/prediction_io.h"
+#include "io/replay_io.h"
 #include "io/results_io.h"
 #include "io/topology_io.h"
+#include "replay/replay.h"
 #include "report/prediction_report.h"
 #include "report/results_json.h"
 #include "report/topology_report.h"
 #include "sim/layer_gemms.h"
+#include "sim/verdict.h"
 #include "topology/discovery.h"
 #include "topology/link_class.h"
 
@@ -154,6 +158,30 @@ std::unique_ptr<CostModel> make_costs(const PredictOptions& o, std::string& cost
   return std::make_unique<ZeroCost>();
 }
 
+// --replay FILE: the verdict's band from how far this prediction's speed-ups are from the ones that replay
+// measured (sim/verdict.h measured_band). The replay must have run 1F1B and another schedule of this
+// prediction.
+void band_from_replay(const std::string& path, Prediction& p) {
+  const ReplayResult r = replay_from_json(read_json_file("--replay", path), "--replay " + path);
+  std::map<std::string, double> predicted, replayed;
+  for (const auto& s : p.schedules) {
+    if (!s.reference) predicted[schedule_key(s.name, s.v)] = s.iteration_ms;
+  }
+  int common = 0;
+  for (const auto& s : r.schedules) {
+    const std::string key = schedule_key(s.name, s.v);
+    if (s.reference || s.iteration_ms.empty() || !predicted.count(key)) continue;
+    replayed[key] = s.median_ms;
+    common += key != "1f1b";
+  }
+  if (!replayed.count("1f1b") || common == 0) {
+    throw UsageError("--replay " + path +
+                     ": needs a replay of 1F1B and of another schedule of this prediction (pipebench replay "
+                     "--schedule all --json FILE on the same plan)");
+  }
+  decide_verdict(p, measured_band(predicted, replayed), "measured by " + path);
+}
+
 int predict_and_print(const PredictOptions& o) {
   if (o.plan_path.empty()) throw UsageError("--plan: a plan file (pipebench plan --json) is required");
   const int models = (!o.table_path.empty()) + (o.link_gbps > 0) + (o.zero_comm ? 1 : 0);
@@ -180,6 +208,7 @@ int predict_and_print(const PredictOptions& o) {
   Prediction p =
       predict(plan, *costs, make_compute_model(plan, compute), o.shared_path, !o.trace_dir.empty(), o.schedule, &paths);
   if (o.measure_compute) p.compute_source = "measured with cuBLAS on GPU 0 (--measure-compute)";
+  if (!o.replay_path.empty()) band_from_replay(o.replay_path, p);
 
   std::ostream& out = std::cout;
   char buf[512];
@@ -252,6 +281,8 @@ void PredictCommand::add_options(CLI::App& sub) {
   sub.add_option("--schedule", o_.schedule, "only this schedule (1f1b, interleaved, interleaved:v4)");
   sub.add_option("--trace", o_.trace_dir, "write one Chrome trace per schedule into this folder");
   sub.add_option("--json", o_.json_path, "write the prediction JSON here");
+  sub.add_option("--replay", o_.replay_path,
+                 "the verdict's uncertainty band from this replay's measured error (pipebench replay --json)");
 }
 
 void PredictCommand::add_compute_options(CLI::App& sub) {

@@ -110,7 +110,7 @@ class ReplayCommand final : public Subcommand {
 
  private:
   std::unique_ptr<Prediction> prediction(const World& world, const Plan& plan, BackendKind kind);
-  void print(const ReplayResult& r) const;
+  void print(const ReplayResult& r, double band) const;
   void write_traces(const ReplayResult& r) const;
   double measured_layer_ms(const World& world, const Plan& plan) const;
 
@@ -243,14 +243,14 @@ int ReplayCommand::run(const World* wp) {
   });
   progress.reset();  // the terminal line is erased before the table
   if (world.rank() == 0) {
-    print(r);
+    print(r, predicted && predicted->band > 0 ? predicted->band : kDefaultSpeedupBand);
     write_traces(r);
     if (!temp_table_.empty()) std::filesystem::remove(temp_table_);
   }
   return 0;
 }
 
-void ReplayCommand::print(const ReplayResult& r) const {
+void ReplayCommand::print(const ReplayResult& r, double band) const {
   std::printf("# replay of %s on %d ranks (%s backend, compute %s), %d iterations after one warm-up\n",
               plan_path_.c_str(), r.world, r.backend.c_str(), r.compute.c_str(), r.iterations);
   std::printf("#  %-18s %12s %28s %8s %10s %10s\n", "schedule", "predicted ms", "replayed ms (median, min-max)",
@@ -274,10 +274,7 @@ void ReplayCommand::print(const ReplayResult& r) const {
   if (r.predicted_fastest.empty()) {
     std::printf("# Replay verdict: %s is fastest measured (no prediction)\n", r.measured_fastest.c_str());
   } else {
-    std::printf(
-        "# Replay verdict: %s: measured fastest %s, predicted fastest %s\n",
-        r.measured_fastest == r.predicted_fastest ? "prediction and replay agree" : "prediction and replay DISAGREE",
-        r.measured_fastest.c_str(), r.predicted_fastest.c_str());
+    std::printf("# Replay verdict: %s\n", replay_agreement(r, band).text.c_str());
   }
   for (const auto& s : r.schedules) {
     std::printf("# comm share %-16s", schedule_key(s.name, s.v).c_str());

@@ -19,6 +19,8 @@
 #include "io/topology_io.h"
 #include "io/trace_io.h"
 #include "io/trace_job_io.h"
+#include "replay/replay.h"
+#include "sim/verdict.h"
 
 namespace pipebench {
 
@@ -153,6 +155,11 @@ ScheduleInput replay_input(const ReplayResult& r, const std::string& path) {
                      ", predicted fastest " + (r.predicted_fastest.empty() ? "-" : r.predicted_fastest) + " (" +
                      r.backend + " backend, compute " + r.compute + ", " + std::to_string(r.iterations) +
                      " iterations)";
+  const Agreement a = replay_agreement(r, kDefaultSpeedupBand);
+  if (a.compared) {
+    out.agrees = a.agree;
+    out.agreement_text = a.text;
+  }
   return out;
 }
 

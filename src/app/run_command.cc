@@ -177,6 +177,7 @@ struct PlannedRun {
   Plan plan;
   ComputeOptions compute;
   std::unique_ptr<Prediction> prediction;  // rank 0 only
+  std::optional<Agreement> agreement{};    // rank 0, after a replay
 };
 
 // Plan, time the plan's messages, predict. Collective; rank 0 prints.
@@ -277,9 +278,10 @@ std::string replay_step(const RunOptions& o, const World& world, BackendKind kin
     std::snprintf(line, sizeof line, "   %-18s %12s %12.3f %8s\n", name.c_str(), pred, s.median_ms, err);
     text += line;
   }
-  text += "# Replay verdict: measured fastest " + r.measured_fastest + ", predicted fastest " +
-          (r.predicted_fastest.empty() ? "-" : r.predicted_fastest) +
-          (r.measured_fastest == r.predicted_fastest ? " (agree)" : " (DISAGREE)") + "\n";
+  const Agreement agreement = replay_agreement(r, run.prediction ? run.prediction->band : kDefaultSpeedupBand);
+  text +=
+      "# Replay verdict: " + (agreement.compared ? agreement.text : "measured fastest " + r.measured_fastest) + "\n";
+  run.agreement = agreement;
   std::cout << text << std::flush;
   return text;
 }
@@ -365,9 +367,28 @@ void fit_sizes_to_backend(BenchConfig& c, Backend& backend, const World& world) 
   }
 }
 
-// plan -> predict -> replay when the options ask for them; returns the lines they add to the summary.
-std::string plan_steps(const RunOptions& o, const World& world, Backend& backend, const BenchConfig& c,
-                       const std::string& dir) {
+// The answer, first in summary.txt and last on the console: the prediction's verdict and whether the
+// replay bears it out. A replay that contradicts the prediction puts WARN on the first line.
+std::string answer_lines(const PlannedRun& run) {
+  if (!run.prediction) return {};
+  std::string text;
+  if (run.agreement && run.agreement->compared && !run.agreement->agree) {
+    text += "# WARN: " + run.agreement->text + "\n";
+  }
+  text += "# Verdict: " + run.prediction->verdict + "\n";
+  if (run.agreement && run.agreement->compared && run.agreement->agree)
+    text += "# Replay: " + run.agreement->text + "\n";
+  return text;
+}
+
+struct PlanSteps {
+  std::string answer, summary;  // rank 0
+};
+
+// plan -> predict -> replay when the options ask for them; returns the answer and the lines they add to
+// the summary.
+PlanSteps plan_steps(const RunOptions& o, const World& world, Backend& backend, const BenchConfig& c,
+                     const std::string& dir) {
   std::string summary;
   PlannedRun run = plan_and_predict(o, world, backend, c, dir);
   if (run.prediction) summary += "# Prediction verdict: " + run.prediction->verdict + "\n";
@@ -382,14 +403,14 @@ std::string plan_steps(const RunOptions& o, const World& world, Backend& backend
     summary += line;
     std::cout << line;
   }
-  return summary;
+  return {answer_lines(run), summary};
 }
 
 // The report's verdict decides the exit status; a failed sweep (wrong values, failed points) still does.
 // Rank 0 alone writes the report; a failure there is carried to the other ranks (they would otherwise
 // wait in the broadcast) and rethrown on rank 0 for main to report.
-int finish_with_report(const RunOptions& o, const World& world, const std::string& dir, std::string summary,
-                       int sweep_rc) {
+int finish_with_report(const RunOptions& o, const World& world, const std::string& dir, const std::string& answer,
+                       std::string summary, int sweep_rc) {
   std::string report_rc = "0";
   std::exception_ptr report_error;
   if (world.rank() == 0) {
@@ -397,7 +418,8 @@ int finish_with_report(const RunOptions& o, const World& world, const std::strin
       const int r = report_step(o, dir, summary);
       report_rc = std::to_string(r != 0 ? r : sweep_rc);
       summary += "# Exit status " + report_rc + "\n";
-      write_file_atomically(dir + "/summary.txt", summary);
+      write_file_atomically(dir + "/summary.txt", answer + summary);
+      if (!answer.empty()) std::cout << "#\n" << answer;
       std::cout << "# Summary and verdicts saved in " << dir << "/summary.txt\n" << std::flush;
     } catch (const UsageError&) {
       report_error = std::current_exception();
@@ -433,8 +455,9 @@ int run_run_command(const RunOptions& o, const World& world) {
     summary = table.str();
     std::cout << summary << std::flush;
   }
-  if (o.plan) summary += plan_steps(o, world, *backend, c, dir);
-  return finish_with_report(o, world, dir, std::move(summary), status);
+  PlanSteps steps;
+  if (o.plan) steps = plan_steps(o, world, *backend, c, dir);
+  return finish_with_report(o, world, dir, steps.answer, summary + steps.summary, status);
 }
 
 std::string RunCommand::summary() const { return "the whole qualification job with defaults (what 'make run' runs)"; }

@@ -17,8 +17,8 @@ using nlohmann::json;
 namespace {
 
 PredictedSchedule summary_of(const SchedulePrediction& s) {
-  PredictedSchedule out{s.name,         s.reference,  s.v, s.overlap_p2p, s.iteration_ms, s.speedup,
-                        s.bubble_ideal, s.bubble_sim, {}};
+  PredictedSchedule out{s.name,    s.reference,    s.v,          s.overlap_p2p, s.iteration_ms,
+                        s.speedup, s.bubble_ideal, s.bubble_sim, s.dominant,    {}};
   for (std::size_t r = 0; r < s.sim.ranks.size(); ++r) {
     const auto& rr = s.sim.ranks[r];
     const double it = static_cast<double>(s.sim.iteration);
@@ -41,6 +41,12 @@ PredictedSchedule read_schedule(const JsonFields& f, const json& sj, const std::
   s.speedup_vs_1f1b = f.get_double(sj, path, "speedup_vs_1f1b");
   s.bubble_ideal = f.get_double(sj, path, "bubble_ideal");
   s.bubble_sim = f.get_double(sj, path, "bubble_sim");
+  if (sj.contains("dominant_cost")) {
+    const std::string dp = JsonFields::join(path, "dominant_cost");
+    const json& d = f.object(sj, path, "dominant_cost");
+    s.dominant = {f.get_string(d, dp, "what"), f.get_double(d, dp, "ms"), f.get_double(d, dp, "share")};
+    if (s.dominant.ms < 0 || s.dominant.share < 0 || s.dominant.share > 1) f.fail(dp, "ms or share out of range");
+  }
   const json& ranks = f.array(sj, path, "ranks");
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const std::string rp = JsonFields::item(path + ".ranks", i);
@@ -62,6 +68,9 @@ PredictionFile prediction_file(const Prediction& p) {
   out.cost_sources = p.cost_sources;
   out.best = p.best;
   out.verdict = p.verdict;
+  out.band = p.band;
+  out.band_source = p.band_source;
+  out.too_close = p.too_close;
   out.deciding_pair = p.deciding_pair;
   out.break_even_gbps = p.break_even_gbps;
   out.notes = p.notes;
@@ -80,15 +89,17 @@ json prediction_to_json(const PredictionFile& p) {
                        {"nccl_share", r.nccl_share},
                        {"p2p_bytes", r.p2p_bytes}});
     }
-    schedules.push_back({{"name", s.name},
-                         {"reference", s.reference},
-                         {"v", s.v},
-                         {"overlap_p2p", s.overlap_p2p},
-                         {"iteration_ms", s.iteration_ms},
-                         {"speedup_vs_1f1b", s.speedup_vs_1f1b},
-                         {"bubble_ideal", s.bubble_ideal},
-                         {"bubble_sim", s.bubble_sim},
-                         {"ranks", ranks}});
+    schedules.push_back(
+        {{"name", s.name},
+         {"reference", s.reference},
+         {"v", s.v},
+         {"overlap_p2p", s.overlap_p2p},
+         {"iteration_ms", s.iteration_ms},
+         {"speedup_vs_1f1b", s.speedup_vs_1f1b},
+         {"bubble_ideal", s.bubble_ideal},
+         {"bubble_sim", s.bubble_sim},
+         {"dominant_cost", {{"what", s.dominant.what}, {"ms", s.dominant.ms}, {"share", s.dominant.share}}},
+         {"ranks", ranks}});
   }
   json be = json::object();
   for (const auto& [v, g] : p.break_even_gbps) be[std::to_string(v)] = g ? json(*g) : json(nullptr);
@@ -99,7 +110,13 @@ json prediction_to_json(const PredictionFile& p) {
                 {"fwd_ms_per_layer", p.fwd_ms_per_layer},
                 {"bwd_ms_per_layer", p.bwd_ms_per_layer}}},
               {"schedules", schedules},
-              {"verdict", {{"best", p.best}, {"text", p.verdict}, {"deciding_pair", p.deciding_pair}}},
+              {"verdict",
+               {{"best", p.best},
+                {"text", p.verdict},
+                {"too_close", p.too_close},
+                {"band", p.band},
+                {"band_source", p.band_source},
+                {"deciding_pair", p.deciding_pair}}},
               {"break_even_gbps", be},
               {"notes", p.notes}};
   add_provenance(doc);
@@ -125,6 +142,12 @@ PredictionFile prediction_from_json(const json& j, const std::string& where) {
   p.best = f.get_string(verdict, "verdict", "best");
   p.verdict = f.get_string(verdict, "verdict", "text");
   p.deciding_pair = f.get_ints(verdict, "verdict", "deciding_pair");
+  if (verdict.contains("band")) {
+    p.band = f.get_double(verdict, "verdict", "band");
+    if (!(p.band > 0 && p.band < 1)) f.fail("verdict.band", "must be in (0, 1)");
+    p.band_source = f.get_string(verdict, "verdict", "band_source");
+    p.too_close = f.get_bool(verdict, "verdict", "too_close");
+  }
   for (const auto& [key, value] : f.object(j, "", "break_even_gbps").items()) {
     int v = 0;
     try {

@@ -29,6 +29,7 @@ struct PredictedSchedule {
   int v = 1;
   bool overlap_p2p = true;
   double iteration_ms = 0, speedup_vs_1f1b = 1, bubble_ideal = 0, bubble_sim = 0;
+  DominantCost dominant;  // empty `what` in files written before it was recorded
   std::vector<PredictedRank> ranks;
 };
 
@@ -38,6 +39,9 @@ struct PredictionFile {
   double fwd_ms_per_layer = 0, bwd_ms_per_layer = 0;
   std::vector<PredictedSchedule> schedules;
   std::string best, verdict;
+  double band = 0;  // 0 in files written before the band was recorded
+  std::string band_source;
+  bool too_close = false;
   std::vector<int> deciding_pair;
   std::vector<std::pair<int, std::optional<double>>> break_even_gbps;  // per v
   std::vector<std::string> notes;

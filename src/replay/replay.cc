@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -166,6 +167,16 @@ void test_stall(int rank, int iteration) {
 }
 
 }  // namespace
+
+Agreement replay_agreement(const ReplayResult& r, double band) {
+  std::map<std::string, double> predicted, replayed;
+  for (const auto& s : r.schedules) {
+    if (s.reference || !s.predicted_ms || s.iteration_ms.empty()) continue;
+    predicted[schedule_key(s.name, s.v)] = *s.predicted_ms;
+    replayed[schedule_key(s.name, s.v)] = s.median_ms;
+  }
+  return compare_with_replay(predicted, replayed, band);
+}
 
 std::string schedule_key(const std::string& name, int v) { return v > 1 ? name + ":v" + std::to_string(v) : name; }
 

@@ -14,6 +14,7 @@
 #include "launch/world.h"
 #include "megatron/plan.h"
 #include "sim/predictor.h"
+#include "sim/verdict.h"
 
 namespace pipebench {
 
@@ -56,6 +57,9 @@ struct ReplayOptions {
 [[nodiscard]] ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const Plan& plan,
                                        const ReplayOptions& options, const Prediction* prediction,
                                        const std::function<void(const ReplayResult&)>& after_iteration);
+
+// The replay held against the prediction it carries (sim/verdict.h compare_with_replay; GPipe left out).
+[[nodiscard]] Agreement replay_agreement(const ReplayResult& r, double band);
 
 // "1f1b", "interleaved:v4", "gpipe": the key of a schedule in verdicts.
 [[nodiscard]] std::string schedule_key(const std::string& name, int v);

@@ -70,6 +70,10 @@ struct ScheduleInput {
   std::map<std::string, std::optional<double>> break_even_gbps;  // by v; prediction only
   std::string verdict_text;
   std::string tool_version{}, command_line{};  // "" in files from before they were recorded
+  // Replay only: whether it agrees with the prediction it carries (sim/verdict.h), and the line that says
+  // so; unset when it carries none.
+  std::optional<bool> agrees{};
+  std::string agreement_text{};
 };
 
 // pipebench.trace/1: a one-profile trace (per device) or a whole job (per rank, with its comparison

@@ -207,6 +207,23 @@ RuleOutcome trace_model_outcome(const TraceInput& t) {
   return out;
 }
 
+// A replay held against its prediction: a built-in check that warns when they disagree on the fastest
+// schedule or on a speed-up by more than the model's band (so that `run` never contradicts itself quietly).
+RuleOutcome replay_agreement_outcome(const ScheduleInput& r) {
+  RuleOutcome out;
+  out.name = "replay-matches-prediction";
+  out.metric = "speedup_vs_1f1b";
+  out.comparison = "within_band";
+  out.severity = Status::kWarn;
+  PointOutcome p;
+  p.op = "replay";
+  p.note = r.agreement_text;
+  add_point(out, std::move(p), !*r.agrees, Status::kWarn);
+  for (const auto& pt : out.points) out.status = std::max(out.status, pt.status);
+  out.message = r.path + ": " + r.agreement_text;
+  return out;
+}
+
 RuleOutcome evaluate_rule(const ReportInputs& inputs, const Rule& rule) {
   RuleOutcome out;
   out.name = rule.name;
@@ -237,6 +254,9 @@ ReportOutcome evaluate_report(const ReportInputs& inputs, const std::vector<Rule
   }
   for (const auto& t : inputs.traces) {
     if (t.job.model_check) rep.rules.push_back(trace_model_outcome(t));
+  }
+  for (const auto& r : inputs.replays) {
+    if (r.agrees) rep.rules.push_back(replay_agreement_outcome(r));
   }
   std::stable_sort(rep.rules.begin(), rep.rules.end(),
                    [](const RuleOutcome& a, const RuleOutcome& b) { return a.status > b.status; });

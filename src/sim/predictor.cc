@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "sim/model_error.h"
 #include "sim/schedule_build.h"
+#include "sim/verdict.h"
 
 namespace pipebench {
 namespace {
@@ -133,6 +134,33 @@ SimCosts sim_costs(Context& cx, const CostModel& p2p_model) {
   return sc;
 }
 
+// DominantCost of a simulated schedule: on the rank that ends last, the largest of its compute, its
+// waits, its exposed P2P (blocked time less its collectives) and each collective it takes part in.
+DominantCost dominant_cost(const SimResult& sim, const std::vector<SimCollective>& colls) {
+  DominantCost d;
+  if (sim.ranks.empty() || sim.iteration <= 0) return d;
+  std::size_t last = 0;
+  for (std::size_t r = 1; r < sim.ranks.size(); ++r) {
+    if (sim.ranks[r].end > sim.ranks[last].end) last = r;
+  }
+  const RankResult& rr = sim.ranks[last];
+  SimTime coll_ns = 0;
+  auto consider = [&d](const std::string& what, SimTime ns) {
+    const double ms = static_cast<double>(ns) / 1e6;
+    if (ms > d.ms) d = {what, ms, 0};
+  };
+  consider("compute", rr.compute);
+  consider("pipeline bubble", rr.waiting);
+  for (const auto& c : colls) {
+    if (std::find(c.members.begin(), c.members.end(), static_cast<int>(last)) == c.members.end()) continue;
+    coll_ns += c.duration;
+    consider(c.label + " (collective)", c.duration);
+  }
+  consider("P2P transfers", std::max<SimTime>(0, rr.blocked - coll_ns));
+  d.share = d.ms / (static_cast<double>(sim.iteration) / 1e6);
+  return d;
+}
+
 // One schedule of the plan, with P2P costs from p2p_model and everything else from the context's costs.
 SchedulePrediction run_schedule(Context& cx, const Schedule& s, const CostModel& p2p_model, bool trace) {
   const ScheduleBuild& b = cx.build(s);
@@ -144,6 +172,7 @@ SchedulePrediction run_schedule(Context& cx, const Schedule& s, const CostModel&
   sp.overlap_p2p = b.spec.overlap_p2p;
   sp.global_ranks = b.ranks;
   sp.sim = simulate(programs, colls, sim_costs(cx, p2p_model), trace);
+  sp.dominant = dominant_cost(sp.sim, colls);
   sp.iteration_ms = static_cast<double>(sp.sim.iteration) / 1e6;
   sp.bubble_ideal = s.bubble_ideal;
   SimTime most = 0;
@@ -192,20 +221,15 @@ void simulate_all(Context& cx, const std::string& filter, bool keep_trace, Predi
   }
 }
 
-// Speed-ups against 1F1B and the best schedule (never the reference). Returns 1F1B's prediction or null.
-const SchedulePrediction* rank_schedules(Prediction& out, const SchedulePrediction** best_out) {
+// Speed-ups against 1F1B.
+void set_speedups(Prediction& out) {
   const SchedulePrediction* base = nullptr;
   for (const auto& s : out.schedules) {
     if (s.name == "1f1b") base = &s;
   }
-  const SchedulePrediction* best = &out.schedules.front();
   for (auto& s : out.schedules) {
     if (base && s.iteration_ms > 0) s.speedup = base->iteration_ms / s.iteration_ms;
-    if (!s.reference && (best->reference || s.iteration_ms < best->iteration_ms)) best = &s;
   }
-  out.best = best->name + (best->v > 1 ? " v=" + std::to_string(best->v) : "");
-  *best_out = best;
-  return base;
 }
 
 // The slowest pipeline link (the wrap edge counts when a schedule interleaves). Returns the activation
@@ -228,29 +252,6 @@ std::int64_t find_deciding_pair(Context& cx, Prediction& out) {
     }
   }
   return act_bytes;
-}
-
-std::string verdict_text(const Prediction& out, const SchedulePrediction* base, const SchedulePrediction* best,
-                         std::int64_t act_bytes) {
-  char buf[512];
-  if (base && best == base) {
-    std::snprintf(buf, sizeof buf,
-                  "1F1B is fastest (%.3f ms): interleaving's extra P2P costs more than its smaller bubble saves",
-                  base->iteration_ms);
-  } else if (base) {
-    std::snprintf(buf, sizeof buf,
-                  "%s is fastest: %.3f ms, %.2fx 1F1B (%.3f ms): its smaller bubble outweighs its extra P2P",
-                  out.best.c_str(), best->iteration_ms, best->speedup, base->iteration_ms);
-  } else {
-    std::snprintf(buf, sizeof buf, "%s: %.3f ms", out.best.c_str(), best->iteration_ms);
-  }
-  std::string text = buf;
-  if (!out.deciding_pair.empty()) {
-    std::snprintf(buf, sizeof buf, "; the slowest pipeline link is %d->%d, %.4f ms per %lld-byte activation",
-                  out.deciding_pair[0], out.deciding_pair[1], out.deciding_pair_ms, static_cast<long long>(act_bytes));
-    text += buf;
-  }
-  return text;
 }
 
 // The P2P bandwidth (an assumed link, no latency) above which each interleaved v beats 1F1B.
@@ -311,10 +312,9 @@ Prediction predict(const Plan& plan, const CostModel& costs, const ComputeModel&
   out.bwd_ms_per_layer = compute.bwd_ms_per_layer;
   out.compute_source = compute.source;
   simulate_all(cx, filter, keep_trace, out);
-  const SchedulePrediction* best = nullptr;
-  const SchedulePrediction* base = rank_schedules(out, &best);
-  const std::int64_t act_bytes = find_deciding_pair(cx, out);
-  out.verdict = verdict_text(out, base, best, act_bytes);
+  set_speedups(out);
+  out.deciding_bytes = find_deciding_pair(cx, out);
+  decide_verdict(out, kDefaultSpeedupBand, "default");
   out.cost_sources.assign(cx.sources.begin(), cx.sources.end());
   break_even(cx, filter, out);
   return out;

@@ -27,6 +27,13 @@ struct PathModel {
 // The links of every transfer between two placed ranks whose GPUs have a path in the topology.
 [[nodiscard]] PathModel path_model(const RankTopology& topology);
 
+// The largest single cost on the rank that ends the iteration last: its compute, its wait for other
+// ranks (bubble and dependencies), its exposed P2P transfers, or one collective after the pipeline.
+struct DominantCost {
+  std::string what;          // "compute", "pipeline bubble", "P2P transfers", or a collective's label
+  double ms = 0, share = 0;  // share of the iteration
+};
+
 struct SchedulePrediction {
   std::string name;
   int v = 1;
@@ -34,6 +41,7 @@ struct SchedulePrediction {
   bool reference = false;  // GPipe: shown for comparison, never the verdict
   double iteration_ms = 0, speedup = 1, bubble_ideal = 0, bubble_sim = 0;
   std::vector<int> global_ranks;  // pipeline rank -> global rank
+  DominantCost dominant;
   SimResult sim;
 };
 
@@ -43,8 +51,14 @@ struct Prediction {
   double fwd_ms_per_layer = 0, bwd_ms_per_layer = 0;
   std::vector<std::string> cost_sources;  // distinct sources used
   std::string best, verdict;
-  std::vector<int> deciding_pair;                                      // the slowest pipeline link (global ranks)
-  double deciding_pair_ms = 0;                                         // its cost per activation message
+  // The verdict's uncertainty (sim/verdict.h): each speed-up is known to +-band (relative); too_close when
+  // the best schedule's lead over the next is inside it.
+  double band = 0;
+  std::string band_source;
+  bool too_close = false;
+  std::int64_t deciding_bytes = 0;  // the activation size the deciding pair was costed at
+  std::vector<int> deciding_pair;   // the slowest pipeline link (global ranks)
+  double deciding_pair_ms = 0;      // its cost per activation message
   std::vector<std::pair<int, std::optional<double>>> break_even_gbps;  // per v
   std::vector<std::string> notes;
 };

@@ -399,7 +399,13 @@ TEST_F(E2E, RunPlansPredictsReplaysAndReports) {
   EXPECT_NE(r.out.find("# Replay: the plan's schedules on these 4 mpi ranks (compute host-sleep"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("   1f1b "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("# Replay verdict: measured fastest "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("# Replay verdict: prediction and replay "), std::string::npos) << r.out;
+  // The answer comes last on the console and first in summary.txt: the verdict, and a WARN line above it
+  // when the replay contradicts the prediction.
+  EXPECT_NE(r.out.find("\n# Verdict: "), std::string::npos) << r.out;
+  const std::string summary = slurp(dir + "/summary.txt");
+  const bool disagree = r.out.find("# Replay verdict: prediction and replay DISAGREE") != std::string::npos;
+  EXPECT_EQ(summary.rfind(disagree ? "# WARN: prediction and replay DISAGREE" : "# Verdict: ", 0), 0u) << summary;
   // PASS, or WARN where the loaded machine's points are unstable (p95/median above 1.2): exit 0 either way.
   const bool report_passed = r.out.find("# Report: PASS (exit 0): " + dir + "/report.html") != std::string::npos ||
                              r.out.find("# Report: WARN (exit 0): " + dir + "/report.html") != std::string::npos;

@@ -27,6 +27,29 @@ TEST(RuleEngine, TheIssueExampleFails) {
   EXPECT_EQ(out.rules[0].points[0].limit, 1e6);
 }
 
+// A replay that contradicts its prediction is a WARN of the report, whatever the rules (run's report must
+// not be a quiet PASS beside a disagreeing replay); one that agrees adds a passing check.
+TEST(RuleEngine, ReplayThatContradictsItsPredictionWarns) {
+  ReportInputs in;
+  in.results = {make_host("h", 150)};
+  in.topologies = {make_topology("h", 2, 160)};
+  ScheduleInput replay;
+  replay.path = "replay.json";
+  replay.agrees = false;
+  replay.agreement_text = "prediction and replay DISAGREE: measured fastest 1f1b, predicted fastest interleaved:v2";
+  in.replays = {replay};
+  auto out = evaluate_report(in, default_rules());
+  EXPECT_EQ(out.verdict, Status::kWarn);
+  ASSERT_FALSE(out.rules.empty());
+  EXPECT_EQ(out.rules.front().name, "replay-matches-prediction");
+  EXPECT_NE(out.rules.front().message.find("DISAGREE"), std::string::npos);
+  in.replays[0].agrees = true;
+  out = evaluate_report(in, default_rules());
+  EXPECT_EQ(out.verdict, Status::kPass);
+  in.replays[0].agrees.reset();  // a replay without a prediction: no check
+  EXPECT_EQ(evaluate_report(in, default_rules()).rules.size(), default_rules().size());
+}
+
 TEST(RuleEngine, DefaultsPassOnAHealthyHostAndFailingFirst) {
   ReportInputs in;
   in.results = {make_host("h", 150)};

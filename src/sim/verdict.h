@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// The verdict of a prediction: which schedule is fastest, by how much, and whether that difference is
+// larger than what the model can tell apart (its uncertainty band); and which single cost dominates
+// the iteration. A speed-up whose band contains 1.0 is "too close to call", never a winner.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "sim/predictor.h"
+
+namespace pipebench {
+
+// The half-width of a speed-up's band when no replay on these ranks measured the model's error: the
+// largest speed-up error of the validation grid (README "Predictions that hold": predict against replay
+// on 4 and 8 MPI ranks of a 16-core node, compute 0.5/1 to 8/16 ms per layer, every schedule) rounded
+// up, 3.1 % -> 5 %.
+inline constexpr double kDefaultSpeedupBand = 0.05;
+// A measured band is never taken below this (a replay of a few iterations has its own noise).
+inline constexpr double kMinSpeedupBand = 0.01;
+
+// Sets p.best, p.too_close, p.band, p.band_source and p.verdict from p.schedules (speed-ups already
+// set). band: relative half-width of each speed-up's uncertainty, in (0, 1).
+void decide_verdict(Prediction& p, double band, const std::string& band_source);
+
+// The band from a replay of the same schedules on these ranks: the largest relative difference between
+// a predicted and a replayed speed-up over 1F1B, at least kMinSpeedupBand. predicted and replayed are
+// iteration times by schedule key ("1f1b", "interleaved:v2"); returns kDefaultSpeedupBand when they
+// share no schedule besides 1F1B.
+[[nodiscard]] double measured_band(const std::map<std::string, double>& predicted_ms,
+                                   const std::map<std::string, double>& replayed_ms);
+
+// Whether a replay of the schedules contradicts their prediction: it does when the prediction named a
+// winner (its lead beyond the band) and the replay measured another schedule fastest, or when a schedule's
+// predicted speed-up over 1F1B is off the replayed one by more than the band. Keys as in measured_band;
+// GPipe (a reference) is left out by the caller. compared is false when the maps share no schedule.
+struct Agreement {
+  bool compared = false, agree = true;
+  std::string text;  // one line: "prediction and replay agree: ..." or "... DISAGREE: ..."
+};
+[[nodiscard]] Agreement compare_with_replay(const std::map<std::string, double>& predicted_ms,
+                                            const std::map<std::string, double>& replayed_ms, double band);
+
+}  // namespace pipebench
