@@ -62,6 +62,7 @@ class Sim {
     pending_call_.resize(static_cast<std::size_t>(n_));
     active_.assign(static_cast<std::size_t>(n_), 0);
     pending_handle_.resize(static_cast<std::size_t>(n_));
+    pairs_.resize(static_cast<std::size_t>(n_) * static_cast<std::size_t>(n_));
     for (int r = 0; r < n_; ++r) {
       pending_call_[static_cast<std::size_t>(r)].assign(tasks[static_cast<std::size_t>(r)].tasks.size(), 0);
       pending_handle_[static_cast<std::size_t>(r)].assign(tasks[static_cast<std::size_t>(r)].tasks.size() + 1, 0);
@@ -246,14 +247,10 @@ class Sim {
       unmatched_.erase(it);
     }
     // Rendezvous: the transfer starts once both sides have posted it and its link is free.
-    std::vector<int> links;
-    if (costs_.links) {
-      links = costs_.links(src, dst);
-    } else {
-      links.push_back(costs_.link ? costs_.link(src, dst) : src * 1000003 + dst);
-    }
+    PairInfo& pair = pair_info(src, dst);
+    const int* links = &link_slots_[static_cast<std::size_t>(pair.first_link)];
     SimTime start = std::max(ops_[static_cast<std::size_t>(other)].posted, now);
-    for (int l : links) start = std::max(start, link_free_[l]);
+    for (int i = 0; i < pair.nlinks; ++i) start = std::max(start, link_free_[static_cast<std::size_t>(links[i])]);
     SimTime duration = -1;
     if (costs_.p2p_batch) {  // the sender's call: the batch the transfer goes out in
       const PostedOp& sender = ops_[static_cast<std::size_t>(op.send ? id : other)];
@@ -261,9 +258,16 @@ class Sim {
       const Task& call = prog.tasks[static_cast<std::size_t>(sender.call)];
       duration = costs_.p2p_batch(src, dst, op.bytes, &prog.ops[call.first_op], call.nops, sender.rank);
     }
-    if (duration < 0) duration = costs_.p2p(src, dst, op.bytes);
+    if (duration < 0) {
+      // A pipeline sends one activation size over and over: the pair's last size and time are kept.
+      if (pair.bytes != op.bytes) {
+        pair.time = costs_.p2p(src, dst, op.bytes);
+        pair.bytes = op.bytes;
+      }
+      duration = pair.time;
+    }
     const SimTime end = start + duration;
-    for (int l : links) link_free_[l] = end;
+    for (int i = 0; i < pair.nlinks; ++i) link_free_[static_cast<std::size_t>(links[i])] = end;
     ops_[static_cast<std::size_t>(id)].partner = other;
     ops_[static_cast<std::size_t>(other)].partner = id;
     ops_[static_cast<std::size_t>(id)].start = start;
@@ -275,6 +279,36 @@ class Sim {
       trace(dst, "recv", std::string(op_label_[dst == r ? id : other]) + " <- " + std::to_string(src), start, end);
     }
     push(end, EventKind::kOpDone, id, 0);
+  }
+
+  // A directed pair's links (as dense slots of link_free_) and its last P2P cost, from the cost callbacks
+  // on first use: the callbacks are functions of (src, dst[, bytes]), so one call per pair (and size)
+  // replaces one per transfer, and no transfer allocates.
+  struct PairInfo {
+    bool ready = false;
+    int first_link = 0, nlinks = 0;  // link_slots_[first_link, first_link + nlinks)
+    std::int64_t bytes = -1;         // the size `time` was computed for
+    SimTime time = 0;
+  };
+
+  PairInfo& pair_info(int src, int dst) {
+    PairInfo& pair = pairs_[static_cast<std::size_t>(src) * static_cast<std::size_t>(n_) + static_cast<std::size_t>(dst)];
+    if (pair.ready) return pair;
+    std::vector<int> ids;
+    if (costs_.links) {
+      ids = costs_.links(src, dst);
+    } else {
+      ids.push_back(costs_.link ? costs_.link(src, dst) : src * 1000003 + dst);
+    }
+    pair.first_link = static_cast<int>(link_slots_.size());
+    pair.nlinks = static_cast<int>(ids.size());
+    for (int id : ids) {
+      const auto [it, added] = link_slot_.try_emplace(id, static_cast<int>(link_free_.size()));
+      if (added) link_free_.push_back(0);
+      link_slots_.push_back(it->second);
+    }
+    pair.ready = true;
+    return pair;
   }
 
   bool call_pending(int r, int call) const {
@@ -336,7 +370,10 @@ class Sim {
   std::vector<int> dense_;
   std::vector<int> active_;  // per rank: posted ops not yet complete  // tag -> posted op waiting for its partner
   std::vector<std::vector<int>> pending_call_, pending_handle_;  // per rank, by call index / handle
-  std::unordered_map<int, SimTime> link_free_;
+  std::vector<PairInfo> pairs_;                 // src * n + dst
+  std::vector<int> link_slots_;                 // the pairs' links, as indices into link_free_
+  std::unordered_map<int, int> link_slot_;      // link id -> index into link_free_
+  std::vector<SimTime> link_free_;              // when each link is free again
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> q_;
   std::int64_t seq_ = 0;
   std::vector<int> stuck_;
