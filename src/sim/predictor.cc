@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -118,6 +119,10 @@ std::vector<SimCollective> add_after_pipeline(const ScheduleBuild& b, double opt
 const Context::Prepared& Context::prepared(const Schedule& s) {
   auto it = builds.find({s.name, s.v});
   if (it == builds.end()) {
+    // Besides 1F1B (every break-even search's reference) one schedule is kept, the one simulated now:
+    // schedules are simulated one after another, and one of p 64, v 8 and 1024 microbatches holds two
+    // million tasks (peak memory over building a schedule twice).
+    for (auto b = builds.begin(); b != builds.end();) b = b->first.first == "1f1b" ? std::next(b) : builds.erase(b);
     Prepared p;
     p.build = build_schedule(plan, s, compute, costs, true);
     p.collectives = add_after_pipeline(p.build, compute.optimizer_ms, p.build.programs);
@@ -287,7 +292,8 @@ struct LinkRuns {
     const AssumedCost link(gbps, 0);
     std::vector<SimTime> t;
     try {
-      for (const std::int64_t bytes : cx.prepared(schedule).p2p_sizes) t.push_back(link.cost("pair", {0, 1}, bytes).time);
+      for (const std::int64_t bytes : cx.prepared(schedule).p2p_sizes)
+        t.push_back(link.cost("pair", {0, 1}, bytes).time);
     } catch (const UsageError&) {
       return std::nullopt;
     }
