@@ -33,8 +33,8 @@ struct PostedOp {
   SimTime posted;
   bool done = false;
   int partner = -1;
-  SimTime start = 0;  // when its transfer began (both sides posted, link free)
-  SimTime end = 0;    // when it completed
+  SimTime start = 0;       // when its transfer began (both sides posted, link free)
+  SimTime end = 0;         // when it completed
   const char* label = "";  // the call's name (traces)
 };
 
@@ -329,7 +329,8 @@ class Sim {
   };
 
   PairInfo& pair_info(int src, int dst) {
-    PairInfo& pair = pairs_[static_cast<std::size_t>(src) * static_cast<std::size_t>(n_) + static_cast<std::size_t>(dst)];
+    PairInfo& pair =
+        pairs_[static_cast<std::size_t>(src) * static_cast<std::size_t>(n_) + static_cast<std::size_t>(dst)];
     if (pair.ready) return pair;
     std::vector<int> ids;
     if (costs_.links) {
@@ -408,19 +409,19 @@ class Sim {
   std::vector<std::vector<int>> coll_arrived_;
   std::vector<SimTime> coll_arrive_time_;
   std::vector<std::vector<std::pair<SimTime, SimTime>>> busy_;
-  std::vector<PostedOp> ops_;                    // slots of the ops in flight (free_ops_: reusable)
+  std::vector<PostedOp> ops_;  // slots of the ops in flight (free_ops_: reusable)
   std::vector<int> free_ops_;
-  std::vector<std::deque<int>> posted_;          // per rank: its ops not yet in its union, oldest first
+  std::vector<std::deque<int>> posted_;           // per rank: its ops not yet in its union, oldest first
   std::vector<SimTime> cur_s_, cur_e_, covered_;  // per rank: the union's open interval and its closed sum
   std::unordered_map<MatchKey, int, MatchHash> unmatched_;
   std::vector<int> dense_;
   std::vector<int> active_;  // per rank: posted ops not yet complete  // tag -> posted op waiting for its partner
-  std::vector<int> last_call_, last_call_left_;  // per rank: its latest P2P call and that call's ops not done
+  std::vector<int> last_call_, last_call_left_;   // per rank: its latest P2P call and that call's ops not done
   std::vector<std::vector<int>> pending_handle_;  // per rank, by async handle: ops not done
-  std::vector<PairInfo> pairs_;                 // src * n + dst
-  std::vector<int> link_slots_;                 // the pairs' links, as indices into link_free_
-  std::unordered_map<int, int> link_slot_;      // link id -> index into link_free_
-  std::vector<SimTime> link_free_;              // when each link is free again
+  std::vector<PairInfo> pairs_;                   // src * n + dst
+  std::vector<int> link_slots_;                   // the pairs' links, as indices into link_free_
+  std::unordered_map<int, int> link_slot_;        // link id -> index into link_free_
+  std::vector<SimTime> link_free_;                // when each link is free again
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> q_;
   std::int64_t seq_ = 0;
   std::vector<int> stuck_;
