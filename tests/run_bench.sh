@@ -4,7 +4,8 @@
 set -u
 if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 export NCCL_NVLS_ENABLE="${NCCL_NVLS_ENABLE:-0}"
-echo "# simulator: schedule generation + simulation, p=64 v=8 m=1024; plan of a 1024-rank CP layout (targets: well under a second; under a second)"
+echo "# simulator: pipebench predict of a p 64, v 8, 1024-microbatch plan (target: under 2 s, 300 MB peak RSS); schedule"
+echo "# generation + simulation, p=64 v=8 m=1024; plan of a 1024-rank CP layout (targets: well under a second; under a second)"
 "$SIM_BENCH" || exit 1
 echo "# trace: read a synthetic Nsight Systems export of 10M kernel rows (target: well under a minute, bounded memory);"
 echo "# then a job of 8 PyTorch profiler traces x 1M events (target: under 30 s, peak RSS reported)"

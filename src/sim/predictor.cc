@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -32,7 +33,15 @@ struct Context {
   const PathModel* paths;
   std::vector<int> ranks;         // the first pipeline group
   std::set<std::string> sources;  // cost sources used so far
-  std::map<std::pair<std::string, int>, ScheduleBuild> builds;
+  // A schedule's build with the after-pipeline tasks appended to its programs (simulated as they are: a
+  // schedule of p 64, v 8, 1024 microbatches holds two million tasks and is simulated many times), and
+  // the P2P sizes its programs send.
+  struct Prepared {
+    ScheduleBuild build;
+    std::vector<SimCollective> collectives;
+    std::vector<std::int64_t> p2p_sizes;
+  };
+  std::map<std::pair<std::string, int>, Prepared> builds;
 
   // Cost of a P2P transfer between pipeline ranks src and dst.
   SimTime pair_cost(const CostModel& m, int src, int dst, std::int64_t bytes) {
@@ -66,12 +75,8 @@ struct Context {
   }
   std::map<std::pair<std::pair<const CostModel*, std::int64_t>, std::vector<std::pair<int, int>>>, SimTime> batch_cache;
 
-  const ScheduleBuild& build(const Schedule& s) {
-    auto it = builds.find({s.name, s.v});
-    if (it == builds.end())
-      it = builds.emplace(std::make_pair(s.name, s.v), build_schedule(plan, s, compute, costs, true)).first;
-    return it->second;
-  }
+  const Prepared& prepared(const Schedule& s);
+  const ScheduleBuild& build(const Schedule& s) { return prepared(s).build; }
 };
 
 // After the pipeline, the plan's collectives in order (one kCollective task each), then the optimizer.
@@ -110,6 +115,28 @@ std::vector<SimCollective> add_after_pipeline(const ScheduleBuild& b, double opt
     }
   }
   return colls;
+}
+
+const Context::Prepared& Context::prepared(const Schedule& s) {
+  auto it = builds.find({s.name, s.v});
+  if (it == builds.end()) {
+    // Besides 1F1B (every break-even search's reference) one schedule is kept, the one simulated now:
+    // schedules are simulated one after another, and one of p 64, v 8 and 1024 microbatches holds two
+    // million tasks (peak memory over building a schedule twice).
+    for (auto b = builds.begin(); b != builds.end();) b = b->first.first == "1f1b" ? std::next(b) : builds.erase(b);
+    Prepared p;
+    p.build = build_schedule(plan, s, compute, costs, true);
+    p.collectives = add_after_pipeline(p.build, compute.optimizer_ms, p.build.programs);
+    for (const Program& prog : p.build.programs) {
+      for (const P2POp& op : prog.ops) {
+        if (std::find(p.p2p_sizes.begin(), p.p2p_sizes.end(), op.bytes) == p.p2p_sizes.end())
+          p.p2p_sizes.push_back(op.bytes);
+      }
+    }
+    std::sort(p.p2p_sizes.begin(), p.p2p_sizes.end());
+    it = builds.emplace(std::make_pair(s.name, s.v), std::move(p)).first;
+  }
+  return it->second;
 }
 
 SimCosts sim_costs(Context& cx, const CostModel& p2p_model) {
@@ -163,16 +190,15 @@ DominantCost dominant_cost(const SimResult& sim, const std::vector<SimCollective
 
 // One schedule of the plan, with P2P costs from p2p_model and everything else from the context's costs.
 SchedulePrediction run_schedule(Context& cx, const Schedule& s, const CostModel& p2p_model, bool trace) {
-  const ScheduleBuild& b = cx.build(s);
-  std::vector<Program> programs = b.programs;
-  const std::vector<SimCollective> colls = add_after_pipeline(b, cx.compute.optimizer_ms, programs);
+  const Context::Prepared& prepared = cx.prepared(s);
+  const ScheduleBuild& b = prepared.build;
   SchedulePrediction sp;
   sp.name = s.name;
   sp.v = s.v;
   sp.overlap_p2p = b.spec.overlap_p2p;
   sp.global_ranks = b.ranks;
-  sp.sim = simulate(programs, colls, sim_costs(cx, p2p_model), trace);
-  sp.dominant = dominant_cost(sp.sim, colls);
+  sp.sim = simulate(b.programs, prepared.collectives, sim_costs(cx, p2p_model), trace);
+  sp.dominant = dominant_cost(sp.sim, prepared.collectives);
   sp.iteration_ms = static_cast<double>(sp.sim.iteration) / 1e6;
   sp.bubble_ideal = s.bubble_ideal;
   SimTime most = 0;
@@ -254,28 +280,151 @@ std::int64_t find_deciding_pair(Context& cx, Prediction& out) {
   return act_bytes;
 }
 
-// The P2P bandwidth (an assumed link, no latency) above which each interleaved v beats 1F1B.
+// A schedule's iteration under assumed links without latency, memoised. AssumedCost prices a transfer by
+// its size alone, whatever its pair, and nothing else in a run depends on the link: a run is a function
+// of the P2P times of the schedule's sizes, so links that give the same times (integer ns) are one run.
+struct LinkRuns {
+  Context& cx;
+  const Schedule& schedule;
+  std::map<std::vector<SimTime>, double> iteration_ms;
+
+  // The P2P time of each size at gbps; none when a time is out of range (the simulation then says so).
+  [[nodiscard]] std::optional<std::vector<SimTime>> times(double gbps) {
+    const AssumedCost link(gbps, 0);
+    std::vector<SimTime> t;
+    try {
+      for (const std::int64_t bytes : cx.prepared(schedule).p2p_sizes)
+        t.push_back(link.cost("pair", {0, 1}, bytes).time);
+    } catch (const UsageError&) {
+      return std::nullopt;
+    }
+    return t;
+  }
+
+  double at(double gbps) {
+    const auto key = times(gbps);
+    if (!key) return run_schedule(cx, schedule, AssumedCost(gbps, 0), false).iteration_ms;
+    auto it = iteration_ms.find(*key);
+    if (it == iteration_ms.end())
+      it = iteration_ms.emplace(*key, run_schedule(cx, schedule, AssumedCost(gbps, 0), false).iteration_ms).first;
+    return it->second;
+  }
+};
+
+// Whether an interleaved schedule beats 1F1B on an assumed link of gbps. A faster link never makes it
+// lose (the break-even's meaning: above it the schedule wins), so a link whose P2P times are all at most
+// those of a link where it won wins too, and one whose times are all at least those of a link where it
+// lost loses: such links are answered without simulating (equal times are the very same runs).
+class WinSearch {
+ public:
+  WinSearch(LinkRuns& schedule, LinkRuns& base) : schedule_(schedule), base_(base) {}
+
+  bool wins(double gbps) {
+    const auto t = times(gbps);
+    if (t) {
+      for (const auto& k : known_) {
+        if (k.wins && leq(*t, k.times)) return true;
+        if (!k.wins && leq(k.times, *t)) return false;
+      }
+    }
+    return simulate(gbps).wins;
+  }
+
+  // Links between a winning hi_gbps and a losing lo_gbps, placed by regula falsi (Illinois: the end kept
+  // twice in a row has its value halved) on x = 1 / gbps, where the iteration difference is nearly linear
+  // (a P2P time is bytes x x), until the P2P times of the closest winning and losing links differ by at
+  // most 1 ns each: then every link of the bisection is answered from these two without simulating.
+  void bracket(double hi_gbps, double lo_gbps) {
+    Point w = simulate(hi_gbps), l = simulate(lo_gbps);
+    if (!w.wins || l.wins || w.times.empty() || l.times.empty()) return;
+    double xw = 1 / hi_gbps, xl = 1 / lo_gbps, fw = w.diff_ms, fl = l.diff_ms;
+    int kept = 0;  // +1: the winning end moved last, -1: the losing end
+    for (int i = 0; i < kBracketSteps && !adjacent(w.times, l.times); ++i) {
+      double x = xw + (xl - xw) * (-fw) / (fl - fw);
+      if (!(x > xw && x < xl)) x = std::sqrt(xw * xl);
+      const Point p = simulate(1 / x);
+      if (p.times.empty()) return;
+      if (p.wins) {
+        xw = x, fw = p.diff_ms, w = p;
+        if (kept == 1) fl /= 2;
+        kept = 1;
+      } else {
+        xl = x, fl = p.diff_ms, l = p;
+        if (kept == -1) fw /= 2;
+        kept = -1;
+      }
+    }
+  }
+
+ private:
+  static constexpr int kBracketSteps = 64;
+  struct Point {
+    std::vector<SimTime> times;  // the schedule's P2P times, then 1F1B's; empty: out of range
+    bool wins = false;
+    double diff_ms = 0;  // the schedule's iteration minus 1F1B's
+  };
+
+  std::optional<std::vector<SimTime>> times(double gbps) {
+    auto a = schedule_.times(gbps);
+    const auto b = base_.times(gbps);
+    if (!a || !b) return std::nullopt;
+    a->insert(a->end(), b->begin(), b->end());
+    return a;
+  }
+
+  Point simulate(double gbps) {
+    Point p;
+    const double mine = schedule_.at(gbps), base = base_.at(gbps);
+    p.wins = mine < base;
+    p.diff_ms = mine - base;
+    if (auto t = times(gbps)) {
+      p.times = std::move(*t);
+      known_.push_back(p);
+    }
+    return p;
+  }
+
+  static bool leq(const std::vector<SimTime>& a, const std::vector<SimTime>& b) {
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (a[i] > b[i]) return false;
+    }
+    return true;
+  }
+  static bool adjacent(const std::vector<SimTime>& w, const std::vector<SimTime>& l) {
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      if (l[i] - w[i] > 1) return false;
+    }
+    return true;
+  }
+
+  LinkRuns& schedule_;
+  LinkRuns& base_;
+  std::vector<Point> known_;
+};
+
+// The P2P bandwidth (an assumed link, no latency) above which each interleaved v beats 1F1B: a bisection
+// on log scale whose links WinSearch answers (simulating each v near its answer only; 1F1B's runs shared).
 void break_even(Context& cx, const std::string& filter, Prediction& out) {
   const Schedule* base = nullptr;
   for (const auto& s : cx.plan.schedules) {
     if (s.name == "1f1b") base = &s;
   }
   if (!base) return;
+  LinkRuns base_runs{cx, *base, {}};
   for (const auto& s : cx.plan.schedules) {
     if (s.v <= 1) continue;
     if (!filter.empty() && filter != "interleaved" && filter != "interleaved:v" + std::to_string(s.v)) continue;
-    auto wins = [&](double gbps) {
-      const AssumedCost link(gbps, 0);
-      return run_schedule(cx, s, link, false).iteration_ms < run_schedule(cx, *base, link, false).iteration_ms;
-    };
+    LinkRuns runs{cx, s, {}};
+    WinSearch search(runs, base_runs);
     double lo = kBreakEvenLowGbps, hi = kBreakEvenHighGbps;
     std::optional<double> answer;
-    if (wins(lo)) {
+    if (search.wins(lo)) {
       answer = lo;
-    } else if (wins(hi)) {
+    } else if (search.wins(hi)) {
+      search.bracket(hi, lo);
       for (int i = 0; i < kBreakEvenSteps; ++i) {
         const double mid = std::sqrt(lo * hi);
-        (wins(mid) ? hi : lo) = mid;
+        (search.wins(mid) ? hi : lo) = mid;
       }
       answer = hi;
     }

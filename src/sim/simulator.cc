@@ -3,6 +3,7 @@
 #include "sim/simulator.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <queue>
 #include <tuple>
@@ -23,6 +24,8 @@ struct Event {
   bool operator>(const Event& o) const { return std::tie(time, seq) > std::tie(o.time, o.seq); }
 };
 
+// A posted op, alive from its post until its rank's comm-busy union has taken it in (then its slot is
+// reused): the simulator holds the ops in flight, not every op of the iteration.
 struct PostedOp {
   int rank;
   int call;    // index of the call (task) that posted it, per rank
@@ -30,8 +33,9 @@ struct PostedOp {
   SimTime posted;
   bool done = false;
   int partner = -1;
-  SimTime start = 0;  // when its transfer began (both sides posted, link free)
-  SimTime end = 0;    // when it completed
+  SimTime start = 0;       // when its transfer began (both sides posted, link free)
+  SimTime end = 0;         // when it completed
+  const char* label = "";  // the call's name (traces)
 };
 
 struct MatchKey {
@@ -59,19 +63,20 @@ class Sim {
     coll_arrived_.assign(colls.size(), {});
     coll_arrive_time_.assign(colls.size(), 0);
     busy_.resize(static_cast<std::size_t>(n_));
-    pending_call_.resize(static_cast<std::size_t>(n_));
+    last_call_.assign(static_cast<std::size_t>(n_), -1);
+    last_call_left_.assign(static_cast<std::size_t>(n_), 0);
     active_.assign(static_cast<std::size_t>(n_), 0);
+    posted_.resize(static_cast<std::size_t>(n_));
+    cur_s_.assign(static_cast<std::size_t>(n_), -1);
+    cur_e_.assign(static_cast<std::size_t>(n_), -1);
+    covered_.assign(static_cast<std::size_t>(n_), 0);
     pending_handle_.resize(static_cast<std::size_t>(n_));
-    for (int r = 0; r < n_; ++r) {
-      pending_call_[static_cast<std::size_t>(r)].assign(tasks[static_cast<std::size_t>(r)].tasks.size(), 0);
-      pending_handle_[static_cast<std::size_t>(r)].assign(tasks[static_cast<std::size_t>(r)].tasks.size() + 1, 0);
-    }
+    pairs_.resize(static_cast<std::size_t>(n_) * static_cast<std::size_t>(n_));
   }
 
   SimResult run() {
     std::size_t ops = 0;
     for (const auto& prog : tasks_) ops += prog.ops.size();
-    ops_.reserve(ops);
     std::int64_t max_tag = -1;
     for (const auto& prog : tasks_) {
       for (const auto& op : prog.ops) max_tag = std::max(max_tag, op.tag);
@@ -102,30 +107,17 @@ class Sim {
       for (int r : stuck_) list += (list.empty() ? "" : ", ") + std::to_string(r);
       throw Error("simulation deadlock: pipeline ranks " + list + " wait for transfers nobody posts (schedule bug)");
     }
-    // Union of each rank's comm intervals (post to completion; async posts overlap each other). A
-    // rank posts in time order, so its P2P intervals arrive sorted by start in ops_; collectives are
-    // merged in afterwards.
-    std::vector<SimTime> cur_s(static_cast<std::size_t>(n_), -1), cur_e(static_cast<std::size_t>(n_), -1),
-        covered(static_cast<std::size_t>(n_), 0);
-    auto add = [&](std::size_t r, SimTime s, SimTime e) {
-      if (s > cur_e[r]) {
-        if (cur_e[r] > cur_s[r]) covered[r] += cur_e[r] - cur_s[r];
-        cur_s[r] = s;
-        cur_e[r] = e;
-      } else {
-        cur_e[r] = std::max(cur_e[r], e);
-      }
-    };
-    for (const auto& o : ops_) add(static_cast<std::size_t>(o.rank), o.posted, o.end);
+    // The P2P intervals are in the union already (every op completed); collectives are merged in after them.
     for (int r = 0; r < n_; ++r) {
       const auto ri = static_cast<std::size_t>(r);
+      take_in_done(r, true);
       auto& v = busy_[ri];  // collectives
       std::sort(v.begin(), v.end());
-      for (const auto& [s, e] : v) add(ri, std::max(s, cur_s[ri]), e);
-      if (cur_e[ri] > cur_s[ri]) covered[ri] += cur_e[ri] - cur_s[ri];
+      for (const auto& [s, e] : v) add_busy(ri, std::max(s, cur_s_[ri]), e);
+      if (cur_e_[ri] > cur_s_[ri]) covered_[ri] += cur_e_[ri] - cur_s_[ri];
       auto& rr = res_.ranks[ri];
       rr.end = clock_[ri];
-      rr.comm_busy = covered[ri];
+      rr.comm_busy = covered_[ri];
       res_.iteration = std::max(res_.iteration, rr.end);
     }
     return std::move(res_);
@@ -141,6 +133,41 @@ class Sim {
   };
 
   void push(SimTime t, EventKind kind, int a, int b) { q_.push({t, seq_++, kind, a, b}); }
+
+  // Union of a rank's comm intervals (post to completion; async posts overlap each other), fed in
+  // posting order: a rank posts in time order, so the starts arrive sorted.
+  void add_busy(std::size_t r, SimTime s, SimTime e) {
+    if (s > cur_e_[r]) {
+      if (cur_e_[r] > cur_s_[r]) covered_[r] += cur_e_[r] - cur_s_[r];
+      cur_s_[r] = s;
+      cur_e_[r] = e;
+    } else {
+      cur_e_[r] = std::max(cur_e_[r], e);
+    }
+  }
+
+  // Feeds rank r's completed ops, oldest post first, into its union and frees their slots (all of them
+  // with `all`: at the end, where an op nobody matched counts as ending at 0).
+  void take_in_done(int r, bool all) {
+    auto& fifo = posted_[static_cast<std::size_t>(r)];
+    while (!fifo.empty() && (all || ops_[static_cast<std::size_t>(fifo.front())].done)) {
+      const PostedOp& o = ops_[static_cast<std::size_t>(fifo.front())];
+      add_busy(static_cast<std::size_t>(r), o.posted, o.end);
+      free_ops_.push_back(fifo.front());
+      fifo.pop_front();
+    }
+  }
+
+  int new_op(const PostedOp& op) {
+    if (free_ops_.empty()) {
+      ops_.push_back(op);
+      return static_cast<int>(ops_.size()) - 1;
+    }
+    const int id = free_ops_.back();
+    free_ops_.pop_back();
+    ops_[static_cast<std::size_t>(id)] = op;
+    return id;
+  }
 
   void trace(int rank, const std::string& track, const std::string& name, SimTime s, SimTime e) {
     if (keep_trace_) res_.trace.push_back({rank, track, name, s, e});
@@ -214,12 +241,22 @@ class Sim {
   void post(int r, int call, int handle, const P2POp& op, SimTime now, const char* label) {
     const int src = op.send ? r : op.peer, dst = op.send ? op.peer : r;
     const MatchKey key{src, dst, op.tag};
-    const int id = static_cast<int>(ops_.size());
-    ops_.push_back({r, call, handle, now});
+    PostedOp posted{r, call, handle, now};
+    posted.label = label;
+    const int id = new_op(posted);
+    posted_[static_cast<std::size_t>(r)].push_back(id);
     ++active_[static_cast<std::size_t>(r)];
-    ++pending_call_[static_cast<std::size_t>(r)][static_cast<std::size_t>(call)];
-    if (handle >= 0) ++pending_handle_[static_cast<std::size_t>(r)][static_cast<std::size_t>(handle)];
-    if (keep_trace_) op_label_.emplace(id, label);
+    const auto ri = static_cast<std::size_t>(r);
+    if (last_call_[ri] != call) {
+      last_call_[ri] = call;
+      last_call_left_[ri] = 0;
+    }
+    ++last_call_left_[ri];
+    if (handle >= 0) {
+      auto& handles = pending_handle_[ri];
+      if (static_cast<std::size_t>(handle) >= handles.size()) handles.resize(static_cast<std::size_t>(handle) + 1, 0);
+      ++handles[static_cast<std::size_t>(handle)];
+    }
     auto& rr = res_.ranks[static_cast<std::size_t>(r)];
     if (op.send) {
       rr.p2p_bytes_out += op.bytes;
@@ -246,14 +283,10 @@ class Sim {
       unmatched_.erase(it);
     }
     // Rendezvous: the transfer starts once both sides have posted it and its link is free.
-    std::vector<int> links;
-    if (costs_.links) {
-      links = costs_.links(src, dst);
-    } else {
-      links.push_back(costs_.link ? costs_.link(src, dst) : src * 1000003 + dst);
-    }
+    PairInfo& pair = pair_info(src, dst);
+    const int* links = &link_slots_[static_cast<std::size_t>(pair.first_link)];
     SimTime start = std::max(ops_[static_cast<std::size_t>(other)].posted, now);
-    for (int l : links) start = std::max(start, link_free_[l]);
+    for (int i = 0; i < pair.nlinks; ++i) start = std::max(start, link_free_[static_cast<std::size_t>(links[i])]);
     SimTime duration = -1;
     if (costs_.p2p_batch) {  // the sender's call: the batch the transfer goes out in
       const PostedOp& sender = ops_[static_cast<std::size_t>(op.send ? id : other)];
@@ -261,9 +294,16 @@ class Sim {
       const Task& call = prog.tasks[static_cast<std::size_t>(sender.call)];
       duration = costs_.p2p_batch(src, dst, op.bytes, &prog.ops[call.first_op], call.nops, sender.rank);
     }
-    if (duration < 0) duration = costs_.p2p(src, dst, op.bytes);
+    if (duration < 0) {
+      // A pipeline sends one activation size over and over: the pair's last size and time are kept.
+      if (pair.bytes != op.bytes) {
+        pair.time = costs_.p2p(src, dst, op.bytes);
+        pair.bytes = op.bytes;
+      }
+      duration = pair.time;
+    }
     const SimTime end = start + duration;
-    for (int l : links) link_free_[l] = end;
+    for (int i = 0; i < pair.nlinks; ++i) link_free_[static_cast<std::size_t>(links[i])] = end;
     ops_[static_cast<std::size_t>(id)].partner = other;
     ops_[static_cast<std::size_t>(other)].partner = id;
     ops_[static_cast<std::size_t>(id)].start = start;
@@ -271,25 +311,61 @@ class Sim {
     ops_[static_cast<std::size_t>(id)].end = end;
     ops_[static_cast<std::size_t>(other)].end = end;
     if (keep_trace_) {
-      trace(src, "send", std::string(op_label_[src == r ? id : other]) + " -> " + std::to_string(dst), start, end);
-      trace(dst, "recv", std::string(op_label_[dst == r ? id : other]) + " <- " + std::to_string(src), start, end);
+      const auto label_of = [this](int op) { return std::string(ops_[static_cast<std::size_t>(op)].label); };
+      trace(src, "send", label_of(src == r ? id : other) + " -> " + std::to_string(dst), start, end);
+      trace(dst, "recv", label_of(dst == r ? id : other) + " <- " + std::to_string(src), start, end);
     }
     push(end, EventKind::kOpDone, id, 0);
   }
 
+  // A directed pair's links (as dense slots of link_free_) and its last P2P cost, from the cost callbacks
+  // on first use: the callbacks are functions of (src, dst[, bytes]), so one call per pair (and size)
+  // replaces one per transfer, and no transfer allocates.
+  struct PairInfo {
+    bool ready = false;
+    int first_link = 0, nlinks = 0;  // link_slots_[first_link, first_link + nlinks)
+    std::int64_t bytes = -1;         // the size `time` was computed for
+    SimTime time = 0;
+  };
+
+  PairInfo& pair_info(int src, int dst) {
+    PairInfo& pair =
+        pairs_[static_cast<std::size_t>(src) * static_cast<std::size_t>(n_) + static_cast<std::size_t>(dst)];
+    if (pair.ready) return pair;
+    std::vector<int> ids;
+    if (costs_.links) {
+      ids = costs_.links(src, dst);
+    } else {
+      ids.push_back(costs_.link ? costs_.link(src, dst) : src * 1000003 + dst);
+    }
+    pair.first_link = static_cast<int>(link_slots_.size());
+    pair.nlinks = static_cast<int>(ids.size());
+    for (int id : ids) {
+      const auto [it, added] = link_slot_.try_emplace(id, static_cast<int>(link_free_.size()));
+      if (added) link_free_.push_back(0);
+      link_slots_.push_back(it->second);
+    }
+    pair.ready = true;
+    return pair;
+  }
+
+  // A rank waits on a call right after posting it, so only its latest call's count is ever asked for.
   bool call_pending(int r, int call) const {
-    return pending_call_[static_cast<std::size_t>(r)][static_cast<std::size_t>(call)] > 0;
+    return last_call_[static_cast<std::size_t>(r)] == call && last_call_left_[static_cast<std::size_t>(r)] > 0;
   }
   bool handle_pending(int r, int handle) const {
-    return handle >= 0 && pending_handle_[static_cast<std::size_t>(r)][static_cast<std::size_t>(handle)] > 0;
+    const auto& handles = pending_handle_[static_cast<std::size_t>(r)];
+    return handle >= 0 && static_cast<std::size_t>(handle) < handles.size() &&
+           handles[static_cast<std::size_t>(handle)] > 0;
   }
 
   void op_done(int id, SimTime t) {
-    for (int x : {id, ops_[static_cast<std::size_t>(id)].partner}) {
+    const int partner = ops_[static_cast<std::size_t>(id)].partner;
+    for (int x : {id, partner}) {
       auto& o = ops_[static_cast<std::size_t>(x)];
       o.done = true;
       --active_[static_cast<std::size_t>(o.rank)];
-      --pending_call_[static_cast<std::size_t>(o.rank)][static_cast<std::size_t>(o.call)];
+      if (last_call_[static_cast<std::size_t>(o.rank)] == o.call) --last_call_left_[static_cast<std::size_t>(o.rank)];
       if (o.handle >= 0) --pending_handle_[static_cast<std::size_t>(o.rank)][static_cast<std::size_t>(o.handle)];
       const auto ri = static_cast<std::size_t>(o.rank);
       const Wait& w = waiting_[ri];
@@ -304,6 +380,9 @@ class Sim {
         push(t, EventKind::kRankReady, o.rank, 0);
       }
     }
+    const int rank_a = ops_[static_cast<std::size_t>(id)].rank, rank_b = ops_[static_cast<std::size_t>(partner)].rank;
+    take_in_done(rank_a, false);
+    if (rank_b != rank_a) take_in_done(rank_b, false);
   }
 
   void coll_done(int c, SimTime t) {
@@ -330,13 +409,19 @@ class Sim {
   std::vector<std::vector<int>> coll_arrived_;
   std::vector<SimTime> coll_arrive_time_;
   std::vector<std::vector<std::pair<SimTime, SimTime>>> busy_;
-  std::vector<PostedOp> ops_;
-  std::unordered_map<int, const char*> op_label_;  // only with a trace
+  std::vector<PostedOp> ops_;  // slots of the ops in flight (free_ops_: reusable)
+  std::vector<int> free_ops_;
+  std::vector<std::deque<int>> posted_;           // per rank: its ops not yet in its union, oldest first
+  std::vector<SimTime> cur_s_, cur_e_, covered_;  // per rank: the union's open interval and its closed sum
   std::unordered_map<MatchKey, int, MatchHash> unmatched_;
   std::vector<int> dense_;
   std::vector<int> active_;  // per rank: posted ops not yet complete  // tag -> posted op waiting for its partner
-  std::vector<std::vector<int>> pending_call_, pending_handle_;  // per rank, by call index / handle
-  std::unordered_map<int, SimTime> link_free_;
+  std::vector<int> last_call_, last_call_left_;   // per rank: its latest P2P call and that call's ops not done
+  std::vector<std::vector<int>> pending_handle_;  // per rank, by async handle: ops not done
+  std::vector<PairInfo> pairs_;                   // src * n + dst
+  std::vector<int> link_slots_;                   // the pairs' links, as indices into link_free_
+  std::unordered_map<int, int> link_slot_;        // link id -> index into link_free_
+  std::vector<SimTime> link_free_;                // when each link is free again
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> q_;
   std::int64_t seq_ = 0;
   std::vector<int> stuck_;

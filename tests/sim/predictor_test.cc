@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <optional>
 #include <sstream>
 
 #include "core/error.h"
@@ -76,6 +78,48 @@ TEST(Predictor, ASlowLinkMakesOneFOneBWinAndNamesThePair) {
   EXPECT_NE(fast.best, "1f1b");
   ASSERT_FALSE(fast.break_even_gbps.empty());
   EXPECT_TRUE(fast.break_even_gbps[0].second.has_value());
+}
+
+// The break-even bandwidth answers some links of its bisection without simulating them (equal P2P times,
+// or links beyond ones already decided); it must still be the bisection of the simulated iterations, link
+// by link: the plain search, each link simulated (1e-3 to 1e5 GB/s, 40 steps on log scale), gives the
+// very same number.
+TEST(Predictor, BreakEvenIsTheBisectionOfEverySimulatedLink) {
+  const auto plan = plan_json(kModel);
+  int bisected = 0;
+  for (const double fwd_ms : {0.05, 0.4}) {
+    for (const bool shared : {false, true}) {
+      ComputeOptions c;
+      c.fwd_ms_per_layer = fwd_ms;
+      const Prediction p = predict_with(plan, AssumedCost(20, 5), c, shared, false, "");
+      ASSERT_FALSE(p.break_even_gbps.empty());
+      for (const auto& [v, gbps] : p.break_even_gbps) {
+        const auto iteration = [&](double link_gbps, const std::string& filter) {
+          return predict_with(plan, AssumedCost(link_gbps, 0), c, shared, false, filter).schedules.at(0).iteration_ms;
+        };
+        const auto wins = [&](double g) {
+          return iteration(g, "interleaved:v" + std::to_string(v)) < iteration(g, "1f1b");
+        };
+        std::optional<double> expected;
+        double lo = 1e-3, hi = 1e5;
+        if (wins(lo)) {
+          expected = lo;
+        } else if (wins(hi)) {
+          for (int i = 0; i < 40; ++i) {
+            const double mid = std::sqrt(lo * hi);
+            (wins(mid) ? hi : lo) = mid;
+          }
+          expected = hi;
+        }
+        ASSERT_EQ(gbps.has_value(), expected.has_value()) << "v " << v;
+        if (expected) {
+          ++bisected;
+          EXPECT_EQ(*gbps, *expected) << "v " << v << ", fwd " << fwd_ms << " ms, shared path " << shared;
+        }
+      }
+    }
+  }
+  EXPECT_GE(bisected, 4);  // every case above has an answer inside the range
 }
 
 TEST(Predictor, MeasuredTableIsInterpolatedAndMissingPairsAreNamed) {
