@@ -110,15 +110,14 @@ json prediction_to_json(const PredictionFile& p) {
                 {"fwd_ms_per_layer", p.fwd_ms_per_layer},
                 {"bwd_ms_per_layer", p.bwd_ms_per_layer}}},
               {"schedules", schedules},
-              {"verdict",
-               {{"best", p.best},
-                {"text", p.verdict},
-                {"too_close", p.too_close},
-                {"band", p.band},
-                {"band_source", p.band_source},
-                {"deciding_pair", p.deciding_pair}}},
+              {"verdict", {{"best", p.best}, {"text", p.verdict}, {"deciding_pair", p.deciding_pair}}},
               {"break_even_gbps", be},
               {"notes", p.notes}};
+  if (p.band > 0) {  // a verdict decided with its band (sim/verdict.h)
+    doc["verdict"]["too_close"] = p.too_close;
+    doc["verdict"]["band"] = p.band;
+    doc["verdict"]["band_source"] = p.band_source;
+  }
   add_provenance(doc);
   return doc;
 }

@@ -42,6 +42,10 @@ TEST(PredictionIo, RoundTripGivesTheSameJson) {
   EXPECT_EQ(prediction_to_json(back), first);
   EXPECT_EQ(back.schedules.size(), first["schedules"].size());
   EXPECT_EQ(back.schedules[0].ranks.size(), 4u);
+  // The verdict's band and each schedule's dominant cost travel too.
+  EXPECT_EQ(back.band, 0.05);
+  EXPECT_EQ(back.band_source, "default");
+  EXPECT_FALSE(back.schedules[0].dominant.what.empty());
 }
 
 TEST(PredictionIo, BadFilesAreNamedByFileAndField) {
@@ -56,6 +60,12 @@ TEST(PredictionIo, BadFilesAreNamedByFileAndField) {
   j = predicted();
   j["break_even_gbps"]["two"] = 1.0;
   EXPECT_EQ(error_of(j), "--prediction p.json: \"break_even_gbps.two\" is not keyed by a number of virtual stages");
+  j = predicted();
+  j["verdict"]["band"] = 1.5;
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"verdict.band\" must be in (0, 1)");
+  j = predicted();
+  j["schedules"][0]["dominant_cost"]["share"] = -1;
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].dominant_cost\" ms or share out of range");
 }
 
 }  // namespace
