@@ -31,7 +31,9 @@ const char* kSeed =
 
 Plan plan_of(const std::string& args, int gpus = 0) { return make_plan(parse_megatron_args(words(args)), gpus); }
 
-const Schedule& schedule(const Plan& p, const std::string& name, int v = 1) {
+// By value: a reference into `p` bound at a call with a temporary name or plan would dangle (g++ 13
+// -Wdangling-reference rightly refuses `const Schedule& s = schedule(p, "1f1b")`).
+Schedule schedule(const Plan& p, const std::string& name, int v = 1) {
   for (const auto& s : p.schedules) {
     if (s.name == name && s.v == v) return s;
   }
@@ -583,7 +585,7 @@ TEST(MegatronPlan, MoeExpertGroupsFollowTheExpertRankGenerator) {
 
 TEST(MegatronPlan, MoeParametersAndExpertGradientsOnTheExpertDpGroup) {
   const Plan p = plan_of(kMoe32);
-  const Schedule& s = schedule(p, "1f1b");
+  const Schedule s = schedule(p, "1f1b");
   // Per TP rank, stage 0 (embedding + layers 0, 1): embedding 32000 x 4096 / 2 = 65536000; per layer
   // attention proj 4096^2/2 = 8388608 + qkv 4096 x (4096 + 2 x 8 x 128) / 2 = 12582912, input norm 4096,
   // pre_mlp norm 4096, router 8 x 4096 = 32768 (dense: 21012480 per layer); experts 8 / EP 4 = 2 local,
