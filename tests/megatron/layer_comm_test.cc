@@ -363,7 +363,10 @@ TEST(LayerComm, MoeArgumentsFollowMegatronsRules) {
   EXPECT_NE(error(base + " --moe-layer-freq [1,0]").find("Invalid length of moe_layer_pattern: 2, expected 4"),
             std::string::npos);
   EXPECT_NE(error(base + " --moe-layer-freq [1,2,0,0]").find("not 0 or 1"), std::string::npos);
-  EXPECT_NE(error(base + " --moe-layer-freq ([1]*3+[0])").find("write a Python expression out"), std::string::npos);
+  EXPECT_EQ(error(base + " --moe-layer-freq ([1]*3+[0])"), "(no error)");  // a Python expression, as Megatron eval()s
+  EXPECT_NE(error(base + " --moe-layer-freq ([1]*3+[0])*2").find("Invalid length of moe_layer_pattern: 8, expected 4"),
+            std::string::npos);
+  EXPECT_NE(error(base + " --moe-layer-freq [1]*3+[x]").find("not a list expression"), std::string::npos);
   EXPECT_NE(error(base + " --moe-layer-freq 0").find("--moe-layer-freq 0: not a positive integer"), std::string::npos);
   EXPECT_NE(error(base + " --moe-layer-freq two").find("--moe-layer-freq two"), std::string::npos);
   EXPECT_NE(

@@ -405,10 +405,17 @@ TEST(MegatronPlan, VocabFileTokensAreCounted) {
                UsageError);
 }
 
-TEST(MegatronPlan, UnknownArgumentsWarnIgnoredOnesAreListed) {
-  const Plan p = plan_of(std::string(kSeed) + " --lr 3e-4 --use-flash-attn --frobnicate 7");
-  EXPECT_EQ(p.args.ignored, (std::vector<std::string>{"--lr 3e-4", "--use-flash-attn"}));
-  EXPECT_EQ(p.args.unknown, (std::vector<std::string>{"--frobnicate 7"}));
+TEST(MegatronPlan, MegatronsOtherArgumentsAreListedUnknownOnesRefused) {
+  const Plan p = plan_of(std::string(kSeed) + " --lr 3e-4 --use-flash-attn --attention-backend auto");
+  EXPECT_EQ(p.args.ignored, (std::vector<std::string>{"--lr 3e-4", "--use-flash-attn", "--attention-backend auto"}));
+  EXPECT_TRUE(p.args.unknown.empty());
+  try {
+    (void)plan_of(std::string(kSeed) + " --frobnicate 7");
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("unknown Megatron argument --frobnicate: Megatron-LM would refuse it", 0), 0u)
+        << e.what();
+  }
 }
 
 TEST(MegatronPlan, SequenceParallelEmbeddingAndOutputLayerGathers) {
