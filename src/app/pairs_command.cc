@@ -9,6 +9,7 @@
 #include <map>
 
 #include "app/bench_command.h"
+#include "app/host_relaunch.h"
 #include "app/report_session.h"
 #include "backend/backend_factory.h"
 #include "cli/number_checks.h"
@@ -243,6 +244,9 @@ class PairsCommand final : public Subcommand {
     if (!pairs_.empty()) o_.pairs = parse_pairs("--pairs", pairs_);
   }
   bool needs_world() const override { return true; }
+  void before_world(const std::vector<std::string>& args) override {
+    relaunch_on_host_ranks(o_.backend, o_.host_ranks, args);
+  }
   int run(const World* world) override { return run_pairs_command(o_, *world); }
 
  private:
@@ -254,6 +258,9 @@ void PairsCommand::add_options(CLI::App& sub) {
   sub.add_option("--sizes", sizes_, "message sizes")->capture_default_str();
   sub.add_option("--pairs", pairs_, "only these transfers SRC:DST,... (default: every ordered pair)");
   sub.add_option("--backend", backend_, "nccl, mpi or auto")->capture_default_str();
+  sub.add_option("--host-ranks", o_.host_ranks, "MPI ranks to start under mpirun when no GPU is visible")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
   sub.add_option("-g,--ngpus", o_.gpus_per_process, "GPUs per process (default: all, or 1 per MPI rank)")
       ->check(CLI::Range(1, 1024));
   sub.add_option("-n,--iters", o_.iters, "ops per timed batch")->check(CLI::Range(1, 1 << 24))->capture_default_str();

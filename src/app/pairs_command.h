@@ -26,6 +26,7 @@ struct PairsOptions {
   double timeout_s = -1;  // -T: <0 from each point's size (harness/watchdog.h), 0 off
   bool quiet = false;     // --quiet: no progress lines
   std::string json_path, csv_path;
+  int host_ranks = 4;  // --host-ranks: ranks of the MPI fallback started under mpirun without GPUs
 };
 
 [[nodiscard]] int run_pairs_command(const PairsOptions& options, const World& world);

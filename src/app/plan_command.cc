@@ -159,7 +159,9 @@ const char* const kPlanHelp =
     "  -h,--help                   Print this help message and exit\n"
     "  --json FILE                 write the plan JSON here (the input of bench --plan, predict, replay)\n"
     "\n"
-    "Megatron-LM arguments (after --, as given to pretrain_gpt.py; other training flags are ignored):\n"
+    "Megatron-LM arguments (after --, as given to pretrain_gpt.py; any other argument Megatron-LM accepts is\n"
+    "listed as ignored, or noted where it changes communication that is not modelled; a name Megatron-LM\n"
+    "would refuse is an error):\n"
     "  model       --num-layers --hidden-size --ffn-hidden-size --num-attention-heads --num-query-groups\n"
     "              --group-query-attention --swiglu --untie-embeddings-and-output-weights --seq-length\n"
     "              --max-position-embeddings --vocab-size --vocab-file --tokenizer-type\n"
@@ -172,7 +174,10 @@ const char* const kPlanHelp =
     "  optimizer   --use-distributed-optimizer --overlap-grad-reduce --ddp-bucket-size\n"
     "              --no-overlap-p2p-communication --megatron-version\n"
     "Example: pipebench plan --json plan.json -- --num-layers 32 --hidden-size 4096 --num-attention-heads 32 \\\n"
-    "           --seq-length 4096 --micro-batch-size 1 --global-batch-size 64 --pipeline-model-parallel-size 4\n";
+    "           --seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 --global-batch-size 64 \\\n"
+    "           --pipeline-model-parallel-size 4 --vocab-size 32000\n"
+    "A whole launch line is taken too (its world from --nproc_per_node x --nnodes):\n"
+    "  pipebench plan -- torchrun --nproc_per_node 8 --nnodes 16 pretrain_gpt.py <Megatron-LM arguments>\n";
 
 // Its words go to the Megatron parser, not to CLI11: everything after "--", or everything but --json FILE.
 class PlanCommand final : public Subcommand {

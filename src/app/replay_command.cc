@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "app/host_relaunch.h"
 #include "app/model_error_flags.h"
 #include "app/plan_bench.h"
 #include "backend/backend_factory.h"
@@ -179,23 +180,27 @@ double ReplayCommand::measured_layer_ms(const World& world, const Plan& plan) co
 #endif
 }
 
-// A plain `pipebench replay` on one node with at least W GPUs (W = the plan's world > 1) starts itself
-// under mpirun, one rank per GPU, as `run` does. Anything unusual (no plan, fewer GPUs, no mpirun)
-// is left to run(), which reports it as one line.
+// A plain `pipebench replay` starts itself under mpirun with the plan's world W (> 1), as `run` does:
+// one rank per GPU on one node with at least W GPUs; W host ranks on the MPI backend where no GPU will
+// be used (--backend mpi, or none visible). Anything unusual (no plan, fewer GPUs, no mpirun) is left
+// to run(), which reports it as one line.
 void ReplayCommand::before_world(const std::vector<std::string>& args) {
-  if (started_by_launcher() || !built_with_mpi() || kind_ == BackendKind::kMpi) return;
+  if (started_by_launcher() || !built_with_mpi()) return;
   int plan_world = 0;
   try {
     plan_world = load_plan("--plan", plan_path_).layout.world;
   } catch (const std::exception&) {
     return;
   }
+  if (plan_world <= 1) return;
   std::string why;
-  if (plan_world <= 1 || visible_gpus(&why) < plan_world) return;
+  const int gpus = kind_ == BackendKind::kMpi ? 0 : visible_gpus(&why);
+  if (gpus == 0) relaunch_on_host_ranks(kind_, plan_world, args);  // returns only without mpirun or with nccl
+  if (gpus < plan_world) return;
   const std::string mpirun = find_in_path("mpirun");
   if (mpirun.empty()) return;
-  std::printf("# %d GPUs visible: starting the plan's %d ranks under mpirun (mpirun -np %d)\n", visible_gpus(&why),
-              plan_world, plan_world);
+  std::printf("# %d GPUs visible: starting the plan's %d ranks under mpirun (mpirun -np %d)\n", gpus, plan_world,
+              plan_world);
   std::fflush(stdout);
   exec_under_mpirun(mpirun, plan_world, args);
 }

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "app/bench_command.h"
+#include "app/host_relaunch.h"
 #include "app/model_error_flags.h"
 #include "app/plan_bench.h"
 #include "app/predict_command.h"
@@ -100,20 +101,7 @@ void print_summary(std::ostream& out, const std::vector<ResultRecord>& records, 
 }  // namespace
 
 void relaunch_under_mpirun_if_needed(const RunOptions& o, const std::vector<std::string>& args) {
-  if (started_by_launcher() || !built_with_mpi() || o.host_ranks <= 1) return;
-  if (o.backend == BackendKind::kNccl) return;
-  std::string why;
-  if (o.backend == BackendKind::kAuto && visible_gpus(&why) > 0) return;
-  const std::string mpirun = find_in_path("mpirun");
-  if (mpirun.empty()) {
-    std::printf("# no GPU visible (%s) and no mpirun on PATH: running on the MPI backend with 1 host rank\n",
-                why.c_str());
-    return;
-  }
-  std::printf("# no GPU visible (%s): running on the MPI backend with %d host ranks (mpirun -np %d)\n",
-              why.empty() ? "--backend mpi" : why.c_str(), o.host_ranks, o.host_ranks);
-  std::fflush(stdout);
-  exec_under_mpirun(mpirun, o.host_ranks, args);
+  relaunch_on_host_ranks(o.backend, o.host_ranks, args);
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/number_checks.h"
+#include "cli/parse_errors.h"
 #include "core/error.h"
 
 namespace pipebench {
@@ -80,7 +81,7 @@ ParsedLine parse_line(const CommandTable& table, const std::vector<std::string>&
     app.exit(e, out, err);
     return help(out.str());
   } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
+    throw UsageError(parse_error_message(app, words, e));
   }
   if (version) return {ParsedLine::Kind::kVersion, {}, nullptr};
   for (auto& [command, sub] : subs) {

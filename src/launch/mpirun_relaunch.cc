@@ -2,10 +2,15 @@
 // Re-launch under mpirun.
 #include "launch/mpirun_relaunch.h"
 
+#include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <set>
+#include <utility>
 
 #include "core/error.h"
 
@@ -30,14 +35,41 @@ std::string find_in_path(const std::string& program) {
   return {};
 }
 
+int physical_cores() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+  std::set<std::pair<std::string, std::string>> cores;  // (package, core) of each CPU this process may use
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &allowed)) continue;
+    const std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
+    std::ifstream package(dir + "physical_package_id"), core(dir + "core_id");
+    std::string p, c;
+    if (!(package >> p) || !(core >> c)) {  // no sysfs topology: count the CPU as a core of its own
+      p = "cpu";
+      c = std::to_string(cpu);
+    }
+    cores.emplace(p, c);
+  }
+  return std::max<int>(1, static_cast<int>(cores.size()));
+}
+
+std::vector<std::string> mpirun_words(const std::string& mpirun, int ranks, int cores, const std::string& self,
+                                      const std::vector<std::string>& args) {
+  std::vector<std::string> words = {mpirun, "-np", std::to_string(ranks)};
+  if (ranks > cores) words.push_back("--oversubscribe");
+  words.push_back(self);
+  words.insert(words.end(), args.begin(), args.end());
+  return words;
+}
+
 void exec_under_mpirun(const std::string& mpirun, int ranks, const std::vector<std::string>& args) {
   if (geteuid() == 0) {  // Open MPI refuses root without these (its own documented override)
     setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
   }
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-  std::vector<std::string> words = {mpirun, "-np", std::to_string(ranks), "--oversubscribe", self};
-  words.insert(words.end(), args.begin(), args.end());
+  std::vector<std::string> words = mpirun_words(mpirun, ranks, physical_cores(), self, args);
   std::vector<char*> argv;
   for (auto& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);

@@ -17,7 +17,15 @@ std::string str(std::int64_t v) { return std::to_string(v); }
 // The expert grid's sizes and Megatron's rules on them (parallel_state.py initialize_model_parallel and
 // RankGenerator): the world divisible by etp x ep x pp, ep named in the order string, and with an order
 // that does not end in pp (tp-pp-dp) the expert DP size equal to the dense one.
-void set_expert_sizes(const MegatronArgs& a, Layout& l) {
+// Where the world came from, for the messages that refuse it (a number the user may never have given).
+std::string world_origin(const MegatronArgs& a, int gpus_present) {
+  if (a.world_size) return "";
+  if (gpus_present > 0) return " (--world-size was not given: the " + str(gpus_present) + " GPUs present were counted)";
+  return " (no --world-size and no GPU here: tensor x context x pipeline parallel size was taken; give --world-size N "
+         "or the torchrun line)";
+}
+
+void set_expert_sizes(const MegatronArgs& a, Layout& l, const std::string& origin) {
   if (a.num_experts == 0) return;
   l.moe = true;
   l.ep = a.ep;
@@ -27,7 +35,7 @@ void set_expert_sizes(const MegatronArgs& a, Layout& l) {
     throw UsageError("world_size (" + str(l.world) +
                      ") is not divisible by expert_tensor_model_pipeline_parallel size (" + str(grid) +
                      " = expert tensor " + str(l.etp) + " x expert model " + str(l.ep) + " x pipeline " + str(l.pp) +
-                     ")");
+                     ")" + origin);
   }
   l.edp = static_cast<int>(l.world / grid);
   if (l.edp % a.distributed_optimizer_instances != 0)
@@ -148,7 +156,7 @@ Layout make_layout(const MegatronArgs& a, int gpus_present) {
   if (l.world % model != 0) {
     throw UsageError("world size (" + str(l.world) + ") is not divisible by tensor parallel size (" + str(a.tp) +
                      ") times pipeline parallel size (" + str(a.pp) + ") times context parallel size (" + str(a.cp) +
-                     ")" + (a.world_size ? "" : " (--world-size was not given: the GPUs present were counted)"));
+                     ")" + world_origin(a, gpus_present));
   }
   if (l.world > kMaxWorldSize) {
     throw UsageError("world size (" + str(l.world) + ") is above the limit of " + str(kMaxWorldSize) + " ranks");
@@ -190,7 +198,7 @@ Layout make_layout(const MegatronArgs& a, int gpus_present) {
     throw UsageError("number of microbatches (" + str(l.microbatches) + " = global batch size / (micro batch size x " +
                      "data parallel size)) is above the limit of " + str(kMaxMicrobatches));
   }
-  set_expert_sizes(a, l);
+  set_expert_sizes(a, l, world_origin(a, gpus_present));
   l.microbatch_group = a.microbatch_group_size ? a.microbatch_group_size : a.pp;
   l.vp = v;
   const std::string why = interleaving_problem(a, l, l.vp);

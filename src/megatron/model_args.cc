@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -14,66 +15,41 @@
 #include "core/checked_math.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/suggest.h"
+#include "megatron/launch_line.h"
 #include "megatron/layout.h"
+#include "megatron/list_expression.h"
+#include "megatron/megatron_argument_names.h"
 
 namespace pipebench {
 namespace {
 
-// Arguments of pretrain_gpt.py that change no message of an iteration (optimizer, data, logging...).
-const std::set<std::string>& ignored_names() {
-  static const std::set<std::string> kNames = {"--lr",
-                                               "--min-lr",
-                                               "--lr-decay-style",
-                                               "--lr-decay-iters",
-                                               "--lr-warmup-fraction",
-                                               "--lr-warmup-iters",
-                                               "--weight-decay",
-                                               "--clip-grad",
-                                               "--adam-beta1",
-                                               "--adam-beta2",
-                                               "--adam-eps",
-                                               "--train-iters",
-                                               "--train-samples",
-                                               "--save",
-                                               "--load",
-                                               "--data-path",
-                                               "--merge-file",
-                                               "--split",
-                                               "--log-interval",
-                                               "--eval-interval",
-                                               "--eval-iters",
-                                               "--save-interval",
-                                               "--init-method-std",
-                                               "--attention-dropout",
-                                               "--hidden-dropout",
-                                               "--seed",
-                                               "--tensorboard-dir",
-                                               "--distributed-backend",
-                                               "--use-flash-attn",
-                                               "--no-masked-softmax-fusion",
-                                               "--use-mcore-models",
-                                               "--loss-scale",
-                                               "--initial-loss-scale",
-                                               "--use-rotary-position-embeddings",
-                                               "--no-position-embedding",
-                                               "--timing-log-level",
-                                               "--log-throughput",
-                                               "--bf16-reduce",
-                                               "--attention-softmax-in-fp32",
-                                               "--no-bias-gelu-fusion",
-                                               "--no-bias-dropout-fusion",
-                                               "--ckpt-format",
-                                               "--exit-duration-in-mins",
-                                               "--kv-channels",
-                                               "--data-cache-path",
-                                               "--num-workers",
-                                               "--mock-data",
-                                               "--tokenizer-model",
-                                               "--moe-grouped-gemm",
-                                               "--moe-permute-fusion",
-                                               "--moe-router-fusion",
-                                               "--moe-z-loss-coeff"};
+// pipebench's own additions to Megatron's arguments (model_args.h).
+const std::set<std::string>& pipebench_names() {
+  static const std::set<std::string> kNames = {"--world-size", "--rank-order", "--megatron-version"};
   return kNames;
+}
+
+// Megatron arguments that change the messages of an iteration but are not modelled: the plan is made
+// without them and says so (a note naming the argument and what the plan lists instead).
+const std::map<std::string, std::string>& not_modelled() {
+  static const std::map<std::string, std::string> kWhy = {
+      {"--fp8-param-gather",
+       "the distributed optimizer gathers FP8 (1-byte) copies of the TE linear weights; the plan gathers every "
+       "parameter at the parameter dtype"},
+      {"--decoder-first-pipeline-num-layers", "uneven pipeline stages; the plan splits the layers evenly"},
+      {"--decoder-last-pipeline-num-layers", "uneven pipeline stages; the plan splits the layers evenly"},
+      {"--account-for-embedding-in-pipeline-split", "uneven pipeline stages; the plan splits the layers evenly"},
+      {"--account-for-loss-in-pipeline-split", "uneven pipeline stages; the plan splits the layers evenly"},
+      {"--pipeline-model-parallel-layout", "a custom pipeline layout; the plan splits the layers evenly"},
+      {"--mtp-num-layers", "multi-token prediction layers on the last stage are not planned"},
+      {"--use-torch-fsdp2", "FSDP shards parameters and gathers them per layer; the plan is of DDP"},
+      {"--use-megatron-fsdp", "FSDP shards parameters and gathers them per layer; the plan is of DDP"},
+      {"--moe-expert-capacity-factor", "token dropping caps the all-to-all at capacity; the plan is balanced"},
+      {"--moe-pad-expert-input-to-capacity", "padding to capacity fixes the all-to-all size; the plan is balanced"},
+      {"--overlap-moe-expert-parallel-comm", "the all-to-all overlaps another microbatch's compute; sizes as planned"},
+  };
+  return kWhy;
 }
 
 std::int64_t count_vocab(const std::string& path) {
@@ -198,8 +174,8 @@ void add_moe_options(CLI::App& app, MegatronArgs& a, MoeOptions& o) {
 }
 
 // --moe-layer-freq: an integer N (layer i is MoE when i % N == 0) or the list form "[1,0,1,...]", one
-// entry per layer (gpt_layer_specs.py get_gpt_decoder_block_spec). Megatron evaluates any Python list
-// expression; the list is read here as JSON, so an expression ("([1]*3+[0])*2") must be written out.
+// entry per layer (gpt_layer_specs.py get_gpt_decoder_block_spec), or a Python expression of such lists
+// ("([0]*3+[1]*58)", which Megatron eval()s; read here by list_expression.h).
 std::vector<int> moe_layer_pattern(const std::string& freq, int layers) {
   const std::string what = "--moe-layer-freq " + freq;
   std::vector<int> pattern;
@@ -216,17 +192,9 @@ std::vector<int> moe_layer_pattern(const std::string& freq, int layers) {
     for (int i = 0; i < layers; ++i) pattern.push_back(i % n == 0 ? 1 : 0);
     return pattern;
   }
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(freq);
-  } catch (const nlohmann::json::exception&) {
-    throw UsageError(what + ": not a list of 0 and 1 such as [1,0,1,0] (write a Python expression out as its list)");
-  }
-  if (!j.is_array()) throw UsageError(what + ": not a list of 0 and 1");
-  for (const auto& e : j) {
-    if (!e.is_number_integer() || (e.get<std::int64_t>() != 0 && e.get<std::int64_t>() != 1))
-      throw UsageError(what + ": has an entry that is not 0 or 1 (Invalid layer pattern)");
-    pattern.push_back(e.get<int>());
+  for (long long e : eval_list_expression("--moe-layer-freq", freq, static_cast<std::size_t>(kMaxLayers))) {
+    if (e != 0 && e != 1) throw UsageError(what + ": has an entry that is not 0 or 1 (Invalid layer pattern)");
+    pattern.push_back(static_cast<int>(e));
   }
   if (pattern.size() != static_cast<std::size_t>(layers))
     throw UsageError("--moe-layer-freq: Invalid length of moe_layer_pattern: " +
@@ -293,7 +261,8 @@ void finish_moe(MegatronArgs& a, const MoeOptions& o) {
 // The arguments as typed that are turned into MegatronArgs fields after parsing.
 struct RawArgs {
   bool fp16 = false, bf16 = false, no_overlap = false, no_mask = false, recompute_activations = false;
-  std::string vocab_file, tokenizer, version = "main", pos_type = "learned_absolute", norm = "LayerNorm";
+  std::string vocab_file, merge_file, tokenizer, tokenizer_model, version = "main", pos_type = "learned_absolute",
+                                                                  norm = "LayerNorm";
   std::string impl = "transformer_engine", ce_impl = "native";
 };
 
@@ -314,6 +283,8 @@ void add_model_options(CLI::App& app, MegatronArgs& a, RawArgs& r) {
   app.add_option("--vocab-size", a.vocab_size)->check(checks::positive(checks::kMaxInt64));
   app.add_option("--vocab-file", r.vocab_file);
   app.add_option("--tokenizer-type", r.tokenizer);
+  app.add_option("--tokenizer-model", r.tokenizer_model);
+  app.add_option("--merge-file", r.merge_file);
   app.add_option("--make-vocab-size-divisible-by", a.make_vocab_divisible_by)
       ->check(checks::positive(checks::kMaxInt32));
 }
@@ -368,16 +339,59 @@ void add_training_options(CLI::App& app, MegatronArgs& a, RawArgs& r) {
   app.add_option("--megatron-version", r.version)->check(CLI::IsMember({"main", "core_v0.9"}));
 }
 
-// Extras: a known-irrelevant name (and its value) is ignored, anything else is unknown.
+// Extras: an argument Megatron-LM main accepts (megatron_argument_names.h) that pipebench does not bind
+// has no effect on communication and is listed as ignored, or changes it and gets a note (not_modelled);
+// a name Megatron would reject is an error naming the nearest one.
 void sort_extras(const std::vector<std::string>& extras, MegatronArgs& a) {
+  const std::vector<std::string_view> megatron = megatron_argument_names();
   for (std::size_t i = 0; i < extras.size(); ++i) {
     const std::string& name = extras[i];
     std::string item = name;
     if (name.rfind("--", 0) == 0 && i + 1 < extras.size() && extras[i + 1].rfind("--", 0) != 0)
       item += " " + extras[++i];
     const std::string bare = name.substr(0, name.find('='));
-    (ignored_names().count(bare) ? a.ignored : a.unknown).push_back(item);
+    if (!std::binary_search(megatron.begin(), megatron.end(), std::string_view(bare))) {
+      std::vector<std::string> known(megatron.begin(), megatron.end());
+      known.insert(known.end(), pipebench_names().begin(), pipebench_names().end());
+      throw UsageError("unknown Megatron argument " + bare + did_you_mean(bare, known) +
+                       ": Megatron-LM would refuse it (its arguments as of commit " +
+                       std::string(kMegatronArgumentsCommit).substr(0, 12) + ")");
+    }
+    if (const auto why = not_modelled().find(bare); why != not_modelled().end())
+      a.notes.push_back(item + " is not modelled: " + why->second);
+    else
+      a.ignored.push_back(item);
   }
+}
+
+// Where the tokenizer cannot be read on this machine: the usual vocabulary of a tokenizer type that has
+// one, said so in vocab_source; any other type asks for --vocab-size. Sizes: GPT-2's BPE vocab.json
+// (Radford et al. 2019) holds 50257 tokens; Llama 2's SentencePiece model 32000 (Touvron et al. 2023);
+// BERT's WordPiece vocabularies 30522 (uncased) and 28996 (cased) (Devlin et al. 2019). Without a type,
+// a --vocab-file with --merge-file is GPT-2's BPE (Megatron's GPT example scripts).
+void usual_vocabulary(const RawArgs& r, MegatronArgs& a) {
+  static const std::map<std::string, std::int64_t> kUsual = {{"GPT2BPETokenizer", 50257},
+                                                             {"Llama2Tokenizer", 32000},
+                                                             {"BertWordPieceLowerCase", 30522},
+                                                             {"BertWordPieceCase", 28996}};
+  std::string type = r.tokenizer;
+  if (type.empty() && !r.vocab_file.empty() && !r.merge_file.empty()) type = "GPT2BPETokenizer";
+  const auto usual = kUsual.find(type);
+  if (usual != kUsual.end()) {
+    a.vocab_size = usual->second;
+    a.vocab_source = type + "'s usual vocabulary" +
+                     (r.vocab_file.empty() && r.tokenizer_model.empty()
+                          ? ""
+                          : " (" + (r.vocab_file.empty() ? r.tokenizer_model : r.vocab_file) + " is not read here)") +
+                     "; --vocab-size N says otherwise";
+    return;
+  }
+  if (!type.empty())
+    throw UsageError("--tokenizer-type " + type + ": its vocabulary size depends on the tokenizer model" +
+                     (r.tokenizer_model.empty() ? std::string() : " (" + r.tokenizer_model + ")") +
+                     ", which is not read here; give --vocab-size N");
+  if (!r.vocab_file.empty())
+    throw UsageError("--vocab-file " + r.vocab_file + ": no such file (or give --vocab-size N)");
 }
 
 // The fields that follow from the typed arguments (arguments.py's derivations).
@@ -394,10 +408,22 @@ void derive_from_raw(const RawArgs& r, MegatronArgs& a) {
   if (!a.gqa) a.query_groups = 0;
   if (a.vocab_size > 0) {
     a.vocab_source = "--vocab-size";
-  } else if (!r.vocab_file.empty()) {
+  } else if (!r.vocab_file.empty() && std::filesystem::exists(r.vocab_file)) {
     a.vocab_size = count_vocab(r.vocab_file);
     a.vocab_source = "tokens in " + r.vocab_file + (r.tokenizer.empty() ? "" : " (" + r.tokenizer + ")");
+  } else {
+    usual_vocabulary(r, a);
   }
+}
+
+// torchrun's world (--nproc_per_node x --nnodes) is the plan's unless --world-size says the same or not.
+void take_launcher_world(const LaunchLine& line, MegatronArgs& a) {
+  if (line.world_size == 0) return;
+  if (a.world_size != 0 && a.world_size != line.world_size)
+    throw UsageError("--world-size " + str(a.world_size) + " differs from the launcher's world " +
+                     str(line.world_size) + " (" + line.launcher + ")");
+  a.world_size = line.world_size;
+  a.notes.push_back("world " + str(line.world_size) + " from the launcher (" + line.launcher + ")");
 }
 
 void require_arguments(const MegatronArgs& a) {
@@ -429,7 +455,9 @@ void default_ffn_hidden(MegatronArgs& a) {
 
 }  // namespace
 
-MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
+MegatronArgs parse_megatron_args(const std::vector<std::string>& words) {
+  const LaunchLine line = split_launch_line(words);
+  const std::vector<std::string>& args = line.megatron_args;
   MegatronArgs a;
   RawArgs r;
   CLI::App app{"Megatron-LM arguments", "pipebench plan --"};
@@ -449,6 +477,7 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& args) {
     throw UsageError(std::string("Megatron arguments: ") + e.what());
   }
   sort_extras(app.remaining(), a);
+  take_launcher_world(line, a);
   derive_from_raw(r, a);
   require_arguments(a);
   check_model_sizes(a);

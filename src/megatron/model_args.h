@@ -64,8 +64,9 @@ struct MegatronArgs {
   DType moe_probs_dtype = DType::kFloat;  // the router's probabilities: params dtype, or --moe-router-dtype
   bool moe_aux_loss = false;              // --moe-aux-loss-coeff > 0 with the aux_loss balancing type
 
-  std::vector<std::string> ignored;  // accepted, no effect on communication
-  std::vector<std::string> unknown;  // not known: warned about
+  std::vector<std::string> ignored;  // accepted Megatron arguments that pipebench does not bind
+  std::vector<std::string> unknown;  // kept for plan files written before unknown names were refused
+  std::vector<std::string> notes;    // what the plan leaves out or assumed (the plan lists them)
 };
 
 // Parses arguments as written in a launch script ("--num-layers 32 --fp16 ..."). A repeated argument

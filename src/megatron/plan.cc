@@ -498,6 +498,7 @@ Plan make_plan(const MegatronArgs& args, int gpus_present) {
   plan.layout = make_layout(args, gpus_present);
   plan.padded_vocab_size = padded_vocab(args);
   plan.grad_dtype = grad_dtype(args);
+  plan.notes = args.notes;  // from the arguments: the launcher's world, what is not modelled
   const Layout& l = plan.layout;
   if (args.sequence_parallel && args.tp == 1)
     plan.notes.push_back("--sequence-parallel with t = 1 is turned off by Megatron");

@@ -176,6 +176,28 @@ TEST(Cli, BadInputNamesTheFlagOrValue) {
   EXPECT_NE(usage_error({"--benchmark_filter=x"}).find("subcommand"), std::string::npos);
 }
 
+// One line naming the unknown word with the nearest known one, instead of CLI11's own text.
+TEST(Cli, UnknownSubcommandsAndFlagsGetDidYouMean) {
+  EXPECT_EQ(usage_error({"predict", "--link-gbs", "1.17"}),
+            "predict: unknown flag --link-gbs (did you mean --link-gbps?); pipebench predict --help lists them");
+  EXPECT_EQ(usage_error({"benchmark"}),
+            "unknown subcommand 'benchmark' (did you mean bench?); pipebench --help lists them");
+  EXPECT_EQ(usage_error({"pari", "--sizes", "8"}),
+            "unknown subcommand 'pari' (did you mean pairs?); pipebench --help lists them");
+  EXPECT_EQ(usage_error({"frobnicate"}), "unknown subcommand 'frobnicate'; pipebench --help lists them");
+  EXPECT_EQ(usage_error({"--verison"}),
+            "unknown flag --verison (did you mean --version?); pipebench --help lists them");
+  EXPECT_EQ(usage_error({"bench", "-b", "8", "--itres", "3"}),
+            "bench: unknown flag --itres (did you mean --iters?); pipebench bench --help lists them");
+  EXPECT_EQ(usage_error({"bench", "--minbytes=8", "--op=all_reduce", "--maxbyte=16"}),
+            "bench: unknown flag --maxbyte (did you mean --maxbytes?); pipebench bench --help lists them");
+  // A negative number is a value, not a flag: the range check speaks for it.
+  EXPECT_NE(usage_error({"bench", "-b", "-5"}).find("-b"), std::string::npos);
+  // A missing positional names the usage.
+  EXPECT_EQ(usage_error({"import", "FILE"}),
+            "import: FILE is required; usage: pipebench import FORMAT FILE... [flags] (pipebench import --help)");
+}
+
 TEST(Cli, HelpAndVersionAreNotErrors) {
   EXPECT_EQ(parse({"--help"}).line.kind, ParsedLine::Kind::kHelp);
   EXPECT_NE(parse({"bench", "--help"}).line.help_text.find("--minbytes"), std::string::npos);
@@ -225,14 +247,16 @@ TEST(Cli, RunHandsWordsAfterTheSeparatorToMegatron) {
                                              "--global-batch-size",
                                              "8",
                                              "--vocab-size",
-                                             "99",
-                                             "--benchmark_x"};
+                                             "99"};
   std::vector<std::string> line = {"run", "--benchmark_min_time=1", "--"};
   line.insert(line.end(), megatron.begin(), megatron.end());
   const Parsed p = parse(line);
   const RunOptions& o = dynamic_cast<const RunCommand&>(*p.line.command).options();
   EXPECT_EQ(o.megatron_args, megatron);
   EXPECT_EQ(o.benchmark_args, std::vector<std::string>{"--benchmark_min_time=1"});
+  // A Google Benchmark-looking word after "--" reaches the Megatron parser (which refuses it), not benchmark.
+  line.push_back("--benchmark_x");
+  EXPECT_EQ(usage_error(line).rfind("unknown Megatron argument --benchmark_x", 0), 0u) << usage_error(line);
 }
 
 TEST(Cli, OnlyMeasuringCommandsNeedTheWorld) {

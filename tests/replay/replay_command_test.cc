@@ -85,12 +85,14 @@ TEST_F(ReplayCommand, ReplaysEverySchedulePredictedFromItsOwnTableAndWritesTheJs
   EXPECT_EQ(std::system(("rm -rf " + traces).c_str()), 0);
 }
 
+// (A plain `pipebench replay` starts the plan's world itself: tests/app/host_relaunch_test.cc.)
 TEST_F(ReplayCommand, WrongRankCountIsOneLineNamingBothNumbers) {
-  const Result r = run("replay --backend mpi --no-predict --plan " + plan_ + " --fwd-ms-per-layer 1");
+  const Result r = run("replay --backend mpi --no-predict --plan " + plan_ + " --fwd-ms-per-layer 1",
+                       "mpirun -np 3 --oversubscribe");
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_EQ(own_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("world is 2"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("1 were launched"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("3 were launched"), std::string::npos) << r.err;
 }
 
 TEST_F(ReplayCommand, BadInputIsOneLineAndExitTwo) {

@@ -71,7 +71,8 @@ void fill_two_devices(NsysFixture& f) {
   f.close();
 }
 
-const KernelRow& row(const DeviceProfile& d, const std::string& name, std::int64_t stream) {
+// By value, so that no caller can keep a reference that outlives `d` (g++ 13 -Wdangling-reference).
+KernelRow row(const DeviceProfile& d, const std::string& name, std::int64_t stream) {
   for (const auto& r : d.rows)
     if (r.name == name && r.stream == stream) return r;
   throw std::runtime_error("no row " + name + " on stream " + std::to_string(stream));
@@ -163,7 +164,7 @@ TEST(NsysReader, BreakdownAndCommunicationShareOfEveryDevice) {
   EXPECT_EQ(d1.span_ns(), 2100);
   EXPECT_EQ(d1.busy_ns, 1600);
   EXPECT_EQ(d1.comm_ns, 1000);
-  const auto& gemm1 = row(d1, "sm90_gemm_bf16", 20);
+  const auto gemm1 = row(d1, "sm90_gemm_bf16", 20);
   EXPECT_EQ(gemm1.count, 2);
   EXPECT_EQ(gemm1.min_ns, 100);
   EXPECT_EQ(gemm1.max_ns, 500);

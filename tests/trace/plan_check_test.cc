@@ -28,7 +28,8 @@ json seed_plan() {
   return plan_to_json(make_plan(parse_megatron_args(words), 0));
 }
 
-const json& schedule_of(const json& plan, const std::string& name, int v) {
+// By value, so that no caller can keep a reference that outlives `plan` (g++ 13 -Wdangling-reference).
+json schedule_of(const json& plan, const std::string& name, int v) {
   for (const auto& s : plan["schedules"])
     if (s["name"] == name && s["v"] == v) return s;
   throw std::runtime_error("no schedule");

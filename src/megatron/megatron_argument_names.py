@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Writes megatron_argument_names.cc: every option Megatron-LM's pretrain scripts accept.
+
+Usage: megatron_argument_names.py MEGATRON_LM_CHECKOUT > src/megatron/megatron_argument_names.cc
+
+Megatron-LM builds its parser in megatron/training/arguments.py (add_megatron_arguments), much of it
+generated from dataclasses (ArgumentGroupFactory), so the names are read by running that function
+rather than by reading the file. Its imports need torch and GPU libraries; here every module that is
+neither Python's own nor megatron is replaced by an inert stand-in, which is enough to build the
+parser. The commit recorded is the checkout's HEAD.
+"""
+import abc
+import argparse
+import importlib.abc
+import importlib.machinery
+import subprocess
+import sys
+import types
+import typing
+
+# Modules the parser's imports need that are stood in for (torch and what it brings).
+STUBBED_TOP_LEVEL = {"torch", "numpy", "triton"}
+
+
+class _Anything(type(typing.Protocol)):
+    """A class that stands for any object of a stubbed module: every attribute, call, index and
+    arithmetic gives another such class, so module-level code of megatron runs through."""
+
+    def __getattr__(cls, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _anything(cls.__name__ + "." + name)
+
+    def __call__(cls, *args, **kwargs):
+        return _anything(cls.__name__ + "()")
+
+    def __getitem__(cls, key):
+        return cls
+
+    def __lt__(cls, other):
+        return False
+
+    __le__ = __gt__ = __ge__ = __lt__
+
+    def __iter__(cls):
+        return iter(())
+
+    def __len__(cls):
+        return 0
+
+    def __int__(cls):
+        return 0
+
+    __index__ = __int__
+
+    def __float__(cls):
+        return 0.0
+
+    def __add__(cls, other):
+        return cls
+
+    __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __floordiv__ = __mod__ = __pow__ = __add__
+
+    def __enter__(cls):
+        return cls
+
+    def __exit__(cls, *exc):
+        return False
+
+    def __hash__(cls):
+        return id(cls)
+
+    def __eq__(cls, other):
+        return cls is other
+
+
+def _anything(name):
+    return _Anything(name, (), {})
+
+
+class _StubModule(types.ModuleType):
+    def __init__(self, name):
+        super().__init__(name)
+        self.__path__ = []
+
+    def __getattr__(self, name):
+        if name == "__version__":
+            return "99.0.0"
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = _anything(self.__name__ + "." + name)
+        setattr(self, name, value)
+        return value
+
+
+class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] not in STUBBED_TOP_LEVEL:
+            return None
+        return importlib.machinery.ModuleSpec(name, self, is_package=True)
+
+    def create_module(self, spec):
+        return _StubModule(spec.name)
+
+    def exec_module(self, module):
+        pass
+
+
+def _packaging_stand_in():
+    """packaging.version for megatron's version checks, where packaging is not installed."""
+    try:
+        import packaging.version  # noqa: F401
+
+        return
+    except ImportError:
+        pass
+
+    class Version:
+        def __init__(self, text):
+            parts = str(text).split("+")[0].split(".")[:3]
+            self.key = tuple(int(p) if p.isdigit() else 0 for p in parts)
+
+        def __lt__(self, other):
+            return self.key < other.key
+
+        def __le__(self, other):
+            return self.key <= other.key
+
+        def __gt__(self, other):
+            return self.key > other.key
+
+        def __ge__(self, other):
+            return self.key >= other.key
+
+        def __eq__(self, other):
+            return self.key == other.key
+
+    package = types.ModuleType("packaging")
+    package.__path__ = []
+    version = types.ModuleType("packaging.version")
+    version.Version = version.parse = Version
+    package.version = version
+    sys.modules["packaging"] = package
+    sys.modules["packaging.version"] = version
+
+
+def main():
+    checkout = sys.argv[1]
+    commit = subprocess.run(["git", "-C", checkout, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    typing.override = getattr(typing, "override", lambda f: f)  # Python < 3.12
+    _packaging_stand_in()
+    sys.meta_path.insert(0, _StubFinder())
+    sys.path.insert(0, checkout)
+    import warnings
+
+    warnings.simplefilter("ignore")
+    from megatron.training import arguments
+
+    parser = argparse.ArgumentParser(allow_abbrev=False)
+    arguments.add_megatron_arguments(parser)
+    names = sorted({s for action in parser._actions for s in action.option_strings if s.startswith("--")})
+    names.remove("--help")
+    out = sys.stdout
+    out.write("// SPDX-License-Identifier: Apache-2.0\n")
+    out.write("// Generated by src/megatron/megatron_argument_names.py from Megatron-LM (do not edit; run it again):\n")
+    out.write("// every option megatron/training/arguments.py add_megatron_arguments registers.\n")
+    out.write('#include "megatron/megatron_argument_names.h"\n\n#include <iterator>\n\nnamespace pipebench {\nnamespace {\n\n')
+    out.write("// clang-format off\nconst char* const kNames[] = {\n")
+    for n in names:
+        out.write('    "%s",\n' % n)
+    out.write("};\n// clang-format on\n\n}  // namespace\n\n")
+    out.write('const char* const kMegatronArgumentsCommit = "%s";\n\n' % commit)
+    out.write("std::vector<std::string_view> megatron_argument_names() { return {std::begin(kNames), std::end(kNames)}; }\n")
+    out.write("\n}  // namespace pipebench\n")
+
+
+if __name__ == "__main__":
+    main()
