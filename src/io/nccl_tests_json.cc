@@ -110,13 +110,21 @@ std::string read_result(const json& e, std::vector<ResultRecord>& out) {
   ip.in_place = true;
   const auto block = [&e](const char* key) { return e.contains(key) ? &e.at(key) : nullptr; };
   const json none;
-  std::string why =
-      read_placement(e.contains("out_of_place") ? e.at("out_of_place") : none, block("out_of_place_per_iter"), oop);
-  if (why.empty())
+  // A placement written as null was not run (nccl-tests writeBenchMarkLineNullBody; pipebench -J for ops
+  // without an in-place form): the row keeps the other one.
+  const bool has_oop = !(e.contains("out_of_place") && e.at("out_of_place").is_null());
+  const bool has_ip = !(e.contains("in_place") && e.at("in_place").is_null());
+  if (!has_oop && !has_ip) return "results without both placements";
+  std::string why;
+  if (has_oop) {
+    why = read_placement(e.contains("out_of_place") ? e.at("out_of_place") : none, block("out_of_place_per_iter"), oop);
+  }
+  if (why.empty() && has_ip) {
     why = read_placement(e.contains("in_place") ? e.at("in_place") : none, block("in_place_per_iter"), ip);
+  }
   if (!why.empty()) return why;
-  out.push_back(oop);
-  out.push_back(ip);
+  if (has_oop) out.push_back(oop);
+  if (has_ip) out.push_back(ip);
   return "";
 }
 
