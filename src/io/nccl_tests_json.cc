@@ -135,6 +135,7 @@ NcclTestsFile parse_nccl_tests_json(std::string_view text, const NcclTestsHints&
   NcclTestsLog log;
   log.format = "json";
   std::string top_key;
+  std::string named;  // a row's experiment_name: pipebench -J names the op there ("all_reduce_perf")
   json::parser_callback_t keep = [&](int depth, json::parse_event_t event, json& parsed) {
     if (depth == 1 && event == json::parse_event_t::key) top_key = parsed.get<std::string>();
     if (depth == 1 && event == json::parse_event_t::value) {
@@ -157,6 +158,7 @@ NcclTestsFile parse_nccl_tests_json(std::string_view text, const NcclTestsHints&
       log.concluded = true;
     }
     if (depth == 2 && event == json::parse_event_t::object_end && top_key == "results") {
+      if (named.empty()) named = string_at(parsed, "experiment_name");
       const std::string why = read_result(parsed, log.records);
       if (!why.empty()) ++file.skipped[why];
     }
@@ -168,6 +170,7 @@ NcclTestsFile parse_nccl_tests_json(std::string_view text, const NcclTestsHints&
     ++file.skipped["JSON documents that are not nccl-tests -J output"];
     return file;
   }
+  if (nccl_tests_op(log.program).empty() && !nccl_tests_op(named).empty()) log.program = named;
   file.logs.push_back(std::move(log));
   finish_log(file.logs.back(), hints, file.skipped);
   return file;

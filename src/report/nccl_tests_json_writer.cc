@@ -26,10 +26,15 @@ json placement(const ResultRecord& r) {
 json row_of(const ResultRecord& r) {
   char root[16];
   std::snprintf(root, sizeof root, "%6i", r.root);
-  return {
-      {"size", r.size_bytes}, {"count", r.count},        {"type", r.dtype},     {"redop", r.redop},
-      {"root", root},         {"out_of_place", nullptr}, {"in_place", nullptr}, {"actual_iterations", r.ops_per_batch},
-      {"experiment_name", ""}};
+  return {{"size", r.size_bytes},
+          {"count", r.count},
+          {"type", r.dtype},
+          {"redop", r.redop},
+          {"root", root},
+          {"out_of_place", nullptr},
+          {"in_place", nullptr},
+          {"actual_iterations", r.ops_per_batch},
+          {"experiment_name", r.op + "_perf"}};  // the op, as nccl-tests' binary name (no field names it)
 }
 
 }  // namespace

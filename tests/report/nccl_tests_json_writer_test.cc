@@ -42,7 +42,7 @@ ResultRecord rec(std::uint64_t size, bool in_place, double busbw, std::int64_t w
 nlohmann::ordered_json head() {
   return {{"version", 3},
           {"start_time", "2026-12-03 10:00:00"},
-          {"args", {"all_reduce_perf", "-b", "8"}},
+          {"args", {"pipebench", "bench", "-J", "x.json"}},  // args[0] names no op: experiment_name does
           {"env", nlohmann::ordered_json::array()},
           {"nccl_version", 22803},
           {"config",
@@ -93,6 +93,7 @@ TEST(NcclTestsJsonWriter, WritesNcclTestsV3ThatImportReadsBack) {
   EXPECT_EQ(row["out_of_place"]["nwrong"], 2.0);
   EXPECT_TRUE(row["in_place"]["nwrong"].is_null());
   EXPECT_EQ(row["actual_iterations"], 20);
+  EXPECT_EQ(row["experiment_name"], "all_reduce_perf");
   EXPECT_EQ(doc["out_of_bounds"]["count"], 1);
   EXPECT_EQ(doc["out_of_bounds"]["okay"], "false");
   EXPECT_DOUBLE_EQ(doc["average_bus_bandwidth"]["bandwidth"].get<double>(), 25.0);

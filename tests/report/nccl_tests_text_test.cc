@@ -77,8 +77,8 @@ TEST(NcclTestsText, FooterLinesMatchNcclTests219) {
   for (const auto& l : fixture_lines("other_ops-2.19.log")) lines.push_back(l);
   const auto bounds = starting_with(lines, "# Out of bounds values");
   const auto avg = starting_with(lines, "# Avg bus bandwidth");
-  ASSERT_EQ(bounds.size(), 5u);
-  ASSERT_EQ(avg.size(), 5u);
+  ASSERT_GE(bounds.size(), 5u);  // every test of both logs
+  ASSERT_EQ(avg.size(), bounds.size());
   for (const auto& line : bounds) EXPECT_EQ(nccl_tests_out_of_bounds_line(0), line);
   for (const auto& line : avg) {
     double gbps = 0;
