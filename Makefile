@@ -8,7 +8,7 @@
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
-.PHONY: all deps test run bench clean build-all test-all bench-all config format format-check function-size-check clang-check fuzz fuzz-smoke fuzz-random fuzz-libfuzzer
+.PHONY: all deps test run bench clean install build-all test-all bench-all config format format-check function-size-check clang-check fuzz fuzz-smoke fuzz-random fuzz-libfuzzer
 
 CUDA_HOME ?= /usr/local/cuda
 NCCL_HOME ?=
@@ -230,6 +230,7 @@ DEPS := libbenchmark-dev:/usr/include/benchmark/benchmark.h \
         clang-tidy:/usr/bin/clang-tidy \
         libyaml-cpp-dev:/usr/include/yaml-cpp/yaml.h \
         libpng-dev:/usr/include/png.h \
+        python3-prometheus-client:/usr/lib/python3/dist-packages/prometheus_client/parser.py \
         chromium:/usr/bin/chromium
 deps:
 	@missing=""; \
@@ -261,9 +262,25 @@ config:
 	@echo "chromium:  $(if $(wildcard /usr/bin/chromium),found,not found (the report's browser test is skipped; install chromium))"
 	@echo "yaml-cpp:  $(if $(filter 1,$(HAVE_YAMLCPP)),found,not found (report --rules reads JSON only; install libyaml-cpp-dev))"
 
+# nccl-tests' binary names, each a link to pipebench, which started by such a name is that binary
+# (src/app/nccl_tests_mode.h): DCGM_NCCL_TESTS_BIN_PATH=build/bin runs pipebench. Keep in step with
+# nccl_tests_binaries().
+NCCL_TESTS_NAMES := all_reduce_perf all_gather_perf broadcast_perf reduce_scatter_perf reduce_perf alltoall_perf \
+                    scatter_perf gather_perf sendrecv_perf
+NCCL_TESTS_LINKS := $(addprefix $(BIN)/,$(NCCL_TESTS_NAMES))
+PREFIX ?= /usr/local
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(PIPEBENCH) $(DESTDIR)$(PREFIX)/bin/pipebench
+	for n in $(NCCL_TESTS_NAMES); do ln -sfn pipebench $(DESTDIR)$(PREFIX)/bin/$$n; done
+
 # ---- real work (run by the public targets in a fresh make) ------------------------------------
-build-all: $(PIPEBENCH) $(OVERHEAD)
+build-all: $(PIPEBENCH) $(OVERHEAD) $(NCCL_TESTS_LINKS)
 	@$(MAKE) config
+
+$(NCCL_TESTS_LINKS): | $(BIN)
+	ln -sfn pipebench $@
 
 $(PIPEBENCH): $(LIB_OBJS) $(call obj,src/main.cc) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)

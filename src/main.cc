@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/commands.h"
+#include "app/nccl_tests_mode.h"
 #include "cli/cli.h"
 #include "core/error.h"
 #include "core/version.h"
@@ -125,7 +126,9 @@ int run_in_world(pipebench::Subcommand& command, const pipebench::World& world) 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  // Started as an nccl-tests binary (a link named all_reduce_perf, ...): that binary's bench.
+  if (!pipebench::nccl_tests_binary_op(argv[0]).empty()) args = pipebench::nccl_tests_words(argv[0], args);
   const bool speaker = launcher_rank() == 0;
   const auto table = pipebench::make_command_table();
   pipebench::ParsedLine line;

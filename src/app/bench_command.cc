@@ -10,6 +10,7 @@
 #include <iostream>
 #include <optional>
 
+#include "app/nccl_tests_mode.h"
 #include "app/plan_bench.h"
 #include "app/report_session.h"
 #include "backend/backend_factory.h"
@@ -25,6 +26,11 @@
 #include "harness/point_runner.h"
 #include "report/console_table.h"
 #include "report/csv_writer.h"
+#include "report/jsonl_writer.h"
+#include "report/nccl_tests_json_writer.h"
+#include "report/nccl_tests_text.h"
+#include "report/prometheus_writer.h"
+#include "report/rank_directory.h"
 #include "report/results_json.h"
 #include "report/system_info.h"
 
@@ -174,7 +180,7 @@ void print_preamble(std::ostream& out, const BenchConfig& c, const Backend& back
       for (std::size_t i = 0; i < g.size(); ++i) out << (i ? "," : "") << g[i];
       out << "}";
     }
-    out << "; time over all ranks, busbw per group; records carry rank 0's group\n";
+    out << "; rows: time over all ranks, busbw per group; the files also hold each group's own records\n";
   }
   if (c.agg > 1 || c.blocking > 0 || c.cputime || c.unalign_elems > 0 || c.rank_stat != RankStat::kMax) {
     out << "# agg iters " << c.agg << "  blocking " << c.blocking << "  unalign " << c.unalign_elems
@@ -189,14 +195,8 @@ void print_preamble(std::ostream& out, const BenchConfig& c, const Backend& back
   }
   out << "# time = median over reps of (batch time, "
       << (c.rank_stat == RankStat::kMax ? "slowest rank" : rank_stat_name(c.rank_stat) + std::string(" over ranks"))
-      << ") / iters\n#\n# Using devices\n";
-  for (const auto& d : system["devices"]) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "#  Rank %2d Pid %6ld on %10s device %2d [%s] %s\n", d["rank"].get<int>(),
-                  d["pid"].get<long>(), d["host"].get<std::string>().c_str(), d["device"].get<int>(),
-                  d["bus_id"].get<std::string>().c_str(), d["model"].get<std::string>().c_str());
-    out << buf;
-  }
+      << ") / iters\n#\n# Using devices\n"
+      << nccl_tests_device_lines(c, system);
   out.flush();
 }
 
@@ -204,6 +204,14 @@ int exit_status(const SweepSummary& s) {
   if (s.wrong > 0) return static_cast<int>(ExitCode::kWrongData);
   if (s.errors > 0) return static_cast<int>(ExitCode::kRuntimeError);
   return static_cast<int>(ExitCode::kOk);
+}
+
+int exit_status(const SweepSummary& s, bool below_min_busbw, bool nccl_tests_binary) {
+  // nccl-tests returns testNumResults (7) for wrong data or a low average alike (common.cu main).
+  if (nccl_tests_binary && (s.wrong > 0 || below_min_busbw)) return static_cast<int>(ExitCode::kNcclTestsResults);
+  const int status = exit_status(s);
+  if (status == 0 && below_min_busbw) return static_cast<int>(ExitCode::kNcclTestsResults);
+  return status;
 }
 
 int run_bench_command(const BenchConfig& config, const World& world, std::vector<ResultRecord>* collected) {
@@ -235,17 +243,48 @@ void print_memory(std::ostream& out, const BenchConfig& c, std::uint64_t free_be
       << gib(free_before > free_after ? free_before - free_after : 0) << "\n";
 }
 
+// -J, --jsonl and --prometheus (rank 0), and the NCCL_TESTS_MIN_BW verdict, which rank 0 returns. Collective:
+// a path that cannot be written stops every rank before anything is measured (UsageError).
+MinBusBwCheck* add_outputs(ReportSession& report, const BenchConfig& c, const Backend& full, const World& world,
+                           std::optional<double> min_busbw) {
+  std::string error;
+  MinBusBwCheck* verdict = nullptr;
+  if (world.rank() == 0) {
+    try {
+      if (!c.nccl_tests_json_path.empty()) {
+        report.add_sink(std::make_unique<NcclTestsJsonWriter>(
+            c.nccl_tests_json_path, nccl_tests_json_head(c, full, report.system(), world), min_busbw));
+      }
+      if (!c.jsonl_path.empty()) {
+        report.add_sink(std::make_unique<JsonlWriter>(c.jsonl_path, RankDirectory(report.system()["devices"])));
+      }
+      if (!c.prometheus_path.empty()) {
+        report.add_sink(
+            std::make_unique<PrometheusWriter>(c.prometheus_path, RankDirectory(report.system()["devices"])));
+      }
+    } catch (const Error& e) {
+      error = e.what();
+    }
+    auto check = std::make_unique<MinBusBwCheck>(min_busbw);
+    verdict = check.get();
+    report.add_sink(std::move(check));
+  }
+  if (!world.all(error.empty())) throw UsageError(error);
+  return verdict;
+}
+
 }  // namespace
 
 int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::vector<ResultRecord>* collected) {
+  const std::optional<double> min_busbw = min_busbw_from_environment();
   std::unique_ptr<Backend> sub;
   if (!c.group.empty()) sub = full.split(c.group);
   if (c.split) sub = full.split(split_members(*c.split, full.nranks(), world));
   Backend& comm = sub ? *sub : full;
   nlohmann::json config = bench_config_json(c);
   if (c.split) {
-    // Every group that ran at once, as ranks: the records carry rank 0's group, and their time is over all
-    // of them (nccl-tests reduces the time over MPI_COMM_WORLD, common.cu).
+    // Every group that ran at once, as ranks. The table's rows carry rank 0's group with the time over all of
+    // them (nccl-tests reduces the time over MPI_COMM_WORLD, common.cu); each group's own records follow.
     const int per_process = full.nranks() / world.size();
     nlohmann::json groups = nlohmann::json::array();
     for (const auto& g : split_groups(*c.split, world.size())) {
@@ -258,7 +297,10 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
     config["split_groups"] = std::move(groups);
   }
   ReportSession report(world, full, c.json_path, c.csv_path, config, collected);
-  if (world.rank() == 0 && !wants_benchmark_display(c.benchmark_args)) {
+  const bool table = world.rank() == 0 && !wants_benchmark_display(c.benchmark_args);
+  if (table && !c.nccl_tests_program.empty()) {
+    print_nccl_tests_preamble(std::cout, c, full, report.system());
+  } else if (table) {
     print_preamble(std::cout, c, full, report.system());
     if (report.classes()) {
       std::vector<int> ranks;
@@ -266,8 +308,12 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
       const std::string cls = report.classes()->class_of(ranks);
       if (!cls.empty()) std::cout << "# link class of these ranks (the worst pair): " << cls << "\n";
     }
-    report.add_sink(std::make_unique<ConsoleTable>(std::cout));
   }
+  if (table) {
+    report.add_sink(std::make_unique<ConsoleTable>(
+        std::cout, ConsoleStyle{c.nccl_tests_program, min_busbw, c.cputime, c.timestamps}));
+  }
+  const MinBusBwCheck* verdict = add_outputs(report, c, full, world, min_busbw);
   const bool gpu = full.kind() == BackendKind::kNccl;
   const auto free_now = [&] { return world.min_u64(full.nlocal() ? full.free_memory_bytes() : UINT64_MAX); };
   const std::uint64_t free_before = c.memory_report ? free_now() : 0;
@@ -286,7 +332,8 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
     if (world.rank() == 0) print_memory(std::cout, c, free_before, free_after, comm.nranks(), gpu);
   }
   require_measured(summary, points.size(), c);
-  return exit_status(summary);
+  const bool low = world.max(verdict && verdict->failed() ? 1.0 : 0.0) > 0;  // rank 0's verdict for every rank
+  return exit_status(summary, low, !c.nccl_tests_program.empty());
 }
 
 namespace {
@@ -294,7 +341,7 @@ namespace {
 // The flags as typed; finish() turns them into the BenchConfig.
 struct BenchText {
   std::string minbytes = "32M", maxbytes = "32M", stepbytes = "1M", sizes, ops = "all_reduce", dtypes = "float",
-              redops = "sum", backend = "auto", pairs, group, alloc, split;
+              redops = "sum", backend = "auto", pairs, group, alloc, split, nccl_tests_name;
   std::uint64_t factor = 1;
   int average = 3;        // -a
   bool per_iter = false;  // -I
@@ -389,6 +436,12 @@ void add_placement_options(CLI::App& sub, BenchText& t, BenchConfig& c) {
   sub.add_option("--schedule", c.plan_schedule, "with --plan: only this schedule (1f1b, interleaved, interleaved:v4)");
   sub.add_option("--json", c.json_path, "write the results JSON here (record by record)");
   sub.add_option("--csv", c.csv_path, "write one CSV line per record here");
+  sub.add_option("-J,--output_file", c.nccl_tests_json_path, "write nccl-tests' JSON (version 3) here (one --op)");
+  sub.add_option("--jsonl", c.jsonl_path, "append one JSON object per record to this file (JSON Lines)");
+  sub.add_option("--prometheus", c.prometheus_path,
+                 "write the records as a node-exporter text file here (replaced after every record)");
+  // Set by main when started as an nccl-tests binary (all_reduce_perf): not in the help.
+  sub.add_option("--nccl-tests-name", t.nccl_tests_name)->group("");
   sub.add_flag("--quiet", c.quiet, "no progress lines on stderr");
 }
 
@@ -410,6 +463,8 @@ void finish_sizes(const CLI::App& sub, const BenchText& t, BenchConfig& c) {
     const auto maxb = parse_size_bytes("-e", t.maxbytes);
     const auto step = t.factor > 1 ? 0 : parse_size_bytes("-i", t.stepbytes);
     c.sizes_bytes = sweep_sizes(minb, maxb, t.factor, step);
+    c.step_factor = t.factor;
+    c.step_bytes = step;
   }
 }
 
@@ -470,6 +525,7 @@ std::optional<SplitRule> split_rule(const BenchText& t) {
 
 void finish_nccl_tests(const CLI::App& sub, const BenchText& t, BenchConfig& c) {
   c.rank_stat = static_cast<RankStat>(t.average);
+  c.per_iter_timing = t.per_iter;
   if (t.per_iter) {
     // nccl-tests -I times every iteration; here every sample is one batch, so one iteration a batch.
     if (sub.count("--reps")) throw UsageError("-I 1 takes one sample per iteration of -n; drop --reps");
@@ -493,6 +549,21 @@ void finish_nccl_tests(const CLI::App& sub, const BenchText& t, BenchConfig& c) 
   c.split = split_rule(t);
   if (c.split && !c.group.empty()) throw UsageError("--split cannot be combined with --group");
   if (c.split && !c.plan_path.empty()) throw UsageError("--split cannot be combined with --plan");
+}
+
+// Started as an nccl-tests binary: its name and defaults; -J holds one op, as nccl-tests' JSON does.
+void finish_outputs(const CLI::App& sub, const BenchText& t, BenchConfig& c) {
+  if (!c.nccl_tests_json_path.empty() && c.ops.size() != 1) {
+    throw UsageError("-J " + c.nccl_tests_json_path + ": nccl-tests' JSON holds one op, but --op names " +
+                     std::to_string(c.ops.size()) + " (give one --op, or use --json)");
+  }
+  if (t.nccl_tests_name.empty()) return;
+  if (nccl_tests_binary_op(t.nccl_tests_name) != c.ops.front() || c.ops.size() != 1) {
+    throw UsageError("--nccl-tests-name " + t.nccl_tests_name + ": not the nccl-tests binary of --op " + t.ops);
+  }
+  if (!c.plan_path.empty()) throw UsageError(t.nccl_tests_name + ": --plan is a pipebench bench flag");
+  c.nccl_tests_program = t.nccl_tests_name;
+  apply_nccl_tests_defaults(c, [&sub](const char* flag) { return sub.count(flag) > 0; });
 }
 
 }  // namespace
@@ -521,7 +592,14 @@ void BenchCommand::finish(const CLI::App& sub, const CommandExtras& extras) {
   finish_types(*text_, config_);
   finish_placement(*text_, config_);
   finish_nccl_tests(sub, *text_, config_);
+  finish_outputs(sub, *text_, config_);
   config_.benchmark_args = extras.benchmark_args;
+}
+
+void BenchCommand::before_world(const std::vector<std::string>& args) {
+  config_.command_line = {"pipebench"};
+  config_.command_line.insert(config_.command_line.end(), args.begin(), args.end());
+  if (!config_.nccl_tests_program.empty()) config_.command_line = nccl_tests_user_args(args);
 }
 
 int BenchCommand::run(const World* world) { return run_bench_command(config_, *world); }

@@ -35,6 +35,9 @@ void print_preamble(std::ostream& out, const BenchConfig& config, const Backend&
 
 // Exit status of a finished sweep: 3 when any value was wrong, 1 when a point failed, else 0.
 [[nodiscard]] int exit_status(const SweepSummary& s);
+// The same with nccl-tests' check: 7 when an op's average bus bandwidth fell below NCCL_TESTS_MIN_BW
+// (x 0.9); started as an nccl-tests binary, 7 for wrong data too (nccl-tests' testNumResults).
+[[nodiscard]] int exit_status(const SweepSummary& s, bool below_min_busbw, bool nccl_tests_binary);
 
 // The "config" block of a results file.
 [[nodiscard]] nlohmann::json bench_config_json(const BenchConfig& config);
@@ -52,6 +55,8 @@ class BenchCommand final : public Subcommand {
   void finish(const CLI::App& sub, const CommandExtras& extras) override;
   [[nodiscard]] bool accepts_benchmark_args() const override { return true; }
   [[nodiscard]] bool needs_world() const override { return true; }
+  // Keeps the words as typed (-J writes them as nccl-tests' "args").
+  void before_world(const std::vector<std::string>& args) override;
   [[nodiscard]] int run(const World* world) override;
   // After finish: the sweep the flags describe.
   [[nodiscard]] const BenchConfig& config() const { return config_; }

@@ -19,7 +19,9 @@ namespace {
 class Collector final : public RecordSink {
  public:
   explicit Collector(std::vector<ResultRecord>& out) : out_(out) {}
-  void add(const ResultRecord& r) override { out_.push_back(r); }
+  void add(const ResultRecord& r) override {
+    if (is_measurement(r)) out_.push_back(r);
+  }
 
  private:
   std::vector<ResultRecord>& out_;

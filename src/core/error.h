@@ -33,6 +33,9 @@ enum class ExitCode : int {
   kRuntimeError = 1,
   kUsage = 2,
   kWrongData = 3,
+  // nccl-tests' testNumResults: the average bus bandwidth fell below NCCL_TESTS_MIN_BW (x 0.9), or, when
+  // started as an nccl-tests binary (all_reduce_perf), wrong data as well (nccl-tests src/common.h).
+  kNcclTestsResults = 7,
 };
 
 }  // namespace pipebench

@@ -136,7 +136,8 @@ void write_output_file(const std::string& flag, const std::string& path, std::st
   }
 }
 
-RecordFile::RecordFile(std::string flag, std::string path) : flag_(std::move(flag)), path_(std::move(path)) {
+RecordFile::RecordFile(std::string flag, std::string path, bool append)
+    : flag_(std::move(flag)), path_(std::move(path)) {
   require_output_path(flag_, path_);
   // O_NOFOLLOW and the fstat below close the gap between the check and the open.
   fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
@@ -148,12 +149,15 @@ RecordFile::RecordFile(std::string flag, std::string path) : flag_(std::move(fla
     throw UsageError(named(flag_, path_) + ": " + file_kind(st.st_mode) +
                      "; outputs are written only to a regular file or a new path");
   }
-  if (::ftruncate(fd_, 0) != 0) {
+  // Appending: the lines this run writes follow the file's (size_bytes_ is the offset a failed line is cut to).
+  const off_t end = append ? ::lseek(fd_, 0, SEEK_END) : 0;
+  if (end < 0 || (!append && ::ftruncate(fd_, 0) != 0)) {
     const int err = errno;
     ::close(fd_);
     fd_ = -1;
     throw UsageError(named(flag_, path_) + ": cannot be written (" + reason(err) + ")");
   }
+  size_bytes_ = static_cast<std::int64_t>(end);
 }
 
 RecordFile::~RecordFile() {

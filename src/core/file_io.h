@@ -37,7 +37,8 @@ void write_output_file(const std::string& flag, const std::string& path, std::st
 // a file of whole lines. Opened with O_NOFOLLOW and checked to be a regular file.
 class RecordFile {
  public:
-  RecordFile(std::string flag, std::string path);  // truncates; throws UsageError / Error
+  // Truncates, or with append keeps the file's lines and writes after them; throws UsageError / Error.
+  RecordFile(std::string flag, std::string path, bool append = false);
   ~RecordFile();
   RecordFile(const RecordFile&) = delete;
   RecordFile& operator=(const RecordFile&) = delete;
@@ -47,7 +48,7 @@ class RecordFile {
   // Checked close; throws Error. Further appends throw.
   void close();
   [[nodiscard]] std::int64_t records() const { return records_; }
-  [[nodiscard]] std::int64_t size_bytes() const { return size_bytes_; }
+  [[nodiscard]] std::int64_t size_bytes() const { return size_bytes_; }  // the file's, appended lines included
 
  private:
   std::string flag_, path_;

@@ -43,12 +43,21 @@ struct BenchConfig {
   bool timestamps = false;              // -S: a timestamp per record
   bool memory_report = false;           // -M
   bool parallel_init = false;           // -p
+  bool per_iter_timing = false;         // -I: one sample per iteration
   int per_iter_skip = 0;                // -K: samples left out of the statistics
   int unalign_elems = 0;                // -u: send/recv pointers shifted by this many elements
   BufferOptions buffers;                // --alloc, -R
   std::optional<SplitRule> split;       // --split / NCCL_TESTS_SPLIT(_MASK): concurrent groups
   std::string json_path;
   std::string csv_path;
+  std::string nccl_tests_json_path;  // -J: nccl-tests' JSON (one op)
+  std::string jsonl_path;            // --jsonl: one JSON object per record, appended
+  std::string prometheus_path;       // --prometheus: node-exporter text file, replaced after every record
+  // Started as an nccl-tests binary (all_reduce_perf): its name; the output is nccl-tests' text only.
+  std::string nccl_tests_program;
+  std::vector<std::string> command_line;    // the words as typed, argv[0] first (-J's "args")
+  std::uint64_t step_factor = 1;            // -f as given (-J's config)
+  std::uint64_t step_bytes = 0;             // -i as given, when -f is 1
   std::string plan_path;                    // bench --plan: time the distinct messages of this plan instead
   std::string plan_schedule;                // --schedule: only this schedule of the plan (empty: all)
   std::vector<std::string> benchmark_args;  // --benchmark_* flags for Google Benchmark

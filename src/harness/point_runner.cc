@@ -46,26 +46,43 @@ std::string pack(double v, bool member) {
   return s;
 }
 
+// -a over the processes `of` (all when null), from every process's (seconds, member) in rank order.
+double combine(const std::vector<std::string>& packed, const std::vector<int>* of, RankStat stat) {
+  double sum = 0, best = 0;
+  int members = 0;
+  const auto take = [&](std::size_t p) {
+    const std::string& s = packed[p];
+    if (s.size() != sizeof(double) + 1 || s[sizeof(double)] == 0) return false;
+    double v = 0;
+    std::memcpy(&v, s.data(), sizeof v);
+    if (stat == RankStat::kRank0 && members == 0) best = v;
+    if (stat == RankStat::kMax) best = members ? std::max(best, v) : v;
+    if (stat == RankStat::kMin) best = members ? std::min(best, v) : v;
+    sum += v;
+    ++members;
+    return true;
+  };
+  if (of) {
+    for (int p : *of) (void)take(static_cast<std::size_t>(p));
+  } else {
+    for (std::size_t p = 0; p < packed.size(); ++p) (void)take(p);
+  }
+  if (members == 0) return 0.0;
+  return stat == RankStat::kMean ? sum / members : best;
+}
+
 }  // namespace
 
 double combine_over_ranks(const World& world, double seconds, bool member, RankStat stat) {
   if (stat == RankStat::kMax) return world.max(member ? seconds : 0.0);
   if (stat == RankStat::kMin) return world.min(member ? seconds : std::numeric_limits<double>::infinity());
-  double sum = 0;
-  int members = 0;
-  for (const auto& s : world.all_gather(pack(seconds, member))) {
-    if (s.size() != sizeof(double) + 1 || s[sizeof(double)] == 0) continue;
-    double v = 0;
-    std::memcpy(&v, s.data(), sizeof v);
-    if (stat == RankStat::kRank0) return v;
-    sum += v;
-    ++members;
-  }
-  return members ? sum / members : 0.0;
+  return combine(world.all_gather(pack(seconds, member)), nullptr, stat);
 }
 
 PointRunner::PointRunner(Backend& backend, const World& world, const BenchConfig& config)
-    : backend_(backend), world_(world), config_(config) {}
+    : backend_(backend), world_(world), config_(config) {
+  if (config.split) split_processes_ = split_groups(*config.split, world.size());
+}
 
 std::size_t PointRunner::unalign_margin_bytes(const BenchConfig& c) {
   return static_cast<std::size_t>(c.unalign_elems) * 8;  // 8: the widest element (int64, double)
@@ -110,6 +127,7 @@ void PointRunner::fill(std::uint32_t seed) {
 void PointRunner::setup(const Point& p) {
   point_ = p;
   samples_us_.clear();
+  group_samples_us_.clear();
   batch_.reset();
   sizing_ = p.op->sizing(p.requested_bytes, dtype_size(p.dtype), backend_.nranks(), params());
   reserve(sizing_.send_bytes, sizing_.recv_bytes);
@@ -142,13 +160,24 @@ double PointRunner::time_batch() {
     const BatchTime t = batch_->run();
     seconds += config_.cputime ? t.enqueue_s : t.elapsed_s;
   }
-  const double per_op_s = combine_over_ranks(world_, seconds, backend_.nlocal() > 0, config_.rank_stat) /
-                          (static_cast<double>(ops_) * config_.agg);
+  const double ops = static_cast<double>(ops_) * config_.agg;
+  if (split_processes_.empty()) {
+    const double per_op_s = combine_over_ranks(world_, seconds, backend_.nlocal() > 0, config_.rank_stat) / ops;
+    samples_us_.push_back(per_op_s * kUsPerSecond);
+    return per_op_s;
+  }
+  // --split: one gather gives nccl-tests' time over every rank and each group's own.
+  const auto packed = world_.all_gather(pack(seconds, backend_.nlocal() > 0));
+  group_samples_us_.resize(split_processes_.size());
+  for (std::size_t g = 0; g < split_processes_.size(); ++g) {
+    group_samples_us_[g].push_back(combine(packed, &split_processes_[g], config_.rank_stat) / ops * kUsPerSecond);
+  }
+  const double per_op_s = combine(packed, nullptr, config_.rank_stat) / ops;
   samples_us_.push_back(per_op_s * kUsPerSecond);
   return per_op_s;
 }
 
-std::uint64_t PointRunner::check() {
+PointRunner::CheckResult PointRunner::check() {
   std::uint64_t wrong = 0;
   for (int c = 1; c <= config_.checks; ++c) {
     fill(static_cast<std::uint32_t>(c));
@@ -161,7 +190,51 @@ std::uint64_t PointRunner::check() {
       for (const auto& chk : d.checks) wrong += backend_.count_wrong(*view_, l, chk, pattern, point_.dtype);
     }
   }
-  return world_.sum(wrong);
+  CheckResult r;
+  if (split_processes_.empty()) {
+    r.wrong = world_.sum(wrong);
+    r.out_of_bounds = static_cast<int>(world_.sum(wrong > 0 ? 1 : 0));
+    return r;
+  }
+  const auto all = world_.all_gather(std::to_string(wrong));
+  for (const auto& group : split_processes_) {
+    std::uint64_t w = 0;
+    int oob = 0;
+    for (int p : group) {
+      const std::uint64_t v = std::stoull(all[static_cast<std::size_t>(p)]);
+      w += v;
+      oob += v > 0 ? 1 : 0;
+    }
+    r.group_wrong.push_back(w);
+    r.group_out_of_bounds.push_back(oob);
+    r.wrong += w;
+    r.out_of_bounds += oob;
+  }
+  return r;
+}
+
+ResultRecord PointRunner::group_record(const ResultRecord& all, std::size_t g, const CheckResult& c) const {
+  ResultRecord r = all;
+  r.split_aggregate = false;
+  r.split_group = static_cast<int>(g);
+  // The ranks of process p are p * nlocal .. p * nlocal + nlocal - 1 (bench's --split members).
+  r.ranks.clear();
+  for (int p : split_processes_[g]) {
+    for (int i = 0; i < backend_.nlocal(); ++i) r.ranks.push_back(p * backend_.nlocal() + i);
+  }
+  r.nranks = static_cast<int>(r.ranks.size());
+  const auto skip = static_cast<std::size_t>(std::clamp<int>(config_.per_iter_skip, 0, 1 << 30));
+  const std::vector<double>& samples = group_samples_us_[g];
+  r.stats = summarize(std::vector<double>(samples.begin() + static_cast<std::ptrdiff_t>(std::min(skip, samples.size())),
+                                          samples.end()));
+  r.time_us = r.stats.median_us;
+  r.algbw_gbps = gbps(static_cast<double>(r.size_bytes), r.time_us / kUsPerSecond);
+  r.busbw_gbps = r.algbw_gbps * point_.op->bus_bw_factor(r.nranks);
+  if (config_.checks > 0) {
+    r.wrong = static_cast<std::int64_t>(c.group_wrong[g]);
+    r.out_of_bounds = c.group_out_of_bounds[g];
+  }
+  return r;
 }
 
 ResultRecord PointRunner::finish() {
@@ -195,7 +268,17 @@ ResultRecord PointRunner::finish() {
     r.bidirectional = params().bidirectional;
   }
   batch_.reset();
-  if (config_.checks > 0) r.wrong = static_cast<std::int64_t>(check());
+  group_records_.clear();
+  CheckResult checked;
+  if (config_.checks > 0) {
+    checked = check();
+    r.wrong = static_cast<std::int64_t>(checked.wrong);
+    r.out_of_bounds = checked.out_of_bounds;
+  }
+  if (!split_processes_.empty()) {
+    r.split_aggregate = true;
+    for (std::size_t g = 0; g < split_processes_.size(); ++g) group_records_.push_back(group_record(r, g, checked));
+  }
   return r;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "backend/backend.h"
 #include "collectives/op.h"
@@ -46,6 +47,10 @@ class PointRunner {
   // Statistics over the batches timed since setup, then the data check.
   [[nodiscard]] ResultRecord finish();
 
+  // --split: each group's own record of the point finish() ended (time over the group's processes with -a,
+  // its wrong values), in group order; empty without --split.
+  [[nodiscard]] const std::vector<ResultRecord>& group_records() const { return group_records_; }
+
   // setup + reps x time_batch + finish.
   [[nodiscard]] ResultRecord measure(const Point& p);
 
@@ -61,7 +66,15 @@ class PointRunner {
   // One timed iteration with the -z mode's synchronisation (modes 1 and 2 inside the timed region).
   void issue_iteration();
   void fill(std::uint32_t seed);
-  [[nodiscard]] std::uint64_t check();  // -c runs; wrong elements summed over all processes
+  // -c runs: wrong elements and the processes that found any, over all processes and per --split group.
+  struct CheckResult {
+    std::uint64_t wrong = 0;
+    int out_of_bounds = 0;
+    std::vector<std::uint64_t> group_wrong;
+    std::vector<int> group_out_of_bounds;
+  };
+  [[nodiscard]] CheckResult check();
+  [[nodiscard]] ResultRecord group_record(const ResultRecord& all, std::size_t g, const CheckResult& c) const;
 
   Backend& backend_;
   const World& world_;
@@ -73,6 +86,9 @@ class PointRunner {
   int ops_ = 1;
   std::unique_ptr<Batch> batch_;
   std::vector<double> samples_us_;
+  std::vector<std::vector<int>> split_processes_;      // --split: each group's processes
+  std::vector<std::vector<double>> group_samples_us_;  // --split: per group, one sample per batch
+  std::vector<ResultRecord> group_records_;
 };
 
 }  // namespace pipebench

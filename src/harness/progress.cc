@@ -83,6 +83,7 @@ void Progress::clear() {
 void ProgressSink::add(const ResultRecord& r) {
   progress_.clear();
   next_.add(r);
+  if (!is_table_row(r)) return;  // --split: a group's own record of a point already counted
   progress_.update(++done_, r.op + " " + std::to_string(r.size_bytes) + " B");
 }
 

@@ -162,7 +162,12 @@ class MeasuringLoop {
     ++summary_.records;
     if (!rec.error.empty()) ++summary_.errors;
     if (rec.wrong > 0) summary_.wrong += static_cast<std::uint64_t>(rec.wrong);
-    if (sink_) sink_->add(rec);
+    if (!sink_) return;
+    sink_->add(rec);
+    // --split: each group's own record follows the row over all groups (every rank holds them alike).
+    if (rec.split_aggregate) {
+      for (const auto& g : runner_->group_records()) sink_->add(g);
+    }
   }
 
   [[nodiscard]] const SweepSummary& summary() const { return summary_; }

@@ -110,13 +110,21 @@ std::string read_result(const json& e, std::vector<ResultRecord>& out) {
   ip.in_place = true;
   const auto block = [&e](const char* key) { return e.contains(key) ? &e.at(key) : nullptr; };
   const json none;
-  std::string why =
-      read_placement(e.contains("out_of_place") ? e.at("out_of_place") : none, block("out_of_place_per_iter"), oop);
-  if (why.empty())
+  // A placement written as null was not run (nccl-tests writeBenchMarkLineNullBody; pipebench -J for ops
+  // without an in-place form): the row keeps the other one.
+  const bool has_oop = !(e.contains("out_of_place") && e.at("out_of_place").is_null());
+  const bool has_ip = !(e.contains("in_place") && e.at("in_place").is_null());
+  if (!has_oop && !has_ip) return "results without both placements";
+  std::string why;
+  if (has_oop) {
+    why = read_placement(e.contains("out_of_place") ? e.at("out_of_place") : none, block("out_of_place_per_iter"), oop);
+  }
+  if (why.empty() && has_ip) {
     why = read_placement(e.contains("in_place") ? e.at("in_place") : none, block("in_place_per_iter"), ip);
+  }
   if (!why.empty()) return why;
-  out.push_back(oop);
-  out.push_back(ip);
+  if (has_oop) out.push_back(oop);
+  if (has_ip) out.push_back(ip);
   return "";
 }
 
@@ -127,6 +135,7 @@ NcclTestsFile parse_nccl_tests_json(std::string_view text, const NcclTestsHints&
   NcclTestsLog log;
   log.format = "json";
   std::string top_key;
+  std::string named;  // a row's experiment_name: pipebench -J names the op there ("all_reduce_perf")
   json::parser_callback_t keep = [&](int depth, json::parse_event_t event, json& parsed) {
     if (depth == 1 && event == json::parse_event_t::key) top_key = parsed.get<std::string>();
     if (depth == 1 && event == json::parse_event_t::value) {
@@ -149,6 +158,7 @@ NcclTestsFile parse_nccl_tests_json(std::string_view text, const NcclTestsHints&
       log.concluded = true;
     }
     if (depth == 2 && event == json::parse_event_t::object_end && top_key == "results") {
+      if (named.empty()) named = string_at(parsed, "experiment_name");
       const std::string why = read_result(parsed, log.records);
       if (!why.empty()) ++file.skipped[why];
     }
@@ -160,6 +170,7 @@ NcclTestsFile parse_nccl_tests_json(std::string_view text, const NcclTestsHints&
     ++file.skipped["JSON documents that are not nccl-tests -J output"];
     return file;
   }
+  if (nccl_tests_op(log.program).empty() && !nccl_tests_op(named).empty()) log.program = named;
   file.logs.push_back(std::move(log));
   finish_log(file.logs.back(), hints, file.skipped);
   return file;

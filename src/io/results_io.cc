@@ -64,6 +64,7 @@ void read_optional(const JsonFields& f, const json& j, const std::string& path, 
   if (j.contains("plan_ids")) r.plan_ids = f.get_ints(j, path, "plan_ids");
   if (j.contains("error")) r.error = f.get_string(j, path, "error");
   if (j.contains("timestamp")) r.timestamp = f.get_string(j, path, "timestamp");
+  if (j.contains("split_group")) r.split_group = f.get_int(j, path, "split_group");
   if (j.contains("pairs")) {
     for (const auto& p : f.get_int_lists(j, path, "pairs")) {
       if (p.size() != 2) f.fail(path + ".pairs", "has an entry that is not [src, dst]");
@@ -235,6 +236,7 @@ nlohmann::json record_to_json(const ResultRecord& r) {
   if (!r.plan_ids.empty()) j["plan_ids"] = r.plan_ids;
   if (!r.error.empty()) j["error"] = r.error;
   if (!r.timestamp.empty()) j["timestamp"] = r.timestamp;
+  if (r.split_group >= 0) j["split_group"] = r.split_group;
   return j;
 }
 

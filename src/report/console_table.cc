@@ -2,6 +2,7 @@
 // nccl-tests-style console rows (widths from nccl-tests src/common.cu and util.cu).
 #include "report/console_table.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "core/units.h"
@@ -37,7 +38,7 @@ std::string placement(const ResultRecord* r) {
     if (r->wrong < 0) {
       std::snprintf(wrong, sizeof wrong, "N/A");
     } else {
-      std::snprintf(wrong, sizeof wrong, "%lld", static_cast<long long>(r->wrong));
+      std::snprintf(wrong, sizeof wrong, "%g", static_cast<double>(r->wrong));  // nccl-tests: %6g
     }
     std::snprintf(buf, sizeof buf, "  %7s  %6s  %6s  %6s", format_fixed_width(r->time_us, 7).c_str(),
                   format_fixed_width(r->algbw_gbps, 6).c_str(), format_fixed_width(r->busbw_gbps, 6).c_str(), wrong);
@@ -49,15 +50,12 @@ std::string placement(const ResultRecord* r) {
 
 void ConsoleTable::header(const std::string& op) {
   op_ = op;
-  wrong_ = 0;
+  totals_.reset();
   peak_busbw_gbps_ = 0;
   errors_ = 0;
-  out_ << "#\n# Collective test starting: " << op << "\n#\n"
-       << "#                                                              out-of-place                       in-place\n"
-       << "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   "
-          "busbw  #wrong\n"
-       << "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  "
-          "(GB/s)\n";
+  // nccl-tests names its test once, above the devices; pipebench's table names each op.
+  if (style_.program.empty()) out_ << "#\n# Collective test starting: " << op << "\n";
+  out_ << "#\n" << nccl_tests_column_header(style_.cputime, style_.timestamps);
 }
 
 void ConsoleTable::row(const ResultRecord& a, const ResultRecord* b) {
@@ -77,7 +75,8 @@ void ConsoleTable::row(const ResultRecord& a, const ResultRecord* b) {
       out_ << "#   error (" << (r->in_place ? "in-place" : "out-of-place") << "): " << r->error << "\n";
       continue;
     }
-    if (r->wrong > 0) wrong_ += r->wrong;
+    // A record that carries wrong values but no per-process count still fails the footer.
+    totals_.add(r->busbw_gbps, std::max(r->out_of_bounds, r->wrong > 0 ? 1 : 0));
     if (r->busbw_gbps > peak_busbw_gbps_) {
       peak_busbw_gbps_ = r->busbw_gbps;
       peak_size_ = r->size_bytes;
@@ -87,6 +86,7 @@ void ConsoleTable::row(const ResultRecord& a, const ResultRecord* b) {
 }
 
 void ConsoleTable::add(const ResultRecord& r) {
+  if (!is_table_row(r)) return;  // --split: each group's own record goes to the files only
   if (r.op != op_) {
     if (!op_.empty()) end_op();
     header(r.op);
@@ -117,15 +117,20 @@ void ConsoleTable::end_op() {
   if (op_.empty()) return;
   if (pending_) row(*pending_, nullptr);
   pending_.reset();
-  out_ << "# Wrong values        : " << wrong_ << (wrong_ ? " FAILED" : " OK") << "\n";
-  if (peak_busbw_gbps_ > 0) {
+  const double avg = totals_.avg_busbw_gbps();
+  if (below_min_busbw(avg, style_.min_busbw_gbps)) min_busbw_failed_ = true;
+  out_ << nccl_tests_out_of_bounds_line(totals_.out_of_bounds())
+       << nccl_tests_avg_busbw_line(avg, style_.min_busbw_gbps);
+  if (peak_busbw_gbps_ > 0 && style_.program.empty()) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "# Peak bus bandwidth  : %.2f GB/s at %s (%s)\n", peak_busbw_gbps_,
+    std::snprintf(buf, sizeof buf, "# Peak bus bandwidth   : %.2f GB/s at %s (%s)\n", peak_busbw_gbps_,
                   format_size(peak_size_).c_str(), peak_in_place_ ? "in-place" : "out-of-place");
     out_ << buf;
   }
-  if (errors_) out_ << "# Failed points       : " << errors_ << "\n";
-  out_ << "# Collective test concluded: " << op_ << "\n";
+  if (errors_) out_ << "# Failed points        : " << errors_ << "\n";
+  out_ << "#\n# Collective test concluded: " << (style_.program.empty() ? op_ : style_.program) << "\n";
+  // nccl-tests closes its output with "#" (finalizeFooter) and an empty line (writeErrors, no NCCL error).
+  if (!style_.program.empty()) out_ << "#\n\n";
   out_.flush();
   op_.clear();
 }

@@ -9,6 +9,7 @@
 #include <ostream>
 #include <string>
 
+#include "report/nccl_tests_text.h"
 #include "report/sink.h"
 
 namespace pipebench {
@@ -16,21 +17,38 @@ namespace pipebench {
 // nccl-tests' getFloatStr: fixed width, fewer decimals as the value grows, then exponent form.
 [[nodiscard]] std::string format_fixed_width(double value, int width);
 
+// How the table opens and closes.
+struct ConsoleStyle {
+  // An nccl-tests binary name (all_reduce_perf): nccl-tests' own lines only, its name in the footer. Empty:
+  // pipebench's table, which opens with "# Collective test starting: OP" and adds the peak line.
+  std::string program;
+  std::optional<double> min_busbw_gbps;  // NCCL_TESTS_MIN_BW: the average line says OK or FAILED
+  bool cputime = false;                  // -C: the time columns are named cputime
+  bool timestamps = false;               // -S: the header names the timestamp column
+};
+
+// Prints nccl-tests' table per op: the column header, one row per size (under --split the row over all
+// groups), and the footer: "# Out of bounds values", "# Avg bus bandwidth" (nccl-tests 2.19 text), then
+// pipebench's peak line.
 class ConsoleTable final : public RecordSink {
  public:
-  explicit ConsoleTable(std::ostream& out) : out_(out) {}
+  explicit ConsoleTable(std::ostream& out, ConsoleStyle style = {}) : out_(out), style_(std::move(style)) {}
   void add(const ResultRecord& r) override;
   void end_op() override;
   void finish() override { end_op(); }
+  // Whether an op's average fell below NCCL_TESTS_MIN_BW (nccl-tests exits 7 then).
+  [[nodiscard]] bool min_busbw_failed() const { return min_busbw_failed_; }
 
  private:
   void header(const std::string& op);
   void row(const ResultRecord& oop, const ResultRecord* inplace);
 
   std::ostream& out_;
+  ConsoleStyle style_;
+  NcclTestsTotals totals_;
+  bool min_busbw_failed_ = false;
   std::string op_;
   std::optional<ResultRecord> pending_;  // out-of-place half of a row waiting for its in-place half
-  std::int64_t wrong_ = 0;
   double peak_busbw_gbps_ = 0;
   std::uint64_t peak_size_ = 0;
   bool peak_in_place_ = false;

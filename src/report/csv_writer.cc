@@ -40,7 +40,9 @@ std::string csv_line(const ResultRecord& r) {
 
 CsvWriter::CsvWriter(const std::string& path) : out_("--csv", path) { out_.append(csv_header() + "\n"); }
 
-void CsvWriter::add(const ResultRecord& r) { out_.append(csv_line(r) + "\n"); }
+void CsvWriter::add(const ResultRecord& r) {
+  if (is_measurement(r)) out_.append(csv_line(r) + "\n");  // --split: each group's own record
+}
 
 void CsvWriter::finish() { out_.close(); }
 

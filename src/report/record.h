@@ -28,6 +28,7 @@ struct ResultRecord {
   double algbw_gbps = 0;
   double busbw_gbps = 0;
   std::int64_t wrong = -1;  // wrong elements over all ranks; -1 when not checked
+  int out_of_bounds = 0;    // processes whose data check found wrong values (nccl-tests' "Out of bounds" count)
   Stats stats;
   int ops_per_batch = 0;
   int warmup = 0;
@@ -41,6 +42,16 @@ struct ResultRecord {
   std::optional<double> path_min_gbps;
   std::string error;      // non-empty when the point failed
   std::string timestamp;  // bench -S: UTC "YYYY-MM-DD HH:MM:SS" when the point finished; empty = not asked
+  // --split: each group's own measurement is a record of its own (split_group 0, 1, ...; ranks = the
+  // group's, time over the group's processes), after the row nccl-tests prints (split_aggregate: the time
+  // over every rank of every group, busbw per group; ranks = rank 0's group).
+  int split_group = -1;
+  bool split_aggregate = false;
 };
+
+// What nccl-tests prints as a table row: a point, or under --split the row over all groups.
+[[nodiscard]] inline bool is_table_row(const ResultRecord& r) { return r.split_group < 0; }
+// A measurement of one communicator (what results files hold): a point, or under --split one group's.
+[[nodiscard]] inline bool is_measurement(const ResultRecord& r) { return !r.split_aggregate; }
 
 }  // namespace pipebench

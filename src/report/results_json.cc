@@ -114,6 +114,7 @@ bool ResultsJson::append_in_place(const std::string& chunk) {
 }
 
 void ResultsJson::add(const ResultRecord& r) {
+  if (!is_measurement(r)) return;  // --split: the groups' own records are kept, not the row over all
   nlohmann::json j = record_to_json(r);
   const std::string chunk = (doc_["records"].empty() ? "\n    " : ",\n    ") + j.dump();
   doc_["records"].push_back(std::move(j));

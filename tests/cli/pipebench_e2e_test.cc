@@ -169,21 +169,35 @@ TEST_F(E2E, NcclTestsFlagsRunOnTheMpiBackend) {
   std::remove(json.c_str());
 }
 
-// --split MOD 2 at np 4: two groups of two ranks at once; the record carries rank 0's group, the config every
-// group.
+// --split MOD 2 at np 4: two groups of two ranks at once. The table keeps nccl-tests' row (time over all
+// ranks); the files hold each group's own record, with its ranks; the config lists every group.
 TEST_F(E2E, SplitRunsConcurrentGroups) {
-  const std::string json = tmp("split.json");
-  const Result r = run(
-      "bench --backend mpi --op all_reduce,gather -b 4K -e 4K -n 2 --reps 2 --split 'MOD 2' --json " + json, kMpirun4);
+  const std::string json = tmp("split.json"), jsonl = tmp("split.jsonl");
+  const Result r = run("bench --backend mpi --op all_reduce,gather -b 4K -e 4K -n 2 --reps 2 --split 'MOD 2' --json " +
+                           json + " --jsonl " + jsonl,
+                       kMpirun4);
   ASSERT_EQ(r.status, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("# split MOD 2: groups of processes running at once: {0,2} {1,3}"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("#  Rank  1 Group  1 Pid"), std::string::npos) << r.out;  // nccl-tests' colour of rank 1
+  EXPECT_EQ(occurrences(r.out, "        4096  "), 2u) << r.out;  // one row per op (both placements), as before
   const auto j = nlohmann::json::parse(slurp(json));
-  ASSERT_EQ(j["records"].size(), 4u);
+  ASSERT_EQ(j["records"].size(), 8u);  // 2 ops x 2 placements x 2 groups
+  std::set<std::string> seen;
   for (const auto& rec : j["records"]) {
     EXPECT_EQ(rec["wrong"], 0) << rec.dump();
     EXPECT_EQ(rec["nranks"], 2);
-    EXPECT_EQ(rec["ranks"], nlohmann::json::array({0, 2}));
+    const int g = rec["split_group"].get<int>();
+    EXPECT_EQ(rec["ranks"], g == 0 ? nlohmann::json::array({0, 2}) : nlohmann::json::array({1, 3})) << rec.dump();
+    EXPECT_GT(rec["time_us"].get<double>(), 0.0);
+    seen.insert(rec["op"].get<std::string>() + "/" + std::to_string(g) + "/" + rec["in_place"].dump());
   }
+  EXPECT_EQ(seen.size(), 8u);
+  std::istringstream lines(slurp(jsonl));
+  int groups_in_jsonl[2] = {0, 0};
+  for (std::string l; std::getline(lines, l);) ++groups_in_jsonl[nlohmann::json::parse(l)["split_group"].get<int>()];
+  EXPECT_EQ(groups_in_jsonl[0], 4);
+  EXPECT_EQ(groups_in_jsonl[1], 4);
+  std::remove(jsonl.c_str());
   // Every group that ran at once is in the file, as ranks.
   EXPECT_EQ(j["config"]["split_groups"], nlohmann::json::parse("[[0, 2], [1, 3]]")) << j["config"].dump();
   const Result bad = run("bench --backend mpi -b 8 -e 8 --split 'MOD 0'", kMpirun2);

@@ -47,16 +47,75 @@ TEST(ConsoleTable, RowMatchesNcclTestsColumns) {
             std::string::npos)
       << s;
   EXPECT_NE(s.find("# Collective test starting: all_reduce"), std::string::npos);
-  EXPECT_NE(s.find("# Wrong values        : 0 OK"), std::string::npos);
+  EXPECT_NE(s.find("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 0 \n"), std::string::npos) << s;
 }
 
+// nccl-tests counts the processes whose check failed, per placement (common.cu CheckData); a record without
+// that count still fails the footer.
 TEST(ConsoleTable, WrongValuesFailTheFooter) {
   std::ostringstream out;
   ConsoleTable t(out);
-  t.add(rec(false, 1.0, 3));
-  t.add(rec(true, 1.0, 0));
+  auto a = rec(false, 1.0, 3);
+  a.out_of_bounds = 2;
+  t.add(a);
+  t.add(rec(true, 1.0, 5));
   t.end_op();
-  EXPECT_NE(out.str().find("# Wrong values        : 3 FAILED"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("# Out of bounds values : 3 FAILED"), std::string::npos) << out.str();
+}
+
+// The average over every placement of every row, then pipebench's peak line, then nccl-tests' closing lines.
+TEST(ConsoleTable, FooterHasNcclTestsAverageThenThePeak) {
+  std::ostringstream out;
+  ConsoleTable t(out);
+  for (double bw : {10.0, 20.0, 30.0, 40.0}) {
+    auto r = rec(bw == 20.0 || bw == 40.0, 1.0);
+    r.size_bytes = bw < 25 ? 8 : 16;
+    r.busbw_gbps = bw;
+    t.add(r);
+  }
+  t.end_op();
+  EXPECT_NE(out.str().find("# Out of bounds values : 0 OK\n"
+                           "# Avg bus bandwidth    : 25 \n"
+                           "# Peak bus bandwidth   : 40.00 GB/s"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("#\n# Collective test concluded: all_reduce\n"), std::string::npos) << out.str();
+}
+
+// As an nccl-tests binary: no per-op opening line, no peak line, the binary's name and nccl-tests' last lines,
+// and NCCL_TESTS_MIN_BW's verdict on the average line.
+TEST(ConsoleTable, NcclTestsStyleEndsAsNcclTestsDoes) {
+  std::ostringstream out;
+  ConsoleTable t(out, ConsoleStyle{"all_reduce_perf", 100.0, false, false});
+  auto a = rec(false, 1.0);
+  a.busbw_gbps = 50;
+  t.add(a);
+  t.finish();
+  const std::string s = out.str();
+  EXPECT_EQ(s.find("# Collective test starting"), std::string::npos) << s;
+  EXPECT_EQ(s.find("# Peak bus bandwidth"), std::string::npos) << s;
+  EXPECT_NE(s.find("# Avg bus bandwidth    : 50 FAILED\n#\n# Collective test concluded: all_reduce_perf\n#\n\n"),
+            std::string::npos)
+      << s;
+  EXPECT_TRUE(t.min_busbw_failed());
+}
+
+// --split: the table shows the row over all groups; each group's own record is for the files.
+TEST(ConsoleTable, SplitGroupRecordsAreNotRows) {
+  std::ostringstream out;
+  ConsoleTable t(out);
+  auto all = rec(false, 1.0);
+  all.split_aggregate = true;
+  all.op_has_in_place = false;
+  auto group = all;
+  group.split_aggregate = false;
+  group.split_group = 1;
+  group.time_us = 777.0;
+  t.add(all);
+  t.add(group);
+  t.end_op();
+  EXPECT_EQ(out.str().find("777"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("     1.00"), std::string::npos) << out.str();
 }
 
 TEST(ConsoleTable, OpsWithoutInPlacePrintNotApplicable) {
@@ -79,7 +138,7 @@ TEST(ConsoleTable, FailedPointsShowTheError) {
   t.add(rec(true, 1.0));
   t.end_op();
   EXPECT_NE(out.str().find("error (out-of-place): ncclAllReduce failed"), std::string::npos) << out.str();
-  EXPECT_NE(out.str().find("# Failed points       : 1"), std::string::npos);
+  EXPECT_NE(out.str().find("# Failed points        : 1"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+// pipebench started as an nccl-tests binary (build/bin/all_reduce_perf and the other links `make` makes):
+// it is `pipebench bench --op OP` with nccl-tests' defaults and nccl-tests' own text, so that harnesses that
+// run nccl-tests by name (DCGM's nccl_tests plugin through DCGM_NCCL_TESTS_BIN_PATH) run pipebench
+// unchanged. Also the pieces of nccl-tests' output both modes share: the device lines and -J's head.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend/backend.h"
+#include "core/error.h"
+#include "harness/bench_config.h"
+#include "launch/world.h"
+
+namespace pipebench {
+
+// The nccl-tests binaries that have a link, by name ("all_reduce_perf"), in nccl-tests' order.
+[[nodiscard]] const std::vector<std::string>& nccl_tests_binaries();
+
+// The op an nccl-tests binary name stands for ("/opt/bin/all_reduce_perf" -> "all_reduce"); "" when the
+// program's base name is not one of nccl_tests_binaries().
+[[nodiscard]] std::string nccl_tests_binary_op(std::string_view argv0);
+
+// The words the command table parses for such a binary: bench, its op and name, then the user's words.
+[[nodiscard]] std::vector<std::string> nccl_tests_words(std::string_view argv0, const std::vector<std::string>& args);
+
+// The user's words of nccl_tests_words' result, behind the program name (what nccl-tests' -J "args" holds).
+[[nodiscard]] std::vector<std::string> nccl_tests_user_args(const std::vector<std::string>& words);
+
+// nccl-tests' defaults where bench's differ (one warm-up, one timed batch, the mean over ranks), for the
+// flags not given. `given(flag)` says whether a flag was typed.
+// Applied after the flags were read (-I has already turned -n into samples). Throws UsageError for a -K
+// that leaves no sample of the one batch.
+template <class Given>
+void apply_nccl_tests_defaults(BenchConfig& c, Given given) {
+  if (!given("-w")) c.warmup = 1;
+  if (!given("--reps") && !c.per_iter_timing) c.reps = 1;
+  if (!given("-a")) c.rank_stat = RankStat::kMean;
+  if (c.per_iter_skip >= c.reps) {
+    throw UsageError("-K " + std::to_string(c.per_iter_skip) + ": must leave at least one of the " +
+                     std::to_string(c.reps) + " samples (nccl-tests times one batch; -I 1 times each iteration)");
+  }
+}
+
+// "#  Rank ..." lines of every device (nccl-tests' Group: the rank's --split colour, else 0).
+[[nodiscard]] std::string nccl_tests_device_lines(const BenchConfig& c, const nlohmann::json& system);
+
+// nccl-tests' preamble, line for line: version, "Collective test starting", the settings line, the
+// blocking lines, "Using devices" and the device lines.
+void print_nccl_tests_preamble(std::ostream& out, const BenchConfig& c, const Backend& backend,
+                               const nlohmann::json& system);
+
+// -J's head: version 3, start_time, args, env (the allow-listed launch environment), nccl_version, config.
+[[nodiscard]] nlohmann::ordered_json nccl_tests_json_head(const BenchConfig& c, const Backend& backend,
+                                                          const nlohmann::json& system, const World& world);
+
+}  // namespace pipebench
