@@ -14,7 +14,7 @@ namespace pipebench {
 // The half-width of a speed-up's band when no replay on these ranks measured the model's error: the
 // largest speed-up error of the validation grid (README "Predictions that hold": predict against replay
 // on 4 and 8 MPI ranks of a 16-core node, compute 0.5/1 to 8/16 ms per layer, every schedule) rounded
-// up, 3.1 % -> 5 %.
+// up, 2.8 % -> 5 %.
 inline constexpr double kDefaultSpeedupBand = 0.05;
 // A measured band is never taken below this (a replay of a few iterations has its own noise).
 inline constexpr double kMinSpeedupBand = 0.01;
