@@ -12,6 +12,7 @@
 
 #include "cli/number_checks.h"
 #include "core/checked_math.h"
+#include "core/command_line.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "megatron/layout.h"
@@ -368,15 +369,16 @@ void add_training_options(CLI::App& app, MegatronArgs& a, RawArgs& r) {
   app.add_option("--megatron-version", r.version)->check(CLI::IsMember({"main", "core_v0.9"}));
 }
 
-// Extras: a known-irrelevant name (and its value) is ignored, anything else is unknown.
+// Extras: a known-irrelevant name (and its value) is ignored, anything else is unknown. Both lists are
+// written to plans and warnings, so credentials in them are redacted like the command line's.
 void sort_extras(const std::vector<std::string>& extras, MegatronArgs& a) {
   for (std::size_t i = 0; i < extras.size(); ++i) {
     const std::string& name = extras[i];
-    std::string item = name;
+    std::vector<std::string> words{name};
     if (name.rfind("--", 0) == 0 && i + 1 < extras.size() && extras[i + 1].rfind("--", 0) != 0)
-      item += " " + extras[++i];
+      words.push_back(extras[++i]);
     const std::string bare = name.substr(0, name.find('='));
-    (ignored_names().count(bare) ? a.ignored : a.unknown).push_back(item);
+    (ignored_names().count(bare) ? a.ignored : a.unknown).push_back(redacted_arguments(words));
   }
 }
 
