@@ -119,8 +119,9 @@ int run_job(const TraceCommandOptions& o) {
   }
   print_job_report(std::cout, job, compare ? &*compare : nullptr, model ? &*model : nullptr, o.top_rows);
   if (!o.json_path.empty()) {
-    write_file_atomically(o.json_path,
-                          job_json(job, compare ? &*compare : nullptr, model ? &*model : nullptr).dump(2) + "\n");
+    write_file_atomically(o.json_path, job_json(job, compare ? &*compare : nullptr, model ? &*model : nullptr)
+                                               .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                                           "\n");
     std::cout << "# wrote " << o.json_path << "\n";
   }
   if (!o.chrome_trace_path.empty()) {
@@ -223,7 +224,8 @@ int run_one_profile(const TraceCommandOptions& o) {
     }
     const TraceFile file = trace_file(profile, device_ranks,
                                       check ? std::optional<nlohmann::json>(plan_check_to_json(*check)) : std::nullopt);
-    write_file_atomically(o.json_path, trace_to_json(file).dump(2) + "\n");
+    write_file_atomically(o.json_path,
+                          trace_to_json(file).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     std::cout << "# wrote " << o.json_path << "\n";
   }
   if (!o.chrome_trace_path.empty()) std::cout << "# wrote " << o.chrome_trace_path << " (Chrome trace)\n";
