@@ -37,6 +37,10 @@ std::string string_at(const json& o, const char* key) {
 // the file is refused naming the field (a value read as 0 would make a plausible wrong rank count).
 void config_int(const json& c, const char* key, int& out, int lo, int hi, std::string& refused) {
   if (!c.is_object() || !c.contains(key)) return;
+  if (c.at(key).is_boolean()) {  // "graph": true/false in some versions
+    out = c.at(key).get<bool>() ? 1 : 0;
+    return;
+  }
   if (int_at(c, key, out, lo, hi)) return;
   if (refused.empty()) {
     refused = "config." + std::string(key) + " " + c.at(key).dump() + " is not an integer in [" + std::to_string(lo) +
@@ -184,6 +188,7 @@ NcclTestsFile parse_nccl_tests_json(std::string_view text, const NcclTestsHints&
   if (whole.is_discarded()) ++file.skipped["JSON files cut short or damaged (the complete results before it kept)"];
   if (!whole.is_discarded() && (!whole.is_object() || !whole.contains("results"))) {
     ++file.skipped["JSON documents that are not nccl-tests -J output"];
+    file.refused.clear();  // another document's "version" or "config" says nothing about -J output
     return file;
   }
   file.logs.push_back(std::move(log));

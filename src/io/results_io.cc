@@ -70,7 +70,7 @@ void read_optional(const JsonFields& f, const json& j, const std::string& path, 
     r.wrong = f.get_i64(j, path, "wrong");
     if (r.wrong < 0) f.fail(JsonFields::join(path, "wrong"), "is negative (null is written for a point not checked)");
   }
-  if (j.contains("ops_per_batch")) r.ops_per_batch = int_field(f, j, path, "ops_per_batch", 1, 1 << 30);
+  if (j.contains("ops_per_batch")) r.ops_per_batch = int_field(f, j, path, "ops_per_batch", 0, 1 << 30);
   if (j.contains("warmup")) r.warmup = int_field(f, j, path, "warmup", 0, 1 << 30);
   if (j.contains("graph")) r.graph = f.get_bool(j, path, "graph");
   if (j.contains("class") && !j["class"].is_null()) r.link_class = f.get_string(j, path, "class");

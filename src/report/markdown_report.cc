@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/markdown_report.h"
 
+#include <cctype>
 #include <sstream>
 
 namespace pipebench {
@@ -14,6 +15,15 @@ namespace {
 // input text never starts a line; where the text itself starts a line (a paragraph, a list item's text) a
 // leading `-`, `+`, `=` or `N.`/`N)` would still start a list or an underline, so it is escaped too. In a table cell
 // `|` is escaped (GitHub-flavoured Markdown, section 4.10).
+// An underscore between two letters or digits opens no emphasis (CommonMark 6.2, left- and right-flanking
+// runs; Python-Markdown alike), so names like all_reduce stay as they are.
+bool intraword(const std::string& text, std::size_t k) {
+  const auto alnum = [&](std::size_t i) {
+    return i < text.size() && std::isalnum(static_cast<unsigned char>(text[i]));
+  };
+  return k > 0 && alnum(k - 1) && alnum(k + 1);
+}
+
 std::string md(const std::string& text, bool starts_line = false) {
   std::string out;
   out.reserve(text.size());
@@ -33,7 +43,8 @@ std::string md(const std::string& text, bool starts_line = false) {
       out += "&amp;";
     } else if (c == '\n' || c == '\r' || c == '\t') {
       out += ' ';
-    } else if (list_start || std::string("\\`*_[]#|~").find(c) != std::string::npos) {
+    } else if (list_start || std::string("\\`*[]#|~").find(c) != std::string::npos ||
+               (c == '_' && !intraword(text, k))) {
       out += '\\';
       out += c;
     } else {
