@@ -54,17 +54,24 @@ int run_import_command(const ImportOptions& o, std::ostream& out, std::ostream& 
     hints.nranks = o.nranks;
     hints.file_name = std::filesystem::path(path).filename().string();
     NcclTestsImport imp{path, parse_nccl_tests(read_input_file("FILE", path), hints)};
+    if (!imp.file.refused.empty()) throw UsageError(path + ": " + imp.file.refused + "; nothing imported");
     for (const auto& log : imp.file.logs) {
       print_test(out, path, log);
       records += log.records.size();
     }
     if (imp.file.logs.empty()) out << path << ": no nccl-tests table\n";
     for (const auto& [why, count] : imp.file.skipped) err << path << ": skipped " << count << " " << why << "\n";
+    if (imp.file.replaced_bytes > 0) {
+      err << path << ": " << imp.file.replaced_bytes << " bytes that are not UTF-8 read as U+FFFD\n";
+    }
     imports.push_back(std::move(imp));
   }
   if (records == 0) throw UsageError("import nccl-tests: no whole table row in the files given; nothing written");
   if (!o.json_path.empty()) {
-    write_output_file("--json", o.json_path, nccl_tests_results(imports, utc_timestamp()).dump(2) + "\n");
+    write_output_file(
+        "--json", o.json_path,
+        nccl_tests_results(imports, utc_timestamp()).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+            "\n");
     out << "wrote " << o.json_path << ": " << records << " records (pipebench.results/1, source nccl-tests)\n";
   } else {
     out << records << " records read; nothing written (--json OUT writes them)\n";

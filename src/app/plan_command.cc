@@ -140,7 +140,8 @@ int run_plan_command(const PlanOptions& o) {
   const Plan plan = make_plan(args, gpus);
   if (!o.json_path.empty()) {
     try {
-      write_file_atomically(o.json_path, plan_to_json(plan).dump(1) + "\n");
+      write_file_atomically(o.json_path,
+                            plan_to_json(plan).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     } catch (const Error& e) {
       throw UsageError(std::string("--json: ") + e.what());
     }

@@ -240,7 +240,8 @@ int predict_and_print(const PredictOptions& o) {
   }
   if (!o.json_path.empty()) {
     try {
-      write_file_atomically(o.json_path, prediction_to_json(p).dump(2) + "\n");
+      write_file_atomically(o.json_path,
+                            prediction_to_json(p).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     } catch (const Error& e) {
       throw UsageError(std::string("--json: ") + e.what());
     }

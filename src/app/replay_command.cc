@@ -241,7 +241,10 @@ int ReplayCommand::run(const World* wp) {
   }
   std::int64_t iterations_done = 0;
   const ReplayResult r = replay_plan(world, *rt, plan, o_, predicted.get(), [&](const ReplayResult& so_far) {
-    if (!json_path_.empty()) write_file_atomically(json_path_, replay_to_json(so_far, plan_path_).dump(2) + "\n");
+    if (!json_path_.empty())
+      write_file_atomically(
+          json_path_,
+          replay_to_json(so_far, plan_path_).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     if (progress)
       progress->update(++iterations_done,
                        "schedule " + schedule_key(so_far.schedules.back().name, so_far.schedules.back().v));

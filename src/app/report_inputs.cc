@@ -180,7 +180,7 @@ void add_file(ReportInputs& out, const std::string& flag, const std::string& pat
   // A file that is not a pipebench file may be an nccl-tests log (text or -J JSON): read as
   // `pipebench import nccl-tests` would write it. pipebench files are parsed once.
   const std::string text = read_input_file(flag, path);
-  nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  nlohmann::json doc = parse_json_text(flag, path, text);  // a key given twice is refused
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("schema")) {
     if (auto imported = nccl_tests_results_of(path, text)) {
       doc = std::move(*imported);

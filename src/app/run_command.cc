@@ -179,7 +179,8 @@ PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& ba
   const Plan& plan = run.plan;
   const int plan_world = plan.layout.world;
   if (world.rank() == 0) {
-    write_file_atomically(dir + "/plan.json", plan_to_json(plan).dump(1) + "\n");
+    write_file_atomically(dir + "/plan.json",
+                          plan_to_json(plan).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     std::cout << "#\n# Plan: " << (preset ? "preset small GPT" : "the Megatron-LM arguments given") << ", world "
               << plan_world << " (pp " << plan.layout.pp << ", tp " << plan.layout.tp << ", dp " << plan.layout.dp
               << "), " << plan.layout.microbatches
@@ -217,7 +218,8 @@ PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& ba
     throw with_flags(e, ModelFlags{dir + "/plan_results.json", ""});  // the same lines predict prints
   }
   const Prediction& p = *run.prediction;
-  write_file_atomically(dir + "/prediction.json", prediction_to_json(p).dump(2) + "\n");
+  write_file_atomically(dir + "/prediction.json",
+                        prediction_to_json(p).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   std::cout << "# Prediction (communication " << cost_note << "; compute " << (o.tflops > 0 ? "" : "assumed ")
             << run.compute.tflops << " TFLOP/s)\n";
   print_schedule_table(std::cout, p, false);
@@ -244,7 +246,10 @@ std::string replay_step(const RunOptions& o, const World& world, BackendKind kin
                                       : make_nccl_replay_runtime(world, ReplayComputeOptions{});
   const std::string json_path = dir + "/replay.json";
   const ReplayResult r = replay_plan(world, *rt, run.plan, ro, run.prediction.get(), [&](const ReplayResult& so_far) {
-    write_file_atomically(json_path, replay_to_json(so_far, dir + "/plan.json").dump(2) + "\n");
+    write_file_atomically(
+        json_path,
+        replay_to_json(so_far, dir + "/plan.json").dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+            "\n");
   });
   if (world.rank() != 0) return {};
   std::string text;

@@ -35,6 +35,12 @@
 namespace pipebench {
 namespace {
 
+// A JSON output file's text: bytes from inputs that are not UTF-8 (kernel names, NVTX text) become U+FFFD
+// rather than ending the command in nlohmann-json's type_error 316.
+std::string json_text(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 bool is_directory(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -120,7 +126,7 @@ int run_job(const TraceCommandOptions& o) {
   print_job_report(std::cout, job, compare ? &*compare : nullptr, model ? &*model : nullptr, o.top_rows);
   if (!o.json_path.empty()) {
     write_file_atomically(o.json_path,
-                          job_json(job, compare ? &*compare : nullptr, model ? &*model : nullptr).dump(2) + "\n");
+                          json_text(job_json(job, compare ? &*compare : nullptr, model ? &*model : nullptr)));
     std::cout << "# wrote " << o.json_path << "\n";
   }
   if (!o.chrome_trace_path.empty()) {
@@ -223,7 +229,7 @@ int run_one_profile(const TraceCommandOptions& o) {
     }
     const TraceFile file = trace_file(profile, device_ranks,
                                       check ? std::optional<nlohmann::json>(plan_check_to_json(*check)) : std::nullopt);
-    write_file_atomically(o.json_path, trace_to_json(file).dump(2) + "\n");
+    write_file_atomically(o.json_path, json_text(trace_to_json(file)));
     std::cout << "# wrote " << o.json_path << "\n";
   }
   if (!o.chrome_trace_path.empty()) std::cout << "# wrote " << o.chrome_trace_path << " (Chrome trace)\n";

@@ -52,7 +52,7 @@ std::string redacted_arguments(const std::vector<std::string>& words) {
     } else if (const auto eq = w.find('='); eq != std::string::npos && eq > 0 && sensitive_flag(w.substr(0, eq))) {
       shown = quoted(w.substr(0, eq + 1)) + kRedacted;  // --flag=value and NAME=value
     } else {
-      shown = quoted(w);
+      shown = quoted(redacted_value(w));  // URL passwords and token=... inside any word
     }
     redact_next = is_flag(w) && w.find('=') == std::string::npos && sensitive_flag(w);
     out += (out.empty() ? "" : " ") + shown;

@@ -14,7 +14,64 @@ namespace {
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
+bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'; }
+
+bool value_end(char c) {
+  return c == '&' || c == ';' || c == ',' || c == '\'' || c == '"' || std::isspace(static_cast<unsigned char>(c));
+}
+
+// A name before '=' in free text: "--hf-token", "token", "NCCL_SECRET". Megatron's --tokenizer-type names a
+// tokenizer, not a token.
+bool sensitive_pair_name(std::string name) {
+  name.erase(0, name.find_first_not_of('-'));
+  for (auto& c : name) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return !name.empty() && name.rfind("TOKENIZER", 0) != 0 && is_sensitive_name(name);
+}
+
+// RFC 3986 section 3.2.1: the userinfo of an authority is everything before its last '@'
+// ("s3://AKIA:SECRET@bucket/x" -> "s3://<redacted>@bucket/x").
+std::string redacted_userinfo(const std::string& text) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t scheme_end = text.find("://", i);
+    if (scheme_end == std::string::npos) break;
+    const std::size_t start = scheme_end + 3;
+    std::size_t end = start;
+    while (end < text.size() && text[end] != '/' && text[end] != '?' && text[end] != '#' && !value_end(text[end]))
+      ++end;
+    const std::size_t at = text.rfind('@', end == start ? start : end - 1);
+    out += text.substr(i, start - i);
+    if (at != std::string::npos && at >= start && at < end) {
+      out += std::string(kRedacted) + text.substr(at, end - at);
+    } else {
+      out += text.substr(start, end - start);
+    }
+    i = end;
+  }
+  return out + text.substr(i);
+}
+
 }  // namespace
+
+std::string redacted_value(const std::string& text) {
+  const std::string in = redacted_userinfo(text);
+  std::string out;
+  std::size_t i = 0;
+  while (i < in.size()) {
+    const std::size_t eq = in.find('=', i);
+    if (eq == std::string::npos) break;
+    std::size_t name_start = eq;
+    while (name_start > i && name_char(in[name_start - 1])) --name_start;
+    std::size_t end = eq + 1;
+    while (end < in.size() && !value_end(in[end])) ++end;
+    out += in.substr(i, eq + 1 - i);
+    const bool secret = name_start < eq && end > eq + 1 && sensitive_pair_name(in.substr(name_start, eq - name_start));
+    out += secret ? std::string(kRedacted) : in.substr(eq + 1, end - eq - 1);
+    i = end;
+  }
+  return out + in.substr(i);
+}
 
 bool is_sensitive_name(std::string name) {
   for (auto& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -43,7 +100,7 @@ std::map<std::string, std::string> allowed_environment(const std::vector<std::st
       continue;
     }
     std::string value = e.substr(eq + 1);
-    if (name == "OMPI_ARGV") value = redacted_arguments(split_words(value));
+    value = name == "OMPI_ARGV" ? redacted_arguments(split_words(value)) : redacted_value(value);
     out[name] = is_sensitive_name(name) ? kRedacted : value;
   }
   return out;

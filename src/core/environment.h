@@ -5,6 +5,8 @@
 // TOKEN, SECRET or PRECONDITION (Open MPI's orte_precondition_transports is a per-job key), or the word
 // PW or PWD between underscores (CUDA_LICENSE_PW). Kept despite the pattern: NCCL_IB_PKEY, the index of
 // an InfiniBand partition key (a network setting that explains a run, not a credential).
+// Values are inspected too (redacted_value): the password of a URL (`https://user:pass@host`) and the value
+// of `name=value` whose name matches the rule above (`?token=x`, `;password=x`) are redacted wherever they are.
 #pragma once
 
 #include <map>
@@ -21,9 +23,13 @@ inline constexpr const char* kHarmlessNames[] = {"NCCL_IB_PKEY"};
 // True when a variable or flag name looks like a credential (the rules above), whatever its case.
 [[nodiscard]] bool is_sensitive_name(std::string name);
 
+// The text with URL credentials (`scheme://USERINFO@`) and the values of sensitive `name=value` pairs
+// (up to the next `&`, `;`, `,`, space or quote) replaced by kRedacted; other text unchanged.
+[[nodiscard]] std::string redacted_value(const std::string& text);
+
 // From "NAME=value" entries (as in environ). Allowed names keep their value, sensitive ones are
-// recorded as kRedacted, the rest are left out. OMPI_ARGV (the command line mpirun started) is kept
-// with the values of sensitive flags redacted (core/command_line.h).
+// recorded as kRedacted, the rest are left out; kept values pass through redacted_value. OMPI_ARGV (the command line
+// mpirun started) is kept with the values of sensitive flags redacted (core/command_line.h).
 [[nodiscard]] std::map<std::string, std::string> allowed_environment(const std::vector<std::string>& entries);
 
 // The same over this process's environ.

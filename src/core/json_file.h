@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reads a JSON file the user named with a flag: one UsageError naming the flag and file when it cannot
-// be read or is not JSON (exit status 2), so every command treats input files alike.
+// be read or is not JSON (exit status 2), so every command treats input files alike. A key given twice in
+// one object is refused too: RFC 8259 (section 4) leaves its meaning open and nlohmann-json keeps the last,
+// so `"time_us": 1.29, "time_us": -99` would silently read as -99.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -8,8 +10,11 @@
 
 namespace pipebench {
 
-// Throws UsageError "FLAG PATH: cannot be read (...)", "FLAG PATH: a FIFO, not a regular file ..." or
-// "FLAG PATH: not JSON (...)".
+// Throws UsageError "FLAG PATH: cannot be read (...)", "FLAG PATH: a FIFO, not a regular file ...",
+// "FLAG PATH: not JSON (...)" or "FLAG PATH: key "K" given twice in one object".
 [[nodiscard]] nlohmann::json read_json_file(const std::string& flag, const std::string& path);
+
+// The text parsed: a discarded value when it is not JSON; UsageError as above for a duplicate key.
+[[nodiscard]] nlohmann::json parse_json_text(const std::string& flag, const std::string& path, const std::string& text);
 
 }  // namespace pipebench

@@ -2,6 +2,7 @@
 // Checked field access for the schema readers.
 #include "io/json_fields.h"
 
+#include <cmath>
 #include <limits>
 
 #include "core/error.h"
@@ -66,6 +67,16 @@ double JsonFields::get_double(const json& parent, const std::string& path, const
   const json& v = at(parent, path, key);
   if (!v.is_number()) fail(join(path, key), "is not a number");
   return v.get<double>();
+}
+
+double JsonFields::get_double_in(const json& parent, const std::string& path, const std::string& key, double lo,
+                                 double hi) const {
+  const double v = get_double(parent, path, key);
+  if (!std::isfinite(v) || v < lo || v > hi) {
+    fail(join(path, key),
+         "is " + at(parent, path, key).dump() + ", outside [" + json(lo).dump() + ", " + json(hi).dump() + "]");
+  }
+  return v;
 }
 
 bool JsonFields::get_bool(const json& parent, const std::string& path, const std::string& key) const {

@@ -31,6 +31,9 @@ class JsonFields {
   [[nodiscard]] std::int64_t get_i64(const nlohmann::json& parent, const std::string& path,
                                      const std::string& key) const;
   [[nodiscard]] double get_double(const nlohmann::json& parent, const std::string& path, const std::string& key) const;
+  // A finite number in [lo, hi]; else `"PATH.KEY" is X, outside [lo, hi]`.
+  [[nodiscard]] double get_double_in(const nlohmann::json& parent, const std::string& path, const std::string& key,
+                                     double lo, double hi) const;
   [[nodiscard]] bool get_bool(const nlohmann::json& parent, const std::string& path, const std::string& key) const;
   [[nodiscard]] std::string get_string(const nlohmann::json& parent, const std::string& path,
                                        const std::string& key) const;

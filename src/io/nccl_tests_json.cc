@@ -33,14 +33,28 @@ std::string string_at(const json& o, const char* key) {
   return o.is_object() && o.contains(key) && o.at(key).is_string() ? o.at(key).get<std::string>() : "";
 }
 
-void read_config(const json& c, NcclTestsLog& log) {
-  int v = 0;
-  if (int_at(c, "nthreads", v, 1, 1 << 16)) log.nthreads = v;
-  if (int_at(c, "ngpus", v, 1, 1 << 16)) log.ngpus = v;
-  if (int_at(c, "iterations", v, 0, 1 << 30)) log.iters = v;
-  if (int_at(c, "warmup_iters", v, 0, 1 << 30)) log.warmup = v;
-  if (int_at(c, "aggregated_iterations", v, 1, 1 << 30)) log.agg_iters = v;
-  if (int_at(c, "graph", v, 0, 1 << 30)) log.graph = v;
+// A config count: absent is fine (older schema versions), present must be an integer in [lo, hi]; else
+// the file is refused naming the field (a value read as 0 would make a plausible wrong rank count).
+void config_int(const json& c, const char* key, int& out, int lo, int hi, std::string& refused) {
+  if (!c.is_object() || !c.contains(key)) return;
+  if (c.at(key).is_boolean()) {  // "graph": true/false in some versions
+    out = c.at(key).get<bool>() ? 1 : 0;
+    return;
+  }
+  if (int_at(c, key, out, lo, hi)) return;
+  if (refused.empty()) {
+    refused = "config." + std::string(key) + " " + c.at(key).dump() + " is not an integer in [" + std::to_string(lo) +
+              ", " + std::to_string(hi) + "]";
+  }
+}
+
+void read_config(const json& c, NcclTestsLog& log, std::string& refused) {
+  config_int(c, "nthreads", log.nthreads, 1, 1 << 16, refused);
+  config_int(c, "ngpus", log.ngpus, 1, 1 << 16, refused);
+  config_int(c, "iterations", log.iters, 0, 1 << 30, refused);
+  config_int(c, "warmup_iters", log.warmup, 0, 1 << 30, refused);
+  config_int(c, "aggregated_iterations", log.agg_iters, 1, 1 << 30, refused);
+  config_int(c, "graph", log.graph, 0, 1 << 30, refused);
   if (!c.contains("devices") || !c.at("devices").is_array()) return;
   for (const auto& e : c.at("devices")) {
     NcclTestsDevice d;
@@ -67,8 +81,13 @@ std::string read_placement(const json& p, const json* per_iter, ResultRecord& r)
     return "results with a time or bandwidth out of range";
   }
   r.time_us = time;
-  double wrong = -1;
-  if (number_at(p, "nwrong", wrong) && wrong >= 0 && wrong < 9e18) r.wrong = static_cast<std::int64_t>(wrong);
+  if (p.contains("nwrong") && !p.at("nwrong").is_null() && !(p.at("nwrong").is_string() && p.at("nwrong") == "N/A")) {
+    double wrong = -1;
+    if (!number_at(p, "nwrong", wrong) || wrong < 0 || wrong >= 9e18 || wrong != std::floor(wrong)) {
+      return "results with an nwrong that is not a count";
+    }
+    r.wrong = static_cast<std::int64_t>(wrong);
+  }
   if (per_iter && per_iter->is_object()) {
     // -I: CUDA-event statistics per outer iteration (computeIterStats), beside the host-clock mean.
     Stats s;
@@ -106,6 +125,8 @@ std::string read_result(const json& e, std::vector<ResultRecord>& out) {
   if (!root.empty() && (*end != '\0' || r < -1 || r > (1 << 24))) return "results with a root that is not a rank";
   base.root = root.empty() ? -1 : static_cast<int>(r);
   if (base.dtype.empty()) return "results without a type";
+  if (!nccl_tests_name(base.dtype) || !nccl_tests_name(base.redop))
+    return "results with a type or redop that is no name";
   ResultRecord oop = base, ip = base;
   ip.in_place = true;
   const auto block = [&e](const char* key) { return e.contains(key) ? &e.at(key) : nullptr; };
@@ -140,7 +161,14 @@ NcclTestsFile parse_nccl_tests_json(std::string_view text, const NcclTestsHints&
     if (depth == 1 && event == json::parse_event_t::key) top_key = parsed.get<std::string>();
     if (depth == 1 && event == json::parse_event_t::value) {
       double v = 0;
-      if (top_key == "version" && parsed.is_number()) log.format = "json v" + std::to_string(parsed.get<int>());
+      if (top_key == "version") {
+        // Schema versions 1-3 (nccl-tests.md, "-J"): another is a format this reader does not know.
+        if (!parsed.is_number_integer() || parsed.get<std::int64_t>() < 1 || parsed.get<std::int64_t>() > 3) {
+          if (file.refused.empty()) file.refused = "version " + parsed.dump() + " is not a -J schema version (1-3)";
+        } else {
+          log.format = "json v" + std::to_string(parsed.get<int>());
+        }
+      }
       if (top_key == "nccl_version" && number_at(json{{"v", parsed}}, "v", v)) {
         log.nccl_version = nccl_version_text(static_cast<long>(v));
       }
@@ -151,7 +179,9 @@ NcclTestsFile parse_nccl_tests_json(std::string_view text, const NcclTestsHints&
       const auto slash = log.program.find_last_of('/');
       if (slash != std::string::npos) log.program.erase(0, slash + 1);
     }
-    if (depth == 1 && event == json::parse_event_t::object_end && top_key == "config") read_config(parsed, log);
+    if (depth == 1 && event == json::parse_event_t::object_end && top_key == "config") {
+      read_config(parsed, log, file.refused);
+    }
     if (depth == 1 && event == json::parse_event_t::object_end && top_key == "average_bus_bandwidth") {
       double bw = 0;
       if (number_at(parsed, "bandwidth", bw) && bw >= 0) log.avg_busbw_gbps = bw;
@@ -168,6 +198,7 @@ NcclTestsFile parse_nccl_tests_json(std::string_view text, const NcclTestsHints&
   if (whole.is_discarded()) ++file.skipped["JSON files cut short or damaged (the complete results before it kept)"];
   if (!whole.is_discarded() && (!whole.is_object() || !whole.contains("results"))) {
     ++file.skipped["JSON documents that are not nccl-tests -J output"];
+    file.refused.clear();  // another document's "version" or "config" says nothing about -J output
     return file;
   }
   if (nccl_tests_op(log.program).empty() && !nccl_tests_op(named).empty()) log.program = named;

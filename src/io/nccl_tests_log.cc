@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/utf8.h"
 #include "io/nccl_tests_parts.h"
 
 namespace pipebench {
@@ -44,7 +45,9 @@ int int_after(const std::vector<std::string>& w, std::initializer_list<const cha
     if (i > 0 && std::find(not_after.begin(), not_after.end(), w[i - 1]) != not_after.end()) continue;
     char* end = nullptr;
     const long v = std::strtol(w[i + n].c_str(), &end, 10);
-    if (end == w[i + n].c_str() || v < 0 || v > 1000000000) return fallback;
+    if (end == w[i + n].c_str() || end != w[i + n].c_str() + w[i + n].size() || v < 0 || v > 1000000000) {
+      return fallback;
+    }
     return static_cast<int>(v);
   }
   return fallback;
@@ -60,7 +63,7 @@ bool parse_device_line(std::string_view line, NcclTestsDevice& d) {
     if (at >= w.size()) return false;
     char* end = nullptr;
     const long v = std::strtol(w[at].c_str(), &end, 10);
-    if (*end != '\0' || v < 0 || v > (1 << 24)) return false;
+    if (end == w[at].c_str() || end != w[at].c_str() + w[at].size() || v < 0 || v > (1 << 24)) return false;
     out = static_cast<int>(v);
     return true;
   };
@@ -114,10 +117,11 @@ bool parse_columns(std::string_view line, Columns& c) {
   return true;
 }
 
+// The whole word is the number: a NUL inside it ("22\0 2") ends strtod early but not the word.
 bool finite_number(const std::string& s, double& out) {
   char* end = nullptr;
   out = std::strtod(s.c_str(), &end);
-  return end != s.c_str() && *end == '\0' && std::isfinite(out);
+  return end != s.c_str() && end == s.c_str() + s.size() && std::isfinite(out);
 }
 
 bool size_number(const std::string& s, std::uint64_t& out) {
@@ -166,10 +170,14 @@ std::string read_row(const std::vector<std::string>& w, const Columns& c, std::v
     if (c.prefix[i] == "root") {
       char* end = nullptr;
       const long root = std::strtol(w[i].c_str(), &end, 10);
-      if (*end != '\0' || root < -1 || root > (1 << 24)) return "table rows with a root that is not a rank";
+      if (end == w[i].c_str() || end != w[i].c_str() + w[i].size() || root < -1 || root > (1 << 24)) {
+        return "table rows with a root that is not a rank";
+      }
       base.root = static_cast<int>(root);
     }
   }
+  if (!nccl_tests_name(base.dtype) || !nccl_tests_name(base.redop))
+    return "table rows with a type or redop that is no name";
   ResultRecord oop = base, ip = base;
   ip.in_place = true;
   std::string why = read_block(w, c.prefix.size(), c, oop);
@@ -190,11 +198,19 @@ class TextReader {
  private:
   void start_new_test_if_read();
   void comment(std::string_view line);
+  void refuse(const std::string& why) {
+    if (file_.refused.empty()) file_.refused = "line " + std::to_string(line_no_) + ": " + why;
+  }
   const NcclTestsHints& hints_;
   NcclTestsFile file_;
   NcclTestsLog log_;
   Columns columns_;
+  std::size_t line_no_ = 0;
 };
+
+constexpr const char* kInterleaved =
+    "two nccl-tests runs are interleaved in this log (two processes writing one file?); their rows cannot be "
+    "told apart: give each run its own file";
 
 void TextReader::start_new_test_if_read() {
   if (log_.records.empty() && !columns_.known()) return;
@@ -232,6 +248,7 @@ void TextReader::comment(std::string_view line) {
     if (!log_.records.empty()) start_new_test_if_read();
     columns_ = c;
   } else if (starts_with(line, "# Avg bus bandwidth")) {
+    if (log_.concluded) refuse(std::string("a second footer in one test: ") + kInterleaved);
     const auto colon = line.find(':');
     double bw = 0;
     const auto w = words(line.substr(colon == std::string_view::npos ? line.size() : colon + 1));
@@ -242,6 +259,7 @@ void TextReader::comment(std::string_view line) {
 }
 
 void TextReader::line(std::string_view line) {
+  ++line_no_;
   while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.remove_suffix(1);
   const auto w = words(line);
   if (w.empty()) return;
@@ -275,6 +293,7 @@ void TextReader::line(std::string_view line) {
     }
     columns_ = since_2_13;
   }
+  if (log_.concluded) refuse(std::string("a table row after the test's footer: ") + kInterleaved);
   const std::string why = read_row(w, columns_, log_.records);
   if (!why.empty()) ++file_.skipped[why];
 }
@@ -303,6 +322,13 @@ NcclTestsFile parse_nccl_tests_text(std::string_view text, const NcclTestsHints&
 }
 
 NcclTestsFile parse_nccl_tests(std::string_view text, const NcclTestsHints& hints) {
+  if (!valid_utf8(text)) {
+    std::size_t replaced = 0;
+    const std::string clean = utf8_replaced(text, &replaced);
+    NcclTestsFile f = parse_nccl_tests(clean, hints);
+    f.replaced_bytes = replaced;
+    return f;
+  }
   std::size_t i = 0;
   while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
   if (i < text.size() && text[i] == '{') return parse_nccl_tests_json(text, hints);

@@ -5,6 +5,7 @@
 // src/util.cu (writeDeviceReport, writeResultHeader, writeBenchmarkLine*, the json* writer).
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -42,10 +43,16 @@ struct NcclTestsLog {
 };
 
 // What a file gave: its tests and, per kind of line or row left out, how many (e.g. "table rows cut
-// short" -> 2). Rows are kept only when every field of both placements is a finite number in range.
+// short" -> 2). Rows are kept only when every field of both placements is a finite number in range (the
+// whole word: "22\0" is no number), and the type and reduction are names ([a-z0-9_], as nccl-tests prints).
 struct NcclTestsFile {
   std::vector<NcclTestsLog> logs;
   std::map<std::string, int> skipped;
+  // Why the file as a whole cannot be imported ("" when it can): two runs interleaved in one text log
+  // (a second footer, or rows after the footer: its rows cannot be told apart), a -J schema version
+  // other than 1-3, a config value out of range. Callers refuse the file with it (exit status 2).
+  std::string refused;
+  std::size_t replaced_bytes = 0;  // bytes that were not UTF-8, read as U+FFFD (host and model names)
 };
 
 // Hints for logs that do not say everything: the op (text before 2.17.4 never names its binary) and the
@@ -71,7 +78,8 @@ struct NcclTestsHints {
 // Parses `-J` JSON; a file cut short keeps every result object that was complete.
 [[nodiscard]] NcclTestsFile parse_nccl_tests_json(std::string_view text, const NcclTestsHints& hints);
 
-// Either, by content (a JSON object opening the file is `-J` output).
+// Either, by content (a JSON object opening the file is `-J` output). Bytes that are not UTF-8 are read
+// as U+FFFD and counted in replaced_bytes (JSON output holds UTF-8 only).
 [[nodiscard]] NcclTestsFile parse_nccl_tests(std::string_view text, const NcclTestsHints& hints);
 
 // One file as read, for the results file.

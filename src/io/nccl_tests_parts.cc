@@ -75,6 +75,14 @@ void place_ranks(NcclTestsLog& log) {
 
 }  // namespace
 
+bool nccl_tests_name(const std::string& s) {
+  if (s.empty() || s.size() > 16) return false;
+  for (const char c : s) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  }
+  return true;
+}
+
 void finish_log(NcclTestsLog& log, const NcclTestsHints& hints, std::map<std::string, int>& skipped) {
   if (!hints.op.empty() && nccl_tests_op(hints.op) != hints.op) {
     throw UsageError("--op " + hints.op + ": not an nccl-tests op (all_reduce, all_gather, broadcast, " +

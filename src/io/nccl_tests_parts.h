@@ -14,6 +14,10 @@ namespace pipebench {
 // 2708 -> "2.7.8" (major*1000 + minor*100 + patch before).
 [[nodiscard]] std::string nccl_version_text(long code);
 
+// True for a type or reduction name as nccl-tests prints it ("float", "bfloat16", "sum", "none"): 1 to 16
+// of [a-z0-9_]. Anything else in those columns is not nccl-tests output and is never copied into records.
+[[nodiscard]] bool nccl_tests_name(const std::string& s);
+
 // Fills the op, rank count, ranks and groups of a test from its devices, header and the hints, and
 // copies them into every record. A test whose op or rank count stays unknown loses its rows, counted
 // in `skipped`. Throws UsageError for a hint op nccl-tests does not have.

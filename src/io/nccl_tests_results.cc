@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/error.h"
 #include "core/version.h"
 #include "io/nccl_tests_log.h"
 #include "io/results_io.h"
@@ -111,6 +112,7 @@ std::optional<json> nccl_tests_results_of(const std::string& path, std::string_v
   NcclTestsHints hints;
   hints.file_name = std::filesystem::path(path).filename().string();
   NcclTestsImport imp{path, parse_nccl_tests(text, hints)};
+  if (!imp.file.refused.empty()) throw UsageError(path + ": " + imp.file.refused);
   std::size_t records = 0;
   for (const auto& log : imp.file.logs) records += log.records.size();
   if (records == 0) return std::nullopt;

@@ -9,6 +9,7 @@
 
 #include "io/json_fields.h"
 #include "io/provenance_io.h"
+#include "megatron/layout.h"
 
 namespace pipebench {
 
@@ -30,29 +31,40 @@ PredictedSchedule summary_of(const SchedulePrediction& s) {
   return out;
 }
 
+// Times and ratios of a prediction: finite and >= 0, below what the simulator can produce (2097152 tasks
+// of at most 1e6 ms each, README "Limits").
+constexpr double kMaxIterationMs = 1e13;
+
 PredictedSchedule read_schedule(const JsonFields& f, const json& sj, const std::string& path) {
   if (!sj.is_object()) f.fail(path, "is not an object");
   PredictedSchedule s;
   s.name = f.get_string(sj, path, "name");
   s.reference = f.get_bool(sj, path, "reference");
   s.v = f.get_int(sj, path, "v");
+  if (s.v < 1 || s.v > kMaxLayers) f.fail(path + ".v", "is " + std::to_string(s.v) + ", outside [1, 4096]");
   s.overlap_p2p = f.get_bool(sj, path, "overlap_p2p");
-  s.iteration_ms = f.get_double(sj, path, "iteration_ms");
-  s.speedup_vs_1f1b = f.get_double(sj, path, "speedup_vs_1f1b");
-  s.bubble_ideal = f.get_double(sj, path, "bubble_ideal");
-  s.bubble_sim = f.get_double(sj, path, "bubble_sim");
+  s.iteration_ms = f.get_double_in(sj, path, "iteration_ms", 0, kMaxIterationMs);
+  s.speedup_vs_1f1b = f.get_double_in(sj, path, "speedup_vs_1f1b", 0, kMaxIterationMs);
+  s.bubble_ideal = f.get_double_in(sj, path, "bubble_ideal", 0, kMaxIterationMs);
+  s.bubble_sim = f.get_double_in(sj, path, "bubble_sim", 0, kMaxIterationMs);
   if (sj.contains("dominant_cost")) {
     const std::string dp = JsonFields::join(path, "dominant_cost");
     const json& d = f.object(sj, path, "dominant_cost");
     s.dominant = {f.get_string(d, dp, "what"), f.get_double(d, dp, "ms"), f.get_double(d, dp, "share")};
-    if (s.dominant.ms < 0 || s.dominant.share < 0 || s.dominant.share > 1) f.fail(dp, "ms or share out of range");
+    if (!(s.dominant.ms >= 0 && s.dominant.ms <= kMaxIterationMs && s.dominant.share >= 0 && s.dominant.share <= 1))
+      f.fail(dp, "ms or share out of range");
   }
   const json& ranks = f.array(sj, path, "ranks");
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const std::string rp = JsonFields::item(path + ".ranks", i);
-    s.ranks.push_back({f.get_int(ranks[i], rp, "rank"), f.get_double(ranks[i], rp, "compute_ms"),
-                       f.get_double(ranks[i], rp, "exposed_comm_ms"), f.get_double(ranks[i], rp, "idle_ms"),
-                       f.get_double(ranks[i], rp, "nccl_share"), f.get_i64(ranks[i], rp, "p2p_bytes")});
+    const std::int64_t p2p_bytes = f.get_i64(ranks[i], rp, "p2p_bytes");
+    if (p2p_bytes < 0) f.fail(rp + ".p2p_bytes", "is negative");
+    const int rank = f.get_int(ranks[i], rp, "rank");
+    if (rank < 0 || rank >= kMaxWorldSize) f.fail(rp + ".rank", "is " + std::to_string(rank) + ", not a rank");
+    s.ranks.push_back({rank, f.get_double_in(ranks[i], rp, "compute_ms", 0, kMaxIterationMs),
+                       f.get_double_in(ranks[i], rp, "exposed_comm_ms", 0, kMaxIterationMs),
+                       f.get_double_in(ranks[i], rp, "idle_ms", 0, kMaxIterationMs),
+                       f.get_double_in(ranks[i], rp, "nccl_share", 0, 1), p2p_bytes});
   }
   return s;
 }
@@ -131,8 +143,8 @@ PredictionFile prediction_from_json(const json& j, const std::string& where) {
   p.cost_sources = f.get_strings(j, "", "cost_source");
   const json& compute = f.object(j, "", "compute");
   p.compute_source = f.get_string(compute, "compute", "source");
-  p.fwd_ms_per_layer = f.get_double(compute, "compute", "fwd_ms_per_layer");
-  p.bwd_ms_per_layer = f.get_double(compute, "compute", "bwd_ms_per_layer");
+  p.fwd_ms_per_layer = f.get_double_in(compute, "compute", "fwd_ms_per_layer", 0, kMaxIterationMs);
+  p.bwd_ms_per_layer = f.get_double_in(compute, "compute", "bwd_ms_per_layer", 0, kMaxIterationMs);
   const json& schedules = f.array(j, "", "schedules");
   for (std::size_t i = 0; i < schedules.size(); ++i) {
     p.schedules.push_back(read_schedule(f, schedules[i], JsonFields::item("schedules", i)));
@@ -159,7 +171,8 @@ PredictionFile prediction_from_json(const json& j, const std::string& where) {
     if (value.is_null()) {
       p.break_even_gbps.emplace_back(v, std::nullopt);
     } else {
-      p.break_even_gbps.emplace_back(v, f.get_double(f.object(j, "", "break_even_gbps"), "break_even_gbps", key));
+      p.break_even_gbps.emplace_back(
+          v, f.get_double_in(f.object(j, "", "break_even_gbps"), "break_even_gbps", key, 0, kMaxIterationMs));
     }
   }
   p.notes = f.get_strings(j, "", "notes");

@@ -21,6 +21,9 @@ std::optional<double> read_optional(const nlohmann::json& j, const char* key) {
   return j.at(key).get<double>();
 }
 
+// The world sizes a plan may have (megatron/layout.h's kMaxWorldSize).
+constexpr int kMaxReplayWorld = 1 << 20;
+
 double finite(const nlohmann::json& j, const char* key, const std::string& what) {
   const double v = j.at(key).get<double>();
   if (!std::isfinite(v) || v < 0) throw UsageError(what + ": " + key + " must be a finite number >= 0");
@@ -81,15 +84,23 @@ ReplayResult replay_from_json(const nlohmann::json& j, const std::string& what) 
   try {
     ReplayResult r;
     r.world = j.at("world").get<int>();
+    if (r.world < 1 || r.world > kMaxReplayWorld) {
+      throw UsageError(what + ": world " + std::to_string(r.world) + " is outside [1, " +
+                       std::to_string(kMaxReplayWorld) + "]");
+    }
     r.backend = j.at("backend").get<std::string>();
     r.compute = j.at("compute").get<std::string>();
     r.iterations = j.at("iterations").get<int>();
+    if (r.iterations < 1) throw UsageError(what + ": iterations " + std::to_string(r.iterations) + " is below 1");
     for (const auto& s : j.at("schedules")) {
       ScheduleReplay out;
       out.name = s.at("name").get<std::string>();
       out.v = s.at("v").get<int>();
       out.reference = s.value("reference", false);
       out.iteration_ms = s.value("iterations_ms", std::vector<double>{});
+      for (const double ms : out.iteration_ms) {
+        if (!std::isfinite(ms) || ms < 0) throw UsageError(what + ": iterations_ms must be finite numbers >= 0");
+      }
       out.median_ms = finite(s, "measured_iteration_ms", what);
       out.min_ms = finite(s, "measured_min_ms", what);
       out.max_ms = finite(s, "measured_max_ms", what);

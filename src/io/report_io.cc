@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "core/environment.h"
 #include "core/version.h"
 #include "io/provenance_io.h"
 
@@ -34,7 +35,7 @@ nlohmann::json inputs_json(const ReportInputs& in) {
                  const std::string& command_line) {
     nlohmann::json e = {{"kind", kind}, {"path", path}};
     if (!host.empty()) e["host"] = host;
-    if (!command_line.empty()) e["command_line"] = command_line;
+    if (!command_line.empty()) e["command_line"] = redacted_value(command_line);  // as in report.html
     j.push_back(std::move(e));
   };
   for (const auto& r : in.results) add("results", r.path, r.host, r.command_line);

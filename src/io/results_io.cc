@@ -3,6 +3,7 @@
 #include "io/results_io.h"
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -17,10 +18,23 @@ using nlohmann::json;
 
 namespace {
 
+// An integer 0 .. 2^63-1: a larger one (2^64 arrives as a double) would wrap when converted.
 std::uint64_t size_field(const JsonFields& f, const json& j, const std::string& path, const std::string& key) {
   const json& v = f.at(j, path, key);
-  if (!v.is_number() || v.get<double>() < 0) f.fail(JsonFields::join(path, key), "is not a size in bytes");
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > (std::uint64_t{1} << 63) - 1) ||
+      (!v.is_number_unsigned() && v.get<std::int64_t>() < 0)) {
+    f.fail(JsonFields::join(path, key), "is not a size in bytes");
+  }
   return v.get<std::uint64_t>();
+}
+
+int int_field(const JsonFields& f, const json& j, const std::string& path, const std::string& key, int lo, int hi) {
+  const int v = f.get_int(j, path, key);
+  if (v < lo || v > hi) {
+    f.fail(JsonFields::join(path, key),
+           "is " + std::to_string(v) + ", outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
+  return v;
 }
 
 double finite_field(const JsonFields& f, const json& j, const std::string& path, const std::string& key) {
@@ -32,7 +46,7 @@ double finite_field(const JsonFields& f, const json& j, const std::string& path,
 void read_stats(const JsonFields& f, const json& j, const std::string& path, Stats& s) {
   const json& st = f.object(j, path, "stats");
   const std::string p = JsonFields::join(path, "stats");
-  if (st.contains("samples")) s.samples = f.get_int(st, p, "samples");
+  if (st.contains("samples")) s.samples = int_field(f, st, p, "samples", 0, std::numeric_limits<int>::max());
   const std::pair<const char*, double Stats::*> fields[] = {
       {"min_us", &Stats::min_us}, {"median_us", &Stats::median_us}, {"mean_us", &Stats::mean_us},
       {"p95_us", &Stats::p95_us}, {"max_us", &Stats::max_us},       {"stddev_us", &Stats::stddev_us}};
@@ -44,17 +58,20 @@ void read_stats(const JsonFields& f, const json& j, const std::string& path, Sta
 // Optional fields keep their defaults when absent, and must have their type when present.
 void read_optional(const JsonFields& f, const json& j, const std::string& path, ResultRecord& r) {
   if (j.contains("backend")) r.backend = f.get_string(j, path, "backend");
-  if (j.contains("nranks")) r.nranks = f.get_int(j, path, "nranks");
+  if (j.contains("nranks")) r.nranks = int_field(f, j, path, "nranks", 1, kMaxRecordRanks);
   if (j.contains("dtype")) r.dtype = f.get_string(j, path, "dtype");
   if (j.contains("redop")) r.redop = f.get_string(j, path, "redop");
-  if (j.contains("root")) r.root = f.get_int(j, path, "root");
+  if (j.contains("root")) r.root = int_field(f, j, path, "root", -1, kMaxRecordRanks - 1);
   if (j.contains("count")) r.count = size_field(f, j, path, "count");
   if (j.contains("in_place")) r.in_place = f.get_bool(j, path, "in_place");
-  if (j.contains("algbw_gbps")) r.algbw_gbps = f.get_double(j, path, "algbw_gbps");
-  if (j.contains("busbw_gbps")) r.busbw_gbps = f.get_double(j, path, "busbw_gbps");
-  if (j.contains("wrong") && !j["wrong"].is_null()) r.wrong = f.get_i64(j, path, "wrong");
-  if (j.contains("ops_per_batch")) r.ops_per_batch = f.get_int(j, path, "ops_per_batch");
-  if (j.contains("warmup")) r.warmup = f.get_int(j, path, "warmup");
+  if (j.contains("algbw_gbps")) r.algbw_gbps = finite_field(f, j, path, "algbw_gbps");
+  if (j.contains("busbw_gbps")) r.busbw_gbps = finite_field(f, j, path, "busbw_gbps");
+  if (j.contains("wrong") && !j["wrong"].is_null()) {
+    r.wrong = f.get_i64(j, path, "wrong");
+    if (r.wrong < 0) f.fail(JsonFields::join(path, "wrong"), "is negative (null is written for a point not checked)");
+  }
+  if (j.contains("ops_per_batch")) r.ops_per_batch = int_field(f, j, path, "ops_per_batch", 0, 1 << 30);
+  if (j.contains("warmup")) r.warmup = int_field(f, j, path, "warmup", 0, 1 << 30);
   if (j.contains("graph")) r.graph = f.get_bool(j, path, "graph");
   if (j.contains("class") && !j["class"].is_null()) r.link_class = f.get_string(j, path, "class");
   if (j.contains("path_min_gbps") && !j["path_min_gbps"].is_null()) {
@@ -150,7 +167,7 @@ ResultRecord record_from_json(const json& j, const std::string& where) {
   r.op = f.get_string(j, "", "op");
   r.ranks = f.get_ints(j, "", "ranks");
   r.size_bytes = size_field(f, j, "", "size_bytes");
-  r.time_us = f.get_double(j, "", "time_us");
+  r.time_us = finite_field(f, j, "", "time_us");
   read_optional(f, j, "", r);
   return r;
 }

@@ -56,7 +56,12 @@ struct ResultSet {
   std::vector<ResultRecord> records;
 };
 
-// One record; `where` names it in messages. op, ranks, size_bytes and time_us are required.
+// The most ranks a record may name (nranks 1 to this, root -1 to this - 1); megatron/layout.h's world limit.
+inline constexpr int kMaxRecordRanks = 1 << 20;
+
+// One record; `where` names it in messages. op, ranks, size_bytes and time_us are required. Every number
+// is checked against its range, naming the field: sizes are integers 0 to 2^63-1, times and bandwidths
+// finite and >= 0, nranks >= 1, wrong >= 0 or null (not checked).
 [[nodiscard]] ResultRecord record_from_json(const nlohmann::json& j, const std::string& where);
 
 // Throws UsageError "<where>: not a pipebench.results/1 file" for another schema, and one naming the

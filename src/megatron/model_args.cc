@@ -13,6 +13,7 @@
 
 #include "cli/number_checks.h"
 #include "core/checked_math.h"
+#include "core/command_line.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/suggest.h"
@@ -341,14 +342,15 @@ void add_training_options(CLI::App& app, MegatronArgs& a, RawArgs& r) {
 
 // Extras: an argument Megatron-LM main accepts (megatron_argument_names.h) that pipebench does not bind
 // has no effect on communication and is listed as ignored, or changes it and gets a note (not_modelled);
-// a name Megatron would reject is an error naming the nearest one.
+// a name Megatron would reject is an error naming the nearest one. The lists are written to plans and
+// warnings, so credentials in them are redacted like the command line's.
 void sort_extras(const std::vector<std::string>& extras, MegatronArgs& a) {
   const std::vector<std::string_view> megatron = megatron_argument_names();
   for (std::size_t i = 0; i < extras.size(); ++i) {
     const std::string& name = extras[i];
-    std::string item = name;
+    std::vector<std::string> words{name};
     if (name.rfind("--", 0) == 0 && i + 1 < extras.size() && extras[i + 1].rfind("--", 0) != 0)
-      item += " " + extras[++i];
+      words.push_back(extras[++i]);
     const std::string bare = name.substr(0, name.find('='));
     if (!std::binary_search(megatron.begin(), megatron.end(), std::string_view(bare))) {
       std::vector<std::string> known(megatron.begin(), megatron.end());
@@ -358,9 +360,9 @@ void sort_extras(const std::vector<std::string>& extras, MegatronArgs& a) {
                        std::string(kMegatronArgumentsCommit).substr(0, 12) + ")");
     }
     if (const auto why = not_modelled().find(bare); why != not_modelled().end())
-      a.notes.push_back(item + " is not modelled: " + why->second);
+      a.notes.push_back(redacted_arguments(words) + " is not modelled: " + why->second);
     else
-      a.ignored.push_back(item);
+      a.ignored.push_back(redacted_arguments(words));
   }
 }
 

@@ -10,15 +10,17 @@ namespace pipebench {
 namespace {
 
 // System fonts only, so that nothing is fetched; the print rules keep tables and plots whole on a page
-// and drop the screen's background colours.
+// and drop the screen's background colours. `overflow-wrap: anywhere` lets a long unbreakable value (a host
+// name, a command line) wrap inside its cell, so it cannot widen a table past the page (CSS Text 3, 5.5:
+// unlike break-word, anywhere also lowers the cell's min-content width, which auto table layout uses).
 constexpr const char* kCss = R"(
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; margin: 24px auto; padding: 0 16px;
-       max-width: 1100px; color: #1b1b1b; background: #fafafa; line-height: 1.4; }
+       max-width: 1100px; color: #1b1b1b; background: #fafafa; line-height: 1.4; overflow-wrap: anywhere; }
 h1 { font-size: 1.6em; border-bottom: 2px solid #333; padding-bottom: 4px; }
 h2 { font-size: 1.3em; margin-top: 1.6em; border-bottom: 1px solid #bbb; }
 h3 { font-size: 1.05em; margin-top: 1.2em; }
-table { border-collapse: collapse; margin: 8px 0; font-size: 0.85em; background: #fff; }
-th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: left; vertical-align: top; }
+table { border-collapse: collapse; margin: 8px 0; font-size: 0.85em; background: #fff; max-width: 100%; }
+th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
 th { background: #eceff3; }
 tr.fail td { background: #fde2e1; }
 tr.warn td { background: #fff4cc; }

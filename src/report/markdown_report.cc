@@ -1,24 +1,61 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/markdown_report.h"
 
+#include <cctype>
 #include <sstream>
 
 namespace pipebench {
 
 namespace {
 
-// A table cell: pipes escaped and newlines flattened (GitHub-flavoured Markdown tables, §4.10).
-std::string cell(const std::string& text) {
+// Text of any block as literal Markdown: the document holds plain text, and much of it comes from input
+// files (host names, command lines, rule and op names), so none of it may become markup. CommonMark
+// (0.30, section 2.4) lets every ASCII punctuation character be backslash-escaped; `<`, `>` and `&` are
+// written as entities (section 2.5) because Python-Markdown does not honour `\<`. Newlines are flattened, so
+// input text never starts a line; where the text itself starts a line (a paragraph, a list item's text) a
+// leading `-`, `+`, `=` or `N.`/`N)` would still start a list or an underline, so it is escaped too. In a table cell
+// `|` is escaped (GitHub-flavoured Markdown, section 4.10).
+// An underscore between two letters or digits opens no emphasis (CommonMark 6.2, left- and right-flanking
+// runs; Python-Markdown alike), so names like all_reduce stay as they are.
+bool intraword(const std::string& text, std::size_t k) {
+  const auto alnum = [&](std::size_t i) {
+    return i < text.size() && std::isalnum(static_cast<unsigned char>(text[i]));
+  };
+  return k > 0 && alnum(k - 1) && alnum(k + 1);
+}
+
+std::string md(const std::string& text, bool starts_line = false) {
   std::string out;
-  for (const char c : text) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
+  out.reserve(text.size());
+  std::size_t i = 0;
+  for (; i < text.size() && text[i] == ' '; ++i) {
+  }
+  const std::size_t digits_end = text.find_first_not_of("0123456789", i);
+  for (std::size_t k = i; k < text.size(); ++k) {
+    const char c = text[k];
+    const bool list_start = starts_line && ((k == i && (c == '-' || c == '+' || c == '=')) ||
+                                            (k == digits_end && k > i && (c == '.' || c == ')')));
+    if (c == '<') {
+      out += "&lt;";
+    } else if (c == '>') {
+      out += "&gt;";
+    } else if (c == '&') {
+      out += "&amp;";
+    } else if (c == '\n' || c == '\r' || c == '\t') {
       out += ' ';
+    } else if (list_start || std::string("\\`*[]#|~").find(c) != std::string::npos ||
+               (c == '_' && !intraword(text, k))) {
+      out += '\\';
+      out += c;
     } else {
       out += c;
     }
   }
+  return out;
+}
+
+std::string cell(const std::string& text) {
+  const std::string out = md(text);
   return out.empty() ? " " : out;
 }
 
@@ -50,27 +87,27 @@ std::string plot_file(const ReportDocument& doc, std::size_t plot) {
 
 std::string render_markdown(const ReportDocument& doc) {
   std::ostringstream out;
-  out << "# " << doc.title << "\n\n";
+  out << "# " << md(doc.title) << "\n\n";
   for (const auto& b : doc.blocks) {
     switch (b.kind) {
       case Block::Kind::kHeading:
-        out << std::string(static_cast<std::size_t>(b.level), '#') << ' ' << b.text << "\n\n";
+        out << std::string(static_cast<std::size_t>(b.level), '#') << ' ' << md(b.text) << "\n\n";
         break;
       case Block::Kind::kParagraph:
-        out << (b.css_class == "note" ? "_" + b.text + "_" : b.text) << "\n\n";
+        out << (b.css_class == "note" ? "_" + md(b.text) + "_" : md(b.text, true)) << "\n\n";
         break;
       case Block::Kind::kList:
-        for (const auto& item : b.items) out << "- " << item << '\n';
+        for (const auto& item : b.items) out << "- " << md(item, true) << '\n';
         out << '\n';
         break;
       case Block::Kind::kTable:
         render_table(out, b);
         break;
       case Block::Kind::kPlot:
-        out << "![" << doc.plots.at(b.plot).title << "](" << plot_file(doc, b.plot) << ")\n\n";
+        out << "![" << md(doc.plots.at(b.plot).title) << "](" << plot_file(doc, b.plot) << ")\n\n";
         break;
       case Block::Kind::kVerdict:
-        out << "> **" << b.text << "**\n\n";
+        out << "> **" << md(b.text) << "**\n\n";
         break;
     }
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The report as GitHub-flavoured Markdown: tables as pipe tables, each plot as an image link to its SVG
-// file written beside report.md (`plot_file` names it).
+// file written beside report.md (`plot_file` names it). Every text is escaped: nothing from an input
+// becomes Markdown or HTML, and no input text starts a line.
 #pragma once
 
 #include <string>

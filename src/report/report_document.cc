@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "core/environment.h"
 #include "core/units.h"
 #include "core/version.h"
 #include "report/block_builder.h"
@@ -52,12 +53,13 @@ void add_header(BlockBuilder& b, const ReportInputs& in) {
                      {"MPI", joined(mpi)},
                      {"pipebench", kToolVersion},
                      {"measured (UTC)", dates.empty() ? "unknown" : *dates.begin() + " .. " + *dates.rbegin()}});
-  // Every input with the command line that wrote it ("-" for files from before it was recorded).
+  // Every input with the command line that wrote it ("-" for files from before it was recorded); URL
+  // passwords and token=... values are redacted again for files written before they were.
   std::vector<std::vector<std::string>> rows;
   auto row = [&](const char* kind, const std::string& path, const std::string& host, const std::string& created,
                  const std::string& version, const std::string& command) {
     rows.push_back({kind, path, host.empty() ? "-" : host, created.empty() ? "-" : created,
-                    version.empty() ? "-" : version, command.empty() ? "-" : command});
+                    version.empty() ? "-" : version, command.empty() ? "-" : redacted_value(command)});
   };
   for (const auto& r : in.results) row("results", r.path, r.host, r.created_utc, r.tool_version, r.command_line);
   for (const auto& r : in.baseline) row("baseline", r.path, r.host, r.created_utc, r.tool_version, r.command_line);

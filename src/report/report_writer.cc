@@ -51,7 +51,8 @@ int write_report(const ReportInputs& inputs, const std::vector<Rule>& rules, con
   std::vector<std::pair<std::string, std::string>> writes = {
       {base + ".html", render_html(doc)},
       {base + ".md", render_markdown(doc)},
-      {base + ".json", report_to_json(inputs, outcome).dump(1) + "\n"}};
+      {base + ".json",
+       report_to_json(inputs, outcome).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"}};
   for (std::size_t i = 0; i < doc.plots.size(); ++i)
     writes.emplace_back(dir + "/" + plot_file(doc, i), doc.plots[i].svg);
   for (const auto& [path, text] : writes) check_output(path);  // all checked before any is written

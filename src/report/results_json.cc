@@ -57,7 +57,7 @@ void ResultsJson::close_fd() {
 void ResultsJson::write_whole(bool with_reserve) {
   close_fd();
   if (!with_reserve) {
-    const std::string text = doc_.dump(2) + "\n";
+    const std::string text = doc_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     write_file_atomically(path_, text);
     bytes_written_ += static_cast<std::int64_t>(text.size());
     ++whole_writes_;
@@ -66,7 +66,7 @@ void ResultsJson::write_whole(bool with_reserve) {
   }
   nlohmann::json records = std::move(doc_["records"]);
   doc_["records"] = nlohmann::json::array();
-  const std::string shell = doc_.dump(2) + "\n";
+  const std::string shell = doc_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   doc_["records"] = std::move(records);
   const std::size_t at = shell.find(kRecordsKey);
   if (at == std::string::npos) throw Error(path_ + ": internal error: no records array in the results file");
@@ -116,7 +116,8 @@ bool ResultsJson::append_in_place(const std::string& chunk) {
 void ResultsJson::add(const ResultRecord& r) {
   if (!is_measurement(r)) return;  // --split: the groups' own records are kept, not the row over all
   nlohmann::json j = record_to_json(r);
-  const std::string chunk = (doc_["records"].empty() ? "\n    " : ",\n    ") + j.dump();
+  const std::string chunk = (doc_["records"].empty() ? "\n    " : ",\n    ") +
+                            j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   doc_["records"].push_back(std::move(j));
   records_text_ += chunk;
   if (compact_ || !append_in_place(chunk)) write_whole(true);

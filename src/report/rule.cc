@@ -7,12 +7,10 @@
 #include <set>
 #include <sstream>
 
-#if PB_HAVE_YAMLCPP
-#include <yaml-cpp/yaml.h>
-#endif
-
 #include "core/error.h"
+#include "core/file_io.h"
 #include "core/units.h"
+#include "report/rules_yaml.h"
 
 namespace pipebench {
 
@@ -144,37 +142,6 @@ Rule parse_rule(const nlohmann::json& j, const std::string& where) {
   return r;
 }
 
-#if PB_HAVE_YAMLCPP
-// YAML to JSON: mappings, sequences, and scalars typed as YAML 1.2's core schema would (bool, number,
-// else string; a quoted scalar stays a string).
-nlohmann::json yaml_to_json(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Map: {
-      nlohmann::json out = nlohmann::json::object();
-      for (const auto& kv : n) out[kv.first.as<std::string>()] = yaml_to_json(kv.second);
-      return out;
-    }
-    case YAML::NodeType::Sequence: {
-      nlohmann::json out = nlohmann::json::array();
-      for (const auto& item : n) out.push_back(yaml_to_json(item));
-      return out;
-    }
-    case YAML::NodeType::Scalar: {
-      if (n.Tag() == "!") return n.Scalar();  // quoted
-      bool b = false;
-      if (YAML::convert<bool>::decode(n, b)) return b;
-      std::int64_t i = 0;
-      if (YAML::convert<std::int64_t>::decode(n, i)) return i;
-      double d = 0;
-      if (YAML::convert<double>::decode(n, d)) return d;
-      return n.Scalar();
-    }
-    default:
-      return nullptr;
-  }
-}
-#endif
-
 }  // namespace
 
 std::vector<Rule> default_rules() {
@@ -198,6 +165,11 @@ std::vector<Rule> parse_rules(const nlohmann::json& doc, const std::string& file
     list = &doc.at("rules");
   }
   if (!list->is_array()) throw UsageError(file + ": \"rules\" must be a list of rules");
+  if (list->empty()) throw UsageError(file + ": the list of rules is empty (it would pass any input)");
+  if (list->size() > kMaxRules) {
+    throw UsageError(file + ": " + std::to_string(list->size()) + " rules, more than the limit of " +
+                     std::to_string(kMaxRules));
+  }
   std::vector<Rule> rules;
   std::set<std::string> names;
   for (std::size_t i = 0; i < list->size(); ++i) {
@@ -211,23 +183,22 @@ std::vector<Rule> parse_rules(const nlohmann::json& doc, const std::string& file
 
 std::vector<Rule> read_rules_file(const std::string& file) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) throw UsageError("--rules " + file + ": not a regular file");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw UsageError("--rules " + file + ": cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-#if PB_HAVE_YAMLCPP
-  YAML::Node root;
-  try {
-    root = YAML::Load(text.str());
-  } catch (const YAML::Exception& e) {
-    throw UsageError("--rules " + file + ": line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  if (!std::filesystem::exists(std::filesystem::symlink_status(file, ec))) {
+    throw UsageError("--rules " + file + ": does not exist");
   }
-  return parse_rules(yaml_to_json(root), file);
+  if (!std::filesystem::is_regular_file(file, ec)) throw UsageError("--rules " + file + ": not a regular file");
+  if (std::filesystem::file_size(file, ec) > kMaxRulesFileBytes) {
+    throw UsageError("--rules " + file + ": larger than " + std::to_string(kMaxRulesFileBytes >> 10) +
+                     " KiB (a rules file lists at most " + std::to_string(kMaxRules) + " rules)");
+  }
+  const std::string text = read_input_file("--rules", file);  // a regular file only
+  if (text.size() > kMaxRulesFileBytes) throw UsageError("--rules " + file + ": grew while it was read");
+#if PB_HAVE_YAMLCPP
+  return parse_rules(rules_yaml_to_json(text, file), file);  // YAML reads JSON too
 #else
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(text.str());
+    doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw UsageError("--rules " + file + ": not JSON (" + std::string(e.what()) +
                      "); YAML rules need pipebench built with yaml-cpp");

@@ -4,6 +4,7 @@
 // YAML through yaml-cpp where it was found at build time, JSON always (nlohmann-json; YAML reads JSON).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -15,6 +16,9 @@
 #include "report/report_model.h"
 
 namespace pipebench {
+
+inline constexpr std::size_t kMaxRules = 1000;                // rules in one file
+inline constexpr std::uint64_t kMaxRulesFileBytes = 1 << 20;  // a rules file's size
 
 enum class Comparison { kAtLeast, kAtMost, kBaselineWithinPct, kMadOutlierK };
 
@@ -36,10 +40,12 @@ struct Rule {
 // p95/median <= 1.2 (warn).
 [[nodiscard]] std::vector<Rule> default_rules();
 
-// `{"rules": [...]}` or a bare list. Throws UsageError "FILE: rule #N 'NAME': ..." naming the fault.
+// `{"rules": [...]}` or a bare list of 1 to kMaxRules rules. Throws UsageError "FILE: rule #N 'NAME': ..."
+// naming the fault.
 [[nodiscard]] std::vector<Rule> parse_rules(const nlohmann::json& doc, const std::string& file);
 
-// Reads a rules file (YAML or JSON). Throws UsageError naming the file (and line for YAML syntax).
+// Reads a rules file (YAML or JSON) of at most kMaxRulesFileBytes under report/rules_yaml.h's limits.
+// Throws UsageError naming the file (and the line for YAML).
 [[nodiscard]] std::vector<Rule> read_rules_file(const std::string& file);
 
 }  // namespace pipebench

@@ -5,10 +5,12 @@
 #include "trace/nsys_reader.h"
 
 #include "core/error.h"
+#include "core/utf8.h"
 
 #if PB_HAVE_SQLITE
 
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,6 +38,14 @@ struct KernelName {
   std::optional<TraceDType> dtype;
 };
 
+// True when every column given holds an integer (not NULL, REAL, TEXT or BLOB).
+bool integers(const SqliteStatement& st, std::initializer_list<int> cols) {
+  for (const int c : cols) {
+    if (!st.is_integer(c)) return false;
+  }
+  return true;
+}
+
 // StringIds lookups, one indexed query per distinct id (id is the primary key); kernel names repeat,
 // so the cache stays as small as the set of distinct names.
 class NameCache {
@@ -49,7 +59,7 @@ class NameCache {
     std::optional<KernelName> entry;
     if (lookup_.step() && !lookup_.is_null(0)) {
       KernelName k;
-      k.name = std::string(lookup_.text(0));
+      k.name = utf8_replaced(lookup_.text(0));  // JSON output holds UTF-8 only
       k.comm = is_nccl_kernel(k.name);
       k.dtype = nccl_kernel_dtype(k.name);
       entry = std::move(k);
@@ -159,6 +169,10 @@ class NsysReader {
       if (options_.progress && ++done % 65536 == 0) options_.progress("kernel row", std::min(done, total), total);
       if (st.is_null(0) || st.is_null(1) || st.is_null(2) || st.is_null(3) || st.is_null(4)) {
         profile_.skip("kernel row with NULL start, end, deviceId, streamId or " + name);
+        continue;
+      }
+      if (!integers(st, {0, 1, 2, 3})) {
+        profile_.skip("kernel row with a start, end, deviceId or streamId that is not an integer");
         continue;
       }
       const KernelName* k = names_->get(st.int64(4));
@@ -311,12 +325,16 @@ class NsysReader {
         profile_.skip("NVTX range text id not in StringIds");
         continue;
       }
+      if (!integers(st, {0, 1, 2})) {
+        profile_.skip("NVTX range with a thread, start or end that is not an integer");
+        continue;
+      }
       if (st.int64(2) < st.int64(1) || st.int64(1) < 0) {
         profile_.skip("NVTX range with end before start, or a negative start");
         continue;
       }
-      range_ = SweepRange{st.int64(0), st.int64(1), st.int64(2), std::string(st.text(3)),
-                          st.is_null(4) ? std::string() : std::string(st.text(4))};
+      range_ = SweepRange{st.int64(0), st.int64(1), st.int64(2), utf8_replaced(st.text(3)),
+                          st.is_null(4) ? std::string() : utf8_replaced(st.text(4))};
       return true;
     }
     return false;
@@ -324,6 +342,7 @@ class NsysReader {
 
   const KernelName* launch_name(SqliteStatement& st) {
     if (st.is_null(2) || st.is_null(3) || st.is_null(4) || st.is_null(5) || st.is_null(6)) return nullptr;
+    if (!integers(st, {2, 3, 4, 5})) return nullptr;
     if (bad_kernel_row(st.int64(2), st.int64(3), st.int64(4))) return nullptr;
     return names_->get(st.int64(6));  // rows pass 1 skipped are skipped here too, not counted twice
   }
@@ -368,7 +387,7 @@ class NsysReader {
     if (memory.empty()) return;
     auto st = db_.prepare(memory + " ORDER BY start");
     while (st.step()) {
-      if (st.is_null(0) || st.is_null(1) || st.is_null(2) || bad_kernel_row(st.int64(0), st.int64(1), st.int64(2))) {
+      if (!integers(st, {0, 1, 2}) || bad_kernel_row(st.int64(0), st.int64(1), st.int64(2))) {
         profile_.skip("memcpy/memset row with a NULL or unusable start, end or deviceId");
         continue;
       }
@@ -379,8 +398,7 @@ class NsysReader {
                            std::string(kKernelTable) + " UNION ALL SELECT start, \"end\", deviceId FROM (" + memory +
                            ")) ORDER BY start");
     while (all.step()) {
-      if (all.is_null(0) || all.is_null(1) || all.is_null(2) ||
-          bad_kernel_row(all.int64(0), all.int64(1), all.int64(2)))
+      if (!integers(all, {0, 1, 2}) || bad_kernel_row(all.int64(0), all.int64(1), all.int64(2)))
         continue;  // counted above
       builder_.active(static_cast<int>(all.int64(2)), all.int64(0), all.int64(1));
     }

@@ -35,6 +35,8 @@ void SqliteStatement::bind(int index, std::int64_t value) {
 
 bool SqliteStatement::is_null(int col) const { return sqlite3_column_type(stmt_.get(), col) == SQLITE_NULL; }
 
+bool SqliteStatement::is_integer(int col) const { return sqlite3_column_type(stmt_.get(), col) == SQLITE_INTEGER; }
+
 std::int64_t SqliteStatement::int64(int col) const { return sqlite3_column_int64(stmt_.get(), col); }
 
 std::string_view SqliteStatement::text(int col) const {

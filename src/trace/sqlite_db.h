@@ -33,6 +33,9 @@ class SqliteStatement {
   void reset();
   void bind(int index, std::int64_t value);  // 1-based, as sqlite3_bind_*
   [[nodiscard]] bool is_null(int col) const;
+  // SQLITE_INTEGER storage: a TEXT or BLOB value would read as 0 through int64() and sort after every
+  // number in ORDER BY (SQLite's datatype doc, 4.1), so time columns are read only when this holds.
+  [[nodiscard]] bool is_integer(int col) const;
   [[nodiscard]] std::int64_t int64(int col) const;
   [[nodiscard]] std::string_view text(int col) const;  // valid until the next step
 

@@ -29,6 +29,12 @@ TEST(CommandLine, RedactsTheValuesOfSensitiveFlagsAndVariables) {
   EXPECT_EQ(redacted_command_line({"pipebench", "--=x", "-", "--"}), "pipebench --=x - --");
 }
 
+TEST(CommandLine, RedactsCredentialsInsideValues) {
+  EXPECT_EQ(redacted_command_line({"pipebench", "run", "--", "--load", "s3://AKIA:SECRET@bucket/x"}),
+            "pipebench run -- --load 's3://<redacted>@bucket/x'");
+  EXPECT_EQ(redacted_arguments({"--data-path", "/d?a=1&key=K"}), "--data-path '/d?a=1&key=<redacted>'");
+}
+
 TEST(CommandLine, SplitsOpenMpisArgvAndTheEnvironmentRedactsIt) {
   EXPECT_EQ(split_words("  bench  -b 8 "), (std::vector<std::string>{"bench", "-b", "8"}));
   const auto env = allowed_environment({"OMPI_ARGV=--hf-token abc plan -- --num-layers 2"});

@@ -44,5 +44,28 @@ TEST(AllowedEnvironment, RedactsPasswordsCredentialsAndPerJobKeysByNamePattern) 
   EXPECT_EQ(env.at("OMPI_MCA_btl"), "self,vader");
 }
 
+// Values are inspected too: a hostile test found URL passwords and ?token= values recorded in clear.
+TEST(RedactedValue, HidesUrlPasswordsAndSensitiveNameValuePairs) {
+  EXPECT_EQ(redacted_value("s3://AKIA:SECRET@bucket/x"), "s3://<redacted>@bucket/x");
+  EXPECT_EQ(redacted_value("http://admin:pw@proxy.example:8080"), "http://<redacted>@proxy.example:8080");
+  EXPECT_EQ(redacted_value("see https://u@h/a and ftp://h/b"), "see https://<redacted>@h/a and ftp://h/b");
+  EXPECT_EQ(redacted_value("/cache/x?token=abc&n=1"), "/cache/x?token=<redacted>&n=1");
+  EXPECT_EQ(redacted_value("a;password=p;b=2,api_key=k"), "a;password=<redacted>;b=2,api_key=<redacted>");
+  EXPECT_EQ(redacted_value("--hf-token=x --tokenizer-type=GPT2"), "--hf-token=<redacted> --tokenizer-type=GPT2");
+  // Nothing sensitive: unchanged, also an '@' outside an authority and an empty value.
+  for (const char* same : {"self,vader", "mlx5_0:1", "user@host", "https://h/p@q", "token=", "x=1=2", ""}) {
+    EXPECT_EQ(redacted_value(same), same);
+  }
+}
+
+TEST(AllowedEnvironment, RedactsCredentialsInsideKeptValues) {
+  const auto env =
+      allowed_environment({"OMPI_MCA_pml_ucx_proxy=http://admin:SECRET1@proxy:8080",
+                           "NCCL_DEBUG_SUBSYS=https://u:SECRET2@x.example", "CUDA_CACHE_PATH=/x?token=S3"});
+  EXPECT_EQ(env.at("OMPI_MCA_pml_ucx_proxy"), "http://<redacted>@proxy:8080");
+  EXPECT_EQ(env.at("NCCL_DEBUG_SUBSYS"), "https://<redacted>@x.example");
+  EXPECT_EQ(env.at("CUDA_CACHE_PATH"), "/x?token=<redacted>");
+}
+
 }  // namespace
 }  // namespace pipebench

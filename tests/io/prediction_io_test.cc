@@ -68,5 +68,24 @@ TEST(PredictionIo, BadFilesAreNamedByFileAndField) {
   EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].dominant_cost\" ms or share out of range");
 }
 
+// Before: a negative iteration time, a share of 7.5 or a v of -3 were read as given (and drawn off the chart).
+TEST(PredictionIo, NumbersOutOfRangeAreNamed) {
+  json j = predicted();
+  j["schedules"][0]["iteration_ms"] = -5;
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].iteration_ms\" is -5, outside [0.0, 10000000000000.0]");
+  j = predicted();
+  j["schedules"][0]["ranks"][0]["nccl_share"] = 7.5;
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].ranks[0].nccl_share\" is 7.5, outside [0.0, 1.0]");
+  j = predicted();
+  j["schedules"][0]["v"] = -3;
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].v\" is -3, outside [1, 4096]");
+  j = predicted();
+  j["schedules"][0]["bubble_sim"] = -1;
+  EXPECT_NE(error_of(j).find("\"schedules[0].bubble_sim\" is -1"), std::string::npos);
+  j = predicted();
+  j["schedules"][0]["ranks"][0]["p2p_bytes"] = -1;
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].ranks[0].p2p_bytes\" is negative");
+}
+
 }  // namespace
 }  // namespace pipebench

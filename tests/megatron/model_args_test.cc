@@ -72,5 +72,16 @@ TEST(MegatronArgs, FlagsThatChangeMessagesAreParsedNotIgnored) {
   EXPECT_NE(error_of(std::string(kBase) + "--num-distributed-optimizer-instances 2").find("needs"), std::string::npos);
 }
 
+// The lists of ignored and unknown arguments are written to plan.json and the console: redacted like the
+// command line (the values of credential-like flags, URL passwords).
+TEST(MegatronArgs, IgnoredAndUnknownArgumentsHideCredentials) {
+  const auto a = parse_megatron_args(words(std::string(kBase) +
+                                           "--wandb-api-key S1 --hf_token=S2 --password S3 --load s3://A:S4@b/x "
+                                           "--frobnicate 7"));
+  EXPECT_EQ(a.unknown, (std::vector<std::string>{"--wandb-api-key <redacted>", "--hf_token=<redacted>",
+                                                 "--password <redacted>", "--frobnicate 7"}));
+  EXPECT_EQ(a.ignored, (std::vector<std::string>{"--load 's3://<redacted>@b/x'"}));
+}
+
 }  // namespace
 }  // namespace pipebench

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <string>
+
 #include "core/error.h"
 
 namespace pipebench {
@@ -61,6 +64,24 @@ TEST(ReplayIo, OtherSchemaOrBadNumbersAreUsageErrors) {
   j = replay_to_json(sample(), "plan.json");
   j.erase("world");
   EXPECT_THROW((void)replay_from_json(j, "x.json"), UsageError);
+}
+
+// Before: world -1, iterations 0 and a negative iteration time were accepted.
+TEST(ReplayIo, CountsAndTimesOutOfRangeAreNamed) {
+  const auto error_of = [](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json j = replay_to_json(sample(), "plan.json");
+    edit(j);
+    try {
+      (void)replay_from_json(j, "x.json");
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error_of([](nlohmann::json& j) { j["world"] = -1; }), "x.json: world -1 is outside [1, 1048576]");
+  EXPECT_EQ(error_of([](nlohmann::json& j) { j["iterations"] = 0; }), "x.json: iterations 0 is below 1");
+  EXPECT_EQ(error_of([](nlohmann::json& j) { j["schedules"][0]["iterations_ms"][1] = -3; }),
+            "x.json: iterations_ms must be finite numbers >= 0");
 }
 
 }  // namespace

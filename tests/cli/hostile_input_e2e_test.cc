@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: Apache-2.0
+// End to end: what input files contain. Secrets in arguments and the environment never reach an output,
+// hostile rules files, values out of range, interleaved or damaged logs and text that is not UTF-8 get
+// one line and exit status 2 (or are read with a warning), and report.md never turns input text into
+// Markdown or HTML. Every file is made in a temporary folder.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "cli/run_pipebench.h"
+#include "trace/nsys_fixture.h"
+
+namespace {
+
+using pipebench::e2e::Result;
+using pipebench::e2e::run;
+using pipebench::e2e::run_shell;
+using pipebench::e2e::slurp;
+
+const char* kModel =
+    "--num-layers 4 --hidden-size 128 --num-attention-heads 4 --seq-length 32 --max-position-embeddings 32 "
+    "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 2 --world-size 2 --vocab-size 1000 "
+    "--fp16 ";
+
+class HostileInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    dir_ = std::filesystem::temp_directory_path() / ("pipebench_hostile_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path(name), std::ios::binary) << text;
+    return path(name);
+  }
+
+  // A small results file measured by the binary (1 rank), made once per test that needs it.
+  std::string results() {
+    const std::string out = path("r.json");
+    if (!std::filesystem::exists(out)) {
+      const Result r = run("bench --backend mpi -b 8 -e 64 -f 8 -n 2 --reps 2 -w 1 --quiet --json " + out);
+      EXPECT_EQ(r.status, 0) << r.err;
+    }
+    return out;
+  }
+  // The results file edited by `edit`, written as `name`.
+  std::string edited_results(const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json j = nlohmann::json::parse(slurp(results()));
+    edit(j);
+    return write(name, j.dump());
+  }
+
+  std::filesystem::path dir_;
+};
+
+int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+// One line on stderr with the needle, exit status 2.
+void expect_usage_error(const Result& r, const std::string& needle) {
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+}
+
+bool contains(const std::string& s, const std::string& needle) { return s.find(needle) != std::string::npos; }
+
+// ---- secrets -------------------------------------------------------------------------------------
+
+TEST_F(HostileInput, PlanArgumentListsAndWarningsRedactCredentials) {
+  const std::string plan = path("plan.json");
+  const Result r = run("plan --json " + plan + " -- " + kModel +
+                       "--wandb-api-key SECRETW2 --wandb_api_key=SECRETW3 --password hunter2SECRET "
+                       "--api-token SECRETT4 --load s3://AKIA:SECRETS3@bucket/x --data-path '/d?token=SECRETQ'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(contains(r.out + r.err, "SECRET")) << r.out << r.err;
+  const std::string text = slurp(plan);
+  EXPECT_FALSE(contains(text, "SECRET")) << text;
+  EXPECT_TRUE(contains(text, "\"--wandb-api-key <redacted>\"")) << text;
+  EXPECT_TRUE(contains(text, "s3://<redacted>@bucket/x")) << text;
+}
+
+TEST_F(HostileInput, EnvironmentValuesAndReportsRedactCredentials) {
+  const std::string out = path("env.json");
+  const Result r = run_shell(
+      "OMPI_MCA_pml_ucx_proxy='http://admin:SECRETPASS666@proxy.example:8080' "
+      "NCCL_DEBUG_SUBSYS='https://u:SECRETURL777@x.example' CUDA_CACHE_PATH='/x?token=SECRETQ888' " PIPEBENCH_BIN
+      " bench --backend mpi -b 8 -e 64 -n 2 --reps 2 -w 1 --quiet --json " +
+      out);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string text = slurp(out);
+  EXPECT_FALSE(contains(text, "SECRET")) << text;
+  EXPECT_TRUE(contains(text, "\"http://<redacted>@proxy.example:8080\"")) << text;
+  // A file written before values were redacted: the report redacts its command line again.
+  const std::string old = edited_results("old.json", [](nlohmann::json& j) {
+    j["command_line"] = "pipebench run -- --load s3://AKIA:SECRETS3@bucket/x --x 'u?token=SECRETT'";
+  });
+  const Result rep = run("report " + old + " --out " + path("rep"));
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  for (const char* f : {"report.html", "report.md", "report.json"}) {
+    EXPECT_FALSE(contains(slurp(path("rep/") + f), "SECRET")) << f;
+    EXPECT_TRUE(contains(slurp(path("rep/") + f), "redacted")) << f;
+  }
+}
+
+// ---- rules files ---------------------------------------------------------------------------------
+
+// Before: a recursive alias crashed report with SIGSEGV even when no rule used it; 352 bytes of nested
+// aliases grew to about 10 GB; duplicate keys and an empty list passed silently.
+TEST_F(HostileInput, HostileRulesFilesAreRefusedWithTheirLine) {
+  const std::string in = results();
+  const auto report = [&](const std::string& rules) {
+    return run("report " + in + " --rules " + rules + " --out " + path("o"));
+  };
+  expect_usage_error(report(write("cycle.yaml", "a: &a\n  b: *a\nrules: []\n")),
+                     "cycle.yaml: line 2: alias refers to its own node");
+  expect_usage_error(report(write("cycle2.yaml", "rules: &r [{name: x, metric: wrong, at_most: 0, self: *r}]\n")),
+                     "line 1: alias refers to its own node");
+  std::string laughs = "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n";
+  for (const std::string name : {"b", "c", "d", "e", "f", "g", "h", "i"}) {
+    const std::string prev(1, static_cast<char>(name[0] - 1));
+    laughs += name + ": &" + name + " [*" + prev;
+    for (int k = 0; k < 8; ++k) laughs += ", *" + prev;
+    laughs += "]\n";
+  }
+  expect_usage_error(report(write("laughs.yaml", laughs + "rules: *i\n")),
+                     "more than 100000 values (after aliases are expanded)");
+  expect_usage_error(report(write("dup.yaml", "rules: [{name: a, metric: busbw_gbps, metric: wrong, at_least: 0}]\n")),
+                     "dup.yaml: line 1: key 'metric' given twice");
+  expect_usage_error(report(write("empty.yaml", "rules: []\n")), "the list of rules is empty");
+  expect_usage_error(report(path("nonexist.yaml")), "nonexist.yaml: does not exist");
+  expect_usage_error(report(write("utf.yaml", "rules:\n  - name: \"a\xff\xfe\"\n    metric: wrong\n    at_most: 0\n")),
+                     "utf.yaml: line 2: not UTF-8 text");
+  expect_usage_error(report(write("deep.yaml", "x: " + std::string(100, '[') + std::string(100, ']') + "\n")),
+                     "nested deeper than 32 levels");
+  std::string many = "rules:\n";
+  for (int i = 0; i < 1001; ++i) many += "  - {name: r" + std::to_string(i) + ", metric: wrong, at_most: 0}\n";
+  expect_usage_error(report(write("many.yaml", many)), "1001 rules, more than the limit of 1000");
+  expect_usage_error(report(write("big.yaml", "# " + std::string(2 << 20, 'x') + "\n")), "larger than 1024 KiB");
+  // run checks its rules before measuring, through the same reader.
+  expect_usage_error(run("run --backend mpi --no-plan --out " + path("runA") + " --rules " + path("cycle.yaml")),
+                     "alias refers to its own node");
+  // Anchors and aliases that stay within the limits are fine.
+  const Result ok = report(write("ok.yaml",
+                                 "rules:\n  - {name: a, metric: wrong, at_most: 0, sizes: &s [8, 1K]}\n"
+                                 "  - {name: b, metric: wrong, at_most: 0, sizes: *s}\n"));
+  EXPECT_EQ(ok.status, 0) << ok.err;
+}
+
+// ---- report.md ------------------------------------------------------------------------------------
+
+// Before: report.md copied input text raw: HTML from a host name ran when rendered, and newlines added
+// headings, verdicts and image links of their own.
+TEST_F(HostileInput, ReportMarkdownNeverTurnsInputTextIntoMarkup) {
+  const std::string in = edited_results("h.json", [](nlohmann::json& j) {
+    j["system"]["hosts"] = {"\"><img src=x onerror=\"alert(1)\">"};
+    j["command_line"] = "x\n# FAKE HEADING\n> **PASS: 0 failed**\n<script>alert(2)</script>";
+    for (auto& r : j["records"]) r["dtype"] = "x](javascript:alert(1)) ![y";
+  });
+  const Result r =
+      run("report " + in + " --out " + path("md") + " --title \"$(printf 'T<svg onload=x>\\n# injected\\n- item')\"");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string md = slurp(path("md/report.md"));
+  for (const char* raw : {"<img", "<script", "<svg", "![y"}) EXPECT_FALSE(contains(md, raw)) << raw << "\n" << md;
+  // Every "](" that opens a link target is a plot's: the op name's brackets are escaped.
+  for (auto at = md.find("]("); at != std::string::npos; at = md.find("](", at + 1)) {
+    EXPECT_TRUE(md[at - 1] == '\\' || md.compare(at + 2, 5, "plot-") == 0) << md.substr(at - 20, 40);
+  }
+  std::istringstream lines_of(md);
+  int headings = 0, verdicts = 0;
+  for (std::string line; std::getline(lines_of, line);) {
+    EXPECT_FALSE(line.rfind("# ", 0) == 0 && headings++ > 0) << "a second title: " << line;
+    EXPECT_FALSE(line.rfind("- item", 0) == 0) << line;
+    EXPECT_FALSE(contains(line, "FAKE") && line.rfind("#", 0) == 0) << line;
+    verdicts += line.rfind("> **", 0) == 0;
+  }
+  EXPECT_EQ(verdicts, 1) << md;
+  EXPECT_TRUE(contains(md, "&lt;script&gt;")) << md;
+  // report.html keeps long unbreakable values inside their cells.
+  EXPECT_TRUE(contains(slurp(path("md/report.html")), "overflow-wrap: anywhere; }"));
+}
+
+// ---- values of input files ------------------------------------------------------------------------
+
+// Before: each was accepted (rc 0) and shown as a plausible wrong value.
+TEST_F(HostileInput, ResultValuesOutOfRangeAreRefusedNamingTheField) {
+  const auto refused = [&](const std::string& name, const std::function<void(nlohmann::json&)>& edit,
+                           const std::string& needle) {
+    expect_usage_error(run("report " + edited_results(name, [&](nlohmann::json& j) { edit(j["records"][0]); }) +
+                           " --out " + path("o_" + name)),
+                       needle);
+  };
+  refused(
+      "big.json", [](nlohmann::json& r) { r["size_bytes"] = 18446744073709551615.0 * 1.0000001; },
+      "records[0]: \"size_bytes\"");
+  refused(
+      "negbw.json", [](nlohmann::json& r) { r["busbw_gbps"] = -1e308; }, "\"busbw_gbps\" is not a finite number >= 0");
+  refused(
+      "negtime.json", [](nlohmann::json& r) { r["time_us"] = -5; }, "\"time_us\" is not a finite number >= 0");
+  refused(
+      "nranks.json", [](nlohmann::json& r) { r["nranks"] = 0; }, "\"nranks\" is 0, outside [1, 1048576]");
+  refused(
+      "nranks3.json", [](nlohmann::json& r) { r["nranks"] = -3; }, "\"nranks\" is -3");
+  refused(
+      "wrong.json", [](nlohmann::json& r) { r["wrong"] = -1; }, "\"wrong\" is negative");
+  nlohmann::json j = nlohmann::json::parse(slurp(results()));
+  std::string text = j.dump();
+  text.replace(text.find("\"time_us\":"), 10, "\"time_us\":-99,\"time_us\":");
+  expect_usage_error(run("report " + write("dupkey.json", text) + " --out " + path("o_dup")),
+                     "key \"time_us\" given twice in one object");
+}
+
+// Before: a prediction with iteration_ms -5 was reported as "-5 ms" and drawn off the chart.
+TEST_F(HostileInput, PredictionValuesOutOfRangeAreRefusedByReport) {
+  ASSERT_EQ(run("plan --json " + path("p.json") + " -- " + kModel).status, 0);
+  const Result p = run("predict --plan " + path("p.json") + " --link-gbps 10 --tflops 100 --json " + path("pred.json"));
+  ASSERT_EQ(p.status, 0) << p.err;
+  nlohmann::json j = nlohmann::json::parse(slurp(path("pred.json")));
+  j["schedules"][0]["iteration_ms"] = -5;
+  expect_usage_error(run("report " + write("neg.json", j.dump()) + " --out " + path("o_neg")),
+                     "\"schedules[0].iteration_ms\" is -5, outside");
+}
+
+// ---- nccl-tests logs ------------------------------------------------------------------------------
+
+std::string fixture(const std::string& name) { return slurp(std::string(TEST_DATA_DIR) + "/nccl-tests/" + name); }
+
+// Before: two logs written into one file line by line were all imported as sendrecv.
+TEST_F(HostileInput, InterleavedNcclTestsLogsAreRefused) {
+  std::istringstream a(fixture("all_reduce_perf-2.19.log")), b(fixture("sendrecv_perf-2.19.log"));
+  std::string mixed, la, lb;
+  for (;;) {
+    const bool more_a = static_cast<bool>(std::getline(a, la)), more_b = static_cast<bool>(std::getline(b, lb));
+    if (!more_a && !more_b) break;
+    if (more_a) mixed += la + "\n";
+    if (more_b) mixed += lb + "\n";
+  }
+  const std::string log = write("interleaved.log", mixed);
+  expect_usage_error(run("import nccl-tests " + log + " --json " + path("i.json")), "interleaved");
+  EXPECT_FALSE(std::filesystem::exists(path("i.json")));
+  expect_usage_error(run("report " + log + " --out " + path("o_i")), "interleaved");
+  // Logs appended one after the other are still two tests.
+  const Result ok = run("import nccl-tests " +
+                        write("appended.log", fixture("all_reduce_perf-2.19.log") + fixture("sendrecv_perf-2.19.log")));
+  EXPECT_EQ(ok.status, 0) << ok.err;
+}
+
+// Before: a NUL inside a time read as 22.0; a host name that is not UTF-8 ended in json type_error 316, rc 1.
+TEST_F(HostileInput, NcclTestsTextIsReadWordForWordAndAsUtf8) {
+  std::string text = fixture("all_reduce_perf-2.19.log");
+  text.replace(text.find("22.28"), 5, std::string("22\0.28", 6));
+  text.replace(text.find("h200-node1"), 10, "<b>h\xff\xfe</b>");
+  const std::string log = write("nul.log", text);
+  const Result r = run("import nccl-tests " + log + " --json " + path("nul.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "skipped 1 table rows")) << r.err;
+  EXPECT_TRUE(contains(r.err, "2 bytes that are not UTF-8 read as U+FFFD")) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(slurp(path("nul.json")));
+  EXPECT_EQ(j["records"].size(), 26u);
+  EXPECT_TRUE(contains(j["system"].dump(), "<b>h\xef\xbf\xbd\xef\xbf\xbd</b>")) << j["system"].dump();
+  EXPECT_EQ(run("report " + log + " --out " + path("o_nul")).status, 0);
+}
+
+// Before: ngpus 1e12 became 0 (nranks 1 with busbw > 0), version 99 was imported as "json v99", a
+// negative nwrong became "not checked" and any text was copied as the type.
+TEST_F(HostileInput, NcclTestsJsonValuesAreCheckedNotConverted) {
+  const nlohmann::json good = nlohmann::json::parse(fixture("all_reduce_perf-2.19.json"));
+  const auto edited = [&](const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json j = good;
+    edit(j);
+    return write(name, j.dump());
+  };
+  expect_usage_error(
+      run("import nccl-tests " + edited("g.json", [](nlohmann::json& j) { j["config"]["ngpus"] = 1000000000000; })),
+      "config.ngpus 1000000000000 is not an integer in [1, 65536]");
+  expect_usage_error(run("import nccl-tests " + edited("v.json", [](nlohmann::json& j) { j["version"] = 99; })),
+                     "version 99 is not a -J schema version (1-3)");
+  const Result r = run("import nccl-tests " +
+                       edited("w.json",
+                              [](nlohmann::json& j) {
+                                j["results"][0]["out_of_place"]["nwrong"] = -3.5;
+                                j["results"][1]["type"] = "<b>evil</b>";
+                              }) +
+                       " --json " + path("w_out.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "skipped 1 results with an nwrong that is not a count")) << r.err;
+  EXPECT_TRUE(contains(r.err, "skipped 1 results with a type or redop that is no name")) << r.err;
+  EXPECT_FALSE(contains(slurp(path("w_out.json")), "evil"));
+}
+
+// ---- traces ---------------------------------------------------------------------------------------
+
+// Before: "not JSON ... unexpected end of input" for a CRC error in a file that decompressed whole.
+TEST_F(HostileInput, GzipCorruptionIsReportedAsSuch) {
+  std::string gz = slurp(std::string(TEST_DATA_DIR) + "/trace/job_h200_gloo/rank0.json.gz");
+  gz[gz.size() - 6] = static_cast<char>(gz[gz.size() - 6] ^ 0x5a);  // inside the CRC32 trailer
+  expect_usage_error(run("trace " + write("crc.json.gz", gz) + " --quiet"), "crc.json.gz: gzip data corrupt");
+}
+
+#if PB_HAVE_SQLITE
+// Before: a TEXT or BLOB kernel start sorted after every number and stopped trace with "IntervalUnion:
+// intervals out of start order"; a kernel name that is not UTF-8 ended in json type_error 316.
+TEST_F(HostileInput, NsysRowsWithTextTimesAreSkippedAndNamesReadAsUtf8) {
+  {
+    pipebench::testing::NsysFixture f(path("t.sqlite"));
+    const auto k = f.str("ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    f.kernel(0, 7, 100, 200, k, 1, 1);
+    f.kernel(0, 7, 300, 400, f.str("gemm"), 2, 1);
+    f.kernel(0, 7, 500, 600, k, 3, 1);
+    f.exec("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 'abc' WHERE correlationId = 2");
+    f.exec("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET \"end\" = x'00ff' WHERE correlationId = 3");
+    f.exec("INSERT INTO StringIds VALUES (999, CAST(x'6bff6e' AS TEXT))");
+    f.kernel(0, 7, 700, 800, 999, 4, 1);
+  }
+  const Result r = run("trace " + path("t.sqlite") + " --json " + path("t.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(contains(r.out + r.err, "not an integer")) << r.out << r.err;
+  EXPECT_TRUE(contains(slurp(path("t.json")), "k\xef\xbf\xbdn"));
+}
+#endif
+
+}  // namespace
