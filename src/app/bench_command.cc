@@ -16,12 +16,14 @@
 #include "cli/number_checks.h"
 #include "collectives/pair.h"
 #include "collectives/registry.h"
+#include "core/distinct_files.h"
 #include "core/error.h"
 #include "core/sizes.h"
 #include "core/split_expr.h"
 #include "core/units.h"
 #include "core/version.h"
 #include "core/word_lists.h"
+#include "harness/benchmark_flags.h"
 #include "harness/point_runner.h"
 #include "report/console_table.h"
 #include "report/csv_writer.h"
@@ -521,6 +523,11 @@ void BenchCommand::finish(const CLI::App& sub, const CommandExtras& extras) {
   finish_types(*text_, config_);
   finish_placement(*text_, config_);
   finish_nccl_tests(sub, *text_, config_);
+  check_benchmark_flags(extras.benchmark_args);
+  require_distinct_files({{"--plan", config_.plan_path}},
+                         {{"--json", config_.json_path},
+                          {"--csv", config_.csv_path},
+                          {"--benchmark_out", parse_benchmark_flags(extras.benchmark_args).out_path}});
   config_.benchmark_args = extras.benchmark_args;
 }
 

@@ -11,6 +11,7 @@
 #include "app/model_error_flags.h"
 #include "backend/backend_factory.h"
 #include "cli/number_checks.h"
+#include "core/distinct_files.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/json_file.h"
@@ -163,6 +164,8 @@ int predict_and_print(const PredictOptions& o) {
   if (models != 1) {
     throw UsageError("communication costs: give exactly one of --table RESULTS.json, --link-gbps GBPS, --zero-comm");
   }
+  require_distinct_files({{"--plan", o.plan_path}, {"--table", o.table_path}, {"--topology", o.topology_path}},
+                         {{"--json", o.json_path}});
   const Plan plan = load_plan("--plan", o.plan_path);
   std::string cost_text;
   PathModel paths;

@@ -25,6 +25,7 @@
 #include "core/error.h"
 #include "core/sizes.h"
 #include "core/units.h"
+#include "harness/benchmark_flags.h"
 #include "io/plan_io.h"
 #include "io/prediction_io.h"
 #include "io/replay_io.h"
@@ -206,6 +207,10 @@ PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& ba
     c.iters = 5;
     c.reps = 3;
     c.warmup = 2;
+    // --benchmark_out holds the sweep's points; the plan's messages must not replace them.
+    c.benchmark_args.erase(std::remove_if(c.benchmark_args.begin(), c.benchmark_args.end(),
+                                          [](const std::string& a) { return a.rfind("--benchmark_out", 0) == 0; }),
+                           c.benchmark_args.end());
     (void)run_plan_bench_on(backend, plan, "(run's plan)", c, world, &results);
   }
   run.compute.tflops = o.tflops > 0 ? o.tflops : kAssumedTflops;
@@ -479,6 +484,7 @@ void RunCommand::finish(const CLI::App& /*sub*/, const CommandExtras& extras) {
   options_.min_bytes = parse_size_bytes("-b", min_bytes_);
   options_.max_bytes = parse_size_bytes("-e", max_bytes_);
   (void)sweep_sizes(options_.min_bytes, options_.max_bytes, options_.factor, 0);
+  check_benchmark_flags(extras.benchmark_args);
   options_.benchmark_args = extras.benchmark_args;
   options_.megatron_args = extras.passthrough;
   if (!options_.megatron_args.empty()) {
