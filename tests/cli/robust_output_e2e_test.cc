@@ -186,4 +186,26 @@ TEST_F(RobustOutput, TwoOutputsOfOneCommandMustBeTwoFiles) {
   EXPECT_FALSE(std::filesystem::exists(same));
 }
 
+// Plan counts have limits checked before anything is allocated (README: Limits).
+TEST_F(RobustOutput, ExpertCountAboveItsLimitIsRefusedAtOnce) {
+  const Result r = run_shell("timeout 60 " PIPEBENCH_BIN " plan --json " + path("ex.json") + " -- " + kPlanArgs +
+                             " --num-experts 1000000000 --moe-router-topk 2");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(own_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("--num-experts 1000000000 is above the limit of 16384"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("ex.json")));
+  // At the limit: planned (the MoE rules need top-k > 1 or the pre-softmax router).
+  const Result at =
+      run("plan --json " + path("ex.json") + " -- " + kPlanArgs + " --num-experts 16384 --moe-router-topk 2");
+  EXPECT_EQ(at.status, 0) << at.err;
+  // A plan file with more experts than that: refused by the reader, naming the field.
+  nlohmann::json j = nlohmann::json::parse(slurp(path("ex.json")));
+  j["model"]["num_experts"] = 16385;
+  std::ofstream(path("ex2.json")) << j.dump();
+  const Result file = run("predict --plan " + path("ex2.json") + " --link-gbps 10 --tflops 100");
+  EXPECT_EQ(file.status, 2) << file.err;
+  EXPECT_NE(file.err.find("num_experts"), std::string::npos) << file.err;
+  EXPECT_NE(file.err.find("is above the limit of 16384"), std::string::npos) << file.err;
+}
+
 }  // namespace
