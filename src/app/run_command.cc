@@ -22,7 +22,9 @@
 #include "app/report_inputs.h"
 #include "backend/backend_factory.h"
 #include "cli/number_checks.h"
+#include "core/distinct_files.h"
 #include "core/error.h"
+#include "core/file_io.h"
 #include "core/sizes.h"
 #include "core/units.h"
 #include "harness/benchmark_flags.h"
@@ -353,6 +355,38 @@ std::optional<std::string> make_run_folder(const RunOptions& o, const World& wor
   return dir;
 }
 
+// What run writes into its folder (besides the report's plot-*.svg).
+constexpr const char* kRunFiles[] = {"results.json",    "results.csv", "plan.json",   "plan_results.json",
+                                     "prediction.json", "replay.json", "summary.txt", "report.html",
+                                     "report.md",       "report.json"};
+
+// Every file run will write, checked before anything is measured (rank 0; every rank stops alike): a
+// regular file or a new path, never a link, FIFO or device, and none of them a file of --baseline.
+void check_run_outputs(const RunOptions& o, const World& world, const std::string& dir) {
+  std::string error;
+  if (world.rank() == 0) {
+    try {
+      std::vector<FileArg> outputs;
+      for (const char* name : kRunFiles) outputs.push_back({"--out", dir + "/" + name});
+      std::error_code ec;
+      for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind("plot-", 0) == 0 && name.size() > 9 && name.compare(name.size() - 4, 4, ".svg") == 0)
+          outputs.push_back({"--out", e.path().string()});
+      }
+      for (const auto& f : outputs) require_output_path(f.flag, f.path);
+      std::vector<FileArg> inputs;
+      if (!o.baseline.empty()) {
+        for (const auto& f : expand_input("--baseline", o.baseline)) inputs.push_back({"--baseline", f});
+      }
+      require_distinct_files(inputs, outputs);
+    } catch (const UsageError& e) {
+      error = e.what();
+    }
+  }
+  if (!world.all(error.empty())) throw UsageError(error);
+}
+
 // Like nccl-tests' "Reducing maxBytes": the defaults must fit the machine, so drop sizes that don't.
 void fit_sizes_to_backend(BenchConfig& c, Backend& backend, const World& world) {
   while (true) {
@@ -425,6 +459,7 @@ int run_run_command(const RunOptions& o, const World& world) {
   const std::optional<std::string> folder = make_run_folder(o, world);
   if (!folder) return static_cast<int>(ExitCode::kUsage);
   const std::string& dir = *folder;
+  check_run_outputs(o, world, dir);
   c.json_path = dir + "/results.json";
   c.csv_path = dir + "/results.csv";
   auto backend = make_backend(c.backend, world, c.gpus_per_process);
@@ -497,7 +532,7 @@ void RunCommand::finish(const CLI::App& /*sub*/, const CommandExtras& extras) {
   options_.replay = !no_replay_;
   // Bad rules or baseline: before anything is measured.
   if (!options_.rules_file.empty()) (void)read_rules_file(options_.rules_file);
-  if (!options_.baseline.empty()) (void)expand_input("--baseline", options_.baseline);
+  if (!options_.baseline.empty()) (void)check_baseline(options_.baseline);
 }
 
 std::unique_ptr<Subcommand> make_run_command() { return std::make_unique<RunCommand>(); }

@@ -208,4 +208,38 @@ TEST_F(RobustOutput, ExpertCountAboveItsLimitIsRefusedAtOnce) {
   EXPECT_NE(file.err.find("is above the limit of 16384"), std::string::npos) << file.err;
 }
 
+// run checks its baseline and every file of its folder before the sweep: nothing is measured first.
+TEST_F(RobustOutput, RunChecksBaselineAndFolderBeforeMeasuring) {
+  const std::string run_args = "run --backend mpi --host-ranks 1 -b 8 -e 1K --point-seconds 0.05 --no-plan --quiet";
+  const std::string pred = path("pred.json");
+  ASSERT_EQ(run("predict --plan " + plan("p.json") + " --link-gbps 10 --tflops 100 --json " + pred).status, 0);
+  const Result bad_baseline = run(run_args + " --out " + path("rr3") + " --baseline " + pred);
+  EXPECT_EQ(bad_baseline.status, 2) << bad_baseline.err;
+  EXPECT_NE(bad_baseline.err.find("--baseline " + pred + ": a baseline is a results file"), std::string::npos)
+      << bad_baseline.err;
+  EXPECT_FALSE(std::filesystem::exists(path("rr3/results.json")));
+
+  const std::string target = victim();
+  std::filesystem::create_directories(path("o1"));
+  std::filesystem::create_symlink(target, path("o1/summary.txt"));
+  const Result link = run(run_args + " --out " + path("o1"));
+  EXPECT_EQ(link.status, 2) << link.err;
+  EXPECT_EQ(own_lines(link.err), 1) << link.err;
+  EXPECT_NE(link.err.find("--out " + path("o1/summary.txt") + ": a symbolic link"), std::string::npos) << link.err;
+  EXPECT_FALSE(std::filesystem::exists(path("o1/results.json")));
+  EXPECT_EQ(slurp(target), "VICTIM\n");
+
+  // A run folder given as its own baseline would have its results replaced before they are compared.
+  std::filesystem::create_directories(path("o2"));
+  std::filesystem::copy_file(TEST_DATA_DIR "/nccl-tests/all_reduce_perf-2.19.json", path("o2/x.json"));
+  const Result imported = run("import nccl-tests " + path("o2/x.json") + " --json " + path("o2/results.json"));
+  ASSERT_EQ(imported.status, 0) << imported.err;
+  std::filesystem::remove(path("o2/x.json"));
+  const std::string before = slurp(path("o2/results.json"));
+  const Result self = run(run_args + " --out " + path("o2") + " --baseline " + path("o2"));
+  EXPECT_EQ(self.status, 2) << self.err;
+  EXPECT_NE(self.err.find("the same file as the input --baseline"), std::string::npos) << self.err;
+  EXPECT_EQ(slurp(path("o2/results.json")), before);
+}
+
 }  // namespace
