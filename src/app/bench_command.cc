@@ -24,6 +24,7 @@
 #include "core/version.h"
 #include "core/word_lists.h"
 #include "harness/benchmark_flags.h"
+#include "harness/interrupt.h"
 #include "harness/point_runner.h"
 #include "report/console_table.h"
 #include "report/csv_writer.h"
@@ -202,6 +203,21 @@ void print_preamble(std::ostream& out, const BenchConfig& c, const Backend& back
   out.flush();
 }
 
+int interrupted_status(const SweepSummary& s, const BenchConfig& c, const World& world) {
+  if (world.rank() == 0) {
+    std::string saved;
+    for (const std::string& f : {c.json_path, c.csv_path, parse_benchmark_flags(c.benchmark_args).out_path}) {
+      if (!f.empty()) saved += (saved.empty() ? "" : ", ") + f;
+    }
+    std::cout.flush();
+    std::fprintf(stderr, "pipebench: interrupted by %s after %d measured point%s; %s\n",
+                 signal_name(s.interrupted_by).c_str(), s.records, s.records == 1 ? "" : "s",
+                 saved.empty() ? "no file was asked for (--json/--csv keep the records)"
+                               : ("every finished point is in " + saved).c_str());
+  }
+  return 128 + s.interrupted_by;
+}
+
 int exit_status(const SweepSummary& s) {
   if (s.wrong > 0) return static_cast<int>(ExitCode::kWrongData);
   if (s.errors > 0) return static_cast<int>(ExitCode::kRuntimeError);
@@ -276,17 +292,19 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
   const std::vector<Point> points = plan_points(c);
   SweepSummary summary;
   // -N: the sweep again and again; 0 = until interrupted (each record is written as it is measured).
-  for (int cycle = 0; c.cycles == 0 || cycle < c.cycles; ++cycle) {
+  for (int cycle = 0; (c.cycles == 0 || cycle < c.cycles) && summary.interrupted_by == 0; ++cycle) {
     const SweepSummary s = run_sweep(comm, world, c, points, report.sink());
     summary.records += s.records;
     summary.errors += s.errors;
     summary.wrong += s.wrong;
+    summary.interrupted_by = s.interrupted_by;
   }
   report.finish();
   if (c.memory_report) {
     const std::uint64_t free_after = free_now();
     if (world.rank() == 0) print_memory(std::cout, c, free_before, free_after, comm.nranks(), gpu);
   }
+  if (summary.interrupted_by != 0) return interrupted_status(summary, c, world);
   require_measured(summary, points.size(), c);
   return exit_status(summary);
 }
@@ -531,7 +549,10 @@ void BenchCommand::finish(const CLI::App& sub, const CommandExtras& extras) {
   config_.benchmark_args = extras.benchmark_args;
 }
 
-int BenchCommand::run(const World* world) { return run_bench_command(config_, *world); }
+int BenchCommand::run(const World* world) {
+  const InterruptGuard interrupts;
+  return run_bench_command(config_, *world);
+}
 
 std::unique_ptr<Subcommand> make_bench_command() { return std::make_unique<BenchCommand>(); }
 

@@ -36,6 +36,10 @@ void print_preamble(std::ostream& out, const BenchConfig& config, const Backend&
 // Exit status of a finished sweep: 3 when any value was wrong, 1 when a point failed, else 0.
 [[nodiscard]] int exit_status(const SweepSummary& s);
 
+// Of a sweep stopped by SIGINT/SIGTERM (s.interrupted_by): rank 0 says so on stderr with the points
+// measured and the files that hold them; 128 + the signal (130, 143).
+[[nodiscard]] int interrupted_status(const SweepSummary& s, const BenchConfig& config, const World& world);
+
 // The "config" block of a results file.
 [[nodiscard]] nlohmann::json bench_config_json(const BenchConfig& config);
 

@@ -28,6 +28,7 @@
 #include "core/sizes.h"
 #include "core/units.h"
 #include "harness/benchmark_flags.h"
+#include "harness/interrupt.h"
 #include "io/plan_io.h"
 #include "io/prediction_io.h"
 #include "io/replay_io.h"
@@ -180,6 +181,7 @@ struct PlannedRun {
   Plan plan;
   ComputeOptions compute;
   std::unique_ptr<Prediction> prediction;  // rank 0 only
+  int interrupted_status = 0;              // 130/143 when SIGINT/SIGTERM stopped the plan's sweep
 };
 
 // Plan, time the plan's messages, predict. Collective; rank 0 prints.
@@ -213,7 +215,11 @@ PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& ba
     c.benchmark_args.erase(std::remove_if(c.benchmark_args.begin(), c.benchmark_args.end(),
                                           [](const std::string& a) { return a.rfind("--benchmark_out", 0) == 0; }),
                            c.benchmark_args.end());
-    (void)run_plan_bench_on(backend, plan, "(run's plan)", c, world, &results);
+    const int status = run_plan_bench_on(backend, plan, "(run's plan)", c, world, &results);
+    if (status >= 128) {
+      run.interrupted_status = status;
+      return run;
+    }
   }
   run.compute.tflops = o.tflops > 0 ? o.tflops : kAssumedTflops;
   if (world.rank() != 0) return run;
@@ -406,9 +412,11 @@ void fit_sizes_to_backend(BenchConfig& c, Backend& backend, const World& world) 
 
 // plan -> predict -> replay when the options ask for them; returns the lines they add to the summary.
 std::string plan_steps(const RunOptions& o, const World& world, Backend& backend, const BenchConfig& c,
-                       const std::string& dir) {
+                       const std::string& dir, int* interrupted_status) {
   std::string summary;
   PlannedRun run = plan_and_predict(o, world, backend, c, dir);
+  *interrupted_status = run.interrupted_status;
+  if (run.interrupted_status != 0) return summary;
   if (run.prediction) summary += "# Prediction verdict: " + run.prediction->verdict + "\n";
   if (o.replay && can_replay(run.plan, world, c.backend, c.gpus_per_process)) {
     summary += replay_step(o, world, c.backend, run, dir);
@@ -451,6 +459,21 @@ int finish_with_report(const RunOptions& o, const World& world, const std::strin
   return std::stoi(report_rc);
 }
 
+// A run stopped by SIGINT/SIGTERM: the summary of what finished goes to summary.txt (rank 0); the steps
+// after the interrupted one are not run. Returns 128 + the signal.
+int finish_interrupted(const World& world, const std::string& dir, std::string summary, int status) {
+  if (world.rank() == 0) {
+    const std::string line = "#\n# Interrupted by " + signal_name(status - 128) +
+                             ": the steps after it (plan, prediction, replay, report) were not run\n# Exit status " +
+                             std::to_string(status) + "\n";
+    summary += line;
+    std::cout << line;
+    write_file_atomically(dir + "/summary.txt", summary);
+    std::cout << "# Summary of what finished saved in " << dir << "/summary.txt\n" << std::flush;
+  }
+  return status;
+}
+
 }  // namespace
 
 int run_run_command(const RunOptions& o, const World& world) {
@@ -473,8 +496,16 @@ int run_run_command(const RunOptions& o, const World& world) {
     summary = table.str();
     std::cout << summary << std::flush;
   }
-  if (o.plan) summary += plan_steps(o, world, *backend, c, dir);
+  if (status >= 128) return finish_interrupted(world, dir, std::move(summary), status);
+  int plan_status = 0;
+  if (o.plan) summary += plan_steps(o, world, *backend, c, dir, &plan_status);
+  if (plan_status >= 128) return finish_interrupted(world, dir, std::move(summary), plan_status);
   return finish_with_report(o, world, dir, std::move(summary), status);
+}
+
+int RunCommand::run(const World* world) {
+  const InterruptGuard interrupts;
+  return run_run_command(options_, *world);
 }
 
 std::string RunCommand::summary() const { return "the whole qualification job with defaults (what 'make run' runs)"; }

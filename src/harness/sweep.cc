@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "harness/benchmark_flags.h"
+#include "harness/interrupt.h"
 #include "harness/progress.h"
 #include "harness/watchdog.h"
 
@@ -169,6 +170,11 @@ class MeasuringLoop {
   }
 
   void measure(std::size_t i, benchmark::State& state) {
+    if (stop_requested()) {
+      ++summary_.skipped;
+      state.SkipWithError("interrupted");
+      return;
+    }
     const std::string name = label_of(i);
     const Point p = point_of(i);
     // The point's operations: warm-up, timed batches, data-check runs (each a fill, an op and a check).
@@ -207,6 +213,15 @@ class MeasuringLoop {
   [[nodiscard]] const SweepSummary& summary() const { return summary_; }
 
  private:
+  // Whether any rank got SIGINT/SIGTERM; every rank asks before every point, so all stop at the same one.
+  bool stop_requested() {
+    if (summary_.interrupted_by != 0) return true;
+    const int sig = interrupt_signal();
+    if (world_.all(sig == 0)) return false;
+    summary_.interrupted_by = static_cast<int>(world_.max(sig));
+    return true;
+  }
+
   Backend& backend_;
   const World& world_;
   const BenchConfig& config_;

@@ -242,4 +242,43 @@ TEST_F(RobustOutput, RunChecksBaselineAndFolderBeforeMeasuring) {
   EXPECT_EQ(slurp(path("o2/results.json")), before);
 }
 
+// Shell words that wait (at most 120 s) until FILE exists and is not empty, and a second more: the
+// command has started measuring.
+std::string after_file(const std::string& file) {
+  return "for i in $(seq 600); do [ -s " + file + " ] && break; sleep 0.2; done; sleep 1; ";
+}
+
+// Shell words that wait for $P, killing it after 20 s (a command that ignores the signal must fail the
+// test, not hang it); the status is $P's.
+std::string reap() {
+  return "for i in $(seq 100); do kill -0 $P 2>/dev/null || break; sleep 0.2; done; kill -KILL $P 2>/dev/null; "
+         "wait $P; ";
+}
+
+// SIGINT/SIGTERM: the sweep stops before its next point, the files and the table end as after a whole
+// sweep, one line says what was saved, and the exit status is 128 + the signal.
+TEST_F(RobustOutput, InterruptedSweepSaysWhatWasSavedAndExits128PlusTheSignal) {
+  const std::string json = path("n0.json");
+  const Result r = run_shell("{ " + std::string(PIPEBENCH_BIN) +
+                             " bench --backend mpi -b 8 -e 64K -f 4 -n 5 --reps 3 -w 1 -N 0 --quiet --json " + json +
+                             " & P=$!; " + after_file(json) + "kill -INT $P; " + reap() + "}");
+  EXPECT_EQ(r.status, 130) << r.err;
+  EXPECT_NE(r.err.find("pipebench: interrupted by SIGINT after "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("every finished point is in " + json), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("# Wrong values"), std::string::npos) << "-N 0 keeps its footer";
+  const auto j = nlohmann::json::parse(slurp(json));
+  EXPECT_GT(j["records"].size(), 0u);
+
+  const std::string dir = path("runI");
+  const Result run_term = run_shell("{ " + std::string(PIPEBENCH_BIN) + " run --backend mpi --host-ranks 1 --out " +
+                                    dir + " -b 8 -e 64M --point-seconds 2 --quiet & P=$!; " +
+                                    after_file(dir + "/results.json") + "kill -TERM $P; " + reap() + "}");
+  EXPECT_EQ(run_term.status, 143) << run_term.err;
+  EXPECT_NE(run_term.err.find("pipebench: interrupted by SIGTERM"), std::string::npos) << run_term.err;
+  const std::string summary = slurp(dir + "/summary.txt");
+  EXPECT_NE(summary.find("# Summary (files in " + dir + ")"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("# Interrupted by SIGTERM"), std::string::npos) << summary;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/report.html"));
+}
+
 }  // namespace
