@@ -64,9 +64,10 @@ namespace {
 
 // Google Benchmark's flags other than its output flags (benchmark_flags.h: pipebench writes those).
 void init_benchmark(const BenchmarkFlags& flags) {
-  std::vector<std::string> args = {"pipebench"};
-  args.insert(args.end(), flags.library_args.begin(), flags.library_args.end());
-  std::vector<char*> argv;
+  std::vector<std::string> args = flags.library_args;
+  // argv[0] outlives the call: Google Benchmark keeps the pointer as the context's "executable" and
+  // reads it when each sweep reports (a pointer into `args` would dangle by then). It only reads it.
+  std::vector<char*> argv = {const_cast<char*>("pipebench")};
   for (auto& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
   benchmark::Initialize(&argc, argv.data());

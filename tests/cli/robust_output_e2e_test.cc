@@ -117,6 +117,7 @@ TEST_F(RobustOutput, BenchmarkOutHoldsGoogleBenchmarksJsonOfEveryPoint) {
   // The file holds the latest sweep; the console got Google Benchmark's JSON of both.
   const auto j = nlohmann::json::parse(slurp(out));
   EXPECT_EQ(j["benchmarks"].size(), 4u);
+  EXPECT_EQ(j["context"]["executable"], "pipebench");  // not a pointer left dangling
   EXPECT_NE(r.out.find("\"benchmarks\""), std::string::npos);
   const Result csv =
       run(std::string(kSmallBench) + " --benchmark_out=" + path("gb.csv") + " --benchmark_out_format=csv");
