@@ -181,6 +181,11 @@ TEST_F(RobustOutput, TwoOutputsOfOneCommandMustBeTwoFiles) {
                  "json csv");
   expect_refused(run(std::string(kSmallBench) + " --json " + same + " --benchmark_out=" + same),
                  "the same file as --json", "json benchmark_out");
+  const std::string tdir = path("tdir");
+  const Result pr = run("predict --plan " + plan("p.json") + " --link-gbps 10 --tflops 100 --trace " + tdir +
+                        " --json " + tdir + "/trace-1f1b-v1.json");
+  EXPECT_EQ(pr.status, 2) << pr.err;
+  EXPECT_NE(pr.err.find("the same file as --json " + tdir + "/trace-1f1b-v1.json"), std::string::npos) << pr.err;
   const Result t = run("trace " + gz + " --json " + same + " --chrome-trace " + same);
   EXPECT_EQ(t.status, 2) << t.err;
   EXPECT_NE(t.err.find("--chrome-trace " + same + ": the same file as --json " + same), std::string::npos) << t.err;
