@@ -17,12 +17,15 @@
 #include "cli/number_checks.h"
 #include "collectives/pair.h"
 #include "collectives/registry.h"
+#include "core/distinct_files.h"
 #include "core/error.h"
 #include "core/sizes.h"
 #include "core/split_expr.h"
 #include "core/units.h"
 #include "core/version.h"
 #include "core/word_lists.h"
+#include "harness/benchmark_flags.h"
+#include "harness/interrupt.h"
 #include "harness/point_runner.h"
 #include "report/console_table.h"
 #include "report/csv_writer.h"
@@ -200,6 +203,21 @@ void print_preamble(std::ostream& out, const BenchConfig& c, const Backend& back
   out.flush();
 }
 
+int interrupted_status(const SweepSummary& s, const BenchConfig& c, const World& world) {
+  if (world.rank() == 0) {
+    std::string saved;
+    for (const std::string& f : {c.json_path, c.csv_path, parse_benchmark_flags(c.benchmark_args).out_path}) {
+      if (!f.empty()) saved += (saved.empty() ? "" : ", ") + f;
+    }
+    std::cout.flush();
+    std::fprintf(stderr, "pipebench: interrupted by %s after %d measured point%s; %s\n",
+                 signal_name(s.interrupted_by).c_str(), s.records, s.records == 1 ? "" : "s",
+                 saved.empty() ? "no file was asked for (--json/--csv keep the records)"
+                               : ("every finished point is in " + saved).c_str());
+  }
+  return 128 + s.interrupted_by;
+}
+
 int exit_status(const SweepSummary& s) {
   if (s.wrong > 0) return static_cast<int>(ExitCode::kWrongData);
   if (s.errors > 0) return static_cast<int>(ExitCode::kRuntimeError);
@@ -320,17 +338,19 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
   const std::vector<Point> points = plan_points(c);
   SweepSummary summary;
   // -N: the sweep again and again; 0 = until interrupted (each record is written as it is measured).
-  for (int cycle = 0; c.cycles == 0 || cycle < c.cycles; ++cycle) {
+  for (int cycle = 0; (c.cycles == 0 || cycle < c.cycles) && summary.interrupted_by == 0; ++cycle) {
     const SweepSummary s = run_sweep(comm, world, c, points, report.sink());
     summary.records += s.records;
     summary.errors += s.errors;
     summary.wrong += s.wrong;
+    summary.interrupted_by = s.interrupted_by;
   }
   report.finish();
   if (c.memory_report) {
     const std::uint64_t free_after = free_now();
     if (world.rank() == 0) print_memory(std::cout, c, free_before, free_after, comm.nranks(), gpu);
   }
+  if (summary.interrupted_by != 0) return interrupted_status(summary, c, world);
   require_measured(summary, points.size(), c);
   const bool low = world.max(verdict && verdict->failed() ? 1.0 : 0.0) > 0;  // rank 0's verdict for every rank
   return exit_status(summary, low, !c.nccl_tests_program.empty());
@@ -593,6 +613,11 @@ void BenchCommand::finish(const CLI::App& sub, const CommandExtras& extras) {
   finish_placement(*text_, config_);
   finish_nccl_tests(sub, *text_, config_);
   finish_outputs(sub, *text_, config_);
+  check_benchmark_flags(extras.benchmark_args);
+  require_distinct_files({{"--plan", config_.plan_path}},
+                         {{"--json", config_.json_path},
+                          {"--csv", config_.csv_path},
+                          {"--benchmark_out", parse_benchmark_flags(extras.benchmark_args).out_path}});
   config_.benchmark_args = extras.benchmark_args;
 }
 
@@ -602,7 +627,10 @@ void BenchCommand::before_world(const std::vector<std::string>& args) {
   if (!config_.nccl_tests_program.empty()) config_.command_line = nccl_tests_user_args(args);
 }
 
-int BenchCommand::run(const World* world) { return run_bench_command(config_, *world); }
+int BenchCommand::run(const World* world) {
+  const InterruptGuard interrupts;
+  return run_bench_command(config_, *world);
+}
 
 std::unique_ptr<Subcommand> make_bench_command() { return std::make_unique<BenchCommand>(); }
 

@@ -39,6 +39,10 @@ void print_preamble(std::ostream& out, const BenchConfig& config, const Backend&
 // (x 0.9); started as an nccl-tests binary, 7 for wrong data too (nccl-tests' testNumResults).
 [[nodiscard]] int exit_status(const SweepSummary& s, bool below_min_busbw, bool nccl_tests_binary);
 
+// Of a sweep stopped by SIGINT/SIGTERM (s.interrupted_by): rank 0 says so on stderr with the points
+// measured and the files that hold them; 128 + the signal (130, 143).
+[[nodiscard]] int interrupted_status(const SweepSummary& s, const BenchConfig& config, const World& world);
+
 // The "config" block of a results file.
 [[nodiscard]] nlohmann::json bench_config_json(const BenchConfig& config);
 

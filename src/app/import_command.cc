@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "core/distinct_files.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "io/nccl_tests_log.h"
@@ -46,6 +47,9 @@ int run_import_command(const ImportOptions& o, std::ostream& out, std::ostream& 
     throw UsageError("--nranks " + std::to_string(o.nranks) + ": out of range (1 to 131072)");
   }
   if (!o.json_path.empty()) require_output_path("--json", o.json_path);
+  std::vector<FileArg> inputs;
+  for (const auto& path : o.files) inputs.push_back({"FILE", path});
+  require_distinct_files(inputs, {{"--json", o.json_path}});
   std::vector<NcclTestsImport> imports;
   std::size_t records = 0;
   for (const auto& path : o.files) {

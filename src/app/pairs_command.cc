@@ -15,6 +15,7 @@
 #include "cli/number_checks.h"
 #include "collectives/pair.h"
 #include "collectives/registry.h"
+#include "core/distinct_files.h"
 #include "core/error.h"
 #include "core/sizes.h"
 #include "core/units.h"
@@ -242,6 +243,7 @@ class PairsCommand final : public Subcommand {
     o_.backend = parse_backend_kind("--backend", backend_);
     o_.sizes_bytes = parse_size_list("--sizes", sizes_);
     if (!pairs_.empty()) o_.pairs = parse_pairs("--pairs", pairs_);
+    require_distinct_files({}, {{"--json", o_.json_path}, {"--csv", o_.csv_path}});
   }
   bool needs_world() const override { return true; }
   void before_world(const std::vector<std::string>& args) override {

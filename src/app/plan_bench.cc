@@ -272,6 +272,7 @@ int run_plan_bench_on(Backend& backend, const Plan& plan, const std::string& lab
   if (report.sink()) rows = std::make_unique<PlanRowSink>(*report.sink(), sweep, report);
   const SweepSummary summary = run_sweep(backend, world, c, sweep.points, rows.get());
   report.finish();
+  if (summary.interrupted_by != 0) return interrupted_status(summary, c, world);
   // bench --plan alone; run's plan sweep (results given) may be filtered out by a filter meant for its main sweep.
   if (!results) require_measured(summary, sweep.points.size(), c);
   if (results && speak) {

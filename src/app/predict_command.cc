@@ -12,6 +12,7 @@
 #include "app/model_error_flags.h"
 #include "backend/backend_factory.h"
 #include "cli/number_checks.h"
+#include "core/distinct_files.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/json_file.h"
@@ -191,6 +192,8 @@ int predict_and_print(const PredictOptions& o) {
   if (models != 1) {
     throw UsageError("communication costs: give exactly one of --table RESULTS.json, --link-gbps GBPS, --zero-comm");
   }
+  require_distinct_files({{"--plan", o.plan_path}, {"--table", o.table_path}, {"--topology", o.topology_path}},
+                         {{"--json", o.json_path}});
   const Plan plan = load_plan("--plan", o.plan_path);
   std::string cost_text;
   PathModel paths;
@@ -209,6 +212,16 @@ int predict_and_print(const PredictOptions& o) {
       predict(plan, *costs, make_compute_model(plan, compute), o.shared_path, !o.trace_dir.empty(), o.schedule, &paths);
   if (o.measure_compute) p.compute_source = "measured with cuBLAS on GPU 0 (--measure-compute)";
   if (!o.replay_path.empty()) band_from_replay(o.replay_path, p);
+  if (!o.trace_dir.empty()) {
+    // The folder first, so that a --json inside it is compared with the trace files it would replace.
+    std::error_code ec;
+    std::filesystem::create_directories(o.trace_dir, ec);
+    if (ec) throw UsageError("--trace " + o.trace_dir + ": cannot be created: " + ec.message());
+    std::vector<FileArg> outputs = {{"--json", o.json_path}};
+    for (const auto& s : p.schedules)
+      outputs.push_back({"--trace", o.trace_dir + "/trace-" + s.name + "-v" + std::to_string(s.v) + ".json"});
+    require_distinct_files({}, outputs);
+  }
 
   std::ostream& out = std::cout;
   char buf[512];
@@ -229,9 +242,6 @@ int predict_and_print(const PredictOptions& o) {
   print_rank_breakdown(out, p);
   print_break_even_and_verdict(out, p);
   if (!o.trace_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.trace_dir, ec);
-    if (ec) throw UsageError("--trace " + o.trace_dir + ": cannot be created: " + ec.message());
     for (const auto& s : p.schedules) {
       const std::string path = o.trace_dir + "/trace-" + s.name + "-v" + std::to_string(s.v) + ".json";
       write_output_file("--trace", path, chrome_trace(s).dump() + "\n");

@@ -17,6 +17,7 @@
 #include "backend/backend_factory.h"
 #include "backend/gemm_timer.h"
 #include "backend/replay_runtime.h"
+#include "core/distinct_files.h"
 #include "core/error.h"
 #include "core/json_file.h"
 #include "harness/progress.h"
@@ -102,6 +103,7 @@ class ReplayCommand final : public Subcommand {
       o_.timeout_s = timeout_s_;
     }
     check_output("--json", json_path_);
+    require_distinct_files({{"--plan", plan_path_}, {"--table", table_path_}}, {{"--json", json_path_}});
     kind_ = parse_backend_kind("--backend", backend_);
     gpu_flags_ = sub.count("--compute") > 0 || sub.count("--compute-sms") > 0;
   }

@@ -233,6 +233,17 @@ void add_file(ReportInputs& out, const std::string& flag, const std::string& pat
 
 }  // namespace
 
+namespace {
+
+std::vector<std::string> add_baseline(ReportInputs& out, const std::string& baseline) {
+  const auto files = expand_input("--baseline", baseline);
+  const bool folder = files.size() != 1 || files.front() != baseline;
+  for (const auto& file : files) add_file(out, "--baseline", file, folder, true);
+  return files;
+}
+
+}  // namespace
+
 std::vector<std::string> expand_input(const std::string& flag, const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw UsageError(flag + " " + path + ": does not exist");
@@ -269,12 +280,13 @@ ReportInputs load_report_inputs(const std::vector<std::string>& inputs, const st
     const bool folder = files.size() != 1 || files.front() != input;
     for (const auto& file : files) add_file(out, "INPUT", file, folder, false);
   }
-  if (!baseline.empty()) {
-    const auto files = expand_input("--baseline", baseline);
-    const bool folder = files.size() != 1 || files.front() != baseline;
-    for (const auto& file : files) add_file(out, "--baseline", file, folder, true);
-  }
+  if (!baseline.empty()) add_baseline(out, baseline);
   return out;
+}
+
+std::vector<std::string> check_baseline(const std::string& baseline) {
+  ReportInputs out;
+  return add_baseline(out, baseline);
 }
 
 }  // namespace pipebench

@@ -23,4 +23,8 @@ namespace pipebench {
 // a schema report does not take, or a field out of range.
 [[nodiscard]] ReportInputs load_report_inputs(const std::vector<std::string>& inputs, const std::string& baseline);
 
+// Reads the baseline alone, as load_report_inputs does; returns the files it names. For `run`, so that
+// a bad --baseline is told before the sweep rather than after it.
+std::vector<std::string> check_baseline(const std::string& baseline);
+
 }  // namespace pipebench

@@ -23,9 +23,13 @@
 #include "app/report_inputs.h"
 #include "backend/backend_factory.h"
 #include "cli/number_checks.h"
+#include "core/distinct_files.h"
 #include "core/error.h"
+#include "core/file_io.h"
 #include "core/sizes.h"
 #include "core/units.h"
+#include "harness/benchmark_flags.h"
+#include "harness/interrupt.h"
 #include "io/plan_io.h"
 #include "io/prediction_io.h"
 #include "io/replay_io.h"
@@ -166,6 +170,7 @@ struct PlannedRun {
   ComputeOptions compute;
   std::unique_ptr<Prediction> prediction;  // rank 0 only
   std::optional<Agreement> agreement{};    // rank 0, after a replay
+  int interrupted_status = 0;              // 130/143 when SIGINT/SIGTERM stopped the plan's sweep
 };
 
 // Plan, time the plan's messages, predict. Collective; rank 0 prints.
@@ -196,7 +201,15 @@ PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& ba
     c.iters = 5;
     c.reps = 3;
     c.warmup = 2;
-    (void)run_plan_bench_on(backend, plan, "(run's plan)", c, world, &results);
+    // --benchmark_out holds the sweep's points; the plan's messages must not replace them.
+    c.benchmark_args.erase(std::remove_if(c.benchmark_args.begin(), c.benchmark_args.end(),
+                                          [](const std::string& a) { return a.rfind("--benchmark_out", 0) == 0; }),
+                           c.benchmark_args.end());
+    const int status = run_plan_bench_on(backend, plan, "(run's plan)", c, world, &results);
+    if (status >= 128) {
+      run.interrupted_status = status;
+      return run;
+    }
   }
   run.compute.tflops = o.tflops > 0 ? o.tflops : kAssumedTflops;
   if (world.rank() != 0) return run;
@@ -343,6 +356,38 @@ std::optional<std::string> make_run_folder(const RunOptions& o, const World& wor
   return dir;
 }
 
+// What run writes into its folder (besides the report's plot-*.svg).
+constexpr const char* kRunFiles[] = {"results.json",    "results.csv", "plan.json",   "plan_results.json",
+                                     "prediction.json", "replay.json", "summary.txt", "report.html",
+                                     "report.md",       "report.json"};
+
+// Every file run will write, checked before anything is measured (rank 0; every rank stops alike): a
+// regular file or a new path, never a link, FIFO or device, and none of them a file of --baseline.
+void check_run_outputs(const RunOptions& o, const World& world, const std::string& dir) {
+  std::string error;
+  if (world.rank() == 0) {
+    try {
+      std::vector<FileArg> outputs;
+      for (const char* name : kRunFiles) outputs.push_back({"--out", dir + "/" + name});
+      std::error_code ec;
+      for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind("plot-", 0) == 0 && name.size() > 9 && name.compare(name.size() - 4, 4, ".svg") == 0)
+          outputs.push_back({"--out", e.path().string()});
+      }
+      for (const auto& f : outputs) require_output_path(f.flag, f.path);
+      std::vector<FileArg> inputs;
+      if (!o.baseline.empty()) {
+        for (const auto& f : expand_input("--baseline", o.baseline)) inputs.push_back({"--baseline", f});
+      }
+      require_distinct_files(inputs, outputs);
+    } catch (const UsageError& e) {
+      error = e.what();
+    }
+  }
+  if (!world.all(error.empty())) throw UsageError(error);
+}
+
 // Like nccl-tests' "Reducing maxBytes": the defaults must fit the machine, so drop sizes that don't.
 void fit_sizes_to_backend(BenchConfig& c, Backend& backend, const World& world) {
   while (true) {
@@ -381,9 +426,11 @@ struct PlanSteps {
 // plan -> predict -> replay when the options ask for them; returns the answer and the lines they add to
 // the summary.
 PlanSteps plan_steps(const RunOptions& o, const World& world, Backend& backend, const BenchConfig& c,
-                     const std::string& dir) {
+                     const std::string& dir, int* interrupted_status) {
   std::string summary;
   PlannedRun run = plan_and_predict(o, world, backend, c, dir);
+  *interrupted_status = run.interrupted_status;
+  if (run.interrupted_status != 0) return {"", summary};
   if (run.prediction) summary += "# Prediction verdict: " + run.prediction->verdict + "\n";
   if (o.replay && can_replay(run.plan, world, c.backend, c.gpus_per_process)) {
     summary += replay_step(o, world, c.backend, run, dir);
@@ -427,6 +474,21 @@ int finish_with_report(const RunOptions& o, const World& world, const std::strin
   return std::stoi(report_rc);
 }
 
+// A run stopped by SIGINT/SIGTERM: the summary of what finished goes to summary.txt (rank 0); the steps
+// after the interrupted one are not run. Returns 128 + the signal.
+int finish_interrupted(const World& world, const std::string& dir, std::string summary, int status) {
+  if (world.rank() == 0) {
+    const std::string line = "#\n# Interrupted by " + signal_name(status - 128) +
+                             ": the steps after it (plan, prediction, replay, report) were not run\n# Exit status " +
+                             std::to_string(status) + "\n";
+    summary += line;
+    std::cout << line;
+    write_file_atomically(dir + "/summary.txt", summary);
+    std::cout << "# Summary of what finished saved in " << dir << "/summary.txt\n" << std::flush;
+  }
+  return status;
+}
+
 }  // namespace
 
 int run_run_command(const RunOptions& o, const World& world) {
@@ -435,6 +497,7 @@ int run_run_command(const RunOptions& o, const World& world) {
   const std::optional<std::string> folder = make_run_folder(o, world);
   if (!folder) return static_cast<int>(ExitCode::kUsage);
   const std::string& dir = *folder;
+  check_run_outputs(o, world, dir);
   c.json_path = dir + "/results.json";
   c.csv_path = dir + "/results.csv";
   auto backend = make_backend(c.backend, world, c.gpus_per_process);
@@ -448,9 +511,17 @@ int run_run_command(const RunOptions& o, const World& world) {
     summary = table.str();
     std::cout << summary << std::flush;
   }
+  if (status >= 128) return finish_interrupted(world, dir, std::move(summary), status);
+  int plan_status = 0;
   PlanSteps steps;
-  if (o.plan) steps = plan_steps(o, world, *backend, c, dir);
+  if (o.plan) steps = plan_steps(o, world, *backend, c, dir, &plan_status);
+  if (plan_status >= 128) return finish_interrupted(world, dir, summary + steps.summary, plan_status);
   return finish_with_report(o, world, dir, steps.answer, summary + steps.summary, status);
+}
+
+int RunCommand::run(const World* world) {
+  const InterruptGuard interrupts;
+  return run_run_command(options_, *world);
 }
 
 std::string RunCommand::summary() const { return "the whole qualification job with defaults (what 'make run' runs)"; }
@@ -495,6 +566,7 @@ void RunCommand::finish(const CLI::App& /*sub*/, const CommandExtras& extras) {
   options_.min_bytes = parse_size_bytes("-b", min_bytes_);
   options_.max_bytes = parse_size_bytes("-e", max_bytes_);
   (void)sweep_sizes(options_.min_bytes, options_.max_bytes, options_.factor, 0);
+  check_benchmark_flags(extras.benchmark_args);
   options_.benchmark_args = extras.benchmark_args;
   options_.megatron_args = extras.passthrough;
   if (!options_.megatron_args.empty()) {
@@ -507,7 +579,7 @@ void RunCommand::finish(const CLI::App& /*sub*/, const CommandExtras& extras) {
   options_.replay = !no_replay_;
   // Bad rules or baseline: before anything is measured.
   if (!options_.rules_file.empty()) (void)read_rules_file(options_.rules_file);
-  if (!options_.baseline.empty()) (void)expand_input("--baseline", options_.baseline);
+  if (!options_.baseline.empty()) (void)check_baseline(options_.baseline);
 }
 
 std::unique_ptr<Subcommand> make_run_command() { return std::make_unique<RunCommand>(); }

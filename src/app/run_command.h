@@ -55,7 +55,7 @@ class RunCommand final : public Subcommand {
   [[nodiscard]] bool accepts_passthrough() const override { return true; }
   [[nodiscard]] bool needs_world() const override { return true; }
   void before_world(const std::vector<std::string>& args) override { relaunch_under_mpirun_if_needed(options_, args); }
-  [[nodiscard]] int run(const World* world) override { return run_run_command(options_, *world); }
+  [[nodiscard]] int run(const World* world) override;
   // After finish: the job the flags describe.
   [[nodiscard]] const RunOptions& options() const { return options_; }
 

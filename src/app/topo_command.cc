@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "core/distinct_files.h"
 #include "core/error.h"
 #include "report/topology_report.h"
 #include "topology/hwloc_discovery.h"
@@ -47,7 +48,10 @@ class TopoCommand final : public Subcommand {
         ->capture_default_str();
     sub.add_option("--export-xml", o_.export_xml, "write this machine's hwloc XML (with I/O devices) here");
   }
-  void finish(const CLI::App& /*sub*/, const CommandExtras& /*extras*/) override {}
+  void finish(const CLI::App& /*sub*/, const CommandExtras& /*extras*/) override {
+    require_distinct_files({{"--xml", o_.discovery.hwloc_xml}, {"--nccl-xml", o_.discovery.nccl_xml}},
+                           {{"--export-xml", o_.export_xml}});
+  }
   int run(const World* /*world*/) override { return run_topo_command(o_); }
 
  private:

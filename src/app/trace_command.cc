@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/distinct_files.h"
 #include "core/error.h"
 #include "core/json_file.h"
 #include "core/word_lists.h"
@@ -272,10 +273,21 @@ TraceProgressFn trace_progress(std::ostream& out, bool tty, Progress::Clock cloc
 int run_trace_command(const TraceCommandOptions& o_in) {
   TraceCommandOptions o = o_in;
   if (o.path.empty() && o.paths.size() == 1) o.path = o.paths[0];
+  const std::vector<FileArg> outputs = {{"--json", o.json_path}, {"--chrome-trace", o.chrome_trace_path}};
+  std::vector<FileArg> inputs = {
+      {"--plan", o.plan_path}, {"--prediction", o.prediction_path}, {"--replay", o.replay_path}};
   if (job_view(o)) {
     if (o.paths.empty()) o.paths.push_back(o.path);
+    // The files a folder holds are inputs too: --json DIR/rank0.json.gz would replace one of them.
+    for (const auto& f : expand_trace_inputs("FILE", o.paths)) inputs.push_back({"FILE", f});
+    if (!o.compare_paths.empty()) {
+      for (const auto& f : expand_trace_inputs("--compare", o.compare_paths)) inputs.push_back({"--compare", f});
+    }
+    require_distinct_files(inputs, outputs);
     return run_job(o);
   }
+  inputs.push_back({"FILE", o.path});
+  require_distinct_files(inputs, outputs);
   if (!o.replay_path.empty() || o.tolerance >= 0 || o.align != "auto") {
     throw UsageError(std::string(o.tolerance >= 0         ? "--tolerance"
                                  : !o.replay_path.empty() ? "--replay"

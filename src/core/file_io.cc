@@ -119,6 +119,24 @@ void require_output_path(const std::string& flag, const std::string& path) {
   }
 }
 
+void require_output_in_folder(const std::string& flag, const std::string& path) {
+  require_output_path(flag, path);
+  const std::string::size_type slash = path.find_last_of('/');
+  const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  struct stat st {};
+  if (::stat(folder.c_str(), &st) != 0) {
+    const int err = errno;
+    throw UsageError(named(flag, path) + ": cannot be written (folder " + folder + ": " +
+                     (err == ENOENT ? "no such folder" : reason(err)) + ")");
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    throw UsageError(named(flag, path) + ": cannot be written (" + folder + " is " + file_kind(st.st_mode) + ")");
+  }
+  if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+    throw UsageError(named(flag, path) + ": cannot be written (folder " + folder + ": " + reason(errno) + ")");
+  }
+}
+
 void write_output_file(const std::string& flag, const std::string& path, std::string_view text) {
   require_output_path(flag, path);
   std::string tmp;

@@ -26,6 +26,10 @@ void require_input_file(const std::string& flag, const std::string& path);
 // FLAG may be empty (the message then starts with PATH).
 void require_output_path(const std::string& flag, const std::string& path);
 
+// require_output_path, and the folder PATH goes in exists and may be written: for an output written only
+// at the end of a command, so that a typo in the folder is told before anything is measured.
+void require_output_in_folder(const std::string& flag, const std::string& path);
+
 // Replaces PATH atomically: the text goes to a new temporary file next to it, every write and the
 // close are checked, then rename(2). A failure leaves PATH as it was: UsageError for a path that may not
 // be written (see require_output_path), Error naming the file and the reason otherwise. The rename is

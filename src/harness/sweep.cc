@@ -10,10 +10,14 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "collectives/registry.h"
 #include "core/error.h"
+#include "core/file_io.h"
+#include "harness/benchmark_flags.h"
+#include "harness/interrupt.h"
 #include "harness/progress.h"
 #include "harness/watchdog.h"
 
@@ -53,27 +57,64 @@ std::string point_name(const Point& p) {
 }
 
 bool wants_benchmark_display(const std::vector<std::string>& args) {
-  for (const auto& a : args) {
-    if (starts_with(a, "--benchmark_format")) return true;
-  }
-  return false;
+  return !parse_benchmark_flags(args).display_format.empty();
 }
 
 namespace {
 
-// Google Benchmark's flags; ranks other than 0 must not write --benchmark_out as well.
-void init_benchmark(const World& world, const std::vector<std::string>& benchmark_args) {
-  std::vector<std::string> args = {"pipebench"};
-  for (const auto& a : benchmark_args) {
-    if (world.rank() != 0 && starts_with(a, "--benchmark_out")) continue;
-    args.push_back(a);
-  }
-  std::vector<char*> argv;
+// Google Benchmark's flags other than its output flags (benchmark_flags.h: pipebench writes those).
+void init_benchmark(const BenchmarkFlags& flags) {
+  std::vector<std::string> args = flags.library_args;
+  // argv[0] outlives the call: Google Benchmark keeps the pointer as the context's "executable" and
+  // reads it when each sweep reports (a pointer into `args` would dangle by then). It only reads it.
+  std::vector<char*> argv = {const_cast<char*>("pipebench")};
   for (auto& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
   benchmark::Initialize(&argc, argv.data());
   if (argc > 1) throw UsageError(std::string(argv[1]) + ": unknown Google Benchmark flag");
 }
+
+// Google Benchmark's reporter for --benchmark_out_format, writing into `out`. The CSV reporter is
+// deprecated upstream but is what --benchmark_out_format=csv has always given.
+std::unique_ptr<benchmark::BenchmarkReporter> file_reporter(const std::string& format, std::ostream& out) {
+  std::unique_ptr<benchmark::BenchmarkReporter> r;
+  if (format == "console") {
+    r = std::make_unique<benchmark::ConsoleReporter>(benchmark::ConsoleReporter::OO_None);
+  } else if (format == "csv") {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    r = std::make_unique<benchmark::CSVReporter>();
+#pragma GCC diagnostic pop
+  } else {
+    r = std::make_unique<benchmark::JSONReporter>();
+  }
+  r->SetOutputStream(&out);
+  r->SetErrorStream(&out);
+  return r;
+}
+
+// Hands every report to the display reporter and, when there is one, to the file's.
+class TeeReporter final : public benchmark::BenchmarkReporter {
+ public:
+  TeeReporter(benchmark::BenchmarkReporter& display, benchmark::BenchmarkReporter* file)
+      : display_(display), file_(file) {}
+  bool ReportContext(const Context& c) override {
+    const bool shown = display_.ReportContext(c);
+    return (file_ ? file_->ReportContext(c) : true) && shown;
+  }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    display_.ReportRuns(runs);
+    if (file_) file_->ReportRuns(runs);
+  }
+  void Finalize() override {
+    display_.Finalize();
+    if (file_) file_->Finalize();
+  }
+
+ private:
+  benchmark::BenchmarkReporter& display_;
+  benchmark::BenchmarkReporter* file_;
+};
 
 // The record of a point that threw.
 ResultRecord failed_record(const Point& p, const Backend& comm, const std::string& msg) {
@@ -130,6 +171,11 @@ class MeasuringLoop {
   }
 
   void measure(std::size_t i, benchmark::State& state) {
+    if (stop_requested()) {
+      ++summary_.skipped;
+      state.SkipWithError("interrupted");
+      return;
+    }
     const std::string name = label_of(i);
     const Point p = point_of(i);
     // The point's operations: warm-up, timed batches, data-check runs (each a fill, an op and a check).
@@ -173,6 +219,15 @@ class MeasuringLoop {
   [[nodiscard]] const SweepSummary& summary() const { return summary_; }
 
  private:
+  // Whether any rank got SIGINT/SIGTERM; every rank asks before every point, so all stop at the same one.
+  bool stop_requested() {
+    if (summary_.interrupted_by != 0) return true;
+    const int sig = interrupt_signal();
+    if (world_.all(sig == 0)) return false;
+    summary_.interrupted_by = static_cast<int>(world_.max(sig));
+    return true;
+  }
+
   Backend& backend_;
   const World& world_;
   const BenchConfig& config_;
@@ -183,11 +238,37 @@ class MeasuringLoop {
   SweepSummary summary_;
 };
 
+// Runs the registered benchmarks. Rank 0 shows Google Benchmark's output when --benchmark_format asks
+// for it and writes --benchmark_out (its own reporter into memory, then an atomic, checked write: the
+// file holds the latest sweep, as Google Benchmark's own reopening of the file did). The display
+// reporter is always passed in: Google Benchmark deletes its default one after a call it made it for,
+// and that one is a static it hands out again (1.7: the next sweep of -N would use freed memory).
+void run_registered(const World& world, const BenchmarkFlags& flags) {
+  NullReporter quiet;
+  const bool rank0 = world.rank() == 0;
+  benchmark::BenchmarkReporter& display =
+      rank0 && !flags.display_format.empty() ? *benchmark::CreateDefaultDisplayReporter() : quiet;
+  std::ostringstream text;
+  std::unique_ptr<benchmark::BenchmarkReporter> file;
+  if (rank0 && !flags.out_path.empty()) file = file_reporter(flags.out_format, text);
+  TeeReporter both(display, file.get());
+  benchmark::RunSpecifiedBenchmarks(&both);
+  if (!file) return;
+  try {
+    write_output_file("--benchmark_out", flags.out_path, text.str());
+  } catch (const Error& e) {
+    // The path was checked before measuring (check_benchmark_flags): a failure now is the file system's,
+    // on rank 0 alone; a plain Error makes main end the whole job.
+    throw Error(e.what());
+  }
+}
+
 }  // namespace
 
 SweepSummary run_sweep(Backend& backend, const World& world, const BenchConfig& config,
                        const std::vector<SweepPoint>& points, RecordSink* sink) {
-  init_benchmark(world, config.benchmark_args);
+  const BenchmarkFlags flags = parse_benchmark_flags(config.benchmark_args);
+  init_benchmark(flags);
   // Rank 0 (the one with a sink): "point N of M" on stderr.
   std::unique_ptr<Progress> progress;
   std::unique_ptr<ProgressSink> counted;
@@ -206,13 +287,7 @@ SweepSummary run_sweep(Backend& backend, const World& world, const BenchConfig& 
         ->Iterations(config.reps)
         ->Unit(benchmark::kMicrosecond);
   }
-  NullReporter quiet;
-  const bool display = world.rank() == 0 && wants_benchmark_display(config.benchmark_args);
-  if (display) {
-    benchmark::RunSpecifiedBenchmarks();
-  } else {
-    benchmark::RunSpecifiedBenchmarks(&quiet);
-  }
+  run_registered(world, flags);
   benchmark::ClearRegisteredBenchmarks();
   return loop.summary();
 }

@@ -25,6 +25,8 @@ struct SweepSummary {
   int records = 0;
   int errors = 0;
   std::uint64_t wrong = 0;
+  int interrupted_by = 0;  // SIGINT/SIGTERM when the sweep stopped early (harness/interrupt.h), else 0
+  int skipped = 0;         // points left unmeasured after that
 };
 
 // One point of the loop and where it runs.

@@ -148,6 +148,8 @@ void read_moe(const JsonFields& f, const json& m, const std::string& path, Megat
   if (!m.contains("num_experts")) return;
   a.num_experts = f.get_int(m, path, "num_experts");
   if (a.num_experts == 0) return;
+  if (a.num_experts > kMaxExperts)
+    f.fail(path + ".num_experts", "is above the limit of " + std::to_string(kMaxExperts));
   a.moe_router_topk = f.get_int(m, path, "moe_router_topk");
   a.moe_dispatcher = f.get_string(m, path, "moe_token_dispatcher_type");
   a.moe_ffn_hidden = f.get_int(m, path, "moe_ffn_hidden_size");

@@ -17,6 +17,9 @@ namespace pipebench {
 inline constexpr int kMaxWorldSize = 1 << 20;
 inline constexpr std::int64_t kMaxMicrobatches = 1 << 14;
 inline constexpr int kMaxLayers = 4096;
+// Experts of an MoE layer: the parameter list has tensors per local expert (the largest published models
+// have a few hundred experts).
+inline constexpr std::int64_t kMaxExperts = 1 << 14;
 
 struct Layout {
   int world = 1, tp = 1, cp = 1, dp = 1, pp = 1;

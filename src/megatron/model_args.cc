@@ -231,6 +231,10 @@ void finish_moe(MegatronArgs& a, const MoeOptions& o) {
     a.moe_ffn_hidden = 0;
     return;
   }
+  if (a.num_experts > kMaxExperts) {
+    throw UsageError("Megatron arguments: --num-experts " + str(a.num_experts) + " is above the limit of " +
+                     str(kMaxExperts));
+  }
   if (a.num_experts % a.ep != 0)
     throw UsageError("Number of experts should be a multiple of expert model parallel_size (--num-experts " +
                      str(a.num_experts) + ", --expert-model-parallel-size " + str(a.ep) + ")");

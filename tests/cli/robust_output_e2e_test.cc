@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: Apache-2.0
+// End to end: outputs the built binary must not write (links, FIFOs, folders, an input, another output of
+// the same command), checked before anything is measured, and write failures that must not pass as
+// success. Files are made in a temporary folder.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "cli/run_pipebench.h"
+
+namespace {
+
+using pipebench::e2e::Result;
+using pipebench::e2e::run;
+using pipebench::e2e::run_shell;
+using pipebench::e2e::slurp;
+
+const char* kPlanArgs =
+    "--num-layers 4 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --max-position-embeddings 64 "
+    "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 2 --world-size 2 --vocab-size 1000 "
+    "--fp16";
+
+const char* kSmallBench = "bench --backend mpi -b 8 -e 64 -f 8 -n 2 --reps 2 -w 1 --quiet";
+
+class RobustOutput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+    dir_ = std::filesystem::temp_directory_path() / ("pipebench_robust_out_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string victim() const {
+    const std::string v = path("victim.txt");
+    std::ofstream(v) << "VICTIM\n";
+    return v;
+  }
+
+  // A copy of a file; returns its path.
+  std::string copy(const std::string& from, const std::string& name) const {
+    std::filesystem::copy_file(from, path(name), std::filesystem::copy_options::overwrite_existing);
+    return path(name);
+  }
+  // A plan made by the binary.
+  std::string plan(const std::string& name) const {
+    const Result r = run("plan --json " + path(name) + " -- " + kPlanArgs);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return path(name);
+  }
+
+  std::filesystem::path dir_;
+};
+
+// pipebench's own lines on stderr (mpirun may add its banner).
+int own_lines(const std::string& s) {
+  int n = 0;
+  std::istringstream in(s);
+  for (std::string line; std::getline(in, line);) n += line.rfind("pipebench:", 0) == 0;
+  return n;
+}
+
+void expect_refused(const Result& r, const std::string& needle, const std::string& what) {
+  EXPECT_EQ(r.status, 2) << what << "\n" << r.err;
+  EXPECT_EQ(own_lines(r.err), 1) << what << "\n" << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << what << "\n" << r.err;
+  EXPECT_EQ(r.out.find("out-of-place"), std::string::npos) << what << ": measured before refusing\n" << r.out;
+}
+
+TEST_F(RobustOutput, BenchmarkOutIsNeverWrittenThroughALinkFifoOrFolder) {
+  const std::string target = victim();
+  const std::string link = path("link.json");
+  std::filesystem::create_symlink(target, link);
+  expect_refused(run(std::string(kSmallBench) + " --benchmark_out=" + link + " --benchmark_out_format=json"),
+                 "--benchmark_out " + link + ": a symbolic link", "symlink");
+  EXPECT_EQ(slurp(target), "VICTIM\n");
+
+  const std::string fifo = path("gfifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  // A FIFO without a reader would block an open for writing: refused at once, never opened.
+  const Result f = run_shell("timeout 60 " PIPEBENCH_BIN " " + std::string(kSmallBench) + " --benchmark_out=" + fifo);
+  expect_refused(f, "--benchmark_out " + fifo + ": a FIFO", "fifo");
+
+  expect_refused(run(std::string(kSmallBench) + " --benchmark_out=" + dir_.string()), "a directory", "folder");
+  expect_refused(run(std::string(kSmallBench) + " --benchmark_out=" + path("no/such/x.json")),
+                 "--benchmark_out " + path("no/such/x.json") + ": cannot be written (folder " + path("no/such"),
+                 "missing folder");
+}
+
+TEST_F(RobustOutput, BenchmarkOutWriteFailureIsAnError) {
+  // Files may hold at most 16 KiB (SIGXFSZ ignored, so write(2) fails with EFBIG): the console and the
+  // error stream fit, Google Benchmark's JSON of 28 points does not. PMIx keeps its store in memory
+  // (gds hash) rather than in files the limit would cut.
+  const std::string out = path("gb.json");
+  const Result r = run_shell("export PMIX_MCA_gds=hash; trap '' XFSZ; ulimit -f 16; exec " PIPEBENCH_BIN
+                             " bench --backend mpi -b 8 -e 64K -f 2 -n 2 --reps 2 -w 1 --quiet --benchmark_out=" +
+                             out);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("--benchmark_out " + out + ": write failed"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST_F(RobustOutput, BenchmarkOutHoldsGoogleBenchmarksJsonOfEveryPoint) {
+  const std::string out = path("gb.json");
+  const Result r = run(std::string(kSmallBench) + " -N 2 --benchmark_format=json --benchmark_out=" + out +
+                       " --benchmark_out_format=json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  // The file holds the latest sweep; the console got Google Benchmark's JSON of both.
+  const auto j = nlohmann::json::parse(slurp(out));
+  EXPECT_EQ(j["benchmarks"].size(), 4u);
+  EXPECT_EQ(j["context"]["executable"], "pipebench");  // not a pointer left dangling
+  EXPECT_NE(r.out.find("\"benchmarks\""), std::string::npos);
+  const Result csv =
+      run(std::string(kSmallBench) + " --benchmark_out=" + path("gb.csv") + " --benchmark_out_format=csv");
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  // Google Benchmark's CSV: the context, then the table.
+  EXPECT_NE(slurp(path("gb.csv")).find("\nname,iterations,"), std::string::npos) << slurp(path("gb.csv"));
+}
+
+TEST_F(RobustOutput, BadGoogleBenchmarkFormatsAreOneLineBeforeMeasuring) {
+  expect_refused(run(std::string(kSmallBench) + " --benchmark_format=xml"),
+                 "--benchmark_format=xml: unknown format (one of console, json, csv)", "format");
+  expect_refused(run(std::string(kSmallBench) + " --benchmark_out_format=yaml --benchmark_out=" + path("x.yaml")),
+                 "--benchmark_out_format=yaml: unknown format", "out format");
+  expect_refused(run(std::string(kSmallBench) + " --benchmark_out_format=csv"),
+                 "--benchmark_out_format=csv applies only with --benchmark_out=FILE", "out format alone");
+  expect_refused(run(std::string(kSmallBench) + " --benchmark_time_unit=h"), "--benchmark_time_unit=h", "unit");
+  expect_refused(run(std::string(kSmallBench) + " --benchmark_repetitions=1000000"), "--benchmark_repetitions=1000000",
+                 "repetitions");
+  expect_refused(run("run --backend mpi --no-plan --out " + path("run") + " --benchmark_format=xml"),
+                 "--benchmark_format=xml", "run");
+  EXPECT_FALSE(std::filesystem::exists(path("x.yaml")));
+}
+
+// Each command that reads a file and writes one: the output named as the input (by another spelling of
+// its path) is refused and the input is left as it was.
+TEST_F(RobustOutput, AnOutputThatIsAnInputIsRefusedAndTheInputKept) {
+  const std::string log = copy(TEST_DATA_DIR "/nccl-tests/all_reduce_perf-2.19.log", "a.log");
+  const std::string gz = copy(TEST_DATA_DIR "/trace/job_h200_gloo/rank0.json.gz", "in0.json.gz");
+  const std::string p = plan("p.json");
+  const std::string other = dir_.string() + "/../" + dir_.filename().string() + "/";  // the same folder
+  struct Case {
+    std::string args, input, needle;
+  };
+  const std::vector<Case> cases = {
+      {"import nccl-tests " + log + " --json " + other + "a.log", log,
+       "--json " + other + "a.log: the same file as the input FILE " + log},
+      {"predict --plan " + p + " --link-gbps 10 --tflops 100 --json " + other + "p.json", p,
+       "the same file as the input --plan"},
+      {"bench --backend mpi --plan " + p + " -n 2 --reps 2 -w 1 --json " + p, p,
+       "--json " + p + ": the same file as the input --plan"},
+      {"replay --backend mpi --plan " + p + " --fwd-ms-per-layer 0.2 --iterations 1 --no-predict --json " + p, p,
+       "the same file as the input --plan"},
+      {"trace " + gz + " --json " + other + "in0.json.gz", gz, "the same file as the input FILE " + gz},
+      {"trace " + dir_.string() + " --json " + gz, gz, "--json " + gz + ": the same file as the input FILE"},
+  };
+  for (const auto& c : cases) {
+    const std::string before = slurp(c.input);
+    const Result r = run(c.args);
+    EXPECT_EQ(r.status, 2) << c.args << "\n" << r.err;
+    EXPECT_EQ(own_lines(r.err), 1) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.needle), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_EQ(slurp(c.input), before) << c.args << ": the input was changed";
+  }
+}
+
+TEST_F(RobustOutput, TwoOutputsOfOneCommandMustBeTwoFiles) {
+  const std::string gz = copy(TEST_DATA_DIR "/trace/job_h200_gloo/rank0.json.gz", "in0.json.gz");
+  const std::string same = path("same.out");
+  expect_refused(run(std::string(kSmallBench) + " --json " + same + " --csv " + same),
+                 "--csv " + same + ": the same file as --json " + same + " (each output needs its own file)",
+                 "json csv");
+  expect_refused(run(std::string(kSmallBench) + " --json " + same + " --benchmark_out=" + same),
+                 "the same file as --json", "json benchmark_out");
+  const std::string tdir = path("tdir");
+  const Result pr = run("predict --plan " + plan("p.json") + " --link-gbps 10 --tflops 100 --trace " + tdir +
+                        " --json " + tdir + "/trace-1f1b-v1.json");
+  EXPECT_EQ(pr.status, 2) << pr.err;
+  EXPECT_NE(pr.err.find("the same file as --json " + tdir + "/trace-1f1b-v1.json"), std::string::npos) << pr.err;
+  const Result t = run("trace " + gz + " --json " + same + " --chrome-trace " + same);
+  EXPECT_EQ(t.status, 2) << t.err;
+  EXPECT_NE(t.err.find("--chrome-trace " + same + ": the same file as --json " + same), std::string::npos) << t.err;
+  EXPECT_FALSE(std::filesystem::exists(same));
+}
+
+// Plan counts have limits checked before anything is allocated (README: Limits).
+TEST_F(RobustOutput, ExpertCountAboveItsLimitIsRefusedAtOnce) {
+  const Result r = run_shell("timeout 60 " PIPEBENCH_BIN " plan --json " + path("ex.json") + " -- " + kPlanArgs +
+                             " --num-experts 1000000000 --moe-router-topk 2");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(own_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("--num-experts 1000000000 is above the limit of 16384"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("ex.json")));
+  // At the limit: planned (the MoE rules need top-k > 1 or the pre-softmax router).
+  const Result at =
+      run("plan --json " + path("ex.json") + " -- " + kPlanArgs + " --num-experts 16384 --moe-router-topk 2");
+  EXPECT_EQ(at.status, 0) << at.err;
+  // A plan file with more experts than that: refused by the reader, naming the field.
+  nlohmann::json j = nlohmann::json::parse(slurp(path("ex.json")));
+  j["model"]["num_experts"] = 16385;
+  std::ofstream(path("ex2.json")) << j.dump();
+  const Result file = run("predict --plan " + path("ex2.json") + " --link-gbps 10 --tflops 100");
+  EXPECT_EQ(file.status, 2) << file.err;
+  EXPECT_NE(file.err.find("num_experts"), std::string::npos) << file.err;
+  EXPECT_NE(file.err.find("is above the limit of 16384"), std::string::npos) << file.err;
+}
+
+// run checks its baseline and every file of its folder before the sweep: nothing is measured first.
+TEST_F(RobustOutput, RunChecksBaselineAndFolderBeforeMeasuring) {
+  const std::string run_args = "run --backend mpi --host-ranks 1 -b 8 -e 1K --point-seconds 0.05 --no-plan --quiet";
+  const std::string pred = path("pred.json");
+  ASSERT_EQ(run("predict --plan " + plan("p.json") + " --link-gbps 10 --tflops 100 --json " + pred).status, 0);
+  const Result bad_baseline = run(run_args + " --out " + path("rr3") + " --baseline " + pred);
+  EXPECT_EQ(bad_baseline.status, 2) << bad_baseline.err;
+  EXPECT_NE(bad_baseline.err.find("--baseline " + pred + ": a baseline is a results file"), std::string::npos)
+      << bad_baseline.err;
+  EXPECT_FALSE(std::filesystem::exists(path("rr3/results.json")));
+
+  const std::string target = victim();
+  std::filesystem::create_directories(path("o1"));
+  std::filesystem::create_symlink(target, path("o1/summary.txt"));
+  const Result link = run(run_args + " --out " + path("o1"));
+  EXPECT_EQ(link.status, 2) << link.err;
+  EXPECT_EQ(own_lines(link.err), 1) << link.err;
+  EXPECT_NE(link.err.find("--out " + path("o1/summary.txt") + ": a symbolic link"), std::string::npos) << link.err;
+  EXPECT_FALSE(std::filesystem::exists(path("o1/results.json")));
+  EXPECT_EQ(slurp(target), "VICTIM\n");
+
+  // A run folder given as its own baseline would have its results replaced before they are compared.
+  std::filesystem::create_directories(path("o2"));
+  std::filesystem::copy_file(TEST_DATA_DIR "/nccl-tests/all_reduce_perf-2.19.json", path("o2/x.json"));
+  const Result imported = run("import nccl-tests " + path("o2/x.json") + " --json " + path("o2/results.json"));
+  ASSERT_EQ(imported.status, 0) << imported.err;
+  std::filesystem::remove(path("o2/x.json"));
+  const std::string before = slurp(path("o2/results.json"));
+  const Result self = run(run_args + " --out " + path("o2") + " --baseline " + path("o2"));
+  EXPECT_EQ(self.status, 2) << self.err;
+  EXPECT_NE(self.err.find("the same file as the input --baseline"), std::string::npos) << self.err;
+  EXPECT_EQ(slurp(path("o2/results.json")), before);
+}
+
+// Shell words that wait (at most 120 s) until FILE exists and is not empty, and a second more: the
+// command has started measuring.
+std::string after_file(const std::string& file) {
+  return "for i in $(seq 600); do [ -s " + file + " ] && break; sleep 0.2; done; sleep 1; ";
+}
+
+// Shell words that wait for $P, killing it after 20 s (a command that ignores the signal must fail the
+// test, not hang it); the status is $P's.
+std::string reap() {
+  return "for i in $(seq 100); do kill -0 $P 2>/dev/null || break; sleep 0.2; done; kill -KILL $P 2>/dev/null; "
+         "wait $P; ";
+}
+
+// SIGINT/SIGTERM: the sweep stops before its next point, the files and the table end as after a whole
+// sweep, one line says what was saved, and the exit status is 128 + the signal.
+TEST_F(RobustOutput, InterruptedSweepSaysWhatWasSavedAndExits128PlusTheSignal) {
+  const std::string json = path("n0.json");
+  const Result r = run_shell("{ " + std::string(PIPEBENCH_BIN) +
+                             " bench --backend mpi -b 8 -e 64K -f 4 -n 5 --reps 3 -w 1 -N 0 --quiet --json " + json +
+                             " & P=$!; " + after_file(json) + "kill -INT $P; " + reap() + "}");
+  EXPECT_EQ(r.status, 130) << r.err;
+  EXPECT_NE(r.err.find("pipebench: interrupted by SIGINT after "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("every finished point is in " + json), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("# Wrong values"), std::string::npos) << "-N 0 keeps its footer";
+  const auto j = nlohmann::json::parse(slurp(json));
+  EXPECT_GT(j["records"].size(), 0u);
+
+  const std::string dir = path("runI");
+  const Result run_term = run_shell("{ " + std::string(PIPEBENCH_BIN) + " run --backend mpi --host-ranks 1 --out " +
+                                    dir + " -b 8 -e 64M --point-seconds 2 --quiet & P=$!; " +
+                                    after_file(dir + "/results.json") + "kill -TERM $P; " + reap() + "}");
+  EXPECT_EQ(run_term.status, 143) << run_term.err;
+  EXPECT_NE(run_term.err.find("pipebench: interrupted by SIGTERM"), std::string::npos) << run_term.err;
+  const std::string summary = slurp(dir + "/summary.txt");
+  EXPECT_NE(summary.find("# Summary (files in " + dir + ")"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("# Interrupted by SIGTERM"), std::string::npos) << summary;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/report.html"));
+}
+
+}  // namespace
