@@ -126,9 +126,9 @@ TEST(Predictor, MeasuredTableIsInterpolatedAndMissingPairsAreNamed) {
   const auto plan = plan_json(kModel);
   nlohmann::json results = {{"schema", "pipebench.results/1"}, {"records", nlohmann::json::array()}};
   for (const auto& pair : std::vector<std::vector<int>>{{0, 1}, {1, 2}, {2, 3}, {0, 3}}) {
-    for (double size : {65536.0, 1048576.0}) {
+    for (std::int64_t size : {65536, 1048576}) {
       results["records"].push_back(
-          {{"op", "pair"}, {"ranks", pair}, {"size_bytes", size}, {"time_us", 5 + size / 1e4}});
+          {{"op", "pair"}, {"ranks", pair}, {"size_bytes", size}, {"time_us", 5 + static_cast<double>(size) / 1e4}});
     }
   }
   ComputeOptions c;
