@@ -93,7 +93,8 @@ TEST(Predictor, BreakEvenIsTheBisectionOfEverySimulatedLink) {
       c.fwd_ms_per_layer = fwd_ms;
       const Prediction p = predict_with(plan, AssumedCost(20, 5), c, shared, false, "");
       ASSERT_FALSE(p.break_even_gbps.empty());
-      for (const auto& [v, gbps] : p.break_even_gbps) {
+      for (const auto& [v_of, gbps] : p.break_even_gbps) {
+        const int v = v_of;  // C++17 lambdas cannot capture a structured binding
         const auto iteration = [&](double link_gbps, const std::string& filter) {
           return predict_with(plan, AssumedCost(link_gbps, 0), c, shared, false, filter).schedules.at(0).iteration_ms;
         };
