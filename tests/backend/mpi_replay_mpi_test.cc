@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The MPI replay runtime with real processes: what it must do for a replay to stand for a GPU job.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -65,7 +66,12 @@ TEST(MpiReplayRuntime, ComputeStepsLastTheirDuration) {
     }
     if (best_ns < 0 || total_ns < best_ns) best_ns = total_ns;
   }
-  EXPECT_LT(best_ns, kSteps * kStepNs * 105 / 100) << "compute steps overshoot their deadlines";
+  // With a core per rank a step sleeps to 200 us before its deadline and spins the rest: 5 %. Where ranks
+  // share cores it sleeps to the deadline at a real-time priority and wakes late by the kernel's latency
+  // (55 us a step seen with 4 ranks on 2 cores): 10 %.
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  const std::int64_t pct = cpus > 0 && W().local_size() > cpus ? 110 : 105;
+  EXPECT_LT(best_ns, kSteps * kStepNs * pct / 100) << "compute steps overshoot their deadlines";
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -110,6 +111,9 @@ TEST(ResultsJson, KillAtAnyMomentKeepsEveryFinishedRecord) {
     int status = 0;
     ASSERT_EQ(::waitpid(child, &status, 0), child);
     ASSERT_TRUE(WIFSIGNALED(status));
+    // Killed before its constructor wrote the file (a slow fork on a loaded machine): no record was
+    // finished, so none is lost. A file that exists must be valid JSON.
+    if (!std::filesystem::exists(path)) continue;
     const auto j = read_json(path);  // throws (fails the test) unless valid JSON
     const auto& records = j["records"];
     for (std::size_t i = 0; i < records.size(); ++i) ASSERT_EQ(records[i]["size_bytes"], i);
