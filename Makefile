@@ -104,7 +104,7 @@ LIB_SRCS := $(wildcard src/core/*.cc) src/launch/world.cc src/launch/gpu_assignm
             src/backend/backend_factory.cc src/backend/replay_runtime_stubs.cc \
             $(wildcard src/harness/*.cc) $(wildcard src/report/*.cc) \
             $(wildcard src/cli/*.cc) $(wildcard src/app/*.cc) $(wildcard collectives/*.cc) \
-            $(wildcard topology/*.cc) $(wildcard src/megatron/*.cc) $(wildcard src/sim/*.cc) $(wildcard src/replay/*.cc) \
+            $(wildcard topology/*.cc) $(wildcard src/megatron/*.cc) $(wildcard src/schedule/*.cc) $(wildcard src/sim/*.cc) $(wildcard src/replay/*.cc) \
             $(wildcard src/io/*.cc) $(filter-out $(SQLITE_ONLY),$(wildcard src/trace/*.cc))
 ifeq ($(HAVE_SQLITE),1)
 LIB_SRCS += $(SQLITE_ONLY)

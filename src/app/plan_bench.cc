@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "app/bench_command.h"
@@ -79,9 +80,11 @@ std::vector<PlanPoint> distinct_plan_points(const Plan& plan, const std::string&
   std::map<Key, PlanPoint> points;
   std::map<TransferKey, PlanPoint> batch_points;
   bool matched = false;
-  for (const auto& s : plan.schedules) {
-    const std::string full = s.name + ":v" + std::to_string(s.v);
-    if (!schedule.empty() && schedule != s.name && schedule != full) continue;
+  // A reference schedule (GPipe) runs on the 1F1B schedule's messages: each plan schedule's points once.
+  std::set<const Schedule*> timed;
+  for (const PlannedSchedule& p : selected_schedules(plan, parse_schedule_selection("--schedule", schedule))) {
+    if (!timed.insert(p.schedule).second) continue;
+    const Schedule& s = *p.schedule;
     matched = true;
     add_batch_points(s, batch_points);
     for (const auto& m : s.messages) {
@@ -108,7 +111,7 @@ std::vector<PlanPoint> distinct_plan_points(const Plan& plan, const std::string&
     }
   }
   if (!matched)
-    throw UsageError("--schedule " + schedule + ": no such schedule in the plan (e.g. 1f1b, interleaved:v4)");
+    throw UsageError("--schedule " + schedule + ": no such schedule in the plan (it has " + schedule_names(plan) + ")");
   std::vector<PlanPoint> out;
   for (auto& [key, p] : points) out.push_back(std::move(p));
   for (auto& [key, p] : batch_points) {

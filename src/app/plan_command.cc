@@ -84,8 +84,7 @@ void print_plan(std::ostream& out, const Plan& plan) {
   for (const auto& n : plan.notes) out << "# note: " << n << "\n";
   std::map<int, Totals> base;
   for (const auto& s : plan.schedules) {
-    out << "#\n# schedule " << s.name << (s.v > 1 ? " v=" + std::to_string(s.v) : "")
-        << ": warm-up microbatches per pipeline rank";
+    out << "#\n# schedule " << s.id.label() << ": warm-up microbatches per pipeline rank";
     for (auto w : s.warmup) out << " " << w;
     char bubble[64];
     std::snprintf(bubble, sizeof bubble, "; ideal bubble %.4f", s.bubble_ideal);
@@ -107,7 +106,7 @@ void print_plan(std::ostream& out, const Plan& plan) {
       out << buf;
     }
     const auto t = totals(s);
-    if (s.name == "1f1b") base = t;
+    if (s.id.is_baseline()) base = t;
     out << "#  bytes per iteration:\n";
     for (int r : shown) {
       const auto it = t.find(r);
@@ -117,7 +116,7 @@ void print_plan(std::ostream& out, const Plan& plan) {
                     mib(it->second.p2p_out).c_str(), mib(it->second.p2p_in).c_str(), mib(it->second.collective).c_str(),
                     mib(it->second.all()).c_str());
       out << buf;
-      if (s.name != "1f1b" && base.count(r) && base[r].p2p_out + base[r].p2p_in > 0) {
+      if (!s.id.is_baseline() && base.count(r) && base[r].p2p_out + base[r].p2p_in > 0) {
         char ratio[96];
         std::snprintf(ratio, sizeof ratio, "; p2p x%.2f, total x%.3f of 1F1B",
                       (it->second.p2p_out + it->second.p2p_in) / (base[r].p2p_out + base[r].p2p_in),

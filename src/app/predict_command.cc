@@ -166,11 +166,11 @@ void band_from_replay(const std::string& path, Prediction& p) {
   const ReplayResult r = replay_from_json(read_json_file("--replay", path), "--replay " + path);
   std::map<std::string, double> predicted, replayed;
   for (const auto& s : p.schedules) {
-    if (!s.reference) predicted[schedule_key(s.name, s.v)] = s.iteration_ms;
+    if (!s.reference) predicted[s.id.key()] = s.iteration_ms;
   }
   int common = 0;
   for (const auto& s : r.schedules) {
-    const std::string key = schedule_key(s.name, s.v);
+    const std::string key = s.id.key();
     if (s.reference || s.iteration_ms.empty() || !predicted.count(key)) continue;
     replayed[key] = s.median_ms;
     common += key != "1f1b";
@@ -219,7 +219,7 @@ int predict_and_print(const PredictOptions& o) {
     if (ec) throw UsageError("--trace " + o.trace_dir + ": cannot be created: " + ec.message());
     std::vector<FileArg> outputs = {{"--json", o.json_path}};
     for (const auto& s : p.schedules)
-      outputs.push_back({"--trace", o.trace_dir + "/trace-" + s.name + "-v" + std::to_string(s.v) + ".json"});
+      outputs.push_back({"--trace", o.trace_dir + "/trace-" + s.id.file_stem() + ".json"});
     require_distinct_files({}, outputs);
   }
 
@@ -243,7 +243,7 @@ int predict_and_print(const PredictOptions& o) {
   print_break_even_and_verdict(out, p);
   if (!o.trace_dir.empty()) {
     for (const auto& s : p.schedules) {
-      const std::string path = o.trace_dir + "/trace-" + s.name + "-v" + std::to_string(s.v) + ".json";
+      const std::string path = o.trace_dir + "/trace-" + s.id.file_stem() + ".json";
       write_output_file("--trace", path, chrome_trace(s).dump() + "\n");
       out << "# Chrome trace: " << path << "\n";
     }

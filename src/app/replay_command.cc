@@ -247,9 +247,7 @@ int ReplayCommand::run(const World* wp) {
       write_file_atomically(
           json_path_,
           replay_to_json(so_far, plan_path_).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-    if (progress)
-      progress->update(++iterations_done,
-                       "schedule " + schedule_key(so_far.schedules.back().name, so_far.schedules.back().v));
+    if (progress) progress->update(++iterations_done, "schedule " + so_far.schedules.back().id.key());
   });
   progress.reset();  // the terminal line is erased before the table
   if (world.rank() == 0) {
@@ -267,7 +265,7 @@ void ReplayCommand::print(const ReplayResult& r, double band) const {
               "error %", "speed-up p", "speed-up r");
   const ScheduleReplay* base = nullptr;
   for (const auto& s : r.schedules) {
-    if (s.name == "1f1b") base = &s;
+    if (s.id.is_baseline()) base = &s;
   }
   for (const auto& s : r.schedules) {
     char pred[32] = "-", err[32] = "-", sp[32] = "-", sr[32] = "-", measured[64];
@@ -278,7 +276,7 @@ void ReplayCommand::print(const ReplayResult& r, double band) const {
     }
     if (base) std::snprintf(sr, sizeof sr, "%.3f", base->median_ms / s.median_ms);
     std::snprintf(measured, sizeof measured, "%.3f (%.3f-%.3f)", s.median_ms, s.min_ms, s.max_ms);
-    const std::string name = schedule_key(s.name, s.v) + (s.reference ? " (ref)" : "");
+    const std::string name = s.id.key() + (s.reference ? " (ref)" : "");
     std::printf("   %-18s %12s %28s %8s %10s %10s\n", name.c_str(), pred, measured, err, sp, sr);
   }
   if (r.predicted_fastest.empty()) {
@@ -287,7 +285,7 @@ void ReplayCommand::print(const ReplayResult& r, double band) const {
     std::printf("# Replay verdict: %s\n", replay_agreement(r, band).text.c_str());
   }
   for (const auto& s : r.schedules) {
-    std::printf("# comm share %-16s", schedule_key(s.name, s.v).c_str());
+    std::printf("# comm share %-16s", s.id.key().c_str());
     for (const auto& p : s.per_rank) {
       std::printf("  r%d %.2f", p.rank, p.comm_share);
       if (p.predicted_comm_share) std::printf(" (pred %.2f)", *p.predicted_comm_share);
@@ -303,7 +301,7 @@ void ReplayCommand::write_traces(const ReplayResult& r) const {
   std::filesystem::create_directories(trace_dir_, ec);
   if (ec) throw UsageError("--trace " + trace_dir_ + ": cannot be created: " + ec.message());
   for (const auto& s : r.schedules) {  // predict writes trace-NAME-vV.json: the same names, prefixed
-    const std::string path = trace_dir_ + "/replay-" + s.name + "-v" + std::to_string(s.v) + ".json";
+    const std::string path = trace_dir_ + "/replay-" + s.id.file_stem() + ".json";
     write_file_atomically(path, replay_chrome_trace(s).dump() + "\n");
   }
 }

@@ -140,7 +140,7 @@ ResultsInput results_input(const ResultSet& rs, const std::string& path) {
 ScheduleInput prediction_input(const PredictionFile& p, const std::string& path) {
   ScheduleInput out;
   out.path = path;
-  for (const auto& s : p.schedules) out.schedules.push_back({s.name, s.v, s.iteration_ms});
+  for (const auto& s : p.schedules) out.schedules.push_back({s.id, s.iteration_ms});
   for (const auto& [v, gbps] : p.break_even_gbps) out.break_even_gbps[std::to_string(v)] = gbps;
   out.verdict_text = p.verdict;
   return out;
@@ -150,7 +150,7 @@ ScheduleInput prediction_input(const PredictionFile& p, const std::string& path)
 ScheduleInput replay_input(const ReplayResult& r, const std::string& path) {
   ScheduleInput out;
   out.path = path;
-  for (const auto& s : r.schedules) out.schedules.push_back({s.name, s.v, s.median_ms});
+  for (const auto& s : r.schedules) out.schedules.push_back({s.id, s.median_ms});
   out.verdict_text = "measured fastest " + (r.measured_fastest.empty() ? "-" : r.measured_fastest) +
                      ", predicted fastest " + (r.predicted_fastest.empty() ? "-" : r.predicted_fastest) + " (" +
                      r.backend + " backend, compute " + r.compute + ", " + std::to_string(r.iterations) +

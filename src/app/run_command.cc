@@ -280,7 +280,7 @@ std::string replay_step(const RunOptions& o, const World& world, BackendKind kin
       std::snprintf(pred, sizeof pred, "%.3f", *s.predicted_ms);
       if (s.median_ms > 0) std::snprintf(err, sizeof err, "%+.1f", 100 * (*s.predicted_ms - s.median_ms) / s.median_ms);
     }
-    const std::string name = schedule_key(s.name, s.v) + (s.reference ? " (ref)" : "");
+    const std::string name = s.id.key() + (s.reference ? " (ref)" : "");
     std::snprintf(line, sizeof line, "   %-18s %12s %12.3f %8s\n", name.c_str(), pred, s.median_ms, err);
     text += line;
   }

@@ -245,8 +245,8 @@ int run_one_profile(const TraceCommandOptions& o) {
   // A profile that does not match its plan is a failed check, like wrong data (README: Exit status).
   if (check && check->mismatches > 0) {
     std::cerr << "pipebench: " << o.path << ": " << check->mismatches << " row" << (check->mismatches == 1 ? "" : "s")
-              << " of the profile do not match --plan " << o.plan_path << " (schedule " << check->schedule
-              << (check->v > 1 ? " v=" + std::to_string(check->v) : "") << "; see the report); exit status 3\n";
+              << " of the profile do not match --plan " << o.plan_path << " (schedule " << check->schedule.label()
+              << "; see the report); exit status 3\n";
     return static_cast<int>(ExitCode::kWrongData);
   }
   return 0;

@@ -87,8 +87,8 @@ json schedule_to_json(const Schedule& s) {
   json msgs = json::array(), params = json::array();
   for (const auto& p : s.params) params.push_back({{"pp_rank", p.pp_rank}, {"chunk", p.chunk}, {"params", p.params}});
   for (const auto& m : s.messages) msgs.push_back(message_to_json(m));
-  return {{"name", s.name},   {"v", s.v},        {"warmup", s.warmup}, {"bubble_ideal", s.bubble_ideal},
-          {"params", params}, {"messages", msgs}};
+  return {{"name", s.id.name}, {"v", s.id.v},     {"warmup", s.warmup}, {"bubble_ideal", s.bubble_ideal},
+          {"params", params},  {"messages", msgs}};
 }
 
 json layout_to_json(const Layout& l) {
@@ -403,9 +403,10 @@ Schedule read_schedule(const JsonFields& f, const json& sj, const std::string& p
   const int pp = l.pp;
   if (!sj.is_object()) f.fail(path, "is not an object");
   Schedule s;
-  s.name = f.get_string(sj, path, "name");
-  s.v = f.get_int(sj, path, "v");
-  if (s.v < 1 || (layers / pp) % s.v != 0) f.fail(path + ".v", "does not divide the layers per pipeline stage");
+  s.id.name = f.get_string(sj, path, "name");
+  s.id.v = f.get_int(sj, path, "v");
+  if (const std::string problem = schedule_id_problem(s.id.name, s.id.v); !problem.empty()) f.fail(path, problem);
+  if ((layers / pp) % s.id.v != 0) f.fail(path + ".v", "does not divide the layers per pipeline stage");
   s.warmup = f.get_i64s(sj, path, "warmup");
   if (s.warmup.size() != static_cast<std::size_t>(pp))
     f.fail(path + ".warmup", "does not have one entry per pipeline rank");
@@ -416,7 +417,7 @@ Schedule read_schedule(const JsonFields& f, const json& sj, const std::string& p
     s.params.push_back(
         {f.get_int(params[i], pi, "pp_rank"), f.get_int(params[i], pi, "chunk"), f.get_i64(params[i], pi, "params")});
     const ChunkParams& c = s.params.back();
-    if (c.pp_rank < 0 || c.pp_rank >= pp || c.chunk < 0 || c.chunk >= s.v || c.params < 0)
+    if (c.pp_rank < 0 || c.pp_rank >= pp || c.chunk < 0 || c.chunk >= s.id.v || c.params < 0)
       f.fail(pi, "is not a pipeline rank and chunk of this schedule with a count >= 0");
   }
   for (std::int64_t w : s.warmup) {

@@ -18,8 +18,8 @@ using nlohmann::json;
 namespace {
 
 PredictedSchedule summary_of(const SchedulePrediction& s) {
-  PredictedSchedule out{s.name,    s.reference,    s.v,          s.overlap_p2p, s.iteration_ms,
-                        s.speedup, s.bubble_ideal, s.bubble_sim, s.dominant,    {}};
+  PredictedSchedule out{s.id,       s.reference, s.overlap_p2p, s.iteration_ms, s.speedup, s.bubble_ideal, s.bubble_sim,
+                        s.dominant, {}};
   for (std::size_t r = 0; r < s.sim.ranks.size(); ++r) {
     const auto& rr = s.sim.ranks[r];
     const double it = static_cast<double>(s.sim.iteration);
@@ -38,10 +38,10 @@ constexpr double kMaxIterationMs = 1e13;
 PredictedSchedule read_schedule(const JsonFields& f, const json& sj, const std::string& path) {
   if (!sj.is_object()) f.fail(path, "is not an object");
   PredictedSchedule s;
-  s.name = f.get_string(sj, path, "name");
+  s.id.name = f.get_string(sj, path, "name");
   s.reference = f.get_bool(sj, path, "reference");
-  s.v = f.get_int(sj, path, "v");
-  if (s.v < 1 || s.v > kMaxLayers) f.fail(path + ".v", "is " + std::to_string(s.v) + ", outside [1, 4096]");
+  s.id.v = f.get_int(sj, path, "v");
+  if (const std::string problem = schedule_id_problem(s.id.name, s.id.v); !problem.empty()) f.fail(path, problem);
   s.overlap_p2p = f.get_bool(sj, path, "overlap_p2p");
   s.iteration_ms = f.get_double_in(sj, path, "iteration_ms", 0, kMaxIterationMs);
   s.speedup_vs_1f1b = f.get_double_in(sj, path, "speedup_vs_1f1b", 0, kMaxIterationMs);
@@ -102,9 +102,9 @@ json prediction_to_json(const PredictionFile& p) {
                        {"p2p_bytes", r.p2p_bytes}});
     }
     schedules.push_back(
-        {{"name", s.name},
+        {{"name", s.id.name},
          {"reference", s.reference},
-         {"v", s.v},
+         {"v", s.id.v},
          {"overlap_p2p", s.overlap_p2p},
          {"iteration_ms", s.iteration_ms},
          {"speedup_vs_1f1b", s.speedup_vs_1f1b},

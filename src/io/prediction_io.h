@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "schedule/schedule_id.h"
 #include "sim/predictor.h"
 
 namespace pipebench {
@@ -24,9 +25,8 @@ struct PredictedRank {
 };
 
 struct PredictedSchedule {
-  std::string name;
+  ScheduleId id;
   bool reference = false;
-  int v = 1;
   bool overlap_p2p = true;
   double iteration_ms = 0, speedup_vs_1f1b = 1, bubble_ideal = 0, bubble_sim = 0;
   DominantCost dominant;  // empty `what` in files written before it was recorded

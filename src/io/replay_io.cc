@@ -46,8 +46,8 @@ nlohmann::json replay_to_json(const ReplayResult& r, const std::string& plan_pat
     }
     std::optional<double> error;
     if (s.predicted_ms && s.median_ms > 0) error = (*s.predicted_ms - s.median_ms) / s.median_ms;
-    schedules.push_back({{"name", s.name},
-                         {"v", s.v},
+    schedules.push_back({{"name", s.id.name},
+                         {"v", s.id.v},
                          {"reference", s.reference},
                          {"iterations_ms", s.iteration_ms},
                          {"measured_iteration_ms", s.median_ms},
@@ -94,8 +94,10 @@ ReplayResult replay_from_json(const nlohmann::json& j, const std::string& what) 
     if (r.iterations < 1) throw UsageError(what + ": iterations " + std::to_string(r.iterations) + " is below 1");
     for (const auto& s : j.at("schedules")) {
       ScheduleReplay out;
-      out.name = s.at("name").get<std::string>();
-      out.v = s.at("v").get<int>();
+      out.id.name = s.at("name").get<std::string>();
+      out.id.v = s.at("v").get<int>();
+      if (const std::string problem = schedule_id_problem(out.id.name, out.id.v); !problem.empty())
+        throw UsageError(what + ": " + problem);
       out.reference = s.value("reference", false);
       out.iteration_ms = s.value("iterations_ms", std::vector<double>{});
       for (const double ms : out.iteration_ms) {
@@ -123,8 +125,7 @@ ReplayResult replay_from_json(const nlohmann::json& j, const std::string& what) 
 
 nlohmann::json replay_chrome_trace(const ScheduleReplay& s) {
   SchedulePrediction view;  // predict's trace writer, fed with the measured timeline
-  view.name = s.name;
-  view.v = s.v;
+  view.id = s.id;
   for (const auto& rank : s.timeline) {
     view.global_ranks.push_back(static_cast<int>(view.global_ranks.size()));
     view.sim.trace.insert(view.sim.trace.end(), rank.begin(), rank.end());

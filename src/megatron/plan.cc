@@ -13,6 +13,7 @@
 #include "megatron/layer_comm.h"
 #include "megatron/p2p_calls.h"
 #include "megatron/param_count.h"
+#include "schedule/schedule_registry.h"
 
 namespace pipebench {
 
@@ -150,7 +151,8 @@ Phase recv_phase(std::int64_t k, std::int64_t w, std::int64_t total, bool forwar
 
 class Builder {
  public:
-  Builder(const MegatronArgs& a, const Layout& l, int v) : a_(a), l_(l), v_(v) {}
+  Builder(const MegatronArgs& a, const Layout& l, const ScheduleId& id)
+      : a_(a), l_(l), id_(id), v_(id.v), interleaves_(schedule_generator(id).interleaves()) {}
 
   std::vector<PlanMessage> rank_messages(int rank) {
     out_.clear();
@@ -181,25 +183,25 @@ class Builder {
     if (cached != p2p_.end()) return cached->second;
     const std::int64_t total = l_.microbatches * v_;
     const std::int64_t w = warmup_microbatches(a_, l_, v_, r);
-    auto phase_of = [&](const P2PCallOp& op) {
-      if (!op.send) return recv_phase(op.k, w, total, !op.grad, v_ > 1);
+    auto phase_of = [&](const CallOp& op) {
+      if (!op.send) return recv_phase(op.k, w, total, !op.grad, interleaves_);
       if (!op.grad) return op.k < w ? Phase::kWarmup : Phase::kSteady;
       return op.k < total - w ? Phase::kSteady : Phase::kCooldown;
     };
     // A call as its name and its ops, each (send, grad, phase) in 6 bits; a message as (batch, op index).
     std::map<std::pair<std::string_view, std::uint32_t>, int> batch_of;
     std::map<std::pair<int, int>, P2PBatchMessage> msgs;
-    for_each_p2p_call(a_, l_, v_, r, [&](const P2PCall& c) {
+    for_each_p2p_call(a_, l_, id_, r, [&](const Call& c) {
       std::uint32_t code = 0;
       for (int i = 0; i < c.nops; ++i) {
-        const P2PCallOp& op = c.ops[i];
+        const CallOp& op = c.ops[i];
         code = code << 6 | 32u | (op.send ? 16u : 0u) | (op.grad ? 8u : 0u) | static_cast<std::uint32_t>(phase_of(op));
       }
       const int batch =
           batch_of.emplace(std::make_pair(std::string_view(c.name), code), static_cast<int>(batch_of.size()))
               .first->second;
       for (int i = 0; i < c.nops; ++i) {
-        const P2PCallOp& op = c.ops[i];
+        const CallOp& op = c.ops[i];
         auto [it, added] = msgs.try_emplace({batch, i}, P2PBatchMessage{op.send, op.to_next(), op.grad, phase_of(op),
                                                                         batch, 0, std::string_view(c.name)});
         ++it->second.count;
@@ -461,7 +463,9 @@ class Builder {
 
   const MegatronArgs& a_;
   const Layout& l_;
+  ScheduleId id_;
   int v_;
+  bool interleaves_;
   std::vector<PlanMessage> out_;
   // (pipeline rank, chunk, expert) -> (computed, buckets)
   std::map<std::tuple<int, int, bool>, std::pair<bool, std::vector<std::int64_t>>> buckets_;
@@ -469,21 +473,21 @@ class Builder {
   std::map<int, std::vector<P2PBatchMessage>> p2p_;  // pipeline rank -> its P2P batches
 };
 
-Schedule make_schedule(const MegatronArgs& a, const Layout& l, int v, const std::vector<int>& ranks) {
+Schedule make_schedule(const MegatronArgs& a, const Layout& l, const ScheduleId& id, const std::vector<int>& ranks) {
   Schedule s;
-  s.name = v > 1 ? "interleaved" : "1f1b";
-  s.v = v;
+  s.id = id;
+  const int v = id.v;
   for (int r = 0; r < l.pp; ++r) {
     s.warmup.push_back(warmup_microbatches(a, l, v, r));
     for (int c = 0; c < v; ++c) s.params.push_back({r, c, total_elements(chunk_tensors(a, l, r, c, v))});
   }
   // Bubble fractions of Narayanan et al., SC21, Sec. 2.2: (p-1)/m and (p-1)/(v m).
   s.bubble_ideal = static_cast<double>(l.pp - 1) / (static_cast<double>(v) * static_cast<double>(l.microbatches));
-  Builder b(a, l, v);
-  int id = 0;
+  Builder b(a, l, id);
+  int message_id = 0;
   for (int rank : ranks) {
     for (auto& m : b.rank_messages(rank)) {
-      m.id = id++;
+      m.id = message_id++;
       s.messages.push_back(std::move(m));
     }
   }
@@ -533,11 +537,12 @@ Plan make_plan(const MegatronArgs& args, int gpus_present) {
   plain.layers_per_virtual_stage = plain.virtual_stages_per_rank = 0;
   Layout l1 = l;
   l1.vp = 1;
-  plan.schedules.push_back(make_schedule(plain, l1, 1, plan.listed_ranks));
+  // Megatron runs 1F1B with one chunk per rank and interleaved 1F1B with more (megatron.md §3).
+  plan.schedules.push_back(make_schedule(plain, l1, {"1f1b", 1}, plan.listed_ranks));
   if (l.pp > 1) {
     std::vector<int> vs = given ? std::vector<int>{l.vp} : plan.valid_v;
     for (int v : vs) {
-      if (v > 1) plan.schedules.push_back(make_schedule(args, l, v, plan.listed_ranks));
+      if (v > 1) plan.schedules.push_back(make_schedule(args, l, {"interleaved", v}, plan.listed_ranks));
     }
   }
   // Message ids are unique across the whole plan, so a result can name the messages it times.
@@ -545,6 +550,28 @@ Plan make_plan(const MegatronArgs& args, int gpus_present) {
   for (auto& s : plan.schedules)
     for (auto& m : s.messages) m.id = id++;
   return plan;
+}
+
+std::vector<PlannedSchedule> selected_schedules(const Plan& plan, const ScheduleSelection& selection) {
+  std::vector<PlannedSchedule> out;
+  const Schedule* base = nullptr;
+  for (const auto& s : plan.schedules) {
+    if (s.id.is_baseline()) base = &s;
+    if (selection.matches(s.id)) out.push_back({s.id, &s, false});
+  }
+  if (!base) return out;
+  for (const auto& name : ScheduleRegistry::instance().names()) {
+    const ScheduleId id{name, 1};
+    if (ScheduleRegistry::instance().find("schedule", name).reference() && selection.matches(id))
+      out.push_back({id, base, true});
+  }
+  return out;
+}
+
+std::string schedule_names(const Plan& plan) {
+  std::string names;
+  for (const auto& p : selected_schedules(plan, {})) names += (names.empty() ? "" : ", ") + p.id.key();
+  return names;
 }
 
 }  // namespace pipebench

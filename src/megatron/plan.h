@@ -10,6 +10,7 @@
 #include "core/dtype.h"
 #include "megatron/layout.h"
 #include "megatron/model_args.h"
+#include "schedule/schedule_id.h"
 
 namespace pipebench {
 
@@ -43,8 +44,7 @@ struct ChunkParams {
 };
 
 struct Schedule {
-  std::string name;  // "1f1b" or "interleaved"
-  int v = 1;
+  ScheduleId id;                     // 1f1b, interleaved with v > 1 (make_plan), gpipe as a reference (predict, replay)
   std::vector<std::int64_t> warmup;  // per pipeline rank
   double bubble_ideal = 0;           // (p-1)/m, interleaved (p-1)/(v m) (Narayanan et al. 2021, §2.2)
   std::vector<ChunkParams> params;
@@ -63,6 +63,20 @@ struct Plan {
   std::vector<int> listed_ranks;  // ranks whose messages are listed (all, or one per pipeline stage at scale)
   std::vector<std::string> notes;
 };
+
+// A schedule a command runs: one of the plan's, or a reference (GPipe) on the 1F1B schedule's messages.
+struct PlannedSchedule {
+  ScheduleId id;
+  const Schedule* schedule = nullptr;  // the plan's schedule whose warm-up, params and messages it uses
+  bool reference = false;
+};
+
+// The schedules of `plan` that `selection` picks: the plan's in order, then every reference generator's on
+// the plan's 1F1B schedule. Empty when none matches.
+[[nodiscard]] std::vector<PlannedSchedule> selected_schedules(const Plan& plan, const ScheduleSelection& selection);
+
+// "1f1b, interleaved:v2, gpipe": every schedule a selection can pick from `plan`.
+[[nodiscard]] std::string schedule_names(const Plan& plan);
 
 // The ranks listed in a plan: every rank up to this world size, else one pipeline group.
 inline constexpr int kListEveryRankUpTo = 4096;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend/replay_runtime.h"
+#include "schedule/schedule_id.h"
 #include "sim/task.h"
 
 namespace pipebench {
@@ -26,8 +27,7 @@ struct ReplayCollective {
 // What one rank executes for one schedule. Program P2P peers are pipeline ranks; pipeline_ranks maps
 // them to global ranks. Task::collective indexes `collectives`.
 struct RankJob {
-  std::string name;  // 1f1b, interleaved, gpipe
-  int v = 1;
+  ScheduleId id;
   bool reference = false;
   int pipeline_rank = 0;
   std::vector<int> pipeline_ranks;

@@ -15,11 +15,6 @@ namespace {
 
 bool usable(double x) { return std::isfinite(x) && x >= 0; }
 
-bool selected(const std::string& filter, const std::string& name, int v) {
-  if (filter.empty() || filter == "all") return true;
-  return filter == name || filter == name + ":v" + std::to_string(v);
-}
-
 void add_groups(const Schedule& s, std::set<std::vector<int>>& groups) {
   for (const auto& msg : s.messages) {
     if (msg.op == "send" || msg.op == "recv") continue;
@@ -94,8 +89,7 @@ void insert_inside_collectives(const Schedule& s, int global_rank, RankJob& job)
 RankJob job_for(const Plan& plan, const Schedule& s, const ComputeModel& compute, int global_rank,
                 const std::vector<int>& pp_ranks) {
   RankJob job;
-  job.name = s.name;
-  job.v = s.v;
+  job.id = s.id;
   job.pipeline_ranks = pp_ranks;
   job.pipeline_rank = static_cast<int>(std::find(pp_ranks.begin(), pp_ranks.end(), global_rank) - pp_ranks.begin());
   // Collectives are executed, not priced: the build's costs do not enter the programs without fold.
@@ -152,27 +146,22 @@ PlanJobs plan_jobs(const Plan& plan, const ComputeOptions& c, int global_rank, c
   if (pp_ranks.empty())
     throw UsageError("--plan: rank " + std::to_string(global_rank) + " is in no pipeline group of the plan");
   std::set<std::vector<int>> groups;
-  const Schedule* base = nullptr;
-  std::string names;
-  for (const auto& s : plan.schedules) {
-    names += (names.empty() ? "" : ", ") + s.name + (s.v > 1 ? ":v" + std::to_string(s.v) : "");
-    if (s.name == "1f1b") base = &s;
-    if (!selected(schedule, s.name, s.v)) continue;
-    out.jobs.push_back(job_for(plan, s, out.compute, global_rank, pp_ranks));
-    add_groups(s, groups);
-  }
-  if (base && (schedule.empty() || schedule == "all" || schedule == "gpipe")) {
-    Schedule gpipe = *base;
-    gpipe.name = "gpipe";
-    out.jobs.push_back(job_for(plan, gpipe, out.compute, global_rank, pp_ranks));
-    out.jobs.back().reference = true;
-    add_groups(*base, groups);
+  const ScheduleSelection selection = parse_schedule_selection("--schedule", schedule);
+  for (const PlannedSchedule& p : selected_schedules(plan, selection)) {
+    Schedule reference;
+    if (p.reference) {
+      reference = *p.schedule;
+      reference.id = p.id;
+    }
+    out.jobs.push_back(job_for(plan, p.reference ? reference : *p.schedule, out.compute, global_rank, pp_ranks));
+    out.jobs.back().reference = p.reference;
+    add_groups(*p.schedule, groups);
   }
   if (out.jobs.empty()) {
     std::string valid;
     for (int v : plan.valid_v) valid += (valid.empty() ? "" : ", ") + std::to_string(v);
-    throw UsageError("--schedule " + schedule + ": not a schedule of this plan (it has " + names +
-                     ", gpipe; valid v: " + valid + ")");
+    throw UsageError("--schedule " + schedule + ": not a schedule of this plan (it has " + schedule_names(plan) +
+                     "; valid v: " + valid + ")");
   }
   out.all_groups.assign(groups.begin(), groups.end());
   return out;

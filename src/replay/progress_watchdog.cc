@@ -23,7 +23,7 @@ std::string ProgressWatchdog::message(double timeout_s, const World& world, doub
   const int it = iteration_.load();
   char head[96];
   std::snprintf(head, sizeof head, "-T %g: rank %d made no progress for %.1f s", timeout_s, world.rank(), elapsed_s);
-  return std::string(head) + " in schedule " + job_.name + (job_.v > 1 ? " v=" + std::to_string(job_.v) : "") + ", " +
+  return std::string(head) + " in schedule " + job_.id.label() + ", " +
          (it < 0 ? "warm-up iteration" : "iteration " + std::to_string(it + 1)) + ", task " + std::to_string(task) +
          " (" + label + ")";
 }

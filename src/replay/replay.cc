@@ -39,7 +39,7 @@ std::vector<PredictedSchedule> share_prediction(const World& world, const std::v
     for (const auto& job : jobs) {
       nlohmann::json one = {{"ms", -1.0}, {"share", nlohmann::json::array()}};
       for (const auto& s : p ? p->schedules : std::vector<SchedulePrediction>{}) {
-        if (s.name != job.name || s.v != job.v) continue;
+        if (s.id != job.id) continue;
         one["ms"] = s.iteration_ms;
         for (const auto& r : s.sim.ranks) {
           one["share"].push_back(
@@ -149,8 +149,8 @@ void set_verdict(ReplayResult& r) {
     if (!measured || s.median_ms < measured->median_ms) measured = &s;
     if (s.predicted_ms && (!predicted || *s.predicted_ms < *predicted->predicted_ms)) predicted = &s;
   }
-  r.measured_fastest = measured ? schedule_key(measured->name, measured->v) : "";
-  r.predicted_fastest = predicted ? schedule_key(predicted->name, predicted->v) : "";
+  r.measured_fastest = measured ? measured->id.key() : "";
+  r.predicted_fastest = predicted ? predicted->id.key() : "";
 }
 
 // Test hook for the stopped-rank path: PIPEBENCH_REPLAY_TEST_STALL="RANK:ITERATION:SECONDS" makes
@@ -172,13 +172,11 @@ Agreement replay_agreement(const ReplayResult& r, double band) {
   std::map<std::string, double> predicted, replayed;
   for (const auto& s : r.schedules) {
     if (s.reference || !s.predicted_ms || s.iteration_ms.empty()) continue;
-    predicted[schedule_key(s.name, s.v)] = *s.predicted_ms;
-    replayed[schedule_key(s.name, s.v)] = s.median_ms;
+    predicted[s.id.key()] = *s.predicted_ms;
+    replayed[s.id.key()] = s.median_ms;
   }
   return compare_with_replay(predicted, replayed, band);
 }
-
-std::string schedule_key(const std::string& name, int v) { return v > 1 ? name + ":v" + std::to_string(v) : name; }
 
 ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const Plan& plan, const ReplayOptions& o,
                          const Prediction* prediction,
@@ -212,8 +210,7 @@ ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const Plan& plan
     // Default -T: a few times the expected iteration, and never under 10 s (process start-up, a loaded machine).
     const double timeout_s = o.timeout_s >= 0 ? o.timeout_s : std::max(10.0, 5 * yardstick_ms / 1e3);
     ScheduleReplay s;
-    s.name = job.name;
-    s.v = job.v;
+    s.id = job.id;
     s.reference = job.reference;
     result.schedules.push_back(s);
     ProgressWatchdog dog(timeout_s, world, job);

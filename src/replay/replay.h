@@ -13,6 +13,7 @@
 #include "backend/replay_runtime.h"
 #include "launch/world.h"
 #include "megatron/plan.h"
+#include "schedule/schedule_id.h"
 #include "sim/predictor.h"
 #include "sim/verdict.h"
 
@@ -25,8 +26,7 @@ struct ReplayRankStats {
 };
 
 struct ScheduleReplay {
-  std::string name;
-  int v = 1;
+  ScheduleId id;
   bool reference = false;
   std::vector<double> iteration_ms;  // finished timed iterations (max over ranks)
   double median_ms = 0, min_ms = 0, max_ms = 0;
@@ -60,8 +60,5 @@ struct ReplayOptions {
 
 // The replay held against the prediction it carries (sim/verdict.h compare_with_replay; GPipe left out).
 [[nodiscard]] Agreement replay_agreement(const ReplayResult& r, double band);
-
-// "1f1b", "interleaved:v4", "gpipe": the key of a schedule in verdicts.
-[[nodiscard]] std::string schedule_key(const std::string& name, int v);
 
 }  // namespace pipebench

@@ -11,8 +11,7 @@ void print_schedule_table(std::ostream& out, const Prediction& p, bool mark_no_o
   out << "#  schedule              iteration (ms)   speed-up   bubble ideal   bubble sim\n";
   char buf[512];
   for (const auto& s : p.schedules) {
-    const std::string name = s.name + (s.v > 1 ? " v=" + std::to_string(s.v) : "") +
-                             (mark_no_overlap && s.v > 1 && !s.overlap_p2p ? " (no overlap)" : "") +
+    const std::string name = s.id.label() + (mark_no_overlap && s.id.v > 1 && !s.overlap_p2p ? " (no overlap)" : "") +
                              (s.reference ? " (reference)" : "");
     std::snprintf(buf, sizeof buf, "   %-22s %14.3f   %8.3f   %12.4f   %10.4f\n", name.c_str(), s.iteration_ms,
                   s.speedup, s.bubble_ideal, s.bubble_sim);
@@ -23,7 +22,7 @@ void print_schedule_table(std::ostream& out, const Prediction& p, bool mark_no_o
 void print_rank_breakdown(std::ostream& out, const Prediction& p) {
   char buf[512];
   for (const auto& s : p.schedules) {
-    out << "#\n# " << s.name << (s.v > 1 ? " v=" + std::to_string(s.v) : "")
+    out << "#\n# " << s.id.label()
         << " per rank: compute, exposed communication, idle (ms); share of time NCCL is busy; P2P bytes out\n";
     for (std::size_t r = 0; r < s.sim.ranks.size(); ++r) {
       const auto& rr = s.sim.ranks[r];

@@ -268,7 +268,7 @@ void add_schedules(BlockBuilder& b, const ReportInputs& in) {
   auto add = [&](const std::vector<ScheduleInput>& list, bool replayed) {
     for (const auto& file : list) {
       for (const auto& s : file.schedules) {
-        const std::string label = s.name + (s.v > 1 ? " v=" + std::to_string(s.v) : "");
+        const std::string label = s.id.label();
         if (times.count(label) == 0) order.push_back(label);
         auto& slot = replayed ? times[label].second : times[label].first;
         if (!slot) slot = s.iteration_ms;

@@ -14,6 +14,7 @@
 
 #include "io/trace_job_io.h"
 #include "report/record.h"
+#include "schedule/schedule_id.h"
 
 namespace pipebench {
 
@@ -58,8 +59,7 @@ struct ResultsInput {
 };
 
 struct ScheduleTime {
-  std::string name;  // "1f1b", "interleaved"...
-  int v = 1;
+  ScheduleId id;
   double iteration_ms = 0;
 };
 

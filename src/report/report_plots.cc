@@ -111,7 +111,7 @@ void add_schedule_bars(const ReportInputs& inputs, std::vector<Plot>& plots) {
   auto add = [&](const std::vector<ScheduleInput>& list, const std::string& what) {
     for (const auto& in : list) {
       for (const auto& s : in.schedules) {
-        const std::string label = s.name + (s.v > 1 ? " v=" + std::to_string(s.v) : "");
+        const std::string label = s.id.label();
         if (groups.count(label) == 0) order.push_back(label);
         groups[label].label = label;
         groups[label].bars.emplace_back(what, s.iteration_ms);

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "schedule/schedule_registry.h"
 #include "sim/model_error.h"
 #include "sim/schedule_build.h"
 #include "sim/verdict.h"
@@ -41,7 +42,7 @@ struct Context {
     std::vector<SimCollective> collectives;
     std::vector<std::int64_t> p2p_sizes;
   };
-  std::map<std::pair<std::string, int>, Prepared> builds;
+  std::map<ScheduleId, Prepared> builds;
 
   // Cost of a P2P transfer between pipeline ranks src and dst.
   SimTime pair_cost(const CostModel& m, int src, int dst, std::int64_t bytes) {
@@ -118,12 +119,12 @@ std::vector<SimCollective> add_after_pipeline(const ScheduleBuild& b, double opt
 }
 
 const Context::Prepared& Context::prepared(const Schedule& s) {
-  auto it = builds.find({s.name, s.v});
+  auto it = builds.find(s.id);
   if (it == builds.end()) {
     // Besides 1F1B (every break-even search's reference) one schedule is kept, the one simulated now:
     // schedules are simulated one after another, and one of p 64, v 8 and 1024 microbatches holds two
     // million tasks (peak memory over building a schedule twice).
-    for (auto b = builds.begin(); b != builds.end();) b = b->first.first == "1f1b" ? std::next(b) : builds.erase(b);
+    for (auto b = builds.begin(); b != builds.end();) b = b->first.is_baseline() ? std::next(b) : builds.erase(b);
     Prepared p;
     p.build = build_schedule(plan, s, compute, costs, true);
     p.collectives = add_after_pipeline(p.build, compute.optimizer_ms, p.build.programs);
@@ -134,7 +135,7 @@ const Context::Prepared& Context::prepared(const Schedule& s) {
       }
     }
     std::sort(p.p2p_sizes.begin(), p.p2p_sizes.end());
-    it = builds.emplace(std::make_pair(s.name, s.v), std::move(p)).first;
+    it = builds.emplace(s.id, std::move(p)).first;
   }
   return it->second;
 }
@@ -193,8 +194,7 @@ SchedulePrediction run_schedule(Context& cx, const Schedule& s, const CostModel&
   const Context::Prepared& prepared = cx.prepared(s);
   const ScheduleBuild& b = prepared.build;
   SchedulePrediction sp;
-  sp.name = s.name;
-  sp.v = s.v;
+  sp.id = s.id;
   sp.overlap_p2p = b.spec.overlap_p2p;
   sp.global_ranks = b.ranks;
   sp.sim = simulate(b.programs, prepared.collectives, sim_costs(cx, p2p_model), trace);
@@ -207,43 +207,31 @@ SchedulePrediction run_schedule(Context& cx, const Schedule& s, const CostModel&
   return sp;
 }
 
-std::string schedule_names(const Plan& plan) {
-  std::string names;
-  for (const auto& s : plan.schedules) {
-    names += (names.empty() ? "" : ", ") + s.name + (s.v > 1 ? ":v" + std::to_string(s.v) : "");
-  }
-  return names;
-}
-
 std::string int_list(const std::vector<int>& v) {
   std::string s = "[";
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
   return s + "]";
 }
 
-// The schedules the filter selects, simulated; GPipe (the 1F1B plan's messages, all forwards then all
+// The schedules the selection picks, simulated; GPipe (the 1F1B plan's messages, all forwards then all
 // backwards) as a reference.
-void simulate_all(Context& cx, const std::string& filter, bool keep_trace, Prediction& out) {
-  const Schedule* base = nullptr;
-  for (const auto& s : cx.plan.schedules) {
-    if (s.name == "1f1b") base = &s;
-    if (!filter.empty() && filter != s.name && filter != s.name + ":v" + std::to_string(s.v)) continue;
+void simulate_all(Context& cx, const ScheduleSelection& selection, bool keep_trace, Prediction& out) {
+  for (const PlannedSchedule& p : selected_schedules(cx.plan, selection)) {
+    Schedule reference;
+    if (p.reference) {
+      reference = *p.schedule;
+      reference.id = p.id;
+    }
+    const Schedule& s = p.reference ? reference : *p.schedule;
     const ScheduleBuild& b = cx.build(s);
     cx.sources.insert(b.cost_sources.begin(), b.cost_sources.end());
     out.schedules.push_back(run_schedule(cx, s, cx.costs, keep_trace));
-  }
-  if (base && (filter.empty() || filter == "gpipe")) {
-    Schedule gpipe = *base;
-    gpipe.name = "gpipe";
-    const ScheduleBuild& b = cx.build(gpipe);
-    cx.sources.insert(b.cost_sources.begin(), b.cost_sources.end());
-    out.schedules.push_back(run_schedule(cx, gpipe, cx.costs, keep_trace));
-    out.schedules.back().reference = true;
+    out.schedules.back().reference = p.reference;
   }
   if (out.schedules.empty()) {
     const std::string detail = "not a schedule of this plan (it has " + schedule_names(cx.plan) +
-                               ", gpipe; valid v for the model: " + int_list(cx.plan.valid_v) + ")";
-    throw ModelError(ModelError::Input::kUnknownSchedule, "schedule " + filter + ": " + detail, detail);
+                               "; valid v for the model: " + int_list(cx.plan.valid_v) + ")";
+    throw ModelError(ModelError::Input::kUnknownSchedule, "schedule " + selection.text() + ": " + detail, detail);
   }
 }
 
@@ -251,7 +239,7 @@ void simulate_all(Context& cx, const std::string& filter, bool keep_trace, Predi
 void set_speedups(Prediction& out) {
   const SchedulePrediction* base = nullptr;
   for (const auto& s : out.schedules) {
-    if (s.name == "1f1b") base = &s;
+    if (s.id.is_baseline()) base = &s;
   }
   for (auto& s : out.schedules) {
     if (base && s.iteration_ms > 0) s.speedup = base->iteration_ms / s.iteration_ms;
@@ -262,7 +250,7 @@ void set_speedups(Prediction& out) {
 // size it was costed at.
 std::int64_t find_deciding_pair(Context& cx, Prediction& out) {
   const bool interleaving =
-      std::any_of(out.schedules.begin(), out.schedules.end(), [](const auto& s) { return s.v > 1; });
+      std::any_of(out.schedules.begin(), out.schedules.end(), [](const auto& s) { return s.id.v > 1; });
   std::int64_t act_bytes = 0;
   for (const auto& msg : cx.plan.schedules.at(0).messages) {
     if (msg.op == "send") act_bytes = std::max(act_bytes, msg.bytes);
@@ -404,16 +392,15 @@ class WinSearch {
 
 // The P2P bandwidth (an assumed link, no latency) above which each interleaved v beats 1F1B: a bisection
 // on log scale whose links WinSearch answers (simulating each v near its answer only; 1F1B's runs shared).
-void break_even(Context& cx, const std::string& filter, Prediction& out) {
+void break_even(Context& cx, const ScheduleSelection& selection, Prediction& out) {
   const Schedule* base = nullptr;
   for (const auto& s : cx.plan.schedules) {
-    if (s.name == "1f1b") base = &s;
+    if (s.id.is_baseline()) base = &s;
   }
   if (!base) return;
   LinkRuns base_runs{cx, *base, {}};
   for (const auto& s : cx.plan.schedules) {
-    if (s.v <= 1) continue;
-    if (!filter.empty() && filter != "interleaved" && filter != "interleaved:v" + std::to_string(s.v)) continue;
+    if (!schedule_generator(s.id).interleaves() || !selection.matches(s.id)) continue;
     LinkRuns runs{cx, s, {}};
     WinSearch search(runs, base_runs);
     double lo = kBreakEvenLowGbps, hi = kBreakEvenHighGbps;
@@ -428,7 +415,7 @@ void break_even(Context& cx, const std::string& filter, Prediction& out) {
       }
       answer = hi;
     }
-    out.break_even_gbps.emplace_back(s.v, answer);
+    out.break_even_gbps.emplace_back(s.id.v, answer);
   }
 }
 
@@ -460,12 +447,13 @@ Prediction predict(const Plan& plan, const CostModel& costs, const ComputeModel&
   out.fwd_ms_per_layer = compute.fwd_ms_per_layer;
   out.bwd_ms_per_layer = compute.bwd_ms_per_layer;
   out.compute_source = compute.source;
-  simulate_all(cx, filter, keep_trace, out);
+  const ScheduleSelection selection = parse_schedule_selection("--schedule", filter);
+  simulate_all(cx, selection, keep_trace, out);
   set_speedups(out);
   out.deciding_bytes = find_deciding_pair(cx, out);
   decide_verdict(out, kDefaultSpeedupBand, "default");
   out.cost_sources.assign(cx.sources.begin(), cx.sources.end());
-  break_even(cx, filter, out);
+  break_even(cx, selection, out);
   return out;
 }
 

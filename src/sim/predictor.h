@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "megatron/plan.h"
+#include "schedule/schedule_id.h"
 #include "sim/compute_model.h"
 #include "sim/cost_model.h"
 #include "sim/simulator.h"
@@ -35,8 +36,7 @@ struct DominantCost {
 };
 
 struct SchedulePrediction {
-  std::string name;
-  int v = 1;
+  ScheduleId id;
   bool overlap_p2p = true;
   bool reference = false;  // GPipe: shown for comparison, never the verdict
   double iteration_ms = 0, speedup = 1, bubble_ideal = 0, bubble_sim = 0;

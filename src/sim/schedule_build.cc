@@ -3,11 +3,8 @@
 #include "sim/schedule_build.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <map>
-#include <string_view>
-#include <tuple>
 
 #include "collectives/registry.h"
 #include "core/error.h"
@@ -89,19 +86,20 @@ ScheduleBuild build_schedule(const Plan& plan, const Schedule& s, const ComputeM
   ScheduleBuild b;
   b.ranks = l.pp_groups.front();
   ScheduleSpec& spec = b.spec;
-  spec.kind = s.name == "gpipe" ? ScheduleKind::kGpipe : s.v > 1 ? ScheduleKind::kInterleaved : ScheduleKind::kOneFOneB;
+  spec.id = s.id;
   spec.p = l.pp;
-  spec.v = s.v;
+  spec.v = s.id.v;
   spec.m = l.microbatches;
   spec.overlap_p2p = plan.args.overlap_p2p;
   // Two compute tasks and up to two P2P calls per microbatch step and rank: bounded before anything is built.
-  if (static_cast<double>(l.pp) * static_cast<double>(l.microbatches) * s.v * 4 > static_cast<double>(kMaxSimTasks)) {
-    throw UsageError("schedule " + s.name + " (p " + std::to_string(l.pp) + ", v " + std::to_string(s.v) + ", " +
+  if (static_cast<double>(l.pp) * static_cast<double>(l.microbatches) * s.id.v * 4 >
+      static_cast<double>(kMaxSimTasks)) {
+    throw UsageError("schedule " + s.id.name + " (p " + std::to_string(l.pp) + ", v " + std::to_string(s.id.v) + ", " +
                      std::to_string(l.microbatches) + " microbatches) needs more than " + std::to_string(kMaxSimTasks) +
                      " simulated tasks (the limit; fewer microbatches or a shorter pipeline)");
   }
   spec.warmup = s.warmup;
-  spec.table = forward_table(plan.args, l, s.v);
+  spec.table = forward_table(plan.args, l, s.id.v);
   sort_messages(s, costs, b);
   set_compute(spec, compute, plan.args.num_layers, std::vector<double>(b.ranks.size(), 0.0));
   if (fold) {
@@ -111,78 +109,7 @@ ScheduleBuild build_schedule(const Plan& plan, const Schedule& s, const ComputeM
   } else {
     b.programs = generate_schedule(spec);
   }
-  // The plan's batch ids are what Megatron issues together; a plan whose batches the schedule does not
-  // issue (an edited file) would be timed and simulated as something else.
-  const std::string mismatch = batch_mismatch(s, b);
-  if (!mismatch.empty()) throw UsageError("plan schedule " + s.name + " v" + std::to_string(s.v) + ": " + mismatch);
   return b;
-}
-
-namespace {
-
-// A call as (global rank, Megatron name, its ops sorted): an op is (peer global rank << 2 | grad << 1 | send),
-// unused slots -1. Integers, so a million-task schedule is checked without building strings.
-using CallKey = std::tuple<int, std::string_view, std::array<std::int64_t, 4>>;
-
-std::int64_t op_code(bool send, int peer, bool grad) {
-  return (static_cast<std::int64_t>(peer) << 2) | (grad ? 2 : 0) | (send ? 1 : 0);
-}
-
-std::string call_text(const CallKey& k, std::int64_t n) {
-  std::string ops;
-  for (std::int64_t c : std::get<2>(k)) {
-    if (c < 0) continue;
-    ops += (ops.empty() ? "" : ", ") + std::string(c & 1 ? "send " : "recv ") + std::to_string(c >> 2) +
-           (c & 2 ? " activation grad" : " activation");
-  }
-  return "rank " + std::to_string(std::get<0>(k)) + " " + std::string(std::get<1>(k)) + " {" + ops + "} x " +
-         std::to_string(n);
-}
-
-}  // namespace
-
-std::string batch_mismatch(const Schedule& s, const ScheduleBuild& b) {
-  if (b.spec.kind == ScheduleKind::kGpipe) return "";  // a reference schedule: the plan has no batches of it
-  std::map<CallKey, std::int64_t> plan_calls, program_calls;
-  std::map<std::pair<int, int>, std::pair<CallKey, std::int64_t>> batches;  // (rank, batch) -> call, count
-  for (const auto& m : s.messages) {
-    if (m.op != "send" && m.op != "recv") continue;
-    if (m.batch < 0) return "";
-    if (std::find(b.ranks.begin(), b.ranks.end(), m.rank) == b.ranks.end()) continue;
-    auto [it, added] = batches.try_emplace({m.rank, m.batch});
-    auto& [key, count] = it->second;
-    if (added) key = CallKey{m.rank, m.call, {-1, -1, -1, -1}};
-    auto& ops = std::get<2>(key);
-    const std::int64_t code = op_code(m.op == "send", m.peer, m.what == "activation grad");
-    if (ops[0] >= 0)
-      return "rank " + std::to_string(m.rank) + " batch " + std::to_string(m.batch) + " has more than 4 messages";
-    ops[0] = code;
-    std::sort(ops.begin(), ops.end());
-    count = m.count;
-  }
-  for (const auto& [id, call] : batches) plan_calls[call.first] += call.second;
-  for (std::size_t r = 0; r < b.programs.size() && r < b.ranks.size(); ++r) {
-    const Program& prog = b.programs[r];
-    for (const Task& t : prog.tasks) {
-      if (t.kind != Task::Kind::kP2P || t.nops == 0) continue;
-      std::array<std::int64_t, 4> ops{-1, -1, -1, -1};
-      for (std::uint32_t i = 0; i < t.nops && i < 4; ++i) {
-        const P2POp& op = prog.ops[t.first_op + i];
-        ops[i] = op_code(op.send, b.ranks.at(static_cast<std::size_t>(op.peer)), op.tag % 2 != 0);
-      }
-      std::sort(ops.begin(), ops.end());
-      ++program_calls[CallKey{b.ranks[r], t.name, ops}];
-    }
-  }
-  for (const auto& [k, n] : plan_calls) {
-    const auto it = program_calls.find(k);
-    const std::int64_t got = it == program_calls.end() ? 0 : it->second;
-    if (got != n) return "the plan's batches have " + call_text(k, n) + ", the schedule " + std::to_string(got);
-  }
-  for (const auto& [k, n] : program_calls) {
-    if (!plan_calls.count(k)) return "the schedule has " + call_text(k, n) + ", the plan's batches none";
-  }
-  return "";
 }
 
 }  // namespace pipebench

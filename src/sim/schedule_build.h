@@ -41,11 +41,4 @@ struct ScheduleBuild {
 [[nodiscard]] ScheduleBuild build_schedule(const Plan& plan, const Schedule& schedule, const ComputeModel& compute,
                                            const CostModel& costs, bool fold);
 
-// Where the plan's batch ids (megatron/p2p_calls.h) and the programs' P2P calls differ: per pipeline
-// rank, each call (its Megatron name and its ops: send/recv, peer, activation or grad) must be issued as
-// often in the programs as the plan's batches of that shape say. "" when they agree or when the plan has
-// no batch ids (an older plan: the programs' grouping stands) or the build is GPipe's (a reference that
-// Megatron does not run); else the first difference, in words. build_schedule throws UsageError with it.
-[[nodiscard]] std::string batch_mismatch(const Schedule& schedule, const ScheduleBuild& build);
-
 }  // namespace pipebench

@@ -10,7 +10,7 @@
 namespace pipebench {
 namespace {
 
-std::string key_of(const SchedulePrediction& s) { return s.name + (s.v > 1 ? " v=" + std::to_string(s.v) : ""); }
+std::string key_of(const SchedulePrediction& s) { return s.id.label(); }
 
 // The fastest and second-fastest schedules that are candidates (not the GPipe reference).
 void two_fastest(const Prediction& p, const SchedulePrediction** best, const SchedulePrediction** next) {
@@ -64,7 +64,7 @@ void decide_verdict(Prediction& p, double band, const std::string& band_source) 
   const SchedulePrediction *best = nullptr, *next = nullptr, *base = nullptr;
   two_fastest(p, &best, &next);
   for (const auto& s : p.schedules) {
-    if (s.name == "1f1b") base = &s;
+    if (s.id.is_baseline()) base = &s;
   }
   if (!best) best = &p.schedules.front();
   p.best = key_of(*best);

@@ -22,7 +22,7 @@ using namespace pipebench;
 
 ScheduleSpec zero_compute_spec(int p, int v, std::int64_t m) {
   ScheduleSpec s;
-  s.kind = v > 1 ? ScheduleKind::kInterleaved : ScheduleKind::kOneFOneB;
+  s.id = {v > 1 ? "interleaved" : "1f1b", v};
   s.p = p;
   s.v = v;
   s.m = m;

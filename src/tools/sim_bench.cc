@@ -26,7 +26,7 @@ namespace {
 
 pipebench::ScheduleSpec big_spec(int p, int v, std::int64_t m) {
   pipebench::ScheduleSpec s;
-  s.kind = v > 1 ? pipebench::ScheduleKind::kInterleaved : pipebench::ScheduleKind::kOneFOneB;
+  s.id = {v > 1 ? "interleaved" : "1f1b", v};
   s.p = p;
   s.v = v;
   s.m = m;

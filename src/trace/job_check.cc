@@ -14,9 +14,9 @@ namespace {
 std::string pick_schedule(const PredictionFile* prediction, const ReplayResult* replay, const std::string& asked) {
   std::vector<std::string> keys;
   if (prediction != nullptr)
-    for (const auto& s : prediction->schedules) keys.push_back(schedule_key(s.name, s.v));
+    for (const auto& s : prediction->schedules) keys.push_back(s.id.key());
   if (replay != nullptr)
-    for (const auto& s : replay->schedules) keys.push_back(schedule_key(s.name, s.v));
+    for (const auto& s : replay->schedules) keys.push_back(s.id.key());
   std::string all;
   for (const auto& k : keys) all += (all.empty() ? "" : ", ") + k;
   if (!asked.empty()) {
@@ -81,10 +81,10 @@ ModelCheck check_against_model(const JobProfile& job, const PredictionFile* pred
   const ScheduleReplay* rs = nullptr;
   if (prediction != nullptr)
     for (const auto& s : prediction->schedules)
-      if (schedule_key(s.name, s.v) == c.schedule) ps = &s;
+      if (s.id.key() == c.schedule) ps = &s;
   if (replay != nullptr)
     for (const auto& s : replay->schedules)
-      if (schedule_key(s.name, s.v) == c.schedule) rs = &s;
+      if (s.id.key() == c.schedule) rs = &s;
   if (prediction != nullptr && ps == nullptr) c.notes.push_back("the prediction has no " + c.schedule + " schedule");
   if (replay != nullptr && rs == nullptr) c.notes.push_back("the replay has no " + c.schedule + " schedule");
   for (const auto& r : job.ranks) {

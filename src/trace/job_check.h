@@ -51,7 +51,7 @@ struct ModelCheck {
 // The default --tolerance: shares may differ by 0.10 (absolute), iteration times by 10 % (relative).
 inline constexpr double kDefaultModelTolerance = 0.10;
 
-// schedule: "1f1b", "interleaved:v2" (schedule_key); empty: the only schedule of the files. Throws
+// schedule: "1f1b", "interleaved:v2" (ScheduleId::key); empty: the only schedule of the files. Throws
 // UsageError naming the flag when the schedule is not in a file, or when it must be chosen.
 [[nodiscard]] ModelCheck check_against_model(const JobProfile& job, const PredictionFile* prediction,
                                              const std::string& prediction_path, const ReplayResult* replay,

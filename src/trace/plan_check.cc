@@ -32,15 +32,6 @@ std::string joined(const std::set<std::string>& s) {
   return out;
 }
 
-std::string schedule_label(const Schedule& s) {
-  return s.name == "interleaved" ? s.name + ":v" + std::to_string(s.v) : s.name;
-}
-
-bool schedule_matches(const Schedule& s, const std::string& filter) {
-  if (filter.empty()) return true;
-  return filter == s.name || filter == schedule_label(s);
-}
-
 std::map<Key, Planned> planned_for(const Schedule& schedule, int rank) {
   std::map<Key, Planned> out;
   for (const auto& m : schedule.messages) {
@@ -157,8 +148,7 @@ RankCheck check_rank(int rank, const DeviceProfile& device, bool listed, const s
 PlanCheck check_schedule(const Schedule& s, const std::vector<const DeviceProfile*>& devices, int first_rank,
                          const std::set<int>& listed, const TraceProfile& profile, const PlanCheckOptions& o) {
   PlanCheck c;
-  c.schedule = s.name;
-  c.v = s.v;
+  c.schedule = s.id;
   // Seen and planned per rank first: the iteration count may have to be estimated from them.
   std::vector<std::map<Key, Planned>> planned(devices.size());
   std::vector<std::map<Key, Seen>> seen(devices.size());
@@ -189,10 +179,10 @@ PlanCheck check_schedule(const Schedule& s, const std::vector<const DeviceProfil
 void add_predicted_shares(PlanCheck& out, const Schedule& schedule, const PredictionFile& prediction) {
   const PredictedSchedule* ps = nullptr;
   for (const auto& s : prediction.schedules) {
-    if (s.name == schedule.name && s.v == out.v) ps = &s;
+    if (s.id == out.schedule) ps = &s;
   }
   if (ps == nullptr) {
-    out.notes.push_back("the prediction has no " + schedule_label(schedule) + " schedule: no predicted share");
+    out.notes.push_back("the prediction has no " + schedule.id.key() + " schedule: no predicted share");
     return;
   }
   for (auto& r : out.ranks) {
@@ -218,9 +208,10 @@ PlanCheck check_against_plan(const TraceProfile& profile, const Plan& plan, cons
 
   std::vector<const Schedule*> schedules;
   std::string names;
+  const ScheduleSelection selection = parse_schedule_selection("--schedule", o.schedule);
   for (const auto& s : plan.schedules) {
-    names += (names.empty() ? "" : ", ") + schedule_label(s);
-    if (schedule_matches(s, o.schedule)) schedules.push_back(&s);
+    names += (names.empty() ? "" : ", ") + s.id.key();
+    if (selection.matches(s.id)) schedules.push_back(&s);
   }
   if (schedules.empty())
     throw UsageError("--schedule " + o.schedule + ": not a schedule of the plan (it has " + names + ")");
@@ -273,8 +264,8 @@ json plan_check_to_json(const PlanCheck& c) {
                      {"predicted_comm_share", r.predicted_comm_share ? json(*r.predicted_comm_share) : json(nullptr)},
                      {"messages", rows}});
   }
-  return {{"schedule", c.schedule},
-          {"v", c.v},
+  return {{"schedule", c.schedule.name},
+          {"v", c.schedule.v},
           {"schedule_reason", c.schedule_reason},
           {"iterations", c.iterations},
           {"iterations_source", c.iterations_source},

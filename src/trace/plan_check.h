@@ -43,8 +43,7 @@ struct RankCheck {
 };
 
 struct PlanCheck {
-  std::string schedule;
-  int v = 1;
+  ScheduleId schedule;
   std::string schedule_reason;
   std::int64_t iterations = 1;
   std::string iterations_source;  // given, profiler steps, estimated, assumed

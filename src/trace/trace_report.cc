@@ -29,9 +29,7 @@ void print_collectives(std::ostream& out, const DeviceProfile& d) {
 }
 
 void print_check(std::ostream& out, const PlanCheck& c) {
-  out << "#\n# against the plan: schedule "
-      << (c.schedule == "interleaved" ? "interleaved v=" + std::to_string(c.v) : c.schedule) << ", "
-      << c.schedule_reason << "\n";
+  out << "#\n# against the plan: schedule " << c.schedule.label() << ", " << c.schedule_reason << "\n";
   out << "# iterations in the profile: " << c.iterations << " (" << c.iterations_source << ")\n";
   for (const auto& r : c.ranks) {
     out << "#\n# rank " << r.rank << " (device " << r.device << "): ";

@@ -20,7 +20,7 @@ namespace {
 // Two ranks, one send each way of 256 floats (1 KiB) and one of 1024 floats (4 KiB) from 0 to 1.
 Plan two_rank_plan() {
   Schedule schedule;
-  schedule.name = "1f1b";
+  schedule.id = {"1f1b", 1};
   auto send = [&](int id, int rank, int peer, int elements) {
     PlanMessage m;
     m.id = id;

@@ -146,8 +146,7 @@ TEST_F(ReportInputsTest, ReadsPredictionAndReplayPerSchedule) {
   p.compute_source = "assumed";
   for (int v : {1, 2}) {
     PredictedSchedule s;
-    s.name = v == 1 ? "1f1b" : "interleaved";
-    s.v = v;
+    s.id = {v == 1 ? "1f1b" : "interleaved", v};
     s.iteration_ms = v == 1 ? 12.5 : 10.25;
     p.schedules.push_back(s);
   }
@@ -162,8 +161,7 @@ TEST_F(ReportInputsTest, ReadsPredictionAndReplayPerSchedule) {
   r.iterations = 2;
   for (int v : {1, 2}) {
     ScheduleReplay s;
-    s.name = v == 1 ? "1f1b" : "interleaved";
-    s.v = v;
+    s.id = {v == 1 ? "1f1b" : "interleaved", v};
     s.iteration_ms = {13, 14};
     s.median_ms = v == 1 ? 13.5 : 11.5;
     s.min_ms = 13;
@@ -178,8 +176,8 @@ TEST_F(ReportInputsTest, ReadsPredictionAndReplayPerSchedule) {
   ASSERT_EQ(in.replays.size(), 1u);
   EXPECT_TRUE(in.skipped.empty());
   ASSERT_EQ(in.predictions[0].schedules.size(), 2u);
-  EXPECT_EQ(in.predictions[0].schedules[1].name, "interleaved");
-  EXPECT_EQ(in.predictions[0].schedules[1].v, 2);
+  EXPECT_EQ(in.predictions[0].schedules[1].id.name, "interleaved");
+  EXPECT_EQ(in.predictions[0].schedules[1].id.v, 2);
   EXPECT_DOUBLE_EQ(in.predictions[0].schedules[1].iteration_ms, 10.25);
   EXPECT_DOUBLE_EQ(in.predictions[0].break_even_gbps.at("2").value(), 3.5);
   EXPECT_EQ(in.predictions[0].verdict_text, "interleaved v=2 is fastest");
@@ -352,7 +350,7 @@ TEST_F(ReportInputsTest, ReadsAJobTraceWithItsComparisonAndModelCheck) {
   b.write(dir_ + "/b");
   PredictionFile p;
   PredictedSchedule s;
-  s.name = "1f1b";
+  s.id = {"1f1b", 1};
   s.iteration_ms = 10;
   for (int r = 0; r < 4; ++r) {
     PredictedRank pr;

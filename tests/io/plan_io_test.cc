@@ -59,8 +59,8 @@ TEST(PlanIo, RoundTripGivesTheSameJsonAndTheSameTypedPlan) {
       EXPECT_EQ(back.schedules[i].messages.size(), built.schedules[i].messages.size());
       EXPECT_EQ(back.schedules[i].warmup, built.schedules[i].warmup);
       // What the schedule generators read from the typed plan matches the plan built from arguments.
-      EXPECT_EQ(forward_table(back.args, back.layout, back.schedules[i].v),
-                forward_table(built.args, built.layout, built.schedules[i].v));
+      EXPECT_EQ(forward_table(back.args, back.layout, back.schedules[i].id.v),
+                forward_table(built.args, built.layout, built.schedules[i].id.v));
     }
   }
 }

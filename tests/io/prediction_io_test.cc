@@ -78,7 +78,10 @@ TEST(PredictionIo, NumbersOutOfRangeAreNamed) {
   EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].ranks[0].nccl_share\" is 7.5, outside [0.0, 1.0]");
   j = predicted();
   j["schedules"][0]["v"] = -3;
-  EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].v\" is -3, outside [1, 4096]");
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0]\" schedule 1f1b with v -3 (its v is 1)");
+  j = predicted();
+  j["schedules"][0]["name"] = "zb-h9";
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0]\" schedule 'zb-h9' is none of 1f1b, gpipe, interleaved");
   j = predicted();
   j["schedules"][0]["bubble_sim"] = -1;
   EXPECT_NE(error_of(j).find("\"schedules[0].bubble_sim\" is -1"), std::string::npos);

@@ -27,7 +27,7 @@ Plan plan_of(const std::string& args) { return make_plan(parse_megatron_args(wor
 // -Wdangling-reference rightly refuses `const Schedule& s = schedule(p, "1f1b")`).
 Schedule schedule(const Plan& p, const std::string& name, int v = 1) {
   for (const auto& s : p.schedules) {
-    if (s.name == name && s.v == v) return s;
+    if (s.id == ScheduleId{name, v}) return s;
   }
   throw std::runtime_error("no schedule " + name);
 }

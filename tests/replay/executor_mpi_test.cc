@@ -21,9 +21,9 @@ namespace {
 const World& W() { return testing::world(); }
 
 // p = world size, per stage tf_ms forward and tb_ms backward, split evenly over v chunks.
-ScheduleSpec spec_for(ScheduleKind kind, int p, int v, std::int64_t m, double tf_ms, double tb_ms, bool overlap) {
+ScheduleSpec spec_for(const std::string& kind, int p, int v, std::int64_t m, double tf_ms, double tb_ms, bool overlap) {
   ScheduleSpec s;
-  s.kind = kind;
+  s.id = {kind, v};
   s.p = p;
   s.v = v;
   s.m = m;
@@ -35,12 +35,11 @@ ScheduleSpec spec_for(ScheduleKind kind, int p, int v, std::int64_t m, double tf
   l.microbatches = m;
   l.microbatch_group = p;
   for (int r = 0; r < p; ++r) {
-    s.warmup.push_back(kind == ScheduleKind::kInterleaved ? warmup_microbatches(a, l, v, r)
-                                                          : std::min<std::int64_t>(p - r - 1, m));
+    s.warmup.push_back(kind == "interleaved" ? warmup_microbatches(a, l, v, r) : std::min<std::int64_t>(p - r - 1, m));
     s.fwd.emplace_back(static_cast<std::size_t>(v), static_cast<SimTime>(tf_ms * 1e6 / v));
     s.bwd.emplace_back(static_cast<std::size_t>(v), static_cast<SimTime>(tb_ms * 1e6 / v));
   }
-  if (kind == ScheduleKind::kInterleaved) s.table = forward_table(a, l, v);
+  if (kind == "interleaved") s.table = forward_table(a, l, v);
   return s;
 }
 
@@ -125,7 +124,7 @@ TEST(ReplayExecutorMpi, OneFOneBMatchesClosedForm) {
   const std::int64_t m = 8;
   const double tf = 2 * 4, tb = 4 * 4;  // 4 layers per stage, 2 ms forward / 4 ms backward per layer
   const double expected = static_cast<double>(m + p - 1) * (tf + tb);
-  const ScheduleSpec spec = spec_for(ScheduleKind::kOneFOneB, p, 1, m, tf, tb, false);
+  const ScheduleSpec spec = spec_for("1f1b", p, 1, m, tf, tb, false);
   // The simulator with nominal compute is the closed form, so the two checks measure the same thing.
   EXPECT_EQ(simulate(generate_schedule(spec), {}, free_communication()).iteration,
             static_cast<SimTime>(expected * 1e6));
@@ -139,7 +138,7 @@ TEST(ReplayExecutorMpi, InterleavedMatchesClosedFormWithAndWithoutOverlap) {
   const double tf = 2 * 4, tb = 4 * 4;
   const double expected = (static_cast<double>(m) + static_cast<double>(p - 1) / v) * (tf + tb);
   for (bool overlap : {true, false}) {
-    const ScheduleSpec spec = spec_for(ScheduleKind::kInterleaved, p, v, m, tf, tb, overlap);
+    const ScheduleSpec spec = spec_for("interleaved", p, v, m, tf, tb, overlap);
     EXPECT_EQ(simulate(generate_schedule(spec), {}, free_communication()).iteration,
               static_cast<SimTime>(expected * 1e6));
     expect_schedule_time(replay(spec, 6), expected,

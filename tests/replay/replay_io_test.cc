@@ -19,7 +19,7 @@ ReplayResult sample() {
   r.world = 2;
   r.iterations = 2;
   ScheduleReplay s;
-  s.name = "1f1b";
+  s.id = {"1f1b", 1};
   s.iteration_ms = {10, 12};
   s.median_ms = 11;
   s.min_ms = 10;

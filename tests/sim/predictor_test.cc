@@ -59,8 +59,8 @@ TEST(Predictor, FreeCommunicationGivesTheBubbleClosedForms) {
   const double extra = m * 3 * (2 * s_len * h * V) / layer * 1.0;
   EXPECT_NEAR(p.schedules[0].iteration_ms, (m + pp - 1) * (tf + tb) + extra, 1e-3);
   for (const auto& sch : p.schedules) {
-    if (sch.v > 1) {
-      EXPECT_NEAR(sch.iteration_ms, (m + (pp - 1) / sch.v) * (tf + tb) + extra, 1e-3) << "v " << sch.v;
+    if (sch.id.v > 1) {
+      EXPECT_NEAR(sch.iteration_ms, (m + (pp - 1) / sch.id.v) * (tf + tb) + extra, 1e-3) << "v " << sch.id.v;
     }
   }
   EXPECT_NE(p.best, "1f1b");

@@ -9,9 +9,9 @@
 namespace pipebench {
 namespace {
 
-ScheduleSpec spec(ScheduleKind kind, int p, int v, std::int64_t m, SimTime tf, SimTime tb, bool overlap = true) {
+ScheduleSpec spec(const std::string& kind, int p, int v, std::int64_t m, SimTime tf, SimTime tb, bool overlap = true) {
   ScheduleSpec s;
-  s.kind = kind;
+  s.id = {kind, v};
   s.p = p;
   s.v = v;
   s.m = m;
@@ -20,7 +20,7 @@ ScheduleSpec spec(ScheduleKind kind, int p, int v, std::int64_t m, SimTime tf, S
   s.fwd.assign(static_cast<std::size_t>(p), std::vector<SimTime>(static_cast<std::size_t>(v), tf / v));
   s.bwd.assign(static_cast<std::size_t>(p), std::vector<SimTime>(static_cast<std::size_t>(v), tb / v));
   for (int r = 0; r < p; ++r) {
-    if (kind == ScheduleKind::kInterleaved) {
+    if (kind == "interleaved") {
       s.warmup.push_back(std::min<std::int64_t>(2 * (p - r - 1) + (v - 1) * p, m * v));  // N = p
     } else {
       s.warmup.push_back(std::min<std::int64_t>(p - r - 1, m));
@@ -53,13 +53,13 @@ TEST(Simulator, OneFOneBMatchesTheClosedFormWithFreeCommunication) {
   for (int p : {1, 2, 4, 8}) {
     for (std::int64_t m : {1, 4, 16, 33}) {
       const SimTime tf = 1000, tb = 2000;
-      EXPECT_EQ(run(spec(ScheduleKind::kOneFOneB, p, 1, m, tf, tb), zero()), (m + p - 1) * (tf + tb)) << p << " " << m;
+      EXPECT_EQ(run(spec("1f1b", p, 1, m, tf, tb), zero()), (m + p - 1) * (tf + tb)) << p << " " << m;
     }
   }
 }
 
 TEST(Simulator, GpipeMatchesTheClosedFormToo) {
-  EXPECT_EQ(run(spec(ScheduleKind::kGpipe, 4, 1, 8, 1000, 2000), zero()), (8 + 4 - 1) * 3000);
+  EXPECT_EQ(run(spec("gpipe", 4, 1, 8, 1000, 2000), zero()), (8 + 4 - 1) * 3000);
 }
 
 TEST(Simulator, InterleavedMatchesTheClosedFormWithFreeCommunication) {
@@ -71,7 +71,7 @@ TEST(Simulator, InterleavedMatchesTheClosedFormWithFreeCommunication) {
         // (m + (p-1)/v)(t_f + t_b), with m a multiple of p.
         const SimTime want = m * (tf + tb) + (p - 1) * (tf + tb) / v;
         for (bool overlap : {true, false}) {
-          EXPECT_EQ(run(spec(ScheduleKind::kInterleaved, p, v, m, tf, tb, overlap), zero()), want)
+          EXPECT_EQ(run(spec("interleaved", p, v, m, tf, tb, overlap), zero()), want)
               << "p " << p << " v " << v << " m " << m << " overlap " << overlap;
         }
       }
@@ -88,16 +88,15 @@ TEST(Simulator, MessageCountsMatchMegatron) {
     for (const auto& x : r.ranks) n += x.p2p_messages_out;
     return n;
   };
-  EXPECT_EQ(count(simulate(generate_schedule(spec(ScheduleKind::kOneFOneB, p, 1, m, 10, 20)), {}, zero())),
-            2 * m * (p - 1));
-  const auto r = simulate(generate_schedule(spec(ScheduleKind::kInterleaved, p, v, m, 40, 80)), {}, zero());
+  EXPECT_EQ(count(simulate(generate_schedule(spec("1f1b", p, 1, m, 10, 20)), {}, zero())), 2 * m * (p - 1));
+  const auto r = simulate(generate_schedule(spec("interleaved", p, v, m, 40, 80)), {}, zero());
   EXPECT_EQ(count(r), 2 * m * (p * v - 1));
   EXPECT_EQ(r.ranks[0].p2p_messages_out, 64 + 48);  // 64 act -> 1, 48 grads -> 3 (wrap), as in §9
   EXPECT_EQ(r.ranks[1].p2p_messages_out, 128);
 }
 
 TEST(Simulator, BlockingP2PCostsMoreThanOverlappedWhenTransfersTakeTime) {
-  const auto base = spec(ScheduleKind::kInterleaved, 4, 2, 8, 20000, 40000, true);
+  const auto base = spec("interleaved", 4, 2, 8, 20000, 40000, true);
   auto blocking = base;
   blocking.overlap_p2p = false;
   const SimCosts c = fixed(3000);
@@ -107,22 +106,22 @@ TEST(Simulator, BlockingP2PCostsMoreThanOverlappedWhenTransfersTakeTime) {
 
 TEST(Simulator, ASlowWrapAroundPairMakesInterleavingLoseAFastOneWin) {
   const int p = 4;
-  const auto plain = spec(ScheduleKind::kOneFOneB, p, 1, 8, 20000, 40000);
-  const auto inter = spec(ScheduleKind::kInterleaved, p, 2, 8, 20000, 40000);
+  const auto plain = spec("1f1b", p, 1, 8, 20000, 40000);
+  const auto inter = spec("interleaved", p, 2, 8, 20000, 40000);
   const SimCosts fast = fixed(500, 500, p), slow_wrap = fixed(500, 60000, p);
   EXPECT_LT(run(inter, fast), run(plain, fast));
   EXPECT_GT(run(inter, slow_wrap), run(plain, slow_wrap));
 }
 
 TEST(Simulator, SharedLinkSerialisesConcurrentTransfers) {
-  const auto s = spec(ScheduleKind::kInterleaved, 4, 2, 8, 20000, 40000);
+  const auto s = spec("interleaved", 4, 2, 8, 20000, 40000);
   SimCosts own = fixed(5000), shared = fixed(5000);
   shared.link = [](int, int) { return 0; };
   EXPECT_GT(run(s, shared), run(s, own));
 }
 
 TEST(Simulator, NcclKernelsSlowOverlappedComputeWhenAsked) {
-  const auto s = spec(ScheduleKind::kInterleaved, 4, 2, 8, 20000, 40000, true);
+  const auto s = spec("interleaved", 4, 2, 8, 20000, 40000, true);
   SimCosts plain = fixed(3000), slowed = fixed(3000);
   slowed.compute_slowdown_while_comm = 0.2;
   EXPECT_GT(run(s, slowed), run(s, plain));

@@ -16,8 +16,7 @@ namespace {
 
 SchedulePrediction schedule(const std::string& name, int v, double ms, bool reference = false) {
   SchedulePrediction s;
-  s.name = name;
-  s.v = v;
+  s.id = {name, v};
   s.iteration_ms = ms;
   s.reference = reference;
   return s;
@@ -114,9 +113,8 @@ TEST(Verdict, PredictNamesACollectiveThatDominatesTheIteration) {
   ComputeOptions c;
   c.fwd_ms_per_layer = 0.01;
   const Prediction p = predict(plan, AssumedCost(0.05, 10), make_compute_model(plan, c), false, false, "");
-  const SchedulePrediction& best = *std::find_if(p.schedules.begin(), p.schedules.end(), [&](const auto& s) {
-    return s.name + (s.v > 1 ? " v=" + std::to_string(s.v) : "") == p.best;
-  });
+  const SchedulePrediction& best =
+      *std::find_if(p.schedules.begin(), p.schedules.end(), [&](const auto& s) { return s.id.label() == p.best; });
   EXPECT_EQ(best.dominant.what, "word-embedding grad (collective)") << p.verdict;
   EXPECT_GT(best.dominant.share, 0.5);
   EXPECT_LE(best.dominant.share, 1.0);

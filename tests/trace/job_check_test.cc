@@ -61,8 +61,7 @@ TEST_F(JobCheckTest, CompareGivesBothRunsSharesPerRank) {
 PredictionFile prediction_from(const JobProfile& job, double share_error_rank3) {
   PredictionFile p;
   PredictedSchedule s;
-  s.name = "1f1b";
-  s.v = 1;
+  s.id = {"1f1b", 1};
   s.iteration_ms = job.ranks[0].iteration_ms() * 1.05;  // within 10 %
   for (const auto& r : job.ranks) {
     PredictedRank pr;
@@ -95,8 +94,7 @@ TEST_F(JobCheckTest, PredictionWithinAndBeyondTheTolerance) {
 TEST_F(JobCheckTest, ReplayAndScheduleChoice) {
   ReplayResult replay;
   ScheduleReplay s;
-  s.name = "interleaved";
-  s.v = 2;
+  s.id = {"interleaved", 2};
   s.median_ms = here_.ranks[0].iteration_ms() * 2.0;  // twice the measured time: beyond 10 %
   for (const auto& r : here_.ranks) {
     ReplayRankStats st;

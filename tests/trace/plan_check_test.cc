@@ -63,7 +63,7 @@ TEST(PlanCheck, AProfileOfThePlanMatchesAndTheIterationsAreEstimated) {
   p.devices.push_back(device_as_planned(s, 0, 0, 3));
   p.devices.push_back(device_as_planned(s, 1, 1, 3));
   const PlanCheck c = check_against_plan(p, plan_from_json(plan, "test plan"), nullptr, PlanCheckOptions{});
-  EXPECT_EQ(c.schedule, "1f1b");
+  EXPECT_EQ(c.schedule.name, "1f1b");
   EXPECT_EQ(c.iterations, 3);
   EXPECT_NE(c.iterations_source.find("estimated"), std::string::npos);
   EXPECT_EQ(c.mismatches, 0);
@@ -90,8 +90,8 @@ TEST(PlanCheck, TheBestMatchingScheduleIsChosenAndMismatchesAreListed) {
   PlanCheckOptions o;
   o.iterations = 2;
   const PlanCheck c = check_against_plan(p, plan_from_json(plan, "test plan"), nullptr, o);
-  EXPECT_EQ(c.schedule, "interleaved");
-  EXPECT_EQ(c.v, 2);
+  EXPECT_EQ(c.schedule.name, "interleaved");
+  EXPECT_EQ(c.schedule.v, 2);
   EXPECT_EQ(c.iterations, 2);
   std::map<std::string, int> statuses;
   for (const auto& row : c.ranks.at(0).rows) ++statuses[row.status];
@@ -104,7 +104,7 @@ TEST(PlanCheck, TheBestMatchingScheduleIsChosenAndMismatchesAreListed) {
   // --schedule picks one even when another fits better.
   o.schedule = "1f1b";
   const PlanCheck forced = check_against_plan(p, plan_from_json(plan, "test plan"), nullptr, o);
-  EXPECT_EQ(forced.schedule, "1f1b");
+  EXPECT_EQ(forced.schedule.name, "1f1b");
   EXPECT_GT(forced.mismatches, 3);
   o.schedule = "interleaved:v3";
   EXPECT_THROW((void)check_against_plan(p, plan_from_json(plan, "test plan"), nullptr, o), UsageError);
@@ -117,7 +117,7 @@ TEST(PlanCheck, RanksFromTheFirstRankAndThePredictedShare) {
   p.devices.push_back(device_as_planned(s, 2, 0, 1));
   PredictionFile prediction;
   PredictedSchedule one_f_one_b;
-  one_f_one_b.name = "1f1b";
+  one_f_one_b.id = {"1f1b", 1};
   PredictedRank rank2;
   rank2.rank = 2;
   rank2.nccl_share = 0.25;
@@ -138,7 +138,7 @@ TEST(PlanCheck, RanksFromTheFirstRankAndThePredictedShare) {
   EXPECT_EQ(j["schedule"], "1f1b");
 
   // A prediction without the chosen schedule gives no share and says so.
-  prediction.schedules[0].name = "gpipe";
+  prediction.schedules[0].id = {"gpipe", 1};
   const PlanCheck none = check_against_plan(p, plan_from_json(plan, "test plan"), &prediction, o);
   EXPECT_FALSE(none.ranks[0].predicted_comm_share);
   EXPECT_EQ(std::count_if(none.notes.begin(), none.notes.end(),

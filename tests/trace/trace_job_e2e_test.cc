@@ -34,7 +34,7 @@ class TraceJobE2e : public ::testing::Test {
   std::string prediction(double share, double ms) {
     PredictionFile p;
     PredictedSchedule s;
-    s.name = "1f1b";
+    s.id = {"1f1b", 1};
     s.iteration_ms = ms;
     for (int r = 0; r < 4; ++r) {
       PredictedRank pr;

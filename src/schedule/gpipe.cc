@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+// GPipe (Huang et al., 2019): every forward, then every backward; each step receives, computes and sends
+// with blocking calls. Megatron does not run it: a reference on the 1F1B plan's messages.
+#include "schedule/program_writer.h"
+#include "schedule/schedule_registry.h"
+#include "schedule/steps.h"
+
+namespace pipebench {
+namespace {
+
+class Gpipe final : public ScheduleGenerator {
+ public:
+  const char* name() const override { return "gpipe"; }
+  bool interleaves() const override { return false; }
+  bool reference() const override { return true; }
+  void emit(const ScheduleShape& shape, int r, ProgramSink& sink) const override {
+    ProgramWriter w(shape, r, sink);
+    for (std::int64_t k = 0; k < shape.m; ++k) blocking_step(w, Pass::kForward, k);
+    for (std::int64_t k = 0; k < shape.m; ++k) blocking_step(w, Pass::kBackward, k);
+  }
+};
+
+}  // namespace
+
+PB_REGISTER_SCHEDULE(Gpipe);
+
+}  // namespace pipebench

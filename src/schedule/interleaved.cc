@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+// Interleaved 1F1B (Narayanan et al., SC21 §2.2), as Megatron runs it (megatron.md §3b; schedules.py
+// forward_backward_pipelining_with_interleaving): v model chunks per rank in the order of the forward
+// table, backward k on the mirrored chunk. Each receive is posted with the previous step's send. With
+// overlap (the default) the steady calls are async isend/irecv, waited for just before the step that needs
+// them; without (--no-overlap-p2p-communication) one blocking 4-op
+// send_forward_backward_recv_forward_backward per steady step.
+#include "schedule/program_writer.h"
+#include "schedule/schedule_registry.h"
+
+namespace pipebench {
+namespace {
+
+class Writer {
+ public:
+  Writer(const ScheduleShape& shape, int r, ProgramSink& sink)
+      : w_(shape, r, sink), s_(shape), total_(shape.steps()), warm_(shape.warmup[static_cast<std::size_t>(r)]) {}
+
+  void run() {
+    Call first = w_.call("recv_forward");
+    w_.recv_fwd(first, 0);
+    w_.issue(first);
+    for (std::int64_t k = 0; k < warm_; ++k) warmup_step(k);
+    if (!s_.overlap_p2p && warm_ == total_) {
+      Call g = w_.call("recv_backward");
+      w_.recv_bwd(g, 0);
+      w_.issue(g);
+    }
+    for (std::int64_t j = 0; j < total_ - warm_; ++j) steady_step(warm_ + j, j);
+    w_.wait(pending_fwd_);
+    for (std::int64_t k = total_ - warm_; k < total_; ++k) cooldown_step(k);
+  }
+
+ private:
+  void warmup_step(std::int64_t k) {
+    w_.compute(Pass::kForward, k);
+    const bool last_warmup = k == warm_ - 1;
+    const bool with_grad = !s_.overlap_p2p && last_warmup && warm_ < total_;
+    Call c = w_.call(with_grad ? "send_forward_backward_recv_forward_backward" : "send_forward_recv_forward");
+    w_.send_fwd(c, k);
+    if (k + 1 < total_) w_.recv_fwd(c, k + 1);
+    if (with_grad) w_.recv_bwd(c, 0);
+    w_.issue(c);
+    if (s_.overlap_p2p && last_warmup) {  // pre-posts the first grad receive, async
+      Call g = w_.call("send_backward_recv_backward", true);
+      w_.recv_bwd(g, 0);
+      pending_bwd_ = w_.issue(g);
+    }
+  }
+
+  // Forward k, backward j.
+  void steady_step(std::int64_t k, std::int64_t j) {
+    if (!s_.overlap_p2p) {
+      w_.compute(Pass::kForward, k);
+      w_.compute(Pass::kBackward, j);
+      Call c = w_.call("send_forward_backward_recv_forward_backward");
+      w_.send_fwd(c, k);
+      w_.send_bwd(c, j);
+      if (k + 1 < total_) w_.recv_fwd(c, k + 1);
+      if (j + 1 < total_) w_.recv_bwd(c, j + 1);
+      w_.issue(c);
+      return;
+    }
+    w_.wait(pending_fwd_);
+    w_.compute(Pass::kForward, k);
+    Call f = w_.call("send_forward_recv_forward", true);
+    w_.send_fwd(f, k);
+    if (k + 1 < total_) w_.recv_fwd(f, k + 1);
+    pending_fwd_ = w_.issue(f);
+    w_.wait(pending_bwd_);
+    w_.compute(Pass::kBackward, j);
+    Call b = w_.call("send_backward_recv_backward", true);
+    w_.send_bwd(b, j);
+    if (j + 1 < total_) w_.recv_bwd(b, j + 1);
+    pending_bwd_ = w_.issue(b);
+  }
+
+  void cooldown_step(std::int64_t k) {
+    w_.wait(pending_bwd_);
+    pending_bwd_ = -1;
+    w_.compute(Pass::kBackward, k);
+    Call c = w_.call("send_backward_recv_backward");
+    w_.send_bwd(c, k);
+    if (k + 1 < total_) w_.recv_bwd(c, k + 1);
+    w_.issue(c);
+  }
+
+  ProgramWriter w_;
+  const ScheduleShape& s_;
+  std::int64_t total_, warm_;
+  int pending_fwd_ = -1, pending_bwd_ = -1;
+};
+
+class Interleaved final : public ScheduleGenerator {
+ public:
+  const char* name() const override { return "interleaved"; }
+  bool interleaves() const override { return true; }
+  void emit(const ScheduleShape& shape, int r, ProgramSink& sink) const override { Writer(shape, r, sink).run(); }
+};
+
+}  // namespace
+
+PB_REGISTER_SCHEDULE(Interleaved);
+
+}  // namespace pipebench

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+// A schedule generator's output: what one pipeline rank does in one iteration, in order, as compute passes
+// and the P2P calls Megatron issues (megatron.md §3; schedules.py, p2p_communication.py). It says nothing
+// about time or bytes: the simulator (sim/schedules.h), the plan's message list (megatron/p2p_calls.h) and
+// the replay read the same steps and add those.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace pipebench {
+
+// The compute pass of a step: forward, or backward (activation and weight gradients together).
+enum class Pass : std::uint8_t { kForward, kBackward };
+
+// One op of a call. k is the virtual microbatch: forward k is ScheduleShape::table[k]; backward k is the
+// same microbatch on the mirrored chunk (v-1-c), the order Megatron's backward runs in (§3b).
+struct CallOp {
+  bool send = true;
+  bool grad = false;  // activation grad (backward) or activation (forward)
+  std::int64_t k = 0;
+  // The peer follows: send activation / recv grad -> next stage, recv activation / send grad -> prev.
+  [[nodiscard]] bool to_next() const { return send != grad; }
+};
+
+// One Megatron call, at most four ops (send/recv to prev/next), kept off the heap: a plan of p 64, v 8,
+// m 1024 walks millions of them.
+struct Call {
+  const char* name = "";  // the Megatron call, e.g. "send_forward_recv_backward"
+  // One batch_isend_irecv (1F1B; interleaved with --no-overlap-p2p-communication), or isend/irecv posted
+  // together (interleaved with overlap, _p2p_ops).
+  bool batched = true;
+  // Left in flight until a later wait names its handle; otherwise the rank waits for every op.
+  bool async = false;
+  int handle = -1;  // async: numbered from 0 per rank and iteration
+  CallOp ops[4];
+  int nops = 0;
+};
+
+// The schedule's shape on one pipeline: what the generators need to know and nothing about costs.
+struct ScheduleShape {
+  int p = 1;                          // pipeline ranks
+  int v = 1;                          // model chunks per rank
+  std::int64_t m = 1;                 // microbatches
+  bool overlap_p2p = true;            // interleaved: async isend/irecv (Megatron's default) or batched calls
+  std::vector<std::int64_t> warmup;   // per pipeline rank: forward steps before the first backward
+  std::vector<std::pair<std::int64_t, int>> table;  // forward virtual microbatch k -> (microbatch, chunk)
+
+  [[nodiscard]] std::int64_t steps() const { return static_cast<std::int64_t>(table.size()); }  // m v
+  [[nodiscard]] std::int64_t microbatch(std::int64_t k) const { return table[static_cast<std::size_t>(k)].first; }
+  [[nodiscard]] int chunk(Pass pass, std::int64_t k) const {
+    const int c = table[static_cast<std::size_t>(k)].second;
+    return pass == Pass::kForward ? c : v - 1 - c;
+  }
+  [[nodiscard]] int chunk(const CallOp& op) const { return chunk(op.grad ? Pass::kBackward : Pass::kForward, op.k); }
+};
+
+// The table of a schedule with one chunk per rank: microbatch k on chunk 0, in order.
+[[nodiscard]] std::vector<std::pair<std::int64_t, int>> one_chunk_table(std::int64_t m);
+
+// Receives a rank's steps in order.
+class ProgramSink {
+ public:
+  virtual ~ProgramSink() = default;
+  virtual void compute(Pass pass, std::int64_t k) = 0;
+  // Every call with ops, and async calls without ops too (a later wait names their handle).
+  virtual void call(const Call& c) = 0;
+  virtual void wait(int handle) = 0;
+};
+
+}  // namespace pipebench

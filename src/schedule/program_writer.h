@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// What every generator writes with: the four P2P ops of a step, present only where Megatron issues them
+// (§2 Peers), calls with their handles, compute passes and waits, all passed on to a ProgramSink.
+#pragma once
+
+#include <cstdint>
+
+#include "schedule/program.h"
+
+namespace pipebench {
+
+class ProgramWriter {
+ public:
+  ProgramWriter(const ScheduleShape& shape, int r, ProgramSink& sink) : s_(shape), r_(r), sink_(sink) {}
+
+  [[nodiscard]] const ScheduleShape& shape() const { return s_; }
+  [[nodiscard]] int rank() const { return r_; }
+
+  // A call of this name; batched as Megatron's schedule of this shape issues it (batch_p2p_comm = not
+  // overlap_p2p_comm, §2; 1F1B always batches).
+  [[nodiscard]] Call call(const char* name, bool async = false) const {
+    Call c;
+    c.name = name;
+    c.batched = s_.v == 1 || !s_.overlap_p2p;
+    c.async = async;
+    return c;
+  }
+
+  // §2 Peers: only the global first virtual stage (r 0, chunk 0) has no input to receive or grad to send,
+  // only the global last (r p-1, chunk v-1) no output to send or grad to receive.
+  void recv_fwd(Call& c, std::int64_t k) const {
+    if (!(r_ == 0 && s_.chunk(Pass::kForward, k) == 0)) add(c, {false, false, k});
+  }
+  void send_fwd(Call& c, std::int64_t k) const {
+    if (!(r_ == s_.p - 1 && s_.chunk(Pass::kForward, k) == s_.v - 1)) add(c, {true, false, k});
+  }
+  void recv_bwd(Call& c, std::int64_t k) const {
+    if (!(r_ == s_.p - 1 && s_.chunk(Pass::kBackward, k) == s_.v - 1)) add(c, {false, true, k});
+  }
+  void send_bwd(Call& c, std::int64_t k) const {
+    if (!(r_ == 0 && s_.chunk(Pass::kBackward, k) == 0)) add(c, {true, true, k});
+  }
+
+  // Passes a call on: a blocking call without ops is no call; an async one gets the next handle (returned,
+  // -1 for blocking calls) even without ops, so the wait that names it stays in place.
+  int issue(Call c) {
+    if (!c.async && c.nops == 0) return -1;
+    if (c.async) c.handle = next_handle_++;
+    sink_.call(c);
+    return c.handle;
+  }
+  void compute(Pass pass, std::int64_t k) { sink_.compute(pass, k); }
+  void wait(int handle) {
+    if (handle >= 0) sink_.wait(handle);
+  }
+
+ private:
+  static void add(Call& c, const CallOp& op) { c.ops[c.nops++] = op; }
+
+  const ScheduleShape& s_;
+  int r_;
+  ProgramSink& sink_;
+  int next_handle_ = 0;
+};
+
+}  // namespace pipebench

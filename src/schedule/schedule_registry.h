@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// The schedule generators: each schedule file registers itself with one line, PB_REGISTER_SCHEDULE(Type),
+// as ops do in collectives/registry.h. plan, bench --plan, predict, replay and trace take their schedules'
+// steps from here, so adding a schedule is one generator file, its test and a README row.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "schedule/program.h"
+#include "schedule/schedule_id.h"
+
+namespace pipebench {
+
+class ScheduleGenerator {
+ public:
+  virtual ~ScheduleGenerator() = default;
+  [[nodiscard]] virtual const char* name() const = 0;  // the --schedule name, "1f1b"
+  // Runs several model chunks per rank (v > 1, Megatron's interleaved table); otherwise v is 1.
+  [[nodiscard]] virtual bool interleaves() const = 0;
+  // A reference Megatron does not run (GPipe): predicted and replayed beside the others on the 1F1B
+  // plan's messages, never the verdict's pick, and no batch ids in the plan.
+  [[nodiscard]] virtual bool reference() const { return false; }
+  // The steps of pipeline rank r (0 <= r < shape.p) in order.
+  virtual void emit(const ScheduleShape& shape, int r, ProgramSink& sink) const = 0;
+};
+
+class ScheduleRegistry {
+ public:
+  static ScheduleRegistry& instance();
+  void add(std::unique_ptr<ScheduleGenerator> g);
+  // Throws UsageError naming `flag`, the name and the known names (with a did-you-mean).
+  [[nodiscard]] const ScheduleGenerator& find(std::string_view flag, std::string_view name) const;
+  [[nodiscard]] const ScheduleGenerator* find_or_null(std::string_view name) const;
+  [[nodiscard]] std::vector<std::string> names() const;  // in registration-independent (sorted) order
+
+ private:
+  std::vector<std::unique_ptr<ScheduleGenerator>> generators_;
+};
+
+// The generator of id. Throws UsageError for an unregistered name.
+[[nodiscard]] const ScheduleGenerator& schedule_generator(const ScheduleId& id);
+
+namespace detail {
+template <typename T>
+struct ScheduleRegistrar {
+  ScheduleRegistrar() { ScheduleRegistry::instance().add(std::make_unique<T>()); }
+};
+}  // namespace detail
+
+// NOTE: schedule objects are linked directly (not from a static library), so their registrars run.
+#define PB_REGISTER_SCHEDULE(Type) \
+  static const ::pipebench::detail::ScheduleRegistrar<Type> pb_schedule_registrar_##Type {}
+
+}  // namespace pipebench

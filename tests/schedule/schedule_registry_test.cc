@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+// Every registered generator, on pipelines of several shapes: each rank runs every pass once, each receive
+// comes before the compute that needs it, every transfer has exactly one sender and one receiver, and every
+// async call is waited for once. A new generator is checked here as soon as it registers.
+#include "schedule/schedule_registry.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "core/error.h"
+
+namespace pipebench {
+namespace {
+
+struct Recorded {
+  std::vector<std::pair<Pass, std::int64_t>> passes;
+  std::vector<Call> calls;
+  std::vector<int> waits;
+  // Where each receive of (grad, k) was posted, in steps of this rank, and where each pass ran.
+  std::map<std::pair<bool, std::int64_t>, std::size_t> recv_step;
+  std::map<std::pair<Pass, std::int64_t>, std::size_t> pass_step;
+};
+
+class RecordingSink final : public ProgramSink {
+ public:
+  explicit RecordingSink(Recorded& r) : r_(r) {}
+  void compute(Pass pass, std::int64_t k) override {
+    r_.pass_step[{pass, k}] = step_++;
+    r_.passes.emplace_back(pass, k);
+  }
+  void call(const Call& c) override {
+    for (int i = 0; i < c.nops; ++i) {
+      if (!c.ops[i].send) r_.recv_step[{c.ops[i].grad, c.ops[i].k}] = step_;
+    }
+    ++step_;
+    r_.calls.push_back(c);
+  }
+  void wait(int handle) override {
+    ++step_;
+    r_.waits.push_back(handle);
+  }
+
+ private:
+  Recorded& r_;
+  std::size_t step_ = 0;
+};
+
+// Megatron's shapes (megatron.md §3): 1F1B warm-up min(p-r-1, m); interleaved with groups of p microbatches,
+// warm-up min(2(p-r-1) + (v-1)p, m v).
+ScheduleShape shape_of(int p, int v, std::int64_t m, bool overlap) {
+  ScheduleShape s;
+  s.p = p;
+  s.v = v;
+  s.m = m;
+  s.overlap_p2p = overlap;
+  for (int r = 0; r < p; ++r) {
+    s.warmup.push_back(v == 1 ? std::min<std::int64_t>(p - r - 1, m)
+                              : std::min<std::int64_t>(2 * (p - r - 1) + static_cast<std::int64_t>(v - 1) * p, m * v));
+  }
+  if (v == 1) {
+    s.table = one_chunk_table(m);
+  } else {
+    for (std::int64_t g = 0; g < m; g += p)
+      for (int c = 0; c < v; ++c)
+        for (std::int64_t mb = g; mb < std::min<std::int64_t>(g + p, m); ++mb) s.table.emplace_back(mb, c);
+  }
+  return s;
+}
+
+// A transfer: (grad, microbatch, the virtual stage that receives it).
+using Transfer = std::tuple<bool, std::int64_t, int>;
+
+void check(const ScheduleGenerator& g, const ScheduleShape& shape) {
+  const std::string where = std::string(g.name()) + " p " + std::to_string(shape.p) + " v " + std::to_string(shape.v) +
+                            " m " + std::to_string(shape.m) + (shape.overlap_p2p ? "" : " no overlap");
+  std::multiset<Transfer> sent, received;
+  for (int r = 0; r < shape.p; ++r) {
+    Recorded rec;
+    RecordingSink sink(rec);
+    g.emit(shape, r, sink);
+    // Every pass of every virtual microbatch once.
+    std::vector<std::pair<Pass, std::int64_t>> want;
+    for (std::int64_t k = 0; k < shape.steps(); ++k) {
+      want.emplace_back(Pass::kForward, k);
+      want.emplace_back(Pass::kBackward, k);
+    }
+    std::vector<std::pair<Pass, std::int64_t>> got = rec.passes;
+    std::sort(got.begin(), got.end());
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(got, want) << where << " rank " << r;
+    // An input that arrives from another stage is received before the pass that needs it.
+    for (const auto& [key, step] : rec.recv_step) {
+      const Pass pass = key.first ? Pass::kBackward : Pass::kForward;
+      EXPECT_LT(step, rec.pass_step.at({pass, key.second})) << where << " rank " << r << " k " << key.second;
+    }
+    std::set<int> handles;
+    for (const Call& c : rec.calls) {
+      EXPECT_LE(c.nops, 4) << where;
+      if (c.async) {
+        EXPECT_TRUE(handles.insert(c.handle).second) << where << ": handle " << c.handle << " twice";
+      }
+      for (int i = 0; i < c.nops; ++i) {
+        const CallOp& op = c.ops[i];
+        const int stage = shape.chunk(op) * shape.p + r;
+        const int to_stage = !op.send ? stage : op.grad ? stage - 1 : stage + 1;
+        EXPECT_GE(to_stage, 0) << where;
+        EXPECT_LT(to_stage, shape.p * shape.v) << where;
+        (op.send ? sent : received).insert({op.grad, shape.microbatch(op.k), to_stage});
+      }
+    }
+    // Every async call is waited for exactly once, after it was posted.
+    std::multiset<int> waited(rec.waits.begin(), rec.waits.end());
+    EXPECT_EQ(std::set<int>(rec.waits.begin(), rec.waits.end()).size(), rec.waits.size()) << where << " rank " << r;
+    EXPECT_EQ(std::set<int>(waited.begin(), waited.end()), handles) << where << " rank " << r;
+  }
+  EXPECT_EQ(sent, received) << where;
+  // Each stage but the first receives each microbatch's activation, each but the last its grad.
+  const std::int64_t stages = shape.p * shape.v;
+  EXPECT_EQ(static_cast<std::int64_t>(sent.size()), 2 * shape.m * (stages - 1)) << where;
+}
+
+TEST(ScheduleRegistry, EveryGeneratorWritesWellFormedPrograms) {
+  const ScheduleRegistry& registry = ScheduleRegistry::instance();
+  int checked = 0;
+  for (const auto& name : registry.names()) {
+    const ScheduleGenerator& g = registry.find("test", name);
+    const std::vector<int> vs = g.interleaves() ? std::vector<int>{2, 3, 4} : std::vector<int>{1};
+    for (int p : {2, 3, 4, 8}) {
+      for (int v : vs) {
+        for (std::int64_t m : {std::int64_t{1}, std::int64_t{p}, std::int64_t{2} * p, std::int64_t{3} * p + 0}) {
+          if (v > 1 && m % p != 0) continue;  // Megatron: interleaving needs m divisible by p (§3b)
+          for (bool overlap : {true, false}) {
+            check(g, shape_of(p, v, m, overlap));
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GE(checked, 3 * 4 * 2);
+}
+
+TEST(ScheduleRegistry, TheThreeSchedulesAreRegisteredAndGpipeIsAReference) {
+  const ScheduleRegistry& registry = ScheduleRegistry::instance();
+  EXPECT_EQ(registry.names(), (std::vector<std::string>{"1f1b", "gpipe", "interleaved"}));
+  EXPECT_TRUE(registry.find("x", "gpipe").reference());
+  EXPECT_FALSE(registry.find("x", "1f1b").reference());
+  EXPECT_TRUE(registry.find("x", "interleaved").interleaves());
+  EXPECT_FALSE(registry.find("x", "1f1b").interleaves());
+  EXPECT_EQ(registry.find_or_null("zbv"), nullptr);
+  EXPECT_THROW((void)schedule_generator({"zbv", 1}), UsageError);
+}
+
+// The first rank's 1F1B for p 2, m 2 is warm-up forward 0, steady forward 1 / backward 0, cool-down backward 1,
+// with Megatron's call names (schedules.py forward_backward_pipelining_without_interleaving); the calls that
+// carry nothing on the first stage (recv_forward, send_backward) are not issued.
+TEST(ScheduleRegistry, OneFOneBOfTheFirstRankIsMegatronsCallSequence) {
+  Recorded rec;
+  RecordingSink sink(rec);
+  ScheduleRegistry::instance().find("x", "1f1b").emit(shape_of(2, 1, 2, true), 0, sink);
+  std::vector<std::string> names;
+  for (const Call& c : rec.calls) names.emplace_back(c.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"send_forward", "send_forward_recv_backward", "recv_backward"}));
+  EXPECT_EQ(rec.passes, (std::vector<std::pair<Pass, std::int64_t>>{
+                            {Pass::kForward, 0}, {Pass::kForward, 1}, {Pass::kBackward, 0}, {Pass::kBackward, 1}}));
+}
+
+}  // namespace
+}  // namespace pipebench
