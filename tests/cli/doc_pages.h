@@ -88,7 +88,17 @@ struct Example {
   std::string command;      // the lines after "$ ", continuation lines (ending in \) joined by newlines
   std::string not_run;      // "needs: ..." or "long ...": the test leaves it out; "" where it runs
   int expected_status = 0;  // from a `# exit N` comment, else 0
+  std::string shown_start;  // the start of the first output line the page shows (up to its first digit)
 };
+
+// What a shown output line must start with in the real output: the line up to its first digit (numbers
+// are measurements), trailing spaces cut; "" where that is under 8 characters or the line is elided.
+inline std::string stable_start(const std::string& shown) {
+  if (shown.rfind("...", 0) == 0) return {};
+  std::string start = shown.substr(0, shown.find_first_of("0123456789"));
+  while (!start.empty() && start.back() == ' ') start.pop_back();
+  return start.size() >= 8 ? start : std::string();
+}
 
 // The marker of a command's last line: "# needs: WHAT", "# long", "# exit N" at its end.
 inline void read_marker(const std::string& last_line, Example& e) {
@@ -113,13 +123,16 @@ inline std::vector<Example> examples(const fs::path& page) {
       continue;
     }
     if (!in_console || lines[i].rfind("$ ", 0) != 0) continue;
-    Example e{page, static_cast<int>(i + 1), lines[i].substr(2), "", 0};
+    Example e{page, static_cast<int>(i + 1), lines[i].substr(2), "", 0, ""};
     std::string last = lines[i];
     while (!last.empty() && last.back() == '\\' && i + 1 < lines.size()) {
       last = lines[++i];
       e.command += "\n" + last;
     }
     read_marker(last, e);
+    if (i + 1 < lines.size() && lines[i + 1].rfind("$ ", 0) != 0 && !is_fence(lines[i + 1])) {
+      e.shown_start = stable_start(lines[i + 1]);
+    }
     found.push_back(e);
   }
   return found;

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <regex>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -93,15 +95,46 @@ TEST(DocsE2E, HelpOfAnUnknownSubcommandIsOneLineWithTheNearestAndExit2) {
   }
 }
 
-TEST(DocsE2E, EachSubcommandsFlagHelpEndsPointingToItsPage) {
+// The flags `SUB --help` lists ("  -b,--minbytes TEXT ...", "  --quiet ..."), each as its names.
+std::vector<std::vector<std::string>> listed_flags(const std::string& help) {
+  static const std::regex flag(R"(^  +((-[A-Za-z0-9]),)?(--?[A-Za-z0-9][A-Za-z0-9_-]*))");
+  std::vector<std::vector<std::string>> flags;
+  std::istringstream in(help);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, flag) || m[3].str() == "--help") continue;
+    flags.push_back(m[2].matched ? std::vector<std::string>{m[2].str(), m[3].str()}
+                                 : std::vector<std::string>{m[3].str()});
+  }
+  return flags;
+}
+
+// A flag is on the page when one of its names stands there as a word of its own.
+bool names_flag(const std::string& page, const std::vector<std::string>& names) {
+  for (const auto& name : names) {
+    const std::regex word("(^|[^A-Za-z0-9_-])" + name + "([^A-Za-z0-9_-]|$)");
+    if (std::regex_search(page, word)) return true;
+  }
+  return false;
+}
+
+// `SUB --help` ends pointing to the page, and every flag it lists is on that page.
+TEST(DocsE2E, EveryFlagOfASubcommandIsOnItsPageAndItsHelpPointsThere) {
+  std::size_t checked = 0;
   for (const auto& page : subcommand_pages()) {
     const std::string name = page.stem().string();
     const Result r = run(name + " --help");
-    EXPECT_EQ(r.status, 0) << name << ": " << r.err;
+    ASSERT_EQ(r.status, 0) << name << ": " << r.err;
     const std::string footer = "pipebench help " + name + "\n";
     ASSERT_GE(r.out.size(), footer.size()) << name;
     EXPECT_EQ(r.out.substr(r.out.size() - footer.size()), footer) << name << "\n" << last_lines(r.out, 300);
+    const std::string text = slurp(page.string());
+    for (const auto& names : listed_flags(r.out)) {
+      ++checked;
+      EXPECT_TRUE(names_flag(text, names)) << names.back() << " of " << name << " is not on " << page.string();
+    }
   }
+  EXPECT_GE(checked, 100u);  // bench alone has over 40
 }
 
 // A page's commands run in order in one temporary folder (later ones read what earlier ones wrote), with
@@ -160,6 +193,13 @@ TEST(DocsE2E, EveryRunnableExampleRunsAsWrittenAndExitsAsItsPageSays) {
       const Result r = folder.run(e.command);
       ++ran;
       std::printf("[ ran      ] %s exit %d\n", where.c_str(), r.status);
+      if (!e.shown_start.empty()) {
+        const std::string output = "\n" + r.out + "\n" + r.err;
+        EXPECT_NE(output.find("\n" + e.shown_start), std::string::npos)
+            << where << ": no output line starts as the page shows: " << e.shown_start << "\nstdout:\n"
+            << last_lines(r.out) << "\nstderr:\n"
+            << last_lines(r.err);
+      }
       EXPECT_EQ(r.status, e.expected_status) << where << ": $ " << e.command << "\nstdout:\n"
                                              << last_lines(r.out) << "\nstderr:\n"
                                              << last_lines(r.err);
