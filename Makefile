@@ -127,7 +127,10 @@ MPI_TEST_SRCS := $(wildcard tests/*/*_mpi_test.cc)
 GPU_TEST_SRCS := $(wildcard tests/*/*_gpu_test.cc)
 
 obj = $(patsubst %,$(BUILD)/obj/%.o,$(1))
-LIB_OBJS := $(call obj,$(LIB_SRCS) $(CU_SRCS))
+# The subcommand pages (src/app/SUB.md) built into the binary for `pipebench help SUB` (app/help_pages.h).
+HELP_PAGES := $(sort $(filter-out src/app/README.md,$(wildcard src/app/*.md)))
+HELP_PAGES_CC := $(BUILD)/gen/help_pages.cc
+LIB_OBJS := $(call obj,$(LIB_SRCS) $(CU_SRCS) $(HELP_PAGES_CC))
 
 BIN := $(BUILD)/bin
 PIPEBENCH := $(BIN)/pipebench
@@ -384,6 +387,10 @@ $(FUZZ_CLANG)/bin/fuzz_%: $(FUZZ_CLANG)/obj/tests/fuzz/%_fuzz.cc.o $(FUZZ_CLANG)
 $(FUZZ_CLANG)/obj/%.cc.o: %.cc
 	@mkdir -p $(dir $@)
 	$(CLANGXX) $(CPPFLAGS) $(FUZZ_CLANG_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+$(HELP_PAGES_CC): $(HELP_PAGES) src/app/embed_pages.sh
+	@mkdir -p $(dir $@)
+	bash src/app/embed_pages.sh $@ $(HELP_PAGES)
 
 $(BUILD)/obj/%.cc.o: %.cc
 	@mkdir -p $(dir $@)

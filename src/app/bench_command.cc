@@ -405,7 +405,8 @@ void add_run_options(CLI::App& sub, BenchConfig& c) {
       ->capture_default_str();
   sub.add_option("-G,--cudagraph", c.graph, "capture each batch in a CUDA graph (0/1)")->capture_default_str();
   sub.add_option("-T,--timeout", c.timeout_s,
-                 "seconds a point may take before the job is aborted (default: from the point's size, see README; "
+                 "seconds a point may take before the job is aborted (default: from the point's size, see pipebench "
+                 "help bench; "
                  "0 = none)")
       ->check(checks::non_negative(checks::kMaxTimeoutSeconds));
 }

@@ -2,6 +2,7 @@
 #include "app/commands.h"
 
 #include "app/bench_command.h"
+#include "app/help_command.h"
 #include "app/import_command.h"
 #include "app/pairs_command.h"
 #include "app/plan_command.h"
@@ -26,6 +27,7 @@ std::vector<std::unique_ptr<Subcommand>> make_command_table() {
   table.push_back(make_replay_command());
   table.push_back(make_report_command());
   table.push_back(make_import_command());
+  table.push_back(make_help_command());
   return table;
 }
 

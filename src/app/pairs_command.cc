@@ -274,7 +274,8 @@ void PairsCommand::add_options(CLI::App& sub) {
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
   sub.add_option("-T,--timeout", o_.timeout_s,
-                 "seconds a point may take before the job is aborted (default: from the point's size, see README; "
+                 "seconds a point may take before the job is aborted (default: from the point's size, see pipebench "
+                 "help bench; "
                  "0 = none)")
       ->check(checks::non_negative(checks::kMaxTimeoutSeconds));
   sub.add_option("--json", o_.json_path, "write the results JSON here");

@@ -177,7 +177,9 @@ const char* const kPlanHelp =
     "           --seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 --global-batch-size 64 \\\n"
     "           --pipeline-model-parallel-size 4 --vocab-size 32000\n"
     "A whole launch line is taken too (its world from --nproc_per_node x --nnodes):\n"
-    "  pipebench plan -- torchrun --nproc_per_node 8 --nnodes 16 pretrain_gpt.py <Megatron-LM arguments>\n";
+    "  pipebench plan -- torchrun --nproc_per_node 8 --nnodes 16 pretrain_gpt.py <Megatron-LM arguments>\n"
+    "\n"
+    "The whole page, with examples: pipebench help plan\n";
 
 // Its words go to the Megatron parser, not to CLI11: everything after "--", or everything but --json FILE.
 class PlanCommand final : public Subcommand {

@@ -541,7 +541,8 @@ void RunCommand::add_options(CLI::App& sub) {
       ->check(checks::positive(3600))
       ->capture_default_str();
   sub.add_option("-T,--timeout", o.timeout_s,
-                 "seconds a point may take before the job is aborted (default: from the point's size, see README; "
+                 "seconds a point may take before the job is aborted (default: from the point's size, see pipebench "
+                 "help bench; "
                  "0 = none)")
       ->check(checks::non_negative(checks::kMaxTimeoutSeconds));
   sub.add_option("--tflops", o.tflops, "compute rate for the prediction when no GPU can measure it")

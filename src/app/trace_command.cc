@@ -242,7 +242,7 @@ int run_one_profile(const TraceCommandOptions& o) {
     std::cerr << "pipebench: " << o.path << ": damaged: " << profile.damage << " (the report holds what was read)\n";
     return static_cast<int>(ExitCode::kUsage);
   }
-  // A profile that does not match its plan is a failed check, like wrong data (README: Exit status).
+  // A profile that does not match its plan is a failed check, like wrong data (src/app/README.md, Exit status).
   if (check && check->mismatches > 0) {
     std::cerr << "pipebench: " << o.path << ": " << check->mismatches << " row" << (check->mismatches == 1 ? "" : "s")
               << " of the profile do not match --plan " << o.plan_path << " (schedule " << check->schedule.label()

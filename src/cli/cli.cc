@@ -69,6 +69,8 @@ ParsedLine parse_line(const CommandTable& table, const std::vector<std::string>&
     CLI::App* sub = app.add_subcommand(c->name(), c->summary());
     if (c->takes_raw_words()) continue;  // listed in the help; its words never reach CLI11 (see above)
     c->add_options(*sub);
+    const std::string footer = sub->get_footer();
+    sub->footer(footer + (footer.empty() ? "" : "\n\n") + "The whole page, with examples: pipebench help " + c->name());
     checks::require_finite_numbers(*sub);  // every numeric flag, with or without its own range
     subs.emplace_back(c.get(), sub);
   }

@@ -32,7 +32,7 @@ PredictedSchedule summary_of(const SchedulePrediction& s) {
 }
 
 // Times and ratios of a prediction: finite and >= 0, below what the simulator can produce (2097152 tasks
-// of at most 1e6 ms each, README "Limits").
+// of at most 1e6 ms each, src/app/README.md "Limits").
 constexpr double kMaxIterationMs = 1e13;
 
 PredictedSchedule read_schedule(const JsonFields& f, const json& sj, const std::string& path) {

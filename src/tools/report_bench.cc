@@ -2,7 +2,7 @@
 // Benchmark: one report over 100 hosts x 10 results files (each an all_reduce, all_gather,
 // reduce_scatter... sweep of 8 B .. 1 GiB, each record with its path's link), from reading the files to
 // the default rules, node diagnosis and every plot, written to a temporary folder. Target: under 5 s on
-// the development machine (README, "pipebench report").
+// the development machine (src/app/report.md).
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
