@@ -224,7 +224,8 @@ void add_points(BlockBuilder& b, const ReportInputs& in, const ReportOutcome& ou
       "Per point (out-of-place or in-place buffers): median, p95 and standard deviation of the per-op time over the "
       "timed batches; a point whose p95/median is above " +
           num(limit) +
-          (floor_us > 0 ? " and whose p95 is more than " + num(floor_us) + " us above its median (below that "
+          (floor_us > 0 ? " and whose p95 is more than " + num(floor_us) +
+                              " us above its median (below that "
                               "spread the ratio measures timer and launch jitter)"
                         : std::string()) +
           " is unstable.",

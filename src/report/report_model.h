@@ -171,8 +171,8 @@ struct ReportOutcome {
   std::string compare_metric;
   std::vector<HostDiagnosis> hosts;  // with several hosts
   std::string diagnosis_metric;
-  double stability_limit = 1.2;      // p95/median above this marks a point unstable (the rules' limit)
-  double stability_floor_us = 0;     // ... unless its p95 - median is below this (the rules' noise floor)
+  double stability_limit = 1.2;   // p95/median above this marks a point unstable (the rules' limit)
+  double stability_floor_us = 0;  // ... unless its p95 - median is below this (the rules' noise floor)
 };
 
 // The verdict line: "PASS: 4 passed, 2 not applied", "WARN: 1 warned, 3 passed" (only counts that are not

@@ -32,6 +32,7 @@ struct Lines {
 struct OpData {
   std::map<bool, Lines> lines;  // by "is a plan point": sweep and plan sizes are separate series
   int max_nranks = 0;
+  bool busbw_nonzero = false;
   std::optional<double> link_gbps;  // the narrowest link over the op's records, where known
 };
 
@@ -49,6 +50,7 @@ std::map<OpKey, OpData> collect(const ReportInputs& inputs) {
       l.algbw[in.host][x].push_back(r.algbw_gbps);
       l.time[in.host][x].push_back(r.time_us);
       d.max_nranks = std::max(d.max_nranks, r.nranks);
+      d.busbw_nonzero = d.busbw_nonzero || r.busbw_gbps != 0;
       if (const auto link = narrowest_link_gbps(in, topo, r)) {
         d.link_gbps = d.link_gbps ? std::min(*d.link_gbps, *link) : *link;
       }
@@ -164,12 +166,14 @@ void add_schedule_bars(const ReportInputs& inputs, std::vector<Plot>& plots) {
 std::vector<Plot> build_plots(const ReportInputs& inputs) {
   std::vector<Plot> plots;
   for (const auto& [key, d] : collect(inputs)) {
-    // One rank moves nothing between ranks: busbw = algbw x 0 (nccl-tests, doc/PERFORMANCE.md: the factor
-    // 2(n-1)/n and its kin are 0 at n = 1), so its plot would be a flat zero; algbw still tells the op's speed.
-    const bool one_rank = d.max_nranks == 1;
+    // One rank moves nothing between ranks: busbw = algbw x 2(n-1)/n or (n-1)/n is 0 at n = 1 (nccl-tests,
+    // doc/PERFORMANCE.md), so its plot would be a flat zero; algbw still tells the op's speed. (Broadcast,
+    // reduce and sendrecv have the factor 1: their busbw is not 0 and keeps its plot.)
+    const bool one_rank = d.max_nranks == 1 && !d.busbw_nonzero;
     const std::string bw_name = one_rank ? "algbw" : "busbw";
     LineChart bw;
-    bw.title = bw_name + " vs size: " + key.op + " " + key.dtype + (one_rank ? " (1 rank: busbw is 0 by definition)" : "");
+    bw.title =
+        bw_name + " vs size: " + key.op + " " + key.dtype + (one_rank ? " (1 rank: busbw is 0 by definition)" : "");
     bw.y_label = bw_name + " (GB/s)";
     bw.series = op_series(d, one_rank ? &Lines::algbw : &Lines::busbw, true);
     if (d.link_gbps && !one_rank) {

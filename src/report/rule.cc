@@ -107,7 +107,7 @@ void parse_comparison(const nlohmann::json& j, const std::string& where, Rule& r
 
 Rule parse_rule(const nlohmann::json& j, const std::string& where) {
   static const std::set<std::string> kKeys = {
-      "name",          "op",       "sizes",       "metric", "at_least", "at_most", "baseline_within_pct",
+      "name",          "op",       "sizes",        "metric",       "at_least", "at_most", "baseline_within_pct",
       "mad_outlier_k", "severity", "largest_size", "min_spread_us"};
   if (!j.is_object()) throw UsageError(where + ": a rule is an object {name, metric, comparison, ...}");
   for (const auto& [key, value] : j.items()) {

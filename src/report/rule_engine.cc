@@ -169,8 +169,8 @@ std::string unmatched_selector(const ReportInputs& inputs, const Rule& rule) {
               : format_size(rule.sizes->first) + ".." + format_size(rule.sizes->second);
   std::string have;
   for (const auto& op : ops) have += (have.empty() ? "" : ", ") + op;
-  return "not applied: matches no measured point (" + want + "); measured: " + have + " at " + format_size(lo) +
-         ".." + format_size(hi);
+  return "not applied: matches no measured point (" + want + "); measured: " + have + " at " + format_size(lo) + ".." +
+         format_size(hi);
 }
 
 // Why fraction_of_link found no point: no GPU ranks at all (the MPI backend runs on host memory), no
@@ -190,6 +190,7 @@ std::string why_no_link(const ReportInputs& inputs) {
 
 std::string summary_message(const ReportInputs& inputs, const RuleOutcome& out, const Rule& rule) {
   if (out.checked == 0) {
+    if (inputs.results.empty() && rule.metric->kind != MetricKind::kLinkBelowMax) return "not applied: no results";
     if (rule.comparison == Comparison::kBaselineWithinPct) return "not applied: no --baseline";
     if (rule.metric->kind == MetricKind::kFractionOfLink) return why_no_link(inputs);
     if (rule.metric->kind == MetricKind::kLinkBelowMax)
@@ -204,7 +205,8 @@ std::string summary_message(const ReportInputs& inputs, const RuleOutcome& out, 
                 std::string(rule.metric->name).c_str(), comparison_name(rule.comparison), rule.threshold);
   std::string text = buf;
   if (rule.metric->kind == MetricKind::kP95OverMedian && rule.min_spread_us > 0) {
-    std::snprintf(buf, sizeof buf, "; a p95 - median spread below %g us is jitter, not instability", rule.min_spread_us);
+    std::snprintf(buf, sizeof buf, "; a p95 - median spread below %g us is jitter, not instability",
+                  rule.min_spread_us);
     text += buf;
   }
   return text;

@@ -34,6 +34,10 @@ TEST(ReportPlots, OneRankPlotsAlgbwAndSaysWhy) {
   ASSERT_NE(bw, nullptr);
   EXPECT_EQ(bw->title, "algbw vs size: all_reduce float (1 rank: busbw is 0 by definition)");
   EXPECT_NE(bw->svg.find("algbw (GB/s)"), std::string::npos);
+  // Where busbw is not 0 on one rank (sendrecv, broadcast, reduce: factor 1), the busbw plot stays.
+  for (auto& r : in.results[0].records) r.busbw_gbps = r.algbw_gbps;
+  plots = build_plots(in);
+  EXPECT_NE(plot_with_stem(plots, "busbw-all_reduce-float"), nullptr);
   in.results = {make_host("h", 150, 2)};
   plots = build_plots(in);
   ASSERT_NE(plot_with_stem(plots, "busbw-all_reduce-float"), nullptr);

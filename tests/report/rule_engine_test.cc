@@ -196,8 +196,8 @@ TEST(RuleEngine, StabilityHasANoiseFloorInAbsoluteTime) {
   // Beyond the floor the ratio decides again.
   tiny.stats.median_us = 40, tiny.stats.p95_us = 60;
   EXPECT_EQ(evaluate_report(in, default_rules()).verdict, Status::kWarn);
-  const Rule wide = rule_of(
-      R"({"name": "s", "metric": "p95_over_median", "at_most": 1.2, "min_spread_us": 25, "severity": "warn"})");
+  const Rule wide =
+      rule_of(R"({"name": "s", "metric": "p95_over_median", "at_most": 1.2, "min_spread_us": 25, "severity": "warn"})");
   EXPECT_EQ(evaluate_report(in, {wide}).verdict, Status::kPass);
 }
 
