@@ -189,7 +189,9 @@ TEST(RuleEngine, StabilityHasANoiseFloorInAbsoluteTime) {
   EXPECT_EQ(out.verdict, Status::kPass) << out.rules.front().name << ": " << out.rules.front().message;
   EXPECT_EQ(out.stability_floor_us, kDefaultStabilityFloorUs);
   for (const auto& r : out.rules) {
-    if (r.name == "stable-points") EXPECT_NE(r.message.find("below 5 us is jitter"), std::string::npos) << r.message;
+    if (r.name == "stable-points") {
+      EXPECT_NE(r.message.find("below 5 us is jitter"), std::string::npos) << r.message;
+    }
   }
   const Rule no_floor = rule_of(R"({"name": "s", "metric": "p95_over_median", "at_most": 1.2, "severity": "warn"})");
   EXPECT_EQ(evaluate_report(in, {no_floor}).verdict, Status::kWarn);
