@@ -47,7 +47,7 @@ class ReportCommand final : public Subcommand {
     in.mad_k = mad_k_;
     ReportFiles files;
     const int rc = write_report(in, rules_, out_, &files);
-    std::cout << "report: " << status_name(files.verdict) << "\n  " << files.html << "\n  " << files.markdown << "\n  "
+    std::cout << "report: " << files.verdict_line << "\n  " << files.html << "\n  " << files.markdown << "\n  "
               << files.json << "\n";
     return rc;
   }

@@ -59,7 +59,8 @@ nlohmann::json report_to_json(const ReportInputs& inputs, const ReportOutcome& o
                      {"metric", r.metric},
                      {"comparison", r.comparison},
                      {"severity", r.severity == Status::kWarn ? "warn" : "fail"},
-                     {"status", status_name(r.status)},
+                     {"status", rule_state_name(r)},
+                     {"applied", r.applied},
                      {"message", r.message},
                      {"checked", r.checked},
                      {"points", std::move(points)}});
@@ -77,7 +78,12 @@ nlohmann::json report_to_json(const ReportInputs& inputs, const ReportOutcome& o
       {"tool_version", kToolVersion},
       {"title", inputs.title},
       {"verdict", status_name(outcome.verdict)},
-      {"counts", {{"failed", outcome.failed}, {"warned", outcome.warned}, {"passed", outcome.passed}}},
+      {"verdict_line", verdict_line(outcome)},
+      {"counts",
+       {{"failed", outcome.failed},
+        {"warned", outcome.warned},
+        {"passed", outcome.passed},
+        {"not_applied", outcome.not_applied}}},
       {"rules", std::move(rules)},
       {"node_diagnosis", {{"metric", outcome.diagnosis_metric}, {"mad_k", inputs.mad_k}, {"hosts", hosts}}},
       {"inputs", inputs_json(inputs)}};

@@ -25,13 +25,14 @@ void BlockBuilder::list(std::vector<std::string> items) {
 }
 
 void BlockBuilder::table(std::vector<std::string> header, std::vector<std::vector<std::string>> rows,
-                         std::vector<std::string> classes) {
+                         std::vector<std::string> classes, std::string summary) {
   const std::size_t total = rows.size();
   if (total > max_rows_) rows.resize(max_rows_);
   if (classes.size() > max_rows_) classes.resize(max_rows_);
   Block b;
   b.kind = Block::Kind::kTable, b.items = std::move(header), b.rows = std::move(rows);
   b.row_class = std::move(classes);
+  b.summary = std::move(summary);
   blocks_.push_back(std::move(b));
   if (total > max_rows_)
     para(std::to_string(total - max_rows_) + " more rows not shown (" + where_rest_ + ").", "note");
@@ -47,6 +48,10 @@ void BlockBuilder::verdict(Status s, const std::string& text) {
   Block b;
   b.kind = Block::Kind::kVerdict, b.text = text, b.css_class = status_css(s);
   blocks_.push_back(std::move(b));
+}
+
+void BlockBuilder::verdict_css(const std::string& css) {
+  if (!blocks_.empty()) blocks_.back().css_class = css;
 }
 
 void BlockBuilder::plot(std::size_t i) {

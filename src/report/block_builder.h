@@ -23,9 +23,12 @@ class BlockBuilder {
   void heading(const std::string& text, int level = 2);
   void para(const std::string& text, const std::string& css = "");
   void list(std::vector<std::string> items);
+  // A non-empty `summary` collapses the table under that line (report_document.h, Block::summary).
   void table(std::vector<std::string> header, std::vector<std::vector<std::string>> rows,
-             std::vector<std::string> classes = {});
+             std::vector<std::string> classes = {}, std::string summary = "");
   void verdict(Status s, const std::string& text);
+  // Replaces the last block's CSS class (a verdict that judged nothing is "none", grey).
+  void verdict_css(const std::string& css);
   void plot(std::size_t i);
 
  private:

@@ -25,6 +25,10 @@ th { background: #eceff3; }
 tr.fail td { background: #fde2e1; }
 tr.warn td { background: #fff4cc; }
 tr.pass td { background: #e6f4ea; }
+tr.none td { background: #f1f1f1; color: #5f6368; }
+p.answer { font-size: 1.1em; font-weight: 600; }
+details { margin: 8px 0; }
+summary { cursor: pointer; color: #333; }
 p.note { color: #555; font-size: 0.9em; }
 p.warn { color: #8a5a00; }
 .verdict { font-size: 1.5em; font-weight: bold; padding: 10px 16px; border-radius: 6px; margin: 10px 0;
@@ -32,17 +36,21 @@ p.warn { color: #8a5a00; }
 .verdict.pass { background: #e6f4ea; border-color: #1e7e34; color: #14532d; }
 .verdict.warn { background: #fff4cc; border-color: #b7791f; color: #6b4500; }
 .verdict.fail { background: #fde2e1; border-color: #b91c1c; color: #7f1d1d; }
+.verdict.none { background: #f1f1f1; border-color: #8a8a8a; color: #3c3c3c; }
 figure { margin: 12px 0; }
 figure svg { max-width: 100%; height: auto; border: 1px solid #ddd; background: #fff; }
 @media print {
   body { background: #fff; margin: 0; max-width: none; font-size: 10pt; }
   table, figure, .verdict { page-break-inside: avoid; break-inside: avoid; }
   h2, h3 { page-break-after: avoid; break-after: avoid; }
-  tr.fail td, tr.warn td, tr.pass td, .verdict { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  tr.fail td, tr.warn td, tr.pass td, tr.none td, .verdict { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
 }
 )";
 
+// A table with a summary is collapsed in <details> (HTML Living Standard 4.11.1): it opens on a click,
+// without a script, and the page's CSP allows no script anyway.
 void render_table(std::ostringstream& out, const Block& b) {
+  if (!b.summary.empty()) out << "<details>\n<summary>" << xml_escape(b.summary) << "</summary>\n";
   out << "<table>\n";
   bool any_header = false;
   for (const auto& h : b.items) any_header = any_header || !h.empty();
@@ -58,6 +66,7 @@ void render_table(std::ostringstream& out, const Block& b) {
     out << "</tr>\n";
   }
   out << "</table>\n";
+  if (!b.summary.empty()) out << "</details>\n";
 }
 
 }  // namespace

@@ -59,7 +59,9 @@ std::string cell(const std::string& text) {
   return out.empty() ? " " : out;
 }
 
+// Markdown has no collapsed block of its own: a collapsed table's summary is a line above it.
 void render_table(std::ostringstream& out, const Block& b) {
+  if (!b.summary.empty()) out << md(b.summary, true) << ":\n\n";
   out << '|';
   for (const auto& h : b.items) out << ' ' << cell(h) << " |";
   out << "\n|";

@@ -85,19 +85,37 @@ std::string point_name(const PointOutcome& p) {
   return s;
 }
 
-void add_verdict(BlockBuilder& b, const ReportOutcome& out) {
-  b.verdict(out.verdict, std::string(status_name(out.verdict)) + ": " + std::to_string(out.failed) + " failed, " +
-                             std::to_string(out.warned) + " warned, " + std::to_string(out.passed) + " passed");
+// The answer the inputs give, under the verdict: each prediction's verdict (whether interleaving pays off)
+// and each replay's agreement with its prediction, else its own verdict.
+void add_answer(BlockBuilder& b, const ReportInputs& in) {
+  for (const auto& p : in.predictions) {
+    if (!p.verdict_text.empty()) b.para("Prediction: " + p.verdict_text, "answer");
+  }
+  for (const auto& r : in.replays) {
+    const std::string& text = r.agreement_text.empty() ? r.verdict_text : r.agreement_text;
+    if (!text.empty()) b.para("Replay: " + text, "answer");
+  }
+}
+
+std::string rule_css(const RuleOutcome& r) {
+  return !r.applied && r.status == Status::kPass ? "none" : status_css(r.status);
+}
+
+// The verdict box (grey when no rule was applied), the answer, every rule (not applied in grey), then
+// each failing or warning rule's offending points, collapsed beyond kOpenTableRows.
+void add_verdict(BlockBuilder& b, const ReportInputs& in, const ReportOutcome& out) {
+  b.verdict(out.verdict, verdict_line(out));
+  if (!verdict_judged(out)) b.verdict_css("none");
+  add_answer(b, in);
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> classes;
   for (const auto& r : out.rules) {
-    rows.push_back({r.name, status_name(r.status), r.metric + " " + r.comparison, r.message});
-    classes.push_back(status_css(r.status));
+    rows.push_back({r.name, rule_state_name(r), r.metric + " " + r.comparison, r.message});
+    classes.push_back(rule_css(r));
   }
   b.table({"rule", "status", "check", "result"}, std::move(rows), std::move(classes));
   for (const auto& r : out.rules) {
     if (r.status == Status::kPass) continue;
-    b.heading("Rule " + r.name + ": " + status_name(r.status), 3);
     std::vector<std::vector<std::string>> pts;
     std::vector<std::string> cls;
     for (const auto& p : r.points) {
@@ -105,7 +123,11 @@ void add_verdict(BlockBuilder& b, const ReportOutcome& out) {
       pts.push_back({point_name(p), p.host, opt_num(p.value), opt_num(p.limit), status_name(p.status), p.note});
       cls.push_back(status_css(p.status));
     }
-    b.table({"point", "host", "value", "limit", "status", "note"}, std::move(pts), std::move(cls));
+    if (pts.empty()) continue;  // a rule that warns for matching nothing has no point to list
+    b.heading("Rule " + r.name + ": " + status_name(r.status), 3);
+    const std::string summary =
+        pts.size() > kOpenTableRows ? std::to_string(pts.size()) + " points of rule " + r.name : std::string();
+    b.table({"point", "host", "value", "limit", "status", "note"}, std::move(pts), std::move(cls), summary);
   }
 }
 
@@ -194,20 +216,28 @@ void add_topologies(BlockBuilder& b, const ReportInputs& in) {
   }
 }
 
-void add_points(BlockBuilder& b, const ReportInputs& in, double limit) {
+void add_points(BlockBuilder& b, const ReportInputs& in, const ReportOutcome& out) {
   if (in.results.empty()) return;
+  const double limit = out.stability_limit, floor_us = out.stability_floor_us;
   b.heading("Measured points");
   b.para(
       "Per point (out-of-place or in-place buffers): median, p95 and standard deviation of the per-op time over the "
       "timed batches; a point whose p95/median is above " +
-          num(limit) + " is unstable.",
+          num(limit) +
+          (floor_us > 0 ? " and whose p95 is more than " + num(floor_us) +
+                              " us above its median (below that "
+                              "spread the ratio measures timer and launch jitter)"
+                        : std::string()) +
+          " is unstable.",
       "note");
+  std::size_t count = 0;
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> cls;
   for (const auto& r : in.results) {
     for (const auto& p : r.records) {
       const double ratio = p.stats.median_us > 0 ? p.stats.p95_us / p.stats.median_us : 0;
-      const bool unstable = ratio > limit;
+      const bool unstable = ratio > limit && p.stats.p95_us - p.stats.median_us >= floor_us;
+      ++count;
       std::string state = !p.error.empty() ? "error: " + p.error : unstable ? "unstable" : "";
       rows.push_back({r.host, p.op, p.dtype, format_size(p.size_bytes), p.in_place ? "in" : "out",
                       std::to_string(p.nranks), num(p.busbw_gbps, "%.2f"), num(p.stats.median_us, "%.2f"),
@@ -218,7 +248,7 @@ void add_points(BlockBuilder& b, const ReportInputs& in, double limit) {
   }
   b.table({"host", "op", "dtype", "size", "place", "ranks", "busbw (GB/s)", "median (us)", "p95 (us)", "stddev (us)",
            "#wrong", "state"},
-          std::move(rows), std::move(cls));
+          std::move(rows), std::move(cls), std::to_string(count) + " measured points");
 }
 
 void add_compare(BlockBuilder& b, const ReportOutcome& out) {
@@ -298,9 +328,11 @@ ReportDocument build_document(const ReportInputs& inputs, const ReportOutcome& o
   doc.title = inputs.title;
   doc.plots = build_plots(inputs);
   BlockBuilder b(doc.blocks, kMaxTableRows, "report.json and the inputs have them");
-  add_header(b, inputs);
+  // The answer first: the verdict, the rules, what failed or warned; then where it ran and the details.
   b.heading("Verdict");
-  add_verdict(b, outcome);
+  add_verdict(b, inputs, outcome);
+  b.heading("System and inputs");
+  add_header(b, inputs);
   add_topologies(b, inputs);
   add_schedules(b, inputs);
   for (const auto& t : inputs.traces) add_trace_blocks(doc.blocks, t, kMaxTableRows);
@@ -308,7 +340,7 @@ ReportDocument build_document(const ReportInputs& inputs, const ReportOutcome& o
   for (std::size_t i = 0; i < doc.plots.size(); ++i) b.plot(i);
   add_compare(b, outcome);
   add_diagnosis(b, inputs, outcome);
-  add_points(b, inputs, outcome.stability_limit);
+  add_points(b, inputs, outcome);
   return doc;
 }
 

@@ -17,11 +17,13 @@ struct Block {
   Kind kind = Kind::kParagraph;
   int level = 2;                               // heading
   std::string text;                            // heading, paragraph, verdict
-  std::string css_class;                       // paragraph: "note" or "warn"; verdict: "pass", "warn", "fail"
+  std::string css_class;                       // paragraph: "note", "warn", "answer"; verdict: "pass", "warn",
+                                               // "fail", "none" (no rule applied); table row: also "none"
   std::vector<std::string> items;              // list; table header
   std::vector<std::vector<std::string>> rows;  // table
   std::vector<std::string> row_class;          // table: per row "", "pass", "warn", "fail"
   std::size_t plot = 0;                        // index into ReportDocument::plots
+  std::string summary;  // table: non-empty = collapsed under this line (HTML <details>), for long tables
 };
 
 struct ReportDocument {
@@ -32,6 +34,9 @@ struct ReportDocument {
 
 // At most this many rows of one table; the rest is counted in a note (report.json has every point).
 inline constexpr std::size_t kMaxTableRows = 400;
+// A table of a rule's offending points longer than this is collapsed, so that the verdict and the rules
+// stay on the first screen.
+inline constexpr std::size_t kOpenTableRows = 10;
 
 [[nodiscard]] ReportDocument build_document(const ReportInputs& inputs, const ReportOutcome& outcome);
 

@@ -132,7 +132,14 @@ struct RuleOutcome {
   std::string message;
   std::size_t checked = 0;  // points evaluated
   std::vector<PointOutcome> points;
+  // False when the rule found nothing to check (no baseline, no topology, no measured point of its op or
+  // sizes): it is "not applied", never a PASS, and `message` says why. A user's rule whose op or sizes
+  // match no measured point is also WARN, so that a qualification cannot pass on a rule that checked nothing.
+  bool applied = true;
 };
+
+// "NOT APPLIED" for a rule that was not applied and did not warn, else status_name(r.status).
+[[nodiscard]] const char* rule_state_name(const RuleOutcome& r);
 
 // One point of a baseline compare (Google Benchmark compare.py's table: old, new, ratio).
 struct ComparedPoint {
@@ -157,13 +164,21 @@ struct HostDiagnosis {
 
 struct ReportOutcome {
   Status verdict = Status::kPass;
-  std::size_t passed = 0, warned = 0, failed = 0;  // rules
+  std::size_t passed = 0, warned = 0, failed = 0;  // rules (a rule that was not applied is not among passed)
+  std::size_t not_applied = 0;                     // rules not applied that did not warn
   std::vector<RuleOutcome> rules;                  // failing first, then warnings, then passes
   std::vector<ComparedPoint> compared;             // with --baseline
   std::string compare_metric;
   std::vector<HostDiagnosis> hosts;  // with several hosts
   std::string diagnosis_metric;
-  double stability_limit = 1.2;  // p95/median above this marks a point unstable (the rules' limit)
+  double stability_limit = 1.2;   // p95/median above this marks a point unstable (the rules' limit)
+  double stability_floor_us = 0;  // ... unless its p95 - median is below this (the rules' noise floor)
 };
+
+// The verdict line: "PASS: 4 passed, 2 not applied", "WARN: 1 warned, 3 passed" (only counts that are not
+// 0, failing first); "NO CHECKS: 6 not applied" where no rule was applied (a prediction alone).
+[[nodiscard]] std::string verdict_line(const ReportOutcome& out);
+// True when at least one rule was applied or warned: a verdict that judged something.
+[[nodiscard]] bool verdict_judged(const ReportOutcome& out);
 
 }  // namespace pipebench

@@ -24,8 +24,15 @@ struct OpKey {
 // host -> size -> values (several when a host has several records of the point)
 using HostPoints = std::map<std::string, std::map<double, std::vector<double>>>;
 
+// One kind of point of an op: the sweep's sizes, or the sizes of a plan's messages (bench --plan).
+struct Lines {
+  HostPoints busbw, algbw, time;
+};
+
 struct OpData {
-  HostPoints busbw, time;
+  std::map<bool, Lines> lines;  // by "is a plan point": sweep and plan sizes are separate series
+  int max_nranks = 0;
+  bool busbw_nonzero = false;
   std::optional<double> link_gbps;  // the narrowest link over the op's records, where known
 };
 
@@ -37,8 +44,13 @@ std::map<OpKey, OpData> collect(const ReportInputs& inputs) {
       // Out-of-place only (nccl-tests' first columns); pairs go to the heatmap.
       if (!r.error.empty() || r.in_place || r.op == "pair" || r.size_bytes == 0) continue;
       auto& d = out[{r.op, r.dtype}];
-      d.busbw[in.host][static_cast<double>(r.size_bytes)].push_back(r.busbw_gbps);
-      d.time[in.host][static_cast<double>(r.size_bytes)].push_back(r.time_us);
+      auto& l = d.lines[!r.plan_ids.empty()];
+      const double x = static_cast<double>(r.size_bytes);
+      l.busbw[in.host][x].push_back(r.busbw_gbps);
+      l.algbw[in.host][x].push_back(r.algbw_gbps);
+      l.time[in.host][x].push_back(r.time_us);
+      d.max_nranks = std::max(d.max_nranks, r.nranks);
+      d.busbw_nonzero = d.busbw_nonzero || r.busbw_gbps != 0;
       if (const auto link = narrowest_link_gbps(in, topo, r)) {
         d.link_gbps = d.link_gbps ? std::min(*d.link_gbps, *link) : *link;
       }
@@ -70,6 +82,19 @@ std::vector<Series> series_of(const HostPoints& hp, bool lower_is_worse) {
   }
   out.push_back(std::move(med));
   out.push_back(std::move(worst));
+  return out;
+}
+
+// The series of one metric of an op: each kind of point (sweep, plan sizes) in series of its own, so that
+// no line joins a sweep point to a plan point; labelled by kind where the op has both.
+std::vector<Series> op_series(const OpData& d, HostPoints Lines::*metric, bool lower_is_worse) {
+  std::vector<Series> out;
+  for (const auto& [plan, l] : d.lines) {
+    for (auto& s : series_of(l.*metric, lower_is_worse)) {
+      if (d.lines.size() > 1) s.label += plan ? " (plan sizes)" : " (sweep)";
+      out.push_back(std::move(s));
+    }
+  }
   return out;
 }
 
@@ -141,22 +166,28 @@ void add_schedule_bars(const ReportInputs& inputs, std::vector<Plot>& plots) {
 std::vector<Plot> build_plots(const ReportInputs& inputs) {
   std::vector<Plot> plots;
   for (const auto& [key, d] : collect(inputs)) {
+    // One rank moves nothing between ranks: busbw = algbw x 2(n-1)/n or (n-1)/n is 0 at n = 1 (nccl-tests,
+    // doc/PERFORMANCE.md), so its plot would be a flat zero; algbw still tells the op's speed. (Broadcast,
+    // reduce and sendrecv have the factor 1: their busbw is not 0 and keeps its plot.)
+    const bool one_rank = d.max_nranks == 1 && !d.busbw_nonzero;
+    const std::string bw_name = one_rank ? "algbw" : "busbw";
     LineChart bw;
-    bw.title = "busbw vs size: " + key.op + " " + key.dtype;
-    bw.y_label = "busbw (GB/s)";
-    bw.series = series_of(d.busbw, true);
-    if (d.link_gbps) {
+    bw.title =
+        bw_name + " vs size: " + key.op + " " + key.dtype + (one_rank ? " (1 rank: busbw is 0 by definition)" : "");
+    bw.y_label = bw_name + " (GB/s)";
+    bw.series = op_series(d, one_rank ? &Lines::algbw : &Lines::busbw, true);
+    if (d.link_gbps && !one_rank) {
       bw.reference_y = *d.link_gbps;
       char buf[64];
       std::snprintf(buf, sizeof buf, "narrowest link %.1f GB/s", *d.link_gbps);
       bw.reference_label = buf;
     }
-    plots.push_back({"busbw-" + key.op + "-" + key.dtype, bw.title, line_chart_svg(bw)});
+    plots.push_back({bw_name + "-" + key.op + "-" + key.dtype, bw.title, line_chart_svg(bw)});
     LineChart lat;
     lat.title = "latency vs size: " + key.op + " " + key.dtype;
     lat.y_label = "time (us, log10 scale)";
     lat.log_y = true;
-    lat.series = series_of(d.time, false);
+    lat.series = op_series(d, &Lines::time, false);
     plots.push_back({"latency-" + key.op + "-" + key.dtype, lat.title, line_chart_svg(lat)});
   }
   add_pair_heatmaps(inputs, plots);

@@ -57,7 +57,7 @@ int write_report(const ReportInputs& inputs, const std::vector<Rule>& rules, con
     writes.emplace_back(dir + "/" + plot_file(doc, i), doc.plots[i].svg);
   for (const auto& [path, text] : writes) check_output(path);  // all checked before any is written
   for (const auto& [path, text] : writes) write_file_atomically(path, text);
-  if (files) *files = {base + ".html", base + ".md", base + ".json", outcome.verdict};
+  if (files) *files = {base + ".html", base + ".md", base + ".json", outcome.verdict, verdict_line(outcome)};
   return outcome.verdict == Status::kFail ? static_cast<int>(ExitCode::kWrongData) : static_cast<int>(ExitCode::kOk);
 }
 

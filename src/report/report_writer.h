@@ -15,6 +15,7 @@ namespace pipebench {
 struct ReportFiles {
   std::string html, markdown, json;
   Status verdict = Status::kPass;
+  std::string verdict_line;  // "PASS: 4 passed, 2 not applied" (report_model.h, verdict_line)
 };
 
 // Evaluates `rules` over `inputs` and writes DIR/report.{html,md,json} and the plots' SVG files

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/rule.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/suggest.h"
 #include "core/units.h"
 #include "report/rules_yaml.h"
 
@@ -30,14 +32,24 @@ const char* comparison_name(Comparison c) {
 
 namespace {
 
-const std::set<std::string>& known_ops() {
-  static const std::set<std::string> ops = {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
-                                            "alltoall",   "gather",     "scatter",        "sendrecv",  "pair"};
+const std::vector<std::string>& known_ops() {
+  static const std::vector<std::string> ops = {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
+                                               "alltoall",   "gather",     "scatter",        "sendrecv",  "pair"};
   return ops;
 }
 
+std::vector<std::string> metric_list() {
+  std::vector<std::string> out;
+  std::istringstream in(metric_names());
+  for (std::string word; std::getline(in, word, ',');) {
+    const auto first = word.find_first_not_of(' ');
+    if (first != std::string::npos) out.push_back(word.substr(first));
+  }
+  return out;
+}
+
 Rule make_rule(const char* name, const char* metric, Comparison c, double threshold, Status severity,
-               bool largest = false) {
+               bool largest = false, double min_spread_us = 0) {
   Rule r;
   r.name = name;
   r.metric = find_metric(metric);
@@ -45,6 +57,7 @@ Rule make_rule(const char* name, const char* metric, Comparison c, double thresh
   r.threshold = threshold;
   r.severity = severity;
   r.largest_size_only = largest;
+  r.min_spread_us = min_spread_us;
   return r;
 }
 
@@ -94,8 +107,8 @@ void parse_comparison(const nlohmann::json& j, const std::string& where, Rule& r
 
 Rule parse_rule(const nlohmann::json& j, const std::string& where) {
   static const std::set<std::string> kKeys = {
-      "name",          "op",       "sizes",       "metric", "at_least", "at_most", "baseline_within_pct",
-      "mad_outlier_k", "severity", "largest_size"};
+      "name",          "op",       "sizes",        "metric",       "at_least", "at_most", "baseline_within_pct",
+      "mad_outlier_k", "severity", "largest_size", "min_spread_us"};
   if (!j.is_object()) throw UsageError(where + ": a rule is an object {name, metric, comparison, ...}");
   for (const auto& [key, value] : j.items()) {
     if (kKeys.count(key) == 0) throw UsageError(where + ": unknown key '" + key + "'");
@@ -106,11 +119,14 @@ Rule parse_rule(const nlohmann::json& j, const std::string& where) {
   }
   r.name = j.at("name").get<std::string>();
   const std::string at = where + " '" + r.name + "'";
+  // An op that is no op is bad input (exit 2), not a rule that matches nothing: a rules file is a
+  // qualification's contract, and a typo in it would otherwise let every run of it pass unnoticed; the
+  // list of ops is fixed, so the name can be judged before any result is read.
   if (j.contains("op")) {
     r.op = j.at("op").is_string() ? j.at("op").get<std::string>() : "";
-    if (known_ops().count(r.op) == 0) {
-      throw UsageError(at + ": unknown op '" + j.at("op").dump() +
-                       "' (all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, gather, scatter, "
+    if (std::find(known_ops().begin(), known_ops().end(), r.op) == known_ops().end()) {
+      throw UsageError(at + ": unknown op " + j.at("op").dump() + did_you_mean(r.op, known_ops()) +
+                       " (all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, gather, scatter, "
                        "sendrecv, pair)");
     }
   }
@@ -118,7 +134,8 @@ Rule parse_rule(const nlohmann::json& j, const std::string& where) {
       j.contains("metric") && j.at("metric").is_string() ? j.at("metric").get<std::string>() : "";
   r.metric = find_metric(metric);
   if (r.metric == nullptr) {
-    throw UsageError(at + ": unknown metric '" + metric + "' (" + metric_names() + ")");
+    throw UsageError(at + ": unknown metric '" + metric + "'" + did_you_mean(metric, metric_list()) + " (" +
+                     metric_names() + ")");
   }
   if (j.contains("sizes")) {
     const auto& s = j.at("sizes");
@@ -131,6 +148,13 @@ Rule parse_rule(const nlohmann::json& j, const std::string& where) {
     r.largest_size_only = j.at("largest_size").get<bool>();
   }
   parse_comparison(j, at, r);
+  if (j.contains("min_spread_us")) {
+    if (r.metric->kind != MetricKind::kP95OverMedian) {
+      throw UsageError(at + ": min_spread_us applies to metric p95_over_median only");
+    }
+    r.min_spread_us = number_value(j.at("min_spread_us"), at, "min_spread_us");
+    if (r.min_spread_us < 0) throw UsageError(at + ": min_spread_us must be >= 0");
+  }
   if (j.contains("severity")) {
     const std::string sev = j.at("severity").is_string() ? j.at("severity").get<std::string>() : "";
     if (sev == "warn") {
@@ -151,7 +175,8 @@ std::vector<Rule> default_rules() {
       make_rule("links-at-max", "link_below_max", Comparison::kAtMost, 0, Status::kFail),
       make_rule("busbw-vs-link", "fraction_of_link", Comparison::kAtLeast, 0.7, Status::kFail, true),
       make_rule("busbw-vs-link-warn", "fraction_of_link", Comparison::kAtLeast, 0.85, Status::kWarn, true),
-      make_rule("stable-points", "p95_over_median", Comparison::kAtMost, 1.2, Status::kWarn),
+      make_rule("stable-points", "p95_over_median", Comparison::kAtMost, 1.2, Status::kWarn, false,
+                kDefaultStabilityFloorUs),
   };
 }
 

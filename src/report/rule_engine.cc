@@ -2,10 +2,12 @@
 #include "report/rule_engine.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <set>
 
+#include "core/units.h"
 #include "report/baseline_compare.h"
 #include "report/diagnosis.h"
 
@@ -29,6 +31,12 @@ std::map<std::string, std::uint64_t> largest_sizes(const Rule& rule, const Resul
     if (size_matches(rule, r) && r.error.empty()) out[r.op] = std::max(out[r.op], r.size_bytes);
   }
   return out;
+}
+
+// A p95/median rule's noise floor (rule.h, kDefaultStabilityFloorUs): a spread of p95 over the median
+// below min_spread_us is the timer's and the launch's jitter, not an unstable point.
+bool below_noise_floor(const Rule& rule, const ResultRecord& r) {
+  return rule.metric->kind == MetricKind::kP95OverMedian && r.stats.p95_us - r.stats.median_us < rule.min_spread_us;
 }
 
 PointOutcome point_of(const ResultsInput& in, const ResultRecord& r) {
@@ -90,7 +98,7 @@ void check_records(const ReportInputs& inputs, const Rule& rule, RuleOutcome& ou
       p.value = *v;
       p.limit = rule.threshold;
       if (!r.error.empty()) p.note = r.error;
-      add_point(out, std::move(p), violates(rule, *v), rule.severity);
+      add_point(out, std::move(p), violates(rule, *v) && !below_noise_floor(rule, r), rule.severity);
     }
   }
 }
@@ -140,6 +148,31 @@ void check_mad(const ReportInputs& inputs, const Rule& rule, RuleOutcome& out) {
   }
 }
 
+// A rule that names an op or sizes and selects no measured point at all: "" when it selects one, or when
+// there are no measured points (then nothing could be checked and the other reasons say so).
+std::string unmatched_selector(const ReportInputs& inputs, const Rule& rule) {
+  if (rule.op.empty() && !rule.sizes) return "";
+  std::set<std::string> ops;
+  std::uint64_t lo = UINT64_MAX, hi = 0;
+  for (const auto& in : inputs.results) {
+    for (const auto& r : in.records) {
+      if (size_matches(rule, r)) return "";
+      ops.insert(r.op);
+      lo = std::min(lo, r.size_bytes), hi = std::max(hi, r.size_bytes);
+    }
+  }
+  if (ops.empty()) return "";
+  std::string want = "op " + (rule.op.empty() ? std::string("any") : rule.op) + ", size ";
+  want += !rule.sizes ? "any"
+          : rule.sizes->first == rule.sizes->second
+              ? format_size(rule.sizes->first)
+              : format_size(rule.sizes->first) + ".." + format_size(rule.sizes->second);
+  std::string have;
+  for (const auto& op : ops) have += (have.empty() ? "" : ", ") + op;
+  return "not applied: matches no measured point (" + want + "); measured: " + have + " at " + format_size(lo) + ".." +
+         format_size(hi);
+}
+
 // Why fraction_of_link found no point: no GPU ranks at all (the MPI backend runs on host memory), no
 // topology for the GPUs, or no point whose ranks' path is known.
 std::string why_no_link(const ReportInputs& inputs) {
@@ -157,6 +190,7 @@ std::string why_no_link(const ReportInputs& inputs) {
 
 std::string summary_message(const ReportInputs& inputs, const RuleOutcome& out, const Rule& rule) {
   if (out.checked == 0) {
+    if (inputs.results.empty() && rule.metric->kind != MetricKind::kLinkBelowMax) return "not applied: no results";
     if (rule.comparison == Comparison::kBaselineWithinPct) return "not applied: no --baseline";
     if (rule.metric->kind == MetricKind::kFractionOfLink) return why_no_link(inputs);
     if (rule.metric->kind == MetricKind::kLinkBelowMax)
@@ -169,7 +203,13 @@ std::string summary_message(const ReportInputs& inputs, const RuleOutcome& out, 
   char buf[256];
   std::snprintf(buf, sizeof buf, "%zu of %zu points violate (%s %s %g)", bad, out.checked,
                 std::string(rule.metric->name).c_str(), comparison_name(rule.comparison), rule.threshold);
-  return buf;
+  std::string text = buf;
+  if (rule.metric->kind == MetricKind::kP95OverMedian && rule.min_spread_us > 0) {
+    std::snprintf(buf, sizeof buf, "; a p95 - median spread below %g us is jitter, not instability",
+                  rule.min_spread_us);
+    text += buf;
+  }
+  return text;
 }
 
 }  // namespace
@@ -241,6 +281,11 @@ RuleOutcome evaluate_rule(const ReportInputs& inputs, const Rule& rule) {
   }
   for (const auto& p : out.points) out.status = std::max(out.status, p.status);
   out.message = summary_message(inputs, out, rule);
+  out.applied = out.checked > 0;
+  if (!out.applied) {
+    const std::string unmatched = unmatched_selector(inputs, rule);
+    if (!unmatched.empty()) out.message = unmatched, out.status = Status::kWarn;
+  }
   return out;
 }
 
@@ -250,6 +295,7 @@ ReportOutcome evaluate_report(const ReportInputs& inputs, const std::vector<Rule
     rep.rules.push_back(evaluate_rule(inputs, rule));
     if (rule.metric->kind == MetricKind::kP95OverMedian && rule.comparison == Comparison::kAtMost) {
       rep.stability_limit = rule.threshold;
+      rep.stability_floor_us = rule.min_spread_us;
     }
   }
   for (const auto& t : inputs.traces) {
@@ -258,11 +304,16 @@ ReportOutcome evaluate_report(const ReportInputs& inputs, const std::vector<Rule
   for (const auto& r : inputs.replays) {
     if (r.agrees) rep.rules.push_back(replay_agreement_outcome(r));
   }
-  std::stable_sort(rep.rules.begin(), rep.rules.end(),
-                   [](const RuleOutcome& a, const RuleOutcome& b) { return a.status > b.status; });
+  // Failing first, then warnings, then passes, then the rules that were not applied.
+  std::stable_sort(rep.rules.begin(), rep.rules.end(), [](const RuleOutcome& a, const RuleOutcome& b) {
+    return a.status != b.status ? a.status > b.status : a.applied && !b.applied;
+  });
   for (const auto& r : rep.rules) {
     rep.verdict = std::max(rep.verdict, r.status);
-    (r.status == Status::kFail ? rep.failed : r.status == Status::kWarn ? rep.warned : rep.passed) += 1;
+    (r.status == Status::kFail   ? rep.failed
+     : r.status == Status::kWarn ? rep.warned
+     : r.applied                 ? rep.passed
+                                 : rep.not_applied) += 1;
   }
   if (!inputs.baseline.empty()) {
     const Rule* base = nullptr;
@@ -281,6 +332,22 @@ ReportOutcome evaluate_report(const ReportInputs& inputs, const std::vector<Rule
                                             [](const ResultRecord& r) { return r.op != "pair"; }));
   }
   return rep;
+}
+
+bool verdict_judged(const ReportOutcome& out) { return out.failed + out.warned + out.passed > 0; }
+
+std::string verdict_line(const ReportOutcome& out) {
+  std::string counts;
+  auto add = [&](std::size_t n, const char* what) {
+    if (n > 0) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+  };
+  add(out.failed, "failed"), add(out.warned, "warned"), add(out.passed, "passed"), add(out.not_applied, "not applied");
+  if (counts.empty()) counts = "no rules";
+  return std::string(verdict_judged(out) ? status_name(out.verdict) : "NO CHECKS") + ": " + counts;
+}
+
+const char* rule_state_name(const RuleOutcome& r) {
+  return !r.applied && r.status == Status::kPass ? "NOT APPLIED" : status_name(r.status);
 }
 
 const char* status_name(Status s) {

@@ -199,6 +199,14 @@ TEST_F(ReportBrowser, WritesThreeFormsWithValidSvgAndNoNetwork) {
   EXPECT_GE(svgs.size(), 4u);  // busbw, latency, pair heatmap, schedules
   for (const auto& svg : svgs) EXPECT_TRUE(parses_as_xml(svg)) << svg.substr(0, 200);
   EXPECT_NE(html.find("node3"), std::string::npos);  // node diagnosis row
+  // The answer first: the verdict box, then the prediction's answer, then the system; every point collapsed.
+  const auto verdict_at = html.find("<div class=\"verdict fail\">FAIL: 1 failed, 1 warned</div>");
+  const auto answer_at = html.find("<p class=\"answer\">Prediction: interleaved</p>");
+  ASSERT_NE(verdict_at, std::string::npos);
+  ASSERT_NE(answer_at, std::string::npos);
+  EXPECT_LT(verdict_at, answer_at);
+  EXPECT_LT(answer_at, html.find("<h2>System and inputs</h2>"));
+  EXPECT_NE(html.find("<details>\n<summary>36 measured points</summary>\n<table>"), std::string::npos);
   // The trace section: the per-rank breakdown, the other run and the model check, names escaped.
   EXPECT_NE(html.find("Trace: /tmp/&lt;job&gt;.json"), std::string::npos);
   EXPECT_NE(html.find("clocks aligned by epoch, uncertainty 3900.000 us"), std::string::npos);
@@ -218,6 +226,8 @@ TEST_F(ReportBrowser, WritesThreeFormsWithValidSvgAndNoNetwork) {
   const auto j = nlohmann::json::parse(slurp(files.json));
   EXPECT_EQ(j["schema"], "pipebench.report/1");
   EXPECT_EQ(j["verdict"], "FAIL");
+  EXPECT_EQ(j["verdict_line"], "FAIL: 1 failed, 1 warned");
+  EXPECT_EQ(j["counts"]["not_applied"], 0);
   EXPECT_EQ(j["rules"][0]["name"], "ar-busbw");
   EXPECT_EQ(j["rules"][0]["points"][0]["status"], "FAIL");
   // The trace's model check is a built-in warning: rank 3 is beyond its tolerance.

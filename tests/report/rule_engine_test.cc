@@ -170,10 +170,92 @@ TEST(RuleEngine, HostMemoryRanksSayThereIsNoGpuPath) {
 TEST(RuleEngine, UnstablePointsWarn) {
   ReportInputs in;
   in.results = {make_host("h", 150)};
-  in.results[0].records[1].stats.p95_us = in.results[0].records[1].stats.median_us * 1.5;
+  in.results[0].records[1].stats.median_us = 100;  // long enough for the ratio to mean something
+  in.results[0].records[1].stats.p95_us = 150;
   const auto out = evaluate_report(in, default_rules());
   EXPECT_EQ(out.verdict, Status::kWarn);
   EXPECT_EQ(out.rules.front().name, "stable-points");
+}
+
+// A point of a few microseconds whose p95 is 1.5x its median is jitter, not instability: the default
+// stable-points rule has a noise floor in absolute time; a rule without one (or with a lower one) warns.
+TEST(RuleEngine, StabilityHasANoiseFloorInAbsoluteTime) {
+  ReportInputs in;
+  in.results = {make_host("h", 150)};
+  auto& tiny = in.results[0].records[1];
+  tiny.stats.median_us = 4;
+  tiny.stats.p95_us = 6;  // 1.5x, 2 us apart
+  auto out = evaluate_report(in, default_rules());
+  EXPECT_EQ(out.verdict, Status::kPass) << out.rules.front().name << ": " << out.rules.front().message;
+  EXPECT_EQ(out.stability_floor_us, kDefaultStabilityFloorUs);
+  for (const auto& r : out.rules) {
+    if (r.name == "stable-points") {
+      EXPECT_NE(r.message.find("below 5 us is jitter"), std::string::npos) << r.message;
+    }
+  }
+  const Rule no_floor = rule_of(R"({"name": "s", "metric": "p95_over_median", "at_most": 1.2, "severity": "warn"})");
+  EXPECT_EQ(evaluate_report(in, {no_floor}).verdict, Status::kWarn);
+  // Beyond the floor the ratio decides again.
+  tiny.stats.median_us = 40, tiny.stats.p95_us = 60;
+  EXPECT_EQ(evaluate_report(in, default_rules()).verdict, Status::kWarn);
+  const Rule wide =
+      rule_of(R"({"name": "s", "metric": "p95_over_median", "at_most": 1.2, "min_spread_us": 25, "severity": "warn"})");
+  EXPECT_EQ(evaluate_report(in, {wide}).verdict, Status::kPass);
+}
+
+// A rule that found nothing to check is "not applied", never a PASS: a prediction alone is no green
+// "PASS: 6 passed" but "NO CHECKS: 6 not applied", and a host without topology counts its link rules apart.
+TEST(RuleEngine, RulesWithNothingToCheckAreNotAppliedAndNotPassed) {
+  ReportInputs in;
+  ScheduleInput pred;
+  pred.path = "prediction.json";
+  pred.schedules = {{"1f1b", 1, 120}, {"interleaved", 2, 105}};
+  pred.verdict_text = "interleaved v=2 is fastest";
+  in.predictions = {pred};
+  auto out = evaluate_report(in, default_rules());
+  EXPECT_EQ(out.passed, 0u);
+  EXPECT_EQ(out.not_applied, default_rules().size());
+  EXPECT_FALSE(verdict_judged(out));
+  EXPECT_EQ(verdict_line(out), "NO CHECKS: 6 not applied");
+  for (const auto& r : out.rules) {
+    EXPECT_FALSE(r.applied) << r.name;
+    EXPECT_STREQ(rule_state_name(r), "NOT APPLIED") << r.name;
+  }
+  in.results = {make_host("h", 150)};  // GPU ranks, no topology, no link state
+  out = evaluate_report(in, default_rules());
+  EXPECT_EQ(out.verdict, Status::kPass);
+  EXPECT_EQ(verdict_line(out), "PASS: 3 passed, 3 not applied");
+  EXPECT_TRUE(out.rules.front().applied);  // applied passes before the rules that were not applied
+  EXPECT_FALSE(out.rules.back().applied);
+}
+
+// A user's rule whose op or sizes select no measured point warns and names what it asked for and what
+// was measured: a qualification cannot pass on a rule that checked nothing.
+TEST(RuleEngine, AUserRuleThatMatchesNoMeasuredPointWarns) {
+  ReportInputs in;
+  in.results = {make_host("h", 150)};
+  auto out =
+      evaluate_report(in, {rule_of(R"({"name": "sr", "op": "sendrecv", "metric": "busbw_gbps", "at_least": 1})")});
+  EXPECT_EQ(out.verdict, Status::kWarn);
+  EXPECT_EQ(out.warned, 1u);
+  ASSERT_EQ(out.rules.size(), 1u);
+  EXPECT_FALSE(out.rules[0].applied);
+  EXPECT_EQ(out.rules[0].message,
+            "not applied: matches no measured point (op sendrecv, size any); measured: all_reduce at 1K..1M");
+  out = evaluate_report(in, {rule_of(R"({"name": "big", "op": "all_reduce", "sizes": ["1G", "2G"],
+      "metric": "busbw_gbps", "at_least": 1})")});
+  EXPECT_EQ(out.verdict, Status::kWarn);
+  EXPECT_NE(out.rules[0].message.find("(op all_reduce, size 1G..2G)"), std::string::npos) << out.rules[0].message;
+  // The same rule on a point it does select is applied.
+  out = evaluate_report(in, {rule_of(R"({"name": "big", "op": "all_reduce", "sizes": ["1M", "2G"],
+      "metric": "busbw_gbps", "at_least": 1})")});
+  EXPECT_EQ(out.verdict, Status::kPass);
+  EXPECT_TRUE(out.rules[0].applied);
+  // Without any measured point the rule is not applied (grey), not a warning about its selector.
+  in.results.clear();
+  out = evaluate_report(in, {rule_of(R"({"name": "sr", "op": "sendrecv", "metric": "busbw_gbps", "at_least": 1})")});
+  EXPECT_EQ(out.warned, 0u);
+  EXPECT_EQ(out.not_applied, 1u);
 }
 
 TEST(RuleEngine, FailedPointFailsAndItsTimingsAreNotValues) {

@@ -96,6 +96,37 @@ TEST(Rule, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(rules[5].metric->name, "p95_over_median");
   EXPECT_EQ(rules[5].threshold, 1.2);
   EXPECT_EQ(rules[5].severity, Status::kWarn);
+  EXPECT_EQ(rules[5].min_spread_us, kDefaultStabilityFloorUs);
+}
+
+// A mistyped op is bad input with the nearest op named (a rules file is a qualification's contract: a rule
+// that silently matched nothing would pass every run); so is a mistyped metric.
+TEST(Rule, AMistypedOpOrMetricSuggestsTheNearest) {
+  auto e = usage_error({{"rules", {{{"name", "y"}, {"op", "allreduce"}, {"metric", "busbw_gbps"}, {"at_least", 1}}}}});
+  EXPECT_NE(e.find("rules.json: rule #1 'y': unknown op \"allreduce\" (did you mean all_reduce?)"), std::string::npos)
+      << e;
+  e = usage_error({{"rules", {{{"name", "y"}, {"op", "sendrecf"}, {"metric", "busbw_gbps"}, {"at_least", 1}}}}});
+  EXPECT_NE(e.find("(did you mean sendrecv?)"), std::string::npos) << e;
+  e = usage_error({{"rules", {{{"name", "x"}, {"metric", "busbw_gpbs"}, {"at_least", 1}}}}});
+  EXPECT_NE(e.find("unknown metric 'busbw_gpbs' (did you mean busbw_gbps?)"), std::string::npos) << e;
+}
+
+// The noise floor of a p95/median rule is a parameter: a finite number >= 0, and only for that metric.
+TEST(Rule, MinSpreadIsTheStabilityRulesNoiseFloor) {
+  const auto rules = parse_rules(
+      nlohmann::json::parse(R"([{"name": "s", "metric": "p95_over_median", "at_most": 1.2, "min_spread_us": 2.5},
+                                {"name": "t", "metric": "p95_over_median", "at_most": 1.2}])"),
+      "r.json");
+  EXPECT_EQ(rules[0].min_spread_us, 2.5);
+  EXPECT_EQ(rules[1].min_spread_us, 0);  // a user's rule has no floor unless it says so
+  auto e = usage_error({{"rules", {{{"name", "s"}, {"metric", "time_us"}, {"at_most", 1}, {"min_spread_us", 5}}}}});
+  EXPECT_NE(e.find("rule #1 's': min_spread_us applies to metric p95_over_median only"), std::string::npos) << e;
+  e = usage_error(
+      {{"rules", {{{"name", "s"}, {"metric", "p95_over_median"}, {"at_most", 1.2}, {"min_spread_us", -1}}}}});
+  EXPECT_NE(e.find("min_spread_us must be >= 0"), std::string::npos) << e;
+  e = usage_error(
+      {{"rules", {{{"name", "s"}, {"metric", "p95_over_median"}, {"at_most", 1.2}, {"min_spread_us", "x"}}}}});
+  EXPECT_NE(e.find("min_spread_us must be a finite number"), std::string::npos) << e;
 }
 
 TEST(Rule, ReadsJsonFiles) {

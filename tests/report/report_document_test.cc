@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "report/report_document.h"
+
+#include <gtest/gtest.h>
+
+#include "report/html_report.h"
+#include "report/markdown_report.h"
+#include "report/report_fixture.h"
+#include "report/rule_engine.h"
+
+namespace pipebench {
+namespace {
+
+using testing::make_host;
+
+ScheduleInput prediction() {
+  ScheduleInput p;
+  p.path = "prediction.json";
+  p.schedules = {{"1f1b", 1, 120}, {"interleaved", 2, 105}};
+  p.verdict_text = "interleaved v=2 is fastest: 105 ms, 1.14x 1F1B";
+  return p;
+}
+
+const Block* find_table_with(const ReportDocument& doc, const std::string& first_header) {
+  for (const auto& b : doc.blocks) {
+    if (b.kind == Block::Kind::kTable && !b.items.empty() && b.items[0] == first_header) return &b;
+  }
+  return nullptr;
+}
+
+// The report opens with the verdict and the answer: a prediction alone is a grey "NO CHECKS" with the
+// prediction's verdict under it, every rule "NOT APPLIED" in grey, not a green PASS.
+TEST(ReportDocument, OpensWithTheVerdictAndTheAnswerAndGreysRulesNotApplied) {
+  ReportInputs in;
+  in.predictions = {prediction()};
+  const ReportDocument doc = build_document(in, evaluate_report(in, default_rules()));
+  ASSERT_GE(doc.blocks.size(), 4u);
+  EXPECT_EQ(doc.blocks[0].kind, Block::Kind::kHeading);
+  EXPECT_EQ(doc.blocks[0].text, "Verdict");
+  EXPECT_EQ(doc.blocks[1].kind, Block::Kind::kVerdict);
+  EXPECT_EQ(doc.blocks[1].text, "NO CHECKS: 6 not applied");
+  EXPECT_EQ(doc.blocks[1].css_class, "none");
+  EXPECT_EQ(doc.blocks[2].kind, Block::Kind::kParagraph);
+  EXPECT_EQ(doc.blocks[2].css_class, "answer");
+  EXPECT_EQ(doc.blocks[2].text, "Prediction: interleaved v=2 is fastest: 105 ms, 1.14x 1F1B");
+  const Block* rules = find_table_with(doc, "rule");
+  ASSERT_NE(rules, nullptr);
+  ASSERT_EQ(rules->rows.size(), 6u);
+  for (std::size_t i = 0; i < rules->rows.size(); ++i) {
+    EXPECT_EQ(rules->rows[i][1], "NOT APPLIED") << rules->rows[i][0];
+    EXPECT_EQ(rules->row_class[i], "none") << rules->rows[i][0];
+  }
+  const std::string html = render_html(doc);
+  EXPECT_NE(html.find("<div class=\"verdict none\">NO CHECKS: 6 not applied</div>"), std::string::npos);
+  EXPECT_EQ(html.find("verdict pass"), std::string::npos);
+  EXPECT_EQ(html.find(">PASS<"), std::string::npos);
+  EXPECT_NE(html.find("tr.none td"), std::string::npos);  // the grey rows have their style
+  EXPECT_LT(html.find("NO CHECKS"), html.find("System and inputs"));
+}
+
+// Counted apart: a healthy host without topology passes 3 rules and names the 3 it could not apply.
+TEST(ReportDocument, VerdictCountsRulesNotAppliedApart) {
+  ReportInputs in;
+  in.results = {make_host("h", 150)};
+  const ReportDocument doc = build_document(in, evaluate_report(in, default_rules()));
+  ASSERT_GE(doc.blocks.size(), 2u);
+  EXPECT_EQ(doc.blocks[1].text, "PASS: 3 passed, 3 not applied");
+  EXPECT_EQ(doc.blocks[1].css_class, "pass");
+  EXPECT_NE(render_markdown(doc).find("> **PASS: 3 passed, 3 not applied**"), std::string::npos);
+}
+
+// A long list of offending points and the table of every point are collapsed (HTML <details>), so that
+// the page does not open with them; a short list stays open.
+TEST(ReportDocument, LongTablesAreCollapsed) {
+  ReportInputs in;
+  in.results = {make_host("h", 150)};
+  for (int i = 0; i < 20; ++i) {
+    auto r = in.results[0].records.back();
+    r.size_bytes = (2u << 20) << (i % 10);
+    r.in_place = i >= 10;
+    r.stats.median_us = 100, r.stats.p95_us = 200;
+    in.results[0].records.push_back(r);
+  }
+  const ReportDocument doc = build_document(in, evaluate_report(in, default_rules()));
+  const Block* unstable = find_table_with(doc, "point");
+  ASSERT_NE(unstable, nullptr);
+  EXPECT_EQ(unstable->rows.size(), 20u);
+  EXPECT_EQ(unstable->summary, "20 points of rule stable-points");
+  const Block* points = find_table_with(doc, "host");
+  ASSERT_NE(points, nullptr);
+  EXPECT_EQ(points->summary, "26 measured points");
+  const std::string html = render_html(doc);
+  EXPECT_NE(html.find("<details>\n<summary>20 points of rule stable-points</summary>\n<table>"), std::string::npos);
+  // Five unstable points: open.
+  in.results[0].records.resize(11);
+  const ReportDocument short_doc = build_document(in, evaluate_report(in, default_rules()));
+  const Block* few = find_table_with(short_doc, "point");
+  ASSERT_NE(few, nullptr);
+  EXPECT_EQ(few->rows.size(), 5u);
+  EXPECT_TRUE(few->summary.empty());
+}
+
+}  // namespace
+}  // namespace pipebench
