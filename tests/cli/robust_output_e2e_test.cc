@@ -280,16 +280,38 @@ TEST_F(RobustOutput, InterruptedSweepSaysWhatWasSavedAndExits128PlusTheSignal) {
   // come after the whole run; to 256M it takes seconds more, and the signal goes as soon as the first point
   // is in results.csv (results.json is written before the first point).
   const std::string csv = dir + "/results.csv";
-  const Result run_term = run_shell(
-      "{ " + std::string(PIPEBENCH_BIN) + " run --backend mpi --host-ranks 1 --out " + dir +
-      " -b 8 -e 256M --point-seconds 2 --quiet & P=$!; for i in $(seq 600); do [ \"$(wc -l < " + csv +
-      " 2>/dev/null)\" -ge 2 ] 2>/dev/null && break; sleep 0.05; done; kill -TERM $P; " + reap() + "}");
+  const Result run_term =
+      run_shell("{ " + std::string(PIPEBENCH_BIN) + " run --backend mpi --host-ranks 1 --out " + dir +
+                " -b 8 -e 256M --point-seconds 2 --quiet & P=$!; for i in $(seq 600); do [ \"$(wc -l < " + csv +
+                " 2>/dev/null)\" -ge 2 ] 2>/dev/null && break; sleep 0.05; done; kill -TERM $P; " + reap() + "}");
   EXPECT_EQ(run_term.status, 143) << run_term.err;
   EXPECT_NE(run_term.err.find("pipebench: interrupted by SIGTERM"), std::string::npos) << run_term.err;
   const std::string summary = slurp(dir + "/summary.txt");
   EXPECT_NE(summary.find("# Summary (files in " + dir + ")"), std::string::npos) << summary;
   EXPECT_NE(summary.find("# Interrupted by SIGTERM"), std::string::npos) << summary;
   EXPECT_FALSE(std::filesystem::exists(dir + "/report.html"));
+}
+
+// A replay that dies leaves a file that says it is incomplete and names what it did not measure in full;
+// report warns about it. Before, the file claimed every iteration and report passed it.
+TEST_F(RobustOutput, StoppedReplayLeavesAFileMarkedIncomplete) {
+  const std::string p = plan("p.json");
+  const std::string json = path("stopped.json");
+  // Rank 0 sleeps before its third timed iteration, after two were written; SIGTERM then ends the job.
+  const Result r =
+      run_shell("{ PIPEBENCH_REPLAY_TEST_STALL=0:2:60 " + std::string(PIPEBENCH_BIN) + " replay --backend mpi --plan " +
+                p + " --fwd-ms-per-layer 0.2 --iterations 5 --no-predict -T 0 --quiet --json " + json + " & P=$!; " +
+                after_file(json) + "kill -TERM $P; " + reap() + "}");
+  EXPECT_NE(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(j["complete"], false) << j.dump(2);
+  ASSERT_FALSE(j["schedules_incomplete"].empty()) << j.dump(2);
+  EXPECT_EQ(j["schedules_incomplete"][0], "1f1b") << j.dump(2);
+  const Result rep = run("report " + json + " --out " + path("rep"));
+  EXPECT_EQ(rep.status, 0) << rep.err;  // a warning
+  const std::string md = slurp(path("rep/report.md"));
+  EXPECT_NE(md.find("replay-complete"), std::string::npos) << md;
+  EXPECT_NE(md.find("not measured in full: 1f1b"), std::string::npos) << md;
 }
 
 }  // namespace
