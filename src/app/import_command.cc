@@ -57,7 +57,7 @@ int run_import_command(const ImportOptions& o, std::ostream& out, std::ostream& 
     hints.op = o.op;
     hints.nranks = o.nranks;
     hints.file_name = std::filesystem::path(path).filename().string();
-    NcclTestsImport imp{path, parse_nccl_tests(read_input_file("FILE", path), hints)};
+    NcclTestsImport imp{path, read_nccl_tests_file("FILE", path, hints)};
     if (!imp.file.refused.empty()) throw UsageError(path + ": " + imp.file.refused + "; nothing imported");
     for (const auto& log : imp.file.logs) {
       print_test(out, path, log);

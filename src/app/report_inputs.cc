@@ -155,6 +155,13 @@ ScheduleInput replay_input(const ReplayResult& r, const std::string& path) {
                      ", predicted fastest " + (r.predicted_fastest.empty() ? "-" : r.predicted_fastest) + " (" +
                      r.backend + " backend, compute " + r.compute + ", " + std::to_string(r.iterations) +
                      " iterations)";
+  if (!r.complete) {
+    std::string missing;
+    for (const auto& key : r.incomplete) missing += (missing.empty() ? "" : ", ") + key;
+    out.incomplete_text = "incomplete: the replay stopped before its end; not measured in full: " +
+                          (missing.empty() ? std::string("-") : missing);
+    out.verdict_text = out.incomplete_text + "; " + out.verdict_text;
+  }
   const Agreement a = replay_agreement(r, kDefaultSpeedupBand);
   if (a.compared) {
     out.agrees = a.agree;

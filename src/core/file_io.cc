@@ -138,10 +138,25 @@ void require_output_in_folder(const std::string& flag, const std::string& path) 
 }
 
 void write_output_file(const std::string& flag, const std::string& path, std::string_view text) {
+  write_output_file(flag, path, [text](const std::function<void(std::string_view)>& put) { put(text); });
+}
+
+std::int64_t write_output_file(const std::string& flag, const std::string& path, const TextPieces& produce) {
   require_output_path(flag, path);
   std::string tmp;
   const int fd = create_temporary(flag, path, &tmp);
-  int err = write_all(fd, text);
+  int err = 0;
+  std::int64_t bytes = 0;
+  try {
+    produce([&](std::string_view piece) {
+      if (err == 0) err = write_all(fd, piece);
+      bytes += static_cast<std::int64_t>(piece.size());
+    });
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
   if (::close(fd) != 0 && err == 0) err = errno;
   if (err != 0) {
     ::unlink(tmp.c_str());
@@ -152,6 +167,7 @@ void write_output_file(const std::string& flag, const std::string& path, std::st
     ::unlink(tmp.c_str());
     throw Error(named(flag, path) + ": cannot replace it (" + reason(err) + ")");
   }
+  return bytes;
 }
 
 RecordFile::RecordFile(std::string flag, std::string path, bool append)

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -35,6 +36,12 @@ void require_output_in_folder(const std::string& flag, const std::string& path);
 // be written (see require_output_path), Error naming the file and the reason otherwise. The rename is
 // atomic against the process dying; there is no fsync (a power loss may lose the latest version).
 void write_output_file(const std::string& flag, const std::string& path, std::string_view text);
+
+// The same for a text too large to hold in memory: `produce` hands it over piece by piece, in order, to
+// the function it is given. An exception from `produce` removes the temporary file, leaves PATH as it
+// was and propagates. Returns the bytes written.
+using TextPieces = std::function<void(const std::function<void(std::string_view)>& put)>;
+std::int64_t write_output_file(const std::string& flag, const std::string& path, const TextPieces& produce);
 
 // An output file written in whole lines (records): each append() lands completely or not at all (a short
 // write is cut back to the end of the last whole line before the error is thrown), so a full disk leaves

@@ -10,10 +10,14 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "core/error.h"
+#include "core/file_io.h"
 #include "core/utf8.h"
 #include "io/nccl_tests_parts.h"
 
@@ -193,6 +197,11 @@ class TextReader {
  public:
   explicit TextReader(const NcclTestsHints& hints) : hints_(hints) {}
   void line(std::string_view line);
+  // A line not read (longer than kMaxNcclTestsLineBytes): counted.
+  void skip_line(const char* why) {
+    ++line_no_;
+    ++file_.skipped[why];
+  }
   NcclTestsFile finish();
 
  private:
@@ -319,6 +328,89 @@ NcclTestsFile parse_nccl_tests_text(std::string_view text, const NcclTestsHints&
     start = end + 1;
   }
   return reader.finish();
+}
+
+namespace {
+
+// Text read in blocks and handed to the reader line by line, each made valid UTF-8 on its own; a line
+// longer than the limit is dropped as it comes (its bytes are never held) and counted.
+class LineFeeder {
+ public:
+  explicit LineFeeder(TextReader& reader) : reader_(reader) {}
+  void feed(std::string_view block) {
+    while (!block.empty()) {
+      const std::size_t end = block.find('\n');
+      const std::string_view piece = block.substr(0, end);
+      if (line_.size() + piece.size() > kMaxNcclTestsLineBytes) {
+        too_long_ = true;
+        line_.clear();
+      } else if (!too_long_) {
+        line_.append(piece);
+      }
+      if (end == std::string_view::npos) return;
+      end_line();
+      block.remove_prefix(end + 1);
+    }
+  }
+  void end() {
+    if (!line_.empty() || too_long_) end_line();
+  }
+  std::size_t replaced_bytes = 0;
+
+ private:
+  void end_line() {
+    if (too_long_) {
+      reader_.skip_line("lines longer than 64 KiB (not nccl-tests output)");
+    } else if (valid_utf8(line_)) {
+      reader_.line(line_);
+    } else {
+      std::size_t n = 0;
+      reader_.line(utf8_replaced(line_, &n));
+      replaced_bytes += n;
+    }
+    line_.clear();
+    too_long_ = false;
+  }
+  TextReader& reader_;
+  std::string line_;
+  bool too_long_ = false;
+};
+
+}  // namespace
+
+NcclTestsFile read_nccl_tests_file(const std::string& flag, const std::string& path, const NcclTestsHints& hints) {
+  require_input_file(flag, path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(flag + " " + path + ": cannot be read");
+  std::vector<char> buf(1 << 16);
+  std::string head;  // up to the first character that is not a space: '{' opens -J JSON
+  while (head.find_first_not_of(" \t\r\n") == std::string::npos &&
+         (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0)) {
+    head.append(buf.data(), static_cast<std::size_t>(in.gcount()));
+    if (head.size() > kMaxNcclTestsLineBytes) break;  // only spaces so far: text (empty lines)
+  }
+  const std::size_t first = head.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && head[first] == '{') {
+    std::string text = std::move(head);
+    while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) {
+      text.append(buf.data(), static_cast<std::size_t>(in.gcount()));
+      if (text.size() > kMaxNcclTestsJsonBytes) {
+        throw UsageError(flag + " " + path + ": nccl-tests -J JSON larger than " +
+                         std::to_string(kMaxNcclTestsJsonBytes >> 20) + " MiB (refused; -J files are kilobytes)");
+      }
+    }
+    return parse_nccl_tests(text, hints);
+  }
+  TextReader reader(hints);
+  LineFeeder lines(reader);
+  lines.feed(head);
+  while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0)
+    lines.feed(std::string_view(buf.data(), static_cast<std::size_t>(in.gcount())));
+  if (in.bad()) throw UsageError(flag + " " + path + ": cannot be read");
+  lines.end();
+  NcclTestsFile f = reader.finish();
+  f.replaced_bytes = lines.replaced_bytes;
+  return f;
 }
 
 NcclTestsFile parse_nccl_tests(std::string_view text, const NcclTestsHints& hints) {

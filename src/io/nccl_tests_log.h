@@ -82,6 +82,18 @@ struct NcclTestsHints {
 // as U+FFFD and counted in replaced_bytes (JSON output holds UTF-8 only).
 [[nodiscard]] NcclTestsFile parse_nccl_tests(std::string_view text, const NcclTestsHints& hints);
 
+// The longest text line read (nccl-tests' are under 200 bytes; a longer line is skipped and counted, never
+// held), and the largest -J JSON file (nccl-tests writes kilobytes).
+inline constexpr std::size_t kMaxNcclTestsLineBytes = 64 * 1024;
+inline constexpr std::size_t kMaxNcclTestsJsonBytes = std::size_t{64} << 20;
+
+// parse_nccl_tests of a file, with memory independent of its size: a text log is read in blocks, line by
+// line (a line longer than kMaxNcclTestsLineBytes is skipped and counted); a -J JSON file is read whole,
+// refused beyond kMaxNcclTestsJsonBytes. Throws UsageError "FLAG PATH: ..." for a file that is not a
+// readable regular file or too large.
+[[nodiscard]] NcclTestsFile read_nccl_tests_file(const std::string& flag, const std::string& path,
+                                                 const NcclTestsHints& hints);
+
 // One file as read, for the results file.
 struct NcclTestsImport {
   std::string path;

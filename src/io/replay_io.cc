@@ -2,9 +2,11 @@
 // pipebench.replay/1 writer and reader.
 #include "io/replay_io.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.h"
+#include "core/printf_string.h"
 #include "core/version.h"
 #include "io/prediction_io.h"
 #include "io/provenance_io.h"
@@ -28,6 +30,20 @@ double finite(const nlohmann::json& j, const char* key, const std::string& what)
   const double v = j.at(key).get<double>();
   if (!std::isfinite(v) || v < 0) throw UsageError(what + ": " + key + " must be a finite number >= 0");
   return v;
+}
+
+// "error" is derived ((predicted - measured) / measured, as the writer computes it) but a reader may take it
+// as it is: it must be null without a prediction and match the two times otherwise.
+void check_error(const nlohmann::json& s, const ScheduleReplay& out, const std::string& what) {
+  const std::optional<double> error = read_optional(s, "error");
+  if (!error) return;
+  const bool derived = out.predicted_ms && out.median_ms > 0;
+  const double expected = derived ? (*out.predicted_ms - out.median_ms) / out.median_ms : 0;
+  if (!std::isfinite(*error) || !derived || std::fabs(*error - expected) > 1e-6 * std::max(1.0, std::fabs(expected))) {
+    throw UsageError(what + ": schedule " + schedule_key(out.name, out.v) + ": error " + s.at("error").dump() +
+                     " is not (predicted_iteration_ms - measured_iteration_ms) / measured_iteration_ms" +
+                     (derived ? " (" + printf_string("%.6g", expected) + ")" : " (no prediction: null)"));
+  }
 }
 
 }  // namespace
@@ -72,6 +88,18 @@ nlohmann::json replay_to_json(const ReplayResult& r, const std::string& plan_pat
         {"predicted_fastest",
          r.predicted_fastest.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.predicted_fastest)},
         {"agree", both ? nlohmann::json(r.measured_fastest == r.predicted_fastest) : nlohmann::json(nullptr)}}}};
+  // The planned schedules without all their iterations (a replay that stopped: the file says so).
+  nlohmann::json incomplete = nlohmann::json::array();
+  for (const auto& key : r.planned) {
+    std::size_t done = 0;
+    for (const auto& s : r.schedules) {
+      if (schedule_key(s.name, s.v) == key) done = s.iteration_ms.size();
+    }
+    if (done < static_cast<std::size_t>(std::max(r.iterations, 0))) incomplete.push_back(key);
+  }
+  for (const auto& key : r.incomplete) incomplete.push_back(key);  // a file read back, written again
+  doc["complete"] = r.complete && incomplete.empty();
+  doc["schedules_incomplete"] = std::move(incomplete);
   add_provenance(doc);
   return doc;
 }
@@ -107,6 +135,7 @@ ReplayResult replay_from_json(const nlohmann::json& j, const std::string& what) 
       out.min_ms = finite(s, "measured_min_ms", what);
       out.max_ms = finite(s, "measured_max_ms", what);
       out.predicted_ms = read_optional(s, "predicted_iteration_ms");
+      check_error(s, out, what);
       for (const auto& p : s.at("per_rank")) {
         out.per_rank.push_back({p.at("rank").get<int>(), finite(p, "compute_ms", what), finite(p, "comm_busy_ms", what),
                                 finite(p, "idle_ms", what), finite(p, "comm_share", what),
@@ -114,6 +143,11 @@ ReplayResult replay_from_json(const nlohmann::json& j, const std::string& what) 
       }
       r.schedules.push_back(std::move(out));
     }
+    // Files from before "complete" was written are complete: they were written once, at the end.
+    r.complete = j.value("complete", true);
+    r.incomplete = j.value("schedules_incomplete", std::vector<std::string>{});
+    if (r.complete && !r.incomplete.empty())
+      throw UsageError(what + ": complete is true but schedules_incomplete names " + r.incomplete.front());
     r.measured_fastest = j.at("verdict").at("measured_fastest").get<std::string>();
     const auto& pf = j.at("verdict").at("predicted_fastest");
     r.predicted_fastest = pf.is_null() ? "" : pf.get<std::string>();

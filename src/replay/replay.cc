@@ -202,6 +202,8 @@ ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const Plan& plan
   result.compute = o.compute_kind;
   result.world = world.size();
   result.iterations = o.iterations;
+  result.complete = false;
+  for (const auto& job : pj.jobs) result.planned.push_back(schedule_key(job.name, job.v));
   for (std::size_t j = 0; j < pj.jobs.size(); ++j) {
     RankJob& job = pj.jobs[j];
     assign_groups(world.rank(), pj.all_groups, ids, job);
@@ -227,6 +229,7 @@ ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const Plan& plan
       finish_stats(rs, predicted[j], pp_of_rank, cur);
       if (o.keep_timeline && i == o.iterations - 1) cur.timeline = gather_timeline(world, job, it);
       set_verdict(result);
+      result.complete = j + 1 == pj.jobs.size() && i + 1 == o.iterations;
       if (world.rank() == 0 && after_iteration) after_iteration(result);
     }
   }

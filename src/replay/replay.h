@@ -40,6 +40,11 @@ struct ReplayResult {
   int world = 0, iterations = 0;
   std::vector<ScheduleReplay> schedules;
   std::string measured_fastest, predicted_fastest;  // "1f1b", "interleaved:v2"; "" when unknown
+  // Whether every planned schedule has all its iterations: false in the files written while the replay
+  // runs (a replay that dies leaves one that says so), true in the last one.
+  bool complete = true;
+  std::vector<std::string> planned;     // every schedule's key, in order (empty in hand-made results)
+  std::vector<std::string> incomplete;  // read back: planned schedules without all their iterations
 };
 
 struct ReplayOptions {

@@ -74,6 +74,9 @@ struct ScheduleInput {
   // so; unset when it carries none.
   std::optional<bool> agrees{};
   std::string agreement_text{};
+  // Replay only: a replay that stopped before its end ("complete": false), what it did not measure in
+  // full; empty for a complete one.
+  std::string incomplete_text{};
 };
 
 // pipebench.trace/1: a one-profile trace (per device) or a whole job (per rank, with its comparison

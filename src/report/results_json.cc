@@ -18,7 +18,10 @@ namespace pipebench {
 namespace {
 
 // The reserve after a whole write: at least this, else as large as the records already written.
-constexpr std::size_t kMinReserveBytes = 16 * 1024;
+constexpr std::int64_t kMinReserveBytes = 16 * 1024;
+
+// The piece size of a whole write's copy of the records (and of its spaces).
+constexpr std::int64_t kCopyBytes = 1 << 20;
 
 // How the empty records array appears in dump(2): a top-level key is the only text indented by exactly
 // two spaces after a real newline (newlines inside strings are escaped), so this occurs once.
@@ -54,43 +57,114 @@ void ResultsJson::close_fd() {
   fd_ = -1;
 }
 
-void ResultsJson::write_whole(bool with_reserve) {
-  close_fd();
-  if (!with_reserve) {
-    const std::string text = doc_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    write_file_atomically(path_, text);
-    bytes_written_ += static_cast<std::int64_t>(text.size());
-    ++whole_writes_;
-    compact_ = true;
-    return;
+void ResultsJson::read_records(const std::function<void(std::string_view)>& put) const {
+  if (next_at_ > records_begin_ && fd_ < 0) throw Error(path_ + ": the records written so far cannot be read back");
+  std::string buf(kCopyBytes, '\0');
+  for (std::int64_t at = records_begin_; at < next_at_;) {
+    const auto want = static_cast<std::size_t>(std::min<std::int64_t>(kCopyBytes, next_at_ - at));
+    const ssize_t n = ::pread(fd_, buf.data(), want, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      throw Error(path_ + ": cannot read back the records written so far (" +
+                  (n < 0 ? std::string(std::strerror(errno)) : std::string("the file was shortened")) + ")");
+    }
+    put(std::string_view(buf.data(), static_cast<std::size_t>(n)));
+    at += n;
   }
-  nlohmann::json records = std::move(doc_["records"]);
-  doc_["records"] = nlohmann::json::array();
-  const std::string shell = doc_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  doc_["records"] = std::move(records);
-  const std::size_t at = shell.find(kRecordsKey);
-  if (at == std::string::npos) throw Error(path_ + ": internal error: no records array in the results file");
-  const std::size_t open = at + std::strlen(kRecordsKey);
-  head_ = shell.substr(0, open);
-  tail_ = shell.substr(open);  // starts with the records' "]"
-  const std::size_t reserve = std::max(kMinReserveBytes, records_text_.size());
-  const std::string text = head_ + records_text_ + std::string(reserve, ' ') + tail_;
-  write_file_atomically(path_, text);
-  bytes_written_ += static_cast<std::int64_t>(text.size());
-  ++whole_writes_;
-  compact_ = false;
-  next_at_ = static_cast<std::int64_t>(head_.size() + records_text_.size());
-  reserve_end_ = next_at_ + static_cast<std::int64_t>(reserve);
+}
+
+std::int64_t ResultsJson::copy_records(const std::function<void(std::string_view)>& put, bool indented) const {
+  std::int64_t bytes = 0;
+  if (!indented) {
+    read_records([&](std::string_view piece) {
+      put(piece);
+      bytes += static_cast<std::int64_t>(piece.size());
+    });
+    return bytes;
+  }
+  // Each record (compact or indented, between commas and spaces) is split off by its braces, outside
+  // strings, and laid out as the document's dump(2) lays out an element of "records".
+  std::string record;
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  std::int64_t count = 0;
+  read_records([&](std::string_view piece) {
+    for (const char c : piece) {
+      if (depth == 0 && c != '{') continue;  // separators
+      record += c;
+      if (in_string) {
+        if (escaped) {
+          escaped = false;
+        } else if (c == '\\') {
+          escaped = true;
+        } else if (c == '"') {
+          in_string = false;
+        }
+        continue;
+      }
+      if (c == '"') in_string = true;
+      if (c == '{' || c == '[') ++depth;
+      if ((c == '}' || c == ']') && --depth == 0) {
+        std::string text = nlohmann::json::parse(record).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+        std::string out = count++ == 0 ? "\n    " : ",\n    ";
+        for (const char t : text) {
+          out += t;
+          if (t == '\n') out += "    ";  // newlines inside strings are escaped: each one is layout
+        }
+        put(out);
+        bytes += static_cast<std::int64_t>(out.size());
+        record.clear();
+      }
+    }
+  });
+  return bytes;
+}
+
+void ResultsJson::reopen(std::int64_t size_bytes) {
+  close_fd();
   // The file just renamed into place; O_NOFOLLOW and fstat make sure it still is that regular file.
-  const int fd = ::open(path_.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+  const int fd = ::open(path_.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
   struct stat st {};
-  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != static_cast<off_t>(text.size())) {
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != static_cast<off_t>(size_bytes)) {
     const int err = errno;
     if (fd >= 0) ::close(fd);
     throw Error(path_ + ": cannot reopen the results file just written (" +
                 (fd < 0 ? std::string(std::strerror(err)) : std::string("replaced by another file")) + ")");
   }
   fd_ = fd;
+}
+
+void ResultsJson::write_whole(bool with_reserve, std::string_view record) {
+  const std::string shell = doc_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const std::size_t at = shell.find(kRecordsKey);
+  if (at == std::string::npos) throw Error(path_ + ": internal error: no records array in the results file");
+  const std::size_t open = at + std::strlen(kRecordsKey);
+  const std::string_view head(shell.data(), open);
+  const std::string_view tail(shell.data() + open, shell.size() - open);  // starts with the records' "]"
+  const auto record_bytes = static_cast<std::int64_t>(record.size());
+  const std::int64_t reserve =
+      with_reserve ? std::max<std::int64_t>(kMinReserveBytes, next_at_ - records_begin_ + record_bytes) : 0;
+  std::int64_t records_bytes = 0;
+  const std::int64_t size = write_output_file("", path_, [&](const std::function<void(std::string_view)>& put) {
+    put(head);
+    records_bytes = copy_records(put, !with_reserve) + record_bytes;
+    put(record);
+    if (with_reserve) {
+      const std::string spaces(static_cast<std::size_t>(std::min<std::int64_t>(reserve, kCopyBytes)), ' ');
+      for (std::int64_t left = reserve; left > 0; left -= static_cast<std::int64_t>(spaces.size()))
+        put(std::string_view(spaces.data(), static_cast<std::size_t>(std::min<std::int64_t>(left, spaces.size()))));
+    } else if (records_ > 0) {
+      put("\n  ");
+    }
+    put(tail);
+  });
+  bytes_written_ += size;
+  ++whole_writes_;
+  compact_ = !with_reserve;
+  records_begin_ = static_cast<std::int64_t>(head.size());
+  next_at_ = records_begin_ + records_bytes;
+  reserve_end_ = next_at_ + reserve;
+  reopen(size);
 }
 
 bool ResultsJson::append_in_place(const std::string& chunk) {
@@ -115,12 +189,10 @@ bool ResultsJson::append_in_place(const std::string& chunk) {
 
 void ResultsJson::add(const ResultRecord& r) {
   if (!is_measurement(r)) return;  // --split: the groups' own records are kept, not the row over all
-  nlohmann::json j = record_to_json(r);
-  const std::string chunk = (doc_["records"].empty() ? "\n    " : ",\n    ") +
-                            j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  doc_["records"].push_back(std::move(j));
-  records_text_ += chunk;
-  if (compact_ || !append_in_place(chunk)) write_whole(true);
+  const std::string chunk = (records_ == 0 ? "\n    " : ",\n    ") +
+                            record_to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (compact_ || !append_in_place(chunk)) write_whole(true, chunk);  // the records copied, then this one
+  ++records_;
 }
 
 void ResultsJson::finish() { write_whole(false); }

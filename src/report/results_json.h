@@ -11,11 +11,17 @@
 // whole again with a reserve as large as its records (so whole writes happen after exponentially growing
 // counts: O(records) bytes in total, not O(records^2)). finish() (and the destructor) write it whole one
 // last time without the reserve, laid out as before (dump(2)).
+//
+// Memory: the records are not kept. A whole write copies them from the file it replaces (read back in
+// pieces through the descriptor of the file last written), so an endless sweep (bench -N 0) holds the
+// header and one record at a time, however many records the file has.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "core/file_io.h"
 #include "report/sink.h"
@@ -44,22 +50,29 @@ class ResultsJson final : public RecordSink {
   // What the file cost so far (the unit tests bound these).
   [[nodiscard]] std::int64_t bytes_written() const { return bytes_written_; }
   [[nodiscard]] int whole_writes() const { return whole_writes_; }
+  [[nodiscard]] std::int64_t records() const { return records_; }
 
  private:
-  void write_whole(bool with_reserve);
+  // `record`: a new record's text, written after the records copied from the file (with a reserve only).
+  void write_whole(bool with_reserve, std::string_view record = {});
+  // The records' text of the file last written, in pieces (as it is there; `indented`: each record as
+  // dump(2) lays it out inside the document, with the separators). Returns the bytes given to put.
+  std::int64_t copy_records(const std::function<void(std::string_view)>& put, bool indented) const;
+  void read_records(const std::function<void(std::string_view)>& put) const;
+  void reopen(std::int64_t size_bytes);
   [[nodiscard]] bool append_in_place(const std::string& chunk);
   void close_fd();
 
   std::string path_;
-  nlohmann::json doc_;
-  std::string head_, tail_;       // the file's text before the records' "[" and after their "]"
-  std::string records_text_;      // the records as the in-progress file holds them
-  int fd_ = -1;                   // the file as last written whole (for the in-place appends)
-  std::int64_t next_at_ = 0;      // file offset where the next record goes
-  std::int64_t reserve_end_ = 0;  // file offset of the closing "]"
+  nlohmann::json doc_;              // every field but the records ("records" stays an empty array)
+  int fd_ = -1;                     // the file as last written whole (appends in place, records read back)
+  std::int64_t records_begin_ = 0;  // file offset of the first record's text (after the records' "[")
+  std::int64_t next_at_ = 0;        // file offset where the records' text ends (the next record goes)
+  std::int64_t reserve_end_ = 0;    // file offset of the spaces' end (== next_at_ without a reserve)
+  std::int64_t records_ = 0;
   std::int64_t bytes_written_ = 0;
   int whole_writes_ = 0;
-  bool compact_ = false;  // the file is as finish() left it (no reserve, no fd)
+  bool compact_ = false;  // the file is as finish() left it (no reserve)
 };
 
 }  // namespace pipebench

@@ -264,6 +264,22 @@ RuleOutcome replay_agreement_outcome(const ScheduleInput& r) {
   return out;
 }
 
+// A replay file that says it stopped before its end: a built-in warning naming what it did not measure.
+RuleOutcome replay_complete_outcome(const ScheduleInput& r) {
+  RuleOutcome out;
+  out.name = "replay-complete";
+  out.metric = "schedules_measured";
+  out.comparison = "all";
+  out.severity = Status::kWarn;
+  PointOutcome p;
+  p.op = "replay";
+  p.note = r.incomplete_text;
+  add_point(out, std::move(p), true, Status::kWarn);
+  for (const auto& pt : out.points) out.status = std::max(out.status, pt.status);
+  out.message = r.path + ": " + r.incomplete_text;
+  return out;
+}
+
 RuleOutcome evaluate_rule(const ReportInputs& inputs, const Rule& rule) {
   RuleOutcome out;
   out.name = rule.name;
@@ -303,6 +319,7 @@ ReportOutcome evaluate_report(const ReportInputs& inputs, const std::vector<Rule
   }
   for (const auto& r : inputs.replays) {
     if (r.agrees) rep.rules.push_back(replay_agreement_outcome(r));
+    if (!r.incomplete_text.empty()) rep.rules.push_back(replay_complete_outcome(r));
   }
   // Failing first, then warnings, then passes, then the rules that were not applied.
   std::stable_sort(rep.rules.begin(), rep.rules.end(), [](const RuleOutcome& a, const RuleOutcome& b) {

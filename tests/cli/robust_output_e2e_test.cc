@@ -292,4 +292,21 @@ TEST_F(RobustOutput, InterruptedSweepSaysWhatWasSavedAndExits128PlusTheSignal) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/report.html"));
 }
 
+// A replay that dies leaves a file that says it is incomplete and names what it did not measure in full.
+// Before, the file claimed every iteration of every schedule.
+TEST_F(RobustOutput, StoppedReplayLeavesAFileMarkedIncomplete) {
+  const std::string p = plan("p.json");
+  const std::string json = path("stopped.json");
+  // Rank 0 sleeps before its third timed iteration, after two were written; SIGTERM then ends the job.
+  const Result r =
+      run_shell("{ PIPEBENCH_REPLAY_TEST_STALL=0:2:60 " + std::string(PIPEBENCH_BIN) + " replay --backend mpi --plan " +
+                p + " --fwd-ms-per-layer 0.2 --iterations 5 --no-predict -T 0 --quiet --json " + json + " & P=$!; " +
+                after_file(json) + "kill -TERM $P; " + reap() + "}");
+  EXPECT_NE(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(j["complete"], false) << j.dump(2);
+  ASSERT_FALSE(j["schedules_incomplete"].empty()) << j.dump(2);
+  EXPECT_EQ(j["schedules_incomplete"][0], "1f1b") << j.dump(2);
+}
+
 }  // namespace

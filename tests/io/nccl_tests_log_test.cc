@@ -3,8 +3,12 @@
 #include "io/nccl_tests_log.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -328,6 +332,59 @@ TEST(NcclTestsLog, JsonEnvironmentIsNeverCopied) {
   const std::string out = nccl_tests_results(imports, "t").dump();
   EXPECT_EQ(out.find("hf_secret"), std::string::npos);
   EXPECT_EQ(out.find("HOME="), std::string::npos);
+}
+
+// A file read from disk gives what its text gives; a log with a 512 MiB line (a sparse file: 8 KB on disk)
+// is read in a child whose address space cannot hold that line: the line is skipped and counted, every
+// row imported. Before, the whole file (and twice the line) was held: 2.26 GB for a 1 GiB line.
+TEST(NcclTestsLog, FileIsReadLineByLineInMemoryIndependentOfItsSize) {
+  const std::string dir = ::testing::TempDir() + "nccl_tests_lines_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string text = fixture("all_reduce_perf-2.19.log");
+  const std::string plain = dir + "/all_reduce_perf.log";
+  std::ofstream(plain) << text;
+  NcclTestsHints hints;
+  hints.file_name = "all_reduce_perf.log";
+  const NcclTestsFile whole = parse_nccl_tests(text, hints);
+  const NcclTestsFile read = read_nccl_tests_file("FILE", plain, hints);
+  ASSERT_EQ(read.logs.size(), whole.logs.size());
+  EXPECT_EQ(read.logs[0].records.size(), whole.logs[0].records.size());
+  EXPECT_EQ(read.skipped, whole.skipped);
+  const std::size_t cut = text.find("\n", text.rfind("#  Rank")) + 1;  // after the device lines
+  const std::string sparse = dir + "/sparse.log";
+  {
+    std::ofstream out(sparse, std::ios::binary);
+    out << text.substr(0, cut);
+  }
+  const auto at = static_cast<off_t>(cut) + (off_t{512} << 20);
+  ASSERT_EQ(::truncate(sparse.c_str(), at), 0);
+  {
+    std::ofstream out(sparse, std::ios::binary | std::ios::app);
+    out << "\n" << text.substr(cut);
+  }
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // The address space now, and 256 MiB more: not enough for a copy of the 512 MiB line.
+    long pages = 0;
+    std::ifstream("/proc/self/statm") >> pages;
+    const rlim_t limit =
+        static_cast<rlim_t>(pages) * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE)) + (rlim_t{256} << 20);
+    const struct rlimit rl = {limit, limit};
+    ::setrlimit(RLIMIT_AS, &rl);
+    try {
+      const NcclTestsFile f = read_nccl_tests_file("FILE", sparse, hints);
+      const bool ok = f.logs.size() == 1 && f.logs[0].records.size() == whole.logs[0].records.size() &&
+                      f.skipped.at("lines longer than 64 KiB (not nccl-tests output)") == 1;
+      ::_exit(ok ? 0 : 3);
+    } catch (...) {
+      ::_exit(4);
+    }
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -82,6 +82,49 @@ TEST(ReplayIo, CountsAndTimesOutOfRangeAreNamed) {
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["iterations"] = 0; }), "x.json: iterations 0 is below 1");
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["schedules"][0]["iterations_ms"][1] = -3; }),
             "x.json: iterations_ms must be finite numbers >= 0");
+  // The derived error must be what the two times give (before: 1e300 was read as it was).
+  EXPECT_EQ(error_of([](nlohmann::json& j) { j["schedules"][0]["error"] = 1e300; }),
+            "x.json: schedule 1f1b: error 1e+300 is not (predicted_iteration_ms - measured_iteration_ms) / "
+            "measured_iteration_ms (0.2)");
+  EXPECT_EQ(error_of([](nlohmann::json& j) {
+              j["schedules"][0]["predicted_iteration_ms"] = nullptr;
+              j["schedules"][0]["error"] = 0.5;
+            }),
+            "x.json: schedule 1f1b: error 0.5 is not (predicted_iteration_ms - measured_iteration_ms) / "
+            "measured_iteration_ms (no prediction: null)");
+  EXPECT_EQ(error_of([](nlohmann::json&) {}), "");
+}
+
+// A replay that stopped (killed, a rank lost) leaves a file that says so: "complete": false and the planned
+// schedules without all their iterations. Before, such a file claimed every iteration of every schedule.
+TEST(ReplayIo, StoppedReplayIsMarkedIncomplete) {
+  ReplayResult r = sample();
+  r.iterations = 3;  // 1f1b has 2 of its 3
+  r.planned = {"1f1b", "interleaved:v2", "gpipe"};
+  r.complete = false;
+  const nlohmann::json j = replay_to_json(r, "plan.json");
+  EXPECT_EQ(j["complete"], false);
+  EXPECT_EQ(j["schedules_incomplete"], nlohmann::json::array({"1f1b", "interleaved:v2", "gpipe"}));
+  const ReplayResult back = replay_from_json(j, "x.json");
+  EXPECT_FALSE(back.complete);
+  EXPECT_EQ(back.incomplete, (std::vector<std::string>{"1f1b", "interleaved:v2", "gpipe"}));
+  // Written again as read: still incomplete.
+  EXPECT_EQ(replay_to_json(back, "plan.json")["complete"], false);
+
+  r.iterations = 2;
+  r.planned = {"1f1b"};
+  r.complete = true;
+  const nlohmann::json whole = replay_to_json(r, "plan.json");
+  EXPECT_EQ(whole["complete"], true);
+  EXPECT_TRUE(whole["schedules_incomplete"].empty());
+  EXPECT_TRUE(replay_from_json(whole, "x.json").complete);
+  nlohmann::json old = whole;  // files from before the field: complete
+  old.erase("complete");
+  old.erase("schedules_incomplete");
+  EXPECT_TRUE(replay_from_json(old, "x.json").complete);
+  nlohmann::json contradiction = whole;
+  contradiction["schedules_incomplete"] = {"gpipe"};
+  EXPECT_THROW((void)replay_from_json(contradiction, "x.json"), UsageError);
 }
 
 }  // namespace

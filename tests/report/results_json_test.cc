@@ -2,6 +2,7 @@
 #include "report/results_json.h"
 
 #include <gtest/gtest.h>
+#include <malloc.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -119,6 +120,52 @@ TEST(ResultsJson, KillAtAnyMomentKeepsEveryFinishedRecord) {
     for (std::size_t i = 0; i < records.size(); ++i) ASSERT_EQ(records[i]["size_bytes"], i);
     std::remove(path.c_str());
   }
+}
+
+// An endless sweep (bench -N 0) must not hold its records: the heap in use grows by less than the
+// records' text (a sink keeping each record, as text or as JSON, grows by several times it).
+TEST(ResultsJson, HeapStaysBoundedHoweverManyRecords) {
+  const std::string path = temp_path("endless.json");
+  ResultsJson out(path, {{"tool_version", "x"}});
+  for (int i = 0; i < 200; ++i) out.add(numbered(i, 400));  // the first whole writes, the reserve's first sizes
+  const std::size_t before = mallinfo2().uordblks;
+  constexpr int kRecords = 40000;  // about 20 MB of records' text
+  for (int i = 200; i < kRecords; ++i) out.add(numbered(i, 400));
+  const std::size_t after = mallinfo2().uordblks;
+  EXPECT_LT(after, before + (4u << 20)) << "heap grew by " << (after - before) << " bytes over " << kRecords - 200
+                                        << " records";
+  EXPECT_EQ(out.records(), kRecords);
+  out.finish();
+  const auto j = read_json(path);
+  ASSERT_EQ(j["records"].size(), static_cast<std::size_t>(kRecords));
+  EXPECT_EQ(j["records"][kRecords - 1]["size_bytes"], kRecords - 1);
+  std::remove(path.c_str());
+}
+
+// Records read back from the file keep every character (quotes, braces and backslashes in strings), in
+// order, through finish(), set_field() and more records after them; the result is laid out as dump(2).
+TEST(ResultsJson, RecordsReadBackFromTheFileKeepEveryCharacter) {
+  const std::string path = temp_path("readback.json");
+  ResultsJson out(path, {{"tool_version", "x"}});
+  const std::string nasty = "a \"quoted\" } { ] [ \\ \\\" \n\t\u00e9 end";
+  ResultRecord r = numbered(0);
+  r.error = nasty;
+  out.add(r);
+  out.add(numbered(1, 5000));  // larger than a page: a whole write with it
+  out.finish();
+  out.set_field("link_state_during_run", nlohmann::json::array({1, 2}));
+  out.add(numbered(2));
+  out.finish();
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto j = nlohmann::json::parse(text);
+  EXPECT_EQ(text, j.dump(2) + "\n");
+  ASSERT_EQ(j["records"].size(), 3u);
+  EXPECT_EQ(j["records"][0]["error"], nasty);
+  EXPECT_EQ(j["records"][1]["error"], std::string(5000, 'e'));
+  EXPECT_EQ(j["records"][2]["size_bytes"], 2);
+  EXPECT_EQ(j["link_state_during_run"].size(), 2u);
+  std::remove(path.c_str());
 }
 
 TEST(ResultsJson, UnwritablePathFailsAtOnce) { EXPECT_THROW(ResultsJson("/nonexistent-dir/x.json", {}), Error); }
