@@ -8,6 +8,8 @@
 
 #include "report/baseline_compare.h"
 #include "report/diagnosis.h"
+#include "report/fleet_baseline.h"
+#include "report/link_band_check.h"
 
 namespace pipebench {
 
@@ -258,6 +260,8 @@ ReportOutcome evaluate_report(const ReportInputs& inputs, const std::vector<Rule
   for (const auto& r : inputs.replays) {
     if (r.agrees) rep.rules.push_back(replay_agreement_outcome(r));
   }
+  if (auto band = link_band_outcome(inputs)) rep.rules.push_back(std::move(*band));
+  if (inputs.fleet) rep.rules.push_back(check_fleet_baseline(inputs.results, *inputs.fleet, inputs.mad_k));
   std::stable_sort(rep.rules.begin(), rep.rules.end(),
                    [](const RuleOutcome& a, const RuleOutcome& b) { return a.status > b.status; });
   for (const auto& r : rep.rules) {
