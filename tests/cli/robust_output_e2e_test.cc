@@ -280,10 +280,10 @@ TEST_F(RobustOutput, InterruptedSweepSaysWhatWasSavedAndExits128PlusTheSignal) {
   // come after the whole run; to 256M it takes seconds more, and the signal goes as soon as the first point
   // is in results.csv (results.json is written before the first point).
   const std::string csv = dir + "/results.csv";
-  const Result run_term = run_shell(
-      "{ " + std::string(PIPEBENCH_BIN) + " run --backend mpi --host-ranks 1 --out " + dir +
-      " -b 8 -e 256M --point-seconds 2 --quiet & P=$!; for i in $(seq 600); do [ \"$(wc -l < " + csv +
-      " 2>/dev/null)\" -ge 2 ] 2>/dev/null && break; sleep 0.05; done; kill -TERM $P; " + reap() + "}");
+  const Result run_term =
+      run_shell("{ " + std::string(PIPEBENCH_BIN) + " run --backend mpi --host-ranks 1 --out " + dir +
+                " -b 8 -e 256M --point-seconds 2 --quiet & P=$!; for i in $(seq 600); do [ \"$(wc -l < " + csv +
+                " 2>/dev/null)\" -ge 2 ] 2>/dev/null && break; sleep 0.05; done; kill -TERM $P; " + reap() + "}");
   EXPECT_EQ(run_term.status, 143) << run_term.err;
   EXPECT_NE(run_term.err.find("pipebench: interrupted by SIGTERM"), std::string::npos) << run_term.err;
   const std::string summary = slurp(dir + "/summary.txt");
