@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "cli/cli.h"
 #include "core/error.h"
 #include "core/version.h"
+#include "launch/launch_env.h"
 #include "launch/world.h"
 
 namespace {
@@ -47,6 +49,16 @@ const pipebench::Subcommand* named_command(const pipebench::CommandTable& table,
 }
 
 int code(ExitCode c) { return static_cast<int>(c); }
+
+// A process started as one of N ranks (mpirun, srun, torchrun) must see a world of N: one line and false
+// otherwise (a world of 1 would measure N separate single-rank jobs, NVIDIA/nccl-tests#213).
+bool launch_matches_world(const std::optional<pipebench::LaunchEnv>& launch, const pipebench::World& world) {
+  if (!launch) return true;
+  const std::string mismatch = pipebench::launch_world_mismatch(*launch, world.size());
+  if (mismatch.empty()) return true;
+  std::fprintf(stderr, "pipebench: %s\n", mismatch.c_str());
+  return false;
+}
 
 // Every rank parsed its arguments. Otherwise rank 0 prints one line: the message of the lowest rank that
 // failed, naming it when not every rank failed alike; every rank then returns false.
@@ -165,6 +177,14 @@ int main(int argc, char** argv) {
       return code(ExitCode::kRuntimeError);
     }
   }
+  // Read before MPI_Init: a singleton MPI_Init sets OMPI_COMM_WORLD_* variables of its own.
+  std::optional<pipebench::LaunchEnv> launch;
+  try {
+    launch = pipebench::launch_from_env();
+  } catch (const pipebench::UsageError& e) {
+    std::fprintf(stderr, "pipebench: %s\n", e.what());
+    return code(ExitCode::kUsage);
+  }
   std::unique_ptr<pipebench::World> world;
   try {
     world = pipebench::World::create(&argc, &argv);
@@ -172,6 +192,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "pipebench: %s\n", e.what());
     return code(ExitCode::kRuntimeError);
   }
+  if (!launch_matches_world(launch, *world)) return code(ExitCode::kUsage);
   if (!parsed_everywhere(*world, parse_error)) return code(ExitCode::kUsage);
   if (!same_arguments_everywhere(*world, args)) return code(ExitCode::kUsage);
   return run_in_world(*line.command, *world);

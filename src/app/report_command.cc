@@ -8,7 +8,11 @@
 #include <vector>
 
 #include "app/report_inputs.h"
+#include "core/distinct_files.h"
 #include "core/error.h"
+#include "core/file_io.h"
+#include "io/baseline_io.h"
+#include "report/fleet_baseline.h"
 #include "report/report_writer.h"
 #include "report/rule.h"
 
@@ -28,7 +32,11 @@ class ReportCommand final : public Subcommand {
     sub.add_option("--out", out_, "Folder for report.html, report.md (+ SVG plots) and report.json")
         ->capture_default_str();
     sub.add_option("--rules", rules_file_, "Rules file (YAML or JSON) replacing the default rules");
-    sub.add_option("--baseline", baseline_, "Results file or run folder to compare each point against");
+    sub.add_option("--baseline", baseline_,
+                   "Results file or run folder to compare each point against, or a fleet baseline of --make-baseline");
+    sub.add_option("--make-baseline", make_baseline_,
+                   "Write a fleet baseline (median and spread per op, size and hardware) of the INPUT results to "
+                   "this file instead of a report");
     sub.add_option("--title", title_, "Title of the report")->capture_default_str();
     sub.add_option("--mad-k", mad_k_, "Node diagnosis: flag a host more than K MADs below its peers' median")
         ->capture_default_str();
@@ -39,9 +47,14 @@ class ReportCommand final : public Subcommand {
       throw UsageError("--mad-k " + std::to_string(mad_k_) + ": must be > 0");
     if (out_.empty()) throw UsageError("--out: empty folder name");
     rules_ = rules_file_.empty() ? default_rules() : read_rules_file(rules_file_);
+    if (!make_baseline_.empty()) {
+      if (!baseline_.empty()) throw UsageError("--make-baseline: cannot be combined with --baseline");
+      require_output_path("--make-baseline", make_baseline_);
+    }
   }
 
   [[nodiscard]] int run(const World* /*world*/) override {
+    if (!make_baseline_.empty()) return write_baseline();
     ReportInputs in = load_report_inputs(inputs_, baseline_);
     in.title = title_;
     in.mad_k = mad_k_;
@@ -53,9 +66,21 @@ class ReportCommand final : public Subcommand {
   }
 
  private:
+  int write_baseline() const {
+    std::vector<FileArg> ins;
+    for (const auto& input : inputs_) ins.push_back({"INPUT", input});
+    require_distinct_files(ins, {{"--make-baseline", make_baseline_}});
+    const ReportInputs in = load_report_inputs(inputs_, "");
+    FleetBaseline fleet = make_fleet_baseline(in.results);
+    write_output_file("--make-baseline", make_baseline_, baseline_to_json(fleet).dump(1) + "\n");
+    std::cout << "baseline: " << fleet.points.size() << " points from " << in.results.size() << " results file"
+              << (in.results.size() == 1 ? "" : "s") << "\n  " << make_baseline_ << "\n";
+    return 0;
+  }
+
   std::vector<std::string> inputs_;
   std::string out_ = "report";
-  std::string rules_file_, baseline_;
+  std::string rules_file_, baseline_, make_baseline_;
   std::string title_ = "pipebench qualification report";
   double mad_k_ = 3.0;
   std::vector<Rule> rules_;

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/json_file.h"
+#include "io/baseline_io.h"
 #include "io/nccl_tests_log.h"
 #include "io/prediction_io.h"
 #include "io/provenance_io.h"
@@ -200,6 +201,12 @@ void add_file(ReportInputs& out, const std::string& flag, const std::string& pat
                                  : std::string();
   if (schema.empty() && in_folder) return out.skipped.push_back(path + ": not a pipebench file");
   if (schema.empty()) throw UsageError(flag + " " + path + ": not a pipebench file (no \"schema\")");
+  if (baseline && schema == kBaselineSchema) {  // a fleet baseline (report --make-baseline)
+    if (out.fleet) throw UsageError(flag + " " + path + ": a second fleet baseline (" + out.fleet->path + " is one)");
+    out.fleet = baseline_from_json(doc, flag + " " + path);
+    out.fleet->path = path;
+    return;
+  }
   std::optional<InputKind> kind;
   try {
     kind = kind_of(flag, path, schema);
@@ -209,7 +216,8 @@ void add_file(ReportInputs& out, const std::string& flag, const std::string& pat
   }
   if (baseline && *kind != InputKind::kResults) {
     if (in_folder) return out.skipped.push_back(path + ": a baseline folder's " + schema + " is not read");
-    throw UsageError(flag + " " + path + ": a baseline is a results file (pipebench.results/1)");
+    throw UsageError(flag + " " + path + ": a baseline is a results file (pipebench.results/1) or a fleet baseline (" +
+                     kBaselineSchema + ")");
   }
   const std::string where = flag + " " + path;
   const Provenance from = provenance_from_json(doc, where);

@@ -17,7 +17,9 @@
 namespace pipebench {
 
 bool started_by_launcher() {
-  return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") || std::getenv("PMI_RANK");
+  auto set = [](const char* name) { return std::getenv(name) != nullptr; };
+  return set("OMPI_COMM_WORLD_SIZE") || set("PMIX_RANK") || set("PMI_RANK") ||
+         (set("SLURM_PROCID") && set("SLURM_STEP_NUM_TASKS")) || (set("RANK") && set("WORLD_SIZE"));
 }
 
 std::string find_in_path(const std::string& program) {

@@ -8,7 +8,8 @@
 
 namespace pipebench {
 
-// True under mpirun/srun/PMI (Open MPI, PMIx or PMI environment variables).
+// True under mpirun/srun/PMI/torchrun (Open MPI, PMIx, PMI, an srun step's or torchrun's variables;
+// launch/launch_env.h): such a process is not started again under mpirun.
 [[nodiscard]] bool started_by_launcher();
 
 // The first executable `program` on PATH; "" where there is none.

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "core/units.h"
+#include "topology/link_band.h"
 
 namespace pipebench {
 
@@ -52,6 +53,10 @@ void ConsoleTable::header(const std::string& op) {
   op_ = op;
   totals_.reset();
   peak_busbw_gbps_ = 0;
+  peak_link_class_.clear();
+  peak_link_gbps_.reset();
+  below_band_ = 0;
+  worst_below_.reset();
   errors_ = 0;
   // nccl-tests names its test once, above the devices; pipebench's table names each op.
   if (style_.program.empty()) out_ << "#\n# Collective test starting: " << op << "\n";
@@ -77,11 +82,43 @@ void ConsoleTable::row(const ResultRecord& a, const ResultRecord* b) {
     }
     // A record that carries wrong values but no per-process count still fails the footer.
     totals_.add(r->busbw_gbps, std::max(r->out_of_bounds, r->wrong > 0 ? 1 : 0));
-    if (r->busbw_gbps > peak_busbw_gbps_) {
-      peak_busbw_gbps_ = r->busbw_gbps;
-      peak_size_ = r->size_bytes;
-      peak_in_place_ = r->in_place;
-    }
+    track(*r);
+  }
+}
+
+void ConsoleTable::track(const ResultRecord& r) {
+  if (r.busbw_gbps > peak_busbw_gbps_) {
+    peak_busbw_gbps_ = r.busbw_gbps;
+    peak_size_ = r.size_bytes;
+    peak_in_place_ = r.in_place;
+    peak_link_class_ = r.link_class;
+    peak_link_gbps_ = r.path_min_gbps;
+  }
+  const auto band = check_band(r.link_class, r.op, r.path_min_gbps, r.busbw_gbps, r.size_bytes);
+  if (band && band->below) {
+    ++below_band_;
+    if (!worst_below_ || r.busbw_gbps < worst_below_->busbw_gbps) worst_below_ = r;
+  }
+}
+
+// "Is this number normal?": the peak against the theoretical link of the ranks' path, and the band that
+// published measurements of the link class reach (topology/link_band.h).
+void ConsoleTable::link_lines() {
+  const auto peak = check_band(peak_link_class_, op_, peak_link_gbps_, peak_busbw_gbps_, peak_size_);
+  if (!peak) return;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "# Link                 : %s %.2f GB/s per direction; the peak is %.1f %% of it\n",
+                peak_link_class_.empty() ? "?" : peak_link_class_.c_str(), *peak_link_gbps_, peak->pct_of_link);
+  out_ << buf;
+  if (!peak->band_text.empty()) out_ << "# Link band            : " << peak->band_text << "\n";
+  if (below_band_ > 0) {
+    const ResultRecord& w = *worst_below_;
+    const auto band = check_band(w.link_class, w.op, w.path_min_gbps, w.busbw_gbps, w.size_bytes);
+    std::snprintf(buf, sizeof buf,
+                  "# Below the link band  : %d point%s at >= 1 GiB; lowest %.2f GB/s at %s (%s), %.1f %% of %s\n",
+                  below_band_, below_band_ == 1 ? "" : "s", w.busbw_gbps, format_size(w.size_bytes).c_str(),
+                  w.in_place ? "in-place" : "out-of-place", band->pct_of_link, w.link_class.c_str());
+    out_ << buf;
   }
 }
 
@@ -126,6 +163,7 @@ void ConsoleTable::end_op() {
     std::snprintf(buf, sizeof buf, "# Peak bus bandwidth   : %.2f GB/s at %s (%s)\n", peak_busbw_gbps_,
                   format_size(peak_size_).c_str(), peak_in_place_ ? "in-place" : "out-of-place");
     out_ << buf;
+    link_lines();
   }
   if (errors_) out_ << "# Failed points        : " << errors_ << "\n";
   out_ << "#\n# Collective test concluded: " << (style_.program.empty() ? op_ : style_.program) << "\n";

@@ -29,7 +29,8 @@ struct ConsoleStyle {
 
 // Prints nccl-tests' table per op: the column header, one row per size (under --split the row over all
 // groups), and the footer: "# Out of bounds values", "# Avg bus bandwidth" (nccl-tests 2.19 text), then
-// pipebench's peak line.
+// pipebench's peak line and, where the ranks' link is known, the peak as a share of the link, the link
+// class's published band and the points at >= 1 GiB below it (topology/link_band.h).
 class ConsoleTable final : public RecordSink {
  public:
   explicit ConsoleTable(std::ostream& out, ConsoleStyle style = {}) : out_(out), style_(std::move(style)) {}
@@ -42,6 +43,8 @@ class ConsoleTable final : public RecordSink {
  private:
   void header(const std::string& op);
   void row(const ResultRecord& oop, const ResultRecord* inplace);
+  void track(const ResultRecord& r);
+  void link_lines();
 
   std::ostream& out_;
   ConsoleStyle style_;
@@ -52,6 +55,10 @@ class ConsoleTable final : public RecordSink {
   double peak_busbw_gbps_ = 0;
   std::uint64_t peak_size_ = 0;
   bool peak_in_place_ = false;
+  std::string peak_link_class_;
+  std::optional<double> peak_link_gbps_;
+  int below_band_ = 0;  // points at >= 1 GiB below their link class's band
+  std::optional<ResultRecord> worst_below_;
   int errors_ = 0;
 };
 

@@ -94,10 +94,30 @@ struct TraceInput {
   TraceJobView job;
 };
 
+// One point of a fleet baseline (pipebench.baseline/1, `report --make-baseline`): the bus bandwidth that
+// many nodes' results reached for one op, size and hardware fingerprint.
+struct FleetPoint {
+  std::string op, dtype, redop;
+  bool in_place = false;
+  std::uint64_t size_bytes = 0;
+  int nranks = 0;
+  std::string link_class, gpu_model, nccl, driver;  // the fingerprint; "" = not known
+  double median_gbps = 0;
+  double spread_gbps = 0;  // 1.4826 x the median absolute deviation (a standard deviation for normal noise)
+  double min_gbps = 0, max_gbps = 0;
+  int samples = 0;
+};
+
+struct FleetBaseline {
+  std::string path;
+  std::vector<FleetPoint> points;
+};
+
 struct ReportInputs {
   std::string title = "pipebench qualification report";
   std::vector<ResultsInput> results;
-  std::vector<ResultsInput> baseline;  // --baseline
+  std::vector<ResultsInput> baseline;  // --baseline of results files
+  std::optional<FleetBaseline> fleet;  // --baseline of a pipebench.baseline/1 file
   std::vector<TopologyInput> topologies;
   std::vector<ScheduleInput> predictions;
   std::vector<ScheduleInput> replays;

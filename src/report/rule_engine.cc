@@ -10,6 +10,8 @@
 #include "core/units.h"
 #include "report/baseline_compare.h"
 #include "report/diagnosis.h"
+#include "report/fleet_baseline.h"
+#include "report/link_band_check.h"
 
 namespace pipebench {
 
@@ -321,6 +323,8 @@ ReportOutcome evaluate_report(const ReportInputs& inputs, const std::vector<Rule
     if (r.agrees) rep.rules.push_back(replay_agreement_outcome(r));
     if (!r.incomplete_text.empty()) rep.rules.push_back(replay_complete_outcome(r));
   }
+  if (auto band = link_band_outcome(inputs)) rep.rules.push_back(std::move(*band));
+  if (inputs.fleet) rep.rules.push_back(check_fleet_baseline(inputs.results, *inputs.fleet, inputs.mad_k));
   // Failing first, then warnings, then passes, then the rules that were not applied.
   std::stable_sort(rep.rules.begin(), rep.rules.end(), [](const RuleOutcome& a, const RuleOutcome& b) {
     return a.status != b.status ? a.status > b.status : a.applied && !b.applied;

@@ -141,5 +141,51 @@ TEST(ConsoleTable, FailedPointsShowTheError) {
   EXPECT_NE(out.str().find("# Failed points        : 1"), std::string::npos);
 }
 
+// "Is this number normal?": the peak against the link, the class's band, and the points at >= 1 GiB below it.
+TEST(ConsoleTable, LinkLinesGiveTheShareOfTheLinkAndTheBand) {
+  std::ostringstream out;
+  ConsoleTable t(out);
+  for (std::uint64_t size : {std::uint64_t{1} << 20, std::uint64_t{1} << 30, std::uint64_t{1} << 31}) {
+    for (bool in_place : {false, true}) {
+      auto r = rec(in_place, 1.0);
+      r.size_bytes = size;
+      r.link_class = "NV18";
+      r.path_min_gbps = 450.0;
+      // 1 MiB is slow but not judged; 1 GiB out-of-place (200) is below 337.5; 2 GiB reaches 370.
+      r.busbw_gbps =
+          size == (std::uint64_t{1} << 31) ? 370.0 : (size == (std::uint64_t{1} << 30) && !in_place ? 200.0 : 350.0);
+      if (size == (std::uint64_t{1} << 20)) r.busbw_gbps = 10.0;
+      t.add(r);
+    }
+  }
+  t.end_op();
+  const std::string s = out.str();
+  EXPECT_NE(s.find("# Link                 : NV18 450.00 GB/s per direction; the peak is 82.2 % of it\n"
+                   "# Link band            : normal for NV18 at >= 1 GiB: 338-482 GB/s (NVLink; "),
+            std::string::npos)
+      << s;
+  EXPECT_NE(
+      s.find("# Below the link band  : 1 point at >= 1 GiB; lowest 200.00 GB/s at 1G (out-of-place), 44.4 % of NV18\n"),
+      std::string::npos)
+      << s;
+}
+
+// Host ranks (no link known) and an nccl-tests binary's output have no link lines.
+TEST(ConsoleTable, NoLinkLinesWithoutALinkOrAsAnNcclTestsBinary) {
+  for (const bool as_binary : {false, true}) {
+    std::ostringstream out;
+    ConsoleTable t(out, as_binary ? ConsoleStyle{"all_reduce_perf", std::nullopt, false, false} : ConsoleStyle{});
+    auto r = rec(false, 1.0);
+    r.busbw_gbps = 5;
+    if (as_binary) {
+      r.link_class = "NV18";
+      r.path_min_gbps = 450.0;
+    }
+    t.add(r);
+    t.finish();
+    EXPECT_EQ(out.str().find("# Link"), std::string::npos) << out.str();
+  }
+}
+
 }  // namespace
 }  // namespace pipebench

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+// Launcher variables.
+#include "launch/launch_env.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "core/error.h"
+
+namespace pipebench {
+namespace {
+
+constexpr int kMaxRanks = 1 << 24;
+
+struct Reader {
+  const EnvLookup& getenv;
+  std::string seen;
+
+  // The variable as a whole number in [lo, kMaxRanks]; -1 when unset.
+  int number(const char* name, int lo) {
+    const char* v = getenv(name);
+    if (v == nullptr) return -1;
+    char* end = nullptr;
+    errno = 0;
+    const long n = std::strtol(v, &end, 10);
+    if (*v == '\0' || *end != '\0' || errno != 0 || n < lo || n > kMaxRanks) {
+      throw UsageError(std::string(name) + "=" + v + ": not a whole number in [" + std::to_string(lo) + ", " +
+                       std::to_string(kMaxRanks) + "]");
+    }
+    seen += (seen.empty() ? "" : " ") + std::string(name) + "=" + v;
+    return static_cast<int>(n);
+  }
+};
+
+std::optional<LaunchEnv> read(const EnvLookup& getenv, const char* launcher, const char* rank, const char* size,
+                              const char* local_rank, const char* local_size) {
+  if (getenv(rank) == nullptr || getenv(size) == nullptr) return std::nullopt;
+  Reader r{getenv, {}};
+  LaunchEnv out;
+  out.launcher = launcher;
+  out.rank = r.number(rank, 0);
+  out.size = r.number(size, 1);
+  if (local_rank) out.local_rank = r.number(local_rank, 0);
+  if (local_size) out.local_size = r.number(local_size, 1);
+  out.variables = r.seen;
+  if (out.rank >= out.size) throw UsageError(out.variables + ": the rank is not below the number of ranks");
+  if (out.local_size > 0 && out.local_rank >= out.local_size) {
+    throw UsageError(out.variables + ": the local rank is not below the number of local ranks");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<LaunchEnv> launch_from_env(const EnvLookup& getenv) {
+  if (auto l = read(getenv, "mpirun", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+                    "OMPI_COMM_WORLD_LOCAL_SIZE")) {
+    return l;
+  }
+  // srun sets SLURM_STEP_NUM_TASKS for its step; a batch script has SLURM_PROCID and SLURM_NTASKS of the
+  // allocation but is one process, so SLURM_NTASKS alone is no launch. Slurm has no local-size variable
+  // with a plain number (SLURM_TASKS_PER_NODE reads "2(x3)").
+  if (auto l = read(getenv, "srun", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID", nullptr)) return l;
+  if (auto l = read(getenv, "pmi", "PMI_RANK", "PMI_SIZE", nullptr, nullptr)) return l;
+  return read(getenv, "torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE");
+}
+
+std::optional<LaunchEnv> launch_from_env() {
+  return launch_from_env([](const char* name) { return static_cast<const char*>(std::getenv(name)); });
+}
+
+std::string launch_world_mismatch(const LaunchEnv& launch, int world_size) {
+  if (launch.size == world_size) return {};
+  std::string why;
+  if (world_size == 1 && launch.launcher == "srun") {
+    why = "this MPI does not speak srun's PMI (try srun --mpi=pmix, or an MPI built with Slurm/PMIx support)";
+  } else if (world_size == 1 && launch.launcher == "torchrun") {
+    why = "torchrun starts no MPI job; launch pipebench with mpirun or srun --mpi=pmix";
+  } else if (world_size == 1) {
+    why = "this pipebench's MPI is not the launcher's (use the mpirun of the MPI pipebench was built with)";
+  } else {
+    why = "the launcher and MPI disagree on the job";
+  }
+  return "launched by " + launch.launcher + " as rank " + std::to_string(launch.rank) + " of " +
+         std::to_string(launch.size) + " (" + launch.variables + "), but MPI sees a world of " +
+         std::to_string(world_size) + ": " + why;
+}
+
+}  // namespace pipebench

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// Which launcher started this process, and as which rank of how many, from the variables each launcher
+// sets: Open MPI's mpirun (OMPI_COMM_WORLD_*), Slurm's srun (SLURM_PROCID, SLURM_STEP_NUM_TASKS,
+// SLURM_LOCALID; `srun --mpi=pmix` adds PMIX_RANK), a PMI launcher (PMI_RANK, PMI_SIZE) and torchrun
+// (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE). MPI still forms the world; this says what the launcher
+// meant, so that a process started as one of N but seeing a world of 1 (an MPI that does not speak the
+// launcher's PMI, NVIDIA/nccl-tests#213) stops with a clear line instead of measuring N separate worlds.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace pipebench {
+
+struct LaunchEnv {
+  std::string launcher;   // "mpirun", "srun", "pmi", "torchrun"
+  std::string variables;  // the variables read, for messages: "SLURM_PROCID=1 SLURM_STEP_NUM_TASKS=4"
+  int rank = -1, size = -1;
+  int local_rank = -1, local_size = -1;  // -1 where the launcher does not say
+};
+
+using EnvLookup = std::function<const char*(const char*)>;
+
+// The launch described by the environment; nullopt when no launcher variable is set (a plain process, or
+// a Slurm batch script outside srun). Open MPI first, then Slurm, PMI, torchrun. Throws UsageError naming
+// the variable when one is set but is not a whole number in range (rank >= size, size < 1).
+[[nodiscard]] std::optional<LaunchEnv> launch_from_env(const EnvLookup& getenv);
+[[nodiscard]] std::optional<LaunchEnv> launch_from_env();  // of this process
+
+// "" when the world agrees with the launch; else one line: "launched by srun as rank 1 of 4 (SLURM_PROCID=1
+// SLURM_STEP_NUM_TASKS=4), but MPI sees a world of 1: ...".
+[[nodiscard]] std::string launch_world_mismatch(const LaunchEnv& launch, int world_size);
+
+}  // namespace pipebench

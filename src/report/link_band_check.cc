@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+// Points against their link class's published band.
+#include "report/link_band_check.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/units.h"
+#include "report/metric.h"
+#include "topology/link_band.h"
+
+namespace pipebench {
+namespace {
+
+const TopologyInput* topology_of(const ReportInputs& inputs, const ResultsInput& in) {
+  if (in.topology) return &*in.topology;
+  for (const auto& t : inputs.topologies) {
+    if (t.host == in.host || t.host.empty()) return &t;
+  }
+  return nullptr;
+}
+
+// "ranks 0,1 (0000:07:00.0, 0000:0a:00.0)": which GPUs the slow path joins.
+std::string ranks_text(const ResultsInput& in, const std::vector<int>& ranks) {
+  std::string ids, list;
+  for (const int rank : ranks) {
+    list += (list.empty() ? "" : ",") + std::to_string(rank);
+    const bool known = rank >= 0 && static_cast<std::size_t>(rank) < in.rank_bus_ids.size() &&
+                       !in.rank_bus_ids[static_cast<std::size_t>(rank)].empty();
+    ids += (ids.empty() ? "" : ", ") + (known ? in.rank_bus_ids[static_cast<std::size_t>(rank)] : std::string("?"));
+  }
+  return "ranks " + list + " (" + ids + ")";
+}
+
+// A point of `in` with its value (the bus bandwidth), as the rule engine lists points.
+PointOutcome point_of(const ResultsInput& in, const ResultRecord& r) {
+  PointOutcome p;
+  p.op = r.op;
+  p.size_bytes = r.size_bytes;
+  p.nranks = r.nranks;
+  p.ranks = r.ranks;
+  p.in_place = r.in_place;
+  p.host = in.host;
+  p.value = r.busbw_gbps;
+  return p;
+}
+
+}  // namespace
+
+std::optional<RuleOutcome> link_band_outcome(const ReportInputs& inputs) {
+  RuleOutcome out;
+  out.name = "busbw-in-link-band";
+  out.metric = "busbw_gbps";
+  out.comparison = "within_link_band";
+  out.severity = Status::kWarn;
+  std::size_t below = 0;
+  for (const auto& in : inputs.results) {
+    const TopologyInput* topo = topology_of(inputs, in);
+    for (const auto& r : in.records) {
+      if (!r.error.empty() || !is_measurement(r)) continue;
+      const auto link = narrowest_link_gbps(in, topo, r);
+      const auto band = check_band(r.link_class, r.op, link, r.busbw_gbps, r.size_bytes);
+      if (!band || !band->judged) continue;
+      PointOutcome p = point_of(in, r);
+      p.limit = band->low_gbps;
+      ++out.checked;
+      p.status = band->below ? Status::kWarn : Status::kPass;
+      below += band->below ? 1 : 0;
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "%.2f GB/s at %s is %.1f %% of %s's %.2f GB/s; ", r.busbw_gbps,
+                    format_size(r.size_bytes).c_str(), band->pct_of_link, r.link_class.c_str(), *link);
+      p.note = buf + band->band_text + "; host " + in.host + " " + ranks_text(in, r.ranks);
+      out.status = std::max(out.status, p.status);
+      out.points.push_back(std::move(p));
+    }
+  }
+  if (out.checked == 0) return std::nullopt;
+  out.message = std::to_string(below) + " of " + std::to_string(out.checked) +
+                " points at >= 1 GiB below the published band of their link class";
+  return out;
+}
+
+}  // namespace pipebench

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+// `pipebench report --make-baseline` of three nodes' results, then `report --baseline` of a slower fourth:
+// the regression is named and the report fails (exit 3); bad baseline input is one line and exit 2.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli/run_pipebench.h"
+#include "io/results_io.h"
+#include "report/report_fixture.h"
+
+namespace pipebench {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ReportBaselineE2e : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("pipebench_fleet_" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A results file of `host` whose all_reduce reaches `peak_gbps` at 1 MiB (report_fixture.h's sizes).
+  std::string results(const std::string& host, double peak_gbps) const {
+    const ResultsInput in = testing::make_host(host, peak_gbps);
+    nlohmann::json doc =
+        results_header({{"tool_version", "0.1.0"},
+                        {"created_utc", "2026-12-03T10:00:00Z"},
+                        {"system",
+                         {{"hosts", {host}},
+                          {"gpu_models", in.gpu_models},
+                          {"versions", in.versions},
+                          {"devices", {{{"rank", 0}, {"host", host}}, {{"rank", 1}, {"host", host}}}}}}});
+    for (const auto& r : in.records) doc["records"].push_back(record_to_json(r));
+    const std::string path = (dir_ / (host + ".json")).string();
+    std::ofstream(path) << doc.dump();
+    return path;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(ReportBaselineE2e, SlowerNodeAgainstAFleetBaseline) {
+  const std::string base = (dir_ / "fleet.json").string();
+  const std::string make =
+      "report --make-baseline " + base + " " + results("n1", 400) + " " + results("n2", 410) + " " + results("n3", 390);
+  const auto made = e2e::run(make);
+  ASSERT_EQ(made.status, 0) << make << "\n" << made.err;
+  EXPECT_NE(made.out.find("baseline: 6 points from 3 results files"), std::string::npos) << made.out;
+
+  const std::string out = (dir_ / "ok").string();
+  const auto same = e2e::run("report --baseline " + base + " --out " + out + " " + results("n4", 405));
+  EXPECT_EQ(same.status, 0) << same.out << same.err;
+
+  const auto slow = e2e::run("report --baseline " + base + " --out " + out + " " + results("slow", 300));
+  EXPECT_EQ(slow.status, 3) << slow.out << slow.err;
+  const std::string md = e2e::slurp(out + "/report.md");
+  EXPECT_NE(md.find("fleet-baseline"), std::string::npos) << md;
+  EXPECT_NE(md.find("on host slow"), std::string::npos) << md;
+}
+
+TEST_F(ReportBaselineE2e, BadBaselineInputIsOneLine) {
+  const std::string r = results("n1", 400);
+  const std::string bad = (dir_ / "bad.json").string();
+  std::ofstream(bad) << R"({"schema": "pipebench.baseline/1", "points": [{"op": "all_reduce"}]})";
+  const auto broken = e2e::run("report --baseline " + bad + " --out " + (dir_ / "o").string() + " " + r);
+  EXPECT_EQ(broken.status, 2);
+  EXPECT_NE(broken.err.find("--baseline " + bad + ": \"points[0].dtype\" is missing"), std::string::npos) << broken.err;
+  const auto both = e2e::run("report --make-baseline " + bad + " --baseline " + bad + " " + r);
+  EXPECT_EQ(both.status, 2);
+  EXPECT_NE(both.err.find("--make-baseline: cannot be combined with --baseline"), std::string::npos) << both.err;
+  const auto onto_input = e2e::run("report --make-baseline " + r + " " + r);
+  EXPECT_EQ(onto_input.status, 2);
+  EXPECT_NE(onto_input.err.find("--make-baseline"), std::string::npos) << onto_input.err;
+}
+
+}  // namespace
+}  // namespace pipebench

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+// Launcher variables: which launcher, rank and size; bad values named; a world that disagrees.
+#include "launch/launch_env.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "core/error.h"
+
+namespace pipebench {
+namespace {
+
+EnvLookup env_of(const std::map<std::string, std::string>& vars) {
+  return [vars](const char* name) -> const char* {
+    const auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  };
+}
+
+TEST(LaunchEnv, NoLauncher) {
+  EXPECT_FALSE(launch_from_env(env_of({})));
+  // A Slurm batch script: the allocation's task count, but no srun step.
+  EXPECT_FALSE(launch_from_env(env_of({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "4"}, {"SLURM_JOB_ID", "77"}})));
+}
+
+TEST(LaunchEnv, SrunWithPmix) {
+  const auto l = launch_from_env(
+      env_of({{"SLURM_PROCID", "5"}, {"SLURM_STEP_NUM_TASKS", "8"}, {"SLURM_LOCALID", "1"}, {"PMIX_RANK", "5"}}));
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->launcher, "srun");
+  EXPECT_EQ(l->rank, 5);
+  EXPECT_EQ(l->size, 8);
+  EXPECT_EQ(l->local_rank, 1);
+  EXPECT_EQ(l->local_size, -1);
+  EXPECT_EQ(l->variables, "SLURM_PROCID=5 SLURM_STEP_NUM_TASKS=8 SLURM_LOCALID=1");
+}
+
+TEST(LaunchEnv, OpenMpiComesFirstThenPmiThenTorchrun) {
+  const auto ompi = launch_from_env(env_of({{"OMPI_COMM_WORLD_RANK", "1"},
+                                            {"OMPI_COMM_WORLD_SIZE", "2"},
+                                            {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                                            {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"},
+                                            {"SLURM_PROCID", "0"},
+                                            {"SLURM_STEP_NUM_TASKS", "1"}}));
+  ASSERT_TRUE(ompi);
+  EXPECT_EQ(ompi->launcher, "mpirun");
+  EXPECT_EQ(ompi->local_size, 2);
+  const auto pmi = launch_from_env(env_of({{"PMI_RANK", "3"}, {"PMI_SIZE", "4"}}));
+  ASSERT_TRUE(pmi);
+  EXPECT_EQ(pmi->launcher, "pmi");
+  EXPECT_EQ(pmi->rank, 3);
+  const auto torch = launch_from_env(env_of({{"RANK", "2"},
+                                             {"WORLD_SIZE", "4"},
+                                             {"LOCAL_RANK", "0"},
+                                             {"LOCAL_WORLD_SIZE", "2"},
+                                             {"MASTER_ADDR", "node1"},
+                                             {"MASTER_PORT", "29500"}}));
+  ASSERT_TRUE(torch);
+  EXPECT_EQ(torch->launcher, "torchrun");
+  EXPECT_EQ(torch->size, 4);
+  EXPECT_EQ(torch->local_size, 2);
+}
+
+TEST(LaunchEnv, BadValuesAreNamed) {
+  auto error = [](const std::map<std::string, std::string>& vars) {
+    try {
+      (void)launch_from_env(env_of(vars));
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error({{"RANK", "x"}, {"WORLD_SIZE", "2"}}), "RANK=x: not a whole number in [0, 16777216]");
+  EXPECT_EQ(error({{"RANK", "0"}, {"WORLD_SIZE", "0"}}), "WORLD_SIZE=0: not a whole number in [1, 16777216]");
+  EXPECT_EQ(error({{"RANK", "-1"}, {"WORLD_SIZE", "2"}}), "RANK=-1: not a whole number in [0, 16777216]");
+  EXPECT_EQ(error({{"SLURM_PROCID", "4"}, {"SLURM_STEP_NUM_TASKS", "4"}}),
+            "SLURM_PROCID=4 SLURM_STEP_NUM_TASKS=4: the rank is not below the number of ranks");
+  EXPECT_EQ(
+      error({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "2"}, {"LOCAL_WORLD_SIZE", "2"}}),
+      "RANK=0 WORLD_SIZE=2 LOCAL_RANK=2 LOCAL_WORLD_SIZE=2: the local rank is not below the number of local ranks");
+  EXPECT_EQ(error({{"RANK", "99999999999999999999"}, {"WORLD_SIZE", "2"}}).rfind("RANK=", 0), 0U);
+}
+
+TEST(LaunchEnv, AWorldOfOneUnderALauncherOfFourIsTold) {
+  const LaunchEnv srun{"srun", "SLURM_PROCID=1 SLURM_STEP_NUM_TASKS=4", 1, 4, 1, -1};
+  EXPECT_EQ(launch_world_mismatch(srun, 4), "");
+  EXPECT_EQ(launch_world_mismatch(srun, 1),
+            "launched by srun as rank 1 of 4 (SLURM_PROCID=1 SLURM_STEP_NUM_TASKS=4), but MPI sees a world of 1: "
+            "this MPI does not speak srun's PMI (try srun --mpi=pmix, or an MPI built with Slurm/PMIx support)");
+  const LaunchEnv torch{"torchrun", "RANK=0 WORLD_SIZE=2", 0, 2, -1, -1};
+  EXPECT_NE(launch_world_mismatch(torch, 1).find("torchrun starts no MPI job"), std::string::npos);
+  EXPECT_NE(launch_world_mismatch(srun, 2).find("the launcher and MPI disagree"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pipebench
