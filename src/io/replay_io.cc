@@ -40,7 +40,7 @@ void check_error(const nlohmann::json& s, const ScheduleReplay& out, const std::
   const bool derived = out.predicted_ms && out.median_ms > 0;
   const double expected = derived ? (*out.predicted_ms - out.median_ms) / out.median_ms : 0;
   if (!std::isfinite(*error) || !derived || std::fabs(*error - expected) > 1e-6 * std::max(1.0, std::fabs(expected))) {
-    throw UsageError(what + ": schedule " + schedule_key(out.name, out.v) + ": error " + s.at("error").dump() +
+    throw UsageError(what + ": schedule " + out.id.key() + ": error " + s.at("error").dump() +
                      " is not (predicted_iteration_ms - measured_iteration_ms) / measured_iteration_ms" +
                      (derived ? " (" + printf_string("%.6g", expected) + ")" : " (no prediction: null)"));
   }
@@ -93,7 +93,7 @@ nlohmann::json replay_to_json(const ReplayResult& r, const std::string& plan_pat
   for (const auto& key : r.planned) {
     std::size_t done = 0;
     for (const auto& s : r.schedules) {
-      if (schedule_key(s.name, s.v) == key) done = s.iteration_ms.size();
+      if (s.id.key() == key) done = s.iteration_ms.size();
     }
     if (done < static_cast<std::size_t>(std::max(r.iterations, 0))) incomplete.push_back(key);
   }

@@ -203,7 +203,7 @@ ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const Plan& plan
   result.world = world.size();
   result.iterations = o.iterations;
   result.complete = false;
-  for (const auto& job : pj.jobs) result.planned.push_back(schedule_key(job.name, job.v));
+  for (const auto& job : pj.jobs) result.planned.push_back(job.id.key());
   for (std::size_t j = 0; j < pj.jobs.size(); ++j) {
     RankJob& job = pj.jobs[j];
     assign_groups(world.rank(), pj.all_groups, ids, job);
