@@ -40,11 +40,11 @@ struct Call {
 
 // The schedule's shape on one pipeline: what the generators need to know and nothing about costs.
 struct ScheduleShape {
-  int p = 1;                          // pipeline ranks
-  int v = 1;                          // model chunks per rank
-  std::int64_t m = 1;                 // microbatches
-  bool overlap_p2p = true;            // interleaved: async isend/irecv (Megatron's default) or batched calls
-  std::vector<std::int64_t> warmup;   // per pipeline rank: forward steps before the first backward
+  int p = 1;                         // pipeline ranks
+  int v = 1;                         // model chunks per rank
+  std::int64_t m = 1;                // microbatches
+  bool overlap_p2p = true;           // interleaved: async isend/irecv (Megatron's default) or batched calls
+  std::vector<std::int64_t> warmup;  // per pipeline rank: forward steps before the first backward
   std::vector<std::pair<std::int64_t, int>> table;  // forward virtual microbatch k -> (microbatch, chunk)
 
   [[nodiscard]] std::int64_t steps() const { return static_cast<std::int64_t>(table.size()); }  // m v

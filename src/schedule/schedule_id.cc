@@ -21,8 +21,8 @@ ScheduleSelection parse_schedule_selection(std::string_view flag, std::string_vi
   int v = 0;
   const char* first = suffix.data() + 1;
   const char* last = suffix.data() + suffix.size();
-  const auto [end, ec] = suffix.size() > 1 && suffix[0] == 'v' ? std::from_chars(first, last, v)
-                                                                : std::from_chars(last, last, v);
+  const auto [end, ec] =
+      suffix.size() > 1 && suffix[0] == 'v' ? std::from_chars(first, last, v) : std::from_chars(last, last, v);
   if (suffix.size() < 2 || suffix[0] != 'v' || ec != std::errc() || end != last || v < 2 || v > kMaxVirtualStages) {
     throw UsageError(where + "expected " + std::string(name) + ":vN with N from 2 to " +
                      std::to_string(kMaxVirtualStages));

@@ -35,9 +35,7 @@ struct ScheduleSelection {
   [[nodiscard]] bool matches(const ScheduleId& id) const {
     return name.empty() || (name == id.name && (v == 0 || v == id.v));
   }
-  [[nodiscard]] std::string text() const {
-    return name.empty() ? "all" : v > 0 ? ScheduleId{name, v}.key() : name;
-  }
+  [[nodiscard]] std::string text() const { return name.empty() ? "all" : v > 0 ? ScheduleId{name, v}.key() : name; }
 };
 
 // Parses a --schedule value against the registered generators. Throws UsageError naming `flag`, the value
