@@ -16,7 +16,7 @@ using testing::make_host;
 ScheduleInput prediction() {
   ScheduleInput p;
   p.path = "prediction.json";
-  p.schedules = {{"1f1b", 1, 120}, {"interleaved", 2, 105}};
+  p.schedules = {{{"1f1b", 1}, 120}, {{"interleaved", 2}, 105}};
   p.verdict_text = "interleaved v=2 is fastest: 105 ms, 1.14x 1F1B";
   return p;
 }

@@ -59,8 +59,8 @@ ReportInputs sample_inputs() {
     }
   }
   in.results.push_back(pairs);
-  in.predictions = {{"/tmp/pred.json", {{"1f1b", 1, 120}, {"interleaved", 2, 105}}, {{"2", 48.0}}, "interleaved"}};
-  in.replays = {{"/tmp/replay.json", {{"1f1b", 1, 126}, {"interleaved", 2, 111}}, {}, ""}};
+  in.predictions = {{"/tmp/pred.json", {{{"1f1b", 1}, 120}, {{"interleaved", 2}, 105}}, {{"2", 48.0}}, "interleaved"}};
+  in.replays = {{"/tmp/replay.json", {{{"1f1b", 1}, 126}, {{"interleaved", 2}, 111}}, {}, ""}};
   // A whole job's trace (trace DIR --compare --prediction): four ranks, rank 3 beyond the tolerance.
   TraceInput t;
   t.path = "/tmp/<job>.json";

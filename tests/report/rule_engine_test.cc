@@ -209,7 +209,7 @@ TEST(RuleEngine, RulesWithNothingToCheckAreNotAppliedAndNotPassed) {
   ReportInputs in;
   ScheduleInput pred;
   pred.path = "prediction.json";
-  pred.schedules = {{"1f1b", 1, 120}, {"interleaved", 2, 105}};
+  pred.schedules = {{{"1f1b", 1}, 120}, {{"interleaved", 2}, 105}};
   pred.verdict_text = "interleaved v=2 is fastest";
   in.predictions = {pred};
   auto out = evaluate_report(in, default_rules());
