@@ -33,19 +33,6 @@ double scaled_mad(const std::vector<double>& values, double median) {
   return 1.4826 * median_of(dev);
 }
 
-// A point of `in` with its value (the bus bandwidth), as the rule engine lists points.
-PointOutcome point_of(const ResultsInput& in, const ResultRecord& r) {
-  PointOutcome p;
-  p.op = r.op;
-  p.size_bytes = r.size_bytes;
-  p.nranks = r.nranks;
-  p.ranks = r.ranks;
-  p.in_place = r.in_place;
-  p.host = in.host;
-  p.value = r.busbw_gbps;
-  return p;
-}
-
 }  // namespace
 
 FleetPoint fleet_key(const ResultsInput& in, const ResultRecord& r) {
@@ -114,6 +101,7 @@ RuleOutcome check_fleet_baseline(const std::vector<ResultsInput>& results, const
       const auto it =
           std::find_if(fleet.points.begin(), fleet.points.end(), [&](const FleetPoint& o) { return same_key(o, key); });
       PointOutcome p = point_of(in, r);
+      p.value = r.busbw_gbps;
       ++out.checked;
       if (it == fleet.points.end()) {
         p.status = Status::kWarn;

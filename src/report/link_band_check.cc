@@ -32,19 +32,6 @@ std::string ranks_text(const ResultsInput& in, const std::vector<int>& ranks) {
   return "ranks " + list + " (" + ids + ")";
 }
 
-// A point of `in` with its value (the bus bandwidth), as the rule engine lists points.
-PointOutcome point_of(const ResultsInput& in, const ResultRecord& r) {
-  PointOutcome p;
-  p.op = r.op;
-  p.size_bytes = r.size_bytes;
-  p.nranks = r.nranks;
-  p.ranks = r.ranks;
-  p.in_place = r.in_place;
-  p.host = in.host;
-  p.value = r.busbw_gbps;
-  return p;
-}
-
 }  // namespace
 
 std::optional<RuleOutcome> link_band_outcome(const ReportInputs& inputs) {
@@ -62,6 +49,7 @@ std::optional<RuleOutcome> link_band_outcome(const ReportInputs& inputs) {
       const auto band = check_band(r.link_class, r.op, link, r.busbw_gbps, r.size_bytes);
       if (!band || !band->judged) continue;
       PointOutcome p = point_of(in, r);
+      p.value = r.busbw_gbps;
       p.limit = band->low_gbps;
       ++out.checked;
       p.status = band->below ? Status::kWarn : Status::kPass;

@@ -146,6 +146,18 @@ struct PointOutcome {
   std::string note;  // why (e.g. "missing from the baseline", "3.4 MADs below the peers' median")
 };
 
+// The point of record r of input `in`, as every check lists points (no value yet).
+[[nodiscard]] inline PointOutcome point_of(const ResultsInput& in, const ResultRecord& r) {
+  PointOutcome p;
+  p.op = r.op;
+  p.size_bytes = r.size_bytes;
+  p.nranks = r.nranks;
+  p.ranks = r.ranks;
+  p.in_place = r.in_place;
+  p.host = in.host;
+  return p;
+}
+
 struct RuleOutcome {
   std::string name;
   std::string metric;

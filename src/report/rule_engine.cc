@@ -41,17 +41,6 @@ bool below_noise_floor(const Rule& rule, const ResultRecord& r) {
   return rule.metric->kind == MetricKind::kP95OverMedian && r.stats.p95_us - r.stats.median_us < rule.min_spread_us;
 }
 
-PointOutcome point_of(const ResultsInput& in, const ResultRecord& r) {
-  PointOutcome p;
-  p.op = r.op;
-  p.size_bytes = r.size_bytes;
-  p.nranks = r.nranks;
-  p.ranks = r.ranks;
-  p.in_place = r.in_place;
-  p.host = in.host;
-  return p;
-}
-
 void add_point(RuleOutcome& out, PointOutcome p, bool bad, Status severity) {
   ++out.checked;
   p.status = bad ? severity : Status::kPass;
