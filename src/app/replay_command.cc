@@ -114,6 +114,7 @@ class ReplayCommand final : public Subcommand {
  private:
   std::unique_ptr<Prediction> prediction(const World& world, const Plan& plan, BackendKind kind);
   void print(const ReplayResult& r, double band) const;
+  static void print_drift(const ScheduleReplay& s);
   void write_traces(const ReplayResult& r) const;
   double measured_layer_ms(const World& world, const Plan& plan) const;
 
@@ -155,7 +156,8 @@ std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const 
     try {
       const ResultSet results = load_results("--table", table);
       const MeasuredCost costs(results.records, RankClassMap{}, table);
-      p = std::make_unique<Prediction>(predict(plan, costs, make_compute_model(plan, o_.compute), false, false,
+      // With its task starts (keep_trace): the replay is held against it task by task (replay/task_drift.h).
+      p = std::make_unique<Prediction>(predict(plan, costs, make_compute_model(plan, o_.compute), false, true,
                                                o_.schedule == "all" ? "" : o_.schedule, nullptr));
     } catch (const ModelError& e) {
       error = with_flags(e, {table, o_.schedule == "all" ? "" : o_.schedule}).what();
@@ -292,7 +294,28 @@ void ReplayCommand::print(const ReplayResult& r, double band) const {
     }
     std::printf("\n");
   }
+  for (const auto& s : r.schedules) print_drift(s);
   std::fflush(stdout);
+}
+
+// The rank that ended latest against the model: its end drift, what each kind of task added, the tasks
+// that added most (replay/task_drift.h). Every rank is in the JSON.
+void ReplayCommand::print_drift(const ScheduleReplay& s) {
+  const RankDrift* d = most_drifted(s.drift);
+  if (!d) return;
+  std::printf("# drift %-19s r%d %+.2f ms vs model:", s.id.key().c_str(), d->rank, d->end_drift_ms);
+  const char* sep = " ";
+  for (const auto& [kind, ms] : d->by_kind_ms) {
+    std::printf("%s%s %+.2f", sep, kind.c_str(), ms);
+    sep = ", ";
+  }
+  std::printf("; most:");
+  sep = " ";
+  for (const auto& t : d->largest) {
+    std::printf("%s%s %+.2f", sep, t.task.c_str(), t.added_ms);
+    sep = ", ";
+  }
+  std::printf("\n");
 }
 
 void ReplayCommand::write_traces(const ReplayResult& r) const {

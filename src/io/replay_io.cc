@@ -46,6 +46,19 @@ void check_error(const nlohmann::json& s, const ScheduleReplay& out, const std::
   }
 }
 
+// replay/task_drift.h: where the last iteration of one rank drifted from the simulation, task by task.
+nlohmann::json drift_to_json(const RankDrift& d) {
+  nlohmann::json largest = nlohmann::json::array();
+  for (const auto& t : d.largest) largest.push_back({{"task", t.task}, {"kind", t.kind}, {"added_ms", t.added_ms}});
+  return {{"rank", d.rank},
+          {"pipeline_rank", d.pipeline_rank},
+          {"end_drift_ms", d.end_drift_ms},
+          {"added_ms_by_kind", d.by_kind_ms},
+          {"largest", largest},
+          {"tasks_matched", d.matched},
+          {"tasks_not_simulated", d.unmatched}};
+}
+
 }  // namespace
 
 nlohmann::json replay_to_json(const ReplayResult& r, const std::string& plan_path) {
@@ -60,6 +73,8 @@ nlohmann::json replay_to_json(const ReplayResult& r, const std::string& plan_pat
                        {"comm_share", p.comm_share},
                        {"predicted_comm_share", optional_number(p.predicted_comm_share)}});
     }
+    nlohmann::json drift = nlohmann::json::array();
+    for (const auto& d : s.drift) drift.push_back(drift_to_json(d));
     std::optional<double> error;
     if (s.predicted_ms && s.median_ms > 0) error = (*s.predicted_ms - s.median_ms) / s.median_ms;
     schedules.push_back({{"name", s.id.name},
@@ -72,6 +87,7 @@ nlohmann::json replay_to_json(const ReplayResult& r, const std::string& plan_pat
                          {"predicted_iteration_ms", optional_number(s.predicted_ms)},
                          {"error", optional_number(error)},
                          {"per_rank", ranks}});
+    if (!drift.empty()) schedules.back()["task_drift"] = drift;
   }
   const bool both = !r.measured_fastest.empty() && !r.predicted_fastest.empty();
   nlohmann::json doc = {

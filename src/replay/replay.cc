@@ -121,6 +121,19 @@ std::vector<std::vector<TraceEvent>> gather_timeline(const World& world, const R
   return out;
 }
 
+// Rank 0 (which holds the prediction): the last iteration against the simulation of the same schedule.
+std::vector<RankDrift> drift_against(const Prediction* p, const ScheduleId& id,
+                                     const std::vector<std::vector<TraceEvent>>& timeline,
+                                     const std::vector<std::vector<int>>& pp_of_rank) {
+  if (!p) return {};
+  std::vector<int> pipeline_rank_of;
+  for (const auto& prs : pp_of_rank) pipeline_rank_of.push_back(prs.empty() ? -1 : prs[0]);
+  for (const auto& s : p->schedules) {
+    if (s.id == id) return task_drift(timeline, s.sim, pipeline_rank_of);
+  }
+  return {};
+}
+
 void finish_stats(const RankSamples& rs, const PredictedSchedule& pred, const std::vector<std::vector<int>>& pp_of_rank,
                   ScheduleReplay& s) {
   s.median_ms = median(s.iteration_ms);
@@ -227,7 +240,11 @@ ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const Plan& plan
       cur.iteration_ms.push_back(iteration_ms);
       add_samples(world, it, iteration_ms, rs);
       finish_stats(rs, predicted[j], pp_of_rank, cur);
-      if (o.keep_timeline && i == o.iterations - 1) cur.timeline = gather_timeline(world, job, it);
+      if (i == o.iterations - 1 && (o.keep_timeline || predicted[j].iteration_ms >= 0)) {
+        auto timeline = gather_timeline(world, job, it);
+        cur.drift = drift_against(prediction, job.id, timeline, pp_of_rank);
+        if (o.keep_timeline) cur.timeline = std::move(timeline);
+      }
       set_verdict(result);
       result.complete = j + 1 == pj.jobs.size() && i + 1 == o.iterations;
       if (world.rank() == 0 && after_iteration) after_iteration(result);

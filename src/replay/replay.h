@@ -13,6 +13,7 @@
 #include "backend/replay_runtime.h"
 #include "launch/world.h"
 #include "megatron/plan.h"
+#include "replay/task_drift.h"
 #include "schedule/schedule_id.h"
 #include "sim/predictor.h"
 #include "sim/verdict.h"
@@ -33,6 +34,9 @@ struct ScheduleReplay {
   std::optional<double> predicted_ms;
   std::vector<ReplayRankStats> per_rank;          // medians over iterations, every rank
   std::vector<std::vector<TraceEvent>> timeline;  // last iteration, per rank (rank 0 only; empty unless asked)
+  // The last iteration held task by task against the prediction's simulation (rank 0; empty without a
+  // prediction): where each rank's replay drifted from the model.
+  std::vector<RankDrift> drift;
 };
 
 struct ReplayResult {

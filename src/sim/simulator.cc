@@ -57,6 +57,7 @@ class Sim {
   Sim(const std::vector<Program>& tasks, const std::vector<SimCollective>& colls, const SimCosts& costs, bool trace)
       : tasks_(tasks), colls_(colls), costs_(costs), keep_trace_(trace), n_(static_cast<int>(tasks.size())) {
     res_.ranks.resize(static_cast<std::size_t>(n_));
+    if (keep_trace_) res_.task_starts.resize(static_cast<std::size_t>(n_));
     pc_.assign(static_cast<std::size_t>(n_), 0);
     clock_.assign(static_cast<std::size_t>(n_), 0);
     waiting_.assign(static_cast<std::size_t>(n_), Wait{});
@@ -169,6 +170,13 @@ class Sim {
     return id;
   }
 
+  // The loop reaches each task index once (a blocking task is passed before the rank waits).
+  void note_start(std::size_t r, const Task& task, SimTime now) {
+    std::string label =
+        task.kind == Task::Kind::kCollective ? colls_[static_cast<std::size_t>(task.collective)].label : task.label();
+    res_.task_starts[r].push_back({std::move(label), now});
+  }
+
   void trace(int rank, const std::string& track, const std::string& name, SimTime s, SimTime e) {
     if (keep_trace_) res_.trace.push_back({rank, track, name, s, e});
   }
@@ -182,6 +190,7 @@ class Sim {
     while (pc_[ri] < list.size()) {
       const Task& task = list[pc_[ri]];
       const SimTime now = clock_[ri];
+      if (keep_trace_) note_start(ri, task, now);
       switch (task.kind) {
         case Task::Kind::kCompute: {
           ++pc_[ri];

@@ -53,10 +53,19 @@ struct RankResult {
   int p2p_messages_out = 0, p2p_messages_in = 0;
 };
 
+// With a kept trace: when a rank reached each of its tasks (its start, or the post of a P2P call), by the
+// task's index in the rank's Program, with the task's label (a collective's by its SimCollective label):
+// what a replay's measured timeline is held against task by task (replay/task_drift.h).
+struct TaskStart {
+  std::string label;
+  SimTime start = 0;
+};
+
 struct SimResult {
   SimTime iteration = 0;
   std::vector<RankResult> ranks;
   std::vector<TraceEvent> trace;
+  std::vector<std::vector<TaskStart>> task_starts;  // [rank][task]; empty unless the trace is kept
 };
 
 // programs[r]: rank r's tasks (kCollective tasks index `collectives`). Throws Error on a deadlock (a
