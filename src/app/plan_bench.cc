@@ -123,6 +123,93 @@ std::vector<PlanPoint> distinct_plan_points(const Plan& plan, const std::string&
 
 namespace {
 
+// One op, type and group size of a schedule's after-pipeline collectives: each message's size and id, by group.
+using AtOnceKey = std::tuple<std::string, std::string, std::size_t>;
+using AtOnceMessages = std::map<std::vector<int>, std::vector<std::pair<std::int64_t, int>>>;
+
+bool disjoint(const AtOnceMessages& by_group) {
+  std::set<int> seen;
+  for (const auto& [group, msgs] : by_group) {
+    for (int r : group) {
+      if (!seen.insert(r).second) return false;
+    }
+  }
+  return true;
+}
+
+// The size classes of one key's messages as points.
+void add_at_once_classes(const AtOnceKey& key, const AtOnceMessages& by_group, DType dtype,
+                         std::map<std::tuple<AtOnceKey, std::int64_t, std::vector<std::vector<int>>>, PlanPoint>& out) {
+  std::set<std::int64_t> sizes;
+  for (const auto& [group, msgs] : by_group) {
+    for (const auto& [elements, id] : msgs) sizes.insert(elements);
+  }
+  std::vector<std::pair<std::int64_t, std::int64_t>> classes;  // [smallest, largest]
+  for (const std::int64_t e : sizes) {
+    if (classes.empty() || static_cast<double>(e) > kAtOnceSizeRatio * static_cast<double>(classes.back().first))
+      classes.emplace_back(e, e);
+    classes.back().second = e;
+  }
+  for (const auto& [lo, hi] : classes) {
+    PlanPoint p;
+    p.op = std::get<0>(key);
+    p.dtype = dtype;
+    p.elements = hi;
+    for (const auto& [group, msgs] : by_group) {
+      bool in = false;
+      for (const auto& [elements, id] : msgs) {
+        if (elements < lo || elements > hi) continue;
+        in = true;
+        p.ids.push_back(id);
+      }
+      if (!in) continue;
+      p.at_once.push_back(group);
+      p.group.insert(p.group.end(), group.begin(), group.end());
+    }
+    if (p.at_once.size() < 2) continue;
+    std::sort(p.group.begin(), p.group.end());
+    std::sort(p.ids.begin(), p.ids.end());
+    PlanPoint& slot = out[{key, hi, p.at_once}];
+    if (slot.at_once.empty()) {
+      slot = std::move(p);
+    } else {
+      slot.ids.insert(slot.ids.end(), p.ids.begin(), p.ids.end());
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<PlanPoint> at_once_points(const Plan& plan, const std::string& schedule) {
+  std::map<std::tuple<AtOnceKey, std::int64_t, std::vector<std::vector<int>>>, PlanPoint> points;
+  std::set<const Schedule*> seen;
+  for (const PlannedSchedule& p : selected_schedules(plan, parse_schedule_selection("--schedule", schedule))) {
+    if (!seen.insert(p.schedule).second) continue;
+    std::map<AtOnceKey, AtOnceMessages> by_key;
+    std::map<AtOnceKey, DType> dtypes;
+    for (const auto& m : p.schedule->messages) {
+      if (m.phase != Phase::kAfter || m.op == "send" || m.op == "recv" || m.bytes < kAtOnceMinBytes) continue;
+      std::vector<int> group = m.group;
+      std::sort(group.begin(), group.end());
+      const AtOnceKey key{m.op, std::string(dtype_name(m.dtype)), group.size()};
+      by_key[key][group].emplace_back(m.elements, m.id);
+      dtypes[key] = m.dtype;
+    }
+    for (const auto& [key, by_group] : by_key) {
+      if (by_group.size() >= 2 && disjoint(by_group)) add_at_once_classes(key, by_group, dtypes[key], points);
+    }
+  }
+  std::vector<PlanPoint> out;
+  for (auto& [key, p] : points) {
+    std::sort(p.ids.begin(), p.ids.end());
+    p.ids.erase(std::unique(p.ids.begin(), p.ids.end()), p.ids.end());
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+namespace {
+
 std::string group_text(const std::vector<int>& g) {
   std::string s = "{";
   for (std::size_t i = 0; i < g.size() && i < 6; ++i) s += (i ? "," : "") + std::to_string(g[i]);
@@ -151,6 +238,7 @@ struct PlanSweep {
   std::vector<const PlanPoint*> sources;  // the plan point of each of `points`
   std::vector<std::string> left_out;
   std::map<std::vector<int>, std::unique_ptr<Backend>> comms;
+  std::vector<std::unique_ptr<Backend>> at_once_comms;
 };
 
 // A batch point: one way or both ways on one pair as the transfer op's own params (so a table keeps
@@ -173,10 +261,30 @@ OpParams point_params(const Op& op, const PlanPoint& p) {
 // The op column: a batch's one transfer "send 0->1", its "batch of N" over several pairs, else the
 // transfer op's label ("sendrecv both").
 std::string point_op_label(const SweepPoint& sp, const PlanPoint& p) {
+  if (!p.at_once.empty()) return p.op + " x" + std::to_string(p.at_once.size());
   if (p.transfers.size() == 1)
     return "send " + std::to_string(p.transfers[0].src) + "->" + std::to_string(p.transfers[0].dst);
   if (!p.transfers.empty() && p.group.size() > 2) return "batch of " + std::to_string(p.transfers.size());
   return sp.point.op->plan_label(*sp.params);
+}
+
+// An at-once point's communicator on this process: the group holding its ranks (every process splits
+// at once; one in no group gets an empty one). Null where a process's ranks sit in several groups.
+Backend* at_once_comm(Backend& backend, const PlanPoint& p, PlanSweep& sweep) {
+  std::vector<int> mine = p.at_once.front();  // a process in no group passes a list without itself
+  int groups_here = 0;
+  for (const auto& g : p.at_once) {
+    bool holds = false;
+    for (int l = 0; l < backend.nlocal(); ++l)
+      holds = holds || std::find(g.begin(), g.end(), backend.rank_of(l)) != g.end();
+    if (holds) {
+      mine = g;
+      ++groups_here;
+    }
+  }
+  if (groups_here > 1) return nullptr;
+  sweep.at_once_comms.push_back(backend.split(mine));
+  return sweep.at_once_comms.back().get();
 }
 
 void add_plan_point(Backend& backend, const PlanPoint& p, std::uint64_t free_bytes, PlanSweep& sweep) {
@@ -202,7 +310,13 @@ void add_plan_point(Backend& backend, const PlanPoint& p, std::uint64_t free_byt
     return;
   }
   Backend* comm = nullptr;
-  if (static_cast<int>(p.group.size()) != n) {
+  if (!p.at_once.empty()) {
+    comm = at_once_comm(backend, p, sweep);
+    if (!comm) {
+      sweep.left_out.push_back(label + " at once: a process holds ranks of several groups");
+      return;
+    }
+  } else if (static_cast<int>(p.group.size()) != n) {
     auto& slot = sweep.comms[p.group];
     if (!slot) slot = backend.split(p.group);  // collective: every rank takes part
     comm = slot.get();
@@ -222,6 +336,10 @@ class PlanRowSink final : public RecordSink {
     const SweepPoint& sp = sweep_.points.at(index_++);
     ResultRecord rec = r;
     rec.plan_ids = p.ids;
+    if (!p.at_once.empty()) {  // the time over every group; the record names them all
+      rec.ranks = p.group;
+      rec.at_once = p.at_once;
+    }
     next_.add(rec);
     const std::string cls = report_.classes() ? report_.classes()->class_of(rec.ranks) : "";
     std::string ids;
@@ -251,7 +369,9 @@ class PlanRowSink final : public RecordSink {
 
 int run_plan_bench_on(Backend& backend, const Plan& plan, const std::string& label, const BenchConfig& c,
                       const World& world, ResultSet* results) {
-  const std::vector<PlanPoint> points = distinct_plan_points(plan, c.plan_schedule);
+  std::vector<PlanPoint> points = distinct_plan_points(plan, c.plan_schedule);
+  const std::size_t distinct = points.size();
+  for (auto& p : at_once_points(plan, c.plan_schedule)) points.push_back(std::move(p));
   const int n = backend.nranks();
   const int plan_world = plan.layout.world;
   BenchConfig base = c;
@@ -262,9 +382,13 @@ int run_plan_bench_on(Backend& backend, const Plan& plan, const std::string& lab
   std::ostream& out = std::cout;
   const bool speak = world.rank() == 0;
   if (speak) {
-    out << "# pipebench bench --plan " << label << ": " << points.size() << " distinct messages"
+    out << "# pipebench bench --plan " << label << ": " << distinct << " distinct messages"
         << (c.plan_schedule.empty() ? " over all schedules" : " of schedule " + c.plan_schedule) << " on " << n << " "
-        << backend.name() << " rank" << (n == 1 ? "" : "s") << " (plan world " << plan_world << ")\n";
+        << backend.name() << " rank" << (n == 1 ? "" : "s") << " (plan world " << plan_world << ")";
+    if (points.size() > distinct)
+      out << ", then " << points.size() - distinct << " gradient reduction"
+          << (points.size() - distinct == 1 ? "" : "s") << " of every group at once (\"OP xN\": N groups together)";
+    out << "\n";
     out << "#  op              group               elements  dtype          bytes      time (us)    algbw    busbw  "
            "#wrong  class  plan ids            batch (Megatron call)\n";
   }

@@ -31,6 +31,9 @@ struct PlanPoint {
   // batch ids, where each pair is timed one way or both ways (forward, backward).
   std::vector<RankPair> transfers;
   std::string batch;
+  // A point of at_once_points: these disjoint groups (group = their union) run the op together, each on
+  // its own communicator.
+  std::vector<std::vector<int>> at_once;
 };
 
 // Distinct points of the plan's schedules: collectives by (op, group, size); P2P by batch (the same
@@ -38,6 +41,17 @@ struct PlanPoint {
 // send_backward_recv_forward), or in a plan without batch ids by pair. (all, or the one named "1f1b" / "interleaved" /
 // "interleaved:v4"). Throws UsageError for an unknown schedule name or a malformed message.
 [[nodiscard]] std::vector<PlanPoint> distinct_plan_points(const Plan& plan, const std::string& schedule);
+
+// The plan's gradient reductions as they run: after the pipeline every pipeline stage reduces its
+// gradients on its own group at the same time, so groups that share a resource (host memory, a NIC) slow
+// each other down, which timing each alone does not show. For each op and group size of the schedules'
+// after-pipeline collectives of at least kAtOnceMinBytes on two or more disjoint groups: one point per
+// size class (sizes within kAtOnceSizeRatio of the class's smallest), at the class's largest size, on
+// every group with a message in the class. The predictor models the resource they share from it
+// (sim/shared_resource.h).
+inline constexpr std::int64_t kAtOnceMinBytes = std::int64_t{1} << 20;
+inline constexpr double kAtOnceSizeRatio = 1.25;
+[[nodiscard]] std::vector<PlanPoint> at_once_points(const Plan& plan, const std::string& schedule);
 
 [[nodiscard]] int run_plan_bench(const BenchConfig& config, const World& world);
 

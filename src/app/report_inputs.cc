@@ -144,6 +144,7 @@ ScheduleInput prediction_input(const PredictionFile& p, const std::string& path)
   for (const auto& s : p.schedules) out.schedules.push_back({s.id, s.iteration_ms});
   for (const auto& [v, gbps] : p.break_even_gbps) out.break_even_gbps[std::to_string(v)] = gbps;
   out.verdict_text = p.verdict;
+  for (const auto& t : p.sharing) out.measured_terms.push_back(describe_sharing(t));
   return out;
 }
 

@@ -69,6 +69,37 @@ PredictedSchedule read_schedule(const JsonFields& f, const json& sj, const std::
   return s;
 }
 
+json sharing_to_json(const std::vector<Sharing>& terms) {
+  json out = json::array();
+  for (const auto& t : terms) {
+    out.push_back({{"op", t.op},
+                   {"group_size", t.group_size},
+                   {"groups", t.groups},
+                   {"bytes", t.bytes},
+                   {"alone_us", t.alone_us},
+                   {"together_us", t.together_us},
+                   {"slowdown", t.slowdown}});
+  }
+  return out;
+}
+
+Sharing read_sharing(const JsonFields& f, const json& j, std::size_t i) {
+  const std::string w = "measured_terms.collectives_at_once[" + std::to_string(i) + "]";
+  Sharing s;
+  s.op = f.get_string(j, w, "op");
+  s.group_size = f.get_int(j, w, "group_size");
+  s.groups = f.get_int(j, w, "groups");
+  if (s.group_size < 1 || s.group_size > kMaxWorldSize) f.fail(w + ".group_size", "is not a number of ranks");
+  if (s.groups < 2 || s.groups > kMaxWorldSize) f.fail(w + ".groups", "is not a number of groups (2 or more)");
+  s.bytes = f.get_i64(j, w, "bytes");
+  if (s.bytes <= 0) f.fail(w + ".bytes", "must be positive");
+  s.alone_us = f.get_double_in(j, w, "alone_us", 0, kMaxIterationMs * 1e3);
+  s.together_us = f.get_double_in(j, w, "together_us", 0, kMaxIterationMs * 1e3);
+  s.slowdown = f.get_double_in(j, w, "slowdown", 0, 1e6);
+  if (!(s.alone_us > 0)) f.fail(w + ".alone_us", "must be positive");
+  return s;
+}
+
 }  // namespace
 
 PredictionFile prediction_file(const Prediction& p) {
@@ -86,6 +117,7 @@ PredictionFile prediction_file(const Prediction& p) {
   out.deciding_pair = p.deciding_pair;
   out.break_even_gbps = p.break_even_gbps;
   out.notes = p.notes;
+  out.sharing = p.sharing;
   return out;
 }
 
@@ -125,6 +157,7 @@ json prediction_to_json(const PredictionFile& p) {
               {"verdict", {{"best", p.best}, {"text", p.verdict}, {"deciding_pair", p.deciding_pair}}},
               {"break_even_gbps", be},
               {"notes", p.notes}};
+  if (!p.sharing.empty()) doc["measured_terms"] = {{"collectives_at_once", sharing_to_json(p.sharing)}};
   if (p.band > 0) {  // a verdict decided with its band (sim/verdict.h)
     doc["verdict"]["too_close"] = p.too_close;
     doc["verdict"]["band"] = p.band;
@@ -176,6 +209,11 @@ PredictionFile prediction_from_json(const json& j, const std::string& where) {
     }
   }
   p.notes = f.get_strings(j, "", "notes");
+  if (j.contains("measured_terms")) {
+    const json& terms = f.object(j, "", "measured_terms");
+    const json& at_once = f.array(terms, "measured_terms", "collectives_at_once");
+    for (std::size_t i = 0; i < at_once.size(); ++i) p.sharing.push_back(read_sharing(f, at_once[i], i));
+  }
   return p;
 }
 

@@ -45,6 +45,7 @@ struct PredictionFile {
   std::vector<int> deciding_pair;
   std::vector<std::pair<int, std::optional<double>>> break_even_gbps;  // per v
   std::vector<std::string> notes;
+  std::vector<Sharing> sharing;  // measured terms: groups timed at once (empty in older files)
 };
 
 [[nodiscard]] PredictionFile prediction_file(const Prediction& p);

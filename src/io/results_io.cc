@@ -55,6 +55,23 @@ void read_stats(const JsonFields& f, const json& j, const std::string& path, Sta
   }
 }
 
+// bench --plan's at-once records: two or more disjoint groups of one size whose union is the record's ranks.
+void read_at_once(const JsonFields& f, const json& j, const std::string& path, ResultRecord& r) {
+  r.at_once = f.get_int_lists(j, path, "at_once");
+  const std::string where = JsonFields::join(path, "at_once");
+  if (r.at_once.size() < 2) f.fail(where, "must list two or more groups");
+  std::vector<int> all;
+  for (const auto& g : r.at_once) {
+    if (g.empty() || g.size() != r.at_once.front().size()) f.fail(where, "must list groups of one size");
+    all.insert(all.end(), g.begin(), g.end());
+  }
+  std::sort(all.begin(), all.end());
+  std::vector<int> ranks = r.ranks;
+  std::sort(ranks.begin(), ranks.end());
+  if (std::adjacent_find(all.begin(), all.end()) != all.end() || all != ranks)
+    f.fail(where, "must be disjoint groups whose union is the record's ranks");
+}
+
 // Optional fields keep their defaults when absent, and must have their type when present.
 void read_optional(const JsonFields& f, const json& j, const std::string& path, ResultRecord& r) {
   if (j.contains("backend")) r.backend = f.get_string(j, path, "backend");
@@ -82,6 +99,7 @@ void read_optional(const JsonFields& f, const json& j, const std::string& path, 
   if (j.contains("error")) r.error = f.get_string(j, path, "error");
   if (j.contains("timestamp")) r.timestamp = f.get_string(j, path, "timestamp");
   if (j.contains("split_group")) r.split_group = f.get_int(j, path, "split_group");
+  if (j.contains("at_once")) read_at_once(f, j, path, r);
   if (j.contains("pairs")) {
     for (const auto& p : f.get_int_lists(j, path, "pairs")) {
       if (p.size() != 2) f.fail(path + ".pairs", "has an entry that is not [src, dst]");
@@ -254,6 +272,7 @@ nlohmann::json record_to_json(const ResultRecord& r) {
   if (!r.error.empty()) j["error"] = r.error;
   if (!r.timestamp.empty()) j["timestamp"] = r.timestamp;
   if (r.split_group >= 0) j["split_group"] = r.split_group;
+  if (!r.at_once.empty()) j["at_once"] = r.at_once;
   return j;
 }
 

@@ -50,6 +50,7 @@ void print_break_even_and_verdict(std::ostream& out, const Prediction& p) {
     }
     out << "\n";
   }
+  for (const auto& t : p.sharing) out << "# measured term: " << describe_sharing(t) << "\n";
   out << "# cost sources:";
   for (const auto& s : p.cost_sources) out << " " << s;
   out << "\n# verdict: " << p.verdict << "\n";

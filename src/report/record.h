@@ -47,7 +47,14 @@ struct ResultRecord {
   // over every rank of every group, busbw per group; ranks = rank 0's group).
   int split_group = -1;
   bool split_aggregate = false;
+  // bench --plan: the plan's disjoint groups (global ranks) that ran this op at once, each on its own
+  // communicator, as their gradient reductions do at the end of an iteration; `ranks` is their union and
+  // the time is over all of them (busbw per group). Empty: the op ran alone (every other record).
+  std::vector<std::vector<int>> at_once;
 };
+
+// A measurement of one group alone: what a cost per (op, group, size) is read from.
+[[nodiscard]] inline bool ran_alone(const ResultRecord& r) { return r.at_once.empty(); }
 
 // What nccl-tests prints as a table row: a point, or under --split the row over all groups.
 [[nodiscard]] inline bool is_table_row(const ResultRecord& r) { return r.split_group < 0; }

@@ -319,6 +319,13 @@ void add_schedules(BlockBuilder& b, const ReportInputs& in) {
   for (const auto& p : in.predictions) verdicts.push_back("prediction (" + p.path + "): " + p.verdict_text);
   for (const auto& r : in.replays) verdicts.push_back("replay (" + r.path + "): " + r.verdict_text);
   b.list(std::move(verdicts));
+  std::vector<std::string> terms;
+  for (const auto& p : in.predictions) {
+    for (const auto& t : p.measured_terms) terms.push_back("prediction (" + p.path + "): " + t);
+  }
+  if (terms.empty()) return;
+  b.heading("Measured terms of the model");
+  b.list(std::move(terms));
 }
 
 }  // namespace

@@ -77,6 +77,8 @@ struct ScheduleInput {
   // Replay only: a replay that stopped before its end ("complete": false), what it did not measure in
   // full; empty for a complete one.
   std::string incomplete_text{};
+  // Prediction only: the measured terms of its model (sim/cost_model.h describe_sharing), one line each.
+  std::vector<std::string> measured_terms{};
 };
 
 // pipebench.trace/1: a one-profile trace (per device) or a whole job (per rank, with its comparison

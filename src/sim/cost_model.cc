@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 
 #include "collectives/registry.h"
@@ -104,6 +105,10 @@ MeasuredCost::MeasuredCost(const std::vector<ResultRecord>& records, RankClassMa
     : path_(path), classes_(std::move(classes)) {
   for (const auto& r : records) {
     if (!r.error.empty() || r.time_us <= 0 || r.size_bytes == 0) continue;
+    if (!ran_alone(r)) {
+      together_.push_back(r);
+      continue;
+    }
     std::vector<int> ranks = r.ranks;
     std::string op = r.op;
     // Pipeline neighbours send both ways at once (1F1B's batched calls, interleaved's overlap): the
@@ -119,6 +124,52 @@ MeasuredCost::MeasuredCost(const std::vector<ResultRecord>& records, RankClassMa
                      "no measured record to predict from");
   }
   for (auto& [key, v] : points_) std::sort(v.begin(), v.end());
+}
+
+std::string describe_sharing(const Sharing& s) {
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "%d groups of %d rank%s ran %s of %lld bytes at once %.2fx slower than alone (%.1f vs %.1f us): a "
+                "resource of %.2f at full speed",
+                s.groups, s.group_size, s.group_size == 1 ? "" : "s", s.op.c_str(), static_cast<long long>(s.bytes),
+                s.slowdown, s.together_us, s.alone_us, s.capacity());
+  return buf;
+}
+
+std::optional<Sharing> MeasuredCost::sharing(const std::string& op, int group_size, std::int64_t bytes) const {
+  const ResultRecord* best = nullptr;
+  int best_key = -1;
+  double best_distance = 0;
+  for (std::size_t i = 0; i < together_.size(); ++i) {
+    const ResultRecord& r = together_[i];
+    if (r.op != op || r.at_once.size() < 2 || static_cast<int>(r.at_once.front().size()) != group_size) continue;
+    const double distance = std::abs(std::log(static_cast<double>(r.size_bytes) / static_cast<double>(bytes)));
+    if (!best || distance < best_distance) {
+      best = &r;
+      best_key = static_cast<int>(i);
+      best_distance = distance;
+    }
+  }
+  if (!best) return std::nullopt;
+  Sharing s;
+  s.op = op;
+  s.group_size = group_size;
+  s.groups = static_cast<int>(best->at_once.size());
+  s.bytes = static_cast<std::int64_t>(best->size_bytes);
+  s.together_us = best->time_us;
+  s.key = best_key;
+  for (const auto& g : best->at_once) {
+    std::vector<int> sorted = g;
+    std::sort(sorted.begin(), sorted.end());
+    try {
+      s.alone_us = std::max(s.alone_us, static_cast<double>(cost(op, sorted, s.bytes).time) / 1e3);
+    } catch (const UsageError&) {
+      return std::nullopt;  // a group without its own measurement: nothing to compare with
+    }
+  }
+  if (!(s.alone_us > 0)) return std::nullopt;
+  s.slowdown = s.together_us / s.alone_us;
+  return s;
 }
 
 // A record of the transfer op as the transfers it timed at once, in global ranks (its pairs are ranks of

@@ -22,6 +22,24 @@ struct CommCost {
   std::string source;  // "measured", "measured (extrapolated)", "assumed", "zero"
 };
 
+// Disjoint groups running one collective at once (`bench --plan`'s at-once records): how much slower
+// than alone. sim/shared_resource.h models the resource they share from it.
+struct Sharing {
+  std::string op;
+  int group_size = 0, groups = 0;  // ranks per group, groups at once
+  std::int64_t bytes = 0;          // the size that was timed
+  double alone_us = 0;             // the slowest group alone (the table's own records)
+  double together_us = 0;          // all groups at once
+  double slowdown = 1;             // together / alone
+  int key = 0;                     // which measurement: collectives of one key share one resource
+  // Collectives at full speed the resource carries: groups / slowdown (at least 1).
+  [[nodiscard]] double capacity() const { return slowdown > 1 ? groups / slowdown : groups; }
+};
+
+// "4 groups of 1 rank ran all_reduce of 25192448 bytes at once 2.21x slower than alone (4871.2 vs
+// 2203.4 us): a resource of 1.81 at full speed" (predict's console and the report).
+[[nodiscard]] std::string describe_sharing(const Sharing& s);
+
 class CostModel {
  public:
   virtual ~CostModel() = default;
@@ -37,6 +55,12 @@ class CostModel {
     return std::nullopt;
   }
   [[nodiscard]] virtual bool has_batch_costs() const { return false; }
+  // The at-once measurement of `op` on groups of `group_size` ranks nearest to `bytes` (log size); empty
+  // when the model has none (then collectives never slow each other down).
+  [[nodiscard]] virtual std::optional<Sharing> sharing(const std::string& /*op*/, int /*group_size*/,
+                                                       std::int64_t /*bytes*/) const {
+    return std::nullopt;
+  }
 };
 
 // Where the ranks sit and what joins their GPUs: from the topology embedded in a results file, or a
@@ -95,9 +119,13 @@ class MeasuredCost final : public CostModel {
   // Records of the transfer op (bench --plan's batches, bench --pairs, pairs) by their transfers.
   std::optional<CommCost> batch_cost(const std::vector<RankPair>& transfers, std::int64_t bytes) const override;
   bool has_batch_costs() const override { return !batches_.empty(); }
+  // From the records that ran on several groups at once (ResultRecord::at_once), against the slowest of
+  // their groups alone at the same size (interpolated as cost() does).
+  std::optional<Sharing> sharing(const std::string& op, int group_size, std::int64_t bytes) const override;
 
  private:
   std::string path_;
+  std::vector<ResultRecord> together_;                                                          // the at-once records
   std::map<std::vector<std::pair<int, int>>, std::vector<std::pair<double, double>>> batches_;  // size, us
   void add_batch_record(const ResultRecord& r);
   std::map<std::pair<std::string, std::vector<int>>, std::vector<std::pair<double, double>>> points_;  // size, us

@@ -43,6 +43,7 @@ struct Context {
     std::vector<std::int64_t> p2p_sizes;
   };
   std::map<ScheduleId, Prepared> builds;
+  std::map<int, Sharing> sharing;  // the at-once measurements the collectives use, by key
 
   // Cost of a P2P transfer between pipeline ranks src and dst.
   SimTime pair_cost(const CostModel& m, int src, int dst, std::int64_t bytes) {
@@ -83,8 +84,8 @@ struct Context {
 // After the pipeline, the plan's collectives in order (one kCollective task each), then the optimizer.
 // Members are the simulated ranks of the group; DP peers sit in other pipeline groups, doing the same
 // at the same time.
-std::vector<SimCollective> add_after_pipeline(const ScheduleBuild& b, double optimizer_ms,
-                                              std::vector<Program>& programs) {
+std::vector<SimCollective> add_after_pipeline(const ScheduleBuild& b, double optimizer_ms, const CostModel& costs,
+                                              std::map<int, Sharing>& sharing, std::vector<Program>& programs) {
   std::vector<SimCollective> colls;
   std::map<std::pair<std::string, std::vector<int>>, int> by_key;
   for (std::size_t r = 0; r < b.ranks.size(); ++r) {
@@ -99,6 +100,13 @@ std::vector<SimCollective> add_after_pipeline(const ScheduleBuild& b, double opt
         std::sort(coll.members.begin(), coll.members.end());
         coll.duration = checked_ns_from_ms(ms, "the collectives \"" + msg.what + "\"");
         coll.label = msg.what;
+        // Every pipeline group reduces its gradients at the same time: where the table timed this op's
+        // groups at once, the collectives of one such measurement share a resource.
+        if (const auto sh = costs.sharing(msg.op, static_cast<int>(msg.group.size()), msg.bytes)) {
+          coll.share_key = sh->key;
+          coll.share_capacity = sh->capacity();
+          sharing.emplace(sh->key, *sh);
+        }
         it = by_key.emplace(std::make_pair(msg.what, msg.group), static_cast<int>(colls.size())).first;
         colls.push_back(coll);
       }
@@ -127,7 +135,7 @@ const Context::Prepared& Context::prepared(const Schedule& s) {
     for (auto b = builds.begin(); b != builds.end();) b = b->first.is_baseline() ? std::next(b) : builds.erase(b);
     Prepared p;
     p.build = build_schedule(plan, s, compute, costs, true);
-    p.collectives = add_after_pipeline(p.build, compute.optimizer_ms, p.build.programs);
+    p.collectives = add_after_pipeline(p.build, compute.optimizer_ms, costs, sharing, p.build.programs);
     for (const Program& prog : p.build.programs) {
       for (const P2POp& op : prog.ops) {
         if (std::find(p.p2p_sizes.begin(), p.p2p_sizes.end(), op.bytes) == p.p2p_sizes.end())
@@ -442,7 +450,7 @@ Prediction predict(const Plan& plan, const CostModel& costs, const ComputeModel&
                    bool keep_trace, const std::string& filter, const PathModel* paths) {
   if (plan.layout.pp_groups.empty() || plan.schedules.empty())
     throw UsageError("plan without pipeline groups or schedules");
-  Context cx{plan, compute, costs, shared_path, paths, plan.layout.pp_groups.front(), {}, {}, {}};
+  Context cx{plan, compute, costs, shared_path, paths, plan.layout.pp_groups.front(), {}, {}, {}, {}};
   Prediction out;
   out.fwd_ms_per_layer = compute.fwd_ms_per_layer;
   out.bwd_ms_per_layer = compute.bwd_ms_per_layer;
@@ -453,6 +461,7 @@ Prediction predict(const Plan& plan, const CostModel& costs, const ComputeModel&
   out.deciding_bytes = find_deciding_pair(cx, out);
   decide_verdict(out, kDefaultSpeedupBand, "default");
   out.cost_sources.assign(cx.sources.begin(), cx.sources.end());
+  for (const auto& [key, sh] : cx.sharing) out.sharing.push_back(sh);
   break_even(cx, selection, out);
   return out;
 }

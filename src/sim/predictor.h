@@ -50,6 +50,8 @@ struct Prediction {
   std::string compute_source;
   double fwd_ms_per_layer = 0, bwd_ms_per_layer = 0;
   std::vector<std::string> cost_sources;  // distinct sources used
+  // Measured terms: groups that reduce at once and how much slower than alone (sim/shared_resource.h).
+  std::vector<Sharing> sharing;
   std::string best, verdict;
   // The verdict's uncertainty (sim/verdict.h): each speed-up is known to +-band (relative); too_close when
   // the best schedule's lead over the next is inside it.

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "sim/shared_resource.h"
 
 namespace pipebench {
 namespace {
@@ -97,7 +98,7 @@ class Sim {
       } else if (e.kind == EventKind::kOpDone) {
         op_done(e.a, e.time);
       } else {
-        coll_done(e.a, e.time);
+        coll_done(e.a, e.time, e.b);
       }
     }
     for (int r = 0; r < n_; ++r) {
@@ -234,7 +235,13 @@ class Sim {
           waiting_[ri] = {WaitKind::kCollective, task.collective, now};
           if (coll_arrived_[c].size() == colls_[c].members.size()) {
             const SimTime start = coll_arrive_time_[c];
-            push(start + colls_[c].duration, EventKind::kCollectiveDone, task.collective, 0);
+            if (colls_[c].share_key >= 0) {  // its end depends on who else runs: kept at its completion
+              for (const auto& x : shared_.start(colls_[c].share_key, colls_[c].share_capacity, task.collective, start,
+                                                 colls_[c].duration))
+                push(x.at, EventKind::kCollectiveDone, x.collective, x.version);
+              return;
+            }
+            push(start + colls_[c].duration, EventKind::kCollectiveDone, task.collective, -1);
             for (int m : colls_[c].members) {
               busy_[static_cast<std::size_t>(m)].emplace_back(clock_[static_cast<std::size_t>(m)],
                                                               start + colls_[c].duration);
@@ -394,9 +401,21 @@ class Sim {
     if (rank_b != rank_a) take_in_done(rank_b, false);
   }
 
-  void coll_done(int c, SimTime t) {
-    const SimTime start = t - colls_[static_cast<std::size_t>(c)].duration;
-    for (int m : colls_[static_cast<std::size_t>(c)].members) {
+  // version: a shared collective's completion (-1: one that shares nothing, always current).
+  void coll_done(int c, SimTime t, int version) {
+    const auto& coll = colls_[static_cast<std::size_t>(c)];
+    SimTime start = t - coll.duration;
+    if (version >= 0) {
+      std::vector<SharedResources::Completion> next;
+      if (!shared_.finish(c, version, t, next)) return;  // replaced by a later start or end
+      for (const auto& x : next) push(x.at, EventKind::kCollectiveDone, x.collective, x.version);
+      start = coll_arrive_time_[static_cast<std::size_t>(c)];
+      for (int m : coll.members) {
+        busy_[static_cast<std::size_t>(m)].emplace_back(clock_[static_cast<std::size_t>(m)], t);
+        trace(m, "collectives", coll.label, start, t);
+      }
+    }
+    for (int m : coll.members) {
       const auto mi = static_cast<std::size_t>(m);
       const SimTime from = std::max(waiting_[mi].since, start);
       res_.ranks[mi].blocked += t - from;
@@ -408,6 +427,7 @@ class Sim {
 
   const std::vector<Program>& tasks_;
   const std::vector<SimCollective>& colls_;
+  SharedResources shared_;
   const SimCosts& costs_;
   bool keep_trace_;
   int n_;

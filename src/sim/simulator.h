@@ -16,8 +16,12 @@ namespace pipebench {
 
 struct SimCollective {
   std::vector<int> members;  // pipeline ranks taking part
-  SimTime duration = 0;
+  SimTime duration = 0;      // alone
   std::string label;
+  // Collectives of one share_key (>= 0) share a resource of share_capacity collectives at full speed
+  // (sim/shared_resource.h): more of them at once take longer than `duration`. -1: nothing shared.
+  int share_key = -1;
+  double share_capacity = 0;
 };
 
 struct SimCosts {

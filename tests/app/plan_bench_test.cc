@@ -107,6 +107,65 @@ TEST(PlanBench, BatchesBecomeOnePointPerSetOfTransfers) {
   EXPECT_EQ(four->batch, "send_forward_backward_recv_forward_backward");
 }
 
+Plan grid_plan(const std::string& extra) {
+  std::istringstream in(
+      "--num-layers 16 --hidden-size 1024 --ffn-hidden-size 4096 --num-attention-heads 16 --seq-length 512 "
+      "--max-position-embeddings 512 --micro-batch-size 1 --global-batch-size 16 --vocab-size 128 --fp16 "
+      "--pipeline-model-parallel-size 4 " +
+      extra);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  return make_plan(parse_megatron_args(words), 0);
+}
+
+// Every stage reduces its gradients on its own (1-rank) DP group after the pipeline: one point runs them
+// together, at the largest size of the class (the first stage's chunk holds the embedding).
+TEST(PlanBench, GradientReductionsOfEveryStageAreTimedAtOnce) {
+  const Plan plan = grid_plan("--world-size 4");
+  const auto points = at_once_points(plan, "1f1b");
+  ASSERT_EQ(points.size(), 1u);
+  const PlanPoint& p = points[0];
+  EXPECT_EQ(p.op, "all_reduce");
+  EXPECT_EQ(p.at_once, (std::vector<std::vector<int>>{{0}, {1}, {2}, {3}}));
+  EXPECT_EQ(p.group, (std::vector<int>{0, 1, 2, 3}));
+  std::int64_t largest = 0;
+  std::set<int> ids(p.ids.begin(), p.ids.end());
+  for (const auto& m : plan.schedules[0].messages) {
+    const bool reduction =
+        m.phase == Phase::kAfter && m.op == "all_reduce" && m.group.size() == 1 && m.bytes >= kAtOnceMinBytes;
+    EXPECT_EQ(ids.count(m.id), reduction ? 1u : 0u) << "message " << m.id << " (" << m.what << ")";
+    if (reduction) largest = std::max(largest, m.elements);
+  }
+  EXPECT_EQ(p.elements, largest);
+}
+
+// Two DP replicas (world 8): each stage's group is two ranks, the four groups disjoint; a schedule of
+// v chunks reduces per chunk, smaller messages, a point of their own.
+TEST(PlanBench, AtOncePointsFollowTheGroupsAndSizesOfEachSchedule) {
+  const Plan plan = grid_plan("--world-size 8 --num-layers-per-virtual-pipeline-stage 2");
+  const auto one = at_once_points(plan, "1f1b");
+  const auto inter = at_once_points(plan, "interleaved");
+  ASSERT_EQ(one.size(), 1u);
+  ASSERT_EQ(inter.size(), 1u);
+  EXPECT_EQ(one[0].at_once.size(), 4u);
+  for (const auto& g : one[0].at_once) EXPECT_EQ(g.size(), 2u);
+  EXPECT_EQ(one[0].group.size(), 8u);
+  EXPECT_LT(inter[0].elements, one[0].elements);
+  // All schedules: both points, none twice.
+  EXPECT_EQ(at_once_points(plan, "").size(), 2u);
+}
+
+// A single stage has nothing to run at the same time.
+TEST(PlanBench, OneGroupHasNoAtOncePoint) {
+  std::istringstream in(
+      "--num-layers 4 --hidden-size 1024 --num-attention-heads 16 --seq-length 512 --max-position-embeddings 512 "
+      "--micro-batch-size 1 --global-batch-size 8 --vocab-size 128 --fp16 --pipeline-model-parallel-size 1 "
+      "--world-size 1");
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  EXPECT_TRUE(at_once_points(make_plan(parse_megatron_args(words), 0), "").empty());
+}
+
 TEST(PlanBench, AFailingPointIsCaughtCountedAndReported) {
   const std::string dir = temp_dir();
   testing::OneProcessWorld world;

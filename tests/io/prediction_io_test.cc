@@ -48,6 +48,32 @@ TEST(PredictionIo, RoundTripGivesTheSameJson) {
   EXPECT_FALSE(back.schedules[0].dominant.what.empty());
 }
 
+// The measured term of groups reducing at once is written when the prediction used one, read back,
+// and range-checked.
+TEST(PredictionIo, MeasuredTermsRoundTripAndAreChecked) {
+  json first = predicted();
+  EXPECT_FALSE(first.contains("measured_terms"));  // an assumed link has none
+  first["measured_terms"] = {{"collectives_at_once",
+                              {{{"op", "all_reduce"},
+                                {"group_size", 1},
+                                {"groups", 4},
+                                {"bytes", 25192448},
+                                {"alone_us", 2200.0},
+                                {"together_us", 4400.0},
+                                {"slowdown", 2.0}}}}};
+  const PredictionFile back = prediction_from_json(first, "test");
+  ASSERT_EQ(back.sharing.size(), 1u);
+  EXPECT_EQ(back.sharing[0].groups, 4);
+  EXPECT_DOUBLE_EQ(back.sharing[0].capacity(), 2.0);
+  EXPECT_EQ(prediction_to_json(back), first);
+  json bad = first;
+  bad["measured_terms"]["collectives_at_once"][0]["groups"] = 1;
+  EXPECT_NE(error_of(bad).find("collectives_at_once[0].groups"), std::string::npos);
+  bad = first;
+  bad["measured_terms"]["collectives_at_once"][0]["alone_us"] = 0.0;
+  EXPECT_NE(error_of(bad).find("alone_us"), std::string::npos);
+}
+
 TEST(PredictionIo, BadFilesAreNamedByFileAndField) {
   EXPECT_EQ(error_of(json{{"schema", "pipebench.plan/1"}}),
             "--prediction p.json: schema \"pipebench.plan/1\" is not pipebench.prediction/1");

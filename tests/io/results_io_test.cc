@@ -64,6 +64,34 @@ TEST(ResultsIo, RecordRoundTripKeepsEveryField) {
   EXPECT_EQ(record_to_json(record_from_json(record_to_json(failed), "t")), record_to_json(failed));
 }
 
+// bench --plan's gradient reductions of every group at once: the groups travel, and must be disjoint
+// groups of one size that make up the record's ranks.
+TEST(ResultsIo, AtOnceGroupsRoundTripAndAreChecked) {
+  ResultRecord r = sample_record();
+  r.op = "all_reduce";
+  r.pairs.clear();
+  r.ranks = {0, 1, 2, 3};
+  r.at_once = {{0, 2}, {1, 3}};
+  const json j = record_to_json(r);
+  EXPECT_EQ(record_from_json(j, "t").at_once, r.at_once);
+  EXPECT_TRUE(ran_alone(sample_record()));
+  EXPECT_FALSE(ran_alone(record_from_json(j, "t")));
+  const auto refused = [&j](const json& groups) {
+    json bad = j;
+    bad["at_once"] = groups;
+    try {
+      (void)record_from_json(bad, "t");
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_NE(refused(json::array({{0, 1, 2, 3}})).find("at_once"), std::string::npos);     // one group
+  EXPECT_NE(refused(json::array({{0, 2}, {2, 3}})).find("disjoint"), std::string::npos);  // overlap
+  EXPECT_NE(refused(json::array({{0}, {1, 2, 3}})).find("one size"), std::string::npos);  // sizes differ
+  EXPECT_NE(refused(json::array({{0, 2}, {1, 4}})).find("union"), std::string::npos);     // not the ranks
+}
+
 TEST(ResultsIo, StatisticsAndThePathsLinkAreReadBack) {
   const ResultRecord back = record_from_json(record_to_json(sample_record()), "t");
   EXPECT_EQ(back.stats.samples, 10);

@@ -7,6 +7,7 @@
 #include "report/markdown_report.h"
 #include "report/report_fixture.h"
 #include "report/rule_engine.h"
+#include "sim/cost_model.h"
 
 namespace pipebench {
 namespace {
@@ -56,6 +57,38 @@ TEST(ReportDocument, OpensWithTheVerdictAndTheAnswerAndGreysRulesNotApplied) {
   EXPECT_EQ(html.find(">PASS<"), std::string::npos);
   EXPECT_NE(html.find("tr.none td"), std::string::npos);  // the grey rows have their style
   EXPECT_LT(html.find("NO CHECKS"), html.find("System and inputs"));
+}
+
+// The model's measured terms are named under the schedules, with the prediction they belong to; a
+// prediction without any adds no section.
+TEST(ReportDocument, MeasuredTermsOfAPredictionAreListed) {
+  ReportInputs in;
+  in.predictions = {prediction()};
+  const auto heading = [](const ReportDocument& doc) {
+    for (std::size_t i = 0; i < doc.blocks.size(); ++i) {
+      if (doc.blocks[i].kind == Block::Kind::kHeading && doc.blocks[i].text == "Measured terms of the model")
+        return static_cast<int>(i);
+    }
+    return -1;
+  };
+  EXPECT_EQ(heading(build_document(in, evaluate_report(in, default_rules()))), -1);
+  Sharing s;
+  s.op = "all_reduce";
+  s.group_size = 1;
+  s.groups = 4;
+  s.bytes = 25192448;
+  s.alone_us = 2200;
+  s.together_us = 4400;
+  s.slowdown = 2;
+  in.predictions[0].measured_terms = {describe_sharing(s)};
+  const ReportDocument doc = build_document(in, evaluate_report(in, default_rules()));
+  const int at = heading(doc);
+  ASSERT_GE(at, 0);
+  ASSERT_LT(static_cast<std::size_t>(at) + 1, doc.blocks.size());
+  ASSERT_EQ(doc.blocks[static_cast<std::size_t>(at) + 1].items.size(), 1u);
+  EXPECT_EQ(doc.blocks[static_cast<std::size_t>(at) + 1].items[0],
+            "prediction (prediction.json): 4 groups of 1 rank ran all_reduce of 25192448 bytes at once 2.00x slower "
+            "than alone (4400.0 vs 2200.0 us): a resource of 2.00 at full speed");
 }
 
 // Counted apart: a healthy host without topology passes 3 rules and names the 3 it could not apply.

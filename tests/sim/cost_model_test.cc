@@ -134,3 +134,62 @@ TEST(MeasuredCost, BatchRecordsAreFoundByTheirTransfers) {
 
 }  // namespace
 }  // namespace pipebench
+
+namespace pipebench {
+namespace {
+
+ResultRecord reduction(std::vector<int> ranks, std::uint64_t bytes, double time_us) {
+  ResultRecord r;
+  r.op = "all_reduce";
+  r.ranks = std::move(ranks);
+  r.nranks = static_cast<int>(r.ranks.size());
+  r.size_bytes = bytes;
+  r.time_us = time_us;
+  return r;
+}
+
+// Groups {0} and {1} alone take 2000 and 2200 us at 32 MiB; both at once 4400 us: 2x the slower alone,
+// a resource that carries one at full speed. The at-once record is no cost of a group {0, 1}.
+TEST(MeasuredCostSharing, AtOnceRecordsGiveTheSlowdownAgainstTheSlowestGroupAlone) {
+  const std::uint64_t s = 32u << 20;
+  std::vector<ResultRecord> records = {reduction({0}, s, 2000), reduction({1}, s, 2200), reduction({0}, s / 4, 500),
+                                       reduction({1}, s / 4, 550)};
+  ResultRecord together = reduction({0, 1}, s, 4400);
+  together.at_once = {{0}, {1}};
+  records.push_back(together);
+  ResultRecord small = reduction({0, 1}, s / 4, 600);
+  small.at_once = {{0}, {1}};
+  records.push_back(small);
+  const MeasuredCost m(records, RankClassMap{}, "t.json");
+  const auto sh = m.sharing("all_reduce", 1, static_cast<std::int64_t>(s) - 1000);
+  ASSERT_TRUE(sh.has_value());
+  EXPECT_EQ(sh->groups, 2);
+  EXPECT_EQ(sh->bytes, static_cast<std::int64_t>(s));
+  EXPECT_NEAR(sh->alone_us, 2200, 1e-6);
+  EXPECT_NEAR(sh->slowdown, 2.0, 1e-9);
+  EXPECT_NEAR(sh->capacity(), 1.0, 1e-9);
+  const auto small_sh = m.sharing("all_reduce", 1, static_cast<std::int64_t>(s / 4));  // the nearest size
+  ASSERT_TRUE(small_sh.has_value());
+  EXPECT_NEAR(small_sh->slowdown, 600.0 / 550.0, 1e-9);
+  EXPECT_NE(small_sh->key, sh->key);
+  EXPECT_FALSE(m.sharing("all_reduce", 2, static_cast<std::int64_t>(s)).has_value());
+  EXPECT_FALSE(m.sharing("all_gather", 1, static_cast<std::int64_t>(s)).has_value());
+  EXPECT_THROW((void)m.cost("all_reduce", {0, 1}, static_cast<std::int64_t>(s)), UsageError);
+}
+
+// Faster together than alone (noise): the resource never slows them down.
+TEST(MeasuredCostSharing, NoSlowdownMeansFullCapacity) {
+  const std::uint64_t s = 32u << 20;
+  std::vector<ResultRecord> records = {reduction({0}, s, 2000), reduction({1}, s, 2000)};
+  ResultRecord together = reduction({0, 1}, s, 1900);
+  together.at_once = {{0}, {1}};
+  records.push_back(together);
+  const auto sh =
+      MeasuredCost(records, RankClassMap{}, "t.json").sharing("all_reduce", 1, static_cast<std::int64_t>(s));
+  ASSERT_TRUE(sh.has_value());
+  EXPECT_LT(sh->slowdown, 1.0);
+  EXPECT_DOUBLE_EQ(sh->capacity(), 2.0);
+}
+
+}  // namespace
+}  // namespace pipebench

@@ -270,3 +270,62 @@ TEST(Predictor, BadComputeOptionsAndSchedulesAreRefused) {
 
 }  // namespace
 }  // namespace pipebench
+
+namespace pipebench {
+namespace {
+
+// An assumed link whose 2-rank all-reduces (each stage's DP gradient reduction, DP 2) were timed at once
+// on 4 groups `slowdown` times slower than alone.
+class SharedReductions final : public CostModel {
+ public:
+  explicit SharedReductions(double slowdown) : slowdown_(slowdown) {}
+  CommCost cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const override {
+    return base_.cost(op, ranks, bytes);
+  }
+  std::optional<Sharing> sharing(const std::string& op, int group_size, std::int64_t bytes) const override {
+    if (op != "all_reduce" || group_size != 2) return std::nullopt;
+    Sharing s;
+    s.op = op;
+    s.group_size = 2;
+    s.groups = 4;
+    s.bytes = bytes;
+    s.alone_us = 1000;
+    s.together_us = 1000 * slowdown_;
+    s.slowdown = slowdown_;
+    return s;
+  }
+
+ private:
+  AssumedCost base_{2, 5};  // 2 GB/s: the reductions take milliseconds
+  double slowdown_;
+};
+
+TEST(Predictor, GradientReductionsThatShareAResourceLengthenTheIteration) {
+  std::string model = kModel;
+  model.replace(model.find("--world-size 4"), 14, "--world-size 8");
+  const auto plan = plan_json(model);
+  ComputeOptions c;
+  c.fwd_ms_per_layer = 1;
+  const Prediction base = predict_with(plan, AssumedCost(2, 5), c, false, false, "1f1b");
+  const Prediction same = predict_with(plan, SharedReductions(1.0), c, false, false, "1f1b");
+  const Prediction slow = predict_with(plan, SharedReductions(4.0), c, false, false, "1f1b");
+  EXPECT_TRUE(base.sharing.empty());
+  ASSERT_EQ(slow.sharing.size(), 1u);
+  EXPECT_DOUBLE_EQ(slow.sharing[0].slowdown, 4.0);
+  // No slowdown measured: nothing changes; four at once on a resource of one: the overlapping
+  // reductions take longer, never more than four times their time alone.
+  EXPECT_DOUBLE_EQ(same.schedules[0].iteration_ms, base.schedules[0].iteration_ms);
+  EXPECT_GT(slow.schedules[0].iteration_ms, base.schedules[0].iteration_ms);
+  const SimTime dp_alone = [&] {
+    SimTime longest = 0;
+    for (const auto& m : plan.schedules[0].messages) {
+      if (m.phase == Phase::kAfter && m.op == "all_reduce" && m.group.size() == 2)
+        longest = std::max(longest, AssumedCost(2, 5).cost(m.op, m.group, m.bytes).time);
+    }
+    return longest;
+  }();
+  EXPECT_LE(slow.schedules[0].iteration_ms, base.schedules[0].iteration_ms + 3.0 * static_cast<double>(dp_alone) / 1e6);
+}
+
+}  // namespace
+}  // namespace pipebench
