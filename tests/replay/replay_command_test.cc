@@ -103,10 +103,22 @@ TEST_F(ReplayCommand, BadInputIsOneLineAndExitTwo) {
   for (const std::string& args :
        {base + " --fwd-ms-per-layer nan", base + " --fwd-ms-per-layer -1", base + " --fwd-ms-per-layer 0",
         base + " --fwd-ms-per-layer 1 --iterations 0", base, base + " --fwd-ms-per-layer 1 --table x.json",
+        base + " --fwd-ms-per-layer 1 --bwd-ms-per-layer 0", base + " --fwd-ms-per-layer 1 --optimizer-ms -1",
         "replay --backend mpi --no-predict --fwd-ms-per-layer 1 --plan " + other}) {
     const Result r = run(args);
     EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
     EXPECT_EQ(lines(r.err), 1) << args << "\n" << r.err;
+  }
+  // The compute flags take predict's ranges and say so in predict's words (before: --bwd-ms-per-layer 0 ran,
+  // and -1 and 0 of --fwd-ms-per-layer gave two different messages).
+  for (const std::string v : {"0", "-1"}) {
+    for (const std::string flag : {"--fwd-ms-per-layer", "--bwd-ms-per-layer"}) {
+      const std::string args =
+          base + (flag == std::string("--fwd-ms-per-layer") ? "" : " --fwd-ms-per-layer 1") + " " + flag + " " + v;
+      const Result r = run(args);
+      EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+      EXPECT_NE(r.err.find(flag + ": " + v + " is outside (0, 1e+06]"), std::string::npos) << args << "\n" << r.err;
+    }
   }
   // Found once the ranks are there.
   for (const std::string& args :
