@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -83,6 +84,38 @@ RankTopology class_topology(const std::string& path) {
   return rank_topology(topology_from_json(j, "--topology " + path));
 }
 
+// One --link value, CLASS=GBPS[,US], read whole (a third field or trailing text is refused); the same
+// ranges as --link-gbps and --link-latency-us (NaN fails every comparison, so test inside-range).
+struct ClassLink {
+  std::string cls;
+  double gbps = 0, us = 0;
+};
+
+ClassLink parse_class_link(const std::string& spec, double default_us) {
+  const auto eq = spec.find('=');
+  ClassLink l{spec.substr(0, eq), 0, default_us};
+  bool ok = eq != std::string::npos && parse_link_class(l.cls).has_value();
+  if (ok) {
+    const std::string values = spec.substr(eq + 1);
+    const auto comma = values.find(',');
+    const auto number = [](const std::string& text, double& v) {
+      char* end = nullptr;
+      v = std::strtod(text.c_str(), &end);
+      return !text.empty() && end == text.c_str() + text.size();
+    };
+    ok = number(values.substr(0, comma), l.gbps) &&
+         (comma == std::string::npos || number(values.substr(comma + 1), l.us));
+  }
+  ok = ok && l.gbps >= checks::kMinLinkGbps && l.gbps <= checks::kMaxLinkGbps && l.us >= 0 &&
+       l.us <= checks::kMaxLatencyUs;
+  if (!ok) {
+    throw UsageError("--link " + spec +
+                     ": expected CLASS=GBPS[,US] with CLASS one of X, NV#, PIX, PXB, PHB, NODE, SYS, NET, GBPS in "
+                     "[0.001, 1e6] and US in [0, 1e6]");
+  }
+  return l;
+}
+
 // --link-gbps, with --link CLASS=GBPS[,US] for groups of a class (classes from --topology or this machine).
 std::unique_ptr<CostModel> make_assumed_costs(const PredictOptions& o, std::string& cost_text) {
   auto assumed = std::make_unique<AssumedCost>(o.link_gbps, o.link_latency_us);
@@ -92,21 +125,9 @@ std::unique_ptr<CostModel> make_assumed_costs(const PredictOptions& o, std::stri
   cost_text = buf;
   if (o.class_links.empty()) return assumed;
   for (const auto& spec : o.class_links) {
-    const auto eq = spec.find('=');
-    const std::string cls = spec.substr(0, eq);
-    const bool known = parse_link_class(cls).has_value();
-    double gbps = 0, us = o.link_latency_us;
-    const int got = eq == std::string::npos ? 0 : std::sscanf(spec.c_str() + eq + 1, "%lf,%lf", &gbps, &us);
-    // Same ranges as --link-gbps and --link-latency-us (NaN fails every comparison, so test inside-range).
-    const bool gbps_ok = gbps >= checks::kMinLinkGbps && gbps <= checks::kMaxLinkGbps;
-    const bool us_ok = us >= 0 && us <= checks::kMaxLatencyUs;
-    if (!known || got < 1 || !gbps_ok || !us_ok) {
-      throw UsageError("--link " + spec +
-                       ": expected CLASS=GBPS[,US] with CLASS one of X, NV#, PIX, PXB, PHB, NODE, SYS, NET, GBPS in "
-                       "[0.001, 1e6] and US in [0, 1e6]");
-    }
-    assumed->set_class_link(cls, gbps, us);
-    std::snprintf(buf, sizeof buf, "; %s %.3g GB/s, %.3g us", cls.c_str(), gbps, us);
+    const ClassLink l = parse_class_link(spec, o.link_latency_us);
+    assumed->set_class_link(l.cls, l.gbps, l.us);
+    std::snprintf(buf, sizeof buf, "; %s %.3g GB/s, %.3g us", l.cls.c_str(), l.gbps, l.us);
     cost_text += buf;
   }
   RankClassMap classes(class_topology(o.topology_path));
@@ -186,6 +207,7 @@ void band_from_replay(const std::string& path, Prediction& p) {
 int predict_and_print(const PredictOptions& o) {
   if (o.plan_path.empty()) throw UsageError("--plan: a plan file (pipebench plan --json) is required");
   const int models = (!o.table_path.empty()) + (o.link_gbps > 0) + (o.zero_comm ? 1 : 0);
+  for (const auto& spec : o.class_links) (void)parse_class_link(spec, o.link_latency_us);  // the value first
   if (!o.class_links.empty() && o.link_gbps <= 0) {
     throw UsageError("--link CLASS=GBPS needs --link-gbps for the other classes");
   }

@@ -17,6 +17,7 @@
 #include "backend/backend_factory.h"
 #include "backend/gemm_timer.h"
 #include "backend/replay_runtime.h"
+#include "cli/number_checks.h"
 #include "core/distinct_files.h"
 #include "core/error.h"
 #include "core/json_file.h"
@@ -37,11 +38,6 @@
 namespace pipebench {
 namespace {
 
-void check_duration(const char* flag, double v) {
-  if (!std::isfinite(v) || v < 0)
-    throw UsageError(std::string(flag) + " " + std::to_string(v) + ": must be a finite number >= 0");
-}
-
 // An output path must not be a device, FIFO or symlink (it is replaced by rename).
 void check_output(const char* flag, const std::string& path) {
   struct stat st {};
@@ -60,14 +56,19 @@ class ReplayCommand final : public Subcommand {
   void add_options(CLI::App& sub) override {
     sub.add_option("--plan", plan_path_, "the plan (pipebench plan --json)")->required();
     sub.add_option("--schedule", o_.schedule, "all, 1f1b, interleaved, interleaved:vN or gpipe")->capture_default_str();
-    sub.add_option("--fwd-ms-per-layer", o_.compute.fwd_ms_per_layer, "forward time per layer and microbatch");
-    sub.add_option("--bwd-ms-per-layer", o_.compute.bwd_ms_per_layer, "backward time (default 2x forward)");
-    sub.add_option("--tflops", o_.compute.tflops, "achieved TFLOP/s per GPU for the FLOPs model");
+    // The ranges of predict's flags (predict_command.cc), so that both commands take the same values.
+    sub.add_option("--fwd-ms-per-layer", o_.compute.fwd_ms_per_layer, "forward time per layer and microbatch")
+        ->check(checks::positive(checks::kMaxLayerMs));
+    sub.add_option("--bwd-ms-per-layer", o_.compute.bwd_ms_per_layer, "backward time (default 2x forward)")
+        ->check(checks::positive(checks::kMaxLayerMs));
+    sub.add_option("--tflops", o_.compute.tflops, "achieved TFLOP/s per GPU for the FLOPs model")
+        ->check(checks::in_range(checks::kMinTflops, checks::kMaxTflops));
     sub.add_flag("--measure-compute", measure_compute_, "time the layer's GEMMs with cuBLAS on this rank's GPU");
     sub.add_option("--compute", compute_kind_, "GPU compute: spin (timer kernel) or gemm (cuBLAS)")
         ->capture_default_str();
     sub.add_option("--compute-sms", compute_sms_, "spin kernel: SMs to occupy (0: all)")->capture_default_str();
-    sub.add_option("--optimizer-ms", o_.compute.optimizer_ms, "optimizer step time");
+    sub.add_option("--optimizer-ms", o_.compute.optimizer_ms, "optimizer step time")
+        ->check(checks::non_negative(checks::kMaxLayerMs));
     sub.add_option("--iterations", o_.iterations, "timed iterations after one warm-up")->capture_default_str();
     sub.add_option("--table", table_path_, "costs for the prediction: a results JSON (skips timing the messages)");
     sub.add_flag("--no-predict", no_predict_, "replay only");
@@ -79,13 +80,6 @@ class ReplayCommand final : public Subcommand {
   }
 
   void finish(const CLI::App& sub, const CommandExtras&) override {
-    check_duration("--fwd-ms-per-layer", o_.compute.fwd_ms_per_layer);
-    check_duration("--bwd-ms-per-layer", o_.compute.bwd_ms_per_layer);
-    check_duration("--tflops", o_.compute.tflops);
-    check_duration("--optimizer-ms", o_.compute.optimizer_ms);
-    if (sub.count("--fwd-ms-per-layer") && o_.compute.fwd_ms_per_layer <= 0)
-      throw UsageError("--fwd-ms-per-layer: must be > 0");
-    if (sub.count("--tflops") && o_.compute.tflops <= 0) throw UsageError("--tflops: must be > 0");
     const int sources = (o_.compute.fwd_ms_per_layer > 0) + (o_.compute.tflops > 0) + (measure_compute_ ? 1 : 0);
     if (sources > 1) throw UsageError("give one of --fwd-ms-per-layer, --tflops and --measure-compute");
     if (sources == 0) throw UsageError("compute time: give --fwd-ms-per-layer MS, --tflops T or --measure-compute");

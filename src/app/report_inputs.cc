@@ -265,17 +265,10 @@ std::vector<std::string> expand_input(const std::string& flag, const std::string
   if (::stat(path.c_str(), &st) != 0) throw UsageError(flag + " " + path + ": does not exist");
   if (S_ISREG(st.st_mode)) return {path};
   if (!S_ISDIR(st.st_mode)) throw UsageError(flag + " " + path + ": not a regular file or folder");
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(path, ec)) {
-    const std::string name = e.path().filename().string();
-    if (e.path().extension() == ".json" && name != "report.json" && e.is_regular_file(ec)) {
-      files.push_back(e.path().string());
-    }
-  }
-  if (ec) throw UsageError(flag + " " + path + ": cannot be listed (" + ec.message() + ")");
+  const std::vector<std::string> files = list_folder_inputs(flag, path, [](const std::string& name) {
+    return fs::path(name).extension() == ".json" && name != "report.json";
+  });
   if (files.empty()) throw UsageError(flag + " " + path + ": a folder with no .json file");
-  std::sort(files.begin(), files.end());
   return files;
 }
 

@@ -3,6 +3,7 @@
 #include "cli/number_checks.h"
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -69,6 +70,25 @@ void require_finite_numbers(CLI::App& app) {
       "");
   for (CLI::Option* opt : app.get_options([](const CLI::Option* o) { return o->get_type_size() != 0; })) {
     if (is_numeric_type(opt->get_type_name())) opt->check(finite);
+  }
+}
+
+void require_decimal_integers(CLI::App& app) {
+  const CLI::Validator decimal(
+      [](std::string& text) -> std::string {
+        const std::size_t sign = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
+        bool ok = text.size() > sign;
+        for (std::size_t i = sign; ok && i < text.size(); ++i) ok = std::isdigit(static_cast<unsigned char>(text[i]));
+        if (!ok) return (text.size() > 24 ? text.substr(0, 24) + "..." : text) + " is not a decimal integer";
+        // CLI11 reads a leading 0 as octal ("0016" as 14); Python's int() reads it as decimal.
+        const std::size_t first = text.find_first_not_of('0', sign);
+        text = text.substr(0, sign) + (first == std::string::npos ? "0" : text.substr(first));
+        return {};
+      },
+      "");
+  for (CLI::Option* opt : app.get_options([](const CLI::Option* o) { return o->get_type_size() != 0; })) {
+    const std::string type = opt->get_type_name().substr(0, opt->get_type_name().find(':'));
+    if (type == "INT" || type == "UINT") opt->transform(decimal);  // transform: the text it normalises is kept
   }
 }
 

@@ -31,4 +31,11 @@ inline constexpr double kMaxInt32 = 2147483647.0, kMaxInt64 = 9.2e18;
 // so that a flag without its own range still refuses nan, inf and overflowing literals such as 1e400.
 void require_finite_numbers(CLI::App& app);
 
+// Adds to every integer option of `app` (CLI11 type INT or UINT) the rule of Python's int(): decimal
+// digits with an optional sign, leading zeros read as decimal. CLI11 alone reads "0x10" as 16, "1e3" as
+// 1000 and "0016" as 14 (octal), which Megatron-LM's argparse (type=int) refuses or reads as 16: a plan
+// must not take what the job would not, nor read it differently. (Python's digit-group underscores, "1_000",
+// are refused: no launch script writes them.)
+void require_decimal_integers(CLI::App& app);
+
 }  // namespace pipebench::checks

@@ -50,7 +50,8 @@ std::string redacted_arguments(const std::vector<std::string>& words) {
     if (redact_next && !is_flag(w)) {
       shown = kRedacted;
     } else if (const auto eq = w.find('='); eq != std::string::npos && eq > 0 && sensitive_flag(w.substr(0, eq))) {
-      shown = quoted(w.substr(0, eq + 1)) + kRedacted;  // --flag=value and NAME=value
+      // --flag=value and NAME=value; the name part too may be a URL with a password ("s3://a:p@b/x?token=v").
+      shown = quoted(redacted_value(w.substr(0, eq + 1))) + kRedacted;
     } else {
       shown = quoted(redacted_value(w));  // URL passwords and token=... inside any word
     }

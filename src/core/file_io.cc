@@ -7,9 +7,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "core/error.h"
 
@@ -56,6 +58,32 @@ std::string file_kind(unsigned mode) {
   if (S_ISSOCK(mode)) return "a socket";
   if (S_ISLNK(mode)) return "a symbolic link";
   return "not a regular file";
+}
+
+std::vector<std::string> list_folder_inputs(const std::string& flag, const std::string& folder,
+                                            const std::function<bool(const std::string& name)>& wanted) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(folder, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!wanted(name)) continue;
+    const std::string path = e.path().string();
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      files.push_back(path);
+      continue;
+    }
+    struct stat lst {};
+    const bool link = ::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode);
+    const std::string kind = ::stat(path.c_str(), &st) != 0
+                                 ? (link ? "a symbolic link to nothing" : "not readable")
+                                 : (link ? "a symbolic link to " : "") + file_kind(st.st_mode);
+    std::fprintf(stderr, "pipebench: warning: %s: %s, skipped (a folder's inputs are its regular files)\n",
+                 path.c_str(), kind.c_str());
+  }
+  if (ec) throw UsageError(flag + " " + folder + ": cannot be listed (" + ec.message() + ")");
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 void require_input_file(const std::string& flag, const std::string& path) {

@@ -10,6 +10,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace pipebench {
 
@@ -22,6 +23,14 @@ void require_input_file(const std::string& flag, const std::string& path);
 
 // The whole contents of a regular file; UsageError as above.
 [[nodiscard]] std::string read_input_file(const std::string& flag, const std::string& path);
+
+// The entries of FOLDER whose names `wanted` accepts and that are regular files (a symbolic link to one
+// counts, as a file named on the command line does), sorted by name. Every other accepted name (a FIFO,
+// device, folder, a link to one of those, a dangling link) is skipped and named on stderr, one line each
+// ("pipebench: warning: F/rank2.json: a FIFO, skipped (..."), so that a folder's input is never left out
+// silently. Throws UsageError "FLAG FOLDER: cannot be listed (...)".
+[[nodiscard]] std::vector<std::string> list_folder_inputs(const std::string& flag, const std::string& folder,
+                                                          const std::function<bool(const std::string& name)>& wanted);
 
 // Throws UsageError "FLAG PATH: ..." unless PATH does not exist or is a regular file (not a link).
 // FLAG may be empty (the message then starts with PATH).

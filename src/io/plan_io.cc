@@ -462,9 +462,17 @@ Plan plan_from_json(const json& j, const std::string& where) {
     if (r < 0 || r >= plan.layout.world) f.fail("listed_ranks", "names a rank outside the world");
   }
   const json& schedules = f.array(j, "", "schedules");
+  std::map<int, std::string> ids;  // message id -> where it was first seen
   for (std::size_t i = 0; i < schedules.size(); ++i) {
-    plan.schedules.push_back(
-        read_schedule(f, schedules[i], JsonFields::item("schedules", i), plan.layout, plan.args.num_layers));
+    const std::string path = JsonFields::item("schedules", i);
+    plan.schedules.push_back(read_schedule(f, schedules[i], path, plan.layout, plan.args.num_layers));
+    // Message ids are unique across the plan (results/README.md): traces and results name a message by it.
+    const auto& msgs = plan.schedules.back().messages;
+    for (std::size_t k = 0; k < msgs.size(); ++k) {
+      const std::string where = JsonFields::item(path + ".messages", k);
+      const auto [it, added] = ids.emplace(msgs[k].id, where);
+      if (!added) f.fail(where + ".id", "is " + std::to_string(msgs[k].id) + ", the id of " + it->second + " too");
+    }
   }
   if (plan.schedules.empty()) f.fail("schedules", "is empty");
   plan.notes = f.get_strings(j, "", "notes");

@@ -476,6 +476,7 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& words) {
   add_moe_options(app, a, moe);
   const std::vector<std::string> once = last_occurrences(args);
   checks::require_finite_numbers(app);
+  checks::require_decimal_integers(app);
   std::vector<std::string> reversed(once.rbegin(), once.rend());
   try {
     app.parse(reversed);

@@ -31,6 +31,8 @@ RankIteration run_iteration(ReplayRuntime& rt, const RankJob& job, std::atomic<s
   const auto& prog = job.program;
   std::vector<ReplayP2P> ops;
   std::array<std::int64_t, kReplayCollOps> calls{};
+  // -1 while in the barrier that starts the iteration (a watchdog names it rather than task 0).
+  if (progress) progress->store(-1, std::memory_order_relaxed);
   rt.begin_iteration(prog.tasks.size());
   for (std::size_t i = 0; i < prog.tasks.size(); ++i) {
     if (progress) progress->store(static_cast<std::int64_t>(i), std::memory_order_relaxed);

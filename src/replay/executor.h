@@ -51,7 +51,7 @@ void assign_groups(int rank, const std::vector<std::vector<int>>& all_groups, co
                    RankJob& job);
 
 // Runs one iteration. progress (may be null) is set to the index of the task being executed, so a
-// watchdog can name it.
+// watchdog can name it: -1 in the barrier that starts the iteration, the task count once past the last.
 [[nodiscard]] RankIteration run_iteration(ReplayRuntime& rt, const RankJob& job, std::atomic<std::int64_t>* progress);
 
 // Compute, union of communication spans, and idle (neither) from the spans, for tests and traces.

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <map>
 #include <sstream>
+#include <string>
 #include <thread>
 
 #include "core/error.h"
@@ -168,14 +169,25 @@ void set_verdict(ReplayResult& r) {
 
 // Test hook for the stopped-rank path: PIPEBENCH_REPLAY_TEST_STALL="RANK:ITERATION:SECONDS" makes
 // global rank RANK sleep SECONDS at the start of timed iteration ITERATION (0-based) of every schedule,
-// as a rank that stopped would. Unset (always, outside tests): no effect. Malformed: ignored.
-void test_stall(int rank, int iteration) {
+// as a rank that stopped would; SECONDS "stop" is a rank stopped as by `kill -STOP`: it sleeps 60 s and
+// holds its own watchdog back (a stopped process's watchdog thread stops with it, so only the ranks
+// waiting on it can speak). Unset (always, outside tests): no effect. Malformed: ignored.
+void test_stall(int rank, int iteration, ProgressWatchdog& dog) {
   const char* spec = std::getenv("PIPEBENCH_REPLAY_TEST_STALL");
   if (!spec) return;
-  int r = -1, it = -1;
-  double seconds = 0;
-  if (std::sscanf(spec, "%d:%d:%lf", &r, &it, &seconds) != 3 || r != rank || it != iteration) return;
-  if (!std::isfinite(seconds) || seconds <= 0 || seconds > 3600) return;
+  int r = -1, it = -1, used = 0;
+  if (std::sscanf(spec, "%d:%d:%n", &r, &it, &used) != 2 || used == 0 || r != rank || it != iteration) return;
+  const std::string how = spec + used;
+  if (how == "stop") {
+    for (int i = 0; i < 600; ++i) {
+      dog.start_iteration(iteration);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return;
+  }
+  char* end = nullptr;
+  const double seconds = std::strtod(how.c_str(), &end);
+  if (end == how.c_str() || *end != '\0' || !std::isfinite(seconds) || seconds <= 0 || seconds > 3600) return;
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
 }
 
@@ -232,7 +244,7 @@ ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const Plan& plan
     RankSamples rs;
     for (int i = -1; i < o.iterations; ++i) {
       dog.start_iteration(i);
-      test_stall(world.rank(), i);
+      test_stall(world.rank(), i, dog);
       const RankIteration it = run_iteration(rt, job, dog.progress());
       if (i < 0) continue;
       const double iteration_ms = world.max(static_cast<double>(it.iteration_ns) / 1e6);

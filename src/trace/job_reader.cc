@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/file_io.h"
 #include "trace/file_format.h"
 #include "trace/kineto_reader.h"
 #include "trace/nsys_reader.h"
@@ -210,17 +211,9 @@ std::vector<std::string> expand_trace_inputs(const std::string& flag, const std:
       files.push_back(in);
       continue;
     }
-    std::vector<std::string> found;
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(in, ec)) {
-      const std::string name = e.path().filename().string();
-      std::error_code fec;
-      if (!e.is_regular_file(fec)) continue;  // not a FIFO, device or folder
-      if (ends_with(name, ".json") || ends_with(name, ".json.gz") || ends_with(name, ".sqlite")) {
-        found.push_back(e.path().string());
-      }
-    }
-    if (ec) throw UsageError(flag + " " + in + ": cannot be listed (" + ec.message() + ")");
+    std::vector<std::string> found = list_folder_inputs(flag, in, [](const std::string& name) {
+      return ends_with(name, ".json") || ends_with(name, ".json.gz") || ends_with(name, ".sqlite");
+    });
     if (found.empty())
       throw UsageError(flag + " " + in + ": no *.json, *.json.gz or *.sqlite profile in this directory");
     std::sort(found.begin(), found.end(), natural_less);

@@ -383,6 +383,11 @@ TEST_F(E2E, PredictFromAMeasuredPlanTable) {
                      "--link FOO=1: expected CLASS=GBPS");
   expect_usage_error("predict --plan " + plan + " --link PIX=5 --fwd-ms-per-layer 1",
                      "--link CLASS=GBPS needs --link-gbps");
+  // The value is read whole and named before the missing --link-gbps (before: PHB=abc was told it needs
+  // --link-gbps, and PHB=5,5,5 passed the parse).
+  expect_usage_error("predict --plan " + plan + " --link PHB=abc --fwd-ms-per-layer 1", "--link PHB=abc: expected");
+  expect_usage_error("predict --plan " + plan + " --link-gbps 10 --link PHB=5,5,5 --fwd-ms-per-layer 1",
+                     "--link PHB=5,5,5: expected");
   const std::string topo = std::string(TEST_DATA_DIR) + "/topology/pipebench-two-switch-levels.xml";
   const std::string topo_json = tmp("topo.json");
   const Result t = run("topo --format json --xml " + topo);

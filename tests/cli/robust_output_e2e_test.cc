@@ -292,8 +292,8 @@ TEST_F(RobustOutput, InterruptedSweepSaysWhatWasSavedAndExits128PlusTheSignal) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/report.html"));
 }
 
-// A replay that dies leaves a file that says it is incomplete and names what it did not measure in full.
-// Before, the file claimed every iteration of every schedule.
+// A replay that dies leaves a file that says it is incomplete and names what it did not measure in full,
+// and report warns about it. Before, the file claimed every iteration of every schedule.
 TEST_F(RobustOutput, StoppedReplayLeavesAFileMarkedIncomplete) {
   const std::string p = plan("p.json");
   const std::string json = path("stopped.json");
@@ -307,6 +307,14 @@ TEST_F(RobustOutput, StoppedReplayLeavesAFileMarkedIncomplete) {
   EXPECT_EQ(j["complete"], false) << j.dump(2);
   ASSERT_FALSE(j["schedules_incomplete"].empty()) << j.dump(2);
   EXPECT_EQ(j["schedules_incomplete"][0], "1f1b") << j.dump(2);
+  // report of that file warns with the built-in replay-complete check, naming what was not measured in full.
+  const std::string out = path("stopped-report");
+  const Result rep = run("report " + json + " --out " + out);
+  EXPECT_EQ(rep.status, 0) << rep.err;
+  EXPECT_NE(rep.out.find("report: WARN"), std::string::npos) << rep.out;
+  const std::string md = slurp(out + "/report.md");
+  EXPECT_NE(md.find("| replay-complete | WARN |"), std::string::npos) << md;
+  EXPECT_NE(md.find("not measured in full: 1f1b"), std::string::npos) << md;
 }
 
 }  // namespace

@@ -47,5 +47,13 @@ TEST(CommandLine, ThisProcessIsTheTestBinary) {
   EXPECT_EQ(line.rfind("unit_tests", 0), 0u) << line;
 }
 
+// A URL with a password and a token= query: the word looks like NAME=value (its "name" ends in token), and
+// that name is a URL too. Before, the value was redacted and the password before it kept in clear.
+TEST(CommandLine, AUrlWithAPasswordAndATokenQueryKeepsNeither) {
+  const std::string shown = redacted_arguments({"--load", "s3://AKIA:SECRETPW@bucket/x?token=SECRETTOKEN"});
+  EXPECT_EQ(shown.find("SECRET"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("bucket/x?token="), std::string::npos) << shown;
+}
+
 }  // namespace
 }  // namespace pipebench

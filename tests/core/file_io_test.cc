@@ -141,5 +141,33 @@ TEST_F(FileIo, AnAtomicWriteThatFailsKeepsTheOldFile) {
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_), {}), 5);  // the temporary was removed
 }
 
+// A folder's inputs: its regular files and links to one; every other entry with a wanted name is named on
+// stderr as skipped (before, trace left a FIFO, a folder and a link to a device out without a word).
+TEST_F(FileIo, FolderInputsAreRegularFilesAndEveryOtherEntryIsNamedAsSkipped) {
+  const std::string in = path("in");
+  ASSERT_EQ(mkdir(in.c_str(), 0700), 0);
+  std::ofstream(in + "/rank0.json") << "{}";
+  ASSERT_EQ(symlink(path("target.json").c_str(), (in + "/rank1.json").c_str()), 0);
+  ASSERT_EQ(mkfifo((in + "/rank2.json").c_str(), 0600), 0);
+  ASSERT_EQ(mkdir((in + "/rank3.json").c_str(), 0700), 0);
+  ASSERT_EQ(symlink(path("fifo").c_str(), (in + "/rank4.json").c_str()), 0);
+  ASSERT_EQ(symlink(path("nothing").c_str(), (in + "/rank5.json").c_str()), 0);
+  std::ofstream(in + "/notes.txt") << "not wanted";
+  testing::internal::CaptureStderr();
+  const auto files = list_folder_inputs(
+      "INPUT", in, [](const std::string& n) { return n.size() > 5 && n.substr(n.size() - 5) == ".json"; });
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(files, (std::vector<std::string>{in + "/rank0.json", in + "/rank1.json"}));
+  EXPECT_NE(err.find(in + "/rank2.json: a FIFO, skipped"), std::string::npos) << err;
+  EXPECT_NE(err.find(in + "/rank3.json: a directory, skipped"), std::string::npos) << err;
+  EXPECT_NE(err.find(in + "/rank4.json: a symbolic link to a FIFO, skipped"), std::string::npos) << err;
+  EXPECT_NE(err.find(in + "/rank5.json: a symbolic link to nothing, skipped"), std::string::npos) << err;
+  EXPECT_EQ(err.find("notes.txt"), std::string::npos) << err;
+  EXPECT_NE(usage_error([&] {
+              (void)list_folder_inputs("INPUT", path("missing"), [](const std::string&) { return true; });
+            }).find("INPUT " + path("missing") + ": cannot be listed"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace pipebench

@@ -309,5 +309,19 @@ TEST(PlanIo, BadBatchIdsAreOneClearLine) {
   EXPECT_NE(error_of(counts).find("with another call or count than message"), std::string::npos) << error_of(counts);
 }
 
+// Message ids are unique across the plan: a repeated id, in one schedule or in two, names both messages
+// (before, predict took such a file with exit 0).
+TEST(PlanIo, ARepeatedMessageIdNamesBothMessages) {
+  const json good = plan_to_json(plan_of(kSmall + std::string(" --num-layers-per-virtual-pipeline-stage 2")));
+  ASSERT_GE(good["schedules"].size(), 2u);
+  json same = good;
+  same["schedules"][0]["messages"][3]["id"] = same["schedules"][0]["messages"][1]["id"];
+  EXPECT_NE(error_of(same).find("schedules[0].messages[3].id\" is "), std::string::npos) << error_of(same);
+  EXPECT_NE(error_of(same).find("the id of schedules[0].messages[1] too"), std::string::npos) << error_of(same);
+  json across = good;
+  across["schedules"][1]["messages"][0]["id"] = across["schedules"][0]["messages"][2]["id"];
+  EXPECT_NE(error_of(across).find("the id of schedules[0].messages[2] too"), std::string::npos) << error_of(across);
+}
+
 }  // namespace
 }  // namespace pipebench

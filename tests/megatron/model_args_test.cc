@@ -89,5 +89,19 @@ TEST(MegatronArgs, IgnoredArgumentsHideCredentials) {
   }
 }
 
+// Integers as Megatron-LM's argparse (type=int, Python's int()) reads them: "0x10" and "1e3" are refused
+// (CLI11 alone took them as 16 and 1000), and "0016" is 16 (CLI11 alone: 14, octal).
+TEST(MegatronArgs, IntegersAreDecimalAsPythonIntReadsThem) {
+  for (const char* bad : {"0x10", "1e3", "16.0", "0X1F"}) {
+    const std::string e = error_of(std::string(kBase) + "--global-batch-size " + bad);
+    EXPECT_NE(e.find(std::string(bad) + " is not a decimal integer"), std::string::npos) << bad << ": " << e;
+  }
+  for (const char* bad : {"0b10", "1_6", "_16"}) {
+    EXPECT_NE(error_of(std::string(kBase) + "--global-batch-size " + bad), "") << bad;
+  }
+  EXPECT_EQ(parse_megatron_args(words(std::string(kBase) + "--global-batch-size 0016")).global_batch, 16);
+  EXPECT_EQ(parse_megatron_args(words(std::string(kBase) + "--num-layers +08")).num_layers, 8);
+}
+
 }  // namespace
 }  // namespace pipebench

@@ -103,10 +103,22 @@ TEST_F(ReplayCommand, BadInputIsOneLineAndExitTwo) {
   for (const std::string& args :
        {base + " --fwd-ms-per-layer nan", base + " --fwd-ms-per-layer -1", base + " --fwd-ms-per-layer 0",
         base + " --fwd-ms-per-layer 1 --iterations 0", base, base + " --fwd-ms-per-layer 1 --table x.json",
+        base + " --fwd-ms-per-layer 1 --bwd-ms-per-layer 0", base + " --fwd-ms-per-layer 1 --optimizer-ms -1",
         "replay --backend mpi --no-predict --fwd-ms-per-layer 1 --plan " + other}) {
     const Result r = run(args);
     EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
     EXPECT_EQ(lines(r.err), 1) << args << "\n" << r.err;
+  }
+  // The compute flags take predict's ranges and say so in predict's words (before: --bwd-ms-per-layer 0 ran,
+  // and -1 and 0 of --fwd-ms-per-layer gave two different messages).
+  for (const std::string v : {"0", "-1"}) {
+    for (const std::string flag : {"--fwd-ms-per-layer", "--bwd-ms-per-layer"}) {
+      const std::string args =
+          base + (flag == std::string("--fwd-ms-per-layer") ? "" : " --fwd-ms-per-layer 1") + " " + flag + " " + v;
+      const Result r = run(args);
+      EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+      EXPECT_NE(r.err.find(flag + ": " + v + " is outside (0, 1e+06]"), std::string::npos) << args << "\n" << r.err;
+    }
   }
   // Found once the ranks are there.
   for (const std::string& args :
@@ -134,11 +146,28 @@ TEST_F(ReplayCommand, StoppedRankEndsTheJobWithinTimeoutAndTheJsonKeepsFinishedI
   EXPECT_NE(r.status, 0);
   EXPECT_LT(wall_s, 30.0) << "the job did not end within -T (plus start-up)";
   EXPECT_NE(r.err.find("-T 2: rank "), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("iteration 3, task "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("iteration 3, "), std::string::npos) << r.err;
   const auto j = nlohmann::json::parse(slurp(json));
   ASSERT_EQ(j.at("schedules").size(), 1u);
   EXPECT_EQ(j.at("schedules")[0].at("iterations_ms").size(), 2u);
   std::remove(json.c_str());
+}
+
+// A rank stopped as by `kill -STOP` (its own watchdog stops with it) before its second iteration: the rank
+// that gives up names the stopped rank as the one it waits on, and what it waits in (the barrier that starts
+// an iteration). Before, it named only itself and a task it was not in ("rank 0 made no progress ... task 0
+// (F mb0 c0)"), which blames the rank that was waiting.
+TEST_F(ReplayCommand, WatchdogNamesTheStoppedRankTheOthersWaitOn) {
+  const Result r = run(
+      "replay --plan " + plan_ + " --backend mpi --schedule 1f1b --fwd-ms-per-layer 1 --iterations 3 --no-predict -T 2",
+      std::string("PIPEBENCH_REPLAY_TEST_STALL=1:1:stop ") + kMpirun2);
+  EXPECT_NE(r.status, 0) << r.out << r.err;
+  const std::size_t first = r.err.find("pipebench: -T 2: rank ");
+  ASSERT_NE(first, std::string::npos) << r.err;
+  const std::string line = r.err.substr(first, r.err.find('\n', first) - first);
+  EXPECT_NE(line.find("rank 0 made no progress"), std::string::npos) << line;
+  EXPECT_NE(line.find("waits on rank 1 ("), std::string::npos) << line;
+  EXPECT_NE(line.find("barrier"), std::string::npos) << line;
 }
 
 }  // namespace
