@@ -26,7 +26,6 @@
 #include "replay/replay.h"
 #include "report/prediction_report.h"
 #include "report/results_json.h"
-#include "report/topology_report.h"
 #include "sim/layer_gemms.h"
 #include "sim/verdict.h"
 #include "topology/discovery.h"
@@ -74,10 +73,29 @@ double measure_layer_ms(const Plan& plan, std::ostream& out) {
 #endif
 }
 
+// This machine's topology as a bare topology file places it: rank i on GPU i, each GPU pair's class (the
+// class `topo` prints for it: NV# where NVLinks join the pair, else its PCIe class).
+RankTopology this_machine() {
+  const TopologyView v = discover_topology({});
+  const auto& gpus = v.topology.gpus;
+  RankTopology rt;
+  std::vector<int> indices;
+  for (std::size_t a = 0; a < gpus.size(); ++a) {
+    indices.push_back(gpus[a].index);
+    for (std::size_t b = 0; b < gpus.size(); ++b) {
+      if (a == b) continue;
+      const PairInfo p = v.gpu_pair(a, b, false);
+      rt.gpu_class[{gpus[a].index, gpus[b].index}] = LinkClass{p.cls, p.nvlinks, false};
+    }
+  }
+  rt.placement = Placement::rank_per_gpu(indices);
+  return rt;
+}
+
 // --topology FILE (a results file, or `pipebench topo --format json` where rank i is GPU i), else this
 // machine's topology.
 RankTopology class_topology(const std::string& path) {
-  if (path.empty()) return rank_topology(topology_from_json(topology_to_json(discover_topology({})), "this machine"));
+  if (path.empty()) return this_machine();
   const nlohmann::json j = read_json_file("--topology", path);
   const bool results = j.is_object() && (j.value("schema", "") == kResultsSchema || j.contains("system"));
   if (results) return rank_topology(results_from_json(j, "--topology " + path));
@@ -142,9 +160,7 @@ std::unique_ptr<CostModel> make_assumed_costs(const PredictOptions& o, std::stri
 
 // --table: a results file, or an nccl-tests log read as `pipebench import nccl-tests` would.
 ResultSet load_table(const std::string& path) {
-  if (const auto imported = nccl_tests_results_of(path, read_input_file("--table", path))) {
-    return results_from_json(*imported, "--table " + path);
-  }
+  if (auto imported = nccl_tests_result_set_of(path, read_input_file("--table", path))) return std::move(*imported);
   return load_results("--table", path);
 }
 

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "io/results_io.h"
 #include "report/record.h"
 
 namespace pipebench {
@@ -110,5 +111,10 @@ struct NcclTestsImport {
 // at least one whole row, else nullopt: what report and predict --table read when they are given a log
 // itself rather than its import. The op and rank count come from the log or its file name.
 [[nodiscard]] std::optional<nlohmann::json> nccl_tests_results_of(const std::string& path, std::string_view text);
+
+// The same file as typed results, as results_from_json reads nccl_tests_results_of's document (hosts, GPU
+// models, versions, the first test's devices, every record): what predict --table takes, with no JSON
+// between.
+[[nodiscard]] std::optional<ResultSet> nccl_tests_result_set_of(const std::string& path, std::string_view text);
 
 }  // namespace pipebench

@@ -9,6 +9,7 @@
 #include "core/version.h"
 #include "io/nccl_tests_log.h"
 #include "io/results_io.h"
+#include "topology/topology.h"
 
 namespace pipebench {
 
@@ -108,7 +109,10 @@ json nccl_tests_results(const std::vector<NcclTestsImport>& imports, const std::
   return doc;
 }
 
-std::optional<json> nccl_tests_results_of(const std::string& path, std::string_view text) {
+namespace {
+
+// One file's text read as nccl-tests output; nullopt when it holds no whole row.
+std::optional<NcclTestsImport> import_of(const std::string& path, std::string_view text) {
   NcclTestsHints hints;
   hints.file_name = std::filesystem::path(path).filename().string();
   NcclTestsImport imp{path, parse_nccl_tests(text, hints)};
@@ -116,7 +120,48 @@ std::optional<json> nccl_tests_results_of(const std::string& path, std::string_v
   std::size_t records = 0;
   for (const auto& log : imp.file.logs) records += log.records.size();
   if (records == 0) return std::nullopt;
-  return nccl_tests_results({imp}, "");
+  return imp;
+}
+
+void add_unique(std::vector<std::string>& list, const std::string& value) {
+  if (!value.empty() && std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+}
+
+// What results_from_json reads of nccl_tests_results(imports): the same system, devices and records.
+ResultSet result_set(const NcclTestsImport& imp) {
+  ResultSet rs;
+  rs.tool_version = kToolVersion;
+  rs.source = "nccl-tests";
+  bool devices_listed = false;
+  for (const auto& log : imp.file.logs) {
+    for (const auto& d : log.devices) {
+      add_unique(rs.system.hosts, d.host);
+      add_unique(rs.system.gpu_models, d.model);
+    }
+    if (!log.version.empty()) rs.system.versions.emplace("nccl_tests", log.version);
+    if (!log.nccl_version.empty()) rs.system.versions.emplace("nccl", log.nccl_version);
+    if (!devices_listed && !log.devices.empty()) {
+      devices_listed = true;
+      for (const auto& d : log.devices)
+        rs.system.devices.push_back({d.rank, d.host, normalize_bus_id(bus_address(d.bus_id))});
+    }
+    rs.records.insert(rs.records.end(), log.records.begin(), log.records.end());
+  }
+  return rs;
+}
+
+}  // namespace
+
+std::optional<json> nccl_tests_results_of(const std::string& path, std::string_view text) {
+  const std::optional<NcclTestsImport> imp = import_of(path, text);
+  if (!imp) return std::nullopt;
+  return nccl_tests_results({*imp}, "");
+}
+
+std::optional<ResultSet> nccl_tests_result_set_of(const std::string& path, std::string_view text) {
+  const std::optional<NcclTestsImport> imp = import_of(path, text);
+  if (!imp) return std::nullopt;
+  return result_set(*imp);
 }
 
 }  // namespace pipebench

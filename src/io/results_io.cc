@@ -221,10 +221,9 @@ RankTopology rank_topology(const ResultSet& results) {
   const TopologyFile& t = *results.system.topology;
   std::map<std::string, int> gpu_of_bus;
   for (const auto& g : t.gpus) gpu_of_bus[g.bus_id] = g.index;
-  for (const auto& d : results.system.devices) {
-    const auto it = gpu_of_bus.find(d.bus_id);
-    if (it != gpu_of_bus.end()) rt.gpu_of_rank[d.rank] = it->second;
-  }
+  // The topology is the one of the host that wrote the file: ranks of other hosts are placed on their
+  // host alone (NET to this one), never on a GPU of this host with the same bus id.
+  rt.placement = Placement(results.system.devices, t.host, gpu_of_bus);
   for (const auto& p : t.gpu_pairs) {
     rt.gpu_class[{p.a, p.b}] = p.cls;
     rt.gpu_path[{p.a, p.b}] = p.path;

@@ -12,6 +12,7 @@
 #include "io/topology_io.h"
 #include "report/record.h"
 #include "sim/cost_model.h"
+#include "topology/placement.h"
 
 namespace pipebench {
 
@@ -23,12 +24,6 @@ inline constexpr const char* kResultsSchema = "pipebench.results/1";
 // The file without records: `header` (tool_version, created_utc, system, config, ...) with the schema
 // and an empty "records" array; the sink appends record_to_json of each record.
 [[nodiscard]] nlohmann::json results_header(nlohmann::json header);
-
-struct DevicePlace {
-  int rank = -1;
-  std::string host;
-  std::string bus_id;  // normalised; "" for host ranks
-};
 
 // One GPU's links at one moment (system.link_state.start/end) or the highest seen while the run went on
 // (link_state_during_run). 0 (-1 for NVLink counts) = unknown.
@@ -71,7 +66,8 @@ inline constexpr int kMaxRecordRanks = 1 << 20;
 // Reads a results file named by `flag` ("--table"); messages name the flag and the file.
 [[nodiscard]] ResultSet load_results(const std::string& flag, const std::string& path);
 
-// Ranks placed on the GPUs of the embedded topology (device bus ids joined to the topology's GPUs).
+// Ranks placed on their hosts and on the GPUs of the embedded topology (the devices of its host joined to
+// its GPUs by bus id); ranks of two hosts are NET to each other.
 [[nodiscard]] RankTopology rank_topology(const ResultSet& results);
 
 }  // namespace pipebench

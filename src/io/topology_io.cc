@@ -167,7 +167,9 @@ TopologyFile topology_from_json(const json& j, const std::string& where) {
 
 RankTopology rank_topology(const TopologyFile& t) {
   RankTopology rt;
-  for (const auto& g : t.gpus) rt.gpu_of_rank[g.index] = g.index;
+  std::vector<int> gpus;
+  for (const auto& g : t.gpus) gpus.push_back(g.index);
+  rt.placement = Placement::rank_per_gpu(gpus);
   for (const auto& p : t.gpu_pairs) {
     rt.gpu_class[{p.a, p.b}] = p.cls;
     rt.gpu_path[{p.a, p.b}] = p.path;

@@ -62,22 +62,23 @@ CommCost interpolate(const std::vector<std::pair<double, double>>& v, std::int64
 
 }  // namespace
 
-RankClassMap::RankClassMap(const RankTopology& t) {
-  for (const auto& [ra, ga] : t.gpu_of_rank) {
-    for (const auto& [rb, gb] : t.gpu_of_rank) {
-      const auto it = t.gpu_class.find({ga, gb});
-      if (ra != rb && it != t.gpu_class.end()) pair_class_[{ra, rb}] = it->second;
-    }
+RankClassMap::RankClassMap(const RankTopology& t) : placement_(t.placement), gpu_class_(t.gpu_class) {
+  const std::map<int, int> gpus = t.placement.gpu_of_rank();
+  for (const auto& [ra, ga] : gpus) {
+    for (const auto& [rb, gb] : gpus) any_pair_ = any_pair_ || (ra != rb && gpu_class_.count({ga, gb}) > 0);
   }
 }
 
 std::string RankClassMap::class_of(const std::vector<int>& ranks) const {
   if (ranks.empty()) return "";
-  const auto pair_class = [this](int a, int b) -> std::optional<LinkClass> {
-    if (a == b) return LinkClass{};
-    const auto it = pair_class_.find({a, b});
-    if (it == pair_class_.end()) return std::nullopt;
+  const GpuPairClassFn gpu_pair = [this](int ga, int gb) -> std::optional<LinkClass> {
+    const auto it = gpu_class_.find({ga, gb});
+    if (it == gpu_class_.end()) return std::nullopt;
     return it->second;
+  };
+  const auto pair_class = [&](int a, int b) -> std::optional<LinkClass> {
+    if (a == b) return LinkClass{};
+    return placement_.pair_class(a, b, gpu_pair);
   };
   const std::optional<LinkClass> worst = worst_link_class(ranks, pair_class);
   return worst ? worst->label() : "";

@@ -14,6 +14,7 @@
 #include "report/record.h"
 #include "sim/task.h"
 #include "topology/link_class.h"
+#include "topology/placement.h"
 
 namespace pipebench {
 
@@ -66,22 +67,25 @@ class CostModel {
 // Where the ranks sit and what joins their GPUs: from the topology embedded in a results file, or a
 // `pipebench topo --format json` file where rank i is GPU i (src/io builds it).
 struct RankTopology {
-  std::map<int, int> gpu_of_rank;                                    // global rank -> GPU index
+  Placement placement;                                               // global rank -> host, GPU index
   std::map<std::pair<int, int>, LinkClass> gpu_class;                // (GPU a, GPU b) -> class, a != b
   std::map<std::pair<int, int>, std::vector<std::string>> gpu_path;  // (GPU a, GPU b) -> links on the path
 };
 
-// The link class of a group of global ranks: topology/link_class.h's worst pair.
+// The link class of a group of global ranks: topology/link_class.h's worst pair, NET across hosts.
 class RankClassMap {
  public:
   RankClassMap() = default;
   explicit RankClassMap(const RankTopology& topology);
-  [[nodiscard]] bool empty() const { return pair_class_.empty(); }
+  // No pair of ranks has a known class.
+  [[nodiscard]] bool empty() const { return !any_pair_; }
   // "" when a pair of the group is unknown; "X" for one rank.
   [[nodiscard]] std::string class_of(const std::vector<int>& ranks) const;
 
  private:
-  std::map<std::pair<int, int>, LinkClass> pair_class_;  // global ranks -> class
+  Placement placement_;
+  std::map<std::pair<int, int>, LinkClass> gpu_class_;  // (GPU a, GPU b) -> class
+  bool any_pair_ = false;
 };
 
 class ZeroCost final : public CostModel {

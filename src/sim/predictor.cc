@@ -432,8 +432,9 @@ void break_even(Context& cx, const ScheduleSelection& selection, Prediction& out
 PathModel path_model(const RankTopology& t) {
   PathModel pm;
   std::map<std::string, int> ids;
-  for (const auto& [ra, ga] : t.gpu_of_rank) {
-    for (const auto& [rb, gb] : t.gpu_of_rank) {
+  const std::map<int, int> gpu_of_rank = t.placement.gpu_of_rank();
+  for (const auto& [ra, ga] : gpu_of_rank) {
+    for (const auto& [rb, gb] : gpu_of_rank) {
       const auto it = t.gpu_path.find({ga, gb});
       if (ra == rb || it == t.gpu_path.end()) continue;
       std::vector<int> links;

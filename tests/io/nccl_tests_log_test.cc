@@ -327,6 +327,40 @@ TEST(NcclTestsLog, ResultsFileReadsBackAsPipebenchResults) {
   EXPECT_EQ(doc.at("imported_from").size(), 2u);
 }
 
+// predict --table takes a log as typed results with no JSON between: the same values as the document
+// report reads, read back (records field by field through their one writer).
+TEST(NcclTestsLog, TypedResultsOfALogAreWhatItsResultsDocumentReadsBackAs) {
+  int logs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(TEST_DATA_DIR) + "/nccl-tests")) {
+    const std::string name = entry.path().filename().string();
+    const std::string text = fixture(name);
+    const auto doc = nccl_tests_results_of(name, text);
+    const auto typed = nccl_tests_result_set_of(name, text);
+    ASSERT_EQ(doc.has_value(), typed.has_value()) << name;
+    if (!doc) continue;
+    ++logs;
+    const ResultSet back = results_from_json(*doc, name);
+    EXPECT_EQ(typed->source, back.source) << name;
+    EXPECT_EQ(typed->tool_version, back.tool_version) << name;
+    EXPECT_EQ(typed->created_utc, back.created_utc) << name;
+    EXPECT_EQ(typed->system.hosts, back.system.hosts) << name;
+    EXPECT_EQ(typed->system.gpu_models, back.system.gpu_models) << name;
+    EXPECT_EQ(typed->system.versions, back.system.versions) << name;
+    ASSERT_EQ(typed->system.devices.size(), back.system.devices.size()) << name;
+    for (std::size_t i = 0; i < back.system.devices.size(); ++i) {
+      EXPECT_EQ(typed->system.devices[i].rank, back.system.devices[i].rank) << name;
+      EXPECT_EQ(typed->system.devices[i].host, back.system.devices[i].host) << name;
+      EXPECT_EQ(typed->system.devices[i].bus_id, back.system.devices[i].bus_id) << name;
+    }
+    ASSERT_EQ(typed->records.size(), back.records.size()) << name;
+    for (std::size_t i = 0; i < back.records.size(); ++i) {
+      EXPECT_EQ(record_to_json(typed->records[i]), record_to_json(back.records[i])) << name << " record " << i;
+      EXPECT_EQ(typed->records[i].bidirectional, back.records[i].bidirectional) << name << " record " << i;
+    }
+  }
+  EXPECT_GE(logs, 6);  // the fixtures that are logs with rows
+}
+
 TEST(NcclTestsLog, JsonEnvironmentIsNeverCopied) {
   std::vector<NcclTestsImport> imports = {{"a.json", parse_fixture("all_reduce_perf-2.19.json")}};
   const std::string out = nccl_tests_results(imports, "t").dump();

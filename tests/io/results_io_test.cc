@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "report/topology_report.h"
+#include "sim/predictor.h"
 #include "topology/discovery.h"
 
 namespace pipebench {
@@ -207,10 +208,37 @@ TEST(ResultsIo, RanksArePlacedOnTheEmbeddedTopologysGpus) {
   ASSERT_TRUE(rs.system.topology.has_value());
   EXPECT_EQ(rs.system.topology->gpu_pairs.size(), 2u);  // the GPU-NIC pair is not read
   const RankTopology placed = rank_topology(rs);
-  EXPECT_EQ(placed.gpu_of_rank, (std::map<int, int>{{0, 1}, {1, 0}}));
+  EXPECT_EQ(placed.placement.gpu_of_rank(), (std::map<int, int>{{0, 1}, {1, 0}}));
   EXPECT_EQ(RankClassMap(placed).class_of({0, 1}), "NV12");
   j["system"]["topology"] = {{"error", "no hwloc"}};  // a run that could not read its topology
-  EXPECT_TRUE(rank_topology(results_from_json(j, "t")).gpu_of_rank.empty());
+  EXPECT_TRUE(rank_topology(results_from_json(j, "t")).placement.gpu_of_rank().empty());
+}
+
+// A results file of two hosts with the same GPUs (bus ids) on each: the embedded topology is rank 0's
+// host's, so ranks of the other host are NET to it and never take a class of its GPUs.
+TEST(ResultsIo, RanksOfAnotherHostAreNetNotPlacedOnTheseGpus) {
+  const json topo = {
+      {"schema", kTopologySchema},
+      {"host", "n1"},
+      {"gpus", json::array({{{"index", 0}, {"bus_id", "0000:18:00.0"}}, {{"index", 1}, {"bus_id", "0000:3b:00.0"}}})},
+      {"pairs", json::array({{{"a", 0}, {"b", 1}, {"kind", "gpu-gpu"}, {"class", "NV12"}, {"path", {"nvlink"}}},
+                             {{"a", 1}, {"b", 0}, {"kind", "gpu-gpu"}, {"class", "NV12"}, {"path", {"nvlink"}}}})}};
+  json j = {{"schema", kResultsSchema}, {"records", json::array()}};
+  j["system"] = {{"topology", topo},
+                 {"devices", json::array({{{"rank", 0}, {"host", "n1"}, {"bus_id", "0000:18:00.0"}},
+                                          {{"rank", 1}, {"host", "n1"}, {"bus_id", "0000:3b:00.0"}},
+                                          {{"rank", 2}, {"host", "n2"}, {"bus_id", "0000:18:00.0"}},
+                                          {{"rank", 3}, {"host", "n2"}, {"bus_id", "0000:3b:00.0"}}})}};
+  const RankClassMap classes(rank_topology(results_from_json(j, "t")));
+  EXPECT_EQ(classes.class_of({0, 1}), "NV12");
+  EXPECT_EQ(classes.class_of({1, 2}), "NET");
+  EXPECT_EQ(classes.class_of({0, 1, 2, 3}), "NET");
+  EXPECT_EQ(classes.class_of({2, 3}), "");  // n2's topology is not in the file
+  // The shared-path model knows only n1's links: no path of n1 is charged to a pair on n2 or across.
+  const PathModel paths = path_model(rank_topology(results_from_json(j, "t")));
+  EXPECT_EQ(paths.links.count({0, 1}), 1u);
+  EXPECT_EQ(paths.links.count({2, 3}), 0u);
+  EXPECT_EQ(paths.links.count({1, 2}), 0u);
 }
 
 TEST(TopologyIo, ReadsBackWhatTopoWritesAndNamesBadFields) {
