@@ -302,6 +302,8 @@ void PredictCommand::add_compute_options(CLI::App& sub) {
       ->check(checks::positive(checks::kMaxLayerMs));
   sub.add_option("--bwd-ms-per-layer", c.bwd_ms_per_layer, "backward time (default 2x forward)")
       ->check(checks::positive(checks::kMaxLayerMs));
+  sub.add_option("--w-share", c.w_share, "W's part of the backward where a schedule splits B and W (default 0.5)")
+      ->check(checks::in_range(0, 1));
   sub.add_option("--tflops", c.tflops, "achieved TFLOP/s per GPU for the FLOPs model")
       ->check(checks::in_range(checks::kMinTflops, checks::kMaxTflops));
   sub.add_option("--comm-sm-slowdown", c.comm_sm_slowdown,

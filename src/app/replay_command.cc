@@ -17,6 +17,7 @@
 #include "backend/backend_factory.h"
 #include "backend/gemm_timer.h"
 #include "backend/replay_runtime.h"
+#include "cli/number_checks.h"
 #include "core/distinct_files.h"
 #include "core/error.h"
 #include "core/json_file.h"
@@ -62,6 +63,9 @@ class ReplayCommand final : public Subcommand {
     sub.add_option("--schedule", o_.schedule, "all, 1f1b, interleaved, interleaved:vN or gpipe")->capture_default_str();
     sub.add_option("--fwd-ms-per-layer", o_.compute.fwd_ms_per_layer, "forward time per layer and microbatch");
     sub.add_option("--bwd-ms-per-layer", o_.compute.bwd_ms_per_layer, "backward time (default 2x forward)");
+    sub.add_option("--w-share", o_.compute.w_share, "W's part of the backward where a schedule splits B and W")
+        ->check(checks::in_range(0, 1))
+        ->capture_default_str();
     sub.add_option("--tflops", o_.compute.tflops, "achieved TFLOP/s per GPU for the FLOPs model");
     sub.add_flag("--measure-compute", measure_compute_, "time the layer's GEMMs with cuBLAS on this rank's GPU");
     sub.add_option("--compute", compute_kind_, "GPU compute: spin (timer kernel) or gemm (cuBLAS)")
