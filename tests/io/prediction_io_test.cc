@@ -48,6 +48,24 @@ TEST(PredictionIo, RoundTripGivesTheSameJson) {
   EXPECT_FALSE(back.schedules[0].dominant.what.empty());
 }
 
+// The memory note of a schedule that splits B and W, and the W share, are optional: written where such a
+// schedule was predicted, read back the same, absent from older files.
+TEST(PredictionIo, MemoryNoteAndWShareRoundTripAndAreOptional) {
+  json j = predicted();
+  ASSERT_FALSE(j["compute"].contains("w_share"));
+  for (const auto& s : j["schedules"]) ASSERT_FALSE(s.contains("activations_held"));
+  j["schedules"][0]["activations_held"] = {4, 4, 4, 4};
+  j["compute"]["w_share"] = 0.25;
+  const PredictionFile back = prediction_from_json(j, "test");
+  EXPECT_EQ(back.schedules[0].activations_held, (std::vector<double>{4, 4, 4, 4}));
+  EXPECT_EQ(back.w_share, 0.25);
+  EXPECT_EQ(prediction_to_json(back), j);
+  j["schedules"][0]["activations_held"][1] = -1;
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].activations_held[1]\" is out of range");
+  j["schedules"][0]["activations_held"][1] = "four";
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].activations_held[1]\" is not a number");
+}
+
 TEST(PredictionIo, BadFilesAreNamedByFileAndField) {
   EXPECT_EQ(error_of(json{{"schema", "pipebench.plan/1"}}),
             "--prediction p.json: schema \"pipebench.plan/1\" is not pipebench.prediction/1");
@@ -81,7 +99,8 @@ TEST(PredictionIo, NumbersOutOfRangeAreNamed) {
   EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0]\" schedule 1f1b with v -3 (its v is 1)");
   j = predicted();
   j["schedules"][0]["name"] = "zb-h9";
-  EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0]\" schedule 'zb-h9' is none of 1f1b, gpipe, interleaved");
+  EXPECT_EQ(error_of(j),
+            "--prediction p.json: \"schedules[0]\" schedule 'zb-h9' is none of 1f1b, gpipe, interleaved, zb-h1");
   j = predicted();
   j["schedules"][0]["bubble_sim"] = -1;
   EXPECT_NE(error_of(j).find("\"schedules[0].bubble_sim\" is -1"), std::string::npos);
