@@ -23,9 +23,11 @@
 #include "io/replay_io.h"
 #include "io/results_io.h"
 #include "io/topology_io.h"
+#include "megatron/p2p_calls.h"
 #include "replay/replay.h"
 #include "report/prediction_report.h"
 #include "report/results_json.h"
+#include "schedule/activation_memory.h"
 #include "sim/layer_gemms.h"
 #include "sim/verdict.h"
 #include "topology/discovery.h"
@@ -90,6 +92,40 @@ RankTopology this_machine() {
   }
   rt.placement = Placement::rank_per_gpu(indices);
   return rt;
+}
+
+// The memory note of each schedule that splits B and W: activations held per rank at the peak, beside
+// 1F1B's on the same pipeline (schedule/activation_memory.h).
+void add_memory_notes(const Plan& plan, Prediction& p) {
+  for (auto& s : p.schedules) {
+    const ScheduleGenerator& g = schedule_generator(s.id);
+    if (g.splits_backward()) s.activations_held = peak_activations(g, megatron_shape(plan.args, plan.layout, s.id));
+  }
+}
+
+void print_memory_notes(std::ostream& out, const Plan& plan, const Prediction& p) {
+  const auto list = [](const std::vector<double>& held) {
+    std::string text;
+    char buf[32];
+    for (const double mb : held) {
+      std::snprintf(buf, sizeof buf, "%s%g", text.empty() ? "" : " ", mb);
+      text += buf;
+    }
+    return text;
+  };
+  bool first = true;
+  for (const auto& s : p.schedules) {
+    if (s.activations_held.empty()) continue;
+    if (first) {
+      const ScheduleId base{"1f1b", 1};
+      const auto base_held = peak_activations(schedule_generator(base), megatron_shape(plan.args, plan.layout, base));
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "# B/W split: W is %.2f of the backward (--w-share)\n", p.w_share);
+      out << buf << "# activations held at the peak, microbatches per pipeline rank: 1f1b " << list(base_held) << "\n";
+      first = false;
+    }
+    out << "#   " << s.id.label() << " " << list(s.activations_held) << "\n";
+  }
 }
 
 // --topology FILE (a results file, or `pipebench topo --format json` where rank i is GPU i), else this
@@ -246,8 +282,10 @@ int predict_and_print(const PredictOptions& o) {
     compute.fwd_ms_per_layer = measure_layer_ms(plan, note);
     measured_note = note.str();
   }
-  Prediction p =
-      predict(plan, *costs, make_compute_model(plan, compute), o.shared_path, !o.trace_dir.empty(), o.schedule, &paths);
+  const ComputeModel compute_model = make_compute_model(plan, compute);
+  Prediction p = predict(plan, *costs, compute_model, o.shared_path, !o.trace_dir.empty(), o.schedule, &paths);
+  p.w_share = compute_model.w_share;
+  add_memory_notes(plan, p);
   if (o.measure_compute) p.compute_source = "measured with cuBLAS on GPU 0 (--measure-compute)";
   if (!o.replay_path.empty()) band_from_replay(o.replay_path, p);
   if (!o.trace_dir.empty()) {
@@ -277,6 +315,7 @@ int predict_and_print(const PredictOptions& o) {
                 1 + o.compute.comm_sm_slowdown);
   out << buf << "#\n";
   print_schedule_table(out, p, true);
+  print_memory_notes(out, plan, p);
   print_rank_breakdown(out, p);
   print_break_even_and_verdict(out, p);
   if (!o.trace_dir.empty()) {
@@ -327,7 +366,7 @@ void PredictCommand::add_options(CLI::App& sub) {
                "with --table: use a measured group of the same class when the exact one is missing");
   sub.add_flag("--shared-path", o_.shared_path, "every pipeline pair shares one path (no GPU P2P)");
   add_compute_options(sub);
-  sub.add_option("--schedule", o_.schedule, "only this schedule (1f1b, interleaved, interleaved:v4)");
+  sub.add_option("--schedule", o_.schedule, "only this schedule (1f1b, interleaved, interleaved:v4, gpipe, zb-h1)");
   sub.add_option("--trace", o_.trace_dir, "write one Chrome trace per schedule into this folder");
   sub.add_option("--json", o_.json_path, "write the prediction JSON here");
   sub.add_option("--replay", o_.replay_path,
@@ -340,6 +379,8 @@ void PredictCommand::add_compute_options(CLI::App& sub) {
       ->check(checks::positive(checks::kMaxLayerMs));
   sub.add_option("--bwd-ms-per-layer", c.bwd_ms_per_layer, "backward time (default 2x forward)")
       ->check(checks::positive(checks::kMaxLayerMs));
+  sub.add_option("--w-share", c.w_share, "W's part of the backward where a schedule splits B and W (default 0.5)")
+      ->check(checks::in_range(0, 1));
   sub.add_option("--tflops", c.tflops, "achieved TFLOP/s per GPU for the FLOPs model")
       ->check(checks::in_range(checks::kMinTflops, checks::kMaxTflops));
   sub.add_option("--comm-sm-slowdown", c.comm_sm_slowdown,

@@ -55,12 +55,16 @@ class ReplayCommand final : public Subcommand {
 
   void add_options(CLI::App& sub) override {
     sub.add_option("--plan", plan_path_, "the plan (pipebench plan --json)")->required();
-    sub.add_option("--schedule", o_.schedule, "all, 1f1b, interleaved, interleaved:vN or gpipe")->capture_default_str();
+    sub.add_option("--schedule", o_.schedule, "all, 1f1b, interleaved, interleaved:vN, gpipe or zb-h1")
+        ->capture_default_str();
     // The ranges of predict's flags (predict_command.cc), so that both commands take the same values.
     sub.add_option("--fwd-ms-per-layer", o_.compute.fwd_ms_per_layer, "forward time per layer and microbatch")
         ->check(checks::positive(checks::kMaxLayerMs));
     sub.add_option("--bwd-ms-per-layer", o_.compute.bwd_ms_per_layer, "backward time (default 2x forward)")
         ->check(checks::positive(checks::kMaxLayerMs));
+    sub.add_option("--w-share", o_.compute.w_share, "W's part of the backward where a schedule splits B and W")
+        ->check(checks::in_range(0, 1))
+        ->capture_default_str();
     sub.add_option("--tflops", o_.compute.tflops, "achieved TFLOP/s per GPU for the FLOPs model")
         ->check(checks::in_range(checks::kMinTflops, checks::kMaxTflops));
     sub.add_flag("--measure-compute", measure_compute_, "time the layer's GEMMs with cuBLAS on this rank's GPU");

@@ -18,8 +18,9 @@ using nlohmann::json;
 namespace {
 
 PredictedSchedule summary_of(const SchedulePrediction& s) {
-  PredictedSchedule out{s.id,       s.reference, s.overlap_p2p, s.iteration_ms, s.speedup, s.bubble_ideal, s.bubble_sim,
-                        s.dominant, {}};
+  PredictedSchedule out{s.id,      s.reference,       s.overlap_p2p, s.iteration_ms,
+                        s.speedup, s.bubble_ideal,    s.bubble_sim,  s.dominant,
+                        {},        s.activations_held};
   for (std::size_t r = 0; r < s.sim.ranks.size(); ++r) {
     const auto& rr = s.sim.ranks[r];
     const double it = static_cast<double>(s.sim.iteration);
@@ -66,6 +67,16 @@ PredictedSchedule read_schedule(const JsonFields& f, const json& sj, const std::
                        f.get_double_in(ranks[i], rp, "idle_ms", 0, kMaxIterationMs),
                        f.get_double_in(ranks[i], rp, "nccl_share", 0, 1), p2p_bytes});
   }
+  if (sj.contains("activations_held")) {
+    const json& held = f.array(sj, path, "activations_held");
+    for (std::size_t i = 0; i < held.size(); ++i) {
+      const std::string hp = JsonFields::item(path + ".activations_held", i);
+      if (!held[i].is_number()) f.fail(hp, "is not a number");
+      const double mb = held[i].get<double>();
+      if (!(mb >= 0 && mb <= kMaxIterationMs)) f.fail(hp, "is out of range");
+      s.activations_held.push_back(mb);
+    }
+  }
   return s;
 }
 
@@ -108,6 +119,7 @@ PredictionFile prediction_file(const Prediction& p) {
   out.compute_source = p.compute_source;
   out.fwd_ms_per_layer = p.fwd_ms_per_layer;
   out.bwd_ms_per_layer = p.bwd_ms_per_layer;
+  out.w_share = p.w_share;
   out.cost_sources = p.cost_sources;
   out.best = p.best;
   out.verdict = p.verdict;
@@ -144,6 +156,7 @@ json prediction_to_json(const PredictionFile& p) {
          {"bubble_sim", s.bubble_sim},
          {"dominant_cost", {{"what", s.dominant.what}, {"ms", s.dominant.ms}, {"share", s.dominant.share}}},
          {"ranks", ranks}});
+    if (!s.activations_held.empty()) schedules.back()["activations_held"] = s.activations_held;
   }
   json be = json::object();
   for (const auto& [v, g] : p.break_even_gbps) be[std::to_string(v)] = g ? json(*g) : json(nullptr);
@@ -158,6 +171,9 @@ json prediction_to_json(const PredictionFile& p) {
               {"break_even_gbps", be},
               {"notes", p.notes}};
   if (!p.sharing.empty()) doc["measured_terms"] = {{"collectives_at_once", sharing_to_json(p.sharing)}};
+  for (const auto& s : p.schedules) {
+    if (!s.activations_held.empty()) doc["compute"]["w_share"] = p.w_share;  // a schedule splits B and W
+  }
   if (p.band > 0) {  // a verdict decided with its band (sim/verdict.h)
     doc["verdict"]["too_close"] = p.too_close;
     doc["verdict"]["band"] = p.band;
@@ -178,6 +194,7 @@ PredictionFile prediction_from_json(const json& j, const std::string& where) {
   p.compute_source = f.get_string(compute, "compute", "source");
   p.fwd_ms_per_layer = f.get_double_in(compute, "compute", "fwd_ms_per_layer", 0, kMaxIterationMs);
   p.bwd_ms_per_layer = f.get_double_in(compute, "compute", "bwd_ms_per_layer", 0, kMaxIterationMs);
+  if (compute.contains("w_share")) p.w_share = f.get_double_in(compute, "compute", "w_share", 0, 1);
   const json& schedules = f.array(j, "", "schedules");
   for (std::size_t i = 0; i < schedules.size(); ++i) {
     p.schedules.push_back(read_schedule(f, schedules[i], JsonFields::item("schedules", i)));

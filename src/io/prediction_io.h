@@ -31,12 +31,16 @@ struct PredictedSchedule {
   double iteration_ms = 0, speedup_vs_1f1b = 1, bubble_ideal = 0, bubble_sim = 0;
   DominantCost dominant;  // empty `what` in files written before it was recorded
   std::vector<PredictedRank> ranks;
+  // Per pipeline rank, microbatches of activations held at the peak; written for the schedules that split
+  // B and W (optional: empty for the others and in older files).
+  std::vector<double> activations_held;
 };
 
 struct PredictionFile {
   std::vector<std::string> cost_sources;
   std::string compute_source;
   double fwd_ms_per_layer = 0, bwd_ms_per_layer = 0;
+  double w_share = 0.5;  // written (and read) only where a schedule splits B and W
   std::vector<PredictedSchedule> schedules;
   std::string best, verdict;
   double band = 0;  // 0 in files written before the band was recorded

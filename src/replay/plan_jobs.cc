@@ -48,7 +48,8 @@ std::int64_t calls_at(std::int64_t total, std::int64_t steps, std::int64_t k) {
 // The in-schedule collectives (TP, CP, cross entropy, data broadcasts, per-microbatch loss) of this rank
 // at their exact sizes and groups, issued after the forward and backward compute steps they belong to:
 // each message's forward calls spread evenly over the m*v forward steps, its backward calls over the
-// backward steps. Position inside a step is not modelled (the step's compute runs first).
+// backward steps (B where the backward is split; W passes issue none). Position inside a step is not modelled (the
+// step's compute runs first).
 void insert_inside_collectives(const Schedule& s, int global_rank, RankJob& job) {
   std::vector<const PlanMessage*> inside;
   for (const auto& msg : s.messages) {
@@ -58,14 +59,14 @@ void insert_inside_collectives(const Schedule& s, int global_rank, RankJob& job)
   if (inside.empty()) return;
   std::int64_t fwd_steps = 0, bwd_steps = 0;
   for (const auto& t : job.program.tasks) {
-    if (t.kind == Task::Kind::kCompute && t.mb >= 0) ++(t.forward ? fwd_steps : bwd_steps);
+    if (t.kind == Task::Kind::kCompute && t.mb >= 0 && !t.wgrad) ++(t.forward ? fwd_steps : bwd_steps);
   }
   std::vector<Task> tasks;
   tasks.reserve(job.program.tasks.size() * (1 + inside.size()));
   std::int64_t fwd_k = 0, bwd_k = 0;
   for (const auto& t : job.program.tasks) {
     tasks.push_back(t);
-    if (t.kind != Task::Kind::kCompute || t.mb < 0) continue;
+    if (t.kind != Task::Kind::kCompute || t.mb < 0 || t.wgrad) continue;  // W: no collectives of its own
     const std::int64_t k = t.forward ? fwd_k++ : bwd_k++;
     for (const PlanMessage* msg : inside) {
       const auto fwd_total =

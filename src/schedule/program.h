@@ -11,11 +11,14 @@
 
 namespace pipebench {
 
-// The compute pass of a step: forward, or backward (activation and weight gradients together).
-enum class Pass : std::uint8_t { kForward, kBackward };
+// The compute pass of a step: forward, backward, or the weight gradient alone. Schedules that do not split
+// the backward (ScheduleGenerator::splits_backward) write kBackward for activation and weight gradients
+// together; the zero-bubble schedules (Qi et al., ICLR 2024 §2) write kBackward for the activation
+// gradient (B) and kWeight for the weight gradient (W) of the same microbatch and chunk, later.
+enum class Pass : std::uint8_t { kForward, kBackward, kWeight };
 
-// One op of a call. k is the virtual microbatch: forward k is ScheduleShape::table[k]; backward k is the
-// same microbatch on the mirrored chunk (v-1-c), the order Megatron's backward runs in (§3b).
+// One op of a call. k is the virtual microbatch: forward k is ScheduleShape::table[k]; backward k (and weight
+// k) is the same microbatch on the mirrored chunk (v-1-c), the order Megatron's backward runs in (§3b).
 struct CallOp {
   bool send = true;
   bool grad = false;  // activation grad (backward) or activation (forward)

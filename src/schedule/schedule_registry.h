@@ -23,6 +23,9 @@ class ScheduleGenerator {
   // A reference Megatron does not run (GPipe): predicted and replayed beside the others on the 1F1B
   // plan's messages, never the verdict's pick, and no batch ids in the plan.
   [[nodiscard]] virtual bool reference() const { return false; }
+  // Writes B (Pass::kBackward, the activation gradient) and W (Pass::kWeight, the weight gradient) as
+  // separate passes; otherwise every backward pass is B and W together.
+  [[nodiscard]] virtual bool splits_backward() const { return false; }
   // The steps of pipeline rank r (0 <= r < shape.p) in order.
   virtual void emit(const ScheduleShape& shape, int r, ProgramSink& sink) const = 0;
 };

@@ -31,7 +31,11 @@ ComputeModel make_compute_model(const Plan& plan, const ComputeOptions& c) {
                      "compute model: times per layer, TFLOP/s, optimizer time and comm slowdown must not be negative",
                      "must not be negative");
   }
+  if (!(c.w_share >= 0 && c.w_share <= 1)) {
+    throw UsageError("--w-share " + std::to_string(c.w_share) + ": W's part of the backward must be in [0, 1]");
+  }
   ComputeModel out;
+  out.w_share = c.w_share;
   if (c.fwd_ms_per_layer > 0) {
     out.fwd_ms_per_layer = c.fwd_ms_per_layer;
     out.source = "--fwd-ms-per-layer";

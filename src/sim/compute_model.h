@@ -11,7 +11,8 @@ namespace pipebench {
 
 struct ComputeOptions {
   double fwd_ms_per_layer = 0;  // per layer and microbatch; 0: from FLOPs / tflops
-  double bwd_ms_per_layer = 0;  // 0: 2 x forward
+  double bwd_ms_per_layer = 0;  // 0: 2 x forward; B + W where a schedule splits them
+  double w_share = 0.5;         // W's part of the backward, in [0, 1] (--w-share)
   double tflops = 0;            // achieved TFLOP/s per GPU for the FLOPs model
   double optimizer_ms = 0;
   double comm_sm_slowdown = 0;  // compute (1 + F) x slower while the rank's NCCL work runs
@@ -19,6 +20,9 @@ struct ComputeOptions {
 
 struct ComputeModel {
   double fwd_ms_per_layer = 0, bwd_ms_per_layer = 0;
+  // W's part of every backward step (layers and output layer) where a schedule splits B and W: from FLOPs
+  // each is about one forward (0.5 of the 2x backward), from fixed times the --w-share given.
+  double w_share = 0.5;
   double output_layer_fwd_ms = 0;  // the logits GEMM of the last stage's last chunk (backward: 2x)
   double optimizer_ms = 0;
   double comm_sm_slowdown = 0;
@@ -28,7 +32,7 @@ struct ComputeModel {
 // Forward FLOPs of one transformer layer and microbatch on one TP rank.
 [[nodiscard]] double layer_fwd_flops(const Plan& plan);
 
-// Throws UsageError for negative options or when neither a time nor a FLOP rate is given.
+// Throws UsageError for negative options, a W share outside [0, 1], or when neither a time nor a FLOP rate is given.
 [[nodiscard]] ComputeModel make_compute_model(const Plan& plan, const ComputeOptions& options);
 
 }  // namespace pipebench

@@ -41,6 +41,9 @@ struct SchedulePrediction {
   bool reference = false;  // GPipe: shown for comparison, never the verdict
   double iteration_ms = 0, speedup = 1, bubble_ideal = 0, bubble_sim = 0;
   std::vector<int> global_ranks;  // pipeline rank -> global rank
+  // Per pipeline rank, the microbatches of activations held at the peak (schedule/activation_memory.h):
+  // the memory note of the schedules that split B and W, empty for the others.
+  std::vector<double> activations_held;
   DominantCost dominant;
   SimResult sim;
 };
@@ -49,6 +52,7 @@ struct Prediction {
   std::vector<SchedulePrediction> schedules;
   std::string compute_source;
   double fwd_ms_per_layer = 0, bwd_ms_per_layer = 0;
+  double w_share = 0.5;                   // W's part of the backward where a schedule splits B and W
   std::vector<std::string> cost_sources;  // distinct sources used
   // Measured terms: groups that reduce at once and how much slower than alone (sim/shared_resource.h).
   std::vector<Sharing> sharing;

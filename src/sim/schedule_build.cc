@@ -8,6 +8,7 @@
 
 #include "collectives/registry.h"
 #include "core/error.h"
+#include "schedule/schedule_registry.h"
 
 namespace pipebench {
 namespace {
@@ -55,13 +56,17 @@ void sort_messages(const Schedule& s, const CostModel& costs, ScheduleBuild& b) 
 }
 
 // Compute per microbatch step: layers_per_chunk layers, plus the output layer on the last stage's last
-// chunk (backward twice its forward), plus `extra_ms` spread 1/3 forward, 2/3 backward.
+// chunk (backward twice its forward), plus `extra_ms` spread 1/3 forward, 2/3 backward. Where the schedule
+// splits the backward, W gets w_share of the compute (Qi et al. §2: the weight-gradient GEMMs) and B the
+// rest with the backward's share of `extra_ms` (the collectives of the backward run with the B pass).
 void set_compute(ScheduleSpec& spec, const ComputeModel& c, int layers, const std::vector<double>& extra_ms) {
   const int layers_per_chunk = layers / spec.p / spec.v;
+  const bool split = schedule_generator(spec.id).splits_backward();
   spec.fwd.clear();
   spec.bwd.clear();
+  spec.wgt.clear();
   for (int r = 0; r < spec.p; ++r) {
-    std::vector<SimTime> f, b;
+    std::vector<SimTime> f, b, w;
     const double extra = extra_ms[static_cast<std::size_t>(r)] / static_cast<double>(spec.m * spec.v);
     for (int ch = 0; ch < spec.v; ++ch) {
       double fwd = layers_per_chunk * c.fwd_ms_per_layer, bwd = layers_per_chunk * c.bwd_ms_per_layer;
@@ -70,10 +75,13 @@ void set_compute(ScheduleSpec& spec, const ComputeModel& c, int layers, const st
         bwd += 2 * c.output_layer_fwd_ms;
       }
       f.push_back(checked_ns_from_ms(fwd + extra / 3, "the forward step of a model chunk"));
-      b.push_back(checked_ns_from_ms(bwd + 2 * extra / 3, "the backward step of a model chunk"));
+      const double wgt = split ? bwd * c.w_share : 0;
+      b.push_back(checked_ns_from_ms(bwd - wgt + 2 * extra / 3, "the backward step of a model chunk"));
+      if (split) w.push_back(checked_ns_from_ms(wgt, "the weight-gradient step of a model chunk"));
     }
     spec.fwd.push_back(f);
     spec.bwd.push_back(b);
+    if (split) spec.wgt.push_back(w);
   }
 }
 
@@ -91,8 +99,10 @@ ScheduleBuild build_schedule(const Plan& plan, const Schedule& s, const ComputeM
   spec.v = s.id.v;
   spec.m = l.microbatches;
   spec.overlap_p2p = plan.args.overlap_p2p;
-  // Two compute tasks and up to two P2P calls per microbatch step and rank: bounded before anything is built.
-  if (static_cast<double>(l.pp) * static_cast<double>(l.microbatches) * s.id.v * 4 >
+  // Two compute tasks and up to two P2P calls per microbatch step and rank (a split backward: three, with up
+  // to three calls and a wait): bounded before anything is built.
+  const double per_step = schedule_generator(s.id).splits_backward() ? 7 : 4;
+  if (static_cast<double>(l.pp) * static_cast<double>(l.microbatches) * s.id.v * per_step >
       static_cast<double>(kMaxSimTasks)) {
     throw UsageError("schedule " + s.id.name + " (p " + std::to_string(l.pp) + ", v " + std::to_string(s.id.v) + ", " +
                      std::to_string(l.microbatches) + " microbatches) needs more than " + std::to_string(kMaxSimTasks) +

@@ -24,11 +24,14 @@ class TaskSink final : public ProgramSink {
 
   void compute(Pass pass, std::int64_t k) override {
     const bool forward = pass == Pass::kForward;
+    const bool weight = pass == Pass::kWeight;
     Task t;
     t.kind = Task::Kind::kCompute;
     t.chunk = shape_.chunk(pass, k);
-    t.duration = (forward ? spec_.fwd : spec_.bwd)[static_cast<std::size_t>(r_)][static_cast<std::size_t>(t.chunk)];
+    const auto& times = forward ? spec_.fwd : weight ? spec_.wgt : spec_.bwd;
+    t.duration = times[static_cast<std::size_t>(r_)][static_cast<std::size_t>(t.chunk)];
     t.forward = forward;
+    t.wgrad = weight;
     t.mb = shape_.microbatch(k);
     prog_.tasks.push_back(t);
   }
@@ -80,9 +83,22 @@ std::vector<Program> generate_schedule(const ScheduleSpec& spec) {
   shape.overlap_p2p = spec.overlap_p2p;
   shape.warmup = spec.warmup;
   shape.table = spec.table.empty() ? one_chunk_table(spec.m) : spec.table;
+  // A spec built without W times (by hand) splits its backward at the default share, half each.
+  ScheduleSpec halves;
+  if (g.splits_backward() && spec.wgt.empty()) {
+    halves = spec;
+    halves.wgt = spec.bwd;
+    for (std::size_t r = 0; r < spec.bwd.size(); ++r) {
+      for (std::size_t c = 0; c < spec.bwd[r].size(); ++c) {
+        halves.wgt[r][c] = spec.bwd[r][c] / 2;
+        halves.bwd[r][c] = spec.bwd[r][c] - halves.wgt[r][c];
+      }
+    }
+  }
+  const ScheduleSpec& used = halves.wgt.empty() ? spec : halves;
   std::vector<Program> out;
   for (int r = 0; r < spec.p; ++r) {
-    TaskSink sink(spec, shape, r);
+    TaskSink sink(used, shape, r);
     g.emit(shape, r, sink);
     out.push_back(sink.take());
   }

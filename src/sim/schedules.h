@@ -23,8 +23,10 @@ struct ScheduleSpec {
   std::vector<std::int64_t> warmup;                 // per rank (1F1B, interleaved)
   std::vector<std::pair<std::int64_t, int>> table;  // forward order (microbatch, chunk); empty: m on chunk 0
   std::int64_t p2p_bytes = 0;                       // one activation (= one activation grad)
-  // Compute per microbatch and chunk: fwd[r][c], bwd[r][c] in ns.
-  std::vector<std::vector<SimTime>> fwd, bwd;
+  // Compute per microbatch and chunk: fwd[r][c], bwd[r][c] in ns. For a generator that splits the
+  // backward, bwd is B (activation gradient) and wgt W (weight gradient); otherwise bwd is B + W and wgt
+  // is empty.
+  std::vector<std::vector<SimTime>> fwd, bwd, wgt;
 };
 
 // The program of every pipeline rank. Tags encode (direction, microbatch, receiving virtual stage). Throws

@@ -46,6 +46,7 @@ struct Task {
   enum class Kind : std::uint8_t { kCompute, kP2P, kWait, kCollective };
   Kind kind = Kind::kCompute;
   bool forward = true;    // kCompute of a microbatch step: forward or backward of (mb, chunk)
+  bool wgrad = false;     // kCompute, not forward: the weight gradient (W) alone, after its B
   bool blocking = true;   // kP2P: the rank waits for every op (batched + synchronised calls)
   std::uint8_t nops = 0;  // kP2P: ops [first_op, first_op + nops) of the Program
   int chunk = 0;
@@ -58,7 +59,7 @@ struct Task {
 
   [[nodiscard]] std::string label() const {
     if (kind == Kind::kCompute && mb >= 0) {
-      return std::string(forward ? "F" : "B") + " mb" + std::to_string(mb) + " c" + std::to_string(chunk);
+      return std::string(forward ? "F" : wgrad ? "W" : "B") + " mb" + std::to_string(mb) + " c" + std::to_string(chunk);
     }
     return name;
   }

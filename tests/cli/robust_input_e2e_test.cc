@@ -96,6 +96,11 @@ TEST_F(RobustInput, AbsurdNumbersAreBadInput) {
   expect_usage_error("predict --plan " + plan + " --link-gbps 10 --tflops nan", "--tflops");
   expect_usage_error("predict --plan " + plan + " --link-gbps 10 --link-latency-us nan --fwd-ms-per-layer 1",
                      "--link-latency-us");
+  for (const char* share : {"1.5", "-0.1", "nan", "half"}) {
+    expect_usage_error("predict --plan " + plan + " --link-gbps 10 --fwd-ms-per-layer 1 --w-share " + share,
+                       "--w-share");
+    expect_usage_error("replay --plan " + plan + " --fwd-ms-per-layer 1 --w-share " + share, "--w-share");
+  }
   const std::string model =
       "plan -- --hidden-size 256 --num-attention-heads 8 --seq-length 128 --max-position-embeddings 128 "
       "--micro-batch-size 1 --vocab-size 1000 ";

@@ -55,18 +55,22 @@ int count(const Program& p, Task::Kind k) {
 TEST(PlanJobs, EverySchedulePlusGpipeWithComputeFromTheModel) {
   const auto plan = small_plan();
   const PlanJobs pj = plan_jobs(plan, fixed(), 1, "all");
-  ASSERT_GE(pj.jobs.size(), 3u);
+  ASSERT_GE(pj.jobs.size(), 4u);
   EXPECT_EQ(pj.jobs.front().id.name, "1f1b");
-  EXPECT_EQ(pj.jobs.back().id.name, "gpipe");
+  EXPECT_EQ(pj.jobs[pj.jobs.size() - 2].id.name, "gpipe");
+  EXPECT_EQ(pj.jobs.back().id.name, "zb-h1");
+  EXPECT_TRUE(pj.jobs[pj.jobs.size() - 2].reference);
   EXPECT_TRUE(pj.jobs.back().reference);
   EXPECT_DOUBLE_EQ(pj.compute.bwd_ms_per_layer, 2.0);  // default: 2x forward
   for (const auto& job : pj.jobs) {
     EXPECT_EQ(job.pipeline_rank, 1);
-    // m = 8 microbatches: m*v forward and m*v backward steps, each 8/(4v) layers long on rank 1.
-    EXPECT_EQ(count(job.program, Task::Kind::kCompute), 2 * 8 * job.id.v) << job.id.name;
+    // m = 8 microbatches: m*v forward and m*v backward steps, each 8/(4v) layers long on rank 1; ZB-H1
+    // splits each backward into B and W, half each (--w-share 0.5).
+    const bool split = job.id.name == "zb-h1";
+    EXPECT_EQ(count(job.program, Task::Kind::kCompute), (split ? 3 : 2) * 8 * job.id.v) << job.id.name;
     for (const auto& t : job.program.tasks) {
       if (t.kind == Task::Kind::kCompute) {
-        EXPECT_EQ(t.duration, (t.forward ? 1 : 2) * 2000000 / job.id.v) << job.id.name;
+        EXPECT_EQ(t.duration, (t.forward || split ? 1 : 2) * 2000000 / job.id.v) << job.id.name;
       }
     }
   }

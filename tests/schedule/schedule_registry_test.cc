@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Every registered generator, on pipelines of several shapes: each rank runs every pass once, each receive
-// comes before the compute that needs it, every transfer has exactly one sender and one receiver, and every
+// Every registered generator, on pipelines of several shapes: each rank runs every pass once (B and W apart
+// where the generator splits the backward, each W after its B), each receive comes before the compute that
+// needs it, every transfer has exactly one sender and one receiver, and every
 // async call is waited for once. A new generator is checked here as soon as it registers.
 #include "schedule/schedule_registry.h"
 
@@ -87,11 +88,17 @@ void check(const ScheduleGenerator& g, const ScheduleShape& shape) {
     for (std::int64_t k = 0; k < shape.steps(); ++k) {
       want.emplace_back(Pass::kForward, k);
       want.emplace_back(Pass::kBackward, k);
+      if (g.splits_backward()) want.emplace_back(Pass::kWeight, k);
     }
     std::vector<std::pair<Pass, std::int64_t>> got = rec.passes;
     std::sort(got.begin(), got.end());
     std::sort(want.begin(), want.end());
     EXPECT_EQ(got, want) << where << " rank " << r;
+    // A W needs its own B; B needs the forward of the same microbatch and chunk.
+    for (const auto& [key, step] : rec.pass_step) {
+      if (key.first == Pass::kWeight) EXPECT_GT(step, rec.pass_step.at({Pass::kBackward, key.second})) << where;
+      if (key.first == Pass::kBackward) EXPECT_GT(step, rec.pass_step.at({Pass::kForward, key.second})) << where;
+    }
     // An input that arrives from another stage is received before the pass that needs it.
     for (const auto& [key, step] : rec.recv_step) {
       const Pass pass = key.first ? Pass::kBackward : Pass::kForward;
@@ -144,10 +151,16 @@ TEST(ScheduleRegistry, EveryGeneratorWritesWellFormedPrograms) {
   EXPECT_GE(checked, 3 * 4 * 2);
 }
 
-TEST(ScheduleRegistry, TheThreeSchedulesAreRegisteredAndGpipeIsAReference) {
+TEST(ScheduleRegistry, TheSchedulesAreRegisteredAndGpipeAndZeroBubbleAreReferences) {
   const ScheduleRegistry& registry = ScheduleRegistry::instance();
-  EXPECT_EQ(registry.names(), (std::vector<std::string>{"1f1b", "gpipe", "interleaved"}));
+  EXPECT_EQ(registry.names(), (std::vector<std::string>{"1f1b", "gpipe", "interleaved", "zb-h1"}));
   EXPECT_TRUE(registry.find("x", "gpipe").reference());
+  for (const char* zb : {"zb-h1"}) {
+    EXPECT_TRUE(registry.find("x", zb).reference()) << zb;
+    EXPECT_TRUE(registry.find("x", zb).splits_backward()) << zb;
+    EXPECT_FALSE(registry.find("x", zb).interleaves()) << zb;
+  }
+  for (const char* plain : {"1f1b", "gpipe", "interleaved"}) EXPECT_FALSE(registry.find("x", plain).splits_backward());
   EXPECT_FALSE(registry.find("x", "1f1b").reference());
   EXPECT_TRUE(registry.find("x", "interleaved").interleaves());
   EXPECT_FALSE(registry.find("x", "1f1b").interleaves());
@@ -167,6 +180,38 @@ TEST(ScheduleRegistry, OneFOneBOfTheFirstRankIsMegatronsCallSequence) {
   EXPECT_EQ(names, (std::vector<std::string>{"send_forward", "send_forward_recv_backward", "recv_backward"}));
   EXPECT_EQ(rec.passes, (std::vector<std::pair<Pass, std::int64_t>>{
                             {Pass::kForward, 0}, {Pass::kForward, 1}, {Pass::kBackward, 0}, {Pass::kBackward, 1}}));
+}
+
+// A rank's passes as text: "F0 B0 W0 ...".
+std::string passes_of(const char* name, int p, std::int64_t m, int r) {
+  Recorded rec;
+  RecordingSink sink(rec);
+  ScheduleRegistry::instance().find("x", name).emit(shape_of(p, 1, m, true), r, sink);
+  std::string out;
+  for (const auto& [pass, k] : rec.passes) {
+    out += (out.empty() ? "" : " ") +
+           std::string(pass == Pass::kForward    ? "F"
+                       : pass == Pass::kBackward ? "B"
+                                                 : "W") +
+           std::to_string(k);
+  }
+  return out;
+}
+
+// ZB-H1, p 4, m 6 (Qi et al. 2024 §2.1, Figure 3 top, with 0-based microbatches). Rank r runs 1F1B's
+// warm-up, p-1-r forwards, then F and B alternate as in 1F1B; W passes start late by the same count the
+// warm-up is short, r, so every rank holds p = 4 microbatches in flight at the peak. By hand:
+//   rank 0: warm-up F0 F1 F2; then F3 B0 W0, F4 B1 W1, F5 B2 W2; cool-down B3 W3, B4 W4, B5 W5.
+//   rank 1: warm-up F0 F1; F2 B0 (W held), F3 B1 W0, F4 B2 W1, F5 B3 W2; B4 W3, B5 W4; then W5.
+//   rank 3: no warm-up; F0 B0, F1 B1, F2 B2 (three W held), F3 B3 W0, F4 B4 W1, F5 B5 W2; then W3 W4 W5,
+//   the W passes that fill the tail where 1F1B's last stage idles.
+TEST(ScheduleRegistry, ZbH1StepOrderIsThePapersFigure) {
+  EXPECT_EQ(passes_of("zb-h1", 4, 6, 0), "F0 F1 F2 F3 B0 W0 F4 B1 W1 F5 B2 W2 B3 W3 B4 W4 B5 W5");
+  EXPECT_EQ(passes_of("zb-h1", 4, 6, 1), "F0 F1 F2 B0 F3 B1 W0 F4 B2 W1 F5 B3 W2 B4 W3 B5 W4 W5");
+  EXPECT_EQ(passes_of("zb-h1", 4, 6, 3), "F0 B0 F1 B1 F2 B2 F3 B3 W0 F4 B4 W1 F5 B5 W2 W3 W4 W5");
+  // p 2, m 3: rank 0 as 1F1B with W after each B; rank 1 holds one W back.
+  EXPECT_EQ(passes_of("zb-h1", 2, 3, 0), "F0 F1 B0 W0 F2 B1 W1 B2 W2");
+  EXPECT_EQ(passes_of("zb-h1", 2, 3, 1), "F0 B0 F1 B1 W0 F2 B2 W1 W2");
 }
 
 }  // namespace

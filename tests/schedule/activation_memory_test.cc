@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+// The memory note: activations held per rank at the peak, counted from each generator's order.
+#include "schedule/activation_memory.h"
+
+#include <gtest/gtest.h>
+
+namespace pipebench {
+namespace {
+
+ScheduleShape shape(int p, int v, std::int64_t m) {
+  ScheduleShape s;
+  s.p = p;
+  s.v = v;
+  s.m = m;
+  for (int r = 0; r < p; ++r) {
+    s.warmup.push_back(v == 1 ? std::min<std::int64_t>(p - r - 1, m)
+                              : std::min<std::int64_t>(2 * (p - r - 1) + static_cast<std::int64_t>(v - 1) * p, m * v));
+  }
+  for (std::int64_t g = 0; g < m; g += p)
+    for (int c = 0; c < v; ++c)
+      for (std::int64_t mb = g; mb < std::min<std::int64_t>(g + p, m); ++mb) s.table.emplace_back(mb, c);
+  return s;
+}
+
+std::vector<double> held(const char* name, int p, int v, std::int64_t m) {
+  return peak_activations(ScheduleRegistry::instance().find("x", name), shape(p, v, m));
+}
+
+TEST(ActivationMemory, OneFOneBHoldsPMinusRAndGpipeHoldsEveryMicrobatch) {
+  EXPECT_EQ(held("1f1b", 4, 1, 8), (std::vector<double>{4, 3, 2, 1}));  // Narayanan et al. 2021 §2.2
+  EXPECT_EQ(held("1f1b", 4, 1, 2), (std::vector<double>{2, 2, 2, 1}));  // fewer microbatches than stages
+  EXPECT_EQ(held("gpipe", 2, 1, 8), (std::vector<double>{8, 8}));
+}
+
+// Interleaved: Megatron's warm-up 2(p-1-r) + (v-1)p chunk passes plus the first steady forward, each 1/v of
+// the rank: rank 0 of p 4, v 2 holds (6 + 4 + 1) / 2 = 5.5 microbatches, p (1 + (p-1)/(p v)).
+TEST(ActivationMemory, InterleavedCountsChunksAsPartsOfAMicrobatch) {
+  EXPECT_EQ(held("interleaved", 4, 2, 8), (std::vector<double>{5.5, 4.5, 3.5, 2.5}));
+}
+
+// Qi et al. 2024 §2.1: ZB-H1 holds 1F1B's peak (p) on every rank; a microbatch is held until its W.
+TEST(ActivationMemory, ZeroBubbleSchedulesHoldUntilW) {
+  EXPECT_EQ(held("zb-h1", 4, 1, 8), (std::vector<double>{4, 4, 4, 4}));
+  EXPECT_EQ(held("zb-h1", 4, 1, 2), (std::vector<double>{2, 2, 2, 2}));  // m bounds it
+}
+
+}  // namespace
+}  // namespace pipebench
