@@ -316,12 +316,17 @@ TEST_F(E2E, PlanThenBenchThePlanOnFourHostRanks) {
   EXPECT_NE(b.out.find("all_reduce      {0,2}"), std::string::npos) << b.out;  // the embedding pair, not a range
   const auto j = nlohmann::json::parse(slurp(results));
   ASSERT_FALSE(j["records"].empty());
-  std::set<int> ids;
+  std::set<int> ids, at_once_ids;
   for (const auto& rec : j["records"]) {
     EXPECT_EQ(rec["wrong"], 0) << rec.dump();
     ASSERT_TRUE(rec.contains("plan_ids"));
-    for (int id : rec["plan_ids"]) EXPECT_TRUE(ids.insert(id).second) << "id " << id << " timed twice";
+    // The stages' gradient reductions are timed once alone and once all at once (at_once).
+    auto& seen = rec.contains("at_once") ? at_once_ids : ids;
+    for (int id : rec["plan_ids"]) EXPECT_TRUE(seen.insert(id).second) << "id " << id << " timed twice";
   }
+  EXPECT_FALSE(at_once_ids.empty());
+  for (int id : at_once_ids) EXPECT_EQ(ids.count(id), 1u) << "id " << id << " only at once";
+  EXPECT_NE(b.out.find("all_reduce x4   {0,1,2,3}"), std::string::npos) << b.out;
   const auto plan_json = nlohmann::json::parse(slurp(plan));
   // Every message of the schedule: collectives by group and size, sends and recvs by the batch they go in.
   EXPECT_EQ(ids.size(), plan_json["schedules"][0]["messages"].size());

@@ -72,66 +72,68 @@ TEST(PredictionIo, MeasuredTermsRoundTripAndAreChecked) {
   bad = first;
   bad["measured_terms"]["collectives_at_once"][0]["alone_us"] = 0.0;
   EXPECT_NE(error_of(bad).find("alone_us"), std::string::npos);
-  // The memory note of a schedule that splits B and W, and the W share, are optional: written where such a
-  // schedule was predicted, read back the same, absent from older files.
-  TEST(PredictionIo, MemoryNoteAndWShareRoundTripAndAreOptional) {
-    json j = predicted();
-    ASSERT_FALSE(j["compute"].contains("w_share"));
-    for (const auto& s : j["schedules"]) ASSERT_FALSE(s.contains("activations_held"));
-    j["schedules"][0]["activations_held"] = {4, 4, 4, 4};
-    j["compute"]["w_share"] = 0.25;
-    const PredictionFile back = prediction_from_json(j, "test");
-    EXPECT_EQ(back.schedules[0].activations_held, (std::vector<double>{4, 4, 4, 4}));
-    EXPECT_EQ(back.w_share, 0.25);
-    EXPECT_EQ(prediction_to_json(back), j);
-    j["schedules"][0]["activations_held"][1] = -1;
-    EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].activations_held[1]\" is out of range");
-    j["schedules"][0]["activations_held"][1] = "four";
-    EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].activations_held[1]\" is not a number");
-  }
+}
 
-  TEST(PredictionIo, BadFilesAreNamedByFileAndField) {
-    EXPECT_EQ(error_of(json{{"schema", "pipebench.plan/1"}}),
-              "--prediction p.json: schema \"pipebench.plan/1\" is not pipebench.prediction/1");
-    json j = predicted();
-    j["schedules"][1]["ranks"][2].erase("nccl_share");
-    EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[1].ranks[2].nccl_share\" is missing");
-    j = predicted();
-    j["verdict"]["best"] = 3;
-    EXPECT_EQ(error_of(j), "--prediction p.json: \"verdict.best\" is not a string");
-    j = predicted();
-    j["break_even_gbps"]["two"] = 1.0;
-    EXPECT_EQ(error_of(j), "--prediction p.json: \"break_even_gbps.two\" is not keyed by a number of virtual stages");
-    j = predicted();
-    j["verdict"]["band"] = 1.5;
-    EXPECT_EQ(error_of(j), "--prediction p.json: \"verdict.band\" must be in (0, 1)");
-    j = predicted();
-    j["schedules"][0]["dominant_cost"]["share"] = -1;
-    EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].dominant_cost\" ms or share out of range");
-  }
+// The memory note of a schedule that splits B and W, and the W share, are optional: written where such a
+// schedule was predicted, read back the same, absent from older files.
+TEST(PredictionIo, MemoryNoteAndWShareRoundTripAndAreOptional) {
+  json j = predicted();
+  ASSERT_FALSE(j["compute"].contains("w_share"));
+  for (const auto& s : j["schedules"]) ASSERT_FALSE(s.contains("activations_held"));
+  j["schedules"][0]["activations_held"] = {4, 4, 4, 4};
+  j["compute"]["w_share"] = 0.25;
+  const PredictionFile back = prediction_from_json(j, "test");
+  EXPECT_EQ(back.schedules[0].activations_held, (std::vector<double>{4, 4, 4, 4}));
+  EXPECT_EQ(back.w_share, 0.25);
+  EXPECT_EQ(prediction_to_json(back), j);
+  j["schedules"][0]["activations_held"][1] = -1;
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].activations_held[1]\" is out of range");
+  j["schedules"][0]["activations_held"][1] = "four";
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].activations_held[1]\" is not a number");
+}
 
-  // Before: a negative iteration time, a share of 7.5 or a v of -3 were read as given (and drawn off the chart).
-  TEST(PredictionIo, NumbersOutOfRangeAreNamed) {
-    json j = predicted();
-    j["schedules"][0]["iteration_ms"] = -5;
-    EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].iteration_ms\" is -5, outside [0.0, 10000000000000.0]");
-    j = predicted();
-    j["schedules"][0]["ranks"][0]["nccl_share"] = 7.5;
-    EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].ranks[0].nccl_share\" is 7.5, outside [0.0, 1.0]");
-    j = predicted();
-    j["schedules"][0]["v"] = -3;
-    EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0]\" schedule 1f1b with v -3 (its v is 1)");
-    j = predicted();
-    j["schedules"][0]["name"] = "zb-h9";
-    EXPECT_EQ(error_of(j),
-              "--prediction p.json: \"schedules[0]\" schedule 'zb-h9' is none of 1f1b, gpipe, interleaved, zb-h1");
-    j = predicted();
-    j["schedules"][0]["bubble_sim"] = -1;
-    EXPECT_NE(error_of(j).find("\"schedules[0].bubble_sim\" is -1"), std::string::npos);
-    j = predicted();
-    j["schedules"][0]["ranks"][0]["p2p_bytes"] = -1;
-    EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].ranks[0].p2p_bytes\" is negative");
-  }
+TEST(PredictionIo, BadFilesAreNamedByFileAndField) {
+  EXPECT_EQ(error_of(json{{"schema", "pipebench.plan/1"}}),
+            "--prediction p.json: schema \"pipebench.plan/1\" is not pipebench.prediction/1");
+  json j = predicted();
+  j["schedules"][1]["ranks"][2].erase("nccl_share");
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[1].ranks[2].nccl_share\" is missing");
+  j = predicted();
+  j["verdict"]["best"] = 3;
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"verdict.best\" is not a string");
+  j = predicted();
+  j["break_even_gbps"]["two"] = 1.0;
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"break_even_gbps.two\" is not keyed by a number of virtual stages");
+  j = predicted();
+  j["verdict"]["band"] = 1.5;
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"verdict.band\" must be in (0, 1)");
+  j = predicted();
+  j["schedules"][0]["dominant_cost"]["share"] = -1;
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].dominant_cost\" ms or share out of range");
+}
+
+// Before: a negative iteration time, a share of 7.5 or a v of -3 were read as given (and drawn off the chart).
+TEST(PredictionIo, NumbersOutOfRangeAreNamed) {
+  json j = predicted();
+  j["schedules"][0]["iteration_ms"] = -5;
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].iteration_ms\" is -5, outside [0.0, 10000000000000.0]");
+  j = predicted();
+  j["schedules"][0]["ranks"][0]["nccl_share"] = 7.5;
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].ranks[0].nccl_share\" is 7.5, outside [0.0, 1.0]");
+  j = predicted();
+  j["schedules"][0]["v"] = -3;
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0]\" schedule 1f1b with v -3 (its v is 1)");
+  j = predicted();
+  j["schedules"][0]["name"] = "zb-h9";
+  EXPECT_EQ(error_of(j),
+            "--prediction p.json: \"schedules[0]\" schedule 'zb-h9' is none of 1f1b, gpipe, interleaved, zb-h1");
+  j = predicted();
+  j["schedules"][0]["bubble_sim"] = -1;
+  EXPECT_NE(error_of(j).find("\"schedules[0].bubble_sim\" is -1"), std::string::npos);
+  j = predicted();
+  j["schedules"][0]["ranks"][0]["p2p_bytes"] = -1;
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].ranks[0].p2p_bytes\" is negative");
+}
 
 }  // namespace
 }  // namespace pipebench

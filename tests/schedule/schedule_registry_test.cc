@@ -96,8 +96,12 @@ void check(const ScheduleGenerator& g, const ScheduleShape& shape) {
     EXPECT_EQ(got, want) << where << " rank " << r;
     // A W needs its own B; B needs the forward of the same microbatch and chunk.
     for (const auto& [key, step] : rec.pass_step) {
-      if (key.first == Pass::kWeight) EXPECT_GT(step, rec.pass_step.at({Pass::kBackward, key.second})) << where;
-      if (key.first == Pass::kBackward) EXPECT_GT(step, rec.pass_step.at({Pass::kForward, key.second})) << where;
+      if (key.first == Pass::kWeight) {
+        EXPECT_GT(step, rec.pass_step.at({Pass::kBackward, key.second})) << where;
+      }
+      if (key.first == Pass::kBackward) {
+        EXPECT_GT(step, rec.pass_step.at({Pass::kForward, key.second})) << where;
+      }
     }
     // An input that arrives from another stage is received before the pass that needs it.
     for (const auto& [key, step] : rec.recv_step) {
