@@ -160,11 +160,13 @@ class PageFolder {
 
   // Runs the command as written by bash in this folder. Open MPI's oversubscription is left to what the
   // command says (make test's own setting would hide a missing --oversubscribe); a hang ends after 300 s.
+  // The pages' examples are those of a machine without a GPU (the ones that need one are marked and left
+  // out), so on a GPU node they run with no GPU visible, as they were written.
   Result run(const std::string& command) const {
     {
       std::FILE* f = std::fopen((dir_ / ".command.sh").c_str(), "w");
       if (!f) throw std::runtime_error("cannot write the command file");
-      std::fprintf(f, "unset OMPI_MCA_rmaps_base_oversubscribe\n%s\n", command.c_str());
+      std::fprintf(f, "unset OMPI_MCA_rmaps_base_oversubscribe\nexport CUDA_VISIBLE_DEVICES=\n%s\n", command.c_str());
       std::fclose(f);
     }
     return run_shell("cd '" + dir_.string() + "' && PATH='" + bin_dir().string() +
