@@ -101,7 +101,7 @@ endif
 # ---- sources ----------------------------------------------------------------------------------
 SQLITE_ONLY := src/trace/sqlite_db.cc src/trace/nsys_schema.cc
 LIB_SRCS := $(wildcard src/core/*.cc) src/launch/world.cc src/launch/gpu_assignment.cc src/launch/mpirun_relaunch.cc src/launch/launch_env.cc src/backend/host_data.cc \
-            src/backend/backend_factory.cc src/backend/replay_runtime_stubs.cc \
+            src/backend/backend_factory.cc src/backend/replay_runtime_stubs.cc src/backend/gemm_steps.cc \
             $(wildcard src/harness/*.cc) $(wildcard src/report/*.cc) \
             $(wildcard src/cli/*.cc) $(wildcard src/app/*.cc) $(wildcard collectives/*.cc) \
             $(wildcard topology/*.cc) $(wildcard src/megatron/*.cc) $(wildcard src/schedule/*.cc) $(wildcard src/sim/*.cc) $(wildcard src/replay/*.cc) \
@@ -110,7 +110,7 @@ ifeq ($(HAVE_SQLITE),1)
 LIB_SRCS += $(SQLITE_ONLY)
 endif
 ifeq ($(HAVE_MPI),1)
-LIB_SRCS += src/backend/mpi_backend.cc src/backend/mpi_replay.cc src/backend/mpi_wait.cc
+LIB_SRCS += src/backend/mpi_backend.cc src/backend/mpi_types.cc src/backend/mpi_replay.cc src/backend/mpi_wait.cc
 endif
 CU_SRCS := $(if $(filter 1,$(HAVE_NCCL)),$(filter-out src/backend/gemm_timer.cu,$(wildcard src/backend/*.cu)),)
 ifeq ($(HAVE_CUBLAS),1)

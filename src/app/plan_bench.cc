@@ -17,6 +17,7 @@
 #include "core/units.h"
 #include "harness/sweep.h"
 #include "io/plan_io.h"
+#include "megatron/plan.h"
 #include "report/console_table.h"
 #include "report/results_json.h"
 
@@ -321,7 +322,9 @@ void add_plan_point(Backend& backend, const PlanPoint& p, std::uint64_t free_byt
     if (!slot) slot = backend.split(p.group);  // collective: every rank takes part
     comm = slot.get();
   }
-  const Point point{&op, p.dtype, op.reduces() ? RedOp::kSum : RedOp::kNone, bytes, false};
+  // In place where Megatron issues it so (megatron/plan.h): the call replay makes and predict prices.
+  const bool in_place = op.supports_in_place() && issued_in_place(p.op);
+  const Point point{&op, p.dtype, op.reduces() ? RedOp::kSum : RedOp::kNone, bytes, in_place};
   sweep.points.push_back({point, params, comm, "plan message " + label});
   sweep.sources.push_back(&p);
 }

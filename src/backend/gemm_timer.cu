@@ -3,6 +3,7 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "backend/cuda_handles.cuh"
 #include "backend/gemm_timer.h"
@@ -11,6 +12,8 @@
 
 namespace pipebench {
 namespace {
+
+constexpr int kSustainedWarmupMs = 300;  // of back-to-back passes before the timed ones
 
 void check_cublas(cublasStatus_t rc, const char* call) {
   if (rc != CUBLAS_STATUS_SUCCESS)
@@ -78,8 +81,13 @@ double time_gemms_ms(const std::vector<GemmShape>& shapes, DType t, int device, 
   check_cuda(cudaEventCreate(&e0), "cudaEventCreate", "gemm timer");
   check_cuda(cudaEventCreate(&e1), "cudaEventCreate", "gemm timer");
   CudaEvent start(e0, device), stop(e1, device);
-  for (int w = 0; w < 3; ++w)
+  // Warm up for a sustained stretch, not 3 passes: a replay runs GEMMs for seconds, at the clock the
+  // GPU holds under load, which a short burst after idle overstates (boost, power and thermal limits).
+  const auto warm_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kSustainedWarmupMs);
+  do {
     for (const auto& s : shapes) gemm(blas.get(), s, t, buf);
+    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", "gemm timer");
+  } while (std::chrono::steady_clock::now() < warm_until);
   std::vector<double> samples;
   for (int r = 0; r < reps; ++r) {
     check_cuda(cudaEventRecord(start.get()), "cudaEventRecord", "gemm timer");

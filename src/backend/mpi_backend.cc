@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "backend/host_data.h"
+#include "backend/mpi_types.h"
 #include "backend/mpi_wait.h"
 #include "core/error.h"
 #include "launch/mpi_check.h"
@@ -51,86 +52,6 @@ class HostBuffers final : public Buffers {
   Ptr send_, recv_;
   std::size_t send_bytes_, recv_bytes_;
 };
-
-template <DType T, RedOp O>
-void reduce16(void* in, void* inout, int* len, MPI_Datatype*) {
-  for (int i = 0; i < *len; ++i) {
-    const double a = load_element(T, in, static_cast<std::uint64_t>(i));
-    const double b = load_element(T, inout, static_cast<std::uint64_t>(i));
-    double r = 0;
-    switch (O) {
-      case RedOp::kSum:
-        r = static_cast<float>(a) + static_cast<float>(b);
-        break;
-      case RedOp::kProd:
-        r = static_cast<float>(a) * static_cast<float>(b);
-        break;
-      case RedOp::kMax:
-        r = a > b ? a : b;
-        break;
-      case RedOp::kMin:
-        r = a < b ? a : b;
-        break;
-      case RedOp::kNone:
-        r = b;
-        break;
-    }
-    store_element(T, inout, static_cast<std::uint64_t>(i), r);
-  }
-}
-
-// User-defined MPI ops for the 16-bit floating types, freed with the backend.
-class HalfOps {
- public:
-  HalfOps() {
-    create<DType::kHalf>(0);
-    create<DType::kBfloat16>(4);
-  }
-  ~HalfOps() {
-    for (auto& op : ops_) {
-      if (op != MPI_OP_NULL) MPI_Op_free(&op);
-    }
-  }
-  HalfOps(const HalfOps&) = delete;
-  HalfOps& operator=(const HalfOps&) = delete;
-  MPI_Op get(DType t, RedOp op) const { return ops_[(t == DType::kBfloat16 ? 4 : 0) + static_cast<int>(op) - 1]; }
-
- private:
-  template <DType T>
-  void create(int base) {
-    MPI_Op_create(&reduce16<T, RedOp::kSum>, 1, &ops_[base + 0]);
-    MPI_Op_create(&reduce16<T, RedOp::kProd>, 1, &ops_[base + 1]);
-    MPI_Op_create(&reduce16<T, RedOp::kMax>, 1, &ops_[base + 2]);
-    MPI_Op_create(&reduce16<T, RedOp::kMin>, 1, &ops_[base + 3]);
-  }
-  MPI_Op ops_[8] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL,
-                    MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
-};
-
-MPI_Datatype mpi_type(DType t) {
-  switch (t) {
-    case DType::kInt8:
-      return MPI_INT8_T;
-    case DType::kUint8:
-      return MPI_UINT8_T;
-    case DType::kInt32:
-      return MPI_INT32_T;
-    case DType::kUint32:
-      return MPI_UINT32_T;
-    case DType::kInt64:
-      return MPI_INT64_T;
-    case DType::kUint64:
-      return MPI_UINT64_T;
-    case DType::kHalf:
-    case DType::kBfloat16:
-      return MPI_UINT16_T;
-    case DType::kFloat:
-      return MPI_FLOAT;
-    case DType::kDouble:
-      return MPI_DOUBLE;
-  }
-  return MPI_BYTE;
-}
 
 std::size_t host_available_bytes() {
   std::ifstream in("/proc/meminfo");
@@ -168,8 +89,8 @@ class MpiBatch final : public Batch {
 class MpiBackend final : public Backend {
  public:
   // comm: owned (freed in the destructor) unless MPI_COMM_NULL (this process holds no member).
-  MpiBackend(const World& world, MPI_Comm comm, std::vector<int> members, std::shared_ptr<const HalfOps> half_ops)
-      : world_(world), comm_(comm), members_(std::move(members)), half_ops_(std::move(half_ops)) {
+  MpiBackend(const World& world, MPI_Comm comm, std::vector<int> members, std::shared_ptr<const MpiOps> ops)
+      : world_(world), comm_(comm), members_(std::move(members)), ops_(std::move(ops)) {
     if (comm_ != MPI_COMM_NULL) {
       MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
       MPI_Comm_rank(comm_, &rank_);
@@ -322,7 +243,7 @@ class MpiBackend final : public Backend {
       // The smallest member names the group, so that disjoint lists give disjoint communicators.
       check(MPI_Comm_split(comm_, member ? members.front() : MPI_UNDEFINED, rank_, &sub), "MPI_Comm_split");
     }
-    return std::make_unique<MpiBackend>(world_, sub, std::move(global), half_ops_);
+    return std::make_unique<MpiBackend>(world_, sub, std::move(global), ops_);
   }
 
  private:
@@ -334,22 +255,7 @@ class MpiBackend final : public Backend {
     }
     return static_cast<int>(count);
   }
-  MPI_Op mpi_op(DType t, RedOp op) const {
-    if (t == DType::kHalf || t == DType::kBfloat16) return half_ops_->get(t, op);
-    switch (op) {
-      case RedOp::kSum:
-        return MPI_SUM;
-      case RedOp::kProd:
-        return MPI_PROD;
-      case RedOp::kMax:
-        return MPI_MAX;
-      case RedOp::kMin:
-        return MPI_MIN;
-      case RedOp::kNone:
-        break;
-    }
-    return MPI_OP_NULL;
-  }
+  MPI_Op mpi_op(DType t, RedOp op) const { return ops_->get(t, op); }
   void post(MPI_Request req, std::function<void()> after = {}) {
     pending_.push_back(req);
     if (after) after_.push_back(std::move(after));
@@ -368,7 +274,7 @@ class MpiBackend final : public Backend {
   MpiWaitPolicy waits_{world_};
   MPI_Comm comm_;
   std::vector<int> members_;
-  std::shared_ptr<const HalfOps> half_ops_;
+  std::shared_ptr<const MpiOps> ops_;  // the reductions of every split
   int rank_ = 0, size_ = 0;
   bool in_group_ = false;
   std::vector<MPI_Request> pending_;
@@ -382,7 +288,7 @@ std::unique_ptr<Backend> make_mpi_backend(const World& world) {
   check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &comm), "MPI_Comm_dup", world.where());
   std::vector<int> members(static_cast<std::size_t>(world.size()));
   for (int i = 0; i < world.size(); ++i) members[static_cast<std::size_t>(i)] = i;
-  return std::make_unique<MpiBackend>(world, comm, std::move(members), std::make_shared<HalfOps>());
+  return std::make_unique<MpiBackend>(world, comm, std::move(members), std::make_shared<MpiOps>());
 }
 
 }  // namespace pipebench

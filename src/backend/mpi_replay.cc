@@ -15,6 +15,7 @@
 #include <map>
 #include <vector>
 
+#include "backend/mpi_types.h"
 #include "backend/mpi_wait.h"
 #include "backend/replay_runtime.h"
 #include "core/error.h"
@@ -156,54 +157,19 @@ class MpiReplayRuntime final : public ReplayRuntime {
     pending_.erase(it);
   }
 
-  void collective(std::size_t task, int group, ReplayCollOp op, std::int64_t bytes, int count) override {
+  void collective(std::size_t task, int group, const ReplayCollCall& c) override {
     const std::int64_t start = monotonic_ns();
     MPI_Comm comm = groups_.at(static_cast<std::size_t>(group))->get();
     int size = 1;
     MPI_Comm_size(comm, &size);
-    const std::int64_t floats = std::max<std::int64_t>(1, (bytes + 3) / 4);
-    const std::int64_t per_rank = std::max<std::int64_t>(1, floats / size);
-    float* send = static_cast<float*>(buffer(floats * 4, true));
-    float* recv = static_cast<float*>(buffer(floats * 4, false));
-    for (int i = 0; i < count; ++i) {
+    const auto elem = static_cast<std::int64_t>(dtype_size(c.dtype));
+    const std::int64_t n = std::max<std::int64_t>(1, c.bytes / elem);
+    // In place (Megatron's grad buffers, broadcasts): one buffer, the send buffer is never touched.
+    char* recv = static_cast<char*>(buffer(n * elem, false));
+    char* send = c.in_place ? recv : static_cast<char*>(buffer(n * elem, true));
+    for (int i = 0; i < c.count; ++i) {
       Pending call;
-      call.requests.push_back(MPI_REQUEST_NULL);
-      MPI_Request* req = &call.requests[0];
-      switch (op) {
-        case ReplayCollOp::kAllReduce:  // out of place, as bench --plan times it (the prediction's table)
-          check(MPI_Iallreduce(send, recv, to_count(floats, "MPI_Iallreduce"), MPI_FLOAT, MPI_SUM, comm, req),
-                "MPI_Iallreduce");
-          break;
-        case ReplayCollOp::kAllGather:
-          check(MPI_Iallgather(send, to_count(per_rank, "MPI_Iallgather"), MPI_FLOAT, recv,
-                               to_count(per_rank, "MPI_Iallgather"), MPI_FLOAT, comm, req),
-                "MPI_Iallgather");
-          break;
-        case ReplayCollOp::kReduceScatter:
-          check(MPI_Ireduce_scatter_block(send, recv, to_count(per_rank, "MPI_Ireduce_scatter_block"), MPI_FLOAT,
-                                          MPI_SUM, comm, req),
-                "MPI_Ireduce_scatter_block");
-          break;
-        case ReplayCollOp::kBroadcast:
-          check(MPI_Ibcast(recv, to_count(floats, "MPI_Ibcast"), MPI_FLOAT, 0, comm, req), "MPI_Ibcast");
-          break;
-        case ReplayCollOp::kSendRecv: {
-          int me = 0;
-          MPI_Comm_rank(comm, &me);
-          call.requests.push_back(MPI_REQUEST_NULL);
-          req = &call.requests[0];
-          check(MPI_Irecv(recv, to_count(floats, "MPI_Irecv"), MPI_FLOAT, (me - 1 + size) % size, 0, comm, req),
-                "MPI_Irecv");
-          check(MPI_Isend(send, to_count(floats, "MPI_Isend"), MPI_FLOAT, (me + 1) % size, 0, comm, &call.requests[1]),
-                "MPI_Isend");
-          break;
-        }
-        case ReplayCollOp::kAllToAll:
-          check(MPI_Ialltoall(send, to_count(per_rank, "MPI_Ialltoall"), MPI_FLOAT, recv,
-                              to_count(per_rank, "MPI_Ialltoall"), MPI_FLOAT, comm, req),
-                "MPI_Ialltoall");
-          break;
-      }
+      post_collective(c, comm, size, n, send, recv, call.requests);
       complete(call);
     }
     spans_.at(task) = {start - origin_ns_, monotonic_ns() - origin_ns_};
@@ -233,6 +199,43 @@ class MpiReplayRuntime final : public ReplayRuntime {
     check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &c), "MPI_Comm_dup", world.where());
     MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
     return std::make_unique<Comm>(c);
+  }
+
+  // One collective of n elements (all_gather: the gathered result, reduce_scatter: the input) with
+  // bench's MpiBackend datatype and reduction (backend/mpi_types.h); in place as MPI_IN_PLACE.
+  void post_collective(const ReplayCollCall& c, MPI_Comm comm, int size, std::int64_t n, char* send, char* recv,
+                       std::vector<MPI_Request>& reqs) {
+    const MPI_Datatype type = mpi_type(c.dtype);
+    const MPI_Op op = ops_.get(c.dtype, c.redop);
+    const int count = to_count(n, "MPI collective");
+    const int per_rank = std::max(1, count / size);
+    const void* in = c.in_place ? MPI_IN_PLACE : send;
+    reqs.assign(1, MPI_REQUEST_NULL);
+    switch (c.op) {
+      case ReplayCollOp::kAllReduce:
+        check(MPI_Iallreduce(in, recv, count, type, op, comm, &reqs[0]), "MPI_Iallreduce");
+        break;
+      case ReplayCollOp::kAllGather:
+        check(MPI_Iallgather(in, per_rank, type, recv, per_rank, type, comm, &reqs[0]), "MPI_Iallgather");
+        break;
+      case ReplayCollOp::kReduceScatter:
+        check(MPI_Ireduce_scatter_block(in, recv, per_rank, type, op, comm, &reqs[0]), "MPI_Ireduce_scatter_block");
+        break;
+      case ReplayCollOp::kBroadcast:
+        check(MPI_Ibcast(recv, count, type, 0, comm, &reqs[0]), "MPI_Ibcast");
+        break;
+      case ReplayCollOp::kSendRecv: {  // CP's ring: each member sends to the next, receives from the previous
+        int me = 0;
+        MPI_Comm_rank(comm, &me);
+        reqs.push_back(MPI_REQUEST_NULL);
+        check(MPI_Irecv(recv, count, type, (me - 1 + size) % size, 0, comm, &reqs[0]), "MPI_Irecv");
+        check(MPI_Isend(send, count, type, (me + 1) % size, 0, comm, &reqs[1]), "MPI_Isend");
+        break;
+      }
+      case ReplayCollOp::kAllToAll:  // MoE's dispatch: n / size to each member
+        check(MPI_Ialltoall(send, per_rank, type, recv, per_rank, type, comm, &reqs[0]), "MPI_Ialltoall");
+        break;
+    }
   }
 
   void complete(Pending& call) {
@@ -295,6 +298,7 @@ class MpiReplayRuntime final : public ReplayRuntime {
 
   const World& world_;
   MpiWaitPolicy waits_;
+  MpiOps ops_;
   std::unique_ptr<Comm> p2p_;
   int rank_ = 0;
   std::vector<std::unique_ptr<Comm>> groups_;

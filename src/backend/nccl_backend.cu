@@ -12,53 +12,12 @@
 #include "backend/device_buffers.cuh"
 #include "backend/device_data.cuh"
 #include "backend/nccl_backend.h"
+#include "backend/nccl_types.cuh"
 #include "core/error.h"
 #include "launch/gpu_assignment.h"
 
 namespace pipebench {
 namespace {
-
-ncclDataType_t nccl_type(DType t) {
-  switch (t) {
-    case DType::kInt8:
-      return ncclInt8;
-    case DType::kUint8:
-      return ncclUint8;
-    case DType::kInt32:
-      return ncclInt32;
-    case DType::kUint32:
-      return ncclUint32;
-    case DType::kInt64:
-      return ncclInt64;
-    case DType::kUint64:
-      return ncclUint64;
-    case DType::kHalf:
-      return ncclFloat16;
-    case DType::kFloat:
-      return ncclFloat32;
-    case DType::kDouble:
-      return ncclFloat64;
-    case DType::kBfloat16:
-      return ncclBfloat16;
-  }
-  return ncclFloat32;
-}
-
-ncclRedOp_t nccl_op(RedOp op) {
-  switch (op) {
-    case RedOp::kSum:
-      return ncclSum;
-    case RedOp::kProd:
-      return ncclProd;
-    case RedOp::kMax:
-      return ncclMax;
-    case RedOp::kMin:
-      return ncclMin;
-    case RedOp::kNone:
-      break;
-  }
-  return ncclSum;
-}
 
 // What one local GPU of a communicator holds.
 struct Local {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend/cuda_handles.cuh"
+#include "backend/nccl_types.cuh"
 #include "backend/replay_gemm.h"
 #include "backend/replay_runtime.h"
 #include "backend/replay_spin.h"
@@ -112,35 +113,42 @@ class NcclReplayRuntime final : public ReplayRuntime {
     pending_.erase(it);
   }
 
-  void collective(std::size_t task, int group, ReplayCollOp op, std::int64_t bytes, int count) override {
+  void collective(std::size_t task, int group, const ReplayCollCall& c) override {
     ncclComm_t comm = groups_.at(static_cast<std::size_t>(group)).get();
     int size = 1;
     check_nccl(ncclCommCount(comm, &size), "ncclCommCount", world_.where(), comm);
-    const auto n = static_cast<std::size_t>(std::max<std::int64_t>(1, bytes));
+    int me = 0;
+    check_nccl(ncclCommUserRank(comm, &me), "ncclCommUserRank", world_.where(), comm);
+    const std::size_t elem = dtype_size(c.dtype);
+    const std::size_t n = std::max<std::size_t>(1, static_cast<std::size_t>(std::max<std::int64_t>(0, c.bytes)) / elem);
     const std::size_t per_rank = std::max<std::size_t>(1, n / static_cast<std::size_t>(size));
-    void* in = buffer(send_buf_, static_cast<std::int64_t>(n));
-    void* out = buffer(recv_buf_, static_cast<std::int64_t>(n));
+    // In place (Megatron's grad buffers, broadcasts): one buffer; all_gather's input and
+    // reduce_scatter's output are this rank's block of it, as NCCL defines in place.
+    char* out = static_cast<char*>(buffer(recv_buf_, static_cast<std::int64_t>(n * elem)));
+    char* in = c.in_place ? out : static_cast<char*>(buffer(send_buf_, static_cast<std::int64_t>(n * elem)));
+    char* block = out + static_cast<std::size_t>(me) * per_rank * elem;
+    const ncclDataType_t type = nccl_type(c.dtype);
     comm_after_compute(start(task));
-    for (int i = 0; i < count; ++i) {
+    for (int i = 0; i < c.count; ++i) {
       ncclResult_t rc = ncclSuccess;
-      switch (op) {
+      switch (c.op) {
         case ReplayCollOp::kAllReduce:
-          rc = ncclAllReduce(in, out, n, ncclInt8, ncclSum, comm, comm_.get());
+          rc = ncclAllReduce(in, out, n, type, nccl_op(c.redop), comm, comm_.get());
           break;
         case ReplayCollOp::kAllGather:
-          rc = ncclAllGather(in, out, per_rank, ncclInt8, comm, comm_.get());
+          rc = ncclAllGather(c.in_place ? block : in, out, per_rank, type, comm, comm_.get());
           break;
         case ReplayCollOp::kReduceScatter:
-          rc = ncclReduceScatter(in, out, per_rank, ncclInt8, ncclSum, comm, comm_.get());
+          rc = ncclReduceScatter(in, c.in_place ? block : out, per_rank, type, nccl_op(c.redop), comm, comm_.get());
           break;
         case ReplayCollOp::kBroadcast:
-          rc = ncclBroadcast(in, out, n, ncclInt8, 0, comm, comm_.get());
+          rc = ncclBroadcast(out, out, n, type, 0, comm, comm_.get());
           break;
         case ReplayCollOp::kSendRecv:
-          rc = ring_shift(in, out, n, comm, size);
+          rc = ring_shift(in, out, n * elem, comm, size);
           break;
         case ReplayCollOp::kAllToAll:
-          rc = all_to_all(in, out, per_rank, comm, size);
+          rc = all_to_all(in, out, per_rank * elem, comm, size);
           break;
       }
       check_nccl(rc, "nccl collective", world_.where(), comm);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "backend/gemm_steps.h"
 #include "backend/replay_gemm.h"
 #include "core/error.h"
 
@@ -13,11 +14,6 @@
 #endif
 
 namespace pipebench {
-
-std::int64_t gemm_passes(std::int64_t duration_ns, std::int64_t layer_fwd_ns) {
-  if (layer_fwd_ns <= 0 || duration_ns <= 0) return 1;
-  return std::max<std::int64_t>(1, (duration_ns + layer_fwd_ns / 2) / layer_fwd_ns);
-}
 
 #if PB_HAVE_CUBLAS
 namespace {
@@ -82,18 +78,20 @@ void ReplayGemm::run(void* stream, std::int64_t duration_ns) {
   Impl& g = *impl_;
   check_blas(cublasSetStream(g.blas, static_cast<cudaStream_t>(stream)), "cublasSetStream");
   const float one = 1.0f, zero = 0.0f;
-  const std::int64_t passes = gemm_passes(duration_ns, g.layer_fwd_ns);
-  for (std::int64_t p = 0; p < passes; ++p) {
-    for (const auto& s : g.layer) {
-      // Column-major C^T[n,m] = B^T[n,k] A^T[k,m]: the row-major product C[m,n] = A[m,k] B[k,n] (as gemm_timer).
-      check_blas(cublasGemmStridedBatchedEx(g.blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n),
-                                            static_cast<int>(s.m), static_cast<int>(s.k), &one, g.b, g.type,
-                                            static_cast<int>(s.n), s.k * s.n, g.a, g.type, static_cast<int>(s.k),
-                                            s.m * s.k, &zero, g.c, g.type, static_cast<int>(s.n), s.m * s.n,
-                                            static_cast<int>(s.batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-                 "cublasGemmStridedBatchedEx");
-    }
+  const auto gemm = [&](const GemmShape& s) {
+    // Column-major C^T[n,m] = B^T[n,k] A^T[k,m]: the row-major product C[m,n] = A[m,k] B[k,n] (as gemm_timer).
+    check_blas(
+        cublasGemmStridedBatchedEx(g.blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n), static_cast<int>(s.m),
+                                   static_cast<int>(s.k), &one, g.b, g.type, static_cast<int>(s.n), s.k * s.n, g.a,
+                                   g.type, static_cast<int>(s.k), s.m * s.k, &zero, g.c, g.type, static_cast<int>(s.n),
+                                   s.m * s.n, static_cast<int>(s.batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+        "cublasGemmStridedBatchedEx");
+  };
+  const GemmStep step = gemm_step(duration_ns, g.layer_fwd_ns, g.layer);
+  for (std::int64_t p = 0; p < step.passes; ++p) {
+    for (const auto& s : g.layer) gemm(s);
   }
+  for (std::size_t i : step.extra) gemm(g.layer[i]);
 }
 
 #else

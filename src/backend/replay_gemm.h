@@ -13,12 +13,6 @@
 
 namespace pipebench {
 
-// How many passes of one layer's forward GEMMs a compute step of duration_ns runs: the step's planned
-// time over one layer's planned forward time, rounded, at least one. A backward step (twice the
-// forward per layer, Narayanan et al. 2021 §3.5) thereby runs twice the forward FLOPs, which is what
-// its dgrad and wgrad GEMMs (the forward shapes transposed) cost.
-[[nodiscard]] std::int64_t gemm_passes(std::int64_t duration_ns, std::int64_t layer_fwd_ns);
-
 class ReplayGemm {
  public:
   // On CUDA device `device` (current). Throws UsageError where this pipebench has no cuBLAS, Error
@@ -28,7 +22,10 @@ class ReplayGemm {
   ReplayGemm(const ReplayGemm&) = delete;
   ReplayGemm& operator=(const ReplayGemm&) = delete;
 
-  // Launches gemm_passes(duration_ns) passes of the layer's GEMMs on `stream` (a cudaStream_t).
+  // Launches gemm_step(duration_ns) of the layer's GEMMs on `stream` (a cudaStream_t): a step's planned
+  // time in forward-layer GEMMs, so a backward step (twice the forward per layer, Narayanan et al.
+  // 2021 §3.5) runs twice the forward FLOPs, which is what its dgrad and wgrad GEMMs (the forward
+  // shapes transposed) cost.
   void run(void* stream, std::int64_t duration_ns);
 
  private:

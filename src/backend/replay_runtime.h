@@ -32,6 +32,19 @@ struct ReplayP2P {
 enum class ReplayCollOp { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kSendRecv, kAllToAll };
 inline constexpr std::size_t kReplayCollOps = 6;
 
+// One collective of a replay as the plan issues it: the op, the message's element type and reduction,
+// in place or not (megatron/plan.h issued_in_place: Megatron's grad buffers, embedding and found_inf
+// all-reduces and get_batch's broadcasts are in place), its whole size in bytes (all_gather: the
+// gathered result, reduce_scatter: the input), repeated count times. bench --plan times the same call.
+struct ReplayCollCall {
+  ReplayCollOp op = ReplayCollOp::kAllReduce;
+  DType dtype = DType::kFloat;
+  RedOp redop = RedOp::kSum;
+  bool in_place = false;
+  std::int64_t bytes = 0;
+  int count = 1;
+};
+
 // Nanoseconds on this rank's clock, relative to the start of the iteration.
 struct ReplaySpan {
   std::int64_t start_ns = 0, end_ns = 0;
@@ -66,8 +79,8 @@ class ReplayRuntime {
   // synchronised calls). Else the call runs in the background until wait(handle).
   virtual void p2p(std::size_t task, const ReplayP2P* ops, std::size_t n, bool blocking, int handle) = 0;
   virtual void wait(std::size_t task, int handle) = 0;
-  // A collective of `bytes` (the message's whole size) on group `group`, repeated count times; blocks.
-  virtual void collective(std::size_t task, int group, ReplayCollOp op, std::int64_t bytes, int count) = 0;
+  // The call on group `group`, repeated call.count times; blocks.
+  virtual void collective(std::size_t task, int group, const ReplayCollCall& call) = 0;
   // Waits for everything, returns each task's span (async P2P: post to completion; wait: the time
   // blocked) and the iteration's duration on this rank.
   virtual std::vector<ReplaySpan> end_iteration(std::int64_t* iteration_ns) = 0;

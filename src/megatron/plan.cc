@@ -17,6 +17,10 @@
 
 namespace pipebench {
 
+bool issued_in_place(const std::string& op) {
+  return op == "all_reduce" || op == "all_gather" || op == "reduce_scatter" || op == "broadcast";
+}
+
 const char* phase_name(Phase p) {
   switch (p) {
     case Phase::kWarmup:

@@ -56,8 +56,8 @@ RankIteration run_iteration(ReplayRuntime& rt, const RankJob& job, std::atomic<s
       case Task::Kind::kCollective: {
         const auto c = static_cast<std::size_t>(t.collective);
         const ReplayCollective& coll = job.collectives.at(c);
-        rt.collective(i, job.group_ids.at(c), coll.op, coll.bytes, coll.count);
-        calls.at(static_cast<std::size_t>(coll.op)) += coll.count;
+        rt.collective(i, job.group_ids.at(c), coll.call);
+        calls.at(static_cast<std::size_t>(coll.call.op)) += coll.call.count;
         break;
       }
     }

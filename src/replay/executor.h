@@ -17,10 +17,8 @@
 namespace pipebench {
 
 struct ReplayCollective {
-  ReplayCollOp op = ReplayCollOp::kAllReduce;
+  ReplayCollCall call;
   std::vector<int> group;  // global ranks, sorted
-  std::int64_t bytes = 0;
-  int count = 1;
   std::string label;
 };
 

@@ -15,6 +15,12 @@ namespace {
 
 bool usable(double x) { return std::isfinite(x) && x >= 0; }
 
+// The plan message as the call bench --plan timed: its op and dtype, in place where Megatron is, n
+// times. The plan keeps no reduction: found_inf's MAX of one float costs what a SUM does.
+ReplayCollCall replay_call(const PlanMessage& msg, std::int64_t n) {
+  return {replay_coll_op(msg.op), msg.dtype, RedOp::kSum, issued_in_place(msg.op), msg.bytes, static_cast<int>(n)};
+}
+
 void add_groups(const Schedule& s, std::set<std::vector<int>>& groups) {
   for (const auto& msg : s.messages) {
     if (msg.op == "send" || msg.op == "recv") continue;
@@ -80,7 +86,7 @@ void insert_inside_collectives(const Schedule& s, int global_rank, RankJob& job)
       c.kind = Task::Kind::kCollective;
       c.forward = t.forward;
       c.collective = static_cast<int>(job.collectives.size());
-      job.collectives.push_back({replay_coll_op(msg->op), group, msg->bytes, static_cast<int>(n), msg->what});
+      job.collectives.push_back({replay_call(*msg, n), group, msg->what});
       tasks.push_back(c);
     }
   }
@@ -106,7 +112,7 @@ RankJob job_for(const Plan& plan, const Schedule& s, const ComputeModel& compute
     Task t;
     t.kind = Task::Kind::kCollective;
     t.collective = static_cast<int>(job.collectives.size());
-    job.collectives.push_back({replay_coll_op(msg.op), group, msg.bytes, static_cast<int>(msg.count), msg.what});
+    job.collectives.push_back({replay_call(msg, msg.count), group, msg.what});
     job.program.tasks.push_back(t);
   }
   if (compute.optimizer_ms > 0) {

@@ -10,6 +10,7 @@
 #include "collectives/registry.h"
 #include "core/error.h"
 #include "core/units.h"
+#include "megatron/plan.h"
 #include "sim/model_error.h"
 #include "topology/topology.h"
 
@@ -104,10 +105,15 @@ CommCost AssumedCost::cost(const std::string& op, const std::vector<int>& ranks,
 
 MeasuredCost::MeasuredCost(const std::vector<ResultRecord>& records, RankClassMap classes, const std::string& path)
     : path_(path), classes_(std::move(classes)) {
+  // A collective's curve is the placement Megatron issues it in (megatron/plan.h issued_in_place), as
+  // bench --plan times it; a table with only the other placement (a sweep of out-of-place points, an
+  // older bench --plan) is used as it is. On one rank the two differ most: in place moves nothing.
+  decltype(points_) other;
+  std::vector<ResultRecord> together_other;
   for (const auto& r : records) {
     if (!r.error.empty() || r.time_us <= 0 || r.size_bytes == 0) continue;
     if (!ran_alone(r)) {
-      together_.push_back(r);
+      (r.in_place == issued_in_place(r.op) ? together_ : together_other).push_back(r);
       continue;
     }
     std::vector<int> ranks = r.ranks;
@@ -116,9 +122,12 @@ MeasuredCost::MeasuredCost(const std::vector<ResultRecord>& records, RankClassMa
     // bidirectional figure is what their transfers see; one-way records are kept apart as a fallback.
     if (op == "pair" && !r.bidirectional) op = "pair-oneway";
     std::sort(ranks.begin(), ranks.end());
-    points_[{op, ranks}].emplace_back(static_cast<double>(r.size_bytes), r.time_us);
+    auto& curves = r.in_place == issued_in_place(r.op) ? points_ : other;
+    curves[{op, ranks}].emplace_back(static_cast<double>(r.size_bytes), r.time_us);
     add_batch_record(r);
   }
+  for (auto& [key, v] : other) points_.try_emplace(key, std::move(v));
+  if (together_.empty()) together_ = std::move(together_other);
   for (auto& [key, v] : batches_) std::sort(v.begin(), v.end());
   if (points_.empty()) {
     throw ModelError(ModelError::Input::kNoMeasuredRecord, path + ": no measured record to predict from",

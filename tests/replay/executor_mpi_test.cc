@@ -156,8 +156,10 @@ TEST(ReplayExecutorMpi, CollectiveOnSubGroupAndSpansCoverEveryTask) {
   const std::vector<int> pair = {0, n - 1};
   const std::vector<int> everyone = job.pipeline_ranks;
   const bool in_pair = W().rank() == 0 || W().rank() == n - 1;
-  job.collectives.push_back({ReplayCollOp::kAllReduce, everyone, 4096, 2, "all"});
-  if (in_pair) job.collectives.push_back({ReplayCollOp::kAllReduce, pair, 1 << 20, 1, "pair"});
+  job.collectives.push_back({{ReplayCollOp::kAllReduce, DType::kFloat, RedOp::kSum, false, 4096, 2}, everyone, "all"});
+  if (in_pair) {
+    job.collectives.push_back({{ReplayCollOp::kAllReduce, DType::kHalf, RedOp::kSum, true, 1 << 20, 1}, pair, "pair"});
+  }
   Task c;
   c.kind = Task::Kind::kCompute;
   c.duration = 1000000;

@@ -160,10 +160,10 @@ TEST(PlanJobs, MoeAllToAllsAreIssuedOnTheEpGroupInTheirForwardAndBackwardSteps) 
   for (const auto& t : job.program.tasks) {
     if (t.kind != Task::Kind::kCollective) continue;
     const auto& c = job.collectives.at(static_cast<std::size_t>(t.collective));
-    if (c.label.rfind("MoE ", 0) != 0 || c.op != ReplayCollOp::kAllToAll) continue;
+    if (c.label.rfind("MoE ", 0) != 0 || c.call.op != ReplayCollOp::kAllToAll) continue;
     EXPECT_EQ(c.group, (std::vector<int>{0, 1})) << c.label;
     EXPECT_EQ(t.forward, c.label.find("backward") == std::string::npos) << c.label;
-    (t.forward ? forward_calls : backward_calls) += c.count;
+    (t.forward ? forward_calls : backward_calls) += c.call.count;
   }
   // 3 all-to-alls x 1 layer x 2 microbatches each way.
   EXPECT_EQ(forward_calls, 6);

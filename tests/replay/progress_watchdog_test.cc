@@ -33,7 +33,9 @@ RankJob job() {
   wait.handle = 7;
   wait.name = "wait";
   j.program.tasks.push_back(wait);
-  j.collectives.push_back({ReplayCollOp::kAllReduce, {2, 3, 6}, 1024, 1, "all_reduce of the data-parallel group"});
+  j.collectives.push_back({{ReplayCollOp::kAllReduce, DType::kFloat, RedOp::kSum, true, 1024, 1},
+                           {2, 3, 6},
+                           "all_reduce of the data-parallel group"});
   Task coll;
   coll.kind = Task::Kind::kCollective;
   coll.collective = 0;

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "backend/mpi_types.h"
+
+#include <cstdint>
+
+#include "core/element.h"
+
+namespace pipebench {
+namespace {
+
+template <DType T, RedOp O>
+void reduce16(void* in, void* inout, int* len, MPI_Datatype*) {
+  for (int i = 0; i < *len; ++i) {
+    const double a = load_element(T, in, static_cast<std::uint64_t>(i));
+    const double b = load_element(T, inout, static_cast<std::uint64_t>(i));
+    double r = 0;
+    switch (O) {
+      case RedOp::kSum:
+        r = static_cast<float>(a) + static_cast<float>(b);
+        break;
+      case RedOp::kProd:
+        r = static_cast<float>(a) * static_cast<float>(b);
+        break;
+      case RedOp::kMax:
+        r = a > b ? a : b;
+        break;
+      case RedOp::kMin:
+        r = a < b ? a : b;
+        break;
+      case RedOp::kNone:
+        r = b;
+        break;
+    }
+    store_element(T, inout, static_cast<std::uint64_t>(i), r);
+  }
+}
+
+template <DType T>
+void create_ops(MPI_Op* ops) {
+  MPI_Op_create(&reduce16<T, RedOp::kSum>, 1, &ops[0]);
+  MPI_Op_create(&reduce16<T, RedOp::kProd>, 1, &ops[1]);
+  MPI_Op_create(&reduce16<T, RedOp::kMax>, 1, &ops[2]);
+  MPI_Op_create(&reduce16<T, RedOp::kMin>, 1, &ops[3]);
+}
+
+}  // namespace
+
+MPI_Datatype mpi_type(DType t) {
+  switch (t) {
+    case DType::kInt8:
+      return MPI_INT8_T;
+    case DType::kUint8:
+      return MPI_UINT8_T;
+    case DType::kInt32:
+      return MPI_INT32_T;
+    case DType::kUint32:
+      return MPI_UINT32_T;
+    case DType::kInt64:
+      return MPI_INT64_T;
+    case DType::kUint64:
+      return MPI_UINT64_T;
+    case DType::kHalf:
+    case DType::kBfloat16:
+      return MPI_UINT16_T;
+    case DType::kFloat:
+      return MPI_FLOAT;
+    case DType::kDouble:
+      return MPI_DOUBLE;
+  }
+  return MPI_BYTE;
+}
+
+MpiOps::MpiOps() {
+  create_ops<DType::kHalf>(&half_[0]);
+  create_ops<DType::kBfloat16>(&half_[4]);
+}
+
+MpiOps::~MpiOps() {
+  for (auto& op : half_) {
+    if (op != MPI_OP_NULL) MPI_Op_free(&op);
+  }
+}
+
+MPI_Op MpiOps::get(DType t, RedOp op) const {
+  if (op == RedOp::kNone) return MPI_OP_NULL;
+  if (t == DType::kHalf || t == DType::kBfloat16)
+    return half_[(t == DType::kBfloat16 ? 4 : 0) + static_cast<int>(op) - 1];
+  switch (op) {
+    case RedOp::kSum:
+      return MPI_SUM;
+    case RedOp::kProd:
+      return MPI_PROD;
+    case RedOp::kMax:
+      return MPI_MAX;
+    case RedOp::kMin:
+      return MPI_MIN;
+    case RedOp::kNone:
+      break;
+  }
+  return MPI_OP_NULL;
+}
+
+}  // namespace pipebench
