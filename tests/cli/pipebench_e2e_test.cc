@@ -320,6 +320,8 @@ TEST_F(E2E, PlanThenBenchThePlanOnFourHostRanks) {
   for (const auto& rec : j["records"]) {
     EXPECT_EQ(rec["wrong"], 0) << rec.dump();
     ASSERT_TRUE(rec.contains("plan_ids"));
+    // Collectives are timed in place, as Megatron issues them and replay runs them; transfers are not.
+    EXPECT_EQ(rec.value("in_place", false), rec["op"] != "pair") << rec.dump();
     // The stages' gradient reductions are timed once alone and once all at once (at_once).
     auto& seen = rec.contains("at_once") ? at_once_ids : ids;
     for (int id : rec["plan_ids"]) EXPECT_TRUE(seen.insert(id).second) << "id " << id << " timed twice";

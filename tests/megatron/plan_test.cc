@@ -635,3 +635,17 @@ TEST(MegatronPlan, MoeParametersAndExpertGradientsOnTheExpertDpGroup) {
 
 }  // namespace
 }  // namespace pipebench
+
+namespace pipebench {
+namespace {
+
+// Megatron's collectives work on one buffer (grad buffers, main_grad, get_batch's tensors, TP outputs);
+// MoE's dispatch and CP's ring move between tensors; P2P is never a collective in place.
+TEST(MegatronPlan, CollectivesAreIssuedInPlaceExceptAllToAllAndTheRing) {
+  for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast"})
+    EXPECT_TRUE(issued_in_place(op)) << op;
+  for (const char* op : {"alltoall", "sendrecv", "send", "recv", "pair"}) EXPECT_FALSE(issued_in_place(op)) << op;
+}
+
+}  // namespace
+}  // namespace pipebench

@@ -177,6 +177,22 @@ TEST(MeasuredCostSharing, AtOnceRecordsGiveTheSlowdownAgainstTheSlowestGroupAlon
   EXPECT_THROW((void)m.cost("all_reduce", {0, 1}, static_cast<std::int64_t>(s)), UsageError);
 }
 
+// A table with both placements (a bench sweep, nccl-tests' columns): a collective is priced from the
+// in-place curve, as Megatron issues it; one-rank in place moves nothing where out of place copies the
+// buffer. A table with only out-of-place points (an older bench --plan) still prices it.
+TEST(MeasuredCost, CollectivesArePricedInPlaceWhereMeasuredElseOutOfPlace) {
+  const std::uint64_t s = 64u << 20;
+  ResultRecord copy = reduction({0}, s, 6000);  // out of place: a 64 MiB copy
+  ResultRecord nothing = reduction({0}, s, 1);  // in place on one rank
+  nothing.in_place = true;
+  const MeasuredCost both({copy, nothing}, RankClassMap{}, "t.json");
+  EXPECT_NEAR(us(both.cost("all_reduce", {0}, static_cast<std::int64_t>(s))), 1.0, 1e-3);
+  const MeasuredCost out_only({copy}, RankClassMap{}, "t.json");
+  EXPECT_NEAR(us(out_only.cost("all_reduce", {0}, static_cast<std::int64_t>(s))), 6000.0, 1e-3);
+  const MeasuredCost in_only({nothing}, RankClassMap{}, "t.json");
+  EXPECT_NEAR(us(in_only.cost("all_reduce", {0}, static_cast<std::int64_t>(s))), 1.0, 1e-3);
+}
+
 // Faster together than alone (noise): the resource never slows them down.
 TEST(MeasuredCostSharing, NoSlowdownMeansFullCapacity) {
   const std::uint64_t s = 32u << 20;
