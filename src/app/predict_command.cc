@@ -41,9 +41,13 @@ namespace pipebench {
 
 namespace {
 
+struct MeasuredLayer {
+  double fwd_ms = 0, dgrad_ms = 0, wgrad_ms = 0;  // per layer and microbatch
+};
+
 // --measure-compute: the layer's forward GEMMs at their exact shapes on GPU 0, and a bare cuBLAS loop
-// per shape beside them as a check. Returns the forward ms per layer and microbatch.
-double measure_layer_ms(const Plan& plan, std::ostream& out) {
+// per shape beside them as a check; then its backward GEMMs, dgrad and wgrad apart.
+MeasuredLayer measure_layer(const Plan& plan, std::ostream& out) {
 #if PB_HAVE_CUBLAS
   std::string why;
   if (visible_gpus(&why) == 0) throw UsageError("--measure-compute: no GPU to measure on (" + why + ")");
@@ -67,7 +71,15 @@ double measure_layer_ms(const Plan& plan, std::ostream& out) {
   std::snprintf(buf, sizeof buf, "#   sum of bare loops %.4f ms; measured %.4f ms (%.0f TFLOP/s over the layer)\n",
                 bare, ms, flops / (ms * 1e9));
   out << buf;
-  return ms;
+  const LayerBackwardGemms back = layer_backward_gemms(plan_layer_dims(plan));
+  const MeasuredLayer m{ms, time_gemms_ms(back.dgrad, t, 0, 20), time_gemms_ms(back.wgrad, t, 0, 20)};
+  std::snprintf(buf, sizeof buf,
+                "# --measure-compute: layer backward GEMMs: dgrad %.4f ms + wgrad %.4f ms = %.4f ms (%.2fx the "
+                "forward); W is %.2f of it\n",
+                m.dgrad_ms, m.wgrad_ms, m.dgrad_ms + m.wgrad_ms, (m.dgrad_ms + m.wgrad_ms) / ms,
+                m.wgrad_ms / (m.dgrad_ms + m.wgrad_ms));
+  out << buf;
+  return m;
 #else
   (void)plan;
   (void)out;
@@ -279,7 +291,9 @@ int predict_and_print(const PredictOptions& o) {
       throw UsageError("--measure-compute cannot be combined with --fwd-ms-per-layer or --tflops");
     }
     std::ostringstream note;
-    compute.fwd_ms_per_layer = measure_layer_ms(plan, note);
+    const MeasuredLayer m = measure_layer(plan, note);
+    compute.fwd_ms_per_layer = m.fwd_ms;
+    use_measured_backward(compute, m.dgrad_ms, m.wgrad_ms, o.w_share_given);
     measured_note = note.str();
   }
   const ComputeModel compute_model = make_compute_model(plan, compute);
@@ -379,8 +393,11 @@ void PredictCommand::add_compute_options(CLI::App& sub) {
       ->check(checks::positive(checks::kMaxLayerMs));
   sub.add_option("--bwd-ms-per-layer", c.bwd_ms_per_layer, "backward time (default 2x forward)")
       ->check(checks::positive(checks::kMaxLayerMs));
-  sub.add_option("--w-share", c.w_share, "W's part of the backward where a schedule splits B and W (default 0.5)")
-      ->check(checks::in_range(0, 1));
+  sub.add_option("--w-share", c.w_share,
+                 "W's part of the backward where a schedule splits B and W (default 0.5; measured with "
+                 "--measure-compute)")
+      ->check(checks::in_range(0, 1))
+      ->each([this](const std::string&) { o_.w_share_given = true; });
   sub.add_option("--tflops", c.tflops, "achieved TFLOP/s per GPU for the FLOPs model")
       ->check(checks::in_range(checks::kMinTflops, checks::kMaxTflops));
   sub.add_option("--comm-sm-slowdown", c.comm_sm_slowdown,

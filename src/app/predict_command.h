@@ -16,6 +16,7 @@ struct PredictOptions {
   double link_gbps = 0, link_latency_us = 0;
   bool zero_comm = false, shared_path = false;
   bool measure_compute = false;          // time the layer's GEMMs with cuBLAS on GPU 0
+  bool w_share_given = false;            // --w-share (else --measure-compute measures W's share)
   std::vector<std::string> class_links;  // --link CLASS=GBPS[,US]
   std::string topology_path;             // class source for --link (default: this machine)
   bool class_fallback = false;

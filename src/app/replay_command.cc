@@ -62,9 +62,11 @@ class ReplayCommand final : public Subcommand {
         ->check(checks::positive(checks::kMaxLayerMs));
     sub.add_option("--bwd-ms-per-layer", o_.compute.bwd_ms_per_layer, "backward time (default 2x forward)")
         ->check(checks::positive(checks::kMaxLayerMs));
-    sub.add_option("--w-share", o_.compute.w_share, "W's part of the backward where a schedule splits B and W")
+    sub.add_option("--w-share", o_.compute.w_share,
+                   "W's part of the backward where a schedule splits B and W (measured with --measure-compute)")
         ->check(checks::in_range(0, 1))
-        ->capture_default_str();
+        ->capture_default_str()
+        ->each([this](const std::string&) { w_share_given_ = true; });
     sub.add_option("--tflops", o_.compute.tflops, "achieved TFLOP/s per GPU for the FLOPs model")
         ->check(checks::in_range(checks::kMinTflops, checks::kMaxTflops));
     sub.add_flag("--measure-compute", measure_compute_, "time the layer's GEMMs with cuBLAS on this rank's GPU");
@@ -114,10 +116,10 @@ class ReplayCommand final : public Subcommand {
   void print(const ReplayResult& r, double band) const;
   static void print_drift(const ScheduleReplay& s);
   void write_traces(const ReplayResult& r) const;
-  double measured_layer_ms(const World& world, const Plan& plan) const;
+  void measure_compute(const World& world, const Plan& plan);
 
   std::string plan_path_, table_path_, json_path_, trace_dir_, backend_ = "auto", compute_kind_ = "spin";
-  bool measure_compute_ = false, no_predict_ = false, gpu_flags_ = false, quiet_ = false;
+  bool measure_compute_ = false, w_share_given_ = false, no_predict_ = false, gpu_flags_ = false, quiet_ = false;
   std::string temp_table_;
   int compute_sms_ = 0;
   double timeout_s_ = -1;
@@ -168,13 +170,19 @@ std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const 
   return p;
 }
 
-double ReplayCommand::measured_layer_ms(const World& world, const Plan& plan) const {
+// The layer's forward GEMMs, then its backward ones, dgrad and wgrad apart (as predict's), on this
+// rank's GPU; the slowest rank's GEMMs set the pace of the pipeline.
+void ReplayCommand::measure_compute(const World& world, const Plan& plan) {
 #if PB_HAVE_CUBLAS
   std::string why;
   if (visible_gpus(&why) == 0) throw LocalUsageError("--measure-compute: no GPU to measure on (" + why + ")");
-  // The slowest rank's GEMMs set the pace of the pipeline.
-  return world.max(
-      time_gemms_ms(layer_forward_gemms(plan_layer_dims(plan)), plan_gemm_dtype(plan), world.local_rank(), 20));
+  const LayerDims dims = plan_layer_dims(plan);
+  const DType t = plan_gemm_dtype(plan);
+  const LayerBackwardGemms back = layer_backward_gemms(dims);
+  o_.compute.fwd_ms_per_layer = world.max(time_gemms_ms(layer_forward_gemms(dims), t, world.local_rank(), 20));
+  const double dgrad_ms = world.max(time_gemms_ms(back.dgrad, t, world.local_rank(), 20));
+  const double wgrad_ms = world.max(time_gemms_ms(back.wgrad, t, world.local_rank(), 20));
+  use_measured_backward(o_.compute, dgrad_ms, wgrad_ms, w_share_given_);
 #else
   (void)world;
   (void)plan;
@@ -220,7 +228,7 @@ int ReplayCommand::run(const World* wp) {
     throw UsageError(
         "--compute/--compute-sms: GPU compute needs the NCCL backend (MPI computes by sleeping on the host)");
   }
-  if (measure_compute_) o_.compute.fwd_ms_per_layer = measured_layer_ms(world, plan);
+  if (measure_compute_) measure_compute(world, plan);
   // A bad schedule or compute fails here, before any timing.
   const auto schedules = static_cast<std::int64_t>(plan_jobs(plan, o_.compute, world.rank(), o_.schedule).jobs.size());
   o_.compute_kind = kind == BackendKind::kMpi ? "host-sleep" : compute_kind_;

@@ -3,6 +3,8 @@
 #include "sim/compute_model.h"
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 
 #include "core/error.h"
 #include "sim/model_error.h"
@@ -22,6 +24,15 @@ double layer_fwd_flops(const Plan& plan) {
   const double mlp = a.swiglu ? 3 : 2;
   const double t = plan.layout.tp;
   return (2 * b * s * (h * (h + 2 * groups * k) + h * h + mlp * h * f) + 4 * b * s * s * h) / t;
+}
+
+void use_measured_backward(ComputeOptions& c, double dgrad_ms, double wgrad_ms, bool w_share_given) {
+  if (!(std::isfinite(dgrad_ms) && dgrad_ms > 0 && std::isfinite(wgrad_ms) && wgrad_ms >= 0)) {
+    throw UsageError("--measure-compute: the backward GEMMs measured " + std::to_string(dgrad_ms) + " ms (dgrad) and " +
+                     std::to_string(wgrad_ms) + " ms (wgrad)");
+  }
+  if (c.bwd_ms_per_layer <= 0) c.bwd_ms_per_layer = dgrad_ms + wgrad_ms;
+  if (!w_share_given) c.w_share = wgrad_ms / (dgrad_ms + wgrad_ms);
 }
 
 ComputeModel make_compute_model(const Plan& plan, const ComputeOptions& c) {

@@ -29,6 +29,12 @@ struct ComputeModel {
   std::string source;  // how fwd_ms_per_layer was found
 };
 
+// --measure-compute's backward: the layer's dgrad and wgrad GEMMs timed apart (sim/layer_gemms.h). The
+// backward per layer becomes dgrad + wgrad unless --bwd-ms-per-layer set it, and W's share of it
+// wgrad / (dgrad + wgrad) unless --w-share was given. Throws UsageError for a time that is not finite
+// and positive.
+void use_measured_backward(ComputeOptions& c, double dgrad_ms, double wgrad_ms, bool w_share_given);
+
 // Forward FLOPs of one transformer layer and microbatch on one TP rank.
 [[nodiscard]] double layer_fwd_flops(const Plan& plan);
 

@@ -17,6 +17,17 @@ std::vector<GemmShape> layer_forward_gemms(const LayerDims& d) {
   };
 }
 
+LayerBackwardGemms layer_backward_gemms(const LayerDims& d) {
+  LayerBackwardGemms out;
+  for (const GemmShape& f : layer_forward_gemms(d)) {
+    // The attention products multiply two activations; the other four an activation by a weight.
+    const bool weights = f.name != "attention scores" && f.name != "attention x values";
+    out.dgrad.push_back({f.name + " dgrad", f.m, f.k, f.n, f.batch});
+    (weights ? out.wgrad : out.dgrad).push_back({f.name + (weights ? " wgrad" : " dgrad 2"), f.k, f.n, f.m, f.batch});
+  }
+  return out;
+}
+
 LayerDims plan_layer_dims(const Plan& plan) {
   const MegatronArgs& a = plan.args;
   LayerDims d;

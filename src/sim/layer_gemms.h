@@ -23,6 +23,16 @@ struct LayerDims {
 // the local tokens, matrices over TP).
 [[nodiscard]] std::vector<GemmShape> layer_forward_gemms(const LayerDims& d);
 
+// The same layer's backward GEMMs: each forward product C[m,n] = A[m,k] B[k,n] has two gradients of
+// its FLOPs, dA = dC B^T [m,k] and dB = A^T dC [k,n]. dgrad holds the gradients the previous layer
+// waits for (B in a schedule that splits the backward), wgrad the weights' gradients nothing in the
+// backward waits for (W, which zero-bubble schedules move; Qi et al. 2023, §2). The attention products
+// have no weights: both of their gradients are dgrad. Together they are 2x the forward's FLOPs.
+struct LayerBackwardGemms {
+  std::vector<GemmShape> dgrad, wgrad;
+};
+[[nodiscard]] LayerBackwardGemms layer_backward_gemms(const LayerDims& d);
+
 // One transformer layer's GEMM dimensions on one rank of a plan (its TP and CP split).
 [[nodiscard]] LayerDims plan_layer_dims(const Plan& plan);
 

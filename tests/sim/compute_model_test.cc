@@ -55,5 +55,26 @@ TEST(ComputeModel, AWShareOutsideZeroToOneIsAUsageErrorNamingTheFlag) {
   }
 }
 
+// --measure-compute's backward: dgrad + wgrad, W's share from the two, each unless given by a flag.
+TEST(ComputeModel, AMeasuredBackwardSetsTheBackwardAndWShareUnlessFlagsDid) {
+  ComputeOptions o;
+  use_measured_backward(o, 2.2, 1.0, false);
+  EXPECT_DOUBLE_EQ(o.bwd_ms_per_layer, 3.2);
+  EXPECT_DOUBLE_EQ(o.w_share, 1.0 / 3.2);
+  ComputeOptions given;
+  given.bwd_ms_per_layer = 5;
+  given.w_share = 0.4;
+  use_measured_backward(given, 2.2, 1.0, true);
+  EXPECT_DOUBLE_EQ(given.bwd_ms_per_layer, 5.0);
+  EXPECT_DOUBLE_EQ(given.w_share, 0.4);
+  for (const double bad : {0.0, -1.0, std::numeric_limits<double>::quiet_NaN(), HUGE_VAL}) {
+    ComputeOptions c;
+    EXPECT_THROW(use_measured_backward(c, bad, 1.0, false), UsageError) << bad;
+  }
+  ComputeOptions no_weights;  // a layer whose wgrad is empty: W takes nothing
+  use_measured_backward(no_weights, 2.0, 0.0, false);
+  EXPECT_DOUBLE_EQ(no_weights.w_share, 0.0);
+}
+
 }  // namespace
 }  // namespace pipebench

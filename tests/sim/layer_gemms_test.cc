@@ -20,6 +20,35 @@ TEST(LayerGemms, FlopsAddUpToTheLayerFormula) {
   EXPECT_DOUBLE_EQ(flops, want);
 }
 
+// Each forward product has two gradients of its own FLOPs: the backward is 2x the forward, and W (the
+// weights' gradients) is the four weight GEMMs' share of one forward.
+TEST(LayerGemms, BackwardIsTwiceTheForwardAndWIsTheWeightGemms) {
+  LayerDims d;
+  d.b = 1;
+  d.s = 2048;
+  d.h = 4096;
+  d.f = 11008;
+  d.heads = 32;
+  d.groups = 8;
+  d.tp = 2;
+  d.swiglu = true;
+  double fwd = 0, weight_fwd = 0, dgrad = 0, wgrad = 0;
+  for (const auto& g : layer_forward_gemms(d)) {
+    fwd += g.flops();
+    if (g.name.rfind("attention", 0) != 0) weight_fwd += g.flops();
+  }
+  const LayerBackwardGemms b = layer_backward_gemms(d);
+  for (const auto& g : b.dgrad) dgrad += g.flops();
+  for (const auto& g : b.wgrad) wgrad += g.flops();
+  EXPECT_DOUBLE_EQ(dgrad + wgrad, 2 * fwd);
+  EXPECT_DOUBLE_EQ(wgrad, weight_fwd);
+  EXPECT_EQ(b.wgrad.size(), 4u);
+  EXPECT_EQ(b.dgrad.size(), 8u);
+  // qkv's weight gradient: X^T [h, tokens] x dC [tokens, n].
+  EXPECT_EQ(b.wgrad[0].m, d.h);
+  EXPECT_EQ(b.wgrad[0].k, d.b * d.s);
+}
+
 TEST(LayerGemms, TensorParallelismSplitsEveryMatrixAndGqaShrinksQkv) {
   LayerDims d;
   d.b = 1;
