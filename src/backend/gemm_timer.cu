@@ -58,11 +58,11 @@ Buffers3 buffers_for(const std::vector<GemmShape>& shapes, int device) {
 void gemm(cublasHandle_t h, const GemmShape& s, DType t, const Buffers3& buf) {
   const float one = 1.0f, zero = 0.0f;
   // Column-major C^T[n,m] = B^T[n,k] A^T[k,m]: the row-major product C[m,n] = A[m,k] B[k,n].
-  check_cublas(cublas_library().gemm_strided_batched_ex(h, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n), static_cast<int>(s.m),
-                                          static_cast<int>(s.k), &one, buf.b.get(), cuda_type(t), static_cast<int>(s.n),
-                                          s.k * s.n, buf.a.get(), cuda_type(t), static_cast<int>(s.k), s.m * s.k, &zero,
-                                          buf.c.get(), cuda_type(t), static_cast<int>(s.n), s.m * s.n,
-                                          static_cast<int>(s.batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+  check_cublas(cublas_library().gemm_strided_batched_ex(
+                   h, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n), static_cast<int>(s.m), static_cast<int>(s.k),
+                   &one, buf.b.get(), cuda_type(t), static_cast<int>(s.n), s.k * s.n, buf.a.get(), cuda_type(t),
+                   static_cast<int>(s.k), s.m * s.k, &zero, buf.c.get(), cuda_type(t), static_cast<int>(s.n), s.m * s.n,
+                   static_cast<int>(s.batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                "cublasGemmStridedBatchedEx");
 }
 

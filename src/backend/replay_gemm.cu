@@ -85,11 +85,11 @@ void ReplayGemm::run(void* stream, std::int64_t duration_ns) {
   for (std::int64_t p = 0; p < passes; ++p) {
     for (const auto& s : g.layer) {
       // Column-major C^T[n,m] = B^T[n,k] A^T[k,m]: the row-major product C[m,n] = A[m,k] B[k,n] (as gemm_timer).
-      check_blas(cublas_library().gemm_strided_batched_ex(g.blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n),
-                                            static_cast<int>(s.m), static_cast<int>(s.k), &one, g.b, g.type,
-                                            static_cast<int>(s.n), s.k * s.n, g.a, g.type, static_cast<int>(s.k),
-                                            s.m * s.k, &zero, g.c, g.type, static_cast<int>(s.n), s.m * s.n,
-                                            static_cast<int>(s.batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+      check_blas(cublas_library().gemm_strided_batched_ex(
+                     g.blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n), static_cast<int>(s.m),
+                     static_cast<int>(s.k), &one, g.b, g.type, static_cast<int>(s.n), s.k * s.n, g.a, g.type,
+                     static_cast<int>(s.k), s.m * s.k, &zero, g.c, g.type, static_cast<int>(s.n), s.m * s.n,
+                     static_cast<int>(s.batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                  "cublasGemmStridedBatchedEx");
     }
   }

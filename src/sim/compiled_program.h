@@ -21,8 +21,8 @@ struct CompiledProgram {
     // kCompute: index into durations; kP2P and kWait: the handle (-1: none); kCollective: the collective.
     std::int32_t arg = 0;
   };
-  std::vector<Step> steps;        // one per task of the source program, in its order
-  std::vector<P2POp> ops;         // the ops of the kP2P steps, in step order
+  std::vector<Step> steps;         // one per task of the source program, in its order
+  std::vector<P2POp> ops;          // the ops of the kP2P steps, in step order
   std::vector<SimTime> durations;  // distinct compute durations
   // Of the source program's ops (all of them, named by a task or not): what the simulator's choice of
   // tag matching looks at.

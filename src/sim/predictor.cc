@@ -9,6 +9,7 @@
 #include <iterator>
 #include <list>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -45,9 +46,16 @@ struct Context {
     std::vector<CompiledProgram> programs;
     std::vector<SimCollective> collectives;
     std::vector<std::int64_t> p2p_sizes;
+    std::map<int, Sharing> sharing;  // the at-once measurements its collectives use, by key
   };
-  std::map<ScheduleId, Prepared> builds;
-  std::map<int, Sharing> sharing;  // the at-once measurements the collectives use, by key
+  // Each schedule's build, made once by the first thread to need it (its own lock: the other thread goes
+  // on with another schedule meanwhile); once made it is never changed or removed.
+  struct Slot {
+    std::mutex mutex;
+    std::unique_ptr<Prepared> prepared;
+  };
+  std::map<ScheduleId, Slot> builds;
+  std::map<int, Sharing> sharing;  // of the schedules simulated so far (this thread only)
 
   // Cost of a P2P transfer between pipeline ranks src and dst; its source goes to `used` unless null.
   SimTime pair_cost(const CostModel& m, int src, int dst, std::int64_t bytes, std::set<std::string>* used) const {
@@ -82,12 +90,9 @@ struct Context {
   }
   std::map<std::pair<std::pair<const CostModel*, std::int64_t>, std::vector<std::pair<int, int>>>, SimTime> batch_cache;
 
-  // The break-even search of one v runs on a second thread: builds are made under this lock (a build, once
-  // made, is never changed or removed, so references to it stay valid).
-  std::mutex builds_mutex;
+  std::mutex builds_mutex;  // guards the map (the break-even search of one v runs on a second thread)
 
   const Prepared& prepared(const Schedule& s);
-  const ScheduleBuild& build(const Schedule& s) { return prepared(s).build; }
 };
 
 // After the pipeline, the plan's collectives in order (one kCollective task each), then the optimizer.
@@ -158,27 +163,29 @@ std::vector<Program> full_programs(const Context& cx, const Schedule& s) {
 }
 
 const Context::Prepared& Context::prepared(const Schedule& s) {
-  const std::lock_guard<std::mutex> lock(builds_mutex);
-  auto it = builds.find(s.id);
-  if (it == builds.end()) {
-    Prepared p;
-    AfterPipeline after(compute.optimizer_ms, costs, sharing);
-    p.build = build_schedule(plan, s, compute, costs, true, [&after, &p](const ScheduleBuild& b, int r, Program& prog) {
-      after.add(b, static_cast<std::size_t>(r), prog);
-      for (const P2POp& op : prog.ops) {
-        if (std::find(p.p2p_sizes.begin(), p.p2p_sizes.end(), op.bytes) == p.p2p_sizes.end())
-          p.p2p_sizes.push_back(op.bytes);
-      }
-      p.programs.push_back(compile_program(std::move(prog)));
-    });
-    p.collectives = after.take();
-    std::sort(p.p2p_sizes.begin(), p.p2p_sizes.end());
-    it = builds.emplace(s.id, std::move(p)).first;
+  Slot* slot = nullptr;
+  {
+    const std::lock_guard<std::mutex> lock(builds_mutex);
+    slot = &builds[s.id];
   }
-  return it->second;
+  const std::lock_guard<std::mutex> lock(slot->mutex);
+  if (slot->prepared) return *slot->prepared;
+  auto p = std::make_unique<Prepared>();
+  AfterPipeline after(compute.optimizer_ms, costs, p->sharing);
+  p->build = build_schedule(plan, s, compute, costs, true, [&after, &p](const ScheduleBuild& b, int r, Program& prog) {
+    after.add(b, static_cast<std::size_t>(r), prog);
+    for (const P2POp& op : prog.ops) {
+      if (std::find(p->p2p_sizes.begin(), p->p2p_sizes.end(), op.bytes) == p->p2p_sizes.end())
+        p->p2p_sizes.push_back(op.bytes);
+    }
+    p->programs.push_back(compile_program(std::move(prog)));
+  });
+  p->collectives = after.take();
+  std::sort(p->p2p_sizes.begin(), p->p2p_sizes.end());
+  slot->prepared = std::move(p);
+  return *slot->prepared;
 }
 
-// used: where the P2P costs' sources go (null: nowhere).
 SimCosts sim_costs(Context& cx, const CostModel& p2p_model, std::set<std::string>* used) {
   SimCosts sc;
   sc.p2p = [&cx, &p2p_model, used](int src, int dst, std::int64_t bytes) {
@@ -268,8 +275,10 @@ void simulate_all(Context& cx, const ScheduleSelection& selection, bool keep_tra
       reference.id = p.id;
     }
     const Schedule& s = p.reference ? reference : *p.schedule;
-    const ScheduleBuild& b = cx.build(s);
+    const Context::Prepared& prepared = cx.prepared(s);
+    const ScheduleBuild& b = prepared.build;
     cx.sources.insert(b.cost_sources.begin(), b.cost_sources.end());
+    cx.sharing.insert(prepared.sharing.begin(), prepared.sharing.end());
     out.schedules.push_back(run_schedule(cx, s, cx.costs, keep_trace, &cx.sources));
     out.schedules.back().reference = p.reference;
   }
@@ -525,10 +534,7 @@ Prediction predict(const Plan& plan, const CostModel& costs, const ComputeModel&
   out.deciding_bytes = find_deciding_pair(cx, out);
   decide_verdict(out, kDefaultSpeedupBand, "default");
   out.cost_sources.assign(cx.sources.begin(), cx.sources.end());
-  {
-    const std::lock_guard<std::mutex> lock(cx.builds_mutex);  // the second thread may be building
-    for (const auto& [key, sh] : cx.sharing) out.sharing.push_back(sh);
-  }
+  for (const auto& [key, sh] : cx.sharing) out.sharing.push_back(sh);
   auto it = std::next(runs.begin());
   for (std::size_t i = 0; i + 1 < searched.size(); ++i, ++it)
     out.break_even_gbps.emplace_back(searched[i]->id.v, break_even(*it, runs.front()));

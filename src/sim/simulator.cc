@@ -251,7 +251,7 @@ class Sim {
   // The loop reaches each task index once (a blocking task is passed before the rank waits).
   void note_start(std::size_t r, const CompiledProgram::Step& step, SimTime now) {
     std::string label = step.kind == Task::Kind::kCollective ? colls_[static_cast<std::size_t>(step.arg)].label
-                                                              : (*source_)[r].tasks[pc_[r]].label();
+                                                             : (*source_)[r].tasks[pc_[r]].label();
     res_.task_starts[r].push_back({std::move(label), now});
   }
 
