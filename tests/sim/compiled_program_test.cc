@@ -94,6 +94,40 @@ TEST(CompiledProgram, SimulatesLikeItsSource) {
   }
 }
 
+// An interleaved schedule with each rank's gradient reduction after it (1-rank groups sharing one resource
+// of capacity 1, as `bench --plan`'s at-once records make them): the compiled run, without a trace, ends
+// where the traced run of the source does, whose per-task starts name every task in order.
+TEST(CompiledProgram, SharedCollectivesAfterThePipelineSimulateLikeTheTracedSource) {
+  auto programs = generate_schedule(interleaved_spec(4, 2, 8, true));
+  std::vector<SimCollective> colls;
+  for (std::size_t r = 0; r < programs.size(); ++r) {
+    SimCollective c;
+    c.members = {static_cast<int>(r)};
+    c.duration = 50000;
+    c.label = "dp grads";
+    c.share_key = 0;
+    c.share_capacity = 1.0;
+    colls.push_back(c);
+    Task t;
+    t.kind = Task::Kind::kCollective;
+    t.collective = static_cast<int>(r);
+    programs[r].tasks.push_back(t);
+  }
+  std::vector<CompiledProgram> compiled;
+  for (const Program& p : programs) compiled.push_back(compile_program(p));
+  const SimResult traced = simulate(programs, colls, link_costs(), true);
+  expect_same(simulate(compiled, colls, link_costs()), traced);
+  std::vector<SimCollective> alone = colls;
+  for (auto& c : alone) c.share_key = -1;
+  EXPECT_LT(simulate(compiled, alone, link_costs()).iteration, traced.iteration) << "the overlap costs time";
+  ASSERT_EQ(traced.task_starts.size(), programs.size());
+  for (std::size_t r = 0; r < programs.size(); ++r) {
+    ASSERT_EQ(traced.task_starts[r].size(), programs[r].tasks.size()) << r;
+    EXPECT_EQ(traced.task_starts[r].front().label, programs[r].tasks.front().label()) << r;
+    EXPECT_EQ(traced.task_starts[r].back().label, "dp grads") << r;
+  }
+}
+
 // Two ranks whose calls name their ops out of order (and one op no call names): the compiled ops follow
 // the calls, and the simulation is that of the source.
 TEST(CompiledProgram, OpsNamedOutOfOrderFollowTheCalls) {
