@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // cuBLAS GEMM timing at exact layer shapes.
-#include <cublas_v2.h>
-
 #include <algorithm>
 #include <chrono>
 
+#include "backend/cublas_library.cuh"
 #include "backend/cuda_handles.cuh"
 #include "backend/gemm_timer.h"
 #include "core/error.h"
@@ -24,9 +23,9 @@ class Blas {
  public:
   explicit Blas(int device) : device_(device) {
     check_cuda(cudaSetDevice(device), "cudaSetDevice", "gemm timer");
-    check_cublas(cublasCreate(&h_), "cublasCreate");
+    check_cublas(cublas_library().create(&h_), "cublasCreate");
   }
-  ~Blas() { cublasDestroy(h_); }
+  ~Blas() { cublas_library().destroy(h_); }
   Blas(const Blas&) = delete;
   Blas& operator=(const Blas&) = delete;
   cublasHandle_t get() const { return h_; }
@@ -62,11 +61,11 @@ Buffers3 buffers_for(const std::vector<GemmShape>& shapes, int device) {
 void gemm(cublasHandle_t h, const GemmShape& s, DType t, const Buffers3& buf) {
   const float one = 1.0f, zero = 0.0f;
   // Column-major C^T[n,m] = B^T[n,k] A^T[k,m]: the row-major product C[m,n] = A[m,k] B[k,n].
-  check_cublas(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n), static_cast<int>(s.m),
-                                          static_cast<int>(s.k), &one, buf.b.get(), cuda_type(t), static_cast<int>(s.n),
-                                          s.k * s.n, buf.a.get(), cuda_type(t), static_cast<int>(s.k), s.m * s.k, &zero,
-                                          buf.c.get(), cuda_type(t), static_cast<int>(s.n), s.m * s.n,
-                                          static_cast<int>(s.batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+  check_cublas(cublas_library().gemm_strided_batched_ex(
+                   h, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n), static_cast<int>(s.m), static_cast<int>(s.k),
+                   &one, buf.b.get(), cuda_type(t), static_cast<int>(s.n), s.k * s.n, buf.a.get(), cuda_type(t),
+                   static_cast<int>(s.k), s.m * s.k, &zero, buf.c.get(), cuda_type(t), static_cast<int>(s.n), s.m * s.n,
+                   static_cast<int>(s.batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                "cublasGemmStridedBatchedEx");
 }
 

@@ -8,8 +8,7 @@
 #include "core/error.h"
 
 #if PB_HAVE_CUBLAS
-#include <cublas_v2.h>
-
+#include "backend/cublas_library.cuh"
 #include "backend/cuda_handles.cuh"
 #endif
 
@@ -35,7 +34,7 @@ struct ReplayGemm::Impl {
   void *a = nullptr, *b = nullptr, *c = nullptr;
 
   ~Impl() {
-    if (blas) cublasDestroy(blas);
+    if (blas) cublas_library().destroy(blas);
     for (void* p : {a, b, c}) {
       if (p) cudaFree(p);
     }
@@ -57,7 +56,7 @@ ReplayGemm::ReplayGemm(std::vector<GemmShape> layer, DType t, int device, std::i
   impl_->layer_fwd_ns = layer_fwd_ns;
   impl_->device = device;
   check_cuda(cudaSetDevice(device), "cudaSetDevice", "replay --compute gemm");
-  check_blas(cublasCreate(&impl_->blas), "cublasCreate");
+  check_blas(cublas_library().create(&impl_->blas), "cublasCreate");
   std::size_t a = 0, b = 0, c = 0;  // 2-byte elements; 64-bit products (shapes are < 2^31 per side)
   for (const auto& s : impl_->layer) {
     a = std::max(a,
@@ -76,16 +75,16 @@ ReplayGemm::~ReplayGemm() = default;
 
 void ReplayGemm::run(void* stream, std::int64_t duration_ns) {
   Impl& g = *impl_;
-  check_blas(cublasSetStream(g.blas, static_cast<cudaStream_t>(stream)), "cublasSetStream");
+  check_blas(cublas_library().set_stream(g.blas, static_cast<cudaStream_t>(stream)), "cublasSetStream");
   const float one = 1.0f, zero = 0.0f;
   const auto gemm = [&](const GemmShape& s) {
     // Column-major C^T[n,m] = B^T[n,k] A^T[k,m]: the row-major product C[m,n] = A[m,k] B[k,n] (as gemm_timer).
-    check_blas(
-        cublasGemmStridedBatchedEx(g.blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n), static_cast<int>(s.m),
-                                   static_cast<int>(s.k), &one, g.b, g.type, static_cast<int>(s.n), s.k * s.n, g.a,
-                                   g.type, static_cast<int>(s.k), s.m * s.k, &zero, g.c, g.type, static_cast<int>(s.n),
-                                   s.m * s.n, static_cast<int>(s.batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-        "cublasGemmStridedBatchedEx");
+    check_blas(cublas_library().gemm_strided_batched_ex(
+                   g.blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n), static_cast<int>(s.m),
+                   static_cast<int>(s.k), &one, g.b, g.type, static_cast<int>(s.n), s.k * s.n, g.a, g.type,
+                   static_cast<int>(s.k), s.m * s.k, &zero, g.c, g.type, static_cast<int>(s.n), s.m * s.n,
+                   static_cast<int>(s.batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+               "cublasGemmStridedBatchedEx");
   };
   const GemmStep step = gemm_step(duration_ns, g.layer_fwd_ns, g.layer);
   for (std::int64_t p = 0; p < step.passes; ++p) {

@@ -85,13 +85,12 @@ void set_compute(ScheduleSpec& spec, const ComputeModel& c, int layers, const st
   }
 }
 
-}  // namespace
-
-ScheduleBuild build_schedule(const Plan& plan, const Schedule& s, const ComputeModel& compute, const CostModel& costs,
-                             bool fold) {
+// Everything of the build but its programs; returns the spec they are generated from (the folded one with
+// fold).
+ScheduleSpec prepare_build(const Plan& plan, const Schedule& s, const ComputeModel& compute, const CostModel& costs,
+                           bool fold, ScheduleBuild& b) {
   const Layout& l = plan.layout;
   if (l.pp_groups.empty()) throw UsageError("plan without pipeline groups");
-  ScheduleBuild b;
   b.ranks = l.pp_groups.front();
   ScheduleSpec& spec = b.spec;
   spec.id = s.id;
@@ -112,13 +111,25 @@ ScheduleBuild build_schedule(const Plan& plan, const Schedule& s, const ComputeM
   spec.table = forward_table(plan.args, l, s.id.v);
   sort_messages(s, costs, b);
   set_compute(spec, compute, plan.args.num_layers, std::vector<double>(b.ranks.size(), 0.0));
-  if (fold) {
-    ScheduleSpec folded = spec;
-    set_compute(folded, compute, plan.args.num_layers, b.inside_comm_ms);
-    b.programs = generate_schedule(folded);
-  } else {
-    b.programs = generate_schedule(spec);
-  }
+  if (!fold) return spec;
+  ScheduleSpec folded = spec;
+  set_compute(folded, compute, plan.args.num_layers, b.inside_comm_ms);
+  return folded;
+}
+
+}  // namespace
+
+ScheduleBuild build_schedule(const Plan& plan, const Schedule& s, const ComputeModel& compute, const CostModel& costs,
+                             bool fold) {
+  ScheduleBuild b;
+  b.programs = generate_schedule(prepare_build(plan, s, compute, costs, fold, b));
+  return b;
+}
+
+ScheduleBuild build_schedule(const Plan& plan, const Schedule& s, const ComputeModel& compute, const CostModel& costs,
+                             bool fold, const std::function<void(const ScheduleBuild&, int, Program&)>& take) {
+  ScheduleBuild b;
+  generate_schedule(prepare_build(plan, s, compute, costs, fold, b), [&b, &take](int r, Program& p) { take(b, r, p); });
   return b;
 }
 

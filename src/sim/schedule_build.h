@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -40,5 +41,10 @@ struct ScheduleBuild {
 // those of `spec` (for executing the collectives for real).
 [[nodiscard]] ScheduleBuild build_schedule(const Plan& plan, const Schedule& schedule, const ComputeModel& compute,
                                            const CostModel& costs, bool fold);
+// The same build with its programs left empty: each rank's program goes to `take` (rank order, with the build
+// so far: everything but the programs) as soon as it is generated.
+[[nodiscard]] ScheduleBuild build_schedule(
+    const Plan& plan, const Schedule& schedule, const ComputeModel& compute, const CostModel& costs, bool fold,
+    const std::function<void(const ScheduleBuild& build, int rank, Program& program)>& take);
 
 }  // namespace pipebench

@@ -2,6 +2,8 @@
 // A generator's steps as simulator tasks.
 #include "sim/schedules.h"
 
+#include <functional>
+
 #include "schedule/program.h"
 #include "schedule/schedule_registry.h"
 
@@ -74,7 +76,7 @@ class TaskSink final : public ProgramSink {
 
 }  // namespace
 
-std::vector<Program> generate_schedule(const ScheduleSpec& spec) {
+void generate_schedule(const ScheduleSpec& spec, const std::function<void(int, Program&)>& take) {
   const ScheduleGenerator& g = schedule_generator(spec.id);
   ScheduleShape shape;
   shape.p = spec.p;
@@ -96,12 +98,17 @@ std::vector<Program> generate_schedule(const ScheduleSpec& spec) {
     }
   }
   const ScheduleSpec& used = halves.wgt.empty() ? spec : halves;
-  std::vector<Program> out;
   for (int r = 0; r < spec.p; ++r) {
     TaskSink sink(used, shape, r);
     g.emit(shape, r, sink);
-    out.push_back(sink.take());
+    Program prog = sink.take();
+    take(r, prog);
   }
+}
+
+std::vector<Program> generate_schedule(const ScheduleSpec& spec) {
+  std::vector<Program> out;
+  generate_schedule(spec, [&out](int, Program& prog) { out.push_back(std::move(prog)); });
   return out;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,5 +33,8 @@ struct ScheduleSpec {
 // The program of every pipeline rank. Tags encode (direction, microbatch, receiving virtual stage). Throws
 // UsageError for a schedule no generator has.
 [[nodiscard]] std::vector<Program> generate_schedule(const ScheduleSpec& spec);
+// The same programs, each handed to `take` (rank order) as soon as it is generated, so that a caller that
+// keeps a smaller form (sim/compiled_program.h) never holds every rank's tasks at once.
+void generate_schedule(const ScheduleSpec& spec, const std::function<void(int rank, Program& program)>& take);
 
 }  // namespace pipebench

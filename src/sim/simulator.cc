@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The event loop: a binary heap keyed on (time, sequence), so equal times run in FIFO order.
+// The event loop: events in (time, sequence) order (EventQueue), so equal times run in FIFO order.
 #include "sim/simulator.h"
 
 #include <algorithm>
 #include <deque>
 #include <map>
-#include <queue>
-#include <tuple>
 #include <unordered_map>
 
 #include "core/error.h"
@@ -20,9 +18,80 @@ enum class EventKind : std::uint8_t { kRankReady, kOpDone, kCollectiveDone };
 struct Event {
   SimTime time;
   std::int64_t seq;
+  int a;  // rank / op id / collective id
+  int b;  // kCollectiveDone: a shared collective's completion version (-1: shares nothing)
   EventKind kind;
-  int a, b;  // rank / op id / collective id
-  bool operator>(const Event& o) const { return std::tie(time, seq) > std::tie(o.time, o.seq); }
+};
+
+bool earlier(const Event& a, const Event& b) { return a.time < b.time || (a.time == b.time && a.seq < b.seq); }
+
+// Events in (time, seq) order: a 4-ary heap (half the levels of a binary one; a few hundred events are
+// pending at a time), and beside it a FIFO for the events due at the time being played (a rank woken by a
+// transfer's completion): those are the latest of their time and leave in the order they came, so they
+// skip the heap. The order is the same as one heap's: the FIFO only ever holds events of the current time.
+class EventQueue {
+ public:
+  void push(SimTime t, EventKind kind, int a, int b) {
+    const Event e{t, seq_++, a, b, kind};
+    if (t == now_) {
+      fifo_.push_back(e);
+      return;
+    }
+    std::size_t i = heap_.size();
+    heap_.push_back(e);
+    while (i > 0) {
+      const std::size_t parent = (i - 1) / 4;
+      if (!earlier(e, heap_[parent])) break;
+      heap_[i] = heap_[parent];
+      i = parent;
+    }
+    heap_[i] = e;
+  }
+
+  // The next event; false when none is left.
+  bool pop(Event& out) {
+    if (head_ < fifo_.size() && (heap_.empty() || earlier(fifo_[head_], heap_.front()))) {
+      out = fifo_[head_++];
+      if (head_ == fifo_.size()) {
+        fifo_.clear();
+        head_ = 0;
+      }
+    } else if (!heap_.empty()) {
+      out = heap_.front();
+      pop_heap();
+    } else {
+      return false;
+    }
+    now_ = out.time;
+    return true;
+  }
+
+ private:
+  void pop_heap() {
+    const Event last = heap_.back();
+    heap_.pop_back();
+    const std::size_t n = heap_.size();
+    if (n == 0) return;
+    std::size_t i = 0;
+    for (;;) {
+      const std::size_t first = 4 * i + 1;
+      if (first >= n) break;
+      std::size_t best = first;
+      const std::size_t end = std::min(first + 4, n);
+      for (std::size_t c = first + 1; c < end; ++c) {
+        if (earlier(heap_[c], heap_[best])) best = c;
+      }
+      if (!earlier(heap_[best], last)) break;
+      heap_[i] = heap_[best];
+      i = best;
+    }
+    heap_[i] = last;
+  }
+
+  std::vector<Event> heap_, fifo_;
+  std::size_t head_ = 0;  // fifo_'s first event not yet popped
+  SimTime now_ = 0;
+  std::int64_t seq_ = 0;
 };
 
 // A posted op, alive from its post until its rank's comm-busy union has taken it in (then its slot is
@@ -32,6 +101,8 @@ struct PostedOp {
   int call;    // index of the call (task) that posted it, per rank
   int handle;  // async handle or -1
   SimTime posted;
+  std::uint32_t call_first = 0;  // the call's ops: CompiledProgram::ops[call_first, call_first + call_nops)
+  int call_nops = 0;
   bool done = false;
   int partner = -1;
   SimTime start = 0;       // when its transfer began (both sides posted, link free)
@@ -55,11 +126,19 @@ struct MatchHash {
 
 class Sim {
  public:
-  Sim(const std::vector<Program>& tasks, const std::vector<SimCollective>& colls, const SimCosts& costs, bool trace)
-      : tasks_(tasks), colls_(colls), costs_(costs), keep_trace_(trace), n_(static_cast<int>(tasks.size())) {
+  // source: the programs `tasks` were compiled from, for the trace's labels (null: no trace).
+  Sim(const std::vector<CompiledProgram>& tasks, const std::vector<Program>* source,
+      const std::vector<SimCollective>& colls, const SimCosts& costs)
+      : tasks_(tasks),
+        source_(source),
+        colls_(colls),
+        costs_(costs),
+        keep_trace_(source != nullptr),
+        n_(static_cast<int>(tasks.size())) {
     res_.ranks.resize(static_cast<std::size_t>(n_));
     if (keep_trace_) res_.task_starts.resize(static_cast<std::size_t>(n_));
     pc_.assign(static_cast<std::size_t>(n_), 0);
+    op_pc_.assign(static_cast<std::size_t>(n_), 0);
     clock_.assign(static_cast<std::size_t>(n_), 0);
     waiting_.assign(static_cast<std::size_t>(n_), Wait{});
     coll_arrived_.assign(colls.size(), {});
@@ -78,10 +157,10 @@ class Sim {
 
   SimResult run() {
     std::size_t ops = 0;
-    for (const auto& prog : tasks_) ops += prog.ops.size();
     std::int64_t max_tag = -1;
     for (const auto& prog : tasks_) {
-      for (const auto& op : prog.ops) max_tag = std::max(max_tag, op.tag);
+      ops += prog.source_ops;
+      max_tag = std::max(max_tag, prog.max_tag);
     }
     // Dense tags (the generators' case) match through an array; anything else through a hash map.
     if (max_tag >= 0 && max_tag < static_cast<std::int64_t>(4 * ops + 1024)) {
@@ -89,10 +168,8 @@ class Sim {
     } else {
       unmatched_.reserve(ops / 2 + 16);
     }
-    for (int r = 0; r < n_; ++r) push(0, EventKind::kRankReady, r, 0);
-    while (!q_.empty()) {
-      const Event e = q_.top();
-      q_.pop();
+    for (int r = 0; r < n_; ++r) push(0, EventKind::kRankReady, r);
+    for (Event e{}; q_.pop(e);) {
       if (e.kind == EventKind::kRankReady) {
         advance(e.a, e.time);
       } else if (e.kind == EventKind::kOpDone) {
@@ -102,7 +179,7 @@ class Sim {
       }
     }
     for (int r = 0; r < n_; ++r) {
-      if (pc_[static_cast<std::size_t>(r)] < tasks_[static_cast<std::size_t>(r)].tasks.size()) stuck_.push_back(r);
+      if (pc_[static_cast<std::size_t>(r)] < tasks_[static_cast<std::size_t>(r)].steps.size()) stuck_.push_back(r);
     }
     if (!stuck_.empty()) {
       std::string list;
@@ -134,7 +211,7 @@ class Sim {
     SimTime since = 0;
   };
 
-  void push(SimTime t, EventKind kind, int a, int b) { q_.push({t, seq_++, kind, a, b}); }
+  void push(SimTime t, EventKind kind, int a, int b = -1) { q_.push(t, kind, a, b); }
 
   // Union of a rank's comm intervals (post to completion; async posts overlap each other), fed in
   // posting order: a rank posts in time order, so the starts arrive sorted.
@@ -172,9 +249,9 @@ class Sim {
   }
 
   // The loop reaches each task index once (a blocking task is passed before the rank waits).
-  void note_start(std::size_t r, const Task& task, SimTime now) {
-    std::string label =
-        task.kind == Task::Kind::kCollective ? colls_[static_cast<std::size_t>(task.collective)].label : task.label();
+  void note_start(std::size_t r, const CompiledProgram::Step& step, SimTime now) {
+    std::string label = step.kind == Task::Kind::kCollective ? colls_[static_cast<std::size_t>(step.arg)].label
+                                                             : (*source_)[r].tasks[pc_[r]].label();
     res_.task_starts[r].push_back({std::move(label), now});
   }
 
@@ -186,34 +263,39 @@ class Sim {
   void advance(int r, SimTime t) {
     const auto ri = static_cast<std::size_t>(r);
     clock_[ri] = std::max(clock_[ri], t);
-    const auto& prog = tasks_[ri];
-    const auto& list = prog.tasks;
+    const CompiledProgram& prog = tasks_[ri];
+    const auto& list = prog.steps;
     while (pc_[ri] < list.size()) {
-      const Task& task = list[pc_[ri]];
+      const CompiledProgram::Step& task = list[pc_[ri]];
       const SimTime now = clock_[ri];
       if (keep_trace_) note_start(ri, task, now);
       switch (task.kind) {
         case Task::Kind::kCompute: {
           ++pc_[ri];
-          SimTime d = task.duration;
+          SimTime d = prog.durations[static_cast<std::size_t>(task.arg)];
           if (active_[ri] > 0 && costs_.compute_slowdown_while_comm > 0) {
             d = static_cast<SimTime>(static_cast<double>(d) * (1 + costs_.compute_slowdown_while_comm));
           }
           res_.ranks[ri].compute += d;
-          if (keep_trace_) trace(r, "compute", task.label(), now, now + d);
-          push(now + d, EventKind::kRankReady, r, 0);
+          if (keep_trace_) trace(r, "compute", (*source_)[ri].tasks[pc_[ri] - 1].label(), now, now + d);
+          push(now + d, EventKind::kRankReady, r);
           clock_[ri] = now + d;
+          prefetch_next(ri);
           return;
         }
         case Task::Kind::kP2P: {
           const int call = static_cast<int>(pc_[ri]);
           ++pc_[ri];
-          for (std::uint32_t i = task.first_op; i < task.first_op + task.nops; ++i) {
-            post(r, call, task.handle, prog.ops[i], now, task.name);
+          const std::size_t first = op_pc_[ri];
+          op_pc_[ri] += task.nops;
+          const char* label = keep_trace_ ? (*source_)[ri].tasks[static_cast<std::size_t>(call)].name : "";
+          for (std::size_t i = first; i < first + task.nops; ++i) {
+            post(r, {call, task.arg, static_cast<std::uint32_t>(first), task.nops}, prog.ops[i], now, label);
           }
           if (task.blocking) {
             if (call_pending(r, call)) {
               waiting_[ri] = {WaitKind::kCall, call, now};
+              prefetch_next(ri);
               return;
             }
           }
@@ -221,27 +303,28 @@ class Sim {
         }
         case Task::Kind::kWait: {
           ++pc_[ri];
-          if (handle_pending(r, task.handle)) {
-            waiting_[ri] = {WaitKind::kHandle, task.handle, now};
+          if (handle_pending(r, task.arg)) {
+            waiting_[ri] = {WaitKind::kHandle, task.arg, now};
+            prefetch_next(ri);
             return;
           }
           break;
         }
         case Task::Kind::kCollective: {
           ++pc_[ri];
-          const auto c = static_cast<std::size_t>(task.collective);
+          const auto c = static_cast<std::size_t>(task.arg);
           coll_arrived_[c].push_back(r);
           coll_arrive_time_[c] = std::max(coll_arrive_time_[c], now);
-          waiting_[ri] = {WaitKind::kCollective, task.collective, now};
+          waiting_[ri] = {WaitKind::kCollective, task.arg, now};
           if (coll_arrived_[c].size() == colls_[c].members.size()) {
             const SimTime start = coll_arrive_time_[c];
             if (colls_[c].share_key >= 0) {  // its end depends on who else runs: kept at its completion
-              for (const auto& x : shared_.start(colls_[c].share_key, colls_[c].share_capacity, task.collective, start,
-                                                 colls_[c].duration))
+              for (const auto& x :
+                   shared_.start(colls_[c].share_key, colls_[c].share_capacity, task.arg, start, colls_[c].duration))
                 push(x.at, EventKind::kCollectiveDone, x.collective, x.version);
               return;
             }
-            push(start + colls_[c].duration, EventKind::kCollectiveDone, task.collective, -1);
+            push(start + colls_[c].duration, EventKind::kCollectiveDone, task.arg, -1);
             for (int m : colls_[c].members) {
               busy_[static_cast<std::size_t>(m)].emplace_back(clock_[static_cast<std::size_t>(m)],
                                                               start + colls_[c].duration);
@@ -254,10 +337,31 @@ class Sim {
     }
   }
 
-  void post(int r, int call, int handle, const P2POp& op, SimTime now, const char* label) {
+  // A rank that stops waits while the other ranks run: its next step and ops are fetched meanwhile (64
+  // ranks' programs are 64 streams no hardware prefetcher follows; without this, most steps miss the cache).
+  void prefetch_next(std::size_t ri) const {
+    const CompiledProgram& prog = tasks_[ri];
+    const auto fetch = [](const auto& v, std::size_t i) {
+      if (i < v.size()) __builtin_prefetch(v.data() + i);
+    };
+    // This cache line and the next: the rank's next few runs read them.
+    fetch(prog.steps, pc_[ri]);
+    fetch(prog.steps, pc_[ri] + 8);
+    for (std::size_t k = 0; k < 4; ++k) fetch(prog.ops, op_pc_[ri] + k * 3);
+  }
+
+  // The P2P call a posted op belongs to: its task index, handle and ops.
+  struct CallRef {
+    int call, handle;
+    std::uint32_t first_op;
+    int nops;
+  };
+
+  void post(int r, const CallRef& ref, const P2POp& op, SimTime now, const char* label) {
+    const int call = ref.call, handle = ref.handle;
     const int src = op.send ? r : op.peer, dst = op.send ? op.peer : r;
     const MatchKey key{src, dst, op.tag};
-    PostedOp posted{r, call, handle, now};
+    PostedOp posted{r, call, handle, now, ref.first_op, ref.nops};
     posted.label = label;
     const int id = new_op(posted);
     posted_[static_cast<std::size_t>(r)].push_back(id);
@@ -306,9 +410,8 @@ class Sim {
     SimTime duration = -1;
     if (costs_.p2p_batch) {  // the sender's call: the batch the transfer goes out in
       const PostedOp& sender = ops_[static_cast<std::size_t>(op.send ? id : other)];
-      const Program& prog = tasks_[static_cast<std::size_t>(sender.rank)];
-      const Task& call = prog.tasks[static_cast<std::size_t>(sender.call)];
-      duration = costs_.p2p_batch(src, dst, op.bytes, &prog.ops[call.first_op], call.nops, sender.rank);
+      const CompiledProgram& prog = tasks_[static_cast<std::size_t>(sender.rank)];
+      duration = costs_.p2p_batch(src, dst, op.bytes, &prog.ops[sender.call_first], sender.call_nops, sender.rank);
     }
     if (duration < 0) {
       // A pipeline sends one activation size over and over: the pair's last size and time are kept.
@@ -331,7 +434,7 @@ class Sim {
       trace(src, "send", label_of(src == r ? id : other) + " -> " + std::to_string(dst), start, end);
       trace(dst, "recv", label_of(dst == r ? id : other) + " <- " + std::to_string(src), start, end);
     }
-    push(end, EventKind::kOpDone, id, 0);
+    push(end, EventKind::kOpDone, id);
   }
 
   // A directed pair's links (as dense slots of link_free_) and its last P2P cost, from the cost callbacks
@@ -393,7 +496,7 @@ class Sim {
         res_.ranks[ri].blocked += t - from;
         res_.ranks[ri].waiting += from - w.since;
         waiting_[ri] = {};
-        push(t, EventKind::kRankReady, o.rank, 0);
+        push(t, EventKind::kRankReady, o.rank);
       }
     }
     const int rank_a = ops_[static_cast<std::size_t>(id)].rank, rank_b = ops_[static_cast<std::size_t>(partner)].rank;
@@ -421,18 +524,19 @@ class Sim {
       res_.ranks[mi].blocked += t - from;
       res_.ranks[mi].waiting += from - waiting_[mi].since;
       waiting_[mi] = {};
-      push(t, EventKind::kRankReady, m, 0);
+      push(t, EventKind::kRankReady, m);
     }
   }
 
-  const std::vector<Program>& tasks_;
+  const std::vector<CompiledProgram>& tasks_;
+  const std::vector<Program>* source_;
   const std::vector<SimCollective>& colls_;
   SharedResources shared_;
   const SimCosts& costs_;
   bool keep_trace_;
   int n_;
   SimResult res_;
-  std::vector<std::size_t> pc_;
+  std::vector<std::size_t> pc_, op_pc_;  // per rank: its next step and the first op of its next call
   std::vector<SimTime> clock_;
   std::vector<Wait> waiting_;
   std::vector<std::vector<int>> coll_arrived_;
@@ -451,8 +555,7 @@ class Sim {
   std::vector<int> link_slots_;                   // the pairs' links, as indices into link_free_
   std::unordered_map<int, int> link_slot_;        // link id -> index into link_free_
   std::vector<SimTime> link_free_;                // when each link is free again
-  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> q_;
-  std::int64_t seq_ = 0;
+  EventQueue q_;
   std::vector<int> stuck_;
 };
 
@@ -460,7 +563,15 @@ class Sim {
 
 SimResult simulate(const std::vector<Program>& tasks, const std::vector<SimCollective>& collectives,
                    const SimCosts& costs, bool keep_trace) {
-  return Sim(tasks, collectives, costs, keep_trace).run();
+  std::vector<CompiledProgram> compiled;
+  compiled.reserve(tasks.size());
+  for (const Program& p : tasks) compiled.push_back(compile_program(p));
+  return Sim(compiled, keep_trace ? &tasks : nullptr, collectives, costs).run();
+}
+
+SimResult simulate(const std::vector<CompiledProgram>& programs, const std::vector<SimCollective>& collectives,
+                   const SimCosts& costs) {
+  return Sim(programs, nullptr, collectives, costs).run();
 }
 
 }  // namespace pipebench

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/compiled_program.h"
 #include "sim/task.h"
 
 namespace pipebench {
@@ -76,5 +77,9 @@ struct SimResult {
 // schedule bug), naming the ranks that are stuck.
 [[nodiscard]] SimResult simulate(const std::vector<Program>& programs, const std::vector<SimCollective>& collectives,
                                  const SimCosts& costs, bool keep_trace = false);
+// The same simulation of programs compiled once (sim/compiled_program.h), as a caller that simulates them
+// many times keeps them (predict's break-even search); without a trace (its labels are the source's).
+[[nodiscard]] SimResult simulate(const std::vector<CompiledProgram>& programs,
+                                 const std::vector<SimCollective>& collectives, const SimCosts& costs);
 
 }  // namespace pipebench

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `make bench` (simulator part): the schedule generator and the simulator at p = 64, v = 8, m = 1024
+// `make bench` (simulator part): the schedule generator and the simulator at p = 64, v = 8, m = 1024, the
+// simulator alone on compiled programs
 // (DESIGN.md §7: well under a second), `pipebench plan` on a 1024-rank layout with context
 // parallelism (target: under a second), and `pipebench predict` of a p 64, v 8, 1024-microbatch plan
 // with every schedule and its break-even search (target: under 2 s and 300 MB peak RSS), with Google
@@ -53,6 +54,28 @@ void BM_SimulateInterleaved(benchmark::State& state) {
     benchmark::DoNotOptimize(result.iteration);
   }
   state.counters["tasks"] = static_cast<double>(spec.p) * static_cast<double>(spec.m * spec.v) * 4;
+}
+
+// The simulation alone of programs compiled once, as predict's break-even search runs a schedule again and
+// again: its CPU time per task.
+void BM_SimulateCompiled(benchmark::State& state) {
+  const auto spec = big_spec(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)), state.range(2));
+  std::vector<pipebench::CompiledProgram> programs;
+  std::size_t tasks = 0;
+  pipebench::generate_schedule(spec, [&](int, pipebench::Program& p) {
+    tasks += p.tasks.size();
+    programs.push_back(pipebench::compile_program(std::move(p)));
+  });
+  pipebench::SimCosts costs;
+  costs.p2p = [](int, int, std::int64_t bytes) { return pipebench::SimTime{2000 + bytes / 50}; };
+  for (auto _ : state) {
+    const auto result = pipebench::simulate(programs, {}, costs);
+    benchmark::DoNotOptimize(result.iteration);
+  }
+  state.counters["tasks"] = static_cast<double>(tasks);
+  state.counters["per_task"] =  // seconds of CPU per task (printed as e.g. 60n)
+      benchmark::Counter(static_cast<double>(tasks),
+                         benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 // Parses these Megatron arguments and builds the plan, once per benchmark iteration.
@@ -170,5 +193,6 @@ void BM_PredictP64V8M1024(benchmark::State& state) {
 BENCHMARK(BM_PredictP64V8M1024)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_Plan1024RanksCp)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_Plan1024RanksMoeCp)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_SimulateCompiled)->Args({64, 8, 1024})->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_SimulateInterleaved)->Args({64, 8, 1024})->Args({4, 4, 16})->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK_MAIN();
