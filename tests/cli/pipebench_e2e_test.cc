@@ -78,6 +78,17 @@ TEST_F(E2E, BadInputGetsOneLineAndExitStatusTwo) {
   expect_usage_error("bench --benchmark_bogus=1 --backend mpi -b 8 -e 8", "--benchmark_bogus");
 }
 
+// --gpus: a malformed or repeated entry stops the run before any device is touched (so also here, without
+// a GPU); the mpi backend takes none.
+TEST_F(E2E, BadGpusListsAreOneLineAndExitStatusTwo) {
+  expect_usage_error("bench --gpus 0,gpu1 -b 8 -e 8", "--gpus 'gpu1': not a CUDA index (0), a UUID");
+  expect_usage_error("bench --gpus 0,,1 -b 8 -e 8", "--gpus '0,,1': an empty entry");
+  expect_usage_error("bench --gpus GPU-5a3c0e1f -b 8 -e 8", "--gpus 'GPU-5a3c0e1f'");
+  expect_usage_error("bench --gpus 17:00.0,0000:17:00.0 -b 8 -e 8", "--gpus '0000:17:00.0': given twice");
+  expect_usage_error("bench --backend mpi --gpus 0 -b 8 -e 8", "--gpus: the mpi backend runs on host memory");
+  expect_usage_error("bench --backend mpi --gpus 0 -b 8 -e 8", "--gpus: the mpi backend", kMpirun2);
+}
+
 TEST_F(E2E, DifferentArgumentsOnDifferentRanksAreRefused) {
   // The shell expands a different -n on each rank.
   const Result direct =
