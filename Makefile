@@ -348,7 +348,7 @@ FUZZ_DRIVERS := $(foreach t,$(FUZZ_TARGETS),$(BIN)/fuzz_$(t))
 FUZZ_CLANG_SRCS := $(wildcard src/core/*.cc) src/megatron/model_args.cc topology/nccl_xml.cc topology/topology.cc \
                    topology/link_bandwidth.cc topology/topology_checks.cc topology/hwloc_discovery.cc topology/placement.cc \
                    $(wildcard src/io/*.cc) $(wildcard src/megatron/*.cc) src/cli/number_checks.cc topology/link_class.cc \
-                   src/report/rule.cc src/report/rules_yaml.cc src/report/metric.cc \
+                   topology/link_band.cc src/report/rule.cc src/report/rules_yaml.cc src/report/metric.cc \
                    $(filter-out $(SQLITE_ONLY) src/trace/nsys_reader.cc src/trace/plan_check.cc,$(wildcard src/trace/*.cc))
 FUZZ_CLANG := $(BUILD)/fuzz-clang
 FUZZ_CLANG_FLAGS := -O1 -g -std=c++17 -fsanitize=address,undefined -fno-sanitize-recover=undefined

@@ -37,12 +37,18 @@ std::optional<LinkBand> link_band(std::string_view link_class, std::string_view 
   return std::nullopt;
 }
 
-std::optional<BandCheck> check_band(std::string_view link_class, std::string_view op, std::optional<double> link_gbps,
-                                    double busbw_gbps, std::uint64_t size_bytes) {
+std::optional<double> pct_of_link(double busbw_gbps, std::optional<double> link_gbps) {
   if (!link_gbps || !std::isfinite(*link_gbps) || !(*link_gbps > 0)) return std::nullopt;
   if (!std::isfinite(busbw_gbps) || busbw_gbps < 0) return std::nullopt;
+  return 100 * busbw_gbps / *link_gbps;
+}
+
+std::optional<BandCheck> check_band(std::string_view link_class, std::string_view op, std::optional<double> link_gbps,
+                                    double busbw_gbps, std::uint64_t size_bytes) {
+  const std::optional<double> pct = pct_of_link(busbw_gbps, link_gbps);
+  if (!pct) return std::nullopt;
   BandCheck out;
-  out.pct_of_link = 100 * busbw_gbps / *link_gbps;
+  out.pct_of_link = *pct;
   const std::optional<LinkBand> band = link_band(link_class, op);
   if (!band) return out;
   out.low_gbps = band->low_fraction * *link_gbps;

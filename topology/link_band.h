@@ -36,6 +36,13 @@ struct BandCheck {
   std::string band_text;  // "normal for NV18 at >= 1 GiB: 338-383 GB/s (NVLink; SOURCE)"; "" without a band
 };
 
+// The share of the path's theoretical per-direction rate a point reached: 100 x busbw / link (busbw is
+// the bandwidth each rank needs on its link, nccl-tests' doc/PERFORMANCE.md; shared reference
+// nccl-tests.md §2, so it compares with the link whatever the op and rank count). nullopt when the link is unknown
+// (unset, <= 0 or not finite) or busbw is not a finite value
+// >= 0: an unknown share is absent, never 0.
+[[nodiscard]] std::optional<double> pct_of_link(double busbw_gbps, std::optional<double> link_gbps);
+
 // nullopt when the link is unknown (link_gbps unset or <= 0) or busbw is not a finite value >= 0.
 [[nodiscard]] std::optional<BandCheck> check_band(std::string_view link_class, std::string_view op,
                                                   std::optional<double> link_gbps, double busbw_gbps,

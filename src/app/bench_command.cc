@@ -27,6 +27,7 @@
 #include "harness/benchmark_flags.h"
 #include "harness/interrupt.h"
 #include "harness/point_runner.h"
+#include "launch/gpu_assignment.h"
 #include "report/console_table.h"
 #include "report/csv_writer.h"
 #include "report/jsonl_writer.h"
@@ -239,7 +240,7 @@ int run_bench_command(const BenchConfig& config, const World& world, std::vector
   note_flags(c, c.backend, world);
   // nccl-tests has procs x -t x -g ranks; here one thread drives them all.
   if (c.backend == BackendKind::kNccl) c.gpus_per_process *= c.threads;
-  auto backend = make_backend(c.backend, world, c.gpus_per_process);
+  auto backend = make_backend(c.backend, world, c.gpus_per_process, c.gpu_list);
   validate_for_backend(c, *backend, world);
   return run_bench_on(*backend, c, world, collected);
 }
@@ -361,7 +362,7 @@ namespace {
 // The flags as typed; finish() turns them into the BenchConfig.
 struct BenchText {
   std::string minbytes = "32M", maxbytes = "32M", stepbytes = "1M", sizes, ops = "all_reduce", dtypes = "float",
-              redops = "sum", backend = "auto", pairs, group, alloc, split, nccl_tests_name;
+              redops = "sum", backend = "auto", pairs, group, alloc, split, nccl_tests_name, gpus;
   std::uint64_t factor = 1;
   int average = 3;        // -a
   bool per_iter = false;  // -I
@@ -450,6 +451,9 @@ void add_nccl_tests_options(CLI::App& sub, BenchText& t, BenchConfig& c) {
 
 void add_placement_options(CLI::App& sub, BenchText& t, BenchConfig& c) {
   sub.add_option("--backend", t.backend, "nccl, mpi or auto (nccl when a GPU is visible)")->capture_default_str();
+  sub.add_option("--gpus", t.gpus,
+                 "the GPUs this node's processes share out: CUDA indices, UUIDs (GPU-...) or PCI bus ids, "
+                 "comma-separated");
   sub.add_option("--pairs", t.pairs, "pair op: transfers SRC:DST,SRC:DST,...");
   sub.add_flag("--bidir", c.params.bidirectional, "pair op: also send every pair's reverse");
   sub.add_option("--group", t.group, "run the ops on a sub-communicator of these ranks (e.g. 0,3)");
@@ -518,6 +522,10 @@ void finish_types(const BenchText& t, BenchConfig& c) {
 
 void finish_placement(const BenchText& t, BenchConfig& c) {
   c.backend = parse_backend_kind("--backend", t.backend);
+  if (!t.gpus.empty()) c.gpu_list = parse_gpu_list(t.gpus);
+  if (!c.gpu_list.empty() && c.backend == BackendKind::kMpi) {
+    throw UsageError("--gpus: the mpi backend runs on host memory and uses no GPU");
+  }
   if (!t.pairs.empty()) c.params.pairs = parse_pairs("--pairs", t.pairs);
   if (!t.group.empty()) c.group = parse_rank_list("--group", t.group);
   if (c.graph && c.backend == BackendKind::kMpi) throw UsageError("-G: CUDA graphs need the nccl backend");

@@ -222,7 +222,7 @@ std::string group_text(const std::vector<int>& g) {
 int run_plan_bench(const BenchConfig& c, const World& world) {
   const Plan plan = load_plan("--plan", c.plan_path);
   (void)distinct_plan_points(plan, c.plan_schedule);  // a bad --schedule fails before any backend exists
-  auto backend = make_backend(c.backend, world, c.gpus_per_process);
+  auto backend = make_backend(c.backend, world, c.gpus_per_process, c.gpu_list);
   return run_plan_bench_on(*backend, plan, c.plan_path, c, world);
 }
 

@@ -292,15 +292,17 @@ std::string replay_step(const RunOptions& o, const World& world, BackendKind kin
   return text;
 }
 
-// Rank 0: the report of the whole run folder into the same folder; its line goes to the console and to
-// summary. Returns its exit status (0 / 3).
+// Rank 0: the report of the whole run folder into the same folder; its verdict line goes to the console
+// and to summary. Returns its exit status (0 / 3).
 int report_step(const RunOptions& o, const std::string& dir, std::string& summary) {
   ReportInputs in = load_report_inputs({dir}, o.baseline);
   const std::vector<Rule> rules = o.rules_file.empty() ? default_rules() : read_rules_file(o.rules_file);
   ReportFiles files;
   const int rc = write_report(in, rules, dir, &files);
-  const std::string line = std::string("#\n# Report: ") + status_name(files.verdict) + " (exit " + std::to_string(rc) +
-                           "): " + files.html + " " + files.markdown + " " + files.json + "\n";
+  // The report's own verdict line (its first line, report.json's verdict_line), so the console and the
+  // report cannot say different things.
+  const std::string line = "#\n# Report: " + files.verdict_line + " (exit " + std::to_string(rc) + "): " + files.html +
+                           " " + files.markdown + " " + files.json + "\n";
   summary += line;
   std::cout << line << std::flush;
   return rc;

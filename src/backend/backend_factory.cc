@@ -37,18 +37,20 @@ BackendKind resolve_backend(BackendKind kind, const World& world) {
   return world.all(visible_gpus(nullptr) > 0) ? BackendKind::kNccl : BackendKind::kMpi;
 }
 
-std::unique_ptr<Backend> make_backend(BackendKind kind, const World& world, int gpus) {
+std::unique_ptr<Backend> make_backend(BackendKind kind, const World& world, int gpus,
+                                      const std::vector<std::string>& gpu_list) {
   kind = resolve_backend(kind, world);
   if (kind == BackendKind::kNccl) {
 #if PB_HAVE_NCCL
     std::string why;
     const bool ok = world.all(visible_gpus(&why) > 0);
     if (!ok) throw UsageError("--backend nccl: no GPU on " + world.where() + (why.empty() ? "" : " (" + why + ")"));
-    return make_nccl_backend(world, gpus);
+    return make_nccl_backend(world, gpus, gpu_list);
 #else
     throw UsageError("--backend nccl: this pipebench was built without CUDA/NCCL (see 'make' output)");
 #endif
   }
+  if (!gpu_list.empty()) throw UsageError("--gpus: the mpi backend runs on host memory and uses no GPU");
   if (gpus != 1) {
     throw UsageError("-g " + std::to_string(gpus) +
                      ": the mpi backend runs one host rank per process; start more with mpirun -np");

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "backend/backend.h"
 #include "launch/world.h"
@@ -21,7 +22,10 @@ namespace pipebench {
 // Resolves kAuto collectively: nccl when every process sees a GPU, else mpi.
 [[nodiscard]] BackendKind resolve_backend(BackendKind kind, const World& world);
 
-// Collective. Throws UsageError for an impossible choice (no GPU for nccl, -g with mpi, ...).
-[[nodiscard]] std::unique_ptr<Backend> make_backend(BackendKind kind, const World& world, int gpus_per_process);
+// Collective. Throws UsageError for an impossible choice (no GPU for nccl, -g or --gpus with mpi, ...).
+// gpu_list: --gpus (launch/gpu_assignment.h parse_gpu_list), the devices the node's processes share out;
+// empty: every visible device.
+[[nodiscard]] std::unique_ptr<Backend> make_backend(BackendKind kind, const World& world, int gpus_per_process,
+                                                    const std::vector<std::string>& gpu_list = {});
 
 }  // namespace pipebench

@@ -3,6 +3,7 @@
 // MPI_Bcast (World::broadcast); every local GPU has its own non-blocking stream and event pair.
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <utility>
@@ -355,13 +356,38 @@ int nccl_visible_gpus(std::string* why) {
   return n;
 }
 
-std::unique_ptr<Backend> make_nccl_backend(const World& world, int gpus) {
+namespace {
+
+// What --gpus can name each visible device by: its UUID as nvidia-smi -L prints it and its PCI bus id.
+std::vector<GpuIdentity> gpu_identities(int visible, const std::string& where) {
+  std::vector<GpuIdentity> out;
+  for (int d = 0; d < visible; ++d) {
+    cudaDeviceProp prop{};
+    check_cuda(cudaGetDeviceProperties(&prop, d), "cudaGetDeviceProperties", where);
+    const auto* u = reinterpret_cast<const unsigned char*>(prop.uuid.bytes);
+    char uuid[48];
+    std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+                  u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    char bus[32] = "";
+    check_cuda(cudaDeviceGetPCIBusId(bus, sizeof bus, d), "cudaDeviceGetPCIBusId", where);
+    out.push_back({uuid, bus});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_nccl_backend(const World& world, int gpus, const std::vector<std::string>& gpu_list) {
   std::string why;
   const int visible = nccl_visible_gpus(&why);
   if (visible == 0) throw Error("nccl backend on " + world.where() + ": " + why);
+  const std::vector<int> listed =
+      gpu_list.empty() ? std::vector<int>{}
+                       : resolve_gpu_list(gpu_list, gpu_identities(visible, world.where()), world.host());
   std::vector<Local> locals;
   for (int i = 0; i < gpus; ++i) {
-    const int device = pick_device(i, gpus, visible, world.local_rank(), world.local_size(), world.host());
+    const int device =
+        pick_listed_device(i, gpus, listed, visible, world.local_rank(), world.local_size(), world.host());
     locals.push_back(NcclBackend::make_local(device, world.where()));
     locals.back().rank = world.rank() * gpus + i;
   }

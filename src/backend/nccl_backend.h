@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backend/backend.h"
 #include "launch/world.h"
@@ -15,6 +16,8 @@ namespace pipebench {
 [[nodiscard]] int nccl_visible_gpus(std::string* why);
 
 // Collective over every process of the world. REQUIRES: world outlives the backend.
-[[nodiscard]] std::unique_ptr<Backend> make_nccl_backend(const World& world, int gpus_per_process);
+// gpu_list: --gpus (launch/gpu_assignment.h), empty for every visible device.
+[[nodiscard]] std::unique_ptr<Backend> make_nccl_backend(const World& world, int gpus_per_process,
+                                                         const std::vector<std::string>& gpu_list = {});
 
 }  // namespace pipebench

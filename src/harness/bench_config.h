@@ -26,6 +26,7 @@ struct BenchConfig {
   std::vector<int> group;  // empty: every rank; else the ops run on these ranks only
   BackendKind backend = BackendKind::kAuto;
   int gpus_per_process = 1;             // -g
+  std::vector<std::string> gpu_list;    // --gpus: indices, UUIDs or bus ids (launch/gpu_assignment.h)
   int iters = 20;                       // -n: ops per timed batch (the upper bound when budgeted)
   int warmup = 5;                       // -w: untimed ops before the batches of each point
   int reps = 10;                        // --reps: timed batches per point

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/json_file.h"
 #include "io/json_fields.h"
+#include "topology/link_band.h"
 #include "topology/topology.h"
 
 namespace pipebench {
@@ -261,6 +262,8 @@ nlohmann::json record_to_json(const ResultRecord& r) {
       {"class", r.link_class.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.link_class)},
       {"path_min_gbps", r.path_min_gbps ? nlohmann::json(*r.path_min_gbps) : nlohmann::json(nullptr)},
   };
+  // The share of that link the point reached; absent where the link is unknown (never 0).
+  if (const auto pct = pct_of_link(r.busbw_gbps, r.path_min_gbps)) j["pct_of_link"] = *pct;
   if (!r.pairs.empty()) {
     nlohmann::json pairs = nlohmann::json::array();
     for (const auto& p : r.pairs) pairs.push_back({p.src, p.dst});

@@ -11,7 +11,9 @@
 #include "core/version.h"
 #include "report/block_builder.h"
 #include "report/metric.h"
+#include "report/rule_engine.h"
 #include "report/trace_blocks.h"
+#include "topology/link_band.h"
 #include "topology/link_bandwidth.h"
 
 namespace pipebench {
@@ -221,7 +223,8 @@ void add_points(BlockBuilder& b, const ReportInputs& in, const ReportOutcome& ou
   const double limit = out.stability_limit, floor_us = out.stability_floor_us;
   b.heading("Measured points");
   b.para(
-      "Per point (out-of-place or in-place buffers): median, p95 and standard deviation of the per-op time over the "
+      "Per point (out-of-place or in-place buffers): the narrowest theoretical link on its ranks' path and the share "
+      "of it busbw reached (\"-\": unknown), median, p95 and standard deviation of the per-op time over the "
       "timed batches; a point whose p95/median is above " +
           num(limit) +
           (floor_us > 0 ? " and whose p95 is more than " + num(floor_us) +
@@ -234,20 +237,24 @@ void add_points(BlockBuilder& b, const ReportInputs& in, const ReportOutcome& ou
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> cls;
   for (const auto& r : in.results) {
+    const TopologyInput* topo = topology_for(in, r);
     for (const auto& p : r.records) {
       const double ratio = p.stats.median_us > 0 ? p.stats.p95_us / p.stats.median_us : 0;
       const bool unstable = ratio > limit && p.stats.p95_us - p.stats.median_us >= floor_us;
       ++count;
       std::string state = !p.error.empty() ? "error: " + p.error : unstable ? "unstable" : "";
+      // The path's theoretical GB/s and the share reached, "-" where the link is unknown.
+      const std::optional<double> link = narrowest_link_gbps(r, topo, p);
+      const std::optional<double> pct = pct_of_link(p.busbw_gbps, link);
       rows.push_back({r.host, p.op, p.dtype, format_size(p.size_bytes), p.in_place ? "in" : "out",
-                      std::to_string(p.nranks), num(p.busbw_gbps, "%.2f"), num(p.stats.median_us, "%.2f"),
-                      num(p.stats.p95_us, "%.2f"), num(p.stats.stddev_us, "%.2f"),
-                      p.wrong < 0 ? "-" : std::to_string(p.wrong), state});
+                      std::to_string(p.nranks), num(p.busbw_gbps, "%.2f"), link ? num(*link, "%.2f") : "-",
+                      pct ? num(*pct, "%.1f") : "-", num(p.stats.median_us, "%.2f"), num(p.stats.p95_us, "%.2f"),
+                      num(p.stats.stddev_us, "%.2f"), p.wrong < 0 ? "-" : std::to_string(p.wrong), state});
       cls.push_back(!p.error.empty() || p.wrong > 0 ? "fail" : unstable ? "warn" : "");
     }
   }
-  b.table({"host", "op", "dtype", "size", "place", "ranks", "busbw (GB/s)", "median (us)", "p95 (us)", "stddev (us)",
-           "#wrong", "state"},
+  b.table({"host", "op", "dtype", "size", "place", "ranks", "busbw (GB/s)", "link (GB/s)", "% of link", "median (us)",
+           "p95 (us)", "stddev (us)", "#wrong", "state"},
           std::move(rows), std::move(cls), std::to_string(count) + " measured points");
 }
 

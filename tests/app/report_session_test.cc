@@ -41,7 +41,10 @@ TEST_F(ReportSessionFiles, HostRanksRecordTheCommandLineAndNoGpuPath) {
   ASSERT_TRUE(r.at("system").contains("link_state")) << r.at("system").dump();
   EXPECT_TRUE(r["system"]["link_state"].at("start").is_array());
   EXPECT_TRUE(r["system"]["link_state"].at("end").is_array());
-  for (const auto& rec : r.at("records")) EXPECT_TRUE(rec.at("path_min_gbps").is_null());
+  for (const auto& rec : r.at("records")) {
+    EXPECT_TRUE(rec.at("path_min_gbps").is_null());
+    EXPECT_FALSE(rec.contains("pct_of_link")) << rec.dump();  // unknown: absent, not 0
+  }
   const auto report = e2e::run("report " + dir_ + "/r.json --out " + dir_ + "/rep");
   ASSERT_EQ(report.status, 0) << report.err;
   const nlohmann::json verdict = read("rep/report.json");
@@ -73,6 +76,7 @@ TEST_F(ReportSessionFiles, GpuRunsRecordTheirLinksAndThePathOfEachRecord) {
   for (const auto& rec : r.at("records")) {
     // Two or more GPUs on one host have a path of known speed; one GPU has none.
     EXPECT_EQ(rec.at("path_min_gbps").is_number(), gpus > 1) << rec.dump();
+    EXPECT_EQ(rec.contains("pct_of_link"), gpus > 1) << rec.dump();
   }
   const auto report = e2e::run("report " + dir_ + "/r.json --out " + dir_ + "/rep");
   ASSERT_NE(report.status, 2) << report.err;

@@ -173,6 +173,9 @@ TEST_F(NcclTestsCompat, JsonJsonlAndPrometheusFilesHoldEveryRecord) {
     }
     EXPECT_EQ(objects[i]["ranks"], nlohmann::json::array({0, 1}));
     EXPECT_EQ(objects[i]["gpu"], "host memory");
+    // Host ranks have no GPU path: its GB/s is null and the share of it absent, not 0.
+    EXPECT_TRUE(objects[i]["path_min_gbps"].is_null()) << objects[i].dump();
+    EXPECT_FALSE(objects[i].contains("pct_of_link")) << objects[i].dump();
   }
 
   if (run_shell("/usr/bin/python3 -c 'import prometheus_client'").status != 0) {

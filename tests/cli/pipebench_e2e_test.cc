@@ -78,6 +78,17 @@ TEST_F(E2E, BadInputGetsOneLineAndExitStatusTwo) {
   expect_usage_error("bench --benchmark_bogus=1 --backend mpi -b 8 -e 8", "--benchmark_bogus");
 }
 
+// --gpus: a malformed or repeated entry stops the run before any device is touched (so also here, without
+// a GPU); the mpi backend takes none.
+TEST_F(E2E, BadGpusListsAreOneLineAndExitStatusTwo) {
+  expect_usage_error("bench --gpus 0,gpu1 -b 8 -e 8", "--gpus 'gpu1': not a CUDA index (0), a UUID");
+  expect_usage_error("bench --gpus 0,,1 -b 8 -e 8", "--gpus '0,,1': an empty entry");
+  expect_usage_error("bench --gpus GPU-5a3c0e1f -b 8 -e 8", "--gpus 'GPU-5a3c0e1f'");
+  expect_usage_error("bench --gpus 17:00.0,0000:17:00.0 -b 8 -e 8", "--gpus '0000:17:00.0': given twice");
+  expect_usage_error("bench --backend mpi --gpus 0 -b 8 -e 8", "--gpus: the mpi backend runs on host memory");
+  expect_usage_error("bench --backend mpi --gpus 0 -b 8 -e 8", "--gpus: the mpi backend", kMpirun2);
+}
+
 TEST_F(E2E, DifferentArgumentsOnDifferentRanksAreRefused) {
   // The shell expands a different -n on each rank.
   const Result direct =
@@ -432,10 +443,19 @@ TEST_F(E2E, RunPlansPredictsReplaysAndReports) {
   const std::string summary = slurp(dir + "/summary.txt");
   const bool disagree = r.out.find("# Replay verdict: prediction and replay DISAGREE") != std::string::npos;
   EXPECT_EQ(summary.rfind(disagree ? "# WARN: prediction and replay DISAGREE" : "# Verdict: ", 0), 0u) << summary;
-  // PASS, or WARN where the loaded machine's points are unstable (p95/median above 1.2): exit 0 either way.
-  const bool report_passed = r.out.find("# Report: PASS (exit 0): " + dir + "/report.html") != std::string::npos ||
-                             r.out.find("# Report: WARN (exit 0): " + dir + "/report.html") != std::string::npos;
-  EXPECT_TRUE(report_passed) << r.out;
+  // The console's report line is the report's own verdict line (PASS, or WARN where the loaded machine's
+  // points are unstable: exit 0 either way), and its answer is the report's.
+  const auto report = nlohmann::json::parse(slurp(dir + "/report.json"));
+  const std::string verdict_line = report.at("verdict_line");
+  EXPECT_TRUE(verdict_line.rfind("PASS: ", 0) == 0 || verdict_line.rfind("WARN: ", 0) == 0) << verdict_line;
+  EXPECT_NE(r.out.find("# Report: " + verdict_line + " (exit 0): " + dir + "/report.html"), std::string::npos) << r.out;
+  EXPECT_NE(summary.find("# Report: " + verdict_line + " (exit 0)"), std::string::npos) << summary;
+  const std::string md = slurp(dir + "/report.md");
+  EXPECT_NE(md.find("> **" + verdict_line + "**"), std::string::npos) << md;
+  const std::size_t verdict_at = r.out.rfind("\n# Verdict: ");
+  ASSERT_NE(verdict_at, std::string::npos) << r.out;
+  const std::string answer = r.out.substr(verdict_at + 12, r.out.find('\n', verdict_at + 1) - verdict_at - 12);
+  EXPECT_NE(md.find("Prediction: " + answer.substr(0, answer.find('>'))), std::string::npos) << answer << "\n" << md;
   for (const char* f :
        {"/results.json", "/plan.json", "/plan_results.json", "/prediction.json", "/replay.json", "/report.json"}) {
     EXPECT_TRUE(nlohmann::json::accept(slurp(dir + f))) << f;
@@ -443,7 +463,6 @@ TEST_F(E2E, RunPlansPredictsReplaysAndReports) {
   const auto replay = nlohmann::json::parse(slurp(dir + "/replay.json"));
   EXPECT_EQ(replay["schema"], "pipebench.replay/1");
   EXPECT_EQ(replay["world"], 4);
-  const std::string md = slurp(dir + "/report.md");
   EXPECT_NE(md.find("## Schedules: predicted vs replayed"), std::string::npos) << md;
   EXPECT_NE(md.find("| 1f1b | "), std::string::npos) << md;
   EXPECT_NE(slurp(dir + "/report.html").find("<html"), std::string::npos);
@@ -458,7 +477,8 @@ TEST_F(E2E, RunExitStatusFollowsTheReportsRulesAndNoReplaySkipsTheReplay) {
       run("run --backend mpi --out " + dir + " -e 1K --point-seconds 0.05 --no-replay --rules " + rules + kTinyModel);
   EXPECT_EQ(r.status, 3) << r.err << r.out;
   EXPECT_EQ(r.out.find("# Replay:"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("# Report: FAIL (exit 3)"), std::string::npos) << r.out;
+  // The report's verdict line: the rules file replaces the defaults, so its one rule is all it counts.
+  EXPECT_NE(r.out.find("# Report: FAIL: 1 failed (exit 3): " + dir + "/report.html"), std::string::npos) << r.out;
   EXPECT_FALSE(std::ifstream(dir + "/replay.json").good());
   EXPECT_TRUE(nlohmann::json::accept(slurp(dir + "/report.json")));
   expect_usage_error("run --backend mpi --out " + dir + " --rules " + dir + "/missing.yaml", "--rules");

@@ -300,6 +300,23 @@ TEST(ResultsIo, RecordCarriesEveryDocumentedField) {
   }
 }
 
+// "Is this number normal?": the share of the path's theoretical link each record reached, present only
+// where the link is known (never a 0 standing for "unknown").
+TEST(ResultsIo, RecordCarriesItsShareOfTheLinkWhereTheLinkIsKnown) {
+  const ResultRecord r = sample_record();  // busbw 80 GB/s on a 25 GB/s path
+  const json j = record_to_json(r);
+  EXPECT_DOUBLE_EQ(j.at("path_min_gbps").get<double>(), 25.0);
+  EXPECT_DOUBLE_EQ(j.at("pct_of_link").get<double>(), 320.0);
+  EXPECT_EQ(record_to_json(record_from_json(j, "t")), j);  // derived again when read back
+  ResultRecord host = r;
+  host.path_min_gbps.reset();
+  const json unknown = record_to_json(host);
+  EXPECT_TRUE(unknown.at("path_min_gbps").is_null());
+  EXPECT_FALSE(unknown.contains("pct_of_link")) << unknown.dump();
+  host.path_min_gbps = 0.0;  // a link of unknown speed
+  EXPECT_FALSE(record_to_json(host).contains("pct_of_link"));
+}
+
 TEST(ResultsIo, HeaderGetsTheSchemaAndNoRecords) {
   const nlohmann::json j = results_header({{"tool_version", "x"}, {"records", {1, 2}}});
   EXPECT_EQ(j["schema"], kResultsSchema);

@@ -133,5 +133,33 @@ TEST(ReportDocument, LongTablesAreCollapsed) {
   EXPECT_TRUE(few->summary.empty());
 }
 
+// Each measured point shows the narrowest theoretical link of its ranks' path and the share of it busbw
+// reached, "-" where the link is unknown (no topology: not 0 %).
+TEST(ReportDocument, MeasuredPointsShowTheirLinkAndItsShare) {
+  ReportInputs in;
+  in.results = {make_host("h", 150)};
+  in.topologies = {testing::make_topology("h", 2, 160)};
+  const ReportDocument doc = build_document(in, evaluate_report(in, default_rules()));
+  const Block* points = find_table_with(doc, "host");
+  ASSERT_NE(points, nullptr);
+  ASSERT_GE(points->items.size(), 9u);
+  EXPECT_EQ(points->items[7], "link (GB/s)");
+  EXPECT_EQ(points->items[8], "% of link");
+  ASSERT_FALSE(points->rows.empty());
+  const auto& peak = points->rows.back();  // 1 MiB at 150 GB/s on a 160 GB/s path
+  EXPECT_EQ(peak[6], "150.00");
+  EXPECT_EQ(peak[7], "160.00");
+  EXPECT_EQ(peak[8], "93.8");
+  EXPECT_NE(render_markdown(doc).find("| 150.00 | 160.00 | 93.8 |"), std::string::npos);
+  in.topologies.clear();
+  const ReportDocument unknown = build_document(in, evaluate_report(in, default_rules()));
+  const Block* rows = find_table_with(unknown, "host");
+  ASSERT_NE(rows, nullptr);
+  for (const auto& row : rows->rows) {
+    EXPECT_EQ(row[7], "-");
+    EXPECT_EQ(row[8], "-");
+  }
+}
+
 }  // namespace
 }  // namespace pipebench

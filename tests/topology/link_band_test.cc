@@ -42,6 +42,16 @@ TEST(LinkBand, H100PairAtOneGiB) {
   EXPECT_TRUE(slow->below);
 }
 
+TEST(LinkBand, ShareOfTheLinkOnlyWhereTheLinkIsKnown) {
+  EXPECT_DOUBLE_EQ(*pct_of_link(360, 450.0), 80.0);
+  EXPECT_DOUBLE_EQ(*pct_of_link(0, 450.0), 0.0);  // a known link and nothing moved is 0 %
+  EXPECT_FALSE(pct_of_link(10, std::nullopt));
+  EXPECT_FALSE(pct_of_link(10, 0.0));
+  EXPECT_FALSE(pct_of_link(10, std::numeric_limits<double>::infinity()));
+  EXPECT_FALSE(pct_of_link(std::nan(""), 450.0));
+  EXPECT_FALSE(pct_of_link(-1, 450.0));
+}
+
 TEST(LinkBand, PcieBandKeepsADecimalAndSmallSizesAreNotJudged) {
   // Gen3 x16 = 15.75 GB/s; through host memory 0.38-0.57 of it (nccl#406: 6-9 GB/s).
   const auto sys = check_band("SYS", "all_reduce", 15.75, 3.0, kGiB);
