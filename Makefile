@@ -8,7 +8,7 @@
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
-.PHONY: all deps test run bench clean install build-all test-all bench-all config format format-check function-size-check clang-check fuzz fuzz-smoke fuzz-random fuzz-libfuzzer
+.PHONY: all deps test run bench clean install build-all test-all bench-all config format format-check function-size-check layer-check clang-check fuzz fuzz-smoke fuzz-random fuzz-libfuzzer
 
 CUDA_HOME ?= /usr/local/cuda
 NCCL_HOME ?=
@@ -155,6 +155,7 @@ test: deps
 	@$(MAKE) -j$(JOBS) WERROR=1 build-all $(UNIT_TESTS) $(MPI_TESTS) $(GPU_TESTS)
 	@$(MAKE) format-check
 	@$(MAKE) function-size-check
+	@$(MAKE) layer-check
 	@$(MAKE) clang-check
 	@$(MAKE) -j$(JOBS) fuzz-smoke
 	@$(MAKE) test-all
@@ -202,6 +203,11 @@ $(BUILD)/tidy-check/%.ok: %
 	  -config='{CheckOptions: [{key: readability-function-size.LineThreshold, value: $(FUNCTION_LINES)}]}' \
 	  $< -- $(CPPFLAGS) -std=c++17 -Wall -Wextra $(MPI_CFLAGS) 2>&1 | grep -E '(warning|error):|note: [0-9]+ lines' | sed 's/ \[readability-function-size.*//'; \
 	  test $${PIPESTATUS[0]} -eq 0 && touch $@
+
+# Includes go down the layer order only (src/README.md states it): one line per #include "FOLDER/..." that
+# points up the order, naming the file, the line and the two folders. The order is total, so no cycle.
+layer-check:
+	@bash src/tools/layer_check.sh
 
 # clang++ reads every source as well, so that a warning g++ 12 does not give (as a newer g++ might) is
 # caught here, before another node's compiler meets it. The library and tool sources: the clang-tidy run

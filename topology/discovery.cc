@@ -14,7 +14,7 @@
 #include "topology/topology_checks.h"
 
 #if PB_HAVE_NCCL
-#include "backend/cuda_topology.h"
+#include "topology/cuda_topology.h"
 #endif
 
 namespace pipebench {

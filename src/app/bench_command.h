@@ -11,9 +11,9 @@
 #include "backend/backend.h"
 #include "core/command.h"
 #include "harness/bench_config.h"
+#include "harness/record.h"
 #include "harness/sweep.h"
 #include "launch/world.h"
-#include "report/record.h"
 
 namespace pipebench {
 

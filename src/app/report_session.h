@@ -11,9 +11,9 @@
 
 #include "app/rank_classes.h"
 #include "backend/backend.h"
+#include "harness/record.h"
+#include "harness/sink.h"
 #include "launch/world.h"
-#include "report/record.h"
-#include "report/sink.h"
 #include "topology/link_sampler.h"
 
 namespace pipebench {

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "backend/cuda_handles.cuh"
-#include "backend/cuda_topology.h"
+#include "topology/cuda_topology.h"
 #include "topology/topology.h"
 
 namespace pipebench {

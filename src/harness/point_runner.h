@@ -12,8 +12,8 @@
 #include "backend/backend.h"
 #include "collectives/op.h"
 #include "harness/bench_config.h"
+#include "harness/record.h"
 #include "launch/world.h"
-#include "report/record.h"
 
 namespace pipebench {
 

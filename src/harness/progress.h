@@ -10,7 +10,7 @@
 #include <ostream>
 #include <string>
 
-#include "report/sink.h"
+#include "harness/sink.h"
 
 namespace pipebench {
 

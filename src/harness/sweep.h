@@ -16,8 +16,8 @@
 #include "backend/backend.h"
 #include "harness/bench_config.h"
 #include "harness/point_runner.h"
+#include "harness/sink.h"
 #include "launch/world.h"
-#include "report/sink.h"
 
 namespace pipebench {
 

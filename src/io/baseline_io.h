@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "report/report_model.h"
+#include "io/report_model.h"
 
 namespace pipebench {
 

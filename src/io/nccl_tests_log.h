@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/record.h"
 #include "io/results_io.h"
-#include "report/record.h"
 
 namespace pipebench {
 

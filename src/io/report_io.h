@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/report_model.h"
+#include "io/report_model.h"
 
 namespace pipebench {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/record.h"
 #include "io/topology_io.h"
-#include "report/record.h"
 #include "sim/cost_model.h"
 #include "topology/placement.h"
 

@@ -8,7 +8,6 @@
 
 #include "core/error.h"
 #include "io/json_fields.h"
-#include "report/topology_report.h"
 #include "topology/topology.h"
 
 namespace pipebench {

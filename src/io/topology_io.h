@@ -14,6 +14,8 @@
 
 namespace pipebench {
 
+inline constexpr const char* kTopologySchema = "pipebench.topology/1";
+
 // One object on a GPU's chain to the root of its tree ("pcie_chain" in newer files).
 struct ChainLink {
   int node = -1;     // the writer's tree node id: equal ids on two chains are one object

@@ -6,8 +6,8 @@
 
 #include <vector>
 
+#include "io/report_model.h"
 #include "report/metric.h"
-#include "report/report_model.h"
 
 namespace pipebench {
 

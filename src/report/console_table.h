@@ -9,8 +9,8 @@
 #include <ostream>
 #include <string>
 
+#include "harness/sink.h"
 #include "report/nccl_tests_text.h"
-#include "report/sink.h"
 
 namespace pipebench {
 

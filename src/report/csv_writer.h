@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/file_io.h"
-#include "report/sink.h"
+#include "harness/sink.h"
 
 namespace pipebench {
 

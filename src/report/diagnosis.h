@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "io/report_model.h"
 #include "report/metric.h"
-#include "report/report_model.h"
 
 namespace pipebench {
 

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "core/file_io.h"
+#include "harness/sink.h"
 #include "report/rank_directory.h"
-#include "report/sink.h"
 
 namespace pipebench {
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "report/report_model.h"
+#include "io/report_model.h"
 
 namespace pipebench {
 

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/sink.h"
 #include "report/nccl_tests_text.h"
-#include "report/sink.h"
 
 namespace pipebench {
 

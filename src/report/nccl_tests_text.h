@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "report/sink.h"
+#include "harness/sink.h"
 
 namespace pipebench {
 

@@ -10,8 +10,8 @@
 #include <map>
 #include <string>
 
+#include "harness/sink.h"
 #include "report/rank_directory.h"
-#include "report/sink.h"
 
 namespace pipebench {
 

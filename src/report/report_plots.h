@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "report/report_model.h"
+#include "io/report_model.h"
 
 namespace pipebench {
 

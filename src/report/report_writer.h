@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "report/report_model.h"
+#include "io/report_model.h"
 #include "report/rule.h"
 
 namespace pipebench {

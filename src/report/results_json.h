@@ -24,7 +24,7 @@
 #include <string_view>
 
 #include "core/file_io.h"
-#include "report/sink.h"
+#include "harness/sink.h"
 
 namespace pipebench {
 

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "io/report_model.h"
 #include "report/metric.h"
-#include "report/report_model.h"
 
 namespace pipebench {
 

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "report/report_model.h"
+#include "io/report_model.h"
 #include "report/rule.h"
 
 namespace pipebench {

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "io/provenance_io.h"
+#include "io/topology_io.h"
 #include "topology/link_bandwidth.h"
 
 namespace pipebench {

@@ -11,8 +11,6 @@
 
 namespace pipebench {
 
-inline constexpr const char* kTopologySchema = "pipebench.topology/1";
-
 // Above this many GPUs the JSON "pairs" list (a record with the links crossed per ordered pair, O(GPUs^2)
 // records) is left empty: "pair_matrix" (one label per pair) and each GPU's "pcie_chain" hold the same
 // classes and let a reader rebuild the links. 64 GPUs list 4032 GPU pairs (about 2.5 MB).

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/rank_pair.h"
-#include "report/record.h"
+#include "harness/record.h"
 #include "sim/task.h"
 #include "topology/link_class.h"
 #include "topology/placement.h"

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "io/prediction_io.h"
 #include "replay/replay.h"
+#include "sim/prediction_file.h"
 #include "trace/job_profile.h"
 
 namespace pipebench {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "io/prediction_io.h"
 #include "megatron/plan.h"
+#include "sim/prediction_file.h"
 #include "trace/profile.h"
 
 namespace pipebench {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "io/topology_io.h"
 #include "report/topology_report.h"
 #include "sim/predictor.h"
 #include "topology/discovery.h"

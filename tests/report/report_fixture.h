@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "report/report_model.h"
+#include "io/report_model.h"
 
 namespace pipebench::testing {
 

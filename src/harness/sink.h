@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "report/record.h"
+#include "harness/record.h"
 
 namespace pipebench {
 

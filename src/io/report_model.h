@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "harness/record.h"
 #include "io/trace_job_io.h"
-#include "report/record.h"
 #include "schedule/schedule_id.h"
 
 namespace pipebench {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// What CUDA knows about the topology (device <-> bus id, peer access) and a copy load that keeps PCIe
-// links awake while their state is sampled. Plain C++ header; built only with CUDA.
+// What discovery asks CUDA (device <-> bus id, peer access) and a copy load that keeps PCIe links awake
+// while their state is sampled. Declared here, below backend, and implemented by it
+// (src/backend/cuda_topology.cu), so that topology includes nothing above itself. Plain C++ header;
+// called only where CUDA is built (PB_HAVE_NCCL).
 #pragma once
 
 #include <memory>
