@@ -44,6 +44,9 @@ OutputLock::OutputLock(const std::string& flag, const std::string& path) : lock_
   for (int attempt = 0; attempt < 100; ++attempt) {
     const int fd = ::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
     if (fd < 0) {
+      if (errno == EISDIR) {
+        throw UsageError(named(flag, path) + ": its lock file " + lock_path_ + " is a directory (remove it)");
+      }
       if (errno == ELOOP) {
         throw UsageError(named(flag, path) + ": its lock file " + lock_path_ +
                          " is a symbolic link; outputs are not written through links (remove it)");
@@ -81,7 +84,9 @@ OutputLock::OutputLock(const std::string& flag, const std::string& path) : lock_
 
 OutputLock::~OutputLock() {
   if (fd_ < 0) return;
-  ::unlink(lock_path_.c_str());  // while still holding it: a waiting opener sees another inode and retries
+  // While still holding it (a waiting opener then sees another inode and retries); only when it still
+  // holds our process id: a lock file named as another output of the run holds that output now.
+  if (holder_of(fd_) == std::to_string(::getpid())) ::unlink(lock_path_.c_str());
   ::close(fd_);
 }
 

@@ -345,6 +345,10 @@ TEST_F(RobustOutput, SecondRunWritingTheSameOutputIsRefused) {
   const auto j = nlohmann::json::parse(slurp(json));
   ASSERT_GT(j["records"].size(), 0u);
   for (const auto& rec : j["records"]) ASSERT_EQ(rec["op"], "all_reduce");  // nothing of the refused run
+  // Two outputs of one run naming one file are told as such (not as another run's).
+  const Result twice = run(std::string(kSmallBench) + " --json " + path("t.json") + " -J " + path("t.json"));
+  EXPECT_EQ(twice.status, 2) << twice.err;
+  EXPECT_NE(twice.err.find("the same file as --json"), std::string::npos) << twice.err;
   const Result after = run(std::string(kSmallBench) + " --json " + json + " --csv " + csv + " -J " + nt);
   EXPECT_EQ(after.status, 0) << after.err;
   EXPECT_FALSE(std::filesystem::exists(path(".same.json.lock")));  // removed when the writer ended

@@ -73,6 +73,19 @@ TEST_F(OutputLockTest, LockFileOfAKilledWriterIsReused) {
   OutputLock after("--json", out);
 }
 
+// A lock file that another output of the run was written to (--csv .a.json.lock) is that output now: it
+// is left in place when the lock ends.
+TEST_F(OutputLockTest, LockFileWrittenAsAnotherOutputIsKept) {
+  {
+    OutputLock held("--json", path("a.json"));
+    std::ofstream(path(".a.json.lock")) << "size,time_us\n8,1.5\n";
+  }
+  std::ifstream in(path(".a.json.lock"));
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "size,time_us");
+}
+
 // The lock file is never followed through a link or opened as a FIFO.
 TEST_F(OutputLockTest, LockFileThatIsALinkOrFifoIsRefused) {
   const std::string victim = path("victim.txt");
@@ -81,6 +94,8 @@ TEST_F(OutputLockTest, LockFileThatIsALinkOrFifoIsRefused) {
   EXPECT_THROW(OutputLock("--json", path("a.json")), UsageError);
   ASSERT_EQ(::mkfifo(path(".b.json.lock").c_str(), 0600), 0);
   EXPECT_THROW(OutputLock("--json", path("b.json")), UsageError);
+  std::filesystem::create_directory(path(".c.json.lock"));
+  EXPECT_THROW(OutputLock("--json", path("c.json")), UsageError);
   std::ifstream in(victim);
   std::string line;
   std::getline(in, line);
