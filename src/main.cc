@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -23,10 +24,18 @@ namespace {
 
 using pipebench::ExitCode;
 
+// A launcher variable's value when it is a plain number below 2^24 (launch/launch_env.h names a bad one
+// once the command is known); -1 otherwise.
+int launcher_number(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0' || std::strlen(v) > 8 || std::strspn(v, "0123456789") != std::strlen(v)) return -1;
+  return std::atoi(v);
+}
+
 // Before MPI is up: this process's rank as the launcher set it (0 when not launched).
 int launcher_rank() {
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
-    if (const char* v = std::getenv(name)) return std::atoi(v);
+    if (std::getenv(name)) return std::max(0, launcher_number(name));
   }
   return 0;
 }
@@ -34,7 +43,7 @@ int launcher_rank() {
 // Before MPI is up: the job's size as the launcher set it (1 when not launched).
 int launcher_size() {
   for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
-    if (const char* v = std::getenv(name)) return std::max(1, std::atoi(v));
+    if (std::getenv(name)) return std::max(1, launcher_number(name));
   }
   return 1;
 }
@@ -169,6 +178,15 @@ int main(int argc, char** argv) {
     return code(ExitCode::kOk);
   }
   if (!failed && !line.command->needs_world()) return run_without_world(*line.command);
+  // Read before MPI_Init (and before a re-launch under mpirun, which would hide a bad value): a singleton MPI_Init sets
+  // OMPI_COMM_WORLD_* variables of its own.
+  std::optional<pipebench::LaunchEnv> launch;
+  try {
+    launch = pipebench::launch_from_env();
+  } catch (const pipebench::UsageError& e) {
+    std::fprintf(stderr, "pipebench: %s\n", e.what());
+    return code(ExitCode::kUsage);
+  }
   if (!failed) {
     try {
       line.command->before_world(args);
@@ -176,14 +194,6 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "pipebench: %s\n", e.what());
       return code(ExitCode::kRuntimeError);
     }
-  }
-  // Read before MPI_Init: a singleton MPI_Init sets OMPI_COMM_WORLD_* variables of its own.
-  std::optional<pipebench::LaunchEnv> launch;
-  try {
-    launch = pipebench::launch_from_env();
-  } catch (const pipebench::UsageError& e) {
-    std::fprintf(stderr, "pipebench: %s\n", e.what());
-    return code(ExitCode::kUsage);
   }
   std::unique_ptr<pipebench::World> world;
   try {

@@ -626,6 +626,9 @@ void BenchCommand::finish(const CLI::App& sub, const CommandExtras& extras) {
   require_distinct_files({{"--plan", config_.plan_path}},
                          {{"--json", config_.json_path},
                           {"--csv", config_.csv_path},
+                          {"-J", config_.nccl_tests_json_path},
+                          {"--jsonl", config_.jsonl_path},
+                          {"--prometheus", config_.prometheus_path},
                           {"--benchmark_out", parse_benchmark_flags(extras.benchmark_args).out_path}});
   config_.benchmark_args = extras.benchmark_args;
 }

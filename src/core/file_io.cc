@@ -199,8 +199,7 @@ std::int64_t write_output_file(const std::string& flag, const std::string& path,
 }
 
 RecordFile::RecordFile(std::string flag, std::string path, bool append)
-    : flag_(std::move(flag)), path_(std::move(path)) {
-  require_output_path(flag_, path_);
+    : flag_(std::move(flag)), path_(std::move(path)), lock_(flag_, path_) {
   // O_NOFOLLOW and the fstat below close the gap between the check and the open.
   fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
   if (fd_ < 0) throw UsageError(named(flag_, path_) + ": cannot be written (" + reason(errno) + ")");

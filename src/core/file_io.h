@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/output_lock.h"
+
 namespace pipebench {
 
 // "a FIFO", "a directory", "a character device", ... for a stat mode (used in messages).
@@ -54,7 +56,8 @@ std::int64_t write_output_file(const std::string& flag, const std::string& path,
 
 // An output file written in whole lines (records): each append() lands completely or not at all (a short
 // write is cut back to the end of the last whole line before the error is thrown), so a full disk leaves
-// a file of whole lines. Opened with O_NOFOLLOW and checked to be a regular file.
+// a file of whole lines. Opened with O_NOFOLLOW and checked to be a regular file; locked against a second
+// writer for the object's life (core/output_lock.h).
 class RecordFile {
  public:
   // Truncates, or with append keeps the file's lines and writes after them; throws UsageError / Error.
@@ -72,6 +75,7 @@ class RecordFile {
 
  private:
   std::string flag_, path_;
+  OutputLock lock_;  // taken before the file is opened
   int fd_ = -1;
   std::int64_t records_ = 0, size_bytes_ = 0;
 };

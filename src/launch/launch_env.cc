@@ -16,14 +16,15 @@ struct Reader {
   const EnvLookup& getenv;
   std::string seen;
 
-  // The variable as a whole number in [lo, kMaxRanks]; -1 when unset.
+  // The variable as a whole number in [lo, kMaxRanks]: decimal digits only (no sign, no spaces, which
+  // strtol would take); -1 when unset.
   int number(const char* name, int lo) {
     const char* v = getenv(name);
     if (v == nullptr) return -1;
-    char* end = nullptr;
-    errno = 0;
-    const long n = std::strtol(v, &end, 10);
-    if (*v == '\0' || *end != '\0' || errno != 0 || n < lo || n > kMaxRanks) {
+    const std::string text = v;
+    const bool digits = !text.empty() && text.size() <= 9 && text.find_first_not_of("0123456789") == std::string::npos;
+    const long n = digits ? std::strtol(v, nullptr, 10) : -1;
+    if (!digits || n < lo || n > kMaxRanks) {
       throw UsageError(std::string(name) + "=" + v + ": not a whole number in [" + std::to_string(lo) + ", " +
                        std::to_string(kMaxRanks) + "]");
     }
@@ -32,9 +33,21 @@ struct Reader {
   }
 };
 
+// A launcher sets its rank and size together: one without the other is no launch pipebench can trust
+// (an MPI singleton would measure alone, silently). rank_alone_is_no_launch: a Slurm batch script has
+// SLURM_PROCID without a step.
 std::optional<LaunchEnv> read(const EnvLookup& getenv, const char* launcher, const char* rank, const char* size,
-                              const char* local_rank, const char* local_size) {
-  if (getenv(rank) == nullptr || getenv(size) == nullptr) return std::nullopt;
+                              const char* local_rank, const char* local_size, bool rank_alone_is_no_launch = false) {
+  const char* r_value = getenv(rank);
+  const char* s_value = getenv(size);
+  if (r_value == nullptr && s_value == nullptr) return std::nullopt;
+  if (r_value == nullptr || s_value == nullptr) {
+    if (s_value == nullptr && rank_alone_is_no_launch) return std::nullopt;
+    const char* set = r_value ? rank : size;
+    const char* unset = r_value ? size : rank;
+    throw UsageError(std::string(set) + "=" + (r_value ? r_value : s_value) + " is set but " + unset +
+                     " is not: " + launcher + " sets both (unset " + set + ", or launch with " + launcher + ")");
+  }
   Reader r{getenv, {}};
   LaunchEnv out;
   out.launcher = launcher;
@@ -50,9 +63,7 @@ std::optional<LaunchEnv> read(const EnvLookup& getenv, const char* launcher, con
   return out;
 }
 
-}  // namespace
-
-std::optional<LaunchEnv> launch_from_env(const EnvLookup& getenv) {
+std::optional<LaunchEnv> launch_of(const EnvLookup& getenv) {
   if (auto l = read(getenv, "mpirun", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
                     "OMPI_COMM_WORLD_LOCAL_SIZE")) {
     return l;
@@ -60,16 +71,45 @@ std::optional<LaunchEnv> launch_from_env(const EnvLookup& getenv) {
   // srun sets SLURM_STEP_NUM_TASKS for its step; a batch script has SLURM_PROCID and SLURM_NTASKS of the
   // allocation but is one process, so SLURM_NTASKS alone is no launch. Slurm has no local-size variable
   // with a plain number (SLURM_TASKS_PER_NODE reads "2(x3)").
-  if (auto l = read(getenv, "srun", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID", nullptr)) return l;
+  if (auto l = read(getenv, "srun", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID", nullptr, true)) return l;
   if (auto l = read(getenv, "pmi", "PMI_RANK", "PMI_SIZE", nullptr, nullptr)) return l;
   return read(getenv, "torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE");
 }
+
+// PMIX_RANK comes with mpirun (Open MPI 4 and later) and srun --mpi=pmix, beside their own variables, and
+// alone from a PMIx launcher (prun, a PMIx server). It must be a rank, and the same rank as theirs.
+std::optional<LaunchEnv> with_pmix_rank(const EnvLookup& getenv, std::optional<LaunchEnv> launch) {
+  if (getenv("PMIX_RANK") == nullptr) return launch;
+  Reader r{getenv, {}};
+  const int pmix_rank = r.number("PMIX_RANK", 0);
+  if (!launch) {
+    LaunchEnv out;
+    out.launcher = "a PMIx launcher";
+    out.rank = pmix_rank;  // the size: MPI's (PMIx sets no plain size variable)
+    out.variables = r.seen;
+    return out;
+  }
+  if (launch->rank != pmix_rank) {
+    throw UsageError(r.seen + " " + launch->variables + ": the launcher's variables disagree on the rank");
+  }
+  return launch;
+}
+
+}  // namespace
+
+std::optional<LaunchEnv> launch_from_env(const EnvLookup& getenv) { return with_pmix_rank(getenv, launch_of(getenv)); }
 
 std::optional<LaunchEnv> launch_from_env() {
   return launch_from_env([](const char* name) { return static_cast<const char*>(std::getenv(name)); });
 }
 
 std::string launch_world_mismatch(const LaunchEnv& launch, int world_size) {
+  if (launch.size < 0) {  // the launcher gave a rank only: it must be one of MPI's
+    if (launch.rank < world_size) return {};
+    return "launched by " + launch.launcher + " as rank " + std::to_string(launch.rank) + " (" + launch.variables +
+           "), but MPI sees a world of " + std::to_string(world_size) +
+           ": this pipebench's MPI is not the launcher's (use the MPI pipebench was built with)";
+  }
   if (launch.size == world_size) return {};
   std::string why;
   if (world_size == 1 && launch.launcher == "srun") {

@@ -14,17 +14,20 @@
 namespace pipebench {
 
 struct LaunchEnv {
-  std::string launcher;   // "mpirun", "srun", "pmi", "torchrun"
-  std::string variables;  // the variables read, for messages: "SLURM_PROCID=1 SLURM_STEP_NUM_TASKS=4"
-  int rank = -1, size = -1;
+  std::string launcher;                  // "mpirun", "srun", "pmi", "torchrun", "a PMIx launcher"
+  std::string variables;                 // the variables read, for messages: "SLURM_PROCID=1 SLURM_STEP_NUM_TASKS=4"
+  int rank = -1, size = -1;              // size -1: the launcher does not say (PMIX_RANK alone)
   int local_rank = -1, local_size = -1;  // -1 where the launcher does not say
 };
 
 using EnvLookup = std::function<const char*(const char*)>;
 
 // The launch described by the environment; nullopt when no launcher variable is set (a plain process, or
-// a Slurm batch script outside srun). Open MPI first, then Slurm, PMI, torchrun. Throws UsageError naming
-// the variable when one is set but is not a whole number in range (rank >= size, size < 1).
+// a Slurm batch script outside srun). Open MPI first, then Slurm, PMI, torchrun; PMIX_RANK alone is a PMIx
+// launcher (rank only, size -1). Throws UsageError, one line naming the variables and values, when one is
+// not a whole number (decimal digits only: no sign, no spaces) in range, the rank is not below the size,
+// a launcher's rank is set without its size or the other way round (SLURM_PROCID alone excepted: a batch
+// script), or PMIX_RANK disagrees with the launcher's rank.
 [[nodiscard]] std::optional<LaunchEnv> launch_from_env(const EnvLookup& getenv);
 [[nodiscard]] std::optional<LaunchEnv> launch_from_env();  // of this process
 

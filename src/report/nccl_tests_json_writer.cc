@@ -7,8 +7,6 @@
 #include <ctime>
 #include <utility>
 
-#include "core/file_io.h"
-
 namespace pipebench {
 namespace {
 
@@ -49,51 +47,55 @@ std::string nccl_tests_time_now() {
 }
 
 NcclTestsJsonWriter::NcclTestsJsonWriter(std::string path, json head, std::optional<double> min_busbw_gbps)
-    : path_(std::move(path)), head_(std::move(head)), min_busbw_gbps_(min_busbw_gbps) {
-  write();
-}
+    : head_(std::move(head)),
+      min_busbw_gbps_(min_busbw_gbps),
+      file_("-J", std::move(path), "results", 1, [this] { return shell(); }) {}
 
 void NcclTestsJsonWriter::close_row() {
   if (!row_) return;
-  results_.push_back(std::move(*row_));
+  file_.append(row_->dump(-1, ' ', false, json::error_handler_t::replace));
   row_.reset();
 }
 
 void NcclTestsJsonWriter::add(const ResultRecord& r) {
   if (!is_table_row(r)) return;  // nccl-tests' rows only (under --split the row over every group)
   if (r.error.empty()) totals_.add(r.busbw_gbps, std::max(r.out_of_bounds, r.wrong > 0 ? 1 : 0));
-  if (!r.error.empty()) errors_.push_back(r.error);
+  if (!r.error.empty() && errors_.size() < kErrorsKept) {
+    errors_.push_back(r.error);
+  } else if (!r.error.empty()) {
+    ++errors_left_out_;
+  }
   const bool same_row = row_ && (*row_)["size"] == r.size_bytes && (*row_)["type"] == r.dtype &&
                         (*row_)["redop"] == r.redop && (*row_)["in_place"].is_null();
   if (!r.in_place || !same_row) close_row();
   if (!row_) row_ = row_of(r);
   (*row_)[r.in_place ? "in_place" : "out_of_place"] = placement(r);
   if (r.in_place || !r.op_has_in_place) close_row();
-  write();
 }
 
 void NcclTestsJsonWriter::finish() {
   close_row();
   finished_ = true;
   end_time_ = nccl_tests_time_now();
-  write();
+  file_.rewrite(true);
 }
 
-json NcclTestsJsonWriter::document() const {
+std::string NcclTestsJsonWriter::shell() const {
   json doc = head_;
-  doc["results"] = results_;
-  if (row_) doc["results"].push_back(*row_);
-  if (!finished_) return doc;
+  doc["results"] = json::array();
+  if (finished_) add_footer(doc);
+  return doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+void NcclTestsJsonWriter::add_footer(json& doc) const {
   const double avg = totals_.avg_busbw_gbps();
   doc["out_of_bounds"] = {{"count", totals_.out_of_bounds()}, {"okay", totals_.out_of_bounds() ? "false" : "true"}};
   doc["average_bus_bandwidth"] = {
       {"bandwidth", avg},
       {"okay", !min_busbw_gbps_ ? "unchecked" : (below_min_busbw(avg, min_busbw_gbps_) ? "false" : "true")}};
   doc["errors"] = errors_;
+  if (errors_left_out_ > 0) doc["errors"].push_back(std::to_string(errors_left_out_) + " more errors not listed");
   doc["end_time"] = end_time_;
-  return doc;
 }
-
-void NcclTestsJsonWriter::write() const { write_output_file("-J", path_, document().dump(1) + "\n"); }
 
 }  // namespace pipebench

@@ -28,7 +28,7 @@ std::string prometheus_label_value(const std::string& v) {
 }
 
 PrometheusWriter::PrometheusWriter(std::string path, RankDirectory ranks)
-    : path_(std::move(path)), ranks_(std::move(ranks)) {
+    : path_(std::move(path)), lock_("--prometheus", path_), ranks_(std::move(ranks)) {
   if (const char* job = std::getenv("SLURM_JOB_ID")) slurm_job_id_ = job;
   write_output_file("--prometheus", path_, text());
 }

@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 
+#include "core/output_lock.h"
 #include "harness/sink.h"
 #include "report/rank_directory.h"
 
@@ -33,6 +34,7 @@ class PrometheusWriter final : public RecordSink {
     long long wrong = -1;
   };
   std::string path_;
+  OutputLock lock_;  // one writer per file (core/output_lock.h)
   RankDirectory ranks_;
   std::string slurm_job_id_;
   std::map<std::string, Sample> samples_;  // by label set, in label order

@@ -318,3 +318,61 @@ TEST_F(RobustOutput, StoppedReplayLeavesAFileMarkedIncomplete) {
 }
 
 }  // namespace
+
+namespace {
+
+// Two runs writing one output at once: the second is refused before it writes anything (one line naming
+// the flag, the file and the first run's process, exit 2), the first run's files keep its records only.
+// Before, both ended with status 0 and one run's records were gone. A killed run's lock file holds no
+// lock: the next run writes the file.
+TEST_F(RobustOutput, SecondRunWritingTheSameOutputIsRefused) {
+  const std::string json = path("same.json"), csv = path("same.csv"), nt = path("same.J.json");
+  const std::string first = std::string(PIPEBENCH_BIN) +
+                            " bench --backend mpi -b 8 -e 64K -f 4 -n 5 --reps 3 -w 1 -N 0 --quiet --json " + json +
+                            " --csv " + csv + " -J " + nt + " >/dev/null";
+  const std::string second = std::string(PIPEBENCH_BIN) + " " + kSmallBench + " --op all_gather";
+  const Result r = run_shell("{ " + first + " & P=$!; " + after_file(json) + second + " --json " + json +
+                             "; echo rc=$?; " + second + " --csv " + csv + "; echo rc=$?; " + second + " -J " + nt +
+                             "; echo rc=$?; kill -KILL $P; " + reap() + "}");
+  std::size_t refused = 0;  // -J is checked after the table's header is printed
+  for (std::size_t at = r.out.find("rc=2\n"); at != std::string::npos; at = r.out.find("rc=2\n", at + 1)) ++refused;
+  EXPECT_EQ(refused, 3u) << r.out << r.err;
+  EXPECT_EQ(r.out.find("rc=0"), std::string::npos) << r.out;
+  for (const auto& [flag, file] : {std::pair{"--json", json}, {"--csv", csv}, {"-J", nt}}) {
+    EXPECT_NE(r.err.find(file + ": being written by another pipebench (process "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(flag), std::string::npos) << r.err;
+  }
+  const auto j = nlohmann::json::parse(slurp(json));
+  ASSERT_GT(j["records"].size(), 0u);
+  for (const auto& rec : j["records"]) ASSERT_EQ(rec["op"], "all_reduce");  // nothing of the refused run
+  // Two outputs of one run naming one file are told as such (not as another run's).
+  const Result twice = run(std::string(kSmallBench) + " --json " + path("t.json") + " -J " + path("t.json"));
+  EXPECT_EQ(twice.status, 2) << twice.err;
+  EXPECT_NE(twice.err.find("the same file as --json"), std::string::npos) << twice.err;
+  const Result after = run(std::string(kSmallBench) + " --json " + json + " --csv " + csv + " -J " + nt);
+  EXPECT_EQ(after.status, 0) << after.err;
+  EXPECT_FALSE(std::filesystem::exists(path(".same.json.lock")));  // removed when the writer ended
+}
+
+// bench -J FILE -N 0 streams its rows: a run killed with SIGKILL leaves valid nccl-tests JSON with every
+// finished row and no footer; SIGINT ends it with the footer. Before, the file was rewritten whole after
+// every row (memory and time per row growing with the run).
+TEST_F(RobustOutput, EndlessRunLeavesValidNcclTestsJsonWhenStopped) {
+  const std::string endless =
+      std::string(PIPEBENCH_BIN) + " bench --backend mpi -b 8 -e 64K -f 4 -n 5 --reps 3 -w 1 -N 0 --quiet -J ";
+  for (const std::string signal : {"KILL", "INT"}) {
+    const std::string nt = path("endless-" + signal + ".json");
+    const Result r = run_shell("{ " + endless + nt + " >/dev/null & P=$!; " + after_file(nt) + "kill -" + signal +
+                               " $P; " + reap() + "}");
+    EXPECT_EQ(r.status, signal == "KILL" ? 137 : 130) << r.err;
+    const auto doc = nlohmann::json::parse(slurp(nt));  // throws (fails the test) unless valid JSON
+    ASSERT_GT(doc["results"].size(), 0u) << signal;
+    for (const auto& row : doc["results"]) {
+      ASSERT_TRUE(row["in_place"].is_object()) << "a row is written with both placements";
+      ASSERT_EQ(row["experiment_name"], "all_reduce_perf");
+    }
+    EXPECT_EQ(doc.contains("end_time"), signal == "INT") << signal;
+  }
+}
+
+}  // namespace

@@ -3,6 +3,10 @@
 // exit 2; a launch of 1 runs; a bad launcher variable is named.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <utility>
+
 #include "cli/run_pipebench.h"
 
 namespace pipebench {
@@ -28,6 +32,32 @@ TEST(LaunchEnvE2e, ALaunchOfOneRunsAndBadVariablesAreNamed) {
   const auto bad = e2e::run_shell("RANK=one WORLD_SIZE=2 " PIPEBENCH_BIN " bench --backend mpi -b 8 -e 8");
   EXPECT_EQ(bad.status, 2);
   EXPECT_EQ(bad.err, "pipebench: RANK=one: not a whole number in [0, 16777216]\n");
+}
+
+// Hostile launcher variables through the binary: one line naming the variable and value, exit 2, nothing
+// measured, within the test's timeout (never a hang in MPI_Init). Before, " 0", "+0", a size without its
+// rank and any PMIX_RANK ran as a world of 1 with status 0.
+TEST(LaunchEnvE2e, HostileLauncherVariablesStopWithOneLine) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"OMPI_COMM_WORLD_RANK=' 0' OMPI_COMM_WORLD_SIZE=1", "pipebench: OMPI_COMM_WORLD_RANK= 0: not a whole number"},
+      {"RANK=+0 WORLD_SIZE=1", "pipebench: RANK=+0: not a whole number"},
+      {"OMPI_COMM_WORLD_SIZE=2", "pipebench: OMPI_COMM_WORLD_SIZE=2 is set but OMPI_COMM_WORLD_RANK is not"},
+      {"OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=9223372036854775808",
+       "pipebench: OMPI_COMM_WORLD_SIZE=9223372036854775808: not a whole number"},
+      {"OMPI_COMM_WORLD_RANK=5 OMPI_COMM_WORLD_SIZE=2",
+       "pipebench: OMPI_COMM_WORLD_RANK=5 OMPI_COMM_WORLD_SIZE=2: the rank is not below the number of ranks"},
+      {"PMIX_RANK=-1", "pipebench: PMIX_RANK=-1: not a whole number"},
+      {"PMIX_RANK=3", "pipebench: launched by a PMIx launcher as rank 3 (PMIX_RANK=3), but MPI sees a world of 1"},
+      {"SLURM_PROCID=0 SLURM_STEP_NUM_TASKS=''", "pipebench: SLURM_STEP_NUM_TASKS=: not a whole number"},
+  };
+  for (const auto& [vars, message] : cases) {
+    const auto r = e2e::run_shell(std::string("timeout 60 env ") + vars +
+                                  " " PIPEBENCH_BIN " bench --backend mpi -b 8 -e 8 --quiet");
+    EXPECT_EQ(r.status, 2) << vars << ": " << r.err;
+    EXPECT_EQ(r.err.rfind(message, 0), 0U) << vars << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << vars << ": " << r.err;
+    EXPECT_EQ(r.out.find("Avg bus bandwidth"), std::string::npos) << vars;
+  }
 }
 
 }  // namespace

@@ -82,6 +82,60 @@ TEST(LaunchEnv, BadValuesAreNamed) {
   EXPECT_EQ(error({{"RANK", "99999999999999999999"}, {"WORLD_SIZE", "2"}}).rfind("RANK=", 0), 0U);
 }
 
+// Hostile values: signs, spaces, 2^63, hex and empty values are no rank (strtol took " 3" and "+0");
+// a rank set without its size (or the other way round) and a PMIX_RANK that disagrees are refused with
+// one line naming the variables; a Slurm batch script (SLURM_PROCID alone) stays no launch.
+TEST(LaunchEnv, HostileValuesAndHalfLaunchesAreNamed) {
+  auto error = [](const std::map<std::string, std::string>& vars) {
+    try {
+      (void)launch_from_env(env_of(vars));
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  for (const char* v : {" 0", "0 ", "+0", "-0", "", "\t1", "9223372036854775808", "0x1", "1e3", "1.0", "007a"}) {
+    EXPECT_EQ(error({{"OMPI_COMM_WORLD_RANK", v}, {"OMPI_COMM_WORLD_SIZE", "2"}}),
+              std::string("OMPI_COMM_WORLD_RANK=") + v + ": not a whole number in [0, 16777216]")
+        << "'" << v << "'";
+  }
+  EXPECT_EQ(error({{"OMPI_COMM_WORLD_RANK", "0"}, {"OMPI_COMM_WORLD_SIZE", "-2"}}),
+            "OMPI_COMM_WORLD_SIZE=-2: not a whole number in [1, 16777216]");
+  EXPECT_EQ(error({{"OMPI_COMM_WORLD_SIZE", "2"}}),
+            "OMPI_COMM_WORLD_SIZE=2 is set but OMPI_COMM_WORLD_RANK is not: mpirun sets both (unset "
+            "OMPI_COMM_WORLD_SIZE, or launch with mpirun)");
+  EXPECT_EQ(error({{"RANK", "1"}}),
+            "RANK=1 is set but WORLD_SIZE is not: torchrun sets both (unset RANK, or launch "
+            "with torchrun)");
+  EXPECT_EQ(error({{"PMI_SIZE", "4"}}).rfind("PMI_SIZE=4 is set but PMI_RANK is not", 0), 0U);
+  EXPECT_EQ(error({{"SLURM_STEP_NUM_TASKS", "4"}}).rfind("SLURM_STEP_NUM_TASKS=4 is set but SLURM_PROCID", 0), 0U);
+  EXPECT_EQ(error({{"SLURM_PROCID", "3"}}), "no error");  // a batch script
+  EXPECT_EQ(error({{"PMIX_RANK", "-1"}}), "PMIX_RANK=-1: not a whole number in [0, 16777216]");
+  EXPECT_EQ(error({{"PMIX_RANK", "abc"}}), "PMIX_RANK=abc: not a whole number in [0, 16777216]");
+  EXPECT_EQ(error({{"PMIX_RANK", "2"}, {"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "4"}}),
+            "PMIX_RANK=2 OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=4: the launcher's variables disagree on the rank");
+  EXPECT_EQ(error({{"OMPI_COMM_WORLD_RANK", "2"}, {"OMPI_COMM_WORLD_SIZE", "2"}}),
+            "OMPI_COMM_WORLD_RANK=2 OMPI_COMM_WORLD_SIZE=2: the rank is not below the number of ranks");
+  EXPECT_EQ(error({{"OMPI_COMM_WORLD_RANK", "0"},
+                   {"OMPI_COMM_WORLD_SIZE", "2"},
+                   {"OMPI_COMM_WORLD_LOCAL_RANK", "0"},
+                   {"OMPI_COMM_WORLD_LOCAL_SIZE", "0"}}),
+            "OMPI_COMM_WORLD_LOCAL_SIZE=0: not a whole number in [1, 16777216]");
+}
+
+// PMIX_RANK alone: a PMIx launcher's rank, which must be one of MPI's.
+TEST(LaunchEnv, PmixRankAloneMustBeAnMpiRank) {
+  const auto l = launch_from_env(env_of({{"PMIX_RANK", "3"}}));
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->rank, 3);
+  EXPECT_EQ(l->size, -1);
+  EXPECT_EQ(launch_world_mismatch(*l, 4), "");
+  EXPECT_EQ(launch_world_mismatch(*l, 1).rfind("launched by a PMIx launcher as rank 3 (PMIX_RANK=3), but MPI sees a "
+                                               "world of 1",
+                                               0),
+            0U);
+}
+
 TEST(LaunchEnv, AWorldOfOneUnderALauncherOfFourIsTold) {
   const LaunchEnv srun{"srun", "SLURM_PROCID=1 SLURM_STEP_NUM_TASKS=4", 1, 4, 1, -1};
   EXPECT_EQ(launch_world_mismatch(srun, 4), "");

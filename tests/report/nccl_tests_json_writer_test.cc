@@ -2,13 +2,20 @@
 #include "report/nccl_tests_json_writer.h"
 
 #include <gtest/gtest.h>
+#include <malloc.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "core/error.h"
+#include "core/output_lock.h"
 #include "io/nccl_tests_log.h"
 
 namespace pipebench {
@@ -145,6 +152,105 @@ TEST(NcclTestsJsonWriter, RefusesALinkAsOutput) {
   EXPECT_EQ(slurp(target), "{}");
   std::remove(link.c_str());
   std::remove(target.c_str());
+}
+
+// The file is valid after every row, holds the rows closed so far (a row waiting for its in-place half is
+// not written yet), and its final layout is the document's dump(1), as nccl-tests' readers expect.
+TEST(NcclTestsJsonWriter, ValidAfterEveryRowAndLaidOutAsDumpOne) {
+  const std::string path = tmp("rows.json");
+  {
+    NcclTestsJsonWriter w(path, head(), std::nullopt);
+    EXPECT_EQ(nlohmann::json::parse(slurp(path))["results"].size(), 0u);
+    for (std::uint64_t i = 0; i < 300; ++i) {
+      w.add(rec(8 * (i + 1), false, 10));
+      ASSERT_EQ(nlohmann::json::parse(slurp(path))["results"].size(), i) << "out-of-place half " << i;
+      w.add(rec(8 * (i + 1), true, 20));
+      const auto doc = nlohmann::json::parse(slurp(path));
+      ASSERT_EQ(doc["results"].size(), i + 1);
+      ASSERT_EQ(doc["results"][i]["size"], 8 * (i + 1));
+      ASSERT_FALSE(doc.contains("end_time"));  // no footer before finish
+    }
+    w.finish();
+  }
+  const std::string text = slurp(path);
+  const auto doc = nlohmann::ordered_json::parse(text);
+  EXPECT_EQ(text, doc.dump(1) + "\n");
+  EXPECT_EQ(doc["results"].size(), 300u);
+  EXPECT_EQ(doc["results"][299]["in_place"]["bus_bw"], 20.0);
+  std::remove(path.c_str());
+}
+
+// bench -J FILE -N 0 runs until stopped: the writer must not hold its rows (heap growth below the rows'
+// text, about 10 MB here), and the bytes it writes grow linearly, not with the square of the rows.
+TEST(NcclTestsJsonWriter, HeapAndBytesStayBoundedHoweverManyRows) {
+  const std::string path = tmp("endless.json");
+  NcclTestsJsonWriter w(path, head(), std::nullopt);
+  for (std::uint64_t i = 0; i < 200; ++i) {
+    w.add(rec(8 * (i + 1), false, 10));
+    w.add(rec(8 * (i + 1), true, 20));
+  }
+  const std::size_t before = mallinfo2().uordblks;
+  constexpr std::uint64_t kRows = 40000;
+  for (std::uint64_t i = 200; i < kRows; ++i) {
+    w.add(rec(8 * (i + 1), false, 10));
+    w.add(rec(8 * (i + 1), true, 20));
+  }
+  const std::size_t after = mallinfo2().uordblks;
+  EXPECT_LT(after, before + (4u << 20)) << "heap grew by " << (after - before) << " bytes over " << kRows << " rows";
+  EXPECT_EQ(w.rows(), static_cast<std::int64_t>(kRows));
+  w.finish();
+  const auto size = static_cast<std::int64_t>(std::filesystem::file_size(path));
+  EXPECT_LE(w.bytes_written(), 6 * size) << "bytes written for a " << size << "-byte file";
+  EXPECT_EQ(nlohmann::json::parse(slurp(path))["results"].size(), kRows);
+  std::remove(path.c_str());
+}
+
+// Failed points' messages: the first kErrorsKept are listed, the rest counted (an endless run of failing
+// points must not grow the footer without bound).
+TEST(NcclTestsJsonWriter, ErrorsBeyondTheCapAreCounted) {
+  const std::string path = tmp("errors.json");
+  {
+    NcclTestsJsonWriter w(path, head(), std::nullopt);
+    const std::size_t n = NcclTestsJsonWriter::kErrorsKept + 5;
+    for (std::size_t i = 0; i < n; ++i) {
+      auto r = rec(8, false, 0);
+      r.op_has_in_place = false;
+      r.error = "MPI_Allreduce failed " + std::to_string(i);
+      w.add(r);
+    }
+    w.finish();
+  }
+  const auto doc = nlohmann::json::parse(slurp(path));
+  ASSERT_EQ(doc["errors"].size(), NcclTestsJsonWriter::kErrorsKept + 1);
+  EXPECT_EQ(doc["errors"][0], "MPI_Allreduce failed 0");
+  EXPECT_EQ(doc["errors"][NcclTestsJsonWriter::kErrorsKept], "5 more errors not listed");
+  std::remove(path.c_str());
+}
+
+// SIGKILL at any moment of an endless stream of rows leaves a valid document with rows 0..k-1 in order.
+TEST(NcclTestsJsonWriter, KillAtAnyMomentLeavesAValidDocument) {
+  const std::string path = tmp("killed.json");
+  for (int delay_ms : {5, 30, 80}) {
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      NcclTestsJsonWriter w(path, head(), std::nullopt);
+      for (std::uint64_t i = 1;; ++i) {
+        w.add(rec(i, false, 10));
+        w.add(rec(i, true, 20));
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    ::kill(child, SIGKILL);
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    if (!std::filesystem::exists(path)) continue;         // killed before its constructor wrote the file
+    const auto doc = nlohmann::json::parse(slurp(path));  // throws (fails the test) unless valid JSON
+    const auto& rows = doc["results"];
+    for (std::size_t i = 0; i < rows.size(); ++i) ASSERT_EQ(rows[i]["size"], i + 1);
+    std::remove(path.c_str());
+  }
+  std::remove(OutputLock::lock_path(path).c_str());  // the killed writer's (it holds no lock)
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/output_lock.h"
 
 namespace pipebench {
 namespace {
@@ -120,6 +121,7 @@ TEST(ResultsJson, KillAtAnyMomentKeepsEveryFinishedRecord) {
     for (std::size_t i = 0; i < records.size(); ++i) ASSERT_EQ(records[i]["size_bytes"], i);
     std::remove(path.c_str());
   }
+  std::remove(OutputLock::lock_path(path).c_str());  // the killed writer's (it holds no lock)
 }
 
 // An endless sweep (bench -N 0) must not hold its records: the heap in use grows by less than the
