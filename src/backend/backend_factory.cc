@@ -2,6 +2,9 @@
 // Backend factory: the PB_HAVE_* switches of the build live here and nowhere else.
 #include "backend/backend_factory.h"
 
+#include <cstdlib>
+#include <iostream>
+
 #include "core/error.h"
 
 #if PB_HAVE_NCCL
@@ -32,9 +35,28 @@ int visible_gpus(std::string* why) {
 #endif
 }
 
+namespace {
+
+// auto fell back to host memory while CUDA_VISIBLE_DEVICES names devices: a typo there ('abc', '0,0',
+// '-1') hides every GPU of a GPU node, and the run would time host memory with exit 0. One line on
+// rank 0 says so; an empty value (CUDA_VISIBLE_DEVICES=) is the deliberate way to hide GPUs.
+void warn_hidden_gpus(int gpus, const std::string& why, const World& world) {
+  const char* value = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (!built_with_nccl() || gpus > 0 || world.rank() != 0 || !value || !*value) return;
+  std::cerr << "pipebench: CUDA_VISIBLE_DEVICES='" << value << "' leaves no GPU visible on " << world.where()
+            << (why.empty() ? "" : " (" + why + ")")
+            << ": running on the MPI backend over host memory (--backend nccl requires a GPU)\n";
+}
+
+}  // namespace
+
 BackendKind resolve_backend(BackendKind kind, const World& world) {
   if (kind != BackendKind::kAuto) return kind;
-  return world.all(visible_gpus(nullptr) > 0) ? BackendKind::kNccl : BackendKind::kMpi;
+  std::string why;
+  const int gpus = visible_gpus(&why);
+  const BackendKind resolved = world.all(gpus > 0) ? BackendKind::kNccl : BackendKind::kMpi;
+  if (resolved == BackendKind::kMpi) warn_hidden_gpus(gpus, why, world);
+  return resolved;
 }
 
 std::unique_ptr<Backend> make_backend(BackendKind kind, const World& world, int gpus,

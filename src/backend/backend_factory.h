@@ -19,7 +19,8 @@ namespace pipebench {
 // GPUs visible to this process (0 without NCCL support), and why none when 0.
 [[nodiscard]] int visible_gpus(std::string* why);
 
-// Resolves kAuto collectively: nccl when every process sees a GPU, else mpi.
+// Resolves kAuto collectively: nccl when every process sees a GPU, else mpi. Falling back to mpi while
+// CUDA_VISIBLE_DEVICES is set and not empty, rank 0 says so in one line on stderr.
 [[nodiscard]] BackendKind resolve_backend(BackendKind kind, const World& world);
 
 // Collective. Throws UsageError for an impossible choice (no GPU for nccl, -g or --gpus with mpi, ...).

@@ -308,6 +308,22 @@ TEST_F(E2E, PairsMeasuresEveryOrderedPairBothWays) {
   std::remove(json.c_str());
 }
 
+// A CUDA_VISIBLE_DEVICES that hides every GPU ('abc', '0,0', '-1' on a GPU node) makes auto time host
+// memory: one line says so. Empty is the deliberate way to hide GPUs and stays quiet.
+TEST_F(E2E, ACudaVisibleDevicesThatHidesEveryGpuIsSaidOnce) {
+  const std::string args = " " PIPEBENCH_BIN " bench -b 8 -e 8 -n 1 -w 0 --op all_reduce";
+  const Result typo = run_shell("CUDA_VISIBLE_DEVICES=abc" + args);
+  EXPECT_EQ(typo.status, 0) << typo.err;
+  const std::string line = "pipebench: CUDA_VISIBLE_DEVICES='abc' leaves no GPU visible on rank 0 on host ";
+  const auto at = typo.err.find(line);
+  EXPECT_NE(at, std::string::npos) << typo.err;
+  EXPECT_EQ(typo.err.find(line, at + 1), std::string::npos) << typo.err;  // once
+  EXPECT_NE(typo.out.find("backend mpi"), std::string::npos) << typo.out;
+  const Result hidden = run_shell("CUDA_VISIBLE_DEVICES=" + args);
+  EXPECT_EQ(hidden.status, 0) << hidden.err;
+  EXPECT_EQ(hidden.err.find("leaves no GPU visible"), std::string::npos) << hidden.err;
+}
+
 TEST_F(E2E, PlanThenBenchThePlanOnFourHostRanks) {
   const std::string plan = tmp("plan.json"), results = tmp("plan_results.json");
   const Result p = run("plan --json " + plan +
