@@ -275,10 +275,9 @@ config:
 	@echo "yaml-cpp:  $(if $(filter 1,$(HAVE_YAMLCPP)),found,not found (report --rules reads JSON only; install libyaml-cpp-dev))"
 
 # nccl-tests' binary names, each a link to pipebench, which started by such a name is that binary
-# (src/app/nccl_tests_mode.h): DCGM_NCCL_TESTS_BIN_PATH=build/bin runs pipebench. Keep in step with
-# nccl_tests_binaries().
-NCCL_TESTS_NAMES := all_reduce_perf all_gather_perf broadcast_perf reduce_scatter_perf reduce_perf alltoall_perf \
-                    scatter_perf gather_perf sendrecv_perf
+# (src/app/nccl_tests_mode.h): DCGM_NCCL_TESTS_BIN_PATH=build/bin runs pipebench. The names are the ops'
+# nccl-tests aliases (OpAliases::nccl_tests in collectives/*.cc), as nccl_tests_binaries() lists them.
+NCCL_TESTS_NAMES := $(sort $(shell grep -ho '"[a-z_]*_perf"' collectives/*.cc | tr -d '"'))
 NCCL_TESTS_LINKS := $(addprefix $(BIN)/,$(NCCL_TESTS_NAMES))
 PREFIX ?= /usr/local
 
@@ -356,6 +355,9 @@ FUZZ_CLANG_SRCS := $(wildcard src/core/*.cc) src/megatron/model_args.cc topology
                    $(wildcard src/io/*.cc) $(wildcard src/megatron/*.cc) src/cli/number_checks.cc topology/link_class.cc \
                    topology/link_band.cc src/report/rule.cc src/report/rules_yaml.cc src/report/metric.cc \
                    $(filter-out $(SQLITE_ONLY) src/trace/nsys_reader.cc src/trace/plan_check.cc,$(wildcard src/trace/*.cc))
+# The ops are linked directly, not from an archive: their registrars fill the op registry, which the
+# plan, rules, NVTX and nccl-tests readers ask for op names (collectives/registry.h).
+FUZZ_OP_SRCS := $(wildcard collectives/*.cc)
 FUZZ_CLANG := $(BUILD)/fuzz-clang
 FUZZ_CLANG_FLAGS := -O1 -g -std=c++17 -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_LIBFUZZERS := $(foreach t,$(FUZZ_TARGETS),$(FUZZ_CLANG)/bin/fuzz_$(t))
@@ -382,14 +384,15 @@ $(LIB_ARCHIVE): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN)/fuzz_%: $(call obj,tests/fuzz/%_fuzz.cc tests/fuzz/random_driver.cc) $(LIB_ARCHIVE) | $(BIN)
+$(BIN)/fuzz_%: $(call obj,tests/fuzz/%_fuzz.cc tests/fuzz/random_driver.cc $(FUZZ_OP_SRCS)) $(LIB_ARCHIVE) | $(BIN)
 	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
 $(FUZZ_CLANG)/libfuzzed.a: $(patsubst %,$(FUZZ_CLANG)/obj/%.o,$(FUZZ_CLANG_SRCS))
 	@rm -f $@
 	ar rcs $@ $^
 
-$(FUZZ_CLANG)/bin/fuzz_%: $(FUZZ_CLANG)/obj/tests/fuzz/%_fuzz.cc.o $(FUZZ_CLANG)/libfuzzed.a
+$(FUZZ_CLANG)/bin/fuzz_%: $(FUZZ_CLANG)/obj/tests/fuzz/%_fuzz.cc.o $(patsubst %,$(FUZZ_CLANG)/obj/%.o,$(FUZZ_OP_SRCS)) \
+                         $(FUZZ_CLANG)/libfuzzed.a
 	@mkdir -p $(dir $@)
 	$(CLANGXX) $(FUZZ_CLANG_FLAGS) -fsanitize=fuzzer -o $@ $^ $(filter-out -lbenchmark,$(LDLIBS))
 

@@ -9,6 +9,10 @@ namespace {
 class AllGather final : public Op {
  public:
   std::string_view name() const override { return "all_gather"; }
+  OpAliases aliases() const override { return {"ncclAllGather", "all_gather_perf", "AllGather", "allgather"}; }
+  bool megatron_in_place() const override { return true; }
+  bool nccl_count_is_rank_part() const override { return true; }
+  std::optional<ReplayCollOp> replay_op() const override { return ReplayCollOp::kAllGather; }
   bool reduces() const override { return false; }
   bool supports_in_place() const override { return true; }
   // size = the whole gathered output, count = per rank (nccl-tests AllGatherGetCollByteCount).

@@ -8,6 +8,10 @@ namespace {
 class AllReduce final : public Op {
  public:
   std::string_view name() const override { return "all_reduce"; }
+  OpAliases aliases() const override { return {"ncclAllReduce", "all_reduce_perf", "AllReduce", "allreduce"}; }
+  bool megatron_in_place() const override { return true; }
+  bool nvswitch_reduces() const override { return true; }
+  std::optional<ReplayCollOp> replay_op() const override { return ReplayCollOp::kAllReduce; }
   bool reduces() const override { return true; }
   bool supports_in_place() const override { return true; }
   Sizing sizing(std::size_t requested, std::size_t e, int, const OpParams&) const override {

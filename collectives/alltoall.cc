@@ -10,6 +10,8 @@ namespace {
 class AllToAll final : public Op {
  public:
   std::string_view name() const override { return "alltoall"; }
+  OpAliases aliases() const override { return {"ncclAlltoAll", "alltoall_perf", "", "alltoall"}; }
+  std::optional<ReplayCollOp> replay_op() const override { return ReplayCollOp::kAllToAll; }
   bool reduces() const override { return false; }
   // nccl-tests does not validate in-place alltoall (AlltoAllInitData: reportErrors = 0); it prints N/A.
   bool supports_in_place() const override { return false; }

@@ -9,6 +9,9 @@ namespace {
 class Broadcast final : public Op {
  public:
   std::string_view name() const override { return "broadcast"; }
+  OpAliases aliases() const override { return {"ncclBroadcast", "broadcast_perf", "Broadcast", "broadcast"}; }
+  bool megatron_in_place() const override { return true; }
+  std::optional<ReplayCollOp> replay_op() const override { return ReplayCollOp::kBroadcast; }
   bool reduces() const override { return false; }
   bool supports_in_place() const override { return true; }
   bool has_root() const override { return true; }

@@ -10,6 +10,7 @@ namespace {
 class Gather final : public Op {
  public:
   std::string_view name() const override { return "gather"; }
+  OpAliases aliases() const override { return {"ncclGather", "gather_perf", "", "gather"}; }
   bool reduces() const override { return false; }
   bool supports_in_place() const override { return true; }
   bool has_root() const override { return true; }

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "backend/backend.h"
+#include "backend/replay_runtime.h"
 #include "core/data_layout.h"
 #include "core/dtype.h"
 #include "core/rank_pair.h"
@@ -41,6 +43,34 @@ struct CallArgs {
   const OpParams& params;
 };
 
+// The names other tools give an op; OpRegistry::resolve maps each back to it. "" where a tool has none.
+struct OpAliases {
+  std::string_view nccl_api;    // NCCL's call, also its NVTX range name: "ncclAllReduce"
+  std::string_view nccl_tests;  // the nccl-tests binary (nccl-tests src/Makefile): "all_reduce_perf"
+  // The op's token in NCCL's kernel names (ncclDevKernel_AllReduce_Sum_f32_RING_LL, nsys and Kineto):
+  // "AllReduce". NOTE: ops NCCL runs as grouped send/recv share the SendRecv kernel and leave it "".
+  std::string_view kernel;
+  // PyTorch c10d's name lower-cased without '_', the start of all its variants ("allreduce" for
+  // allreduce_coalesced, "allgather" for _allgather_base and all_gather_into_tensor).
+  std::string_view c10d;
+};
+
+// Which of OpAliases a query means.
+enum class OpAlias { kNcclApi, kNcclTests, kKernel, kC10d };
+[[nodiscard]] constexpr std::string_view alias_of(const OpAliases& a, OpAlias kind) {
+  switch (kind) {
+    case OpAlias::kNcclApi:
+      return a.nccl_api;
+    case OpAlias::kNcclTests:
+      return a.nccl_tests;
+    case OpAlias::kKernel:
+      return a.kernel;
+    case OpAlias::kC10d:
+      break;
+  }
+  return a.c10d;
+}
+
 class Op {
  public:
   virtual ~Op() = default;
@@ -48,6 +78,7 @@ class Op {
   [[nodiscard]] virtual bool reduces() const = 0;
   [[nodiscard]] virtual bool supports_in_place() const = 0;
   [[nodiscard]] virtual bool has_root() const { return false; }
+  [[nodiscard]] virtual OpAliases aliases() const = 0;
   // REQUIRES: nranks >= 1. elem_bytes > 0.
   [[nodiscard]] virtual Sizing sizing(std::size_t requested_bytes, std::size_t elem_bytes, int nranks,
                                       const OpParams& params) const = 0;
@@ -57,12 +88,25 @@ class Op {
   virtual void issue(Backend& backend, int local, const CallArgs& args) const = 0;
   // Rejects params this op cannot run with (e.g. a pair naming a rank out of range).
   virtual void validate(int /*nranks*/, const OpParams& /*params*/) const {}
-  // Takes its transfers from OpParams::pairs (--pairs) and records them: `--op all` leaves it out unless
-  // --pairs is given, and --pairs/--bidir apply only to it.
-  [[nodiscard]] virtual bool needs_pairs() const { return false; }
-  // Times a plan's point-to-point messages (a send and its recv between two ranks, one way or both ways
-  // at once); exactly one registered op does.
-  [[nodiscard]] virtual bool times_plan_transfers() const { return false; }
+  // A point-to-point transfer between listed ranks (a send and its recv), not a collective of the group.
+  // Exactly one registered op is: it takes its transfers from OpParams::pairs (--pairs; `--op all` leaves
+  // it out unless --pairs is given, and --pairs/--bidir apply only to it), its records carry the pairs,
+  // and it times a plan's send/recv messages. NOTE: sendrecv is a ring shift over the whole group, so no.
+  [[nodiscard]] virtual bool is_transfer() const { return false; }
+  // Megatron-LM issues it in place, one buffer for input and output (megatron.md §4-§6): DDP's
+  // all_reduce(bucket.grad_data) and reduce_scatter/all_gather on its buffers, the embedding, found_inf
+  // and cross-entropy all-reduces, get_batch's broadcasts, TP's collectives into their outputs. MoE's
+  // all-to-all and CP's ring exchange move between distinct tensors. bench --plan times, the cost model
+  // prefers and replay issues this placement; on a 1-rank group an in-place collective moves no data.
+  [[nodiscard]] virtual bool megatron_in_place() const { return false; }
+  // NCCL's count (and the size in its NVTX payload) is one rank's part of the tensor a plan names,
+  // not the whole: ncclAllGather's sendcount, ncclReduceScatter's recvcount (nccl.h).
+  [[nodiscard]] virtual bool nccl_count_is_rank_part() const { return false; }
+  // NVSwitch reduces it in the fabric (NVLink SHARP, NCCL's NVLS), so its bus bandwidth can pass the
+  // link's: ~480 of 450 GB/s on H100 (NVIDIA/nccl-tests#212; topology/link_band.h takes this flag).
+  [[nodiscard]] virtual bool nvswitch_reduces() const { return false; }
+  // How `replay` issues it on a ReplayRuntime; none: a plan message of this op cannot be replayed.
+  [[nodiscard]] virtual std::optional<ReplayCollOp> replay_op() const { return std::nullopt; }
   // Params for one plan point on a group of two ranks: forward = group[0] sends to group[1], backward =
   // the reverse. Ops that do not time plan transfers run with the defaults.
   [[nodiscard]] virtual OpParams transfer_params(bool /*forward*/, bool /*backward*/) const { return {}; }

@@ -58,6 +58,7 @@ std::vector<RankPair> incoming(const std::vector<RankPair>& transfers, int rank)
 class Pair final : public Op {
  public:
   std::string_view name() const override { return "pair"; }
+  OpAliases aliases() const override { return {}; }  // pipebench's own: no other tool names it
   bool reduces() const override { return false; }
   bool supports_in_place() const override { return false; }
   Sizing sizing(std::size_t requested, std::size_t e, int, const OpParams& p) const override {
@@ -93,8 +94,7 @@ class Pair final : public Op {
       }
     }
   }
-  bool needs_pairs() const override { return true; }
-  bool times_plan_transfers() const override { return true; }
+  bool is_transfer() const override { return true; }
   // The group's ranks renumbered 0 and 1 (the point runs on a 2-rank communicator of them).
   OpParams transfer_params(bool forward, bool backward) const override {
     OpParams p;

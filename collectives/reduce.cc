@@ -9,6 +9,7 @@ namespace {
 class Reduce final : public Op {
  public:
   std::string_view name() const override { return "reduce"; }
+  OpAliases aliases() const override { return {"ncclReduce", "reduce_perf", "Reduce", "reduce"}; }
   bool reduces() const override { return true; }
   bool supports_in_place() const override { return true; }
   bool has_root() const override { return true; }

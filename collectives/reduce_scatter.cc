@@ -9,6 +9,12 @@ namespace {
 class ReduceScatter final : public Op {
  public:
   std::string_view name() const override { return "reduce_scatter"; }
+  OpAliases aliases() const override {
+    return {"ncclReduceScatter", "reduce_scatter_perf", "ReduceScatter", "reducescatter"};
+  }
+  bool megatron_in_place() const override { return true; }
+  bool nccl_count_is_rank_part() const override { return true; }
+  std::optional<ReplayCollOp> replay_op() const override { return ReplayCollOp::kReduceScatter; }
   bool reduces() const override { return true; }
   bool supports_in_place() const override { return true; }
   // size = the whole input, count = per rank (nccl-tests ReduceScatterGetCollByteCount). The

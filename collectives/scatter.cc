@@ -10,6 +10,7 @@ namespace {
 class Scatter final : public Op {
  public:
   std::string_view name() const override { return "scatter"; }
+  OpAliases aliases() const override { return {"ncclScatter", "scatter_perf", "", "scatter"}; }
   bool reduces() const override { return false; }
   bool supports_in_place() const override { return true; }
   bool has_root() const override { return true; }

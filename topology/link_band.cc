@@ -9,7 +9,7 @@
 
 namespace pipebench {
 
-std::optional<LinkBand> link_band(std::string_view link_class, std::string_view op) {
+std::optional<LinkBand> link_band(std::string_view link_class, bool nvswitch_reduces) {
   const std::optional<LinkClass> c = parse_link_class(link_class);
   if (!c || c->across_hosts) return std::nullopt;  // NET: no NIC figure in the references
   switch (c->cls) {
@@ -18,7 +18,7 @@ std::optional<LinkBand> link_band(std::string_view link_class, std::string_view 
       // per link (0.8, NVIDIA/nccl#1054). High: ring ops reach ~370 of 450 GB/s on H100 (0.82,
       // NVIDIA/nccl-tests#212); all_reduce with NVLink SHARP reaches ~480 of 450 (1.07, nccl-tests#212,
       // H200 475 in nccl-tests#272) because NVSwitch reduces in the fabric.
-      return LinkBand{0.75, op == "all_reduce" ? 1.07 : 0.85, "NVLink",
+      return LinkBand{0.75, nvswitch_reduces ? 1.07 : 0.85, "NVLink",
                       "NVIDIA/nccl-tests#149, #212, #272; NVIDIA/nccl#1054"};
     case PathClass::kPix:
     case PathClass::kPxb:
@@ -43,13 +43,13 @@ std::optional<double> pct_of_link(double busbw_gbps, std::optional<double> link_
   return 100 * busbw_gbps / *link_gbps;
 }
 
-std::optional<BandCheck> check_band(std::string_view link_class, std::string_view op, std::optional<double> link_gbps,
+std::optional<BandCheck> check_band(std::string_view link_class, bool nvswitch_reduces, std::optional<double> link_gbps,
                                     double busbw_gbps, std::uint64_t size_bytes) {
   const std::optional<double> pct = pct_of_link(busbw_gbps, link_gbps);
   if (!pct) return std::nullopt;
   BandCheck out;
   out.pct_of_link = *pct;
-  const std::optional<LinkBand> band = link_band(link_class, op);
+  const std::optional<LinkBand> band = link_band(link_class, nvswitch_reduces);
   if (!band) return out;
   out.low_gbps = band->low_fraction * *link_gbps;
   out.high_gbps = band->high_fraction * *link_gbps;

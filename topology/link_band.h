@@ -23,9 +23,10 @@ struct LinkBand {
   std::string_view source;   // where the figures come from
 };
 
-// The band of a link class label (topology/link_class.h: "NV18", "PIX", "SYS"...) for an op; nullopt where
-// no published figure fits (X, NET, an unknown label).
-[[nodiscard]] std::optional<LinkBand> link_band(std::string_view link_class, std::string_view op);
+// The band of a link class label (topology/link_class.h: "NV18", "PIX", "SYS"...) for an op, which
+// NVSwitch may reduce in the fabric (Op::nvswitch_reduces); nullopt where no published figure fits (X,
+// NET, an unknown label).
+[[nodiscard]] std::optional<LinkBand> link_band(std::string_view link_class, bool nvswitch_reduces);
 
 // One point against its link.
 struct BandCheck {
@@ -44,7 +45,7 @@ struct BandCheck {
 [[nodiscard]] std::optional<double> pct_of_link(double busbw_gbps, std::optional<double> link_gbps);
 
 // nullopt when the link is unknown (link_gbps unset or <= 0) or busbw is not a finite value >= 0.
-[[nodiscard]] std::optional<BandCheck> check_band(std::string_view link_class, std::string_view op,
+[[nodiscard]] std::optional<BandCheck> check_band(std::string_view link_class, bool nvswitch_reduces,
                                                   std::optional<double> link_gbps, double busbw_gbps,
                                                   std::uint64_t size_bytes);
 

@@ -368,12 +368,6 @@ struct BenchText {
   bool per_iter = false;  // -I
 };
 
-std::string op_names() {
-  std::string s;
-  for (const auto& n : OpRegistry::instance().names()) s += (s.empty() ? "" : ", ") + n;
-  return s;
-}
-
 void add_sweep_options(CLI::App& sub, BenchText& t) {
   sub.add_option("-b,--minbytes", t.minbytes, "smallest size (K/M/G suffixes, binary)")->capture_default_str();
   sub.add_option("-e,--maxbytes", t.maxbytes, "largest size")->capture_default_str();
@@ -382,7 +376,8 @@ void add_sweep_options(CLI::App& sub, BenchText& t) {
       ->capture_default_str();
   sub.add_option("-i,--stepbytes", t.stepbytes, "add this to the size when -f is 1")->capture_default_str();
   sub.add_option("--sizes", t.sizes, "explicit comma-separated sizes instead of -b/-e/-f/-i");
-  sub.add_option("--op", t.ops, "comma-separated ops, or 'all': " + op_names())->capture_default_str();
+  sub.add_option("--op", t.ops, "comma-separated ops, or 'all': " + OpRegistry::instance().name_list())
+      ->capture_default_str();
   sub.add_option("-d,--datatype", t.dtypes, "comma-separated types, or 'all'")->capture_default_str();
   sub.add_option("-o,--op_type,--redop", t.redops, "comma-separated reductions: sum, prod, max, min")
       ->capture_default_str();
@@ -502,10 +497,11 @@ void finish_types(const BenchText& t, BenchConfig& c) {
       continue;
     }
     for (const auto& n : OpRegistry::instance().names()) {
-      if (!OpRegistry::instance().find("--op", n).needs_pairs() || !t.pairs.empty()) c.ops.push_back(n);
+      if (!OpRegistry::instance().find("--op", n).is_transfer() || !t.pairs.empty()) c.ops.push_back(n);
     }
   }
-  if (c.ops.empty()) throw UsageError("--op '" + t.ops + "': no op named (one of " + op_names() + ", or all)");
+  if (c.ops.empty())
+    throw UsageError("--op '" + t.ops + "': no op named (one of " + OpRegistry::instance().name_list() + ", or all)");
   c.dtypes.clear();
   if (split_list(t.dtypes).empty()) throw UsageError("-d '" + t.dtypes + "': no data type named");
   for (const auto& name : split_list(t.dtypes)) {
@@ -530,13 +526,14 @@ void finish_placement(const BenchText& t, BenchConfig& c) {
   if (!t.group.empty()) c.group = parse_rank_list("--group", t.group);
   if (c.graph && c.backend == BackendKind::kMpi) throw UsageError("-G: CUDA graphs need the nccl backend");
   const auto needs_pairs = std::find_if(c.ops.begin(), c.ops.end(), [](const std::string& name) {
-    return OpRegistry::instance().find("--op", name).needs_pairs();
+    return OpRegistry::instance().find("--op", name).is_transfer();
   });
   if (needs_pairs != c.ops.end() && c.params.pairs.empty()) {
     throw UsageError("--op " + *needs_pairs + " needs --pairs SRC:DST[,SRC:DST...]");
   }
   if (needs_pairs == c.ops.end() && (!c.params.pairs.empty() || c.params.bidirectional)) {
-    throw UsageError(std::string(c.params.bidirectional ? "--bidir" : "--pairs") + " applies only to --op pair");
+    throw UsageError(std::string(c.params.bidirectional ? "--bidir" : "--pairs") + " applies only to --op " +
+                     std::string(OpRegistry::instance().transfer_op().name()));
   }
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "collectives/registry.h"
 #include "core/split_expr.h"
 #include "core/version.h"
 #include "report/nccl_tests_json_writer.h"
@@ -39,19 +40,19 @@ int ranks_per_process(const nlohmann::json& system) {
 
 }  // namespace
 
-const std::vector<std::string>& nccl_tests_binaries() {
-  static const std::vector<std::string> kNames = {"all_reduce_perf",     "all_gather_perf", "broadcast_perf",
-                                                  "reduce_scatter_perf", "reduce_perf",     "alltoall_perf",
-                                                  "scatter_perf",        "gather_perf",     "sendrecv_perf"};
-  return kNames;
+std::vector<std::string> nccl_tests_binaries() {
+  std::vector<std::string> names;
+  for (const Op* op : OpRegistry::instance().ops()) {
+    if (!op->aliases().nccl_tests.empty()) names.emplace_back(op->aliases().nccl_tests);
+  }
+  return names;
 }
 
 std::string nccl_tests_binary_op(std::string_view argv0) {
   const auto slash = argv0.find_last_of('/');
   const std::string_view base = slash == std::string_view::npos ? argv0 : argv0.substr(slash + 1);
-  const auto& names = nccl_tests_binaries();
-  if (std::find(names.begin(), names.end(), base) == names.end()) return "";
-  return std::string(base.substr(0, base.size() - std::string_view("_perf").size()));
+  const Op* op = OpRegistry::instance().resolve(OpAlias::kNcclTests, base);
+  return op ? std::string(op->name()) : "";
 }
 
 std::vector<std::string> nccl_tests_words(std::string_view argv0, const std::vector<std::string>& args) {

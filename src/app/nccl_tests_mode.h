@@ -18,8 +18,9 @@
 
 namespace pipebench {
 
-// The nccl-tests binaries that have a link, by name ("all_reduce_perf"), in nccl-tests' order.
-[[nodiscard]] const std::vector<std::string>& nccl_tests_binaries();
+// The nccl-tests binaries that have a link, by name ("all_reduce_perf"): the ops' nccl-tests aliases,
+// sorted by op name.
+[[nodiscard]] std::vector<std::string> nccl_tests_binaries();
 
 // The op an nccl-tests binary name stands for ("/opt/bin/all_reduce_perf" -> "all_reduce"); "" when the
 // program's base name is not one of nccl_tests_binaries().

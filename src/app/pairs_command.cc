@@ -109,7 +109,7 @@ std::vector<RankPair> chosen_pairs(const PairsOptions& o, int n) {
 
 BenchConfig pairs_config(const PairsOptions& o, int gpus) {
   BenchConfig base;
-  base.ops = {"pair"};
+  base.ops = {std::string(OpRegistry::instance().transfer_op().name())};
   base.sizes_bytes = o.sizes_bytes;
   base.gpus_per_process = gpus;
   base.iters = o.iters;
@@ -197,7 +197,7 @@ int run_pairs_command(const PairsOptions& o, const World& world) {
 
 int run_pairs_on(Backend& backend, const PairsOptions& o, const World& world) {
   const int n = backend.nranks();
-  const Op& op = OpRegistry::instance().find("--op", "pair");
+  const Op& op = OpRegistry::instance().transfer_op();
   const std::vector<RankPair> pairs = chosen_pairs(o, n);
   OpParams check;
   check.pairs = pairs;

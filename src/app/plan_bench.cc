@@ -41,7 +41,7 @@ using TransferKey = std::tuple<std::vector<std::pair<int, int>>, std::int64_t, s
 void add_batch_points(const Schedule& s, std::map<TransferKey, PlanPoint>& points) {
   std::map<std::pair<int, int>, BatchMessages> batches;  // (rank, batch) -> messages
   for (const auto& m : s.messages) {
-    if ((m.op != "send" && m.op != "recv") || m.batch < 0) continue;
+    if (!is_p2p(m.op) || m.batch < 0) continue;
     BatchMessages& b = batches[{m.rank, m.batch}];
     b.transfers.push_back(m.op == "send" ? RankPair{m.rank, m.peer} : RankPair{m.peer, m.rank});
     b.ids.push_back(m.id);
@@ -49,7 +49,7 @@ void add_batch_points(const Schedule& s, std::map<TransferKey, PlanPoint>& point
     b.elements = m.elements;
     b.dtype = m.dtype;
   }
-  const std::string transfer(OpRegistry::instance().plan_transfer_op().name());
+  const std::string transfer(OpRegistry::instance().transfer_op().name());
   for (auto& [key, b] : batches) {
     std::vector<std::pair<int, int>> t;
     for (const auto& x : b.transfers) t.emplace_back(x.src, x.dst);
@@ -96,7 +96,7 @@ std::vector<PlanPoint> distinct_plan_points(const Plan& plan, const std::string&
       PlanPoint* p = nullptr;
       if (m.op == "send") {
         group = {std::min(m.rank, m.peer), std::max(m.rank, m.peer)};
-        const std::string transfer(OpRegistry::instance().plan_transfer_op().name());
+        const std::string transfer(OpRegistry::instance().transfer_op().name());
         p = &points[{transfer, group, m.elements, dtype}];
         if (p->ids.empty()) p->forward = p->backward = false;
         p->op = transfer;
@@ -189,7 +189,7 @@ std::vector<PlanPoint> at_once_points(const Plan& plan, const std::string& sched
     std::map<AtOnceKey, AtOnceMessages> by_key;
     std::map<AtOnceKey, DType> dtypes;
     for (const auto& m : p.schedule->messages) {
-      if (m.phase != Phase::kAfter || m.op == "send" || m.op == "recv" || m.bytes < kAtOnceMinBytes) continue;
+      if (m.phase != Phase::kAfter || is_p2p(m.op) || m.bytes < kAtOnceMinBytes) continue;
       std::vector<int> group = m.group;
       std::sort(group.begin(), group.end());
       const AtOnceKey key{m.op, std::string(dtype_name(m.dtype)), group.size()};
@@ -296,8 +296,7 @@ void add_plan_point(Backend& backend, const PlanPoint& p, std::uint64_t free_byt
                              " here");
     return;
   }
-  const auto known = OpRegistry::instance().names();
-  if (!std::binary_search(known.begin(), known.end(), p.op)) {
+  if (!OpRegistry::instance().get(p.op)) {
     sweep.left_out.push_back(label + ": no op '" + p.op + "' in this build to time it");
     return;
   }
@@ -322,8 +321,8 @@ void add_plan_point(Backend& backend, const PlanPoint& p, std::uint64_t free_byt
     if (!slot) slot = backend.split(p.group);  // collective: every rank takes part
     comm = slot.get();
   }
-  // In place where Megatron issues it so (megatron/plan.h): the call replay makes and predict prices.
-  const bool in_place = op.supports_in_place() && issued_in_place(p.op);
+  // In place where Megatron issues it so (Op::megatron_in_place): the call replay makes and predict prices.
+  const bool in_place = op.supports_in_place() && OpRegistry::instance().megatron_in_place(p.op);
   const Point point{&op, p.dtype, op.reduces() ? RedOp::kSum : RedOp::kNone, bytes, in_place};
   sweep.points.push_back({point, params, comm, "plan message " + label});
   sweep.sources.push_back(&p);

@@ -33,7 +33,7 @@ enum class ReplayCollOp { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kS
 inline constexpr std::size_t kReplayCollOps = 6;
 
 // One collective of a replay as the plan issues it: the op, the message's element type and reduction,
-// in place or not (megatron/plan.h issued_in_place: Megatron's grad buffers, embedding and found_inf
+// in place or not (Op::megatron_in_place: Megatron's grad buffers, embedding and found_inf
 // all-reduces and get_batch's broadcasts are in place), its whole size in bytes (all_gather: the
 // gathered result, reduce_scatter: the input), repeated count times. bench --plan times the same call.
 struct ReplayCollCall {

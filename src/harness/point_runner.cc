@@ -263,7 +263,7 @@ ResultRecord PointRunner::finish() {
   r.warmup = config_.warmup;
   r.graph = config_.graph;
   if (config_.timestamps) r.timestamp = utc_timestamp();
-  if (op.needs_pairs()) {
+  if (op.is_transfer()) {
     r.pairs = params().pairs;
     r.bidirectional = params().bidirectional;
   }

@@ -127,7 +127,7 @@ ResultRecord failed_record(const Point& p, const Backend& comm, const std::strin
   rec.size_bytes = p.requested_bytes;
   rec.in_place = p.in_place;
   rec.op_has_in_place = p.op->supports_in_place();
-  if (p.op->needs_pairs() && p.params) {
+  if (p.op->is_transfer() && p.params) {
     rec.pairs = p.params->pairs;
     rec.bidirectional = p.params->bidirectional;
   }

@@ -69,9 +69,6 @@ struct NcclTestsHints {
 // "./build/alltoall_perf", "allreduce"): "" when it names none.
 [[nodiscard]] std::string nccl_tests_op(std::string_view name);
 
-// The ops nccl-tests has, in pipebench's names.
-[[nodiscard]] const std::vector<std::string>& nccl_tests_ops();
-
 // Parses text output. `where` names the file in messages. Never throws for damaged input: what cannot be
 // read is counted in `skipped`; throws UsageError only for a hint that is not an op.
 [[nodiscard]] NcclTestsFile parse_nccl_tests_text(std::string_view text, const NcclTestsHints& hints);

@@ -5,18 +5,29 @@
 #include <algorithm>
 #include <set>
 
+#include "collectives/registry.h"
 #include "core/error.h"
 
 namespace pipebench {
 
-const std::vector<std::string>& nccl_tests_ops() {
-  // nccl-tests' BIN_FILES_LIST (src/Makefile) without the _perf suffix; pipebench's names are the same
-  // words, so the mapping is the identity (all_reduce_perf -> all_reduce).
-  static const std::vector<std::string> ops = {"all_reduce", "all_gather", "broadcast", "reduce_scatter",
-                                               "reduce",     "alltoall",   "alltoallv", "scatter",
-                                               "gather",     "sendrecv",   "hypercube"};
-  return ops;
+namespace {
+
+// nccl-tests' BIN_FILES_LIST (src/Makefile) as words without the _perf suffix, each with the op it names:
+// the binaries of pipebench's ops (Op aliases) and those it has no op for, which name themselves.
+std::vector<std::pair<std::string, std::string>> nccl_tests_words() {
+  constexpr std::string_view kSuffix = "_perf";
+  std::vector<std::pair<std::string, std::string>> words;
+  for (const Op* op : OpRegistry::instance().ops()) {
+    const std::string_view binary = op->aliases().nccl_tests;
+    if (binary.size() > kSuffix.size()) {
+      words.emplace_back(binary.substr(0, binary.size() - kSuffix.size()), op->name());
+    }
+  }
+  for (const char* other : {"alltoallv", "hypercube"}) words.emplace_back(other, other);
+  return words;
 }
+
+}  // namespace
 
 std::string nccl_tests_op(std::string_view name) {
   const auto slash = name.find_last_of('/');
@@ -24,15 +35,15 @@ std::string nccl_tests_op(std::string_view name) {
   std::string s(name);
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   // Longest first: "alltoallv" before "alltoall", "reduce_scatter" before "reduce".
-  static const std::vector<std::string> by_length = [] {
-    std::vector<std::string> v = nccl_tests_ops();
-    std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+  static const auto by_length = [] {
+    auto v = nccl_tests_words();
+    std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
     return v;
   }();
-  for (const auto& op : by_length) {
-    std::string squeezed = op;
+  for (const auto& [word, op] : by_length) {
+    std::string squeezed = word;
     squeezed.erase(std::remove(squeezed.begin(), squeezed.end(), '_'), squeezed.end());
-    if (s.find(op) != std::string::npos || s.find(squeezed) != std::string::npos) return op;
+    if (s.find(word) != std::string::npos || s.find(squeezed) != std::string::npos) return op;
   }
   return "";
 }
@@ -85,8 +96,9 @@ bool nccl_tests_name(const std::string& s) {
 
 void finish_log(NcclTestsLog& log, const NcclTestsHints& hints, std::map<std::string, int>& skipped) {
   if (!hints.op.empty() && nccl_tests_op(hints.op) != hints.op) {
-    throw UsageError("--op " + hints.op + ": not an nccl-tests op (all_reduce, all_gather, broadcast, " +
-                     "reduce_scatter, reduce, alltoall, alltoallv, scatter, gather, sendrecv, hypercube)");
+    std::string list;
+    for (const auto& [word, op] : nccl_tests_words()) list += (list.empty() ? "" : ", ") + op;
+    throw UsageError("--op " + hints.op + ": not an nccl-tests op (" + list + ")");
   }
   log.op = nccl_tests_op(log.program);
   if (log.op.empty()) log.op = hints.op;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "collectives/registry.h"
 #include "core/error.h"
 #include "core/json_file.h"
 #include "core/version.h"
@@ -325,13 +326,10 @@ void read_layout(const JsonFields& f, const json& j, Plan& plan) {
   plan.args.virtual_stages_per_rank = l.vp > 1 ? l.vp : 0;
 }
 
+// P2P, or a collective that replay can issue (Op::replay_op): make_plan emits no other.
 bool is_plan_op(const std::string& op) {
-  // sendrecv: context parallelism's KV ring; alltoall: its a2a types (megatron/layer_comm.h).
-  for (const char* known :
-       {"send", "recv", "all_reduce", "all_gather", "reduce_scatter", "broadcast", "sendrecv", "alltoall"}) {
-    if (op == known) return true;
-  }
-  return false;
+  const Op* collective = OpRegistry::instance().get(op);
+  return is_p2p(op) || (collective && collective->replay_op());
 }
 
 // A message that cannot come from make_plan is bad input here, before a bench, prediction or replay
@@ -346,7 +344,7 @@ void check_message(const JsonFields& f, const PlanMessage& m, const std::string&
   if (sorted.front() < 0 || sorted.back() >= world) f.fail(path + ".group", "names a rank outside the world");
   if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) f.fail(path + ".group", "repeats a rank");
   if (!std::binary_search(sorted.begin(), sorted.end(), m.rank)) f.fail(path + ".group", "does not hold the rank");
-  const bool p2p = m.op == "send" || m.op == "recv";
+  const bool p2p = is_p2p(m.op);
   if (p2p && (m.peer < 0 || m.peer == m.rank || sorted.size() != 2 ||
               !std::binary_search(sorted.begin(), sorted.end(), m.peer)))
     f.fail(path + ".peer", "is not the other rank of the group");
@@ -377,7 +375,7 @@ PlanMessage read_message(const JsonFields& f, const json& mj, const std::string&
     m.batch = f.get_int(mj, path, "batch");
     m.call = f.get_string(mj, path, "call");
     if (m.batch < 0) f.fail(path + ".batch", "is negative");
-    if (m.op != "send" && m.op != "recv") f.fail(path + ".batch", "is set on a collective");
+    if (!is_p2p(m.op)) f.fail(path + ".batch", "is set on a collective");
     if (m.call.empty()) f.fail(path + ".call", "is empty");
   }
   return m;

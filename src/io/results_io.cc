@@ -7,6 +7,7 @@
 #include <map>
 #include <utility>
 
+#include "collectives/registry.h"
 #include "core/error.h"
 #include "core/json_file.h"
 #include "io/json_fields.h"
@@ -107,8 +108,9 @@ void read_optional(const JsonFields& f, const json& j, const std::string& path, 
       r.pairs.push_back({p[0], p[1]});
     }
   }
-  // A pair record without a direction is the bidirectional figure (what bench --plan measures).
-  r.bidirectional = j.contains("bidirectional") ? f.get_bool(j, path, "bidirectional") : r.op == "pair";
+  // A transfer's record without a direction is the bidirectional figure (what bench --plan measures).
+  r.bidirectional =
+      j.contains("bidirectional") ? f.get_bool(j, path, "bidirectional") : OpRegistry::instance().is_transfer(r.op);
 }
 
 // A count or generation that may be null or absent: `unknown` then.

@@ -17,9 +17,7 @@
 
 namespace pipebench {
 
-bool issued_in_place(const std::string& op) {
-  return op == "all_reduce" || op == "all_gather" || op == "reduce_scatter" || op == "broadcast";
-}
+bool is_p2p(const std::string& op) { return op == "send" || op == "recv"; }
 
 const char* phase_name(Phase p) {
   switch (p) {

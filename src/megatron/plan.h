@@ -38,13 +38,9 @@ struct PlanMessage {
   std::string call;  // send/recv: the Megatron call of the batch ("send_forward_recv_backward")
 };
 
-// Whether Megatron issues a collective of this op in place, one buffer for input and output: DDP's
-// all_reduce(bucket.grad_data) and reduce_scatter/all_gather on its buffers, the word-embedding
-// all_reduce of main_grad, found_inf's and the cross entropy's all-reduces, get_batch's broadcasts,
-// TP's all-reduces, all-gathers and reduce-scatters into their outputs (megatron.md §4-§6). MoE's
-// token all-to-all and CP's ring exchange move between distinct tensors. On a 1-rank group an in-place
-// collective moves no data: DP 1 costs nothing, where an out-of-place one would copy the whole buffer.
-[[nodiscard]] bool issued_in_place(const std::string& op);
+// A half of a pipeline P2P transfer ("send" or "recv", Megatron's p2p_communication); every other
+// message op is a collective of the op registry (collectives/registry.h).
+[[nodiscard]] bool is_p2p(const std::string& op);
 
 struct ChunkParams {
   int pp_rank = 0, chunk = 0;

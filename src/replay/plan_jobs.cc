@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "collectives/registry.h"
 #include "core/error.h"
 #include "sim/cost_model.h"
 #include "sim/schedule_build.h"
@@ -18,12 +19,13 @@ bool usable(double x) { return std::isfinite(x) && x >= 0; }
 // The plan message as the call bench --plan timed: its op and dtype, in place where Megatron is, n
 // times. The plan keeps no reduction: found_inf's MAX of one float costs what a SUM does.
 ReplayCollCall replay_call(const PlanMessage& msg, std::int64_t n) {
-  return {replay_coll_op(msg.op), msg.dtype, RedOp::kSum, issued_in_place(msg.op), msg.bytes, static_cast<int>(n)};
+  return {replay_coll_op(msg.op), msg.dtype, RedOp::kSum, OpRegistry::instance().megatron_in_place(msg.op), msg.bytes,
+          static_cast<int>(n)};
 }
 
 void add_groups(const Schedule& s, std::set<std::vector<int>>& groups) {
   for (const auto& msg : s.messages) {
-    if (msg.op == "send" || msg.op == "recv") continue;
+    if (is_p2p(msg.op)) continue;
     auto g = msg.group;
     std::sort(g.begin(), g.end());
     groups.insert(g);
@@ -59,8 +61,7 @@ std::int64_t calls_at(std::int64_t total, std::int64_t steps, std::int64_t k) {
 void insert_inside_collectives(const Schedule& s, int global_rank, RankJob& job) {
   std::vector<const PlanMessage*> inside;
   for (const auto& msg : s.messages) {
-    if (msg.rank == global_rank && msg.phase != Phase::kAfter && msg.op != "send" && msg.op != "recv")
-      inside.push_back(&msg);
+    if (msg.rank == global_rank && msg.phase != Phase::kAfter && !is_p2p(msg.op)) inside.push_back(&msg);
   }
   if (inside.empty()) return;
   std::int64_t fwd_steps = 0, bwd_steps = 0;
@@ -106,7 +107,7 @@ RankJob job_for(const Plan& plan, const Schedule& s, const ComputeModel& compute
   insert_inside_collectives(s, global_rank, job);
   // After the pipeline: this rank's collectives in the plan's order, then the optimizer step.
   for (const auto& msg : s.messages) {
-    if (msg.rank != global_rank || msg.phase != Phase::kAfter || msg.op == "send" || msg.op == "recv") continue;
+    if (msg.rank != global_rank || msg.phase != Phase::kAfter || is_p2p(msg.op)) continue;
     std::vector<int> group = msg.group;
     std::sort(group.begin(), group.end());
     Task t;
@@ -128,12 +129,8 @@ RankJob job_for(const Plan& plan, const Schedule& s, const ComputeModel& compute
 }  // namespace
 
 ReplayCollOp replay_coll_op(const std::string& op) {
-  if (op == "all_reduce") return ReplayCollOp::kAllReduce;
-  if (op == "all_gather") return ReplayCollOp::kAllGather;
-  if (op == "reduce_scatter") return ReplayCollOp::kReduceScatter;
-  if (op == "broadcast") return ReplayCollOp::kBroadcast;
-  if (op == "sendrecv") return ReplayCollOp::kSendRecv;
-  if (op == "alltoall") return ReplayCollOp::kAllToAll;
+  const Op* known = OpRegistry::instance().get(op);
+  if (known && known->replay_op()) return *known->replay_op();
   throw UsageError("--plan: unknown collective op '" + op + "'");
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "collectives/registry.h"
 #include "core/units.h"
 #include "topology/link_band.h"
 
@@ -94,7 +95,8 @@ void ConsoleTable::track(const ResultRecord& r) {
     peak_link_class_ = r.link_class;
     peak_link_gbps_ = r.path_min_gbps;
   }
-  const auto band = check_band(r.link_class, r.op, r.path_min_gbps, r.busbw_gbps, r.size_bytes);
+  const auto band = check_band(r.link_class, OpRegistry::instance().nvswitch_reduces(r.op), r.path_min_gbps,
+                               r.busbw_gbps, r.size_bytes);
   if (band && band->below) {
     ++below_band_;
     if (!worst_below_ || r.busbw_gbps < worst_below_->busbw_gbps) worst_below_ = r;
@@ -104,7 +106,8 @@ void ConsoleTable::track(const ResultRecord& r) {
 // "Is this number normal?": the peak against the theoretical link of the ranks' path, and the band that
 // published measurements of the link class reach (topology/link_band.h).
 void ConsoleTable::link_lines() {
-  const auto peak = check_band(peak_link_class_, op_, peak_link_gbps_, peak_busbw_gbps_, peak_size_);
+  const auto peak = check_band(peak_link_class_, OpRegistry::instance().nvswitch_reduces(op_), peak_link_gbps_,
+                               peak_busbw_gbps_, peak_size_);
   if (!peak) return;
   char buf[256];
   std::snprintf(buf, sizeof buf, "# Link                 : %s %.2f GB/s per direction; the peak is %.1f %% of it\n",
@@ -113,7 +116,8 @@ void ConsoleTable::link_lines() {
   if (!peak->band_text.empty()) out_ << "# Link band            : " << peak->band_text << "\n";
   if (below_band_ > 0) {
     const ResultRecord& w = *worst_below_;
-    const auto band = check_band(w.link_class, w.op, w.path_min_gbps, w.busbw_gbps, w.size_bytes);
+    const auto band = check_band(w.link_class, OpRegistry::instance().nvswitch_reduces(w.op), w.path_min_gbps,
+                                 w.busbw_gbps, w.size_bytes);
     std::snprintf(buf, sizeof buf,
                   "# Below the link band  : %d point%s at >= 1 GiB; lowest %.2f GB/s at %s (%s), %.1f %% of %s\n",
                   below_band_, below_band_ == 1 ? "" : "s", w.busbw_gbps, format_size(w.size_bytes).c_str(),

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "collectives/registry.h"
 #include "core/units.h"
 #include "report/metric.h"
 #include "topology/link_band.h"
@@ -46,7 +47,8 @@ std::optional<RuleOutcome> link_band_outcome(const ReportInputs& inputs) {
     for (const auto& r : in.records) {
       if (!r.error.empty() || !is_measurement(r)) continue;
       const auto link = narrowest_link_gbps(in, topo, r);
-      const auto band = check_band(r.link_class, r.op, link, r.busbw_gbps, r.size_bytes);
+      const auto band =
+          check_band(r.link_class, OpRegistry::instance().nvswitch_reduces(r.op), link, r.busbw_gbps, r.size_bytes);
       if (!band || !band->judged) continue;
       PointOutcome p = point_of(in, r);
       p.value = r.busbw_gbps;

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "collectives/registry.h"
 #include "core/environment.h"
 #include "core/units.h"
 #include "core/version.h"
@@ -83,7 +84,8 @@ std::string point_name(const PointOutcome& p) {
   if (p.size_bytes) s += " " + format_size(p.size_bytes);
   if (p.in_place) s += " in-place";
   if (p.nranks) s += " n=" + std::to_string(p.nranks);
-  if (p.op == "pair" && p.ranks.size() == 2) s += " " + std::to_string(p.ranks[0]) + "->" + std::to_string(p.ranks[1]);
+  if (OpRegistry::instance().is_transfer(p.op) && p.ranks.size() == 2)
+    s += " " + std::to_string(p.ranks[0]) + "->" + std::to_string(p.ranks[1]);
   return s;
 }
 

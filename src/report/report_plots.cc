@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "collectives/registry.h"
 #include "core/units.h"
 #include "report/charts.h"
 #include "report/diagnosis.h"
@@ -42,7 +43,7 @@ std::map<OpKey, OpData> collect(const ReportInputs& inputs) {
     const TopologyInput* topo = topology_for(inputs, in);
     for (const auto& r : in.records) {
       // Out-of-place only (nccl-tests' first columns); pairs go to the heatmap.
-      if (!r.error.empty() || r.in_place || r.op == "pair" || r.size_bytes == 0) continue;
+      if (!r.error.empty() || r.in_place || OpRegistry::instance().is_transfer(r.op) || r.size_bytes == 0) continue;
       auto& d = out[{r.op, r.dtype}];
       auto& l = d.lines[!r.plan_ids.empty()];
       const double x = static_cast<double>(r.size_bytes);
@@ -103,7 +104,8 @@ void add_pair_heatmaps(const ReportInputs& inputs, std::vector<Plot>& plots) {
     std::uint64_t largest = 0;
     int nranks = 0;
     for (const auto& r : in.records) {
-      if (r.op == "pair" && r.error.empty() && r.pairs.size() == 1) largest = std::max(largest, r.size_bytes);
+      if (OpRegistry::instance().is_transfer(r.op) && r.error.empty() && r.pairs.size() == 1)
+        largest = std::max(largest, r.size_bytes);
       for (const int rank : r.ranks) nranks = std::max(nranks, rank + 1);
     }
     if (largest == 0 || nranks < 2 || nranks > 64) continue;
@@ -115,7 +117,9 @@ void add_pair_heatmaps(const ReportInputs& inputs, std::vector<Plot>& plots) {
     map.limits = map.values;
     const TopologyInput* topo = topology_for(inputs, in);
     for (const auto& r : in.records) {
-      if (r.op != "pair" || !r.error.empty() || r.size_bytes != largest || r.pairs.size() != 1) continue;
+      if (!OpRegistry::instance().is_transfer(r.op) || !r.error.empty() || r.size_bytes != largest ||
+          r.pairs.size() != 1)
+        continue;
       const int a = r.pairs[0].src, b = r.pairs[0].dst;
       if (a < 0 || b < 0 || a >= nranks || b >= nranks) continue;
       map.values[a][b] = r.busbw_gbps;

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "collectives/registry.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/suggest.h"
@@ -31,12 +32,6 @@ const char* comparison_name(Comparison c) {
 }
 
 namespace {
-
-const std::vector<std::string>& known_ops() {
-  static const std::vector<std::string> ops = {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
-                                               "alltoall",   "gather",     "scatter",        "sendrecv",  "pair"};
-  return ops;
-}
 
 std::vector<std::string> metric_list() {
   std::vector<std::string> out;
@@ -124,10 +119,10 @@ Rule parse_rule(const nlohmann::json& j, const std::string& where) {
   // list of ops is fixed, so the name can be judged before any result is read.
   if (j.contains("op")) {
     r.op = j.at("op").is_string() ? j.at("op").get<std::string>() : "";
-    if (std::find(known_ops().begin(), known_ops().end(), r.op) == known_ops().end()) {
-      throw UsageError(at + ": unknown op " + j.at("op").dump() + did_you_mean(r.op, known_ops()) +
-                       " (all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, gather, scatter, "
-                       "sendrecv, pair)");
+    const OpRegistry& ops = OpRegistry::instance();
+    if (!ops.get(r.op)) {
+      throw UsageError(at + ": unknown op " + j.at("op").dump() + did_you_mean(r.op, ops.names()) + " (" +
+                       ops.name_list() + ")");
     }
   }
   const std::string metric =

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "collectives/registry.h"
 #include "core/units.h"
 #include "report/baseline_compare.h"
 #include "report/diagnosis.h"
@@ -338,8 +339,9 @@ ReportOutcome evaluate_report(const ReportInputs& inputs, const std::vector<Rule
   for (const auto& in : inputs.results) hosts.insert(in.host);
   if (hosts.size() >= 3) {
     rep.diagnosis_metric = "busbw_gbps";
-    rep.hosts = diagnose_hosts(mad_outliers(inputs.results, *find_metric("busbw_gbps"), inputs.mad_k,
-                                            [](const ResultRecord& r) { return r.op != "pair"; }));
+    rep.hosts =
+        diagnose_hosts(mad_outliers(inputs.results, *find_metric("busbw_gbps"), inputs.mad_k,
+                                    [](const ResultRecord& r) { return !OpRegistry::instance().is_transfer(r.op); }));
   }
   return rep;
 }

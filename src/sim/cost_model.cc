@@ -10,7 +10,6 @@
 #include "collectives/registry.h"
 #include "core/error.h"
 #include "core/units.h"
-#include "megatron/plan.h"
 #include "sim/model_error.h"
 #include "topology/topology.h"
 
@@ -22,9 +21,12 @@ namespace {
 // registry does not know is an error, never factor 1.
 double link_bytes_factor(const std::string& op, std::size_t n) {
   const Op& known = OpRegistry::instance().find("cost model op", op);
-  if (op != "pair" && n <= 1) return 0;
+  if (!known.is_transfer() && n <= 1) return 0;
   return known.bus_bw_factor(static_cast<int>(n));
 }
+
+// The key of a transfer's one-way curve, apart from its bidirectional one.
+std::string one_way(const std::string& op) { return op + "-oneway"; }
 
 std::string describe(const std::string& op, const std::vector<int>& ranks) {
   std::string s = op + " on {";
@@ -98,14 +100,14 @@ CommCost AssumedCost::cost(const std::string& op, const std::vector<int>& ranks,
     }
   }
   const double factor = link_bytes_factor(op, ranks.size());
-  const double us = (ranks.size() <= 1 && op != "pair" ? 0 : latency) +
+  const double us = (ranks.size() <= 1 && !OpRegistry::instance().is_transfer(op) ? 0 : latency) +
                     static_cast<double>(bytes) * factor / (gbps * kBytesPerGB) * kUsPerSecond;
   return {ns(us, op, ranks, bytes), source};
 }
 
 MeasuredCost::MeasuredCost(const std::vector<ResultRecord>& records, RankClassMap classes, const std::string& path)
     : path_(path), classes_(std::move(classes)) {
-  // A collective's curve is the placement Megatron issues it in (megatron/plan.h issued_in_place), as
+  // A collective's curve is the placement Megatron issues it in (Op::megatron_in_place), as
   // bench --plan times it; a table with only the other placement (a sweep of out-of-place points, an
   // older bench --plan) is used as it is. On one rank the two differ most: in place moves nothing.
   decltype(points_) other;
@@ -113,16 +115,16 @@ MeasuredCost::MeasuredCost(const std::vector<ResultRecord>& records, RankClassMa
   for (const auto& r : records) {
     if (!r.error.empty() || r.time_us <= 0 || r.size_bytes == 0) continue;
     if (!ran_alone(r)) {
-      (r.in_place == issued_in_place(r.op) ? together_ : together_other).push_back(r);
+      (r.in_place == OpRegistry::instance().megatron_in_place(r.op) ? together_ : together_other).push_back(r);
       continue;
     }
     std::vector<int> ranks = r.ranks;
     std::string op = r.op;
     // Pipeline neighbours send both ways at once (1F1B's batched calls, interleaved's overlap): the
     // bidirectional figure is what their transfers see; one-way records are kept apart as a fallback.
-    if (op == "pair" && !r.bidirectional) op = "pair-oneway";
+    if (OpRegistry::instance().is_transfer(op) && !r.bidirectional) op = one_way(op);
     std::sort(ranks.begin(), ranks.end());
-    auto& curves = r.in_place == issued_in_place(r.op) ? points_ : other;
+    auto& curves = r.in_place == OpRegistry::instance().megatron_in_place(r.op) ? points_ : other;
     curves[{op, ranks}].emplace_back(static_cast<double>(r.size_bytes), r.time_us);
     add_batch_record(r);
   }
@@ -185,7 +187,7 @@ std::optional<Sharing> MeasuredCost::sharing(const std::string& op, int group_si
 // A record of the transfer op as the transfers it timed at once, in global ranks (its pairs are ranks of
 // its communicator; with bidirectional every pair also ran the reverse way).
 void MeasuredCost::add_batch_record(const ResultRecord& r) {
-  if (r.op != "pair" || r.pairs.empty()) return;
+  if (!OpRegistry::instance().is_transfer(r.op) || r.pairs.empty()) return;
   std::vector<std::pair<int, int>> t;
   const auto global = [&r](int local) { return r.ranks.at(static_cast<std::size_t>(local)); };
   for (const auto& p : r.pairs) {
@@ -210,15 +212,16 @@ std::optional<CommCost> MeasuredCost::batch_cost(const std::vector<RankPair>& tr
   if (it == batches_.end()) return std::nullopt;
   std::sort(ranks.begin(), ranks.end());
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-  CommCost c = interpolate(it->second, bytes, "pair", ranks);
+  CommCost c = interpolate(it->second, bytes, std::string(OpRegistry::instance().transfer_op().name()), ranks);
   c.source += " (batch)";
   return c;
 }
 
 CommCost MeasuredCost::cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const {
+  const bool transfer = OpRegistry::instance().is_transfer(op);
   auto it = points_.find({op, ranks});
-  if (it == points_.end() && op == "pair") {
-    it = points_.find({"pair-oneway", ranks});
+  if (it == points_.end() && transfer) {
+    it = points_.find({one_way(op), ranks});
     if (it != points_.end()) {
       CommCost c = interpolate(it->second, bytes, op, ranks);
       c.source += " (one-way figure)";
@@ -226,7 +229,7 @@ CommCost MeasuredCost::cost(const std::string& op, const std::vector<int>& ranks
     }
   }
   if (it != points_.end()) return interpolate(it->second, bytes, op, ranks);
-  if (op == "pair" && ranks.size() == 2) {
+  if (transfer && ranks.size() == 2) {
     // A pair measured only inside batches (interleaved's wrap-around edge goes out with another pair's
     // transfer): the smallest batch that carries it.
     const std::vector<std::pair<int, int>>* best = nullptr;
@@ -317,7 +320,8 @@ double NcclTestsCost::busbw_gbps(double bytes) const {
 
 CommCost NcclTestsCost::cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const {
   const std::string derived = "derived from nccl-tests " + reference_op_;
-  if (op == "pair") {
+  const bool transfer = OpRegistry::instance().is_transfer(op);
+  if (transfer) {
     if (!sendrecv_.empty()) {
       CommCost c = interpolate(sendrecv_, bytes, op, ranks);
       c.source = "nccl-tests sendrecv" + std::string(c.source == "measured" ? "" : " (" + c.source + ")");
@@ -333,7 +337,7 @@ CommCost NcclTestsCost::cost(const std::string& op, const std::vector<int>& rank
     }
   }
   const double factor = link_bytes_factor(op, ranks.size());
-  if (op != "pair" && ranks.size() <= 1) return {0, derived};
+  if (!transfer && ranks.size() <= 1) return {0, derived};
   const double b = static_cast<double>(std::max<std::int64_t>(bytes, 0));
   const double us = latency_us_ + b * factor / (busbw_gbps(std::max(b, 1.0)) * kBytesPerGB) * kUsPerSecond;
   return {ns(us, op, ranks, bytes), derived};

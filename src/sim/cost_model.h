@@ -44,13 +44,13 @@ struct Sharing {
 class CostModel {
  public:
   virtual ~CostModel() = default;
-  // op: pair, all_reduce, all_gather, reduce_scatter, broadcast; ranks: sorted global ranks.
+  // op: a registered op (the transfer op for P2P, OpRegistry::transfer_op); ranks: sorted global ranks.
   // Throws UsageError when the model has nothing for this op and group.
   [[nodiscard]] virtual CommCost cost(const std::string& op, const std::vector<int>& ranks,
                                       std::int64_t bytes) const = 0;
   // The time of a call whose transfers (global src -> dst, sorted) go out together, each of `bytes`: a
   // batch of the plan timed as one call (bench --plan). Empty when the model has no such measurement:
-  // then each transfer costs `cost("pair", ...)`.
+  // then each transfer costs `cost(transfer op, ...)`.
   [[nodiscard]] virtual std::optional<CommCost> batch_cost(const std::vector<RankPair>& /*transfers*/,
                                                            std::int64_t /*bytes*/) const {
     return std::nullopt;

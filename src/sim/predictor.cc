@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 
+#include "collectives/registry.h"
 #include "core/error.h"
 #include "schedule/schedule_registry.h"
 #include "sim/model_error.h"
@@ -29,6 +30,12 @@ constexpr int kOwnLinkStride = 100003;
 // The break-even search: an assumed link between these bandwidths, 40 bisection steps (log scale).
 constexpr double kBreakEvenLowGbps = 1e-3, kBreakEvenHighGbps = 1e5;
 constexpr int kBreakEvenSteps = 40;
+
+// The op a P2P transfer is costed as (the cost model's tables key it by the op's name).
+const std::string& transfer_op_name() {
+  static const std::string name(OpRegistry::instance().transfer_op().name());
+  return name;
+}
 
 struct Context {
   const Plan& plan;
@@ -61,7 +68,7 @@ struct Context {
   SimTime pair_cost(const CostModel& m, int src, int dst, std::int64_t bytes, std::set<std::string>* used) const {
     std::vector<int> pair = {ranks[static_cast<std::size_t>(src)], ranks[static_cast<std::size_t>(dst)]};
     std::sort(pair.begin(), pair.end());
-    const CommCost cc = m.cost("pair", pair, bytes);
+    const CommCost cc = m.cost(transfer_op_name(), pair, bytes);
     if (used) used->insert(cc.source);
     return cc.time;
   }
@@ -341,7 +348,7 @@ struct LinkRuns {
     std::vector<SimTime> t;
     try {
       for (const std::int64_t bytes : cx.prepared(schedule).p2p_sizes)
-        t.push_back(link.cost("pair", {0, 1}, bytes).time);
+        t.push_back(link.cost(transfer_op_name(), {0, 1}, bytes).time);
     } catch (const UsageError&) {
       return std::nullopt;
     }

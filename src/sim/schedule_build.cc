@@ -15,10 +15,7 @@ namespace {
 
 // Whether an op of the plan has an op that measures and prices it (a plan may name message classes, such
 // as CP's alltoall, that this build has no op for).
-bool has_op(const std::string& op) {
-  const auto names = OpRegistry::instance().names();
-  return std::binary_search(names.begin(), names.end(), op);
-}
+bool has_op(const std::string& op) { return OpRegistry::instance().get(op) != nullptr; }
 
 // The plan's messages of the pipeline group's ranks, costed and sorted into inside / after. P2P
 // (send/recv) is the schedule's own: only its size is kept. Every other class (TP, CP's sendrecv ring,
@@ -32,7 +29,7 @@ void sort_messages(const Schedule& s, const CostModel& costs, ScheduleBuild& b) 
     const auto it = std::find(b.ranks.begin(), b.ranks.end(), msg.rank);
     if (it == b.ranks.end()) continue;
     const auto r = static_cast<std::size_t>(it - b.ranks.begin());
-    if (msg.op == "send" || msg.op == "recv") {
+    if (is_p2p(msg.op)) {
       b.spec.p2p_bytes = std::max(b.spec.p2p_bytes, msg.bytes);
       continue;
     }

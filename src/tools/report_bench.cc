@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/report_inputs.h"
+#include "collectives/registry.h"
 #include "io/results_io.h"
 #include "report/report_writer.h"
 #include "report/results_json.h"
@@ -26,7 +27,7 @@ ResultRecord make_record(const std::string& op, std::uint64_t size, double busbw
   r.nranks = rank_count;
   for (int i = 0; i < rank_count; ++i) r.ranks.push_back(i);
   r.dtype = "float";
-  r.redop = op == "all_reduce" || op == "reduce_scatter" ? "sum" : "none";
+  r.redop = OpRegistry::instance().find("--op", op).reduces() ? "sum" : "none";
   r.size_bytes = size;
   r.busbw_gbps = r.algbw_gbps = busbw;
   r.time_us = static_cast<double>(size) / (busbw * 1e3);

@@ -3,10 +3,11 @@
 #include "trace/collective_text.h"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <limits>
 #include <nlohmann/json.hpp>
+
+#include "collectives/registry.h"
 
 namespace pipebench {
 namespace {
@@ -38,22 +39,11 @@ std::string normalize_collective(std::string_view name) {
     if (l != '_') compact += l;
   }
   // c10d spellings: allreduce, allreduce_coalesced, _allgather_base, all_gather_into_tensor_coalesced,
-  // _reduce_scatter_base, reduce_scatter_tensor_coalesced, alltoall_base, all_to_allv, ...
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kPrefixes = {{
-      {"allreduce", "all_reduce"},
-      {"allgather", "all_gather"},
-      {"reducescatter", "reduce_scatter"},
-      {"alltoall", "alltoall"},  // the op name used everywhere else
-      {"broadcast", "broadcast"},
-      {"send", "send"},
-      {"recv", "recv"},
-      {"reduce", "reduce"},
-      {"gather", "gather"},
-      {"scatter", "scatter"},
-      {"barrier", "barrier"},
-  }};
-  for (const auto& [prefix, op] : kPrefixes) {
-    if (compact.rfind(prefix, 0) == 0) return std::string(op);
+  // _reduce_scatter_base, reduce_scatter_tensor_coalesced, alltoall_base, all_to_allv, ...: an op's
+  // c10d alias (collectives/) starts them. The halves of a transfer and the barrier are no op.
+  if (const Op* op = OpRegistry::instance().resolve_c10d(compact)) return std::string(op->name());
+  for (std::string_view other : {"send", "recv", "barrier"}) {
+    if (compact.rfind(other, 0) == 0) return std::string(other);
   }
   return lower;
 }

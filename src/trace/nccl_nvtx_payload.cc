@@ -8,21 +8,15 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "collectives/registry.h"
+
 namespace pipebench {
 namespace {
 
-// NCCL's API function names (the range names) and pipebench's op names.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 10> kApi = {
-    {{"ncclAllReduce", "all_reduce"},
-     {"ncclAllGather", "all_gather"},
-     {"ncclReduceScatter", "reduce_scatter"},
-     {"ncclBroadcast", "broadcast"},
-     {"ncclReduce", "reduce"},
-     {"ncclSend", "send"},
-     {"ncclRecv", "recv"},
-     {"ncclAlltoAll", "alltoall"},
-     {"ncclGather", "gather"},
-     {"ncclScatter", "scatter"}}};
+// NCCL's point-to-point calls, the halves of a transfer as the plan names them; the collectives' API
+// names are their ops' aliases (collectives/).
+constexpr std::array<std::pair<std::string_view, std::string_view>, 2> kP2pApi = {
+    {{"ncclSend", "send"}, {"ncclRecv", "recv"}}};
 
 // A byte count as a JSON number, or as text of digits with optional separators ("1,048,576").
 std::optional<std::int64_t> byte_count(const nlohmann::json& v) {
@@ -52,10 +46,11 @@ std::optional<std::int64_t> byte_count(const nlohmann::json& v) {
 }  // namespace
 
 std::optional<std::string> nccl_api_collective(std::string_view range_name) {
-  for (const auto& [api, op] : kApi) {
+  for (const auto& [api, op] : kP2pApi) {
     if (range_name == api) return std::string(op);
   }
-  return std::nullopt;
+  const Op* op = OpRegistry::instance().resolve(OpAlias::kNcclApi, range_name);
+  return op ? std::optional<std::string>(op->name()) : std::nullopt;
 }
 
 std::optional<NcclPayloadRange> parse_nccl_nvtx_range(std::string_view range_name, std::string_view json_text) {
@@ -63,7 +58,8 @@ std::optional<NcclPayloadRange> parse_nccl_nvtx_range(std::string_view range_nam
   if (!op) return std::nullopt;
   NcclPayloadRange out;
   out.op = std::move(*op);
-  out.per_rank_part = out.op == "all_gather" || out.op == "reduce_scatter";
+  const Op* known = OpRegistry::instance().get(out.op);
+  out.per_rank_part = known && known->nccl_count_is_rank_part();
   if (json_text.empty()) return out;
   const auto doc = nlohmann::json::parse(json_text.begin(), json_text.end(), nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) return out;

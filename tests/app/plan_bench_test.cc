@@ -64,7 +64,7 @@ std::string temp_dir() {
 TEST(PlanBench, SendsBecomeTransfersOfTheTransferOp) {
   const auto points = distinct_plan_points(two_rank_plan(), "");
   ASSERT_EQ(points.size(), 2u);
-  const std::string transfer(OpRegistry::instance().plan_transfer_op().name());
+  const std::string transfer(OpRegistry::instance().transfer_op().name());
   EXPECT_EQ(points[0].op, transfer);
   EXPECT_TRUE(points[0].forward && points[0].backward);   // 1 KiB both ways
   EXPECT_TRUE(points[1].forward && !points[1].backward);  // 4 KiB one way

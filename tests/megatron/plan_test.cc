@@ -639,12 +639,11 @@ TEST(MegatronPlan, MoeParametersAndExpertGradientsOnTheExpertDpGroup) {
 namespace pipebench {
 namespace {
 
-// Megatron's collectives work on one buffer (grad buffers, main_grad, get_batch's tensors, TP outputs);
-// MoE's dispatch and CP's ring move between tensors; P2P is never a collective in place.
-TEST(MegatronPlan, CollectivesAreIssuedInPlaceExceptAllToAllAndTheRing) {
-  for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast"})
-    EXPECT_TRUE(issued_in_place(op)) << op;
-  for (const char* op : {"alltoall", "sendrecv", "send", "recv", "pair"}) EXPECT_FALSE(issued_in_place(op)) << op;
+// The plan's P2P halves are send and recv; everything else it emits is a collective.
+TEST(MegatronPlan, SendAndRecvAreItsP2pHalves) {
+  EXPECT_TRUE(is_p2p("send"));
+  EXPECT_TRUE(is_p2p("recv"));
+  for (const char* op : {"sendrecv", "pair", "all_reduce", "Send", ""}) EXPECT_FALSE(is_p2p(op)) << op;
 }
 
 }  // namespace
