@@ -571,7 +571,9 @@ std::vector<PlannedSchedule> selected_schedules(const Plan& plan, const Schedule
         out.push_back({id, base, true});
     }
   }
-  // A schedule file runs on the messages of the plan's schedule with its v: 1F1B's, or interleaved's.
+  // A schedule file runs on the messages of the plan's schedule with its v: 1F1B's, or interleaved's; beside
+  // a --schedule that picks none of the plan's, it is not run either (the caller names what is missing).
+  if (out.empty() && !selection.all()) return out;
   for (const ScheduleId& file : selection.files) {
     const Schedule* on = nullptr;
     for (const auto& s : plan.schedules) {

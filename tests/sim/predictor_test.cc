@@ -400,6 +400,10 @@ TEST(Predictor, AScheduleFileNeedsThePlansScheduleOfItsV) {
   ASSERT_EQ(p.schedules.size(), 2u);
   EXPECT_EQ(p.schedules[1].id.key(), "file:looped:v2");
   EXPECT_GT(p.schedules[1].iteration_ms, 0);
+  // Beside a --schedule that picks none of the plan's, the file is not run alone: the missing one is named.
+  EXPECT_THROW((void)predict(plan, AssumedCost(5, 10), make_compute_model(plan, c), false, false, "interleaved:v3",
+                             nullptr, {looped}),
+               UsageError);
   const auto one_v = plan_json(std::string(kModel) + " --num-layers-per-virtual-pipeline-stage 2");  // v 2 only
   EXPECT_NO_THROW(
       (void)predict(one_v, AssumedCost(5, 10), make_compute_model(one_v, c), false, false, "1f1b", nullptr, {looped}));
