@@ -28,6 +28,7 @@
 #include "report/prediction_report.h"
 #include "report/results_json.h"
 #include "schedule/activation_memory.h"
+#include "schedule/schedule_file.h"
 #include "sim/layer_gemms.h"
 #include "sim/verdict.h"
 #include "topology/discovery.h"
@@ -278,7 +279,10 @@ int predict_and_print(const PredictOptions& o) {
   if (models != 1) {
     throw UsageError("communication costs: give exactly one of --table RESULTS.json, --link-gbps GBPS, --zero-comm");
   }
-  require_distinct_files({{"--plan", o.plan_path}, {"--table", o.table_path}, {"--topology", o.topology_path}},
+  require_distinct_files({{"--plan", o.plan_path},
+                          {"--table", o.table_path},
+                          {"--topology", o.topology_path},
+                          {"--schedule-file", o.schedule_file}},
                          {{"--json", o.json_path}});
   const Plan plan = load_plan("--plan", o.plan_path);
   std::string cost_text;
@@ -296,8 +300,11 @@ int predict_and_print(const PredictOptions& o) {
     use_measured_backward(compute, m.dgrad_ms, m.wgrad_ms, o.w_share_given);
     measured_note = note.str();
   }
+  std::vector<ScheduleId> files;
+  if (!o.schedule_file.empty())
+    files.push_back(load_schedule_file("--schedule-file", o.schedule_file, plan.layout.pp, plan.layout.microbatches));
   const ComputeModel compute_model = make_compute_model(plan, compute);
-  Prediction p = predict(plan, *costs, compute_model, o.shared_path, !o.trace_dir.empty(), o.schedule, &paths);
+  Prediction p = predict(plan, *costs, compute_model, o.shared_path, !o.trace_dir.empty(), o.schedule, &paths, files);
   p.w_share = compute_model.w_share;
   add_memory_notes(plan, p);
   if (o.measure_compute) p.compute_source = "measured with cuBLAS on GPU 0 (--measure-compute)";
@@ -381,6 +388,8 @@ void PredictCommand::add_options(CLI::App& sub) {
   sub.add_flag("--shared-path", o_.shared_path, "every pipeline pair shares one path (no GPU P2P)");
   add_compute_options(sub);
   sub.add_option("--schedule", o_.schedule, "only this schedule (1f1b, interleaved, interleaved:v4, gpipe, zb-h1)");
+  sub.add_option("--schedule-file", o_.schedule_file,
+                 "also this schedule: per-rank actions in PyTorch pipelining's CSV (0F3,1I2,0W1,...)");
   sub.add_option("--trace", o_.trace_dir, "write one Chrome trace per schedule into this folder");
   sub.add_option("--json", o_.json_path, "write the prediction JSON here");
   sub.add_option("--replay", o_.replay_path,

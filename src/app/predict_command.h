@@ -12,7 +12,8 @@ namespace pipebench {
 
 struct PredictOptions {
   std::string plan_path, table_path, schedule, trace_dir, json_path;
-  std::string replay_path;  // --replay: the band of the verdict from this replay's measured error
+  std::string schedule_file;  // --schedule-file: predicted beside `schedule`'s (schedule/schedule_file.h)
+  std::string replay_path;    // --replay: the band of the verdict from this replay's measured error
   double link_gbps = 0, link_latency_us = 0;
   bool zero_comm = false, shared_path = false;
   bool measure_compute = false;          // time the layer's GEMMs with cuBLAS on GPU 0

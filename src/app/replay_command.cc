@@ -30,6 +30,7 @@
 #include "replay/plan_jobs.h"
 #include "replay/replay.h"
 #include "report/results_json.h"
+#include "schedule/schedule_file.h"
 #include "sim/compute_model.h"
 #include "sim/cost_model.h"
 #include "sim/layer_gemms.h"
@@ -57,6 +58,8 @@ class ReplayCommand final : public Subcommand {
     sub.add_option("--plan", plan_path_, "the plan (pipebench plan --json)")->required();
     sub.add_option("--schedule", o_.schedule, "all, 1f1b, interleaved, interleaved:vN, gpipe or zb-h1")
         ->capture_default_str();
+    sub.add_option("--schedule-file", schedule_file_,
+                   "also this schedule: per-rank actions in PyTorch pipelining's CSV (0F3,1I2,0W1,...)");
     // The ranges of predict's flags (predict_command.cc), so that both commands take the same values.
     sub.add_option("--fwd-ms-per-layer", o_.compute.fwd_ms_per_layer, "forward time per layer and microbatch")
         ->check(checks::positive(checks::kMaxLayerMs));
@@ -119,6 +122,7 @@ class ReplayCommand final : public Subcommand {
   void measure_compute(const World& world, const Plan& plan);
 
   std::string plan_path_, table_path_, json_path_, trace_dir_, backend_ = "auto", compute_kind_ = "spin";
+  std::string schedule_file_;
   bool measure_compute_ = false, w_share_given_ = false, no_predict_ = false, gpu_flags_ = false, quiet_ = false;
   std::string temp_table_;
   int compute_sms_ = 0;
@@ -138,7 +142,9 @@ std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const 
     c.reps = 5;
     c.warmup = 3;
     c.quiet = quiet_;
-    c.plan_schedule = o_.schedule == "all" || o_.schedule == "gpipe" ? "" : o_.schedule;
+    // A schedule file runs on the messages of the plan's schedule of its v: every schedule's are timed.
+    const bool every = o_.schedule == "all" || o_.schedule == "gpipe" || !o_.schedule_files.empty();
+    c.plan_schedule = every ? "" : o_.schedule;
     c.json_path = json_path_.empty() ? (std::filesystem::temp_directory_path() /
                                         ("pipebench-replay-table-" + std::to_string(::getpid()) + ".json"))
                                            .string()
@@ -158,7 +164,7 @@ std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const 
       const MeasuredCost costs(results.records, RankClassMap{}, table);
       // With its task starts (keep_trace): the replay is held against it task by task (replay/task_drift.h).
       p = std::make_unique<Prediction>(predict(plan, costs, make_compute_model(plan, o_.compute), false, true,
-                                               o_.schedule == "all" ? "" : o_.schedule, nullptr));
+                                               o_.schedule == "all" ? "" : o_.schedule, nullptr, o_.schedule_files));
     } catch (const ModelError& e) {
       error = with_flags(e, {table, o_.schedule == "all" ? "" : o_.schedule}).what();
     } catch (const UsageError& e) {
@@ -228,9 +234,14 @@ int ReplayCommand::run(const World* wp) {
     throw UsageError(
         "--compute/--compute-sms: GPU compute needs the NCCL backend (MPI computes by sleeping on the host)");
   }
+  if (!schedule_file_.empty()) {
+    o_.schedule_files = {
+        load_schedule_file("--schedule-file", schedule_file_, plan.layout.pp, plan.layout.microbatches)};
+  }
   if (measure_compute_) measure_compute(world, plan);
   // A bad schedule or compute fails here, before any timing.
-  const auto schedules = static_cast<std::int64_t>(plan_jobs(plan, o_.compute, world.rank(), o_.schedule).jobs.size());
+  const auto schedules =
+      static_cast<std::int64_t>(plan_jobs(plan, o_.compute, world.rank(), o_.schedule, o_.schedule_files).jobs.size());
   o_.compute_kind = kind == BackendKind::kMpi ? "host-sleep" : compute_kind_;
   o_.keep_timeline = !trace_dir_.empty();
   ReplayComputeOptions rco;

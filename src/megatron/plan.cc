@@ -13,6 +13,7 @@
 #include "megatron/layer_comm.h"
 #include "megatron/p2p_calls.h"
 #include "megatron/param_count.h"
+#include "schedule/schedule_file.h"
 #include "schedule/schedule_registry.h"
 
 namespace pipebench {
@@ -561,18 +562,41 @@ std::vector<PlannedSchedule> selected_schedules(const Plan& plan, const Schedule
     if (s.id.is_baseline()) base = &s;
     if (selection.matches(s.id)) out.push_back({s.id, &s, false});
   }
-  if (!base) return out;
-  for (const auto& name : ScheduleRegistry::instance().names()) {
-    const ScheduleId id{name, 1};
-    if (ScheduleRegistry::instance().find("schedule", name).reference() && selection.matches(id))
-      out.push_back({id, base, true});
+  if (base) {
+    for (const auto& name : ScheduleRegistry::instance().names()) {
+      const ScheduleId id{name, 1};
+      if (ScheduleRegistry::instance().find("schedule", name).reference() && selection.matches(id))
+        out.push_back({id, base, true});
+    }
+  }
+  // A schedule file runs on the messages of the plan's schedule with its v: 1F1B's, or interleaved's; beside
+  // a --schedule that picks none of the plan's, it is not run either (the caller names what is missing).
+  if (out.empty() && !selection.all()) return out;
+  for (const ScheduleId& file : selection.files) {
+    const Schedule* on = nullptr;
+    for (const auto& s : plan.schedules) {
+      if (s.id.v == file.v && (file.v == 1 ? s.id.is_baseline() : schedule_generator(s.id).interleaves())) on = &s;
+    }
+    if (!on) {
+      std::string valid;
+      for (int v : plan.valid_v) valid += (valid.empty() ? "" : ", ") + std::to_string(v);
+      throw UsageError(schedule_file_source(file) + ": its " + std::to_string(file.v * plan.layout.pp) +
+                       " stages are " + std::to_string(file.v) +
+                       " model chunks per rank, but the plan has no schedule "
+                       "with v " +
+                       std::to_string(file.v) + " (it has " + schedule_names(plan) +
+                       "; valid v for the "
+                       "model: " +
+                       (valid.empty() ? "none" : valid) + ")");
+    }
+    out.push_back({file, on, true});
   }
   return out;
 }
 
 std::string schedule_names(const Plan& plan) {
   std::string names;
-  for (const auto& p : selected_schedules(plan, {})) names += (names.empty() ? "" : ", ") + p.id.key();
+  for (const auto& p : selected_schedules(plan, ScheduleSelection{})) names += (names.empty() ? "" : ", ") + p.id.key();
   return names;
 }
 

@@ -70,13 +70,15 @@ struct Plan {
 
 // A schedule a command runs: one of the plan's, or a reference (GPipe) on the 1F1B schedule's messages.
 struct PlannedSchedule {
-  ScheduleId id;
+  ScheduleId id;                       // a schedule file's carries its generator
   const Schedule* schedule = nullptr;  // the plan's schedule whose warm-up, params and messages it uses
   bool reference = false;
 };
 
 // The schedules of `plan` that `selection` picks: the plan's in order, then every reference generator's on
-// the plan's 1F1B schedule. Empty when none matches.
+// the plan's 1F1B schedule, then the selection's schedule files (references) on the plan's schedule of
+// their v (1F1B, or interleaved). Empty when none matches. Throws UsageError for a schedule file whose v
+// the plan has no schedule for.
 [[nodiscard]] std::vector<PlannedSchedule> selected_schedules(const Plan& plan, const ScheduleSelection& selection);
 
 // "1f1b, interleaved:v2, gpipe": every schedule a selection can pick from `plan`.

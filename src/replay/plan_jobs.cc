@@ -134,7 +134,8 @@ ReplayCollOp replay_coll_op(const std::string& op) {
   throw UsageError("--plan: unknown collective op '" + op + "'");
 }
 
-PlanJobs plan_jobs(const Plan& plan, const ComputeOptions& c, int global_rank, const std::string& schedule) {
+PlanJobs plan_jobs(const Plan& plan, const ComputeOptions& c, int global_rank, const std::string& schedule,
+                   const std::vector<ScheduleId>& schedule_files) {
   if (!usable(c.fwd_ms_per_layer) || !usable(c.bwd_ms_per_layer) || !usable(c.tflops) || !usable(c.optimizer_ms)) {
     throw UsageError("--fwd-ms-per-layer/--bwd-ms-per-layer/--tflops/--optimizer-ms: must be finite and not negative");
   }
@@ -150,7 +151,8 @@ PlanJobs plan_jobs(const Plan& plan, const ComputeOptions& c, int global_rank, c
   if (pp_ranks.empty())
     throw UsageError("--plan: rank " + std::to_string(global_rank) + " is in no pipeline group of the plan");
   std::set<std::vector<int>> groups;
-  const ScheduleSelection selection = parse_schedule_selection("--schedule", schedule);
+  ScheduleSelection selection = parse_schedule_selection("--schedule", schedule);
+  selection.files = schedule_files;
   for (const PlannedSchedule& p : selected_schedules(plan, selection)) {
     Schedule reference;
     if (p.reference) {

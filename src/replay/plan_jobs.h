@@ -22,8 +22,9 @@ struct PlanJobs {
 // schedule: "" or "all" for every schedule (1F1B, each interleaved v, GPipe as reference), else
 // 1f1b | interleaved | interleaved:vN | gpipe. Throws UsageError for an unknown schedule or v, a plan
 // without this rank, or compute that is not positive and finite.
+// schedule_files (schedule/schedule_file.h) run after the selected schedules, as references.
 [[nodiscard]] PlanJobs plan_jobs(const Plan& plan, const ComputeOptions& compute, int global_rank,
-                                 const std::string& schedule);
+                                 const std::string& schedule, const std::vector<ScheduleId>& schedule_files = {});
 
 [[nodiscard]] ReplayCollOp replay_coll_op(const std::string& op);
 

@@ -212,7 +212,7 @@ ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const Plan& plan
                      std::to_string(world.size()) + " were launched (mpirun -np " + std::to_string(plan_world) + ")");
   }
   if (o.iterations < 1) throw UsageError("--iterations " + std::to_string(o.iterations) + ": must be at least 1");
-  PlanJobs pj = plan_jobs(plan, o.compute, world.rank(), o.schedule);
+  PlanJobs pj = plan_jobs(plan, o.compute, world.rank(), o.schedule, o.schedule_files);
   std::vector<int> ids;
   for (const auto& g : pj.all_groups) ids.push_back(rt.add_group(g));
   const auto predicted = share_prediction(world, pj.jobs, prediction);

@@ -53,6 +53,7 @@ struct ReplayResult {
 
 struct ReplayOptions {
   std::string schedule = "all";
+  std::vector<ScheduleId> schedule_files;  // --schedule-file: replayed after `schedule`'s
   ComputeOptions compute;
   std::string compute_kind = "host-sleep";  // for the JSON: host-sleep | spin | gemm
   int iterations = 5;

@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "core/error.h"
+#include "schedule/schedule_file.h"
 #include "schedule/schedule_registry.h"
 
 namespace pipebench {
@@ -32,6 +33,11 @@ ScheduleSelection parse_schedule_selection(std::string_view flag, std::string_vi
 }
 
 std::string schedule_id_problem(const std::string& name, int v) {
+  if (is_file_schedule_name(name)) {
+    if (v >= 1 && v <= kMaxVirtualStages) return "";
+    return "schedule " + name + " with v " + std::to_string(v) + " (v from 1 to " + std::to_string(kMaxVirtualStages) +
+           ")";
+  }
   const ScheduleRegistry& registry = ScheduleRegistry::instance();
   const ScheduleGenerator* g = registry.find_or_null(name);
   if (!g) {

@@ -4,19 +4,31 @@
 // files' matching ("interleaved:v2"), label() in tables and reports ("interleaved v=2").
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace pipebench {
 
+class ScheduleGenerator;
+
 struct ScheduleId {
-  std::string name = "1f1b";  // a registered generator: "1f1b", "interleaved", "gpipe"
+  std::string name = "1f1b";  // a registered generator: "1f1b", "interleaved", "gpipe"; "file:STEM"
   int v = 1;                  // model chunks per pipeline rank
+  // The generator of a schedule read from a file (schedule_file.h), which no registry holds; null for a
+  // registered one. Not part of the identity: name and v are.
+  std::shared_ptr<const ScheduleGenerator> generator = nullptr;
 
   [[nodiscard]] std::string key() const { return v > 1 ? name + ":v" + std::to_string(v) : name; }
   [[nodiscard]] std::string label() const { return v > 1 ? name + " v=" + std::to_string(v) : name; }
-  // Chrome trace file names (predict trace-<stem>.json, replay replay-<stem>.json): "1f1b-v1".
-  [[nodiscard]] std::string file_stem() const { return name + "-v" + std::to_string(v); }
+  // Chrome trace file names (predict trace-<stem>.json, replay replay-<stem>.json): "1f1b-v1"; a schedule
+  // file's "file:a" as "file-a-v1".
+  [[nodiscard]] std::string file_stem() const {
+    std::string stem = name;
+    for (char& c : stem) c = c == ':' ? '-' : c;
+    return stem + "-v" + std::to_string(v);
+  }
   [[nodiscard]] bool is_baseline() const { return name == "1f1b"; }  // speed-ups are against it
   friend bool operator==(const ScheduleId& a, const ScheduleId& b) { return a.name == b.name && a.v == b.v; }
   friend bool operator!=(const ScheduleId& a, const ScheduleId& b) { return !(a == b); }
@@ -26,10 +38,11 @@ struct ScheduleId {
 };
 
 // What a --schedule value selects: every schedule ("" or "all"), every v of one generator ("interleaved"),
-// or one schedule ("interleaved:v4").
+// or one schedule ("interleaved:v4"); and, beside them, the schedules of --schedule-file.
 struct ScheduleSelection {
-  std::string name;  // "": every schedule
-  int v = 0;         // 0: every v of `name`
+  std::string name;                    // "": every schedule
+  int v = 0;                           // 0: every v of `name`
+  std::vector<ScheduleId> files = {};  // read by load_schedule_file (schedule_file.h)
 
   [[nodiscard]] bool all() const { return name.empty(); }
   [[nodiscard]] bool matches(const ScheduleId& id) const {

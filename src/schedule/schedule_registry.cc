@@ -40,6 +40,7 @@ std::vector<std::string> ScheduleRegistry::names() const {
 }
 
 const ScheduleGenerator& schedule_generator(const ScheduleId& id) {
+  if (id.generator) return *id.generator;
   return ScheduleRegistry::instance().find("schedule", id.name);
 }
 

@@ -43,7 +43,8 @@ class ScheduleRegistry {
   std::vector<std::unique_ptr<ScheduleGenerator>> generators_;
 };
 
-// The generator of id. Throws UsageError for an unregistered name.
+// The generator of id: its own (a schedule file's), else the registered one of its name. Throws UsageError
+// for an unregistered name.
 [[nodiscard]] const ScheduleGenerator& schedule_generator(const ScheduleId& id);
 
 namespace detail {

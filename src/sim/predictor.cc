@@ -523,7 +523,8 @@ PathModel path_model(const RankTopology& t) {
 }
 
 Prediction predict(const Plan& plan, const CostModel& costs, const ComputeModel& compute, bool shared_path,
-                   bool keep_trace, const std::string& filter, const PathModel* paths) {
+                   bool keep_trace, const std::string& filter, const PathModel* paths,
+                   const std::vector<ScheduleId>& schedule_files) {
   if (plan.layout.pp_groups.empty() || plan.schedules.empty())
     throw UsageError("plan without pipeline groups or schedules");
   Context cx{plan, compute, costs, shared_path, paths, plan.layout.pp_groups.front(), {}, {}, {}, {}, {}};
@@ -531,7 +532,8 @@ Prediction predict(const Plan& plan, const CostModel& costs, const ComputeModel&
   out.fwd_ms_per_layer = compute.fwd_ms_per_layer;
   out.bwd_ms_per_layer = compute.bwd_ms_per_layer;
   out.compute_source = compute.source;
-  const ScheduleSelection selection = parse_schedule_selection("--schedule", filter);
+  ScheduleSelection selection = parse_schedule_selection("--schedule", filter);
+  selection.files = schedule_files;
   // The break-even of the last interleaved v (the most tasks: with v 2, 4 and 8 about half of all the
   // simulation) is searched on a second thread while this one simulates the schedules and searches the
   // others; its answer or error is taken last, where the one-thread order had it.

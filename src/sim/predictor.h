@@ -71,9 +71,10 @@ struct Prediction {
 
 // Throws UsageError for missing measurements or an unknown schedule_filter ("1f1b", "interleaved",
 // "interleaved:vN", "gpipe"; "" for all). paths: optional topology paths (transfers sharing a link
-// compete); shared_path puts every pair on one.
+// compete); shared_path puts every pair on one. schedule_files (schedule/schedule_file.h) are predicted
+// beside the filter's schedules, as references.
 [[nodiscard]] Prediction predict(const Plan& plan, const CostModel& costs, const ComputeModel& compute,
                                  bool shared_path, bool keep_trace, const std::string& schedule_filter,
-                                 const PathModel* paths = nullptr);
+                                 const PathModel* paths = nullptr, const std::vector<ScheduleId>& schedule_files = {});
 
 }  // namespace pipebench

@@ -13,6 +13,7 @@
 #include "io/prediction_io.h"
 #include "io/results_io.h"
 #include "megatron/plan.h"
+#include "schedule/schedule_file.h"
 #include "sim/model_error.h"
 
 namespace pipebench {
@@ -325,6 +326,101 @@ TEST(Predictor, GradientReductionsThatShareAResourceLengthenTheIteration) {
     return longest;
   }();
   EXPECT_LE(slow.schedules[0].iteration_ms, base.schedules[0].iteration_ms + 3.0 * static_cast<double>(dp_alone) / 1e6);
+}
+
+// A schedule file that lists 1F1B's (ZB-H1's) order, written by hand for p 4 and m 8, is predicted exactly as
+// the built-in schedule on links that cost something: the same iteration and the same per-rank results.
+void expect_file_predicted_as(const std::string& file, const std::string& builtin) {
+  const auto plan = plan_json(kModel);  // p 4, m 8
+  ASSERT_EQ(plan.layout.pp, 4);
+  ASSERT_EQ(plan.layout.microbatches, 8);
+  ComputeOptions c;
+  c.fwd_ms_per_layer = 1;
+  c.bwd_ms_per_layer = 2;
+  const ScheduleId id = load_schedule_file("--schedule-file", TEST_DATA_DIR "/schedule/" + file, 4, 8);
+  const Prediction p =
+      predict(plan, AssumedCost(0.5, 20), make_compute_model(plan, c), false, false, builtin, nullptr, {id});
+  ASSERT_EQ(p.schedules.size(), 2u);
+  const SchedulePrediction &a = p.schedules[0], &b = p.schedules[1];
+  EXPECT_EQ(a.id.name, builtin);
+  EXPECT_EQ(b.id.key(), id.name);
+  EXPECT_TRUE(b.reference);
+  EXPECT_EQ(a.sim.iteration, b.sim.iteration);
+  ASSERT_EQ(a.sim.ranks.size(), 4u);
+  ASSERT_EQ(b.sim.ranks.size(), 4u);
+  SimTime exposed = 0;
+  for (std::size_t r = 0; r < 4; ++r) {
+    const RankResult &x = a.sim.ranks[r], &y = b.sim.ranks[r];
+    EXPECT_EQ(x.end, y.end) << r;
+    EXPECT_EQ(x.compute, y.compute) << r;
+    EXPECT_EQ(x.blocked, y.blocked) << r;
+    EXPECT_EQ(x.waiting, y.waiting) << r;
+    EXPECT_EQ(x.comm_busy, y.comm_busy) << r;
+    EXPECT_EQ(x.p2p_bytes_out, y.p2p_bytes_out) << r;
+    EXPECT_EQ(x.p2p_messages_out, y.p2p_messages_out) << r;
+    exposed += x.blocked;
+  }
+  EXPECT_GT(exposed, 0);  // the links cost time, so the calls' grouping matters
+  EXPECT_EQ(a.dominant.what, b.dominant.what);
+  EXPECT_DOUBLE_EQ(a.bubble_sim, b.bubble_sim);
+}
+
+TEST(Predictor, AOneFOneBScheduleFileIsPredictedAsTheBuiltInOneFOneB) {
+  expect_file_predicted_as("1f1b_p4_m8.csv", "1f1b");
+  expect_file_predicted_as("1f1b_p4_m8_comms.csv", "1f1b");
+}
+
+TEST(Predictor, AZbH1ScheduleFileIsPredictedAsTheBuiltInZbH1) { expect_file_predicted_as("zb_h1_p4_m8.csv", "zb-h1"); }
+
+// A schedule file with two chunks per rank runs on the plan's interleaved messages; a plan without that v
+// is named in one line.
+TEST(Predictor, AScheduleFileNeedsThePlansScheduleOfItsV) {
+  const auto plan = plan_json(kModel);
+  ComputeOptions c;
+  c.fwd_ms_per_layer = 1;
+  // Megatron's interleaved order without its 1F1B phase: groups of p microbatches, chunk-major.
+  std::string rows;
+  for (int r = 0; r < 4; ++r) {
+    std::string row;
+    for (const char* pass : {"F", "B"}) {
+      for (int group = 0; group < 8; group += 4) {
+        for (int chunk = 0; chunk < 2; ++chunk) {
+          const int stage = *pass == 'F' ? r + 4 * chunk : r + 4 * (1 - chunk);
+          for (int mb = group; mb < group + 4; ++mb) row += std::to_string(stage) + pass + std::to_string(mb) + ",";
+        }
+      }
+    }
+    row.back() = '\n';
+    rows += row;
+  }
+  const ScheduleId looped = schedule_from_csv("--schedule-file looped.csv", rows, "looped", 4, 8);
+  ASSERT_EQ(looped.v, 2);
+  const Prediction p =
+      predict(plan, AssumedCost(5, 10), make_compute_model(plan, c), false, false, "1f1b", nullptr, {looped});
+  ASSERT_EQ(p.schedules.size(), 2u);
+  EXPECT_EQ(p.schedules[1].id.key(), "file:looped:v2");
+  EXPECT_GT(p.schedules[1].iteration_ms, 0);
+  // Beside a --schedule that picks none of the plan's, the file is not run alone: the missing one is named.
+  EXPECT_THROW((void)predict(plan, AssumedCost(5, 10), make_compute_model(plan, c), false, false, "interleaved:v3",
+                             nullptr, {looped}),
+               UsageError);
+  const auto one_v = plan_json(std::string(kModel) + " --num-layers-per-virtual-pipeline-stage 2");  // v 2 only
+  EXPECT_NO_THROW(
+      (void)predict(one_v, AssumedCost(5, 10), make_compute_model(one_v, c), false, false, "1f1b", nullptr, {looped}));
+  const auto no_v = plan_json(
+      "--num-layers 12 --hidden-size 1024 --num-attention-heads 16 --seq-length 256 --max-position-embeddings 256 "
+      "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 4 --bf16 --vocab-size 1000 "
+      "--world-size 4 --num-layers-per-virtual-pipeline-stage 3");  // 3 layers per rank: v 1 or 3
+  try {
+    (void)predict(no_v, AssumedCost(5, 10), make_compute_model(no_v, c), false, false, "", nullptr, {looped});
+    ADD_FAILURE() << "a v the plan has no schedule for was predicted";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--schedule-file looped.csv: its 8 stages are 2 model chunks per rank, but "
+                                          "the plan has no schedule with v 2 (it has 1f1b, ",
+                                          0),
+              0u)
+        << e.what();
+  }
 }
 
 }  // namespace
