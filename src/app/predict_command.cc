@@ -380,7 +380,8 @@ void PredictCommand::add_options(CLI::App& sub) {
                "with --table: use a measured group of the same class when the exact one is missing");
   sub.add_flag("--shared-path", o_.shared_path, "every pipeline pair shares one path (no GPU P2P)");
   add_compute_options(sub);
-  sub.add_option("--schedule", o_.schedule, "only this schedule (1f1b, interleaved, interleaved:v4, gpipe, zb-h1)");
+  sub.add_option("--schedule", o_.schedule,
+                 "only this schedule (1f1b, interleaved, interleaved:v4, gpipe, zb-h1, zb-h2, zbv, interleaved-zb)");
   sub.add_option("--trace", o_.trace_dir, "write one Chrome trace per schedule into this folder");
   sub.add_option("--json", o_.json_path, "write the prediction JSON here");
   sub.add_option("--replay", o_.replay_path,

@@ -55,7 +55,8 @@ class ReplayCommand final : public Subcommand {
 
   void add_options(CLI::App& sub) override {
     sub.add_option("--plan", plan_path_, "the plan (pipebench plan --json)")->required();
-    sub.add_option("--schedule", o_.schedule, "all, 1f1b, interleaved, interleaved:vN, gpipe or zb-h1")
+    sub.add_option("--schedule", o_.schedule,
+                   "all, 1f1b, interleaved, interleaved:vN, gpipe, zb-h1, zb-h2, zbv or interleaved-zb[:vN]")
         ->capture_default_str();
     // The ranges of predict's flags (predict_command.cc), so that both commands take the same values.
     sub.add_option("--fwd-ms-per-layer", o_.compute.fwd_ms_per_layer, "forward time per layer and microbatch")
