@@ -81,7 +81,7 @@ std::vector<PlanPoint> distinct_plan_points(const Plan& plan, const std::string&
   std::map<Key, PlanPoint> points;
   std::map<TransferKey, PlanPoint> batch_points;
   bool matched = false;
-  // A reference schedule (GPipe) runs on the 1F1B schedule's messages: each plan schedule's points once.
+  // A reference schedule (GPipe, zero-bubble) runs on a plan schedule's messages: each plan schedule's points once.
   std::set<const Schedule*> timed;
   for (const PlannedSchedule& p : selected_schedules(plan, parse_schedule_selection("--schedule", schedule))) {
     if (!timed.insert(p.schedule).second) continue;

@@ -56,7 +56,8 @@ class ReplayCommand final : public Subcommand {
 
   void add_options(CLI::App& sub) override {
     sub.add_option("--plan", plan_path_, "the plan (pipebench plan --json)")->required();
-    sub.add_option("--schedule", o_.schedule, "all, 1f1b, interleaved, interleaved:vN, gpipe or zb-h1")
+    sub.add_option("--schedule", o_.schedule,
+                   "all, 1f1b, interleaved, interleaved:vN, gpipe, zb-h1, zb-h2, zbv or interleaved-zb[:vN]")
         ->capture_default_str();
     sub.add_option("--schedule-file", schedule_file_,
                    "also this schedule: per-rank actions in PyTorch pipelining's CSV (0F3,1I2,0W1,...)");

@@ -262,12 +262,15 @@ class MpiReplayRuntime final : public ReplayRuntime {
     }
   }
 
-  // One send and one receive buffer, grown to the largest message (contents are not checked).
+  // One send and one receive buffer, grown to the largest message (contents are not checked). A buffer that
+  // asynchronous P2P may still use when a larger message comes (a schedule whose sends are waited for at the
+  // end of the iteration, with collectives in between) is kept until nothing is pending.
   void* buffer(std::int64_t bytes, bool send) {
+    if (pending_.empty()) retired_.clear();
     auto& b = send ? send_buf_ : recv_buf_;
     if (static_cast<std::int64_t>(b.size()) < bytes) {
-      if (!pending_.empty()) throw Error("replay: a larger message while asynchronous P2P is in flight");
-      b.resize(static_cast<std::size_t>(bytes));
+      if (!pending_.empty()) retired_.push_back(std::move(b));
+      b.assign(static_cast<std::size_t>(bytes), 0);
     }
     return b.data();
   }
@@ -306,6 +309,7 @@ class MpiReplayRuntime final : public ReplayRuntime {
   std::vector<ReplaySpan> spans_;
   std::int64_t origin_ns_ = 0;
   std::vector<char> send_buf_, recv_buf_;
+  std::vector<std::vector<char>> retired_;  // grown-out buffers that pending P2P may still use
   int old_nice_ = 0, old_policy_ = 0;
   sched_param old_param_{};
   bool reniced_ = false, realtime_ = false;

@@ -29,6 +29,7 @@ ScheduleShape megatron_shape(const MegatronArgs& a, const Layout& l, const Sched
   s.v = id.v;
   s.m = l.microbatches;
   s.overlap_p2p = a.overlap_p2p;
+  s.placement = schedule_generator(id).placement();
   for (int r = 0; r < l.pp; ++r) s.warmup.push_back(warmup_microbatches(a, l, id.v, r));
   s.table = forward_table(a, l, id.v);
   return s;

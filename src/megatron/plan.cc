@@ -562,11 +562,21 @@ std::vector<PlannedSchedule> selected_schedules(const Plan& plan, const Schedule
     if (s.id.is_baseline()) base = &s;
     if (selection.matches(s.id)) out.push_back({s.id, &s, false});
   }
+  // A reference with one chunk per rank runs on the 1F1B schedule; one that interleaves on each interleaved
+  // schedule of the plan, with its v.
   if (base) {
     for (const auto& name : ScheduleRegistry::instance().names()) {
-      const ScheduleId id{name, 1};
-      if (ScheduleRegistry::instance().find("schedule", name).reference() && selection.matches(id))
-        out.push_back({id, base, true});
+      const ScheduleGenerator& g = ScheduleRegistry::instance().find("schedule", name);
+      if (!g.reference()) continue;
+      if (!g.interleaves()) {
+        if (selection.matches({name, 1})) out.push_back({{name, 1}, base, true});
+        continue;
+      }
+      for (const auto& s : plan.schedules) {
+        const ScheduleId id{name, s.id.v};
+        if (s.id.v > 1 && (g.chunks() == 0 || g.chunks() == s.id.v) && selection.matches(id))
+          out.push_back({id, &s, true});
+      }
     }
   }
   // A schedule file runs on the messages of the plan's schedule with its v: 1F1B's, or interleaved's; beside

@@ -17,13 +17,29 @@ namespace pipebench {
 // gradient (B) and kWeight for the weight gradient (W) of the same microbatch and chunk, later.
 enum class Pass : std::uint8_t { kForward, kBackward, kWeight };
 
+// Which rank runs which virtual stage, a property of the generator (ScheduleGenerator::placement).
+// kLoop: chunk c of rank r is stage c p + r, so the forward wraps from rank p-1 to rank 0 between chunks
+// (Megatron's interleaving, megatron.md §3b). kV (two chunks): rank r holds stage r on chunk 0 and stage
+// 2p-1-r on chunk 1, the forward runs down the ranks and back up, the first and the last stage are on rank
+// 0 and the hand-off between the chunks stays on rank p-1 (Qi et al., ICLR 2024, §6 ZB-V).
+enum class StagePlacement : std::uint8_t { kLoop, kV };
+
+// The virtual stage of chunk c on rank r of p, and the rank of a stage.
+[[nodiscard]] inline int placed_stage(StagePlacement placement, int p, int r, int c) {
+  return placement == StagePlacement::kV && c == 1 ? 2 * p - 1 - r : c * p + r;
+}
+[[nodiscard]] inline int placed_rank(StagePlacement placement, int p, int stage) {
+  return placement == StagePlacement::kV && stage >= p ? 2 * p - 1 - stage : stage % p;
+}
+
 // One op of a call. k is the virtual microbatch: forward k is ScheduleShape::table[k]; backward k (and weight
 // k) is the same microbatch on the mirrored chunk (v-1-c), the order Megatron's backward runs in (§3b).
 struct CallOp {
   bool send = true;
   bool grad = false;  // activation grad (backward) or activation (forward)
   std::int64_t k = 0;
-  // The peer follows: send activation / recv grad -> next stage, recv activation / send grad -> prev.
+  // The peer follows: send activation / recv grad -> next stage, recv activation / send grad -> prev
+  // (ScheduleShape::peer: the rank of that stage).
   [[nodiscard]] bool to_next() const { return send != grad; }
 };
 
@@ -43,12 +59,13 @@ struct Call {
 
 // The schedule's shape on one pipeline: what the generators need to know and nothing about costs.
 struct ScheduleShape {
-  int p = 1;                         // pipeline ranks
-  int v = 1;                         // model chunks per rank
-  std::int64_t m = 1;                // microbatches
-  bool overlap_p2p = true;           // interleaved: async isend/irecv (Megatron's default) or batched calls
-  std::vector<std::int64_t> warmup;  // per pipeline rank: forward steps before the first backward
-  std::vector<std::pair<std::int64_t, int>> table;  // forward virtual microbatch k -> (microbatch, chunk)
+  int p = 1;                // pipeline ranks
+  int v = 1;                // model chunks per rank
+  std::int64_t m = 1;       // microbatches
+  bool overlap_p2p = true;  // interleaved: async isend/irecv (Megatron's default) or batched calls
+  StagePlacement placement = StagePlacement::kLoop;  // the generator's
+  std::vector<std::int64_t> warmup;                  // per pipeline rank: forward steps before the first backward
+  std::vector<std::pair<std::int64_t, int>> table;   // forward virtual microbatch k -> (microbatch, chunk)
 
   [[nodiscard]] std::int64_t steps() const { return static_cast<std::int64_t>(table.size()); }  // m v
   [[nodiscard]] std::int64_t microbatch(std::int64_t k) const { return table[static_cast<std::size_t>(k)].first; }
@@ -57,6 +74,14 @@ struct ScheduleShape {
     return pass == Pass::kForward ? c : v - 1 - c;
   }
   [[nodiscard]] int chunk(const CallOp& op) const { return chunk(op.grad ? Pass::kBackward : Pass::kForward, op.k); }
+  [[nodiscard]] int stage(int r, int c) const { return placed_stage(placement, p, r, c); }
+  [[nodiscard]] int rank_of(int stage) const { return placed_rank(placement, p, stage); }
+  // The pipeline rank an op of rank r goes to or comes from: the rank of the stage after its own (activation
+  // sent, grad received) or before it.
+  [[nodiscard]] int peer(int r, const CallOp& op) const {
+    const int s = stage(r, chunk(op));
+    return rank_of(op.to_next() ? s + 1 : s - 1);
+  }
 };
 
 // The table of a schedule with one chunk per rank: microbatch k on chunk 0, in order.

@@ -26,19 +26,20 @@ class ProgramWriter {
     return c;
   }
 
-  // §2 Peers: only the global first virtual stage (r 0, chunk 0) has no input to receive or grad to send,
-  // only the global last (r p-1, chunk v-1) no output to send or grad to receive.
+  // §2 Peers: only the global first virtual stage has no input to receive or grad to send, only the global
+  // last no output to send or grad to receive (with Megatron's placement r 0 chunk 0 and r p-1 chunk v-1);
+  // a neighbouring stage on this rank (the V placement's turn on rank p-1) takes the tensor without a call.
   void recv_fwd(Call& c, std::int64_t k) const {
-    if (!(r_ == 0 && s_.chunk(Pass::kForward, k) == 0)) add(c, {false, false, k});
+    if (remote(Pass::kForward, k, -1)) add(c, {false, false, k});
   }
   void send_fwd(Call& c, std::int64_t k) const {
-    if (!(r_ == s_.p - 1 && s_.chunk(Pass::kForward, k) == s_.v - 1)) add(c, {true, false, k});
+    if (remote(Pass::kForward, k, +1)) add(c, {true, false, k});
   }
   void recv_bwd(Call& c, std::int64_t k) const {
-    if (!(r_ == s_.p - 1 && s_.chunk(Pass::kBackward, k) == s_.v - 1)) add(c, {false, true, k});
+    if (remote(Pass::kBackward, k, +1)) add(c, {false, true, k});
   }
   void send_bwd(Call& c, std::int64_t k) const {
-    if (!(r_ == 0 && s_.chunk(Pass::kBackward, k) == 0)) add(c, {true, true, k});
+    if (remote(Pass::kBackward, k, -1)) add(c, {true, true, k});
   }
 
   // Passes a call on: a blocking call without ops is no call; an async one gets the next handle (returned,
@@ -56,6 +57,11 @@ class ProgramWriter {
 
  private:
   static void add(Call& c, const CallOp& op) { c.ops[c.nops++] = op; }
+  // Whether the stage `step` after (+1) or before (-1) this rank's stage of pass k exists on another rank.
+  [[nodiscard]] bool remote(Pass pass, std::int64_t k, int step) const {
+    const int to = s_.stage(r_, s_.chunk(pass, k)) + step;
+    return to >= 0 && to < s_.p * s_.v && s_.rank_of(to) != r_;
+  }
 
   const ScheduleShape& s_;
   int r_;

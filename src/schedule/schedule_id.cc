@@ -28,6 +28,9 @@ ScheduleSelection parse_schedule_selection(std::string_view flag, std::string_vi
     throw UsageError(where + "expected " + std::string(name) + ":vN with N from 2 to " +
                      std::to_string(kMaxVirtualStages));
   }
+  if (g.chunks() > 0 && v != g.chunks())
+    throw UsageError(where + std::string(name) + " runs " + std::to_string(g.chunks()) + " chunks per rank (" +
+                     std::string(name) + ":v" + std::to_string(g.chunks()) + ")");
   out.v = v;
   return out;
 }
@@ -45,6 +48,8 @@ std::string schedule_id_problem(const std::string& name, int v) {
     for (const auto& n : registry.names()) list += (list.empty() ? "" : ", ") + n;
     return "schedule '" + name + "' is none of " + list;
   }
+  if (g->chunks() > 0 && v != g->chunks())
+    return "schedule " + name + " with v " + std::to_string(v) + " (its v is " + std::to_string(g->chunks()) + ")";
   if (g->interleaves() ? v < 2 || v > kMaxVirtualStages : v != 1) {
     return "schedule " + name + " with v " + std::to_string(v) + " (" +
            (g->interleaves() ? "v from 2 to " + std::to_string(kMaxVirtualStages) : std::string("its v is 1")) + ")";

@@ -20,6 +20,10 @@ class ScheduleGenerator {
   [[nodiscard]] virtual const char* name() const = 0;  // the --schedule name, "1f1b"
   // Runs several model chunks per rank (v > 1, Megatron's interleaved table); otherwise v is 1.
   [[nodiscard]] virtual bool interleaves() const = 0;
+  // The chunks per rank it always runs (ZB-V: 2), or 0 where it takes any v its kind allows.
+  [[nodiscard]] virtual int chunks() const { return 0; }
+  // Which rank runs which virtual stage (program.h): Megatron's loop unless the generator says otherwise.
+  [[nodiscard]] virtual StagePlacement placement() const { return StagePlacement::kLoop; }
   // A reference Megatron does not run (GPipe): predicted and replayed beside the others on the 1F1B
   // plan's messages, never the verdict's pick, and no batch ids in the plan.
   [[nodiscard]] virtual bool reference() const { return false; }

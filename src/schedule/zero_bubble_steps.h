@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The steps of the handcrafted zero-bubble schedules (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR
-// 2024, §2): 1F1B's order of forwards (F) and activation gradients (B), with each weight gradient (W) split
-// off and deferred. After every B the rank runs the oldest pending W only while more than `deferred` are
-// pending, and the rest after the last B, where they fill the cool-down's bubble. The calls are 1F1B's
-// (Megatron's names), except that a send followed by a W is posted asynchronously and waited for after the
-// W, so the transfer runs while W computes.
+// 2024, §2) and of PyTorch's InterleavedZeroBubble: 1F1B's order of forwards (F) and activation gradients
+// (B) over the shape's virtual microbatches (one per microbatch with one chunk per rank; m v in the order of
+// the forward table with more), with each weight gradient (W) split off and deferred. After every B the rank runs the
+// oldest pending W only while more than `deferred` are pending, and the rest after the last B, where they fill the
+// cool-down's bubble. The calls are 1F1B's (Megatron's names), except that a send followed by a W is posted
+// asynchronously and waited for after the W, so the transfer runs while W computes.
 #pragma once
 
 #include <algorithm>
@@ -17,9 +18,10 @@ namespace pipebench {
 
 class ZeroBubbleWriter {
  public:
-  // warmup: forwards before the first B; deferred: W passes a rank keeps pending in the steady phase.
+  // warmup: forwards before the steady phase (its first step runs one more F, then the first B); deferred: W
+  // passes a rank keeps pending in the steady phase.
   ZeroBubbleWriter(const ScheduleShape& shape, int r, ProgramSink& sink, std::int64_t warmup, std::int64_t deferred)
-      : w_(shape, r, sink), m_(shape.m), warm_(std::min(warmup, shape.m)), deferred_(deferred) {}
+      : w_(shape, r, sink), m_(shape.steps()), warm_(std::min(warmup, shape.steps())), deferred_(deferred) {}
 
   void run() {
     const std::int64_t rest = m_ - warm_;
@@ -69,7 +71,7 @@ class ZeroBubbleWriter {
   }
 
   ProgramWriter w_;
-  std::int64_t m_, warm_, deferred_;
+  std::int64_t m_, warm_, deferred_;  // m_: virtual microbatches (m v)
   std::int64_t b_count_ = 0, w_done_ = 0;
 };
 

@@ -52,13 +52,15 @@ void sort_messages(const Schedule& s, const CostModel& costs, ScheduleBuild& b) 
   }
 }
 
-// Compute per microbatch step: layers_per_chunk layers, plus the output layer on the last stage's last
-// chunk (backward twice its forward), plus `extra_ms` spread 1/3 forward, 2/3 backward. Where the schedule
-// splits the backward, W gets w_share of the compute (Qi et al. §2: the weight-gradient GEMMs) and B the
-// rest with the backward's share of `extra_ms` (the collectives of the backward run with the B pass).
+// Compute per microbatch step: layers_per_chunk layers, plus the output layer on the chunk that holds the
+// last stage (rank p-1's last chunk; rank 0's second with the V placement; backward twice its forward), plus `extra_ms`
+// spread 1/3 forward, 2/3 backward. Where the schedule splits the backward, W gets w_share of the compute (Qi et al.
+// §2: the weight-gradient GEMMs) and B the rest with the backward's share of `extra_ms` (the collectives of the
+// backward run with the B pass).
 void set_compute(ScheduleSpec& spec, const ComputeModel& c, int layers, const std::vector<double>& extra_ms) {
   const int layers_per_chunk = layers / spec.p / spec.v;
-  const bool split = schedule_generator(spec.id).splits_backward();
+  const ScheduleGenerator& g = schedule_generator(spec.id);
+  const bool split = g.splits_backward();
   spec.fwd.clear();
   spec.bwd.clear();
   spec.wgt.clear();
@@ -67,7 +69,7 @@ void set_compute(ScheduleSpec& spec, const ComputeModel& c, int layers, const st
     const double extra = extra_ms[static_cast<std::size_t>(r)] / static_cast<double>(spec.m * spec.v);
     for (int ch = 0; ch < spec.v; ++ch) {
       double fwd = layers_per_chunk * c.fwd_ms_per_layer, bwd = layers_per_chunk * c.bwd_ms_per_layer;
-      if (r == spec.p - 1 && ch == spec.v - 1) {
+      if (placed_stage(g.placement(), spec.p, r, ch) == spec.p * spec.v - 1) {
         fwd += c.output_layer_fwd_ms;
         bwd += 2 * c.output_layer_fwd_ms;
       }

@@ -10,8 +10,8 @@
 namespace pipebench {
 namespace {
 
-// Virtual stage g = c*p + r. An activation of microbatch mb goes to stage g+1, a grad to stage g-1.
-// Dense in [0, 2 m p v), so the simulator can match transfers through an array.
+// Virtual stage g (c*p + r with Megatron's placement, ScheduleShape::stage). An activation of microbatch mb goes to
+// stage g+1, a grad to stage g-1. Dense in [0, 2 m p v), so the simulator can match transfers through an array.
 std::int64_t tag(bool grad, std::int64_t mb, int to_stage, int stages) {
   return (mb * stages + to_stage) * 2 + (grad ? 1 : 0);
 }
@@ -59,12 +59,12 @@ class TaskSink final : public ProgramSink {
   Program take() { return std::move(prog_); }
 
  private:
-  // The transfer of one op: its peer (r +- 1 mod p), and the tag of the stage that receives it.
+  // The transfer of one op: its peer (the rank of the neighbouring stage: r +- 1 mod p with Megatron's
+  // placement), and the tag of the stage that receives it.
   P2POp op(const CallOp& o) const {
-    const int stage = shape_.chunk(o) * shape_.p + r_;
+    const int stage = shape_.stage(r_, shape_.chunk(o));
     const int to_stage = !o.send ? stage : o.grad ? stage - 1 : stage + 1;
-    const int peer = o.to_next() ? (r_ + 1) % shape_.p : (r_ - 1 + shape_.p) % shape_.p;
-    return {o.send, peer, spec_.p2p_bytes, tag(o.grad, shape_.microbatch(o.k), to_stage, stages_)};
+    return {o.send, shape_.peer(r_, o), spec_.p2p_bytes, tag(o.grad, shape_.microbatch(o.k), to_stage, stages_)};
   }
 
   const ScheduleSpec& spec_;
@@ -83,6 +83,7 @@ void generate_schedule(const ScheduleSpec& spec, const std::function<void(int, P
   shape.v = spec.v;
   shape.m = spec.m;
   shape.overlap_p2p = spec.overlap_p2p;
+  shape.placement = g.placement();
   shape.warmup = spec.warmup;
   shape.table = spec.table.empty() ? one_chunk_table(spec.m) : spec.table;
   // A spec built without W times (by hand) splits its backward at the default share, half each.

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "megatron/model_args.h"
 #include "megatron/plan.h"
+#include "schedule/schedule_registry.h"
 
 namespace pipebench {
 namespace {
@@ -55,18 +56,20 @@ int count(const Program& p, Task::Kind k) {
 TEST(PlanJobs, EverySchedulePlusGpipeWithComputeFromTheModel) {
   const auto plan = small_plan();
   const PlanJobs pj = plan_jobs(plan, fixed(), 1, "all");
-  ASSERT_GE(pj.jobs.size(), 4u);
-  EXPECT_EQ(pj.jobs.front().id.name, "1f1b");
-  EXPECT_EQ(pj.jobs[pj.jobs.size() - 2].id.name, "gpipe");
-  EXPECT_EQ(pj.jobs.back().id.name, "zb-h1");
-  EXPECT_TRUE(pj.jobs[pj.jobs.size() - 2].reference);
-  EXPECT_TRUE(pj.jobs.back().reference);
+  // The plan's schedules, then the references in name order, interleaved-zb with the plan's v.
+  std::vector<std::string> keys;
+  for (const auto& job : pj.jobs) {
+    keys.push_back(job.id.key());
+    EXPECT_EQ(job.reference, keys.size() > 2) << job.id.key();
+  }
+  EXPECT_EQ(keys, (std::vector<std::string>{"1f1b", "interleaved:v2", "gpipe", "interleaved-zb:v2", "zb-h1", "zb-h2",
+                                            "zbv:v2"}));
   EXPECT_DOUBLE_EQ(pj.compute.bwd_ms_per_layer, 2.0);  // default: 2x forward
   for (const auto& job : pj.jobs) {
     EXPECT_EQ(job.pipeline_rank, 1);
-    // m = 8 microbatches: m*v forward and m*v backward steps, each 8/(4v) layers long on rank 1; ZB-H1
-    // splits each backward into B and W, half each (--w-share 0.5).
-    const bool split = job.id.name == "zb-h1";
+    // m = 8 microbatches: m*v forward and m*v backward steps, each 8/(4v) layers long on rank 1; the
+    // zero-bubble schedules split each backward into B and W, half each (--w-share 0.5).
+    const bool split = schedule_generator(job.id).splits_backward();
     EXPECT_EQ(count(job.program, Task::Kind::kCompute), (split ? 3 : 2) * 8 * job.id.v) << job.id.name;
     for (const auto& t : job.program.tasks) {
       if (t.kind == Task::Kind::kCompute) {

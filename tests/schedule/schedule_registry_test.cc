@@ -116,7 +116,7 @@ void check(const ScheduleGenerator& g, const ScheduleShape& shape) {
       }
       for (int i = 0; i < c.nops; ++i) {
         const CallOp& op = c.ops[i];
-        const int stage = shape.chunk(op) * shape.p + r;
+        const int stage = shape.stage(r, shape.chunk(op));
         const int to_stage = !op.send ? stage : op.grad ? stage - 1 : stage + 1;
         EXPECT_GE(to_stage, 0) << where;
         EXPECT_LT(to_stage, shape.p * shape.v) << where;
@@ -129,9 +129,11 @@ void check(const ScheduleGenerator& g, const ScheduleShape& shape) {
     EXPECT_EQ(std::set<int>(waited.begin(), waited.end()), handles) << where << " rank " << r;
   }
   EXPECT_EQ(sent, received) << where;
-  // Each stage but the first receives each microbatch's activation, each but the last its grad.
-  const std::int64_t stages = shape.p * shape.v;
-  EXPECT_EQ(static_cast<std::int64_t>(sent.size()), 2 * shape.m * (stages - 1)) << where;
+  // Each stage but the first receives each microbatch's activation from another rank, each but the last its
+  // grad, except where the neighbouring stage is on the same rank (the V placement's turn).
+  std::int64_t crossings = 0;
+  for (int s = 0; s + 1 < shape.p * shape.v; ++s) crossings += shape.rank_of(s) != shape.rank_of(s + 1);
+  EXPECT_EQ(static_cast<std::int64_t>(sent.size()), 2 * shape.m * crossings) << where;
 }
 
 TEST(ScheduleRegistry, EveryGeneratorWritesWellFormedPrograms) {
@@ -139,13 +141,17 @@ TEST(ScheduleRegistry, EveryGeneratorWritesWellFormedPrograms) {
   int checked = 0;
   for (const auto& name : registry.names()) {
     const ScheduleGenerator& g = registry.find("test", name);
-    const std::vector<int> vs = g.interleaves() ? std::vector<int>{2, 3, 4} : std::vector<int>{1};
+    const std::vector<int> vs = g.chunks() > 0    ? std::vector<int>{g.chunks()}
+                                : g.interleaves() ? std::vector<int>{2, 3, 4}
+                                                  : std::vector<int>{1};
     for (int p : {2, 3, 4, 8}) {
       for (int v : vs) {
         for (std::int64_t m : {std::int64_t{1}, std::int64_t{p}, std::int64_t{2} * p, std::int64_t{3} * p + 0}) {
           if (v > 1 && m % p != 0) continue;  // Megatron: interleaving needs m divisible by p (§3b)
           for (bool overlap : {true, false}) {
-            check(g, shape_of(p, v, m, overlap));
+            ScheduleShape shape = shape_of(p, v, m, overlap);
+            shape.placement = g.placement();
+            check(g, shape);
             ++checked;
           }
         }
@@ -157,19 +163,23 @@ TEST(ScheduleRegistry, EveryGeneratorWritesWellFormedPrograms) {
 
 TEST(ScheduleRegistry, TheSchedulesAreRegisteredAndGpipeAndZeroBubbleAreReferences) {
   const ScheduleRegistry& registry = ScheduleRegistry::instance();
-  EXPECT_EQ(registry.names(), (std::vector<std::string>{"1f1b", "gpipe", "interleaved", "zb-h1"}));
+  EXPECT_EQ(registry.names(),
+            (std::vector<std::string>{"1f1b", "gpipe", "interleaved", "interleaved-zb", "zb-h1", "zb-h2", "zbv"}));
   EXPECT_TRUE(registry.find("x", "gpipe").reference());
-  for (const char* zb : {"zb-h1"}) {
+  for (const char* zb : {"zb-h1", "zb-h2", "interleaved-zb", "zbv"}) {
     EXPECT_TRUE(registry.find("x", zb).reference()) << zb;
     EXPECT_TRUE(registry.find("x", zb).splits_backward()) << zb;
-    EXPECT_FALSE(registry.find("x", zb).interleaves()) << zb;
+    EXPECT_EQ(registry.find("x", zb).interleaves(), std::string(zb) == "interleaved-zb" || std::string(zb) == "zbv")
+        << zb;
+    EXPECT_EQ(registry.find("x", zb).placement(), std::string(zb) == "zbv" ? StagePlacement::kV : StagePlacement::kLoop)
+        << zb;
   }
   for (const char* plain : {"1f1b", "gpipe", "interleaved"}) EXPECT_FALSE(registry.find("x", plain).splits_backward());
   EXPECT_FALSE(registry.find("x", "1f1b").reference());
   EXPECT_TRUE(registry.find("x", "interleaved").interleaves());
   EXPECT_FALSE(registry.find("x", "1f1b").interleaves());
-  EXPECT_EQ(registry.find_or_null("zbv"), nullptr);
-  EXPECT_THROW((void)schedule_generator({"zbv", 1}), UsageError);
+  EXPECT_EQ(registry.find_or_null("zb-v"), nullptr);
+  EXPECT_THROW((void)schedule_generator({"zb-v", 1}), UsageError);
 }
 
 // The first rank's 1F1B for p 2, m 2 is warm-up forward 0, steady forward 1 / backward 0, cool-down backward 1,

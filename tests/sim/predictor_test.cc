@@ -60,7 +60,7 @@ TEST(Predictor, FreeCommunicationGivesTheBubbleClosedForms) {
   const double extra = m * 3 * (2 * s_len * h * V) / layer * 1.0;
   EXPECT_NEAR(p.schedules[0].iteration_ms, (m + pp - 1) * (tf + tb) + extra, 1e-3);
   for (const auto& sch : p.schedules) {
-    if (sch.id.v > 1) {
+    if (sch.id.name == "interleaved") {  // the zero-bubble references of v > 1 follow their own forms
       EXPECT_NEAR(sch.iteration_ms, (m + (pp - 1) / sch.id.v) * (tf + tb) + extra, 1e-3) << "v " << sch.id.v;
     }
   }

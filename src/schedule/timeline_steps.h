@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// Steps of the schedules that PyTorch's pipelining runs (ScheduleInterleavedZeroBubble, ScheduleZBVZeroBubble):
+// each rank's order of passes as the generator gives it, with every input received and every output sent
+// alone and asynchronously (torch.distributed.pipelining, schedules.py _step_microbatches: a receive is
+// waited for just before the pass that needs it, the sends at the end of the step).
+//
+// Every rank posts its transfers in the order of one shared timeline: the ranks' orders played with unit
+// passes and free communication, a transfer placed when its tensor is ready, then activations before
+// gradients, then by the sending stage. Both ends of a transfer place it alike, so on a rank whose transfers
+// run one after another (one NCCL stream) each meets its peer's in the same order, and no two ranks wait
+// for each other whatever the passes' real times: a receive is posted before the pass that needs it, a send
+// never blocks the rank, and every pass's input comes from a pass that runs earlier in the timeline.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "schedule/program.h"
+
+namespace pipebench {
+
+struct PassStep {
+  Pass pass = Pass::kForward;
+  std::int64_t k = 0;  // virtual microbatch, as ProgramSink::compute takes it
+};
+
+// orders[q]: the passes of pipeline rank q in order, for every rank of `shape` (each forward and backward of
+// every virtual microbatch once, a W after its B). Writes rank r's steps to `sink`. Throws Error when the
+// orders wait for each other (no pass of some rank can ever run): a generator bug.
+void write_in_timeline_order(const ScheduleShape& shape, const std::vector<std::vector<PassStep>>& orders, int r,
+                             ProgramSink& sink);
+
+// Collects the passes a generator writes (its calls and waits left out): the order to hand to
+// write_in_timeline_order.
+class PassList final : public ProgramSink {
+ public:
+  void compute(Pass pass, std::int64_t k) override { steps.push_back({pass, k}); }
+  void call(const Call& /*c*/) override {}
+  void wait(int /*handle*/) override {}
+  std::vector<PassStep> steps;
+};
+
+}  // namespace pipebench
