@@ -25,12 +25,11 @@ class HeldSink final : public ProgramSink {
 }  // namespace
 
 std::vector<double> peak_activations(const ScheduleGenerator& g, const ScheduleShape& shape) {
+  std::vector<HeldSink> sinks(static_cast<std::size_t>(shape.p),
+                              HeldSink(g.splits_backward() ? Pass::kWeight : Pass::kBackward));
+  g.emit_all(shape, [&sinks](int r) -> ProgramSink& { return sinks[static_cast<std::size_t>(r)]; });
   std::vector<double> out;
-  for (int r = 0; r < shape.p; ++r) {
-    HeldSink sink(g.splits_backward() ? Pass::kWeight : Pass::kBackward);
-    g.emit(shape, r, sink);
-    out.push_back(static_cast<double>(sink.peak()) / shape.v);
-  }
+  for (const HeldSink& sink : sinks) out.push_back(static_cast<double>(sink.peak()) / shape.v);
   return out;
 }
 

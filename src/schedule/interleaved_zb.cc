@@ -36,13 +36,21 @@ class InterleavedZb final : public ScheduleGenerator {
   bool reference() const override { return true; }
   bool splits_backward() const override { return true; }
   void emit(const ScheduleShape& shape, int r, ProgramSink& sink) const override {
-    std::vector<std::vector<PassStep>> orders;
+    write_in_timeline_order(shape, orders(shape), r, sink);
+  }
+  void emit_all(const ScheduleShape& shape, const SinkOf& sink_of) const override {
+    write_all_in_timeline_order(shape, orders(shape), sink_of);
+  }
+
+ private:
+  static std::vector<std::vector<PassStep>> orders(const ScheduleShape& shape) {
+    std::vector<std::vector<PassStep>> out;
     for (int q = 0; q < shape.p; ++q) {
       PassList passes;
       ZeroBubbleWriter(shape, q, passes, (shape.v - 1) * group_size(shape) + (shape.p - 1 - q), q).run();
-      orders.push_back(std::move(passes.steps));
+      out.push_back(std::move(passes.steps));
     }
-    write_in_timeline_order(shape, orders, r, sink);
+    return out;
   }
 };
 

@@ -4,6 +4,7 @@
 // steps from here, so adding a schedule is one generator file, its test and a README row.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -32,6 +33,13 @@ class ScheduleGenerator {
   [[nodiscard]] virtual bool splits_backward() const { return false; }
   // The steps of pipeline rank r (0 <= r < shape.p) in order.
   virtual void emit(const ScheduleShape& shape, int r, ProgramSink& sink) const = 0;
+  // Every rank's steps, rank 0 to p-1, each written whole to sink_of(r) before sink_of(r + 1) is asked for
+  // (so a caller can finish rank r's program there). A generator whose ranks share work (the timeline of
+  // schedule/timeline_steps.h: every rank's order played together) does it once here instead of p times.
+  using SinkOf = std::function<ProgramSink&(int r)>;
+  virtual void emit_all(const ScheduleShape& shape, const SinkOf& sink_of) const {
+    for (int r = 0; r < shape.p; ++r) emit(shape, r, sink_of(r));
+  }
 };
 
 class ScheduleRegistry {

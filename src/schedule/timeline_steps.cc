@@ -143,4 +143,10 @@ void write_in_timeline_order(const ScheduleShape& shape, const std::vector<std::
   Writer(shape, orders[static_cast<std::size_t>(r)], r, sink).run(timeline);
 }
 
+void write_all_in_timeline_order(const ScheduleShape& shape, const std::vector<std::vector<PassStep>>& orders,
+                                 const std::function<ProgramSink&(int r)>& sink_of) {
+  const UnitTimeline timeline(shape, orders);
+  for (int r = 0; r < shape.p; ++r) Writer(shape, orders[static_cast<std::size_t>(r)], r, sink_of(r)).run(timeline);
+}
+
 }  // namespace pipebench

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "schedule/program.h"
@@ -29,6 +30,10 @@ struct PassStep {
 // orders wait for each other (no pass of some rank can ever run): a generator bug.
 void write_in_timeline_order(const ScheduleShape& shape, const std::vector<std::vector<PassStep>>& orders, int r,
                              ProgramSink& sink);
+// Every rank's steps, rank r's to sink_of(r) in rank order, from one timeline (ScheduleGenerator::emit_all):
+// the timeline of p ranks is played once, not once per rank.
+void write_all_in_timeline_order(const ScheduleShape& shape, const std::vector<std::vector<PassStep>>& orders,
+                                 const std::function<ProgramSink&(int r)>& sink_of);
 
 // Collects the passes a generator writes (its calls and waits left out): the order to hand to
 // write_in_timeline_order.

@@ -96,9 +96,17 @@ class Zbv final : public ScheduleGenerator {
   bool reference() const override { return true; }
   bool splits_backward() const override { return true; }
   void emit(const ScheduleShape& shape, int r, ProgramSink& sink) const override {
-    std::vector<std::vector<PassStep>> orders;
-    for (int q = 0; q < shape.p; ++q) orders.push_back(zbv_steps(shape, q));
-    write_in_timeline_order(shape, orders, r, sink);
+    write_in_timeline_order(shape, orders(shape), r, sink);
+  }
+  void emit_all(const ScheduleShape& shape, const SinkOf& sink_of) const override {
+    write_all_in_timeline_order(shape, orders(shape), sink_of);
+  }
+
+ private:
+  static std::vector<std::vector<PassStep>> orders(const ScheduleShape& shape) {
+    std::vector<std::vector<PassStep>> out;
+    for (int q = 0; q < shape.p; ++q) out.push_back(zbv_steps(shape, q));
+    return out;
   }
 };
 

@@ -287,6 +287,14 @@ void simulate_all(Context& cx, const ScheduleSelection& selection, bool keep_tra
       reference.id = p.id;
     }
     const Schedule& s = p.reference ? reference : *p.schedule;
+    // A reference too large to simulate is left out of "every schedule" with a note (Megatron's own
+    // schedules, or a reference asked for by name, are an error: the user wants that number).
+    if (p.reference && selection.all()) {
+      if (const std::string problem = task_limit_problem(cx.plan, s); !problem.empty()) {
+        out.notes.push_back(p.id.key() + " left out: " + problem);
+        continue;
+      }
+    }
     const Context::Prepared& prepared = cx.prepared(s);
     const ScheduleBuild& b = prepared.build;
     cx.sources.insert(b.cost_sources.begin(), b.cost_sources.end());

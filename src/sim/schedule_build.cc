@@ -84,6 +84,23 @@ void set_compute(ScheduleSpec& spec, const ComputeModel& c, int layers, const st
   }
 }
 
+}  // namespace
+
+std::string task_limit_problem(const Plan& plan, const Schedule& s) {
+  const Layout& l = plan.layout;
+  // Two compute tasks and up to two P2P calls per microbatch step and rank (a split backward: three, with up
+  // to three calls and a wait): bounded before anything is built.
+  const double per_step = schedule_generator(s.id).splits_backward() ? 7 : 4;
+  if (static_cast<double>(l.pp) * static_cast<double>(l.microbatches) * s.id.v * per_step <=
+      static_cast<double>(kMaxSimTasks))
+    return {};
+  return "schedule " + s.id.name + " (p " + std::to_string(l.pp) + ", v " + std::to_string(s.id.v) + ", " +
+         std::to_string(l.microbatches) + " microbatches) needs more than " + std::to_string(kMaxSimTasks) +
+         " simulated tasks (the limit; fewer microbatches or a shorter pipeline)";
+}
+
+namespace {
+
 // Everything of the build but its programs; returns the spec they are generated from (the folded one with
 // fold).
 ScheduleSpec prepare_build(const Plan& plan, const Schedule& s, const ComputeModel& compute, const CostModel& costs,
@@ -97,15 +114,7 @@ ScheduleSpec prepare_build(const Plan& plan, const Schedule& s, const ComputeMod
   spec.v = s.id.v;
   spec.m = l.microbatches;
   spec.overlap_p2p = plan.args.overlap_p2p;
-  // Two compute tasks and up to two P2P calls per microbatch step and rank (a split backward: three, with up
-  // to three calls and a wait): bounded before anything is built.
-  const double per_step = schedule_generator(s.id).splits_backward() ? 7 : 4;
-  if (static_cast<double>(l.pp) * static_cast<double>(l.microbatches) * s.id.v * per_step >
-      static_cast<double>(kMaxSimTasks)) {
-    throw UsageError("schedule " + s.id.name + " (p " + std::to_string(l.pp) + ", v " + std::to_string(s.id.v) + ", " +
-                     std::to_string(l.microbatches) + " microbatches) needs more than " + std::to_string(kMaxSimTasks) +
-                     " simulated tasks (the limit; fewer microbatches or a shorter pipeline)");
-  }
+  if (const std::string problem = task_limit_problem(plan, s); !problem.empty()) throw UsageError(problem);
   spec.warmup = s.warmup;
   spec.table = forward_table(plan.args, l, s.id.v);
   sort_messages(s, costs, b);

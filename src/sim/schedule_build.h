@@ -35,6 +35,10 @@ struct ScheduleBuild {
   std::set<std::string> unpriced;                  // ops of the plan with no registered op (not in `inside`)
 };
 
+// Why schedule s of the plan is too large to simulate: "" when it is not; else its tasks, bounded before
+// anything is built, would pass kMaxSimTasks (sim/task.h). build_schedule throws UsageError with this text.
+[[nodiscard]] std::string task_limit_problem(const Plan& plan, const Schedule& s);
+
 // costs prices the collectives (the cost model's errors propagate). fold: the programs' compute steps
 // carry each rank's inside_comm_ms, spread over its microbatch steps (1/3 forward, 2/3 backward): the
 // predictor's stand-in for collectives it does not simulate one by one; without fold the programs are

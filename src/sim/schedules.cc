@@ -3,6 +3,7 @@
 #include "sim/schedules.h"
 
 #include <functional>
+#include <optional>
 
 #include "schedule/program.h"
 #include "schedule/schedule_registry.h"
@@ -99,12 +100,22 @@ void generate_schedule(const ScheduleSpec& spec, const std::function<void(int, P
     }
   }
   const ScheduleSpec& used = halves.wgt.empty() ? spec : halves;
-  for (int r = 0; r < spec.p; ++r) {
-    TaskSink sink(used, shape, r);
-    g.emit(shape, r, sink);
-    Program prog = sink.take();
-    take(r, prog);
-  }
+  // One rank's program at a time, handed on as soon as the generator moves to the next rank.
+  std::optional<TaskSink> sink;
+  int at = -1;
+  const auto finish = [&] {
+    if (!sink) return;
+    Program prog = sink->take();
+    sink.reset();
+    take(at, prog);
+  };
+  g.emit_all(shape, [&](int r) -> ProgramSink& {
+    finish();
+    sink.emplace(used, shape, r);
+    at = r;
+    return *sink;
+  });
+  finish();
 }
 
 std::vector<Program> generate_schedule(const ScheduleSpec& spec) {

@@ -161,6 +161,57 @@ TEST(ScheduleRegistry, EveryGeneratorWritesWellFormedPrograms) {
   EXPECT_GE(checked, 3 * 4 * 2);
 }
 
+// One rank's steps as text: every pass, call (its name, async, handle and ops) and wait, in order.
+class TextSink final : public ProgramSink {
+ public:
+  void compute(Pass pass, std::int64_t k) override {
+    text += "c" + std::to_string(static_cast<int>(pass)) + ":" + std::to_string(k) + " ";
+  }
+  void call(const Call& c) override {
+    text += std::string(c.name) + (c.async ? "/a" : "") + "#" + std::to_string(c.handle) + "[";
+    for (int i = 0; i < c.nops; ++i) {
+      const CallOp& o = c.ops[i];
+      text += std::string(o.send ? "s" : "r") + (o.to_next() ? "n" : "p") + (o.grad ? "g" : "f") + std::to_string(o.k) +
+              ",";
+    }
+    text += "] ";
+  }
+  void wait(int handle) override { text += "w" + std::to_string(handle) + " "; }
+  std::string text;
+};
+
+// emit_all, which a generator may do in one pass over every rank (the zero-bubble timeline), writes each
+// rank exactly what emit writes for that rank alone, in rank order, each rank whole before the next.
+TEST(ScheduleRegistry, EmitAllWritesEveryRankAsEmitDoesInRankOrder) {
+  const ScheduleRegistry& registry = ScheduleRegistry::instance();
+  int compared = 0;
+  for (const auto& name : registry.names()) {
+    const ScheduleGenerator& g = registry.find("test", name);
+    const int v = g.chunks() > 0 ? g.chunks() : g.interleaves() ? 2 : 1;
+    for (int p : {2, 4}) {
+      ScheduleShape shape = shape_of(p, v, std::int64_t{2} * p, true);
+      shape.placement = g.placement();
+      std::vector<TextSink> all(static_cast<std::size_t>(p));
+      std::vector<int> asked;
+      g.emit_all(shape, [&](int r) -> ProgramSink& {
+        asked.push_back(r);
+        return all[static_cast<std::size_t>(r)];
+      });
+      std::vector<int> in_order(static_cast<std::size_t>(p));
+      for (int r = 0; r < p; ++r) in_order[static_cast<std::size_t>(r)] = r;
+      EXPECT_EQ(asked, in_order) << name << " p " << p;
+      for (int r = 0; r < p; ++r) {
+        TextSink alone;
+        g.emit(shape, r, alone);
+        EXPECT_FALSE(alone.text.empty()) << name;
+        EXPECT_EQ(all[static_cast<std::size_t>(r)].text, alone.text) << name << " p " << p << " rank " << r;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GE(compared, 7 * 6);
+}
+
 TEST(ScheduleRegistry, TheSchedulesAreRegisteredAndGpipeAndZeroBubbleAreReferences) {
   const ScheduleRegistry& registry = ScheduleRegistry::instance();
   EXPECT_EQ(registry.names(),

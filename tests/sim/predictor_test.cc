@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "core/error.h"
@@ -15,6 +16,7 @@
 #include "megatron/plan.h"
 #include "schedule/schedule_file.h"
 #include "sim/model_error.h"
+#include "sim/schedule_build.h"
 
 namespace pipebench {
 namespace {
@@ -66,6 +68,34 @@ TEST(Predictor, FreeCommunicationGivesTheBubbleClosedForms) {
   }
   EXPECT_NE(p.best, "1f1b");
   EXPECT_EQ(p.cost_sources, std::vector<std::string>{"zero"});
+}
+
+// A reference schedule past the simulation's task limit is left out of "every schedule" with a note the
+// console and the JSON carry, instead of failing the prediction of Megatron's own schedules; asked for by
+// name it is the error. p 16, v 2, 10240 microbatches: 1F1B and interleaved (4 tasks per step) fit in 2^21,
+// the schedules that split B and W (7 per step) fit with one chunk per rank but not with two.
+TEST(Predictor, AReferencePastTheTaskLimitIsLeftOutWithANote) {
+  const auto plan = plan_json(
+      "--num-layers 32 --hidden-size 64 --num-attention-heads 4 --seq-length 16 --max-position-embeddings 16 "
+      "--micro-batch-size 1 --global-batch-size 10240 --pipeline-model-parallel-size 16 --vocab-size 100 "
+      "--num-layers-per-virtual-pipeline-stage 1");
+  ComputeOptions c;
+  c.fwd_ms_per_layer = 0.1;
+  Schedule zb = plan.schedules.back();
+  ASSERT_EQ(zb.id.v, 2);
+  EXPECT_EQ(task_limit_problem(plan, zb), "");
+  zb.id.name = "interleaved-zb";
+  EXPECT_NE(task_limit_problem(plan, zb).find("needs more than 2097152 simulated tasks"), std::string::npos);
+  const Prediction p = predict_with(plan, AssumedCost(20, 5), c, false, false, "");
+  std::set<std::string> keys;
+  for (const auto& s : p.schedules) keys.insert(s.id.key());
+  EXPECT_EQ(keys, (std::set<std::string>{"1f1b", "interleaved:v2", "gpipe", "zb-h1", "zb-h2"}));
+  ASSERT_EQ(p.notes.size(), 2u);
+  EXPECT_EQ(p.notes[0].rfind("interleaved-zb:v2 left out: schedule interleaved-zb (p 16, v 2, 10240 microbatches)", 0),
+            0u)
+      << p.notes[0];
+  EXPECT_EQ(p.notes[1].rfind("zbv:v2 left out: ", 0), 0u) << p.notes[1];
+  EXPECT_THROW((void)predict_with(plan, AssumedCost(20, 5), c, false, false, "interleaved-zb"), UsageError);
 }
 
 TEST(Predictor, ASlowLinkMakesOneFOneBWinAndNamesThePair) {
