@@ -231,12 +231,20 @@ class NcclReplayRuntime final : public ReplayRuntime {
     check(cudaEventElapsedTime(&ms, origin(), e), "cudaEventElapsedTime");
     return static_cast<std::int64_t>(static_cast<double>(ms) * 1e6);
   }
+  // One send and one receive buffer, grown to the largest message (contents are not checked). A buffer that
+  // asynchronous P2P may still use when a larger message comes (the zero-bubble schedules wait for their
+  // sends at the end of the iteration, with collectives in between) is kept until nothing is pending, and
+  // freed then (cudaFree waits for the device).
   void* buffer(DeviceMemory& b, std::int64_t bytes) {
+    if (pending_.empty()) retired_.clear();
     auto& size = &b == &send_buf_ ? send_bytes_ : recv_bytes_;
     if (bytes > size) {
-      if (!pending_.empty()) throw Error("replay: a larger message while asynchronous P2P is in flight");
-      check(cudaStreamSynchronize(comm_.get()), "cudaStreamSynchronize");
-      b.reset();
+      if (pending_.empty()) {
+        check(cudaStreamSynchronize(comm_.get()), "cudaStreamSynchronize");
+        b.reset();
+      } else {
+        retired_.push_back(std::move(b));
+      }
       void* p = nullptr;
       check(cudaMalloc(&p, static_cast<std::size_t>(bytes)), "cudaMalloc");
       b = DeviceMemory(p, device_);
@@ -258,6 +266,7 @@ class NcclReplayRuntime final : public ReplayRuntime {
   std::size_t tasks_ = 0;
   std::map<int, std::size_t> pending_;
   DeviceMemory send_buf_, recv_buf_;
+  std::vector<DeviceMemory> retired_;  // grown-out buffers that pending P2P may still use
   std::int64_t send_bytes_ = 0, recv_bytes_ = 0;
 };
 
