@@ -29,28 +29,18 @@ std::int64_t group_size(const ScheduleShape& shape) {
   return std::max<std::int64_t>(n, 1);
 }
 
-class InterleavedZb final : public ScheduleGenerator {
+class InterleavedZb final : public TimelineGenerator {
  public:
   const char* name() const override { return "interleaved-zb"; }
   bool interleaves() const override { return true; }
   bool reference() const override { return true; }
   bool splits_backward() const override { return true; }
-  void emit(const ScheduleShape& shape, int r, ProgramSink& sink) const override {
-    write_in_timeline_order(shape, orders(shape), r, sink);
-  }
-  void emit_all(const ScheduleShape& shape, const SinkOf& sink_of) const override {
-    write_all_in_timeline_order(shape, orders(shape), sink_of);
-  }
 
  private:
-  static std::vector<std::vector<PassStep>> orders(const ScheduleShape& shape) {
-    std::vector<std::vector<PassStep>> out;
-    for (int q = 0; q < shape.p; ++q) {
-      PassList passes;
-      ZeroBubbleWriter(shape, q, passes, (shape.v - 1) * group_size(shape) + (shape.p - 1 - q), q).run();
-      out.push_back(std::move(passes.steps));
-    }
-    return out;
+  std::vector<PassStep> order(const ScheduleShape& shape, int q) const override {
+    PassList passes;
+    ZeroBubbleWriter(shape, q, passes, (shape.v - 1) * group_size(shape) + (shape.p - 1 - q), q).run();
+    return std::move(passes.steps);
   }
 };
 

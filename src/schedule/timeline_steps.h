@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "schedule/program.h"
+#include "schedule/schedule_registry.h"
 
 namespace pipebench {
 
@@ -34,6 +35,28 @@ void write_in_timeline_order(const ScheduleShape& shape, const std::vector<std::
 // the timeline of p ranks is played once, not once per rank.
 void write_all_in_timeline_order(const ScheduleShape& shape, const std::vector<std::vector<PassStep>>& orders,
                                  const std::function<ProgramSink&(int r)>& sink_of);
+
+// A generator whose steps are its ranks' orders of passes played in one timeline: it gives rank q's order,
+// and rank r's steps (emit) or every rank's (emit_all, the timeline played once) follow from all of them.
+class TimelineGenerator : public ScheduleGenerator {
+ public:
+  void emit(const ScheduleShape& shape, int r, ProgramSink& sink) const final {
+    write_in_timeline_order(shape, orders(shape), r, sink);
+  }
+  void emit_all(const ScheduleShape& shape, const SinkOf& sink_of) const final {
+    write_all_in_timeline_order(shape, orders(shape), sink_of);
+  }
+
+ private:
+  // Pipeline rank q's passes in order (each forward and backward of every virtual microbatch once, a W after
+  // its B).
+  [[nodiscard]] virtual std::vector<PassStep> order(const ScheduleShape& shape, int q) const = 0;
+  [[nodiscard]] std::vector<std::vector<PassStep>> orders(const ScheduleShape& shape) const {
+    std::vector<std::vector<PassStep>> out;
+    for (int q = 0; q < shape.p; ++q) out.push_back(order(shape, q));
+    return out;
+  }
+};
 
 // Collects the passes a generator writes (its calls and waits left out): the order to hand to
 // write_in_timeline_order.

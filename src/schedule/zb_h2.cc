@@ -23,28 +23,18 @@ namespace pipebench {
 
 namespace {
 
-class ZbH2 final : public ScheduleGenerator {
+class ZbH2 final : public TimelineGenerator {
  public:
   const char* name() const override { return "zb-h2"; }
   bool interleaves() const override { return false; }
   bool reference() const override { return true; }
   bool splits_backward() const override { return true; }
-  void emit(const ScheduleShape& shape, int r, ProgramSink& sink) const override {
-    write_in_timeline_order(shape, orders(shape), r, sink);
-  }
-  void emit_all(const ScheduleShape& shape, const SinkOf& sink_of) const override {
-    write_all_in_timeline_order(shape, orders(shape), sink_of);
-  }
 
  private:
-  static std::vector<std::vector<PassStep>> orders(const ScheduleShape& shape) {
-    std::vector<std::vector<PassStep>> out;
-    for (int q = 0; q < shape.p; ++q) {
-      PassList passes;
-      ZeroBubbleWriter(shape, q, passes, std::int64_t{2} * (shape.p - 1 - q), std::int64_t{2} * q).run();
-      out.push_back(std::move(passes.steps));
-    }
-    return out;
+  std::vector<PassStep> order(const ScheduleShape& shape, int q) const override {
+    PassList passes;
+    ZeroBubbleWriter(shape, q, passes, std::int64_t{2} * (shape.p - 1 - q), std::int64_t{2} * q).run();
+    return std::move(passes.steps);
   }
 };
 

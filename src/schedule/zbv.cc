@@ -87,7 +87,7 @@ std::vector<PassStep> zbv_steps(const ScheduleShape& s, int r) {
   return out;
 }
 
-class Zbv final : public ScheduleGenerator {
+class Zbv final : public TimelineGenerator {
  public:
   const char* name() const override { return "zbv"; }
   bool interleaves() const override { return true; }
@@ -95,19 +95,9 @@ class Zbv final : public ScheduleGenerator {
   StagePlacement placement() const override { return StagePlacement::kV; }
   bool reference() const override { return true; }
   bool splits_backward() const override { return true; }
-  void emit(const ScheduleShape& shape, int r, ProgramSink& sink) const override {
-    write_in_timeline_order(shape, orders(shape), r, sink);
-  }
-  void emit_all(const ScheduleShape& shape, const SinkOf& sink_of) const override {
-    write_all_in_timeline_order(shape, orders(shape), sink_of);
-  }
 
  private:
-  static std::vector<std::vector<PassStep>> orders(const ScheduleShape& shape) {
-    std::vector<std::vector<PassStep>> out;
-    for (int q = 0; q < shape.p; ++q) out.push_back(zbv_steps(shape, q));
-    return out;
-  }
+  std::vector<PassStep> order(const ScheduleShape& shape, int q) const override { return zbv_steps(shape, q); }
 };
 
 }  // namespace
