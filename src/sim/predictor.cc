@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "collectives/registry.h"
 #include "core/error.h"
@@ -118,8 +119,12 @@ class AfterPipeline {
       : optimizer_ms_(optimizer_ms), costs_(costs), sharing_(sharing) {}
 
   void add(const ScheduleBuild& b, std::size_t r, Program& program) {
+    // The k-th call of a label on a group is one collective of its members (a chunk's DP buckets share
+    // their label, each is its own call; every member issues them in the plan's order).
+    std::map<std::pair<std::string, std::vector<int>>, int> seen;
     for (const auto& [msg, ms] : b.after[r]) {
-      auto it = by_key_.find({msg.what, msg.group});
+      const Key key{msg.what, msg.group, seen[{msg.what, msg.group}]++};
+      auto it = by_key_.find(key);
       if (it == by_key_.end()) {
         SimCollective coll;
         for (int g : msg.group) {
@@ -134,7 +139,7 @@ class AfterPipeline {
           coll.share_capacity = sh->capacity();
           sharing_.emplace(sh->key, *sh);
         }
-        it = by_key_.emplace(std::make_pair(msg.what, msg.group), static_cast<int>(colls_.size())).first;
+        it = by_key_.emplace(key, static_cast<int>(colls_.size())).first;
         colls_.push_back(coll);
       }
       Task t;
@@ -158,7 +163,8 @@ class AfterPipeline {
   const CostModel& costs_;
   std::map<int, Sharing>& sharing_;
   std::vector<SimCollective> colls_;
-  std::map<std::pair<std::string, std::vector<int>>, int> by_key_;
+  using Key = std::tuple<std::string, std::vector<int>, int>;  // label, group, occurrence on the rank
+  std::map<Key, int> by_key_;
 };
 
 // A schedule's programs as a trace run needs them (the compiled ones carry no labels).

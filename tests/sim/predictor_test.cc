@@ -358,6 +358,35 @@ TEST(Predictor, GradientReductionsThatShareAResourceLengthenTheIteration) {
   EXPECT_LE(slow.schedules[0].iteration_ms, base.schedules[0].iteration_ms + 3.0 * static_cast<double>(dp_alone) / 1e6);
 }
 
+// With the distributed optimizer and tied embeddings the first and last stages hold two DP buckets of one
+// label ("dp grads, chunk 0": the layers', the embedding's): each bucket is its own reduce-scatter and
+// all-gather of the rank's data-parallel group. Playing them as one collective, a rank arrived twice at it
+// and the simulation stopped with a deadlock. Every bucket is simulated: the after-pipeline time grows by
+// the costs of both.
+TEST(Predictor, DataParallelBucketsThatShareALabelAreEachTheirOwnCollective) {
+  std::string model = kModel;
+  model.replace(model.find("--world-size 4"), 14, "--world-size 8");
+  model.replace(model.find(" --untie-embeddings-and-output-weights"), 38, " --use-distributed-optimizer");
+  const auto plan = plan_json(model);
+  std::map<std::pair<std::string, std::vector<int>>, int> calls;
+  for (const auto& m : plan.schedules[0].messages) {
+    if (m.phase == Phase::kAfter && m.rank == 0 && m.what.rfind("dp grads", 0) == 0) ++calls[{m.what, m.group}];
+  }
+  ASSERT_TRUE(std::any_of(calls.begin(), calls.end(), [](const auto& c) { return c.second > 1; }))
+      << "rank 0 has a label with two buckets on one group";
+  ComputeOptions c;
+  c.fwd_ms_per_layer = 1;
+  const Prediction p = predict_with(plan, AssumedCost(2, 5), c, false, false, "1f1b");
+  ASSERT_EQ(p.schedules.size(), 1u);
+  // Rank 0 (tied embedding: two buckets) blocks on every bucket's reduce-scatter and all-gather.
+  SimTime buckets = 0;
+  for (const auto& m : plan.schedules[0].messages) {
+    if (m.phase == Phase::kAfter && m.rank == 0 && (m.op == "reduce_scatter" || m.op == "all_gather"))
+      buckets += AssumedCost(2, 5).cost(m.op, m.group, m.bytes).time;
+  }
+  EXPECT_GE(p.schedules[0].sim.ranks[0].blocked, buckets);
+}
+
 // A schedule file that lists 1F1B's (ZB-H1's) order, written by hand for p 4 and m 8, is predicted exactly as
 // the built-in schedule on links that cost something: the same iteration and the same per-rank results.
 void expect_file_predicted_as(const std::string& file, const std::string& builtin) {
