@@ -11,12 +11,13 @@
 namespace pipebench {
 namespace {
 
-// A duration's index in the table: a linear scan of the first kScan entries (a generated rank has 2 v + 1
-// distinct ones), a hash map past them (hand-made programs may give every task its own).
-class DurationTable {
+// A value's index in a table of distinct values (compute durations, P2P sizes): a linear scan of the first
+// kScan entries (a generated rank has 2 v + 1 durations and one or two sizes), a hash map past them
+// (hand-made programs may give every task its own).
+class ValueTable {
  public:
-  explicit DurationTable(std::vector<SimTime>& table) : table_(table) {}
-  std::int32_t index(SimTime d) {
+  explicit ValueTable(std::vector<std::int64_t>& table) : table_(table) {}
+  std::int32_t index(std::int64_t d) {
     const std::size_t scan = std::min(table_.size(), kScan);
     for (std::size_t i = 0; i < scan; ++i) {
       if (table_[i] == d) return static_cast<std::int32_t>(i);
@@ -31,14 +32,14 @@ class DurationTable {
 
  private:
   static constexpr std::size_t kScan = 32;
-  std::vector<SimTime>& table_;
-  std::unordered_map<SimTime, std::int32_t> beyond_;
+  std::vector<std::int64_t>& table_;
+  std::unordered_map<std::int64_t, std::int32_t> beyond_;
 };
 
-// The steps; whether the kP2P tasks name the ops in order, one after another from the first, and all of them.
+// The steps, and whether the kP2P tasks name the ops in order, one after another from the first, and all of them.
 bool compile_steps(const Program& p, CompiledProgram& out) {
   out.steps.reserve(p.tasks.size());
-  DurationTable durations(out.durations);
+  ValueTable durations(out.durations);
   std::size_t next_op = 0;
   bool in_order = true;
   for (const Task& t : p.tasks) {
@@ -71,33 +72,35 @@ bool compile_steps(const Program& p, CompiledProgram& out) {
   return in_order && next_op == p.ops.size();
 }
 
-void copy_ops(const Program& p, CompiledProgram& out) {
-  for (const Task& t : p.tasks) {
-    if (t.kind == Task::Kind::kP2P)
-      out.ops.insert(out.ops.end(), p.ops.begin() + t.first_op, p.ops.begin() + t.first_op + t.nops);
-  }
+CompiledProgram::Op compile_op(const P2POp& op, ValueTable& sizes) {
+  CompiledProgram::Op out;
+  out.tag = op.tag;
+  out.peer = op.peer;
+  out.size_send = static_cast<std::uint32_t>(sizes.index(op.bytes)) << 1 | (op.send ? 1U : 0U);
+  return out;
 }
 
 }  // namespace
 
-CompiledProgram compile_program(Program&& p) {
+CompiledProgram compile_program(const Program& p) {
   CompiledProgram out;
+  ValueTable sizes(out.sizes);
   if (compile_steps(p, out)) {
-    out.ops = std::move(p.ops);
-  } else {
-    copy_ops(p, out);
+    out.ops.reserve(p.ops.size());
+    for (const P2POp& op : p.ops) out.ops.push_back(compile_op(op, sizes));
+    return out;
+  }
+  for (const Task& t : p.tasks) {
+    if (t.kind != Task::Kind::kP2P) continue;
+    for (std::size_t i = t.first_op; i < static_cast<std::size_t>(t.first_op) + t.nops; ++i)
+      out.ops.push_back(compile_op(p.ops[i], sizes));
   }
   return out;
 }
 
-CompiledProgram compile_program(const Program& p) {
-  CompiledProgram out;
-  if (compile_steps(p, out)) {
-    out.ops = p.ops;
-  } else {
-    copy_ops(p, out);
-  }
-  return out;
+CompiledProgram compile_program(Program&& p) {
+  const Program program = std::move(p);
+  return compile_program(program);
 }
 
 }  // namespace pipebench

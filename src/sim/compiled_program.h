@@ -14,6 +14,15 @@
 namespace pipebench {
 
 struct CompiledProgram {
+  // A P2P op in 16 bytes instead of a P2POp's 24 (the ops are two thirds of a compiled schedule's memory, and
+  // a simulation streams them all): the size is an index into `sizes` (a rank sends a few sizes).
+  struct Op {
+    std::int64_t tag = 0;
+    std::int32_t peer = 0;
+    std::uint32_t size_send = 0;  // index into sizes << 1 | send
+    [[nodiscard]] bool send() const { return (size_send & 1U) != 0; }
+    [[nodiscard]] std::size_t size() const { return size_send >> 1; }
+  };
   struct Step {
     Task::Kind kind = Task::Kind::kCompute;
     bool blocking = true;    // kP2P
@@ -21,18 +30,21 @@ struct CompiledProgram {
     // kCompute: index into durations; kP2P and kWait: the handle (-1: none); kCollective: the collective.
     std::int32_t arg = 0;
   };
-  std::vector<Step> steps;         // one per task of the source program, in its order
-  std::vector<P2POp> ops;          // the ops of the kP2P steps, in step order
-  std::vector<SimTime> durations;  // distinct compute durations
+  std::vector<Step> steps;          // one per task of the source program, in its order
+  std::vector<Op> ops;              // the ops of the kP2P steps, in step order
+  std::vector<std::int64_t> sizes;  // distinct P2P sizes (bytes)
+  std::vector<SimTime> durations;   // distinct compute durations
+  [[nodiscard]] std::int64_t bytes(const Op& op) const { return sizes[op.size()]; }
+  [[nodiscard]] P2POp source_op(const Op& op) const { return {op.send(), op.peer, bytes(op), op.tag}; }
   // Of the source program's ops (all of them, named by a task or not): what the simulator's choice of
   // tag matching looks at.
   std::int64_t max_tag = -1;
   std::size_t source_ops = 0;
 };
 
-// Moves the ops when the program's calls name them in order (every generated program), else copies them
-// in task order. Throws Error for a task whose ops lie outside the program's.
-[[nodiscard]] CompiledProgram compile_program(Program&& program);
+// The ops in the order the calls name them (a call's ops follow its predecessors'). Throws Error for a task
+// whose ops lie outside the program's.
 [[nodiscard]] CompiledProgram compile_program(const Program& program);
+[[nodiscard]] CompiledProgram compile_program(Program&& program);  // frees the program's tasks and ops
 
 }  // namespace pipebench

@@ -290,7 +290,8 @@ class Sim {
           op_pc_[ri] += task.nops;
           const char* label = keep_trace_ ? (*source_)[ri].tasks[static_cast<std::size_t>(call)].name : "";
           for (std::size_t i = first; i < first + task.nops; ++i) {
-            post(r, {call, task.arg, static_cast<std::uint32_t>(first), task.nops}, prog.ops[i], now, label);
+            post(r, {call, task.arg, static_cast<std::uint32_t>(first), task.nops}, prog.ops[i],
+                 prog.bytes(prog.ops[i]), now, label);
           }
           if (task.blocking) {
             if (call_pending(r, call)) {
@@ -357,9 +358,11 @@ class Sim {
     int nops;
   };
 
-  void post(int r, const CallRef& ref, const P2POp& op, SimTime now, const char* label) {
+  void post(int r, const CallRef& ref, const CompiledProgram::Op& op, std::int64_t bytes, SimTime now,
+            const char* label) {
     const int call = ref.call, handle = ref.handle;
-    const int src = op.send ? r : op.peer, dst = op.send ? op.peer : r;
+    const bool send = op.send();
+    const int src = send ? r : op.peer, dst = send ? op.peer : r;
     const MatchKey key{src, dst, op.tag};
     PostedOp posted{r, call, handle, now, ref.first_op, ref.nops};
     posted.label = label;
@@ -378,8 +381,8 @@ class Sim {
       ++handles[static_cast<std::size_t>(handle)];
     }
     auto& rr = res_.ranks[static_cast<std::size_t>(r)];
-    if (op.send) {
-      rr.p2p_bytes_out += op.bytes;
+    if (send) {
+      rr.p2p_bytes_out += bytes;
       ++rr.p2p_messages_out;
     } else {
       ++rr.p2p_messages_in;
@@ -407,17 +410,13 @@ class Sim {
     const int* links = &link_slots_[static_cast<std::size_t>(pair.first_link)];
     SimTime start = std::max(ops_[static_cast<std::size_t>(other)].posted, now);
     for (int i = 0; i < pair.nlinks; ++i) start = std::max(start, link_free_[static_cast<std::size_t>(links[i])]);
-    SimTime duration = -1;
-    if (costs_.p2p_batch) {  // the sender's call: the batch the transfer goes out in
-      const PostedOp& sender = ops_[static_cast<std::size_t>(op.send ? id : other)];
-      const CompiledProgram& prog = tasks_[static_cast<std::size_t>(sender.rank)];
-      duration = costs_.p2p_batch(src, dst, op.bytes, &prog.ops[sender.call_first], sender.call_nops, sender.rank);
-    }
+    SimTime duration =
+        costs_.p2p_batch ? batch_duration(src, dst, bytes, ops_[static_cast<std::size_t>(send ? id : other)]) : -1;
     if (duration < 0) {
       // A pipeline sends one activation size over and over: the pair's last size and time are kept.
-      if (pair.bytes != op.bytes) {
-        pair.time = costs_.p2p(src, dst, op.bytes);
-        pair.bytes = op.bytes;
+      if (pair.bytes != bytes) {
+        pair.time = costs_.p2p(src, dst, bytes);
+        pair.bytes = bytes;
       }
       duration = pair.time;
     }
@@ -435,6 +434,16 @@ class Sim {
       trace(dst, "recv", label_of(dst == r ? id : other) + " <- " + std::to_string(src), start, end);
     }
     push(end, EventKind::kOpDone, id);
+  }
+
+  // The time of a transfer as part of the sender's call: the batch it goes out in (the cost model's
+  // callback takes the call's ops as the plan wrote them).
+  SimTime batch_duration(int src, int dst, std::int64_t bytes, const PostedOp& sender) {
+    const CompiledProgram& prog = tasks_[static_cast<std::size_t>(sender.rank)];
+    batch_ops_.clear();
+    for (int i = 0; i < sender.call_nops; ++i)
+      batch_ops_.push_back(prog.source_op(prog.ops[sender.call_first + static_cast<std::uint32_t>(i)]));
+    return costs_.p2p_batch(src, dst, bytes, batch_ops_.data(), sender.call_nops, sender.rank);
   }
 
   // A directed pair's links (as dense slots of link_free_) and its last P2P cost, from the cost callbacks
@@ -557,6 +566,7 @@ class Sim {
   std::vector<SimTime> link_free_;                // when each link is free again
   EventQueue q_;
   std::vector<int> stuck_;
+  std::vector<P2POp> batch_ops_;  // batch_duration's scratch
 };
 
 }  // namespace

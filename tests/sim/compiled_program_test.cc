@@ -80,7 +80,8 @@ TEST(CompiledProgram, KeepsEveryStepOpAndDurationOfAGeneratedSchedule) {
     for (std::size_t i = 0; i < p.ops.size(); ++i) {
       EXPECT_EQ(c.ops[i].tag, p.ops[i].tag);
       EXPECT_EQ(c.ops[i].peer, p.ops[i].peer);
-      EXPECT_EQ(c.ops[i].send, p.ops[i].send);
+      EXPECT_EQ(c.ops[i].send(), p.ops[i].send);
+      EXPECT_EQ(c.bytes(c.ops[i]), p.ops[i].bytes);
     }
   }
 }
