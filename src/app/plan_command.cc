@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/units.h"
 #include "io/plan_io.h"
+#include "megatron/pipeline_split.h"
 #include "report/results_json.h"
 
 namespace pipebench {
@@ -91,6 +92,11 @@ void print_plan(std::ostream& out, const Plan& plan) {
     out << bubble << "\n# parameters per TP rank (pipeline rank/chunk):";
     for (const auto& p : s.params) out << " " << p.pp_rank << "/" << p.chunk << "=" << p.params;
     out << "\n";
+    if (uneven_pipeline_split(a)) {
+      out << "# transformer layers (pipeline rank/chunk):";
+      for (const auto& p : s.params) out << " " << p.pp_rank << "/" << p.chunk << "=" << p.layers;
+      out << "\n";
+    }
     const auto& shown = l.pp_groups.front();
     out << "#  rank    id  op              peer/group            elements  dtype         bytes    count  phase      "
            "what\n";
