@@ -517,6 +517,16 @@ void add_fp8_notes(const MegatronArgs& a, std::vector<std::string>& notes) {
       std::string(dtype_name(a.params_dtype)));
   const bool bf16_ends = std::any_of(a.ignored.begin(), a.ignored.end(),
                                      [](const std::string& w) { return w.rfind("--first-last-layers-bf16", 0) == 0; });
+  // The recipes that scale per block (mxfp8, blockwise) or are user-defined keep scaling factors beside
+  // the FP8 data; the plan lists the data's bytes only (delayed and tensorwise: one scale per tensor).
+  for (const std::string& w : a.ignored) {
+    if (w.rfind("--fp8-recipe", 0) != 0) continue;
+    const std::string recipe =
+        w.substr(w.find_first_of(" =") == std::string::npos ? w.size() : w.find_first_of(" =") + 1);
+    if (recipe != "delayed" && recipe != "tensorwise")
+      notes.push_back("--fp8-recipe " + recipe +
+                      ": the FP8 all-gathers are listed at 1 byte per element, without the recipe's scaling factors");
+  }
   if (bf16_ends)
     notes.push_back(
         "--first-last-layers-bf16 is not modelled with --fp8-param-gather: Megatron keeps those layers' weights out "

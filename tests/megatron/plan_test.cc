@@ -742,6 +742,14 @@ TEST(MegatronPlan, Fp8ParamGatherGathersTheTeLinearWeightsInOneByte) {
             std::string::npos);
   EXPECT_NE(usage_error(distopt + "--fp8-param-gather").find("--fp8-param-gather needs --fp8-format"),
             std::string::npos);
+  // What the plan leaves out is named: per-block scales, and bf16 first / last layers.
+  const Plan mx =
+      plan_of(distopt + "--fp8-param-gather --fp8-format hybrid --fp8-recipe mxfp8 --first-last-layers-bf16");
+  const auto noted = [&](const std::string& start) {
+    return std::any_of(mx.notes.begin(), mx.notes.end(), [&](const std::string& n) { return n.rfind(start, 0) == 0; });
+  };
+  EXPECT_TRUE(noted("--fp8-recipe mxfp8: the FP8 all-gathers are listed at 1 byte per element"));
+  EXPECT_TRUE(noted("--first-last-layers-bf16 is not modelled with --fp8-param-gather"));
 }
 
 TEST(MegatronPlan, SendAndRecvAreItsP2pHalves) {
