@@ -80,6 +80,12 @@ int layer_slots(const MegatronArgs& a) {
 
 std::string accounted_problem(const MegatronArgs& a, int p, int v) {
   const int slots = layer_slots(a);
+  if (slots == a.num_layers) {  // an even split: make_layout's messages (layout.cc)
+    if (slots % p != 0) return "num_layers " + str(slots) + " is not divisible by pipeline size " + str(p);
+    if (v > 1 && (slots / p) % v != 0)
+      return "number of layers per pipeline stage (" + str(slots / p) + ") is not divisible by v = " + str(v);
+    return "";
+  }
   if (slots % p != 0)
     return "number of layers with the embedding and loss slots (" + str(slots) +
            ") must be divisible by pipeline size " + str(p) + " (" + given(a) + ")";

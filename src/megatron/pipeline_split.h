@@ -23,8 +23,8 @@ struct LayerRange {
 [[nodiscard]] bool uneven_pipeline_split(const MegatronArgs& a);
 
 // Megatron's rules on the split for p pipeline ranks and v chunks per rank (v 1: not interleaved): ""
-// when valid, else one line naming the argument and its value. With an even split, the two rules of
-// make_layout (layers divisible by p, layers per stage by v) keep their own messages (layout.cc).
+// when valid, else one line naming the argument and its value. An even split gets make_layout's two
+// rules and messages (layers divisible by p, layers per stage by v; layout.cc).
 [[nodiscard]] std::string pipeline_split_problem(const MegatronArgs& a, int p, int v);
 
 // The transformer layers of pipeline rank r's chunk c of v, for a split without problem (the offset of

@@ -63,6 +63,9 @@ TEST(PipelineSplit, EvenSplitIsTheUsualOne) {
   EXPECT_EQ(ranges(a, 4, 2),
             (std::vector<std::pair<int, int>>{{0, 2}, {8, 2}, {2, 2}, {10, 2}, {4, 2}, {12, 2}, {6, 2}, {14, 2}}));
   expect_covers_in_order(a, 4, 2);
+  // Its rules read as make_layout's.
+  EXPECT_EQ(problem("", 10), "num_layers 10 is not divisible by pipeline size 4");
+  EXPECT_EQ(problem("", 16, 4, 3), "number of layers per pipeline stage (4) is not divisible by v = 3");
 }
 
 TEST(PipelineSplit, FirstAndLastStagesTakeTheirLayersTheMiddleSharesTheRest) {
