@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/units.h"
 #include "io/plan_io.h"
+#include "megatron/pipeline_split.h"
 #include "report/results_json.h"
 
 namespace pipebench {
@@ -91,6 +92,11 @@ void print_plan(std::ostream& out, const Plan& plan) {
     out << bubble << "\n# parameters per TP rank (pipeline rank/chunk):";
     for (const auto& p : s.params) out << " " << p.pp_rank << "/" << p.chunk << "=" << p.params;
     out << "\n";
+    if (uneven_pipeline_split(a)) {
+      out << "# transformer layers (pipeline rank/chunk):";
+      for (const auto& p : s.params) out << " " << p.pp_rank << "/" << p.chunk << "=" << p.layers;
+      out << "\n";
+    }
     const auto& shown = l.pp_groups.front();
     out << "#  rank    id  op              peer/group            elements  dtype         bytes    count  phase      "
            "what\n";
@@ -168,10 +174,12 @@ const char* const kPlanHelp =
     "              --make-vocab-size-divisible-by --normalization --position-embedding-type --disable-bias-linear\n"
     "  parallel    --tensor-model-parallel-size --pipeline-model-parallel-size --context-parallel-size\n"
     "              --num-layers-per-virtual-pipeline-stage --num-virtual-stages-per-pipeline-rank\n"
-    "              --sequence-parallel --world-size --rank-order\n"
+    "              --sequence-parallel --world-size --rank-order --decoder-first-pipeline-num-layers\n"
+    "              --decoder-last-pipeline-num-layers --account-for-embedding-in-pipeline-split\n"
+    "              --account-for-loss-in-pipeline-split\n"
     "  batch       --micro-batch-size --global-batch-size --microbatch-group-size-per-virtual-pipeline-stage\n"
     "  precision   --fp16 --bf16 --accumulate-allreduce-grads-in-fp32 --grad-reduce-in-bf16\n"
-    "  optimizer   --use-distributed-optimizer --overlap-grad-reduce --ddp-bucket-size\n"
+    "  optimizer   --use-distributed-optimizer --overlap-grad-reduce --ddp-bucket-size --fp8-param-gather\n"
     "              --no-overlap-p2p-communication --megatron-version\n"
     "Example: pipebench plan --json plan.json -- --num-layers 32 --hidden-size 4096 --num-attention-heads 32 \\\n"
     "           --seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 --global-batch-size 64 \\\n"

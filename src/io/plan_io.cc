@@ -11,6 +11,7 @@
 #include "core/version.h"
 #include "io/json_fields.h"
 #include "io/provenance_io.h"
+#include "megatron/pipeline_split.h"
 
 namespace pipebench {
 
@@ -21,45 +22,57 @@ namespace {
 constexpr const char* kMain = "main";
 constexpr const char* kCoreV09 = "core_v0.9";
 
+// Fields written only where set (a plan without them reads as before): the pipeline split
+// (pipeline_split.h) and --fp8-param-gather.
+void add_model_extras(const MegatronArgs& a, json& m) {
+  if (a.first_stage_layers > 0) m["decoder_first_pipeline_num_layers"] = a.first_stage_layers;
+  if (a.last_stage_layers > 0) m["decoder_last_pipeline_num_layers"] = a.last_stage_layers;
+  if (a.account_for_embedding) m["account_for_embedding_in_pipeline_split"] = true;
+  if (a.account_for_loss) m["account_for_loss_in_pipeline_split"] = true;
+  if (a.fp8_param_gather) m["fp8_param_gather"] = true;
+}
+
 json model_to_json(const Plan& plan) {
   const MegatronArgs& a = plan.args;
-  return {{"num_layers", a.num_layers},
-          {"hidden_size", a.hidden},
-          {"ffn_hidden_size", a.ffn_hidden},
-          {"num_attention_heads", a.heads},
-          {"num_query_groups", a.gqa ? json(a.query_groups) : json(nullptr)},
-          {"swiglu", a.swiglu},
-          {"seq_length", a.seq_length},
-          {"max_position_embeddings", a.max_position_embeddings},
-          {"vocab_size", a.vocab_size},
-          {"padded_vocab_size", plan.padded_vocab_size},
-          {"vocab_source", a.vocab_source},
-          {"micro_batch_size", a.micro_batch},
-          {"global_batch_size", a.global_batch},
-          {"params_dtype", std::string(dtype_name(a.params_dtype))},
-          {"grad_dtype", std::string(dtype_name(plan.grad_dtype))},
-          {"sequence_parallel", a.sequence_parallel && a.tp > 1},
-          {"distributed_optimizer", a.distributed_optimizer},
-          {"overlap_grad_reduce", a.overlap_grad_reduce},
-          {"overlap_p2p_communication", a.overlap_p2p},
-          {"untie_embeddings_and_output_weights", a.untie_embeddings},
-          {"megatron_version", a.version == MegatronVersion::kMain ? kMain : kCoreV09},
-          {"cp_comm_type", a.cp_comm_type},
-          {"hierarchical_context_parallel_sizes", a.hierarchical_cp_sizes},
-          {"recompute_granularity", a.recompute_granularity},
-          {"recompute_method", a.recompute_method},
-          {"recompute_num_layers", a.recompute_num_layers},
-          {"transformer_impl", a.transformer_engine ? "transformer_engine" : "local"},
-          {"num_experts", a.num_experts},
-          {"moe_router_topk", a.moe_router_topk},
-          {"moe_token_dispatcher_type", a.moe_dispatcher},
-          {"moe_ffn_hidden_size", a.moe_ffn_hidden},
-          {"moe_shared_expert_intermediate_size", a.moe_shared_expert_ffn},
-          {"moe_layer_pattern", a.moe_layer_pattern},
-          {"moe_probs_dtype", std::string(dtype_name(a.moe_probs_dtype))},
-          {"moe_aux_loss", a.moe_aux_loss},
-          {"ignored_arguments", a.ignored},
-          {"unknown_arguments", a.unknown}};
+  json m = {{"num_layers", a.num_layers},
+            {"hidden_size", a.hidden},
+            {"ffn_hidden_size", a.ffn_hidden},
+            {"num_attention_heads", a.heads},
+            {"num_query_groups", a.gqa ? json(a.query_groups) : json(nullptr)},
+            {"swiglu", a.swiglu},
+            {"seq_length", a.seq_length},
+            {"max_position_embeddings", a.max_position_embeddings},
+            {"vocab_size", a.vocab_size},
+            {"padded_vocab_size", plan.padded_vocab_size},
+            {"vocab_source", a.vocab_source},
+            {"micro_batch_size", a.micro_batch},
+            {"global_batch_size", a.global_batch},
+            {"params_dtype", std::string(dtype_name(a.params_dtype))},
+            {"grad_dtype", std::string(dtype_name(plan.grad_dtype))},
+            {"sequence_parallel", a.sequence_parallel && a.tp > 1},
+            {"distributed_optimizer", a.distributed_optimizer},
+            {"overlap_grad_reduce", a.overlap_grad_reduce},
+            {"overlap_p2p_communication", a.overlap_p2p},
+            {"untie_embeddings_and_output_weights", a.untie_embeddings},
+            {"megatron_version", a.version == MegatronVersion::kMain ? kMain : kCoreV09},
+            {"cp_comm_type", a.cp_comm_type},
+            {"hierarchical_context_parallel_sizes", a.hierarchical_cp_sizes},
+            {"recompute_granularity", a.recompute_granularity},
+            {"recompute_method", a.recompute_method},
+            {"recompute_num_layers", a.recompute_num_layers},
+            {"transformer_impl", a.transformer_engine ? "transformer_engine" : "local"},
+            {"num_experts", a.num_experts},
+            {"moe_router_topk", a.moe_router_topk},
+            {"moe_token_dispatcher_type", a.moe_dispatcher},
+            {"moe_ffn_hidden_size", a.moe_ffn_hidden},
+            {"moe_shared_expert_intermediate_size", a.moe_shared_expert_ffn},
+            {"moe_layer_pattern", a.moe_layer_pattern},
+            {"moe_probs_dtype", std::string(dtype_name(a.moe_probs_dtype))},
+            {"moe_aux_loss", a.moe_aux_loss},
+            {"ignored_arguments", a.ignored},
+            {"unknown_arguments", a.unknown}};
+  add_model_extras(a, m);
+  return m;
 }
 
 json message_to_json(const PlanMessage& m) {
@@ -84,9 +97,13 @@ json message_to_json(const PlanMessage& m) {
   return j;
 }
 
-json schedule_to_json(const Schedule& s) {
+// with_layers: each chunk's transformer layers too (a plan with an uneven split; even, they are L / p / v).
+json schedule_to_json(const Schedule& s, bool with_layers) {
   json msgs = json::array(), params = json::array();
-  for (const auto& p : s.params) params.push_back({{"pp_rank", p.pp_rank}, {"chunk", p.chunk}, {"params", p.params}});
+  for (const auto& p : s.params) {
+    params.push_back({{"pp_rank", p.pp_rank}, {"chunk", p.chunk}, {"params", p.params}});
+    if (with_layers) params.back()["layers"] = p.layers;
+  }
   for (const auto& m : s.messages) msgs.push_back(message_to_json(m));
   return {{"name", s.id.name}, {"v", s.id.v},     {"warmup", s.warmup}, {"bubble_ideal", s.bubble_ideal},
           {"params", params},  {"messages", msgs}};
@@ -168,6 +185,21 @@ void read_moe(const JsonFields& f, const json& m, const std::string& path, Megat
     f.fail(path + ".moe_layer_pattern", "is not one 0 or 1 per layer");
 }
 
+// The pipeline split and --fp8-param-gather (add_model_extras): absent is Megatron's default.
+void read_split(const JsonFields& f, const json& m, const std::string& path, MegatronArgs& a) {
+  if (m.contains("decoder_first_pipeline_num_layers"))
+    a.first_stage_layers = f.get_int(m, path, "decoder_first_pipeline_num_layers");
+  if (m.contains("decoder_last_pipeline_num_layers"))
+    a.last_stage_layers = f.get_int(m, path, "decoder_last_pipeline_num_layers");
+  if (a.first_stage_layers < 0 || a.last_stage_layers < 0)
+    f.fail(path + ".decoder_first_pipeline_num_layers", "is negative");
+  if (m.contains("account_for_embedding_in_pipeline_split"))
+    a.account_for_embedding = f.get_bool(m, path, "account_for_embedding_in_pipeline_split");
+  if (m.contains("account_for_loss_in_pipeline_split"))
+    a.account_for_loss = f.get_bool(m, path, "account_for_loss_in_pipeline_split");
+  if (m.contains("fp8_param_gather")) a.fp8_param_gather = f.get_bool(m, path, "fp8_param_gather");
+}
+
 // Fields added to pipebench.plan/1 after its first files: optional, with Megatron's defaults (an older
 // plan has none of them and was made without context-parallel types or recompute).
 void read_model_additions(const JsonFields& f, const json& m, const std::string& path, MegatronArgs& a) {
@@ -186,6 +218,7 @@ void read_model_additions(const JsonFields& f, const json& m, const std::string&
   if (m.contains("recompute_num_layers")) a.recompute_num_layers = f.get_int(m, path, "recompute_num_layers");
   if (a.recompute_num_layers < 0) f.fail(path + ".recompute_num_layers", "is negative");
   read_moe(f, m, path, a);
+  read_split(f, m, path, a);
   if (m.contains("transformer_impl")) {
     const std::string impl = f.get_string(m, path, "transformer_impl");
     if (impl != "transformer_engine" && impl != "local")
@@ -292,7 +325,9 @@ void read_layout(const JsonFields& f, const json& j, Plan& plan) {
     if (product > l.world) break;
   }
   if (product != l.world) f.fail("layout.world", "is not tp x cp x dp x pp");
-  if (plan.args.num_layers % l.pp != 0) f.fail("layout.pp", "does not divide model.num_layers");
+  if (!uneven_pipeline_split(plan.args) && plan.args.num_layers % l.pp != 0)
+    f.fail("layout.pp", "does not divide model.num_layers");
+  if (const std::string why = pipeline_split_problem(plan.args, l.pp, 1); !why.empty()) f.fail("layout.pp", why);
   read_expert_layout(f, lj, plan);
   build_layout_groups(l);
   const json& g = f.object(j, "", "groups");
@@ -397,14 +432,19 @@ void check_batches(const JsonFields& f, const Schedule& s, const std::string& pa
   }
 }
 
-Schedule read_schedule(const JsonFields& f, const json& sj, const std::string& path, const Layout& l, int layers) {
+Schedule read_schedule(const JsonFields& f, const json& sj, const std::string& path, const Layout& l,
+                       const MegatronArgs& a) {
   const int pp = l.pp;
   if (!sj.is_object()) f.fail(path, "is not an object");
   Schedule s;
   s.id.name = f.get_string(sj, path, "name");
   s.id.v = f.get_int(sj, path, "v");
   if (const std::string problem = schedule_id_problem(s.id.name, s.id.v); !problem.empty()) f.fail(path, problem);
-  if ((layers / pp) % s.id.v != 0) f.fail(path + ".v", "does not divide the layers per pipeline stage");
+  if (!uneven_pipeline_split(a) && (a.num_layers / pp) % s.id.v != 0)
+    f.fail(path + ".v", "does not divide the layers per pipeline stage");
+  if (s.id.v > 1 && pp > 1) {
+    if (const std::string why = pipeline_split_problem(a, pp, s.id.v); !why.empty()) f.fail(path + ".v", why);
+  }
   s.warmup = f.get_i64s(sj, path, "warmup");
   if (s.warmup.size() != static_cast<std::size_t>(pp))
     f.fail(path + ".warmup", "does not have one entry per pipeline rank");
@@ -417,6 +457,7 @@ Schedule read_schedule(const JsonFields& f, const json& sj, const std::string& p
     const ChunkParams& c = s.params.back();
     if (c.pp_rank < 0 || c.pp_rank >= pp || c.chunk < 0 || c.chunk >= s.id.v || c.params < 0)
       f.fail(pi, "is not a pipeline rank and chunk of this schedule with a count >= 0");
+    s.params.back().layers = chunk_layer_range(a, pp, c.pp_rank, c.chunk, s.id.v).count;
   }
   for (std::int64_t w : s.warmup) {
     if (w < 0) f.fail(path + ".warmup", "has a negative entry");
@@ -433,7 +474,7 @@ Schedule read_schedule(const JsonFields& f, const json& sj, const std::string& p
 
 json plan_to_json(const Plan& plan) {
   json schedules = json::array();
-  for (const auto& s : plan.schedules) schedules.push_back(schedule_to_json(s));
+  for (const auto& s : plan.schedules) schedules.push_back(schedule_to_json(s, uneven_pipeline_split(plan.args)));
   json doc = {{"schema", kPlanSchema},
               {"tool_version", kToolVersion},
               {"model", model_to_json(plan)},
@@ -463,7 +504,7 @@ Plan plan_from_json(const json& j, const std::string& where) {
   std::map<int, std::string> ids;  // message id -> where it was first seen
   for (std::size_t i = 0; i < schedules.size(); ++i) {
     const std::string path = JsonFields::item("schedules", i);
-    plan.schedules.push_back(read_schedule(f, schedules[i], path, plan.layout, plan.args.num_layers));
+    plan.schedules.push_back(read_schedule(f, schedules[i], path, plan.layout, plan.args));
     // Message ids are unique across the plan (results/README.md): traces and results name a message by it.
     const auto& msgs = plan.schedules.back().messages;
     for (std::size_t k = 0; k < msgs.size(); ++k) {

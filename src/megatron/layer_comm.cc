@@ -7,6 +7,8 @@
 
 #include <algorithm>
 
+#include "megatron/pipeline_split.h"
+
 namespace pipebench {
 namespace {
 
@@ -220,9 +222,9 @@ std::vector<int> layer_group(const Layout& l, const MegatronArgs& a, int rank, L
 }
 
 std::vector<int> chunk_layers(const MegatronArgs& a, const Layout& l, int r, int c, int v) {
-  const int per_chunk = a.num_layers / l.pp / v;
+  const LayerRange range = chunk_layer_range(a, l.pp, r, c, v);
   std::vector<int> out;
-  for (int i = 0; i < per_chunk; ++i) out.push_back(c * (a.num_layers / v) + r * per_chunk + i);
+  for (int i = 0; i < range.count; ++i) out.push_back(range.first + i);
   return out;
 }
 

@@ -60,7 +60,7 @@ struct LayerMessage {
 [[nodiscard]] std::vector<int> layer_group(const Layout& l, const MegatronArgs& a, int rank, LayerGroup g);
 
 // The global layer indices (0-based) of pipeline rank r, chunk c of v (get_transformer_layer_offset):
-// c*(L/v) + r*(L/p/v) + i for i < L/p/v.
+// evenly c*(L/v) + r*(L/p/v) + i for i < L/p/v; uneven splits as pipeline_split.h says.
 [[nodiscard]] std::vector<int> chunk_layers(const MegatronArgs& a, const Layout& l, int r, int c, int v);
 
 }  // namespace pipebench

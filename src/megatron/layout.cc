@@ -8,6 +8,7 @@
 
 #include "core/checked_math.h"
 #include "core/error.h"
+#include "megatron/pipeline_split.h"
 
 namespace pipebench {
 namespace {
@@ -69,12 +70,46 @@ int Layout::expert_rank_of(int et, int e, int ed, int p) const {
   return et + etp * (e + ep * (ed + edp * p));
 }
 
+namespace {
+
+// v from the arguments where the split is not even (pipeline_split.h): arguments.py takes
+// --num-layers-per-virtual-pipeline-stage against the layers per stage with the embedding and loss slots,
+// and refuses it with uneven first / last stages.
+int uneven_virtual_stages(const MegatronArgs& a) {
+  if (const std::string why = pipeline_split_problem(a, a.pp, 1); !why.empty()) throw UsageError(why);
+  int v = 1;
+  if (a.layers_per_virtual_stage) {
+    if (a.first_stage_layers > 0 || a.last_stage_layers > 0)
+      throw UsageError("--num-layers-per-virtual-pipeline-stage " + str(a.layers_per_virtual_stage) +
+                       ": use --num-virtual-stages-per-pipeline-rank for the virtual pipeline size with uneven "
+                       "pipeline stages (--decoder-first/last-pipeline-num-layers)");
+    const int slots = a.num_layers + (a.account_for_embedding ? 1 : 0) + (a.account_for_loss ? 1 : 0);
+    if ((slots / a.pp) % a.layers_per_virtual_stage != 0) {
+      throw UsageError("number of layers per pipeline stage (" + str(slots / a.pp) +
+                       ", with the embedding and loss slots) must be divisible by number of layers per virtual "
+                       "pipeline stage (" +
+                       str(a.layers_per_virtual_stage) + ")");
+    }
+    v = slots / a.pp / a.layers_per_virtual_stage;
+  } else if (a.virtual_stages_per_rank) {
+    v = a.virtual_stages_per_rank;
+  }
+  // Megatron has no interleaving on one pipeline rank (the virtual size is ignored there).
+  if (v > 1 && a.pp > 1) {
+    if (const std::string why = pipeline_split_problem(a, a.pp, v); !why.empty()) throw UsageError(why);
+  }
+  return v;
+}
+
+}  // namespace
+
 int virtual_stages(const MegatronArgs& a) {
   if (a.layers_per_virtual_stage && a.virtual_stages_per_rank) {
     throw UsageError(
         "Megatron arguments: --num-layers-per-virtual-pipeline-stage and "
         "--num-virtual-stages-per-pipeline-rank cannot both be set");
   }
+  if (uneven_pipeline_split(a)) return uneven_virtual_stages(a);
   if (a.num_layers % a.pp != 0) {
     throw UsageError("num_layers " + str(a.num_layers) + " is not divisible by pipeline size " + str(a.pp));
   }
@@ -102,7 +137,10 @@ std::string interleaving_problem(const MegatronArgs& a, const Layout& l, int v) 
   const int p = l.pp;
   const std::int64_t m = l.microbatches;
   if (v <= 1) return "";
-  if ((a.num_layers / p) % v != 0) {
+  if (uneven_pipeline_split(a)) {
+    if (p < 2) return "interleaving needs pipeline size > 1";
+    if (const std::string why = pipeline_split_problem(a, p, v); !why.empty()) return why;
+  } else if ((a.num_layers / p) % v != 0) {
     return "number of layers per pipeline stage (" + str(a.num_layers / p) + ") is not divisible by v = " + str(v);
   }
   if (p < 2) return "interleaving needs pipeline size > 1";
@@ -132,6 +170,14 @@ std::string interleaving_problem(const MegatronArgs& a, const Layout& l, int v) 
 
 std::vector<int> valid_virtual_stages(const MegatronArgs& a, const Layout& l) {
   std::vector<int> out;
+  if (uneven_pipeline_split(a)) {
+    // Every v up to the layers of the largest stage (with its embedding or loss slot) that the split allows.
+    const int most = a.num_layers + 2;
+    for (int v = 2; v <= most; ++v) {
+      if (interleaving_problem(a, l, v).empty()) out.push_back(v);
+    }
+    return out;
+  }
   const int per_stage = a.num_layers / l.pp;
   for (int v = 2; v <= per_stage; ++v) {
     if (per_stage % v == 0 && interleaving_problem(a, l, v).empty()) out.push_back(v);

@@ -35,13 +35,6 @@ const std::set<std::string>& pipebench_names() {
 // without them and says so (a note naming the argument and what the plan lists instead).
 const std::map<std::string, std::string>& not_modelled() {
   static const std::map<std::string, std::string> kWhy = {
-      {"--fp8-param-gather",
-       "the distributed optimizer gathers FP8 (1-byte) copies of the TE linear weights; the plan gathers every "
-       "parameter at the parameter dtype"},
-      {"--decoder-first-pipeline-num-layers", "uneven pipeline stages; the plan splits the layers evenly"},
-      {"--decoder-last-pipeline-num-layers", "uneven pipeline stages; the plan splits the layers evenly"},
-      {"--account-for-embedding-in-pipeline-split", "uneven pipeline stages; the plan splits the layers evenly"},
-      {"--account-for-loss-in-pipeline-split", "uneven pipeline stages; the plan splits the layers evenly"},
       {"--pipeline-model-parallel-layout", "a custom pipeline layout; the plan splits the layers evenly"},
       {"--mtp-num-layers", "multi-token prediction layers on the last stage are not planned"},
       {"--use-torch-fsdp2", "FSDP shards parameters and gathers them per layer; the plan is of DDP"},
@@ -89,6 +82,34 @@ std::vector<std::string> last_occurrences(const std::vector<std::string>& args) 
 
 std::string str(std::int64_t v) { return std::to_string(v); }
 
+// TransformerConfig.__post_init__: a custom layout excludes the other pipeline split arguments.
+void check_split_arguments(const MegatronArgs& a) {
+  const bool layout = std::any_of(a.notes.begin(), a.notes.end(), [](const std::string& w) {
+    return w.rfind("--pipeline-model-parallel-layout", 0) == 0;
+  });
+  if (layout && (a.first_stage_layers > 0 || a.last_stage_layers > 0 || a.account_for_embedding || a.account_for_loss))
+    throw UsageError(
+        "--pipeline-model-parallel-layout cannot be set with --decoder-first-pipeline-num-layers, "
+        "--decoder-last-pipeline-num-layers, --account-for-embedding-in-pipeline-split or "
+        "--account-for-loss-in-pipeline-split");
+}
+
+// arguments.py: --fp8-param-gather only with the distributed optimizer (FSDP is not planned), and
+// TransformerConfig: fp8_param (which --fp8-param-gather sets) only in FP8 mode (--fp8-format). The FP8
+// format is not bound (it changes no message), so it is looked for among the ignored arguments.
+void check_fp8_param_gather(const MegatronArgs& a) {
+  if (!a.fp8_param_gather) return;
+  const auto has = [](const std::vector<std::string>& words, const char* name) {
+    return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return w.rfind(name, 0) == 0; });
+  };
+  if (!a.distributed_optimizer && !has(a.notes, "--use-torch-fsdp2") && !has(a.notes, "--use-megatron-fsdp"))
+    throw UsageError(
+        "--fp8-param-gather needs --use-distributed-optimizer (Megatron: only supported with the "
+        "distributed optimizer or FSDP)");
+  const bool fp8 = has(a.ignored, "--fp8-format");
+  if (!fp8) throw UsageError("--fp8-param-gather needs --fp8-format (Megatron: fp8_param must be used with fp8 mode)");
+}
+
 // Megatron's rules on the recompute, context-parallel and optimizer arguments (TransformerConfig
 // __post_init__, arguments.py validate_args), each message naming the rule.
 void check_rules(const MegatronArgs& a, const std::string& cp_fusion_impl) {
@@ -130,6 +151,8 @@ void check_rules(const MegatronArgs& a, const std::string& cp_fusion_impl) {
     throw UsageError("--num-distributed-optimizer-instances > 1 needs --use-distributed-optimizer");
   if (a.overlap_param_gather && !(a.distributed_optimizer && a.overlap_grad_reduce))
     throw UsageError("--overlap-param-gather needs --use-distributed-optimizer and --overlap-grad-reduce");
+  check_fp8_param_gather(a);
+  check_split_arguments(a);
 }
 
 // The sizes plan and predict can walk (layout.h limits) and Megatron's head rule (arguments.py: without
@@ -302,6 +325,11 @@ void add_parallel_options(CLI::App& app, MegatronArgs& a) {
       ->check(checks::positive(checks::kMaxInt32));
   app.add_option("--num-virtual-stages-per-pipeline-rank", a.virtual_stages_per_rank)
       ->check(checks::positive(checks::kMaxInt32));
+  app.add_option("--decoder-first-pipeline-num-layers", a.first_stage_layers)
+      ->check(checks::positive(checks::kMaxInt32));
+  app.add_option("--decoder-last-pipeline-num-layers", a.last_stage_layers)->check(checks::positive(checks::kMaxInt32));
+  app.add_flag("--account-for-embedding-in-pipeline-split", a.account_for_embedding);
+  app.add_flag("--account-for-loss-in-pipeline-split", a.account_for_loss);
   app.add_flag("--sequence-parallel", a.sequence_parallel);
   app.add_option("--world-size", a.world_size)->check(checks::positive(checks::kMaxInt32));
   app.add_option("--rank-order", a.rank_order)->check(CLI::IsMember({"tp-cp-ep-dp-pp", "tp-pp-dp"}));
@@ -323,6 +351,7 @@ void add_training_options(CLI::App& app, MegatronArgs& a, RawArgs& r) {
   app.add_option("--ddp-num-buckets", a.ddp_num_buckets)->check(CLI::PositiveNumber);
   app.add_flag("--ddp-pad-buckets-for-high-nccl-busbw", a.ddp_pad_buckets_for_high_nccl_busbw);
   app.add_flag("--overlap-param-gather", a.overlap_param_gather);
+  app.add_flag("--fp8-param-gather", a.fp8_param_gather);
   app.add_option("--num-distributed-optimizer-instances", a.distributed_optimizer_instances)
       ->check(CLI::PositiveNumber);
   app.add_option("--cp-comm-type", a.cp_comm_type)->expected(1, -1);

@@ -25,6 +25,11 @@ struct MegatronArgs {
   int tp = 1, pp = 1, cp = 1;
   int layers_per_virtual_stage = 0;  // --num-layers-per-virtual-pipeline-stage
   int virtual_stages_per_rank = 0;   // --num-virtual-stages-per-pipeline-rank
+  // The pipeline split (pipeline_split.h): --decoder-first-pipeline-num-layers and
+  // --decoder-last-pipeline-num-layers (0: not given), --account-for-embedding-in-pipeline-split and
+  // --account-for-loss-in-pipeline-split.
+  int first_stage_layers = 0, last_stage_layers = 0;
+  bool account_for_embedding = false, account_for_loss = false;
   bool sequence_parallel = false;
   int world_size = 0;  // --world-size (0: from the GPUs present)
   std::string rank_order = "tp-cp-ep-dp-pp";
@@ -39,6 +44,9 @@ struct MegatronArgs {
   int ddp_num_buckets = 0;           // --ddp-num-buckets (0: not given)
   bool ddp_pad_buckets_for_high_nccl_busbw = false;
   bool overlap_param_gather = false;
+  // --fp8-param-gather: the distributed optimizer keeps the TE linear weights as FP8 and gathers them at
+  // one byte per element (ParamTensor::fp8, plan.h dp_buckets).
+  bool fp8_param_gather = false;
   int distributed_optimizer_instances = 1;  // --num-distributed-optimizer-instances
   bool overlap_p2p = true;                  // --no-overlap-p2p-communication turns it off
   // Context parallelism: TE's attention exchange per layer (--cp-comm-type: one entry for every layer,

@@ -19,8 +19,10 @@ void add_moe_mlp(const MegatronArgs& a, std::vector<ParamTensor>& v) {
   const std::int64_t h = a.hidden, f = a.moe_ffn_hidden, etp = expert_tp(a), local = a.num_experts / a.ep;
   const bool bias = !a.disable_bias_linear;
   const std::int64_t fc1_out = a.swiglu ? 2 * f : f;
+  const bool fp8 = a.fp8_param_gather && a.transformer_engine;
   auto add = [&](const std::string& name, std::int64_t n, bool replicated, bool expert) {
-    if (n > 0) v.push_back({name, n, false, false, replicated, false, expert});
+    const bool te_weight = name.find("linear_fc") != std::string::npos && name.find(".weight") != std::string::npos;
+    if (n > 0) v.push_back({name, n, false, false, replicated, false, expert, fp8 && te_weight});
   };
   add("pre_mlp_layernorm.weight", h, true, false);
   add("pre_mlp_layernorm.bias", a.rmsnorm ? 0 : h, true, false);
@@ -57,6 +59,13 @@ std::vector<ParamTensor> layer_tensors(const MegatronArgs& a, bool moe) {
   auto add = [&](const std::string& name, std::int64_t n, bool replicated = false, bool qk = false) {
     if (n > 0) v.push_back({name, n, false, false, replicated, qk});
   };
+  // The TE linear weights (ParamTensor::fp8); the local spec has no TE modules and so no FP8 params.
+  const bool fp8 = a.fp8_param_gather && a.transformer_engine;
+  auto add_weight = [&](const std::string& name, std::int64_t n) {
+    if (n <= 0) return;
+    add(name, n);
+    v.back().fp8 = fp8;
+  };
   // TE spec: "self_attention.linear_qkv.layer_norm_weight"; local spec: "input_layernorm.weight".
   auto norm = [&](const std::string& te_module, const std::string& local_module) {
     const std::string prefix = a.transformer_engine ? te_module + ".layer_norm_" : local_module + ".";
@@ -64,10 +73,10 @@ std::vector<ParamTensor> layer_tensors(const MegatronArgs& a, bool moe) {
     add(prefix + "bias", norm_bias * h, true);
   };
   if (!a.transformer_engine) norm("", "input_layernorm");
-  add("self_attention.linear_proj.weight", checked_mul(h, h, kWhat) / t);
+  add_weight("self_attention.linear_proj.weight", checked_mul(h, h, kWhat) / t);
   add("self_attention.linear_proj.bias", bias ? h : 0, true);  // row-parallel bias: replicated
   if (a.transformer_engine) norm("self_attention.linear_qkv", "");
-  add("self_attention.linear_qkv.weight", checked_mul(h, qkv_out, kWhat) / t);
+  add_weight("self_attention.linear_qkv.weight", checked_mul(h, qkv_out, kWhat) / t);
   add("self_attention.linear_qkv.bias", bias ? qkv_out / t : 0);
   if (a.qk_layernorm) {
     for (const char* n : {"self_attention.q_layernorm", "self_attention.k_layernorm"}) {
@@ -80,9 +89,9 @@ std::vector<ParamTensor> layer_tensors(const MegatronArgs& a, bool moe) {
     return v;
   }
   norm("mlp.linear_fc1", "pre_mlp_layernorm");
-  add("mlp.linear_fc1.weight", checked_mul(h, fc1_out, kWhat) / t);
+  add_weight("mlp.linear_fc1.weight", checked_mul(h, fc1_out, kWhat) / t);
   add("mlp.linear_fc1.bias", bias ? fc1_out / t : 0);
-  add("mlp.linear_fc2.weight", checked_mul(f, h, kWhat) / t);
+  add_weight("mlp.linear_fc2.weight", checked_mul(f, h, kWhat) / t);
   add("mlp.linear_fc2.bias", bias ? h : 0, true);
   return v;
 }

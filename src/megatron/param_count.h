@@ -22,6 +22,12 @@ struct ParamTensor {
   bool replicated = false;  // norm or row-parallel bias: marked sequence_parallel (all-reduced over TP with SP)
   bool qk_norm = false;     // q_layernorm / k_layernorm: all-reduced over TP whenever t > 1
   bool expert = false;      // an expert's weight (allreduce = False): its own buffer, reduced over expert DP
+  // A TE linear weight kept as FP8 with --fp8-param-gather (fp8_utils.py get_fp8_context(is_init=True) wraps
+  // the transformer layers in TE's fp8_model_init, which makes the weights of TE Linear, LayerNormLinear and
+  // GroupedLinear FP8 tensors; their layer norms and biases, the router, the embeddings and the output layer
+  // stay in the parameter dtype). The DDP groups FP8 params into a uint8 buffer of their own
+  // (param_and_grad_buffer.py group_params_for_buffers, _param_uses_quantized_storage).
+  bool fp8 = false;
 };
 
 // The tensors of one transformer layer on one TP rank in Megatron's registration order (the order of

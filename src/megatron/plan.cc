@@ -13,6 +13,7 @@
 #include "megatron/layer_comm.h"
 #include "megatron/p2p_calls.h"
 #include "megatron/param_count.h"
+#include "megatron/pipeline_split.h"
 #include "schedule/schedule_file.h"
 #include "schedule/schedule_registry.h"
 
@@ -90,11 +91,12 @@ std::int64_t dp_bucket_size(const MegatronArgs& a, const Layout& l, int r, int c
   return std::max<std::int64_t>(40000000, 1000000LL * l.dp * l.cp);
 }
 
-std::vector<std::int64_t> dp_buckets(const MegatronArgs& a, const Layout& l, int r, int c, int v, bool expert) {
+std::vector<std::int64_t> dp_buckets(const MegatronArgs& a, const Layout& l, int r, int c, int v, bool expert,
+                                     bool fp8) {
   auto tensors = chunk_tensors(a, l, r, c, v);
-  tensors.erase(
-      std::remove_if(tensors.begin(), tensors.end(), [&](const ParamTensor& t) { return t.expert != expert; }),
-      tensors.end());
+  tensors.erase(std::remove_if(tensors.begin(), tensors.end(),
+                               [&](const ParamTensor& t) { return t.expert != expert || t.fp8 != fp8; }),
+                tensors.end());
   if (tensors.empty()) return {};
   const std::int64_t bucket_size = dp_bucket_size(a, l, r, c, v);  // 0: one bucket
   const bool distopt = a.distributed_optimizer;
@@ -397,22 +399,29 @@ class Builder {
     std::vector<int> inter;
     for (std::size_t i = pos % shard; i < dpg.size(); i += shard) inter.push_back(dpg[i]);
     const std::string chunk = ", chunk " + std::to_string(c), kind = expert ? "expert " : "";
-    const std::string params_what =
-        kind + "params" + chunk + (a_.overlap_param_gather ? " (overlap-param-gather: next iteration's forward)" : "");
-    // The same on every rank of a pipeline stage: computed once (computed-but-empty is marked by the flag).
-    auto& [done, buckets] = buckets_[{r, c, expert}];
-    if (!done) buckets = dp_buckets(a_, l_, r, c, v_, expert);
-    done = true;
-    for (std::int64_t bucket : buckets) {
-      if (!a_.distributed_optimizer) {
-        add(rank, "all_reduce", dpg, -1, bucket, grad, 1, Phase::kAfter, kind + "dp grads" + chunk);
-        continue;
+    const std::string gather = a_.overlap_param_gather ? " (overlap-param-gather: next iteration's forward)" : "";
+    // --fp8-param-gather: the FP8 buffer's buckets first, then the parameter-dtype buffer's, which
+    // partition_buckets (param_and_grad_buffer.py) puts into the last FP8 bucket group, so they are issued
+    // with it; the FP8 buffer's params are gathered as uint8, one byte per element (its param_data dtype).
+    for (const bool fp8 : {true, false}) {
+      if (fp8 && !a_.fp8_param_gather) continue;
+      // The same on every rank of a pipeline stage: computed once (computed-but-empty is marked by the flag).
+      auto& [done, buckets] = buckets_[{r, c, expert, fp8}];
+      if (!done) buckets = dp_buckets(a_, l_, r, c, v_, expert, fp8);
+      done = true;
+      const DType param_dtype = fp8 ? DType::kUint8 : a_.params_dtype;
+      const std::string params_what = kind + "params" + (fp8 ? " (FP8)" : "") + chunk + gather;
+      for (std::int64_t bucket : buckets) {
+        if (!a_.distributed_optimizer) {
+          add(rank, "all_reduce", dpg, -1, bucket, grad, 1, Phase::kAfter, kind + "dp grads" + chunk);
+          continue;
+        }
+        add(rank, "reduce_scatter", intra, -1, bucket, grad, 1, Phase::kAfter, kind + "dp grads" + chunk);
+        if (k > 1)
+          add(rank, "all_reduce", inter, -1, bucket / static_cast<std::int64_t>(shard), grad, 1, Phase::kAfter,
+              kind + "dp grads across optimizer instances" + chunk);
+        add(rank, "all_gather", intra, -1, bucket, param_dtype, 1, Phase::kAfter, params_what);
       }
-      add(rank, "reduce_scatter", intra, -1, bucket, grad, 1, Phase::kAfter, kind + "dp grads" + chunk);
-      if (k > 1)
-        add(rank, "all_reduce", inter, -1, bucket / static_cast<std::int64_t>(shard), grad, 1, Phase::kAfter,
-            kind + "dp grads across optimizer instances" + chunk);
-      add(rank, "all_gather", intra, -1, bucket, a_.params_dtype, 1, Phase::kAfter, params_what);
     }
   }
 
@@ -470,8 +479,8 @@ class Builder {
   int v_;
   bool interleaves_;
   std::vector<PlanMessage> out_;
-  // (pipeline rank, chunk, expert) -> (computed, buckets)
-  std::map<std::tuple<int, int, bool>, std::pair<bool, std::vector<std::int64_t>>> buckets_;
+  // (pipeline rank, chunk, expert, fp8) -> (computed, buckets)
+  std::map<std::tuple<int, int, bool, bool>, std::pair<bool, std::vector<std::int64_t>>> buckets_;
   std::map<int, std::int64_t> replicated_;           // pipeline rank -> replicated elements
   std::map<int, std::vector<P2PBatchMessage>> p2p_;  // pipeline rank -> its P2P batches
 };
@@ -482,7 +491,10 @@ Schedule make_schedule(const MegatronArgs& a, const Layout& l, const ScheduleId&
   const int v = id.v;
   for (int r = 0; r < l.pp; ++r) {
     s.warmup.push_back(warmup_microbatches(a, l, v, r));
-    for (int c = 0; c < v; ++c) s.params.push_back({r, c, total_elements(chunk_tensors(a, l, r, c, v))});
+    for (int c = 0; c < v; ++c) {
+      s.params.push_back(
+          {r, c, total_elements(chunk_tensors(a, l, r, c, v)), chunk_layer_range(a, l.pp, r, c, v).count});
+    }
   }
   // Bubble fractions of Narayanan et al., SC21, Sec. 2.2: (p-1)/m and (p-1)/(v m).
   s.bubble_ideal = static_cast<double>(l.pp - 1) / (static_cast<double>(v) * static_cast<double>(l.microbatches));
@@ -495,6 +507,30 @@ Schedule make_schedule(const MegatronArgs& a, const Layout& l, const ScheduleId&
     }
   }
   return s;
+}
+
+// --fp8-param-gather: what the plan lists, and a bf16 exception it does not follow.
+void add_fp8_notes(const MegatronArgs& a, std::vector<std::string>& notes) {
+  notes.push_back(
+      "--fp8-param-gather: the TE linear weights sit in an FP8 buffer of their own, bucketed apart and gathered "
+      "as uint8 (1 byte per element): the \"params (FP8)\" all-gathers; norms, biases, router and embeddings stay " +
+      std::string(dtype_name(a.params_dtype)));
+  const bool bf16_ends = std::any_of(a.ignored.begin(), a.ignored.end(),
+                                     [](const std::string& w) { return w.rfind("--first-last-layers-bf16", 0) == 0; });
+  // The recipes that scale per block (mxfp8, blockwise) or are user-defined keep scaling factors beside
+  // the FP8 data; the plan lists the data's bytes only (delayed and tensorwise: one scale per tensor).
+  for (const std::string& w : a.ignored) {
+    if (w.rfind("--fp8-recipe", 0) != 0) continue;
+    const std::string recipe =
+        w.substr(w.find_first_of(" =") == std::string::npos ? w.size() : w.find_first_of(" =") + 1);
+    if (recipe != "delayed" && recipe != "tensorwise")
+      notes.push_back("--fp8-recipe " + recipe +
+                      ": the FP8 all-gathers are listed at 1 byte per element, without the recipe's scaling factors");
+  }
+  if (bf16_ends)
+    notes.push_back(
+        "--first-last-layers-bf16 is not modelled with --fp8-param-gather: Megatron keeps those layers' weights out "
+        "of FP8; the plan gathers every layer's TE linear weights in FP8");
 }
 
 }  // namespace
@@ -517,6 +553,10 @@ Plan make_plan(const MegatronArgs& args, int gpus_present) {
     plan.notes.push_back(
         "--overlap-grad-reduce: each DP bucket is issued during the last microbatch's backward as soon as its "
         "grads are ready (listed after the pipeline, in the order they are issued)");
+  if (uneven_pipeline_split(args))
+    plan.notes.push_back("uneven pipeline split (" + pipeline_split_arguments(args) +
+                         "): each schedule lists the transformer layers per pipeline rank/chunk");
+  if (args.fp8_param_gather) add_fp8_notes(args, plan.notes);
   if (args.cp > 1)
     plan.notes.push_back("context parallelism: the attention exchange follows TransformerEngine's cp_comm_type (" +
                          args.cp_comm_type.front() + (args.cp_comm_type.size() > 1 ? ", per layer" : "") + ")");

@@ -45,6 +45,7 @@ struct PlanMessage {
 struct ChunkParams {
   int pp_rank = 0, chunk = 0;
   std::int64_t params = 0;  // per TP rank
+  int layers = 0;           // transformer layers of the chunk (pipeline_split.h)
 };
 
 struct Schedule {
@@ -111,7 +112,9 @@ inline constexpr int kListEveryRankUpTo = 4096;
 // optimizer 64-element param alignment, bucket ends padded, and the shared word embedding alone.
 // expert: the buckets of the chunk's expert parameters instead (their own buffer, sharded over the expert
 // DP group: distributed_data_parallel.py groups params by is_expert_parallel).
+// fp8: the buckets of the FP8 buffer (--fp8-param-gather, ParamTensor::fp8) instead of the parameter-dtype
+// one; each buffer is bucketed and padded on its own (group_params_for_buffers: one buffer per param dtype).
 [[nodiscard]] std::vector<std::int64_t> dp_buckets(const MegatronArgs& a, const Layout& l, int pp_rank, int chunk,
-                                                   int v, bool expert = false);
+                                                   int v, bool expert = false, bool fp8 = false);
 
 }  // namespace pipebench

@@ -8,6 +8,7 @@
 
 #include "collectives/registry.h"
 #include "core/error.h"
+#include "megatron/pipeline_split.h"
 #include "schedule/schedule_registry.h"
 
 namespace pipebench {
@@ -52,13 +53,23 @@ void sort_messages(const Schedule& s, const CostModel& costs, ScheduleBuild& b) 
   }
 }
 
-// Compute per microbatch step: layers_per_chunk layers, plus the output layer on the chunk that holds the
+// The transformer layers of each model stage s = chunk x p + pipeline rank (Megatron's interleaved order:
+// the chunk c of pipeline rank r holds stage c p + r), from the plan's split (pipeline_split.h: even, or
+// uneven first / last stages, or the embedding and loss slots).
+std::vector<int> stage_layers(const MegatronArgs& a, int p, int v) {
+  std::vector<int> out;
+  for (int s = 0; s < p * v; ++s) out.push_back(chunk_layer_range(a, p, s % p, s / p, v).count);
+  return out;
+}
+
+// Compute per microbatch step: the layers of the chunk's model stage, plus the output layer on the chunk that holds the
 // last stage (rank p-1's last chunk; rank 0's second with the V placement; backward twice its forward), plus `extra_ms`
 // spread 1/3 forward, 2/3 backward. Where the schedule splits the backward, W gets w_share of the compute (Qi et al.
 // §2: the weight-gradient GEMMs) and B the rest with the backward's share of `extra_ms` (the collectives of the
 // backward run with the B pass).
-void set_compute(ScheduleSpec& spec, const ComputeModel& c, int layers, const std::vector<double>& extra_ms) {
-  const int layers_per_chunk = layers / spec.p / spec.v;
+void set_compute(ScheduleSpec& spec, const ComputeModel& c, const MegatronArgs& a,
+                 const std::vector<double>& extra_ms) {
+  const std::vector<int> layers = stage_layers(a, spec.p, spec.v);
   const ScheduleGenerator& g = schedule_generator(spec.id);
   const bool split = g.splits_backward();
   spec.fwd.clear();
@@ -68,8 +79,10 @@ void set_compute(ScheduleSpec& spec, const ComputeModel& c, int layers, const st
     std::vector<SimTime> f, b, w;
     const double extra = extra_ms[static_cast<std::size_t>(r)] / static_cast<double>(spec.m * spec.v);
     for (int ch = 0; ch < spec.v; ++ch) {
-      double fwd = layers_per_chunk * c.fwd_ms_per_layer, bwd = layers_per_chunk * c.bwd_ms_per_layer;
-      if (placed_stage(g.placement(), spec.p, r, ch) == spec.p * spec.v - 1) {
+      const int stage = placed_stage(g.placement(), spec.p, r, ch);
+      const int n = layers[static_cast<std::size_t>(stage)];
+      double fwd = n * c.fwd_ms_per_layer, bwd = n * c.bwd_ms_per_layer;
+      if (stage == spec.p * spec.v - 1) {
         fwd += c.output_layer_fwd_ms;
         bwd += 2 * c.output_layer_fwd_ms;
       }
@@ -118,10 +131,10 @@ ScheduleSpec prepare_build(const Plan& plan, const Schedule& s, const ComputeMod
   spec.warmup = s.warmup;
   spec.table = forward_table(plan.args, l, s.id.v);
   sort_messages(s, costs, b);
-  set_compute(spec, compute, plan.args.num_layers, std::vector<double>(b.ranks.size(), 0.0));
+  set_compute(spec, compute, plan.args, std::vector<double>(b.ranks.size(), 0.0));
   if (!fold) return spec;
   ScheduleSpec folded = spec;
-  set_compute(folded, compute, plan.args.num_layers, b.inside_comm_ms);
+  set_compute(folded, compute, plan.args, b.inside_comm_ms);
   return folded;
 }
 

@@ -95,6 +95,34 @@ TEST(PlanIo, NewModelFieldsRoundTripAndOlderFilesWithoutThemStillRead) {
   }
 }
 
+TEST(PlanIo, PipelineSplitAndFp8FieldsRoundTripOnlyWhereSet) {
+  const Plan built = plan_of(std::string(kSmall) +
+                             " --decoder-first-pipeline-num-layers 2 --decoder-last-pipeline-num-layers 2 "
+                             "--use-distributed-optimizer --fp8-param-gather --fp8-format hybrid");
+  const json j = plan_to_json(built);
+  EXPECT_EQ(j["model"]["decoder_first_pipeline_num_layers"], 2);
+  EXPECT_EQ(j["model"]["decoder_last_pipeline_num_layers"], 2);
+  EXPECT_EQ(j["model"]["fp8_param_gather"], true);
+  EXPECT_EQ(j["params"][1]["layers"], 6);  // 12 middle layers over 2 middle stages
+  const Plan back = plan_from_json(j, "test");
+  EXPECT_EQ(plan_to_json(back), j);
+  EXPECT_EQ(back.args.first_stage_layers, 2);
+  EXPECT_TRUE(back.args.fp8_param_gather);
+  EXPECT_EQ(back.schedules.at(0).params.at(3).layers, 2);
+  // An even plan writes none of the fields (its file is as before).
+  const json even = plan_to_json(plan_of(kSmall));
+  for (const char* key :
+       {"decoder_first_pipeline_num_layers", "decoder_last_pipeline_num_layers",
+        "account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split", "fp8_param_gather"}) {
+    EXPECT_FALSE(even["model"].contains(key)) << key;
+  }
+  EXPECT_FALSE(even["params"][0].contains("layers"));
+  // A split the layout cannot hold is one line naming the field.
+  json bad = j;
+  bad["model"]["decoder_first_pipeline_num_layers"] = 3;
+  EXPECT_NE(error_of(bad).find("layout.pp"), std::string::npos) << error_of(bad);
+}
+
 TEST(PlanIo, WrongSchemaIsNamed) {
   EXPECT_EQ(error_of(json{{"schema", "pipebench.results/1"}}),
             "--plan p.json: schema \"pipebench.results/1\" is not pipebench.plan/1");

@@ -105,14 +105,20 @@ TEST(MegatronScripts, Gpt3175bGoesInVerbatimWithTheWorldOfItsTorchrunLine) {
   EXPECT_TRUE(has_note(p, "world 128 from the launcher (torchrun --nproc_per_node 8 --nnodes 16"));
 }
 
-TEST(MegatronScripts, Llama3Fp8GoesInVerbatimAndNamesWhatIsNotModelled) {
+TEST(MegatronScripts, Llama3Fp8GoesInVerbatimAndGathersItsLinearWeightsInFp8) {
   const Plan p = make_plan(parse_megatron_args(torchrun(8, 1, fixture("llama3_8b_h100_fp8.args"))), 0);
   EXPECT_EQ(p.layout.world, 8);
   EXPECT_EQ(p.layout.dp, 8);
   EXPECT_EQ(p.args.vocab_size, 128256);
   EXPECT_TRUE(p.args.distributed_optimizer);
   EXPECT_TRUE(p.args.overlap_param_gather);
-  EXPECT_TRUE(has_note(p, "--fp8-param-gather is not modelled: the distributed optimizer gathers FP8"));
+  EXPECT_TRUE(p.args.fp8_param_gather);
+  EXPECT_TRUE(has_note(p, "--fp8-param-gather: the TE linear weights sit in an FP8 buffer of their own"));
+  std::int64_t fp8_gathers = 0;
+  for (const auto& m : p.schedules.at(0).messages) {
+    if (m.rank == 0 && m.op == "all_gather" && m.dtype == DType::kUint8) ++fp8_gathers;
+  }
+  EXPECT_GT(fp8_gathers, 0);
   for (const char* ignored :
        {"--rotary-base 1000000", "--manual-gc", "--attention-backend fused", "--fp8-format hybrid"})
     EXPECT_NE(std::find(p.args.ignored.begin(), p.args.ignored.end(), ignored), p.args.ignored.end()) << ignored;

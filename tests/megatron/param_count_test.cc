@@ -103,5 +103,35 @@ TEST(ParamCount, MoeLayerReplacesTheMlpWithRouterAndLocalExperts) {
   EXPECT_EQ(total_elements(layer_tensors(a)), 49984);
 }
 
+TEST(ParamCount, Fp8ParamGatherMarksTheTeLinearWeightsOnly) {
+  const std::string fp8 = std::string(kTiny) + "--use-distributed-optimizer --fp8-param-gather --fp8-format hybrid ";
+  std::vector<std::string> marked;
+  for (const auto& t : layer_tensors(parse_megatron_args(words(fp8)))) {
+    if (t.fp8) marked.push_back(t.name);
+  }
+  EXPECT_EQ(marked, (std::vector<std::string>{"self_attention.linear_proj.weight", "self_attention.linear_qkv.weight",
+                                              "mlp.linear_fc1.weight", "mlp.linear_fc2.weight"}));
+  // MoE: the experts' and shared experts' GroupedLinear / Linear weights; not the router or the biases.
+  marked.clear();
+  for (const auto& t : layer_tensors(
+           parse_megatron_args(words(fp8 + "--num-experts 2 --moe-shared-expert-intermediate-size 128")), true)) {
+    if (t.fp8) marked.push_back(t.name);
+  }
+  EXPECT_EQ(marked,
+            (std::vector<std::string>{"self_attention.linear_proj.weight", "self_attention.linear_qkv.weight",
+                                      "mlp.experts.linear_fc1.weight0", "mlp.experts.linear_fc1.weight1",
+                                      "mlp.experts.linear_fc2.weight0", "mlp.experts.linear_fc2.weight1",
+                                      "mlp.shared_experts.linear_fc1.weight", "mlp.shared_experts.linear_fc2.weight"}));
+  // Without the flag, and in the embeddings and output layer, nothing.
+  for (const auto& t : layer_tensors(parse_megatron_args(words(kTiny)))) EXPECT_FALSE(t.fp8) << t.name;
+  const auto a = parse_megatron_args(words(fp8));
+  const Layout l = make_layout(a, 0);
+  for (const auto& t : chunk_tensors(a, l, 0, 0, 1)) {
+    if (t.word_embedding || t.name.find("position") != std::string::npos) {
+      EXPECT_FALSE(t.fp8) << t.name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pipebench

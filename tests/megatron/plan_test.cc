@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -640,6 +641,117 @@ namespace pipebench {
 namespace {
 
 // The plan's P2P halves are send and recv; everything else it emits is a collective.
+// 10 layers on p 4 with first 2 / last 2: each stage's params, DP gradient bucket and valid v follow its
+// layers (2, 3, 3, 2; pipeline_split_test.cc has the offsets).
+TEST(MegatronPlan, UnevenStagesSizeEachStagesParamsAndGradients) {
+  const std::string model = std::string(kTinyBuckets) + "--num-layers 10 --pipeline-model-parallel-size 4 ";
+  const Plan p = plan_of(model + "--decoder-first-pipeline-num-layers 2 --decoder-last-pipeline-num-layers 2");
+  const std::int64_t layer = total_elements(layer_tensors(p.args));
+  ASSERT_EQ(layer, 49984);
+  const std::int64_t word = 1024 * 64, position = 8 * 64, final_norm = 128;
+  const Schedule s = schedule(p, "1f1b");
+  ASSERT_EQ(s.params.size(), 4u);
+  const std::vector<std::int64_t> want = {word + position + 2 * layer, 3 * layer, 3 * layer,
+                                          2 * layer + final_norm + word};
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_EQ(s.params[static_cast<std::size_t>(r)].params, want[static_cast<std::size_t>(r)]) << r;
+    EXPECT_EQ(s.params[static_cast<std::size_t>(r)].layers, r == 0 || r == 3 ? 2 : 3) << r;
+  }
+  // One DP bucket per stage (dp 1, no overlap): the stage's own parameters.
+  EXPECT_EQ(sizes(s, 1, "all_reduce", "dp grads, chunk 0"), (std::vector<std::int64_t>{3 * layer}));
+  EXPECT_EQ(sizes(s, 0, "all_reduce", "dp grads, chunk 0"), (std::vector<std::int64_t>{want[0]}));
+  EXPECT_TRUE(p.valid_v.empty());  // v must divide 2, 3 and 2
+  EXPECT_NE(std::find_if(p.notes.begin(), p.notes.end(),
+                         [](const std::string& n) { return n.rfind("uneven pipeline split", 0) == 0; }),
+            p.notes.end());
+  // 16 layers, first 2 / last 2: 6 per middle stage, so v 2 is valid and its chunks split each stage.
+  const Plan v2 = plan_of(std::string(kTinyBuckets) +
+                          "--num-layers 16 --pipeline-model-parallel-size 4 --global-batch-size 8 "
+                          "--decoder-first-pipeline-num-layers 2 --decoder-last-pipeline-num-layers 2");
+  EXPECT_EQ(v2.valid_v, (std::vector<int>{2}));
+  const Schedule i2 = schedule(v2, "interleaved", 2);
+  std::vector<int> layers;
+  for (const auto& c : i2.params) layers.push_back(c.layers);
+  EXPECT_EQ(layers, (std::vector<int>{1, 1, 3, 3, 3, 3, 1, 1}));
+  EXPECT_EQ(i2.params[2].params, 3 * layer);
+  // The embedding and loss slots: 10 + 2 = 12, so 2, 3, 3, 2 again.
+  const Plan slots = plan_of(model + "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split");
+  EXPECT_EQ(schedule(slots, "1f1b").params[0].params, want[0]);
+  EXPECT_EQ(schedule(slots, "1f1b").params[3].params, want[3]);
+}
+
+TEST(MegatronPlan, UnevenStageRulesAreOneLineNamingTheArgument) {
+  const std::string model = std::string(kTinyBuckets) + "--num-layers 10 --pipeline-model-parallel-size 4 ";
+  EXPECT_NE(usage_error(model + "--decoder-first-pipeline-num-layers 3 --decoder-last-pipeline-num-layers 2")
+                .find("must be divisible by the middle pipeline size (2)"),
+            std::string::npos);
+  EXPECT_NE(usage_error(model + "--decoder-first-pipeline-num-layers 2 --decoder-last-pipeline-num-layers 2 "
+                                "--num-virtual-stages-per-pipeline-rank 2")
+                .find("number of layers on each middle pipeline rank (3) must be divisible by the virtual pipeline "
+                      "size 2"),
+            std::string::npos);
+  // arguments.py: with uneven stages the virtual size comes from --num-virtual-stages-per-pipeline-rank.
+  EXPECT_NE(usage_error(std::string(kTinyBuckets) +
+                        "--num-layers 11 --pipeline-model-parallel-size 4 --decoder-first-pipeline-num-layers 2 "
+                        "--num-layers-per-virtual-pipeline-stage 1")
+                .find("--num-layers-per-virtual-pipeline-stage 1: use --num-virtual-stages-per-pipeline-rank"),
+            std::string::npos);
+  EXPECT_NE(usage_error(model + "--decoder-last-pipeline-num-layers 1 --account-for-embedding-in-pipeline-split")
+                .find("cannot be combined"),
+            std::string::npos);
+  EXPECT_NE(usage_error(model + "--decoder-first-pipeline-num-layers 0").find("--decoder-first-pipeline-num-layers"),
+            std::string::npos);
+  EXPECT_NE(usage_error(model + "--account-for-embedding-in-pipeline-split").find("(11) must be divisible"),
+            std::string::npos);
+  EXPECT_NE(usage_error(model + "--decoder-first-pipeline-num-layers 1 --pipeline-model-parallel-layout Et|tt|tt|tL")
+                .find("--pipeline-model-parallel-layout cannot be set with"),
+            std::string::npos);
+}
+
+// --fp8-param-gather (distributed optimizer): the TE linear weights in a buffer of their own, reduced in
+// the grad dtype and gathered as uint8; the rest (norms, biases, embeddings) bucketed apart in bf16.
+TEST(MegatronPlan, Fp8ParamGatherGathersTheTeLinearWeightsInOneByte) {
+  const std::string distopt = std::string(kTinyBuckets) + "--use-distributed-optimizer ";
+  const Schedule s = schedule(plan_of(distopt + "--fp8-param-gather --fp8-format hybrid"), "1f1b");
+  // Rank 1: FP8 buffer proj 4,096 + qkv 12,288 + fc1 16,384 + fc2 16,384 = 49,152 (a multiple of 128);
+  // then the bf16 buffer: the output copy alone, 65,536, and norms and biases 128 + 832 = 960 -> 1,024.
+  EXPECT_EQ(sizes(s, 1, "reduce_scatter", "dp grads, chunk 0"), (std::vector<std::int64_t>{49152, 65536, 1024}));
+  EXPECT_EQ(sizes(s, 1, "all_gather", "params (FP8), chunk 0"), (std::vector<std::int64_t>{49152}));
+  EXPECT_EQ(sizes(s, 1, "all_gather", "params, chunk 0"), (std::vector<std::int64_t>{65536, 1024}));
+  // Rank 0: the bf16 buffer's layer biases and norms 832 + position 512 = 1,344 -> 1,408, then the word
+  // embedding alone; without FP8 the same params fill 50,560 + 65,536.
+  EXPECT_EQ(sizes(s, 0, "reduce_scatter", "dp grads, chunk 0"), (std::vector<std::int64_t>{49152, 1408, 65536}));
+  for (const auto& m : s.messages) {
+    if (m.op == "all_gather" && m.what == "params (FP8), chunk 0") {
+      EXPECT_EQ(m.dtype, DType::kUint8);
+      EXPECT_EQ(m.bytes, m.elements);  // one byte per element
+    } else if (m.op == "all_gather") {
+      EXPECT_EQ(m.dtype, DType::kBfloat16) << m.what;
+      EXPECT_EQ(m.bytes, 2 * m.elements);
+    } else if (m.op == "reduce_scatter") {
+      EXPECT_EQ(m.dtype, DType::kFloat);  // grads keep the grad dtype
+    }
+  }
+  // The local spec has no TE modules: nothing is FP8.
+  const Schedule local =
+      schedule(plan_of(distopt + "--fp8-param-gather --fp8-format hybrid --transformer-impl local"), "1f1b");
+  EXPECT_TRUE(sizes(local, 1, "all_gather", "params (FP8), chunk 0").empty());
+  // Megatron's rules: the distributed optimizer and FP8 mode.
+  EXPECT_NE(usage_error(std::string(kTinyBuckets) + "--fp8-param-gather --fp8-format hybrid")
+                .find("--fp8-param-gather needs --use-distributed-optimizer"),
+            std::string::npos);
+  EXPECT_NE(usage_error(distopt + "--fp8-param-gather").find("--fp8-param-gather needs --fp8-format"),
+            std::string::npos);
+  // What the plan leaves out is named: per-block scales, and bf16 first / last layers.
+  const Plan mx =
+      plan_of(distopt + "--fp8-param-gather --fp8-format hybrid --fp8-recipe mxfp8 --first-last-layers-bf16");
+  const auto noted = [&](const std::string& start) {
+    return std::any_of(mx.notes.begin(), mx.notes.end(), [&](const std::string& n) { return n.rfind(start, 0) == 0; });
+  };
+  EXPECT_TRUE(noted("--fp8-recipe mxfp8: the FP8 all-gathers are listed at 1 byte per element"));
+  EXPECT_TRUE(noted("--first-last-layers-bf16 is not modelled with --fp8-param-gather"));
+}
+
 TEST(MegatronPlan, SendAndRecvAreItsP2pHalves) {
   EXPECT_TRUE(is_p2p("send"));
   EXPECT_TRUE(is_p2p("recv"));

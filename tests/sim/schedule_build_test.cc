@@ -267,5 +267,23 @@ TEST(ScheduleBuild, ThePlansBatchesAreTheProgramsCalls) {
   EXPECT_GE(checked, 12);
 }
 
+// Uneven stages (first 2 / last 2 of 10 layers on p 4): each rank computes its own layers.
+TEST(ScheduleBuild, UnevenStagesComputeTheirOwnLayers) {
+  const Plan plan = plan_of(
+      "--num-layers 10 --hidden-size 1024 --num-attention-heads 16 --seq-length 256 --max-position-embeddings 256 "
+      "--micro-batch-size 1 --global-batch-size 16 --pipeline-model-parallel-size 4 --bf16 --vocab-size 1000 "
+      "--decoder-first-pipeline-num-layers 2 --decoder-last-pipeline-num-layers 2");
+  ComputeOptions o;
+  o.fwd_ms_per_layer = 1;  // backward 2 ms
+  const ComputeModel c = make_compute_model(plan, o);
+  const ScheduleBuild b = build_schedule(plan, plan.schedules.at(0), c, AssumedCost(10, 5), false);
+  const double m = static_cast<double>(plan.layout.microbatches);
+  EXPECT_NEAR(compute_ms(b.programs, 0), 2 * 3 * m, 1e-6);
+  EXPECT_NEAR(compute_ms(b.programs, 1), 3 * 3 * m, 1e-6);
+  EXPECT_NEAR(compute_ms(b.programs, 2), 3 * 3 * m, 1e-6);
+  // The last stage: 2 layers and the output layer.
+  EXPECT_NEAR(compute_ms(b.programs, 3), 2 * 3 * m + 3 * c.output_layer_fwd_ms * m, 1e-6);
+}
+
 }  // namespace
 }  // namespace pipebench
