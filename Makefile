@@ -101,7 +101,7 @@ endif
 # ---- sources ----------------------------------------------------------------------------------
 SQLITE_ONLY := src/trace/sqlite_db.cc src/trace/nsys_schema.cc
 LIB_SRCS := $(wildcard src/core/*.cc) src/launch/world.cc src/launch/gpu_assignment.cc src/launch/mpirun_relaunch.cc src/launch/launch_env.cc src/backend/host_data.cc \
-            src/backend/backend_factory.cc src/backend/replay_runtime_stubs.cc src/backend/gemm_steps.cc \
+            src/backend/backend_factory.cc src/backend/replay_buffers.cc src/backend/replay_runtime_stubs.cc src/backend/gemm_steps.cc \
             $(wildcard src/harness/*.cc) $(wildcard src/report/*.cc) \
             $(wildcard src/cli/*.cc) $(wildcard src/app/*.cc) $(wildcard collectives/*.cc) \
             $(wildcard topology/*.cc) $(wildcard src/megatron/*.cc) $(wildcard src/schedule/*.cc) $(wildcard src/sim/*.cc) $(wildcard src/replay/*.cc) \

@@ -12,7 +12,7 @@ class AllGather final : public Op {
   OpAliases aliases() const override { return {"ncclAllGather", "all_gather_perf", "AllGather", "allgather"}; }
   bool megatron_in_place() const override { return true; }
   bool nccl_count_is_rank_part() const override { return true; }
-  std::optional<ReplayCollOp> replay_op() const override { return ReplayCollOp::kAllGather; }
+  bool in_plans() const override { return true; }
   bool reduces() const override { return false; }
   bool supports_in_place() const override { return true; }
   // size = the whole gathered output, count = per rank (nccl-tests AllGatherGetCollByteCount).

@@ -11,7 +11,7 @@ class AllReduce final : public Op {
   OpAliases aliases() const override { return {"ncclAllReduce", "all_reduce_perf", "AllReduce", "allreduce"}; }
   bool megatron_in_place() const override { return true; }
   bool nvswitch_reduces() const override { return true; }
-  std::optional<ReplayCollOp> replay_op() const override { return ReplayCollOp::kAllReduce; }
+  bool in_plans() const override { return true; }
   bool reduces() const override { return true; }
   bool supports_in_place() const override { return true; }
   Sizing sizing(std::size_t requested, std::size_t e, int, const OpParams&) const override {

@@ -11,7 +11,7 @@ class AllToAll final : public Op {
  public:
   std::string_view name() const override { return "alltoall"; }
   OpAliases aliases() const override { return {"ncclAlltoAll", "alltoall_perf", "", "alltoall"}; }
-  std::optional<ReplayCollOp> replay_op() const override { return ReplayCollOp::kAllToAll; }
+  bool in_plans() const override { return true; }
   bool reduces() const override { return false; }
   // nccl-tests does not validate in-place alltoall (AlltoAllInitData: reportErrors = 0); it prints N/A.
   bool supports_in_place() const override { return false; }

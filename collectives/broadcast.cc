@@ -11,7 +11,7 @@ class Broadcast final : public Op {
   std::string_view name() const override { return "broadcast"; }
   OpAliases aliases() const override { return {"ncclBroadcast", "broadcast_perf", "Broadcast", "broadcast"}; }
   bool megatron_in_place() const override { return true; }
-  std::optional<ReplayCollOp> replay_op() const override { return ReplayCollOp::kBroadcast; }
+  bool in_plans() const override { return true; }
   bool reduces() const override { return false; }
   bool supports_in_place() const override { return true; }
   bool has_root() const override { return true; }

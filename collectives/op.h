@@ -4,13 +4,11 @@
 #pragma once
 
 #include <cstddef>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "backend/backend.h"
-#include "backend/replay_runtime.h"
 #include "core/data_layout.h"
 #include "core/dtype.h"
 #include "core/rank_pair.h"
@@ -105,8 +103,9 @@ class Op {
   // NVSwitch reduces it in the fabric (NVLink SHARP, NCCL's NVLS), so its bus bandwidth can pass the
   // link's: ~480 of 450 GB/s on H100 (NVIDIA/nccl-tests#212; topology/link_band.h takes this flag).
   [[nodiscard]] virtual bool nvswitch_reduces() const { return false; }
-  // How `replay` issues it on a ReplayRuntime; none: a plan message of this op cannot be replayed.
-  [[nodiscard]] virtual std::optional<ReplayCollOp> replay_op() const { return std::nullopt; }
+  // A collective Megatron issues, so a plan may name it: bench --plan times it and replay issues it, both
+  // through issue() on the message's group (collectives/plan_call.h). False: no plan message has it.
+  [[nodiscard]] virtual bool in_plans() const { return false; }
   // Params for one plan point on a group of two ranks: forward = group[0] sends to group[1], backward =
   // the reverse. Ops that do not time plan transfers run with the defaults.
   [[nodiscard]] virtual OpParams transfer_params(bool /*forward*/, bool /*backward*/) const { return {}; }

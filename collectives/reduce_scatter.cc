@@ -14,7 +14,7 @@ class ReduceScatter final : public Op {
   }
   bool megatron_in_place() const override { return true; }
   bool nccl_count_is_rank_part() const override { return true; }
-  std::optional<ReplayCollOp> replay_op() const override { return ReplayCollOp::kReduceScatter; }
+  bool in_plans() const override { return true; }
   bool reduces() const override { return true; }
   bool supports_in_place() const override { return true; }
   // size = the whole input, count = per rank (nccl-tests ReduceScatterGetCollByteCount). The

@@ -10,7 +10,7 @@ class SendRecv final : public Op {
   std::string_view name() const override { return "sendrecv"; }
   // Issued as ncclSend + ncclRecv, which profiles show as send and recv: only nccl-tests names it.
   OpAliases aliases() const override { return {"", "sendrecv_perf", "", ""}; }
-  std::optional<ReplayCollOp> replay_op() const override { return ReplayCollOp::kSendRecv; }
+  bool in_plans() const override { return true; }
   bool reduces() const override { return false; }
   // In-place send/recv is "not actually a valid usage" (nccl-tests #253); nccl-tests prints N/A.
   bool supports_in_place() const override { return false; }

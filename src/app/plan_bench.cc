@@ -12,6 +12,7 @@
 #include "app/bench_command.h"
 #include "app/report_session.h"
 #include "backend/backend_factory.h"
+#include "collectives/plan_call.h"
 #include "collectives/registry.h"
 #include "core/error.h"
 #include "core/units.h"
@@ -321,9 +322,9 @@ void add_plan_point(Backend& backend, const PlanPoint& p, std::uint64_t free_byt
     if (!slot) slot = backend.split(p.group);  // collective: every rank takes part
     comm = slot.get();
   }
-  // In place where Megatron issues it so (Op::megatron_in_place): the call replay makes and predict prices.
-  const bool in_place = op.supports_in_place() && OpRegistry::instance().megatron_in_place(p.op);
-  const Point point{&op, p.dtype, op.reduces() ? RedOp::kSum : RedOp::kNone, bytes, in_place};
+  // The call replay makes (collectives/plan_call.h) and predict prices.
+  const PlanCall call = plan_call(op);
+  const Point point{&op, p.dtype, call.redop, bytes, call.in_place};
   sweep.points.push_back({point, params, comm, "plan message " + label});
   sweep.sources.push_back(&p);
 }

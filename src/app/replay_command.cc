@@ -116,7 +116,7 @@ class ReplayCommand final : public Subcommand {
   int run(const World* world) override;
 
  private:
-  std::unique_ptr<Prediction> prediction(const World& world, const Plan& plan, BackendKind kind);
+  std::unique_ptr<Prediction> prediction(const World& world, const Plan& plan, Backend& backend);
   void print(const ReplayResult& r, double band) const;
   static void print_drift(const ScheduleReplay& s);
   void write_traces(const ReplayResult& r) const;
@@ -133,11 +133,10 @@ class ReplayCommand final : public Subcommand {
 };
 
 // Rank 0 predicts; an error there reaches every rank (the others would wait in the replay).
-std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const Plan& plan, BackendKind kind) {
+std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const Plan& plan, Backend& backend) {
   if (no_predict_) return nullptr;
   std::string table = table_path_;
-  if (table.empty()) {  // time the plan's messages on these ranks, as `bench --plan` does
-    auto backend = make_backend(kind, world, 1);
+  if (table.empty()) {  // time the plan's messages on these ranks with `bench --plan`, on the replay's backend
     BenchConfig c;
     c.iters = 10;
     c.reps = 5;
@@ -153,7 +152,7 @@ std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const 
     c.json_path = world.broadcast(c.json_path, 0);
     // At the process's own priority: ranks that spin in MPI waits at a real-time priority can starve
     // a peer of the same priority on their core for good (the replay's own waits sleep between polls).
-    (void)run_plan_bench_on(*backend, plan, plan_path_, c, world);
+    (void)run_plan_bench_on(backend, plan, plan_path_, c, world);
     table = c.json_path;
     if (json_path_.empty()) temp_table_ = table;
   }
@@ -253,16 +252,20 @@ int ReplayCommand::run(const World* wp) {
     rco.gemm_dtype = plan_gemm_dtype(plan);
     rco.layer_fwd_ns = std::llround(make_compute_model(plan, o_.compute).fwd_ms_per_layer * 1e6);
   }
-  // The runtime first: the MPI one raises this process's scheduling priority, and the messages are
-  // then timed for the prediction under the same conditions as they are replayed.
-  auto rt = kind == BackendKind::kMpi ? make_mpi_replay_runtime(world) : make_nccl_replay_runtime(world, rco);
-  const auto predicted = prediction(world, plan, kind);
+  // One backend for the timing of the messages and the replay: the replay issues its calls on it and on
+  // its splits, as bench --plan does. The runtime first: the MPI one takes the timer slack off this
+  // process, and the messages are then timed for the prediction under the same conditions as they are
+  // replayed.
+  auto backend = make_backend(kind, world, 1);
+  auto rt = kind == BackendKind::kMpi ? make_mpi_replay_runtime(world, *backend)
+                                      : make_nccl_replay_runtime(world, *backend, rco);
+  const auto predicted = prediction(world, plan, *backend);
   std::unique_ptr<Progress> progress;
   if (world.rank() == 0 && !quiet_) {
     progress = std::make_unique<Progress>(std::cerr, Progress::stderr_is_tty(), "iteration", schedules * o_.iterations);
   }
   std::int64_t iterations_done = 0;
-  const ReplayResult r = replay_plan(world, *rt, plan, o_, predicted.get(), [&](const ReplayResult& so_far) {
+  const ReplayResult r = replay_plan(world, *backend, *rt, plan, o_, predicted.get(), [&](const ReplayResult& so_far) {
     if (!json_path_.empty())
       write_file_atomically(
           json_path_,

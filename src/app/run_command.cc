@@ -249,21 +249,24 @@ bool can_replay(const Plan& plan, const World& world, BackendKind kind, int gpus
 
 // Replays every schedule of the plan for a few iterations, writes replay.json; rank 0 prints predicted vs
 // replayed and returns what it printed (for summary.txt). Collective.
-std::string replay_step(const RunOptions& o, const World& world, BackendKind kind, PlannedRun& run,
+std::string replay_step(const RunOptions& o, const World& world, Backend& backend, PlannedRun& run,
                         const std::string& dir) {
+  const BackendKind kind = backend.kind();
   ReplayOptions ro;
   ro.compute = run.compute;
   ro.compute_kind = kind == BackendKind::kMpi ? "host-sleep" : "spin";
   ro.iterations = o.replay_iterations;
-  auto rt = kind == BackendKind::kMpi ? make_mpi_replay_runtime(world)
-                                      : make_nccl_replay_runtime(world, ReplayComputeOptions{});
+  // The backend the messages were timed on, and its splits (as bench --plan's): the calls bench timed.
+  auto rt = kind == BackendKind::kMpi ? make_mpi_replay_runtime(world, backend)
+                                      : make_nccl_replay_runtime(world, backend, ReplayComputeOptions{});
   const std::string json_path = dir + "/replay.json";
-  const ReplayResult r = replay_plan(world, *rt, run.plan, ro, run.prediction.get(), [&](const ReplayResult& so_far) {
-    write_file_atomically(
-        json_path,
-        replay_to_json(so_far, dir + "/plan.json").dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-            "\n");
-  });
+  const ReplayResult r =
+      replay_plan(world, backend, *rt, run.plan, ro, run.prediction.get(), [&](const ReplayResult& so_far) {
+        write_file_atomically(
+            json_path,
+            replay_to_json(so_far, dir + "/plan.json").dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                "\n");
+      });
   if (world.rank() != 0) return {};
   std::string text;
   char line[256];
@@ -435,7 +438,7 @@ PlanSteps plan_steps(const RunOptions& o, const World& world, Backend& backend, 
   if (run.interrupted_status != 0) return {"", summary};
   if (run.prediction) summary += "# Prediction verdict: " + run.prediction->verdict + "\n";
   if (o.replay && can_replay(run.plan, world, c.backend, c.gpus_per_process)) {
-    summary += replay_step(o, world, c.backend, run, dir);
+    summary += replay_step(o, world, backend, run, dir);
   } else if (o.replay && world.rank() == 0) {
     const std::string line = "# Replay: skipped: it needs one process with one device per plan rank (" +
                              std::to_string(run.plan.layout.world) + "), this run has " + std::to_string(world.size()) +

@@ -45,6 +45,19 @@ class Batch {
   [[nodiscard]] virtual BatchTime run() = 0;
 };
 
+// Communication issued and not waited for (Backend::group_end_async): what torch.distributed's
+// batch_isend_irecv returns and Megatron's overlapped schedules wait on later. Destroyed unwaited, it
+// leaves the calls to the backend (a later synchronize() completes them).
+class PendingComm {
+ public:
+  virtual ~PendingComm() = default;
+  // One progress pass that never blocks (MPI: MPI_Testall moves the transfers; NCCL: cudaEventQuery);
+  // true once every call of the group has completed.
+  [[nodiscard]] virtual bool test() = 0;
+  // Returns when every call of the group has completed.
+  virtual void wait() = 0;
+};
+
 // How buffers are allocated (--alloc) and registered with the communicator (-R). The MPI backend has
 // host buffers and reads neither.
 enum class BufferAlloc {
@@ -96,6 +109,11 @@ class Backend {
   // group_begin() and group_end() form one group (ncclGroupStart/End; MPI non-blocking + wait).
   virtual void group_begin() = 0;
   virtual void group_end() = 0;
+  // Ends the group without waiting for it: its calls complete in the background until the handle's
+  // wait(). group_end() cannot serve here on MPI, where it waits for the group's requests; replay needs
+  // it for Megatron's asynchronous P2P, which must keep moving while the rank computes (it polls test()).
+  // NCCL: ncclGroupEnd, then an event on each local stream.
+  [[nodiscard]] virtual std::unique_ptr<PendingComm> group_end_async() = 0;
   virtual void all_reduce(int local, const void* send, void* recv, std::size_t count, DType t, RedOp op) = 0;
   virtual void all_gather(int local, const void* send, void* recv, std::size_t count_per_rank, DType t) = 0;
   virtual void reduce_scatter(int local, const void* send, void* recv, std::size_t count_per_rank, DType t,

@@ -66,6 +66,45 @@ std::size_t host_available_bytes() {
 
 class MpiBackend;
 
+// A group's requests and the steps that follow their completion (an in-place reduce_scatter's move), waited
+// for with bench's MpiWaitPolicy.
+class MpiPendingComm final : public PendingComm {
+ public:
+  MpiPendingComm(const World& world, std::vector<MPI_Request> requests, std::vector<std::function<void()>> after)
+      : world_(world), waits_(world), requests_(std::move(requests)), after_(std::move(after)) {}
+  ~MpiPendingComm() override {
+    for (auto& r : requests_) {  // unwaited (an error unwinds the replay): nothing may write into freed buffers
+      if (r != MPI_REQUEST_NULL) {
+        MPI_Cancel(&r);
+        MPI_Request_free(&r);
+      }
+    }
+  }
+  MpiPendingComm(const MpiPendingComm&) = delete;
+  MpiPendingComm& operator=(const MpiPendingComm&) = delete;
+  bool test() override {
+    if (!done_ && MpiWaitPolicy::test(requests_.data(), static_cast<int>(requests_.size()), world_.where())) finish();
+    return done_;
+  }
+  void wait() override {
+    if (done_) return;
+    waits_.wait(requests_.data(), static_cast<int>(requests_.size()), world_.where());
+    finish();
+  }
+
+ private:
+  void finish() {
+    done_ = true;
+    for (auto& f : after_) f();
+    after_.clear();
+  }
+  const World& world_;
+  MpiWaitPolicy waits_;
+  std::vector<MPI_Request> requests_;
+  std::vector<std::function<void()>> after_;
+  bool done_ = false;
+};
+
 class MpiBatch final : public Batch {
  public:
   MpiBatch(const World& world, std::function<void()> issue, int ops)
@@ -132,6 +171,13 @@ class MpiBackend final : public Backend {
   void group_end() override {
     in_group_ = false;
     complete();
+  }
+  std::unique_ptr<PendingComm> group_end_async() override {
+    in_group_ = false;
+    auto pending = std::make_unique<MpiPendingComm>(world_, std::move(pending_), std::move(after_));
+    pending_.clear();
+    after_.clear();
+    return pending;
   }
 
   void all_reduce(int, const void* send, void* recv, std::size_t count, DType t, RedOp op) override {

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // ReplayRuntime on MPI: compute is a host sleep (clock_nanosleep to an absolute deadline, so ranks
-// sharing cores still progress) during which the rank's asynchronous P2P keeps moving, P2P is
-// Isend/Irecv on a private communicator with the transfer's tag, waits follow bench's MpiWaitPolicy,
-// collectives run on MPI_Comm_split sub-communicators.
+// sharing cores still progress) during which the rank's asynchronous P2P keeps moving (polled through
+// the MpiBackend's PendingComm); the calls are the MpiBackend's (its groups, its MpiWaitPolicy).
 #include <mpi.h>
 #include <sched.h>
 #include <sys/prctl.h>
@@ -11,12 +10,11 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <map>
 #include <vector>
 
-#include "backend/mpi_types.h"
 #include "backend/mpi_wait.h"
+#include "backend/replay_buffers.h"
 #include "backend/replay_runtime.h"
 #include "core/error.h"
 #include "launch/mpi_check.h"
@@ -24,13 +22,7 @@
 namespace pipebench {
 namespace {
 
-// MPI counts are int; a message above INT_MAX bytes is sent as that many 4-byte elements.
-int to_count(std::int64_t n, const char* what) {
-  if (n < 0 || n > INT_MAX)
-    throw Error(std::string(what) + ": " + std::to_string(n) + " elements exceed MPI's int count");
-  return static_cast<int>(n);
-}
-
+// An MPI communicator owned: freed when it goes.
 class Comm {
  public:
   explicit Comm(MPI_Comm c) : c_(c) {}
@@ -47,8 +39,8 @@ class Comm {
 
 class MpiReplayRuntime final : public ReplayRuntime {
  public:
-  explicit MpiReplayRuntime(const World& world) : world_(world), waits_(world), p2p_(dup_world(world)) {
-    MPI_Comm_rank(p2p_->get(), &rank_);
+  MpiReplayRuntime(const World& world, Backend& backend)
+      : world_(world), waits_(world), barrier_(dup_world(world)), buffers_(backend) {
     // Linux delays a timer wake-up by up to the timer slack (50 us by default); the sleeps stand for
     // compute of exact duration, so ask for none.
     prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
@@ -57,36 +49,25 @@ class MpiReplayRuntime final : public ReplayRuntime {
   }
   ~MpiReplayRuntime() override {
     set_realtime(false);
-    for (auto& [h, pending] : pending_) {
-      for (auto& r : pending.requests) {
-        if (r != MPI_REQUEST_NULL) {
-          MPI_Cancel(&r);
-          MPI_Request_free(&r);
-        }
-      }
-    }
+    pending_.clear();  // before the buffers: an unwaited call's requests are cancelled first
   }
+  MpiReplayRuntime(const MpiReplayRuntime&) = delete;
+  MpiReplayRuntime& operator=(const MpiReplayRuntime&) = delete;
 
   std::string_view name() const override { return "mpi"; }
-  int rank() const override { return rank_; }
 
-  int add_group(const std::vector<int>& members) override {
-    const bool member = std::binary_search(members.begin(), members.end(), rank_);
-    MPI_Comm sub = MPI_COMM_NULL;
-    check(MPI_Comm_split(p2p_->get(), member ? 0 : MPI_UNDEFINED, rank_, &sub), "MPI_Comm_split");
-    if (!member) return -1;
-    groups_.push_back(std::make_unique<Comm>(sub));
-    return static_cast<int>(groups_.size()) - 1;
+  const Buffers& buffers(std::size_t send_bytes, std::size_t recv_bytes) override {
+    return buffers_.get(send_bytes, recv_bytes, !pending_.empty());
   }
 
   void begin_iteration(std::size_t tasks) override {
     if (!pending_.empty())
       throw Error("replay: an asynchronous P2P call of the previous iteration was never waited for");
     spans_.assign(tasks, ReplaySpan{});
-    Pending barrier;
-    barrier.requests.push_back(MPI_REQUEST_NULL);
-    check(MPI_Ibarrier(p2p_->get(), &barrier.requests[0]), "MPI_Ibarrier");
-    complete(barrier);
+    // MPI_Ibarrier waited for as bench waits (polling, sleeping between polls where ranks share cores).
+    MPI_Request barrier = MPI_REQUEST_NULL;
+    check_mpi(MPI_Ibarrier(barrier_->get(), &barrier), "MPI_Ibarrier", world_.where());
+    waits_.wait(&barrier, 1, world_.where());
     if (waits_.sharing_cores()) set_realtime(true);
     origin_ns_ = monotonic_ns();
   }
@@ -119,28 +100,18 @@ class MpiReplayRuntime final : public ReplayRuntime {
     spans_.at(task) = {start - origin_ns_, monotonic_ns() - origin_ns_};
   }
 
-  void p2p(std::size_t task, const ReplayP2P* ops, std::size_t n, bool blocking, int handle) override {
+  void p2p(std::size_t task, Backend& comm, const ReplayIssue& issue, bool blocking, int handle) override {
     Pending call;
     call.task = task;
     call.start_ns = monotonic_ns();
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto& op = ops[i];
-      // tags are dense per iteration; MPI guarantees tags up to 32767 (matching is in order anyway).
-      const int tag = static_cast<int>(op.tag % 32768);
-      void* buf = buffer(op.bytes, op.send);
-      MPI_Request req = MPI_REQUEST_NULL;
-      if (op.send) {
-        check(MPI_Isend(buf, to_count(op.bytes, "MPI_Isend"), MPI_BYTE, op.peer, tag, p2p_->get(), &req), "MPI_Isend");
-      } else {
-        check(MPI_Irecv(buf, to_count(op.bytes, "MPI_Irecv"), MPI_BYTE, op.peer, tag, p2p_->get(), &req), "MPI_Irecv");
-      }
-      call.requests.push_back(req);
-    }
+    comm.group_begin();
+    issue();
     if (blocking) {
-      complete(call);
+      comm.group_end();  // MpiBackend: waits for the group's requests
       spans_.at(task) = {call.start_ns - origin_ns_, monotonic_ns() - origin_ns_};
       return;
     }
+    call.comm = comm.group_end_async();
     if (!pending_.emplace(handle, std::move(call)).second)
       throw Error("replay: handle " + std::to_string(handle) + " posted twice");
   }
@@ -149,7 +120,7 @@ class MpiReplayRuntime final : public ReplayRuntime {
     const std::int64_t start = monotonic_ns();
     const auto it = pending_.find(handle);
     if (it == pending_.end()) throw Error("replay: wait for handle " + std::to_string(handle) + " that was not posted");
-    complete(it->second);
+    it->second.comm->wait();
     const std::int64_t end = monotonic_ns();
     const std::int64_t done = it->second.done_ns >= 0 ? it->second.done_ns : end;
     spans_.at(it->second.task) = {it->second.start_ns - origin_ns_, done - origin_ns_};
@@ -157,27 +128,19 @@ class MpiReplayRuntime final : public ReplayRuntime {
     pending_.erase(it);
   }
 
-  void collective(std::size_t task, int group, const ReplayCollCall& c) override {
+  void collective(std::size_t task, Backend& comm, const ReplayIssue& issue, int count) override {
     const std::int64_t start = monotonic_ns();
-    MPI_Comm comm = groups_.at(static_cast<std::size_t>(group))->get();
-    int size = 1;
-    MPI_Comm_size(comm, &size);
-    const auto elem = static_cast<std::int64_t>(dtype_size(c.dtype));
-    const std::int64_t n = std::max<std::int64_t>(1, c.bytes / elem);
-    // In place (Megatron's grad buffers, broadcasts): one buffer, the send buffer is never touched.
-    char* recv = static_cast<char*>(buffer(n * elem, false));
-    char* send = c.in_place ? recv : static_cast<char*>(buffer(n * elem, true));
-    for (int i = 0; i < c.count; ++i) {
-      Pending call;
-      post_collective(c, comm, size, n, send, recv, call.requests);
-      complete(call);
+    for (int i = 0; i < count; ++i) {
+      comm.group_begin();
+      issue();
+      comm.group_end();
     }
     spans_.at(task) = {start - origin_ns_, monotonic_ns() - origin_ns_};
   }
 
   std::vector<ReplaySpan> end_iteration(std::int64_t* iteration_ns) override {
     for (auto& [h, call] : pending_) {
-      complete(call);
+      call.comm->wait();
       spans_.at(call.task).end_ns = (call.done_ns >= 0 ? call.done_ns : monotonic_ns()) - origin_ns_;
     }
     pending_.clear();
@@ -191,7 +154,7 @@ class MpiReplayRuntime final : public ReplayRuntime {
     std::size_t task = 0;
     std::int64_t start_ns = 0;
     std::int64_t done_ns = -1;  // when a poll during compute saw it complete
-    std::vector<MPI_Request> requests;
+    std::unique_ptr<PendingComm> comm;
   };
 
   static std::unique_ptr<Comm> dup_world(const World& world) {
@@ -201,53 +164,12 @@ class MpiReplayRuntime final : public ReplayRuntime {
     return std::make_unique<Comm>(c);
   }
 
-  // One collective of n elements (all_gather: the gathered result, reduce_scatter: the input) with
-  // bench's MpiBackend datatype and reduction (backend/mpi_types.h); in place as MPI_IN_PLACE.
-  void post_collective(const ReplayCollCall& c, MPI_Comm comm, int size, std::int64_t n, char* send, char* recv,
-                       std::vector<MPI_Request>& reqs) {
-    const MPI_Datatype type = mpi_type(c.dtype);
-    const MPI_Op op = ops_.get(c.dtype, c.redop);
-    const int count = to_count(n, "MPI collective");
-    const int per_rank = std::max(1, count / size);
-    const void* in = c.in_place ? MPI_IN_PLACE : send;
-    reqs.assign(1, MPI_REQUEST_NULL);
-    switch (c.op) {
-      case ReplayCollOp::kAllReduce:
-        check(MPI_Iallreduce(in, recv, count, type, op, comm, &reqs[0]), "MPI_Iallreduce");
-        break;
-      case ReplayCollOp::kAllGather:
-        check(MPI_Iallgather(in, per_rank, type, recv, per_rank, type, comm, &reqs[0]), "MPI_Iallgather");
-        break;
-      case ReplayCollOp::kReduceScatter:
-        check(MPI_Ireduce_scatter_block(in, recv, per_rank, type, op, comm, &reqs[0]), "MPI_Ireduce_scatter_block");
-        break;
-      case ReplayCollOp::kBroadcast:
-        check(MPI_Ibcast(recv, count, type, 0, comm, &reqs[0]), "MPI_Ibcast");
-        break;
-      case ReplayCollOp::kSendRecv: {  // CP's ring: each member sends to the next, receives from the previous
-        int me = 0;
-        MPI_Comm_rank(comm, &me);
-        reqs.push_back(MPI_REQUEST_NULL);
-        check(MPI_Irecv(recv, count, type, (me - 1 + size) % size, 0, comm, &reqs[0]), "MPI_Irecv");
-        check(MPI_Isend(send, count, type, (me + 1) % size, 0, comm, &reqs[1]), "MPI_Isend");
-        break;
-      }
-      case ReplayCollOp::kAllToAll:  // MoE's dispatch: n / size to each member
-        check(MPI_Ialltoall(send, per_rank, type, recv, per_rank, type, comm, &reqs[0]), "MPI_Ialltoall");
-        break;
-    }
-  }
-
-  void complete(Pending& call) {
-    waits_.wait(call.requests.data(), static_cast<int>(call.requests.size()), world_.where());
-  }
-
-  // One MPI_Testall pass over every pending asynchronous call; true while some are not done.
+  // One progress pass (MPI_Testall) over every pending asynchronous call; true while some are not done.
   bool progress_pending() {
     bool open = false;
     for (auto& [h, call] : pending_) {
       if (call.done_ns >= 0) continue;
-      if (MpiWaitPolicy::test(call.requests.data(), static_cast<int>(call.requests.size()), world_.where())) {
+      if (call.comm->test()) {
         call.done_ns = monotonic_ns();
       } else {
         open = true;
@@ -261,21 +183,6 @@ class MpiReplayRuntime final : public ReplayRuntime {
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) != 0) {
     }
   }
-
-  // One send and one receive buffer, grown to the largest message (contents are not checked). A buffer that
-  // asynchronous P2P may still use when a larger message comes (a schedule whose sends are waited for at the
-  // end of the iteration, with collectives in between) is kept until nothing is pending.
-  void* buffer(std::int64_t bytes, bool send) {
-    if (pending_.empty()) retired_.clear();
-    auto& b = send ? send_buf_ : recv_buf_;
-    if (static_cast<std::int64_t>(b.size()) < bytes) {
-      if (!pending_.empty()) retired_.push_back(std::move(b));
-      b.assign(static_cast<std::size_t>(bytes), 0);
-    }
-    return b.data();
-  }
-
-  void check(int rc, const char* call) const { check_mpi(rc, call, world_.where()); }
 
   // During an iteration, where allowed, a real-time priority (else the highest CFS weight): on a loaded
   // machine a waking rank then preempts other work at once, so a sleep stands for a compute of its
@@ -301,15 +208,11 @@ class MpiReplayRuntime final : public ReplayRuntime {
 
   const World& world_;
   MpiWaitPolicy waits_;
-  MpiOps ops_;
-  std::unique_ptr<Comm> p2p_;
-  int rank_ = 0;
-  std::vector<std::unique_ptr<Comm>> groups_;
-  std::map<int, Pending> pending_;
+  std::unique_ptr<Comm> barrier_;  // the iteration's start barrier, apart from the backend's calls
+  ReplayBuffers buffers_;
+  std::map<int, Pending> pending_;  // after buffers_: destroyed (its requests cancelled) before them
   std::vector<ReplaySpan> spans_;
   std::int64_t origin_ns_ = 0;
-  std::vector<char> send_buf_, recv_buf_;
-  std::vector<std::vector<char>> retired_;  // grown-out buffers that pending P2P may still use
   int old_nice_ = 0, old_policy_ = 0;
   sched_param old_param_{};
   bool reniced_ = false, realtime_ = false;
@@ -317,9 +220,11 @@ class MpiReplayRuntime final : public ReplayRuntime {
 
 }  // namespace
 
-std::unique_ptr<ReplayRuntime> make_mpi_replay_runtime(const World& world) {
+std::unique_ptr<ReplayRuntime> make_mpi_replay_runtime(const World& world, Backend& backend) {
   if (!world.has_mpi()) throw UsageError("replay --backend mpi: this process has no MPI");
-  return std::make_unique<MpiReplayRuntime>(world);
+  if (backend.kind() != BackendKind::kMpi || backend.nlocal() != 1)
+    throw Error("replay on MPI: needs the MPI backend with one rank per process, got " + std::string(backend.name()));
+  return std::make_unique<MpiReplayRuntime>(world, backend);
 }
 
 }  // namespace pipebench

@@ -13,6 +13,7 @@
 #include "backend/device_buffers.cuh"
 #include "backend/device_data.cuh"
 #include "backend/nccl_backend.h"
+#include "backend/nccl_local_stream.cuh"
 #include "backend/nccl_types.cuh"
 #include "core/error.h"
 #include "launch/gpu_assignment.h"
@@ -31,6 +32,40 @@ struct Local {
 };
 
 class NcclBackend;
+
+// An event recorded on each local stream after a group: complete when the group is. A wait polls, so an
+// asynchronous NCCL error (a peer gone) ends it with a message instead of a hang (as synchronize()).
+class NcclPendingComm final : public PendingComm {
+ public:
+  struct Mark {
+    CudaEvent event;
+    ncclComm_t comm = nullptr;
+    std::string where;
+  };
+  explicit NcclPendingComm(std::vector<Mark> marks) : marks_(std::move(marks)) {}
+  bool test() override {
+    for (const auto& m : marks_) {
+      const cudaError_t rc = cudaEventQuery(m.event.get());
+      if (rc == cudaErrorNotReady) return false;
+      check_cuda(rc, "cudaEventQuery", m.where);
+    }
+    return true;
+  }
+  void wait() override {
+    while (!test()) {
+      for (const auto& m : marks_) {
+        ncclResult_t async = ncclSuccess;
+        check_nccl(ncclCommGetAsyncError(m.comm, &async), "ncclCommGetAsyncError", m.where, m.comm);
+        if (async != ncclSuccess && async != ncclInProgress)
+          check_nccl(async, "asynchronous NCCL error", m.where, m.comm);
+      }
+      std::this_thread::yield();
+    }
+  }
+
+ private:
+  std::vector<Mark> marks_;
+};
 
 class NcclBatch final : public Batch {
  public:
@@ -109,6 +144,18 @@ class NcclBackend final : public Backend {
 
   void group_begin() override { nccl(ncclGroupStart(), "ncclGroupStart"); }
   void group_end() override { nccl(ncclGroupEnd(), "ncclGroupEnd"); }
+  std::unique_ptr<PendingComm> group_end_async() override {
+    group_end();
+    std::vector<NcclPendingComm::Mark> marks;
+    for (const auto& l : locals_) {
+      set_device(l);
+      cudaEvent_t e = nullptr;
+      check_cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags", where(l));
+      marks.push_back({CudaEvent(e, l.device), l.comm.get(), where(l)});
+      check_cuda(cudaEventRecord(e, l.stream.get()), "cudaEventRecord", where(l));
+    }
+    return std::make_unique<NcclPendingComm>(std::move(marks));
+  }
   void all_reduce(int i, const void* s, void* r, std::size_t n, DType t, RedOp op) override {
     auto& l = at(i);
     nccl(ncclAllReduce(s, r, n, nccl_type(t), nccl_op(op), l.comm.get(), l.stream.get()), "ncclAllReduce", l);
@@ -272,6 +319,8 @@ class NcclBackend final : public Backend {
   }
 
   std::vector<Local>& locals() { return locals_; }
+  [[nodiscard]] int device(int i) const { return at(i).device; }
+  [[nodiscard]] cudaStream_t stream(int i) const { return at(i).stream.get(); }
   const World& world() const { return world_; }
   std::string where(const Local& l) const {
     return world_.where() + " (GPU " + std::to_string(l.device) + ", comm rank " + std::to_string(l.rank) + ")";
@@ -344,6 +393,12 @@ BatchTime NcclBatch::run() {
 }
 
 }  // namespace
+
+NcclLocalStream nccl_local_stream(Backend& backend, int local) {
+  const auto* nccl = dynamic_cast<const NcclBackend*>(&backend);
+  if (!nccl) throw Error("nccl_local_stream: the " + std::string(backend.name()) + " backend has no CUDA stream");
+  return {nccl->device(local), nccl->stream(local)};
+}
 
 int nccl_visible_gpus(std::string* why) {
   int n = 0;

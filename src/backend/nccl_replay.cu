@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// ReplayRuntime on NCCL: compute is the spin kernel on a compute stream; P2P and collectives run on a
-// communication stream (Megatron's separate P2P stream with overlap), ordered after the compute
-// before them by events. A blocking call also synchronises the host, as Megatron's batched,
-// cuda-synchronised calls do; an async one makes the compute stream wait only at its wait().
-// Every task is bracketed by CUDA events; spans are read after the iteration.
+// ReplayRuntime on NCCL: compute is the spin kernel (or GEMMs) on a compute stream; P2P and collectives
+// are the NcclBackend's calls on its communicators' streams (the world's for P2P, a split's for a group:
+// Megatron's separate communication streams), each call ordered after the compute before it and after
+// the communication task before it by events, so the calls keep the one order the replay issues them in.
+// A blocking call also synchronises the host, as Megatron's batched, cuda-synchronised calls do; an
+// async one makes the compute stream wait only at its wait(). Every task is bracketed by CUDA events;
+// spans are read after the iteration.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -11,7 +13,8 @@
 #include <vector>
 
 #include "backend/cuda_handles.cuh"
-#include "backend/nccl_types.cuh"
+#include "backend/nccl_local_stream.cuh"
+#include "backend/replay_buffers.h"
 #include "backend/replay_gemm.h"
 #include "backend/replay_runtime.h"
 #include "backend/replay_spin.h"
@@ -21,40 +24,27 @@ namespace {
 
 class NcclReplayRuntime final : public ReplayRuntime {
  public:
-  NcclReplayRuntime(const World& world, const ReplayComputeOptions& c) : world_(world), sms_(c.compute_sms) {
+  NcclReplayRuntime(const World& world, Backend& backend, const ReplayComputeOptions& c)
+      : world_(world), device_(nccl_local_stream(backend, 0).device), sms_(c.compute_sms), buffers_(backend) {
     if (c.kind != "spin" && c.kind != "gemm") throw UsageError("--compute " + c.kind + ": spin or gemm");
-    int n = 0;
-    check(cudaGetDeviceCount(&n), "cudaGetDeviceCount");
-    if (n == 0) throw LocalUsageError("replay --backend nccl: no GPU on " + world.where());
-    device_ = world.local_rank() % n;
     check(cudaSetDevice(device_), "cudaSetDevice");
     if (sms_ > device_sms())
       throw UsageError("--compute-sms " + std::to_string(sms_) + ": the GPU has " + std::to_string(device_sms()));
     if (c.kind == "gemm") gemm_ = std::make_unique<ReplayGemm>(c.layer_gemms, c.gemm_dtype, device_, c.layer_fwd_ns);
     compute_ = make_stream();
-    comm_ = make_stream();
     spin_ = std::make_unique<SpinKernel>();
-    ncclUniqueId id{};
-    if (world.rank() == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId", world.where());
-    const std::string bytes = world.broadcast(std::string(reinterpret_cast<const char*>(&id), sizeof id), 0);
-    std::copy(bytes.begin(), bytes.end(), reinterpret_cast<char*>(&id));
-    ncclComm_t comm = nullptr;
-    check_nccl(ncclCommInitRank(&comm, world.size(), id, world.rank()), "ncclCommInitRank", world.where());
-    nccl_ = NcclComm(comm, device_);
   }
   ~NcclReplayRuntime() override { cudaDeviceSynchronize(); }
+  NcclReplayRuntime(const NcclReplayRuntime&) = delete;
+  NcclReplayRuntime& operator=(const NcclReplayRuntime&) = delete;
 
   std::string_view name() const override { return "nccl"; }
-  int rank() const override { return world_.rank(); }
 
-  int add_group(const std::vector<int>& members) override {
-    const bool member = std::binary_search(members.begin(), members.end(), world_.rank());
-    ncclComm_t sub = nullptr;
-    check_nccl(ncclCommSplit(nccl_.get(), member ? 0 : NCCL_SPLIT_NOCOLOR, world_.rank(), &sub, nullptr),
-               "ncclCommSplit", world_.where(), nccl_.get());
-    if (!member) return -1;
-    groups_.emplace_back(sub, device_);
-    return static_cast<int>(groups_.size()) - 1;
+  // Memory is freed only with the device idle: a call waited for on the compute stream may still run.
+  const Buffers& buffers(std::size_t send_bytes, std::size_t recv_bytes) override {
+    if (pending_.empty() && (buffers_.holds_retired() || buffers_.grows(send_bytes, recv_bytes)))
+      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    return buffers_.get(send_bytes, recv_bytes, !pending_.empty());
   }
 
   void begin_iteration(std::size_t tasks) override {
@@ -63,38 +53,29 @@ class NcclReplayRuntime final : public ReplayRuntime {
     tasks_ = tasks;
     recorded_.assign(tasks, false);
     spun_ns_.assign(tasks, 0);
+    last_comm_ = nullptr;
     world_.barrier();
-    record(origin(), compute_);
+    record(origin(), compute_.get());
   }
 
   void compute(std::size_t task, std::int64_t duration_ns) override {
-    record(start(task), compute_);
+    record(start(task), compute_.get());
     if (gemm_) {
       gemm_->run(compute_.get(), duration_ns);
     } else {
       spin_->launch(compute_.get(), duration_ns, sms_);
       spun_ns_[task] = duration_ns;
     }
-    record(end(task), compute_);
+    record(end(task), compute_.get());
     recorded_[task] = true;
   }
 
-  void p2p(std::size_t task, const ReplayP2P* ops, std::size_t n, bool blocking, int handle) override {
-    comm_after_compute(start(task));
-    check_nccl(ncclGroupStart(), "ncclGroupStart", world_.where());
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto count = static_cast<std::size_t>(ops[i].bytes);
-      if (ops[i].send) {
-        check_nccl(ncclSend(buffer(send_buf_, ops[i].bytes), count, ncclInt8, ops[i].peer, nccl_.get(), comm_.get()),
-                   "ncclSend", world_.where(), nccl_.get());
-      } else {
-        check_nccl(ncclRecv(buffer(recv_buf_, ops[i].bytes), count, ncclInt8, ops[i].peer, nccl_.get(), comm_.get()),
-                   "ncclRecv", world_.where(), nccl_.get());
-      }
-    }
-    check_nccl(ncclGroupEnd(), "ncclGroupEnd", world_.where(), nccl_.get());
-    record(end(task), comm_);
-    recorded_[task] = true;
+  void p2p(std::size_t task, Backend& comm, const ReplayIssue& issue, bool blocking, int handle) override {
+    const cudaStream_t stream = comm_after_compute(task, comm);
+    comm.group_begin();
+    issue();
+    comm.group_end();  // NcclBackend: ncclGroupEnd, which returns once the group is enqueued
+    comm_done(task, stream);
     if (blocking) {
       check(cudaStreamWaitEvent(compute_.get(), end(task), 0), "cudaStreamWaitEvent");
       check(cudaEventSynchronize(end(task)), "cudaEventSynchronize");
@@ -106,62 +87,27 @@ class NcclReplayRuntime final : public ReplayRuntime {
   void wait(std::size_t task, int handle) override {
     const auto it = pending_.find(handle);
     if (it == pending_.end()) throw Error("replay: wait for handle " + std::to_string(handle) + " that was not posted");
-    record(start(task), compute_);
+    record(start(task), compute_.get());
     check(cudaStreamWaitEvent(compute_.get(), end(it->second), 0), "cudaStreamWaitEvent");
-    record(end(task), compute_);
+    record(end(task), compute_.get());
     recorded_[task] = true;
     pending_.erase(it);
   }
 
-  void collective(std::size_t task, int group, const ReplayCollCall& c) override {
-    ncclComm_t comm = groups_.at(static_cast<std::size_t>(group)).get();
-    int size = 1;
-    check_nccl(ncclCommCount(comm, &size), "ncclCommCount", world_.where(), comm);
-    int me = 0;
-    check_nccl(ncclCommUserRank(comm, &me), "ncclCommUserRank", world_.where(), comm);
-    const std::size_t elem = dtype_size(c.dtype);
-    const std::size_t n = std::max<std::size_t>(1, static_cast<std::size_t>(std::max<std::int64_t>(0, c.bytes)) / elem);
-    const std::size_t per_rank = std::max<std::size_t>(1, n / static_cast<std::size_t>(size));
-    // In place (Megatron's grad buffers, broadcasts): one buffer; all_gather's input and
-    // reduce_scatter's output are this rank's block of it, as NCCL defines in place.
-    char* out = static_cast<char*>(buffer(recv_buf_, static_cast<std::int64_t>(n * elem)));
-    char* in = c.in_place ? out : static_cast<char*>(buffer(send_buf_, static_cast<std::int64_t>(n * elem)));
-    char* block = out + static_cast<std::size_t>(me) * per_rank * elem;
-    const ncclDataType_t type = nccl_type(c.dtype);
-    comm_after_compute(start(task));
-    for (int i = 0; i < c.count; ++i) {
-      ncclResult_t rc = ncclSuccess;
-      switch (c.op) {
-        case ReplayCollOp::kAllReduce:
-          rc = ncclAllReduce(in, out, n, type, nccl_op(c.redop), comm, comm_.get());
-          break;
-        case ReplayCollOp::kAllGather:
-          rc = ncclAllGather(c.in_place ? block : in, out, per_rank, type, comm, comm_.get());
-          break;
-        case ReplayCollOp::kReduceScatter:
-          rc = ncclReduceScatter(in, c.in_place ? block : out, per_rank, type, nccl_op(c.redop), comm, comm_.get());
-          break;
-        case ReplayCollOp::kBroadcast:
-          rc = ncclBroadcast(out, out, n, type, 0, comm, comm_.get());
-          break;
-        case ReplayCollOp::kSendRecv:
-          rc = ring_shift(in, out, n * elem, comm, size);
-          break;
-        case ReplayCollOp::kAllToAll:
-          rc = all_to_all(in, out, per_rank * elem, comm, size);
-          break;
-      }
-      check_nccl(rc, "nccl collective", world_.where(), comm);
+  void collective(std::size_t task, Backend& comm, const ReplayIssue& issue, int count) override {
+    const cudaStream_t stream = comm_after_compute(task, comm);
+    for (int i = 0; i < count; ++i) {
+      comm.group_begin();
+      issue();
+      comm.group_end();
     }
-    record(end(task), comm_);
-    recorded_[task] = true;
+    comm_done(task, stream);
     check(cudaStreamWaitEvent(compute_.get(), end(task), 0), "cudaStreamWaitEvent");
     check(cudaEventSynchronize(end(task)), "cudaEventSynchronize");
   }
 
   std::vector<ReplaySpan> end_iteration(std::int64_t* iteration_ns) override {
-    check(cudaStreamWaitEvent(compute_.get(), record_on(events_.back().get(), comm_), 0), "cudaStreamWaitEvent");
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");  // every stream: compute and each communicator's
     std::vector<ReplaySpan> spans(tasks_);
     std::int64_t last = 0;
     for (std::size_t t = 0; t < tasks_; ++t) {
@@ -178,31 +124,6 @@ class NcclReplayRuntime final : public ReplayRuntime {
 
  private:
   void check(cudaError_t rc, const char* call) const { check_cuda(rc, call, world_.where()); }
-  // Each member sends n bytes to the next and receives n from the previous, in one group (CP's ring).
-  ncclResult_t ring_shift(const void* in, void* out, std::size_t n, ncclComm_t comm, int size) {
-    int me = 0;
-    ncclResult_t rc = ncclCommUserRank(comm, &me);
-    if (rc != ncclSuccess) return rc;
-    if ((rc = ncclGroupStart()) != ncclSuccess) return rc;
-    rc = ncclSend(in, n, ncclInt8, (me + 1) % size, comm, comm_.get());
-    if (rc == ncclSuccess) rc = ncclRecv(out, n, ncclInt8, (me - 1 + size) % size, comm, comm_.get());
-    const ncclResult_t end = ncclGroupEnd();
-    return rc != ncclSuccess ? rc : end;
-  }
-  // per_rank bytes to and from every member, in one group (nccl-tests' alltoall).
-  ncclResult_t all_to_all(const void* in, void* out, std::size_t per_rank, ncclComm_t comm, int size) {
-    ncclResult_t rc = ncclGroupStart();
-    if (rc != ncclSuccess) return rc;
-    for (int p = 0; p < size && rc == ncclSuccess; ++p) {
-      rc = ncclSend(static_cast<const char*>(in) + static_cast<std::size_t>(p) * per_rank, per_rank, ncclInt8, p, comm,
-                    comm_.get());
-      if (rc == ncclSuccess)
-        rc = ncclRecv(static_cast<char*>(out) + static_cast<std::size_t>(p) * per_rank, per_rank, ncclInt8, p, comm,
-                      comm_.get());
-    }
-    const ncclResult_t end = ncclGroupEnd();
-    return rc != ncclSuccess ? rc : end;
-  }
   CudaStream make_stream() {
     cudaStream_t s = nullptr;
     check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
@@ -216,64 +137,49 @@ class NcclReplayRuntime final : public ReplayRuntime {
   cudaEvent_t origin() const { return events_[0].get(); }
   cudaEvent_t start(std::size_t t) const { return events_[1 + 2 * t].get(); }
   cudaEvent_t end(std::size_t t) const { return events_[2 + 2 * t].get(); }
-  void record(cudaEvent_t e, const CudaStream& s) { check(cudaEventRecord(e, s.get()), "cudaEventRecord"); }
-  cudaEvent_t record_on(cudaEvent_t e, const CudaStream& s) {
-    record(e, s);
-    return e;
+  void record(cudaEvent_t e, cudaStream_t s) { check(cudaEventRecord(e, s), "cudaEventRecord"); }
+  // The communicator's stream starts this task after the compute issued before it (the call's inputs) and
+  // after the communication task before it, on whichever stream that ran (the order of one stream, which
+  // the replay kept before its calls became the backends'). Returns the stream.
+  cudaStream_t comm_after_compute(std::size_t task, Backend& comm) {
+    const NcclLocalStream local = nccl_local_stream(comm, 0);
+    record(start(task), compute_.get());
+    check(cudaStreamWaitEvent(local.stream, start(task), 0), "cudaStreamWaitEvent");
+    if (last_comm_) check(cudaStreamWaitEvent(local.stream, last_comm_, 0), "cudaStreamWaitEvent");
+    return local.stream;
   }
-  // The communication stream starts after the compute issued before it (the call's inputs).
-  void comm_after_compute(cudaEvent_t start_event) {
-    record(start_event, compute_);
-    check(cudaStreamWaitEvent(comm_.get(), start_event, 0), "cudaStreamWaitEvent");
+  void comm_done(std::size_t task, cudaStream_t stream) {
+    record(end(task), stream);
+    recorded_[task] = true;
+    last_comm_ = end(task);
   }
   std::int64_t elapsed_ns(cudaEvent_t e) const {
     float ms = 0;
     check(cudaEventElapsedTime(&ms, origin(), e), "cudaEventElapsedTime");
     return static_cast<std::int64_t>(static_cast<double>(ms) * 1e6);
   }
-  // One send and one receive buffer, grown to the largest message (contents are not checked). A buffer that
-  // asynchronous P2P may still use when a larger message comes (the zero-bubble schedules wait for their
-  // sends at the end of the iteration, with collectives in between) is kept until nothing is pending, and
-  // freed then (cudaFree waits for the device).
-  void* buffer(DeviceMemory& b, std::int64_t bytes) {
-    if (pending_.empty()) retired_.clear();
-    auto& size = &b == &send_buf_ ? send_bytes_ : recv_bytes_;
-    if (bytes > size) {
-      if (pending_.empty()) {
-        check(cudaStreamSynchronize(comm_.get()), "cudaStreamSynchronize");
-        b.reset();
-      } else {
-        retired_.push_back(std::move(b));
-      }
-      void* p = nullptr;
-      check(cudaMalloc(&p, static_cast<std::size_t>(bytes)), "cudaMalloc");
-      b = DeviceMemory(p, device_);
-      size = bytes;
-    }
-    return b.get();
-  }
-
   const World& world_;
   int device_ = 0, sms_ = 0;
   std::unique_ptr<ReplayGemm> gemm_;  // --compute gemm; destroyed after the streams it ran on
-  CudaStream compute_, comm_;
+  CudaStream compute_;
   std::unique_ptr<SpinKernel> spin_;  // made after cudaSetDevice: its word lives on this rank's GPU
-  NcclComm nccl_;
-  std::vector<NcclComm> groups_;
+  ReplayBuffers buffers_;
   std::vector<CudaEvent> events_;
+  cudaEvent_t last_comm_ = nullptr;  // the end event of the last communication task, one of events_
   std::vector<bool> recorded_;
   std::vector<std::int64_t> spun_ns_;  // per task: the duration a spin launch was asked for, 0 if none
   std::size_t tasks_ = 0;
   std::map<int, std::size_t> pending_;
-  DeviceMemory send_buf_, recv_buf_;
-  std::vector<DeviceMemory> retired_;  // grown-out buffers that pending P2P may still use
-  std::int64_t send_bytes_ = 0, recv_bytes_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<ReplayRuntime> make_nccl_replay_runtime(const World& world, const ReplayComputeOptions& compute) {
-  return std::make_unique<NcclReplayRuntime>(world, compute);
+std::unique_ptr<ReplayRuntime> make_nccl_replay_runtime(const World& world, Backend& backend,
+                                                        const ReplayComputeOptions& compute) {
+  if (backend.kind() != BackendKind::kNccl || backend.nlocal() != 1)
+    throw Error("replay on NCCL: needs the NCCL backend with one GPU per process, got " + std::string(backend.name()) +
+                " with " + std::to_string(backend.nlocal()) + " local ranks");
+  return std::make_unique<NcclReplayRuntime>(world, backend, compute);
 }
 
 }  // namespace pipebench

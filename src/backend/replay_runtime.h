@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// ReplayRuntime: what `pipebench replay` needs from a transport to execute a schedule's task list for
-// real: timed compute, P2P calls that block or run asynchronously until a later wait, collectives on
-// sub-groups, and the start and end of every task on this rank's clock. MPI: host sleep, Isend/Irecv,
-// steady clock. NCCL: a spin kernel on a compute stream, P2P on a communication stream with events,
+// ReplayRuntime: what `pipebench replay` needs around the calls it issues to execute a schedule's task
+// list for real: timed compute, P2P calls that block or run asynchronously until a later wait, and the
+// start and end of every task on this rank's clock. The calls themselves are issued on a Backend, by the
+// op that bench times them with. MPI: host sleep (asynchronous P2P polled through it), steady clock.
+// NCCL: a spin kernel (or GEMMs) on a compute stream ordered against the backends' streams by events,
 // CUDA-event times. Each process drives exactly one rank.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -19,31 +21,9 @@
 
 namespace pipebench {
 
-// One op of a P2P call; peer is a global rank. tag identifies the transfer within an iteration.
-struct ReplayP2P {
-  bool send = true;
-  int peer = 0;
-  std::int64_t bytes = 0;
-  std::int64_t tag = 0;
-};
-
-// kSendRecv: a ring shift in the group (each member sends `bytes` to the next and receives from the
-// previous: context parallelism's KV ring); kAllToAll: each member's `bytes` split evenly over the members.
-enum class ReplayCollOp { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kSendRecv, kAllToAll };
-inline constexpr std::size_t kReplayCollOps = 6;
-
-// One collective of a replay as the plan issues it: the op, the message's element type and reduction,
-// in place or not (Op::megatron_in_place: Megatron's grad buffers, embedding and found_inf
-// all-reduces and get_batch's broadcasts are in place), its whole size in bytes (all_gather: the
-// gathered result, reduce_scatter: the input), repeated count times. bench --plan times the same call.
-struct ReplayCollCall {
-  ReplayCollOp op = ReplayCollOp::kAllReduce;
-  DType dtype = DType::kFloat;
-  RedOp redop = RedOp::kSum;
-  bool in_place = false;
-  std::int64_t bytes = 0;
-  int count = 1;
-};
+// Issues one call's sends and receives, or one collective, on the communicator it is given: the op's
+// Op::issue, as bench times it (the replay layer builds it; this layer knows no op).
+using ReplayIssue = std::function<void()>;
 
 // Nanoseconds on this rank's clock, relative to the start of the iteration.
 struct ReplaySpan {
@@ -64,32 +44,36 @@ class ReplayRuntime {
  public:
   virtual ~ReplayRuntime() = default;
   [[nodiscard]] virtual std::string_view name() const = 0;
-  [[nodiscard]] virtual int rank() const = 0;  // global rank of this process
 
-  // Collective over every process: a group of global ranks (sorted, unique) for later collectives.
-  // Returns its id, or -1 where this rank is not a member.
-  [[nodiscard]] virtual int add_group(const std::vector<int>& members) = 0;
+  // Buffers for the calls about to be issued: at least these sizes, allocated by the backend the runtime
+  // was made with (as bench allocates), kept at the largest asked. A set grown out of while
+  // asynchronous P2P may still use it is kept until nothing is pending.
+  [[nodiscard]] virtual const Buffers& buffers(std::size_t send_bytes, std::size_t recv_bytes) = 0;
 
   // Barrier over every process, then this rank's clock origin for the iteration's spans. tasks: how
   // many tasks the iteration has (span slots).
   virtual void begin_iteration(std::size_t tasks) = 0;
   // Compute of duration_ns, in order after everything before it on this rank.
   virtual void compute(std::size_t task, std::int64_t duration_ns) = 0;
-  // One batched call of n P2P ops. blocking: returns when all are done (Megatron's batched,
-  // synchronised calls). Else the call runs in the background until wait(handle).
-  virtual void p2p(std::size_t task, const ReplayP2P* ops, std::size_t n, bool blocking, int handle) = 0;
+  // One batched P2P call: issue() between comm.group_begin() and the group's end. blocking: returns when
+  // every op is done (Megatron's batched, synchronised calls). Else the call runs in the background
+  // until wait(handle).
+  virtual void p2p(std::size_t task, Backend& comm, const ReplayIssue& issue, bool blocking, int handle) = 0;
   virtual void wait(std::size_t task, int handle) = 0;
-  // The call on group `group`, repeated call.count times; blocks.
-  virtual void collective(std::size_t task, int group, const ReplayCollCall& call) = 0;
+  // A collective on comm (its group's communicator): issue() issues one call, in a group of its own as
+  // bench's, `count` times; blocks until all are done.
+  virtual void collective(std::size_t task, Backend& comm, const ReplayIssue& issue, int count) = 0;
   // Waits for everything, returns each task's span (async P2P: post to completion; wait: the time
   // blocked) and the iteration's duration on this rank.
   virtual std::vector<ReplaySpan> end_iteration(std::int64_t* iteration_ns) = 0;
 };
 
-// REQUIRES: one rank per process; world outlives the runtime. Collective.
-[[nodiscard]] std::unique_ptr<ReplayRuntime> make_mpi_replay_runtime(const World& world);
-// REQUIRES: one GPU per process (local rank -> device). Collective.
-[[nodiscard]] std::unique_ptr<ReplayRuntime> make_nccl_replay_runtime(const World& world,
+// REQUIRES: one rank per process; world and backend (make_backend's MPI backend of the world) outlive
+// the runtime.
+[[nodiscard]] std::unique_ptr<ReplayRuntime> make_mpi_replay_runtime(const World& world, Backend& backend);
+// REQUIRES: backend is make_backend's NCCL backend of the world with one GPU per process (the device the
+// compute runs on); world and backend outlive the runtime.
+[[nodiscard]] std::unique_ptr<ReplayRuntime> make_nccl_replay_runtime(const World& world, Backend& backend,
                                                                       const ReplayComputeOptions& compute);
 
 }  // namespace pipebench

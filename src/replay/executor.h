@@ -1,23 +1,33 @@
 // SPDX-License-Identifier: Apache-2.0
 // Executor: runs one rank's Program (the simulator's task list, sim/task.h) on a ReplayRuntime, in
 // Megatron's order with its blocking rules, and turns the measured task spans into the rank's
-// compute, communication-busy and idle time.
+// compute, communication-busy and idle time. Every call is issued by the op bench times it with
+// (Op::issue: the transfer op for P2P, the plan's op for a collective) on ReplayComms' communicators.
 #pragma once
 
-#include <array>
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "backend/replay_runtime.h"
+#include "collectives/op.h"
+#include "replay/replay_comms.h"
 #include "schedule/schedule_id.h"
 #include "sim/task.h"
 
 namespace pipebench {
 
+// One collective as the plan issues it and bench --plan times it: the registry's op, the message's element
+// type and whole size in bytes (Op::sizing splits it on the group as bench does: all_gather's gathered
+// result, reduce_scatter's input), repeated count times; reduction and placement by plan_call
+// (collectives/plan_call.h).
 struct ReplayCollective {
-  ReplayCollCall call;
+  const Op* op = nullptr;
+  DType dtype = DType::kFloat;
+  std::int64_t bytes = 0;
+  int count = 1;
   std::vector<int> group;  // global ranks, sorted
   std::string label;
 };
@@ -31,26 +41,31 @@ struct RankJob {
   std::vector<int> pipeline_ranks;
   Program program;
   std::vector<ReplayCollective> collectives;
-  std::vector<int> group_ids;  // per collective: the runtime's group (filled by register_groups)
+  std::vector<int> group_ids;  // per collective: its ReplayComms group (filled by register_groups)
+  // The element type of the P2P messages (the plan's activations); a call whose bytes it does not divide
+  // moves bytes.
+  DType p2p_dtype = DType::kUint8;
 };
 
 struct RankIteration {
   std::int64_t iteration_ns = 0, compute_ns = 0, comm_busy_ns = 0, idle_ns = 0;
-  // Collective calls issued, per ReplayCollOp (index = the enum's value; a task of count n issues n).
-  std::array<std::int64_t, kReplayCollOps> collective_calls{};
+  // Collective calls issued, per op name (a task of count n issues n).
+  std::map<std::string, std::int64_t> collective_calls;
   std::vector<ReplaySpan> spans;  // per task
 };
 
-// Collective over every process: makes the runtime's groups of every distinct group in `all_groups`
+// Collective over every process: makes the communicators of every distinct group in `all_groups`
 // (the same list, in the same order, on every process) and sets job.group_ids.
-void register_groups(ReplayRuntime& rt, const std::vector<std::vector<int>>& all_groups, RankJob& job);
-// The same with the runtime's ids of all_groups already made (one set of groups for several jobs).
+void register_groups(ReplayComms& comms, const std::vector<std::vector<int>>& all_groups, RankJob& job);
+// The same with the ids of all_groups already made (one set of groups for several jobs).
 void assign_groups(int rank, const std::vector<std::vector<int>>& all_groups, const std::vector<int>& ids,
                    RankJob& job);
 
 // Runs one iteration. progress (may be null) is set to the index of the task being executed, so a
 // watchdog can name it: -1 in the barrier that starts the iteration, the task count once past the last.
-[[nodiscard]] RankIteration run_iteration(ReplayRuntime& rt, const RankJob& job, std::atomic<std::int64_t>* progress);
+// REQUIRES: comms holds job's groups (register_groups).
+[[nodiscard]] RankIteration run_iteration(ReplayRuntime& rt, ReplayComms& comms, const RankJob& job,
+                                          std::atomic<std::int64_t>* progress);
 
 // Compute, union of communication spans, and idle (neither) from the spans, for tests and traces.
 [[nodiscard]] RankIteration summarise(const Program& program, std::vector<ReplaySpan> spans, std::int64_t iteration_ns);

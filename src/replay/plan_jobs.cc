@@ -16,11 +16,11 @@ namespace {
 
 bool usable(double x) { return std::isfinite(x) && x >= 0; }
 
-// The plan message as the call bench --plan timed: its op and dtype, in place where Megatron is, n
-// times. The plan keeps no reduction: found_inf's MAX of one float costs what a SUM does.
-ReplayCollCall replay_call(const PlanMessage& msg, std::int64_t n) {
-  return {replay_coll_op(msg.op), msg.dtype, RedOp::kSum, OpRegistry::instance().megatron_in_place(msg.op), msg.bytes,
-          static_cast<int>(n)};
+// The plan message as the call bench --plan timed: its op and dtype, its bytes, n times, on its group.
+ReplayCollective replay_collective(const PlanMessage& msg, std::int64_t n) {
+  std::vector<int> group = msg.group;
+  std::sort(group.begin(), group.end());
+  return {&plan_op(msg.op), msg.dtype, msg.bytes, static_cast<int>(n), group, msg.what};
 }
 
 void add_groups(const Schedule& s, std::set<std::vector<int>>& groups) {
@@ -81,13 +81,11 @@ void insert_inside_collectives(const Schedule& s, int global_rank, RankJob& job)
       const std::int64_t total = t.forward ? fwd_total : msg->count - fwd_total;
       const std::int64_t n = calls_at(total, t.forward ? fwd_steps : bwd_steps, k);
       if (n <= 0) continue;
-      std::vector<int> group = msg->group;
-      std::sort(group.begin(), group.end());
       Task c;
       c.kind = Task::Kind::kCollective;
       c.forward = t.forward;
       c.collective = static_cast<int>(job.collectives.size());
-      job.collectives.push_back({replay_call(*msg, n), group, msg->what});
+      job.collectives.push_back(replay_collective(*msg, n));
       tasks.push_back(c);
     }
   }
@@ -100,6 +98,11 @@ RankJob job_for(const Plan& plan, const Schedule& s, const ComputeModel& compute
   job.id = s.id;
   job.pipeline_ranks = pp_ranks;
   job.pipeline_rank = static_cast<int>(std::find(pp_ranks.begin(), pp_ranks.end(), global_rank) - pp_ranks.begin());
+  for (const auto& msg : s.messages) {
+    if (!is_p2p(msg.op)) continue;
+    job.p2p_dtype = msg.dtype;  // the activations' type, as bench --plan times the transfers
+    break;
+  }
   // Collectives are executed, not priced: the build's costs do not enter the programs without fold.
   const ZeroCost free;
   const ScheduleBuild b = build_schedule(plan, s, compute, free, false);
@@ -108,12 +111,10 @@ RankJob job_for(const Plan& plan, const Schedule& s, const ComputeModel& compute
   // After the pipeline: this rank's collectives in the plan's order, then the optimizer step.
   for (const auto& msg : s.messages) {
     if (msg.rank != global_rank || msg.phase != Phase::kAfter || is_p2p(msg.op)) continue;
-    std::vector<int> group = msg.group;
-    std::sort(group.begin(), group.end());
     Task t;
     t.kind = Task::Kind::kCollective;
     t.collective = static_cast<int>(job.collectives.size());
-    job.collectives.push_back({replay_call(msg, msg.count), group, msg.what});
+    job.collectives.push_back(replay_collective(msg, msg.count));
     job.program.tasks.push_back(t);
   }
   if (compute.optimizer_ms > 0) {
@@ -128,9 +129,9 @@ RankJob job_for(const Plan& plan, const Schedule& s, const ComputeModel& compute
 
 }  // namespace
 
-ReplayCollOp replay_coll_op(const std::string& op) {
+const Op& plan_op(const std::string& op) {
   const Op* known = OpRegistry::instance().get(op);
-  if (known && known->replay_op()) return *known->replay_op();
+  if (known && known->in_plans()) return *known;
   throw UsageError("--plan: unknown collective op '" + op + "'");
 }
 

@@ -26,6 +26,7 @@ struct PlanJobs {
 [[nodiscard]] PlanJobs plan_jobs(const Plan& plan, const ComputeOptions& compute, int global_rank,
                                  const std::string& schedule, const std::vector<ScheduleId>& schedule_files = {});
 
-[[nodiscard]] ReplayCollOp replay_coll_op(const std::string& op);
+// The registry's op of a plan collective (Op::in_plans); UsageError naming it otherwise.
+[[nodiscard]] const Op& plan_op(const std::string& op);
 
 }  // namespace pipebench

@@ -203,8 +203,8 @@ Agreement replay_agreement(const ReplayResult& r, double band) {
   return compare_with_replay(predicted, replayed, band);
 }
 
-ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const Plan& plan, const ReplayOptions& o,
-                         const Prediction* prediction,
+ReplayResult replay_plan(const World& world, Backend& backend, ReplayRuntime& rt, const Plan& plan,
+                         const ReplayOptions& o, const Prediction* prediction,
                          const std::function<void(const ReplayResult&)>& after_iteration) {
   const int plan_world = plan.layout.world;
   if (plan_world != world.size()) {
@@ -213,8 +213,9 @@ ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const Plan& plan
   }
   if (o.iterations < 1) throw UsageError("--iterations " + std::to_string(o.iterations) + ": must be at least 1");
   PlanJobs pj = plan_jobs(plan, o.compute, world.rank(), o.schedule, o.schedule_files);
+  ReplayComms comms(backend);
   std::vector<int> ids;
-  for (const auto& g : pj.all_groups) ids.push_back(rt.add_group(g));
+  for (const auto& g : pj.all_groups) ids.push_back(comms.add_group(g));
   const auto predicted = share_prediction(world, pj.jobs, prediction);
   // Pipeline rank of every global rank (the same in every schedule).
   std::vector<std::vector<int>> pp_of_rank(static_cast<std::size_t>(world.size()));
@@ -245,7 +246,7 @@ ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const Plan& plan
     for (int i = -1; i < o.iterations; ++i) {
       dog.start_iteration(i);
       test_stall(world.rank(), i, dog);
-      const RankIteration it = run_iteration(rt, job, dog.progress());
+      const RankIteration it = run_iteration(rt, comms, job, dog.progress());
       if (i < 0) continue;
       const double iteration_ms = world.max(static_cast<double>(it.iteration_ns) / 1e6);
       auto& cur = result.schedules.back();

@@ -61,10 +61,12 @@ struct ReplayOptions {
   bool keep_timeline = false;
 };
 
-// Collective over every process; world.size() must equal the plan's world. prediction (rank 0's, may
-// be null) supplies predicted times and shares. after_iteration runs on rank 0 after every finished
-// timed iteration with the result so far (to write the JSON). Results are complete on rank 0 only.
-[[nodiscard]] ReplayResult replay_plan(const World& world, ReplayRuntime& rt, const Plan& plan,
+// Collective over every process; world.size() must equal the plan's world. backend: make_backend's of
+// the world, one rank per process, that rt was made with; the calls are issued on it and on its splits
+// (replay/replay_comms.h). prediction (rank 0's, may be null) supplies predicted times and shares.
+// after_iteration runs on rank 0 after every finished timed iteration with the result so far (to write
+// the JSON). Results are complete on rank 0 only.
+[[nodiscard]] ReplayResult replay_plan(const World& world, Backend& backend, ReplayRuntime& rt, const Plan& plan,
                                        const ReplayOptions& options, const Prediction* prediction,
                                        const std::function<void(const ReplayResult&)>& after_iteration);
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/backend_factory.h"
 #include "backend/replay_runtime.h"
 #include "core/error.h"
 #include "launch/world.h"
@@ -42,8 +43,8 @@ ScheduleSpec zero_compute_spec(int p, int v, std::int64_t m) {
 }
 
 // Median iteration (max over ranks) in us, and the most tasks any rank executes.
-std::pair<double, std::size_t> time_schedule(const World& world, ReplayRuntime& rt, const ScheduleSpec& spec,
-                                             int iterations) {
+std::pair<double, std::size_t> time_schedule(const World& world, ReplayRuntime& rt, ReplayComms& comms,
+                                             const ScheduleSpec& spec, int iterations) {
   RankJob job;
   job.pipeline_rank = world.rank();
   for (int r = 0; r < spec.p; ++r) job.pipeline_ranks.push_back(r);
@@ -51,10 +52,10 @@ std::pair<double, std::size_t> time_schedule(const World& world, ReplayRuntime& 
   job.program = programs[static_cast<std::size_t>(world.rank())];
   std::size_t most = 0;
   for (const auto& p : programs) most = std::max(most, p.tasks.size());
-  for (int i = 0; i < 3; ++i) (void)run_iteration(rt, job, nullptr);
+  for (int i = 0; i < 3; ++i) (void)run_iteration(rt, comms, job, nullptr);
   std::vector<double> us;
   for (int i = 0; i < iterations; ++i)
-    us.push_back(world.max(static_cast<double>(run_iteration(rt, job, nullptr).iteration_ns) / 1e3));
+    us.push_back(world.max(static_cast<double>(run_iteration(rt, comms, job, nullptr).iteration_ns) / 1e3));
   std::sort(us.begin(), us.end());
   return {us[us.size() / 2], most};
 }
@@ -67,8 +68,10 @@ int bench(int argc, char** argv, const World& world) {
     if (!std::strcmp(argv[i], "--iterations")) iterations = std::max(1, std::atoi(argv[i + 1]));
   }
   if (world.size() < 2) throw UsageError("replay_bench: run it on at least 2 ranks (mpirun -np 2)");
-  auto rt =
-      backend == "nccl" ? make_nccl_replay_runtime(world, ReplayComputeOptions{}) : make_mpi_replay_runtime(world);
+  auto be = make_backend(backend == "nccl" ? BackendKind::kNccl : BackendKind::kMpi, world, 1);
+  auto rt = backend == "nccl" ? make_nccl_replay_runtime(world, *be, ReplayComputeOptions{})
+                              : make_mpi_replay_runtime(world, *be);
+  ReplayComms comms(*be);
   const int p = world.size();
   if (world.rank() == 0) {
     std::printf(
@@ -78,7 +81,7 @@ int bench(int argc, char** argv, const World& world) {
   }
   for (int v : {1, 2}) {
     const std::int64_t m = 8 * p;
-    const auto [us, tasks] = time_schedule(world, *rt, zero_compute_spec(p, v, m), iterations);
+    const auto [us, tasks] = time_schedule(world, *rt, comms, zero_compute_spec(p, v, m), iterations);
     if (world.rank() == 0) {
       std::printf("   %-16s %13lld %11zu %15.1f %14.2f\n", v > 1 ? "interleaved v=2" : "1f1b",
                   static_cast<long long>(m), tasks, us, us / static_cast<double>(tasks));

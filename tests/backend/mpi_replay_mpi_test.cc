@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstring>
+#include <memory>
 #include <string>
 
+#include "backend/mpi_backend.h"
 #include "backend/replay_runtime.h"
 #include "test_world.h"
 
@@ -21,17 +24,21 @@ TEST(MpiReplayRuntime, AsynchronousReceiveCompletesWhileTheReceiverComputes) {
   if (W().size() < 2) GTEST_SKIP() << "needs at least 2 ranks, has " << W().size();
   constexpr std::int64_t kBytes = std::int64_t{4} << 20;  // far above Open MPI's eager limits
   constexpr std::int64_t kComputeNs = 600000000;          // 600 ms
-  auto rt = make_mpi_replay_runtime(W());
+  auto backend = make_mpi_backend(W());
+  auto rt = make_mpi_replay_runtime(W(), *backend);
   const int me = W().rank();
+  const Buffers& b = rt->buffers(static_cast<std::size_t>(kBytes), static_cast<std::size_t>(kBytes));
   rt->begin_iteration(3);
   if (me == 0) {
-    const ReplayP2P recv{false, 1, kBytes, 7};
-    rt->p2p(0, &recv, 1, false, 0);
+    rt->p2p(
+        0, *backend, [&] { backend->recv(0, b.recv(0), static_cast<std::size_t>(kBytes), DType::kUint8, 1); }, false,
+        0);
     rt->compute(1, kComputeNs);
     rt->wait(2, 0);
   } else if (me == 1) {
-    const ReplayP2P send{true, 0, kBytes, 7};
-    rt->p2p(0, &send, 1, true, -1);
+    rt->p2p(
+        0, *backend, [&] { backend->send(0, b.send(0), static_cast<std::size_t>(kBytes), DType::kUint8, 0); }, true,
+        -1);
   }
   std::int64_t iteration_ns = 0;
   const std::vector<ReplaySpan> spans = rt->end_iteration(&iteration_ns);
@@ -46,13 +53,40 @@ TEST(MpiReplayRuntime, AsynchronousReceiveCompletesWhileTheReceiverComputes) {
   }
 }
 
+// Backend::group_end_async returns with the group's calls in flight: a receive whose sender has not sent
+// yet is not done on test(), and wait() completes it with the sender's data (what the replay's
+// asynchronous P2P relies on; MpiBackend's group_end would wait instead).
+TEST(MpiBackendAsyncGroup, ReturnsBeforeThePeerSendsAndCompletesOnWait) {
+  if (W().size() < 2) GTEST_SKIP() << "needs at least 2 ranks, has " << W().size();
+  auto backend = make_mpi_backend(W());
+  auto buffers = backend->allocate(64, 64, BufferOptions{});
+  const int me = W().rank();
+  if (me == 0) {
+    backend->group_begin();
+    backend->recv(0, buffers->recv(0), 64, DType::kUint8, 1);
+    std::unique_ptr<PendingComm> pending = backend->group_end_async();
+    EXPECT_FALSE(pending->test()) << "the receive completed before rank 1 sent";
+    W().barrier();  // rank 1 sends after this
+    pending->wait();
+    EXPECT_TRUE(pending->test());
+    EXPECT_EQ(static_cast<const unsigned char*>(buffers->recv(0))[63], 0xab);
+  } else {
+    W().barrier();
+    if (me == 1) {
+      std::memset(buffers->send(0), 0xab, 64);
+      backend->send(0, buffers->send(0), 64, DType::kUint8, 0);
+    }
+  }
+}
+
 // A compute step lasts its duration, not a wake-up later: the replay's iteration is held against the
 // simulator's, where a step is exact. 20 steps of 1 ms may add 5 % in all; the best of five tries
 // counts, since a machine that stalls a process for a while can delay any one of them.
 TEST(MpiReplayRuntime, ComputeStepsLastTheirDuration) {
   constexpr int kSteps = 20;
   constexpr std::int64_t kStepNs = 1000000;
-  auto rt = make_mpi_replay_runtime(W());
+  auto backend = make_mpi_backend(W());
+  auto rt = make_mpi_replay_runtime(W(), *backend);
   std::int64_t best_ns = -1;
   for (int attempt = 0; attempt < 5; ++attempt) {
     rt->begin_iteration(kSteps);

@@ -57,6 +57,18 @@ TEST_F(NcclGpu, EveryOpTypeAndReductionIsExact) {
   }
 }
 
+// A group ended without waiting (the replay's asynchronous P2P) completes on wait(), and test() then says so.
+TEST_F(NcclGpu, GroupEndedWithoutWaitingCompletesOnWait) {
+  auto buffers = backend_->allocate(4096, 4096, BufferOptions{});
+  backend_->group_begin();
+  for (int l = 0; l < backend_->nlocal(); ++l) {
+    backend_->all_reduce(l, buffers->send(l), buffers->recv(l), 1024, DType::kFloat, RedOp::kSum);
+  }
+  std::unique_ptr<PendingComm> pending = backend_->group_end_async();
+  pending->wait();
+  EXPECT_TRUE(pending->test());
+}
+
 TEST_F(NcclGpu, GraphBatchesAreExactAndTimed) {
   BenchConfig c = config();
   c.graph = true;

@@ -61,13 +61,14 @@ TEST_F(ReplayGpu, OneRankPlanReplaysOnNccl) {
                            "64", "--max-position-embeddings", "64", "--micro-batch-size", "1", "--global-batch-size",
                            "4", "--world-size", "1", "--vocab-size", "128", "--fp16"});
   const Plan plan = make_plan(a, 1);
-  auto rt = make_nccl_replay_runtime(testing::world(), ReplayComputeOptions{});
+  auto backend = make_backend(BackendKind::kNccl, testing::world(), 1);
+  auto rt = make_nccl_replay_runtime(testing::world(), *backend, ReplayComputeOptions{});
   ReplayOptions o;
   o.compute.fwd_ms_per_layer = 1;
   o.compute.bwd_ms_per_layer = 2;
   o.iterations = 3;
   o.schedule = "1f1b";
-  const ReplayResult r = replay_plan(testing::world(), *rt, plan, o, nullptr, {});
+  const ReplayResult r = replay_plan(testing::world(), *backend, *rt, plan, o, nullptr, {});
   ASSERT_EQ(r.schedules.size(), 1u);
   // 4 microbatches x 2 layers x (1 + 2) ms of compute, plus the logits GEMM of the output layer and the
   // (1-rank) collectives after the pipeline: a little above 24 ms.
@@ -89,13 +90,14 @@ double gemm_compute_ms(const Plan& plan, std::int64_t layer_fwd_ns) {
   c.layer_gemms = layer_forward_gemms(d);
   c.gemm_dtype = DType::kHalf;
   c.layer_fwd_ns = layer_fwd_ns;
-  auto rt = make_nccl_replay_runtime(testing::world(), c);
+  auto backend = make_backend(BackendKind::kNccl, testing::world(), 1);
+  auto rt = make_nccl_replay_runtime(testing::world(), *backend, c);
   ReplayOptions o;
   o.compute.fwd_ms_per_layer = 1;
   o.compute_kind = "gemm";
   o.iterations = 3;
   o.schedule = "1f1b";
-  const ReplayResult r = replay_plan(testing::world(), *rt, plan, o, nullptr, {});
+  const ReplayResult r = replay_plan(testing::world(), *backend, *rt, plan, o, nullptr, {});
   EXPECT_EQ(r.schedules.size(), 1u);
   EXPECT_GT(r.schedules.at(0).median_ms, 0);
   return r.schedules.at(0).per_rank.at(0).compute_ms;

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "collectives/plan_call.h"
 #include "core/error.h"
 
 namespace pipebench {
@@ -133,16 +134,26 @@ TEST(OpRegistry, NvSwitchReducesAllReduceOnly) {
   EXPECT_FALSE(ops().nvswitch_reduces("alltoallv"));
 }
 
-// Replay issues every collective a Megatron plan holds; the others have no replay call.
-TEST(OpRegistry, ReplayIssuesThePlansCollectives) {
-  std::set<std::string> replayed;
+// The collectives a Megatron plan holds (bench --plan times them, replay issues them through their issue()).
+TEST(OpRegistry, PlansHoldMegatronsCollectives) {
+  std::set<std::string> in_plans;
   for (const Op* op : ops().ops()) {
-    if (op->replay_op()) replayed.emplace(op->name());
+    if (op->in_plans()) in_plans.emplace(op->name());
   }
-  EXPECT_EQ(replayed,
+  EXPECT_EQ(in_plans,
             (std::set<std::string>{"all_gather", "all_reduce", "alltoall", "broadcast", "reduce_scatter", "sendrecv"}));
-  EXPECT_EQ(*ops().find("--op", "sendrecv").replay_op(), ReplayCollOp::kSendRecv);
-  EXPECT_EQ(*ops().find("--op", "all_gather").replay_op(), ReplayCollOp::kAllGather);
+}
+
+// bench --plan and replay make a plan's call alike: a sum where the op reduces, in place where Megatron's is.
+TEST(OpRegistry, PlanCallSumsAndPlacesAsMegatron) {
+  const PlanCall all_reduce = plan_call(ops().find("--op", "all_reduce"));
+  EXPECT_EQ(all_reduce.redop, RedOp::kSum);
+  EXPECT_TRUE(all_reduce.in_place);
+  const PlanCall alltoall = plan_call(ops().find("--op", "alltoall"));
+  EXPECT_EQ(alltoall.redop, RedOp::kNone);
+  EXPECT_FALSE(alltoall.in_place);
+  EXPECT_TRUE(plan_call(ops().find("--op", "broadcast")).in_place);
+  EXPECT_EQ(plan_call(ops().find("--op", "broadcast")).redop, RedOp::kNone);
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <limits>
 #include <string>
 
+#include "backend/mpi_backend.h"
+#include "collectives/registry.h"
 #include "megatron/plan.h"
 #include "replay/executor.h"
 #include "sim/schedules.h"
@@ -84,17 +86,19 @@ struct Replayed {
 // of a run; against the same schedule simulated with the compute each iteration measured, only the
 // executor's own delays remain. The shortest of several iterations is taken for both.
 Replayed replay(const ScheduleSpec& spec, int iterations) {
-  auto rt = make_mpi_replay_runtime(W());
+  auto backend = make_mpi_backend(W());
+  auto rt = make_mpi_replay_runtime(W(), *backend);
+  ReplayComms comms(*backend);
   RankJob job;
   job.pipeline_rank = W().rank();
   for (int r = 0; r < spec.p; ++r) job.pipeline_ranks.push_back(r);
   const std::vector<Program> programs = generate_schedule(spec);
   job.program = programs[static_cast<std::size_t>(W().rank())];
-  register_groups(*rt, {}, job);
-  (void)run_iteration(*rt, job, nullptr);  // warm-up
+  register_groups(comms, {}, job);
+  (void)run_iteration(*rt, comms, job, nullptr);  // warm-up
   Replayed out{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
   for (int i = 0; i < iterations; ++i) {
-    const RankIteration it = run_iteration(*rt, job, nullptr);
+    const RankIteration it = run_iteration(*rt, comms, job, nullptr);
     EXPECT_GT(it.compute_ns, 0);
     const double ms = W().max(static_cast<double>(it.iteration_ns) / 1e6);
     const SimResult played = simulate(with_measured_compute(programs, job.program, it), {}, free_communication());
@@ -149,17 +153,18 @@ TEST(ReplayExecutorMpi, InterleavedMatchesClosedFormWithAndWithoutOverlap) {
 TEST(ReplayExecutorMpi, CollectiveOnSubGroupAndSpansCoverEveryTask) {
   if (W().size() < 2) GTEST_SKIP() << "needs at least 2 ranks, has " << W().size();
   const int n = W().size();
-  auto rt = make_mpi_replay_runtime(W());
+  auto backend = make_mpi_backend(W());
+  auto rt = make_mpi_replay_runtime(W(), *backend);
+  ReplayComms comms(*backend);
   RankJob job;
   job.pipeline_rank = W().rank();
   for (int r = 0; r < n; ++r) job.pipeline_ranks.push_back(r);
   const std::vector<int> pair = {0, n - 1};
   const std::vector<int> everyone = job.pipeline_ranks;
   const bool in_pair = W().rank() == 0 || W().rank() == n - 1;
-  job.collectives.push_back({{ReplayCollOp::kAllReduce, DType::kFloat, RedOp::kSum, false, 4096, 2}, everyone, "all"});
-  if (in_pair) {
-    job.collectives.push_back({{ReplayCollOp::kAllReduce, DType::kHalf, RedOp::kSum, true, 1 << 20, 1}, pair, "pair"});
-  }
+  const Op* all_reduce = &OpRegistry::instance().find("--op", "all_reduce");
+  job.collectives.push_back({all_reduce, DType::kFloat, 4096, 2, everyone, "all"});
+  if (in_pair) job.collectives.push_back({all_reduce, DType::kHalf, 1 << 20, 1, pair, "pair"});
   Task c;
   c.kind = Task::Kind::kCompute;
   c.duration = 1000000;
@@ -170,8 +175,9 @@ TEST(ReplayExecutorMpi, CollectiveOnSubGroupAndSpansCoverEveryTask) {
     t.collective = i;
     job.program.tasks.push_back(t);
   }
-  register_groups(*rt, {pair, everyone}, job);
-  const RankIteration it = run_iteration(*rt, job, nullptr);
+  register_groups(comms, {pair, everyone}, job);
+  const RankIteration it = run_iteration(*rt, comms, job, nullptr);
+  EXPECT_EQ(it.collective_calls.at("all_reduce"), in_pair ? 3 : 2);
   ASSERT_EQ(it.spans.size(), job.program.tasks.size());
   EXPECT_GE(it.compute_ns, 1000000);
   EXPECT_GT(it.comm_busy_ns, 0);

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "collectives/registry.h"
+
 namespace pipebench {
 namespace {
 
@@ -33,7 +35,10 @@ RankJob job() {
   wait.handle = 7;
   wait.name = "wait";
   j.program.tasks.push_back(wait);
-  j.collectives.push_back({{ReplayCollOp::kAllReduce, DType::kFloat, RedOp::kSum, true, 1024, 1},
+  j.collectives.push_back({&OpRegistry::instance().find("--op", "all_reduce"),
+                           DType::kFloat,
+                           1024,
+                           1,
                            {2, 3, 6},
                            "all_reduce of the data-parallel group"});
   Task coll;
