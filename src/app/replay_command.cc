@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "app/host_relaunch.h"
 #include "app/model_error_flags.h"
 #include "app/plan_bench.h"
+#include "app/replay_table.h"
 #include "backend/backend_factory.h"
 #include "backend/gemm_timer.h"
 #include "backend/replay_runtime.h"
@@ -284,31 +286,10 @@ int ReplayCommand::run(const World* wp) {
 void ReplayCommand::print(const ReplayResult& r, double band) const {
   std::printf("# replay of %s on %d ranks (%s backend, compute %s), %d iterations after one warm-up\n",
               plan_path_.c_str(), r.world, r.backend.c_str(), r.compute.c_str(), r.iterations);
-  std::printf("#  %-18s %12s %28s %8s %10s %10s\n", "schedule", "predicted ms", "replayed ms (median, min-max)",
-              "error %", "speed-up p", "speed-up r");
-  const ScheduleReplay* base = nullptr;
+  std::fputs(replay_table(r, band).c_str(), stdout);
+  const int width = replay_name_width(r);
   for (const auto& s : r.schedules) {
-    if (s.id.is_baseline()) base = &s;
-  }
-  for (const auto& s : r.schedules) {
-    char pred[32] = "-", err[32] = "-", sp[32] = "-", sr[32] = "-", measured[64];
-    if (s.predicted_ms) {
-      std::snprintf(pred, sizeof pred, "%.3f", *s.predicted_ms);
-      std::snprintf(err, sizeof err, "%+.1f", 100 * (*s.predicted_ms - s.median_ms) / s.median_ms);
-      if (base && base->predicted_ms) std::snprintf(sp, sizeof sp, "%.3f", *base->predicted_ms / *s.predicted_ms);
-    }
-    if (base) std::snprintf(sr, sizeof sr, "%.3f", base->median_ms / s.median_ms);
-    std::snprintf(measured, sizeof measured, "%.3f (%.3f-%.3f)", s.median_ms, s.min_ms, s.max_ms);
-    const std::string name = s.id.key() + (s.reference ? " (ref)" : "");
-    std::printf("   %-18s %12s %28s %8s %10s %10s\n", name.c_str(), pred, measured, err, sp, sr);
-  }
-  if (r.predicted_fastest.empty()) {
-    std::printf("# Replay verdict: %s is fastest measured (no prediction)\n", r.measured_fastest.c_str());
-  } else {
-    std::printf("# Replay verdict: %s\n", replay_agreement(r, band).text.c_str());
-  }
-  for (const auto& s : r.schedules) {
-    std::printf("# comm share %-16s", s.id.key().c_str());
+    std::printf("# comm share %-*s", width - 2, s.id.key().c_str());
     for (const auto& p : s.per_rank) {
       std::printf("  r%d %.2f", p.rank, p.comm_share);
       if (p.predicted_comm_share) std::printf(" (pred %.2f)", *p.predicted_comm_share);

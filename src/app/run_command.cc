@@ -20,6 +20,7 @@
 #include "app/model_error_flags.h"
 #include "app/plan_bench.h"
 #include "app/predict_command.h"
+#include "app/replay_table.h"
 #include "app/report_inputs.h"
 #include "backend/backend_factory.h"
 #include "cli/number_checks.h"
@@ -275,22 +276,9 @@ std::string replay_step(const RunOptions& o, const World& world, Backend& backen
                 "%d iterations after one warm-up; file replay.json\n",
                 r.world, r.backend.c_str(), r.compute.c_str(), r.iterations);
   text += line;
-  std::snprintf(line, sizeof line, "#  %-18s %12s %12s %8s\n", "schedule", "predicted ms", "replayed ms", "error %");
-  text += line;
-  for (const auto& s : r.schedules) {
-    char pred[32] = "-", err[32] = "-";
-    if (s.predicted_ms) {
-      std::snprintf(pred, sizeof pred, "%.3f", *s.predicted_ms);
-      if (s.median_ms > 0) std::snprintf(err, sizeof err, "%+.1f", 100 * (*s.predicted_ms - s.median_ms) / s.median_ms);
-    }
-    const std::string name = s.id.key() + (s.reference ? " (ref)" : "");
-    std::snprintf(line, sizeof line, "   %-18s %12s %12.3f %8s\n", name.c_str(), pred, s.median_ms, err);
-    text += line;
-  }
-  const Agreement agreement = replay_agreement(r, run.prediction ? run.prediction->band : kDefaultSpeedupBand);
-  text +=
-      "# Replay verdict: " + (agreement.compared ? agreement.text : "measured fastest " + r.measured_fastest) + "\n";
-  run.agreement = agreement;
+  const double band = run.prediction ? run.prediction->band : kDefaultSpeedupBand;
+  text += replay_table(r, band);
+  run.agreement = replay_agreement(r, band);
   std::cout << text << std::flush;
   return text;
 }

@@ -2,19 +2,28 @@
 // Prediction text.
 #include "report/prediction_report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace pipebench {
 
 void print_schedule_table(std::ostream& out, const Prediction& p, bool mark_no_overlap) {
-  out << "#  schedule              iteration (ms)   speed-up   bubble ideal   bubble sim\n";
-  char buf[512];
+  std::vector<std::string> names;
+  int width = 22;  // the column grows to the longest name ("interleaved-zb v=4 (reference)")
   for (const auto& s : p.schedules) {
-    const std::string name = s.id.label() + (mark_no_overlap && s.id.v > 1 && !s.overlap_p2p ? " (no overlap)" : "") +
-                             (s.reference ? " (reference)" : "");
-    std::snprintf(buf, sizeof buf, "   %-22s %14.3f   %8.3f   %12.4f   %10.4f\n", name.c_str(), s.iteration_ms,
-                  s.speedup, s.bubble_ideal, s.bubble_sim);
+    names.push_back(s.id.label() + (mark_no_overlap && s.id.v > 1 && !s.overlap_p2p ? " (no overlap)" : "") +
+                    (s.reference ? " (reference)" : ""));
+    width = std::max(width, static_cast<int>(names.back().size()));
+  }
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "#  %-*siteration (ms)   speed-up   bubble ideal   bubble sim\n", width, "schedule");
+  out << buf;
+  for (std::size_t i = 0; i < p.schedules.size(); ++i) {
+    const auto& s = p.schedules[i];
+    std::snprintf(buf, sizeof buf, "   %-*s %14.3f   %8.3f   %12.4f   %10.4f\n", width, names[i].c_str(),
+                  s.iteration_ms, s.speedup, s.bubble_ideal, s.bubble_sim);
     out << buf;
   }
 }
