@@ -79,7 +79,8 @@ class CellReader {
     bool found = false;
     for (const TypeName& t : kTypes) {
       if (s.substr(0, t.text.size()) != t.text) continue;
-      // The longest name that fits: "RECV_F" is not "R..." of another; "B" must not take "B..." of a longer one.
+      // A name matches only where a digit or the end follows it, so a short name ("B", "F") never takes the
+      // start of a longer one, whatever the table's order.
       std::string_view rest = s.substr(t.text.size());
       if (!rest.empty() && !(rest.front() >= '0' && rest.front() <= '9')) continue;
       a.type = t.type;
