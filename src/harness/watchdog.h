@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "harness/heartbeats.h"
 #include "launch/world.h"
 
 namespace pipebench {
@@ -33,8 +34,11 @@ class Watchdog {
 
   // timeout_s <= 0: disarmed, no thread.
   Watchdog(double timeout_s, const World& world, Message message);
-  // A measured point: "-T T: LABEL did not finish within T s on rank R on host H".
-  Watchdog(double timeout_s, const World& world, const std::string& label);
+  // A measured point: "-T T: LABEL did not finish within T s on rank R on host H". With heartbeats (they
+  // outlive the watchdog), it first waits kAnswerGraceSeconds for the other ranks' heartbeats and names
+  // the ranks that stopped answering instead: "-T T: LABEL did not finish within T s: rank 1 (host H)
+  // stopped answering; ranks 0, 2, 3 answered (...)"; the lowest rank that answered speaks first.
+  Watchdog(double timeout_s, const World& world, const std::string& label, const Heartbeats* beats = nullptr);
   ~Watchdog();
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
