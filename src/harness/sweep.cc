@@ -7,16 +7,20 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "collectives/registry.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "harness/benchmark_flags.h"
+#include "harness/heartbeats.h"
 #include "harness/interrupt.h"
 #include "harness/progress.h"
 #include "harness/watchdog.h"
@@ -140,7 +144,12 @@ class MeasuringLoop {
  public:
   MeasuringLoop(Backend& backend, const World& world, const BenchConfig& config, const std::vector<SweepPoint>& points,
                 RecordSink* sink)
-      : backend_(backend), world_(world), config_(config), points_(points), sink_(sink) {}
+      : backend_(backend),
+        world_(world),
+        config_(config),
+        points_(points),
+        sink_(sink),
+        beats_(config.timeout_s != 0 ? Heartbeats::create(world) : nullptr) {}
 
   [[nodiscard]] Backend& comm_of(std::size_t i) const { return points_[i].comm ? *points_[i].comm : backend_; }
   [[nodiscard]] Point point_of(std::size_t i) const {
@@ -178,11 +187,12 @@ class MeasuringLoop {
     }
     const std::string name = label_of(i);
     const Point p = point_of(i);
+    test_stop(i);
     // The point's operations: warm-up, timed batches, data-check runs (each a fill, an op and a check).
     const std::int64_t ops =
         std::int64_t{config_.warmup} + std::int64_t{config_.iters} * config_.reps + 3 * std::int64_t{config_.checks};
     Watchdog dog(point_timeout_s(config_.timeout_s, p.requested_bytes, ops), world_,
-                 config_.timeout_s < 0 ? name + " (the default -T for its size; -T 0: none)" : name);
+                 config_.timeout_s < 0 ? name + " (the default -T for its size; -T 0: none)" : name, beats_.get());
     ResultRecord rec;
     try {
       if (runner_comm_ != &comm_of(i)) start_run(i);  // (a --benchmark_filter may skip points)
@@ -228,6 +238,20 @@ class MeasuringLoop {
     return true;
   }
 
+  // Test hook for the stopped-rank path: PIPEBENCH_BENCH_TEST_STOP="RANK:POINT" makes global rank RANK stop
+  // before point POINT (0-based, in the order measured) as `kill -STOP` would: its heartbeat stands still
+  // and it sleeps 60 s before making that point's watchdog, so only the ranks waiting on it can speak.
+  // Unset (always, outside tests): no effect. Malformed: ignored.
+  void test_stop(std::size_t point) {
+    const char* spec = std::getenv("PIPEBENCH_BENCH_TEST_STOP");
+    int rank = -1;
+    long long index = -1;
+    if (!spec || std::sscanf(spec, "%d:%lld", &rank, &index) != 2) return;
+    if (rank != world_.rank() || index != static_cast<long long>(point)) return;
+    if (beats_) beats_->hold();
+    std::this_thread::sleep_for(std::chrono::seconds(60));
+  }
+
   Backend& backend_;
   const World& world_;
   const BenchConfig& config_;
@@ -236,6 +260,7 @@ class MeasuringLoop {
   std::unique_ptr<PointRunner> runner_;
   Backend* runner_comm_ = nullptr;  // the communicator runner_ measures on
   SweepSummary summary_;
+  std::unique_ptr<Heartbeats> beats_;  // null: one process, -T 0, or no folder for them
 };
 
 // Runs the registered benchmarks. Rank 0 shows Google Benchmark's output when --benchmark_format asks

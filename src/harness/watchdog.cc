@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "core/error.h"
 
@@ -19,6 +21,22 @@ constexpr double kMinimumSeconds = 120;
 std::int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+// What the other ranks' heartbeats say after a grace: who stopped answering, or that none did. The speaker
+// (the lowest rank that answered) removes the files (its abort ends every process before their
+// destructors could) and speaks at once; the others wait a while longer, so that its line and abort come
+// first and the job prints one line.
+std::string heard_from(const Heartbeats& beats, const World& world) {
+  const std::vector<std::int64_t> before = beats.read();
+  std::this_thread::sleep_for(std::chrono::duration<double>(kAnswerGraceSeconds));
+  const std::vector<Answer> a = answers(before, beats.read(), beats.hosts(), world.host());
+  if (speaker(a) == world.rank()) {
+    beats.remove_files();
+  } else {
+    std::this_thread::sleep_for(std::chrono::duration<double>(2 * kAnswerGraceSeconds));
+  }
+  return who_stopped(a, world.host(), world.where());
 }
 
 }  // namespace
@@ -38,11 +56,13 @@ Watchdog::Watchdog(double timeout_s, const World& world, Message message) : mess
   thread_ = std::thread([this, timeout_s, &world] { watch(timeout_s, world); });
 }
 
-Watchdog::Watchdog(double timeout_s, const World& world, const std::string& label)
-    : Watchdog(timeout_s, world, [timeout_s, &world, label](double /*elapsed_s*/) {
+Watchdog::Watchdog(double timeout_s, const World& world, const std::string& label, const Heartbeats* beats)
+    : Watchdog(timeout_s, world, [timeout_s, &world, label, beats](double /*elapsed_s*/) {
         char t[32];
         std::snprintf(t, sizeof t, "%g", timeout_s);
-        return "-T " + std::string(t) + ": " + label + " did not finish within " + t + " s on " + world.where();
+        const std::string head = "-T " + std::string(t) + ": " + label + " did not finish within " + t + " s";
+        if (!beats) return head + " on " + world.where();
+        return head + heard_from(*beats, world);
       }) {}
 
 void Watchdog::restart() { start_ns_ = steady_ns(); }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Watchdog: turns a hang into an error. A thread checks ten times a second how long the watched work has
 // run since it started (or since restart()); past the timeout it prints what hung, where, and aborts the
-// whole job (MPI_Abort) rather than let the other ranks wait forever in a collective. One mechanism for
+// whole job (MPI_Abort) rather than let the other ranks wait forever in a collective; a point's line names
+// the ranks that stopped answering (harness/heartbeats.h), not the rank that waited for them. One mechanism for
 // the measured points (-T of bench, pairs, run) and the replayed iterations (replay/progress_watchdog.h).
 #pragma once
 
@@ -13,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "harness/heartbeats.h"
 #include "launch/world.h"
 
 namespace pipebench {
@@ -33,8 +35,12 @@ class Watchdog {
 
   // timeout_s <= 0: disarmed, no thread.
   Watchdog(double timeout_s, const World& world, Message message);
-  // A measured point: "-T T: LABEL did not finish within T s on rank R on host H".
-  Watchdog(double timeout_s, const World& world, const std::string& label);
+  // A measured point: "-T T: LABEL did not finish within T s on rank R on host H". With heartbeats (they
+  // outlive the watchdog), it first waits kAnswerGraceSeconds for the other ranks' heartbeats and names
+  // the ranks that stopped answering instead: "-T T: LABEL did not finish within T s: rank 1 (host H)
+  // stopped answering; ranks 0, 2, 3 answered (...)", or, when none was silent, "... on rank R on host H; no
+  // rank of host H stopped answering (...)"; the lowest rank that answered speaks, the others wait.
+  Watchdog(double timeout_s, const World& world, const std::string& label, const Heartbeats* beats = nullptr);
   ~Watchdog();
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;

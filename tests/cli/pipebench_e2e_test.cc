@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -239,6 +240,25 @@ TEST_F(E2E, TimeoutTurnsASlowPointIntoAnErrorNamingIt) {
   EXPECT_NE(r.err.find("-T 0.01: all_reduce/float/sum/67108864/out-of-place did not finish within 0.01 s on rank"),
             std::string::npos)
       << r.err;
+}
+
+// A rank stopped as by `kill -STOP` (its heartbeat stands still, its own watchdog never starts) before the
+// first point: the line names that rank as the one that stopped answering and the three that waited, once
+// for the job. Before, each waiting rank blamed itself ("... within 3 s on rank 0 on host H").
+TEST_F(E2E, TimeoutNamesTheStoppedRankNotTheOnesWaitingForIt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Result r =
+      run("bench --backend mpi -b 1K -e 1K -T 3", std::string("PIPEBENCH_BENCH_TEST_STOP=1:0 ") + kMpirun4);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_NE(r.status, 0);
+  EXPECT_LT(wall_s, 40.0) << "the job did not end within -T and the grace (plus start-up)";
+  const std::string head =
+      "pipebench: -T 3: all_reduce/float/sum/1024/out-of-place did not finish within 3 s: rank 1 (host ";
+  const std::size_t first = r.err.find(head);
+  ASSERT_NE(first, std::string::npos) << r.err;
+  const std::string line = r.err.substr(first, r.err.find('\n', first) - first);
+  EXPECT_NE(line.find(") stopped answering; ranks 0, 2, 3 answered"), std::string::npos) << line;
+  EXPECT_EQ(r.err.find("did not finish", first + line.size()), std::string::npos) << "one line for the job:\n" << r.err;
 }
 
 TEST_F(E2E, ReportRecordsTheLaunchEnvironmentOnlyAllowListedAndWithoutMpiSingletonNoise) {
