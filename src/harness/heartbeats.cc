@@ -79,12 +79,17 @@ std::unique_ptr<Heartbeats> Heartbeats::create(const World& world) {
   const std::string folder = temporary_directory() + "/" + world.broadcast(name, 0);
   std::vector<std::string> hosts = world.all_gather(world.host());
   if (mkdir(folder.c_str(), 0700) != 0 && errno != EEXIST) return nullptr;
+  // Ranks of one host share the folder (EEXIST), but a shared temporary directory may hold a link or a
+  // folder of another user under that name: only a real folder of ours is used (else no heartbeats).
+  struct stat st {};
+  if (lstat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 0077) != 0)
+    return nullptr;
   return std::unique_ptr<Heartbeats>(new Heartbeats(folder, std::move(hosts), world.host(), world.rank()));
 }
 
 Heartbeats::Heartbeats(std::string folder, std::vector<std::string> hosts, std::string host, int rank)
     : folder_(std::move(folder)), hosts_(std::move(hosts)), host_(std::move(host)), rank_(rank) {
-  const int fd = open(file_of(rank_).c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+  const int fd = open(file_of(rank_).c_str(), O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd >= 0) close(fd);
   thread_ = std::thread([this] { beat_loop(); });
 }
@@ -95,7 +100,7 @@ void Heartbeats::beat_loop() {
   const std::string mine = file_of(rank_);
   std::unique_lock<std::mutex> lock(mutex_);
   while (!cv_.wait_for(lock, kBeat, [this] { return done_; })) {
-    if (!held_) (void)utimensat(AT_FDCWD, mine.c_str(), nullptr, 0);
+    if (!held_) (void)utimensat(AT_FDCWD, mine.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
   }
 }
 
