@@ -17,7 +17,8 @@ TEST(LaunchEnvE2e, AWorldOfOneUnderALauncherOfManyStops) {
   EXPECT_EQ(torch.status, 2) << torch.out << torch.err;
   EXPECT_EQ(torch.err,
             "pipebench: launched by torchrun as rank 0 of 2 (RANK=0 WORLD_SIZE=2 LOCAL_RANK=0), but MPI sees a world "
-            "of 1: torchrun starts no MPI job; launch pipebench with mpirun or srun --mpi=pmix\n");
+            "of 1: torchrun starts no MPI job; set MASTER_ADDR and MASTER_PORT (the ranks then meet over TCP, nccl "
+            "backend), or launch pipebench with mpirun or srun --mpi=pmix\n");
   EXPECT_EQ(torch.out.find("Collective test"), std::string::npos) << torch.out;
   const auto srun = e2e::run_shell("SLURM_PROCID=1 SLURM_STEP_NUM_TASKS=4 SLURM_LOCALID=1 " PIPEBENCH_BIN
                                    " bench --backend mpi -b 8 -e 8");
