@@ -58,8 +58,8 @@ void set_nodelay(int fd) {
   (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // latency only: a failure costs nothing else
 }
 
-// n bytes, or false when the peer closed first; with a deadline, false also when it passes. Throws the
-// errno of a failed recv/poll as (call, errno) through `fail`.
+// n bytes, or false when the peer closed (or reset) first; with a deadline, false also when it passes.
+// Throws the errno of a failed recv/poll as (call, errno) through `fail`.
 bool recv_exact(int fd, char* buf, std::size_t n, const Clock::time_point* deadline,
                 const std::function<void(const char*, int)>& fail) {
   std::size_t got = 0;
@@ -73,6 +73,7 @@ bool recv_exact(int fd, char* buf, std::size_t n, const Clock::time_point* deadl
     }
     const ssize_t r = recv(fd, buf + got, n - got, 0);
     if (r < 0 && errno == EINTR) continue;
+    if (r < 0 && errno == ECONNRESET) return false;  // the peer closed with bytes of ours unread: closed too
     if (r < 0) fail("recv", errno);
     if (r == 0) return false;
     got += static_cast<std::size_t>(r);
