@@ -178,13 +178,18 @@ RendezvousConfig rendezvous_from_env(const RendezvousEnv& getenv, int rank, int 
     throw UsageError(std::string("MASTER_ADDR is ") + (addr ? "empty" : "not set") +
                      ": a launch without MPI needs MASTER_ADDR and MASTER_PORT (rank 0's host and port)");
   }
-  if (port == nullptr) {
+  if (port == nullptr && getenv(kRendezvousPortVariable) == nullptr) {
     throw UsageError(std::string("MASTER_ADDR=") + addr +
                      " is set but MASTER_PORT is not: a launch without MPI needs both (rank 0's host and port)");
   }
   c.master_addr = addr;
+  const char* own = getenv(kRendezvousPortVariable);
+  const std::string port_name = own ? kRendezvousPortVariable : "MASTER_PORT";
+  if (own) port = own;
   c.master_port = static_cast<int>(whole_number(port, 1, 65535));
-  if (c.master_port < 0) throw UsageError(std::string("MASTER_PORT=") + port + ": not a port number in [1, 65535]");
+  if (c.master_port < 0) throw UsageError(port_name + "=" + port + ": not a port number in [1, 65535]");
+  const char* agent_store = getenv("TORCHELASTIC_USE_AGENT_STORE");
+  c.port_held_by_torchrun = !own && agent_store != nullptr && std::string(agent_store) == "True";
   if (const char* t = getenv(kRendezvousTimeoutVariable)) {
     const long s = whole_number(t, 1, 86400);
     if (s < 0) {
@@ -215,7 +220,14 @@ std::string TcpRendezvous::where() const {
 
 void TcpRendezvous::accept_peers() {
   const auto& fail = fail_;
-  listener_ = listen_on(config_.master_port, fail);
+  listener_ = listen_on(config_.master_port, [this](const char* call, int err) {
+    if (err == EADDRINUSE && config_.port_held_by_torchrun) {
+      throw Error(std::string(call) + " failed on " + where() + ": " + errno_text(err) +
+                  " (torchrun's agent serves its store on MASTER_PORT: set " + kRendezvousPortVariable +
+                  " to a free port, the same on every rank)");
+    }
+    fail_(call, err);
+  });
   peers_.resize(static_cast<std::size_t>(config_.size));
   const auto deadline = Clock::now() + config_.timeout;
   int joined = 1;

@@ -19,12 +19,16 @@ namespace pipebench {
 struct RendezvousConfig {
   int rank = 0, size = 1;
   std::string master_addr;  // a host name or address (MASTER_ADDR)
-  int master_port = 0;      // [1, 65535] (MASTER_PORT)
+  int master_port = 0;      // [1, 65535] (PIPEBENCH_RENDEZVOUS_PORT where set, else MASTER_PORT)
   std::chrono::milliseconds timeout{60000};
+  // torchrun's agent serves its own store on MASTER_PORT (TORCHELASTIC_USE_AGENT_STORE=True): rank 0 cannot
+  // listen there, and its bind failure says to set PIPEBENCH_RENDEZVOUS_PORT.
+  bool port_held_by_torchrun = false;
 };
 
 inline constexpr std::uint32_t kMaxFrameBytes = 16u << 20;
 inline constexpr const char* kRendezvousTimeoutVariable = "PIPEBENCH_RENDEZVOUS_TIMEOUT_S";
+inline constexpr const char* kRendezvousPortVariable = "PIPEBENCH_RENDEZVOUS_PORT";
 
 using RendezvousEnv = std::function<const char*(const char*)>;
 
@@ -32,9 +36,10 @@ using RendezvousEnv = std::function<const char*(const char*)>;
 [[nodiscard]] bool rendezvous_requested(const RendezvousEnv& getenv);
 
 // The rendezvous of rank `rank` of `size` (from the launcher's variables, launch/launch_env.h) with
-// MASTER_ADDR, MASTER_PORT and PIPEBENCH_RENDEZVOUS_TIMEOUT_S (seconds, default 60). Throws UsageError,
-// one line naming the variable and value, when MASTER_ADDR is empty or missing, MASTER_PORT is not a
-// whole number in [1, 65535] or missing, or the timeout is not a whole number of seconds in [1, 86400].
+// MASTER_ADDR, MASTER_PORT (or PIPEBENCH_RENDEZVOUS_PORT, which wins) and PIPEBENCH_RENDEZVOUS_TIMEOUT_S
+// (seconds, default 60). Throws UsageError, one line naming the variable and value, when MASTER_ADDR is
+// empty or missing, the port is not a whole number in [1, 65535] or missing, or the timeout is not a whole
+// number of seconds in [1, 86400].
 [[nodiscard]] RendezvousConfig rendezvous_from_env(const RendezvousEnv& getenv, int rank, int size);
 
 // A socket descriptor, closed when it goes.

@@ -195,6 +195,33 @@ TEST(TcpRendezvous, AnOversizedFrameIsRefusedBeforeAllocating) {
   EXPECT_EQ(wait_ranks(child), std::vector<int>({0}));
 }
 
+// torchrun's agent keeps its store on MASTER_PORT: rank 0's bind fails there and says what to set;
+// PIPEBENCH_RENDEZVOUS_PORT moves the rendezvous.
+TEST(TcpRendezvous, APortHeldByTorchrunsStoreIsNamedAndCanBeMoved) {
+  SocketFd held(socket(AF_INET, SOCK_STREAM, 0));
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_ANY);
+  socklen_t len = sizeof a;
+  ASSERT_EQ(bind(held.get(), reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(listen(held.get(), 1), 0);
+  getsockname(held.get(), reinterpret_cast<sockaddr*>(&a), &len);
+  Env env = rank_env(0, 2, ntohs(a.sin_port), "1");
+  env["TORCHELASTIC_USE_AGENT_STORE"] = "True";
+  try {
+    (void)tcp_world_from_env(lookup(env));
+    ADD_FAILURE() << "rank 0 listened on a port in use";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bind failed on rank 0 on host "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Address already in use (torchrun's agent serves its store on MASTER_PORT: "
+                                         "set PIPEBENCH_RENDEZVOUS_PORT"),
+              std::string::npos)
+        << e.what();
+  }
+  env["PIPEBENCH_RENDEZVOUS_PORT"] = std::to_string(free_port());
+  EXPECT_EQ(rendezvous_from_env(lookup(env), 0, 2).master_port, std::stoi(env["PIPEBENCH_RENDEZVOUS_PORT"]));
+}
+
 TEST(TcpRendezvous, BadVariablesAreUsageErrors) {
   const auto rejects = [](Env env, const std::string& message) {
     try {
@@ -218,6 +245,9 @@ TEST(TcpRendezvous, BadVariablesAreUsageErrors) {
   env = rank_env(0, 1, 29555);
   env["MASTER_ADDR"] = "";
   rejects(env, "MASTER_ADDR is empty: a launch without MPI needs MASTER_ADDR and MASTER_PORT (rank 0's host and port)");
+  env = rank_env(0, 1, 29555);
+  env["PIPEBENCH_RENDEZVOUS_PORT"] = "-1";
+  rejects(env, "PIPEBENCH_RENDEZVOUS_PORT=-1: not a port number in [1, 65535]");
   env = rank_env(0, 1, 29555, "0");
   rejects(env, "PIPEBENCH_RENDEZVOUS_TIMEOUT_S=0: not a whole number of seconds in [1, 86400]");
   env = rank_env(2, 2, 29555);
