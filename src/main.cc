@@ -34,7 +34,7 @@ int launcher_number(const char* name) {
 
 // Before MPI is up: this process's rank as the launcher set it (0 when not launched).
 int launcher_rank() {
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "RANK"}) {
     if (std::getenv(name)) return std::max(0, launcher_number(name));
   }
   return 0;
@@ -42,7 +42,7 @@ int launcher_rank() {
 
 // Before MPI is up: the job's size as the launcher set it (1 when not launched).
 int launcher_size() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "WORLD_SIZE"}) {
     if (std::getenv(name)) return std::max(1, launcher_number(name));
   }
   return 1;
@@ -198,6 +198,9 @@ int main(int argc, char** argv) {
   std::unique_ptr<pipebench::World> world;
   try {
     world = pipebench::World::create(&argc, &argv);
+  } catch (const pipebench::UsageError& e) {  // a bad MASTER_ADDR/MASTER_PORT of a torchrun-style launch
+    std::fprintf(stderr, "pipebench: %s\n", e.what());
+    return code(ExitCode::kUsage);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pipebench: %s\n", e.what());
     return code(ExitCode::kRuntimeError);

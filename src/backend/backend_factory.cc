@@ -51,7 +51,14 @@ void warn_hidden_gpus(int gpus, const std::string& why, const World& world) {
 }  // namespace
 
 BackendKind resolve_backend(BackendKind kind, const World& world) {
+  if (kind == BackendKind::kMpi && world.tcp_rendezvous()) {
+    throw UsageError(
+        "--backend mpi: this process was launched torchrun-style (RANK, WORLD_SIZE, MASTER_ADDR, "
+        "MASTER_PORT) and its ranks meet over TCP without MPI; the mpi backend needs mpirun or srun "
+        "--mpi=pmix (use --backend nccl)");
+  }
   if (kind != BackendKind::kAuto) return kind;
+  if (world.tcp_rendezvous()) return BackendKind::kNccl;  // no MPI to fall back to: nccl or a clear error
   std::string why;
   const int gpus = visible_gpus(&why);
   const BackendKind resolved = world.all(gpus > 0) ? BackendKind::kNccl : BackendKind::kMpi;
@@ -61,7 +68,7 @@ BackendKind resolve_backend(BackendKind kind, const World& world) {
 
 std::unique_ptr<Backend> make_backend(BackendKind kind, const World& world, int gpus,
                                       const std::vector<std::string>& gpu_list) {
-  kind = resolve_backend(kind, world);
+  kind = resolve_backend(kind, world);  // throws for mpi under a torchrun-style launch
   if (kind == BackendKind::kNccl) {
 #if PB_HAVE_NCCL
     std::string why;

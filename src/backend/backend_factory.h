@@ -20,7 +20,8 @@ namespace pipebench {
 [[nodiscard]] int visible_gpus(std::string* why);
 
 // Resolves kAuto collectively: nccl when every process sees a GPU, else mpi. Falling back to mpi while
-// CUDA_VISIBLE_DEVICES is set and not empty, rank 0 says so in one line on stderr.
+// CUDA_VISIBLE_DEVICES is set and not empty, rank 0 says so in one line on stderr. Under a torchrun-style
+// launch without MPI (World::tcp_rendezvous) auto is nccl and mpi is a UsageError saying why.
 [[nodiscard]] BackendKind resolve_backend(BackendKind kind, const World& world);
 
 // Collective. Throws UsageError for an impossible choice (no GPU for nccl, -g or --gpus with mpi, ...).

@@ -115,7 +115,9 @@ std::string launch_world_mismatch(const LaunchEnv& launch, int world_size) {
   if (world_size == 1 && launch.launcher == "srun") {
     why = "this MPI does not speak srun's PMI (try srun --mpi=pmix, or an MPI built with Slurm/PMIx support)";
   } else if (world_size == 1 && launch.launcher == "torchrun") {
-    why = "torchrun starts no MPI job; launch pipebench with mpirun or srun --mpi=pmix";
+    why =
+        "torchrun starts no MPI job; set MASTER_ADDR and MASTER_PORT (the ranks then meet over TCP, nccl "
+        "backend), or launch pipebench with mpirun or srun --mpi=pmix";
   } else if (world_size == 1) {
     why = "this pipebench's MPI is not the launcher's (use the mpirun of the MPI pipebench was built with)";
   } else {

@@ -9,6 +9,7 @@
 
 #include "core/environment.h"
 #include "core/error.h"
+#include "launch/tcp_world.h"
 
 #if PB_HAVE_MPI
 #include "launch/mpi_check.h"
@@ -160,6 +161,9 @@ class MpiWorld final : public World {
 World::World() : environment_(allowed_environment()) {}
 
 std::unique_ptr<World> World::create(int* argc, char*** argv) {
+  if (auto tcp = tcp_world_from_env([](const char* name) { return static_cast<const char*>(std::getenv(name)); })) {
+    return tcp;
+  }
 #if PB_HAVE_MPI
   return std::make_unique<MpiWorld>(argc, argv);
 #else

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Who am I: the process's place in the job (MPI rank and size, node-local rank, host), and the few
-// cross-process operations the harness needs. Without MPI (or outside mpirun) it is one process.
+// cross-process operations the harness needs. Without MPI (or outside mpirun) it is one process; under a
+// torchrun-style launch without MPI (MASTER_ADDR, MASTER_PORT) the ranks meet over TCP (launch/tcp_world.h).
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,9 @@ namespace pipebench {
 
 class World {
  public:
-  // Initialises MPI when pipebench was built with it (MPI_Init_thread); finalises in the destructor.
+  // The TCP world of a torchrun-style launch (launch/tcp_world.h); else initialises MPI when pipebench was
+  // built with it (MPI_Init_thread), finalised in the destructor. Throws UsageError for a bad rendezvous
+  // variable, Error when MPI or the rendezvous fails.
   static std::unique_ptr<World> create(int* argc, char*** argv);
   virtual ~World() = default;
 
@@ -26,6 +29,9 @@ class World {
   [[nodiscard]] virtual bool has_mpi() const = 0;
   // True when the process was started by a launcher (mpirun) rather than as a singleton.
   [[nodiscard]] virtual bool launched_by_mpirun() const = 0;
+  // True when the ranks meet over the TCP rendezvous of a torchrun-style launch (no MPI: the MPI backend
+  // cannot run).
+  [[nodiscard]] virtual bool tcp_rendezvous() const { return false; }
   // "Open MPI v4.1.4, ..." or "none".
   [[nodiscard]] virtual std::string mpi_version() const = 0;
   // The allow-listed environment as the process started, read before MPI_Init (a singleton MPI_Init

@@ -2,6 +2,7 @@
 // A process started by srun or torchrun as one of N ranks but seeing a world of 1 stops with one line and
 // exit 2; a launch of 1 runs; a bad launcher variable is named.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <string>
@@ -17,7 +18,8 @@ TEST(LaunchEnvE2e, AWorldOfOneUnderALauncherOfManyStops) {
   EXPECT_EQ(torch.status, 2) << torch.out << torch.err;
   EXPECT_EQ(torch.err,
             "pipebench: launched by torchrun as rank 0 of 2 (RANK=0 WORLD_SIZE=2 LOCAL_RANK=0), but MPI sees a world "
-            "of 1: torchrun starts no MPI job; launch pipebench with mpirun or srun --mpi=pmix\n");
+            "of 1: torchrun starts no MPI job; set MASTER_ADDR and MASTER_PORT (the ranks then meet over TCP, nccl "
+            "backend), or launch pipebench with mpirun or srun --mpi=pmix\n");
   EXPECT_EQ(torch.out.find("Collective test"), std::string::npos) << torch.out;
   const auto srun = e2e::run_shell("SLURM_PROCID=1 SLURM_STEP_NUM_TASKS=4 SLURM_LOCALID=1 " PIPEBENCH_BIN
                                    " bench --backend mpi -b 8 -e 8");
@@ -58,6 +60,29 @@ TEST(LaunchEnvE2e, HostileLauncherVariablesStopWithOneLine) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << vars << ": " << r.err;
     EXPECT_EQ(r.out.find("Avg bus bandwidth"), std::string::npos) << vars;
   }
+}
+
+// A torchrun-style launch (MASTER_ADDR, MASTER_PORT) takes the TCP rendezvous: two ranks agree over it
+// (rank 1's bad argument is named by rank 0, as under mpirun), --backend mpi says why it cannot run, and a
+// bad port is one line. The port: one per test process, away from torchrun's default 29500.
+TEST(LaunchEnvE2e, ATorchrunLaunchMeetsOverTcp) {
+  const std::string port = std::to_string(30000 + getpid() % 20000);
+  const std::string env =
+      "WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=" + port + " PIPEBENCH_RENDEZVOUS_TIMEOUT_S=30 ";
+  const auto two =
+      e2e::run_shell("(RANK=1 " + env + PIPEBENCH_BIN " bench -b 8 -e 8 --op bogus 2>/dev/null &) ; RANK=0 " + env +
+                     PIPEBENCH_BIN " bench -b 8 -e 8");
+  EXPECT_EQ(two.status, 2) << two.out << two.err;
+  EXPECT_NE(two.err.find("pipebench: rank 1: --op: unknown op 'bogus'"), std::string::npos) << two.err;
+  const std::string one = "RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=" + port + " ";
+  const auto mpi = e2e::run_shell(one + PIPEBENCH_BIN " bench --backend mpi -b 8 -e 8");
+  EXPECT_EQ(mpi.status, 2);
+  EXPECT_NE(mpi.err.find("pipebench: --backend mpi: this process was launched torchrun-style"), std::string::npos)
+      << mpi.err;
+  const auto port_bad =
+      e2e::run_shell("RANK=0 WORLD_SIZE=1 MASTER_ADDR=h MASTER_PORT=99999 " PIPEBENCH_BIN " bench -b 8 -e 8");
+  EXPECT_EQ(port_bad.status, 2);
+  EXPECT_EQ(port_bad.err, "pipebench: MASTER_PORT=99999: not a port number in [1, 65535]\n");
 }
 
 }  // namespace
