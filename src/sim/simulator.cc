@@ -556,8 +556,8 @@ class Sim {
   std::vector<std::deque<int>> posted_;           // per rank: its ops not yet in its union, oldest first
   std::vector<SimTime> cur_s_, cur_e_, covered_;  // per rank: the union's open interval and its closed sum
   std::unordered_map<MatchKey, int, MatchHash> unmatched_;
-  std::vector<int> dense_;
-  std::vector<int> active_;  // per rank: posted ops not yet complete  // tag -> posted op waiting for its partner
+  std::vector<int> dense_;   // tag -> posted op waiting for its partner (-1: none), where the tags are dense
+  std::vector<int> active_;  // per rank: posted ops not yet complete
   std::vector<int> last_call_, last_call_left_;   // per rank: its latest P2P call and that call's ops not done
   std::vector<std::vector<int>> pending_handle_;  // per rank, by async handle: ops not done
   std::vector<PairInfo> pairs_;                   // src * n + dst
