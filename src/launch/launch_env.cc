@@ -2,6 +2,8 @@
 // Launcher variables.
 #include "launch/launch_env.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdlib>
 
@@ -98,6 +100,12 @@ std::optional<LaunchEnv> with_pmix_rank(const EnvLookup& getenv, std::optional<L
 }  // namespace
 
 std::optional<LaunchEnv> launch_from_env(const EnvLookup& getenv) { return with_pmix_rank(getenv, launch_of(getenv)); }
+
+std::string this_host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown-host";
+  return buf;
+}
 
 std::optional<LaunchEnv> launch_from_env() {
   return launch_from_env([](const char* name) { return static_cast<const char*>(std::getenv(name)); });

@@ -35,4 +35,7 @@ using EnvLookup = std::function<const char*(const char*)>;
 // SLURM_STEP_NUM_TASKS=4), but MPI sees a world of 1: ...".
 [[nodiscard]] std::string launch_world_mismatch(const LaunchEnv& launch, int world_size);
 
+// This machine's host name (gethostname), "unknown-host" where it has none: how every World names its host.
+[[nodiscard]] std::string this_host_name();
+
 }  // namespace pipebench

@@ -14,12 +14,6 @@
 namespace pipebench {
 namespace {
 
-std::string host_name() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown-host";
-  return buf;
-}
-
 template <typename T>
 std::string bytes_of(T v) {
   std::string s(sizeof v, '\0');
@@ -41,7 +35,7 @@ std::vector<T> values_of(const std::vector<std::string>& all) {
 class TcpWorld final : public World {
  public:
   TcpWorld(const LaunchEnv& launch, RendezvousConfig config)
-      : host_(host_name()), rendezvous_(std::move(config), host_) {
+      : host_(this_host_name()), rendezvous_(std::move(config), host_) {
     // Node-local rank and count: torchrun's where it says, else the ranks on this host (as MPI's
     // MPI_COMM_TYPE_SHARED split would count them).
     const auto hosts = rendezvous_.all_gather(host_);

@@ -9,6 +9,7 @@
 
 #include "core/environment.h"
 #include "core/error.h"
+#include "launch/launch_env.h"
 #include "launch/tcp_world.h"
 
 #if PB_HAVE_MPI
@@ -18,17 +19,11 @@
 namespace pipebench {
 namespace {
 
-std::string host_name() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown-host";
-  return buf;
-}
-
 [[maybe_unused]] bool env_set(const char* name) { return std::getenv(name) != nullptr; }
 
 class SingleWorld final : public World {
  public:
-  SingleWorld() : host_(host_name()) {}
+  SingleWorld() : host_(this_host_name()) {}
   int rank() const override { return 0; }
   int size() const override { return 1; }
   int local_rank() const override { return 0; }
@@ -55,7 +50,7 @@ class SingleWorld final : public World {
 
 class MpiWorld final : public World {
  public:
-  MpiWorld(int* argc, char*** argv) : host_(host_name()) {
+  MpiWorld(int* argc, char*** argv) : host_(this_host_name()) {
     int provided = 0;
     if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
       throw Error("MPI_Init_thread failed on host " + host_);

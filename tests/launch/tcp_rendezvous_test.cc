@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "launch/free_port.h"
 #include "launch/tcp_world.h"
 
 namespace pipebench {
@@ -29,19 +30,6 @@ RendezvousEnv lookup(const Env& env) {
     const auto it = env.find(name);
     return it == env.end() ? nullptr : it->second.c_str();
   };
-}
-
-// A port no one listens on now: the kernel's pick for port 0 (a race with other programs is possible but
-// unlikely on a test machine).
-int free_port() {
-  SocketFd fd(socket(AF_INET, SOCK_STREAM, 0));
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  if (bind(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return 29500;
-  getsockname(fd.get(), reinterpret_cast<sockaddr*>(&a), &len);
-  return ntohs(a.sin_port);
 }
 
 Env rank_env(int rank, int size, int port, const std::string& timeout_s = "10") {
@@ -109,13 +97,13 @@ int collectives_of(int rank, int size, int port) {
 }
 
 TEST(TcpRendezvous, FourProcessesAgreeOnEveryCollective) {
-  const int port = free_port();
+  const int port = free_loopback_port(29500);
   const auto status = wait_ranks(spawn_ranks({0, 1, 2, 3}, [port](int r) { return collectives_of(r, 4, port); }));
   EXPECT_EQ(status, std::vector<int>({0, 0, 0, 0}));
 }
 
 TEST(TcpRendezvous, AWorldOfOneNeedsNoPeer) {
-  const Env env = rank_env(0, 1, free_port());
+  const Env env = rank_env(0, 1, free_loopback_port(29500));
   const auto world = tcp_world_from_env(lookup(env));
   ASSERT_NE(world, nullptr);
   EXPECT_EQ(world->size(), 1);
@@ -124,7 +112,7 @@ TEST(TcpRendezvous, AWorldOfOneNeedsNoPeer) {
 }
 
 TEST(TcpRendezvous, AMissingPeerTimesOutWithOneMessage) {
-  const int port = free_port();
+  const int port = free_loopback_port(29500);
   // Rank 1 joins and then sees rank 0 give up; rank 2 never starts.
   const auto child = spawn_ranks({1}, [port](int r) {
     const Env env = rank_env(r, 3, port, "5");
@@ -150,7 +138,7 @@ TEST(TcpRendezvous, AMissingPeerTimesOutWithOneMessage) {
 }
 
 TEST(TcpRendezvous, AConnectingRankWithoutRankZeroTimesOut) {
-  const Env env = rank_env(1, 2, free_port(), "1");
+  const Env env = rank_env(1, 2, free_loopback_port(29500), "1");
   try {
     (void)tcp_world_from_env(lookup(env));
     FAIL() << "rank 1 formed a world without rank 0";
@@ -162,7 +150,7 @@ TEST(TcpRendezvous, AConnectingRankWithoutRankZeroTimesOut) {
 
 // A peer that says its frame is 4 GB: rank 0 stops before allocating it.
 TEST(TcpRendezvous, AnOversizedFrameIsRefusedBeforeAllocating) {
-  const int port = free_port();
+  const int port = free_loopback_port(29500);
   const auto child = spawn_ranks({1}, [port](int) {
     sleep(1);  // rank 0 listening
     SocketFd fd(socket(AF_INET, SOCK_STREAM, 0));
@@ -218,7 +206,7 @@ TEST(TcpRendezvous, APortHeldByTorchrunsStoreIsNamedAndCanBeMoved) {
               std::string::npos)
         << e.what();
   }
-  env["PIPEBENCH_RENDEZVOUS_PORT"] = std::to_string(free_port());
+  env["PIPEBENCH_RENDEZVOUS_PORT"] = std::to_string(free_loopback_port(29500));
   EXPECT_EQ(rendezvous_from_env(lookup(env), 0, 2).master_port, std::stoi(env["PIPEBENCH_RENDEZVOUS_PORT"]));
 }
 

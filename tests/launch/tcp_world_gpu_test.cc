@@ -14,21 +14,11 @@
 #include "cli/run_pipebench.h"
 #include "collectives/registry.h"
 #include "harness/point_runner.h"
+#include "launch/free_port.h"
 #include "launch/tcp_world.h"
 
 namespace pipebench {
 namespace {
-
-int free_port() {
-  SocketFd fd(socket(AF_INET, SOCK_STREAM, 0));
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  if (bind(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return 29555;
-  getsockname(fd.get(), reinterpret_cast<sockaddr*>(&a), &len);
-  return ntohs(a.sin_port);
-}
 
 TEST(TcpWorldGpu, AWorldOfOneRunsTheNcclBackend) {
   std::string why;
@@ -37,7 +27,7 @@ TEST(TcpWorldGpu, AWorldOfOneRunsTheNcclBackend) {
                                                   {"WORLD_SIZE", "1"},
                                                   {"LOCAL_RANK", "0"},
                                                   {"MASTER_ADDR", "127.0.0.1"},
-                                                  {"MASTER_PORT", std::to_string(free_port())}};
+                                                  {"MASTER_PORT", std::to_string(free_loopback_port(29555))}};
   const auto world = tcp_world_from_env([&env](const char* name) -> const char* {
     const auto it = env.find(name);
     return it == env.end() ? nullptr : it->second.c_str();
@@ -62,7 +52,7 @@ TEST(TcpWorldGpu, TwoProcessesMeasureTogetherOverTcp) {
   std::string why;
   if (visible_gpus(&why) < 2) GTEST_SKIP() << "fewer than two GPUs: " << why;
   const std::string env =
-      "WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(free_port()) +
+      "WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(free_loopback_port(29555)) +
       " PIPEBENCH_RENDEZVOUS_TIMEOUT_S=60 ";
   const std::string args = " bench --op all_reduce -b 8 -e 1M -f 32 --quiet";
   const auto r = e2e::run_shell("(RANK=1 LOCAL_RANK=1 " + env + PIPEBENCH_BIN + args +
