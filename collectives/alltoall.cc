@@ -13,8 +13,10 @@ class AllToAll final : public Op {
   OpAliases aliases() const override { return {"ncclAlltoAll", "alltoall_perf", "", "alltoall"}; }
   bool in_plans() const override { return true; }
   bool reduces() const override { return false; }
-  // nccl-tests does not validate in-place alltoall (AlltoAllInitData: reportErrors = 0); it prints N/A.
+  // nccl-tests does not validate in-place alltoall (AlltoAllInitData: reportErrors = 0): bench prints N/A
+  // for it; the alltoall_perf binary name times it unchecked as nccl-tests does.
   bool supports_in_place() const override { return false; }
+  bool nccl_tests_unchecked_in_place() const override { return true; }
   // count = per peer, size = one rank's whole buffer n*count (nccl-tests AlltoAllGetCollByteCount).
   Sizing sizing(std::size_t requested, std::size_t e, int n, const OpParams&) const override {
     const std::size_t base = split_count(requested, e, n);
@@ -24,17 +26,20 @@ class AllToAll final : public Op {
   // (n-1)/n of the buffer leaves the rank (nccl-tests alltoall.cu AlltoAllGetBw).
   double bus_bw_factor(int n) const override { return static_cast<double>(n - 1) / n; }
   // Rank r sends pattern(r, j*count + k) to rank j; rank r's block i must hold pattern(i, r*count + k).
-  DataLayout layout(const Sizing& s, int rank, int n, bool, const OpParams&) const override {
+  // In place (nccl-tests' placement, unchecked): the input goes into the output buffer.
+  DataLayout layout(const Sizing& s, int rank, int n, bool in_place, const OpParams&) const override {
     DataLayout d;
-    d.fills.push_back({BufferRole::kSend, 0, s.count * static_cast<std::size_t>(n), rank, 0});
-    for (int src = 0; src < n; ++src) {
+    d.fills.push_back(
+        {in_place ? BufferRole::kRecv : BufferRole::kSend, 0, s.count * static_cast<std::size_t>(n), rank, 0});
+    for (int src = 0; src < n && !in_place; ++src) {
       d.checks.push_back(
           {static_cast<std::size_t>(src) * s.count, s.count, false, src, static_cast<std::uint64_t>(rank) * s.count});
     }
     return d;
   }
   void issue(Backend& b, int local, const CallArgs& a) const override {
-    b.all_to_all(local, a.buffers.send(local), a.buffers.recv(local), a.sizing.count, a.dtype);
+    void* recv = a.buffers.recv(local);
+    b.all_to_all(local, a.in_place ? recv : a.buffers.send(local), recv, a.sizing.count, a.dtype);
   }
 };
 

@@ -97,6 +97,15 @@ class Op {
   // all-to-all and CP's ring exchange move between distinct tensors. bench --plan times, the cost model
   // prefers and replay issues this placement; on a 1-rank group an in-place collective moves no data.
   [[nodiscard]] virtual bool megatron_in_place() const { return false; }
+  // nccl-tests times an in-place placement of this op that it never checks (SendRecvInitData and
+  // AlltoAllInitData set reportErrors = 0 for in_place): input and output on one buffer, #wrong "N/A", and
+  // its busbw in the "Avg bus bandwidth" average. Started as an nccl-tests binary pipebench times it too, so
+  // rows and footer match; bench itself leaves such a placement out (N/A), as it measures nothing real.
+  [[nodiscard]] virtual bool nccl_tests_unchecked_in_place() const { return false; }
+  // nccl-tests runs this op once per -o operation although it reduces nothing (SendRecvRunTest loops
+  // run_ops), so its rows name the operation ("sum" by default), not "none". Started as an nccl-tests
+  // binary pipebench does the same; bench's records say "none".
+  [[nodiscard]] virtual bool nccl_tests_names_redop() const { return false; }
   // NCCL's count (and the size in its NVTX payload) is one rank's part of the tensor a plan names,
   // not the whole: ncclAllGather's sendcount, ncclReduceScatter's recvcount (nccl.h).
   [[nodiscard]] virtual bool nccl_count_is_rank_part() const { return false; }

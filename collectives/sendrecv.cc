@@ -12,24 +12,29 @@ class SendRecv final : public Op {
   OpAliases aliases() const override { return {"", "sendrecv_perf", "", ""}; }
   bool in_plans() const override { return true; }
   bool reduces() const override { return false; }
-  // In-place send/recv is "not actually a valid usage" (nccl-tests #253); nccl-tests prints N/A.
+  // In-place send/recv is "not actually a valid usage" (nccl-tests #253): bench prints N/A for it; the
+  // sendrecv_perf binary name times it unchecked as nccl-tests does.
   bool supports_in_place() const override { return false; }
+  bool nccl_tests_unchecked_in_place() const override { return true; }
+  bool nccl_tests_names_redop() const override { return true; }
   Sizing sizing(std::size_t requested, std::size_t e, int, const OpParams&) const override {
     const std::size_t c = requested / e;
     return {c, c * e, c * e, c * e};
   }
   // 1: each rank's link carries the message once (nccl-tests sendrecv.cu SendRecvGetBw).
   double bus_bw_factor(int) const override { return 1.0; }
-  DataLayout layout(const Sizing& s, int rank, int n, bool, const OpParams&) const override {
+  // In place (nccl-tests' placement, unchecked): the input goes into the output buffer, which is sent from.
+  DataLayout layout(const Sizing& s, int rank, int n, bool in_place, const OpParams&) const override {
     DataLayout d;
-    d.fills.push_back({BufferRole::kSend, 0, s.count, rank, 0});
-    d.checks.push_back({0, s.count, false, (rank - 1 + n) % n, 0});
+    d.fills.push_back({in_place ? BufferRole::kRecv : BufferRole::kSend, 0, s.count, rank, 0});
+    if (!in_place) d.checks.push_back({0, s.count, false, (rank - 1 + n) % n, 0});
     return d;
   }
   void issue(Backend& b, int local, const CallArgs& a) const override {
     const int n = b.nranks();
     const int r = b.rank_of(local);
-    b.send(local, a.buffers.send(local), a.sizing.count, a.dtype, (r + 1) % n);
+    const void* send = a.in_place ? a.buffers.recv(local) : a.buffers.send(local);
+    b.send(local, send, a.sizing.count, a.dtype, (r + 1) % n);
     b.recv(local, a.buffers.recv(local), a.sizing.count, a.dtype, (r - 1 + n) % n);
   }
 };

@@ -230,7 +230,7 @@ ResultRecord PointRunner::group_record(const ResultRecord& all, std::size_t g, c
   r.time_us = r.stats.median_us;
   r.algbw_gbps = gbps(static_cast<double>(r.size_bytes), r.time_us / kUsPerSecond);
   r.busbw_gbps = r.algbw_gbps * point_.op->bus_bw_factor(r.nranks);
-  if (config_.checks > 0) {
+  if (checks_point()) {
     r.wrong = static_cast<std::int64_t>(c.group_wrong[g]);
     r.out_of_bounds = c.group_out_of_bounds[g];
   }
@@ -250,7 +250,7 @@ ResultRecord PointRunner::finish() {
   r.size_bytes = sizing_.size_bytes;
   r.count = sizing_.count;
   r.in_place = point_.in_place;
-  r.op_has_in_place = op.supports_in_place();
+  r.op_has_in_place = times_in_place(op, config_);
   // -K: nccl-tests leaves the first K per-iteration samples out of its statistics.
   const auto skip = static_cast<std::size_t>(std::clamp<int>(config_.per_iter_skip, 0, 1 << 30));
   r.stats = summarize(std::vector<double>(
@@ -270,7 +270,7 @@ ResultRecord PointRunner::finish() {
   batch_.reset();
   group_records_.clear();
   CheckResult checked;
-  if (config_.checks > 0) {
+  if (checks_point()) {
     checked = check();
     r.wrong = static_cast<std::int64_t>(checked.wrong);
     r.out_of_bounds = checked.out_of_bounds;

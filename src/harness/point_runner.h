@@ -31,6 +31,12 @@ struct Point {
 // takes the lowest process that holds one. Collective.
 [[nodiscard]] double combine_over_ranks(const World& world, double seconds, bool member, RankStat stat);
 
+// Whether a sweep times an in-place placement of op: its own, or the one nccl-tests times unchecked when
+// pipebench was started as an nccl-tests binary (Op::nccl_tests_unchecked_in_place).
+[[nodiscard]] inline bool times_in_place(const Op& op, const BenchConfig& c) {
+  return op.supports_in_place() || (!c.nccl_tests_program.empty() && op.nccl_tests_unchecked_in_place());
+}
+
 class PointRunner {
  public:
   // REQUIRES: backend, world and config outlive the runner. backend may have nlocal() == 0 (this
@@ -74,6 +80,10 @@ class PointRunner {
     std::vector<int> group_out_of_bounds;
   };
   [[nodiscard]] CheckResult check();
+  // Whether the point's data are checked: -c > 0, and not a placement nccl-tests times unchecked.
+  [[nodiscard]] bool checks_point() const {
+    return config_.checks > 0 && (!point_.in_place || point_.op->supports_in_place());
+  }
   [[nodiscard]] ResultRecord group_record(const ResultRecord& all, std::size_t g, const CheckResult& c) const;
 
   Backend& backend_;

@@ -42,12 +42,16 @@ std::vector<Point> plan_points(const BenchConfig& c) {
   std::vector<Point> points;
   for (const auto& name : c.ops) {
     const Op& op = OpRegistry::instance().find("--op", name);
-    const std::vector<RedOp> redops = op.reduces() ? c.redops : std::vector<RedOp>{RedOp::kNone};
+    // Started as an nccl-tests binary: its placements and its loop over -o operations (collectives/op.h).
+    const bool in_place = times_in_place(op, c);
+    const std::vector<RedOp> redops = op.reduces() || (!c.nccl_tests_program.empty() && op.nccl_tests_names_redop())
+                                          ? c.redops
+                                          : std::vector<RedOp>{RedOp::kNone};
     for (DType t : c.dtypes) {
       for (RedOp r : redops) {
         for (auto size : c.sizes_bytes) {
           points.push_back({&op, t, r, size, false});
-          if (op.supports_in_place()) points.push_back({&op, t, r, size, true});
+          if (in_place) points.push_back({&op, t, r, size, true});
         }
       }
     }
@@ -121,7 +125,7 @@ class TeeReporter final : public benchmark::BenchmarkReporter {
 };
 
 // The record of a point that threw.
-ResultRecord failed_record(const Point& p, const Backend& comm, const std::string& msg) {
+ResultRecord failed_record(const Point& p, const Backend& comm, const BenchConfig& c, const std::string& msg) {
   ResultRecord rec;
   rec.op = std::string(p.op->name());
   rec.backend = std::string(comm.name());
@@ -130,7 +134,7 @@ ResultRecord failed_record(const Point& p, const Backend& comm, const std::strin
   rec.redop = std::string(redop_name(p.redop));
   rec.size_bytes = p.requested_bytes;
   rec.in_place = p.in_place;
-  rec.op_has_in_place = p.op->supports_in_place();
+  rec.op_has_in_place = times_in_place(*p.op, c);
   if (p.op->is_transfer() && p.params) {
     rec.pairs = p.params->pairs;
     rec.bidirectional = p.params->bidirectional;
@@ -209,7 +213,7 @@ class MeasuringLoop {
         world_.abort(static_cast<int>(ExitCode::kRuntimeError));
       }
       state.SkipWithError(msg.c_str());
-      rec = failed_record(p, comm_of(i), msg);
+      rec = failed_record(p, comm_of(i), config_, msg);
     }
     state.counters["algbw_GBps"] = rec.algbw_gbps;
     state.counters["busbw_GBps"] = rec.busbw_gbps;

@@ -36,13 +36,14 @@ std::string placement(const ResultRecord* r) {
   } else if (!r->error.empty()) {
     std::snprintf(buf, sizeof buf, "  %7s  %6s  %6s  %6s", "error", "-", "-", "-");
   } else {
+    // nccl-tests util.cu writeBenchmarkLineBody: "  %6g" wrong values, or "    N/A" where it did not check.
     char wrong[32];
     if (r->wrong < 0) {
-      std::snprintf(wrong, sizeof wrong, "N/A");
+      std::snprintf(wrong, sizeof wrong, "    N/A");
     } else {
-      std::snprintf(wrong, sizeof wrong, "%g", static_cast<double>(r->wrong));  // nccl-tests: %6g
+      std::snprintf(wrong, sizeof wrong, "  %6g", static_cast<double>(r->wrong));
     }
-    std::snprintf(buf, sizeof buf, "  %7s  %6s  %6s  %6s", format_fixed_width(r->time_us, 7).c_str(),
+    std::snprintf(buf, sizeof buf, "  %7s  %6s  %6s%s", format_fixed_width(r->time_us, 7).c_str(),
                   format_fixed_width(r->algbw_gbps, 6).c_str(), format_fixed_width(r->busbw_gbps, 6).c_str(), wrong);
   }
   return buf;

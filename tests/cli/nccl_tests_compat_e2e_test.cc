@@ -111,6 +111,43 @@ TEST_F(NcclTestsCompat, AllReducePerfPrintsWhatNcclTestsPrints) {
   EXPECT_NE(r.out.find("\n#\n# Collective test concluded: all_reduce_perf\n#\n\n"), std::string::npos) << r.out;
 }
 
+// sendrecv_perf as nccl-tests 2.19 runs it (tests/fixtures/nccl-tests/sendrecv_perf-2.19.log, and its own binary
+// beside pipebench's on one H200): rows name -o's operation ("sum"), the in-place placement is timed and not
+// checked ("    N/A" as its last cell), and "Avg bus bandwidth" averages both placements. pipebench's own bench
+// keeps the in-place half out (N/A throughout) and its records say "none".
+TEST_F(NcclTestsCompat, SendRecvPerfTimesTheUncheckedInPlaceAsNcclTestsDoes) {
+  const Result r = run_shell(std::string(kMpirun2) + " " + bin("sendrecv_perf") + " -b 8 -e 1K -f 4");
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  const auto theirs = lines_of(slurp(std::string(TEST_DATA_DIR) + "/nccl-tests/sendrecv_perf-2.19.log"));
+  EXPECT_EQ(shape(lines_of(r.out)), shape(theirs)) << r.out;
+  int rows = 0;
+  double busbw_sum = 0, avg = -1;
+  for (const auto& l : lines_of(r.out)) {
+    std::istringstream in(l);
+    std::vector<std::string> f;
+    for (std::string w; in >> w;) f.push_back(w);
+    if (!l.empty() && l[0] == ' ') {
+      ASSERT_EQ(f.size(), 13u) << l;
+      ++rows;
+      EXPECT_EQ(f[3], "sum") << l;
+      EXPECT_EQ(f[8], "0") << l;
+      EXPECT_GT(std::stod(f[9]), 0) << l;  // the in-place time
+      EXPECT_EQ(l.substr(l.size() - 7), "    N/A") << l;
+      busbw_sum += std::stod(f[7]) + std::stod(f[11]);
+    }
+    if (l.rfind("# Avg bus bandwidth", 0) == 0) {
+      ASSERT_EQ(std::sscanf(l.c_str(), "# Avg bus bandwidth    : %lf", &avg), 1);
+    }
+  }
+  EXPECT_EQ(rows, 4);  // 8 B .. 512 B by 4 (up to -e 1K)
+  EXPECT_NEAR(avg, busbw_sum / 8, 0.01) << r.out;
+  const Result own =
+      run_shell(std::string(kMpirun2) + " " + PIPEBENCH_BIN " bench --backend mpi --op sendrecv -b 8 -e 8");
+  ASSERT_EQ(own.status, 0) << own.err << own.out;
+  EXPECT_NE(own.out.find("    none      -1 "), std::string::npos) << own.out;
+  EXPECT_NE(own.out.find("      N/A     N/A     N/A     N/A\n"), std::string::npos) << own.out;
+}
+
 // nccl-tests' undocumented NCCL_TESTS_MIN_BW: the average against 0.9 x the minimum, exit status 7 below it.
 TEST_F(NcclTestsCompat, MinimumBandwidthGivesNcclTestsVerdictAndExitStatus) {
   const std::string cmd = " " + bin("all_reduce_perf") + " -b 1K -e 4K -f 2";

@@ -50,6 +50,23 @@ TEST(ConsoleTable, RowMatchesNcclTestsColumns) {
   EXPECT_NE(s.find("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 0 \n"), std::string::npos) << s;
 }
 
+// A placement nccl-tests does not check (sendrecv and alltoall in place, or -c 0) ends in "    N/A", as
+// in sendrecv_perf's own output (tests/fixtures/nccl-tests/sendrecv_perf-2.19.log, first row).
+TEST(ConsoleTable, UncheckedPlacementEndsAsNcclTestsDoes) {
+  std::ostringstream out;
+  ConsoleTable t(out);
+  auto a = rec(false, 9.12);
+  auto b = rec(true, 9.08, -1);
+  a.op = b.op = "sendrecv";
+  t.add(a);
+  t.add(b);
+  t.end_op();
+  EXPECT_NE(out.str().find("           8             2     float     sum      -1     9.12    0.00    0.00       0     "
+                           "9.08    0.00    0.00    N/A\n"),
+            std::string::npos)
+      << out.str();
+}
+
 // nccl-tests counts the processes whose check failed, per placement (common.cu CheckData); a record without
 // that count still fails the footer.
 TEST(ConsoleTable, WrongValuesFailTheFooter) {
