@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -162,6 +163,41 @@ TEST_F(HostileInput, HostileRulesFilesAreRefusedWithTheirLine) {
                                  "rules:\n  - {name: a, metric: wrong, at_most: 0, sizes: &s [8, 1K]}\n"
                                  "  - {name: b, metric: wrong, at_most: 0, sizes: *s}\n"));
   EXPECT_EQ(ok.status, 0) << ok.err;
+}
+
+// Before: every rule kept every point it checked, so 1000 rules over 100k records held 100M points in
+// memory and report.json. Now a rule keeps kMaxRulePoints (1000), its offending points first.
+TEST_F(HostileInput, ARuleKeepsAtMostAThousandPointsItsOffendingOnesFirst) {
+  const std::string in = edited_results("many.json", [](nlohmann::json& j) {
+    const nlohmann::json first = j["records"][0];
+    j["records"] = nlohmann::json::array();
+    for (int i = 0; i < 1500; ++i) {
+      nlohmann::json r = first;
+      r["size_bytes"] = 8 * (i + 1), r["count"] = 2 * (i + 1), r["in_place"] = false;
+      r["busbw_gbps"] = i < 1200 ? 10.0 : 0.5;  // the last 300 points offend
+      j["records"].push_back(r);
+    }
+  });
+  const std::string rules = write("bw.yaml", "rules:\n  - {name: bw, metric: busbw_gbps, at_least: 1}\n");
+  const Result r = run("report " + in + " --rules " + rules + " --out " + path("many"));
+  ASSERT_EQ(r.status, 3) << r.err;
+  const nlohmann::json rep = nlohmann::json::parse(slurp(path("many/report.json")));
+  const nlohmann::json* bw = nullptr;
+  for (const auto& rule : rep["rules"]) bw = rule["name"] == "bw" ? &rule : bw;
+  ASSERT_NE(bw, nullptr);
+  EXPECT_EQ((*bw)["checked"], 1500);
+  EXPECT_EQ((*bw)["message"], "300 of 1500 points violate (busbw_gbps at_least 1)");
+  ASSERT_EQ((*bw)["points"].size(), 1000U);
+  EXPECT_EQ((*bw)["points_left_out"], 500);
+  int failed = 0;
+  std::uint64_t previous = 0;
+  for (const auto& p : (*bw)["points"]) {
+    failed += p["status"] == "FAIL";
+    EXPECT_GT(p["size_bytes"].get<std::uint64_t>(), previous) << "kept in the order checked";
+    previous = p["size_bytes"].get<std::uint64_t>();
+  }
+  EXPECT_EQ(failed, 300) << "every offending point kept";
+  EXPECT_TRUE(contains(slurp(path("many/report.md")), "500 more checked points of rule bw not kept"));
 }
 
 // ---- report.md ------------------------------------------------------------------------------------
