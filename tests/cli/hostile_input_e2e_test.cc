@@ -274,6 +274,20 @@ TEST_F(HostileInput, PredictionValuesOutOfRangeAreRefusedByReport) {
                      "\"schedules[0].iteration_ms\" is -5, outside");
 }
 
+// Before: a complete replay file whose schedule had an empty iterations_ms was reported as measured.
+TEST_F(HostileInput, ReplayIterationCountsAreCheckedByReport) {
+  ASSERT_EQ(run("plan --json " + path("p.json") + " -- " + kModel).status, 0);
+  const Result r = run("replay --backend mpi --plan " + path("p.json") +
+                       " --fwd-ms-per-layer 0.2 --iterations 2 --no-predict --json " + path("replay.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(slurp(path("replay.json")));
+  ASSERT_EQ(j["complete"], true);
+  j["schedules"][0]["iterations_ms"] = nlohmann::json::array();
+  expect_usage_error(run("report " + write("empty.json", j.dump()) + " --out " + path("o_empty")),
+                     "empty.json: schedules[0] (1f1b): 0 times in iterations_ms, not its 2 iterations");
+  EXPECT_EQ(run("report " + path("replay.json") + " --out " + path("o_whole")).status, 0);
+}
+
 // ---- nccl-tests logs ------------------------------------------------------------------------------
 
 std::string fixture(const std::string& name) { return slurp(std::string(TEST_DATA_DIR) + "/nccl-tests/" + name); }
