@@ -4,6 +4,7 @@
 // one line and exit status 2 (or are read with a warning), and report.md never turns input text into
 // Markdown or HTML. Every file is made in a temporary folder.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -387,3 +388,32 @@ TEST_F(HostileInput, NsysRowsWithTextTimesAreSkippedAndNamesReadAsUtf8) {
 #endif
 
 }  // namespace
+
+// ---- folder inputs --------------------------------------------------------------------------------
+
+int occurrences(const std::string& s, const std::string& needle) {
+  int n = 0;
+  for (auto at = s.find(needle); at != std::string::npos; at = s.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// Before: trace DIR listed its folder twice (the same-file check, then the reading), so each entry it
+// skipped was named twice. A link to a regular file is read, by trace as by report.
+TEST_F(HostileInput, FolderEntriesSkippedAreNamedOnceAndLinksToFilesRead) {
+  namespace fs = std::filesystem;
+  const std::string job = std::string(TEST_DATA_DIR) + "/trace/job_h200_gloo/";
+  const fs::path d = dir_ / "job";
+  fs::create_directories(d / "rank3.json");  // a folder with a profile's name
+  fs::copy_file(job + "rank0.json.gz", d / "rank0.json.gz");
+  fs::copy_file(job + "rank1.json.gz", d / "rank1.json.gz");
+  fs::copy_file(job + "rank2.json.gz", dir_ / "elsewhere.json.gz");
+  fs::create_symlink("../elsewhere.json.gz", d / "rank2.json.gz");
+  fs::create_symlink("../nowhere.json", d / "rank4.json");
+  ASSERT_EQ(mkfifo((d / "rank5.json").c_str(), 0600), 0);
+  const Result r = run("trace " + d.string() + " --quiet --json " + path("t.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(occurrences(r.err, "rank3.json: a directory, skipped"), 1) << r.err;
+  EXPECT_EQ(occurrences(r.err, "rank4.json: a symbolic link to nothing, skipped"), 1) << r.err;
+  EXPECT_EQ(occurrences(r.err, "rank5.json: a FIFO, skipped"), 1) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(path("t.json")))["ranks"].size(), 3U) << "rank 2 read through its link";
+}
