@@ -348,12 +348,23 @@ TEST_F(HostileInput, NcclTestsJsonValuesAreCheckedNotConverted) {
                               [](nlohmann::json& j) {
                                 j["results"][0]["out_of_place"]["nwrong"] = -3.5;
                                 j["results"][1]["type"] = "<b>evil</b>";
+                                j["results"][2]["redop"] = "xor";
                               }) +
                        " --json " + path("w_out.json"));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(contains(r.err, "skipped 1 results with an nwrong that is not a count")) << r.err;
   EXPECT_TRUE(contains(r.err, "skipped 1 results with a type or redop that is no name")) << r.err;
+  EXPECT_TRUE(contains(r.err, "skipped 1 results with a reduction nccl-tests does not have")) << r.err;
   EXPECT_FALSE(contains(slurp(path("w_out.json")), "evil"));
+  EXPECT_FALSE(contains(slurp(path("w_out.json")), "xor"));
+  // The same in a text log's redop column.
+  std::string text = fixture("all_reduce_perf-2.19.log");
+  const auto row = text.find("     sum  ");
+  ASSERT_NE(row, std::string::npos);
+  text.replace(row, 10, "     xor  ");
+  const Result t = run("import nccl-tests " + write("xor.log", text) + " --json " + path("xor_out.json"));
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_TRUE(contains(t.err, "skipped 1 table rows with a reduction nccl-tests does not have")) << t.err;
 }
 
 // ---- traces ---------------------------------------------------------------------------------------
