@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/distinct_files.h"
@@ -96,7 +97,21 @@ nlohmann::json job_json(const JobProfile& job, const JobComparison* compare, con
   return trace_to_json(file);
 }
 
-int run_job(const TraceCommandOptions& o) {
+// The profiles of a job and of --compare, folders listed once (trace_command's same-file check lists them;
+// listing them again named each skipped entry twice).
+struct JobFiles {
+  std::vector<std::string> job, compare;
+};
+
+// A job read from its files, named by the inputs as given (a folder, not the files it holds).
+JobProfile read_job_files(const std::vector<std::string>& files, const std::vector<std::string>& given,
+                          const JobReadOptions& o) {
+  JobProfile job = read_job(files, o);
+  job.inputs = given;
+  return job;
+}
+
+int run_job(const TraceCommandOptions& o, const JobFiles& files) {
   check_job_flags(o);
   JobReadOptions ro;
   ro.trace.by_nvtx = o.by == "nvtx";
@@ -111,12 +126,12 @@ int run_job(const TraceCommandOptions& o) {
         prediction_from_json(read_json_file("--prediction", o.prediction_path), "--prediction " + o.prediction_path);
   }
   if (!o.replay_path.empty()) replay = replay_from_json(read_json_file("--replay", o.replay_path), "--replay");
-  const JobProfile job = read_job(o.paths, ro);
+  const JobProfile job = read_job_files(files.job, o.paths, ro);
   std::optional<JobComparison> compare;
   if (!o.compare_paths.empty()) {
     JobReadOptions co = ro;
     co.flag = "--compare";
-    compare = compare_jobs(job, read_job(o.compare_paths, co));
+    compare = compare_jobs(job, read_job_files(files.compare, o.compare_paths, co));
   }
   std::optional<ModelCheck> model;
   if (prediction || replay) {
@@ -279,12 +294,13 @@ int run_trace_command(const TraceCommandOptions& o_in) {
   if (job_view(o)) {
     if (o.paths.empty()) o.paths.push_back(o.path);
     // The files a folder holds are inputs too: --json DIR/rank0.json.gz would replace one of them.
-    for (const auto& f : expand_trace_inputs("FILE", o.paths)) inputs.push_back({"FILE", f});
-    if (!o.compare_paths.empty()) {
-      for (const auto& f : expand_trace_inputs("--compare", o.compare_paths)) inputs.push_back({"--compare", f});
-    }
+    const JobFiles files{expand_trace_inputs("FILE", o.paths), o.compare_paths.empty()
+                                                                   ? std::vector<std::string>{}
+                                                                   : expand_trace_inputs("--compare", o.compare_paths)};
+    for (const auto& f : files.job) inputs.push_back({"FILE", f});
+    for (const auto& f : files.compare) inputs.push_back({"--compare", f});
     require_distinct_files(inputs, outputs);
-    return run_job(o);
+    return run_job(o, files);
   }
   inputs.push_back({"FILE", o.path});
   require_distinct_files(inputs, outputs);

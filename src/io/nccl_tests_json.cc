@@ -127,6 +127,7 @@ std::string read_result(const json& e, std::vector<ResultRecord>& out) {
   if (base.dtype.empty()) return "results without a type";
   if (!nccl_tests_name(base.dtype) || !nccl_tests_name(base.redop))
     return "results with a type or redop that is no name";
+  if (!nccl_tests_redop(base.redop)) return "results with a reduction nccl-tests does not have";
   ResultRecord oop = base, ip = base;
   ip.in_place = true;
   const auto block = [&e](const char* key) { return e.contains(key) ? &e.at(key) : nullptr; };

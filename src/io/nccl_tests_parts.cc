@@ -94,6 +94,13 @@ bool nccl_tests_name(const std::string& s) {
   return true;
 }
 
+bool nccl_tests_redop(const std::string& s) {
+  for (const char* name : {"sum", "prod", "max", "min", "avg", "mulsum", "none"}) {
+    if (s == name) return true;
+  }
+  return false;
+}
+
 void finish_log(NcclTestsLog& log, const NcclTestsHints& hints, std::map<std::string, int>& skipped) {
   if (!hints.op.empty() && nccl_tests_op(hints.op) != hints.op) {
     std::string list;

@@ -18,6 +18,10 @@ namespace pipebench {
 // of [a-z0-9_]. Anything else in those columns is not nccl-tests output and is never copied into records.
 [[nodiscard]] bool nccl_tests_name(const std::string& s);
 
+// True for a reduction nccl-tests prints: its test_opnames (common.cu: sum, prod, max, min, avg, and
+// mulsum for ncclPreMulSum) or "none" for an op without one. Another word ("xor") is no nccl-tests row.
+[[nodiscard]] bool nccl_tests_redop(const std::string& s);
+
 // Fills the op, rank count, ranks and groups of a test from its devices, header and the hints, and
 // copies them into every record. A test whose op or rank count stays unknown loses its rows, counted
 // in `skipped`. Throws UsageError for a hint op nccl-tests does not have.

@@ -46,6 +46,24 @@ void check_error(const nlohmann::json& s, const ScheduleReplay& out, const std::
   }
 }
 
+// Each schedule holds one time per iteration, fewer only where the file names it in schedules_incomplete
+// (a replay that stopped). Before, an empty or shortened iterations_ms passed as a schedule measured in full.
+void check_iteration_counts(const ReplayResult& r, const std::string& what) {
+  const auto want = static_cast<std::size_t>(r.iterations);
+  for (std::size_t i = 0; i < r.schedules.size(); ++i) {
+    const ScheduleReplay& s = r.schedules[i];
+    const std::size_t n = s.iteration_ms.size();
+    const bool named = std::find(r.incomplete.begin(), r.incomplete.end(), s.id.key()) != r.incomplete.end();
+    if (n > want || (n < want && !named)) {
+      throw UsageError(
+          printf_string("%s: schedules[%zu] (%s): %zu times in iterations_ms, ", what.c_str(), i, s.id.key().c_str(),
+                        n) +
+          (n > want ? printf_string("more than its %d iterations", r.iterations)
+                    : printf_string("not its %d iterations, and schedules_incomplete does not name it", r.iterations)));
+    }
+  }
+}
+
 // replay/task_drift.h: where the last iteration of one rank drifted from the simulation, task by task.
 nlohmann::json drift_to_json(const RankDrift& d) {
   nlohmann::json largest = nlohmann::json::array();
@@ -164,6 +182,7 @@ ReplayResult replay_from_json(const nlohmann::json& j, const std::string& what) 
     r.incomplete = j.value("schedules_incomplete", std::vector<std::string>{});
     if (r.complete && !r.incomplete.empty())
       throw UsageError(what + ": complete is true but schedules_incomplete names " + r.incomplete.front());
+    check_iteration_counts(r, what);
     r.measured_fastest = j.at("verdict").at("measured_fastest").get<std::string>();
     const auto& pf = j.at("verdict").at("predicted_fastest");
     r.predicted_fastest = pf.is_null() ? "" : pf.get<std::string>();

@@ -63,7 +63,8 @@ nlohmann::json report_to_json(const ReportInputs& inputs, const ReportOutcome& o
                      {"applied", r.applied},
                      {"message", r.message},
                      {"checked", r.checked},
-                     {"points", std::move(points)}});
+                     {"points", std::move(points)},
+                     {"points_left_out", r.points_left_out}});
   }
   nlohmann::json hosts = nlohmann::json::array();
   for (const auto& h : outcome.hosts) {

@@ -167,8 +167,12 @@ struct RuleOutcome {
   Status severity = Status::kFail;
   Status status = Status::kPass;
   std::string message;
-  std::size_t checked = 0;  // points evaluated
+  std::size_t checked = 0;    // points evaluated
+  std::size_t offending = 0;  // of them, the points that warned or failed
+  // At most kMaxRulePoints of the checked points (report/rule_engine.h): the offending ones first, the
+  // rest counted in points_left_out.
   std::vector<PointOutcome> points;
+  std::size_t points_left_out = 0;
   // False when the rule found nothing to check (no baseline, no topology, no measured point of its op or
   // sizes): it is "not applied", never a PASS, and `message` says why. A user's rule whose op or sizes
   // match no measured point is also WARN, so that a qualification cannot pass on a rule that checked nothing.

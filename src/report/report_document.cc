@@ -132,6 +132,10 @@ void add_verdict(BlockBuilder& b, const ReportInputs& in, const ReportOutcome& o
     const std::string summary =
         pts.size() > kOpenTableRows ? std::to_string(pts.size()) + " points of rule " + r.name : std::string();
     b.table({"point", "host", "value", "limit", "status", "note"}, std::move(pts), std::move(cls), summary);
+    if (r.points_left_out > 0) {
+      b.para(std::to_string(r.points_left_out) + " more checked points of rule " + r.name + " not kept (a rule keeps " +
+             std::to_string(kMaxRulePoints) + ", its offending ones first)");
+    }
   }
 }
 

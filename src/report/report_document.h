@@ -32,7 +32,8 @@ struct ReportDocument {
   std::vector<Plot> plots;
 };
 
-// At most this many rows of one table; the rest is counted in a note (report.json has every point).
+// At most this many rows of one table; the rest is counted in a note (report.json keeps up to
+// kMaxRulePoints points of each rule, the offending first: report/rule_engine.h).
 inline constexpr std::size_t kMaxTableRows = 400;
 // A table of a rule's offending points longer than this is collapsed, so that the verdict and the rules
 // stay on the first screen.

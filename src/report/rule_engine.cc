@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "collectives/registry.h"
@@ -42,10 +43,36 @@ bool below_noise_floor(const Rule& rule, const ResultRecord& r) {
   return rule.metric->kind == MetricKind::kP95OverMedian && r.stats.p95_us - r.stats.median_us < rule.min_spread_us;
 }
 
-void add_point(RuleOutcome& out, PointOutcome p, bool bad, Status severity) {
+// Keeps the kMaxRulePoints points that matter most: the highest status first, then the earliest checked,
+// in the order they were checked; the others are counted in points_left_out.
+void bound_points(RuleOutcome& out) {
+  if (out.points.size() <= kMaxRulePoints) return;
+  std::vector<std::size_t> order(out.points.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return out.points[a].status > out.points[b].status; });
+  order.resize(kMaxRulePoints);
+  std::sort(order.begin(), order.end());
+  std::vector<PointOutcome> kept;
+  kept.reserve(kMaxRulePoints);
+  for (const std::size_t i : order) kept.push_back(std::move(out.points[i]));
+  out.points_left_out += out.points.size() - kept.size();
+  out.points = std::move(kept);
+}
+
+// Every checked point goes through here (its status set): counted, kept while the rule has room (pruned
+// at twice the cap, so that memory stays bounded however many records a rule checks).
+void keep_point(RuleOutcome& out, PointOutcome p) {
   ++out.checked;
-  p.status = bad ? severity : Status::kPass;
+  if (p.status != Status::kPass) ++out.offending;
+  out.status = std::max(out.status, p.status);
   out.points.push_back(std::move(p));
+  if (out.points.size() >= 2 * kMaxRulePoints) bound_points(out);
+}
+
+void add_point(RuleOutcome& out, PointOutcome p, bool bad, Status severity) {
+  p.status = bad ? severity : Status::kPass;
+  keep_point(out, std::move(p));
 }
 
 void check_links(const ReportInputs& inputs, const Rule& rule, RuleOutcome& out) {
@@ -111,7 +138,6 @@ void check_baseline(const ReportInputs& inputs, const Rule& rule, RuleOutcome& o
     p.host = c.host;
     p.value = c.new_value;
     p.limit = c.old_value;
-    ++out.checked;
     if (!c.new_value || !c.old_value) {
       p.status = Status::kWarn;
       p.note = !c.old_value ? "missing from the baseline: " + c.key : "missing from the new results: " + c.key;
@@ -121,7 +147,7 @@ void check_baseline(const ReportInputs& inputs, const Rule& rule, RuleOutcome& o
       std::snprintf(buf, sizeof buf, "ratio %.3f", c.ratio);
       p.note = std::string(buf) + (c.changed ? "" : " (within the limit or the runs' spread)") + ": " + c.key;
     }
-    out.points.push_back(std::move(p));
+    keep_point(out, std::move(p));
   }
 }
 
@@ -190,10 +216,8 @@ std::string summary_message(const ReportInputs& inputs, const RuleOutcome& out, 
     if (rule.comparison == Comparison::kMadOutlierK) return "not applied: fewer than 3 hosts or pairs per point";
     return "not applied: no point has this metric";
   }
-  std::size_t bad = 0;
-  for (const auto& p : out.points) bad += p.status != Status::kPass ? 1 : 0;
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%zu of %zu points violate (%s %s %g)", bad, out.checked,
+  std::snprintf(buf, sizeof buf, "%zu of %zu points violate (%s %s %g)", out.offending, out.checked,
                 std::string(rule.metric->name).c_str(), comparison_name(rule.comparison), rule.threshold);
   std::string text = buf;
   if (rule.metric->kind == MetricKind::kP95OverMedian && rule.min_spread_us > 0) {
@@ -233,7 +257,7 @@ RuleOutcome trace_model_outcome(const TraceInput& t) {
     for (const auto& x : r.mismatches) p.note += (p.note.empty() ? "" : "; ") + x;
     add_point(out, std::move(p), !r.mismatches.empty(), Status::kWarn);
   }
-  for (const auto& p : out.points) out.status = std::max(out.status, p.status);
+  bound_points(out);
   out.message = std::to_string(m.mismatches) + " of " + std::to_string(m.ranks.size()) + " ranks of " + t.path +
                 " beyond the tolerance against the model (schedule " + m.schedule + ")";
   return out;
@@ -251,7 +275,6 @@ RuleOutcome replay_agreement_outcome(const ScheduleInput& r) {
   p.op = "replay";
   p.note = r.agreement_text;
   add_point(out, std::move(p), !*r.agrees, Status::kWarn);
-  for (const auto& pt : out.points) out.status = std::max(out.status, pt.status);
   out.message = r.path + ": " + r.agreement_text;
   return out;
 }
@@ -267,7 +290,6 @@ RuleOutcome replay_complete_outcome(const ScheduleInput& r) {
   p.op = "replay";
   p.note = r.incomplete_text;
   add_point(out, std::move(p), true, Status::kWarn);
-  for (const auto& pt : out.points) out.status = std::max(out.status, pt.status);
   out.message = r.path + ": " + r.incomplete_text;
   return out;
 }
@@ -287,7 +309,7 @@ RuleOutcome evaluate_rule(const ReportInputs& inputs, const Rule& rule) {
   } else {
     check_records(inputs, rule, out);
   }
-  for (const auto& p : out.points) out.status = std::max(out.status, p.status);
+  bound_points(out);
   out.message = summary_message(inputs, out, rule);
   out.applied = out.checked > 0;
   if (!out.applied) {

@@ -4,12 +4,19 @@
 // compare table and the node diagnosis.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include "io/report_model.h"
 #include "report/rule.h"
 
 namespace pipebench {
+
+// Points one rule keeps for report.json and the report's tables; `checked` and `offending` count them
+// all. Without a cap 1000 rules over 100k records held 100M points (2.3 GB for 100k rules on 10 records,
+// a 262 MB report.json); the HTML shows at most kMaxTableRows (400) of them anyway. The offending points
+// are kept first (the worst status first), then passing ones in the order they were checked.
+inline constexpr std::size_t kMaxRulePoints = 1000;
 
 // The topology that applies to a results input: its own system.topology, else the one of its host among
 // `inputs.topologies` (or the only one when there is a single host). nullptr when none is known.

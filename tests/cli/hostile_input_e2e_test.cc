@@ -4,8 +4,10 @@
 // one line and exit status 2 (or are read with a warning), and report.md never turns input text into
 // Markdown or HTML. Every file is made in a temporary folder.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -164,6 +166,41 @@ TEST_F(HostileInput, HostileRulesFilesAreRefusedWithTheirLine) {
   EXPECT_EQ(ok.status, 0) << ok.err;
 }
 
+// Before: every rule kept every point it checked, so 1000 rules over 100k records held 100M points in
+// memory and report.json. Now a rule keeps kMaxRulePoints (1000), its offending points first.
+TEST_F(HostileInput, ARuleKeepsAtMostAThousandPointsItsOffendingOnesFirst) {
+  const std::string in = edited_results("many.json", [](nlohmann::json& j) {
+    const nlohmann::json first = j["records"][0];
+    j["records"] = nlohmann::json::array();
+    for (int i = 0; i < 1500; ++i) {
+      nlohmann::json r = first;
+      r["size_bytes"] = 8 * (i + 1), r["count"] = 2 * (i + 1), r["in_place"] = false;
+      r["busbw_gbps"] = i < 1200 ? 10.0 : 0.5;  // the last 300 points offend
+      j["records"].push_back(r);
+    }
+  });
+  const std::string rules = write("bw.yaml", "rules:\n  - {name: bw, metric: busbw_gbps, at_least: 1}\n");
+  const Result r = run("report " + in + " --rules " + rules + " --out " + path("many"));
+  ASSERT_EQ(r.status, 3) << r.err;
+  const nlohmann::json rep = nlohmann::json::parse(slurp(path("many/report.json")));
+  const nlohmann::json* bw = nullptr;
+  for (const auto& rule : rep["rules"]) bw = rule["name"] == "bw" ? &rule : bw;
+  ASSERT_NE(bw, nullptr);
+  EXPECT_EQ((*bw)["checked"], 1500);
+  EXPECT_EQ((*bw)["message"], "300 of 1500 points violate (busbw_gbps at_least 1)");
+  ASSERT_EQ((*bw)["points"].size(), 1000U);
+  EXPECT_EQ((*bw)["points_left_out"], 500);
+  int failed = 0;
+  std::uint64_t previous = 0;
+  for (const auto& p : (*bw)["points"]) {
+    failed += p["status"] == "FAIL";
+    EXPECT_GT(p["size_bytes"].get<std::uint64_t>(), previous) << "kept in the order checked";
+    previous = p["size_bytes"].get<std::uint64_t>();
+  }
+  EXPECT_EQ(failed, 300) << "every offending point kept";
+  EXPECT_TRUE(contains(slurp(path("many/report.md")), "500 more checked points of rule bw not kept"));
+}
+
 // ---- report.md ------------------------------------------------------------------------------------
 
 // Before: report.md copied input text raw: HTML from a host name ran when rendered, and newlines added
@@ -238,6 +275,20 @@ TEST_F(HostileInput, PredictionValuesOutOfRangeAreRefusedByReport) {
                      "\"schedules[0].iteration_ms\" is -5, outside");
 }
 
+// Before: a complete replay file whose schedule had an empty iterations_ms was reported as measured.
+TEST_F(HostileInput, ReplayIterationCountsAreCheckedByReport) {
+  ASSERT_EQ(run("plan --json " + path("p.json") + " -- " + kModel).status, 0);
+  const Result r = run("replay --backend mpi --plan " + path("p.json") +
+                       " --fwd-ms-per-layer 0.2 --iterations 2 --no-predict --json " + path("replay.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(slurp(path("replay.json")));
+  ASSERT_EQ(j["complete"], true);
+  j["schedules"][0]["iterations_ms"] = nlohmann::json::array();
+  expect_usage_error(run("report " + write("empty.json", j.dump()) + " --out " + path("o_empty")),
+                     "empty.json: schedules[0] (1f1b): 0 times in iterations_ms, not its 2 iterations");
+  EXPECT_EQ(run("report " + path("replay.json") + " --out " + path("o_whole")).status, 0);
+}
+
 // ---- nccl-tests logs ------------------------------------------------------------------------------
 
 std::string fixture(const std::string& name) { return slurp(std::string(TEST_DATA_DIR) + "/nccl-tests/" + name); }
@@ -297,12 +348,23 @@ TEST_F(HostileInput, NcclTestsJsonValuesAreCheckedNotConverted) {
                               [](nlohmann::json& j) {
                                 j["results"][0]["out_of_place"]["nwrong"] = -3.5;
                                 j["results"][1]["type"] = "<b>evil</b>";
+                                j["results"][2]["redop"] = "xor";
                               }) +
                        " --json " + path("w_out.json"));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(contains(r.err, "skipped 1 results with an nwrong that is not a count")) << r.err;
   EXPECT_TRUE(contains(r.err, "skipped 1 results with a type or redop that is no name")) << r.err;
+  EXPECT_TRUE(contains(r.err, "skipped 1 results with a reduction nccl-tests does not have")) << r.err;
   EXPECT_FALSE(contains(slurp(path("w_out.json")), "evil"));
+  EXPECT_FALSE(contains(slurp(path("w_out.json")), "xor"));
+  // The same in a text log's redop column.
+  std::string text = fixture("all_reduce_perf-2.19.log");
+  const auto row = text.find("     sum  ");
+  ASSERT_NE(row, std::string::npos);
+  text.replace(row, 10, "     xor  ");
+  const Result t = run("import nccl-tests " + write("xor.log", text) + " --json " + path("xor_out.json"));
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_TRUE(contains(t.err, "skipped 1 table rows with a reduction nccl-tests does not have")) << t.err;
 }
 
 // ---- traces ---------------------------------------------------------------------------------------
@@ -337,3 +399,32 @@ TEST_F(HostileInput, NsysRowsWithTextTimesAreSkippedAndNamesReadAsUtf8) {
 #endif
 
 }  // namespace
+
+// ---- folder inputs --------------------------------------------------------------------------------
+
+int occurrences(const std::string& s, const std::string& needle) {
+  int n = 0;
+  for (auto at = s.find(needle); at != std::string::npos; at = s.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// Before: trace DIR listed its folder twice (the same-file check, then the reading), so each entry it
+// skipped was named twice. A link to a regular file is read, by trace as by report.
+TEST_F(HostileInput, FolderEntriesSkippedAreNamedOnceAndLinksToFilesRead) {
+  namespace fs = std::filesystem;
+  const std::string job = std::string(TEST_DATA_DIR) + "/trace/job_h200_gloo/";
+  const fs::path d = dir_ / "job";
+  fs::create_directories(d / "rank3.json");  // a folder with a profile's name
+  fs::copy_file(job + "rank0.json.gz", d / "rank0.json.gz");
+  fs::copy_file(job + "rank1.json.gz", d / "rank1.json.gz");
+  fs::copy_file(job + "rank2.json.gz", dir_ / "elsewhere.json.gz");
+  fs::create_symlink("../elsewhere.json.gz", d / "rank2.json.gz");
+  fs::create_symlink("../nowhere.json", d / "rank4.json");
+  ASSERT_EQ(mkfifo((d / "rank5.json").c_str(), 0600), 0);
+  const Result r = run("trace " + d.string() + " --quiet --json " + path("t.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(occurrences(r.err, "rank3.json: a directory, skipped"), 1) << r.err;
+  EXPECT_EQ(occurrences(r.err, "rank4.json: a symbolic link to nothing, skipped"), 1) << r.err;
+  EXPECT_EQ(occurrences(r.err, "rank5.json: a FIFO, skipped"), 1) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(path("t.json")))["ranks"].size(), 3U) << "rank 2 read through its link";
+}

@@ -95,6 +95,32 @@ TEST(ReplayIo, CountsAndTimesOutOfRangeAreNamed) {
   EXPECT_EQ(error_of([](nlohmann::json&) {}), "");
 }
 
+// Before: a schedule with an empty or shortened iterations_ms in a complete file was read as measured.
+TEST(ReplayIo, IterationCountsMustMatchUnlessTheScheduleIsNamedIncomplete) {
+  const auto error_of = [](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json j = replay_to_json(sample(), "plan.json");
+    edit(j);
+    try {
+      (void)replay_from_json(j, "x.json");
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error_of([](nlohmann::json& j) { j["schedules"][0]["iterations_ms"] = nlohmann::json::array(); }),
+            "x.json: schedules[0] (1f1b): 0 times in iterations_ms, not its 2 iterations, and schedules_incomplete "
+            "does not name it");
+  EXPECT_EQ(error_of([](nlohmann::json& j) { j["schedules"][0]["iterations_ms"].push_back(11); }),
+            "x.json: schedules[0] (1f1b): 3 times in iterations_ms, more than its 2 iterations");
+  // A stopped replay names the schedule: fewer times are what it measured.
+  EXPECT_EQ(error_of([](nlohmann::json& j) {
+              j["schedules"][0]["iterations_ms"].erase(1);
+              j["complete"] = false;
+              j["schedules_incomplete"] = {"1f1b"};
+            }),
+            "");
+}
+
 // A replay that stopped (killed, a rank lost) leaves a file that says so: "complete": false and the planned
 // schedules without all their iterations. Before, such a file claimed every iteration of every schedule.
 TEST(ReplayIo, StoppedReplayIsMarkedIncomplete) {
