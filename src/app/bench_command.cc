@@ -10,6 +10,7 @@
 #include <iostream>
 #include <optional>
 
+#include "app/gpu_options.h"
 #include "app/nccl_tests_mode.h"
 #include "app/plan_bench.h"
 #include "app/report_session.h"
@@ -236,7 +237,7 @@ int exit_status(const SweepSummary& s, bool below_min_busbw, bool nccl_tests_bin
 int run_bench_command(const BenchConfig& config, const World& world, std::vector<ResultRecord>* collected) {
   if (!config.plan_path.empty()) return run_plan_bench(config, world);
   BenchConfig c = config;
-  c.backend = resolve_backend(c.backend, world);
+  c.backend = backend_for_gpus(c.backend, resolve_backend(c.backend, world), c.gpu_list);
   note_flags(c, c.backend, world);
   // nccl-tests has procs x -t x -g ranks; here one thread drives them all.
   if (c.backend == BackendKind::kNccl) c.gpus_per_process *= c.threads;
@@ -446,9 +447,7 @@ void add_nccl_tests_options(CLI::App& sub, BenchText& t, BenchConfig& c) {
 
 void add_placement_options(CLI::App& sub, BenchText& t, BenchConfig& c) {
   sub.add_option("--backend", t.backend, "nccl, mpi or auto (nccl when a GPU is visible)")->capture_default_str();
-  sub.add_option("--gpus", t.gpus,
-                 "the GPUs this node's processes share out: CUDA indices, UUIDs (GPU-...) or PCI bus ids, "
-                 "comma-separated");
+  sub.add_option("--gpus", t.gpus, kGpusOptionHelp);
   sub.add_option("--pairs", t.pairs, "pair op: transfers SRC:DST,SRC:DST,...");
   sub.add_flag("--bidir", c.params.bidirectional, "pair op: also send every pair's reverse");
   sub.add_option("--group", t.group, "run the ops on a sub-communicator of these ranks (e.g. 0,3)");
@@ -518,10 +517,7 @@ void finish_types(const BenchText& t, BenchConfig& c) {
 
 void finish_placement(const BenchText& t, BenchConfig& c) {
   c.backend = parse_backend_kind("--backend", t.backend);
-  if (!t.gpus.empty()) c.gpu_list = parse_gpu_list(t.gpus);
-  if (!c.gpu_list.empty() && c.backend == BackendKind::kMpi) {
-    throw UsageError("--gpus: the mpi backend runs on host memory and uses no GPU");
-  }
+  c.gpu_list = parse_gpus_option(t.gpus, c.backend);
   if (!t.pairs.empty()) c.params.pairs = parse_pairs("--pairs", t.pairs);
   if (!t.group.empty()) c.group = parse_rank_list("--group", t.group);
   if (c.graph && c.backend == BackendKind::kMpi) throw UsageError("-G: CUDA graphs need the nccl backend");

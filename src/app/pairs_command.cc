@@ -9,6 +9,7 @@
 #include <map>
 
 #include "app/bench_command.h"
+#include "app/gpu_options.h"
 #include "app/host_relaunch.h"
 #include "app/report_session.h"
 #include "backend/backend_factory.h"
@@ -186,10 +187,9 @@ class MatrixSink final : public RecordSink {
 }  // namespace
 
 int run_pairs_command(const PairsOptions& o, const World& world) {
-  const BackendKind kind = resolve_backend(o.backend, world);
-  int gpus = o.gpus_per_process;
-  if (gpus == 0) gpus = kind == BackendKind::kNccl && world.size() == 1 ? std::max(1, visible_gpus(nullptr)) : 1;
-  auto backend = make_backend(kind, world, gpus);
+  const BackendKind kind = backend_for_gpus(o.backend, resolve_backend(o.backend, world), o.gpu_list);
+  const int gpus = default_gpus_per_process(o.gpus_per_process, o.gpu_list, kind, world);
+  auto backend = make_backend(kind, world, gpus, o.gpu_list);
   PairsOptions resolved = o;
   resolved.gpus_per_process = gpus;
   return run_pairs_on(*backend, resolved, world);
@@ -243,17 +243,19 @@ class PairsCommand final : public Subcommand {
     o_.backend = parse_backend_kind("--backend", backend_);
     o_.sizes_bytes = parse_size_list("--sizes", sizes_);
     if (!pairs_.empty()) o_.pairs = parse_pairs("--pairs", pairs_);
+    o_.gpu_list = parse_gpus_option(gpus_, o_.backend);
     require_distinct_files({}, {{"--json", o_.json_path}, {"--csv", o_.csv_path}});
   }
   bool needs_world() const override { return true; }
   void before_world(const std::vector<std::string>& args) override {
-    relaunch_on_host_ranks(o_.backend, o_.host_ranks, args);
+    // --gpus names GPUs: no fallback to host ranks (where none is visible, the one process says so).
+    if (o_.gpu_list.empty()) relaunch_on_host_ranks(o_.backend, o_.host_ranks, args);
   }
   int run(const World* world) override { return run_pairs_command(o_, *world); }
 
  private:
   PairsOptions o_;
-  std::string backend_ = "auto", sizes_ = "256K,64M", pairs_;
+  std::string backend_ = "auto", sizes_ = "256K,64M", pairs_, gpus_;
 };
 
 void PairsCommand::add_options(CLI::App& sub) {
@@ -263,6 +265,7 @@ void PairsCommand::add_options(CLI::App& sub) {
   sub.add_option("--host-ranks", o_.host_ranks, "MPI ranks to start under mpirun when no GPU is visible")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
+  sub.add_option("--gpus", gpus_, kGpusOptionHelp);
   sub.add_option("-g,--ngpus", o_.gpus_per_process, "GPUs per process (default: all, or 1 per MPI rank)")
       ->check(CLI::Range(1, 1024));
   sub.add_option("-n,--iters", o_.iters, "ops per timed batch")->check(CLI::Range(1, 1 << 24))->capture_default_str();

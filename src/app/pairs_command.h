@@ -19,7 +19,8 @@ namespace pipebench {
 // `pipebench pairs`: every ordered rank pair, one at a time, one-way and both ways.
 struct PairsOptions {
   BackendKind backend = BackendKind::kAuto;
-  int gpus_per_process = 0;  // 0: every visible GPU for a single process, else 1 per rank
+  int gpus_per_process = 0;           // 0: every visible GPU (or --gpus) for a single process, else 1 per rank
+  std::vector<std::string> gpu_list;  // --gpus: indices, UUIDs or bus ids (launch/gpu_assignment.h)
   std::vector<std::uint64_t> sizes_bytes = {256u << 10, 64u << 20};
   std::vector<RankPair> pairs;  // empty: every ordered pair
   int iters = 20, warmup = 5, reps = 10, checks = 1;

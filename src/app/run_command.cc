@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "app/bench_command.h"
+#include "app/gpu_options.h"
 #include "app/host_relaunch.h"
 #include "app/model_error_flags.h"
 #include "app/plan_bench.h"
@@ -106,7 +107,8 @@ void print_summary(std::ostream& out, const std::vector<ResultRecord>& records, 
 }  // namespace
 
 void relaunch_under_mpirun_if_needed(const RunOptions& o, const std::vector<std::string>& args) {
-  relaunch_on_host_ranks(o.backend, o.host_ranks, args);
+  // --gpus names GPUs: no fallback to host ranks (where none is visible, the one process says so).
+  if (o.gpu_list.empty()) relaunch_on_host_ranks(o.backend, o.host_ranks, args);
 }
 
 namespace {
@@ -310,10 +312,8 @@ BenchConfig run_bench_config(const RunOptions& o, const World& world, BackendKin
   c.ops = {"all_reduce", "all_gather", "sendrecv"};
   c.sizes_bytes = sweep_sizes(o.min_bytes, o.max_bytes, o.factor, 0);
   c.backend = kind;
-  c.gpus_per_process = o.gpus_per_process;
-  if (c.gpus_per_process == 0) {
-    c.gpus_per_process = kind == BackendKind::kNccl && world.size() == 1 ? std::max(1, visible_gpus(nullptr)) : 1;
-  }
+  c.gpu_list = o.gpu_list;
+  c.gpus_per_process = default_gpus_per_process(o.gpus_per_process, o.gpu_list, kind, world);
   c.iters = kRunIters;
   c.warmup = kRunWarmup;
   c.reps = kRunReps;
@@ -485,7 +485,7 @@ int finish_interrupted(const World& world, const std::string& dir, std::string s
 }  // namespace
 
 int run_run_command(const RunOptions& o, const World& world) {
-  const BackendKind kind = resolve_backend(o.backend, world);
+  const BackendKind kind = backend_for_gpus(o.backend, resolve_backend(o.backend, world), o.gpu_list);
   BenchConfig c = run_bench_config(o, world, kind);
   const std::optional<std::string> folder = make_run_folder(o, world);
   if (!folder) return static_cast<int>(ExitCode::kUsage);
@@ -493,7 +493,7 @@ int run_run_command(const RunOptions& o, const World& world) {
   check_run_outputs(o, world, dir);
   c.json_path = dir + "/results.json";
   c.csv_path = dir + "/results.csv";
-  auto backend = make_backend(c.backend, world, c.gpus_per_process);
+  auto backend = make_backend(c.backend, world, c.gpus_per_process, c.gpu_list);
   fit_sizes_to_backend(c, *backend, world);
   std::vector<ResultRecord> records;
   const int status = run_bench_on(*backend, c, world, &records);
@@ -523,6 +523,7 @@ void RunCommand::add_options(CLI::App& sub) {
   RunOptions& o = options_;
   sub.add_option("--out", o.out_dir, "results folder (default results/runs/<host>-<UTC time>/)");
   sub.add_option("--backend", backend_, "nccl, mpi or auto")->capture_default_str();
+  sub.add_option("--gpus", gpus_, kGpusOptionHelp);
   sub.add_option("-g,--ngpus", o.gpus_per_process, "GPUs per process (default: all, or 1 per MPI rank)")
       ->check(CLI::Range(1, 1024));
   sub.add_option("-b,--minbytes", min_bytes_, "smallest size")->capture_default_str();
@@ -557,6 +558,7 @@ void RunCommand::add_options(CLI::App& sub) {
 
 void RunCommand::finish(const CLI::App& /*sub*/, const CommandExtras& extras) {
   options_.backend = parse_backend_kind("--backend", backend_);
+  options_.gpu_list = parse_gpus_option(gpus_, options_.backend);
   options_.min_bytes = parse_size_bytes("-b", min_bytes_);
   options_.max_bytes = parse_size_bytes("-e", max_bytes_);
   (void)sweep_sizes(options_.min_bytes, options_.max_bytes, options_.factor, 0);

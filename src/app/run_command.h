@@ -19,7 +19,8 @@ namespace pipebench {
 struct RunOptions {
   std::string out_dir;  // empty: results/runs/<host>-<UTC timestamp>/
   BackendKind backend = BackendKind::kAuto;
-  int gpus_per_process = 0;  // 0: every visible GPU for a single process, else 1 per rank
+  int gpus_per_process = 0;           // 0: every visible GPU (or --gpus) for a single process, else 1 per rank
+  std::vector<std::string> gpu_list;  // --gpus: indices, UUIDs or bus ids (launch/gpu_assignment.h)
   std::uint64_t min_bytes = 8;
   std::uint64_t max_bytes = 1ull << 30;
   std::uint64_t factor = 4;
@@ -61,7 +62,7 @@ class RunCommand final : public Subcommand {
 
  private:
   RunOptions options_;
-  std::string backend_ = "auto", min_bytes_ = "8", max_bytes_ = "1G";
+  std::string backend_ = "auto", min_bytes_ = "8", max_bytes_ = "1G", gpus_;
   bool no_plan_ = false, no_replay_ = false;
 };
 

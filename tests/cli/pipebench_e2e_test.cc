@@ -90,6 +90,17 @@ TEST_F(E2E, BadGpusListsAreOneLineAndExitStatusTwo) {
   expect_usage_error("bench --backend mpi --gpus 0 -b 8 -e 8", "--gpus: the mpi backend", kMpirun2);
 }
 
+// pairs and run take --gpus as bench does. With no GPU visible (hidden here, so also on a GPU node) the GPUs
+// named cannot be used: one line, exit 2, and no fallback to host ranks under mpirun.
+TEST_F(E2E, PairsAndRunTakeGpusAndSayWhenNoneIsVisible) {
+  for (const std::string cmd : {"bench", "pairs", "run"}) {
+    expect_usage_error(cmd + " --gpus 0,,1", "--gpus '0,,1': an empty entry");
+    expect_usage_error(cmd + " --backend mpi --gpus 0", "--gpus: the mpi backend runs on host memory");
+    expect_usage_error(cmd + " --gpus 0" + (cmd == "pairs" ? "" : " -b 8 -e 8"),
+                       "--gpus: no GPU is visible to this process", "CUDA_VISIBLE_DEVICES=");
+  }
+}
+
 TEST_F(E2E, DifferentArgumentsOnDifferentRanksAreRefused) {
   // The shell expands a different -n on each rank.
   const Result direct =
