@@ -138,7 +138,7 @@ ResultsInput results_input(const ResultSet& rs, const std::string& path) {
   return out;
 }
 
-ScheduleInput prediction_input(const PredictionFile& p, const std::string& path) {
+ScheduleInput prediction_input(const Prediction& p, const std::string& path) {
   ScheduleInput out;
   out.path = path;
   for (const auto& s : p.schedules) out.schedules.push_back({s.id, s.iteration_ms});

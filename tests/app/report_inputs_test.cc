@@ -142,10 +142,10 @@ TEST_F(ReportInputsTest, ReadsResultsOfSeveralHostsAndRunFolders) {
 }
 
 TEST_F(ReportInputsTest, ReadsPredictionAndReplayPerSchedule) {
-  PredictionFile p;
+  Prediction p;
   p.compute_source = "assumed";
   for (int v : {1, 2}) {
-    PredictedSchedule s;
+    SchedulePrediction s;
     s.id = {v == 1 ? "1f1b" : "interleaved", v};
     s.iteration_ms = v == 1 ? 12.5 : 10.25;
     p.schedules.push_back(s);
@@ -348,8 +348,8 @@ TEST_F(ReportInputsTest, ReadsAJobTraceWithItsComparisonAndModelCheck) {
   testing::JobFixture b;
   b.slow_rank = 0;
   b.write(dir_ + "/b");
-  PredictionFile p;
-  PredictedSchedule s;
+  Prediction p;
+  SchedulePrediction s;
   s.id = {"1f1b", 1};
   s.iteration_ms = 10;
   for (int r = 0; r < 4; ++r) {
