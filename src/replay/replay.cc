@@ -199,6 +199,21 @@ Agreement replay_agreement(const ReplayResult& r, double band) {
   return compare_with_replay(predicted, replayed, band);
 }
 
+std::string replay_incomplete_text(const ReplayResult& r) {
+  if (r.complete) return "";
+  std::string missing;
+  for (const auto& key : r.incomplete) missing += (missing.empty() ? "" : ", ") + key;
+  return "incomplete: the replay stopped before its end; not measured in full: " + (missing.empty() ? "-" : missing);
+}
+
+std::string replay_verdict_text(const ReplayResult& r) {
+  const std::string incomplete = replay_incomplete_text(r);
+  return (incomplete.empty() ? "" : incomplete + "; ") + "measured fastest " +
+         (r.measured_fastest.empty() ? "-" : r.measured_fastest) + ", predicted fastest " +
+         (r.predicted_fastest.empty() ? "-" : r.predicted_fastest) + " (" + r.backend + " backend, compute " +
+         r.compute + ", " + std::to_string(r.iterations) + " iterations)";
+}
+
 ReplayResult replay_plan(const World& world, Backend& backend, ReplayRuntime& rt, const Plan& plan,
                          const ReplayOptions& o, const Prediction* prediction,
                          const std::function<void(const ReplayResult&)>& after_iteration) {
