@@ -20,8 +20,6 @@
 #include "io/topology_io.h"
 #include "io/trace_io.h"
 #include "io/trace_job_io.h"
-#include "replay/replay.h"
-#include "sim/verdict.h"
 
 namespace pipebench {
 
@@ -138,40 +136,6 @@ ResultsInput results_input(const ResultSet& rs, const std::string& path) {
   return out;
 }
 
-ScheduleInput prediction_input(const PredictionFile& p, const std::string& path) {
-  ScheduleInput out;
-  out.path = path;
-  for (const auto& s : p.schedules) out.schedules.push_back({s.id, s.iteration_ms});
-  for (const auto& [v, gbps] : p.break_even_gbps) out.break_even_gbps[std::to_string(v)] = gbps;
-  out.verdict_text = p.verdict;
-  for (const auto& t : p.sharing) out.measured_terms.push_back(describe_sharing(t));
-  return out;
-}
-
-// The replay's median iteration (max over ranks) per schedule, beside the prediction's.
-ScheduleInput replay_input(const ReplayResult& r, const std::string& path) {
-  ScheduleInput out;
-  out.path = path;
-  for (const auto& s : r.schedules) out.schedules.push_back({s.id, s.median_ms});
-  out.verdict_text = "measured fastest " + (r.measured_fastest.empty() ? "-" : r.measured_fastest) +
-                     ", predicted fastest " + (r.predicted_fastest.empty() ? "-" : r.predicted_fastest) + " (" +
-                     r.backend + " backend, compute " + r.compute + ", " + std::to_string(r.iterations) +
-                     " iterations)";
-  if (!r.complete) {
-    std::string missing;
-    for (const auto& key : r.incomplete) missing += (missing.empty() ? "" : ", ") + key;
-    out.incomplete_text = "incomplete: the replay stopped before its end; not measured in full: " +
-                          (missing.empty() ? std::string("-") : missing);
-    out.verdict_text = out.incomplete_text + "; " + out.verdict_text;
-  }
-  const Agreement a = replay_agreement(r, kDefaultSpeedupBand);
-  if (a.compared) {
-    out.agrees = a.agree;
-    out.agreement_text = a.text;
-  }
-  return out;
-}
-
 TraceInput trace_input(const TraceFile& t, const std::string& path, const std::string& where) {
   TraceInput out;
   out.path = path;
@@ -230,14 +194,10 @@ void add_file(ReportInputs& out, const std::string& flag, const std::string& pat
       out.topologies.push_back(topology_input(topology_from_json(doc, where), path));
       break;
     case InputKind::kPrediction:
-      out.predictions.push_back(prediction_input(prediction_from_json(doc, where), path));
-      out.predictions.back().tool_version = from.tool_version;
-      out.predictions.back().command_line = from.command_line;
+      out.predictions.push_back({path, prediction_from_json(doc, where), from.tool_version, from.command_line});
       break;
     case InputKind::kReplay:
-      out.replays.push_back(replay_input(replay_from_json(doc, where), path));
-      out.replays.back().tool_version = from.tool_version;
-      out.replays.back().command_line = from.command_line;
+      out.replays.push_back({path, replay_from_json(doc, where), from.tool_version, from.command_line});
       break;
     case InputKind::kTrace:
       out.traces.push_back(trace_input(trace_from_json(doc, where), path, where));

@@ -119,7 +119,7 @@ int run_job(const TraceCommandOptions& o, const JobFiles& files) {
   ro.first_rank = o.first_rank;
   ro.iterations = o.iterations;
   ro.align = o.align;
-  std::optional<PredictionFile> prediction;
+  std::optional<Prediction> prediction;
   std::optional<ReplayResult> replay;
   if (!o.prediction_path.empty()) {
     prediction =
@@ -188,7 +188,7 @@ int run_one_profile(const TraceCommandOptions& o) {
 
   // Read the plan and prediction before the profile: a bad flag fails at once, not after a long read.
   std::optional<Plan> plan;
-  std::optional<PredictionFile> prediction;
+  std::optional<Prediction> prediction;
   if (!o.plan_path.empty()) plan = load_plan("--plan", o.plan_path);
   if (!o.prediction_path.empty()) {
     prediction =

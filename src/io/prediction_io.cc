@@ -17,35 +17,20 @@ using nlohmann::json;
 
 namespace {
 
-PredictedSchedule summary_of(const SchedulePrediction& s) {
-  PredictedSchedule out{s.id,      s.reference,       s.overlap_p2p, s.iteration_ms,
-                        s.speedup, s.bubble_ideal,    s.bubble_sim,  s.dominant,
-                        {},        s.activations_held};
-  for (std::size_t r = 0; r < s.sim.ranks.size(); ++r) {
-    const auto& rr = s.sim.ranks[r];
-    const double it = static_cast<double>(s.sim.iteration);
-    out.ranks.push_back({s.global_ranks[r], static_cast<double>(rr.compute) / 1e6,
-                         static_cast<double>(rr.blocked) / 1e6,
-                         static_cast<double>(s.sim.iteration - rr.compute - rr.blocked) / 1e6,
-                         it > 0 ? static_cast<double>(rr.comm_busy) / it : 0.0, rr.p2p_bytes_out});
-  }
-  return out;
-}
-
 // Times and ratios of a prediction: finite and >= 0, below what the simulator can produce (2097152 tasks
 // of at most 1e6 ms each, src/app/README.md "Limits").
 constexpr double kMaxIterationMs = 1e13;
 
-PredictedSchedule read_schedule(const JsonFields& f, const json& sj, const std::string& path) {
+SchedulePrediction read_schedule(const JsonFields& f, const json& sj, const std::string& path) {
   if (!sj.is_object()) f.fail(path, "is not an object");
-  PredictedSchedule s;
+  SchedulePrediction s;
   s.id.name = f.get_string(sj, path, "name");
   s.reference = f.get_bool(sj, path, "reference");
   s.id.v = f.get_int(sj, path, "v");
   if (const std::string problem = schedule_id_problem(s.id.name, s.id.v); !problem.empty()) f.fail(path, problem);
   s.overlap_p2p = f.get_bool(sj, path, "overlap_p2p");
   s.iteration_ms = f.get_double_in(sj, path, "iteration_ms", 0, kMaxIterationMs);
-  s.speedup_vs_1f1b = f.get_double_in(sj, path, "speedup_vs_1f1b", 0, kMaxIterationMs);
+  s.speedup = f.get_double_in(sj, path, "speedup_vs_1f1b", 0, kMaxIterationMs);
   s.bubble_ideal = f.get_double_in(sj, path, "bubble_ideal", 0, kMaxIterationMs);
   s.bubble_sim = f.get_double_in(sj, path, "bubble_sim", 0, kMaxIterationMs);
   if (sj.contains("dominant_cost")) {
@@ -113,27 +98,7 @@ Sharing read_sharing(const JsonFields& f, const json& j, std::size_t i) {
 
 }  // namespace
 
-PredictionFile prediction_file(const Prediction& p) {
-  PredictionFile out;
-  for (const auto& s : p.schedules) out.schedules.push_back(summary_of(s));
-  out.compute_source = p.compute_source;
-  out.fwd_ms_per_layer = p.fwd_ms_per_layer;
-  out.bwd_ms_per_layer = p.bwd_ms_per_layer;
-  out.w_share = p.w_share;
-  out.cost_sources = p.cost_sources;
-  out.best = p.best;
-  out.verdict = p.verdict;
-  out.band = p.band;
-  out.band_source = p.band_source;
-  out.too_close = p.too_close;
-  out.deciding_pair = p.deciding_pair;
-  out.break_even_gbps = p.break_even_gbps;
-  out.notes = p.notes;
-  out.sharing = p.sharing;
-  return out;
-}
-
-json prediction_to_json(const PredictionFile& p) {
+json prediction_to_json(const Prediction& p) {
   json schedules = json::array();
   for (const auto& s : p.schedules) {
     json ranks = json::array();
@@ -151,7 +116,7 @@ json prediction_to_json(const PredictionFile& p) {
          {"v", s.id.v},
          {"overlap_p2p", s.overlap_p2p},
          {"iteration_ms", s.iteration_ms},
-         {"speedup_vs_1f1b", s.speedup_vs_1f1b},
+         {"speedup_vs_1f1b", s.speedup},
          {"bubble_ideal", s.bubble_ideal},
          {"bubble_sim", s.bubble_sim},
          {"dominant_cost", {{"what", s.dominant.what}, {"ms", s.dominant.ms}, {"share", s.dominant.share}}},
@@ -183,12 +148,10 @@ json prediction_to_json(const PredictionFile& p) {
   return doc;
 }
 
-json prediction_to_json(const Prediction& p) { return prediction_to_json(prediction_file(p)); }
-
-PredictionFile prediction_from_json(const json& j, const std::string& where) {
+Prediction prediction_from_json(const json& j, const std::string& where) {
   const JsonFields f(where);
   f.require_schema(j, kPredictionSchema, "pipebench prediction");
-  PredictionFile p;
+  Prediction p;
   p.cost_sources = f.get_strings(j, "", "cost_source");
   const json& compute = f.object(j, "", "compute");
   p.compute_source = f.get_string(compute, "compute", "source");
@@ -237,12 +200,12 @@ PredictionFile prediction_from_json(const json& j, const std::string& where) {
 nlohmann::json chrome_trace(const SchedulePrediction& s) {
   nlohmann::json events = nlohmann::json::array();
   const std::vector<std::string> tracks = {"compute", "send", "recv", "collectives"};
-  for (std::size_t r = 0; r < s.global_ranks.size(); ++r) {
+  for (std::size_t r = 0; r < s.ranks.size(); ++r) {
     events.push_back({{"ph", "M"},
                       {"name", "process_name"},
                       {"pid", r},
                       {"tid", 0},
-                      {"args", {{"name", "rank " + std::to_string(s.global_ranks[r])}}}});
+                      {"args", {{"name", "rank " + std::to_string(s.ranks[r].rank)}}}});
     for (std::size_t t = 0; t < tracks.size(); ++t) {
       events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", r}, {"tid", t}, {"args", {{"name", tracks[t]}}}});
     }

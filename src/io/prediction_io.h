@@ -6,19 +6,18 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "sim/prediction_file.h"
 #include "sim/predictor.h"
 
 namespace pipebench {
 
 inline constexpr const char* kPredictionSchema = "pipebench.prediction/1";
 
-[[nodiscard]] PredictionFile prediction_file(const Prediction& p);
-[[nodiscard]] nlohmann::json prediction_to_json(const PredictionFile& p);
+// Every member of the prediction but the schedules' `sim` (sim/predictor.h says which are optional).
 [[nodiscard]] nlohmann::json prediction_to_json(const Prediction& p);
 
-// Throws UsageError naming `where` and the field for another schema, a missing or mistyped field.
-[[nodiscard]] PredictionFile prediction_from_json(const nlohmann::json& j, const std::string& where);
+// The prediction back, its schedules' `sim` empty. Throws UsageError naming `where` and the field for
+// another schema, a missing or mistyped field.
+[[nodiscard]] Prediction prediction_from_json(const nlohmann::json& j, const std::string& where);
 
 // Chrome trace (complete events; one process per rank, threads compute / send / recv / collectives).
 [[nodiscard]] nlohmann::json chrome_trace(const SchedulePrediction& s);

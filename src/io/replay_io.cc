@@ -196,7 +196,7 @@ nlohmann::json replay_chrome_trace(const ScheduleReplay& s) {
   SchedulePrediction view;  // predict's trace writer, fed with the measured timeline
   view.id = s.id;
   for (const auto& rank : s.timeline) {
-    view.global_ranks.push_back(static_cast<int>(view.global_ranks.size()));
+    view.ranks.push_back({static_cast<int>(view.ranks.size())});
     view.sim.trace.insert(view.sim.trace.end(), rank.begin(), rank.end());
   }
   return chrome_trace(view);

@@ -14,7 +14,8 @@
 
 #include "harness/record.h"
 #include "io/trace_job_io.h"
-#include "schedule/schedule_id.h"
+#include "replay/replay.h"
+#include "sim/predictor.h"
 
 namespace pipebench {
 
@@ -58,27 +59,12 @@ struct ResultsInput {
   std::optional<TopologyInput> topology;  // system.topology, when discovery worked
 };
 
-struct ScheduleTime {
-  ScheduleId id;
-  double iteration_ms = 0;
-};
-
-// pipebench.prediction/1 or pipebench.replay/1: iteration time per schedule.
-struct ScheduleInput {
+// A file read back whole as its own document (a Prediction, a ReplayResult), with where it came from.
+template <typename Document>
+struct InputFile {
   std::string path;
-  std::vector<ScheduleTime> schedules;
-  std::map<std::string, std::optional<double>> break_even_gbps;  // by v; prediction only
-  std::string verdict_text;
+  Document doc;
   std::string tool_version{}, command_line{};  // "" in files from before they were recorded
-  // Replay only: whether it agrees with the prediction it carries (sim/verdict.h), and the line that says
-  // so; unset when it carries none.
-  std::optional<bool> agrees{};
-  std::string agreement_text{};
-  // Replay only: a replay that stopped before its end ("complete": false), what it did not measure in
-  // full; empty for a complete one.
-  std::string incomplete_text{};
-  // Prediction only: the measured terms of its model (sim/cost_model.h describe_sharing), one line each.
-  std::vector<std::string> measured_terms{};
 };
 
 // pipebench.trace/1: a one-profile trace (per device) or a whole job (per rank, with its comparison
@@ -121,8 +107,8 @@ struct ReportInputs {
   std::vector<ResultsInput> baseline;  // --baseline of results files
   std::optional<FleetBaseline> fleet;  // --baseline of a pipebench.baseline/1 file
   std::vector<TopologyInput> topologies;
-  std::vector<ScheduleInput> predictions;
-  std::vector<ScheduleInput> replays;
+  std::vector<InputFile<Prediction>> predictions;  // pipebench.prediction/1
+  std::vector<InputFile<ReplayResult>> replays;    // pipebench.replay/1
   std::vector<TraceInput> traces;
   std::vector<std::string> input_paths;  // as given on the command line
   std::vector<std::string> skipped;      // "PATH: why" for files of a run folder that were not read

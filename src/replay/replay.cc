@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -26,33 +27,28 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// Rank 0's prediction of one schedule, shared with every rank: iteration ms (<0: none) and the
-// communication share of each pipeline rank.
-struct PredictedSchedule {
-  double iteration_ms = -1;
-  std::vector<double> share;  // per pipeline rank
-};
-
-std::vector<PredictedSchedule> share_prediction(const World& world, const std::vector<RankJob>& jobs,
-                                                const Prediction* p) {
+// Rank 0's prediction of each job's schedule, shared with every rank: its iteration time and each pipeline
+// rank's NCCL share (the rest stays on rank 0); none where the prediction does not have the schedule.
+std::vector<std::optional<SchedulePrediction>> share_prediction(const World& world, const std::vector<RankJob>& jobs,
+                                                                const Prediction* p) {
   nlohmann::json all = nlohmann::json::array();
-  if (world.rank() == 0) {
-    for (const auto& job : jobs) {
-      nlohmann::json one = {{"ms", -1.0}, {"share", nlohmann::json::array()}};
-      for (const auto& s : p ? p->schedules : std::vector<SchedulePrediction>{}) {
-        if (s.id != job.id) continue;
-        one["ms"] = s.iteration_ms;
-        for (const auto& r : s.sim.ranks) {
-          one["share"].push_back(
-              s.sim.iteration > 0 ? static_cast<double>(r.comm_busy) / static_cast<double>(s.sim.iteration) : 0.0);
-        }
-      }
-      all.push_back(one);
+  for (const auto& job : world.rank() == 0 ? jobs : std::vector<RankJob>{}) {
+    nlohmann::json one;
+    for (const auto& s : p ? p->schedules : std::vector<SchedulePrediction>{}) {
+      if (s.id != job.id) continue;
+      one = {{"ms", s.iteration_ms}, {"ranks", nlohmann::json::array()}};
+      for (const auto& r : s.ranks) one["ranks"].push_back({r.rank, r.nccl_share});
     }
+    all.push_back(one);
   }
   all = nlohmann::json::parse(world.broadcast(all.dump(), 0));
-  std::vector<PredictedSchedule> out;
-  for (const auto& one : all) out.push_back({one["ms"].get<double>(), one["share"].get<std::vector<double>>()});
+  std::vector<std::optional<SchedulePrediction>> out;
+  for (const auto& one : all) {
+    out.emplace_back();
+    if (one.is_null()) continue;
+    out.back().emplace().iteration_ms = one["ms"].get<double>();
+    for (const auto& r : one["ranks"]) out.back()->ranks.push_back({r[0].get<int>(), 0, 0, 0, r[1].get<double>(), 0});
+  }
   return out;
 }
 
@@ -135,12 +131,12 @@ std::vector<RankDrift> drift_against(const Prediction* p, const ScheduleId& id,
   return {};
 }
 
-void finish_stats(const RankSamples& rs, const PredictedSchedule& pred, const std::vector<std::vector<int>>& pp_of_rank,
-                  ScheduleReplay& s) {
+void finish_stats(const RankSamples& rs, const std::optional<SchedulePrediction>& pred,
+                  const std::vector<std::vector<int>>& pp_of_rank, ScheduleReplay& s) {
   s.median_ms = median(s.iteration_ms);
   s.min_ms = *std::min_element(s.iteration_ms.begin(), s.iteration_ms.end());
   s.max_ms = *std::max_element(s.iteration_ms.begin(), s.iteration_ms.end());
-  if (pred.iteration_ms >= 0) s.predicted_ms = pred.iteration_ms;
+  if (pred) s.predicted_ms = pred->iteration_ms;
   s.per_rank.clear();
   for (std::size_t r = 0; r < rs.compute.size(); ++r) {
     ReplayRankStats st;
@@ -150,8 +146,8 @@ void finish_stats(const RankSamples& rs, const PredictedSchedule& pred, const st
     st.idle_ms = median(rs.idle[r]);
     st.comm_share = median(rs.share[r]);
     const int pr = r < pp_of_rank.size() && !pp_of_rank[r].empty() ? pp_of_rank[r][0] : -1;
-    if (pr >= 0 && static_cast<std::size_t>(pr) < pred.share.size())
-      st.predicted_comm_share = pred.share[static_cast<std::size_t>(pr)];
+    if (pred && pr >= 0 && static_cast<std::size_t>(pr) < pred->ranks.size())
+      st.predicted_comm_share = pred->ranks[static_cast<std::size_t>(pr)].nccl_share;
     s.per_rank.push_back(st);
   }
 }
@@ -203,6 +199,21 @@ Agreement replay_agreement(const ReplayResult& r, double band) {
   return compare_with_replay(predicted, replayed, band);
 }
 
+std::string replay_incomplete_text(const ReplayResult& r) {
+  if (r.complete) return "";
+  std::string missing;
+  for (const auto& key : r.incomplete) missing += (missing.empty() ? "" : ", ") + key;
+  return "incomplete: the replay stopped before its end; not measured in full: " + (missing.empty() ? "-" : missing);
+}
+
+std::string replay_verdict_text(const ReplayResult& r) {
+  const std::string incomplete = replay_incomplete_text(r);
+  return (incomplete.empty() ? "" : incomplete + "; ") + "measured fastest " +
+         (r.measured_fastest.empty() ? "-" : r.measured_fastest) + ", predicted fastest " +
+         (r.predicted_fastest.empty() ? "-" : r.predicted_fastest) + " (" + r.backend + " backend, compute " +
+         r.compute + ", " + std::to_string(r.iterations) + " iterations)";
+}
+
 ReplayResult replay_plan(const World& world, Backend& backend, ReplayRuntime& rt, const Plan& plan,
                          const ReplayOptions& o, const Prediction* prediction,
                          const std::function<void(const ReplayResult&)>& after_iteration) {
@@ -233,8 +244,8 @@ ReplayResult replay_plan(const World& world, Backend& backend, ReplayRuntime& rt
   for (std::size_t j = 0; j < pj.jobs.size(); ++j) {
     RankJob& job = pj.jobs[j];
     assign_groups(world.rank(), pj.all_groups, ids, job);
-    const double yardstick_ms =
-        predicted[j].iteration_ms > 0 ? predicted[j].iteration_ms : world.max(compute_ms(job.program));
+    const double yardstick_ms = predicted[j] && predicted[j]->iteration_ms > 0 ? predicted[j]->iteration_ms
+                                                                               : world.max(compute_ms(job.program));
     // Default -T: a few times the expected iteration, and never under 10 s (process start-up, a loaded machine).
     const double timeout_s = o.timeout_s >= 0 ? o.timeout_s : std::max(10.0, 5 * yardstick_ms / 1e3);
     ScheduleReplay s;
@@ -253,7 +264,7 @@ ReplayResult replay_plan(const World& world, Backend& backend, ReplayRuntime& rt
       cur.iteration_ms.push_back(iteration_ms);
       add_samples(world, it, iteration_ms, rs);
       finish_stats(rs, predicted[j], pp_of_rank, cur);
-      if (i == o.iterations - 1 && (o.keep_timeline || predicted[j].iteration_ms >= 0)) {
+      if (i == o.iterations - 1 && (o.keep_timeline || predicted[j])) {
         auto timeline = gather_timeline(world, job, it);
         cur.drift = drift_against(prediction, job.id, timeline, pp_of_rank);
         if (o.keep_timeline) cur.timeline = std::move(timeline);

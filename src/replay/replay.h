@@ -73,4 +73,10 @@ struct ReplayOptions {
 // The replay held against the prediction it carries (sim/verdict.h compare_with_replay; GPipe left out).
 [[nodiscard]] Agreement replay_agreement(const ReplayResult& r, double band);
 
+// What a replay that stopped before its end ("complete": false) did not measure in full; "" when complete.
+[[nodiscard]] std::string replay_incomplete_text(const ReplayResult& r);
+
+// The replay's own verdict: measured and predicted fastest and how it ran, after its incomplete text.
+[[nodiscard]] std::string replay_verdict_text(const ReplayResult& r);
+
 }  // namespace pipebench

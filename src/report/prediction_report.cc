@@ -33,13 +33,9 @@ void print_rank_breakdown(std::ostream& out, const Prediction& p) {
   for (const auto& s : p.schedules) {
     out << "#\n# " << s.id.label()
         << " per rank: compute, exposed communication, idle (ms); share of time NCCL is busy; P2P bytes out\n";
-    for (std::size_t r = 0; r < s.sim.ranks.size(); ++r) {
-      const auto& rr = s.sim.ranks[r];
-      const double it = static_cast<double>(s.sim.iteration);
-      std::snprintf(buf, sizeof buf, "   rank %-5d %10.3f %10.3f %10.3f   nccl %5.2f   %12lld\n", s.global_ranks[r],
-                    static_cast<double>(rr.compute) / 1e6, static_cast<double>(rr.blocked) / 1e6,
-                    static_cast<double>(s.sim.iteration - rr.compute - rr.blocked) / 1e6,
-                    it > 0 ? static_cast<double>(rr.comm_busy) / it : 0.0, static_cast<long long>(rr.p2p_bytes_out));
+    for (const PredictedRank& r : s.ranks) {
+      std::snprintf(buf, sizeof buf, "   rank %-5d %10.3f %10.3f %10.3f   nccl %5.2f   %12lld\n", r.rank, r.compute_ms,
+                    r.exposed_comm_ms, r.idle_ms, r.nccl_share, static_cast<long long>(r.p2p_bytes));
       out << buf;
     }
   }

@@ -10,6 +10,7 @@
 #include "core/environment.h"
 #include "core/units.h"
 #include "core/version.h"
+#include "replay/replay.h"
 #include "report/block_builder.h"
 #include "report/metric.h"
 #include "report/rule_engine.h"
@@ -93,11 +94,11 @@ std::string point_name(const PointOutcome& p) {
 // and each replay's agreement with its prediction, else its own verdict.
 void add_answer(BlockBuilder& b, const ReportInputs& in) {
   for (const auto& p : in.predictions) {
-    if (!p.verdict_text.empty()) b.para("Prediction: " + p.verdict_text, "answer");
+    if (!p.doc.verdict.empty()) b.para("Prediction: " + p.doc.verdict, "answer");
   }
   for (const auto& r : in.replays) {
-    const std::string& text = r.agreement_text.empty() ? r.verdict_text : r.agreement_text;
-    if (!text.empty()) b.para("Replay: " + text, "answer");
+    const Agreement a = replay_agreement(r.doc, kDefaultSpeedupBand);
+    b.para("Replay: " + (a.compared ? a.text : replay_verdict_text(r.doc)), "answer");
   }
 }
 
@@ -308,18 +309,18 @@ void add_schedules(BlockBuilder& b, const ReportInputs& in) {
   if (in.predictions.empty() && in.replays.empty()) return;
   std::vector<std::string> order;
   std::map<std::string, std::pair<std::optional<double>, std::optional<double>>> times;
-  auto add = [&](const std::vector<ScheduleInput>& list, bool replayed) {
-    for (const auto& file : list) {
-      for (const auto& s : file.schedules) {
-        const std::string label = s.id.label();
-        if (times.count(label) == 0) order.push_back(label);
-        auto& slot = replayed ? times[label].second : times[label].first;
-        if (!slot) slot = s.iteration_ms;
-      }
-    }
+  auto add = [&](const ScheduleId& id, double ms, bool replayed) {
+    const std::string label = id.label();
+    if (times.count(label) == 0) order.push_back(label);
+    auto& slot = replayed ? times[label].second : times[label].first;
+    if (!slot) slot = ms;
   };
-  add(in.predictions, false);
-  add(in.replays, true);
+  for (const auto& p : in.predictions) {
+    for (const auto& s : p.doc.schedules) add(s.id, s.iteration_ms, false);
+  }
+  for (const auto& r : in.replays) {
+    for (const auto& s : r.doc.schedules) add(s.id, s.median_ms, true);
+  }
   std::vector<std::vector<std::string>> rows;
   for (const auto& label : order) {
     const auto& [pred, rep] = times[label];
@@ -329,12 +330,12 @@ void add_schedules(BlockBuilder& b, const ReportInputs& in) {
   b.heading("Schedules: predicted vs replayed");
   b.table({"schedule", "predicted (ms)", "replayed (ms)", "error %"}, std::move(rows));
   std::vector<std::string> verdicts;
-  for (const auto& p : in.predictions) verdicts.push_back("prediction (" + p.path + "): " + p.verdict_text);
-  for (const auto& r : in.replays) verdicts.push_back("replay (" + r.path + "): " + r.verdict_text);
+  for (const auto& p : in.predictions) verdicts.push_back("prediction (" + p.path + "): " + p.doc.verdict);
+  for (const auto& r : in.replays) verdicts.push_back("replay (" + r.path + "): " + replay_verdict_text(r.doc));
   b.list(std::move(verdicts));
   std::vector<std::string> terms;
   for (const auto& p : in.predictions) {
-    for (const auto& t : p.measured_terms) terms.push_back("prediction (" + p.path + "): " + t);
+    for (const auto& t : p.doc.sharing) terms.push_back("prediction (" + p.path + "): " + describe_sharing(t));
   }
   if (terms.empty()) return;
   b.heading("Measured terms of the model");

@@ -137,27 +137,27 @@ void add_schedule_bars(const ReportInputs& inputs, std::vector<Plot>& plots) {
   chart.y_label = "iteration time (ms)";
   std::map<std::string, BarGroup> groups;
   std::vector<std::string> order;
-  auto add = [&](const std::vector<ScheduleInput>& list, const std::string& what) {
-    for (const auto& in : list) {
-      for (const auto& s : in.schedules) {
-        const std::string label = s.id.label();
-        if (groups.count(label) == 0) order.push_back(label);
-        groups[label].label = label;
-        groups[label].bars.emplace_back(what, s.iteration_ms);
-      }
-    }
+  auto add = [&](const ScheduleId& id, double ms, const char* what) {
+    const std::string label = id.label();
+    if (groups.count(label) == 0) order.push_back(label);
+    groups[label].label = label;
+    groups[label].bars.emplace_back(what, ms);
   };
-  add(inputs.predictions, "predicted");
-  add(inputs.replays, "replayed");
+  for (const auto& p : inputs.predictions) {
+    for (const auto& s : p.doc.schedules) add(s.id, s.iteration_ms, "predicted");
+  }
+  for (const auto& r : inputs.replays) {
+    for (const auto& s : r.doc.schedules) add(s.id, s.median_ms, "replayed");
+  }
   for (const auto& label : order) chart.groups.push_back(groups[label]);
   std::string note = "schedule";
   for (const auto& p : inputs.predictions) {
-    for (const auto& [v, gbps] : p.break_even_gbps) {
+    for (const auto& [v, gbps] : p.doc.break_even_gbps) {
       char buf[64];
       if (gbps)
-        std::snprintf(buf, sizeof buf, "; break-even v=%s: %.1f GB/s", v.c_str(), *gbps);
+        std::snprintf(buf, sizeof buf, "; break-even v=%d: %.1f GB/s", v, *gbps);
       else
-        std::snprintf(buf, sizeof buf, "; break-even v=%s: none", v.c_str());
+        std::snprintf(buf, sizeof buf, "; break-even v=%d: none", v);
       note += buf;
     }
   }

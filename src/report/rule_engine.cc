@@ -10,6 +10,7 @@
 
 #include "collectives/registry.h"
 #include "core/units.h"
+#include "replay/replay.h"
 #include "report/baseline_compare.h"
 #include "report/diagnosis.h"
 #include "report/fleet_baseline.h"
@@ -265,7 +266,7 @@ RuleOutcome trace_model_outcome(const TraceInput& t) {
 
 // A replay held against its prediction: a built-in check that warns when they disagree on the fastest
 // schedule or on a speed-up by more than the model's band (so that `run` never contradicts itself quietly).
-RuleOutcome replay_agreement_outcome(const ScheduleInput& r) {
+RuleOutcome replay_agreement_outcome(const InputFile<ReplayResult>& r, const Agreement& a) {
   RuleOutcome out;
   out.name = "replay-matches-prediction";
   out.metric = "speedup_vs_1f1b";
@@ -273,14 +274,14 @@ RuleOutcome replay_agreement_outcome(const ScheduleInput& r) {
   out.severity = Status::kWarn;
   PointOutcome p;
   p.op = "replay";
-  p.note = r.agreement_text;
-  add_point(out, std::move(p), !*r.agrees, Status::kWarn);
-  out.message = r.path + ": " + r.agreement_text;
+  p.note = a.text;
+  add_point(out, std::move(p), !a.agree, Status::kWarn);
+  out.message = r.path + ": " + a.text;
   return out;
 }
 
 // A replay file that says it stopped before its end: a built-in warning naming what it did not measure.
-RuleOutcome replay_complete_outcome(const ScheduleInput& r) {
+RuleOutcome replay_complete_outcome(const InputFile<ReplayResult>& r) {
   RuleOutcome out;
   out.name = "replay-complete";
   out.metric = "schedules_measured";
@@ -288,9 +289,9 @@ RuleOutcome replay_complete_outcome(const ScheduleInput& r) {
   out.severity = Status::kWarn;
   PointOutcome p;
   p.op = "replay";
-  p.note = r.incomplete_text;
+  p.note = replay_incomplete_text(r.doc);
+  out.message = r.path + ": " + p.note;
   add_point(out, std::move(p), true, Status::kWarn);
-  out.message = r.path + ": " + r.incomplete_text;
   return out;
 }
 
@@ -332,8 +333,9 @@ ReportOutcome evaluate_report(const ReportInputs& inputs, const std::vector<Rule
     if (t.job.model_check) rep.rules.push_back(trace_model_outcome(t));
   }
   for (const auto& r : inputs.replays) {
-    if (r.agrees) rep.rules.push_back(replay_agreement_outcome(r));
-    if (!r.incomplete_text.empty()) rep.rules.push_back(replay_complete_outcome(r));
+    const Agreement a = replay_agreement(r.doc, kDefaultSpeedupBand);
+    if (a.compared) rep.rules.push_back(replay_agreement_outcome(r, a));
+    if (!r.doc.complete) rep.rules.push_back(replay_complete_outcome(r));
   }
   if (auto band = link_band_outcome(inputs)) rep.rules.push_back(std::move(*band));
   if (inputs.fleet) rep.rules.push_back(check_fleet_baseline(inputs.results, *inputs.fleet, inputs.mad_k));

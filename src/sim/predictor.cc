@@ -255,6 +255,19 @@ DominantCost dominant_cost(const SimResult& sim, const std::vector<SimCollective
   return d;
 }
 
+// Each pipeline rank's costs in ms and its share of NCCL-busy time; global_ranks by pipeline rank.
+std::vector<PredictedRank> predicted_ranks(const SimResult& sim, const std::vector<int>& global_ranks) {
+  std::vector<PredictedRank> out;
+  const double it = static_cast<double>(sim.iteration);
+  for (std::size_t r = 0; r < sim.ranks.size(); ++r) {
+    const RankResult& rr = sim.ranks[r];
+    out.push_back({global_ranks[r], static_cast<double>(rr.compute) / 1e6, static_cast<double>(rr.blocked) / 1e6,
+                   static_cast<double>(sim.iteration - rr.compute - rr.blocked) / 1e6,
+                   it > 0 ? static_cast<double>(rr.comm_busy) / it : 0.0, rr.p2p_bytes_out});
+  }
+  return out;
+}
+
 // One schedule of the plan, with P2P costs from p2p_model and everything else from the context's costs;
 // the P2P costs' sources go to `used` unless null.
 SchedulePrediction run_schedule(Context& cx, const Schedule& s, const CostModel& p2p_model, bool trace,
@@ -264,7 +277,6 @@ SchedulePrediction run_schedule(Context& cx, const Schedule& s, const CostModel&
   SchedulePrediction sp;
   sp.id = s.id;
   sp.overlap_p2p = b.spec.overlap_p2p;
-  sp.global_ranks = b.ranks;
   const SimCosts costs = sim_costs(cx, p2p_model, used);
   sp.sim = trace ? simulate(full_programs(cx, s), prepared.collectives, costs, true)
                  : simulate(prepared.programs, prepared.collectives, costs);
@@ -274,6 +286,7 @@ SchedulePrediction run_schedule(Context& cx, const Schedule& s, const CostModel&
   SimTime most = 0;
   for (const auto& rr : sp.sim.ranks) most = std::max(most, rr.compute);
   sp.bubble_sim = sp.sim.iteration > 0 ? 1.0 - static_cast<double>(most) / static_cast<double>(sp.sim.iteration) : 0;
+  sp.ranks = predicted_ranks(sp.sim, b.ranks);
   return sp;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -35,18 +36,33 @@ struct DominantCost {
   double ms = 0, share = 0;  // share of the iteration
 };
 
+// One pipeline rank of a simulated schedule, in ms and shares of the iteration (what the file keeps of
+// the simulation).
+struct PredictedRank {
+  int rank = 0;  // global
+  double compute_ms = 0, exposed_comm_ms = 0, idle_ms = 0;
+  double nccl_share = 0;  // the share of the iteration NCCL is busy
+  std::int64_t p2p_bytes = 0;
+};
+
+// One schedule of a prediction. The prediction file (io/prediction_io.h) holds every member but `sim`,
+// which is empty when a prediction is read back.
 struct SchedulePrediction {
   ScheduleId id;
   bool overlap_p2p = true;
   bool reference = false;  // GPipe: shown for comparison, never the verdict
-  double iteration_ms = 0, speedup = 1, bubble_ideal = 0, bubble_sim = 0;
-  std::vector<int> global_ranks;  // pipeline rank -> global rank
+  double iteration_ms = 0, speedup = 1, bubble_ideal = 0, bubble_sim = 0;  // speed-up against 1F1B
+  std::vector<PredictedRank> ranks;                                        // by pipeline rank
   // Per pipeline rank, the microbatches of activations held at the peak (schedule/activation_memory.h):
   // the memory note of the schedules that split B and W, empty for the others.
   std::vector<double> activations_held;
-  DominantCost dominant;
+  DominantCost dominant;  // empty `what` in files written before it was recorded
   SimResult sim;
 };
+
+// The prediction ("schema": "pipebench.prediction/1" once written by io/prediction_io.h): predict makes
+// it; replay, report, run and trace read it. deciding_bytes and deciding_pair_ms are not in the file
+// (0 when read back); band is 0 and sharing empty in files written before they were recorded.
 
 struct Prediction {
   std::vector<SchedulePrediction> schedules;

@@ -11,7 +11,7 @@ namespace pipebench {
 namespace {
 
 // The schedule the check is about: the one asked for, else the only one the files have.
-std::string pick_schedule(const PredictionFile* prediction, const ReplayResult* replay, const std::string& asked) {
+std::string pick_schedule(const Prediction* prediction, const ReplayResult* replay, const std::string& asked) {
   std::vector<std::string> keys;
   if (prediction != nullptr)
     for (const auto& s : prediction->schedules) keys.push_back(s.id.key());
@@ -69,15 +69,15 @@ JobComparison compare_jobs(const JobProfile& here, const JobProfile& other) {
   return c;
 }
 
-ModelCheck check_against_model(const JobProfile& job, const PredictionFile* prediction,
-                               const std::string& prediction_path, const ReplayResult* replay,
-                               const std::string& replay_path, const std::string& schedule, double tolerance) {
+ModelCheck check_against_model(const JobProfile& job, const Prediction* prediction, const std::string& prediction_path,
+                               const ReplayResult* replay, const std::string& replay_path, const std::string& schedule,
+                               double tolerance) {
   ModelCheck c;
   c.schedule = pick_schedule(prediction, replay, schedule);
   c.prediction_path = prediction_path;
   c.replay_path = replay_path;
   c.tolerance = tolerance;
-  const PredictedSchedule* ps = nullptr;
+  const SchedulePrediction* ps = nullptr;
   const ScheduleReplay* rs = nullptr;
   if (prediction != nullptr)
     for (const auto& s : prediction->schedules)

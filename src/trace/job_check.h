@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "replay/replay.h"
-#include "sim/prediction_file.h"
+#include "sim/predictor.h"
 #include "trace/job_profile.h"
 
 namespace pipebench {
@@ -53,7 +53,7 @@ inline constexpr double kDefaultModelTolerance = 0.10;
 
 // schedule: "1f1b", "interleaved:v2" (ScheduleId::key); empty: the only schedule of the files. Throws
 // UsageError naming the flag when the schedule is not in a file, or when it must be chosen.
-[[nodiscard]] ModelCheck check_against_model(const JobProfile& job, const PredictionFile* prediction,
+[[nodiscard]] ModelCheck check_against_model(const JobProfile& job, const Prediction* prediction,
                                              const std::string& prediction_path, const ReplayResult* replay,
                                              const std::string& replay_path, const std::string& schedule,
                                              double tolerance);

@@ -176,8 +176,8 @@ PlanCheck check_schedule(const Schedule& s, const std::vector<const DeviceProfil
 }
 
 // --prediction: the simulated NCCL share of each rank of the chosen schedule.
-void add_predicted_shares(PlanCheck& out, const Schedule& schedule, const PredictionFile& prediction) {
-  const PredictedSchedule* ps = nullptr;
+void add_predicted_shares(PlanCheck& out, const Schedule& schedule, const Prediction& prediction) {
+  const SchedulePrediction* ps = nullptr;
   for (const auto& s : prediction.schedules) {
     if (s.id == out.schedule) ps = &s;
   }
@@ -197,7 +197,7 @@ void add_predicted_shares(PlanCheck& out, const Schedule& schedule, const Predic
 
 }  // namespace
 
-PlanCheck check_against_plan(const TraceProfile& profile, const Plan& plan, const PredictionFile* prediction,
+PlanCheck check_against_plan(const TraceProfile& profile, const Plan& plan, const Prediction* prediction,
                              const PlanCheckOptions& o) {
   // Ranks: devices in id order from the first rank (Kineto traces say theirs).
   std::vector<const DeviceProfile*> devices;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "megatron/plan.h"
-#include "sim/prediction_file.h"
+#include "sim/predictor.h"
 #include "trace/profile.h"
 
 namespace pipebench {
@@ -54,8 +54,8 @@ struct PlanCheck {
 
 // Throws UsageError when the plan has no schedule matching options.schedule (naming the flag and
 // listing the plan's schedules) or the prediction is not a pipebench prediction.
-[[nodiscard]] PlanCheck check_against_plan(const TraceProfile& profile, const Plan& plan,
-                                           const PredictionFile* prediction, const PlanCheckOptions& options);
+[[nodiscard]] PlanCheck check_against_plan(const TraceProfile& profile, const Plan& plan, const Prediction* prediction,
+                                           const PlanCheckOptions& options);
 
 [[nodiscard]] nlohmann::json plan_check_to_json(const PlanCheck& c);
 

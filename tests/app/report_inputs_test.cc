@@ -142,10 +142,10 @@ TEST_F(ReportInputsTest, ReadsResultsOfSeveralHostsAndRunFolders) {
 }
 
 TEST_F(ReportInputsTest, ReadsPredictionAndReplayPerSchedule) {
-  PredictionFile p;
+  Prediction p;
   p.compute_source = "assumed";
   for (int v : {1, 2}) {
-    PredictedSchedule s;
+    SchedulePrediction s;
     s.id = {v == 1 ? "1f1b" : "interleaved", v};
     s.iteration_ms = v == 1 ? 12.5 : 10.25;
     p.schedules.push_back(s);
@@ -175,15 +175,18 @@ TEST_F(ReportInputsTest, ReadsPredictionAndReplayPerSchedule) {
   ASSERT_EQ(in.predictions.size(), 1u);
   ASSERT_EQ(in.replays.size(), 1u);
   EXPECT_TRUE(in.skipped.empty());
-  ASSERT_EQ(in.predictions[0].schedules.size(), 2u);
-  EXPECT_EQ(in.predictions[0].schedules[1].id.name, "interleaved");
-  EXPECT_EQ(in.predictions[0].schedules[1].id.v, 2);
-  EXPECT_DOUBLE_EQ(in.predictions[0].schedules[1].iteration_ms, 10.25);
-  EXPECT_DOUBLE_EQ(in.predictions[0].break_even_gbps.at("2").value(), 3.5);
-  EXPECT_EQ(in.predictions[0].verdict_text, "interleaved v=2 is fastest");
-  ASSERT_EQ(in.replays[0].schedules.size(), 2u);
-  EXPECT_DOUBLE_EQ(in.replays[0].schedules[0].iteration_ms, 13.5);
-  EXPECT_NE(in.replays[0].verdict_text.find("measured fastest interleaved:v2"), std::string::npos);
+  const Prediction& back = in.predictions[0].doc;
+  ASSERT_EQ(back.schedules.size(), 2u);
+  EXPECT_EQ(back.schedules[1].id.name, "interleaved");
+  EXPECT_EQ(back.schedules[1].id.v, 2);
+  EXPECT_DOUBLE_EQ(back.schedules[1].iteration_ms, 10.25);
+  ASSERT_EQ(back.break_even_gbps.size(), 1u);
+  EXPECT_EQ(back.break_even_gbps[0].first, 2);
+  EXPECT_DOUBLE_EQ(back.break_even_gbps[0].second.value(), 3.5);
+  EXPECT_EQ(back.verdict, "interleaved v=2 is fastest");
+  ASSERT_EQ(in.replays[0].doc.schedules.size(), 2u);
+  EXPECT_DOUBLE_EQ(in.replays[0].doc.schedules[0].median_ms, 13.5);
+  EXPECT_NE(replay_verdict_text(in.replays[0].doc).find("measured fastest interleaved:v2"), std::string::npos);
   // The report shows both side by side, with the error of the prediction.
   const std::string cmd =
       std::string(PIPEBENCH_BIN) + " report " + pred + " " + rep + " --out " + dir_ + "/out >/dev/null";
@@ -348,8 +351,8 @@ TEST_F(ReportInputsTest, ReadsAJobTraceWithItsComparisonAndModelCheck) {
   testing::JobFixture b;
   b.slow_rank = 0;
   b.write(dir_ + "/b");
-  PredictionFile p;
-  PredictedSchedule s;
+  Prediction p;
+  SchedulePrediction s;
   s.id = {"1f1b", 1};
   s.iteration_ms = 10;
   for (int r = 0; r < 4; ++r) {

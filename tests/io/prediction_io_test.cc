@@ -13,7 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-json predicted() {
+Prediction predict_plan() {
   std::istringstream in(
       "--num-layers 16 --hidden-size 1024 --num-attention-heads 16 --seq-length 256 --max-position-embeddings 256 "
       "--micro-batch-size 1 "
@@ -23,8 +23,10 @@ json predicted() {
   const Plan plan = make_plan(parse_megatron_args(w), 0);
   ComputeOptions c;
   c.fwd_ms_per_layer = 0.5;
-  return prediction_to_json(predict(plan, AssumedCost(20, 5), make_compute_model(plan, c), false, false, ""));
+  return predict(plan, AssumedCost(20, 5), make_compute_model(plan, c), false, false, "");
 }
+
+json predicted() { return prediction_to_json(predict_plan()); }
 
 std::string error_of(const json& j) {
   try {
@@ -38,7 +40,7 @@ std::string error_of(const json& j) {
 TEST(PredictionIo, RoundTripGivesTheSameJson) {
   const json first = predicted();
   ASSERT_FALSE(first["break_even_gbps"].empty());  // the round trip covers break-even too
-  const PredictionFile back = prediction_from_json(first, "test");
+  const Prediction back = prediction_from_json(first, "test");
   EXPECT_EQ(prediction_to_json(back), first);
   EXPECT_EQ(back.schedules.size(), first["schedules"].size());
   EXPECT_EQ(back.schedules[0].ranks.size(), 4u);
@@ -46,6 +48,32 @@ TEST(PredictionIo, RoundTripGivesTheSameJson) {
   EXPECT_EQ(back.band, 0.05);
   EXPECT_EQ(back.band_source, "default");
   EXPECT_FALSE(back.schedules[0].dominant.what.empty());
+}
+
+// The file holds the prediction itself: read back, every schedule's per-rank costs and verdict are the
+// ones predict made (only the simulation's internals stay behind).
+TEST(PredictionIo, ReadsBackThePredictionPredictMade) {
+  const Prediction made = predict_plan();
+  const Prediction back = prediction_from_json(prediction_to_json(made), "test");
+  ASSERT_EQ(back.schedules.size(), made.schedules.size());
+  for (std::size_t i = 0; i < made.schedules.size(); ++i) {
+    const SchedulePrediction &a = made.schedules[i], &b = back.schedules[i];
+    EXPECT_EQ(b.id, a.id);
+    EXPECT_EQ(b.speedup, a.speedup);
+    EXPECT_TRUE(b.sim.ranks.empty());
+    ASSERT_EQ(b.ranks.size(), a.ranks.size());
+    ASSERT_EQ(a.ranks.size(), 4u);
+    for (std::size_t r = 0; r < a.ranks.size(); ++r) {
+      EXPECT_EQ(b.ranks[r].rank, a.ranks[r].rank);
+      EXPECT_EQ(b.ranks[r].compute_ms, a.ranks[r].compute_ms);
+      EXPECT_EQ(b.ranks[r].idle_ms, a.ranks[r].idle_ms);
+      EXPECT_EQ(b.ranks[r].nccl_share, a.ranks[r].nccl_share);
+      EXPECT_EQ(b.ranks[r].p2p_bytes, a.ranks[r].p2p_bytes);
+    }
+  }
+  EXPECT_EQ(back.best, made.best);
+  EXPECT_EQ(back.verdict, made.verdict);
+  EXPECT_EQ(back.deciding_pair, made.deciding_pair);
 }
 
 // The measured term of groups reducing at once is written when the prediction used one, read back,
@@ -61,7 +89,7 @@ TEST(PredictionIo, MeasuredTermsRoundTripAndAreChecked) {
                                 {"alone_us", 2200.0},
                                 {"together_us", 4400.0},
                                 {"slowdown", 2.0}}}}};
-  const PredictionFile back = prediction_from_json(first, "test");
+  const Prediction back = prediction_from_json(first, "test");
   ASSERT_EQ(back.sharing.size(), 1u);
   EXPECT_EQ(back.sharing[0].groups, 4);
   EXPECT_DOUBLE_EQ(back.sharing[0].capacity(), 2.0);
@@ -82,7 +110,7 @@ TEST(PredictionIo, MemoryNoteAndWShareRoundTripAndAreOptional) {
   for (const auto& s : j["schedules"]) ASSERT_FALSE(s.contains("activations_held"));
   j["schedules"][0]["activations_held"] = {4, 4, 4, 4};
   j["compute"]["w_share"] = 0.25;
-  const PredictionFile back = prediction_from_json(j, "test");
+  const Prediction back = prediction_from_json(j, "test");
   EXPECT_EQ(back.schedules[0].activations_held, (std::vector<double>{4, 4, 4, 4}));
   EXPECT_EQ(back.w_share, 0.25);
   EXPECT_EQ(prediction_to_json(back), j);

@@ -22,7 +22,7 @@ TEST(ProvenanceIo, WritersRecordTheRedactedCommandLine) {
   add_provenance(fresh);
   EXPECT_TRUE(fresh.contains("tool_version"));
   // The schema writers carry it.
-  EXPECT_EQ(prediction_to_json(PredictionFile{})["command_line"], this_command_line());
+  EXPECT_EQ(prediction_to_json(Prediction{})["command_line"], this_command_line());
   EXPECT_EQ(replay_to_json(ReplayResult{}, "plan.json")["command_line"], this_command_line());
 }
 

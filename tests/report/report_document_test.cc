@@ -14,12 +14,13 @@ namespace {
 
 using testing::make_host;
 
-ScheduleInput prediction() {
-  ScheduleInput p;
-  p.path = "prediction.json";
-  p.schedules = {{{"1f1b", 1}, 120}, {{"interleaved", 2}, 105}};
-  p.verdict_text = "interleaved v=2 is fastest: 105 ms, 1.14x 1F1B";
-  return p;
+InputFile<Prediction> prediction() {
+  Prediction p;
+  p.schedules.resize(2);
+  p.schedules[0].id = {"1f1b", 1}, p.schedules[0].iteration_ms = 120;
+  p.schedules[1].id = {"interleaved", 2}, p.schedules[1].iteration_ms = 105;
+  p.verdict = "interleaved v=2 is fastest: 105 ms, 1.14x 1F1B";
+  return {"prediction.json", p};
 }
 
 const Block* find_table_with(const ReportDocument& doc, const std::string& first_header) {
@@ -80,7 +81,7 @@ TEST(ReportDocument, MeasuredTermsOfAPredictionAreListed) {
   s.alone_us = 2200;
   s.together_us = 4400;
   s.slowdown = 2;
-  in.predictions[0].measured_terms = {describe_sharing(s)};
+  in.predictions[0].doc.sharing = {s};
   const ReportDocument doc = build_document(in, evaluate_report(in, default_rules()));
   const int at = heading(doc);
   ASSERT_GE(at, 0);

@@ -59,8 +59,19 @@ ReportInputs sample_inputs() {
     }
   }
   in.results.push_back(pairs);
-  in.predictions = {{"/tmp/pred.json", {{{"1f1b", 1}, 120}, {{"interleaved", 2}, 105}}, {{"2", 48.0}}, "interleaved"}};
-  in.replays = {{"/tmp/replay.json", {{{"1f1b", 1}, 126}, {{"interleaved", 2}, 111}}, {}, ""}};
+  Prediction pred;
+  ReplayResult replay;
+  for (const auto& [id, ms] :
+       std::vector<std::pair<ScheduleId, double>>{{{"1f1b", 1}, 120}, {{"interleaved", 2}, 105}}) {
+    pred.schedules.emplace_back().id = id;
+    pred.schedules.back().iteration_ms = ms;
+    replay.schedules.emplace_back().id = id;
+    replay.schedules.back().median_ms = ms + 6;
+  }
+  pred.break_even_gbps = {{2, 48.0}};
+  pred.verdict = "interleaved";
+  in.predictions = {{"/tmp/pred.json", pred}};
+  in.replays = {{"/tmp/replay.json", replay}};
   // A whole job's trace (trace DIR --compare --prediction): four ranks, rank 3 beyond the tolerance.
   TraceInput t;
   t.path = "/tmp/<job>.json";

@@ -33,20 +33,43 @@ TEST(RuleEngine, ReplayThatContradictsItsPredictionWarns) {
   ReportInputs in;
   in.results = {make_host("h", 150)};
   in.topologies = {make_topology("h", 2, 160)};
-  ScheduleInput replay;
-  replay.path = "replay.json";
-  replay.agrees = false;
-  replay.agreement_text = "prediction and replay DISAGREE: measured fastest 1f1b, predicted fastest interleaved:v2";
-  in.replays = {replay};
+  // Predicted 120 and 100 ms, replayed 120 and 130: the replay finds 1F1B fastest.
+  ReplayResult replay;
+  for (const auto& [id, ms] :
+       std::vector<std::pair<ScheduleId, double>>{{{"1f1b", 1}, 120}, {{"interleaved", 2}, 100}}) {
+    replay.schedules.emplace_back().id = id;
+    replay.schedules.back().predicted_ms = ms;
+    replay.schedules.back().iteration_ms = {ms};
+    replay.schedules.back().median_ms = ms;
+  }
+  replay.schedules[1].median_ms = 130;
+  in.replays = {{"replay.json", replay}};
   auto out = evaluate_report(in, default_rules());
   EXPECT_EQ(out.verdict, Status::kWarn);
   ASSERT_FALSE(out.rules.empty());
   EXPECT_EQ(out.rules.front().name, "replay-matches-prediction");
   EXPECT_NE(out.rules.front().message.find("DISAGREE"), std::string::npos);
-  in.replays[0].agrees = true;
+  in.replays[0].doc.schedules[1].median_ms = 100;  // as predicted
   out = evaluate_report(in, default_rules());
   EXPECT_EQ(out.verdict, Status::kPass);
-  in.replays[0].agrees.reset();  // a replay without a prediction: no check
+  for (auto& s : in.replays[0].doc.schedules) s.predicted_ms.reset();  // a replay without a prediction: no check
+  EXPECT_EQ(evaluate_report(in, default_rules()).rules.size(), default_rules().size());
+}
+
+// A replay file that says it stopped before its end warns, naming what it did not measure in full.
+TEST(RuleEngine, IncompleteReplayWarnsNamingWhatItMissed) {
+  ReportInputs in;
+  ReplayResult replay;
+  replay.complete = false;
+  replay.incomplete = {"interleaved:v2"};
+  in.replays = {{"replay.json", replay}};
+  const auto out = evaluate_report(in, default_rules());
+  ASSERT_FALSE(out.rules.empty());
+  EXPECT_EQ(out.rules.front().name, "replay-complete");
+  EXPECT_EQ(out.rules.front().status, Status::kWarn);
+  EXPECT_EQ(out.rules.front().message,
+            "replay.json: incomplete: the replay stopped before its end; not measured in full: interleaved:v2");
+  in.replays[0].doc.complete = true;
   EXPECT_EQ(evaluate_report(in, default_rules()).rules.size(), default_rules().size());
 }
 
@@ -207,11 +230,12 @@ TEST(RuleEngine, StabilityHasANoiseFloorInAbsoluteTime) {
 // "PASS: 6 passed" but "NO CHECKS: 6 not applied", and a host without topology counts its link rules apart.
 TEST(RuleEngine, RulesWithNothingToCheckAreNotAppliedAndNotPassed) {
   ReportInputs in;
-  ScheduleInput pred;
-  pred.path = "prediction.json";
-  pred.schedules = {{{"1f1b", 1}, 120}, {{"interleaved", 2}, 105}};
-  pred.verdict_text = "interleaved v=2 is fastest";
-  in.predictions = {pred};
+  Prediction pred;
+  pred.schedules.resize(2);
+  pred.schedules[0].id = {"1f1b", 1}, pred.schedules[0].iteration_ms = 120;
+  pred.schedules[1].id = {"interleaved", 2}, pred.schedules[1].iteration_ms = 105;
+  pred.verdict = "interleaved v=2 is fastest";
+  in.predictions = {{"prediction.json", pred}};
   auto out = evaluate_report(in, default_rules());
   EXPECT_EQ(out.passed, 0u);
   EXPECT_EQ(out.not_applied, default_rules().size());

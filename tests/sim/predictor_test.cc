@@ -74,6 +74,32 @@ TEST(Predictor, FreeCommunicationGivesTheBubbleClosedForms) {
 // console and the JSON carry, instead of failing the prediction of Megatron's own schedules; asked for by
 // name it is the error. p 16, v 2, 10240 microbatches: 1F1B and interleaved (4 tasks per step) fit in 2^21,
 // the schedules that split B and W (7 per step) fit with one chunk per rank but not with two.
+// Each schedule's per-rank summary (what the prediction file keeps of the simulation) is its simulation's,
+// in ms and shares of the iteration, on the global ranks of the first pipeline group.
+TEST(Predictor, PerRankSummaryIsTheSimulationsOnTheGlobalRanks) {
+  std::string args = kModel;
+  args.replace(args.find("--world-size 4"), 14, "--world-size 8 --tensor-model-parallel-size 2");
+  const auto plan = plan_json(args);
+  ASSERT_EQ(plan.layout.pp_groups[0], (std::vector<int>{0, 2, 4, 6}));
+  ComputeOptions c;
+  c.fwd_ms_per_layer = 1;
+  const Prediction p = predict_with(plan, AssumedCost(20, 5), c, false, false, "");
+  ASSERT_FALSE(p.schedules.empty());
+  for (const SchedulePrediction& s : p.schedules) {
+    ASSERT_EQ(s.ranks.size(), 4u) << s.id.key();
+    const double it = static_cast<double>(s.sim.iteration);
+    for (std::size_t r = 0; r < 4; ++r) {
+      const RankResult& sim = s.sim.ranks[r];
+      EXPECT_EQ(s.ranks[r].rank, plan.layout.pp_groups[0][r]);
+      EXPECT_DOUBLE_EQ(s.ranks[r].compute_ms, static_cast<double>(sim.compute) / 1e6);
+      EXPECT_DOUBLE_EQ(s.ranks[r].exposed_comm_ms, static_cast<double>(sim.blocked) / 1e6);
+      EXPECT_DOUBLE_EQ(s.ranks[r].idle_ms, (it - static_cast<double>(sim.compute + sim.blocked)) / 1e6);
+      EXPECT_DOUBLE_EQ(s.ranks[r].nccl_share, static_cast<double>(sim.comm_busy) / it);
+      EXPECT_EQ(s.ranks[r].p2p_bytes, sim.p2p_bytes_out);
+    }
+  }
+}
+
 TEST(Predictor, AReferencePastTheTaskLimitIsLeftOutWithANote) {
   const auto plan = plan_json(
       "--num-layers 32 --hidden-size 64 --num-attention-heads 4 --seq-length 16 --max-position-embeddings 16 "

@@ -58,9 +58,9 @@ TEST_F(JobCheckTest, CompareGivesBothRunsSharesPerRank) {
   EXPECT_EQ(d.only_other, std::vector<int>{3});
 }
 
-PredictionFile prediction_from(const JobProfile& job, double share_error_rank3) {
-  PredictionFile p;
-  PredictedSchedule s;
+Prediction prediction_from(const JobProfile& job, double share_error_rank3) {
+  Prediction p;
+  SchedulePrediction s;
   s.id = {"1f1b", 1};
   s.iteration_ms = job.ranks[0].iteration_ms() * 1.05;  // within 10 %
   for (const auto& r : job.ranks) {
@@ -74,7 +74,7 @@ PredictionFile prediction_from(const JobProfile& job, double share_error_rank3) 
 }
 
 TEST_F(JobCheckTest, PredictionWithinAndBeyondTheTolerance) {
-  const PredictionFile good = prediction_from(here_, 0.02);
+  const Prediction good = prediction_from(here_, 0.02);
   const ModelCheck ok = check_against_model(here_, &good, "p.json", nullptr, "", "", kDefaultModelTolerance);
   EXPECT_EQ(ok.schedule, "1f1b");
   EXPECT_EQ(ok.mismatches, 0);
@@ -82,7 +82,7 @@ TEST_F(JobCheckTest, PredictionWithinAndBeyondTheTolerance) {
   EXPECT_DOUBLE_EQ(ok.ranks[2].predicted_comm_share.value(), here_.ranks[2].share(here_.ranks[2].comm_ns) + 0.02);
   EXPECT_FALSE(ok.ranks[2].replayed_comm_share);
 
-  const PredictionFile bad = prediction_from(here_, 0.25);
+  const Prediction bad = prediction_from(here_, 0.25);
   const ModelCheck off = check_against_model(here_, &bad, "p.json", nullptr, "", "1f1b", kDefaultModelTolerance);
   EXPECT_EQ(off.mismatches, 1);
   EXPECT_EQ(off.ranks[3].mismatches, std::vector<std::string>{"communication share vs prediction"});
@@ -109,7 +109,7 @@ TEST_F(JobCheckTest, ReplayAndScheduleChoice) {
   EXPECT_EQ(m.ranks[0].mismatches, std::vector<std::string>{"iteration time vs replay"});
   EXPECT_THROW((void)check_against_model(here_, nullptr, "", &replay, "r.json", "1f1b", 0.1), UsageError);
   // Two schedules and none named: the user must choose.
-  const PredictionFile p = prediction_from(here_, 0.0);
+  const Prediction p = prediction_from(here_, 0.0);
   EXPECT_THROW((void)check_against_model(here_, &p, "p.json", &replay, "r.json", "", 0.1), UsageError);
 }
 

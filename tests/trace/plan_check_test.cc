@@ -115,8 +115,8 @@ TEST(PlanCheck, RanksFromTheFirstRankAndThePredictedShare) {
   const json s = schedule_of(plan, "1f1b", 1);
   TraceProfile p;
   p.devices.push_back(device_as_planned(s, 2, 0, 1));
-  PredictionFile prediction;
-  PredictedSchedule one_f_one_b;
+  Prediction prediction;
+  SchedulePrediction one_f_one_b;
   one_f_one_b.id = {"1f1b", 1};
   PredictedRank rank2;
   rank2.rank = 2;

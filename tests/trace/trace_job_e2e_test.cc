@@ -32,8 +32,8 @@ class TraceJobE2e : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
   // A prediction for schedule 1f1b whose shares are `share` on every rank and iteration `ms`.
   std::string prediction(double share, double ms) {
-    PredictionFile p;
-    PredictedSchedule s;
+    Prediction p;
+    SchedulePrediction s;
     s.id = {"1f1b", 1};
     s.iteration_ms = ms;
     for (int r = 0; r < 4; ++r) {
