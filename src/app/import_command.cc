@@ -91,12 +91,18 @@ class ImportCommand final : public Subcommand {
   std::string summary() const override { return "nccl-tests logs (text or -J JSON) as a pipebench results file"; }
   void add_options(CLI::App& sub) override {
     sub.add_option("FORMAT", o_.source, "nccl-tests")->required();
-    sub.add_option("FILE", o_.files, "nccl-tests output: the text it printed, or its -J JSON")->required();
+    sub.add_option("FILE", o_.files, "nccl-tests output: the text it printed, or its -J JSON");
     sub.add_option("--json", o_.json_path, "write the pipebench.results/1 file here");
     sub.add_option("--op", o_.op, "the op of logs that do not name it (nccl-tests before 2.17.4)");
     sub.add_option("--nranks", o_.nranks, "the rank count of logs without their device lines");
   }
-  void finish(const CLI::App& /*sub*/, const CommandExtras& /*extras*/) override {}
+  // The format comes first: a file given alone (`pipebench import results.log`) is named as such.
+  void finish(const CLI::App& /*sub*/, const CommandExtras& /*extras*/) override {
+    if (!o_.files.empty()) return;
+    const std::string usage = "usage: pipebench import nccl-tests FILE... [flags] (pipebench import --help)";
+    if (o_.source == "nccl-tests") throw UsageError("import nccl-tests: no FILE given; " + usage);
+    throw UsageError("import: '" + o_.source + "' is not a format (the one format is nccl-tests); " + usage);
+  }
   int run(const World* /*world*/) override { return run_import_command(o_, std::cout, std::cerr); }
 
  private:

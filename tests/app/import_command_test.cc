@@ -106,6 +106,19 @@ TEST_F(ImportCommand, BadArgumentsNameTheFlagOrFile) {
   EXPECT_THROW((void)run_import(o), UsageError);
 }
 
+// A log given without its format is named as what it is, not as a missing FILE.
+TEST_F(ImportCommand, ALogGivenWithoutItsFormatIsNamed) {
+  const std::string log = fixture("all_reduce_perf-2.19.log");
+  const auto alone = e2e::run("import " + log);
+  EXPECT_EQ(alone.status, 2);
+  EXPECT_EQ(alone.err, "pipebench: import: '" + log +
+                           "' is not a format (the one format is nccl-tests); usage: pipebench import nccl-tests "
+                           "FILE... [flags] (pipebench import --help)\n");
+  const auto no_file = e2e::run("import nccl-tests");
+  EXPECT_EQ(no_file.status, 2);
+  EXPECT_NE(no_file.err.find("pipebench: import nccl-tests: no FILE given; usage: "), std::string::npos) << no_file.err;
+}
+
 TEST_F(ImportCommand, ReportReadsImportsAndLogsAlike) {
   ImportOptions o;
   o.files = {fixture("reduce_perf-2021.log")};

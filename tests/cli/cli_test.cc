@@ -194,8 +194,8 @@ TEST(Cli, UnknownSubcommandsAndFlagsGetDidYouMean) {
   // A negative number is a value, not a flag: the range check speaks for it.
   EXPECT_NE(usage_error({"bench", "-b", "-5"}).find("-b"), std::string::npos);
   // A missing positional names the usage.
-  EXPECT_EQ(usage_error({"import", "FILE"}),
-            "import: FILE is required; usage: pipebench import FORMAT FILE... [flags] (pipebench import --help)");
+  EXPECT_EQ(usage_error({"import"}),
+            "import: FORMAT is required; usage: pipebench import FORMAT FILE... [flags] (pipebench import --help)");
 }
 
 TEST(Cli, HelpAndVersionAreNotErrors) {
