@@ -66,18 +66,20 @@ TEST(ReplayIo, OtherSchemaOrBadNumbersAreUsageErrors) {
   EXPECT_THROW((void)replay_from_json(j, "x.json"), UsageError);
 }
 
+// The message of reading sample() edited by `edit` ("" when it reads).
+std::string error_of(const std::function<void(nlohmann::json&)>& edit) {
+  nlohmann::json j = replay_to_json(sample(), "plan.json");
+  edit(j);
+  try {
+    (void)replay_from_json(j, "x.json");
+  } catch (const UsageError& e) {
+    return std::string(e.what());
+  }
+  return std::string();
+}
+
 // Before: world -1, iterations 0 and a negative iteration time were accepted.
 TEST(ReplayIo, CountsAndTimesOutOfRangeAreNamed) {
-  const auto error_of = [](const std::function<void(nlohmann::json&)>& edit) {
-    nlohmann::json j = replay_to_json(sample(), "plan.json");
-    edit(j);
-    try {
-      (void)replay_from_json(j, "x.json");
-    } catch (const UsageError& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["world"] = -1; }), "x.json: world -1 is outside [1, 1048576]");
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["iterations"] = 0; }), "x.json: iterations 0 is below 1");
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["schedules"][0]["iterations_ms"][1] = -3; }),
@@ -97,16 +99,6 @@ TEST(ReplayIo, CountsAndTimesOutOfRangeAreNamed) {
 
 // Before: a schedule with an empty or shortened iterations_ms in a complete file was read as measured.
 TEST(ReplayIo, IterationCountsMustMatchUnlessTheScheduleIsNamedIncomplete) {
-  const auto error_of = [](const std::function<void(nlohmann::json&)>& edit) {
-    nlohmann::json j = replay_to_json(sample(), "plan.json");
-    edit(j);
-    try {
-      (void)replay_from_json(j, "x.json");
-    } catch (const UsageError& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["schedules"][0]["iterations_ms"] = nlohmann::json::array(); }),
             "x.json: schedules[0] (1f1b): 0 times in iterations_ms, not its 2 iterations, and schedules_incomplete "
             "does not name it");
