@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "cli/run_pipebench.h"
 #include "trace/nsys_fixture.h"
@@ -427,4 +428,27 @@ TEST_F(HostileInput, FolderEntriesSkippedAreNamedOnceAndLinksToFilesRead) {
   EXPECT_EQ(occurrences(r.err, "rank4.json: a symbolic link to nothing, skipped"), 1) << r.err;
   EXPECT_EQ(occurrences(r.err, "rank5.json: a FIFO, skipped"), 1) << r.err;
   EXPECT_EQ(nlohmann::json::parse(slurp(path("t.json")))["ranks"].size(), 3U) << "rank 2 read through its link";
+}
+
+// Before: CLI11 read an empty word as no value. "--json ''" (a script's unset variable) kept the default,
+// so nothing was written and the command exited 0; a number became 0, so "replay -T ''" turned the
+// timeout off and "report --mad-k ''" was reported as "--mad-k 0.000000".
+TEST_F(HostileInput, AnEmptyFlagValueIsBadInputNotTheDefault) {
+  const std::string plan = path("plan.json");
+  ASSERT_EQ(run("plan --json " + plan + " -- " + kModel).status, 0);
+  const std::string model(kModel);
+  const std::pair<std::string, std::string> cases[] = {
+      {"bench --backend mpi -b 8 -e 8 --json ''", "bench: --json: the value is empty"},
+      {"bench --backend mpi -b 8 -e 8 --csv=", "bench: --csv: the value is empty"},
+      {"bench --backend mpi -b '' -e 8", "bench: -b: the value is empty"},
+      {"predict --plan " + plan + " --link-gbps 10 --fwd-ms-per-layer 1 --json ''",
+       "predict: --json: the value is empty"},
+      {"replay --plan " + plan + " --fwd-ms-per-layer 1 -T ''", "replay: -T: the value is empty"},
+      {"report --mad-k '' " + plan, "report: --mad-k: the value is empty"},
+      {"plan --json '' -- " + model, "plan: --json: the value is empty"},
+      {"plan --json= -- " + model, "plan: --json: the value is empty"}};
+  for (const auto& [args, message] : cases) expect_usage_error(run(args), message);
+  // A value attached to its flag is read as before.
+  EXPECT_EQ(run("bench --backend mpi -b8 -e 8 -n 1 --reps 1 -w 0 --quiet --json=" + path("r.json")).status, 0);
+  EXPECT_TRUE(std::filesystem::exists(path("r.json")));
 }
