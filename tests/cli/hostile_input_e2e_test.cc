@@ -452,3 +452,22 @@ TEST_F(HostileInput, AnEmptyFlagValueIsBadInputNotTheDefault) {
   EXPECT_EQ(run("bench --backend mpi -b8 -e 8 -n 1 --reps 1 -w 0 --quiet --json=" + path("r.json")).status, 0);
   EXPECT_TRUE(std::filesystem::exists(path("r.json")));
 }
+
+// Before: a file that is not JSON was named with nlohmann-json's exception tag ("not JSON
+// ([json.exception.parse_error.101] parse error at line 1, column 1: ...)"), the library's class name.
+TEST_F(HostileInput, NotJsonIsSaidWithoutTheParsersExceptionName) {
+  const std::string empty = write("empty.json", "");
+  const std::string two = write("two.json", "{}{}");
+  const std::string huge = write("huge.json", "1e999999");
+  for (const std::string& args : {"predict --link-gbps 10 --fwd-ms-per-layer 1 --plan " + empty,
+                                  "predict --link-gbps 10 --fwd-ms-per-layer 1 --plan " + huge,
+                                  "report --out " + path("rep") + " " + two, "trace " + two}) {
+    const Result r = run(args);
+    expect_usage_error(r, "not JSON (");
+    EXPECT_EQ(r.err.find("json.exception"), std::string::npos) << r.err;
+  }
+  const Result r = run("report --out " + path("rep") + " " + empty);
+  EXPECT_NE(r.err.find(": not JSON (parse error at line 1, column 1: syntax error while parsing value"),
+            std::string::npos)
+      << r.err;
+}
