@@ -471,3 +471,20 @@ TEST_F(HostileInput, NotJsonIsSaidWithoutTheParsersExceptionName) {
             std::string::npos)
       << r.err;
 }
+
+// Before: a message quoted input text as read, so an escape sequence in a rules file or a schedule file
+// drove the terminal (ESC ]0;...BEL retitled it, ESC [2J cleared it) and a line break printed a forged
+// second line after pipebench's one.
+TEST_F(HostileInput, ErrorLinesShowControlBytesInsteadOfSendingThem) {
+  const std::string rules =
+      write("esc.yaml",
+            "rules:\n  - {name: a, metric: \"busbw\\e]0;PWNED\\a\\e[2J\\npipebench: all passed\", at_least: 1}\n");
+  const Result r = run("report --out " + path("rep") + " --rules " + rules + " " + results());
+  expect_usage_error(r, "unknown metric 'busbw\\x1b]0;PWNED\\x07\\x1b[2J\\x0apipebench: all passed'");
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  const std::string plan = path("plan.json");
+  ASSERT_EQ(run("plan --json " + plan + " -- " + kModel).status, 0);
+  const std::string csv = write("s.csv", "0F0,0F\x1b[2J\xff\n1F0\n");
+  const Result s = run("predict --plan " + plan + " --link-gbps 10 --fwd-ms-per-layer 1 --schedule-file " + csv);
+  expect_usage_error(s, "cell 2 '0F\\x1b[2J\xef\xbf\xbd': not an action");
+}
