@@ -488,3 +488,11 @@ TEST_F(HostileInput, ErrorLinesShowControlBytesInsteadOfSendingThem) {
   const Result s = run("predict --plan " + plan + " --link-gbps 10 --fwd-ms-per-layer 1 --schedule-file " + csv);
   expect_usage_error(s, "cell 2 '0F\\x1b[2J\xef\xbf\xbd': not an action");
 }
+
+// Before: 0 stood for "not given", so "import --nranks 0" was read as no --nranks, exit 0.
+TEST_F(HostileInput, ImportNranksZeroIsOutOfRange) {
+  const std::string log = std::string(TEST_DATA_DIR) + "/nccl-tests/all_reduce_perf-2.19.log";
+  expect_usage_error(run("import nccl-tests --nranks 0 " + log), "--nranks: Value 0 not in range 1 to 131072");
+  expect_usage_error(run("import nccl-tests --nranks 131073 " + log), "--nranks");
+  EXPECT_EQ(run("import nccl-tests --nranks 8 " + log).status, 0);
+}
