@@ -106,7 +106,8 @@ void print_summary(std::ostream& out, const std::vector<ResultRecord>& records, 
 }  // namespace
 
 void relaunch_under_mpirun_if_needed(const RunOptions& o, const std::vector<std::string>& args) {
-  relaunch_on_host_ranks(o.backend, o.host_ranks, args);
+  // run's ranks stop at their next point and say which signal the user sent (harness/interrupt.h).
+  relaunch_on_host_ranks(o.backend, o.host_ranks, args, StopForwarding::kGraceful);
 }
 
 namespace {
