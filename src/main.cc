@@ -16,6 +16,7 @@
 #include "app/nccl_tests_mode.h"
 #include "cli/cli.h"
 #include "core/error.h"
+#include "core/terminal_text.h"
 #include "core/version.h"
 #include "launch/launch_env.h"
 #include "launch/world.h"
@@ -118,10 +119,10 @@ int run_without_world(pipebench::Subcommand& command) {
   try {
     return command.run(nullptr);
   } catch (const pipebench::UsageError& e) {
-    std::fprintf(stderr, "pipebench: %s\n", e.what());
+    std::fprintf(stderr, "pipebench: %s\n", pipebench::one_line(e.what()).c_str());
     return code(ExitCode::kUsage);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "pipebench: %s\n", e.what());
+    std::fprintf(stderr, "pipebench: %s\n", pipebench::one_line(e.what()).c_str());
     return code(ExitCode::kRuntimeError);
   }
 }
@@ -130,15 +131,15 @@ int run_in_world(pipebench::Subcommand& command, const pipebench::World& world) 
   try {
     return command.run(&world);
   } catch (const pipebench::LocalUsageError& e) {
-    std::fprintf(stderr, "pipebench: %s\n", e.what());
+    std::fprintf(stderr, "pipebench: %s\n", pipebench::one_line(e.what()).c_str());
     if (world.size() > 1) world.abort(code(ExitCode::kUsage));
     return code(ExitCode::kUsage);
   } catch (const pipebench::UsageError& e) {
     // Raised identically on every rank (from collective checks): rank 0 speaks for all.
-    if (world.rank() == 0) std::fprintf(stderr, "pipebench: %s\n", e.what());
+    if (world.rank() == 0) std::fprintf(stderr, "pipebench: %s\n", pipebench::one_line(e.what()).c_str());
     return code(ExitCode::kUsage);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "pipebench: error on %s: %s\n", world.where().c_str(), e.what());
+    std::fprintf(stderr, "pipebench: error on %s: %s\n", world.where().c_str(), pipebench::one_line(e.what()).c_str());
     if (world.size() > 1) world.abort(code(ExitCode::kRuntimeError));
     return code(ExitCode::kRuntimeError);
   }
@@ -166,7 +167,7 @@ int main(int argc, char** argv) {
   if (failed && !(named && named->needs_world() && launcher_size() > 1)) {
     // No world to agree in: each rank that fails says so, naming itself when it is not rank 0.
     const std::string who = speaker ? "" : "rank " + std::to_string(launcher_rank()) + ": ";
-    std::fprintf(stderr, "pipebench: %s%s\n", who.c_str(), parse_error.c_str());
+    std::fprintf(stderr, "pipebench: %s%s\n", who.c_str(), pipebench::one_line(parse_error).c_str());
     return code(ExitCode::kUsage);
   }
   if (!failed && line.kind == pipebench::ParsedLine::Kind::kHelp) {
@@ -184,14 +185,14 @@ int main(int argc, char** argv) {
   try {
     launch = pipebench::launch_from_env();
   } catch (const pipebench::UsageError& e) {
-    std::fprintf(stderr, "pipebench: %s\n", e.what());
+    std::fprintf(stderr, "pipebench: %s\n", pipebench::one_line(e.what()).c_str());
     return code(ExitCode::kUsage);
   }
   if (!failed) {
     try {
       line.command->before_world(args);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "pipebench: %s\n", e.what());
+      std::fprintf(stderr, "pipebench: %s\n", pipebench::one_line(e.what()).c_str());
       return code(ExitCode::kRuntimeError);
     }
   }
@@ -199,10 +200,10 @@ int main(int argc, char** argv) {
   try {
     world = pipebench::World::create(&argc, &argv);
   } catch (const pipebench::UsageError& e) {  // a bad MASTER_ADDR/MASTER_PORT of a torchrun-style launch
-    std::fprintf(stderr, "pipebench: %s\n", e.what());
+    std::fprintf(stderr, "pipebench: %s\n", pipebench::one_line(e.what()).c_str());
     return code(ExitCode::kUsage);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "pipebench: %s\n", e.what());
+    std::fprintf(stderr, "pipebench: %s\n", pipebench::one_line(e.what()).c_str());
     return code(ExitCode::kRuntimeError);
   }
   if (!launch_matches_world(launch, *world)) return code(ExitCode::kUsage);

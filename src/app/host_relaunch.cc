@@ -5,11 +5,10 @@
 #include <cstdio>
 
 #include "backend/backend_factory.h"
-#include "launch/mpirun_relaunch.h"
 
 namespace pipebench {
 
-void relaunch_on_host_ranks(BackendKind backend, int ranks, const std::vector<std::string>& args) {
+void relaunch_on_host_ranks(BackendKind backend, int ranks, const std::vector<std::string>& args, StopForwarding stop) {
   if (started_by_launcher() || !built_with_mpi() || ranks <= 1) return;
   if (backend == BackendKind::kNccl) return;
   std::string why;
@@ -24,7 +23,7 @@ void relaunch_on_host_ranks(BackendKind backend, int ranks, const std::vector<st
   std::printf("# no GPU visible (%s): running on the MPI backend with %d host ranks (mpirun -np %d)\n", why.c_str(),
               ranks, ranks);
   std::fflush(stdout);
-  exec_under_mpirun(mpirun, ranks, args);
+  run_under_mpirun(mpirun, ranks, args, stop);
 }
 
 }  // namespace pipebench

@@ -8,13 +8,16 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "launch/mpirun_relaunch.h"
 
 namespace pipebench {
 
 // Before MPI is initialised. Replaces this process by `mpirun -np ranks <this program> args...` (with
 // --oversubscribe where ranks exceed the cores: launch/mpirun_relaunch.h) when it was not started by a
 // launcher, is built with MPI, ranks > 1, and no GPU will be used. Returns where no relaunch is needed,
-// or where no mpirun is on PATH (saying so: the command then runs as one process).
-void relaunch_on_host_ranks(BackendKind backend, int ranks, const std::vector<std::string>& args);
+// or where no mpirun is on PATH (saying so: the command then runs as one process). `stop`: how a SIGINT
+// or SIGTERM the user sends reaches the ranks (launch/mpirun_relaunch.h); the command exits 130 or 143.
+void relaunch_on_host_ranks(BackendKind backend, int ranks, const std::vector<std::string>& args,
+                            StopForwarding stop = StopForwarding::kTerminate);
 
 }  // namespace pipebench

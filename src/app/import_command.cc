@@ -94,7 +94,9 @@ class ImportCommand final : public Subcommand {
     sub.add_option("FILE", o_.files, "nccl-tests output: the text it printed, or its -J JSON");
     sub.add_option("--json", o_.json_path, "write the pipebench.results/1 file here");
     sub.add_option("--op", o_.op, "the op of logs that do not name it (nccl-tests before 2.17.4)");
-    sub.add_option("--nranks", o_.nranks, "the rank count of logs without their device lines");
+    // Checked here: 0 stands for "not given" in ImportOptions, so "--nranks 0" was read as no --nranks.
+    sub.add_option("--nranks", o_.nranks, "the rank count of logs without their device lines")
+        ->check(CLI::Range(1, 1 << 17));
   }
   // The format comes first: a file given alone (`pipebench import results.log`) is named as such.
   void finish(const CLI::App& /*sub*/, const CommandExtras& /*extras*/) override {

@@ -205,7 +205,7 @@ class PlanCommand final : public Subcommand {
 };
 
 std::string PlanCommand::parse_raw_words(const std::vector<std::string>& words) {
-  bool after = false;
+  bool after = false, has_json = false;
   const bool has_separator = std::find(words.begin(), words.end(), "--") != words.end();
   for (std::size_t i = 0; i < words.size(); ++i) {
     const std::string& w = words[i];
@@ -214,8 +214,10 @@ std::string PlanCommand::parse_raw_words(const std::vector<std::string>& words) 
     } else if (!after && w == "--json") {
       if (i + 1 >= words.size()) throw UsageError("--json: a file name is required");
       o_.json_path = words[++i];
+      has_json = true;
     } else if (!after && w.rfind("--json=", 0) == 0) {
       o_.json_path = w.substr(7);
+      has_json = true;
     } else if (!after && (w == "--help" || w == "-h")) {
       return kPlanHelp;
     } else if (!after && has_separator) {
@@ -223,6 +225,11 @@ std::string PlanCommand::parse_raw_words(const std::vector<std::string>& words) 
     } else {
       o_.megatron_args.push_back(w);
     }
+  }
+  // "--json ''" (a script's unset variable) would write nothing and still exit 0 (parse_errors.h).
+  if (has_json && o_.json_path.empty()) {
+    throw UsageError(
+        "plan: --json: the value is empty; usage: pipebench plan [--json FILE] -- <Megatron-LM arguments>");
   }
   return {};
 }

@@ -220,7 +220,7 @@ void ReplayCommand::before_world(const std::vector<std::string>& args) {
   std::printf("# %d GPUs visible: starting the plan's %d ranks under mpirun (mpirun -np %d)\n", gpus, plan_world,
               plan_world);
   std::fflush(stdout);
-  exec_under_mpirun(mpirun, plan_world, args);
+  run_under_mpirun(mpirun, plan_world, args);
 }
 
 int ReplayCommand::run(const World* wp) {

@@ -107,8 +107,9 @@ void print_summary(std::ostream& out, const std::vector<ResultRecord>& records, 
 }  // namespace
 
 void relaunch_under_mpirun_if_needed(const RunOptions& o, const std::vector<std::string>& args) {
-  // --gpus names GPUs: no fallback to host ranks (where none is visible, the one process says so).
-  if (o.gpu_list.empty()) relaunch_on_host_ranks(o.backend, o.host_ranks, args);
+  // --gpus names GPUs: no fallback to host ranks (where none is visible, the one process says so). run's
+  // ranks stop at their next point and say which signal the user sent (harness/interrupt.h).
+  if (o.gpu_list.empty()) relaunch_on_host_ranks(o.backend, o.host_ranks, args, StopForwarding::kGraceful);
 }
 
 namespace {

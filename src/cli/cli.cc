@@ -75,6 +75,7 @@ ParsedLine parse_line(const CommandTable& table, const std::vector<std::string>&
     subs.emplace_back(c.get(), sub);
   }
 
+  if (std::string empty = empty_value_message(app, words); !empty.empty()) throw UsageError(empty);
   std::vector<std::string> reversed(words.rbegin(), words.rend());
   try {
     app.parse(reversed);

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
+#include <optional>
 
 #include "core/suggest.h"
 
@@ -56,7 +57,35 @@ std::string usage_line(const CLI::App& sub) {
   return line + " [flags]";
 }
 
+// The value written into a flag's word: "x" of "--json=x", "64K" of "-b64K"; nullopt when the value is the
+// next word.
+std::optional<std::string> attached_value(const std::string& w) {
+  if (w.rfind("--", 0) == 0) {
+    const std::size_t eq = w.find('=');
+    return eq == std::string::npos ? std::nullopt : std::optional<std::string>(w.substr(eq + 1));
+  }
+  return w.size() > 2 ? std::optional<std::string>(w.substr(2)) : std::nullopt;
+}
+
 }  // namespace
+
+std::string empty_value_message(const CLI::App& app, const std::vector<std::string>& words) {
+  const CLI::App* sub = words.empty() ? nullptr : named_subcommand(app, words[0]);
+  if (!sub) return {};
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    if (!looks_like_flag(words[i])) continue;
+    const CLI::Option* opt = sub->get_option_no_throw(flag_name(words[i]));
+    if (!opt || opt->get_type_size() == 0) continue;  // unknown (reported elsewhere) or a switch
+    const std::optional<std::string> attached = attached_value(words[i]);
+    const bool empty = attached ? attached->empty() : i + 1 < words.size() && words[i + 1].empty();
+    if (empty) {
+      return sub->get_name() + ": " + flag_name(words[i]) + ": the value is empty; usage: " + usage_line(*sub) +
+             " (pipebench " + sub->get_name() + " --help)";
+    }
+    if (!attached) ++i;  // the next word is this flag's value, whatever it looks like
+  }
+  return {};
+}
 
 std::string unknown_word_message(const CLI::App& app, const std::vector<std::string>& words) {
   if (words.empty()) return {};

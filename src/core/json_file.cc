@@ -35,8 +35,15 @@ nlohmann::json read_json_file(const std::string& flag, const std::string& path) 
   try {
     return parse_unique_keys(flag, path, text, true);
   } catch (const nlohmann::json::exception& e) {
-    throw UsageError(flag + " " + path + ": not JSON (" + std::string(e.what()) + ")");
+    throw UsageError(flag + " " + path + ": not JSON (" + json_error_text(e) + ")");
   }
+}
+
+std::string json_error_text(const std::exception& e) {
+  const std::string what = e.what();
+  const std::string tag = "[json.exception.";
+  const std::size_t end = what.find("] ");
+  return what.rfind(tag, 0) == 0 && end != std::string::npos ? what.substr(end + 2) : what;
 }
 
 nlohmann::json parse_json_text(const std::string& flag, const std::string& path, const std::string& text) {

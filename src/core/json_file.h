@@ -5,6 +5,7 @@
 // so `"time_us": 1.29, "time_us": -99` would silently read as -99.
 #pragma once
 
+#include <exception>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -13,6 +14,10 @@ namespace pipebench {
 // Throws UsageError "FLAG PATH: cannot be read (...)", "FLAG PATH: a FIFO, not a regular file ...",
 // "FLAG PATH: not JSON (...)" or "FLAG PATH: key "K" given twice in one object".
 [[nodiscard]] nlohmann::json read_json_file(const std::string& flag, const std::string& path);
+
+// nlohmann-json's message without its tag ("[json.exception.parse_error.101] "): the tag names the
+// library's exception class, which tells the user nothing about the file; the rest says where and what.
+[[nodiscard]] std::string json_error_text(const std::exception& e);
 
 // The text parsed: a discarded value when it is not JSON; UsageError as above for a duplicate key.
 [[nodiscard]] nlohmann::json parse_json_text(const std::string& flag, const std::string& path, const std::string& text);

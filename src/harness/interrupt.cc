@@ -4,21 +4,31 @@
 #include "harness/interrupt.h"
 
 #include <atomic>
+#include <cstdlib>
+
+#include "launch/mpirun_relaunch.h"
 
 namespace pipebench {
 namespace {
 
 std::atomic<int> g_signal{0};  // written by the handler, read between points
 
-extern "C" void record_signal(int sig) { g_signal.store(sig); }
+// The first signal is kept: after a SIGUSR1 (the user's SIGINT) mpirun may still send SIGTERM.
+extern "C" void record_signal(int sig) {
+  int none = 0;
+  g_signal.compare_exchange_strong(none, sig == SIGUSR1 ? SIGINT : sig == SIGUSR2 ? SIGTERM : sig);
+}
 
-constexpr int kSignals[2] = {SIGINT, SIGTERM};
+constexpr int kSignals[4] = {SIGINT, SIGTERM, SIGUSR1, SIGUSR2};
 
 }  // namespace
 
 InterruptGuard::InterruptGuard() {
   g_signal.store(0);
-  for (int i = 0; i < 2; ++i) {
+  // SIGUSR1/SIGUSR2 are the user's SIGINT/SIGTERM only where pipebench started these ranks under mpirun
+  // and said so (launch/mpirun_relaunch.h); elsewhere they keep their meaning.
+  handled_ = std::getenv(kStopSignalsAsUsrVariable) ? 4 : 2;
+  for (int i = 0; i < handled_; ++i) {
     struct sigaction sa {};
     sa.sa_handler = record_signal;
     sigemptyset(&sa.sa_mask);
@@ -28,7 +38,7 @@ InterruptGuard::InterruptGuard() {
 }
 
 InterruptGuard::~InterruptGuard() {
-  for (int i = 0; i < 2; ++i) ::sigaction(kSignals[i], &previous_[i], nullptr);
+  for (int i = 0; i < handled_; ++i) ::sigaction(kSignals[i], &previous_[i], nullptr);
 }
 
 int interrupt_signal() { return g_signal.load(); }

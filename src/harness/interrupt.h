@@ -3,7 +3,8 @@
 // to stop before its next point (the ranks agree at every point, so that none is left waiting in a
 // collective the others left), after which the command ends its files and tables as after a whole
 // sweep, says what was saved and exits 128 + the signal (130, 143: the shell's convention). A second
-// signal ends the process at once (the default action is restored by the first).
+// signal ends the process at once (the default action is restored by the first). Ranks that `run` started
+// under mpirun itself get the user's SIGINT as SIGUSR1 and SIGTERM as SIGUSR2 (launch/mpirun_relaunch.h).
 #pragma once
 
 #include <signal.h>
@@ -22,7 +23,8 @@ class InterruptGuard {
   InterruptGuard& operator=(const InterruptGuard&) = delete;
 
  private:
-  struct sigaction previous_[2];  // SIGINT, SIGTERM
+  struct sigaction previous_[4];  // SIGINT, SIGTERM, and SIGUSR1, SIGUSR2 where they stand for them
+  int handled_ = 2;
 };
 
 // The signal received since the guard was installed (SIGINT or SIGTERM), or 0.

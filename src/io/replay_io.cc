@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/json_file.h"
 #include "core/printf_string.h"
 #include "core/version.h"
 #include "io/prediction_io.h"
@@ -188,7 +189,7 @@ ReplayResult replay_from_json(const nlohmann::json& j, const std::string& what) 
     r.predicted_fastest = pf.is_null() ? "" : pf.get<std::string>();
     return r;
   } catch (const nlohmann::json::exception& e) {
-    throw UsageError(what + ": malformed " + std::string(kReplaySchema) + ": " + e.what());
+    throw UsageError(what + ": malformed " + std::string(kReplaySchema) + ": " + json_error_text(e));
   }
 }
 

@@ -3,9 +3,13 @@
 #include "launch/mpirun_relaunch.h"
 
 #include <sched.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +19,27 @@
 #include "core/error.h"
 
 namespace pipebench {
+namespace {
+
+// The supervising process's state, touched by its signal handler (async-signal-safe: kill and plain stores).
+pid_t g_mpirun = 0;
+bool g_graceful = false;
+volatile sig_atomic_t g_user_signal = 0;  // the first SIGINT or SIGTERM the user sent
+
+extern "C" void forward_stop(int sig) {
+  if (g_user_signal != 0) {
+    ::kill(g_mpirun, SIGTERM);  // a second signal: mpirun ends the ranks at once
+    return;
+  }
+  g_user_signal = sig;
+  if (g_graceful) {
+    ::kill(g_mpirun, sig == SIGINT ? SIGUSR1 : SIGUSR2);
+  } else {
+    ::kill(g_mpirun, SIGTERM);
+  }
+}
+
+}  // namespace
 
 bool started_by_launcher() {
   auto set = [](const char* name) { return std::getenv(name) != nullptr; };
@@ -65,18 +90,45 @@ std::vector<std::string> mpirun_words(const std::string& mpirun, int ranks, int 
   return words;
 }
 
-void exec_under_mpirun(const std::string& mpirun, int ranks, const std::vector<std::string>& args) {
+void run_under_mpirun(const std::string& mpirun, int ranks, const std::vector<std::string>& args, StopForwarding stop) {
   if (geteuid() == 0) {  // Open MPI refuses root without these (its own documented override)
     setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
   }
+  if (stop == StopForwarding::kGraceful) setenv(kStopSignalsAsUsrVariable, "1", 1);
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
   std::vector<std::string> words = mpirun_words(mpirun, ranks, physical_cores(), self, args);
   std::vector<char*> argv;
   for (auto& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
-  execv(mpirun.c_str(), argv.data());
-  throw Error("execv(" + mpirun + ") failed");
+  g_graceful = stop == StopForwarding::kGraceful;
+  // Blocked until the handlers are in place: a signal in between would end this process and leave mpirun.
+  sigset_t stops, previous;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGINT);
+  sigaddset(&stops, SIGTERM);
+  sigprocmask(SIG_BLOCK, &stops, &previous);
+  std::fflush(nullptr);
+  g_mpirun = fork();
+  if (g_mpirun == 0) {
+    sigprocmask(SIG_SETMASK, &previous, nullptr);  // a signal mask survives execv
+    execv(mpirun.c_str(), argv.data());
+    std::fprintf(stderr, "pipebench: execv(%s) failed\n", mpirun.c_str());
+    _exit(static_cast<int>(ExitCode::kRuntimeError));
+  }
+  if (g_mpirun < 0) throw Error("fork() for " + mpirun + " failed");
+  struct sigaction sa {};
+  sa.sa_handler = forward_stop;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigprocmask(SIG_SETMASK, &previous, nullptr);
+  int status = 0;
+  while (waitpid(g_mpirun, &status, 0) < 0 && errno == EINTR) {
+  }
+  const int mpirun_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::exit(g_user_signal != 0 ? 128 + g_user_signal : mpirun_status);
 }
 
 }  // namespace pipebench

@@ -24,9 +24,20 @@ namespace pipebench {
 [[nodiscard]] std::vector<std::string> mpirun_words(const std::string& mpirun, int ranks, int cores,
                                                     const std::string& self, const std::vector<std::string>& args);
 
-// Replaces this process by mpirun_words(mpirun, ranks, physical_cores(), <this executable>, args) (args:
-// every word after the program). As root, sets Open MPI's documented run-as-root override. Returns only
-// by throwing Error where execv fails.
-[[noreturn]] void exec_under_mpirun(const std::string& mpirun, int ranks, const std::vector<std::string>& args);
+// What the ranks get when the user stops the command started under mpirun: mpirun itself ends the ranks
+// of a SIGINT or SIGTERM with SIGTERM (and SIGKILL 1 s later), so a rank could never tell which one the
+// user sent. kTerminate: the ranks get that SIGTERM. kGraceful: for a command whose ranks stop at their
+// next point (harness/interrupt.h), a SIGINT reaches them as SIGUSR1 and a SIGTERM as SIGUSR2, which
+// mpirun passes on unchanged (Open MPI's mpirun(1), "Signal Propagation"); the ranks read them as the
+// signal the user sent (kStopSignalsAsUsrVariable is set for them). A second signal is SIGTERM either way.
+enum class StopForwarding { kTerminate, kGraceful };
+inline constexpr const char* kStopSignalsAsUsrVariable = "PIPEBENCH_STOP_SIGNALS_AS_SIGUSR";
+
+// Runs mpirun_words(mpirun, ranks, physical_cores(), <this executable>, args) (args: every word after the
+// program) as a child, passes on SIGINT and SIGTERM as `stop` says, and ends this process with mpirun's
+// exit status, or 128 + the signal the user sent (130, 143) where one stopped it. As root, sets Open MPI's
+// documented run-as-root override. Returns only by throwing Error where fork fails.
+[[noreturn]] void run_under_mpirun(const std::string& mpirun, int ranks, const std::vector<std::string>& args,
+                                   StopForwarding stop = StopForwarding::kTerminate);
 
 }  // namespace pipebench

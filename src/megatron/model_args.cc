@@ -16,6 +16,7 @@
 #include "core/command_line.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/json_file.h"
 #include "core/suggest.h"
 #include "megatron/launch_line.h"
 #include "megatron/layout.h"
@@ -54,7 +55,7 @@ std::int64_t count_vocab(const std::string& path) {
     if (!j.is_object() || j.empty()) throw UsageError("--vocab-file " + path + ": not a JSON vocabulary (token -> id)");
     return static_cast<std::int64_t>(j.size());
   } catch (const nlohmann::json::exception& e) {
-    throw UsageError("--vocab-file " + path + ": not a JSON vocabulary (" + e.what() + ")");
+    throw UsageError("--vocab-file " + path + ": not a JSON vocabulary (" + json_error_text(e) + ")");
   }
 }
 

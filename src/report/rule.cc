@@ -11,6 +11,7 @@
 #include "collectives/registry.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/json_file.h"
 #include "core/suggest.h"
 #include "core/units.h"
 #include "report/rules_yaml.h"
@@ -220,7 +221,7 @@ std::vector<Rule> read_rules_file(const std::string& file) {
   try {
     doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    throw UsageError("--rules " + file + ": not JSON (" + std::string(e.what()) +
+    throw UsageError("--rules " + file + ": not JSON (" + json_error_text(e) +
                      "); YAML rules need pipebench built with yaml-cpp");
   }
   return parse_rules(doc, file);

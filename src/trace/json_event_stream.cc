@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/json_file.h"
+
 namespace pipebench {
 namespace {
 
@@ -39,7 +41,7 @@ class EventSax : public nlohmann::json_sax<json> {
   }
 
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) override {
-    r_.error = ex.what();
+    r_.error = json_error_text(ex);
     r_.error_offset = position;
     return false;
   }

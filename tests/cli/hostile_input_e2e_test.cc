@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "cli/run_pipebench.h"
 #include "trace/nsys_fixture.h"
@@ -427,4 +428,71 @@ TEST_F(HostileInput, FolderEntriesSkippedAreNamedOnceAndLinksToFilesRead) {
   EXPECT_EQ(occurrences(r.err, "rank4.json: a symbolic link to nothing, skipped"), 1) << r.err;
   EXPECT_EQ(occurrences(r.err, "rank5.json: a FIFO, skipped"), 1) << r.err;
   EXPECT_EQ(nlohmann::json::parse(slurp(path("t.json")))["ranks"].size(), 3U) << "rank 2 read through its link";
+}
+
+// Before: CLI11 read an empty word as no value. "--json ''" (a script's unset variable) kept the default,
+// so nothing was written and the command exited 0; a number became 0, so "replay -T ''" turned the
+// timeout off and "report --mad-k ''" was reported as "--mad-k 0.000000".
+TEST_F(HostileInput, AnEmptyFlagValueIsBadInputNotTheDefault) {
+  const std::string plan = path("plan.json");
+  ASSERT_EQ(run("plan --json " + plan + " -- " + kModel).status, 0);
+  const std::string model(kModel);
+  const std::pair<std::string, std::string> cases[] = {
+      {"bench --backend mpi -b 8 -e 8 --json ''", "bench: --json: the value is empty"},
+      {"bench --backend mpi -b 8 -e 8 --csv=", "bench: --csv: the value is empty"},
+      {"bench --backend mpi -b '' -e 8", "bench: -b: the value is empty"},
+      {"predict --plan " + plan + " --link-gbps 10 --fwd-ms-per-layer 1 --json ''",
+       "predict: --json: the value is empty"},
+      {"replay --plan " + plan + " --fwd-ms-per-layer 1 -T ''", "replay: -T: the value is empty"},
+      {"report --mad-k '' " + plan, "report: --mad-k: the value is empty"},
+      {"plan --json '' -- " + model, "plan: --json: the value is empty"},
+      {"plan --json= -- " + model, "plan: --json: the value is empty"}};
+  for (const auto& [args, message] : cases) expect_usage_error(run(args), message);
+  // A value attached to its flag is read as before.
+  EXPECT_EQ(run("bench --backend mpi -b8 -e 8 -n 1 --reps 1 -w 0 --quiet --json=" + path("r.json")).status, 0);
+  EXPECT_TRUE(std::filesystem::exists(path("r.json")));
+}
+
+// Before: a file that is not JSON was named with nlohmann-json's exception tag ("not JSON
+// ([json.exception.parse_error.101] parse error at line 1, column 1: ...)"), the library's class name.
+TEST_F(HostileInput, NotJsonIsSaidWithoutTheParsersExceptionName) {
+  const std::string empty = write("empty.json", "");
+  const std::string two = write("two.json", "{}{}");
+  const std::string huge = write("huge.json", "1e999999");
+  for (const std::string& args : {"predict --link-gbps 10 --fwd-ms-per-layer 1 --plan " + empty,
+                                  "predict --link-gbps 10 --fwd-ms-per-layer 1 --plan " + huge,
+                                  "report --out " + path("rep") + " " + two, "trace " + two}) {
+    const Result r = run(args);
+    expect_usage_error(r, "not JSON (");
+    EXPECT_EQ(r.err.find("json.exception"), std::string::npos) << r.err;
+  }
+  const Result r = run("report --out " + path("rep") + " " + empty);
+  EXPECT_NE(r.err.find(": not JSON (parse error at line 1, column 1: syntax error while parsing value"),
+            std::string::npos)
+      << r.err;
+}
+
+// Before: a message quoted input text as read, so an escape sequence in a rules file or a schedule file
+// drove the terminal (ESC ]0;...BEL retitled it, ESC [2J cleared it) and a line break printed a forged
+// second line after pipebench's one.
+TEST_F(HostileInput, ErrorLinesShowControlBytesInsteadOfSendingThem) {
+  const std::string rules =
+      write("esc.yaml",
+            "rules:\n  - {name: a, metric: \"busbw\\e]0;PWNED\\a\\e[2J\\npipebench: all passed\", at_least: 1}\n");
+  const Result r = run("report --out " + path("rep") + " --rules " + rules + " " + results());
+  expect_usage_error(r, "unknown metric 'busbw\\x1b]0;PWNED\\x07\\x1b[2J\\x0apipebench: all passed'");
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  const std::string plan = path("plan.json");
+  ASSERT_EQ(run("plan --json " + plan + " -- " + kModel).status, 0);
+  const std::string csv = write("s.csv", "0F0,0F\x1b[2J\xff\n1F0\n");
+  const Result s = run("predict --plan " + plan + " --link-gbps 10 --fwd-ms-per-layer 1 --schedule-file " + csv);
+  expect_usage_error(s, "cell 2 '0F\\x1b[2J\xef\xbf\xbd': not an action");
+}
+
+// Before: 0 stood for "not given", so "import --nranks 0" was read as no --nranks, exit 0.
+TEST_F(HostileInput, ImportNranksZeroIsOutOfRange) {
+  const std::string log = std::string(TEST_DATA_DIR) + "/nccl-tests/all_reduce_perf-2.19.log";
+  expect_usage_error(run("import nccl-tests --nranks 0 " + log), "--nranks: Value 0 not in range 1 to 131072");
+  expect_usage_error(run("import nccl-tests --nranks 131073 " + log), "--nranks");
+  EXPECT_EQ(run("import nccl-tests --nranks 8 " + log).status, 0);
 }

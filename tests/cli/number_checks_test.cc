@@ -86,11 +86,13 @@ TEST(NumberChecks, ValidatorsOnAPlainApp) {
   EXPECT_TRUE(fails({"--y", "1e999"}));
 }
 
+// An empty value is refused before the list is read (cli/parse_errors.h); an empty name in a list after it.
 TEST(EmptyLists, AnEmptyOpSizeOrTypeListIsBadInputNotTheDefault) {
-  expect_refused({"bench", "--op", ""}, "--op", "no op named");
-  expect_refused({"bench", "--sizes", ""}, "--sizes", "empty");
-  expect_refused({"bench", "-d", ""}, "-d", "no data type");
-  expect_refused({"bench", "-o", ""}, "-o", "no reduction");
+  for (const char* flag : {"--op", "--sizes", "-d", "-o"})
+    expect_refused({"bench", flag, ""}, flag, "the value is empty");
+  expect_refused({"bench", "--op", ","}, "--op", "unknown op ''");
+  expect_refused({"bench", "-d", ","}, "-d", "unknown data type ''");
+  expect_refused({"bench", "-o", ","}, "-o", "unknown reduction ''");
 }
 
 TEST(RunArguments, MegatronArgumentsAreCheckedBeforeAnythingRuns) {

@@ -292,6 +292,24 @@ TEST_F(RobustOutput, InterruptedSweepSaysWhatWasSavedAndExits128PlusTheSignal) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/report.html"));
 }
 
+// `run` without a GPU runs its ranks under mpirun, which ends them with SIGTERM whatever the user sent.
+// Before, `run` became mpirun (execv): after a SIGINT it exited 1 and summary.txt said "Interrupted by
+// SIGTERM ... Exit status 143". Now it waits for mpirun, the ranks get SIGUSR1 for the user's SIGINT,
+// and the summary and the exit status say SIGINT, 130.
+TEST_F(RobustOutput, RunOnHostRanksSaysAndExitsWithTheSignalTheUserSent) {
+  const std::string dir = path("runH");
+  const std::string csv = dir + "/results.csv";
+  const Result r =
+      run_shell("{ " + std::string(PIPEBENCH_BIN) + " run --backend mpi --host-ranks 2 --out " + dir +
+                " -b 8 -e 256M --point-seconds 2 --quiet & P=$!; for i in $(seq 1200); do [ \"$(wc -l < " + csv +
+                " 2>/dev/null)\" -ge 2 ] 2>/dev/null && break; sleep 0.05; done; kill -INT $P; " + reap() + "}");
+  EXPECT_EQ(r.status, 130) << r.out << r.err;
+  EXPECT_NE(r.err.find("pipebench: interrupted by SIGINT"), std::string::npos) << r.err;
+  const std::string summary = slurp(dir + "/summary.txt");
+  EXPECT_NE(summary.find("# Interrupted by SIGINT"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("# Exit status 130"), std::string::npos) << summary;
+}
+
 // A replay that dies leaves a file that says it is incomplete and names what it did not measure in full,
 // and report warns about it. Before, the file claimed every iteration of every schedule.
 TEST_F(RobustOutput, StoppedReplayLeavesAFileMarkedIncomplete) {
