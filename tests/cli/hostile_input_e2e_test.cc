@@ -466,10 +466,10 @@ TEST_F(HostileInput, NotJsonIsSaidWithoutTheParsersExceptionName) {
     expect_usage_error(r, "not JSON (");
     EXPECT_EQ(r.err.find("json.exception"), std::string::npos) << r.err;
   }
+  // The parser's own words after the position differ between nlohmann-json releases (3.11: "syntax error
+  // while parsing value", later: "attempting to parse an empty input"): only the position is pipebench's.
   const Result r = run("report --out " + path("rep") + " " + empty);
-  EXPECT_NE(r.err.find(": not JSON (parse error at line 1, column 1: syntax error while parsing value"),
-            std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find(": not JSON (parse error at line 1, column 1: "), std::string::npos) << r.err;
 }
 
 // Before: a message quoted input text as read, so an escape sequence in a rules file or a schedule file
@@ -492,7 +492,8 @@ TEST_F(HostileInput, ErrorLinesShowControlBytesInsteadOfSendingThem) {
 // Before: 0 stood for "not given", so "import --nranks 0" was read as no --nranks, exit 0.
 TEST_F(HostileInput, ImportNranksZeroIsOutOfRange) {
   const std::string log = std::string(TEST_DATA_DIR) + "/nccl-tests/all_reduce_perf-2.19.log";
-  expect_usage_error(run("import nccl-tests --nranks 0 " + log), "--nranks: Value 0 not in range 1 to 131072");
+  // CLI11's range text differs between releases ("1 to 131072", "[1 - 131072]").
+  expect_usage_error(run("import nccl-tests --nranks 0 " + log), "--nranks: Value 0 not in range ");
   expect_usage_error(run("import nccl-tests --nranks 131073 " + log), "--nranks");
   EXPECT_EQ(run("import nccl-tests --nranks 8 " + log).status, 0);
 }
