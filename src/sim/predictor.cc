@@ -3,8 +3,10 @@
 #include "sim/predictor.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <future>
 #include <iterator>
 #include <list>
@@ -32,7 +34,7 @@ constexpr int kOwnLinkStride = 100003;
 // answer is known to ln(1e8) / 2^24, 1.1e-6 relative, far finer than the 3 significant digits it is shown with.
 constexpr double kBreakEvenLowGbps = 1e-3, kBreakEvenHighGbps = 1e5;
 constexpr int kBreakEvenSteps = 24;
-// The bracket placed by regula falsi stops once it is narrower than this (relative): a quarter of the
+// The bracket placed by Newton's method stops once it is narrower than this (relative): a quarter of the
 // bisection's last step, so at most the last midpoint or two fall inside it and are simulated.
 const double kBracketRelativeWidth =
     std::expm1(std::log(kBreakEvenHighGbps / kBreakEvenLowGbps) / (1 << kBreakEvenSteps)) / 4;
@@ -361,17 +363,22 @@ std::int64_t find_deciding_pair(Context& cx, Prediction& out) {
   return act_bytes;
 }
 
-// A schedule's iteration under assumed links without latency, memoised. AssumedCost prices a transfer by
-// its size alone, whatever its pair, and nothing else in a run depends on the link: a run is a function
-// of the P2P times of the schedule's sizes, so links that give the same times (integer ns) are one run.
-// 1F1B's runs are shared by the searches of every v, which may run on two threads: the memo is locked (a
-// run is deterministic, so two threads that make the same run agree). The runs' cost sources are not the
-// prediction's (its cost_sources are taken before the search).
+// A schedule's iteration under assumed links without latency, memoised, with the P2P bytes on the chain
+// that ends it (SimResult::iteration_chain_bytes: the iteration's derivative in the link's ns per byte).
+// AssumedCost prices a transfer by its size alone, whatever its pair, and nothing else in a run depends on the link: a
+// run is a function of the P2P times of the schedule's sizes, so links that give the same times (integer ns) are one
+// run. 1F1B's runs are shared by the searches of every v, which may run on two threads: the memo is locked (a run is
+// deterministic, so two threads that make the same run agree). The runs' cost sources are not the prediction's (its
+// cost_sources are taken before the search).
 struct LinkRuns {
   LinkRuns(Context& context, const Schedule& s) : cx(context), schedule(s) {}
   Context& cx;
   const Schedule& schedule;
-  std::map<std::vector<SimTime>, double> iteration_ms;
+  struct Run {
+    double iteration_ms = 0;
+    std::int64_t chain_bytes = 0;
+  };
+  std::map<std::vector<SimTime>, Run> runs;
   std::mutex mutex;
 
   // The P2P time of each size at gbps; none when a time is out of range (the simulation then says so).
@@ -387,20 +394,29 @@ struct LinkRuns {
     return t;
   }
 
-  double at(double gbps) {
+  Run at(double gbps) {
     const auto key = times(gbps);
     if (!key) return run(gbps);
     {
       const std::lock_guard<std::mutex> lock(mutex);
-      const auto it = iteration_ms.find(*key);
-      if (it != iteration_ms.end()) return it->second;
+      const auto it = runs.find(*key);
+      if (it != runs.end()) return it->second;
     }
-    const double ms = run(gbps);
+    const Run r = run(gbps);
     const std::lock_guard<std::mutex> lock(mutex);
-    return iteration_ms.emplace(*key, ms).first->second;
+    return runs.emplace(*key, r).first->second;
   }
 
-  double run(double gbps) { return run_schedule(cx, schedule, AssumedCost(gbps, 0), false, nullptr).iteration_ms; }
+  // The largest P2P size the schedule sends (1 when it sends none).
+  [[nodiscard]] std::int64_t largest_size() {
+    const auto& sizes = cx.prepared(schedule).p2p_sizes;
+    return sizes.empty() ? 1 : sizes.back();
+  }
+
+  Run run(double gbps) {
+    const SchedulePrediction sp = run_schedule(cx, schedule, AssumedCost(gbps, 0), false, nullptr);
+    return {sp.iteration_ms, sp.sim.iteration_chain_bytes};
+  }
 };
 
 // Whether an interleaved schedule beats 1F1B on an assumed link of gbps. A faster link never makes it
@@ -422,30 +438,47 @@ class WinSearch {
     return simulate(gbps).wins;
   }
 
-  // Links between a winning hi_gbps and a losing lo_gbps, placed by regula falsi (Illinois: the end kept
-  // twice in a row has its value halved) on x = 1 / gbps, where the iteration difference is nearly linear
-  // (a P2P time is bytes x x), until the closest winning and losing links are closer than the bisection's
-  // last step or their P2P times differ by at most 1 ns each: then the bisection's links are answered from
-  // these two without simulating, but for the midpoints that fall between them.
+  // Links between a winning hi_gbps and a losing lo_gbps, placed by Newton's method on x = 1 / gbps, ns per
+  // byte, where a P2P time is bytes x x: the difference of the two iterations grows by the difference of
+  // their chains' bytes per unit of x (SimResult::iteration_chain_bytes) while the same chains stay the
+  // longest. The tangent is the last link's (the other end's when that one does not rise: far below the
+  // break-even, 1F1B's chain of transfers can be the longer one), and the next link is placed a little past
+  // its root on the other side (by the relative half width that stops the search, or half a ns of the
+  // largest message's time, whichever is more): once a link lies on the piece of the root, the two after
+  // it close the bracket. A link that would leave the bracket, or the third in a row on one side, is a
+  // bisection (log scale) of the bracket instead. Stops once the closest winning and losing links are
+  // closer than the bisection's last step or their P2P times differ by at most 1 ns each: the bisection's
+  // links are then answered from these two without simulating, but for the midpoints that fall between them.
   void bracket(double hi_gbps, double lo_gbps) {
     Point w = simulate(hi_gbps), l = simulate(lo_gbps);
     if (!w.wins || l.wins || w.times.empty() || l.times.empty()) return;
-    double xw = 1 / hi_gbps, xl = 1 / lo_gbps, fw = w.diff_ms, fl = l.diff_ms;
-    int kept = 0;  // +1: the winning end moved last, -1: the losing end
+    const double nudge_x = 0.5 / static_cast<double>(std::max(schedule_.largest_size(), base_.largest_size()));
+    double xw = 1 / hi_gbps, xl = 1 / lo_gbps;
+    bool last_wins = false;  // the side of the last link simulated (the losing end first)
+    int run = 1;             // links in a row on that side
     for (int i = 0; i < kBracketSteps && !adjacent(w.times, l.times) && xl - xw > kBracketRelativeWidth * xw; ++i) {
-      double x = xw + (xl - xw) * (-fw) / (fl - fw);
+      double x = -1;
+      if (run < 3) {
+        const Point& last = last_wins ? w : l;
+        const Point& other = last_wins ? l : w;
+        bool from_winning = last_wins;
+        std::optional<double> root = tangent_root(last_wins ? xw : xl, last);
+        if (!root) {
+          root = tangent_root(last_wins ? xl : xw, other);
+          from_winning = !last_wins;
+        }
+        if (root) {
+          const double past = std::max(kBracketRelativeWidth * 0.45 * *root, nudge_x);
+          x = from_winning ? *root + past : *root - past;
+        }
+      }
       if (!(x > xw && x < xl)) x = std::sqrt(xw * xl);
       const Point p = simulate(1 / x);
       if (p.times.empty()) return;
-      if (p.wins) {
-        xw = x, fw = p.diff_ms, w = p;
-        if (kept == 1) fl /= 2;
-        kept = 1;
-      } else {
-        xl = x, fl = p.diff_ms, l = p;
-        if (kept == -1) fw /= 2;
-        kept = -1;
-      }
+      run = p.wins == last_wins ? run + 1 : 1;
+      last_wins = p.wins;
+      (p.wins ? xw : xl) = x;
+      (p.wins ? w : l) = p;
     }
   }
 
@@ -454,7 +487,8 @@ class WinSearch {
   struct Point {
     std::vector<SimTime> times;  // the schedule's P2P times, then 1F1B's; empty: out of range
     bool wins = false;
-    double diff_ms = 0;  // the schedule's iteration minus 1F1B's
+    double diff_ms = 0;            // the schedule's iteration minus 1F1B's
+    std::int64_t chain_bytes = 0;  // the schedule's chain bytes minus 1F1B's
   };
 
   std::optional<std::vector<SimTime>> times(double gbps) {
@@ -467,14 +501,21 @@ class WinSearch {
 
   Point simulate(double gbps) {
     Point p;
-    const double mine = schedule_.at(gbps), base = base_.at(gbps);
-    p.wins = mine < base;
-    p.diff_ms = mine - base;
+    const LinkRuns::Run mine = schedule_.at(gbps), base = base_.at(gbps);
+    p.wins = mine.iteration_ms < base.iteration_ms;
+    p.diff_ms = mine.iteration_ms - base.iteration_ms;
+    p.chain_bytes = mine.chain_bytes - base.chain_bytes;
     if (auto t = times(gbps)) {
       p.times = std::move(*t);
       known_.push_back(p);
     }
     return p;
+  }
+
+  // Where the tangent of the iteration difference at (x, p) crosses zero; none when it does not rise.
+  static std::optional<double> tangent_root(double x, const Point& p) {
+    if (p.chain_bytes <= 0) return std::nullopt;
+    return x - p.diff_ms / (static_cast<double>(p.chain_bytes) * 1e-6);  // ms per (ns per byte)
   }
 
   static bool leq(const std::vector<SimTime>& a, const std::vector<SimTime>& b) {
@@ -561,26 +602,47 @@ Prediction predict(const Plan& plan, const CostModel& costs, const ComputeModel&
   out.compute_source = compute.source;
   ScheduleSelection selection = parse_schedule_selection("--schedule", filter);
   selection.files = schedule_files;
-  // The break-even of the last interleaved v (the most tasks: with v 2, 4 and 8 about half of all the
-  // simulation) is searched on a second thread while this one simulates the schedules and searches the
-  // others; its answer or error is taken last, where the one-thread order had it.
+  // The break-even searches, one per interleaved v, are jobs taken largest v first (the most tasks: with
+  // v 2, 4 and 8, v 8's search is about a third of all the simulation) by a second thread from the start
+  // and by this one once it has simulated the schedules. Each answer, or error, is taken in the plan's
+  // order, as one thread would have met them; an error here stops the second thread after its job.
   const std::vector<const Schedule*> searched = break_even_schedules(plan, selection);
   std::list<LinkRuns> runs;  // 1F1B's, then each searched schedule's
   if (!searched.empty()) runs.emplace_back(cx, baseline(plan));
-  for (const Schedule* s : searched) runs.emplace_back(cx, *s);
-  std::future<std::optional<double>> last;
-  if (!searched.empty())
-    last = std::async(std::launch::async, [&runs] { return break_even(runs.back(), runs.front()); });
-  simulate_all(cx, selection, keep_trace, out);
+  std::vector<LinkRuns*> jobs;
+  for (const Schedule* s : searched) jobs.push_back(&runs.emplace_back(cx, *s));
+  std::vector<std::optional<double>> answers(jobs.size());
+  std::vector<std::exception_ptr> errors(jobs.size());
+  std::atomic<std::size_t> taken{0};
+  const auto work = [&] {
+    for (std::size_t i = taken++; i < jobs.size(); i = taken++) {
+      const std::size_t k = jobs.size() - 1 - i;
+      try {
+        answers[k] = break_even(*jobs[k], runs.front());
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
+    }
+  };
+  std::future<void> second;
+  if (jobs.size() > 1) second = std::async(std::launch::async, work);
+  try {
+    simulate_all(cx, selection, keep_trace, out);
+  } catch (...) {
+    taken = jobs.size();
+    throw;
+  }
   set_speedups(out);
   out.deciding_bytes = find_deciding_pair(cx, out);
   decide_verdict(out, kDefaultSpeedupBand, "default");
   out.cost_sources.assign(cx.sources.begin(), cx.sources.end());
   for (const auto& [key, sh] : cx.sharing) out.sharing.push_back(sh);
-  auto it = std::next(runs.begin());
-  for (std::size_t i = 0; i + 1 < searched.size(); ++i, ++it)
-    out.break_even_gbps.emplace_back(searched[i]->id.v, break_even(*it, runs.front()));
-  if (!searched.empty()) out.break_even_gbps.emplace_back(searched.back()->id.v, last.get());
+  work();
+  if (second.valid()) second.get();
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    if (errors[k]) std::rethrow_exception(errors[k]);
+    out.break_even_gbps.emplace_back(searched[k]->id.v, answers[k]);
+  }
   return out;
 }
 

@@ -18,8 +18,9 @@ enum class EventKind : std::uint8_t { kRankReady, kOpDone, kCollectiveDone };
 struct Event {
   SimTime time;
   std::int64_t seq;
-  int a;  // rank / op id / collective id
-  int b;  // kCollectiveDone: a shared collective's completion version (-1: shares nothing)
+  std::int64_t chain;  // the P2P bytes on the chain of waits that ends at `time` (SimResult::iteration_chain_bytes)
+  int a;               // rank / op id / collective id
+  int b;               // kCollectiveDone: a shared collective's completion version (-1: shares nothing)
   EventKind kind;
 };
 
@@ -31,8 +32,8 @@ bool earlier(const Event& a, const Event& b) { return a.time < b.time || (a.time
 // skip the heap. The order is the same as one heap's: the FIFO only ever holds events of the current time.
 class EventQueue {
  public:
-  void push(SimTime t, EventKind kind, int a, int b) {
-    const Event e{t, seq_++, a, b, kind};
+  void push(SimTime t, EventKind kind, int a, int b, std::int64_t chain) {
+    const Event e{t, seq_++, chain, a, b, kind};
     if (t == now_) {
       fifo_.push_back(e);
       return;
@@ -105,9 +106,10 @@ struct PostedOp {
   int call_nops = 0;
   bool done = false;
   int partner = -1;
-  SimTime start = 0;       // when its transfer began (both sides posted, link free)
-  SimTime end = 0;         // when it completed
-  const char* label = "";  // the call's name (traces)
+  SimTime start = 0;              // when its transfer began (both sides posted, link free)
+  SimTime end = 0;                // when it completed
+  const char* label = "";         // the call's name (traces)
+  std::int64_t posted_chain = 0;  // the posting rank's chain at `posted`
 };
 
 struct MatchKey {
@@ -140,9 +142,11 @@ class Sim {
     pc_.assign(static_cast<std::size_t>(n_), 0);
     op_pc_.assign(static_cast<std::size_t>(n_), 0);
     clock_.assign(static_cast<std::size_t>(n_), 0);
+    chain_.assign(static_cast<std::size_t>(n_), 0);
     waiting_.assign(static_cast<std::size_t>(n_), Wait{});
     coll_arrived_.assign(colls.size(), {});
     coll_arrive_time_.assign(colls.size(), 0);
+    coll_arrive_chain_.assign(colls.size(), 0);
     busy_.resize(static_cast<std::size_t>(n_));
     last_call_.assign(static_cast<std::size_t>(n_), -1);
     last_call_left_.assign(static_cast<std::size_t>(n_), 0);
@@ -168,14 +172,14 @@ class Sim {
     } else {
       unmatched_.reserve(ops / 2 + 16);
     }
-    for (int r = 0; r < n_; ++r) push(0, EventKind::kRankReady, r);
+    for (int r = 0; r < n_; ++r) push(0, EventKind::kRankReady, r, -1, 0);
     for (Event e{}; q_.pop(e);) {
       if (e.kind == EventKind::kRankReady) {
-        advance(e.a, e.time);
+        advance(e.a, e.time, e.chain);
       } else if (e.kind == EventKind::kOpDone) {
-        op_done(e.a, e.time);
+        op_done(e.a, e.time, e.chain);
       } else {
-        coll_done(e.a, e.time, e.b);
+        coll_done(e.a, e.time, e.b, e.chain);
       }
     }
     for (int r = 0; r < n_; ++r) {
@@ -197,7 +201,7 @@ class Sim {
       auto& rr = res_.ranks[ri];
       rr.end = clock_[ri];
       rr.comm_busy = covered_[ri];
-      res_.iteration = std::max(res_.iteration, rr.end);
+      later(res_.iteration, res_.iteration_chain_bytes, rr.end, chain_[ri]);
     }
     return std::move(res_);
   }
@@ -211,7 +215,16 @@ class Sim {
     SimTime since = 0;
   };
 
-  void push(SimTime t, EventKind kind, int a, int b = -1) { q_.push(t, kind, a, b); }
+  void push(SimTime t, EventKind kind, int a, int b, std::int64_t chain) { q_.push(t, kind, a, b, chain); }
+
+  // (t, chain) := the later of itself and (u, its chain); of equal times the longer chain, so the chain
+  // is the right-hand derivative (a longer P2P time makes the tie go the way of the chain with more bytes).
+  static void later(SimTime& t, std::int64_t& chain, SimTime u, std::int64_t u_chain) {
+    if (u > t || (u == t && u_chain > chain)) {
+      t = u;
+      chain = u_chain;
+    }
+  }
 
   // Union of a rank's comm intervals (post to completion; async posts overlap each other), fed in
   // posting order: a rank posts in time order, so the starts arrive sorted.
@@ -260,9 +273,9 @@ class Sim {
   }
 
   // Runs rank r from time t until it blocks or finishes.
-  void advance(int r, SimTime t) {
+  void advance(int r, SimTime t, std::int64_t chain) {
     const auto ri = static_cast<std::size_t>(r);
-    clock_[ri] = std::max(clock_[ri], t);
+    later(clock_[ri], chain_[ri], t, chain);
     const CompiledProgram& prog = tasks_[ri];
     const auto& list = prog.steps;
     while (pc_[ri] < list.size()) {
@@ -278,7 +291,7 @@ class Sim {
           }
           res_.ranks[ri].compute += d;
           if (keep_trace_) trace(r, "compute", (*source_)[ri].tasks[pc_[ri] - 1].label(), now, now + d);
-          push(now + d, EventKind::kRankReady, r);
+          push(now + d, EventKind::kRankReady, r, -1, chain_[ri]);
           clock_[ri] = now + d;
           prefetch_next(ri);
           return;
@@ -315,17 +328,17 @@ class Sim {
           ++pc_[ri];
           const auto c = static_cast<std::size_t>(task.arg);
           coll_arrived_[c].push_back(r);
-          coll_arrive_time_[c] = std::max(coll_arrive_time_[c], now);
+          later(coll_arrive_time_[c], coll_arrive_chain_[c], now, chain_[ri]);
           waiting_[ri] = {WaitKind::kCollective, task.arg, now};
           if (coll_arrived_[c].size() == colls_[c].members.size()) {
             const SimTime start = coll_arrive_time_[c];
             if (colls_[c].share_key >= 0) {  // its end depends on who else runs: kept at its completion
               for (const auto& x :
                    shared_.start(colls_[c].share_key, colls_[c].share_capacity, task.arg, start, colls_[c].duration))
-                push(x.at, EventKind::kCollectiveDone, x.collective, x.version);
+                push_shared(x);
               return;
             }
-            push(start + colls_[c].duration, EventKind::kCollectiveDone, task.arg, -1);
+            push(start + colls_[c].duration, EventKind::kCollectiveDone, task.arg, -1, coll_arrive_chain_[c]);
             for (int m : colls_[c].members) {
               busy_[static_cast<std::size_t>(m)].emplace_back(clock_[static_cast<std::size_t>(m)],
                                                               start + colls_[c].duration);
@@ -365,6 +378,7 @@ class Sim {
     const int src = send ? r : op.peer, dst = send ? op.peer : r;
     const MatchKey key{src, dst, op.tag};
     PostedOp posted{r, call, handle, now, ref.first_op, ref.nops};
+    posted.posted_chain = chain_[static_cast<std::size_t>(r)];
     posted.label = label;
     const int id = new_op(posted);
     posted_[static_cast<std::size_t>(r)].push_back(id);
@@ -408,8 +422,13 @@ class Sim {
     // Rendezvous: the transfer starts once both sides have posted it and its link is free.
     PairInfo& pair = pair_info(src, dst);
     const int* links = &link_slots_[static_cast<std::size_t>(pair.first_link)];
-    SimTime start = std::max(ops_[static_cast<std::size_t>(other)].posted, now);
-    for (int i = 0; i < pair.nlinks; ++i) start = std::max(start, link_free_[static_cast<std::size_t>(links[i])]);
+    SimTime start = ops_[static_cast<std::size_t>(other)].posted;
+    std::int64_t chain = ops_[static_cast<std::size_t>(other)].posted_chain;
+    later(start, chain, now, chain_[ri]);
+    for (int i = 0; i < pair.nlinks; ++i) {
+      const auto l = static_cast<std::size_t>(links[i]);
+      later(start, chain, link_free_[l], link_chain_[l]);
+    }
     SimTime duration =
         costs_.p2p_batch ? batch_duration(src, dst, bytes, ops_[static_cast<std::size_t>(send ? id : other)]) : -1;
     if (duration < 0) {
@@ -421,7 +440,11 @@ class Sim {
       duration = pair.time;
     }
     const SimTime end = start + duration;
-    for (int i = 0; i < pair.nlinks; ++i) link_free_[static_cast<std::size_t>(links[i])] = end;
+    chain += bytes;
+    for (int i = 0; i < pair.nlinks; ++i) {
+      link_free_[static_cast<std::size_t>(links[i])] = end;
+      link_chain_[static_cast<std::size_t>(links[i])] = chain;
+    }
     ops_[static_cast<std::size_t>(id)].partner = other;
     ops_[static_cast<std::size_t>(other)].partner = id;
     ops_[static_cast<std::size_t>(id)].start = start;
@@ -433,7 +456,7 @@ class Sim {
       trace(src, "send", label_of(src == r ? id : other) + " -> " + std::to_string(dst), start, end);
       trace(dst, "recv", label_of(dst == r ? id : other) + " <- " + std::to_string(src), start, end);
     }
-    push(end, EventKind::kOpDone, id);
+    push(end, EventKind::kOpDone, id, -1, chain);
   }
 
   // The time of a transfer as part of the sender's call: the batch it goes out in (the cost model's
@@ -470,7 +493,10 @@ class Sim {
     pair.nlinks = static_cast<int>(ids.size());
     for (int id : ids) {
       const auto [it, added] = link_slot_.try_emplace(id, static_cast<int>(link_free_.size()));
-      if (added) link_free_.push_back(0);
+      if (added) {
+        link_free_.push_back(0);
+        link_chain_.push_back(0);
+      }
       link_slots_.push_back(it->second);
     }
     pair.ready = true;
@@ -487,7 +513,7 @@ class Sim {
            handles[static_cast<std::size_t>(handle)] > 0;
   }
 
-  void op_done(int id, SimTime t) {
+  void op_done(int id, SimTime t, std::int64_t chain) {
     const int partner = ops_[static_cast<std::size_t>(id)].partner;
     for (int x : {id, partner}) {
       auto& o = ops_[static_cast<std::size_t>(x)];
@@ -505,7 +531,7 @@ class Sim {
         res_.ranks[ri].blocked += t - from;
         res_.ranks[ri].waiting += from - w.since;
         waiting_[ri] = {};
-        push(t, EventKind::kRankReady, o.rank);
+        push(t, EventKind::kRankReady, o.rank, -1, chain);
       }
     }
     const int rank_a = ops_[static_cast<std::size_t>(id)].rank, rank_b = ops_[static_cast<std::size_t>(partner)].rank;
@@ -513,14 +539,21 @@ class Sim {
     if (rank_b != rank_a) take_in_done(rank_b, false);
   }
 
+  // A shared collective's completion: its chain is its own start's (the others on the resource, which
+  // move its end, are not followed: the chain serves a search that checks every step it takes).
+  void push_shared(const SharedResources::Completion& x) {
+    push(x.at, EventKind::kCollectiveDone, x.collective, x.version,
+         coll_arrive_chain_[static_cast<std::size_t>(x.collective)]);
+  }
+
   // version: a shared collective's completion (-1: one that shares nothing, always current).
-  void coll_done(int c, SimTime t, int version) {
+  void coll_done(int c, SimTime t, int version, std::int64_t chain) {
     const auto& coll = colls_[static_cast<std::size_t>(c)];
     SimTime start = t - coll.duration;
     if (version >= 0) {
       std::vector<SharedResources::Completion> next;
       if (!shared_.finish(c, version, t, next)) return;  // replaced by a later start or end
-      for (const auto& x : next) push(x.at, EventKind::kCollectiveDone, x.collective, x.version);
+      for (const auto& x : next) push_shared(x);
       start = coll_arrive_time_[static_cast<std::size_t>(c)];
       for (int m : coll.members) {
         busy_[static_cast<std::size_t>(m)].emplace_back(clock_[static_cast<std::size_t>(m)], t);
@@ -533,7 +566,7 @@ class Sim {
       res_.ranks[mi].blocked += t - from;
       res_.ranks[mi].waiting += from - waiting_[mi].since;
       waiting_[mi] = {};
-      push(t, EventKind::kRankReady, m);
+      push(t, EventKind::kRankReady, m, -1, chain);
     }
   }
 
@@ -547,9 +580,11 @@ class Sim {
   SimResult res_;
   std::vector<std::size_t> pc_, op_pc_;  // per rank: its next step and the first op of its next call
   std::vector<SimTime> clock_;
+  std::vector<std::int64_t> chain_;  // per rank: the P2P bytes on the chain that ends at its clock
   std::vector<Wait> waiting_;
   std::vector<std::vector<int>> coll_arrived_;
   std::vector<SimTime> coll_arrive_time_;
+  std::vector<std::int64_t> coll_arrive_chain_;
   std::vector<std::vector<std::pair<SimTime, SimTime>>> busy_;
   std::vector<PostedOp> ops_;  // slots of the ops in flight (free_ops_: reusable)
   std::vector<int> free_ops_;
@@ -564,6 +599,7 @@ class Sim {
   std::vector<int> link_slots_;                   // the pairs' links, as indices into link_free_
   std::unordered_map<int, int> link_slot_;        // link id -> index into link_free_
   std::vector<SimTime> link_free_;                // when each link is free again
+  std::vector<std::int64_t> link_chain_;          // the chain of the transfer that frees it
   EventQueue q_;
   std::vector<int> stuck_;
   std::vector<P2POp> batch_ops_;  // batch_duration's scratch

@@ -68,6 +68,12 @@ struct TaskStart {
 
 struct SimResult {
   SimTime iteration = 0;
+  // The bytes of the P2P transfers on the chain of waits that ends the iteration (each wait: a rank for a
+  // transfer, a transfer for its peer's post or its link, a collective for its last member; of equal times
+  // the chain with more bytes). Where every transfer takes bytes x x (a link without latency, x ns per
+  // byte), this is the iteration's derivative in x: how far a slower link moves it while that chain stays
+  // the longest (predict's break-even search steps by it).
+  std::int64_t iteration_chain_bytes = 0;
   std::vector<RankResult> ranks;
   std::vector<TraceEvent> trace;
   std::vector<std::vector<TaskStart>> task_starts;  // [rank][task]; empty unless the trace is kept

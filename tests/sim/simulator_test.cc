@@ -113,6 +113,37 @@ TEST(Simulator, ASlowWrapAroundPairMakesInterleavingLoseAFastOneWin) {
   EXPECT_GT(run(inter, slow_wrap), run(plain, slow_wrap));
 }
 
+// SimResult::iteration_chain_bytes is the iteration's derivative in a link's ns per byte: with every
+// transfer taking bytes x x ns, a small change of x moves the iteration by the chain's bytes times it
+// (exactly, while the same chain stays the longest), whichever schedule, link sharing or blocking.
+TEST(Simulator, TheChainBytesAreTheIterationsSlopeInTheLinksTimePerByte) {
+  const auto per_byte = [](double x, bool shared) {
+    SimCosts c;
+    c.p2p = [x](int, int, std::int64_t bytes) { return static_cast<SimTime>(static_cast<double>(bytes) * x); };
+    if (shared) c.link = [](int, int) { return 0; };
+    return c;
+  };
+  int rising = 0;
+  for (const auto& s : {spec("1f1b", 4, 1, 8, 20000, 40000), spec("interleaved", 4, 2, 8, 20000, 40000),
+                        spec("interleaved", 4, 2, 8, 20000, 40000, false), spec("gpipe", 4, 1, 8, 20000, 40000)}) {
+    for (const bool shared : {false, true}) {
+      for (const double x : {0.001, 0.01, 0.1}) {  // 1 MiB: 1 to 100 us a transfer
+        // x chosen so bytes x x is whole: a step of 2^-20 ns per byte adds exactly 1 ns to each transfer.
+        const double step = 1.0 / (1 << 20), at = std::round(x * (1 << 20)) / (1 << 20);
+        const SimResult a = simulate(generate_schedule(s), {}, per_byte(at, shared));
+        const SimResult b = simulate(generate_schedule(s), {}, per_byte(at + step, shared));
+        EXPECT_GT(a.iteration_chain_bytes, 0) << s.id.key() << " x " << at;
+        if (a.iteration_chain_bytes == b.iteration_chain_bytes) {
+          EXPECT_EQ(b.iteration - a.iteration, a.iteration_chain_bytes >> 20) << s.id.key() << " x " << at;
+          ++rising;
+        }
+        EXPECT_EQ(a.iteration_chain_bytes % (1 << 20), 0) << "whole transfers";
+      }
+    }
+  }
+  EXPECT_GE(rising, 20);  // nearly every case keeps its chain over the step
+}
+
 TEST(Simulator, SharedLinkSerialisesConcurrentTransfers) {
   const auto s = spec("interleaved", 4, 2, 8, 20000, 40000);
   SimCosts own = fixed(5000), shared = fixed(5000);
