@@ -111,4 +111,11 @@ TopologyView discover_topology(const DiscoveryOptions& o) {
   return analyze_topology(std::move(t), o.under_load);
 }
 
+GpuLinkFn links_of(const TopologyView& view) {
+  return [&view](int a, int b) -> std::optional<GpuLink> {
+    const PairInfo p = view.gpu_pair(static_cast<std::size_t>(a), static_cast<std::size_t>(b), false);
+    return GpuLink{LinkClass{p.cls, p.nvlinks, false}, {}, p.path_min_gbps};
+  };
+}
+
 }  // namespace pipebench

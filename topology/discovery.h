@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "topology/pair_classifier.h"
+#include "topology/placement.h"
 #include "topology/topology.h"
 
 namespace pipebench {
@@ -42,5 +43,9 @@ struct TopologyView {
 
 // Pair classes and warnings of an already built Topology.
 [[nodiscard]] TopologyView analyze_topology(Topology t, bool under_load);
+
+// The links of the view's GPU pairs for Placement::link_gpus, without their paths (the costly part); the
+// view must outlive the call.
+[[nodiscard]] GpuLinkFn links_of(const TopologyView& view);
 
 }  // namespace pipebench

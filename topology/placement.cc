@@ -2,6 +2,8 @@
 // Ranks placed on hosts and GPUs.
 #include "topology/placement.h"
 
+#include <set>
+
 namespace pipebench {
 
 Placement::Placement(const std::vector<DevicePlace>& devices, const std::string& host,
@@ -20,6 +22,19 @@ Placement Placement::rank_per_gpu(const std::vector<int>& gpus) {
   Placement pl;
   for (const int g : gpus) pl.place_[g] = Place{"", g};
   return pl;
+}
+
+void Placement::link_gpus(const GpuLinkFn& link) {
+  std::set<int> gpus;
+  for (const auto& [rank, p] : place_) {
+    if (p.gpu >= 0) gpus.insert(p.gpu);
+  }
+  links_.clear();
+  for (const int a : gpus) {
+    for (const int b : gpus) {
+      if (std::optional<GpuLink> l = link(a, b)) links_.emplace(std::make_pair(a, b), std::move(*l));
+    }
+  }
 }
 
 std::map<int, int> Placement::gpu_of_rank() const {
@@ -43,12 +58,35 @@ bool Placement::across_hosts(int a, int b) const {
   return !ha.empty() && !hb.empty() && ha != hb;
 }
 
-std::optional<LinkClass> Placement::pair_class(int a, int b, const GpuPairClassFn& gpu_pair) const {
-  if (across_hosts(a, b)) return LinkClass{PathClass::kSys, 0, true};
+const GpuLink* Placement::link(int a, int b) const {
   const std::optional<int> ga = gpu_of(a), gb = gpu_of(b);
-  if (!ga || !gb) return std::nullopt;
+  if (!ga || !gb) return nullptr;
+  const auto it = links_.find({*ga, *gb});
+  return it == links_.end() ? nullptr : &it->second;
+}
+
+bool Placement::knows_a_pair() const {
+  const std::map<int, int> gpus = gpu_of_rank();
+  for (const auto& [ra, ga] : gpus) {
+    for (const auto& [rb, gb] : gpus) {
+      if (ra != rb && links_.count({ga, gb})) return true;
+    }
+  }
+  return false;
+}
+
+std::optional<LinkClass> Placement::pair_class(int a, int b) const {
+  if (across_hosts(a, b)) return LinkClass{PathClass::kSys, 0, true};
+  if (!gpu_of(a) || !gpu_of(b)) return std::nullopt;
   if (a == b) return LinkClass{};
-  return gpu_pair(*ga, *gb);
+  const GpuLink* l = link(a, b);
+  if (!l) return std::nullopt;
+  return l->cls;
+}
+
+std::string Placement::class_of(const std::vector<int>& ranks) const {
+  const std::optional<LinkClass> worst = worst_link_class(ranks, [this](int a, int b) { return pair_class(a, b); });
+  return worst ? worst->label() : "";
 }
 
 }  // namespace pipebench

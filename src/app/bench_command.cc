@@ -322,10 +322,10 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
     print_nccl_tests_preamble(std::cout, c, full, report.system());
   } else if (table) {
     print_preamble(std::cout, c, full, report.system());
-    if (report.classes()) {
+    if (report.placement()) {
       std::vector<int> ranks;
       for (int i = 0; i < comm.nranks(); ++i) ranks.push_back(comm.global_rank(i));
-      const std::string cls = report.classes()->class_of(ranks);
+      const std::string cls = report.placement()->class_of(ranks);
       if (!cls.empty()) std::cout << "# link class of these ranks (the worst pair): " << cls << "\n";
     }
   }

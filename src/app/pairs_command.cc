@@ -40,7 +40,7 @@ std::string matrix_cell(const Matrix& m, int i, int j, const ReportSession& repo
   } else if (it == m.end() || it->second.busbw_gbps < 0) {
     std::snprintf(c, sizeof c, "%14s", ".");
   } else {
-    const std::optional<PairInfo> p = report.classes() ? report.classes()->pair(i, j) : std::nullopt;
+    const GpuLink* p = report.placement() ? report.placement()->link(i, j) : nullptr;
     if (p && p->path_min_gbps > 0) {
       std::snprintf(c, sizeof c, "%8.2f (%3.0f%%)", it->second.busbw_gbps,
                     100 * it->second.busbw_gbps / p->path_min_gbps);
@@ -81,16 +81,16 @@ void print_header(std::ostream& out, const Backend& backend, const PairsOptions&
     out << "# host ranks have no link classes: the MPI backend moves host memory between processes\n";
     return;
   }
-  if (!report.classes()) return;
+  if (!report.placement()) return;
   out << "#\n# link classes (nvidia-smi topo -m names)\n#       ";
   for (int j = 0; j < n; ++j) out << "  rank " << j << (j < 10 ? " " : "");
   out << "\n";
   for (int i = 0; i < n; ++i) {
     out << "  rank " << i << (i < 10 ? " " : "");
     for (int j = 0; j < n; ++j) {
-      const std::optional<PairInfo> p = report.classes()->pair(i, j);
+      const GpuLink* p = report.placement()->link(i, j);
       char c[16];
-      std::snprintf(c, sizeof c, "%8s", p ? p->label().c_str() : "?");
+      std::snprintf(c, sizeof c, "%8s", p ? p->cls.label().c_str() : "?");
       out << c;
     }
     out << "\n";

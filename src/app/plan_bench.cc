@@ -344,7 +344,7 @@ class PlanRowSink final : public RecordSink {
       rec.at_once = p.at_once;
     }
     next_.add(rec);
-    const std::string cls = report_.classes() ? report_.classes()->class_of(rec.ranks) : "";
+    const std::string cls = report_.placement() ? report_.placement()->class_of(rec.ranks) : "";
     std::string ids;
     for (std::size_t i = 0; i < p.ids.size() && i < 6; ++i) ids += (i ? "," : "") + std::to_string(p.ids[i]);
     if (p.ids.size() > 6) ids += ",... (" + std::to_string(p.ids.size()) + ")";

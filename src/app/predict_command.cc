@@ -90,21 +90,13 @@ MeasuredLayer measure_layer(const Plan& plan, std::ostream& out) {
 
 // This machine's topology as a bare topology file places it: rank i on GPU i, each GPU pair's class (the
 // class `topo` prints for it: NV# where NVLinks join the pair, else its PCIe class).
-RankTopology this_machine() {
+Placement this_machine() {
   const TopologyView v = discover_topology({});
-  const auto& gpus = v.topology.gpus;
-  RankTopology rt;
   std::vector<int> indices;
-  for (std::size_t a = 0; a < gpus.size(); ++a) {
-    indices.push_back(gpus[a].index);
-    for (std::size_t b = 0; b < gpus.size(); ++b) {
-      if (a == b) continue;
-      const PairInfo p = v.gpu_pair(a, b, false);
-      rt.gpu_class[{gpus[a].index, gpus[b].index}] = LinkClass{p.cls, p.nvlinks, false};
-    }
-  }
-  rt.placement = Placement::rank_per_gpu(indices);
-  return rt;
+  for (const auto& g : v.topology.gpus) indices.push_back(g.index);
+  Placement placement = Placement::rank_per_gpu(indices);
+  placement.link_gpus(links_of(v));
+  return placement;
 }
 
 // The memory note of each schedule that splits B and W: activations held per rank at the peak, beside
@@ -143,12 +135,12 @@ void print_memory_notes(std::ostream& out, const Plan& plan, const Prediction& p
 
 // --topology FILE (a results file, or `pipebench topo --format json` where rank i is GPU i), else this
 // machine's topology.
-RankTopology class_topology(const std::string& path) {
+Placement class_placement(const std::string& path) {
   if (path.empty()) return this_machine();
   const nlohmann::json j = read_json_file("--topology", path);
   const bool results = j.is_object() && (j.value("schema", "") == kResultsSchema || j.contains("system"));
-  if (results) return rank_topology(results_from_json(j, "--topology " + path));
-  return rank_topology(topology_from_json(j, "--topology " + path));
+  if (results) return place_ranks(results_from_json(j, "--topology " + path));
+  return place_ranks(topology_from_json(j, "--topology " + path));
 }
 
 // One --link value, CLASS=GBPS[,US], read whole (a third field or trailing text is refused); the same
@@ -197,13 +189,13 @@ std::unique_ptr<CostModel> make_assumed_costs(const PredictOptions& o, std::stri
     std::snprintf(buf, sizeof buf, "; %s %.3g GB/s, %.3g us", l.cls.c_str(), l.gbps, l.us);
     cost_text += buf;
   }
-  RankClassMap classes(class_topology(o.topology_path));
-  if (classes.empty()) {
+  Placement placed = class_placement(o.topology_path);
+  if (!placed.knows_a_pair()) {
     throw UsageError("--link: no GPU pairs in " +
                      (o.topology_path.empty() ? std::string("this machine's topology") : o.topology_path) +
                      " to give ranks their classes (rank i is GPU i)");
   }
-  assumed->set_classes(std::move(classes));
+  assumed->set_classes(std::move(placed));
   return assumed;
 }
 
@@ -233,8 +225,8 @@ std::unique_ptr<CostModel> make_costs(const PredictOptions& o, std::string& cost
   if (!o.table_path.empty()) {
     const ResultSet results = load_table(o.table_path);
     if (results.source == "nccl-tests") return nccl_tests_costs(o, results, cost_text);
-    const RankTopology placed = rank_topology(results);
-    auto measured = std::make_unique<MeasuredCost>(results.records, RankClassMap(placed), o.table_path);
+    const Placement placed = place_ranks(results);
+    auto measured = std::make_unique<MeasuredCost>(results.records, placed, o.table_path);
     if (o.class_fallback) measured->allow_class_fallback();
     cost_text = "measured: " + o.table_path + (o.class_fallback ? " (class fallback allowed)" : "");
     paths = path_model(placed);

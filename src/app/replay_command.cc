@@ -163,7 +163,7 @@ std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const 
   if (world.rank() == 0) {
     try {
       const ResultSet results = load_results("--table", table);
-      const MeasuredCost costs(results.records, RankClassMap{}, table);
+      const MeasuredCost costs(results.records, Placement{}, table);
       // With its task starts (keep_trace): the replay is held against it task by task (replay/task_drift.h).
       p = std::make_unique<Prediction>(predict(plan, costs, make_compute_model(plan, o_.compute), false, true,
                                                o_.schedule == "all" ? "" : o_.schedule, nullptr, o_.schedule_files));

@@ -3,6 +3,7 @@
 #include "app/report_session.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "core/error.h"
@@ -27,14 +28,28 @@ class Collector final : public RecordSink {
   std::vector<ResultRecord>& out_;
 };
 
+// The ranks of system["devices"] (rank, host, bus_id each) placed on the GPUs of `view`, the topology of
+// `host`, with their links.
+Placement place_devices(const nlohmann::json& devices, const TopologyView& view, const std::string& host) {
+  std::vector<DevicePlace> places;
+  for (const auto& d : devices) {
+    places.push_back({d.value("rank", -1), d.value("host", ""), normalize_bus_id(d.value("bus_id", ""))});
+  }
+  std::map<std::string, int> gpu_of_bus;
+  for (const auto& g : view.topology.gpus) gpu_of_bus[g.bus_id] = g.index;
+  Placement placement(places, host, gpu_of_bus);
+  placement.link_gpus(links_of(view));
+  return placement;
+}
+
 // The narrowest theoretical link over every pair of the ranks' GPUs; unset when a pair is unknown (a
 // host rank, a rank on another host) or there is no pair.
-std::optional<double> narrowest_path_gbps(const RankClasses& classes, const std::vector<int>& ranks) {
+std::optional<double> narrowest_path_gbps(const Placement& placement, const std::vector<int>& ranks) {
   std::optional<double> narrowest;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     for (std::size_t j = i + 1; j < ranks.size(); ++j) {
       if (ranks[i] == ranks[j]) continue;
-      const std::optional<PairInfo> p = classes.pair(ranks[i], ranks[j]);
+      const GpuLink* p = placement.link(ranks[i], ranks[j]);
       if (!p || !(p->path_min_gbps > 0)) return std::nullopt;
       narrowest = narrowest ? std::min(*narrowest, p->path_min_gbps) : p->path_min_gbps;
     }
@@ -45,10 +60,10 @@ std::optional<double> narrowest_path_gbps(const RankClasses& classes, const std:
 }  // namespace
 
 void ReportSession::Tagger::add(const ResultRecord& r) {
-  if (!s_.classes_) return s_.sinks_.add(r);
+  if (!s_.placement_) return s_.sinks_.add(r);
   ResultRecord tagged = r;
-  tagged.link_class = s_.classes_->class_of(r.ranks);
-  tagged.path_min_gbps = narrowest_path_gbps(*s_.classes_, r.ranks);
+  tagged.link_class = s_.placement_->class_of(r.ranks);
+  tagged.path_min_gbps = narrowest_path_gbps(*s_.placement_, r.ranks);
   s_.sinks_.add(tagged);
 }
 
@@ -63,7 +78,7 @@ ReportSession::ReportSession(const World& world, const Backend& backend, const s
       view_ = std::make_unique<TopologyView>(discover_topology({}));
       system_["topology"] = topology_to_json(*view_);
       if (backend.kind() == BackendKind::kNccl)
-        classes_ = std::make_unique<RankClasses>(system_["devices"], view_.get(), world.host());
+        placement_ = std::make_unique<Placement>(place_devices(system_["devices"], *view_, world.host()));
       system_["link_state"] = {{"start", link_snapshot(view_->topology)}};
       sampler_ = std::make_unique<LinkSampler>(view_->topology);
     } catch (const std::exception& e) {

@@ -9,12 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "app/rank_classes.h"
 #include "backend/backend.h"
 #include "harness/record.h"
 #include "harness/sink.h"
 #include "launch/world.h"
+#include "topology/discovery.h"
 #include "topology/link_sampler.h"
+#include "topology/placement.h"
 
 namespace pipebench {
 
@@ -36,7 +37,9 @@ class ReportSession {
   [[nodiscard]] const nlohmann::json& system() const { return system_; }
   // Rank 0's topology, or null (other ranks, or discovery failed: see system()["topology"]).
   [[nodiscard]] const TopologyView* topology() const { return view_.get(); }
-  [[nodiscard]] const RankClasses* classes() const { return classes_.get(); }
+  // Where the ranks ran, with the links of this host's GPUs that hold them (the link class of a group);
+  // null on host ranks (the MPI backend), on other ranks and when discovery failed.
+  [[nodiscard]] const Placement* placement() const { return placement_.get(); }
   // Ends the sweep: closes the console table, stores the link state seen during the run.
   void finish();
 
@@ -55,7 +58,7 @@ class ReportSession {
   bool rank0_;
   nlohmann::json system_;
   std::unique_ptr<TopologyView> view_;
-  std::unique_ptr<RankClasses> classes_;
+  std::unique_ptr<Placement> placement_;
   std::unique_ptr<LinkSampler> sampler_;
   SinkList sinks_;
   ResultsJson* json_ = nullptr;  // owned by sinks_

@@ -221,8 +221,8 @@ PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& ba
   std::string cost_note;
   PathModel paths;
   if (measurable) {
-    const RankTopology placed = rank_topology(results);
-    costs = std::make_unique<MeasuredCost>(results.records, RankClassMap(placed), dir + "/plan_results.json");
+    const Placement placed = place_ranks(results);
+    costs = std::make_unique<MeasuredCost>(results.records, placed, dir + "/plan_results.json");
     paths = path_model(placed);
     cost_note = "measured on this node";
   } else {

@@ -218,20 +218,9 @@ ResultSet load_results(const std::string& flag, const std::string& path) {
   return results_from_json(read_json_file(flag, path), flag + " " + path);
 }
 
-RankTopology rank_topology(const ResultSet& results) {
-  RankTopology rt;
-  if (!results.system.topology) return rt;
-  const TopologyFile& t = *results.system.topology;
-  std::map<std::string, int> gpu_of_bus;
-  for (const auto& g : t.gpus) gpu_of_bus[g.bus_id] = g.index;
-  // The topology is the one of the host that wrote the file: ranks of other hosts are placed on their
-  // host alone (NET to this one), never on a GPU of this host with the same bus id.
-  rt.placement = Placement(results.system.devices, t.host, gpu_of_bus);
-  for (const auto& p : t.gpu_pairs) {
-    rt.gpu_class[{p.a, p.b}] = p.cls;
-    rt.gpu_path[{p.a, p.b}] = p.path;
-  }
-  return rt;
+Placement place_ranks(const ResultSet& results) {
+  if (!results.system.topology) return {};
+  return place_ranks(*results.system.topology, results.system.devices);
 }
 
 nlohmann::json record_to_json(const ResultRecord& r) {

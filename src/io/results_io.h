@@ -11,7 +11,6 @@
 
 #include "harness/record.h"
 #include "io/topology_io.h"
-#include "sim/cost_model.h"
 #include "topology/placement.h"
 
 namespace pipebench {
@@ -67,7 +66,7 @@ inline constexpr int kMaxRecordRanks = 1 << 20;
 [[nodiscard]] ResultSet load_results(const std::string& flag, const std::string& path);
 
 // Ranks placed on their hosts and on the GPUs of the embedded topology (the devices of its host joined to
-// its GPUs by bus id); ranks of two hosts are NET to each other.
-[[nodiscard]] RankTopology rank_topology(const ResultSet& results);
+// its GPUs by bus id); ranks of two hosts are NET to each other. No rank is placed without a topology.
+[[nodiscard]] Placement place_ranks(const ResultSet& results);
 
 }  // namespace pipebench

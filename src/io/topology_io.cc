@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include "core/error.h"
@@ -141,6 +142,18 @@ void read_pair_matrix(const JsonFields& f, const json& j, TopologyFile& t) {
   for (std::size_t a = 0; a < n; ++a) read_matrix_row(f, rows[a], a, per_link_gbps, t);
 }
 
+// The placement with the file's GPU pairs as its links (a pair listed twice: the later one).
+Placement with_links(const TopologyFile& t, Placement p) {
+  std::map<std::pair<int, int>, const TopologyGpuPair*> pairs;
+  for (const auto& q : t.gpu_pairs) pairs[{q.a, q.b}] = &q;
+  p.link_gpus([&pairs](int a, int b) -> std::optional<GpuLink> {
+    const auto it = pairs.find({a, b});
+    if (it == pairs.end()) return std::nullopt;
+    return GpuLink{it->second->cls, it->second->path, it->second->path_min_gbps};
+  });
+  return p;
+}
+
 }  // namespace
 
 TopologyFile topology_from_json(const json& j, const std::string& where) {
@@ -164,16 +177,16 @@ TopologyFile topology_from_json(const json& j, const std::string& where) {
   return t;
 }
 
-RankTopology rank_topology(const TopologyFile& t) {
-  RankTopology rt;
+Placement place_ranks(const TopologyFile& t, const std::vector<DevicePlace>& devices) {
+  std::map<std::string, int> gpu_of_bus;
+  for (const auto& g : t.gpus) gpu_of_bus[g.bus_id] = g.index;
+  return with_links(t, Placement(devices, t.host, gpu_of_bus));
+}
+
+Placement place_ranks(const TopologyFile& t) {
   std::vector<int> gpus;
   for (const auto& g : t.gpus) gpus.push_back(g.index);
-  rt.placement = Placement::rank_per_gpu(gpus);
-  for (const auto& p : t.gpu_pairs) {
-    rt.gpu_class[{p.a, p.b}] = p.cls;
-    rt.gpu_path[{p.a, p.b}] = p.path;
-  }
-  return rt;
+  return with_links(t, Placement::rank_per_gpu(gpus));
 }
 
 }  // namespace pipebench

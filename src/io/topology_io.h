@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/cost_model.h"
 #include "topology/link_class.h"
+#include "topology/placement.h"
 
 namespace pipebench {
 
@@ -55,7 +55,11 @@ inline constexpr std::size_t kMaxTopologyFileGpus = 256;
 // Throws UsageError naming `where` and the field for another schema, a missing or mistyped field.
 [[nodiscard]] TopologyFile topology_from_json(const nlohmann::json& j, const std::string& where);
 
-// The placement of a bare topology file: rank i is GPU i.
-[[nodiscard]] RankTopology rank_topology(const TopologyFile& t);
+// The ranks of `devices` placed on the GPUs of `t`, with the links of its GPU pairs. `t` is the topology of
+// the host that wrote the file: ranks of other hosts are placed on their host alone (NET to this one),
+// never on a GPU of this host with the same bus id.
+[[nodiscard]] Placement place_ranks(const TopologyFile& t, const std::vector<DevicePlace>& devices);
+// A bare topology file: rank i is GPU i.
+[[nodiscard]] Placement place_ranks(const TopologyFile& t);
 
 }  // namespace pipebench

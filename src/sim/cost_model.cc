@@ -63,35 +63,22 @@ CommCost interpolate(const std::vector<std::pair<double, double>>& v, std::int64
   return {ns(std::max(0.0, alpha + std::max(slope, 0.0) * x)), "measured (extrapolated)"};
 }
 
-}  // namespace
-
-RankClassMap::RankClassMap(const RankTopology& t) : placement_(t.placement), gpu_class_(t.gpu_class) {
-  const std::map<int, int> gpus = t.placement.gpu_of_rank();
-  for (const auto& [ra, ga] : gpus) {
-    for (const auto& [rb, gb] : gpus) any_pair_ = any_pair_ || (ra != rb && gpu_class_.count({ga, gb}) > 0);
-  }
-}
-
-std::string RankClassMap::class_of(const std::vector<int>& ranks) const {
-  if (ranks.empty()) return "";
-  const GpuPairClassFn gpu_pair = [this](int ga, int gb) -> std::optional<LinkClass> {
-    const auto it = gpu_class_.find({ga, gb});
-    if (it == gpu_class_.end()) return std::nullopt;
-    return it->second;
-  };
-  const auto pair_class = [&](int a, int b) -> std::optional<LinkClass> {
-    if (a == b) return LinkClass{};
-    return placement_.pair_class(a, b, gpu_pair);
-  };
-  const std::optional<LinkClass> worst = worst_link_class(ranks, pair_class);
+// The class of a group as the cost models key it: a rank alone is X even where the table does not place
+// it (a one-rank group moves nothing over a link); "" when a pair is unknown.
+std::string group_class(const Placement& placement, const std::vector<int>& ranks) {
+  const std::optional<LinkClass> worst = worst_link_class(ranks, [&placement](int a, int b) {
+    return a == b ? std::optional<LinkClass>(LinkClass{}) : placement.pair_class(a, b);
+  });
   return worst ? worst->label() : "";
 }
+
+}  // namespace
 
 CommCost AssumedCost::cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const {
   double gbps = gbps_, latency = latency_us_;
   std::string source = "assumed";
   if (!per_class_.empty()) {
-    const std::string cls = classes_.class_of(ranks);
+    const std::string cls = group_class(placement_, ranks);
     const auto it = per_class_.find(cls);
     if (it != per_class_.end()) {
       gbps = it->second.first;
@@ -105,8 +92,8 @@ CommCost AssumedCost::cost(const std::string& op, const std::vector<int>& ranks,
   return {ns(us, op, ranks, bytes), source};
 }
 
-MeasuredCost::MeasuredCost(const std::vector<ResultRecord>& records, RankClassMap classes, const std::string& path)
-    : path_(path), classes_(std::move(classes)) {
+MeasuredCost::MeasuredCost(const std::vector<ResultRecord>& records, Placement placement, const std::string& path)
+    : path_(path), placement_(std::move(placement)) {
   // A collective's curve is the placement Megatron issues it in (Op::megatron_in_place), as
   // bench --plan times it; a table with only the other placement (a sweep of out-of-place points, an
   // older bench --plan) is used as it is. On one rank the two differ most: in place moves nothing.
@@ -245,10 +232,10 @@ CommCost MeasuredCost::cost(const std::string& op, const std::vector<int>& ranks
       return c;
     }
   }
-  const std::string cls = classes_.class_of(ranks);
+  const std::string cls = group_class(placement_, ranks);
   if (fallback_ && !cls.empty()) {
     for (const auto& [key, v] : points_) {
-      if (key.first == op && key.second.size() == ranks.size() && classes_.class_of(key.second) == cls) {
+      if (key.first == op && key.second.size() == ranks.size() && group_class(placement_, key.second) == cls) {
         CommCost c = interpolate(v, bytes, op, ranks);
         c.source += " (class " + cls + " fallback)";
         return c;

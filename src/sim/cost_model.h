@@ -64,30 +64,6 @@ class CostModel {
   }
 };
 
-// Where the ranks sit and what joins their GPUs: from the topology embedded in a results file, or a
-// `pipebench topo --format json` file where rank i is GPU i (src/io builds it).
-struct RankTopology {
-  Placement placement;                                               // global rank -> host, GPU index
-  std::map<std::pair<int, int>, LinkClass> gpu_class;                // (GPU a, GPU b) -> class, a != b
-  std::map<std::pair<int, int>, std::vector<std::string>> gpu_path;  // (GPU a, GPU b) -> links on the path
-};
-
-// The link class of a group of global ranks: topology/link_class.h's worst pair, NET across hosts.
-class RankClassMap {
- public:
-  RankClassMap() = default;
-  explicit RankClassMap(const RankTopology& topology);
-  // No pair of ranks has a known class.
-  [[nodiscard]] bool empty() const { return !any_pair_; }
-  // "" when a pair of the group is unknown; "X" for one rank.
-  [[nodiscard]] std::string class_of(const std::vector<int>& ranks) const;
-
- private:
-  Placement placement_;
-  std::map<std::pair<int, int>, LinkClass> gpu_class_;  // (GPU a, GPU b) -> class
-  bool any_pair_ = false;
-};
-
 class ZeroCost final : public CostModel {
  public:
   CommCost cost(const std::string&, const std::vector<int>&, std::int64_t) const override { return {0, "zero"}; }
@@ -99,23 +75,24 @@ class ZeroCost final : public CostModel {
 class AssumedCost final : public CostModel {
  public:
   AssumedCost(double gbps, double latency_us) : gbps_(gbps), latency_us_(latency_us) {}
-  // --link CLASS=GBPS[,US]: groups of that class use this link instead (needs a class map).
+  // --link CLASS=GBPS[,US]: groups of that class use this link instead (needs placed ranks).
   void set_class_link(const std::string& cls, double gbps, double latency_us) { per_class_[cls] = {gbps, latency_us}; }
-  void set_classes(RankClassMap classes) { classes_ = std::move(classes); }
+  void set_classes(Placement placement) { placement_ = std::move(placement); }
   CommCost cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const override;
 
  private:
   double gbps_, latency_us_;
   std::map<std::string, std::pair<double, double>> per_class_;
-  RankClassMap classes_;
+  Placement placement_;
 };
 
 // From the records of a results file (pipebench.results/1): per (op, ranks), log-log interpolation
 // between measured sizes; outside them an alpha-beta line through the two nearest points.
 class MeasuredCost final : public CostModel {
  public:
-  // path names the file in messages. Throws UsageError naming it when no record is usable.
-  MeasuredCost(const std::vector<ResultRecord>& records, RankClassMap classes, const std::string& path);
+  // placement: where the records' ranks ran (their link classes for --class-fallback and messages); path
+  // names the file in messages. Throws UsageError naming it when no record is usable.
+  MeasuredCost(const std::vector<ResultRecord>& records, Placement placement, const std::string& path);
   // --class-fallback: a group that was not measured takes the measurements of a group of the same op,
   // size and link class (flagged in the cost source).
   void allow_class_fallback() { fallback_ = true; }
@@ -133,7 +110,7 @@ class MeasuredCost final : public CostModel {
   std::map<std::vector<std::pair<int, int>>, std::vector<std::pair<double, double>>> batches_;  // size, us
   void add_batch_record(const ResultRecord& r);
   std::map<std::pair<std::string, std::vector<int>>, std::vector<std::pair<double, double>>> points_;  // size, us
-  RankClassMap classes_;
+  Placement placement_;
   bool fallback_ = false;
 };
 

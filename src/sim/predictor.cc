@@ -572,18 +572,18 @@ const Schedule& baseline(const Plan& plan) {
 
 }  // namespace
 
-PathModel path_model(const RankTopology& t) {
+PathModel path_model(const Placement& placement) {
   PathModel pm;
   std::map<std::string, int> ids;
-  const std::map<int, int> gpu_of_rank = t.placement.gpu_of_rank();
-  for (const auto& [ra, ga] : gpu_of_rank) {
-    for (const auto& [rb, gb] : gpu_of_rank) {
-      const auto it = t.gpu_path.find({ga, gb});
-      if (ra == rb || it == t.gpu_path.end()) continue;
+  const std::map<int, int> gpu_of_rank = placement.gpu_of_rank();
+  for (const auto& a : gpu_of_rank) {
+    for (const auto& b : gpu_of_rank) {
+      const GpuLink* link = a.first == b.first ? nullptr : placement.link(a.first, b.first);
+      if (!link) continue;
       std::vector<int> links;
-      for (const auto& name : it->second)
+      for (const auto& name : link->path)
         links.push_back(ids.emplace(name, static_cast<int>(ids.size())).first->second);
-      pm.links[{ra, rb}] = links;
+      pm.links[{a.first, b.first}] = links;
     }
   }
   pm.link_count = ids.size();

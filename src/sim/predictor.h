@@ -27,7 +27,7 @@ struct PathModel {
 };
 
 // The links of every transfer between two placed ranks whose GPUs have a path in the topology.
-[[nodiscard]] PathModel path_model(const RankTopology& topology);
+[[nodiscard]] PathModel path_model(const Placement& placement);
 
 // The largest single cost on the rank that ends the iteration last: its compute, its wait for other
 // ranks (bubble and dependencies), its exposed P2P transfers, or one collective after the pipeline.

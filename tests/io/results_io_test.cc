@@ -208,11 +208,11 @@ TEST(ResultsIo, RanksArePlacedOnTheEmbeddedTopologysGpus) {
   const ResultSet rs = results_from_json(j, "t");
   ASSERT_TRUE(rs.system.topology.has_value());
   EXPECT_EQ(rs.system.topology->gpu_pairs.size(), 2u);  // the GPU-NIC pair is not read
-  const RankTopology placed = rank_topology(rs);
-  EXPECT_EQ(placed.placement.gpu_of_rank(), (std::map<int, int>{{0, 1}, {1, 0}}));
-  EXPECT_EQ(RankClassMap(placed).class_of({0, 1}), "NV12");
+  const Placement placed = place_ranks(rs);
+  EXPECT_EQ(placed.gpu_of_rank(), (std::map<int, int>{{0, 1}, {1, 0}}));
+  EXPECT_EQ(placed.class_of({0, 1}), "NV12");
   j["system"]["topology"] = {{"error", "no hwloc"}};  // a run that could not read its topology
-  EXPECT_TRUE(rank_topology(results_from_json(j, "t")).placement.gpu_of_rank().empty());
+  EXPECT_TRUE(place_ranks(results_from_json(j, "t")).gpu_of_rank().empty());
 }
 
 // A results file of two hosts with the same GPUs (bus ids) on each: the embedded topology is rank 0's
@@ -230,13 +230,21 @@ TEST(ResultsIo, RanksOfAnotherHostAreNetNotPlacedOnTheseGpus) {
                                           {{"rank", 1}, {"host", "n1"}, {"bus_id", "0000:3b:00.0"}},
                                           {{"rank", 2}, {"host", "n2"}, {"bus_id", "0000:18:00.0"}},
                                           {{"rank", 3}, {"host", "n2"}, {"bus_id", "0000:3b:00.0"}}})}};
-  const RankClassMap classes(rank_topology(results_from_json(j, "t")));
-  EXPECT_EQ(classes.class_of({0, 1}), "NV12");
-  EXPECT_EQ(classes.class_of({1, 2}), "NET");
-  EXPECT_EQ(classes.class_of({0, 1, 2, 3}), "NET");
-  EXPECT_EQ(classes.class_of({2, 3}), "");  // n2's topology is not in the file
+  const Placement placed = place_ranks(results_from_json(j, "t"));
+  EXPECT_EQ(placed.class_of({0, 1}), "NV12");
+  EXPECT_EQ(placed.class_of({1, 2}), "NET");
+  EXPECT_EQ(placed.class_of({0, 1, 2, 3}), "NET");
+  EXPECT_EQ(placed.class_of({2, 3}), "");  // n2's topology is not in the file
+  EXPECT_EQ(placed.link(2, 3), nullptr);   // nor a link of n1's GPUs with the same bus ids
+  // predict's --link classes come from this placement: the pair across the hosts takes NET's link.
+  AssumedCost link(100, 0);
+  link.set_classes(placed);
+  link.set_class_link("NET", 1, 0);
+  EXPECT_EQ(link.cost("pair", {1, 2}, 1000000000).source, "assumed (NET)");
+  EXPECT_EQ(link.cost("pair", {1, 2}, 1000000000).time, 1000000000);  // 1 GB at 1 GB/s
+  EXPECT_EQ(link.cost("pair", {0, 1}, 1).source, "assumed");
   // The shared-path model knows only n1's links: no path of n1 is charged to a pair on n2 or across.
-  const PathModel paths = path_model(rank_topology(results_from_json(j, "t")));
+  const PathModel paths = path_model(placed);
   EXPECT_EQ(paths.links.count({0, 1}), 1u);
   EXPECT_EQ(paths.links.count({2, 3}), 0u);
   EXPECT_EQ(paths.links.count({1, 2}), 0u);

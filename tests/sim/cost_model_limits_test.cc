@@ -42,7 +42,7 @@ TEST(CostModel, AnAbsurdAssumedLinkIsRefusedNamingTheMessage) {
 }
 
 TEST(CostModel, AnAbsurdMeasuredTimeIsRefused) {
-  const MeasuredCost huge({record(1e308, 1024), record(1e307, 4096)}, RankClassMap(), "t.json");
+  const MeasuredCost huge({record(1e308, 1024), record(1e307, 4096)}, Placement(), "t.json");
   const std::string e = error_of(huge, "all_reduce", {0, 1}, 2048);
   EXPECT_NE(e.find("is not a duration the simulator plays (0 to 1e+06 ms)"), std::string::npos) << e;
   EXPECT_LT(e.size(), 200u) << e;  // %g, never 309 digits

@@ -117,7 +117,7 @@ TEST(MeasuredCost, BatchRecordsAreFoundByTheirTransfers) {
   pair({0, 1}, {{0, 1}}, true, 100);             // both ways on {0, 1}
   pair({0, 1}, {{0, 1}}, false, 60);             // 0 -> 1 alone
   pair({4, 5, 7}, {{0, 1}, {2, 1}}, false, 80);  // a split communicator: 4 -> 5 and 7 -> 5 at once
-  const MeasuredCost m(recs, RankClassMap(), "t.json");
+  const MeasuredCost m(recs, Placement(), "t.json");
   ASSERT_TRUE(m.has_batch_costs());
   EXPECT_EQ(m.batch_cost({{0, 1}}, 1 << 20)->time, 60000);
   EXPECT_EQ(m.batch_cost({{1, 0}, {0, 1}}, 1 << 20)->time, 100000);
@@ -160,7 +160,7 @@ TEST(MeasuredCostSharing, AtOnceRecordsGiveTheSlowdownAgainstTheSlowestGroupAlon
   ResultRecord small = reduction({0, 1}, s / 4, 600);
   small.at_once = {{0}, {1}};
   records.push_back(small);
-  const MeasuredCost m(records, RankClassMap{}, "t.json");
+  const MeasuredCost m(records, Placement{}, "t.json");
   const auto sh = m.sharing("all_reduce", 1, static_cast<std::int64_t>(s) - 1000);
   ASSERT_TRUE(sh.has_value());
   EXPECT_EQ(sh->groups, 2);
@@ -185,11 +185,11 @@ TEST(MeasuredCost, CollectivesArePricedInPlaceWhereMeasuredElseOutOfPlace) {
   ResultRecord copy = reduction({0}, s, 6000);  // out of place: a 64 MiB copy
   ResultRecord nothing = reduction({0}, s, 1);  // in place on one rank
   nothing.in_place = true;
-  const MeasuredCost both({copy, nothing}, RankClassMap{}, "t.json");
+  const MeasuredCost both({copy, nothing}, Placement{}, "t.json");
   EXPECT_NEAR(us(both.cost("all_reduce", {0}, static_cast<std::int64_t>(s))), 1.0, 1e-3);
-  const MeasuredCost out_only({copy}, RankClassMap{}, "t.json");
+  const MeasuredCost out_only({copy}, Placement{}, "t.json");
   EXPECT_NEAR(us(out_only.cost("all_reduce", {0}, static_cast<std::int64_t>(s))), 6000.0, 1e-3);
-  const MeasuredCost in_only({nothing}, RankClassMap{}, "t.json");
+  const MeasuredCost in_only({nothing}, Placement{}, "t.json");
   EXPECT_NEAR(us(in_only.cost("all_reduce", {0}, static_cast<std::int64_t>(s))), 1.0, 1e-3);
 }
 
@@ -200,8 +200,7 @@ TEST(MeasuredCostSharing, NoSlowdownMeansFullCapacity) {
   ResultRecord together = reduction({0, 1}, s, 1900);
   together.at_once = {{0}, {1}};
   records.push_back(together);
-  const auto sh =
-      MeasuredCost(records, RankClassMap{}, "t.json").sharing("all_reduce", 1, static_cast<std::int64_t>(s));
+  const auto sh = MeasuredCost(records, Placement{}, "t.json").sharing("all_reduce", 1, static_cast<std::int64_t>(s));
   ASSERT_TRUE(sh.has_value());
   EXPECT_LT(sh->slowdown, 1.0);
   EXPECT_DOUBLE_EQ(sh->capacity(), 2.0);

@@ -32,7 +32,7 @@ Plan plan_json(const std::string& args) {
 // The measured cost model of a results file's JSON, as predict --table builds it.
 MeasuredCost measured_of(const nlohmann::json& results, const std::string& path) {
   const ResultSet rs = results_from_json(results, "--table " + path);
-  return MeasuredCost(rs.records, RankClassMap(rank_topology(rs)), path);
+  return MeasuredCost(rs.records, place_ranks(rs), path);
 }
 
 Prediction predict_with(const Plan& plan, const CostModel& costs, const ComputeOptions& c, bool shared_path,
@@ -238,7 +238,7 @@ TEST(Predictor, TransfersSharingATopologyLinkCompete) {
                           {"records", nlohmann::json::array()},
                           {"system", {{"devices", devices}, {"topology", topo}}}};
   };
-  const auto paths = [](const nlohmann::json& j) { return path_model(rank_topology(results_from_json(j, "r.json"))); };
+  const auto paths = [](const nlohmann::json& j) { return path_model(place_ranks(results_from_json(j, "r.json"))); };
   const PathModel own = paths(results(false)), shared = paths(results(true));
   EXPECT_EQ(own.links.size(), 12u);
   EXPECT_EQ(shared.link_count, own.link_count + 1);
@@ -266,7 +266,7 @@ TEST(Predictor, PerClassLinksAndClassFallback) {
                                  {"kind", "gpu-gpu"},
                                  {"class", a / 2 == b / 2 ? "NV4" : "SYS"},
                                  {"path", nlohmann::json::array()}});
-  const RankClassMap classes(rank_topology(topology_from_json(topo, "t.json")));
+  const Placement classes = place_ranks(topology_from_json(topo, "t.json"));
   EXPECT_EQ(classes.class_of({0, 1}), "NV4");
   EXPECT_EQ(classes.class_of({1, 2}), "SYS");
   EXPECT_EQ(classes.class_of({0, 1, 2}), "SYS");  // the worst pair of the group

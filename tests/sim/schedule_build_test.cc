@@ -88,7 +88,7 @@ TEST(ScheduleBuild, GpipeByNameAndCostModelErrorsPropagate) {
   only.size_bytes = 1024;
   only.time_us = 3.0;
   only.bidirectional = true;
-  const MeasuredCost measured({only}, RankClassMap(), "t.json");
+  const MeasuredCost measured({only}, Placement(), "t.json");
   EXPECT_THROW((void)build_schedule(plan, plan.schedules.at(0), c, measured, true), UsageError);
 }
 

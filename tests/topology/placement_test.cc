@@ -9,7 +9,16 @@ namespace {
 
 const LinkClass kNv4{PathClass::kNvLink, 4, false};
 
-std::optional<LinkClass> nv4(int ga, int gb) { return ga != gb ? std::optional<LinkClass>(kNv4) : std::nullopt; }
+// Every pair of two GPUs is NV4, of 20 GB/s, crossing one link named after the pair.
+std::optional<GpuLink> nv4(int ga, int gb) {
+  if (ga == gb) return std::nullopt;
+  return GpuLink{kNv4, {std::to_string(ga) + "-" + std::to_string(gb)}, 20};
+}
+
+Placement linked(Placement p) {
+  p.link_gpus(nv4);
+  return p;
+}
 
 TEST(Placement, RanksOfTheTopologysHostArePlacedOnItsGpusByBusId) {
   const Placement p({{0, "a", "0000:3b:00.0"}, {1, "a", "0000:18:00.0"}, {2, "b", "0000:18:00.0"}, {3, "a", ""}}, "a",
@@ -21,29 +30,49 @@ TEST(Placement, RanksOfTheTopologysHostArePlacedOnItsGpusByBusId) {
 }
 
 TEST(Placement, PairsAcrossHostsAreNetAndPairsOfOneHostTakeTheirGpusClass) {
-  const Placement p({{0, "a", "0000:18:00.0"}, {1, "a", "0000:3b:00.0"}, {2, "b", "0000:18:00.0"}}, "a",
-                    {{"0000:18:00.0", 0}, {"0000:3b:00.0", 1}});
-  EXPECT_EQ(p.pair_class(0, 1, nv4)->label(), "NV4");
-  EXPECT_EQ(p.pair_class(1, 2, nv4)->label(), "NET");
-  EXPECT_EQ(p.pair_class(0, 0, nv4)->label(), "X");
-  EXPECT_FALSE(p.pair_class(2, 2, nv4).has_value());  // b's GPUs are not known
-  EXPECT_FALSE(p.pair_class(0, 5, nv4).has_value());  // rank 5 is not placed
+  const Placement p = linked(Placement({{0, "a", "0000:18:00.0"}, {1, "a", "0000:3b:00.0"}, {2, "b", "0000:18:00.0"}},
+                                       "a", {{"0000:18:00.0", 0}, {"0000:3b:00.0", 1}}));
+  EXPECT_EQ(p.pair_class(0, 1)->label(), "NV4");
+  EXPECT_EQ(p.pair_class(1, 2)->label(), "NET");
+  EXPECT_EQ(p.pair_class(0, 0)->label(), "X");
+  EXPECT_FALSE(p.pair_class(2, 2).has_value());  // b's GPUs are not known
+  EXPECT_FALSE(p.pair_class(0, 5).has_value());  // rank 5 is not placed
   EXPECT_TRUE(p.across_hosts(0, 2));
   EXPECT_FALSE(p.across_hosts(0, 5));
+  EXPECT_EQ(p.class_of({0, 1}), "NV4");
+  EXPECT_EQ(p.class_of({0, 1, 2}), "NET");  // the worst pair of the group
+  EXPECT_EQ(p.class_of({0, 5}), "");
 }
 
 TEST(Placement, DevicesThatNameNoHostStandForOneHost) {
-  const Placement p({{0, "", "0000:18:00.0"}, {1, "", "0000:3b:00.0"}}, "a",
-                    {{"0000:18:00.0", 0}, {"0000:3b:00.0", 1}});
+  const Placement p = linked(
+      Placement({{0, "", "0000:18:00.0"}, {1, "", "0000:3b:00.0"}}, "a", {{"0000:18:00.0", 0}, {"0000:3b:00.0", 1}}));
   EXPECT_EQ(p.gpu_of_rank(), (std::map<int, int>{{0, 0}, {1, 1}}));
-  EXPECT_EQ(p.pair_class(0, 1, nv4)->label(), "NV4");
+  EXPECT_EQ(p.pair_class(0, 1)->label(), "NV4");
 }
 
 TEST(Placement, RankPerGpuPlacesRankIOnGpuI) {
-  const Placement p = Placement::rank_per_gpu({0, 1, 2});
+  const Placement p = linked(Placement::rank_per_gpu({0, 1, 2}));
   EXPECT_EQ(p.gpu_of_rank(), (std::map<int, int>{{0, 0}, {1, 1}, {2, 2}}));
   EXPECT_FALSE(p.across_hosts(0, 2));
-  EXPECT_EQ(p.pair_class(0, 2, nv4)->label(), "NV4");
+  EXPECT_EQ(p.pair_class(0, 2)->label(), "NV4");
+}
+
+TEST(Placement, KeepsTheLinksOfTheGpusThatHoldRanksOnly) {
+  Placement p = Placement::rank_per_gpu({1, 3});
+  EXPECT_FALSE(p.knows_a_pair());
+  std::vector<std::pair<int, int>> asked;
+  p.link_gpus([&](int a, int b) {
+    asked.emplace_back(a, b);
+    return nv4(a, b);
+  });
+  EXPECT_EQ(asked, (std::vector<std::pair<int, int>>{{1, 1}, {1, 3}, {3, 1}, {3, 3}}));
+  EXPECT_TRUE(p.knows_a_pair());
+  ASSERT_NE(p.link(1, 3), nullptr);
+  EXPECT_EQ(p.link(1, 3)->path, std::vector<std::string>{"1-3"});
+  EXPECT_DOUBLE_EQ(p.link(3, 1)->path_min_gbps, 20);
+  EXPECT_EQ(p.link(1, 1), nullptr);  // the link function knows no GPU with itself
+  EXPECT_EQ(p.link(1, 2), nullptr);  // rank 2 is not placed
 }
 
 }  // namespace
