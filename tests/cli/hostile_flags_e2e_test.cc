@@ -77,6 +77,23 @@ void expect_usage_error(const Result& r, const std::string& needle) {
   EXPECT_TRUE(contains(r.err, needle)) << r.err;
 }
 
+// Before: an ESC and a BEL in --title reached report.md as they were (`cat report.md` recoloured the
+// terminal), and a byte that is not UTF-8 reached report.md and report.html as it was.
+TEST_F(HostileFlags, ReportTitleControlBytesAreShownAsInErrorLines) {
+  const Result r =
+      run("report " + results() + " --out " + path("rep") + " --title \"$(printf 'ab\\033[31mred\\a\\r\\nX\\377')\"");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string md = slurp(path("rep/report.md")), html = slurp(path("rep/report.html"));
+  for (const std::string& doc : {md, html}) {
+    EXPECT_FALSE(contains(doc, "\x1b")) << doc.substr(0, 200);
+    EXPECT_FALSE(contains(doc, "\a")) << doc.substr(0, 200);
+    EXPECT_FALSE(contains(doc, "\xff")) << doc.substr(0, 200);
+  }
+  // Markdown: the \x of \x1b is itself escaped; the line break is flattened, so the title stays one line.
+  EXPECT_TRUE(contains(md, "# ab\\\\x1b\\[31mred\\\\x07  X\xef\xbf\xbd\n")) << md.substr(0, 200);
+  EXPECT_TRUE(contains(html, "<title>ab\\x1b[31mred\\x07\r\nX\xef\xbf\xbd</title>")) << html.substr(0, 400);
+}
+
 // Before: tinyxml2's own dump followed the file name ("Error=XML_ERROR_MISMATCHED_ELEMENT ErrorID=14 (0xe)
 // Line number=3: XMLElement name=pci").
 TEST_F(HostileFlags, NcclXmlErrorsArePipebenchsLineWithTheFileAndLine) {
