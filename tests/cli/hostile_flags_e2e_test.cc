@@ -109,4 +109,16 @@ TEST_F(HostileFlags, NcclXmlErrorsArePipebenchsLineWithTheFileAndLine) {
       r, "--nccl-xml " + twice + ": not well-formed XML (truncated?): line 2: a malformed or repeated attribute");
 }
 
+// Before: pipebench's line was followed by two of Open MPI's banners (13 lines: "Primary job terminated
+// normally, but 1 process returned a non-zero exit code ...", "mpirun detected that one or more processes
+// exited with non-zero status ...").
+TEST_F(HostileFlags, AFailedRelaunchShowsPipebenchsLineWithoutOpenMpisBanners) {
+  const std::string bad = write("bad.json", "{\n");
+  const Result r =
+      run("replay --backend mpi --plan " + plan() + " --fwd-ms-per-layer 0.01 --iterations 1 --quiet --table " + bad);
+  expect_usage_error(r, "pipebench: --table " + bad + ": not JSON");
+  EXPECT_TRUE(contains(r.out, "running on the MPI backend with 2 host ranks")) << r.out;  // under mpirun
+  EXPECT_FALSE(contains(r.err, "-----")) << r.err;
+}
+
 }  // namespace
