@@ -2,7 +2,6 @@
 // `pipebench replay`: plan -> (table -> prediction) -> replay -> table, verdict, JSON, traces.
 #include "app/replay_command.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -22,6 +21,7 @@
 #include "cli/number_checks.h"
 #include "core/distinct_files.h"
 #include "core/error.h"
+#include "core/file_io.h"
 #include "core/json_file.h"
 #include "harness/progress.h"
 #include "io/plan_io.h"
@@ -40,13 +40,6 @@
 
 namespace pipebench {
 namespace {
-
-// An output path must not be a device, FIFO or symlink (it is replaced by rename).
-void check_output(const char* flag, const std::string& path) {
-  struct stat st {};
-  if (path.empty() || lstat(path.c_str(), &st) != 0) return;
-  if (!S_ISREG(st.st_mode)) throw UsageError(std::string(flag) + " " + path + ": exists and is not a regular file");
-}
 
 class ReplayCommand final : public Subcommand {
  public:
@@ -108,7 +101,10 @@ class ReplayCommand final : public Subcommand {
         throw UsageError("-T " + std::to_string(timeout_s_) + ": must be >= 0");
       o_.timeout_s = timeout_s_;
     }
-    check_output("--json", json_path_);
+    // Made now, so that a --trace that can hold no file is told before the replay runs, not after it.
+    if (!trace_dir_.empty()) make_output_folder("--trace", trace_dir_);
+    // A regular file or a new path in a folder that exists (--trace's, it may be): told before the replay runs.
+    if (!json_path_.empty()) require_output_in_folder("--json", json_path_);
     require_distinct_files({{"--plan", plan_path_}, {"--table", table_path_}}, {{"--json", json_path_}});
     kind_ = parse_backend_kind("--backend", backend_);
     gpu_flags_ = sub.count("--compute") > 0 || sub.count("--compute-sms") > 0;
@@ -322,9 +318,7 @@ void ReplayCommand::print_drift(const ScheduleReplay& s) {
 
 void ReplayCommand::write_traces(const ReplayResult& r) const {
   if (trace_dir_.empty()) return;
-  std::error_code ec;
-  std::filesystem::create_directories(trace_dir_, ec);
-  if (ec) throw UsageError("--trace " + trace_dir_ + ": cannot be created: " + ec.message());
+  make_output_folder("--trace", trace_dir_);
   for (const auto& s : r.schedules) {  // predict writes trace-NAME-vV.json: the same names, prefixed
     const std::string path = trace_dir_ + "/replay-" + s.id.file_stem() + ".json";
     write_file_atomically(path, replay_chrome_trace(s).dump() + "\n");

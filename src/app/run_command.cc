@@ -339,9 +339,11 @@ std::optional<std::string> make_run_folder(const RunOptions& o, const World& wor
   dir = world.broadcast(dir, 0);
   std::string mkdir_error;
   if (world.rank() == 0) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) mkdir_error = "--out: cannot create '" + dir + "': " + ec.message();
+    try {
+      make_output_folder("--out", dir);
+    } catch (const UsageError& e) {
+      mkdir_error = e.what();
+    }
   }
   if (!world.all(mkdir_error.empty())) {
     if (!mkdir_error.empty()) throw UsageError(mkdir_error);

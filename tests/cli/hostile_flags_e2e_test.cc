@@ -109,6 +109,71 @@ TEST_F(HostileFlags, NcclXmlErrorsArePipebenchsLineWithTheFileAndLine) {
       r, "--nccl-xml " + twice + ": not well-formed XML (truncated?): line 2: a malformed or repeated attribute");
 }
 
+// Before: a --trace that is a link to nothing said only "cannot be created: File exists"; a link to a folder
+// was written through.
+TEST_F(HostileFlags, AnOutputFolderThatIsALinkIsRefusedNamingIt) {
+  const std::string predict = "predict --plan " + plan() + " --zero-comm --fwd-ms-per-layer 1 --trace ";
+  const std::string dangling = path("dangling");
+  std::filesystem::create_symlink(path("nowhere"), dangling);
+  Result r = run(predict + dangling);
+  expect_usage_error(r, "--trace " + dangling +
+                            ": a symbolic link to nothing; outputs are not written through links (name the target)");
+  EXPECT_FALSE(std::filesystem::exists(path("nowhere")));
+  std::filesystem::create_directories(path("real"));
+  std::filesystem::create_symlink(path("real"), path("link"));
+  expect_usage_error(run(predict + path("link")), "--trace " + path("link") + ": a symbolic link; outputs are not");
+  expect_usage_error(run("report " + results() + " --out " + path("link")),
+                     "--out " + path("link") + ": a symbolic link");
+  EXPECT_TRUE(std::filesystem::is_empty(path("real")));
+  r = run(predict + path("real"));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(std::filesystem::is_empty(path("real")));
+}
+
+// Read-only folders cannot be tested as root (root writes anyway); a path under a regular file fails for
+// root too (ENOTDIR), as does a name longer than the file system's 255 bytes (ENAMETOOLONG). Each output is
+// named, exit status 2, before anything is measured (no table row on stdout). Before: predict printed its
+// whole table before its --json failed, replay found its --json and --trace after the replay ran.
+TEST_F(HostileFlags, AnOutputUnderARegularFileIsNamedBeforeAnythingRuns) {
+  const std::string file = write("file", "x");
+  const std::string long_name = path(std::string(300, 'n') + ".json");
+  const std::string bench = "bench --backend mpi -b 8 -e 64 -n 2 --reps 2 -w 1 --quiet ";
+  struct Case {
+    std::string args, needle;
+  };
+  const Case cases[] = {
+      {bench + "--json " + file + "/x.json", "--json: " + file + "/x.json: cannot be written (Not a directory)"},
+      {bench + "--csv " + file + "/x.csv", "--csv " + file + "/x.csv: cannot be written (Not a directory)"},
+      {bench + "--json " + long_name, "cannot be written (File name too long)"},
+      {"run --backend mpi --host-ranks 1 --no-plan -b 8 -e 64 --quiet --out " + file + "/run",
+       "--out " + file + "/run: cannot be made (Not a directory)"},
+      {"pairs --backend mpi --host-ranks 2 --quiet --json " + file + "/p.json",
+       "--json: " + file + "/p.json: cannot be written (Not a directory)"},
+      {"predict --plan " + plan() + " --zero-comm --fwd-ms-per-layer 1 --json " + file + "/p.json",
+       "--json " + file + "/p.json: cannot be written (Not a directory)"},
+      {"predict --plan " + plan() + " --zero-comm --fwd-ms-per-layer 1 --trace " + file + "/t",
+       "--trace " + file + "/t: cannot be made (Not a directory)"},
+      {"replay --backend mpi --plan " + plan() + " --fwd-ms-per-layer 0.01 --no-predict --quiet --json " + file +
+           "/r.json",
+       "--json " + file + "/r.json: cannot be written (Not a directory)"},
+      {"replay --backend mpi --plan " + plan() + " --fwd-ms-per-layer 0.01 --no-predict --quiet --trace " + file + "/t",
+       "--trace " + file + "/t: cannot be made (Not a directory)"},
+      {"report " + results() + " --out " + file + "/rep", "--out " + file + "/rep: cannot be made (Not a directory)"},
+  };
+  for (const Case& c : cases) {
+    const Result r = run(c.args);
+    expect_usage_error(r, c.needle);
+    std::string rows;  // stdout lines that are not comments: table rows
+    for (std::size_t at = 0; at < r.out.size();) {
+      const std::size_t nl = r.out.find('\n', at);
+      const std::string line = r.out.substr(at, nl - at);
+      if (!line.empty() && line[0] != '#') rows += line + "\n";
+      at = nl == std::string::npos ? r.out.size() : nl + 1;
+    }
+    EXPECT_EQ(rows, "") << c.args;
+  }
+}
+
 // Before: pipebench's line was followed by two of Open MPI's banners (13 lines: "Primary job terminated
 // normally, but 1 process returned a non-zero exit code ...", "mpirun detected that one or more processes
 // exited with non-zero status ...").
