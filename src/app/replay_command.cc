@@ -91,7 +91,10 @@ class ReplayCommand final : public Subcommand {
     if (sub.count("--bwd-ms-per-layer") && o_.compute.fwd_ms_per_layer <= 0) {
       throw UsageError("--bwd-ms-per-layer needs --fwd-ms-per-layer");
     }
-    if (o_.iterations < 1) throw UsageError("--iterations " + std::to_string(o_.iterations) + ": must be at least 1");
+    if (o_.iterations < 1 || o_.iterations > kMaxReplayIterations) {
+      throw UsageError("--iterations " + std::to_string(o_.iterations) + ": must be 1 to " +
+                       std::to_string(kMaxReplayIterations));
+    }
     if (compute_kind_ != "spin" && compute_kind_ != "gemm")
       throw UsageError("--compute " + compute_kind_ + ": spin or gemm");
     if (compute_sms_ < 0) throw UsageError("--compute-sms " + std::to_string(compute_sms_) + ": must be >= 0");

@@ -547,7 +547,7 @@ void RunCommand::add_options(CLI::App& sub) {
   sub.add_flag("--no-plan", no_plan_, "skip the model's plan, its messages, the prediction and the replay");
   sub.add_flag("--no-replay", no_replay_, "skip the replay of the plan's schedules");
   sub.add_option("--replay-iterations", o.replay_iterations, "timed iterations of each schedule's replay")
-      ->check(CLI::Range(1, 1000))
+      ->check(CLI::Range(1, kMaxReplayIterations))
       ->capture_default_str();
   sub.add_option("--rules", o.rules_file, "rules file (YAML or JSON) of the report, replacing the default rules");
   sub.add_option("--baseline", o.baseline, "results file or run folder the report compares each point against");

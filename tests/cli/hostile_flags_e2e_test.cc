@@ -109,6 +109,16 @@ TEST_F(HostileFlags, NcclXmlErrorsArePipebenchsLineWithTheFileAndLine) {
       r, "--nccl-xml " + twice + ": not well-formed XML (truncated?): line 2: a malformed or repeated attribute");
 }
 
+// Before: --iterations had no upper bound (2147483647 was taken, and replay.json is written again after
+// every iteration). The limit is run --replay-iterations' (src/app/README.md, Limits).
+TEST_F(HostileFlags, ReplayIterationsHaveTheDocumentedLimit) {
+  const std::string replay = "replay --backend mpi --plan " + plan() + " --fwd-ms-per-layer 0.01 --no-predict ";
+  expect_usage_error(run(replay + "--iterations 1001"), "--iterations 1001: must be 1 to 1000");
+  expect_usage_error(run(replay + "--iterations 2147483647"), "--iterations 2147483647: must be 1 to 1000");
+  expect_usage_error(run(replay + "--iterations 0"), "--iterations 0: must be 1 to 1000");
+  expect_usage_error(run("run --no-plan --replay-iterations 1001 --out " + path("run")), "--replay-iterations");
+}
+
 // Before: a --trace that is a link to nothing said only "cannot be created: File exists"; a link to a folder
 // was written through.
 TEST_F(HostileFlags, AnOutputFolderThatIsALinkIsRefusedNamingIt) {
