@@ -50,6 +50,7 @@ TEST(NumberChecks, NanInfAndOutOfRangeNumbersAreRefusedByEveryCommand) {
   expect_refused({"predict", "--plan", "p.json", "--link-gbps", "1e-300"}, "--link-gbps", "outside [0.001, 1e+06]");
   expect_refused({"predict", "--plan", "p.json", "--fwd-ms-per-layer", "0"}, "--fwd-ms-per-layer", "(0, 1e+06]");
   expect_refused({"predict", "--plan", "p.json", "--optimizer-ms", "-inf"}, "--optimizer-ms", "-inf");
+  expect_refused({"replay", "--plan", "p.json", "-T", "1e300"}, "--timeout", "outside [0, 1e+06]");
   // A flag without a range of its own still refuses non-finite numbers.
   expect_refused({"replay", "--plan", "p.json", "--tflops", "nan"}, "--tflops", "not a finite number");
 }
