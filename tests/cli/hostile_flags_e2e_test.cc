@@ -119,6 +119,26 @@ TEST_F(HostileFlags, ReplayIterationsHaveTheDocumentedLimit) {
   expect_usage_error(run("run --no-plan --replay-iterations 1001 --out " + path("run")), "--replay-iterations");
 }
 
+// Before: "# Collective test starting: all<ESC>[0m_reduce_perf" was imported as 28 records of `reduce`,
+// the op whose name was left whole in the garbled one.
+TEST_F(HostileFlags, AGarbledNcclTestsBinaryNameIsNoOp) {
+  std::string text = slurp(log());
+  const std::string name = "starting: all_reduce_perf";
+  text.replace(text.find(name), name.size(), "starting: all\x1b[0m_reduce_perf");
+  const std::string garbled = write("garbled.log", text);
+  const Result r = run("import nccl-tests " + garbled + " --json " + path("g.json"));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, garbled + ": skipped 14 table rows of a test whose binary name "
+                                        "'all\\x1b[0m_reduce_perf' is no nccl-tests binary (give --op)\n"))
+      << r.err;
+  EXPECT_FALSE(contains(r.err, "\x1b")) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("g.json")));
+  // --op says what the log no longer does.
+  const Result op = run("import nccl-tests --op all_reduce " + garbled + " --json " + path("g.json"));
+  ASSERT_EQ(op.status, 0) << op.err;
+  EXPECT_TRUE(contains(slurp(path("g.json")), "\"op\": \"all_reduce\"")) << op.out;
+}
+
 // Before: a --trace that is a link to nothing said only "cannot be created: File exists"; a link to a folder
 // was written through.
 TEST_F(HostileFlags, AnOutputFolderThatIsALinkIsRefusedNamingIt) {
