@@ -139,6 +139,17 @@ TEST_F(HostileFlags, AGarbledNcclTestsBinaryNameIsNoOp) {
   EXPECT_TRUE(contains(slurp(path("g.json")), "\"op\": \"all_reduce\"")) << op.out;
 }
 
+// Before: an ESC in a log's host name reached the terminal in import's summary line.
+TEST_F(HostileFlags, ImportShowsControlBytesOfALogsHostNames) {
+  std::string text = slurp(log());
+  for (auto at = text.find(" on h200-node1 "); at != std::string::npos; at = text.find(" on h200-node1 ", at + 1))
+    text.replace(at, 15, " on h200\x1b[2J-node1 ");
+  const Result r = run("import nccl-tests " + write("esc-host.log", text));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(contains(r.out, "\x1b")) << r.out;
+  EXPECT_TRUE(contains(r.out, "on h200\\x1b[2J-node1 (NVIDIA H200)")) << r.out;
+}
+
 // Before: a --trace that is a link to nothing said only "cannot be created: File exists"; a link to a folder
 // was written through.
 TEST_F(HostileFlags, AnOutputFolderThatIsALinkIsRefusedNamingIt) {
