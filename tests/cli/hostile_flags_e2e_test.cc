@@ -227,4 +227,16 @@ TEST_F(HostileFlags, AFailedRelaunchShowsPipebenchsLineWithoutOpenMpisBanners) {
   EXPECT_FALSE(contains(r.err, "-----")) << r.err;
 }
 
+// Before: a --baseline folder holding no results file (here a prediction) gave a report that compared
+// nothing, exit status 0, the folder's file listed only as "not read" inside the report.
+TEST_F(HostileFlags, ABaselineFolderWithoutResultsIsRefused) {
+  std::filesystem::create_directories(path("base"));
+  const Result p = run("predict --plan " + plan() + " --zero-comm --fwd-ms-per-layer 1 --json " + path("base/p.json"));
+  ASSERT_EQ(p.status, 0) << p.err;
+  expect_usage_error(run("report " + results() + " --out " + path("rep") + " --baseline " + path("base")),
+                     "--baseline " + path("base") +
+                         ": none of its .json files is a results file (pipebench.results/1) or a fleet baseline");
+  EXPECT_FALSE(std::filesystem::exists(path("rep")));
+}
+
 }  // namespace
