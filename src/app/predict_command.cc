@@ -276,6 +276,9 @@ int predict_and_print(const PredictOptions& o) {
   if (!o.class_links.empty() && o.link_gbps <= 0) {
     throw UsageError("--link CLASS=GBPS needs --link-gbps for the other classes");
   }
+  if (!o.topology_path.empty() && o.class_links.empty()) {  // it was never read: a FIFO even passed
+    throw UsageError("--topology " + o.topology_path + ": read only with --link CLASS=GBPS (the classes of the pairs)");
+  }
   if (models != 1) {
     throw UsageError("communication costs: give exactly one of --table RESULTS.json, --link-gbps GBPS, --zero-comm");
   }

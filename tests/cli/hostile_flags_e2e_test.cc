@@ -239,4 +239,10 @@ TEST_F(HostileFlags, ABaselineFolderWithoutResultsIsRefused) {
   EXPECT_FALSE(std::filesystem::exists(path("rep")));
 }
 
+// Before: --topology without --link was never read (a FIFO passed) and the prediction went on, exit 0.
+TEST_F(HostileFlags, PredictTopologyWithoutLinkIsRefused) {
+  expect_usage_error(run("predict --plan " + plan() + " --zero-comm --fwd-ms-per-layer 1 --topology " + path("t.json")),
+                     "--topology " + path("t.json") + ": read only with --link CLASS=GBPS");
+}
+
 }  // namespace
