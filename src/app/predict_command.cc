@@ -276,6 +276,11 @@ int predict_and_print(const PredictOptions& o) {
   if (!o.class_links.empty() && o.link_gbps <= 0) {
     throw UsageError("--link CLASS=GBPS needs --link-gbps for the other classes");
   }
+  // Flags of one cost source given with another were ignored without a word.
+  if (o.class_fallback && o.table_path.empty()) throw UsageError("--class-fallback: applies to --table costs only");
+  if (o.link_latency_us > 0 && o.link_gbps <= 0) {
+    throw UsageError("--link-latency-us: applies to an assumed link (--link-gbps) only");
+  }
   if (!o.topology_path.empty() && o.class_links.empty()) {  // it was never read: a FIFO even passed
     throw UsageError("--topology " + o.topology_path + ": read only with --link CLASS=GBPS (the classes of the pairs)");
   }

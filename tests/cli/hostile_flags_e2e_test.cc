@@ -239,8 +239,13 @@ TEST_F(HostileFlags, ABaselineFolderWithoutResultsIsRefused) {
   EXPECT_FALSE(std::filesystem::exists(path("rep")));
 }
 
-// Before: --topology without --link was never read (a FIFO passed) and the prediction went on, exit 0.
-TEST_F(HostileFlags, PredictTopologyWithoutLinkIsRefused) {
+// Before: --topology without --link was never read (a FIFO passed), --class-fallback without --table and
+// --link-latency-us without --link-gbps were ignored, and the prediction went on, exit 0.
+TEST_F(HostileFlags, PredictCostFlagsWithoutTheirSourceAreRefused) {
+  const std::string zero = "predict --plan " + plan() + " --zero-comm --fwd-ms-per-layer 1 ";
+  expect_usage_error(run(zero + "--class-fallback"), "--class-fallback: applies to --table costs only");
+  expect_usage_error(run(zero + "--link-latency-us 5"), "--link-latency-us: applies to an assumed link");
+  EXPECT_EQ(run(zero + "--link-latency-us 0").status, 0);
   expect_usage_error(run("predict --plan " + plan() + " --zero-comm --fwd-ms-per-layer 1 --topology " + path("t.json")),
                      "--topology " + path("t.json") + ": read only with --link CLASS=GBPS");
 }
