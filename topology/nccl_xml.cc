@@ -36,6 +36,37 @@ bool built_with_xml_parser() { return true; }
 
 namespace {
 
+// tinyxml2's ErrorStr() is its own dump ("Error=XML_ERROR_MISMATCHED_ELEMENT ErrorID=14 (0xe) Line number=3:
+// XMLElement name=pci"): the reason in words instead, and the line where tinyxml2 knows it (0: it does not).
+std::string xml_error(const tinyxml2::XMLDocument& doc) {
+  std::string why;
+  switch (doc.ErrorID()) {
+    case tinyxml2::XML_ERROR_FILE_NOT_FOUND:
+    case tinyxml2::XML_ERROR_FILE_COULD_NOT_BE_OPENED:
+    case tinyxml2::XML_ERROR_FILE_READ_ERROR:
+      why = "cannot be read";
+      break;
+    case tinyxml2::XML_ERROR_MISMATCHED_ELEMENT:
+      why = "an end tag that does not match its element";
+      break;
+    case tinyxml2::XML_ERROR_PARSING_ATTRIBUTE:
+      why = "a malformed or repeated attribute";
+      break;
+    case tinyxml2::XML_ERROR_EMPTY_DOCUMENT:
+      why = "no element";
+      break;
+    case tinyxml2::XML_ERROR_PARSING_COMMENT:
+      why = "a comment not closed";
+      break;
+    case tinyxml2::XML_ERROR_PARSING_CDATA:
+      why = "a CDATA section not closed";
+      break;
+    default:
+      why = "an element, text or declaration that cannot be read";
+  }
+  return doc.ErrorLineNum() > 0 ? "line " + std::to_string(doc.ErrorLineNum()) + ": " + why : why;
+}
+
 std::string attr(const tinyxml2::XMLElement* e, const char* name) {
   const char* v = e->Attribute(name);
   return v ? v : "";
@@ -274,7 +305,7 @@ Topology parse_nccl_xml(const std::string& flag, const std::string& path) {
   if (st.st_size == 0) throw UsageError(flag + " " + path + ": the file is empty");
   tinyxml2::XMLDocument doc;
   if (doc.LoadFile(path.c_str()) != tinyxml2::XML_SUCCESS) {
-    throw UsageError(flag + " " + path + ": not well-formed XML (truncated?): " + doc.ErrorStr());
+    throw UsageError(flag + " " + path + ": not well-formed XML (truncated?): " + xml_error(doc));
   }
   const auto* system = doc.RootElement();
   if (!system || std::string(system->Name()) != "system") {

@@ -10,6 +10,7 @@
 #include "core/distinct_files.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/terminal_text.h"
 #include "io/nccl_tests_log.h"
 #include "report/system_info.h"
 
@@ -23,10 +24,14 @@ void print_test(std::ostream& out, const std::string& path, const NcclTestsLog& 
     if (hosts.find(d.host) == std::string::npos) hosts += (hosts.empty() ? "" : ",") + d.host;
     if (models.find(d.model) == std::string::npos) models += (models.empty() ? "" : ", ") + d.model;
   }
+  // Host and model names are the log's text: shown as error lines show it (core/terminal_text.h).
+  hosts = one_line(hosts);
+  models = one_line(models);
+  const std::string version = one_line(log.version);
   char buf[512];
   std::snprintf(buf, sizeof buf, "%s: %s (%s%s%s), %d ranks%s%s%s, %zu rows", path.c_str(),
                 log.op.empty() ? "op unknown" : log.op.c_str(), log.format.c_str(),
-                log.version.empty() ? "" : ", nccl-tests ", log.version.c_str(), log.nranks,
+                version.empty() ? "" : ", nccl-tests ", version.c_str(), log.nranks,
                 hosts.empty() ? "" : (" on " + hosts).c_str(), models.empty() ? "" : (" (" + models + ")").c_str(),
                 log.groups > 1 ? (" in " + std::to_string(log.groups) + " concurrent groups").c_str() : "",
                 log.records.size() / 2);

@@ -268,6 +268,14 @@ int predict_and_print(const PredictOptions& o) {
   if (!o.class_links.empty() && o.link_gbps <= 0) {
     throw UsageError("--link CLASS=GBPS needs --link-gbps for the other classes");
   }
+  // Flags of one cost source given with another were ignored without a word.
+  if (o.class_fallback && o.table_path.empty()) throw UsageError("--class-fallback: applies to --table costs only");
+  if (o.link_latency_us > 0 && o.link_gbps <= 0) {
+    throw UsageError("--link-latency-us: applies to an assumed link (--link-gbps) only");
+  }
+  if (!o.topology_path.empty() && o.class_links.empty()) {  // it was never read: a FIFO even passed
+    throw UsageError("--topology " + o.topology_path + ": read only with --link CLASS=GBPS (the classes of the pairs)");
+  }
   if (models != 1) {
     throw UsageError("communication costs: give exactly one of --table RESULTS.json, --link-gbps GBPS, --zero-comm");
   }
@@ -276,6 +284,10 @@ int predict_and_print(const PredictOptions& o) {
                           {"--topology", o.topology_path},
                           {"--schedule-file", o.schedule_file}},
                          {{"--json", o.json_path}});
+  // Before the table is printed (and before --measure-compute times anything): a --json that cannot be
+  // written was told only after the whole table. The --trace folder first: a --json may lie in it.
+  if (!o.trace_dir.empty()) make_output_folder("--trace", o.trace_dir);
+  if (!o.json_path.empty()) require_output_in_folder("--json", o.json_path);
   const Plan plan = load_plan("--plan", o.plan_path);
   std::string cost_text;
   PathModel paths;
@@ -302,10 +314,7 @@ int predict_and_print(const PredictOptions& o) {
   if (o.measure_compute) p.compute_source = "measured with cuBLAS on GPU 0 (--measure-compute)";
   if (!o.replay_path.empty()) band_from_replay(o.replay_path, p);
   if (!o.trace_dir.empty()) {
-    // The folder first, so that a --json inside it is compared with the trace files it would replace.
-    std::error_code ec;
-    std::filesystem::create_directories(o.trace_dir, ec);
-    if (ec) throw UsageError("--trace " + o.trace_dir + ": cannot be created: " + ec.message());
+    // The folder is made above, so that a --json inside it is compared with the trace files it would replace.
     std::vector<FileArg> outputs = {{"--json", o.json_path}};
     for (const auto& s : p.schedules)
       outputs.push_back({"--trace", o.trace_dir + "/trace-" + s.id.file_stem() + ".json"});

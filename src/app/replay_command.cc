@@ -2,7 +2,6 @@
 // `pipebench replay`: plan -> (table -> prediction) -> replay -> table, verdict, JSON, traces.
 #include "app/replay_command.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -22,6 +21,7 @@
 #include "cli/number_checks.h"
 #include "core/distinct_files.h"
 #include "core/error.h"
+#include "core/file_io.h"
 #include "core/json_file.h"
 #include "harness/progress.h"
 #include "io/plan_io.h"
@@ -40,13 +40,6 @@
 
 namespace pipebench {
 namespace {
-
-// An output path must not be a device, FIFO or symlink (it is replaced by rename).
-void check_output(const char* flag, const std::string& path) {
-  struct stat st {};
-  if (path.empty() || lstat(path.c_str(), &st) != 0) return;
-  if (!S_ISREG(st.st_mode)) throw UsageError(std::string(flag) + " " + path + ": exists and is not a regular file");
-}
 
 class ReplayCommand final : public Subcommand {
  public:
@@ -86,7 +79,9 @@ class ReplayCommand final : public Subcommand {
     sub.add_flag("--no-predict", no_predict_, "replay only");
     sub.add_option("--json", json_path_, "write pipebench.replay/1 here (after every iteration)");
     sub.add_option("--trace", trace_dir_, "Chrome traces of the measured timelines, one file per schedule");
-    sub.add_option("-T,--timeout", timeout_s_, "seconds one iteration may take (default: a few times the prediction)");
+    // The range of bench's and run's -T (cli/number_checks.h): 1e300 s was taken and overflows a clock.
+    sub.add_option("-T,--timeout", timeout_s_, "seconds one iteration may take (default: a few times the prediction)")
+        ->check(checks::non_negative(checks::kMaxTimeoutSeconds));
     sub.add_option("--backend", backend_, "nccl, mpi or auto (nccl when every rank sees a GPU)")->capture_default_str();
     sub.add_flag("--quiet", quiet_, "no progress lines on stderr");
   }
@@ -98,7 +93,10 @@ class ReplayCommand final : public Subcommand {
     if (sub.count("--bwd-ms-per-layer") && o_.compute.fwd_ms_per_layer <= 0) {
       throw UsageError("--bwd-ms-per-layer needs --fwd-ms-per-layer");
     }
-    if (o_.iterations < 1) throw UsageError("--iterations " + std::to_string(o_.iterations) + ": must be at least 1");
+    if (o_.iterations < 1 || o_.iterations > kMaxReplayIterations) {
+      throw UsageError("--iterations " + std::to_string(o_.iterations) + ": must be 1 to " +
+                       std::to_string(kMaxReplayIterations));
+    }
     if (compute_kind_ != "spin" && compute_kind_ != "gemm")
       throw UsageError("--compute " + compute_kind_ + ": spin or gemm");
     if (compute_sms_ < 0) throw UsageError("--compute-sms " + std::to_string(compute_sms_) + ": must be >= 0");
@@ -108,7 +106,10 @@ class ReplayCommand final : public Subcommand {
         throw UsageError("-T " + std::to_string(timeout_s_) + ": must be >= 0");
       o_.timeout_s = timeout_s_;
     }
-    check_output("--json", json_path_);
+    // Made now, so that a --trace that can hold no file is told before the replay runs, not after it.
+    if (!trace_dir_.empty()) make_output_folder("--trace", trace_dir_);
+    // A regular file or a new path in a folder that exists (--trace's, it may be): told before the replay runs.
+    if (!json_path_.empty()) require_output_in_folder("--json", json_path_);
     require_distinct_files({{"--plan", plan_path_}, {"--table", table_path_}}, {{"--json", json_path_}});
     kind_ = parse_backend_kind("--backend", backend_);
     gpu_flags_ = sub.count("--compute") > 0 || sub.count("--compute-sms") > 0;
@@ -322,9 +323,7 @@ void ReplayCommand::print_drift(const ScheduleReplay& s) {
 
 void ReplayCommand::write_traces(const ReplayResult& r) const {
   if (trace_dir_.empty()) return;
-  std::error_code ec;
-  std::filesystem::create_directories(trace_dir_, ec);
-  if (ec) throw UsageError("--trace " + trace_dir_ + ": cannot be created: " + ec.message());
+  make_output_folder("--trace", trace_dir_);
   for (const auto& s : r.schedules) {  // predict writes trace-NAME-vV.json: the same names, prefixed
     const std::string path = trace_dir_ + "/replay-" + s.id.file_stem() + ".json";
     write_file_atomically(path, replay_chrome_trace(s).dump() + "\n");

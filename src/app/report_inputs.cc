@@ -215,6 +215,13 @@ std::vector<std::string> add_baseline(ReportInputs& out, const std::string& base
   const auto files = expand_input("--baseline", baseline);
   const bool folder = files.size() != 1 || files.front() != baseline;
   for (const auto& file : files) add_file(out, "--baseline", file, folder, true);
+  // A folder whose files are all of other kinds (a report's, traces, a prediction) gave no baseline, and
+  // the report went on as if none had been asked for.
+  if (out.baseline.empty() && !out.fleet) {
+    throw UsageError("--baseline " + baseline +
+                     ": none of its .json files is a results file (pipebench.results/1) or a fleet baseline; nothing "
+                     "to compare against");
+  }
   return files;
 }
 

@@ -339,9 +339,11 @@ std::optional<std::string> make_run_folder(const RunOptions& o, const World& wor
   dir = world.broadcast(dir, 0);
   std::string mkdir_error;
   if (world.rank() == 0) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) mkdir_error = "--out: cannot create '" + dir + "': " + ec.message();
+    try {
+      make_output_folder("--out", dir);
+    } catch (const UsageError& e) {
+      mkdir_error = e.what();
+    }
   }
   if (!world.all(mkdir_error.empty())) {
     if (!mkdir_error.empty()) throw UsageError(mkdir_error);
@@ -545,7 +547,7 @@ void RunCommand::add_options(CLI::App& sub) {
   sub.add_flag("--no-plan", no_plan_, "skip the model's plan, its messages, the prediction and the replay");
   sub.add_flag("--no-replay", no_replay_, "skip the replay of the plan's schedules");
   sub.add_option("--replay-iterations", o.replay_iterations, "timed iterations of each schedule's replay")
-      ->check(CLI::Range(1, 1000))
+      ->check(CLI::Range(1, kMaxReplayIterations))
       ->capture_default_str();
   sub.add_option("--rules", o.rules_file, "rules file (YAML or JSON) of the report, replacing the default rules");
   sub.add_option("--baseline", o.baseline, "results file or run folder the report compares each point against");

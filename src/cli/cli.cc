@@ -72,6 +72,7 @@ ParsedLine parse_line(const CommandTable& table, const std::vector<std::string>&
     const std::string footer = sub->get_footer();
     sub->footer(footer + (footer.empty() ? "" : "\n\n") + "The whole page, with examples: pipebench help " + c->name());
     checks::require_finite_numbers(*sub);  // every numeric flag, with or without its own range
+    checks::require_plain_integers(*sub);  // every integer flag: decimal, as the help and pages write them
     subs.emplace_back(c.get(), sub);
   }
 

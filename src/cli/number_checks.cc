@@ -92,4 +92,30 @@ void require_decimal_integers(CLI::App& app) {
   }
 }
 
+void require_plain_integers(CLI::App& app) {
+  const CLI::Validator plain(
+      [](std::string& text) -> std::string {
+        const std::size_t sign = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
+        bool digits = text.size() > sign;
+        for (std::size_t i = sign; digits && i < text.size(); ++i)
+          digits = std::isdigit(static_cast<unsigned char>(text[i]));
+        const std::string shown = text.size() > 24 ? text.substr(0, 24) + "..." : text;
+        if (!digits) {
+          const bool radix =
+              text.size() > sign + 1 && text[sign] == '0' && std::isalpha(static_cast<unsigned char>(text[sign + 1]));
+          return shown + " is not a decimal integer" +
+                 (radix ? " (hexadecimal, octal and binary are not read: write the number in decimal)" : "");
+        }
+        if (text.size() > sign + 1 && text[sign] == '0') {
+          return shown + ": a leading 0 (nccl-tests would read it as octal, Python as decimal): write it without";
+        }
+        return {};
+      },
+      "");
+  for (CLI::Option* opt : app.get_options([](const CLI::Option* o) { return o->get_type_size() != 0; })) {
+    const std::string type = opt->get_type_name().substr(0, opt->get_type_name().find(':'));
+    if (type == "INT" || type == "UINT") opt->transform(plain);  // transform: runs before the option's own range
+  }
+}
+
 }  // namespace pipebench::checks

@@ -38,4 +38,11 @@ void require_finite_numbers(CLI::App& app);
 // are refused: no launch script writes them.)
 void require_decimal_integers(CLI::App& app);
 
+// Adds to every integer option of `app` the rule of pipebench's own commands: decimal digits with an
+// optional sign, and no leading 0. CLI11 alone reads "0x10" as 16 and "010" as 8, like nccl-tests' strtol
+// (base 0), while Python and most people read 010 as 10: a count that one tool reads in octal and another
+// in decimal is refused, as are hexadecimal ("0x10"), binary ("0b11") and exponents ("1e3"), each with one
+// line naming the flag and the word, rather than read one way.
+void require_plain_integers(CLI::App& app);
+
 }  // namespace pipebench::checks

@@ -165,6 +165,23 @@ void require_output_in_folder(const std::string& flag, const std::string& path) 
   }
 }
 
+void make_output_folder(const std::string& flag, const std::string& folder) {
+  if (folder.empty()) throw UsageError(flag + ": empty folder name");
+  struct stat st {};
+  if (::lstat(folder.c_str(), &st) == 0) {
+    if (S_ISLNK(st.st_mode)) {
+      const bool dangling = ::stat(folder.c_str(), &st) != 0;
+      throw UsageError(named(flag, folder) + ": a symbolic link" + (dangling ? " to nothing" : "") +
+                       "; outputs are not written through links (name the target)");
+    }
+    if (!S_ISDIR(st.st_mode)) throw UsageError(named(flag, folder) + ": " + file_kind(st.st_mode) + ", not a folder");
+    return;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  if (ec) throw UsageError(named(flag, folder) + ": cannot be made (" + ec.message() + ")");
+}
+
 void write_output_file(const std::string& flag, const std::string& path, std::string_view text) {
   write_output_file(flag, path, [text](const std::function<void(std::string_view)>& put) { put(text); });
 }

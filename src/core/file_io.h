@@ -42,6 +42,12 @@ void require_output_path(const std::string& flag, const std::string& path);
 // at the end of a command, so that a typo in the folder is told before anything is measured.
 void require_output_in_folder(const std::string& flag, const std::string& path);
 
+// Makes FOLDER (with its parents) for a command's output files, or takes it where it is already a folder.
+// Throws UsageError "FLAG FOLDER: ..." where FOLDER is a symbolic link (outputs are not written through
+// links, as for files: name the target), exists and is not a folder, or cannot be made (a parent that is
+// a regular file, a name too long, no permission).
+void make_output_folder(const std::string& flag, const std::string& folder);
+
 // Replaces PATH atomically: the text goes to a new temporary file next to it, every write and the
 // close are checked, then rename(2). A failure leaves PATH as it was: UsageError for a path that may not
 // be written (see require_output_path), Error naming the file and the reason otherwise. The rename is

@@ -8,11 +8,14 @@
 
 namespace pipebench {
 
-std::string one_line(std::string_view text) {
+namespace {
+
+std::string shown(std::string_view text, bool keep_line_structure) {
   std::string out;
   for (const char ch : utf8_replaced(text)) {
     const auto byte = static_cast<unsigned char>(ch);
-    if (byte >= 0x20 && byte != 0x7f) {
+    const bool kept = keep_line_structure && (ch == '\t' || ch == '\n' || ch == '\r');
+    if ((byte >= 0x20 && byte != 0x7f) || kept) {
       out += ch;
       continue;
     }
@@ -22,5 +25,11 @@ std::string one_line(std::string_view text) {
   }
   return out;
 }
+
+}  // namespace
+
+std::string one_line(std::string_view text) { return shown(text, false); }
+
+std::string visible_controls(std::string_view text) { return shown(text, true); }
 
 }  // namespace pipebench

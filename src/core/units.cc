@@ -23,6 +23,13 @@ std::uint64_t parse_size_bytes(std::string_view flag, std::string_view text) {
   if (number.find('.') != number.rfind('.') || number == ".") throw bad("malformed number");
   std::string suffix = s.substr(i);
   for (auto& c : suffix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  // nccl-tests reads a size with sscanf("%lf"), so "0x10" is 16 and "1e3" 1000 there: refused here in
+  // words (write the bytes in decimal), rather than as the unknown suffix 'X10'.
+  if (number == "0" && !suffix.empty() && suffix[0] == 'X') throw bad("hexadecimal is not read; write it in decimal");
+  if (suffix.size() > 1 && suffix[0] == 'E' &&
+      (std::isdigit(static_cast<unsigned char>(suffix[1])) || suffix[1] == '+' || suffix[1] == '-')) {
+    throw bad("an exponent is not read; write the digits or a K/M/G/T suffix");
+  }
   double scale = 1;
   if (!suffix.empty()) {
     const char unit = suffix[0];

@@ -202,7 +202,7 @@ NcclTestsFile parse_nccl_tests_json(std::string_view text, const NcclTestsHints&
     file.refused.clear();  // another document's "version" or "config" says nothing about -J output
     return file;
   }
-  if (nccl_tests_op(log.program).empty() && !nccl_tests_op(named).empty()) log.program = named;
+  if (nccl_tests_log_op(log.program).empty() && !nccl_tests_log_op(named).empty()) log.program = named;
   file.logs.push_back(std::move(log));
   finish_log(file.logs.back(), hints, file.skipped);
   return file;

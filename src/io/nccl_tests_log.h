@@ -69,6 +69,13 @@ struct NcclTestsHints {
 // "./build/alltoall_perf", "allreduce"): "" when it names none.
 [[nodiscard]] std::string nccl_tests_op(std::string_view name);
 
+// pipebench's op for the binary a log names ("# Collective test starting: all_reduce_perf", a -J file's
+// args[0]): the whole name after the last '/' must be one of nccl-tests' binaries, WORD_perf or
+// WORD_perf_mpi, or WORD itself (pipebench bench's own table says "all_reduce"); "" for any other name. A file name or
+// --op may say less (nccl_tests_op); a log's own binary name is matched exactly, so that a garbled one is never read as
+// the op whose name it contains.
+[[nodiscard]] std::string nccl_tests_log_op(std::string_view program);
+
 // Parses text output. `where` names the file in messages. Never throws for damaged input: what cannot be
 // read is counted in `skipped`; throws UsageError only for a hint that is not an op.
 [[nodiscard]] NcclTestsFile parse_nccl_tests_text(std::string_view text, const NcclTestsHints& hints);

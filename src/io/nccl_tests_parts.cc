@@ -7,6 +7,7 @@
 
 #include "collectives/registry.h"
 #include "core/error.h"
+#include "core/terminal_text.h"
 
 namespace pipebench {
 
@@ -44,6 +45,15 @@ std::string nccl_tests_op(std::string_view name) {
     std::string squeezed = word;
     squeezed.erase(std::remove(squeezed.begin(), squeezed.end(), '_'), squeezed.end());
     if (s.find(word) != std::string::npos || s.find(squeezed) != std::string::npos) return op;
+  }
+  return "";
+}
+
+std::string nccl_tests_log_op(std::string_view program) {
+  const auto slash = program.find_last_of('/');
+  if (slash != std::string_view::npos) program.remove_prefix(slash + 1);
+  for (const auto& [word, op] : nccl_tests_words()) {
+    if (program == word || program == word + "_perf" || program == word + "_perf_mpi") return op;
   }
   return "";
 }
@@ -107,9 +117,12 @@ void finish_log(NcclTestsLog& log, const NcclTestsHints& hints, std::map<std::st
     for (const auto& [word, op] : nccl_tests_words()) list += (list.empty() ? "" : ", ") + op;
     throw UsageError("--op " + hints.op + ": not an nccl-tests op (" + list + ")");
   }
-  log.op = nccl_tests_op(log.program);
+  log.op = nccl_tests_log_op(log.program);
   if (log.op.empty()) log.op = hints.op;
-  if (log.op.empty()) log.op = nccl_tests_op(hints.file_name);
+  // A binary name that is none of nccl-tests' (garbled, or an escape sequence in it) says nothing: neither
+  // a part of it ("reduce" in "all\x1b[0m_reduce_perf") nor the file name stands for the op it lost.
+  const bool unknown_binary = log.op.empty() && !log.program.empty();
+  if (log.op.empty() && !unknown_binary) log.op = nccl_tests_op(hints.file_name);
   if (!log.devices.empty()) {
     place_ranks(log);
   } else if (hints.nranks > 0) {
@@ -120,6 +133,10 @@ void finish_log(NcclTestsLog& log, const NcclTestsHints& hints, std::map<std::st
     if (!log.records.empty()) skipped[why] += static_cast<int>(log.records.size() / 2);
     log.records.clear();
   };
+  if (unknown_binary) {
+    return drop("table rows of a test whose binary name '" + one_line(log.program) +
+                "' is no nccl-tests binary (give --op)");
+  }
   if (log.op.empty()) {
     return drop("table rows of a test that does not name its op (logs before 2.17.4: give --op)");
   }

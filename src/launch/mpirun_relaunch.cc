@@ -2,6 +2,7 @@
 // Re-launch under mpirun.
 #include "launch/mpirun_relaunch.h"
 
+#include <fcntl.h>
 #include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,9 +15,11 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "core/error.h"
+#include "launch/mpirun_banner_filter.h"
 
 namespace pipebench {
 namespace {
@@ -37,6 +40,28 @@ extern "C" void forward_stop(int sig) {
   } else {
     ::kill(g_mpirun, SIGTERM);
   }
+}
+
+// Passes mpirun's standard error (the read end of its pipe) on to ours, without Open MPI's banners after
+// pipebench's own error line (launch/mpirun_banner_filter.h), until every writer has closed it.
+void pass_on_standard_error(int fd) {
+  MpirunBannerFilter filter([](std::string_view text) {
+    while (!text.empty()) {
+      const ssize_t n = ::write(STDERR_FILENO, text.data(), text.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // our stderr is gone: nothing left to tell
+      text.remove_prefix(static_cast<std::size_t>(n));
+    }
+  });
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    filter.feed(std::string_view(buf, static_cast<std::size_t>(n)));
+  }
+  filter.finish();
+  ::close(fd);
 }
 
 }  // namespace
@@ -109,14 +134,21 @@ void run_under_mpirun(const std::string& mpirun, int ranks, const std::vector<st
   sigaddset(&stops, SIGTERM);
   sigprocmask(SIG_BLOCK, &stops, &previous);
   std::fflush(nullptr);
+  int err_pipe[2] = {-1, -1};
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) throw Error("pipe() for " + mpirun + " failed");
   g_mpirun = fork();
   if (g_mpirun == 0) {
     sigprocmask(SIG_SETMASK, &previous, nullptr);  // a signal mask survives execv
+    ::dup2(err_pipe[1], STDERR_FILENO);            // the copy is not close-on-exec: mpirun writes there
     execv(mpirun.c_str(), argv.data());
     std::fprintf(stderr, "pipebench: execv(%s) failed\n", mpirun.c_str());
     _exit(static_cast<int>(ExitCode::kRuntimeError));
   }
-  if (g_mpirun < 0) throw Error("fork() for " + mpirun + " failed");
+  if (g_mpirun < 0) {
+    ::close(err_pipe[0]);
+    ::close(err_pipe[1]);
+    throw Error("fork() for " + mpirun + " failed");
+  }
   struct sigaction sa {};
   sa.sa_handler = forward_stop;
   sigemptyset(&sa.sa_mask);
@@ -124,6 +156,8 @@ void run_under_mpirun(const std::string& mpirun, int ranks, const std::vector<st
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
   sigprocmask(SIG_SETMASK, &previous, nullptr);
+  ::close(err_pipe[1]);
+  pass_on_standard_error(err_pipe[0]);
   int status = 0;
   while (waitpid(g_mpirun, &status, 0) < 0 && errno == EINTR) {
   }

@@ -35,7 +35,9 @@ inline constexpr const char* kStopSignalsAsUsrVariable = "PIPEBENCH_STOP_SIGNALS
 
 // Runs mpirun_words(mpirun, ranks, physical_cores(), <this executable>, args) (args: every word after the
 // program) as a child, passes on SIGINT and SIGTERM as `stop` says, and ends this process with mpirun's
-// exit status, or 128 + the signal the user sent (130, 143) where one stopped it. As root, sets Open MPI's
+// exit status, or 128 + the signal the user sent (130, 143) where one stopped it. mpirun's standard error
+// reaches ours through launch/mpirun_banner_filter.h: after pipebench's error line, Open MPI's banners are
+// left out. As root, sets Open MPI's
 // documented run-as-root override. Returns only by throwing Error where fork fails.
 [[noreturn]] void run_under_mpirun(const std::string& mpirun, int ranks, const std::vector<std::string>& args,
                                    StopForwarding stop = StopForwarding::kTerminate);

@@ -51,6 +51,12 @@ struct ReplayResult {
   std::vector<std::string> incomplete;  // read back: planned schedules without all their iterations
 };
 
+// Timed iterations per schedule (replay --iterations, run --replay-iterations): replay.json keeps every
+// iteration's time and is written again after each iteration, so the count bounds both the file and the
+// work of writing it; 1000 iterations of a 1 s training step are a quarter of an hour per schedule, where
+// Megatron's own timers average over tens.
+inline constexpr int kMaxReplayIterations = 1000;
+
 struct ReplayOptions {
   std::string schedule = "all";
   std::vector<ScheduleId> schedule_files;  // --schedule-file: replayed after `schedule`'s

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <sstream>
 
+#include "core/terminal_text.h"
+
 namespace pipebench {
 
 namespace {
@@ -14,7 +16,8 @@ namespace {
 // written as entities (section 2.5) because Python-Markdown does not honour `\<`. Newlines are flattened, so
 // input text never starts a line; where the text itself starts a line (a paragraph, a list item's text) a
 // leading `-`, `+`, `=` or `N.`/`N)` would still start a list or an underline, so it is escaped too. In a table cell
-// `|` is escaped (GitHub-flavoured Markdown, section 4.10).
+// `|` is escaped (GitHub-flavoured Markdown, section 4.10). Other control bytes (an ESC in a --title, a host
+// name) are written as \xNN, and bytes that are not UTF-8 as U+FFFD, as in error lines.
 // An underscore between two letters or digits opens no emphasis (CommonMark 6.2, left- and right-flanking
 // runs; Python-Markdown alike), so names like all_reduce stay as they are.
 bool intraword(const std::string& text, std::size_t k) {
@@ -24,7 +27,8 @@ bool intraword(const std::string& text, std::size_t k) {
   return k > 0 && alnum(k - 1) && alnum(k + 1);
 }
 
-std::string md(const std::string& text, bool starts_line = false) {
+std::string md(const std::string& raw, bool starts_line = false) {
+  const std::string text = visible_controls(raw);  // ESC, BEL, ... as \xNN (core/terminal_text.h)
   std::string out;
   out.reserve(text.size());
   std::size_t i = 0;

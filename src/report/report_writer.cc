@@ -5,9 +5,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 
 #include "core/error.h"
+#include "core/file_io.h"
 #include "io/report_io.h"
 #include "report/html_report.h"
 #include "report/markdown_report.h"
@@ -29,22 +29,11 @@ void check_output(const std::string& path) {
   if (!S_ISREG(st.st_mode)) throw UsageError("--out " + path + ": exists and is not a regular file; not replaced");
 }
 
-void prepare_dir(const std::string& dir) {
-  struct stat st {};
-  if (::lstat(dir.c_str(), &st) == 0) {
-    if (!S_ISDIR(st.st_mode)) throw UsageError("--out " + dir + ": exists and is not a folder");
-    return;
-  }
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw UsageError("--out " + dir + ": cannot create the folder (" + ec.message() + ")");
-}
-
 }  // namespace
 
 int write_report(const ReportInputs& inputs, const std::vector<Rule>& rules, const std::string& dir,
                  ReportFiles* files) {
-  prepare_dir(dir);
+  make_output_folder("--out", dir);
   const ReportOutcome outcome = evaluate_report(inputs, rules);
   const ReportDocument doc = build_document(inputs, outcome);
   const std::string base = dir + "/report";

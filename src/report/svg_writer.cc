@@ -4,12 +4,16 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/terminal_text.h"
+
 namespace pipebench {
 
 std::string xml_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (const char c : text) {
+  // Control bytes other than tab and line breaks are not allowed in XML 1.0 documents (section 2.2): they are
+  // shown as \xNN, and bytes that are not UTF-8 as U+FFFD, as in error lines (core/terminal_text.h).
+  for (const char c : visible_controls(text)) {
     switch (c) {
       case '&':
         out += "&amp;";
@@ -27,12 +31,7 @@ std::string xml_escape(std::string_view text) {
         out += "&apos;";
         break;
       default:
-        // Control characters other than tab/newline are not allowed in XML 1.0 documents.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') {
-          out += ' ';
-        } else {
-          out += c;
-        }
+        out += c;
     }
   }
   return out;

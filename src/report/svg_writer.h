@@ -11,7 +11,8 @@
 
 namespace pipebench {
 
-// Escapes &, <, >, " and ' for XML text and attribute values (XML 1.0 §2.4).
+// Escapes &, <, >, " and ' for XML text and attribute values (XML 1.0 §2.4); control bytes other than tab
+// and line breaks as \xNN, bytes that are not UTF-8 as U+FFFD.
 [[nodiscard]] std::string xml_escape(std::string_view text);
 
 // A number as SVG writes it: fixed, at most 2 decimals, no exponent; non-finite values become 0.

@@ -136,6 +136,14 @@ std::vector<std::vector<ScheduleAction>> parse_action_csv(std::string_view text,
     if (!rows.back().empty()) last_nonempty = rows.size();
   }
   rows.resize(last_nonempty);
+  // Row R is pipeline rank R-1: a row without an action before the last one would shift every rank after
+  // it (and every row number in later messages), so it is refused rather than dropped or read as a rank.
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (rows[r].empty()) {
+      throw UsageError(what + ": row " + std::to_string(r + 1) +
+                       " has no action (a blank line?); each row up to the last is one pipeline rank's actions");
+    }
+  }
   return rows;
 }
 

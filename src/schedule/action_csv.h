@@ -45,8 +45,9 @@ struct ScheduleAction {
 inline constexpr int kMaxCsvStage = 1 << 16;
 inline constexpr std::int64_t kMaxCsvMicrobatch = std::int64_t{1} << 24;
 
-// The rows of `text`, each its actions in order (empty cells dropped; blank rows at the end dropped).
-// Throws UsageError "WHAT: row R, cell C 'TEXT': ..." for a cell that is no action.
+// The rows of `text`, each its actions in order (empty cells dropped; blank rows at the end dropped), row
+// R being line R. Throws UsageError "WHAT: row R, cell C 'TEXT': ..." for a cell that is no action, and
+// "WHAT: row R has no action ..." for a blank row (or one of empty cells) before the last row.
 [[nodiscard]] std::vector<std::vector<ScheduleAction>> parse_action_csv(std::string_view text, const std::string& what);
 
 }  // namespace pipebench

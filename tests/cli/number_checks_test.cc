@@ -50,8 +50,24 @@ TEST(NumberChecks, NanInfAndOutOfRangeNumbersAreRefusedByEveryCommand) {
   expect_refused({"predict", "--plan", "p.json", "--link-gbps", "1e-300"}, "--link-gbps", "outside [0.001, 1e+06]");
   expect_refused({"predict", "--plan", "p.json", "--fwd-ms-per-layer", "0"}, "--fwd-ms-per-layer", "(0, 1e+06]");
   expect_refused({"predict", "--plan", "p.json", "--optimizer-ms", "-inf"}, "--optimizer-ms", "-inf");
+  expect_refused({"replay", "--plan", "p.json", "-T", "1e300"}, "--timeout", "outside [0, 1e+06]");
   // A flag without a range of its own still refuses non-finite numbers.
   expect_refused({"replay", "--plan", "p.json", "--tflops", "nan"}, "--tflops", "not a finite number");
+}
+
+// Before: CLI11 read -n 0x10 as 16 and -f 010 as 8 (nccl-tests' strtol does too), and said "Value 0b11 not
+// in range 0 to 16777216" for a binary literal; a count is now decimal or one line.
+TEST(NumberChecks, IntegerFlagsAreDecimalWithoutALeadingZero) {
+  expect_refused({"bench", "-n", "0x10"}, "--iters", "0x10 is not a decimal integer (hexadecimal");
+  expect_refused({"bench", "-w", "0b11"}, "--warmup_iters", "0b11 is not a decimal integer (hexadecimal");
+  expect_refused({"bench", "-f", "010"}, "--stepfactor", "010: a leading 0 (nccl-tests would read it as octal");
+  expect_refused({"bench", "-n", "1e1"}, "--iters", "1e1 is not a decimal integer");
+  expect_refused({"bench", "-n", "10abc"}, "--iters", "10abc is not a decimal integer");
+  expect_refused({"replay", "--plan", "p.json", "--iterations", "0x3"}, "--iterations", "0x3 is not a decimal");
+  EXPECT_EQ(usage_error({"bench", "-n", "16", "-w", "0", "-f", "+2", "-c", "-0"}).find("decimal"), std::string::npos);
+  EXPECT_EQ(usage_error({"bench", "-b", "0x10"}),
+            "-b: '0x10' is not a valid size (hexadecimal is not read; write it in decimal; use e.g. 8, 256K, 64M, 1G)");
+  EXPECT_NE(usage_error({"bench", "-e", "1e3"}).find("an exponent is not read"), std::string::npos);
 }
 
 TEST(NumberChecks, ValidNumbersStillPass) {

@@ -261,6 +261,18 @@ std::string reap() {
          "wait $P; ";
 }
 
+// `run` on `ranks` host ranks into DIR, sent SIG ("INT", "TERM") as soon as its first point is in
+// results.csv (results.json is written before the first point), after at most 60 s of waiting for it. One
+// rank's sweep to 64M ends within a second of its first point on a fast machine, so the signal could come
+// after the whole run; to 256M it takes seconds more.
+Result signalled_run(const std::string& dir, int ranks, const std::string& sig) {
+  const std::string csv = dir + "/results.csv";
+  return run_shell(
+      "{ " + std::string(PIPEBENCH_BIN) + " run --backend mpi --host-ranks " + std::to_string(ranks) + " --out " + dir +
+      " -b 8 -e 256M --point-seconds 2 --quiet & P=$!; for i in $(seq 1200); do [ \"$(wc -l < " + csv +
+      " 2>/dev/null)\" -ge 2 ] 2>/dev/null && break; sleep 0.05; done; kill -" + sig + " $P; " + reap() + "}");
+}
+
 // SIGINT/SIGTERM: the sweep stops before its next point, the files and the table end as after a whole
 // sweep, one line says what was saved, and the exit status is 128 + the signal.
 TEST_F(RobustOutput, InterruptedSweepSaysWhatWasSavedAndExits128PlusTheSignal) {
@@ -276,14 +288,7 @@ TEST_F(RobustOutput, InterruptedSweepSaysWhatWasSavedAndExits128PlusTheSignal) {
   EXPECT_GT(j["records"].size(), 0u);
 
   const std::string dir = path("runI");
-  // One rank's sweep to 64M ends within a second of its first point on a fast machine, so the signal could
-  // come after the whole run; to 256M it takes seconds more, and the signal goes as soon as the first point
-  // is in results.csv (results.json is written before the first point).
-  const std::string csv = dir + "/results.csv";
-  const Result run_term =
-      run_shell("{ " + std::string(PIPEBENCH_BIN) + " run --backend mpi --host-ranks 1 --out " + dir +
-                " -b 8 -e 256M --point-seconds 2 --quiet & P=$!; for i in $(seq 600); do [ \"$(wc -l < " + csv +
-                " 2>/dev/null)\" -ge 2 ] 2>/dev/null && break; sleep 0.05; done; kill -TERM $P; " + reap() + "}");
+  const Result run_term = signalled_run(dir, 1, "TERM");
   EXPECT_EQ(run_term.status, 143) << run_term.err;
   EXPECT_NE(run_term.err.find("pipebench: interrupted by SIGTERM"), std::string::npos) << run_term.err;
   const std::string summary = slurp(dir + "/summary.txt");
@@ -298,11 +303,7 @@ TEST_F(RobustOutput, InterruptedSweepSaysWhatWasSavedAndExits128PlusTheSignal) {
 // and the summary and the exit status say SIGINT, 130.
 TEST_F(RobustOutput, RunOnHostRanksSaysAndExitsWithTheSignalTheUserSent) {
   const std::string dir = path("runH");
-  const std::string csv = dir + "/results.csv";
-  const Result r =
-      run_shell("{ " + std::string(PIPEBENCH_BIN) + " run --backend mpi --host-ranks 2 --out " + dir +
-                " -b 8 -e 256M --point-seconds 2 --quiet & P=$!; for i in $(seq 1200); do [ \"$(wc -l < " + csv +
-                " 2>/dev/null)\" -ge 2 ] 2>/dev/null && break; sleep 0.05; done; kill -INT $P; " + reap() + "}");
+  const Result r = signalled_run(dir, 2, "INT");
   EXPECT_EQ(r.status, 130) << r.out << r.err;
   EXPECT_NE(r.err.find("pipebench: interrupted by SIGINT"), std::string::npos) << r.err;
   const std::string summary = slurp(dir + "/summary.txt");

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -84,6 +85,16 @@ TEST_F(ScheduleFileE2E, BadFilesAreOneLineWithExitStatusTwo) {
   EXPECT_EQ(rows.err, "pipebench: --schedule-file " + kFixtures +
                           "1f1b_p4_m8.csv: 4 rows with actions, but the plan's pipeline has 2 ranks (one row per "
                           "rank)\n");
+  // Before: a blank line between rows 2 and 3 gave "5 rows with actions" for a file of 4.
+  const std::string fixture = slurp(kFixtures + "1f1b_p4_m8.csv");
+  const std::size_t second = fixture.find('\n', fixture.find('\n') + 1) + 1;
+  const std::string blank = path("blank.csv");
+  std::ofstream(blank) << fixture.substr(0, second) << "\n" << fixture.substr(second);
+  const Result gap = run(predict + blank);
+  EXPECT_EQ(gap.status, 2);
+  EXPECT_EQ(gap.err, "pipebench: --schedule-file " + blank +
+                         ": row 3 has no action (a blank line?); each row up to the last is one pipeline rank's "
+                         "actions\n");
 }
 
 // Four MPI ranks on host memory: the file's schedule is replayed after 1F1B, with its prediction (from

@@ -304,6 +304,13 @@ TEST(NcclTestsLog, OpNamesAndVersionCodes) {
   EXPECT_EQ(nccl_tests_op("alltoallv_perf"), "alltoallv");
   EXPECT_EQ(nccl_tests_op("AllGather.log"), "all_gather");
   EXPECT_EQ(nccl_tests_op("results.log"), "");
+  // A log's own binary name is matched whole: a garbled one names no op, not the op inside it.
+  EXPECT_EQ(nccl_tests_log_op("./build/all_reduce_perf_mpi"), "all_reduce");
+  EXPECT_EQ(nccl_tests_log_op("reduce_scatter_perf"), "reduce_scatter");
+  EXPECT_EQ(nccl_tests_log_op("alltoallv"), "alltoallv");
+  EXPECT_EQ(nccl_tests_log_op("all\x1b[0m_reduce_perf"), "");
+  EXPECT_EQ(nccl_tests_log_op("my_all_reduce_perf"), "");
+  EXPECT_EQ(nccl_tests_log_op("reduce_perf2"), "");
   EXPECT_EQ(nccl_version_text(22803), "2.28.3");
   EXPECT_EQ(nccl_version_text(2708), "2.7.8");
   EXPECT_EQ(nccl_version_text(0), "");

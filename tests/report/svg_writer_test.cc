@@ -27,7 +27,8 @@ void expect_xml(const std::string& svg) {
 
 TEST(SvgWriter, EscapesTextAndAttributes) {
   EXPECT_EQ(xml_escape("a<b & \"c\" 'd'>"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;");
-  EXPECT_EQ(xml_escape(std::string("x\x01y")), "x y");  // not allowed in XML 1.0
+  EXPECT_EQ(xml_escape(std::string("x\x01y")), "x\\x01y");  // not allowed in XML 1.0: shown as in error lines
+  EXPECT_EQ(xml_escape(std::string("a\x1b[2J\xff")), "a\\x1b[2J\xEF\xBF\xBD");  // U+FFFD for a byte not UTF-8
   SvgWriter svg(100, 50, "t<&>");
   svg.text(1, 2, "</svg><script>alert(1)</script>");
   svg.rect(0, 0, 10, 10, "red\" onload=\"x", "tip & <b>");

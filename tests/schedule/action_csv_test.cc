@@ -52,6 +52,24 @@ TEST(ActionCsv, ReadsWhatPythonsCsvWriterWrites) {
   EXPECT_EQ(rows[1][1].text, "1B0");
 }
 
+// Before: a blank line before the last row was read as a rank without actions, so every later row was
+// one rank off and the count in "N rows with actions" held the blank line.
+TEST(ActionCsv, ABlankRowBeforeTheLastIsRefusedNamingIt) {
+  const auto message = [](const std::string& text) {
+    try {
+      (void)parse_action_csv(text, "f");
+    } catch (const pipebench::UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("0F0\n\n1F0\n"),
+            "f: row 2 has no action (a blank line?); each row up to the last is one pipeline rank's actions");
+  EXPECT_EQ(message("\r\n0F0\r\n1F0\r\n").rfind("f: row 1 has no action", 0), 0U);
+  EXPECT_EQ(message("0F0\n , ,\n1F0\n").rfind("f: row 2 has no action", 0), 0U);  // only empty cells
+  EXPECT_EQ(message("0F0\n1F0\n\n \n"), "no error");                              // blank lines at the end
+}
+
 TEST(ActionCsv, ReadsFsdpActionsAndOverlappedPairs) {
   const auto rows = parse_action_csv("0UNSHARD,(0F1;3B0)OVERLAP_F_B,0RESHARD,0REDUCE_GRAD\n", "f");
   ASSERT_EQ(rows.size(), 1U);
