@@ -273,6 +273,9 @@ int predict_and_print(const PredictOptions& o) {
   if (o.link_latency_us > 0 && o.link_gbps <= 0) {
     throw UsageError("--link-latency-us: applies to an assumed link (--link-gbps) only");
   }
+  if (o.shared_path && o.zero_comm) {  // free transfers share nothing: the flag changed no number
+    throw UsageError("--shared-path: has no effect with --zero-comm (free transfers never wait for a path)");
+  }
   if (!o.topology_path.empty() && o.class_links.empty()) {  // it was never read: a FIFO even passed
     throw UsageError("--topology " + o.topology_path + ": read only with --link CLASS=GBPS (the classes of the pairs)");
   }

@@ -42,15 +42,21 @@ class ReportCommand final : public Subcommand {
         ->capture_default_str();
   }
 
-  void finish(const CLI::App& /*sub*/, const CommandExtras& /*extras*/) override {
+  void finish(const CLI::App& sub, const CommandExtras& /*extras*/) override {
     if (!std::isfinite(mad_k_) || !(mad_k_ > 0))
       throw UsageError("--mad-k " + std::to_string(mad_k_) + ": must be > 0");
     if (out_.empty()) throw UsageError("--out: empty folder name");
-    rules_ = rules_file_.empty() ? default_rules() : read_rules_file(rules_file_);
     if (!make_baseline_.empty()) {
       if (!baseline_.empty()) throw UsageError("--make-baseline: cannot be combined with --baseline");
+      // A baseline file is all it writes: the report's own flags were ignored without a word.
+      for (const char* flag : {"--out", "--title", "--mad-k", "--rules"}) {
+        if (sub.count(flag) > 0)
+          throw UsageError(std::string("--make-baseline: writes a fleet baseline, not a report; ") + flag +
+                           " applies to a report only");
+      }
       require_output_path("--make-baseline", make_baseline_);
     }
+    rules_ = rules_file_.empty() ? default_rules() : read_rules_file(rules_file_);
   }
 
   [[nodiscard]] int run(const World* /*world*/) override {

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "cli/run_pipebench.h"
 
@@ -252,6 +253,23 @@ TEST_F(HostileFlags, PredictCostFlagsWithoutTheirSourceAreRefused) {
   EXPECT_EQ(run(zero + "--link-latency-us 0").status, 0);
   expect_usage_error(run("predict --plan " + plan() + " --zero-comm --fwd-ms-per-layer 1 --topology " + path("t.json")),
                      "--topology " + path("t.json") + ": read only with --link CLASS=GBPS");
+  // --shared-path with free transfers changed no number.
+  expect_usage_error(run(zero + "--shared-path"), "--shared-path: has no effect with --zero-comm");
+  EXPECT_EQ(run("predict --plan " + plan() + " --link-gbps 10 --fwd-ms-per-layer 1 --shared-path").status, 0);
+}
+
+// Before: report --make-baseline wrote its baseline and ignored --out, --title, --mad-k and --rules, exit 0.
+TEST_F(HostileFlags, MakeBaselineRefusesTheReportsOwnFlags) {
+  const std::string base = path("fleet.json");
+  for (const std::string& flag :
+       std::vector<std::string>{"--out " + path("rep"), "--title T", "--mad-k 2", "--rules " + path("r.yaml")}) {
+    const Result r = run("report --make-baseline " + base + " " + results() + " " + flag);
+    expect_usage_error(r, "--make-baseline: writes a fleet baseline, not a report; " + flag.substr(0, flag.find(' ')) +
+                              " applies to a report only");
+    EXPECT_FALSE(std::filesystem::exists(base)) << flag;
+  }
+  EXPECT_EQ(run("report --make-baseline " + base + " " + results()).status, 0);
+  EXPECT_TRUE(std::filesystem::exists(base));
 }
 
 }  // namespace
