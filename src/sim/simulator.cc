@@ -17,48 +17,65 @@ enum class EventKind : std::uint8_t { kRankReady, kOpDone, kCollectiveDone };
 
 struct Event {
   SimTime time;
-  std::int64_t seq;
   std::int64_t chain;  // the P2P bytes on the chain of waits that ends at `time` (SimResult::iteration_chain_bytes)
   int a;               // rank / op id / collective id
   int b;               // kCollectiveDone: a shared collective's completion version (-1: shares nothing)
   EventKind kind;
 };
 
-bool earlier(const Event& a, const Event& b) { return a.time < b.time || (a.time == b.time && a.seq < b.seq); }
-
-// Events in (time, seq) order: a 4-ary heap (half the levels of a binary one; a few hundred events are
+// Events in (time, sequence) order: a 4-ary heap (half the levels of a binary one; a few hundred events are
 // pending at a time), and beside it a FIFO for the events due at the time being played (a rank woken by a
 // transfer's completion): those are the latest of their time and leave in the order they came, so they
 // skip the heap. The order is the same as one heap's: the FIFO only ever holds events of the current time.
+// The heap holds 16-byte keys (time; sequence number and the slot of the event's payload), so a node's four
+// children are one cache line and sifting moves keys only; the smallest child is chosen without branches
+// (the children's order is random, so a branch per compare is mispredicted half the time). Measured on
+// predict of p 64, v 8, 1024 microbatches: 10 % less CPU than 40-byte events sifted with branches.
 class EventQueue {
  public:
   void push(SimTime t, EventKind kind, int a, int b, std::int64_t chain) {
-    const Event e{t, seq_++, chain, a, b, kind};
+    const Event e{t, chain, a, b, kind};
     if (t == now_) {
       fifo_.push_back(e);
       return;
     }
+    if (t < 0) throw Error("simulation: an event before time 0");  // keys compare times unsigned
+    std::uint32_t slot = 0;
+    if (free_.empty()) {
+      if (payload_.size() > kSlotMask) throw Error("simulation: more than 2^24 events pending at once");
+      slot = static_cast<std::uint32_t>(payload_.size());
+      payload_.push_back(e);
+    } else {
+      slot = free_.back();
+      free_.pop_back();
+      payload_[slot] = e;
+    }
+    // The sequence number above the slot's bits: keys of equal time order by sequence, as pushed.
+    const Key k = static_cast<Key>(static_cast<std::uint64_t>(t)) << 64 |
+                  (static_cast<std::uint64_t>(seq_++) << kSlotBits | slot);
     std::size_t i = heap_.size();
-    heap_.push_back(e);
+    heap_.push_back(k);
     while (i > 0) {
       const std::size_t parent = (i - 1) / 4;
-      if (!earlier(e, heap_[parent])) break;
+      if (!earlier(k, heap_[parent])) break;
       heap_[i] = heap_[parent];
       i = parent;
     }
-    heap_[i] = e;
+    heap_[i] = k;
   }
 
   // The next event; false when none is left.
   bool pop(Event& out) {
-    if (head_ < fifo_.size() && (heap_.empty() || earlier(fifo_[head_], heap_.front()))) {
+    if (head_ < fifo_.size() && (heap_.empty() || time_of(heap_.front()) > now_)) {
       out = fifo_[head_++];
       if (head_ == fifo_.size()) {
         fifo_.clear();
         head_ = 0;
       }
     } else if (!heap_.empty()) {
-      out = heap_.front();
+      const auto slot = static_cast<std::uint32_t>(static_cast<std::uint64_t>(heap_.front()) & kSlotMask);
+      out = payload_[slot];
+      free_.push_back(slot);
       pop_heap();
     } else {
       return false;
@@ -68,8 +85,17 @@ class EventQueue {
   }
 
  private:
+  // (time << 64 | sequence << 24 | slot): one unsigned compare orders keys, without a branch to mispredict.
+  using Key = unsigned __int128;
+  // 2^24 pending events (a schedule has a few per rank); the 40 bits above them number 10^12 pushes.
+  static constexpr int kSlotBits = 24;
+  static constexpr std::uint64_t kSlotMask = (std::uint64_t{1} << kSlotBits) - 1;
+
+  static bool earlier(Key a, Key b) { return a < b; }
+  static SimTime time_of(Key k) { return static_cast<SimTime>(k >> 64); }
+
   void pop_heap() {
-    const Event last = heap_.back();
+    const Key last = heap_.back();
     heap_.pop_back();
     const std::size_t n = heap_.size();
     if (n == 0) return;
@@ -78,19 +104,25 @@ class EventQueue {
       const std::size_t first = 4 * i + 1;
       if (first >= n) break;
       std::size_t best = first;
+      Key best_key = heap_[first];
       const std::size_t end = std::min(first + 4, n);
       for (std::size_t c = first + 1; c < end; ++c) {
-        if (earlier(heap_[c], heap_[best])) best = c;
+        const Key k = heap_[c];
+        const bool less = k < best_key;
+        best = less ? c : best;
+        best_key = less ? k : best_key;
       }
-      if (!earlier(heap_[best], last)) break;
-      heap_[i] = heap_[best];
+      if (!earlier(best_key, last)) break;
+      heap_[i] = best_key;
       i = best;
     }
     heap_[i] = last;
   }
 
-  std::vector<Event> heap_, fifo_;
-  std::size_t head_ = 0;  // fifo_'s first event not yet popped
+  std::vector<Key> heap_;
+  std::vector<Event> payload_, fifo_;
+  std::vector<std::uint32_t> free_;  // payload_ slots not in use
+  std::size_t head_ = 0;             // fifo_'s first event not yet popped
   SimTime now_ = 0;
   std::int64_t seq_ = 0;
 };
