@@ -413,9 +413,13 @@ struct LinkRuns {
     return sizes.empty() ? 1 : sizes.back();
   }
 
+  // The iteration and its chain only (SimDetail::kIterationOnly): the search asks nothing else of a run.
   Run run(double gbps) {
-    const SchedulePrediction sp = run_schedule(cx, schedule, AssumedCost(gbps, 0), false, nullptr);
-    return {sp.iteration_ms, sp.sim.iteration_chain_bytes};
+    const Context::Prepared& prepared = cx.prepared(schedule);
+    const AssumedCost link(gbps, 0);
+    const SimResult sim =
+        simulate(prepared.programs, prepared.collectives, sim_costs(cx, link, nullptr), SimDetail::kIterationOnly);
+    return {static_cast<double>(sim.iteration) / 1e6, sim.iteration_chain_bytes};
   }
 };
 

@@ -158,6 +158,8 @@ struct MatchHash {
   }
 };
 
+// kRanks: every per-rank account (SimResult::ranks whole); false: the iteration, its chain and each rank's end.
+template <bool kRanks>
 class Sim {
  public:
   // source: the programs `tasks` were compiled from, for the trace's labels (null: no trace).
@@ -167,7 +169,7 @@ class Sim {
         source_(source),
         colls_(colls),
         costs_(costs),
-        keep_trace_(source != nullptr),
+        keep_trace_(kRanks && source != nullptr),
         n_(static_cast<int>(tasks.size())) {
     res_.ranks.resize(static_cast<std::size_t>(n_));
     if (keep_trace_) res_.task_starts.resize(static_cast<std::size_t>(n_));
@@ -225,14 +227,16 @@ class Sim {
     // The P2P intervals are in the union already (every op completed); collectives are merged in after them.
     for (int r = 0; r < n_; ++r) {
       const auto ri = static_cast<std::size_t>(r);
-      take_in_done(r, true);
-      auto& v = busy_[ri];  // collectives
-      std::sort(v.begin(), v.end());
-      for (const auto& [s, e] : v) add_busy(ri, std::max(s, cur_s_[ri]), e);
-      if (cur_e_[ri] > cur_s_[ri]) covered_[ri] += cur_e_[ri] - cur_s_[ri];
       auto& rr = res_.ranks[ri];
+      if constexpr (kRanks) {
+        take_in_done(r, true);
+        auto& v = busy_[ri];  // collectives
+        std::sort(v.begin(), v.end());
+        for (const auto& [s, e] : v) add_busy(ri, std::max(s, cur_s_[ri]), e);
+        if (cur_e_[ri] > cur_s_[ri]) covered_[ri] += cur_e_[ri] - cur_s_[ri];
+        rr.comm_busy = covered_[ri];
+      }
       rr.end = clock_[ri];
-      rr.comm_busy = covered_[ri];
       later(res_.iteration, res_.iteration_chain_bytes, rr.end, chain_[ri]);
     }
     return std::move(res_);
@@ -321,7 +325,7 @@ class Sim {
           if (active_[ri] > 0 && costs_.compute_slowdown_while_comm > 0) {
             d = static_cast<SimTime>(static_cast<double>(d) * (1 + costs_.compute_slowdown_while_comm));
           }
-          res_.ranks[ri].compute += d;
+          if constexpr (kRanks) res_.ranks[ri].compute += d;
           if (keep_trace_) trace(r, "compute", (*source_)[ri].tasks[pc_[ri] - 1].label(), now, now + d);
           push(now + d, EventKind::kRankReady, r, -1, chain_[ri]);
           clock_[ri] = now + d;
@@ -372,8 +376,10 @@ class Sim {
             }
             push(start + colls_[c].duration, EventKind::kCollectiveDone, task.arg, -1, coll_arrive_chain_[c]);
             for (int m : colls_[c].members) {
-              busy_[static_cast<std::size_t>(m)].emplace_back(clock_[static_cast<std::size_t>(m)],
-                                                              start + colls_[c].duration);
+              if constexpr (kRanks) {
+                busy_[static_cast<std::size_t>(m)].emplace_back(clock_[static_cast<std::size_t>(m)],
+                                                                start + colls_[c].duration);
+              }
               trace(m, "collectives", colls_[c].label, start, start + colls_[c].duration);
             }
           }
@@ -413,7 +419,7 @@ class Sim {
     posted.posted_chain = chain_[static_cast<std::size_t>(r)];
     posted.label = label;
     const int id = new_op(posted);
-    posted_[static_cast<std::size_t>(r)].push_back(id);
+    if constexpr (kRanks) posted_[static_cast<std::size_t>(r)].push_back(id);
     ++active_[static_cast<std::size_t>(r)];
     const auto ri = static_cast<std::size_t>(r);
     if (last_call_[ri] != call) {
@@ -426,12 +432,14 @@ class Sim {
       if (static_cast<std::size_t>(handle) >= handles.size()) handles.resize(static_cast<std::size_t>(handle) + 1, 0);
       ++handles[static_cast<std::size_t>(handle)];
     }
-    auto& rr = res_.ranks[static_cast<std::size_t>(r)];
-    if (send) {
-      rr.p2p_bytes_out += bytes;
-      ++rr.p2p_messages_out;
-    } else {
-      ++rr.p2p_messages_in;
+    if constexpr (kRanks) {
+      auto& rr = res_.ranks[static_cast<std::size_t>(r)];
+      if (send) {
+        rr.p2p_bytes_out += bytes;
+        ++rr.p2p_messages_out;
+      } else {
+        ++rr.p2p_messages_in;
+      }
     }
     int other = -1;
     if (!dense_.empty()) {
@@ -558,17 +566,24 @@ class Sim {
       const bool wakes = (w.kind == WaitKind::kCall && w.id == o.call && !call_pending(o.rank, o.call)) ||
                          (w.kind == WaitKind::kHandle && w.id == o.handle && !handle_pending(o.rank, o.handle));
       if (wakes) {
-        // Blocked time splits into waiting for the peer (a dependency) and the transfer itself (exposed).
-        const SimTime from = std::max(w.since, std::min(o.start, t));
-        res_.ranks[ri].blocked += t - from;
-        res_.ranks[ri].waiting += from - w.since;
+        if constexpr (kRanks) {
+          // Blocked time splits into waiting for the peer (a dependency) and the transfer itself (exposed).
+          const SimTime from = std::max(w.since, std::min(o.start, t));
+          res_.ranks[ri].blocked += t - from;
+          res_.ranks[ri].waiting += from - w.since;
+        }
         waiting_[ri] = {};
         push(t, EventKind::kRankReady, o.rank, -1, chain);
       }
     }
-    const int rank_a = ops_[static_cast<std::size_t>(id)].rank, rank_b = ops_[static_cast<std::size_t>(partner)].rank;
-    take_in_done(rank_a, false);
-    if (rank_b != rank_a) take_in_done(rank_b, false);
+    if constexpr (kRanks) {
+      const int rank_a = ops_[static_cast<std::size_t>(id)].rank, rank_b = ops_[static_cast<std::size_t>(partner)].rank;
+      take_in_done(rank_a, false);
+      if (rank_b != rank_a) take_in_done(rank_b, false);
+    } else {  // no union to feed: both slots are free at once
+      free_ops_.push_back(id);
+      free_ops_.push_back(partner);
+    }
   }
 
   // A shared collective's completion: its chain is its own start's (the others on the resource, which
@@ -588,15 +603,17 @@ class Sim {
       for (const auto& x : next) push_shared(x);
       start = coll_arrive_time_[static_cast<std::size_t>(c)];
       for (int m : coll.members) {
-        busy_[static_cast<std::size_t>(m)].emplace_back(clock_[static_cast<std::size_t>(m)], t);
+        if constexpr (kRanks) busy_[static_cast<std::size_t>(m)].emplace_back(clock_[static_cast<std::size_t>(m)], t);
         trace(m, "collectives", coll.label, start, t);
       }
     }
     for (int m : coll.members) {
       const auto mi = static_cast<std::size_t>(m);
-      const SimTime from = std::max(waiting_[mi].since, start);
-      res_.ranks[mi].blocked += t - from;
-      res_.ranks[mi].waiting += from - waiting_[mi].since;
+      if constexpr (kRanks) {
+        const SimTime from = std::max(waiting_[mi].since, start);
+        res_.ranks[mi].blocked += t - from;
+        res_.ranks[mi].waiting += from - waiting_[mi].since;
+      }
       waiting_[mi] = {};
       push(t, EventKind::kRankReady, m, -1, chain);
     }
@@ -644,12 +661,13 @@ SimResult simulate(const std::vector<Program>& tasks, const std::vector<SimColle
   std::vector<CompiledProgram> compiled;
   compiled.reserve(tasks.size());
   for (const Program& p : tasks) compiled.push_back(compile_program(p));
-  return Sim(compiled, keep_trace ? &tasks : nullptr, collectives, costs).run();
+  return Sim<true>(compiled, keep_trace ? &tasks : nullptr, collectives, costs).run();
 }
 
 SimResult simulate(const std::vector<CompiledProgram>& programs, const std::vector<SimCollective>& collectives,
-                   const SimCosts& costs) {
-  return Sim(programs, nullptr, collectives, costs).run();
+                   const SimCosts& costs, SimDetail detail) {
+  if (detail == SimDetail::kIterationOnly) return Sim<false>(programs, nullptr, collectives, costs).run();
+  return Sim<true>(programs, nullptr, collectives, costs).run();
 }
 
 }  // namespace pipebench

@@ -95,6 +95,46 @@ TEST(CompiledProgram, SimulatesLikeItsSource) {
   }
 }
 
+// The iteration-only run (a break-even search's) ends where the full run does, with the same chain and
+// per-rank ends, and keeps none of the per-rank accounts: with overlapped and blocking P2P, compute slowed
+// while communication runs, and shared or lone collectives after the pipeline.
+TEST(CompiledProgram, TheIterationOnlyRunEndsWhereTheFullRunDoes) {
+  for (const bool overlap : {true, false}) {
+    for (const bool shared : {true, false}) {
+      auto programs = generate_schedule(interleaved_spec(4, 2, 8, overlap));
+      std::vector<SimCollective> colls;
+      for (std::size_t r = 0; r < programs.size(); ++r) {
+        SimCollective c;
+        c.members = {static_cast<int>(r)};
+        c.duration = 50000;
+        c.label = "dp grads";
+        c.share_key = shared ? 0 : -1;
+        c.share_capacity = 1.0;
+        colls.push_back(c);
+        Task t;
+        t.kind = Task::Kind::kCollective;
+        t.collective = static_cast<int>(r);
+        programs[r].tasks.push_back(t);
+      }
+      std::vector<CompiledProgram> compiled;
+      for (const Program& p : programs) compiled.push_back(compile_program(p));
+      const SimResult full = simulate(compiled, colls, link_costs());
+      const SimResult lean = simulate(compiled, colls, link_costs(), SimDetail::kIterationOnly);
+      EXPECT_EQ(lean.iteration, full.iteration) << overlap << shared;
+      EXPECT_EQ(lean.iteration_chain_bytes, full.iteration_chain_bytes) << overlap << shared;
+      EXPECT_GT(full.iteration_chain_bytes, 0) << overlap << shared;
+      ASSERT_EQ(lean.ranks.size(), full.ranks.size());
+      for (std::size_t r = 0; r < full.ranks.size(); ++r) {
+        EXPECT_EQ(lean.ranks[r].end, full.ranks[r].end) << r;
+        EXPECT_GT(full.ranks[r].compute, 0) << r;
+        EXPECT_EQ(lean.ranks[r].compute, 0) << r;
+        EXPECT_EQ(lean.ranks[r].comm_busy, 0) << r;
+        EXPECT_EQ(lean.ranks[r].p2p_bytes_out, 0) << r;
+      }
+    }
+  }
+}
+
 // An interleaved schedule with each rank's gradient reduction after it (1-rank groups sharing one resource
 // of capacity 1, as `bench --plan`'s at-once records make them): the compiled run, without a trace, ends
 // where the traced run of the source does, whose per-task starts name every task in order.
