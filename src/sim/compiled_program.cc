@@ -82,8 +82,8 @@ CompiledProgram::Op compile_op(const P2POp& op, ValueTable& sizes) {
 
 }  // namespace
 
-CompiledProgram compile_program(const Program& p) {
-  CompiledProgram out;
+CompiledProgram compile_program(const Program& p, std::pmr::memory_resource* memory) {
+  CompiledProgram out(memory);
   ValueTable sizes(out.sizes);
   if (compile_steps(p, out)) {
     out.ops.reserve(p.ops.size());
@@ -98,9 +98,9 @@ CompiledProgram compile_program(const Program& p) {
   return out;
 }
 
-CompiledProgram compile_program(Program&& p) {
+CompiledProgram compile_program(Program&& p, std::pmr::memory_resource* memory) {
   const Program program = std::move(p);
-  return compile_program(program);
+  return compile_program(program, memory);
 }
 
 }  // namespace pipebench

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory_resource>
 #include <vector>
 
 #include "sim/task.h"
@@ -30,8 +31,11 @@ struct CompiledProgram {
     // kCompute: index into durations; kP2P and kWait: the handle (-1: none); kCollective: the collective.
     std::int32_t arg = 0;
   };
-  std::vector<Step> steps;          // one per task of the source program, in its order
-  std::vector<Op> ops;              // the ops of the kP2P steps, in step order
+  // steps and ops in `memory` (predict's: a HugePageArena per schedule, core/huge_page_arena.h).
+  explicit CompiledProgram(std::pmr::memory_resource* memory = std::pmr::get_default_resource())
+      : steps(memory), ops(memory) {}
+  std::pmr::vector<Step> steps;     // one per task of the source program, in its order
+  std::pmr::vector<Op> ops;         // the ops of the kP2P steps, in step order
   std::vector<std::int64_t> sizes;  // distinct P2P sizes (bytes)
   std::vector<SimTime> durations;   // distinct compute durations
   [[nodiscard]] std::int64_t bytes(const Op& op) const { return sizes[op.size()]; }
@@ -42,9 +46,12 @@ struct CompiledProgram {
   std::size_t source_ops = 0;
 };
 
-// The ops in the order the calls name them (a call's ops follow its predecessors'). Throws Error for a task
-// whose ops lie outside the program's.
-[[nodiscard]] CompiledProgram compile_program(const Program& program);
-[[nodiscard]] CompiledProgram compile_program(Program&& program);  // frees the program's tasks and ops
+// The ops in the order the calls name them (a call's ops follow its predecessors'); steps and ops in
+// `memory`. Throws Error for a task whose ops lie outside the program's.
+[[nodiscard]] CompiledProgram compile_program(const Program& program,
+                                              std::pmr::memory_resource* memory = std::pmr::get_default_resource());
+// The same, freeing the program's tasks and ops first.
+[[nodiscard]] CompiledProgram compile_program(Program&& program,
+                                              std::pmr::memory_resource* memory = std::pmr::get_default_resource());
 
 }  // namespace pipebench

@@ -19,6 +19,7 @@
 
 #include "collectives/registry.h"
 #include "core/error.h"
+#include "core/huge_page_arena.h"
 #include "schedule/schedule_registry.h"
 #include "sim/model_error.h"
 #include "sim/schedule_build.h"
@@ -57,6 +58,7 @@ struct Context {
   // compiled as each rank's is generated (a schedule of p 64, v 8, 1024 microbatches holds three million
   // tasks and is simulated ten times: compiled, 75 MB instead of 200), and the P2P sizes they send.
   struct Prepared {
+    HugePageArena memory;  // the programs' steps and ops (read by every run); outlives `programs`
     ScheduleBuild build;
     std::vector<CompiledProgram> programs;
     std::vector<SimCollective> collectives;
@@ -212,7 +214,7 @@ const Context::Prepared& Context::prepared(const Schedule& s) {
       if (std::find(p->p2p_sizes.begin(), p->p2p_sizes.end(), op.bytes) == p->p2p_sizes.end())
         p->p2p_sizes.push_back(op.bytes);
     }
-    p->programs.push_back(compile_program(std::move(prog)));
+    p->programs.push_back(compile_program(std::move(prog), &p->memory));
   });
   p->collectives = after.take();
   std::sort(p->p2p_sizes.begin(), p->p2p_sizes.end());
