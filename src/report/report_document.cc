@@ -68,12 +68,11 @@ void add_header(BlockBuilder& b, const ReportInputs& in) {
     rows.push_back({kind, path, host.empty() ? "-" : host, created.empty() ? "-" : created,
                     version.empty() ? "-" : version, command.empty() ? "-" : redacted_value(command)});
   };
-  for (const auto& r : in.results) {
-    row("results", r.path, host_of(r), r.doc.created_utc, r.doc.tool_version, r.doc.command_line);
-  }
-  for (const auto& r : in.baseline) {
-    row("baseline", r.path, host_of(r), r.doc.created_utc, r.doc.tool_version, r.doc.command_line);
-  }
+  auto results_row = [&](const char* kind, const InputFile<ResultSet>& r) {
+    row(kind, r.path, host_of(r), r.doc.created_utc, r.doc.tool_version, r.doc.command_line);
+  };
+  for (const auto& r : in.results) results_row("results", r);
+  for (const auto& r : in.baseline) results_row("baseline", r);
   for (const auto& t : in.topologies) row("topology", t.path, t.doc.host, "", "", t.doc.command_line);
   for (const auto& p : in.predictions) row("prediction", p.path, "", "", p.tool_version, p.command_line);
   for (const auto& p : in.replays) row("replay", p.path, "", "", p.tool_version, p.command_line);

@@ -49,13 +49,7 @@ ReportInputs make_inputs(int hosts, int files_per_host) {
       r.path = "/results/" + host + "/run" + std::to_string(f) + ".json";
       r.doc.system.hosts = {host};
       r.doc.system.gpu_models = {"NVIDIA H100 80GB HBM3"};
-      for (int g = 0; g < 8; ++g) {
-        DevicePlace d;
-        d.rank = g;
-        d.host = host;
-        d.bus_id = "0000:" + std::to_string(10 + g) + ":00.0";
-        r.doc.system.devices.push_back(d);
-      }
+      for (int g = 0; g < 8; ++g) r.doc.system.devices.push_back({g, host, "0000:" + std::to_string(10 + g) + ":00.0"});
       for (std::uint64_t s = 8; s <= (1ull << 30); s *= 2) {
         const double share = static_cast<double>(s) / (static_cast<double>(s) + 4e6);
         r.doc.records.push_back(make_record(kOps[f % 5], s, peak * share + 0.01, 8));
