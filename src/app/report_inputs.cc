@@ -3,9 +3,7 @@
 
 #include <sys/stat.h>
 
-#include <algorithm>
 #include <filesystem>
-#include <map>
 #include <optional>
 
 #include "core/error.h"
@@ -38,102 +36,6 @@ InputKind kind_of(const std::string& flag, const std::string& path, const std::s
   throw UsageError(flag + " " + path + ": schema '" + schema +
                    "' is not an input of report (pipebench.results/1, pipebench.topology/1, "
                    "pipebench.prediction/1, pipebench.replay/1, pipebench.trace/1)");
-}
-
-TopologyInput topology_input(const TopologyFile& t, const std::string& path) {
-  TopologyInput out;
-  out.path = path;
-  out.host = t.host;
-  out.warnings = t.warnings;
-  out.command_line = t.command_line;
-  for (const auto& g : t.gpus) {
-    if (g.index < 0 || g.index > 4096) continue;
-    const auto i = static_cast<std::size_t>(g.index);
-    if (out.gpu_bus_ids.size() <= i) out.gpu_bus_ids.resize(i + 1), out.gpu_models.resize(i + 1);
-    out.gpu_bus_ids[i] = g.bus_id;
-    out.gpu_models[i] = g.model;
-    // The state at discovery: what a bare topology file can tell about its links.
-    if (g.pcie_gen > 0 || g.pcie_gen_max > 0) {
-      LinkStateRow row;
-      row.gpu = g.index, row.bus_id = g.bus_id;
-      row.gen_seen = g.pcie_gen, row.width_seen = g.pcie_width;
-      row.gen_max = g.pcie_gen_max, row.width_max = g.pcie_width_max;
-      out.links.push_back(row);
-    }
-  }
-  for (const auto& p : t.gpu_pairs) {
-    const std::pair<int, int> key{std::min(p.a, p.b), std::max(p.a, p.b)};
-    out.pair_class[key] = p.cls.label();
-    if (p.path_min_gbps > 0) out.path_min_gbps[key] = p.path_min_gbps;
-  }
-  return out;
-}
-
-// One row per GPU from the run's snapshots (start, end) and the highest state sampled while it ran.
-std::vector<LinkStateRow> link_rows(const ResultSet& rs) {
-  std::map<int, LinkStateRow> rows;
-  auto row_of = [&](const LinkStateEntry& e) -> LinkStateRow& {
-    LinkStateRow& r = rows[e.gpu];
-    r.gpu = e.gpu;
-    if (r.bus_id.empty()) r.bus_id = e.bus_id;
-    r.gen_max = std::max(r.gen_max, e.pcie_gen_max);
-    r.width_max = std::max(r.width_max, e.pcie_width_max);
-    return r;
-  };
-  for (const auto& e : rs.system.link_start) {
-    LinkStateRow& r = row_of(e);
-    r.gen_start = e.pcie_gen, r.width_start = e.pcie_width, r.nvlinks_up_start = e.nvlinks_up;
-  }
-  for (const auto& e : rs.system.link_end) {
-    LinkStateRow& r = row_of(e);
-    r.gen_end = e.pcie_gen, r.width_end = e.pcie_width;
-    r.nvlinks_up_end = e.nvlinks_up, r.nvlinks_down_end = e.nvlinks_down;
-  }
-  for (const auto& e : rs.link_during_run) {
-    LinkStateRow& r = row_of(e);
-    r.gen_seen = e.pcie_gen, r.width_seen = e.pcie_width;
-  }
-  std::vector<LinkStateRow> out;
-  for (auto& [gpu, r] : rows) {
-    // Without samples during the run, the better of the two snapshots (an idle GPU drops its link).
-    if (r.gen_seen == 0) r.gen_seen = std::max(r.gen_start, r.gen_end);
-    if (r.width_seen == 0) r.width_seen = std::max(r.width_start, r.width_end);
-    out.push_back(r);
-  }
-  return out;
-}
-
-ResultsInput results_input(const ResultSet& rs, const std::string& path) {
-  ResultsInput out;
-  out.path = path;
-  out.records = rs.records;
-  out.gpu_models = rs.system.gpu_models;
-  out.versions = rs.system.versions;
-  out.tool_version = rs.tool_version;
-  out.created_utc = rs.created_utc;
-  out.command_line = rs.command_line;
-  out.link_state = link_rows(rs);
-  for (const auto& h : rs.system.hosts) {
-    if (std::find(out.hosts.begin(), out.hosts.end(), h) == out.hosts.end()) out.hosts.push_back(h);
-  }
-  for (const auto& d : rs.system.devices) {
-    if (d.rank < 0 || d.rank > (1 << 20)) continue;
-    const auto r = static_cast<std::size_t>(d.rank);
-    if (out.rank_bus_ids.size() <= r) out.rank_bus_ids.resize(r + 1), out.rank_hosts.resize(r + 1);
-    out.rank_bus_ids[r] = d.bus_id;
-    out.rank_hosts[r] = d.host;
-    if (!d.host.empty() && std::find(out.hosts.begin(), out.hosts.end(), d.host) == out.hosts.end()) {
-      out.hosts.push_back(d.host);
-    }
-  }
-  if (rs.system.topology) out.topology = topology_input(*rs.system.topology, path + " (system.topology)");
-  if (out.topology) out.topology->command_line = rs.command_line;
-  // A file without device placement still belongs to one host: its topology's, else its folder's name.
-  out.host = !out.hosts.empty() ? out.hosts.front()
-             : out.topology     ? out.topology->host
-                                : fs::path(path).parent_path().filename().string();
-  if (out.host.empty()) out.host = path;
-  return out;
 }
 
 TraceInput trace_input(const TraceFile& t, const std::string& path, const std::string& where) {
@@ -188,10 +90,10 @@ void add_file(ReportInputs& out, const std::string& flag, const std::string& pat
   const Provenance from = provenance_from_json(doc, where);
   switch (*kind) {
     case InputKind::kResults:
-      (baseline ? out.baseline : out.results).push_back(results_input(results_from_json(doc, where), path));
+      (baseline ? out.baseline : out.results).push_back({path, results_from_json(doc, where)});
       break;
     case InputKind::kTopology:
-      out.topologies.push_back(topology_input(topology_from_json(doc, where), path));
+      out.topologies.push_back({path, topology_from_json(doc, where)});
       break;
     case InputKind::kPrediction:
       out.predictions.push_back({path, prediction_from_json(doc, where), from.tool_version, from.command_line});

@@ -5,6 +5,7 @@
 
 #include "core/environment.h"
 #include "core/version.h"
+#include "io/input_views.h"
 #include "io/provenance_io.h"
 
 namespace pipebench {
@@ -38,9 +39,9 @@ nlohmann::json inputs_json(const ReportInputs& in) {
     if (!command_line.empty()) e["command_line"] = redacted_value(command_line);  // as in report.html
     j.push_back(std::move(e));
   };
-  for (const auto& r : in.results) add("results", r.path, r.host, r.command_line);
-  for (const auto& r : in.baseline) add("baseline", r.path, r.host, r.command_line);
-  for (const auto& t : in.topologies) add("topology", t.path, t.host, t.command_line);
+  for (const auto& r : in.results) add("results", r.path, host_of(r), r.doc.command_line);
+  for (const auto& r : in.baseline) add("baseline", r.path, host_of(r), r.doc.command_line);
+  for (const auto& t : in.topologies) add("topology", t.path, t.doc.host, t.doc.command_line);
   for (const auto& p : in.predictions) add("prediction", p.path, "", p.command_line);
   for (const auto& p : in.replays) add("replay", p.path, "", p.command_line);
   for (const auto& t : in.traces) add("trace", t.path, "", t.command_line);

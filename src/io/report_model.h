@@ -1,65 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 // The in-memory model of a qualification report: what the inputs say (results of several hosts,
-// topologies, predictions, replays, a baseline) and what the rules found. The readers of the input
-// schemas fill ReportInputs; the rule engine fills ReportOutcome; the HTML, Markdown and JSON writers
-// only read both.
+// topologies, predictions, replays, a baseline), each file as the one value its reader gives, and what the
+// rules found. The readers fill ReportInputs; the rule engine fills ReportOutcome; the writers read both.
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "harness/record.h"
+#include "io/results_io.h"
+#include "io/topology_io.h"
 #include "io/trace_job_io.h"
 #include "replay/replay.h"
 #include "sim/predictor.h"
 
 namespace pipebench {
 
-// One GPU's links: during the run (a results file's system.link_state at its start and end, and the
-// highest PCIe state sampled while it ran) or at discovery (a topology file).
-struct LinkStateRow {
-  int gpu = -1;
-  std::string bus_id;
-  int gen_seen = 0, width_seen = 0;  // the highest seen during the run (else at discovery); 0 = unknown
-  int gen_max = 0, width_max = 0;
-  int gen_start = 0, width_start = 0, gen_end = 0, width_end = 0;         // the snapshots; 0 = unknown
-  int nvlinks_up_start = -1, nvlinks_up_end = -1, nvlinks_down_end = -1;  // -1 = unknown
-};
-
-// One machine's topology (pipebench.topology/1), reduced to what a report shows and rules need.
-struct TopologyInput {
-  std::string path;
-  std::string host;
-  std::vector<std::string> gpu_bus_ids;  // by GPU index
-  std::vector<std::string> gpu_models;
-  // Pair classes and the narrowest theoretical link of each GPU pair's path, by GPU index (a < b).
-  std::map<std::pair<int, int>, std::string> pair_class;
-  std::map<std::pair<int, int>, double> path_min_gbps;
-  std::vector<LinkStateRow> links;
-  std::vector<std::string> warnings;
-  std::string command_line{};
-};
-
-// One results file (bench, pairs, bench --plan, imported nccl-tests).
-struct ResultsInput {
-  std::string path;
-  std::string host;  // the first of system.hosts
-  std::vector<std::string> hosts;
-  std::vector<std::string> gpu_models;
-  std::map<std::string, std::string> versions;  // cuda_driver, cuda_runtime, nccl, mpi...
-  std::string tool_version, created_utc, command_line;
-  std::vector<std::string> rank_bus_ids;  // by global rank; empty string = unknown
-  std::vector<std::string> rank_hosts;    // by global rank
-  std::vector<ResultRecord> records;
-  std::vector<LinkStateRow> link_state;   // link_state_during_run
-  std::optional<TopologyInput> topology;  // system.topology, when discovery worked
-};
-
-// A file read back whole as its own document (a Prediction, a ReplayResult), with where it came from.
+// A file read back whole as its own document, with where it came from. tool_version and command_line:
+// of a document that does not carry them (a Prediction, a ReplayResult; a ResultSet and a TopologyFile do).
 template <typename Document>
 struct InputFile {
   std::string path;
@@ -103,12 +63,12 @@ struct FleetBaseline {
 
 struct ReportInputs {
   std::string title = "pipebench qualification report";
-  std::vector<ResultsInput> results;
-  std::vector<ResultsInput> baseline;  // --baseline of results files
-  std::optional<FleetBaseline> fleet;  // --baseline of a pipebench.baseline/1 file
-  std::vector<TopologyInput> topologies;
-  std::vector<InputFile<Prediction>> predictions;  // pipebench.prediction/1
-  std::vector<InputFile<ReplayResult>> replays;    // pipebench.replay/1
+  std::vector<InputFile<ResultSet>> results;        // pipebench.results/1 (bench, pairs, bench --plan, nccl-tests)
+  std::vector<InputFile<ResultSet>> baseline;       // --baseline of results files
+  std::optional<FleetBaseline> fleet;               // --baseline of a pipebench.baseline/1 file
+  std::vector<InputFile<TopologyFile>> topologies;  // pipebench.topology/1
+  std::vector<InputFile<Prediction>> predictions;   // pipebench.prediction/1
+  std::vector<InputFile<ReplayResult>> replays;     // pipebench.replay/1
   std::vector<TraceInput> traces;
   std::vector<std::string> input_paths;  // as given on the command line
   std::vector<std::string> skipped;      // "PATH: why" for files of a run folder that were not read
@@ -134,15 +94,15 @@ struct PointOutcome {
   std::string note;  // why (e.g. "missing from the baseline", "3.4 MADs below the peers' median")
 };
 
-// The point of record r of input `in`, as every check lists points (no value yet).
-[[nodiscard]] inline PointOutcome point_of(const ResultsInput& in, const ResultRecord& r) {
+// The point of record r measured on `host`, as every check lists points (no value yet).
+[[nodiscard]] inline PointOutcome point_of(const std::string& host, const ResultRecord& r) {
   PointOutcome p;
   p.op = r.op;
   p.size_bytes = r.size_bytes;
   p.nranks = r.nranks;
   p.ranks = r.ranks;
   p.in_place = r.in_place;
-  p.host = in.host;
+  p.host = host;
   return p;
 }
 

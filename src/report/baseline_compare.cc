@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/units.h"
+#include "io/input_views.h"
 
 namespace pipebench {
 
@@ -18,9 +19,9 @@ struct Side {
   std::string host;
 };
 
-std::set<std::string> hosts_of(const std::vector<ResultsInput>& inputs) {
+std::set<std::string> hosts_in(const std::vector<InputFile<ResultSet>>& inputs) {
   std::set<std::string> hosts;
-  for (const auto& in : inputs) hosts.insert(in.host);
+  for (const auto& in : inputs) hosts.insert(host_of(in));
   return hosts;
 }
 
@@ -36,12 +37,14 @@ std::string point_key(const ResultRecord& r, const std::string& host) {
   return k.str();
 }
 
-std::map<std::string, Side> index_points(const std::vector<ResultsInput>& inputs, const Metric& metric, bool by_host) {
+std::map<std::string, Side> index_points(const std::vector<InputFile<ResultSet>>& inputs, const Metric& metric,
+                                         bool by_host) {
   std::map<std::string, Side> out;
   for (const auto& in : inputs) {
-    for (const auto& r : in.records) {
-      Side s{&r, record_metric(metric, r, std::nullopt), in.host};
-      out[point_key(r, by_host ? in.host : std::string())] = s;
+    const std::string host = host_of(in);
+    for (const auto& r : in.doc.records) {
+      Side s{&r, record_metric(metric, r, std::nullopt), host};
+      out[point_key(r, by_host ? host : std::string())] = s;
     }
   }
   return out;
@@ -54,10 +57,10 @@ double metric_spread(double value, const ResultRecord& r) {
   return std::fabs(value) * r.stats.stddev_us / r.stats.median_us;
 }
 
-std::vector<ComparedPoint> compare_to_baseline(const std::vector<ResultsInput>& now,
-                                               const std::vector<ResultsInput>& baseline, const Metric& metric,
+std::vector<ComparedPoint> compare_to_baseline(const std::vector<InputFile<ResultSet>>& now,
+                                               const std::vector<InputFile<ResultSet>>& baseline, const Metric& metric,
                                                double pct) {
-  const bool by_host = hosts_of(now).size() > 1 || hosts_of(baseline).size() > 1;
+  const bool by_host = hosts_in(now).size() > 1 || hosts_in(baseline).size() > 1;
   const auto now_points = index_points(now, metric, by_host);
   const auto old_points = index_points(baseline, metric, by_host);
   std::set<std::string> keys;

@@ -19,8 +19,8 @@ namespace pipebench {
 // each side has a single host (comparing two machines). A point on one side only is listed with the
 // other side empty. The change of a matched point counts when |new - old| > pct% of |old| and
 // |new - old| > spread(new) + spread(old).
-[[nodiscard]] std::vector<ComparedPoint> compare_to_baseline(const std::vector<ResultsInput>& now,
-                                                             const std::vector<ResultsInput>& baseline,
+[[nodiscard]] std::vector<ComparedPoint> compare_to_baseline(const std::vector<InputFile<ResultSet>>& now,
+                                                             const std::vector<InputFile<ResultSet>>& baseline,
                                                              const Metric& metric, double pct);
 
 }  // namespace pipebench

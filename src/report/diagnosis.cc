@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/units.h"
+#include "io/input_views.h"
 
 namespace pipebench {
 
@@ -19,14 +20,14 @@ std::string point_key(const ResultRecord& r) {
   return k.str();
 }
 
-std::string member_name(const ResultsInput& in, const ResultRecord& r) {
-  std::string m = in.host;
+std::string member_name(const InputFile<ResultSet>& in, const ResultRecord& r) {
+  std::string m = host_of(in);
   for (const auto& p : r.pairs) m += " " + std::to_string(p.src) + "->" + std::to_string(p.dst);
   return m;
 }
 
 struct Member {
-  const ResultsInput* input;
+  const InputFile<ResultSet>* input;
   const ResultRecord* record;
   double value;
 };
@@ -66,11 +67,11 @@ double median_of(std::vector<double> values) {
   return (lower + upper) / 2;
 }
 
-std::vector<MadFinding> mad_outliers(const std::vector<ResultsInput>& inputs, const Metric& metric, double k,
+std::vector<MadFinding> mad_outliers(const std::vector<InputFile<ResultSet>>& inputs, const Metric& metric, double k,
                                      const std::function<bool(const ResultRecord&)>& keep) {
   std::map<std::string, std::vector<Member>> groups;
   for (const auto& in : inputs) {
-    for (const auto& r : in.records) {
+    for (const auto& r : in.doc.records) {
       if (!keep(r)) continue;
       // Node diagnosis compares measured values; a link's width needs its topology, so none here.
       const auto v = record_metric(metric, r, std::nullopt);
@@ -87,8 +88,9 @@ std::vector<MadFinding> mad_outliers(const std::vector<ResultsInput>& inputs, co
 std::vector<HostDiagnosis> diagnose_hosts(const std::vector<MadFinding>& findings) {
   std::map<std::string, HostDiagnosis> rows;
   for (const auto& f : findings) {
-    auto& row = rows[f.input->host];
-    row.host = f.input->host;
+    const std::string host = host_of(*f.input);
+    auto& row = rows[host];
+    row.host = host;
     ++row.points;
     if (f.outlier) ++row.outliers;
     if (f.deviations > row.worst_mads) {

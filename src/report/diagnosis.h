@@ -14,7 +14,7 @@
 namespace pipebench {
 
 struct MadFinding {
-  const ResultsInput* input = nullptr;
+  const InputFile<ResultSet>* input = nullptr;
   const ResultRecord* record = nullptr;
   std::string member;  // the host, and for pair records the pair
   double value = 0;
@@ -31,8 +31,9 @@ struct MadFinding {
 // each group of at least 3 members (hosts, or pairs of a pair sweep) yields one finding per member.
 // The peers of a member are the other members of its group. The MAD is floored at 1% of the peers'
 // median, so that peers that agree exactly do not turn noise into outliers. keep: which records count.
-[[nodiscard]] std::vector<MadFinding> mad_outliers(const std::vector<ResultsInput>& inputs, const Metric& metric,
-                                                   double k, const std::function<bool(const ResultRecord&)>& keep);
+[[nodiscard]] std::vector<MadFinding> mad_outliers(const std::vector<InputFile<ResultSet>>& inputs,
+                                                   const Metric& metric, double k,
+                                                   const std::function<bool(const ResultRecord&)>& keep);
 
 // One row per host: its points, outliers and worst deviation (for the report's diagnosis table).
 [[nodiscard]] std::vector<HostDiagnosis> diagnose_hosts(const std::vector<MadFinding>& findings);

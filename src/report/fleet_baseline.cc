@@ -8,14 +8,15 @@
 
 #include "core/error.h"
 #include "core/units.h"
+#include "io/input_views.h"
 #include "report/diagnosis.h"
 
 namespace pipebench {
 namespace {
 
-std::string version_of(const ResultsInput& in, const char* key) {
-  const auto it = in.versions.find(key);
-  return it == in.versions.end() ? std::string() : it->second;
+std::string version_of(const ResultSet& rs, const char* key) {
+  const auto it = rs.system.versions.find(key);
+  return it == rs.system.versions.end() ? std::string() : it->second;
 }
 
 std::string describe(const FleetPoint& p) {
@@ -35,7 +36,7 @@ double scaled_mad(const std::vector<double>& values, double median) {
 
 }  // namespace
 
-FleetPoint fleet_key(const ResultsInput& in, const ResultRecord& r) {
+FleetPoint fleet_key(const ResultSet& rs, const ResultRecord& r) {
   FleetPoint p;
   p.op = r.op;
   p.dtype = r.dtype;
@@ -44,9 +45,9 @@ FleetPoint fleet_key(const ResultsInput& in, const ResultRecord& r) {
   p.size_bytes = r.size_bytes;
   p.nranks = r.nranks;
   p.link_class = r.link_class;
-  p.gpu_model = in.gpu_models.empty() ? std::string() : in.gpu_models.front();
-  p.nccl = version_of(in, "nccl");
-  p.driver = version_of(in, "cuda_driver");
+  p.gpu_model = rs.system.gpu_models.empty() ? std::string() : rs.system.gpu_models.front();
+  p.nccl = version_of(rs, "nccl");
+  p.driver = version_of(rs, "cuda_driver");
   return p;
 }
 
@@ -56,13 +57,13 @@ bool same_key(const FleetPoint& a, const FleetPoint& b) {
          a.gpu_model == b.gpu_model && a.nccl == b.nccl && a.driver == b.driver;
 }
 
-FleetBaseline make_fleet_baseline(const std::vector<ResultsInput>& results) {
+FleetBaseline make_fleet_baseline(const std::vector<InputFile<ResultSet>>& results) {
   std::vector<FleetPoint> keys;
   std::vector<std::vector<double>> values;
   for (const auto& in : results) {
-    for (const auto& r : in.records) {
+    for (const auto& r : in.doc.records) {
       if (!r.error.empty() || !is_measurement(r) || !std::isfinite(r.busbw_gbps)) continue;
-      const FleetPoint k = fleet_key(in, r);
+      const FleetPoint k = fleet_key(in.doc, r);
       const auto it = std::find_if(keys.begin(), keys.end(), [&](const FleetPoint& o) { return same_key(o, k); });
       if (it == keys.end()) {
         keys.push_back(k);
@@ -87,7 +88,8 @@ FleetBaseline make_fleet_baseline(const std::vector<ResultsInput>& results) {
   return out;
 }
 
-RuleOutcome check_fleet_baseline(const std::vector<ResultsInput>& results, const FleetBaseline& fleet, double k) {
+RuleOutcome check_fleet_baseline(const std::vector<InputFile<ResultSet>>& results, const FleetBaseline& fleet,
+                                 double k) {
   RuleOutcome out;
   out.name = "fleet-baseline";
   out.metric = "busbw_gbps";
@@ -95,12 +97,13 @@ RuleOutcome check_fleet_baseline(const std::vector<ResultsInput>& results, const
   out.severity = Status::kFail;
   std::size_t below = 0;
   for (const auto& in : results) {
-    for (const auto& r : in.records) {
+    const std::string host = host_of(in);
+    for (const auto& r : in.doc.records) {
       if (!r.error.empty() || !is_measurement(r)) continue;
-      const FleetPoint key = fleet_key(in, r);
+      const FleetPoint key = fleet_key(in.doc, r);
       const auto it =
           std::find_if(fleet.points.begin(), fleet.points.end(), [&](const FleetPoint& o) { return same_key(o, key); });
-      PointOutcome p = point_of(in, r);
+      PointOutcome p = point_of(host, r);
       p.value = r.busbw_gbps;
       ++out.checked;
       if (it == fleet.points.end()) {
@@ -116,7 +119,7 @@ RuleOutcome check_fleet_baseline(const std::vector<ResultsInput>& results, const
         std::snprintf(buf, sizeof buf,
                       "%.2f GB/s against the fleet's median %.2f (spread %.2f, %d samples, band from %.2f): ",
                       r.busbw_gbps, it->median_gbps, it->spread_gbps, it->samples, limit);
-        p.note = buf + describe(key) + " on host " + in.host;
+        p.note = buf + describe(key) + " on host " + host;
       }
       out.status = std::max(out.status, p.status);
       out.points.push_back(std::move(p));

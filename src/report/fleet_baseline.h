@@ -10,19 +10,19 @@
 
 namespace pipebench {
 
-// The fingerprint of a record of `in` as a baseline point (no statistics filled in): op, dtype, redop,
+// The fingerprint of a record of results file `rs` as a baseline point (no statistics filled in): op, dtype, redop,
 // placement, size, rank count, link class, the first GPU model and the NCCL and CUDA driver versions.
-[[nodiscard]] FleetPoint fleet_key(const ResultsInput& in, const ResultRecord& r);
+[[nodiscard]] FleetPoint fleet_key(const ResultSet& rs, const ResultRecord& r);
 [[nodiscard]] bool same_key(const FleetPoint& a, const FleetPoint& b);
 
 // One point per fingerprint over every measured record (failed points left out) of `results`, in the order
 // first seen. Throws UsageError when no file holds a measured record.
-[[nodiscard]] FleetBaseline make_fleet_baseline(const std::vector<ResultsInput>& results);
+[[nodiscard]] FleetBaseline make_fleet_baseline(const std::vector<InputFile<ResultSet>>& results);
 
 // The built-in check "fleet-baseline": a new point fails when its bus bandwidth is below median - k x spread
 // of its baseline point and more than 5 % below the median (so that identical nodes, spread 0, do not turn
 // noise into failures); a point without a baseline point is listed as a warning. k: the report's --mad-k.
-[[nodiscard]] RuleOutcome check_fleet_baseline(const std::vector<ResultsInput>& results, const FleetBaseline& fleet,
-                                               double k);
+[[nodiscard]] RuleOutcome check_fleet_baseline(const std::vector<InputFile<ResultSet>>& results,
+                                               const FleetBaseline& fleet, double k);
 
 }  // namespace pipebench

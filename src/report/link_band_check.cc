@@ -7,28 +7,29 @@
 
 #include "collectives/registry.h"
 #include "core/units.h"
+#include "io/input_views.h"
 #include "report/metric.h"
 #include "topology/link_band.h"
 
 namespace pipebench {
 namespace {
 
-const TopologyInput* topology_of(const ReportInputs& inputs, const ResultsInput& in) {
-  if (in.topology) return &*in.topology;
+const TopologyFile* topology_of(const ReportInputs& inputs, const InputFile<ResultSet>& in) {
+  if (in.doc.system.topology) return &*in.doc.system.topology;
+  const std::string host = host_of(in);
   for (const auto& t : inputs.topologies) {
-    if (t.host == in.host || t.host.empty()) return &t;
+    if (t.doc.host == host || t.doc.host.empty()) return &t.doc;
   }
   return nullptr;
 }
 
 // "ranks 0,1 (0000:07:00.0, 0000:0a:00.0)": which GPUs the slow path joins.
-std::string ranks_text(const ResultsInput& in, const std::vector<int>& ranks) {
+std::string ranks_text(const ResultSet& rs, const std::vector<int>& ranks) {
   std::string ids, list;
   for (const int rank : ranks) {
     list += (list.empty() ? "" : ",") + std::to_string(rank);
-    const bool known = rank >= 0 && static_cast<std::size_t>(rank) < in.rank_bus_ids.size() &&
-                       !in.rank_bus_ids[static_cast<std::size_t>(rank)].empty();
-    ids += (ids.empty() ? "" : ", ") + (known ? in.rank_bus_ids[static_cast<std::size_t>(rank)] : std::string("?"));
+    const DevicePlace* d = device_of_rank(rs, rank);
+    ids += (ids.empty() ? "" : ", ") + (d != nullptr && !d->bus_id.empty() ? d->bus_id : std::string("?"));
   }
   return "ranks " + list + " (" + ids + ")";
 }
@@ -43,14 +44,15 @@ std::optional<RuleOutcome> link_band_outcome(const ReportInputs& inputs) {
   out.severity = Status::kWarn;
   std::size_t below = 0;
   for (const auto& in : inputs.results) {
-    const TopologyInput* topo = topology_of(inputs, in);
-    for (const auto& r : in.records) {
+    const TopologyFile* topo = topology_of(inputs, in);
+    const std::string host = host_of(in);
+    for (const auto& r : in.doc.records) {
       if (!r.error.empty() || !is_measurement(r)) continue;
-      const auto link = narrowest_link_gbps(in, topo, r);
+      const auto link = narrowest_link_gbps(in.doc, topo, r);
       const auto band =
           check_band(r.link_class, OpRegistry::instance().nvswitch_reduces(r.op), link, r.busbw_gbps, r.size_bytes);
       if (!band || !band->judged) continue;
-      PointOutcome p = point_of(in, r);
+      PointOutcome p = point_of(host, r);
       p.value = r.busbw_gbps;
       p.limit = band->low_gbps;
       ++out.checked;
@@ -59,7 +61,7 @@ std::optional<RuleOutcome> link_band_outcome(const ReportInputs& inputs) {
       char buf[160];
       std::snprintf(buf, sizeof buf, "%.2f GB/s at %s is %.1f %% of %s's %.2f GB/s; ", r.busbw_gbps,
                     format_size(r.size_bytes).c_str(), band->pct_of_link, r.link_class.c_str(), *link);
-      p.note = buf + band->band_text + "; host " + in.host + " " + ranks_text(in, r.ranks);
+      p.note = buf + band->band_text + "; host " + host + " " + ranks_text(in.doc, r.ranks);
       out.status = std::max(out.status, p.status);
       out.points.push_back(std::move(p));
     }

@@ -7,7 +7,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <set>
+#include <utility>
 
+#include "io/input_views.h"
 #include "topology/link_bandwidth.h"
 #include "topology/topology.h"
 
@@ -105,53 +109,59 @@ std::optional<double> record_metric(const Metric& m, const ResultRecord& r, std:
   return v;
 }
 
-std::optional<double> link_metric(const LinkStateRow& row) {
-  const bool pcie_known = row.gen_seen > 0 && row.width_seen > 0 && row.gen_max > 0 && row.width_max > 0;
-  const bool nvlink_known = row.nvlinks_down_end >= 0 || (row.nvlinks_up_start >= 0 && row.nvlinks_up_end >= 0);
+std::optional<double> link_metric(const LinkStateEntry& l, int nvlinks_up_start) {
+  const bool pcie_known = l.pcie_gen > 0 && l.pcie_width > 0 && l.pcie_gen_max > 0 && l.pcie_width_max > 0;
+  const bool nvlink_known = l.nvlinks_down >= 0 || (nvlinks_up_start >= 0 && l.nvlinks_up >= 0);
   if (!pcie_known && !nvlink_known) return std::nullopt;
-  const bool pcie_low = pcie_known && (row.gen_seen < row.gen_max || row.width_seen < row.width_max);
-  const bool nvlink_down = row.nvlinks_down_end > 0 || (row.nvlinks_up_start >= 0 && row.nvlinks_up_end >= 0 &&
-                                                        row.nvlinks_up_end < row.nvlinks_up_start);
+  const bool pcie_low = pcie_known && (l.pcie_gen < l.pcie_gen_max || l.pcie_width < l.pcie_width_max);
+  const bool nvlink_down =
+      l.nvlinks_down > 0 || (nvlinks_up_start >= 0 && l.nvlinks_up >= 0 && l.nvlinks_up < nvlinks_up_start);
   return pcie_low || nvlink_down ? 1.0 : 0.0;
 }
 
-std::string describe_link(const LinkStateRow& row) {
-  std::string s = "GPU " + std::to_string(row.gpu) + (row.bus_id.empty() ? "" : " " + row.bus_id) + ":";
-  if (row.gen_seen > 0 || row.width_seen > 0 || row.gen_max > 0) {
-    s += " PCIe " + pcie_label(row.gen_seen, row.width_seen) + " of " + pcie_label(row.gen_max, row.width_max);
+std::string describe_link(const LinkStateEntry& l, int nvlinks_up_start) {
+  std::string s = "GPU " + std::to_string(l.gpu) + (l.bus_id.empty() ? "" : " " + l.bus_id) + ":";
+  if (l.pcie_gen > 0 || l.pcie_width > 0 || l.pcie_gen_max > 0) {
+    s += " PCIe " + pcie_label(l.pcie_gen, l.pcie_width) + " of " + pcie_label(l.pcie_gen_max, l.pcie_width_max);
   }
-  if (row.nvlinks_up_end >= 0 || row.nvlinks_down_end >= 0) {
-    s += (s.back() == ':' ? " " : "; ") + std::string("NVLinks ") + std::to_string(std::max(row.nvlinks_up_end, 0)) +
-         " up, " + std::to_string(std::max(row.nvlinks_down_end, 0)) + " down";
-    if (row.nvlinks_up_start >= 0) s += " (" + std::to_string(row.nvlinks_up_start) + " up at start)";
+  if (l.nvlinks_up >= 0 || l.nvlinks_down >= 0) {
+    s += (s.back() == ':' ? " " : "; ") + std::string("NVLinks ") + std::to_string(std::max(l.nvlinks_up, 0)) +
+         " up, " + std::to_string(std::max(l.nvlinks_down, 0)) + " down";
+    if (nvlinks_up_start >= 0) s += " (" + std::to_string(nvlinks_up_start) + " up at start)";
   }
   return s;
 }
 
-std::optional<double> narrowest_link_gbps(const ResultsInput& in, const TopologyInput* topo, const ResultRecord& r) {
+std::optional<double> narrowest_link_gbps(const ResultSet& rs, const TopologyFile* topo, const ResultRecord& r) {
   if (r.path_min_gbps && *r.path_min_gbps > 0) return r.path_min_gbps;
   if (topo == nullptr || r.ranks.size() < 2) return std::nullopt;
   std::vector<int> gpus;
   for (const int rank : r.ranks) {
-    if (rank < 0 || static_cast<std::size_t>(rank) >= in.rank_bus_ids.size()) return std::nullopt;
+    const DevicePlace* d = device_of_rank(rs, rank);
+    if (d == nullptr) return std::nullopt;
     // A topology without a host name (an XML export) belongs to the host it is reported with.
-    if (static_cast<std::size_t>(rank) < in.rank_hosts.size() && !in.rank_hosts[rank].empty() && !topo->host.empty() &&
-        in.rank_hosts[rank] != topo->host) {
+    if (!d->host.empty() && !topo->host.empty() && d->host != topo->host) {
       return std::nullopt;  // across hosts the path leaves the machine (NET)
     }
-    const std::string id = normalize_bus_id(in.rank_bus_ids[rank]);
-    const auto it = std::find_if(topo->gpu_bus_ids.begin(), topo->gpu_bus_ids.end(),
-                                 [&](const std::string& b) { return normalize_bus_id(b) == id; });
-    if (id.empty() || it == topo->gpu_bus_ids.end()) return std::nullopt;
-    gpus.push_back(static_cast<int>(it - topo->gpu_bus_ids.begin()));
+    const std::string id = normalize_bus_id(d->bus_id);
+    const auto gpu = id.empty() ? std::nullopt : gpu_of_bus(*topo, id);
+    if (!gpu) return std::nullopt;
+    gpus.push_back(*gpu);
+  }
+  // The known links among these GPUs in one pass over the file's pairs (a pair listed twice: the later one).
+  const std::set<int> members(gpus.begin(), gpus.end());
+  std::map<std::pair<int, int>, double> path_min_gbps;
+  for (const auto& p : topo->gpu_pairs) {
+    if (p.path_min_gbps > 0 && members.count(p.a) > 0 && members.count(p.b) > 0) {
+      path_min_gbps[std::minmax(p.a, p.b)] = p.path_min_gbps;
+    }
   }
   std::optional<double> narrowest;
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     for (std::size_t j = i + 1; j < gpus.size(); ++j) {
       if (gpus[i] == gpus[j]) continue;
-      const auto key = std::minmax(gpus[i], gpus[j]);
-      const auto it = topo->path_min_gbps.find({key.first, key.second});
-      if (it == topo->path_min_gbps.end() || !(it->second > 0)) return std::nullopt;
+      const auto it = path_min_gbps.find(std::minmax(gpus[i], gpus[j]));
+      if (it == path_min_gbps.end()) return std::nullopt;
       narrowest = narrowest ? std::min(*narrowest, it->second) : it->second;
     }
   }

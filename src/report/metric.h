@@ -36,16 +36,17 @@ struct Metric {
 
 // 1 when a GPU's link was not at its best during the run: PCIe below its maximum generation or width,
 // an NVLink down at the end, or fewer NVLinks up at the end than at the start; 0 when not; nullopt
-// when nothing is known.
-[[nodiscard]] std::optional<double> link_metric(const LinkStateRow& row);
+// when nothing is known. `l`: the GPU's PCIe link seen and its maximum, its NVLinks at the end
+// (io/input_views.h: link_over_run, or links_at_discovery); nvlinks_up_start: -1 = unknown.
+[[nodiscard]] std::optional<double> link_metric(const LinkStateEntry& l, int nvlinks_up_start);
 
 // "GPU 1 0000:0b:00.0: PCIe Gen4 x16 of Gen5 x16 during the run; NVLinks 17 up, 1 down (18 up at start)".
-[[nodiscard]] std::string describe_link(const LinkStateRow& row);
+[[nodiscard]] std::string describe_link(const LinkStateEntry& l, int nvlinks_up_start);
 
 // The narrowest theoretical link (GB/s) on the paths between the record's ranks: the record's own
 // path_min_gbps (written by the run that measured it), else from the topology of their machine; nullopt
-// when the ranks span hosts, are fewer than 2, or a GPU is not in `topo`.
-[[nodiscard]] std::optional<double> narrowest_link_gbps(const ResultsInput& in, const TopologyInput* topo,
+// when the ranks span hosts, are fewer than 2, or a GPU is not in `topo`. `rs`: the file of the record.
+[[nodiscard]] std::optional<double> narrowest_link_gbps(const ResultSet& rs, const TopologyFile* topo,
                                                         const ResultRecord& r);
 
 }  // namespace pipebench

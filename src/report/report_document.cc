@@ -10,6 +10,7 @@
 #include "core/environment.h"
 #include "core/units.h"
 #include "core/version.h"
+#include "io/input_views.h"
 #include "replay/replay.h"
 #include "report/block_builder.h"
 #include "report/metric.h"
@@ -39,15 +40,17 @@ std::string joined(const std::set<std::string>& items) {
 void add_header(BlockBuilder& b, const ReportInputs& in) {
   std::set<std::string> hosts, models, driver, cuda, nccl, mpi, dates;
   for (const auto& r : in.results) {
-    for (const auto& h : r.hosts) hosts.insert(h);
-    if (r.hosts.empty()) hosts.insert(r.host);
-    models.insert(r.gpu_models.begin(), r.gpu_models.end());
+    const SystemInfo& sys = r.doc.system;
+    const auto r_hosts = hosts_of(r.doc);
+    hosts.insert(r_hosts.begin(), r_hosts.end());
+    if (r_hosts.empty()) hosts.insert(host_of(r));
+    models.insert(sys.gpu_models.begin(), sys.gpu_models.end());
     auto v = [&](const char* key, std::set<std::string>& into) {
-      const auto it = r.versions.find(key);
-      if (it != r.versions.end() && !it->second.empty()) into.insert(it->second);
+      const auto it = sys.versions.find(key);
+      if (it != sys.versions.end() && !it->second.empty()) into.insert(it->second);
     };
     v("cuda_driver", driver), v("cuda_runtime", cuda), v("nccl", nccl), v("mpi", mpi);
-    if (!r.created_utc.empty()) dates.insert(r.created_utc);
+    if (!r.doc.created_utc.empty()) dates.insert(r.doc.created_utc);
   }
   b.table({"", ""}, {{"hosts", std::to_string(hosts.size()) + ": " + joined(hosts)},
                      {"GPU models", joined(models)},
@@ -65,9 +68,12 @@ void add_header(BlockBuilder& b, const ReportInputs& in) {
     rows.push_back({kind, path, host.empty() ? "-" : host, created.empty() ? "-" : created,
                     version.empty() ? "-" : version, command.empty() ? "-" : redacted_value(command)});
   };
-  for (const auto& r : in.results) row("results", r.path, r.host, r.created_utc, r.tool_version, r.command_line);
-  for (const auto& r : in.baseline) row("baseline", r.path, r.host, r.created_utc, r.tool_version, r.command_line);
-  for (const auto& t : in.topologies) row("topology", t.path, t.host, "", "", t.command_line);
+  auto results_row = [&](const char* kind, const InputFile<ResultSet>& r) {
+    row(kind, r.path, host_of(r), r.doc.created_utc, r.doc.tool_version, r.doc.command_line);
+  };
+  for (const auto& r : in.results) results_row("results", r);
+  for (const auto& r : in.baseline) results_row("baseline", r);
+  for (const auto& t : in.topologies) row("topology", t.path, t.doc.host, "", "", t.doc.command_line);
   for (const auto& p : in.predictions) row("prediction", p.path, "", "", p.tool_version, p.command_line);
   for (const auto& p : in.replays) row("replay", p.path, "", "", p.tool_version, p.command_line);
   for (const auto& t : in.traces) row("trace", t.path, "", "", t.tool_version, t.command_line);
@@ -140,25 +146,32 @@ void add_verdict(BlockBuilder& b, const ReportInputs& in, const ReportOutcome& o
   }
 }
 
-void add_topology(BlockBuilder& b, const TopologyInput& t, const std::vector<LinkStateRow>* during_run) {
-  b.heading("Topology of " + (t.host.empty() ? std::string("a host without a name") : t.host) +
-                (t.path.empty() ? "" : " (" + t.path + ")"),
+// One host's topology: the pair matrix of `t` (when known), and its GPUs' links during the run of `run`
+// when it recorded them, else at discovery (from `t`).
+void add_topology(BlockBuilder& b, const std::string& host, const std::string& path, const TopologyFile* t,
+                  const ResultSet* run) {
+  b.heading("Topology of " + (host.empty() ? std::string("a host without a name") : host) +
+                (path.empty() ? "" : " (" + path + ")"),
             3);
-  const std::size_t n = t.gpu_bus_ids.size();
+  const std::size_t n = t ? gpu_count(*t) : 0;
+  std::vector<std::vector<std::string>> classes(n, std::vector<std::string>(n, "?")), rows;
+  const std::vector<TopologyGpuPair> no_pairs;
+  for (const auto& p : t ? t->gpu_pairs : no_pairs) {  // a pair listed twice: the later one
+    const auto [lo, hi] = std::minmax(p.a, p.b);
+    if (lo >= 0 && static_cast<std::size_t>(hi) < n) classes[lo][hi] = p.cls.label();
+  }
   std::vector<std::string> header{""};
-  std::vector<std::vector<std::string>> rows;
   for (std::size_t i = 0; i < n; ++i) header.push_back("GPU" + std::to_string(i));
   for (std::size_t i = 0; i < n; ++i) {
     std::vector<std::string> row{"GPU" + std::to_string(i)};
-    for (std::size_t j = 0; j < n; ++j) {
-      const auto it = t.pair_class.find({std::min(i, j), std::max(i, j)});
-      row.push_back(i == j ? "X" : it == t.pair_class.end() ? "?" : it->second);
-    }
+    for (std::size_t j = 0; j < n; ++j) row.push_back(i == j ? "X" : classes[std::min(i, j)][std::max(i, j)]);
     rows.push_back(std::move(row));
   }
   if (n > 0) b.table(std::move(header), std::move(rows));
-  const bool run = during_run && !during_run->empty();
-  const auto& links = run ? *during_run : t.links;
+  const std::vector<int> gpus = run ? link_state_gpus(*run) : std::vector<int>{};
+  const bool during = !gpus.empty();
+  std::vector<LinkStateEntry> links = during || !t ? std::vector<LinkStateEntry>{} : links_at_discovery(*t);
+  for (const int gpu : gpus) links.push_back(link_over_run(*run, gpu));
   std::vector<std::vector<std::string>> lrows;
   std::vector<std::string> cls;
   auto nv = [](int up, int down) {
@@ -167,20 +180,22 @@ void add_topology(BlockBuilder& b, const TopologyInput& t, const std::vector<Lin
                                     (down > 0 ? ", " + std::to_string(down) + " down" : std::string());
   };
   for (const auto& l : links) {
-    const auto bad = link_metric(l);
+    const LinkStateEntry start = during ? link_entry(run->system.link_start, l.gpu) : LinkStateEntry{};
+    const auto bad = link_metric(l, start.nvlinks_up);
     const std::string state = !bad ? "unknown" : *bad > 0 ? "below max" : "ok";
-    if (run) {
-      lrows.push_back({std::to_string(l.gpu), l.bus_id, pcie_label(l.gen_start, l.width_start),
-                       pcie_label(l.gen_end, l.width_end), pcie_label(l.gen_seen, l.width_seen),
-                       pcie_label(l.gen_max, l.width_max), nv(l.nvlinks_up_start, -1),
-                       nv(l.nvlinks_up_end, l.nvlinks_down_end), state});
+    if (during) {
+      const LinkStateEntry end = link_entry(run->system.link_end, l.gpu);
+      lrows.push_back({std::to_string(l.gpu), l.bus_id, pcie_label(start.pcie_gen, start.pcie_width),
+                       pcie_label(end.pcie_gen, end.pcie_width), pcie_label(l.pcie_gen, l.pcie_width),
+                       pcie_label(l.pcie_gen_max, l.pcie_width_max), nv(start.nvlinks_up, -1),
+                       nv(l.nvlinks_up, l.nvlinks_down), state});
     } else {
-      lrows.push_back({std::to_string(l.gpu), l.bus_id, pcie_label(l.gen_seen, l.width_seen),
-                       pcie_label(l.gen_max, l.width_max), state});
+      lrows.push_back({std::to_string(l.gpu), l.bus_id, pcie_label(l.pcie_gen, l.pcie_width),
+                       pcie_label(l.pcie_gen_max, l.pcie_width_max), state});
     }
     cls.push_back(bad && *bad > 0 ? "fail" : "");
   }
-  if (!lrows.empty() && run) {
+  if (!lrows.empty() && during) {
     b.para(
         "Links during the run: PCIe at the start, at the end, the highest sampled while it ran (an idle GPU "
         "drops its link on purpose), the maximum; NVLinks at the start and end.");
@@ -191,37 +206,38 @@ void add_topology(BlockBuilder& b, const TopologyInput& t, const std::vector<Lin
     b.para("PCIe links at discovery:");
     b.table({"GPU", "bus id", "seen", "max", "state"}, std::move(lrows), std::move(cls));
   }
-  for (const auto& w : t.warnings) b.para("warning: " + w, "warn");
+  if (t != nullptr) {
+    for (const auto& w : t->warnings) b.para("warning: " + w, "warn");
+  }
 }
 
 void add_topologies(BlockBuilder& b, const ReportInputs& in) {
   std::set<std::string> shown;
   bool any = false;
   for (const auto& r : in.results) {
-    if (!r.topology || !shown.insert(r.host).second) continue;
+    const auto& topology = r.doc.system.topology;
+    if (!topology || !shown.insert(host_of(r)).second) continue;
     if (!any) b.heading("Topology"), any = true;
-    add_topology(b, *r.topology, &r.link_state);
+    add_topology(b, topology->host, r.path + " (system.topology)", &*topology, &r.doc);
   }
   for (const auto& t : in.topologies) {
-    if (!shown.insert(t.host + "\n" + t.path).second) continue;
+    if (!shown.insert(t.doc.host + "\n" + t.path).second) continue;
     if (!any) b.heading("Topology"), any = true;
-    const std::vector<LinkStateRow>* run = nullptr;
+    const ResultSet* run = nullptr;
     for (const auto& r : in.results) {
-      if (r.host == t.host && !r.link_state.empty()) run = &r.link_state;
+      if (host_of(r) == t.doc.host && !link_state_gpus(r.doc).empty()) run = &r.doc;
     }
-    add_topology(b, t, run);
+    add_topology(b, t.doc.host, t.path, &t.doc, run);
   }
   // The links of a run whose file has no topology and whose host has no topology input.
   for (const auto& r : in.results) {
+    const std::string host = host_of(r);
     const bool with_topology =
-        shown.count(r.host) > 0 || std::any_of(in.topologies.begin(), in.topologies.end(),
-                                               [&](const TopologyInput& t) { return t.host == r.host; });
-    if (r.link_state.empty() || with_topology || !shown.insert(r.host).second) continue;
+        shown.count(host) > 0 || std::any_of(in.topologies.begin(), in.topologies.end(),
+                                             [&](const InputFile<TopologyFile>& t) { return t.doc.host == host; });
+    if (link_state_gpus(r.doc).empty() || with_topology || !shown.insert(host).second) continue;
     if (!any) b.heading("Topology"), any = true;
-    TopologyInput links_only;
-    links_only.host = r.host;
-    links_only.path = r.path;
-    add_topology(b, links_only, &r.link_state);
+    add_topology(b, host, r.path, nullptr, &r.doc);
   }
 }
 
@@ -244,16 +260,17 @@ void add_points(BlockBuilder& b, const ReportInputs& in, const ReportOutcome& ou
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> cls;
   for (const auto& r : in.results) {
-    const TopologyInput* topo = topology_for(in, r);
-    for (const auto& p : r.records) {
+    const TopologyFile* topo = topology_for(in, r);
+    const std::string host = host_of(r);
+    for (const auto& p : r.doc.records) {
       const double ratio = p.stats.median_us > 0 ? p.stats.p95_us / p.stats.median_us : 0;
       const bool unstable = ratio > limit && p.stats.p95_us - p.stats.median_us >= floor_us;
       ++count;
       std::string state = !p.error.empty() ? "error: " + p.error : unstable ? "unstable" : "";
       // The path's theoretical GB/s and the share reached, "-" where the link is unknown.
-      const std::optional<double> link = narrowest_link_gbps(r, topo, p);
+      const std::optional<double> link = narrowest_link_gbps(r.doc, topo, p);
       const std::optional<double> pct = pct_of_link(p.busbw_gbps, link);
-      rows.push_back({r.host, p.op, p.dtype, format_size(p.size_bytes), p.in_place ? "in" : "out",
+      rows.push_back({host, p.op, p.dtype, format_size(p.size_bytes), p.in_place ? "in" : "out",
                       std::to_string(p.nranks), num(p.busbw_gbps, "%.2f"), link ? num(*link, "%.2f") : "-",
                       pct ? num(*pct, "%.1f") : "-", num(p.stats.median_us, "%.2f"), num(p.stats.p95_us, "%.2f"),
                       num(p.stats.stddev_us, "%.2f"), p.wrong < 0 ? "-" : std::to_string(p.wrong), state});

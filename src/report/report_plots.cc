@@ -8,6 +8,7 @@
 
 #include "collectives/registry.h"
 #include "core/units.h"
+#include "io/input_views.h"
 #include "report/charts.h"
 #include "report/diagnosis.h"
 #include "report/metric.h"
@@ -40,19 +41,20 @@ struct OpData {
 std::map<OpKey, OpData> collect(const ReportInputs& inputs) {
   std::map<OpKey, OpData> out;
   for (const auto& in : inputs.results) {
-    const TopologyInput* topo = topology_for(inputs, in);
-    for (const auto& r : in.records) {
+    const TopologyFile* topo = topology_for(inputs, in);
+    const std::string host = host_of(in);
+    for (const auto& r : in.doc.records) {
       // Out-of-place only (nccl-tests' first columns); pairs go to the heatmap.
       if (!r.error.empty() || r.in_place || OpRegistry::instance().is_transfer(r.op) || r.size_bytes == 0) continue;
       auto& d = out[{r.op, r.dtype}];
       auto& l = d.lines[!r.plan_ids.empty()];
       const double x = static_cast<double>(r.size_bytes);
-      l.busbw[in.host][x].push_back(r.busbw_gbps);
-      l.algbw[in.host][x].push_back(r.algbw_gbps);
-      l.time[in.host][x].push_back(r.time_us);
+      l.busbw[host][x].push_back(r.busbw_gbps);
+      l.algbw[host][x].push_back(r.algbw_gbps);
+      l.time[host][x].push_back(r.time_us);
       d.max_nranks = std::max(d.max_nranks, r.nranks);
       d.busbw_nonzero = d.busbw_nonzero || r.busbw_gbps != 0;
-      if (const auto link = narrowest_link_gbps(in, topo, r)) {
+      if (const auto link = narrowest_link_gbps(in.doc, topo, r)) {
         d.link_gbps = d.link_gbps ? std::min(*d.link_gbps, *link) : *link;
       }
     }
@@ -103,27 +105,27 @@ void add_pair_heatmaps(const ReportInputs& inputs, std::vector<Plot>& plots) {
   for (const auto& in : inputs.results) {
     std::uint64_t largest = 0;
     int nranks = 0;
-    for (const auto& r : in.records) {
+    for (const auto& r : in.doc.records) {
       if (OpRegistry::instance().is_transfer(r.op) && r.error.empty() && r.pairs.size() == 1)
         largest = std::max(largest, r.size_bytes);
       for (const int rank : r.ranks) nranks = std::max(nranks, rank + 1);
     }
     if (largest == 0 || nranks < 2 || nranks > 64) continue;
     Heatmap map;
-    map.title = "pair bandwidth at " + format_size(largest) + ", " + in.host;
+    map.title = "pair bandwidth at " + format_size(largest) + ", " + host_of(in);
     map.unit = "GB/s";
     for (int i = 0; i < nranks; ++i) map.labels.push_back("r" + std::to_string(i));
     map.values.assign(nranks, std::vector<std::optional<double>>(nranks));
     map.limits = map.values;
-    const TopologyInput* topo = topology_for(inputs, in);
-    for (const auto& r : in.records) {
+    const TopologyFile* topo = topology_for(inputs, in);
+    for (const auto& r : in.doc.records) {
       if (!OpRegistry::instance().is_transfer(r.op) || !r.error.empty() || r.size_bytes != largest ||
           r.pairs.size() != 1)
         continue;
       const int a = r.pairs[0].src, b = r.pairs[0].dst;
       if (a < 0 || b < 0 || a >= nranks || b >= nranks) continue;
       map.values[a][b] = r.busbw_gbps;
-      map.limits[a][b] = narrowest_link_gbps(in, topo, r);
+      map.limits[a][b] = narrowest_link_gbps(in.doc, topo, r);
     }
     plots.push_back({"pairs-" + std::to_string(plots.size()), map.title, heatmap_svg(map)});
     if (plots.size() > 64) break;  // a page of heatmaps at most; the JSON has every pair

@@ -10,6 +10,7 @@
 
 #include "collectives/registry.h"
 #include "core/units.h"
+#include "io/input_views.h"
 #include "replay/replay.h"
 #include "report/baseline_compare.h"
 #include "report/diagnosis.h"
@@ -30,9 +31,9 @@ bool size_matches(const Rule& rule, const ResultRecord& r) {
 }
 
 // The largest size per op among the records a rule selects, in one input.
-std::map<std::string, std::uint64_t> largest_sizes(const Rule& rule, const ResultsInput& in) {
+std::map<std::string, std::uint64_t> largest_sizes(const Rule& rule, const ResultSet& rs) {
   std::map<std::string, std::uint64_t> out;
-  for (const auto& r : in.records) {
+  for (const auto& r : rs.records) {
     if (size_matches(rule, r) && r.error.empty()) out[r.op] = std::max(out[r.op], r.size_bytes);
   }
   return out;
@@ -77,44 +78,47 @@ void add_point(RuleOutcome& out, PointOutcome p, bool bad, Status severity) {
 }
 
 void check_links(const ReportInputs& inputs, const Rule& rule, RuleOutcome& out) {
-  auto check = [&](const std::string& host, const std::vector<LinkStateRow>& rows) {
-    for (const auto& row : rows) {
-      const auto v = link_metric(row);
-      if (!v) continue;
-      PointOutcome p;
-      p.op = "link";
-      p.ranks = {row.gpu};
-      p.host = host;
-      p.value = *v;
-      p.limit = rule.threshold;
-      p.note = describe_link(row);
-      add_point(out, std::move(p), violates(rule, *v), rule.severity);
-    }
+  auto check = [&](const std::string& host, const LinkStateEntry& links, int nvlinks_up_start) {
+    const auto v = link_metric(links, nvlinks_up_start);
+    if (!v) return;
+    PointOutcome p;
+    p.op = "link";
+    p.ranks = {links.gpu};
+    p.host = host;
+    p.value = *v;
+    p.limit = rule.threshold;
+    p.note = describe_link(links, nvlinks_up_start);
+    add_point(out, std::move(p), violates(rule, *v), rule.severity);
   };
   // One host's files (bench, pairs) all carry its links: check each host's links once.
   std::set<std::string> hosts_with_run_state;
   for (const auto& in : inputs.results) {
-    if (in.link_state.empty() || !hosts_with_run_state.insert(in.host).second) continue;
-    check(in.host, in.link_state);
+    const std::string host = host_of(in);
+    const std::vector<int> gpus = link_state_gpus(in.doc);
+    if (gpus.empty() || !hosts_with_run_state.insert(host).second) continue;
+    for (const int gpu : gpus)
+      check(host, link_over_run(in.doc, gpu), link_entry(in.doc.system.link_start, gpu).nvlinks_up);
   }
   // A topology alone gives the state at discovery; the run's state wins where both exist.
   for (const auto& t : inputs.topologies) {
-    if (hosts_with_run_state.count(t.host) == 0) check(t.host, t.links);
+    if (hosts_with_run_state.count(t.doc.host) > 0) continue;
+    for (const auto& links : links_at_discovery(t.doc)) check(t.doc.host, links, -1);
   }
 }
 
 void check_records(const ReportInputs& inputs, const Rule& rule, RuleOutcome& out) {
   for (const auto& in : inputs.results) {
-    const TopologyInput* topo = topology_for(inputs, in);
-    const auto largest = rule.largest_size_only ? largest_sizes(rule, in) : std::map<std::string, std::uint64_t>{};
-    for (const auto& r : in.records) {
+    const TopologyFile* topo = topology_for(inputs, in);
+    const std::string host = host_of(in);
+    const auto largest = rule.largest_size_only ? largest_sizes(rule, in.doc) : std::map<std::string, std::uint64_t>{};
+    for (const auto& r : in.doc.records) {
       if (!size_matches(rule, r)) continue;
       if (rule.largest_size_only && (largest.count(r.op) == 0 || largest.at(r.op) != r.size_bytes)) continue;
-      const auto link =
-          rule.metric->kind == MetricKind::kFractionOfLink ? narrowest_link_gbps(in, topo, r) : std::optional<double>();
+      const auto link = rule.metric->kind == MetricKind::kFractionOfLink ? narrowest_link_gbps(in.doc, topo, r)
+                                                                         : std::optional<double>();
       const auto v = record_metric(*rule.metric, r, link);
       if (!v) continue;
-      PointOutcome p = point_of(in, r);
+      PointOutcome p = point_of(host, r);
       p.value = *v;
       p.limit = rule.threshold;
       if (!r.error.empty()) p.note = r.error;
@@ -124,12 +128,13 @@ void check_records(const ReportInputs& inputs, const Rule& rule, RuleOutcome& ou
 }
 
 void check_baseline(const ReportInputs& inputs, const Rule& rule, RuleOutcome& out) {
-  std::vector<ResultsInput> now = inputs.results, old = inputs.baseline;
+  std::vector<InputFile<ResultSet>> now = inputs.results, old = inputs.baseline;
   for (auto* side : {&now, &old}) {
     for (auto& in : *side) {
-      in.records.erase(std::remove_if(in.records.begin(), in.records.end(),
-                                      [&](const ResultRecord& r) { return !size_matches(rule, r); }),
-                       in.records.end());
+      auto& records = in.doc.records;
+      records.erase(
+          std::remove_if(records.begin(), records.end(), [&](const ResultRecord& r) { return !size_matches(rule, r); }),
+          records.end());
     }
   }
   for (const auto& c : compare_to_baseline(now, old, *rule.metric, rule.threshold)) {
@@ -156,7 +161,7 @@ void check_mad(const ReportInputs& inputs, const Rule& rule, RuleOutcome& out) {
   const auto findings = mad_outliers(inputs.results, *rule.metric, rule.threshold,
                                      [&](const ResultRecord& r) { return size_matches(rule, r); });
   for (const auto& f : findings) {
-    PointOutcome p = point_of(*f.input, *f.record);
+    PointOutcome p = point_of(host_of(*f.input), *f.record);
     p.host = f.member;
     p.value = f.value;
     p.limit = f.peers_median;
@@ -174,7 +179,7 @@ std::string unmatched_selector(const ReportInputs& inputs, const Rule& rule) {
   std::set<std::string> ops;
   std::uint64_t lo = UINT64_MAX, hi = 0;
   for (const auto& in : inputs.results) {
-    for (const auto& r : in.records) {
+    for (const auto& r : in.doc.records) {
       if (size_matches(rule, r)) return "";
       ops.insert(r.op);
       lo = std::min(lo, r.size_bytes), hi = std::max(hi, r.size_bytes);
@@ -198,8 +203,9 @@ std::string why_no_link(const ReportInputs& inputs) {
   if (inputs.results.empty()) return "not applied: no results";
   bool gpus = false, topology = false;
   for (const auto& in : inputs.results) {
-    for (const auto& bus : in.rank_bus_ids) gpus = gpus || !bus.empty();
-    for (const auto& r : in.records) gpus = gpus || r.path_min_gbps.has_value();
+    for (const auto& d : in.doc.system.devices)
+      gpus = gpus || (!d.bus_id.empty() && device_of_rank(in.doc, d.rank) == &d);
+    for (const auto& r : in.doc.records) gpus = gpus || r.path_min_gbps.has_value();
     topology = topology || topology_for(inputs, in) != nullptr;
   }
   if (!gpus) return "not applied: no GPU path in these results (their ranks ran on host memory)";
@@ -231,12 +237,13 @@ std::string summary_message(const ReportInputs& inputs, const RuleOutcome& out, 
 
 }  // namespace
 
-const TopologyInput* topology_for(const ReportInputs& inputs, const ResultsInput& in) {
-  if (in.topology) return &*in.topology;
+const TopologyFile* topology_for(const ReportInputs& inputs, const InputFile<ResultSet>& in) {
+  if (in.doc.system.topology) return &*in.doc.system.topology;
+  const std::string host = host_of(in);
   for (const auto& t : inputs.topologies) {
-    if (t.host == in.host) return &t;
+    if (t.doc.host == host) return &t.doc;
   }
-  if (inputs.topologies.size() == 1 && in.hosts.size() <= 1) return &inputs.topologies.front();
+  if (inputs.topologies.size() == 1 && hosts_of(in.doc).size() <= 1) return &inputs.topologies.front().doc;
   return nullptr;
 }
 
@@ -360,7 +367,7 @@ ReportOutcome evaluate_report(const ReportInputs& inputs, const std::vector<Rule
     rep.compared = compare_to_baseline(inputs.results, inputs.baseline, m, base ? base->threshold : 5.0);
   }
   std::set<std::string> hosts;
-  for (const auto& in : inputs.results) hosts.insert(in.host);
+  for (const auto& in : inputs.results) hosts.insert(host_of(in));
   if (hosts.size() >= 3) {
     rep.diagnosis_metric = "busbw_gbps";
     rep.hosts =

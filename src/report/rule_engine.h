@@ -20,7 +20,7 @@ inline constexpr std::size_t kMaxRulePoints = 1000;
 
 // The topology that applies to a results input: its own system.topology, else the one of its host among
 // `inputs.topologies` (or the only one when there is a single host). nullptr when none is known.
-[[nodiscard]] const TopologyInput* topology_for(const ReportInputs& inputs, const ResultsInput& in);
+[[nodiscard]] const TopologyFile* topology_for(const ReportInputs& inputs, const InputFile<ResultSet>& in);
 
 [[nodiscard]] RuleOutcome evaluate_rule(const ReportInputs& inputs, const Rule& rule);
 

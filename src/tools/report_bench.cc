@@ -44,18 +44,15 @@ ReportInputs make_inputs(int hosts, int files_per_host) {
   for (int h = 0; h < hosts; ++h) {
     const double peak = h == 17 ? 240 : 360 + (h % 7);  // one slow host for the diagnosis to find
     for (int f = 0; f < files_per_host; ++f) {
-      ResultsInput r;
-      r.host = "node" + std::to_string(h);
-      r.hosts = {r.host};
-      r.path = "/results/" + r.host + "/run" + std::to_string(f) + ".json";
-      r.gpu_models = {"NVIDIA H100 80GB HBM3"};
-      for (int g = 0; g < 8; ++g) {
-        r.rank_bus_ids.push_back("0000:" + std::to_string(10 + g) + ":00.0");
-        r.rank_hosts.push_back(r.host);
-      }
+      InputFile<ResultSet> r;
+      const std::string host = "node" + std::to_string(h);
+      r.path = "/results/" + host + "/run" + std::to_string(f) + ".json";
+      r.doc.system.hosts = {host};
+      r.doc.system.gpu_models = {"NVIDIA H100 80GB HBM3"};
+      for (int g = 0; g < 8; ++g) r.doc.system.devices.push_back({g, host, "0000:" + std::to_string(10 + g) + ":00.0"});
       for (std::uint64_t s = 8; s <= (1ull << 30); s *= 2) {
         const double share = static_cast<double>(s) / (static_cast<double>(s) + 4e6);
-        r.records.push_back(make_record(kOps[f % 5], s, peak * share + 0.01, 8));
+        r.doc.records.push_back(make_record(kOps[f % 5], s, peak * share + 0.01, 8));
       }
       in.results.push_back(std::move(r));
     }
@@ -67,16 +64,15 @@ ReportInputs make_inputs(int hosts, int files_per_host) {
 std::vector<std::string> write_inputs(const ReportInputs& in, const std::string& dir) {
   std::vector<std::string> paths;
   for (const auto& r : in.results) {
+    const SystemInfo& sys = r.doc.system;
     nlohmann::json devices = nlohmann::json::array();
-    for (std::size_t g = 0; g < r.rank_bus_ids.size(); ++g) {
-      devices.push_back({{"rank", g}, {"host", r.host}, {"bus_id", r.rank_bus_ids[g]}});
-    }
+    for (const auto& d : sys.devices) devices.push_back({{"rank", d.rank}, {"host", d.host}, {"bus_id", d.bus_id}});
     nlohmann::json doc =
         results_header({{"tool_version", "0.1.0"},
                         {"command_line", "pipebench bench"},
-                        {"system", {{"hosts", r.hosts}, {"gpu_models", r.gpu_models}, {"devices", devices}}}});
-    for (const auto& rec : r.records) doc["records"].push_back(record_to_json(rec));
-    const std::string path = dir + "/" + r.host + "-" + std::to_string(paths.size()) + ".json";
+                        {"system", {{"hosts", sys.hosts}, {"gpu_models", sys.gpu_models}, {"devices", devices}}}});
+    for (const auto& rec : r.doc.records) doc["records"].push_back(record_to_json(rec));
+    const std::string path = dir + "/" + sys.hosts.front() + "-" + std::to_string(paths.size()) + ".json";
     write_file_atomically(path, doc.dump());
     paths.push_back(path);
   }

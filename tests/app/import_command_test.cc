@@ -13,6 +13,7 @@
 #include "app/report_inputs.h"
 #include "cli/run_pipebench.h"
 #include "core/error.h"
+#include "io/input_views.h"
 #include "io/results_io.h"
 
 namespace pipebench {
@@ -128,10 +129,11 @@ TEST_F(ImportCommand, ReportReadsImportsAndLogsAlike) {
   const ReportInputs direct = load_report_inputs({fixture("reduce_perf-2021.log")}, "");
   ASSERT_EQ(imported.results.size(), 1u);
   ASSERT_EQ(direct.results.size(), 1u);
-  EXPECT_EQ(imported.results[0].records.size(), 16u);
-  EXPECT_EQ(direct.results[0].records.size(), 16u);
-  EXPECT_EQ(direct.results[0].host, "v100box");
-  EXPECT_EQ(direct.results[0].rank_bus_ids.at(2), "0000:3d:00.0");
+  EXPECT_EQ(imported.results[0].doc.records.size(), 16u);
+  EXPECT_EQ(direct.results[0].doc.records.size(), 16u);
+  EXPECT_EQ(host_of(direct.results[0]), "v100box");
+  ASSERT_NE(device_of_rank(direct.results[0].doc, 2), nullptr);
+  EXPECT_EQ(device_of_rank(direct.results[0].doc, 2)->bus_id, "0000:3d:00.0");
   // A text file that is not a log is still refused, naming it.
   const std::string notes = tmp("notes.txt");
   std::FILE* f = std::fopen(notes.c_str(), "w");

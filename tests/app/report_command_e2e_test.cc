@@ -26,16 +26,16 @@ class ReportBaselineE2e : public ::testing::Test {
 
   // A results file of `host` whose all_reduce reaches `peak_gbps` at 1 MiB (report_fixture.h's sizes).
   std::string results(const std::string& host, double peak_gbps) const {
-    const ResultsInput in = testing::make_host(host, peak_gbps);
+    const InputFile<ResultSet> in = testing::make_host(host, peak_gbps);
     nlohmann::json doc =
         results_header({{"tool_version", "0.1.0"},
                         {"created_utc", "2026-12-03T10:00:00Z"},
                         {"system",
                          {{"hosts", {host}},
-                          {"gpu_models", in.gpu_models},
-                          {"versions", in.versions},
+                          {"gpu_models", in.doc.system.gpu_models},
+                          {"versions", in.doc.system.versions},
                           {"devices", {{{"rank", 0}, {"host", host}}, {{"rank", 1}, {"host", host}}}}}}});
-    for (const auto& r : in.records) doc["records"].push_back(record_to_json(r));
+    for (const auto& r : in.doc.records) doc["records"].push_back(record_to_json(r));
     const std::string path = (dir_ / (host + ".json")).string();
     std::ofstream(path) << doc.dump();
     return path;

@@ -5,12 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "core/error.h"
+#include "io/input_views.h"
 #include "io/prediction_io.h"
 #include "io/replay_io.h"
 #include "report/results_json.h"
@@ -121,18 +123,21 @@ TEST_F(ReportInputsTest, ReadsResultsOfSeveralHostsAndRunFolders) {
   const auto base = write_results(dir_ + "/base.json", "node-a", 100);
   const ReportInputs in = load_report_inputs({dir_ + "/run", b}, base);
   ASSERT_EQ(in.results.size(), 2u);
-  EXPECT_EQ(in.results[0].host, "node-a");
-  EXPECT_EQ(in.results[1].host, "node-b");
-  EXPECT_EQ(in.results[0].records.size(), 3u);  // 1K, 32K, 1M
-  EXPECT_EQ(in.results[1].records[0].busbw_gbps, 90);
-  ASSERT_EQ(in.results[0].rank_bus_ids.size(), 2u);
-  EXPECT_EQ(in.results[0].rank_hosts[1], "node-a");
-  ASSERT_TRUE(in.results[0].topology);
-  EXPECT_EQ(in.results[0].topology->pair_class.at({0, 1}), "NV18");
+  EXPECT_EQ(host_of(in.results[0]), "node-a");
+  EXPECT_EQ(host_of(in.results[1]), "node-b");
+  const ResultSet& a = in.results[0].doc;
+  EXPECT_EQ(a.records.size(), 3u);  // 1K, 32K, 1M
+  EXPECT_EQ(in.results[1].doc.records[0].busbw_gbps, 90);
+  ASSERT_EQ(a.system.devices.size(), 2u);
+  ASSERT_NE(device_of_rank(a, 1), nullptr);
+  EXPECT_EQ(device_of_rank(a, 1)->host, "node-a");
+  ASSERT_TRUE(a.system.topology);
+  ASSERT_EQ(a.system.topology->gpu_pairs.size(), 1u);
+  EXPECT_EQ(a.system.topology->gpu_pairs[0].cls.label(), "NV18");
   ASSERT_EQ(in.baseline.size(), 1u);
-  EXPECT_EQ(in.results[0].tool_version, "0.1.0");
-  EXPECT_EQ(in.results[0].gpu_models, std::vector<std::string>{"H100"});
-  EXPECT_EQ(in.results[0].versions.at("nccl"), "2.21.5");
+  EXPECT_EQ(a.tool_version, "0.1.0");
+  EXPECT_EQ(a.system.gpu_models, std::vector<std::string>{"H100"});
+  EXPECT_EQ(a.system.versions.at("nccl"), "2.21.5");
   ASSERT_EQ(in.skipped.size(), 1u) << in.skipped[0];  // the run folder's plan, said in the report
   EXPECT_NE(in.skipped[0].find("plan.json"), std::string::npos);
   // A baseline is a results file.
@@ -282,11 +287,13 @@ TEST_F(ReportInputsTest, TheRunsPathLinksAndLinkStateApplyTheDefaultRules) {
   const auto healthy = write_gpu_results(dir_ + "/healthy.json", 20, 0);
   ReportInputs in = load_report_inputs({healthy}, "");
   ASSERT_EQ(in.results.size(), 1u);
-  EXPECT_EQ(in.results[0].command_line, "pipebench bench -b 1K -e 1M");
-  ASSERT_EQ(in.results[0].link_state.size(), 2u);
-  EXPECT_EQ(in.results[0].link_state[1].gen_start, 1);
-  EXPECT_EQ(in.results[0].link_state[1].gen_seen, 4);  // the samples during the run, not the idle snapshot
-  EXPECT_EQ(in.results[0].link_state[1].nvlinks_up_end, 12);
+  const ResultSet& rs = in.results[0].doc;
+  EXPECT_EQ(rs.command_line, "pipebench bench -b 1K -e 1M");
+  const std::vector<int> gpus = link_state_gpus(rs);
+  ASSERT_EQ(gpus.size(), 2u);
+  EXPECT_EQ(link_entry(rs.system.link_start, gpus[1]).pcie_gen, 1);
+  EXPECT_EQ(link_over_run(rs, gpus[1]).pcie_gen, 4);  // the samples during the run, not the idle snapshot
+  EXPECT_EQ(link_over_run(rs, gpus[1]).nvlinks_up, 12);
   ReportOutcome out = evaluate_report(in, default_rules());
   EXPECT_EQ(out.verdict, Status::kWarn);  // 20 / 24 = 0.83: between 0.7 and 0.85
   EXPECT_EQ(rule_status(out, "busbw-vs-link"), "PASS: 0 of 1 points violate (fraction_of_link at_least 0.7)");
@@ -330,10 +337,14 @@ TEST_F(ReportInputsTest, ATopologyFileGivesTheLinkOfResultsWithoutOne) {
   results.erase("command_line");
   const auto old = write("old.json", results.dump());
   const ReportInputs in = load_report_inputs({old, topo}, "");
-  EXPECT_TRUE(in.results[0].command_line.empty());
+  EXPECT_TRUE(in.results[0].doc.command_line.empty());
   ASSERT_EQ(in.topologies.size(), 1u);
-  EXPECT_DOUBLE_EQ(in.topologies[0].path_min_gbps.at({0, 1}), link);
-  EXPECT_EQ(in.topologies[0].command_line.rfind("pipebench topo --nccl-xml ", 0), 0u);
+  const auto& pairs = in.topologies[0].doc.gpu_pairs;
+  const auto p01 =
+      std::find_if(pairs.begin(), pairs.end(), [](const TopologyGpuPair& p) { return p.a == 0 && p.b == 1; });
+  ASSERT_NE(p01, pairs.end());
+  EXPECT_DOUBLE_EQ(p01->path_min_gbps, link);
+  EXPECT_EQ(in.topologies[0].doc.command_line.rfind("pipebench topo --nccl-xml ", 0), 0u);
   const ReportOutcome out = evaluate_report(in, default_rules());
   EXPECT_EQ(out.verdict, Status::kFail);  // half the link
   EXPECT_EQ(out.rules.front().name, "busbw-vs-link");

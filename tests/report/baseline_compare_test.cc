@@ -10,9 +10,9 @@ namespace {
 
 using testing::make_record;
 
-ResultsInput one_point(const std::string& host, double busbw, double stddev_share) {
-  ResultsInput in = testing::make_host(host, 100);
-  in.records = {make_record("all_reduce", 1 << 20, busbw, stddev_share)};
+InputFile<ResultSet> one_point(const std::string& host, double busbw, double stddev_share) {
+  InputFile<ResultSet> in = testing::make_host(host, 100);
+  in.doc.records = {make_record("all_reduce", 1 << 20, busbw, stddev_share)};
   return in;
 }
 
@@ -57,9 +57,9 @@ TEST(BaselineCompare, BetterIsChangedButNotWorse) {
 }
 
 TEST(BaselineCompare, PointsOnOneSideAreListed) {
-  ResultsInput now = one_point("a", 100, 0.01), old = one_point("a", 100, 0.01);
-  now.records.push_back(make_record("all_reduce", 1 << 21, 120));
-  old.records.push_back(make_record("all_gather", 1 << 20, 50));
+  InputFile<ResultSet> now = one_point("a", 100, 0.01), old = one_point("a", 100, 0.01);
+  now.doc.records.push_back(make_record("all_reduce", 1 << 21, 120));
+  old.doc.records.push_back(make_record("all_gather", 1 << 20, 50));
   const auto c = compare_to_baseline({now}, {old}, busbw(), 5);
   ASSERT_EQ(c.size(), 3u);
   int only_new = 0, only_old = 0;

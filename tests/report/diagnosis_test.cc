@@ -19,21 +19,21 @@ TEST(Diagnosis, MedianOfOddAndEven) {
 }
 
 TEST(Diagnosis, FlagsTheSlowHostOnly) {
-  std::vector<ResultsInput> hosts;
+  std::vector<InputFile<ResultSet>> hosts;
   const double peaks[] = {100, 101, 99, 100.5, 60};
   for (int i = 0; i < 5; ++i) hosts.push_back(make_host("node" + std::to_string(i), peaks[i]));
   const auto findings = mad_outliers(hosts, *find_metric("busbw_gbps"), 3.0, all);
-  ASSERT_EQ(findings.size(), 5u * hosts[0].records.size());
+  ASSERT_EQ(findings.size(), 5u * hosts[0].doc.records.size());
   const auto rows = diagnose_hosts(findings);
   ASSERT_EQ(rows.size(), 5u);
   EXPECT_EQ(rows[0].host, "node4");  // flagged first
-  EXPECT_EQ(rows[0].outliers, hosts[4].records.size());
+  EXPECT_EQ(rows[0].outliers, hosts[4].doc.records.size());
   EXPECT_GT(rows[0].worst_mads, 3.0);
   for (std::size_t i = 1; i < rows.size(); ++i) EXPECT_EQ(rows[i].outliers, 0u) << rows[i].host;
 }
 
 TEST(Diagnosis, KDecides) {
-  std::vector<ResultsInput> hosts;
+  std::vector<InputFile<ResultSet>> hosts;
   const double peaks[] = {100, 102, 98, 101, 90};  // node4: 10.5 below the peers' median 100.5, their MAD 1
   for (int i = 0; i < 5; ++i) hosts.push_back(make_host("node" + std::to_string(i), peaks[i]));
   auto largest = [](const ResultRecord& r) { return r.size_bytes == (1u << 20); };
@@ -51,14 +51,14 @@ TEST(Diagnosis, KDecides) {
 }
 
 TEST(Diagnosis, IdenticalPeersDoNotTurnNoiseIntoOutliers) {
-  std::vector<ResultsInput> hosts;
+  std::vector<InputFile<ResultSet>> hosts;
   const double peaks[] = {100, 100, 100, 99.8};
   for (int i = 0; i < 4; ++i) hosts.push_back(make_host("n" + std::to_string(i), peaks[i]));
   for (const auto& f : mad_outliers(hosts, *find_metric("busbw_gbps"), 3.0, all)) EXPECT_FALSE(f.outlier) << f.member;
 }
 
 TEST(Diagnosis, LowerIsBetterMetricsFlagTheHighSide) {
-  std::vector<ResultsInput> hosts;
+  std::vector<InputFile<ResultSet>> hosts;
   const double peaks[] = {100, 100, 101, 99, 130};  // node4 is faster: lower time, not an outlier
   for (int i = 0; i < 5; ++i) hosts.push_back(make_host("node" + std::to_string(i), peaks[i]));
   for (const auto& f : mad_outliers(hosts, *find_metric("time_us"), 3.0, all)) EXPECT_FALSE(f.outlier) << f.member;
@@ -67,19 +67,19 @@ TEST(Diagnosis, LowerIsBetterMetricsFlagTheHighSide) {
 }
 
 TEST(Diagnosis, NeedsThreeMembers) {
-  std::vector<ResultsInput> hosts = {make_host("a", 100), make_host("b", 10)};
+  std::vector<InputFile<ResultSet>> hosts = {make_host("a", 100), make_host("b", 10)};
   EXPECT_TRUE(mad_outliers(hosts, *find_metric("busbw_gbps"), 3.0, all).empty());
 }
 
 TEST(Diagnosis, PairsOfOneHostAreMembers) {
-  ResultsInput in = make_host("box", 100);
-  in.records.clear();
+  InputFile<ResultSet> in = make_host("box", 100);
+  in.doc.records.clear();
   const double gbps[] = {40, 41, 39, 40.5, 12};
   for (int p = 0; p < 5; ++p) {
     auto r = testing::make_record("pair", 1 << 20, gbps[p]);
     r.pairs = {{0, p + 1}};
     r.ranks = {0, p + 1};
-    in.records.push_back(r);
+    in.doc.records.push_back(r);
   }
   const auto f = mad_outliers({in}, *find_metric("busbw_gbps"), 3.0, all);
   ASSERT_EQ(f.size(), 5u);

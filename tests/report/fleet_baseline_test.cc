@@ -30,15 +30,15 @@ TEST(FleetBaseline, MedianAndSpreadPerPoint) {
 
 TEST(FleetBaseline, FailedPointsAreLeftOutAndNoneIsAnError) {
   auto a = make_host("a", 400);
-  for (auto& r : a.records) r.error = "timeout";
+  for (auto& r : a.doc.records) r.error = "timeout";
   EXPECT_THROW((void)make_fleet_baseline({a}), UsageError);
-  a.records.front().error.clear();
+  a.doc.records.front().error.clear();
   EXPECT_EQ(make_fleet_baseline({a}).points.size(), 1U);
 }
 
 TEST(FleetBaseline, AnotherFingerprintIsAnotherPoint) {
   auto other = make_host("d", 400);
-  other.versions["nccl"] = "2.19.3";
+  other.doc.system.versions["nccl"] = "2.19.3";
   const FleetBaseline b = make_fleet_baseline({make_host("a", 400), other});
   EXPECT_EQ(b.points.size(), 12U);
 }

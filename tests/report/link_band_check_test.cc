@@ -11,14 +11,14 @@ namespace {
 
 constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
 
-ResultsInput host_with(double busbw_gbps, const std::string& link_class) {
-  ResultsInput in = testing::make_host("node7", 400);
-  in.records.clear();
+InputFile<ResultSet> host_with(double busbw_gbps, const std::string& link_class) {
+  InputFile<ResultSet> in = testing::make_host("node7", 400);
+  in.doc.records.clear();
   for (std::uint64_t size : {std::uint64_t{1} << 20, kGiB}) {
     ResultRecord r = testing::make_record("all_gather", size, busbw_gbps);
     r.link_class = link_class;
     r.path_min_gbps = 450.0;
-    in.records.push_back(r);
+    in.doc.records.push_back(r);
   }
   return in;
 }
@@ -55,7 +55,7 @@ TEST(LinkBandCheck, NothingWithoutAClassOrLink) {
   in.results = {host_with(200, "NET")};  // no published band
   EXPECT_FALSE(link_band_outcome(in));
   in.results = {host_with(200, "NV18")};
-  for (auto& r : in.results[0].records) r.path_min_gbps.reset();
+  for (auto& r : in.results[0].doc.records) r.path_min_gbps.reset();
   EXPECT_FALSE(link_band_outcome(in));  // no link and no topology
 }
 

@@ -109,11 +109,11 @@ TEST(ReportDocument, LongTablesAreCollapsed) {
   ReportInputs in;
   in.results = {make_host("h", 150)};
   for (int i = 0; i < 20; ++i) {
-    auto r = in.results[0].records.back();
+    auto r = in.results[0].doc.records.back();
     r.size_bytes = (2u << 20) << (i % 10);
     r.in_place = i >= 10;
     r.stats.median_us = 100, r.stats.p95_us = 200;
-    in.results[0].records.push_back(r);
+    in.results[0].doc.records.push_back(r);
   }
   const ReportDocument doc = build_document(in, evaluate_report(in, default_rules()));
   const Block* unstable = find_table_with(doc, "point");
@@ -126,7 +126,7 @@ TEST(ReportDocument, LongTablesAreCollapsed) {
   const std::string html = render_html(doc);
   EXPECT_NE(html.find("<details>\n<summary>20 points of rule stable-points</summary>\n<table>"), std::string::npos);
   // Five unstable points: open.
-  in.results[0].records.resize(11);
+  in.results[0].doc.records.resize(11);
   const ReportDocument short_doc = build_document(in, evaluate_report(in, default_rules()));
   const Block* few = find_table_with(short_doc, "point");
   ASSERT_NE(few, nullptr);

@@ -36,41 +36,46 @@ inline ResultRecord make_record(const std::string& op, std::uint64_t size_bytes,
 }
 
 // A host with all_reduce at 1K..1M whose busbw grows to `peak_gbps` at the largest size.
-inline ResultsInput make_host(const std::string& host, double peak_gbps, int nranks = 2) {
-  ResultsInput in;
+inline InputFile<ResultSet> make_host(const std::string& host, double peak_gbps, int nranks = 2) {
+  InputFile<ResultSet> in;
   in.path = "/tmp/" + host + ".json";
-  in.host = host;
-  in.hosts = {host};
-  in.gpu_models = {"NVIDIA H100"};
-  in.versions = {{"cuda_driver", "13.0"}, {"nccl", "2.28.3"}, {"mpi", "Open MPI v4.1.6"}};
-  in.tool_version = "0.1.0";
-  in.created_utc = "2026-12-02T10:00:00Z";
-  in.command_line = "pipebench bench -b 1K -e 1M";
-  for (int r = 0; r < nranks; ++r) {
-    in.rank_bus_ids.push_back("0000:" + std::to_string(10 + r) + ":00.0");
-    in.rank_hosts.push_back(host);
-  }
+  SystemInfo& sys = in.doc.system;
+  sys.hosts = {host};
+  sys.gpu_models = {"NVIDIA H100"};
+  sys.versions = {{"cuda_driver", "13.0"}, {"nccl", "2.28.3"}, {"mpi", "Open MPI v4.1.6"}};
+  in.doc.tool_version = "0.1.0";
+  in.doc.created_utc = "2026-12-02T10:00:00Z";
+  in.doc.command_line = "pipebench bench -b 1K -e 1M";
+  for (int r = 0; r < nranks; ++r) sys.devices.push_back({r, host, "0000:" + std::to_string(10 + r) + ":00.0"});
   for (std::uint64_t s = 1024; s <= (1u << 20); s *= 4) {
     const double share = static_cast<double>(s) / static_cast<double>(1u << 20);
-    in.records.push_back(make_record("all_reduce", s, peak_gbps * share, 0.01, nranks));
+    in.doc.records.push_back(make_record("all_reduce", s, peak_gbps * share, 0.01, nranks));
   }
   return in;
 }
 
-// The topology of make_host's GPUs: every pair's path limited to `link_gbps`.
-inline TopologyInput make_topology(const std::string& host, int ngpus, double link_gbps) {
-  TopologyInput t;
-  t.host = host;
+// The topology of make_host's GPUs: every pair NV18, its path limited to `link_gbps`; PCIe Gen5 x16 at
+// its maximum.
+inline InputFile<TopologyFile> make_topology(const std::string& host, int ngpus, double link_gbps) {
+  InputFile<TopologyFile> t;
   t.path = "/tmp/topo.json";
+  t.doc.host = host;
   for (int g = 0; g < ngpus; ++g) {
-    t.gpu_bus_ids.push_back("00000000:" + std::to_string(10 + g) + ":00.0");
-    t.gpu_models.push_back("NVIDIA H100");
-    t.links.push_back({g, t.gpu_bus_ids.back(), 5, 16, 5, 16});
+    TopologyGpu gpu;
+    gpu.index = g;
+    gpu.bus_id = "00000000:" + std::to_string(10 + g) + ":00.0";
+    gpu.model = "NVIDIA H100";
+    gpu.pcie_gen = gpu.pcie_gen_max = 5;
+    gpu.pcie_width = gpu.pcie_width_max = 16;
+    t.doc.gpus.push_back(gpu);
   }
   for (int a = 0; a < ngpus; ++a) {
     for (int b = a + 1; b < ngpus; ++b) {
-      t.pair_class[{a, b}] = "NV18";
-      t.path_min_gbps[{a, b}] = link_gbps;
+      TopologyGpuPair p;
+      p.a = a, p.b = b;
+      p.cls = *parse_link_class("NV18");
+      p.path_min_gbps = link_gbps;
+      t.doc.gpu_pairs.push_back(p);
     }
   }
   return t;

@@ -27,7 +27,7 @@ const Plot* plot_with_stem(const std::vector<Plot>& plots, const std::string& st
 TEST(ReportPlots, OneRankPlotsAlgbwAndSaysWhy) {
   ReportInputs in;
   in.results = {make_host("h", 150, 1)};
-  for (auto& r : in.results[0].records) r.busbw_gbps = 0;
+  for (auto& r : in.results[0].doc.records) r.busbw_gbps = 0;
   auto plots = build_plots(in);
   EXPECT_EQ(plot_with_stem(plots, "busbw-all_reduce-float"), nullptr);
   const Plot* bw = plot_with_stem(plots, "algbw-all_reduce-float");
@@ -35,7 +35,7 @@ TEST(ReportPlots, OneRankPlotsAlgbwAndSaysWhy) {
   EXPECT_EQ(bw->title, "algbw vs size: all_reduce float (1 rank: busbw is 0 by definition)");
   EXPECT_NE(bw->svg.find("algbw (GB/s)"), std::string::npos);
   // Where busbw is not 0 on one rank (sendrecv, broadcast, reduce: factor 1), the busbw plot stays.
-  for (auto& r : in.results[0].records) r.busbw_gbps = r.algbw_gbps;
+  for (auto& r : in.results[0].doc.records) r.busbw_gbps = r.algbw_gbps;
   plots = build_plots(in);
   EXPECT_NE(plot_with_stem(plots, "busbw-all_reduce-float"), nullptr);
   in.results = {make_host("h", 150, 2)};
@@ -54,10 +54,10 @@ TEST(ReportPlots, SweepAndPlanPointsAreSeparateSeries) {
   EXPECT_EQ(count(bw->svg, "<polyline"), 1u);
   EXPECT_EQ(bw->svg.find("(sweep)"), std::string::npos);  // a sweep alone needs no kind in its label
   for (const std::uint64_t size : {3000u, 300000u}) {
-    auto r = in.results[0].records.front();
+    auto r = in.results[0].doc.records.front();
     r.size_bytes = size;
     r.plan_ids = {7};
-    in.results[0].records.push_back(r);
+    in.results[0].doc.records.push_back(r);
   }
   plots = build_plots(in);
   for (const std::string stem : {"busbw-all_reduce-float", "latency-all_reduce-float"}) {

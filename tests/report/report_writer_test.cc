@@ -45,17 +45,17 @@ ReportInputs sample_inputs() {
   in.title = "Qualification <sample>";
   for (int h = 0; h < 4; ++h) in.results.push_back(testing::make_host("node" + std::to_string(h), h == 3 ? 60 : 150));
   in.topologies = {testing::make_topology("node0", 2, 160)};
-  in.results[0].link_state = {{0, "0000:0a:00.0", 5, 16, 5, 16}, {1, "0000:0b:00.0", 4, 16, 5, 16}};
-  ResultsInput pairs = testing::make_host("node0", 100, 4);
+  in.results[0].doc.link_during_run = {{0, "0000:0a:00.0", 5, 16, 5, 16}, {1, "0000:0b:00.0", 4, 16, 5, 16}};
+  InputFile<ResultSet> pairs = testing::make_host("node0", 100, 4);
   pairs.path = "/tmp/pairs.json";
-  pairs.records.clear();
+  pairs.doc.records.clear();
   for (int a = 0; a < 4; ++a) {
     for (int b = 0; b < 4; ++b) {
       if (a == b) continue;
       auto r = testing::make_record("pair", 1 << 26, a + b == 3 ? 20 : 40);
       r.pairs = {{a, b}};
       r.ranks = {a, b};
-      pairs.records.push_back(r);
+      pairs.doc.records.push_back(r);
     }
   }
   in.results.push_back(pairs);

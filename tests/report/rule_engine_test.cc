@@ -85,7 +85,7 @@ TEST(RuleEngine, DefaultsPassOnAHealthyHostAndFailingFirst) {
       EXPECT_EQ(r.checked, 1u) << r.name;
     }
   }
-  in.results[0].records[0].wrong = 3;
+  in.results[0].doc.records[0].wrong = 3;
   out = evaluate_report(in, default_rules());
   EXPECT_EQ(out.verdict, Status::kFail);
   EXPECT_EQ(out.rules.front().name, "no-wrong-values");
@@ -115,7 +115,7 @@ TEST(RuleEngine, BusbwBelowTheLinkWarnsThenFails) {
 TEST(RuleEngine, LinkBelowItsMaximumFails) {
   ReportInputs in;
   in.results = {make_host("h", 150)};
-  in.results[0].link_state = {{0, "0000:0a:00.0", 5, 16, 5, 16}, {1, "0000:0b:00.0", 4, 16, 5, 16}};
+  in.results[0].doc.link_during_run = {{0, "0000:0a:00.0", 5, 16, 5, 16}, {1, "0000:0b:00.0", 4, 16, 5, 16}};
   const auto out = evaluate_rule(in, default_rules()[2]);
   EXPECT_EQ(out.status, Status::kFail);
   EXPECT_EQ(out.checked, 2u);
@@ -129,14 +129,14 @@ TEST(RuleEngine, LinkBelowItsMaximumFails) {
 TEST(RuleEngine, ANvlinkDownOrLostDuringTheRunFails) {
   ReportInputs in;
   in.results = {make_host("h", 150)};
-  LinkStateRow healthy{0, "0000:0a:00.0", 5, 16, 5, 16};
-  healthy.nvlinks_up_start = healthy.nvlinks_up_end = 18;
-  healthy.nvlinks_down_end = 0;
-  LinkStateRow lost = healthy;
-  lost.gpu = 1;
-  lost.nvlinks_up_end = 17;  // one link went down while the run went on
-  lost.nvlinks_down_end = 1;
-  in.results[0].link_state = {healthy, lost};
+  const LinkStateEntry healthy{0, "0000:0a:00.0", 5, 16, 5, 16, 18, 0};
+  LinkStateEntry lost_start = healthy;
+  lost_start.gpu = 1;
+  LinkStateEntry lost_end = lost_start;
+  lost_end.nvlinks_up = 17;  // one link went down while the run went on
+  lost_end.nvlinks_down = 1;
+  in.results[0].doc.system.link_start = {healthy, lost_start};
+  in.results[0].doc.system.link_end = {healthy, lost_end};
   const auto out = evaluate_rule(in, default_rules()[2]);
   EXPECT_EQ(out.status, Status::kFail);
   ASSERT_EQ(out.points.size(), 2u);
@@ -144,18 +144,18 @@ TEST(RuleEngine, ANvlinkDownOrLostDuringTheRunFails) {
   EXPECT_EQ(out.points[1].status, Status::kFail);
   EXPECT_NE(out.points[1].note.find("NVLinks 17 up, 1 down (18 up at start)"), std::string::npos) << out.points[1].note;
   // NVLink state alone (no PCIe figures) is enough to check.
-  LinkStateRow nv_only;
+  LinkStateEntry nv_only;
   nv_only.gpu = 0;
-  nv_only.nvlinks_up_start = nv_only.nvlinks_up_end = 4;
-  nv_only.nvlinks_down_end = 0;
-  EXPECT_EQ(link_metric(nv_only), 0.0);
-  EXPECT_FALSE(link_metric(LinkStateRow{}));
+  nv_only.nvlinks_up = 4;
+  nv_only.nvlinks_down = 0;
+  EXPECT_EQ(link_metric(nv_only, 4), 0.0);
+  EXPECT_FALSE(link_metric(LinkStateEntry{}, -1));
 }
 
 TEST(RuleEngine, TheRecordsOwnPathLinkAppliesTheBusbwRulesWithoutATopology) {
   ReportInputs in;
   in.results = {make_host("h", 100)};
-  for (auto& r : in.results[0].records) r.path_min_gbps = 160.0;
+  for (auto& r : in.results[0].doc.records) r.path_min_gbps = 160.0;
   const auto out = evaluate_report(in, default_rules());
   EXPECT_EQ(out.verdict, Status::kFail);  // 100 / 160 = 0.625 < 0.7
   EXPECT_EQ(out.rules.front().name, "busbw-vs-link");
@@ -167,8 +167,8 @@ TEST(RuleEngine, TheRecordsOwnPathLinkAppliesTheBusbwRulesWithoutATopology) {
 TEST(RuleEngine, HostMemoryRanksSayThereIsNoGpuPath) {
   ReportInputs in;
   in.results = {make_host("h", 1.5)};
-  in.results[0].rank_bus_ids.assign(2, "");  // the MPI backend: ranks on host memory
-  for (auto& r : in.results[0].records) r.backend = "mpi";
+  for (auto& d : in.results[0].doc.system.devices) d.bus_id.clear();  // the MPI backend: ranks on host memory
+  for (auto& r : in.results[0].doc.records) r.backend = "mpi";
   in.topologies = {make_topology("h", 2, 160)};
   const auto out = evaluate_report(in, default_rules());
   EXPECT_EQ(out.verdict, Status::kPass);
@@ -182,7 +182,8 @@ TEST(RuleEngine, HostMemoryRanksSayThereIsNoGpuPath) {
     }
   }
   in.topologies.clear();
-  in.results[0].rank_bus_ids = {"0000:0a:00.0", "0000:0b:00.0"};
+  in.results[0].doc.system.devices[0].bus_id = "0000:0a:00.0";
+  in.results[0].doc.system.devices[1].bus_id = "0000:0b:00.0";
   for (const auto& r : evaluate_report(in, default_rules()).rules) {
     if (r.metric == "fraction_of_link") {
       EXPECT_EQ(r.message, "not applied: no topology known for these results' GPUs");
@@ -193,8 +194,8 @@ TEST(RuleEngine, HostMemoryRanksSayThereIsNoGpuPath) {
 TEST(RuleEngine, UnstablePointsWarn) {
   ReportInputs in;
   in.results = {make_host("h", 150)};
-  in.results[0].records[1].stats.median_us = 100;  // long enough for the ratio to mean something
-  in.results[0].records[1].stats.p95_us = 150;
+  in.results[0].doc.records[1].stats.median_us = 100;  // long enough for the ratio to mean something
+  in.results[0].doc.records[1].stats.p95_us = 150;
   const auto out = evaluate_report(in, default_rules());
   EXPECT_EQ(out.verdict, Status::kWarn);
   EXPECT_EQ(out.rules.front().name, "stable-points");
@@ -205,7 +206,7 @@ TEST(RuleEngine, UnstablePointsWarn) {
 TEST(RuleEngine, StabilityHasANoiseFloorInAbsoluteTime) {
   ReportInputs in;
   in.results = {make_host("h", 150)};
-  auto& tiny = in.results[0].records[1];
+  auto& tiny = in.results[0].doc.records[1];
   tiny.stats.median_us = 4;
   tiny.stats.p95_us = 6;  // 1.5x, 2 us apart
   auto out = evaluate_report(in, default_rules());
@@ -285,8 +286,8 @@ TEST(RuleEngine, AUserRuleThatMatchesNoMeasuredPointWarns) {
 TEST(RuleEngine, FailedPointFailsAndItsTimingsAreNotValues) {
   ReportInputs in;
   in.results = {make_host("h", 150)};
-  in.results[0].records[0].error = "NCCL error";
-  in.results[0].records[0].stats = {};
+  in.results[0].doc.records[0].error = "NCCL error";
+  in.results[0].doc.records[0].stats = {};
   const auto out = evaluate_report(in, default_rules());
   EXPECT_EQ(out.verdict, Status::kFail);
   EXPECT_EQ(out.rules.front().name, "no-failed-point");
@@ -296,13 +297,13 @@ TEST(RuleEngine, BaselineRuleReportsRegressionsAndMissingPoints) {
   ReportInputs in;
   in.results = {make_host("h", 80)};
   in.baseline = {make_host("h", 100)};
-  in.baseline[0].records.pop_back();  // the largest point is new
+  in.baseline[0].doc.records.pop_back();  // the largest point is new
   const auto out = evaluate_report(in, {rule_of(R"({"name": "b", "metric": "busbw_gbps", "baseline_within_pct": 5})")});
   EXPECT_EQ(out.verdict, Status::kFail);
   std::size_t missing = 0;
   for (const auto& p : out.rules[0].points) missing += p.note.find("missing from the baseline") == 0;
   EXPECT_EQ(missing, 1u);
-  EXPECT_EQ(out.compared.size(), in.results[0].records.size());
+  EXPECT_EQ(out.compared.size(), in.results[0].doc.records.size());
   EXPECT_EQ(out.compare_metric, "busbw_gbps");
 }
 
