@@ -21,7 +21,6 @@
 #include "app/model_error_flags.h"
 #include "app/plan_bench.h"
 #include "app/predict_command.h"
-#include "app/replay_table.h"
 #include "app/report_inputs.h"
 #include "backend/backend_factory.h"
 #include "cli/number_checks.h"
@@ -41,6 +40,7 @@
 #include "replay/replay.h"
 #include "report/console_table.h"
 #include "report/prediction_report.h"
+#include "report/replay_table_printer.h"
 #include "report/report_writer.h"
 #include "report/results_json.h"
 #include "report/rule.h"
@@ -280,7 +280,9 @@ std::string replay_step(const RunOptions& o, const World& world, Backend& backen
                 r.world, r.backend.c_str(), r.compute.c_str(), r.iterations);
   text += line;
   const double band = run.prediction ? run.prediction->band : kDefaultSpeedupBand;
-  text += replay_table(r, band);
+  std::ostringstream table;
+  print_replay_table(table, r, band);
+  text += table.str();
   run.agreement = replay_agreement(r, band);
   std::cout << text << std::flush;
   return text;
