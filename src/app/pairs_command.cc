@@ -4,9 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cstdio>
 #include <iostream>
-#include <map>
 
 #include "app/bench_command.h"
 #include "app/gpu_options.h"
@@ -21,81 +19,10 @@
 #include "core/sizes.h"
 #include "core/units.h"
 #include "harness/sweep.h"
+#include "report/pairs_printer.h"
 
 namespace pipebench {
 namespace {
-
-struct Cell {
-  double busbw_gbps = -1;  // -1: not measured
-  std::int64_t wrong = 0;
-};
-
-using Matrix = std::map<std::pair<int, int>, Cell>;
-
-std::string matrix_cell(const Matrix& m, int i, int j, const ReportSession& report) {
-  char c[32];
-  auto it = m.find({i, j});
-  if (i == j) {
-    std::snprintf(c, sizeof c, "%14s", "-");
-  } else if (it == m.end() || it->second.busbw_gbps < 0) {
-    std::snprintf(c, sizeof c, "%14s", ".");
-  } else {
-    const GpuLink* p = report.placement() ? report.placement()->link(i, j) : nullptr;
-    if (p && p->path_min_gbps > 0) {
-      std::snprintf(c, sizeof c, "%8.2f (%3.0f%%)", it->second.busbw_gbps,
-                    100 * it->second.busbw_gbps / p->path_min_gbps);
-    } else {
-      std::snprintf(c, sizeof c, "%14.2f", it->second.busbw_gbps);
-    }
-  }
-  return c;
-}
-
-void print_matrix(std::ostream& out, const std::string& title, const Matrix& m, int n, const ReportSession& report) {
-  out << "#\n# " << title
-      << "\n#   row = sender, column = receiver; GB/s per direction (% of the path's theoretical)\n";
-  out << "#       ";
-  for (int j = 0; j < n; ++j) {
-    char h[32];
-    std::snprintf(h, sizeof h, "%14s", ("rank " + std::to_string(j)).c_str());
-    out << h;
-  }
-  out << "\n";
-  for (int i = 0; i < n; ++i) {
-    char lead[32];
-    std::snprintf(lead, sizeof lead, "  rank %-3d", i);
-    out << lead;
-    for (int j = 0; j < n; ++j) out << matrix_cell(m, i, j, report);
-    out << "\n";
-  }
-}
-
-// The first lines: ranks, backend, sizes, and the class matrix (nvidia-smi topo -m names).
-void print_header(std::ostream& out, const Backend& backend, const PairsOptions& o, const ReportSession& report) {
-  const int n = backend.nranks();
-  out << "# pipebench pairs: " << n << " rank" << (n == 1 ? "" : "s") << " on the " << backend.name()
-      << " backend, one pair at a time; sizes";
-  for (auto s : o.sizes_bytes) out << " " << format_size(s);
-  out << "\n";
-  if (backend.kind() != BackendKind::kNccl) {
-    out << "# host ranks have no link classes: the MPI backend moves host memory between processes\n";
-    return;
-  }
-  if (!report.placement()) return;
-  out << "#\n# link classes (nvidia-smi topo -m names)\n#       ";
-  for (int j = 0; j < n; ++j) out << "  rank " << j << (j < 10 ? " " : "");
-  out << "\n";
-  for (int i = 0; i < n; ++i) {
-    out << "  rank " << i << (i < 10 ? " " : "");
-    for (int j = 0; j < n; ++j) {
-      const GpuLink* p = report.placement()->link(i, j);
-      char c[16];
-      std::snprintf(c, sizeof c, "%8s", p ? p->cls.label().c_str() : "?");
-      out << c;
-    }
-    out << "\n";
-  }
-}
 
 std::vector<RankPair> chosen_pairs(const PairsOptions& o, int n) {
   if (!o.pairs.empty()) return o.pairs;
@@ -164,13 +91,15 @@ class MatrixSink final : public RecordSink {
     const OpParams& p = *points_.at(index_++).params;
     const RankPair pr = p.pairs.front();
     if (rec.error.empty()) {
-      m_[{pr.src, pr.dst}] = {rec.busbw_gbps, rec.wrong};
-      if (p.bidirectional) m_[{pr.dst, pr.src}] = {rec.busbw_gbps, rec.wrong};
+      m_.busbw_gbps[{pr.src, pr.dst}] = rec.busbw_gbps;
+      if (p.bidirectional) m_.busbw_gbps[{pr.dst, pr.src}] = rec.busbw_gbps;
     }
     while (batch_ < batches_.size() && index_ == done_ + batches_[batch_].count) {
-      print_matrix(std::cout, batches_[batch_].title, m_, n_, report_);
+      m_.title = batches_[batch_].title;
+      m_.nranks = n_;
+      print_pair_matrix(std::cout, m_, report_.placement());
       done_ += batches_[batch_++].count;
-      m_.clear();
+      m_ = PairMatrix{};
     }
   }
 
@@ -180,7 +109,7 @@ class MatrixSink final : public RecordSink {
   std::vector<MatrixBatch> batches_;
   int n_;
   const ReportSession& report_;
-  Matrix m_;
+  PairMatrix m_;
   std::size_t index_ = 0, batch_ = 0, done_ = 0;
 };
 
@@ -210,11 +139,12 @@ int run_pairs_on(Backend& backend, const PairsOptions& o, const World& world) {
     validate_for_backend(probe, backend, world);
   }
   ReportSession report(world, backend, o.json_path, o.csv_path, bench_config_json(base));
-  std::ostream& out = std::cout;
   const bool speak = world.rank() == 0;
-  if (speak) print_header(out, backend, o, report);
+  if (speak) {
+    print_pairs_header(std::cout, {n, std::string(backend.name()), backend.kind() == BackendKind::kNccl, o.sizes_bytes},
+                       report.placement());
+  }
   if (n < 2) {
-    if (speak) out << "# 1 rank: no pair to measure (pairs needs 2 GPUs, or mpirun -np 2 or more)\n";
     report.finish();
     return static_cast<int>(ExitCode::kOk);
   }
@@ -224,11 +154,7 @@ int run_pairs_on(Backend& backend, const PairsOptions& o, const World& world) {
   if (report.sink()) matrices = std::make_unique<MatrixSink>(*report.sink(), points, std::move(batches), n, report);
   const SweepSummary summary = run_sweep(backend, world, base, points, matrices.get());
   report.finish();
-  if (speak) {
-    out << "#\n# Wrong values: " << summary.wrong << (summary.wrong ? " FAILED" : " OK") << "\n";
-    if (summary.errors) out << "# Failed points: " << summary.errors << "\n";
-    out.flush();
-  }
+  if (speak) print_pairs_verdict(std::cout, summary);
   return exit_status(summary);
 }
 

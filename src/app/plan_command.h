@@ -3,12 +3,10 @@
 #pragma once
 
 #include <memory>
-#include <ostream>
 #include <string>
 #include <vector>
 
 #include "core/command.h"
-#include "megatron/plan.h"
 
 namespace pipebench {
 
@@ -19,8 +17,6 @@ struct PlanOptions {
 
 // Needs no MPI. Returns the exit status.
 [[nodiscard]] int run_plan_command(const PlanOptions& options);
-
-void print_plan(std::ostream& out, const Plan& plan);
 
 [[nodiscard]] std::unique_ptr<Subcommand> make_plan_command();
 

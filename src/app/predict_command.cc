@@ -108,29 +108,15 @@ void add_memory_notes(const Plan& plan, Prediction& p) {
   }
 }
 
-void print_memory_notes(std::ostream& out, const Plan& plan, const Prediction& p) {
-  const auto list = [](const std::vector<double>& held) {
-    std::string text;
-    char buf[32];
-    for (const double mb : held) {
-      std::snprintf(buf, sizeof buf, "%s%g", text.empty() ? "" : " ", mb);
-      text += buf;
-    }
-    return text;
-  };
-  bool first = true;
+// 1F1B's activations held at the peak per pipeline rank, beside which the memory notes of the schedules
+// that split B and W are printed; empty when none does.
+std::vector<double> base_activations(const Plan& plan, const Prediction& p) {
   for (const auto& s : p.schedules) {
     if (s.activations_held.empty()) continue;
-    if (first) {
-      const ScheduleId base{"1f1b", 1};
-      const auto base_held = peak_activations(schedule_generator(base), megatron_shape(plan.args, plan.layout, base));
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "# B/W split: W is %.2f of the backward (--w-share)\n", p.w_share);
-      out << buf << "# activations held at the peak, microbatches per pipeline rank: 1f1b " << list(base_held) << "\n";
-      first = false;
-    }
-    out << "#   " << s.id.label() << " " << list(s.activations_held) << "\n";
+    const ScheduleId base{"1f1b", 1};
+    return peak_activations(schedule_generator(base), megatron_shape(plan.args, plan.layout, base));
   }
+  return {};
 }
 
 // --topology FILE (a results file, or `pipebench topo --format json` where rank i is GPU i), else this
@@ -325,24 +311,10 @@ int predict_and_print(const PredictOptions& o) {
   }
 
   std::ostream& out = std::cout;
-  char buf[512];
   out << measured_note;
-  out << "# prediction for " << o.plan_path << "\n# communication: " << cost_text
-      << (o.shared_path   ? "; every pipeline pair shares one path"
-          : paths.empty() ? "; one link per directed pair"
-                          : "; transfers share the PCIe/NVLink links of their topology paths (" +
-                                std::to_string(paths.link_count) + " links)")
-      << "\n";
-  std::snprintf(buf, sizeof buf, "# compute: forward %.4f ms, backward %.4f ms per layer and microbatch (%s)\n",
-                p.fwd_ms_per_layer, p.bwd_ms_per_layer, p.compute_source.c_str());
-  out << buf;
-  std::snprintf(buf, sizeof buf, "# NCCL kernels slow overlapped compute by a factor %.2f (--comm-sm-slowdown)\n",
-                1 + o.compute.comm_sm_slowdown);
-  out << buf << "#\n";
-  print_schedule_table(out, p, true);
-  print_memory_notes(out, plan, p);
-  print_rank_breakdown(out, p);
-  print_break_even_and_verdict(out, p);
+  PredictionPreamble preamble{o.plan_path, cost_text, o.shared_path, std::nullopt, o.compute.comm_sm_slowdown};
+  if (!paths.empty()) preamble.topology_links = paths.link_count;
+  print_prediction(out, preamble, p, base_activations(plan, p));
   if (!o.trace_dir.empty()) {
     for (const auto& s : p.schedules) {
       const std::string path = o.trace_dir + "/trace-" + s.id.file_stem() + ".json";

@@ -14,7 +14,6 @@
 #include "app/host_relaunch.h"
 #include "app/model_error_flags.h"
 #include "app/plan_bench.h"
-#include "app/replay_table.h"
 #include "backend/backend_factory.h"
 #include "backend/gemm_timer.h"
 #include "backend/replay_runtime.h"
@@ -31,6 +30,7 @@
 #include "launch/world.h"
 #include "replay/plan_jobs.h"
 #include "replay/replay.h"
+#include "report/replay_table_printer.h"
 #include "report/results_json.h"
 #include "schedule/schedule_file.h"
 #include "sim/compute_model.h"
@@ -120,8 +120,6 @@ class ReplayCommand final : public Subcommand {
 
  private:
   std::unique_ptr<Prediction> prediction(const World& world, const Plan& plan, Backend& backend);
-  void print(const ReplayResult& r, double band) const;
-  static void print_drift(const ScheduleReplay& s);
   void write_traces(const ReplayResult& r) const;
   void measure_compute(const World& world, const Plan& plan);
 
@@ -277,48 +275,12 @@ int ReplayCommand::run(const World* wp) {
   });
   progress.reset();  // the terminal line is erased before the table
   if (world.rank() == 0) {
-    print(r, predicted && predicted->band > 0 ? predicted->band : kDefaultSpeedupBand);
+    print_replay_report(std::cout, r, plan_path_,
+                        predicted && predicted->band > 0 ? predicted->band : kDefaultSpeedupBand);
     write_traces(r);
     if (!temp_table_.empty()) std::filesystem::remove(temp_table_);
   }
   return 0;
-}
-
-void ReplayCommand::print(const ReplayResult& r, double band) const {
-  std::printf("# replay of %s on %d ranks (%s backend, compute %s), %d iterations after one warm-up\n",
-              plan_path_.c_str(), r.world, r.backend.c_str(), r.compute.c_str(), r.iterations);
-  std::fputs(replay_table(r, band).c_str(), stdout);
-  const int width = replay_name_width(r);
-  for (const auto& s : r.schedules) {
-    std::printf("# comm share %-*s", width - 2, s.id.key().c_str());
-    for (const auto& p : s.per_rank) {
-      std::printf("  r%d %.2f", p.rank, p.comm_share);
-      if (p.predicted_comm_share) std::printf(" (pred %.2f)", *p.predicted_comm_share);
-    }
-    std::printf("\n");
-  }
-  for (const auto& s : r.schedules) print_drift(s);
-  std::fflush(stdout);
-}
-
-// The rank that ended latest against the model: its end drift, what each kind of task added, the tasks
-// that added most (replay/task_drift.h). Every rank is in the JSON.
-void ReplayCommand::print_drift(const ScheduleReplay& s) {
-  const RankDrift* d = most_drifted(s.drift);
-  if (!d) return;
-  std::printf("# drift %-19s r%d %+.2f ms vs model:", s.id.key().c_str(), d->rank, d->end_drift_ms);
-  const char* sep = " ";
-  for (const auto& [kind, ms] : d->by_kind_ms) {
-    std::printf("%s%s %+.2f", sep, kind.c_str(), ms);
-    sep = ", ";
-  }
-  std::printf("; most:");
-  sep = " ";
-  for (const auto& t : d->largest) {
-    std::printf("%s%s %+.2f", sep, t.task.c_str(), t.added_ms);
-    sep = ", ";
-  }
-  std::printf("\n");
 }
 
 void ReplayCommand::write_traces(const ReplayResult& r) const {

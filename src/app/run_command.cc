@@ -20,8 +20,6 @@
 #include "app/host_relaunch.h"
 #include "app/model_error_flags.h"
 #include "app/plan_bench.h"
-#include "app/predict_command.h"
-#include "app/replay_table.h"
 #include "app/report_inputs.h"
 #include "backend/backend_factory.h"
 #include "cli/number_checks.h"
@@ -39,72 +37,18 @@
 #include "launch/mpirun_relaunch.h"
 #include "megatron/plan.h"
 #include "replay/replay.h"
-#include "report/console_table.h"
 #include "report/prediction_report.h"
+#include "report/replay_table_printer.h"
 #include "report/report_writer.h"
 #include "report/results_json.h"
 #include "report/rule.h"
+#include "report/run_summary_printer.h"
 #include "report/system_info.h"
 #include "sim/cost_model.h"
 #include "sim/predictor.h"
 #include "topology/discovery.h"
 
 namespace pipebench {
-namespace {
-
-void print_summary(std::ostream& out, const std::vector<ResultRecord>& records, const std::string& dir) {
-  out << "#\n# Summary (files in " << dir << ")\n"
-      << "#  op               ranks   latency (us)   at size   peak busbw (GB/s)   at size   wrong   failed\n";
-  std::vector<std::string> ops;
-  for (const auto& r : records) {
-    if (std::find(ops.begin(), ops.end(), r.op) == ops.end()) ops.push_back(r.op);
-  }
-  std::uint64_t wrong_total = 0;
-  int failed_total = 0;
-  for (const auto& op : ops) {
-    const ResultRecord* smallest = nullptr;
-    const ResultRecord* peak = nullptr;
-    std::uint64_t wrong = 0;
-    int failed = 0;
-    int nranks = 0;
-    for (const auto& r : records) {
-      if (r.op != op) continue;
-      nranks = r.nranks;
-      if (!r.error.empty()) {
-        ++failed;
-        continue;
-      }
-      if (r.wrong > 0) wrong += static_cast<std::uint64_t>(r.wrong);
-      // Latency from out-of-place rows: in place on one rank, NCCL has nothing to do.
-      if (!r.in_place && r.size_bytes > 0 &&
-          (!smallest || r.size_bytes < smallest->size_bytes ||
-           (r.size_bytes == smallest->size_bytes && r.time_us < smallest->time_us))) {
-        smallest = &r;
-      }
-      if (!peak || r.busbw_gbps > peak->busbw_gbps) peak = &r;
-    }
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "   %-15s %6d   %12s   %7s   %17s   %7s   %5llu   %6d\n", op.c_str(), nranks,
-                  smallest ? format_fixed_width(smallest->time_us, 7).c_str() : "-",
-                  smallest ? format_size(smallest->size_bytes).c_str() : "-",
-                  peak ? format_fixed_width(peak->busbw_gbps, 7).c_str() : "-",
-                  peak ? format_size(peak->size_bytes).c_str() : "-", static_cast<unsigned long long>(wrong), failed);
-    out << buf;
-    wrong_total += wrong;
-    failed_total += failed;
-  }
-  if (!records.empty() && records.front().nranks == 1) {
-    out << "# 1 rank: nothing crosses a link; busbw is 0 by definition (factor (n-1)/n), times are local copies\n";
-  }
-  if (wrong_total == 0 && failed_total == 0) {
-    out << "# Verdict: every value checked correct, no point failed\n";
-  } else {
-    out << "# Verdict: FAILED: " << wrong_total << " wrong values, " << failed_total << " failed points\n";
-  }
-  out.flush();
-}
-
-}  // namespace
 
 void relaunch_under_mpirun_if_needed(const RunOptions& o, const std::vector<std::string>& args) {
   // --gpus names GPUs: no fallback to host ranks (where none is visible, the one process says so). run's
@@ -280,7 +224,9 @@ std::string replay_step(const RunOptions& o, const World& world, Backend& backen
                 r.world, r.backend.c_str(), r.compute.c_str(), r.iterations);
   text += line;
   const double band = run.prediction ? run.prediction->band : kDefaultSpeedupBand;
-  text += replay_table(r, band);
+  std::ostringstream table;
+  print_replay_table(table, r, band);
+  text += table.str();
   run.agreement = replay_agreement(r, band);
   std::cout << text << std::flush;
   return text;
@@ -503,7 +449,7 @@ int run_run_command(const RunOptions& o, const World& world) {
   std::string summary;  // rank 0: the console summary and verdicts, kept in summary.txt
   if (world.rank() == 0) {
     std::ostringstream table;
-    print_summary(table, records, dir);
+    print_run_summary(table, summarize_run(records, dir));
     summary = table.str();
     std::cout << summary << std::flush;
   }

@@ -8,6 +8,59 @@
 #include <vector>
 
 namespace pipebench {
+namespace {
+
+void print_preamble(std::ostream& out, const PredictionPreamble& h, const Prediction& p) {
+  out << "# prediction for " << h.plan_path << "\n# communication: " << h.costs
+      << (h.shared_path       ? "; every pipeline pair shares one path"
+          : !h.topology_links ? "; one link per directed pair"
+                              : "; transfers share the PCIe/NVLink links of their topology paths (" +
+                                    std::to_string(*h.topology_links) + " links)")
+      << "\n";
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "# compute: forward %.4f ms, backward %.4f ms per layer and microbatch (%s)\n",
+                p.fwd_ms_per_layer, p.bwd_ms_per_layer, p.compute_source.c_str());
+  out << buf;
+  std::snprintf(buf, sizeof buf, "# NCCL kernels slow overlapped compute by a factor %.2f (--comm-sm-slowdown)\n",
+                1 + h.comm_sm_slowdown);
+  out << buf << "#\n";
+}
+
+// The memory note of each schedule that splits B and W: activations held per rank at the peak, beside
+// 1F1B's on the same pipeline (schedule/activation_memory.h).
+void print_memory_notes(std::ostream& out, const Prediction& p, const std::vector<double>& base_held) {
+  const auto list = [](const std::vector<double>& held) {
+    std::string text;
+    char buf[32];
+    for (const double mb : held) {
+      std::snprintf(buf, sizeof buf, "%s%g", text.empty() ? "" : " ", mb);
+      text += buf;
+    }
+    return text;
+  };
+  bool first = true;
+  for (const auto& s : p.schedules) {
+    if (s.activations_held.empty()) continue;
+    if (first) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "# B/W split: W is %.2f of the backward (--w-share)\n", p.w_share);
+      out << buf << "# activations held at the peak, microbatches per pipeline rank: 1f1b " << list(base_held) << "\n";
+      first = false;
+    }
+    out << "#   " << s.id.label() << " " << list(s.activations_held) << "\n";
+  }
+}
+
+}  // namespace
+
+void print_prediction(std::ostream& out, const PredictionPreamble& h, const Prediction& p,
+                      const std::vector<double>& base_held) {
+  print_preamble(out, h, p);
+  print_schedule_table(out, p, true);
+  print_memory_notes(out, p, base_held);
+  print_rank_breakdown(out, p);
+  print_break_even_and_verdict(out, p);
+}
 
 void print_schedule_table(std::ostream& out, const Prediction& p, bool mark_no_overlap) {
   std::vector<std::string> names;

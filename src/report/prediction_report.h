@@ -1,13 +1,33 @@
 // SPDX-License-Identifier: Apache-2.0
-// The text of a prediction: the schedule table (predict and run print the same one), the per-rank
-// breakdown, break-even bandwidths, cost sources and verdict.
+// The text of a prediction: the lines above the table (what `predict` predicted and from which costs),
+// the schedule table (predict and run print the same one), the activations held by schedules that split
+// B and W, the per-rank breakdown, break-even bandwidths, cost sources and verdict.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "sim/predictor.h"
 
 namespace pipebench {
+
+// What `predict` names above its table.
+struct PredictionPreamble {
+  std::string plan_path;
+  std::string costs;                          // the cost source: "assumed: every link ...", the table's path, ...
+  bool shared_path = false;                   // --shared-path: every pipeline pair on one path
+  std::optional<std::size_t> topology_links;  // transfers share these links of their topology paths
+  double comm_sm_slowdown = 0;                // --comm-sm-slowdown
+};
+
+// `predict`'s whole text: the preamble, the schedule table, the memory notes, the per-rank breakdown,
+// break-even bandwidths and verdict. base_held: 1F1B's activations held at the peak per pipeline rank
+// (beside those of the schedules that split B and W; unused when none does).
+void print_prediction(std::ostream& out, const PredictionPreamble& h, const Prediction& p,
+                      const std::vector<double>& base_held);
 
 // Header line and one row per schedule. mark_no_overlap: name interleaved schedules simulated with
 // --no-overlap-p2p-communication as such.

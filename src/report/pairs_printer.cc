@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+// The console text of `pairs`.
+#include "report/pairs_printer.h"
+
+#include <cstdio>
+
+#include "core/units.h"
+
+namespace pipebench {
+namespace {
+
+std::string matrix_cell(const PairMatrix& m, int i, int j, const Placement* placement) {
+  char c[32];
+  auto it = m.busbw_gbps.find({i, j});
+  if (i == j) {
+    std::snprintf(c, sizeof c, "%14s", "-");
+  } else if (it == m.busbw_gbps.end()) {
+    std::snprintf(c, sizeof c, "%14s", ".");
+  } else {
+    const GpuLink* p = placement ? placement->link(i, j) : nullptr;
+    if (p && p->path_min_gbps > 0) {
+      std::snprintf(c, sizeof c, "%8.2f (%3.0f%%)", it->second, 100 * it->second / p->path_min_gbps);
+    } else {
+      std::snprintf(c, sizeof c, "%14.2f", it->second);
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+void print_pairs_header(std::ostream& out, const PairsHeader& h, const Placement* placement) {
+  const int n = h.nranks;
+  out << "# pipebench pairs: " << n << " rank" << (n == 1 ? "" : "s") << " on the " << h.backend
+      << " backend, one pair at a time; sizes";
+  for (auto s : h.sizes_bytes) out << " " << format_size(s);
+  out << "\n";
+  if (!h.gpu_ranks) {
+    out << "# host ranks have no link classes: the MPI backend moves host memory between processes\n";
+  } else if (placement) {
+    out << "#\n# link classes (nvidia-smi topo -m names)\n#       ";
+    for (int j = 0; j < n; ++j) out << "  rank " << j << (j < 10 ? " " : "");
+    out << "\n";
+    for (int i = 0; i < n; ++i) {
+      out << "  rank " << i << (i < 10 ? " " : "");
+      for (int j = 0; j < n; ++j) {
+        const GpuLink* p = placement->link(i, j);
+        char c[16];
+        std::snprintf(c, sizeof c, "%8s", p ? p->cls.label().c_str() : "?");
+        out << c;
+      }
+      out << "\n";
+    }
+  }
+  if (n < 2) out << "# 1 rank: no pair to measure (pairs needs 2 GPUs, or mpirun -np 2 or more)\n";
+}
+
+void print_pair_matrix(std::ostream& out, const PairMatrix& m, const Placement* placement) {
+  out << "#\n# " << m.title
+      << "\n#   row = sender, column = receiver; GB/s per direction (% of the path's theoretical)\n";
+  out << "#       ";
+  for (int j = 0; j < m.nranks; ++j) {
+    char h[32];
+    std::snprintf(h, sizeof h, "%14s", ("rank " + std::to_string(j)).c_str());
+    out << h;
+  }
+  out << "\n";
+  for (int i = 0; i < m.nranks; ++i) {
+    char lead[32];
+    std::snprintf(lead, sizeof lead, "  rank %-3d", i);
+    out << lead;
+    for (int j = 0; j < m.nranks; ++j) out << matrix_cell(m, i, j, placement);
+    out << "\n";
+  }
+}
+
+void print_pairs_verdict(std::ostream& out, const SweepSummary& summary) {
+  out << "#\n# Wrong values: " << summary.wrong << (summary.wrong ? " FAILED" : " OK") << "\n";
+  if (summary.errors) out << "# Failed points: " << summary.errors << "\n";
+  out.flush();
+}
+
+}  // namespace pipebench

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+// predict's text for a small hand-made prediction: the preamble (cost source and how transfers share
+// links), the schedule table, the memory note of a schedule that splits B and W beside 1F1B's, the rank
+// breakdown and the verdict.
+#include "report/prediction_report.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+namespace pipebench {
+namespace {
+
+Prediction small_prediction() {
+  Prediction p;
+  p.compute_source = "--fwd-ms-per-layer";
+  p.fwd_ms_per_layer = 1;
+  p.bwd_ms_per_layer = 2;
+  p.w_share = 0.5;
+  SchedulePrediction base;
+  base.iteration_ms = 100;
+  base.ranks = {{0, 60, 10, 30, 0.25, 4096}};
+  SchedulePrediction zb;
+  zb.id.name = "zb-h1";
+  zb.reference = true;
+  zb.iteration_ms = 80;
+  zb.speedup = 1.25;
+  zb.activations_held = {4, 3};
+  p.schedules = {base, zb};
+  p.cost_sources = {"assumed"};
+  p.verdict = "zb-h1 is fastest";
+  return p;
+}
+
+std::string text(const PredictionPreamble& h) {
+  std::ostringstream out;
+  print_prediction(out, h, small_prediction(), {3, 2});
+  return out.str();
+}
+
+TEST(PredictionReport, PreambleNamesPlanCostsAndLinks) {
+  const std::string one_link = text({"p.json", "assumed: every link 2 GB/s", false, std::nullopt, 0.2});
+  EXPECT_EQ(one_link.rfind("# prediction for p.json\n"
+                           "# communication: assumed: every link 2 GB/s; one link per directed pair\n"
+                           "# compute: forward 1.0000 ms, backward 2.0000 ms per layer and microbatch "
+                           "(--fwd-ms-per-layer)\n"
+                           "# NCCL kernels slow overlapped compute by a factor 1.20 (--comm-sm-slowdown)\n#\n",
+                           0),
+            0u)
+      << one_link;
+  EXPECT_NE(text({"p.json", "t.json", false, 7, 0})
+                .find("; transfers share the PCIe/NVLink links of their topology "
+                      "paths (7 links)\n"),
+            std::string::npos);
+  // --shared-path wins over the topology's links.
+  EXPECT_NE(
+      text({"p.json", "t.json", true, 7, 0}).find("# communication: t.json; every pipeline pair shares one path\n"),
+      std::string::npos);
+}
+
+TEST(PredictionReport, MemoryNoteOfSplitScheduleBeside1F1B) {
+  const std::string t = text({"p.json", "c", false, std::nullopt, 0});
+  EXPECT_NE(t.find("   zb-h1 (reference)              80.000      1.250         0.0000       0.0000\n"
+                   "# B/W split: W is 0.50 of the backward (--w-share)\n"
+                   "# activations held at the peak, microbatches per pipeline rank: 1f1b 3 2\n"
+                   "#   zb-h1 4 3\n#\n# 1f1b per rank"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("   rank 0         60.000     10.000     30.000   nccl  0.25           4096\n"), std::string::npos)
+      << t;
+  EXPECT_NE(t.find("\n# cost sources: assumed\n# verdict: zb-h1 is fastest\n"), std::string::npos) << t;
+}
+
+}  // namespace
+}  // namespace pipebench
