@@ -99,15 +99,6 @@ Placement this_machine() {
   return placement;
 }
 
-// The memory note of each schedule that splits B and W: activations held per rank at the peak, beside
-// 1F1B's on the same pipeline (schedule/activation_memory.h).
-void add_memory_notes(const Plan& plan, Prediction& p) {
-  for (auto& s : p.schedules) {
-    const ScheduleGenerator& g = schedule_generator(s.id);
-    if (g.splits_backward()) s.activations_held = peak_activations(g, megatron_shape(plan.args, plan.layout, s.id));
-  }
-}
-
 // 1F1B's activations held at the peak per pipeline rank, beside which the memory notes of the schedules
 // that split B and W are printed; empty when none does.
 std::vector<double> base_activations(const Plan& plan, const Prediction& p) {
@@ -299,7 +290,6 @@ int predict_and_print(const PredictOptions& o) {
   const ComputeModel compute_model = make_compute_model(plan, compute);
   Prediction p = predict(plan, *costs, compute_model, o.shared_path, !o.trace_dir.empty(), o.schedule, &paths, files);
   p.w_share = compute_model.w_share;
-  add_memory_notes(plan, p);
   if (o.measure_compute) p.compute_source = "measured with cuBLAS on GPU 0 (--measure-compute)";
   if (!o.replay_path.empty()) band_from_replay(o.replay_path, p);
   if (!o.trace_dir.empty()) {

@@ -8,28 +8,23 @@ namespace {
 
 class HeldSink final : public ProgramSink {
  public:
-  explicit HeldSink(Pass frees) : frees_(frees) {}
-  void compute(Pass pass, std::int64_t /*k*/) override {
-    if (pass == Pass::kForward) peak_ = std::max(peak_, ++held_);
-    if (pass == frees_) --held_;
-  }
+  explicit HeldSink(Pass frees) : held_(frees) {}
+  void compute(Pass pass, std::int64_t /*k*/) override { held_.pass(pass); }
   void call(const Call& /*c*/) override {}
   void wait(int /*handle*/) override {}
-  [[nodiscard]] std::int64_t peak() const { return peak_; }
+  [[nodiscard]] double peak(int v) const { return held_.peak(v); }
 
  private:
-  Pass frees_;
-  std::int64_t held_ = 0, peak_ = 0;
+  HeldActivations held_;
 };
 
 }  // namespace
 
 std::vector<double> peak_activations(const ScheduleGenerator& g, const ScheduleShape& shape) {
-  std::vector<HeldSink> sinks(static_cast<std::size_t>(shape.p),
-                              HeldSink(g.splits_backward() ? Pass::kWeight : Pass::kBackward));
+  std::vector<HeldSink> sinks(static_cast<std::size_t>(shape.p), HeldSink(freeing_pass(g)));
   g.emit_all(shape, [&sinks](int r) -> ProgramSink& { return sinks[static_cast<std::size_t>(r)]; });
   std::vector<double> out;
-  for (const HeldSink& sink : sinks) out.push_back(static_cast<double>(sink.peak()) / shape.v);
+  for (const HeldSink& sink : sinks) out.push_back(sink.peak(shape.v));
   return out;
 }
 

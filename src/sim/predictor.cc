@@ -20,6 +20,7 @@
 #include "collectives/registry.h"
 #include "core/error.h"
 #include "core/huge_page_arena.h"
+#include "schedule/activation_memory.h"
 #include "schedule/schedule_registry.h"
 #include "sim/model_error.h"
 #include "sim/schedule_build.h"
@@ -64,6 +65,9 @@ struct Context {
     std::vector<SimCollective> collectives;
     std::vector<std::int64_t> p2p_sizes;
     std::map<int, Sharing> sharing;  // the at-once measurements its collectives use, by key
+    // Where the schedule splits B and W: each rank's activations held at the peak (its memory note),
+    // counted from the passes as they are generated (not from a second generation of the schedule).
+    std::vector<double> activations_held;
   };
   // Each schedule's build, made once by the first thread to need it (its own lock: the other thread goes
   // on with another schedule meanwhile); once made it is never changed or removed.
@@ -198,6 +202,17 @@ std::vector<Program> full_programs(const Context& cx, const Schedule& s) {
   return programs;
 }
 
+// A rank's activations held at the peak, counted over its program's passes as generated (before the
+// collectives and the optimizer are appended): HeldActivations, as peak_activations counts them.
+double peak_held(const Program& prog, Pass frees, int v) {
+  HeldActivations held(frees);
+  for (const Task& t : prog.tasks) {
+    if (t.kind == Task::Kind::kCompute)
+      held.pass(t.forward ? Pass::kForward : t.wgrad ? Pass::kWeight : Pass::kBackward);
+  }
+  return held.peak(v);
+}
+
 const Context::Prepared& Context::prepared(const Schedule& s) {
   Slot* slot = nullptr;
   {
@@ -208,7 +223,10 @@ const Context::Prepared& Context::prepared(const Schedule& s) {
   if (slot->prepared) return *slot->prepared;
   auto p = std::make_unique<Prepared>();
   AfterPipeline after(compute.optimizer_ms, costs, p->sharing);
-  p->build = build_schedule(plan, s, compute, costs, true, [&after, &p](const ScheduleBuild& b, int r, Program& prog) {
+  const ScheduleGenerator& generator = schedule_generator(s.id);
+  const bool splits = generator.splits_backward();
+  p->build = build_schedule(plan, s, compute, costs, true, [&](const ScheduleBuild& b, int r, Program& prog) {
+    if (splits) p->activations_held.push_back(peak_held(prog, freeing_pass(generator), b.spec.v));
     after.add(b, static_cast<std::size_t>(r), prog);
     for (const P2POp& op : prog.ops) {
       if (std::find(p->p2p_sizes.begin(), p->p2p_sizes.end(), op.bytes) == p->p2p_sizes.end())
@@ -305,6 +323,7 @@ SchedulePrediction run_schedule(Context& cx, const Schedule& s, const CostModel&
   for (const auto& rr : sp.sim.ranks) most = std::max(most, rr.compute);
   sp.bubble_sim = sp.sim.iteration > 0 ? 1.0 - static_cast<double>(most) / static_cast<double>(sp.sim.iteration) : 0;
   sp.ranks = predicted_ranks(sp.sim, b.ranks);
+  sp.activations_held = prepared.activations_held;
   return sp;
 }
 

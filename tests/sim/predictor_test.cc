@@ -13,7 +13,9 @@
 #include "io/plan_io.h"
 #include "io/prediction_io.h"
 #include "io/results_io.h"
+#include "megatron/p2p_calls.h"
 #include "megatron/plan.h"
+#include "schedule/activation_memory.h"
 #include "schedule/schedule_file.h"
 #include "sim/model_error.h"
 #include "sim/schedule_build.h"
@@ -97,6 +99,28 @@ TEST(Predictor, PerRankSummaryIsTheSimulationsOnTheGlobalRanks) {
       EXPECT_DOUBLE_EQ(s.ranks[r].nccl_share, static_cast<double>(sim.comm_busy) / it);
       EXPECT_EQ(s.ranks[r].p2p_bytes, sim.p2p_bytes_out);
     }
+  }
+}
+
+// The memory note of each schedule that splits B and W, counted while predict generates it, is what the
+// schedule's generator gives for the plan's Megatron shape; the schedules that do not split have none.
+TEST(Predictor, MemoryNotesAreTheGeneratorsPeakActivations) {
+  for (const char* extra : {"", " --num-layers-per-virtual-pipeline-stage 2"}) {
+    const Plan plan = plan_json(std::string(kModel) + extra);
+    ComputeOptions c;
+    c.fwd_ms_per_layer = 1;
+    const Prediction p = predict_with(plan, AssumedCost(20, 5), c, false, false, "");
+    int noted = 0;
+    for (const auto& s : p.schedules) {
+      const ScheduleGenerator& g = schedule_generator(s.id);
+      if (!g.splits_backward()) {
+        EXPECT_TRUE(s.activations_held.empty()) << s.id.key();
+        continue;
+      }
+      ++noted;
+      EXPECT_EQ(s.activations_held, peak_activations(g, megatron_shape(plan.args, plan.layout, s.id))) << s.id.key();
+    }
+    EXPECT_GE(noted, 2) << extra;
   }
 }
 
