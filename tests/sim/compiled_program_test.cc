@@ -42,6 +42,26 @@ SimCosts link_costs() {
   return c;
 }
 
+// Each rank's gradient reduction after its pipeline: a 1-rank collective of 50 us, all of them sharing one
+// resource of capacity 1 (as `bench --plan`'s at-once records make them) or each alone.
+std::vector<SimCollective> add_gradient_reductions(std::vector<Program>& programs, bool shared) {
+  std::vector<SimCollective> colls;
+  for (std::size_t r = 0; r < programs.size(); ++r) {
+    SimCollective c;
+    c.members = {static_cast<int>(r)};
+    c.duration = 50000;
+    c.label = "dp grads";
+    c.share_key = shared ? 0 : -1;
+    c.share_capacity = 1.0;
+    colls.push_back(c);
+    Task t;
+    t.kind = Task::Kind::kCollective;
+    t.collective = static_cast<int>(r);
+    programs[r].tasks.push_back(t);
+  }
+  return colls;
+}
+
 void expect_same(const SimResult& a, const SimResult& b) {
   EXPECT_EQ(a.iteration, b.iteration);
   ASSERT_EQ(a.ranks.size(), b.ranks.size());
@@ -102,20 +122,7 @@ TEST(CompiledProgram, TheIterationOnlyRunEndsWhereTheFullRunDoes) {
   for (const bool overlap : {true, false}) {
     for (const bool shared : {true, false}) {
       auto programs = generate_schedule(interleaved_spec(4, 2, 8, overlap));
-      std::vector<SimCollective> colls;
-      for (std::size_t r = 0; r < programs.size(); ++r) {
-        SimCollective c;
-        c.members = {static_cast<int>(r)};
-        c.duration = 50000;
-        c.label = "dp grads";
-        c.share_key = shared ? 0 : -1;
-        c.share_capacity = 1.0;
-        colls.push_back(c);
-        Task t;
-        t.kind = Task::Kind::kCollective;
-        t.collective = static_cast<int>(r);
-        programs[r].tasks.push_back(t);
-      }
+      const std::vector<SimCollective> colls = add_gradient_reductions(programs, shared);
       std::vector<CompiledProgram> compiled;
       for (const Program& p : programs) compiled.push_back(compile_program(p));
       const SimResult full = simulate(compiled, colls, link_costs());
@@ -140,20 +147,7 @@ TEST(CompiledProgram, TheIterationOnlyRunEndsWhereTheFullRunDoes) {
 // where the traced run of the source does, whose per-task starts name every task in order.
 TEST(CompiledProgram, SharedCollectivesAfterThePipelineSimulateLikeTheTracedSource) {
   auto programs = generate_schedule(interleaved_spec(4, 2, 8, true));
-  std::vector<SimCollective> colls;
-  for (std::size_t r = 0; r < programs.size(); ++r) {
-    SimCollective c;
-    c.members = {static_cast<int>(r)};
-    c.duration = 50000;
-    c.label = "dp grads";
-    c.share_key = 0;
-    c.share_capacity = 1.0;
-    colls.push_back(c);
-    Task t;
-    t.kind = Task::Kind::kCollective;
-    t.collective = static_cast<int>(r);
-    programs[r].tasks.push_back(t);
-  }
+  const std::vector<SimCollective> colls = add_gradient_reductions(programs, true);
   std::vector<CompiledProgram> compiled;
   for (const Program& p : programs) compiled.push_back(compile_program(p));
   const SimResult traced = simulate(programs, colls, link_costs(), true);
