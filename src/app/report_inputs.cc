@@ -38,17 +38,6 @@ InputKind kind_of(const std::string& flag, const std::string& path, const std::s
                    "pipebench.prediction/1, pipebench.replay/1, pipebench.trace/1)");
 }
 
-TraceInput trace_input(const TraceFile& t, const std::string& path, const std::string& where) {
-  TraceInput out;
-  out.path = path;
-  out.source = t.source;
-  out.damage = t.damage;
-  for (const auto& d : t.devices)
-    out.devices.push_back({d.device, d.name, d.rank, d.span_us, d.busy_share, d.comm_share});
-  out.job = trace_job_view(t, where);
-  return out;
-}
-
 // In a folder (a run folder), files of other schemas are listed as not read; named alone, they are
 // bad input.
 void add_file(ReportInputs& out, const std::string& flag, const std::string& path, bool in_folder, bool baseline) {
@@ -102,9 +91,8 @@ void add_file(ReportInputs& out, const std::string& flag, const std::string& pat
       out.replays.push_back({path, replay_from_json(doc, where), from.tool_version, from.command_line});
       break;
     case InputKind::kTrace:
-      out.traces.push_back(trace_input(trace_from_json(doc, where), path, where));
-      out.traces.back().tool_version = from.tool_version;
-      out.traces.back().command_line = from.command_line;
+      out.traces.push_back({path, trace_from_json(doc, where), "", from.command_line});
+      (void)trace_job_view(out.traces.back().doc, where);  // a bad job view is refused here, as any bad input
       break;
   }
 }

@@ -12,34 +12,20 @@
 #include "harness/record.h"
 #include "io/results_io.h"
 #include "io/topology_io.h"
-#include "io/trace_job_io.h"
+#include "io/trace_io.h"
 #include "replay/replay.h"
 #include "sim/predictor.h"
 
 namespace pipebench {
 
 // A file read back whole as its own document, with where it came from. tool_version and command_line:
-// of a document that does not carry them (a Prediction, a ReplayResult; a ResultSet and a TopologyFile do).
+// of a document that does not carry them (a Prediction, a ReplayResult; a ResultSet and a TopologyFile do;
+// a TraceFile carries its tool_version only).
 template <typename Document>
 struct InputFile {
   std::string path;
   Document doc;
   std::string tool_version{}, command_line{};  // "" in files from before they were recorded
-};
-
-// pipebench.trace/1: a one-profile trace (per device) or a whole job (per rank, with its comparison
-// with another run and its check against the model when `trace` wrote them).
-struct TraceInput {
-  struct Device {
-    int device = 0;
-    std::string name;
-    std::optional<int> rank;
-    double span_us = 0, busy_share = 0, comm_share = 0;
-  };
-  std::string path, source, damage;
-  std::string tool_version{}, command_line{};
-  std::vector<Device> devices;
-  TraceJobView job;
 };
 
 // One point of a fleet baseline (pipebench.baseline/1, `report --make-baseline`): the bus bandwidth that
@@ -69,7 +55,9 @@ struct ReportInputs {
   std::vector<InputFile<TopologyFile>> topologies;  // pipebench.topology/1
   std::vector<InputFile<Prediction>> predictions;   // pipebench.prediction/1
   std::vector<InputFile<ReplayResult>> replays;     // pipebench.replay/1
-  std::vector<TraceInput> traces;
+  // pipebench.trace/1: a one-profile trace (per device) or a whole job (per rank, with its comparison with
+  // another run and its check against the model when `trace` wrote them: trace_job_view).
+  std::vector<InputFile<TraceFile>> traces;
   std::vector<std::string> input_paths;  // as given on the command line
   std::vector<std::string> skipped;      // "PATH: why" for files of a run folder that were not read
   double mad_k = 3.0;                    // node diagnosis: K median absolute deviations

@@ -76,7 +76,7 @@ void add_header(BlockBuilder& b, const ReportInputs& in) {
   for (const auto& t : in.topologies) row("topology", t.path, t.doc.host, "", "", t.doc.command_line);
   for (const auto& p : in.predictions) row("prediction", p.path, "", "", p.tool_version, p.command_line);
   for (const auto& p : in.replays) row("replay", p.path, "", "", p.tool_version, p.command_line);
-  for (const auto& t : in.traces) row("trace", t.path, "", "", t.tool_version, t.command_line);
+  for (const auto& t : in.traces) row("trace", t.path, "", "", t.doc.tool_version, t.command_line);
   if (!rows.empty()) {
     b.heading("Inputs", 3);
     b.table({"input", "file", "host", "created (UTC)", "version", "command line"}, std::move(rows));

@@ -11,6 +11,7 @@
 #include "collectives/registry.h"
 #include "core/units.h"
 #include "io/input_views.h"
+#include "io/trace_job_io.h"
 #include "replay/replay.h"
 #include "report/baseline_compare.h"
 #include "report/diagnosis.h"
@@ -249,8 +250,7 @@ const TopologyFile* topology_for(const ReportInputs& inputs, const InputFile<Res
 
 // A job trace checked against the model (trace --prediction/--replay): a built-in check that warns when
 // a rank's measured communication share or iteration time is beyond the trace's --tolerance.
-RuleOutcome trace_model_outcome(const TraceInput& t) {
-  const TraceModelCheck& m = *t.job.model_check;
+RuleOutcome trace_model_outcome(const std::string& path, const TraceModelCheck& m) {
   RuleOutcome out;
   out.name = "trace-matches-model";
   out.metric = "comm_share";
@@ -266,7 +266,7 @@ RuleOutcome trace_model_outcome(const TraceInput& t) {
     add_point(out, std::move(p), !r.mismatches.empty(), Status::kWarn);
   }
   bound_points(out);
-  out.message = std::to_string(m.mismatches) + " of " + std::to_string(m.ranks.size()) + " ranks of " + t.path +
+  out.message = std::to_string(m.mismatches) + " of " + std::to_string(m.ranks.size()) + " ranks of " + path +
                 " beyond the tolerance against the model (schedule " + m.schedule + ")";
   return out;
 }
@@ -337,7 +337,8 @@ ReportOutcome evaluate_report(const ReportInputs& inputs, const std::vector<Rule
     }
   }
   for (const auto& t : inputs.traces) {
-    if (t.job.model_check) rep.rules.push_back(trace_model_outcome(t));
+    const TraceJobView job = trace_job_view(t.doc, t.path);
+    if (job.model_check) rep.rules.push_back(trace_model_outcome(t.path, *job.model_check));
   }
   for (const auto& r : inputs.replays) {
     const Agreement a = replay_agreement(r.doc, kDefaultSpeedupBand);

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "io/trace_job_io.h"
 #include "report/block_builder.h"
 
 namespace pipebench {
@@ -104,9 +105,9 @@ void add_model_check(BlockBuilder& b, const TraceModelCheck& m) {
   for (const auto& n : m.notes) b.para(n, "note");
 }
 
-void add_devices(BlockBuilder& b, const TraceInput& t) {
+void add_devices(BlockBuilder& b, const std::vector<TraceDevice>& devices) {
   std::vector<std::vector<std::string>> rows;
-  for (const auto& d : t.devices) {
+  for (const auto& d : devices) {
     rows.push_back({std::to_string(d.device), d.name.empty() ? "-" : d.name, d.rank ? std::to_string(*d.rank) : "-",
                     ms(d.span_us / 1000), pct(d.busy_share), pct(d.comm_share)});
   }
@@ -115,22 +116,23 @@ void add_devices(BlockBuilder& b, const TraceInput& t) {
 
 }  // namespace
 
-void add_trace_blocks(std::vector<Block>& blocks, const TraceInput& t, std::size_t max_rows) {
+void add_trace_blocks(std::vector<Block>& blocks, const InputFile<TraceFile>& t, std::size_t max_rows) {
+  const TraceJobView job = trace_job_view(t.doc, t.path);  // read without error when the report read the file
   BlockBuilder b(blocks, max_rows, "the trace file has them");
   b.heading("Trace: " + t.path, 3);
-  if (t.job.ranks.empty()) {
-    b.para("One profile (" + t.source + ") of " + std::to_string(t.devices.size()) +
+  if (job.ranks.empty()) {
+    b.para("One profile (" + t.doc.source + ") of " + std::to_string(t.doc.devices.size()) +
            " device(s); shares of each device's profiled span.");
-    add_devices(b, t);
+    add_devices(b, t.doc.devices);
   } else {
-    b.para(alignment_text(t.job) +
+    b.para(alignment_text(job) +
            " Shares of each rank's span (first to last GPU activity): the temporal breakdown of Holistic Trace "
            "Analysis; overlap % = overlapped / communication.");
-    add_ranks(b, t.job);
-    if (t.job.compare) add_compare(b, *t.job.compare);
-    if (t.job.model_check) add_model_check(b, *t.job.model_check);
+    add_ranks(b, job);
+    if (job.compare) add_compare(b, *job.compare);
+    if (job.model_check) add_model_check(b, *job.model_check);
   }
-  if (!t.damage.empty()) b.para("The profile is damaged: " + t.damage, "warn");
+  if (!t.doc.damage.empty()) b.para("The profile is damaged: " + t.doc.damage, "warn");
 }
 
 }  // namespace pipebench

@@ -12,6 +12,6 @@
 namespace pipebench {
 
 // Appends the section to `blocks`. max_rows: the most rows of one table; the rest is counted in a note.
-void add_trace_blocks(std::vector<Block>& blocks, const TraceInput& t, std::size_t max_rows);
+void add_trace_blocks(std::vector<Block>& blocks, const InputFile<TraceFile>& t, std::size_t max_rows);
 
 }  // namespace pipebench

@@ -15,6 +15,7 @@
 #include "io/input_views.h"
 #include "io/prediction_io.h"
 #include "io/replay_io.h"
+#include "io/trace_job_io.h"
 #include "report/results_json.h"
 #include "report/rule.h"
 #include "report/rule_engine.h"
@@ -386,10 +387,11 @@ TEST_F(ReportInputsTest, ReadsAJobTraceWithItsComparisonAndModelCheck) {
   const ReportInputs in = load_report_inputs({dir_ + "/run"}, "");
   ASSERT_EQ(in.traces.size(), 1u);
   EXPECT_TRUE(in.skipped.empty());
-  ASSERT_EQ(in.traces[0].job.ranks.size(), 4u);
-  EXPECT_TRUE(in.traces[0].job.ranks[2].slowest);
-  ASSERT_TRUE(in.traces[0].job.compare && in.traces[0].job.model_check);
-  EXPECT_EQ(in.traces[0].job.model_check->mismatches, 0);
+  const TraceJobView job = trace_job_view(in.traces[0].doc, in.traces[0].path);
+  ASSERT_EQ(job.ranks.size(), 4u);
+  EXPECT_TRUE(job.ranks[2].slowest);
+  ASSERT_TRUE(job.compare && job.model_check);
+  EXPECT_EQ(job.model_check->mismatches, 0);
   EXPECT_NE(in.traces[0].command_line.find("--compare"), std::string::npos);
   ASSERT_EQ(WEXITSTATUS(std::system((bin + " report " + trace + " --out " + dir_ + "/out >/dev/null").c_str())), 0);
   std::stringstream md;

@@ -72,29 +72,38 @@ ReportInputs sample_inputs() {
   pred.verdict = "interleaved";
   in.predictions = {{"/tmp/pred.json", pred}};
   in.replays = {{"/tmp/replay.json", replay}};
-  // A whole job's trace (trace DIR --compare --prediction): four ranks, rank 3 beyond the tolerance.
-  TraceInput t;
-  t.path = "/tmp/<job>.json";
-  t.source = "kineto-json";
+  // A whole job's trace (trace DIR --compare --prediction), its parts as trace/job_json.h writes them: four
+  // ranks, rank 3 beyond the tolerance.
+  InputFile<TraceFile> t{"/tmp/<job>.json", {}};
+  t.doc.source = "kineto-json";
+  t.doc.ranks = nlohmann::json::array();
+  t.doc.alignment = nlohmann::json::parse(R"({"method": "epoch", "anchor": null, "note": null,
+    "uncertainty_us": 3900.0, "checked_runs": 3, "job_span_us": 31000, "missing_ranks": [], "slowest_rank": 2,
+    "most_waiting_rank": 0})");
+  t.doc.compare = nlohmann::json::parse(R"({"other": ["/tmp/1f1b"], "ranks": [], "only_this": [], "only_other": []})");
+  t.doc.model_check = nlohmann::json::parse(R"({"schedule": "interleaved:v2", "prediction": "/tmp/pred.json",
+    "replay": null, "tolerance": 0.1, "mismatches": 1, "notes": [], "ranks": []})");
   for (int r = 0; r < 4; ++r) {
-    TraceJobRank row;
-    row.rank = r, row.device = r, row.span_us = 30000, row.iteration_ms = 10, row.iterations = 3;
-    row.compute_share = 0.3 + 0.01 * r, row.comm_share = 0.5 - 0.05 * r, row.overlap_share = 0.1;
-    row.idle_share = 0.2, row.comm_overlap_ratio = 0.2, row.slowest = r == 2, row.waits_most = r == 0;
-    t.job.ranks.push_back(row);
+    auto rank = nlohmann::json::parse(R"({"rank_source": "file", "file": "", "source": "kineto-json", "start_us": 0,
+      "span_us": 30000, "iteration_ms": 10, "iterations": 3, "iterations_source": "profiler steps",
+      "overlap_share": 0.1, "idle_share": 0.2, "comm_overlap_ratio": 0.2, "memcpy_count": 0, "memset_count": 0,
+      "damage": null})");
+    rank["rank"] = r, rank["device"] = r, rank["slowest"] = r == 2, rank["waits_most"] = r == 0;
+    rank["compute_share"] = 0.3 + 0.01 * r, rank["comm_share"] = 0.5 - 0.05 * r;
+    t.doc.ranks->push_back(rank);
+    auto compared = nlohmann::json::parse(R"({
+      "this": {"compute_share": 0.3, "comm_share": 0.5, "overlap_share": 0.1, "idle_share": 0.2, "iteration_ms": 10},
+      "other": {"compute_share": 0.35, "comm_share": 0.15, "overlap_share": 0.02, "idle_share": 0.5,
+                "iteration_ms": 12}})");
+    compared["rank"] = r;
+    (*t.doc.compare)["ranks"].push_back(compared);
+    auto checked = nlohmann::json::parse(R"({"measured_comm_share": 0.5, "predicted_comm_share": 0.45,
+      "replayed_comm_share": null, "measured_iteration_ms": 10, "predicted_iteration_ms": 9.5,
+      "replayed_iteration_ms": null, "mismatches": []})");
+    checked["rank"] = r;
+    if (r == 3) checked["mismatches"].push_back("comm share 0.5 vs predicted 0.2");
+    (*t.doc.model_check)["ranks"].push_back(checked);
   }
-  t.job.compare.emplace().other = {"/tmp/1f1b"};
-  for (int r = 0; r < 4; ++r) {
-    t.job.compare->ranks.push_back({r, {0.3, 0.5, 0.1, 0.2, 10}, {0.35, 0.15, 0.02, 0.5, 12}});
-  }
-  TraceModelCheck m;
-  m.schedule = "interleaved:v2", m.prediction = "/tmp/pred.json", m.tolerance = 0.1, m.mismatches = 1;
-  for (int r = 0; r < 4; ++r) {
-    m.ranks.push_back({r, 0.5, 10, 0.45, std::nullopt, 9.5, std::nullopt, {}});
-  }
-  m.ranks[3].mismatches = {"comm share 0.5 vs predicted 0.2"};
-  t.job.model_check = m;
-  t.job.alignment = TraceJobAlignment{"epoch", "", "", 3900.0, 3, 31000, {}, 2, 0};
   in.traces.push_back(t);
   return in;
 }
