@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 
@@ -36,9 +37,10 @@ class TempFolder : public ::testing::Test {
 
   // The path of `name` (which may hold folders) in the test's folder.
   [[nodiscard]] std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  // `name` holding exactly these bytes; returns its path.
+  // `name` holding exactly these bytes; returns its path. Throws, failing the test, if not written.
   std::string write(const std::string& name, const std::string& bytes) const {
-    std::ofstream(path(name), std::ios::binary) << bytes;
+    std::ofstream out(path(name), std::ios::binary);
+    if (!(out << bytes).flush()) throw std::runtime_error(path(name) + ": cannot be written");
     return path(name);
   }
   // A copy of the file `from` as `name`; returns its path.
