@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// End-to-end test fixture: each test gets a fresh folder of its own under the system temp dir (mkdtemp, so
-// two tests or two test processes never share a file), helpers that make files, FIFOs and links in it, and
-// the folder removed in TearDown, which gtest runs after a failed test too. The tests that derive from it
-// run the binary, some under mpirun, which refuses to run as root (a container) unless told it may.
+// Test fixture for the tests that make files: each test gets a fresh folder of its own under the system temp
+// dir (mkdtemp, so two tests or two test processes never share a file), helpers that make files, FIFOs and
+// links in it, and the folder removed in TearDown, which gtest runs after a failed test too. Many of the
+// tests that derive from it run the binary, some under mpirun, which refuses to run as root (a container)
+// unless told it may.
 #pragma once
 
 #include <gtest/gtest.h>
