@@ -3,15 +3,14 @@
 #include "app/import_command.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "app/report_inputs.h"
 #include "cli/run_pipebench.h"
+#include "cli/temp_folder.h"
 #include "core/error.h"
 #include "io/input_views.h"
 #include "io/results_io.h"
@@ -21,28 +20,21 @@ namespace {
 
 std::string fixture(const std::string& name) { return std::string(TEST_DATA_DIR) + "/nccl-tests/" + name; }
 
-class ImportCommand : public ::testing::Test {
+class ImportCommand : public e2e::TempFolder {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("pipebench_import_" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string tmp(const std::string& name) const { return (dir_ / name).string(); }
   int run_import(ImportOptions o) {
     out_.str("");
     err_.str("");
     o.source = o.source.empty() ? "nccl-tests" : o.source;
     return run_import_command(o, out_, err_);
   }
-  std::filesystem::path dir_;
   std::ostringstream out_, err_;
 };
 
 TEST_F(ImportCommand, WritesOneResultsFileOfEveryTestAndSaysWhatItRead) {
   ImportOptions o;
   o.files = {fixture("all_reduce_perf-2.19.log"), fixture("sendrecv_perf-2.19.log")};
-  o.json_path = tmp("imported.json");
+  o.json_path = path("imported.json");
   ASSERT_EQ(run_import(o), 0);
   EXPECT_NE(out_.str().find("all_reduce (text, nccl-tests 2.19.6), 8 ranks on h200-node1 (NVIDIA H200), 14 rows"),
             std::string::npos)
@@ -59,7 +51,7 @@ TEST_F(ImportCommand, WritesOneResultsFileOfEveryTestAndSaysWhatItRead) {
 TEST_F(ImportCommand, DamagedLogsImportWhatIsWholeAndNameEachKindOfSkip) {
   ImportOptions o;
   o.files = {fixture("all_reduce_perf-damaged.log"), fixture("all_reduce_perf-truncated.json")};
-  o.json_path = tmp("damaged.json");
+  o.json_path = path("damaged.json");
   ASSERT_EQ(run_import(o), 0);
   const std::string err = err_.str();
   EXPECT_NE(err.find("all_reduce_perf-damaged.log: skipped 1 table rows cut short\n"), std::string::npos) << err;
@@ -72,13 +64,10 @@ TEST_F(ImportCommand, DamagedLogsImportWhatIsWholeAndNameEachKindOfSkip) {
 }
 
 TEST_F(ImportCommand, NothingWholeIsExitStatusTwoAndNoFile) {
-  const std::string junk = tmp("junk.log");
-  std::FILE* f = std::fopen(junk.c_str(), "w");
-  std::fputs("# nThread 1 nGpus 1\n   8   2   float\nhello\n", f);
-  std::fclose(f);
+  const std::string junk = write("junk.log", "# nThread 1 nGpus 1\n   8   2   float\nhello\n");
   ImportOptions o;
   o.files = {junk};
-  o.json_path = tmp("none.json");
+  o.json_path = path("none.json");
   try {
     (void)run_import(o);
     ADD_FAILURE() << "no error";
@@ -95,7 +84,7 @@ TEST_F(ImportCommand, BadArgumentsNameTheFlagOrFile) {
   o.files = {fixture("all_reduce_perf-2.19.log")};
   EXPECT_THROW((void)run_import(o), UsageError);
   o.source = "nccl-tests";
-  o.files = {tmp("missing.log")};
+  o.files = {path("missing.log")};
   EXPECT_THROW((void)run_import(o), UsageError);
   o.files = {dir_.string()};  // a folder, not a regular file
   EXPECT_THROW((void)run_import(o), UsageError);
@@ -123,7 +112,7 @@ TEST_F(ImportCommand, ALogGivenWithoutItsFormatIsNamed) {
 TEST_F(ImportCommand, ReportReadsImportsAndLogsAlike) {
   ImportOptions o;
   o.files = {fixture("reduce_perf-2021.log")};
-  o.json_path = tmp("reduce.json");
+  o.json_path = path("reduce.json");
   ASSERT_EQ(run_import(o), 0);
   const ReportInputs imported = load_report_inputs({o.json_path}, "");
   const ReportInputs direct = load_report_inputs({fixture("reduce_perf-2021.log")}, "");
@@ -135,10 +124,7 @@ TEST_F(ImportCommand, ReportReadsImportsAndLogsAlike) {
   ASSERT_NE(device_of_rank(direct.results[0].doc, 2), nullptr);
   EXPECT_EQ(device_of_rank(direct.results[0].doc, 2)->bus_id, "0000:3d:00.0");
   // A text file that is not a log is still refused, naming it.
-  const std::string notes = tmp("notes.txt");
-  std::FILE* f = std::fopen(notes.c_str(), "w");
-  std::fputs("all_reduce was fast\n", f);
-  std::fclose(f);
+  const std::string notes = write("notes.txt", "all_reduce was fast\n");
   try {
     (void)load_report_inputs({notes}, "");
     ADD_FAILURE() << "no error";
@@ -148,7 +134,7 @@ TEST_F(ImportCommand, ReportReadsImportsAndLogsAlike) {
 }
 
 TEST_F(ImportCommand, PredictFromAnAllReduceTableMarksTheDerivedCosts) {
-  const std::string plan = tmp("plan.json"), imported = tmp("ar.json"), pred = tmp("pred.json");
+  const std::string plan = path("plan.json"), imported = path("ar.json"), pred = path("pred.json");
   const auto p = e2e::run(
       "plan --json " + plan +
       " -- --num-layers 8 --hidden-size 1024 --num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 "
@@ -168,7 +154,7 @@ TEST_F(ImportCommand, PredictFromAnAllReduceTableMarksTheDerivedCosts) {
     for (const auto& s : j.at("cost_source")) derived = derived || s == "derived from nccl-tests all_reduce";
     EXPECT_TRUE(derived) << j.at("cost_source").dump();
   }
-  const auto with_sendrecv = tmp("both.json");
+  const auto with_sendrecv = path("both.json");
   ASSERT_EQ(e2e::run("import nccl-tests " + fixture("all_reduce_perf-2.19.log") + " " +
                      fixture("sendrecv_perf-2.19.log") + " --json " + with_sendrecv)
                 .status,

@@ -3,22 +3,17 @@
 #include "app/pairs_command.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
-#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "app/loopback.h"
+#include "cli/temp_folder.h"
 
 namespace pipebench {
 namespace {
 
-std::string temp_dir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "pipebench-pairs-XXXXXX").string();
-  if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-  return pattern;
-}
+class PairsCommand : public e2e::TempFolder {};
 
 PairsOptions small_options(const std::string& json) {
   PairsOptions o;
@@ -31,33 +26,30 @@ PairsOptions small_options(const std::string& json) {
   return o;
 }
 
-TEST(PairsCommand, EveryPointIsMeasuredAndChecked) {
-  const std::string dir = temp_dir();
+TEST_F(PairsCommand, EveryPointIsMeasuredAndChecked) {
   testing::OneProcessWorld world;
   testing::LoopbackBackend backend(2, 0);
   ::testing::internal::CaptureStdout();
-  const int rc = run_pairs_on(backend, small_options(dir + "/r.json"), world);
+  const int rc = run_pairs_on(backend, small_options(path("r.json")), world);
   const std::string out = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("# Wrong values: 0 OK"), std::string::npos) << out;
   EXPECT_EQ(out.find("Failed points"), std::string::npos) << out;
-  const auto results = nlohmann::json::parse(std::ifstream(dir + "/r.json"));
+  const auto results = nlohmann::json::parse(std::ifstream(path("r.json")));
   EXPECT_EQ(results["records"].size(), 6u);  // 2 sizes x (0:1, 1:0 one way + {0,1} both ways)
-  std::filesystem::remove_all(dir);
 }
 
-TEST(PairsCommand, AFailingPointIsCaughtCountedAndReported) {
-  const std::string dir = temp_dir();
+TEST_F(PairsCommand, AFailingPointIsCaughtCountedAndReported) {
   testing::OneProcessWorld world;
   testing::LoopbackBackend backend(2, 4096);  // every 4 KiB send throws
   ::testing::internal::CaptureStdout();
-  const int rc = run_pairs_on(backend, small_options(dir + "/r.json"), world);
+  const int rc = run_pairs_on(backend, small_options(path("r.json")), world);
   const std::string out = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(rc, static_cast<int>(ExitCode::kRuntimeError)) << out;
   EXPECT_NE(out.find("# Failed points: 3"), std::string::npos) << out;
   // The 1 KiB matrices are complete; the 4 KiB ones show nothing measured.
   EXPECT_NE(out.find("unidirectional send/recv at 4K"), std::string::npos) << out;
-  const auto results = nlohmann::json::parse(std::ifstream(dir + "/r.json"));
+  const auto results = nlohmann::json::parse(std::ifstream(path("r.json")));
   ASSERT_EQ(results["records"].size(), 6u);
   int failed = 0;
   for (const auto& r : results["records"]) {
@@ -69,7 +61,6 @@ TEST(PairsCommand, AFailingPointIsCaughtCountedAndReported) {
     }
   }
   EXPECT_EQ(failed, 3);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -3,15 +3,14 @@
 #include "app/plan_bench.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
-#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
 #include "app/loopback.h"
+#include "cli/temp_folder.h"
 #include "collectives/registry.h"
 
 namespace pipebench {
@@ -55,13 +54,9 @@ BenchConfig small_config(const std::string& json) {
   return c;
 }
 
-std::string temp_dir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "pipebench-plan-XXXXXX").string();
-  if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-  return pattern;
-}
+class PlanBench : public e2e::TempFolder {};
 
-TEST(PlanBench, SendsBecomeTransfersOfTheTransferOp) {
+TEST_F(PlanBench, SendsBecomeTransfersOfTheTransferOp) {
   const auto points = distinct_plan_points(two_rank_plan(), "");
   ASSERT_EQ(points.size(), 2u);
   const std::string transfer(OpRegistry::instance().transfer_op().name());
@@ -74,7 +69,7 @@ TEST(PlanBench, SendsBecomeTransfersOfTheTransferOp) {
 // pp 4, m 8 (1F1B W 2 1 0 0) and interleaved v 2 without overlap: rank 1's send_forward_recv_backward (send
 // to 2, recv from 2) and rank 2's send_backward_recv_forward (send to 1, recv from 1) are the same two
 // transfers, one point; the interleaved steady batch of rank 1 is four transfers over {0, 1, 2}.
-TEST(PlanBench, BatchesBecomeOnePointPerSetOfTransfers) {
+TEST_F(PlanBench, BatchesBecomeOnePointPerSetOfTransfers) {
   std::istringstream in(
       "--num-layers 8 --hidden-size 64 --num-attention-heads 4 --seq-length 16 --max-position-embeddings 16 "
       "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 4 --world-size 4 --vocab-size 100 "
@@ -120,7 +115,7 @@ Plan grid_plan(const std::string& extra) {
 
 // Every stage reduces its gradients on its own (1-rank) DP group after the pipeline: one point runs them
 // together, at the largest size of the class (the first stage's chunk holds the embedding).
-TEST(PlanBench, GradientReductionsOfEveryStageAreTimedAtOnce) {
+TEST_F(PlanBench, GradientReductionsOfEveryStageAreTimedAtOnce) {
   const Plan plan = grid_plan("--world-size 4");
   const auto points = at_once_points(plan, "1f1b");
   ASSERT_EQ(points.size(), 1u);
@@ -141,7 +136,7 @@ TEST(PlanBench, GradientReductionsOfEveryStageAreTimedAtOnce) {
 
 // Two DP replicas (world 8): each stage's group is two ranks, the four groups disjoint; a schedule of
 // v chunks reduces per chunk, smaller messages, a point of their own.
-TEST(PlanBench, AtOncePointsFollowTheGroupsAndSizesOfEachSchedule) {
+TEST_F(PlanBench, AtOncePointsFollowTheGroupsAndSizesOfEachSchedule) {
   const Plan plan = grid_plan("--world-size 8 --num-layers-per-virtual-pipeline-stage 2");
   const auto one = at_once_points(plan, "1f1b");
   const auto inter = at_once_points(plan, "interleaved");
@@ -156,7 +151,7 @@ TEST(PlanBench, AtOncePointsFollowTheGroupsAndSizesOfEachSchedule) {
 }
 
 // A single stage has nothing to run at the same time.
-TEST(PlanBench, OneGroupHasNoAtOncePoint) {
+TEST_F(PlanBench, OneGroupHasNoAtOncePoint) {
   std::istringstream in(
       "--num-layers 4 --hidden-size 1024 --num-attention-heads 16 --seq-length 512 --max-position-embeddings 512 "
       "--micro-batch-size 1 --global-batch-size 8 --vocab-size 128 --fp16 --pipeline-model-parallel-size 1 "
@@ -166,36 +161,32 @@ TEST(PlanBench, OneGroupHasNoAtOncePoint) {
   EXPECT_TRUE(at_once_points(make_plan(parse_megatron_args(words), 0), "").empty());
 }
 
-TEST(PlanBench, AFailingPointIsCaughtCountedAndReported) {
-  const std::string dir = temp_dir();
+TEST_F(PlanBench, AFailingPointIsCaughtCountedAndReported) {
   testing::OneProcessWorld world;
   testing::LoopbackBackend backend(2, 4096);  // the 4 KiB send throws
   ::testing::internal::CaptureStdout();
-  const int rc = run_plan_bench_on(backend, two_rank_plan(), "test", small_config(dir + "/r.json"), world);
+  const int rc = run_plan_bench_on(backend, two_rank_plan(), "test", small_config(path("r.json")), world);
   const std::string out = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(rc, static_cast<int>(ExitCode::kRuntimeError)) << out;
   EXPECT_NE(out.find("sendrecv both"), std::string::npos) << out;
   EXPECT_NE(out.find("#   error: injected failure at 4096 B"), std::string::npos) << out;
   EXPECT_NE(out.find("# Wrong values: 0 OK\n# Failed points: 1"), std::string::npos) << out;
-  const auto results = nlohmann::json::parse(std::ifstream(dir + "/r.json"));
+  const auto results = nlohmann::json::parse(std::ifstream(path("r.json")));
   ASSERT_EQ(results["records"].size(), 2u);
   EXPECT_FALSE(results["records"][0].contains("error"));
   EXPECT_EQ(results["records"][0]["wrong"], 0);
   EXPECT_TRUE(results["records"][1].contains("error"));
   EXPECT_EQ(results["records"][1]["plan_ids"], (std::vector<int>{2}));
-  std::filesystem::remove_all(dir);
 }
 
-TEST(PlanBench, WithoutFailuresTheExitStatusIsZero) {
-  const std::string dir = temp_dir();
+TEST_F(PlanBench, WithoutFailuresTheExitStatusIsZero) {
   testing::OneProcessWorld world;
   testing::LoopbackBackend backend(2, 0);
   ::testing::internal::CaptureStdout();
-  const int rc = run_plan_bench_on(backend, two_rank_plan(), "test", small_config(dir + "/r.json"), world);
+  const int rc = run_plan_bench_on(backend, two_rank_plan(), "test", small_config(path("r.json")), world);
   const std::string out = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(rc, 0) << out;
   EXPECT_EQ(out.find("Failed points"), std::string::npos) << out;
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -2,28 +2,19 @@
 // `pipebench report --make-baseline` of three nodes' results, then `report --baseline` of a slower fourth:
 // the regression is named and the report fails (exit 3); bad baseline input is one line and exit 2.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
+#include <string>
 
 #include "cli/run_pipebench.h"
+#include "cli/temp_folder.h"
 #include "io/results_io.h"
 #include "report/report_fixture.h"
 
 namespace pipebench {
 namespace {
 
-namespace fs = std::filesystem;
-
-class ReportBaselineE2e : public ::testing::Test {
+class ReportBaselineE2e : public e2e::TempFolder {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("pipebench_fleet_" + std::to_string(getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // A results file of `host` whose all_reduce reaches `peak_gbps` at 1 MiB (report_fixture.h's sizes).
   std::string results(const std::string& host, double peak_gbps) const {
     const InputFile<ResultSet> in = testing::make_host(host, peak_gbps);
@@ -36,23 +27,19 @@ class ReportBaselineE2e : public ::testing::Test {
                           {"versions", in.doc.system.versions},
                           {"devices", {{{"rank", 0}, {"host", host}}, {{"rank", 1}, {"host", host}}}}}}});
     for (const auto& r : in.doc.records) doc["records"].push_back(record_to_json(r));
-    const std::string path = (dir_ / (host + ".json")).string();
-    std::ofstream(path) << doc.dump();
-    return path;
+    return write(host + ".json", doc.dump());
   }
-
-  fs::path dir_;
 };
 
 TEST_F(ReportBaselineE2e, SlowerNodeAgainstAFleetBaseline) {
-  const std::string base = (dir_ / "fleet.json").string();
+  const std::string base = path("fleet.json");
   const std::string make =
       "report --make-baseline " + base + " " + results("n1", 400) + " " + results("n2", 410) + " " + results("n3", 390);
   const auto made = e2e::run(make);
   ASSERT_EQ(made.status, 0) << make << "\n" << made.err;
   EXPECT_NE(made.out.find("baseline: 6 points from 3 results files"), std::string::npos) << made.out;
 
-  const std::string out = (dir_ / "ok").string();
+  const std::string out = path("ok");
   const auto same = e2e::run("report --baseline " + base + " --out " + out + " " + results("n4", 405));
   EXPECT_EQ(same.status, 0) << same.out << same.err;
 
@@ -65,9 +52,8 @@ TEST_F(ReportBaselineE2e, SlowerNodeAgainstAFleetBaseline) {
 
 TEST_F(ReportBaselineE2e, BadBaselineInputIsOneLine) {
   const std::string r = results("n1", 400);
-  const std::string bad = (dir_ / "bad.json").string();
-  std::ofstream(bad) << R"({"schema": "pipebench.baseline/1", "points": [{"op": "all_reduce"}]})";
-  const auto broken = e2e::run("report --baseline " + bad + " --out " + (dir_ / "o").string() + " " + r);
+  const std::string bad = write("bad.json", R"({"schema": "pipebench.baseline/1", "points": [{"op": "all_reduce"}]})");
+  const auto broken = e2e::run("report --baseline " + bad + " --out " + path("o") + " " + r);
   EXPECT_EQ(broken.status, 2);
   EXPECT_NE(broken.err.find("--baseline " + bad + ": \"points[0].dtype\" is missing"), std::string::npos) << broken.err;
   const auto both = e2e::run("report --make-baseline " + bad + " --baseline " + bad + " " + r);

@@ -2,8 +2,6 @@
 #include "app/report_inputs.h"
 
 #include <gtest/gtest.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/temp_folder.h"
 #include "core/error.h"
 #include "io/input_views.h"
 #include "io/prediction_io.h"
@@ -26,22 +25,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class ReportInputsTest : public ::testing::Test {
+class ReportInputsTest : public e2e::TempFolder {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "pipebench_inputs_XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) {
-    const std::string path = dir_ + "/" + name;
-    std::ofstream(path) << text;
-    return path;
-  }
   std::string error_of(const std::vector<std::string>& inputs) {
     try {
       (void)load_report_inputs(inputs, "");
@@ -50,33 +35,31 @@ class ReportInputsTest : public ::testing::Test {
     }
     return "";
   }
-  std::string dir_;
 };
 
 TEST_F(ReportInputsTest, AFolderIsItsJsonFilesSortedWithoutItsReport) {
-  fs::create_directories(dir_ + "/run");
+  fs::create_directories(path("run"));
   write("run/results.json", "{}");
   write("run/a-topology.json", "{}");
   write("run/report.json", "{}");
   write("run/results.csv", "");
-  const auto files = expand_input("INPUT", dir_ + "/run");
+  const auto files = expand_input("INPUT", path("run"));
   ASSERT_EQ(files.size(), 2u);
   EXPECT_EQ(fs::path(files[0]).filename(), "a-topology.json");
   EXPECT_EQ(fs::path(files[1]).filename(), "results.json");
-  fs::create_directories(dir_ + "/empty");
-  EXPECT_THROW((void)expand_input("INPUT", dir_ + "/empty"), UsageError);
+  fs::create_directories(path("empty"));
+  EXPECT_THROW((void)expand_input("INPUT", path("empty")), UsageError);
 }
 
 TEST_F(ReportInputsTest, BadInputsNameTheFile) {
-  EXPECT_NE(error_of({dir_ + "/missing.json"}).find(dir_ + "/missing.json: does not exist"), std::string::npos);
+  EXPECT_NE(error_of({path("missing.json")}).find(path("missing.json") + ": does not exist"), std::string::npos);
   const auto plan = write("plan.json", R"({"schema": "pipebench.plan/1"})");
   EXPECT_NE(error_of({plan}).find(plan + ": schema 'pipebench.plan/1' is not an input of report"), std::string::npos);
   const auto text = write("notes.json", "not json");
   EXPECT_NE(error_of({text}).find(text + ": not JSON"), std::string::npos);
   const auto bare = write("bare.json", R"({"records": []})");
   EXPECT_NE(error_of({bare}).find(bare + ": not a pipebench file"), std::string::npos);
-  const std::string fifo = dir_ + "/fifo";
-  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::string fifo = make_fifo("fifo");
   EXPECT_NE(error_of({fifo}).find(fifo + ": not a regular file or folder"), std::string::npos);
   EXPECT_NE(error_of({}).find("no INPUT"), std::string::npos);
 }
@@ -117,12 +100,12 @@ std::string write_results(const std::string& path, const std::string& host, doub
 }
 
 TEST_F(ReportInputsTest, ReadsResultsOfSeveralHostsAndRunFolders) {
-  fs::create_directories(dir_ + "/run");
-  write_results(dir_ + "/run/results.json", "node-a", 100);
+  fs::create_directories(path("run"));
+  write_results(path("run/results.json"), "node-a", 100);
   write("run/plan.json", R"({"schema": "pipebench.plan/1"})");
-  const auto b = write_results(dir_ + "/b.json", "node-b", 90);
-  const auto base = write_results(dir_ + "/base.json", "node-a", 100);
-  const ReportInputs in = load_report_inputs({dir_ + "/run", b}, base);
+  const auto b = write_results(path("b.json"), "node-b", 90);
+  const auto base = write_results(path("base.json"), "node-a", 100);
+  const ReportInputs in = load_report_inputs({path("run"), b}, base);
   ASSERT_EQ(in.results.size(), 2u);
   EXPECT_EQ(host_of(in.results[0]), "node-a");
   EXPECT_EQ(host_of(in.results[1]), "node-b");
@@ -195,29 +178,29 @@ TEST_F(ReportInputsTest, ReadsPredictionAndReplayPerSchedule) {
   EXPECT_NE(replay_verdict_text(in.replays[0].doc).find("measured fastest interleaved:v2"), std::string::npos);
   // The report shows both side by side, with the error of the prediction.
   const std::string cmd =
-      std::string(PIPEBENCH_BIN) + " report " + pred + " " + rep + " --out " + dir_ + "/out >/dev/null";
+      std::string(PIPEBENCH_BIN) + " report " + pred + " " + rep + " --out " + path("out") + " >/dev/null";
   ASSERT_EQ(WEXITSTATUS(std::system(cmd.c_str())), 0);
   std::stringstream md;
-  md << std::ifstream(dir_ + "/out/report.md").rdbuf();
+  md << std::ifstream(path("out/report.md")).rdbuf();
   EXPECT_NE(md.str().find("| interleaved v=2 | 10.25 | 11.5 | -10.9 |"), std::string::npos) << md.str();
-  EXPECT_TRUE(fs::exists(dir_ + "/out/plot-1-schedules.svg") || md.str().find("schedules.svg") != std::string::npos);
+  EXPECT_TRUE(fs::exists(path("out/plot-1-schedules.svg")) || md.str().find("schedules.svg") != std::string::npos);
   // A prediction file without its schedules is bad input naming the file.
   const auto broken = write("broken.json", R"({"schema": "pipebench.prediction/1"})");
   EXPECT_NE(error_of({broken}).find(broken), std::string::npos);
 }
 
 TEST_F(ReportInputsTest, TheCommandExitsThreeWhenARuleFailsAndZeroOtherwise) {
-  const auto a = write_results(dir_ + "/a.json", "node-a", 100);
+  const auto a = write_results(path("a.json"), "node-a", 100);
   const auto rules = write("rules.json", R"({"rules": [{"name": "ar-busbw", "op": "all_reduce",
       "metric": "busbw_gbps", "sizes": ["1M", "1M"], "at_least": 1000000}]})");
-  const std::string cmd = std::string(PIPEBENCH_BIN) + " report " + a + " --out " + dir_ + "/out";
+  const std::string cmd = std::string(PIPEBENCH_BIN) + " report " + a + " --out " + path("out");
   EXPECT_EQ(WEXITSTATUS(std::system((cmd + " --rules " + rules + " >/dev/null").c_str())), 3);
-  std::ifstream html(dir_ + "/out/report.html");
+  std::ifstream html(path("out/report.html"));
   std::stringstream text;
   text << html.rdbuf();
   EXPECT_NE(text.str().find("ar-busbw"), std::string::npos);
   EXPECT_EQ(WEXITSTATUS(std::system((cmd + " >/dev/null").c_str())), 0);
-  EXPECT_EQ(WEXITSTATUS(std::system((cmd + " " + dir_ + "/missing.json 2>/dev/null").c_str())), 2);
+  EXPECT_EQ(WEXITSTATUS(std::system((cmd + " " + path("missing.json") + " 2>/dev/null").c_str())), 2);
 }
 
 // A results file as a GPU run now writes it: each record with its path's narrowest link, the system
@@ -285,7 +268,7 @@ std::string rule_status(const ReportOutcome& out, const std::string& name) {
 }
 
 TEST_F(ReportInputsTest, TheRunsPathLinksAndLinkStateApplyTheDefaultRules) {
-  const auto healthy = write_gpu_results(dir_ + "/healthy.json", 20, 0);
+  const auto healthy = write_gpu_results(path("healthy.json"), 20, 0);
   ReportInputs in = load_report_inputs({healthy}, "");
   ASSERT_EQ(in.results.size(), 1u);
   const ResultSet& rs = in.results[0].doc;
@@ -301,28 +284,28 @@ TEST_F(ReportInputsTest, TheRunsPathLinksAndLinkStateApplyTheDefaultRules) {
   EXPECT_EQ(rule_status(out, "busbw-vs-link-warn"), "WARN: 1 of 1 points violate (fraction_of_link at_least 0.85)");
   EXPECT_EQ(rule_status(out, "links-at-max"), "PASS: 0 of 2 points violate (link_below_max at_most 0)");
   // An NVLink down at the end of the run fails the links rule.
-  in = load_report_inputs({write_gpu_results(dir_ + "/lost.json", 23, 1)}, "");
+  in = load_report_inputs({write_gpu_results(path("lost.json"), 23, 1)}, "");
   out = evaluate_report(in, default_rules());
   EXPECT_EQ(out.verdict, Status::kFail);
   EXPECT_EQ(out.rules.front().name, "links-at-max");
   EXPECT_EQ(out.rules.front().message, "1 of 2 points violate (link_below_max at_most 0)");
   // The report shows the command line and the narrowest link on the busbw plot.
-  const std::string cmd = std::string(PIPEBENCH_BIN) + " report " + healthy + " --out " + dir_ + "/out >/dev/null";
+  const std::string cmd = std::string(PIPEBENCH_BIN) + " report " + healthy + " --out " + path("out") + " >/dev/null";
   ASSERT_EQ(WEXITSTATUS(std::system(cmd.c_str())), 0);
   std::stringstream md, svg;
-  md << std::ifstream(dir_ + "/out/report.md").rdbuf();
+  md << std::ifstream(path("out/report.md")).rdbuf();
   EXPECT_NE(md.str().find("| pipebench bench -b 1K -e 1M |"), std::string::npos) << md.str();
   EXPECT_NE(md.str().find("| 1 | 0000:10:1d.0 | Gen1 x16 | Gen1 x16 | Gen4 x16 | Gen4 x16 | 12 up | 12 up | ok |"),
             std::string::npos)
       << md.str();
-  svg << std::ifstream(dir_ + "/out/plot-1-busbw-all_reduce-float.svg").rdbuf();
+  svg << std::ifstream(path("out/plot-1-busbw-all_reduce-float.svg")).rdbuf();
   EXPECT_NE(svg.str().find("narrowest link 24.0 GB/s"), std::string::npos);
 }
 
 TEST_F(ReportInputsTest, ATopologyFileGivesTheLinkOfResultsWithoutOne) {
   if (!PB_HAVE_TINYXML2) GTEST_SKIP() << "the NCCL XML fixture needs tinyxml2 (--nccl-xml is built out)";
   // `pipebench topo --nccl-xml` of the fixture: GPU0-GPU1 share a PCIe switch (PIX).
-  const std::string topo = dir_ + "/topo.json";
+  const std::string topo = path("topo.json");
   const std::string cmd = std::string(PIPEBENCH_BIN) + " topo --nccl-xml " + TEST_DATA_DIR +
                           "/topology/nccl-aws-p4d-24xl-topo.xml --format json > " + topo;
   ASSERT_EQ(WEXITSTATUS(std::system(cmd.c_str())), 0);
@@ -333,7 +316,7 @@ TEST_F(ReportInputsTest, ATopologyFileGivesTheLinkOfResultsWithoutOne) {
   }
   ASSERT_GT(link, 0);
   // The same file without the run's own link: the topology decides.
-  nlohmann::json results = nlohmann::json::parse(std::ifstream(write_gpu_results(dir_ + "/r.json", link * 0.5, 0)));
+  nlohmann::json results = nlohmann::json::parse(std::ifstream(write_gpu_results(path("r.json"), link * 0.5, 0)));
   for (auto& r : results["records"]) r.erase("path_min_gbps");
   results.erase("command_line");
   const auto old = write("old.json", results.dump());
@@ -356,13 +339,13 @@ TEST_F(ReportInputsTest, ATopologyFileGivesTheLinkOfResultsWithoutOne) {
 // A whole job's `trace --json` (with --compare and --prediction) is an input: its section shows each
 // rank's breakdown, the other run and the model check; report.json lists it.
 TEST_F(ReportInputsTest, ReadsAJobTraceWithItsComparisonAndModelCheck) {
-  fs::create_directories(dir_ + "/a");
-  fs::create_directories(dir_ + "/b");
+  fs::create_directories(path("a"));
+  fs::create_directories(path("b"));
   testing::JobFixture a;
-  a.write(dir_ + "/a");
+  a.write(path("a"));
   testing::JobFixture b;
   b.slow_rank = 0;
-  b.write(dir_ + "/b");
+  b.write(path("b"));
   Prediction p;
   SchedulePrediction s;
   s.id = {"1f1b", 1};
@@ -376,15 +359,15 @@ TEST_F(ReportInputsTest, ReadsAJobTraceWithItsComparisonAndModelCheck) {
   p.schedules.push_back(s);
   p.best = "1f1b";
   const auto pred = write("pred.json", prediction_to_json(p).dump());
-  fs::create_directories(dir_ + "/run");
-  const std::string trace = dir_ + "/run/trace.json";
+  fs::create_directories(path("run"));
+  const std::string trace = path("run/trace.json");
   const std::string bin = PIPEBENCH_BIN;
-  ASSERT_EQ(WEXITSTATUS(std::system((bin + " trace " + dir_ + "/a --compare " + dir_ + "/b --prediction " + pred +
+  ASSERT_EQ(WEXITSTATUS(std::system((bin + " trace " + path("a") + " --compare " + path("b") + " --prediction " + pred +
                                      " --tolerance 0.5 --json " + trace + " >/dev/null")
                                         .c_str())),
             0);
   // In a run folder too: the trace is read, not skipped.
-  const ReportInputs in = load_report_inputs({dir_ + "/run"}, "");
+  const ReportInputs in = load_report_inputs({path("run")}, "");
   ASSERT_EQ(in.traces.size(), 1u);
   EXPECT_TRUE(in.skipped.empty());
   const TraceJobView job = trace_job_view(in.traces[0].doc, in.traces[0].path);
@@ -393,16 +376,16 @@ TEST_F(ReportInputsTest, ReadsAJobTraceWithItsComparisonAndModelCheck) {
   ASSERT_TRUE(job.compare && job.model_check);
   EXPECT_EQ(job.model_check->mismatches, 0);
   EXPECT_NE(in.traces[0].command_line.find("--compare"), std::string::npos);
-  ASSERT_EQ(WEXITSTATUS(std::system((bin + " report " + trace + " --out " + dir_ + "/out >/dev/null").c_str())), 0);
+  ASSERT_EQ(WEXITSTATUS(std::system((bin + " report " + trace + " --out " + path("out") + " >/dev/null").c_str())), 0);
   std::stringstream md;
-  md << std::ifstream(dir_ + "/out/report.md").rdbuf();
+  md << std::ifstream(path("out/report.md")).rdbuf();
   EXPECT_NE(md.str().find("Trace: " + trace), std::string::npos) << md.str();
   EXPECT_NE(md.str().find("4 ranks; clocks aligned by epoch"), std::string::npos) << md.str();
-  EXPECT_NE(md.str().find("Against the other run (" + dir_ + "/b)"), std::string::npos) << md.str();
+  EXPECT_NE(md.str().find("Against the other run (" + path("b)")), std::string::npos) << md.str();
   EXPECT_NE(md.str().find("Measured against the model (schedule 1f1b, prediction " + pred + ")"), std::string::npos);
   EXPECT_NE(md.str().find("Every rank within the tolerance (0.5"), std::string::npos) << md.str();
   std::stringstream js;
-  js << std::ifstream(dir_ + "/out/report.json").rdbuf();
+  js << std::ifstream(path("out/report.json")).rdbuf();
   const auto j = nlohmann::json::parse(js.str());
   EXPECT_EQ(j["inputs"][0]["kind"], "trace");
   std::size_t trace_rules = 0;

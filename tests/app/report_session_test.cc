@@ -4,37 +4,26 @@
 #include "app/report_session.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "backend/backend_factory.h"
 #include "cli/run_pipebench.h"
+#include "cli/temp_folder.h"
 
 namespace pipebench {
 namespace {
 
-namespace fs = std::filesystem;
-
-class ReportSessionFiles : public ::testing::Test {
+class ReportSessionFiles : public e2e::TempFolder {
  protected:
-  void SetUp() override {
-    dir_ = (fs::temp_directory_path() / ("pipebench_session_" + std::to_string(getpid()))).string();
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
   [[nodiscard]] nlohmann::json read(const std::string& name) const {
-    return nlohmann::json::parse(e2e::slurp(dir_ + "/" + name));
+    return nlohmann::json::parse(e2e::slurp(path(name)));
   }
-  std::string dir_;
 };
 
 TEST_F(ReportSessionFiles, HostRanksRecordTheCommandLineAndNoGpuPath) {
-  const std::string args = "bench --backend mpi --op all_reduce -b 1K -e 4K -n 2 -w 1 --json " + dir_ + "/r.json";
+  const std::string args = "bench --backend mpi --op all_reduce -b 1K -e 4K -n 2 -w 1 --json " + path("r.json");
   ASSERT_EQ(e2e::run(args).status, 0);
   const nlohmann::json r = read("r.json");
   EXPECT_EQ(r.at("command_line"), "pipebench " + args);
@@ -45,7 +34,7 @@ TEST_F(ReportSessionFiles, HostRanksRecordTheCommandLineAndNoGpuPath) {
     EXPECT_TRUE(rec.at("path_min_gbps").is_null());
     EXPECT_FALSE(rec.contains("pct_of_link")) << rec.dump();  // unknown: absent, not 0
   }
-  const auto report = e2e::run("report " + dir_ + "/r.json --out " + dir_ + "/rep");
+  const auto report = e2e::run("report " + path("r.json") + " --out " + path("rep"));
   ASSERT_EQ(report.status, 0) << report.err;
   const nlohmann::json verdict = read("rep/report.json");
   for (const auto& rule : verdict.at("rules")) {
@@ -61,7 +50,7 @@ TEST_F(ReportSessionFiles, GpuRunsRecordTheirLinksAndThePathOfEachRecord) {
   const int gpus = visible_gpus(&why);
   if (gpus == 0) GTEST_SKIP() << "no GPU: " << why;
   const std::string args =
-      "bench --op all_reduce -g " + std::to_string(gpus) + " -b 1M -e 4M -n 2 -w 1 --json " + dir_ + "/r.json";
+      "bench --op all_reduce -g " + std::to_string(gpus) + " -b 1M -e 4M -n 2 -w 1 --json " + path("r.json");
   ASSERT_EQ(e2e::run(args).status, 0);
   const nlohmann::json r = read("r.json");
   const std::size_t topo_gpus = r.at("system").at("topology").at("gpus").size();
@@ -78,7 +67,7 @@ TEST_F(ReportSessionFiles, GpuRunsRecordTheirLinksAndThePathOfEachRecord) {
     EXPECT_EQ(rec.at("path_min_gbps").is_number(), gpus > 1) << rec.dump();
     EXPECT_EQ(rec.contains("pct_of_link"), gpus > 1) << rec.dump();
   }
-  const auto report = e2e::run("report " + dir_ + "/r.json --out " + dir_ + "/rep");
+  const auto report = e2e::run("report " + path("r.json") + " --out " + path("rep"));
   ASSERT_NE(report.status, 2) << report.err;
   for (const auto& rule : read("rep/report.json").at("rules")) {
     if (rule.at("name") == "links-at-max") {

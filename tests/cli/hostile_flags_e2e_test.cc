@@ -5,15 +5,13 @@
 // the host-rank relaunch: each is one line and exit status 2, or text made inert. Every file is made in a
 // temporary folder.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "cli/run_pipebench.h"
+#include "cli/temp_folder.h"
 
 namespace {
 
@@ -26,20 +24,8 @@ const char* kModel =
     "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 2 --world-size 2 --vocab-size 1000 "
     "--fp16 ";
 
-class HostileFlags : public ::testing::Test {
+class HostileFlags : public pipebench::e2e::TempFolder {
  protected:
-  void SetUp() override {
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-    dir_ = std::filesystem::temp_directory_path() / ("pipebench_hostile_flags_" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path(name), std::ios::binary) << text;
-    return path(name);
-  }
   // A 2-rank plan, made once per test that needs it.
   std::string plan() {
     const std::string out = path("plan.json");
@@ -59,8 +45,6 @@ class HostileFlags : public ::testing::Test {
     return out;
   }
   static std::string log() { return std::string(TEST_DATA_DIR) + "/nccl-tests/all_reduce_perf-2.19.log"; }
-
-  std::filesystem::path dir_;
 };
 
 int lines(const std::string& s) {
@@ -159,14 +143,13 @@ TEST_F(HostileFlags, ImportShowsControlBytesOfALogsHostNames) {
 // was written through.
 TEST_F(HostileFlags, AnOutputFolderThatIsALinkIsRefusedNamingIt) {
   const std::string predict = "predict --plan " + plan() + " --zero-comm --fwd-ms-per-layer 1 --trace ";
-  const std::string dangling = path("dangling");
-  std::filesystem::create_symlink(path("nowhere"), dangling);
+  const std::string dangling = make_link(path("nowhere"), "dangling");
   Result r = run(predict + dangling);
   expect_usage_error(r, "--trace " + dangling +
                             ": a symbolic link to nothing; outputs are not written through links (name the target)");
   EXPECT_FALSE(std::filesystem::exists(path("nowhere")));
   std::filesystem::create_directories(path("real"));
-  std::filesystem::create_symlink(path("real"), path("link"));
+  make_link(path("real"), "link");
   expect_usage_error(run(predict + path("link")), "--trace " + path("link") + ": a symbolic link; outputs are not");
   expect_usage_error(run("report " + results() + " --out " + path("link")),
                      "--out " + path("link") + ": a symbolic link");

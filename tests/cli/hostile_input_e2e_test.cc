@@ -4,13 +4,9 @@
 // one line and exit status 2 (or are read with a warning), and report.md never turns input text into
 // Markdown or HTML. Every file is made in a temporary folder.
 #include <gtest/gtest.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -18,6 +14,7 @@
 #include <utility>
 
 #include "cli/run_pipebench.h"
+#include "cli/temp_folder.h"
 #include "trace/nsys_fixture.h"
 
 namespace {
@@ -32,21 +29,8 @@ const char* kModel =
     "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 2 --world-size 2 --vocab-size 1000 "
     "--fp16 ";
 
-class HostileInput : public ::testing::Test {
+class HostileInput : public pipebench::e2e::TempFolder {
  protected:
-  void SetUp() override {
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-    dir_ = std::filesystem::temp_directory_path() / ("pipebench_hostile_" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path(name), std::ios::binary) << text;
-    return path(name);
-  }
-
   // A small results file measured by the binary (1 rank), made once per test that needs it.
   std::string results() {
     const std::string out = path("r.json");
@@ -62,8 +46,6 @@ class HostileInput : public ::testing::Test {
     edit(j);
     return write(name, j.dump());
   }
-
-  std::filesystem::path dir_;
 };
 
 int lines(const std::string& s) {
@@ -416,12 +398,12 @@ TEST_F(HostileInput, FolderEntriesSkippedAreNamedOnceAndLinksToFilesRead) {
   const std::string job = std::string(TEST_DATA_DIR) + "/trace/job_h200_gloo/";
   const fs::path d = dir_ / "job";
   fs::create_directories(d / "rank3.json");  // a folder with a profile's name
-  fs::copy_file(job + "rank0.json.gz", d / "rank0.json.gz");
-  fs::copy_file(job + "rank1.json.gz", d / "rank1.json.gz");
-  fs::copy_file(job + "rank2.json.gz", dir_ / "elsewhere.json.gz");
-  fs::create_symlink("../elsewhere.json.gz", d / "rank2.json.gz");
-  fs::create_symlink("../nowhere.json", d / "rank4.json");
-  ASSERT_EQ(mkfifo((d / "rank5.json").c_str(), 0600), 0);
+  copy(job + "rank0.json.gz", "job/rank0.json.gz");
+  copy(job + "rank1.json.gz", "job/rank1.json.gz");
+  copy(job + "rank2.json.gz", "elsewhere.json.gz");
+  make_link("../elsewhere.json.gz", "job/rank2.json.gz");
+  make_link("../nowhere.json", "job/rank4.json");
+  make_fifo("job/rank5.json");
   const Result r = run("trace " + d.string() + " --quiet --json " + path("t.json"));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(occurrences(r.err, "rank3.json: a directory, skipped"), 1) << r.err;

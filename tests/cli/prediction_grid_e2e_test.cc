@@ -5,16 +5,15 @@
 // name the same fastest schedule (or the prediction's band covers the replay's): the grid on a small
 // machine, where four ranks share two cores. The 16-core grid (5 %) is measured on the GPU node.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "cli/run_pipebench.h"
+#include "cli/temp_folder.h"
 
 namespace {
 
@@ -24,19 +23,7 @@ using pipebench::e2e::slurp;
 
 const char* kMpirun4 = "CUDA_VISIBLE_DEVICES= mpirun -np 4 --oversubscribe -x CUDA_VISIBLE_DEVICES";
 
-class PredictionGrid : public ::testing::Test {
- protected:
-  void SetUp() override {
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-    char tmpl[] = "/tmp/pipebench_grid_XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { EXPECT_EQ(std::system(("rm -rf '" + dir_ + "'").c_str()), 0); }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
-  std::string dir_;
-};
+class PredictionGrid : public pipebench::e2e::TempFolder {};
 
 // One measurement of the grid: the problems found (none when every cell holds).
 std::vector<std::string> measure_grid(const std::string& dir) {
@@ -85,10 +72,10 @@ TEST_F(PredictionGrid, FourRanksOnTwoCoresPredictEverySchedulesIterationWithinTe
                           " --global-batch-size 8 --vocab-size 128 --fp16 --pipeline-model-parallel-size 4"
                           " --world-size 4");
   ASSERT_EQ(plan.status, 0) << plan.err;
-  const std::vector<std::string> first = measure_grid(dir_);
+  const std::vector<std::string> first = measure_grid(dir_.string());
   if (first.empty()) return;
   std::cout << "first measurement outside the band, measuring again:\n" << joined(first);
-  const std::vector<std::string> second = measure_grid(dir_);
+  const std::vector<std::string> second = measure_grid(dir_.string());
   EXPECT_TRUE(second.empty()) << "twice outside the band:\n" << joined(second);
 }
 

@@ -2,16 +2,14 @@
 // End to end: hostile input files and numbers get one line and exit status 2 from the built binary,
 // never a crash, a hang, "wrong data" (3) or a silent pass. Files are made in a temporary folder.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/run_pipebench.h"
+#include "cli/temp_folder.h"
 
 namespace {
 
@@ -24,17 +22,8 @@ const char* kPlanArgs =
     "--micro-batch-size 1 "
     "--global-batch-size 8 --vocab-size 1000 --pipeline-model-parallel-size 2 --world-size 2";
 
-class RobustInput : public ::testing::Test {
+class RobustInput : public pipebench::e2e::TempFolder {
  protected:
-  void SetUp() override {
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-    dir_ = std::filesystem::temp_directory_path() / ("pipebench_robust_" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
   // A plan made by the binary, edited, written next to it.
   std::string edited_plan(const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
     const std::string good = path("plan.json");
@@ -44,12 +33,8 @@ class RobustInput : public ::testing::Test {
     }
     nlohmann::json j = nlohmann::json::parse(slurp(good));
     edit(j);
-    const std::string out = path(name);
-    std::ofstream(out) << j.dump();
-    return out;
+    return write(name, j.dump());
   }
-
-  std::filesystem::path dir_;
 };
 
 int lines(const std::string& s) {

@@ -3,17 +3,15 @@
 // the same command), checked before anything is measured, and write failures that must not pass as
 // success. Files are made in a temporary folder.
 #include <gtest/gtest.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
 #include "cli/run_pipebench.h"
+#include "cli/temp_folder.h"
 
 namespace {
 
@@ -29,36 +27,20 @@ const char* kPlanArgs =
 
 const char* kSmallBench = "bench --backend mpi -b 8 -e 64 -f 8 -n 2 --reps 2 -w 1 --quiet";
 
-class RobustOutput : public ::testing::Test {
+class RobustOutput : public pipebench::e2e::TempFolder {
  protected:
   void SetUp() override {
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    TempFolder::SetUp();
     setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
-    dir_ = std::filesystem::temp_directory_path() / ("pipebench_robust_out_" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir_);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::string victim() const {
-    const std::string v = path("victim.txt");
-    std::ofstream(v) << "VICTIM\n";
-    return v;
-  }
+  std::string victim() const { return write("victim.txt", "VICTIM\n"); }
 
-  // A copy of a file; returns its path.
-  std::string copy(const std::string& from, const std::string& name) const {
-    std::filesystem::copy_file(from, path(name), std::filesystem::copy_options::overwrite_existing);
-    return path(name);
-  }
   // A plan made by the binary.
   std::string plan(const std::string& name) const {
     const Result r = run("plan --json " + path(name) + " -- " + kPlanArgs);
     EXPECT_EQ(r.status, 0) << r.err;
     return path(name);
   }
-
-  std::filesystem::path dir_;
 };
 
 // pipebench's own lines on stderr (mpirun may add its banner).
@@ -78,14 +60,12 @@ void expect_refused(const Result& r, const std::string& needle, const std::strin
 
 TEST_F(RobustOutput, BenchmarkOutIsNeverWrittenThroughALinkFifoOrFolder) {
   const std::string target = victim();
-  const std::string link = path("link.json");
-  std::filesystem::create_symlink(target, link);
+  const std::string link = make_link(target, "link.json");
   expect_refused(run(std::string(kSmallBench) + " --benchmark_out=" + link + " --benchmark_out_format=json"),
                  "--benchmark_out " + link + ": a symbolic link", "symlink");
   EXPECT_EQ(slurp(target), "VICTIM\n");
 
-  const std::string fifo = path("gfifo");
-  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::string fifo = make_fifo("gfifo");
   // A FIFO without a reader would block an open for writing: refused at once, never opened.
   const Result f = run_shell("timeout 60 " PIPEBENCH_BIN " " + std::string(kSmallBench) + " --benchmark_out=" + fifo);
   expect_refused(f, "--benchmark_out " + fifo + ": a FIFO", "fifo");
@@ -207,7 +187,7 @@ TEST_F(RobustOutput, ExpertCountAboveItsLimitIsRefusedAtOnce) {
   // A plan file with more experts than that: refused by the reader, naming the field.
   nlohmann::json j = nlohmann::json::parse(slurp(path("ex.json")));
   j["model"]["num_experts"] = 16385;
-  std::ofstream(path("ex2.json")) << j.dump();
+  write("ex2.json", j.dump());
   const Result file = run("predict --plan " + path("ex2.json") + " --link-gbps 10 --tflops 100");
   EXPECT_EQ(file.status, 2) << file.err;
   EXPECT_NE(file.err.find("num_experts"), std::string::npos) << file.err;
@@ -227,7 +207,7 @@ TEST_F(RobustOutput, RunChecksBaselineAndFolderBeforeMeasuring) {
 
   const std::string target = victim();
   std::filesystem::create_directories(path("o1"));
-  std::filesystem::create_symlink(target, path("o1/summary.txt"));
+  make_link(target, "o1/summary.txt");
   const Result link = run(run_args + " --out " + path("o1"));
   EXPECT_EQ(link.status, 2) << link.err;
   EXPECT_EQ(own_lines(link.err), 1) << link.err;

@@ -3,14 +3,12 @@
 // predicts the same iteration; replay runs it on 4 MPI ranks with its prediction; a bad file is one line
 // naming the file, the row and the cell, with exit status 2, before anything runs.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/run_pipebench.h"
+#include "cli/temp_folder.h"
 
 namespace {
 
@@ -21,14 +19,11 @@ using pipebench::e2e::slurp;
 const char* kMpirun4 = "CUDA_VISIBLE_DEVICES= mpirun -np 4 --oversubscribe -x CUDA_VISIBLE_DEVICES";
 const std::string kFixtures = TEST_DATA_DIR "/schedule/";
 
-class ScheduleFileE2E : public ::testing::Test {
+class ScheduleFileE2E : public pipebench::e2e::TempFolder {
  protected:
   void SetUp() override {
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-    char tmpl[] = "/tmp/pipebench_schedfile_XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    TempFolder::SetUp();
+    ASSERT_FALSE(HasFatalFailure());
     // p 4, m 8 (global batch 8, micro batch 1, DP 1): the fixtures' pipeline.
     const Result plan = run("plan --json " + path("plan.json") +
                             " -- --num-layers 8 --hidden-size 512 --ffn-hidden-size 2048 --num-attention-heads 8"
@@ -37,9 +32,6 @@ class ScheduleFileE2E : public ::testing::Test {
                             " --world-size 4");
     ASSERT_EQ(plan.status, 0) << plan.err;
   }
-  void TearDown() override { EXPECT_EQ(std::system(("rm -rf '" + dir_ + "'").c_str()), 0); }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
-  std::string dir_;
 };
 
 TEST_F(ScheduleFileE2E, PredictRunsTheFileBesideTheSelectedScheduleAndMatchesTheBuiltIn) {
@@ -88,8 +80,7 @@ TEST_F(ScheduleFileE2E, BadFilesAreOneLineWithExitStatusTwo) {
   // Before: a blank line between rows 2 and 3 gave "5 rows with actions" for a file of 4.
   const std::string fixture = slurp(kFixtures + "1f1b_p4_m8.csv");
   const std::size_t second = fixture.find('\n', fixture.find('\n') + 1) + 1;
-  const std::string blank = path("blank.csv");
-  std::ofstream(blank) << fixture.substr(0, second) << "\n" << fixture.substr(second);
+  const std::string blank = write("blank.csv", fixture.substr(0, second) + "\n" + fixture.substr(second));
   const Result gap = run(predict + blank);
   EXPECT_EQ(gap.status, 2);
   EXPECT_EQ(gap.err, "pipebench: --schedule-file " + blank +
