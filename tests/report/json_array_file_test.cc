@@ -58,11 +58,13 @@ TEST(JsonArrayFile, FinalLayoutIsDumpOfTheIndentAndOnlyTheTopLevelKeyIsTheArray)
 TEST(JsonArrayFile, SecondWriterOfTheSameFileIsRefused) {
   const std::string path = temp_path("twice.json");
   const auto shell = [] { return nlohmann::json({{"rows", nlohmann::json::array()}}).dump(1) + "\n"; };
-  JsonArrayFile first("-J", path, "rows", 1, shell);
-  first.append("{\"i\":1}");
-  EXPECT_THROW(JsonArrayFile("-J", path, "rows", 1, shell), UsageError);
-  EXPECT_EQ(nlohmann::json::parse(slurp(path))["rows"].size(), 1u);  // the first writer's file is untouched
-  std::remove(path.c_str());
+  {
+    JsonArrayFile first("-J", path, "rows", 1, shell);
+    first.append("{\"i\":1}");
+    EXPECT_THROW(JsonArrayFile("-J", path, "rows", 1, shell), UsageError);
+    EXPECT_EQ(nlohmann::json::parse(slurp(path))["rows"].size(), 1u);  // the first writer's file is untouched
+  }
+  std::remove(path.c_str());  // once the first writer has closed it (its close writes the file's end)
 }
 
 }  // namespace
