@@ -70,7 +70,8 @@ struct Context {
     std::vector<double> activations_held;
   };
   // Each schedule's build, made once by the first thread to need it (its own lock: the other thread goes
-  // on with another schedule meanwhile); once made it is never changed or removed.
+  // on with another schedule meanwhile); once made it is never changed, and removed (release) only for a
+  // schedule that no break-even search runs.
   struct Slot {
     std::mutex mutex;
     std::unique_ptr<Prepared> prepared;
