@@ -139,6 +139,10 @@ json prediction_to_json(const Prediction& p) {
   for (const auto& s : p.schedules) {
     if (!s.activations_held.empty()) doc["compute"]["w_share"] = p.w_share;  // a schedule splits B and W
   }
+  if (!p.deciding_pair.empty()) {  // the verdict's "decided by" numbers, so a file reads back as it was predicted
+    doc["verdict"]["deciding_pair_ms"] = p.deciding_pair_ms;
+    doc["verdict"]["deciding_bytes"] = p.deciding_bytes;
+  }
   if (p.band > 0) {  // a verdict decided with its band (sim/verdict.h)
     doc["verdict"]["too_close"] = p.too_close;
     doc["verdict"]["band"] = p.band;
@@ -166,6 +170,11 @@ Prediction prediction_from_json(const json& j, const std::string& where) {
   p.best = f.get_string(verdict, "verdict", "best");
   p.verdict = f.get_string(verdict, "verdict", "text");
   p.deciding_pair = f.get_ints(verdict, "verdict", "deciding_pair");
+  if (verdict.contains("deciding_pair_ms")) {  // absent in files written before they were recorded
+    p.deciding_pair_ms = f.get_double_in(verdict, "verdict", "deciding_pair_ms", 0, kMaxIterationMs);
+    p.deciding_bytes = f.get_i64(verdict, "verdict", "deciding_bytes");
+    if (p.deciding_bytes < 0) f.fail("verdict.deciding_bytes", "is negative");
+  }
   if (verdict.contains("band")) {
     p.band = f.get_double(verdict, "verdict", "band");
     if (!(p.band > 0 && p.band < 1)) f.fail("verdict.band", "must be in (0, 1)");

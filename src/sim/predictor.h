@@ -61,8 +61,8 @@ struct SchedulePrediction {
 };
 
 // The prediction ("schema": "pipebench.prediction/1" once written by io/prediction_io.h): predict makes
-// it; replay, report, run and trace read it. deciding_bytes and deciding_pair_ms are not in the file
-// (0 when read back); band is 0 and sharing empty in files written before they were recorded.
+// it; replay, report, run and trace read it. deciding_pair_ms and deciding_bytes are 0, band is 0 and
+// sharing empty in files written before they were recorded.
 
 struct Prediction {
   std::vector<SchedulePrediction> schedules;

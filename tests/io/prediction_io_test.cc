@@ -74,6 +74,29 @@ TEST(PredictionIo, ReadsBackThePredictionPredictMade) {
   EXPECT_EQ(back.best, made.best);
   EXPECT_EQ(back.verdict, made.verdict);
   EXPECT_EQ(back.deciding_pair, made.deciding_pair);
+  // The verdict's "decided by" numbers too: the link's cost per message and the size it was costed at.
+  ASSERT_GT(made.deciding_bytes, 0);
+  EXPECT_EQ(back.deciding_bytes, made.deciding_bytes);
+  EXPECT_EQ(back.deciding_pair_ms, made.deciding_pair_ms);
+}
+
+// A file written before the deciding link's cost and size were recorded reads with both 0; a negative
+// size or cost is refused by name.
+TEST(PredictionIo, DecidingCostIsOptionalAndChecked) {
+  json j = predicted();
+  ASSERT_TRUE(j["verdict"].contains("deciding_bytes"));
+  j["verdict"].erase("deciding_pair_ms");
+  j["verdict"].erase("deciding_bytes");
+  const Prediction old = prediction_from_json(j, "test");
+  EXPECT_EQ(old.deciding_bytes, 0);
+  EXPECT_EQ(old.deciding_pair_ms, 0);
+  EXPECT_FALSE(old.deciding_pair.empty());
+  j = predicted();
+  j["verdict"]["deciding_bytes"] = -4;
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"verdict.deciding_bytes\" is negative");
+  j = predicted();
+  j["verdict"]["deciding_pair_ms"] = -1;
+  EXPECT_NE(error_of(j).find("\"verdict.deciding_pair_ms\" is -1"), std::string::npos);
 }
 
 // The measured term of groups reducing at once is written when the prediction used one, read back,
