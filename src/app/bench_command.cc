@@ -121,12 +121,13 @@ void validate_for_backend(const BenchConfig& c, const Backend& backend, const Wo
   if (c.measure.graph && !backend.supports_graphs()) throw UsageError("-G: CUDA graphs need the nccl backend");
 
   // Refuse before allocating: the largest point's buffers against free memory (min over ranks).
-  std::uint64_t need = PointRunner::unalign_margin_bytes(c.measure) * 2;
+  const std::uint64_t margin = PointRunner::unalign_margin_bytes(c.measure) * 2;
+  std::uint64_t need = margin;
   std::string what;
   for (const auto& p : plan_points(c.sweep)) {
     const Sizing s = p.op->sizing(p.requested_bytes, dtype_size(p.dtype), nranks, c.sweep.params);
-    if (s.send_bytes + s.recv_bytes + PointRunner::unalign_margin_bytes(c.measure) * 2 > need) {
-      need = s.send_bytes + s.recv_bytes + PointRunner::unalign_margin_bytes(c.measure) * 2;
+    if (s.send_bytes + s.recv_bytes + margin > need) {
+      need = s.send_bytes + s.recv_bytes + margin;
       what = std::string(p.op->name()) + " at " + format_size(p.requested_bytes);
     }
   }
