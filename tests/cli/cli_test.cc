@@ -104,6 +104,17 @@ TEST(Cli, PerIterationTimingTakesOneSamplePerIteration) {
   EXPECT_EQ(c.measure.per_iter_skip, 5);
 }
 
+// Started as an nccl-tests binary: bench keeps the name for nccl-tests' text, the sweep gets nccl-tests' points.
+TEST(Cli, NcclTestsNameGivesTheSweepNcclTestsPoints) {
+  const BenchConfig c = bench({"bench", "--op", "all_reduce", "--nccl-tests-name", "all_reduce_perf"});
+  EXPECT_EQ(c.nccl_tests_program, "all_reduce_perf");
+  EXPECT_TRUE(c.sweep.nccl_tests_points);
+  EXPECT_EQ(c.measure.reps, 1);  // nccl-tests' default: one timed batch
+  const BenchConfig d = bench({"bench", "--op", "all_reduce"});
+  EXPECT_TRUE(d.nccl_tests_program.empty());
+  EXPECT_FALSE(d.sweep.nccl_tests_points);
+}
+
 TEST(Cli, SplitComesFromTheFlagOrNcclTestsVariables) {
   EXPECT_EQ(bench({"bench", "--split", "MOD 2"}).sweep.split->kind, SplitRule::Kind::kMod);
   setenv("NCCL_TESTS_SPLIT", "DIV 4", 1);
