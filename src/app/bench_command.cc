@@ -88,13 +88,15 @@ void note_flags(const BenchConfig& c, BackendKind kind, const World& world) {
     if (c.threads > 1) {
       notes.push_back("-t: the mpi backend runs one host rank per process; start more with mpirun -np");
     }
-    if (c.buffers.registration > 0) {
+    if (c.measure.buffers.registration > 0) {
       notes.push_back("-R: the mpi backend has host buffers; there is nothing to register");
     }
-    if (c.buffers.alloc != BufferAlloc::kDefault) {
+    if (c.measure.buffers.alloc != BufferAlloc::kDefault) {
       notes.push_back("--alloc: the mpi backend has host buffers (aligned_alloc); cuda/ncclmem apply to nccl");
     }
-    if (c.cputime) notes.push_back("-C: on the mpi backend calls complete as they are issued; cputime is the time");
+    if (c.measure.cputime) {
+      notes.push_back("-C: on the mpi backend calls complete as they are issued; cputime is the time");
+    }
   }
   for (const auto& n : notes) std::fprintf(stderr, "pipebench: note: %s\n", n.c_str());
 }
@@ -102,29 +104,30 @@ void note_flags(const BenchConfig& c, BackendKind kind, const World& world) {
 }  // namespace
 
 void validate_for_backend(const BenchConfig& c, const Backend& backend, const World& world) {
-  for (int g : c.group) {
+  for (int g : c.sweep.group) {
     if (g >= backend.nranks()) {
       throw UsageError("--group: rank " + std::to_string(g) + " is out of range (ranks are 0.." +
                        std::to_string(backend.nranks() - 1) + ")");
     }
   }
-  int nranks = c.group.empty() ? backend.nranks() : static_cast<int>(c.group.size());
-  if (c.split) {
+  int nranks = c.sweep.group.empty() ? backend.nranks() : static_cast<int>(c.sweep.group.size());
+  if (c.sweep.split) {
     const int per_process = backend.nranks() / world.size();
-    for (const auto& g : split_groups(*c.split, world.size())) {
+    for (const auto& g : split_groups(*c.sweep.split, world.size())) {
       nranks = std::min(nranks, static_cast<int>(g.size()) * per_process);  // every group must run every op
     }
   }
-  for (const auto& name : c.ops) OpRegistry::instance().find("--op", name).validate(nranks, c.params);
-  if (c.graph && !backend.supports_graphs()) throw UsageError("-G: CUDA graphs need the nccl backend");
+  for (const auto& name : c.sweep.ops) OpRegistry::instance().find("--op", name).validate(nranks, c.sweep.params);
+  if (c.measure.graph && !backend.supports_graphs()) throw UsageError("-G: CUDA graphs need the nccl backend");
 
   // Refuse before allocating: the largest point's buffers against free memory (min over ranks).
-  std::uint64_t need = PointRunner::unalign_margin_bytes(c) * 2;
+  const std::uint64_t margin = PointRunner::unalign_margin_bytes(c.measure) * 2;
+  std::uint64_t need = margin;
   std::string what;
-  for (const auto& p : plan_points(c)) {
-    const Sizing s = p.op->sizing(p.requested_bytes, dtype_size(p.dtype), nranks, c.params);
-    if (s.send_bytes + s.recv_bytes + PointRunner::unalign_margin_bytes(c) * 2 > need) {
-      need = s.send_bytes + s.recv_bytes + PointRunner::unalign_margin_bytes(c) * 2;
+  for (const auto& p : plan_points(c.sweep)) {
+    const Sizing s = p.op->sizing(p.requested_bytes, dtype_size(p.dtype), nranks, c.sweep.params);
+    if (s.send_bytes + s.recv_bytes + margin > need) {
+      need = s.send_bytes + s.recv_bytes + margin;
       what = std::string(p.op->name()) + " at " + format_size(p.requested_bytes);
     }
   }
@@ -140,29 +143,29 @@ void validate_for_backend(const BenchConfig& c, const Backend& backend, const Wo
 
 nlohmann::json bench_config_json(const BenchConfig& c) {
   std::vector<std::string> dtypes, redops;
-  for (auto t : c.dtypes) dtypes.emplace_back(dtype_name(t));
-  for (auto r : c.redops) redops.emplace_back(redop_name(r));
-  return {{"ops", c.ops},
-          {"sizes_bytes", c.sizes_bytes},
+  for (auto t : c.sweep.dtypes) dtypes.emplace_back(dtype_name(t));
+  for (auto r : c.sweep.redops) redops.emplace_back(redop_name(r));
+  return {{"ops", c.sweep.ops},
+          {"sizes_bytes", c.sweep.sizes_bytes},
           {"dtypes", dtypes},
           {"redops", redops},
           {"gpus_per_process", c.gpus_per_process},
-          {"iters", c.iters},
-          {"warmup", c.warmup},
-          {"reps", c.reps},
-          {"checks", c.checks},
-          {"graph", c.graph},
-          {"group", c.group},
-          {"point_budget_s", c.point_budget_s},
-          {"agg_iters", c.agg},
+          {"iters", c.measure.iters},
+          {"warmup", c.measure.warmup},
+          {"reps", c.measure.reps},
+          {"checks", c.measure.checks},
+          {"graph", c.measure.graph},
+          {"group", c.sweep.group},
+          {"point_budget_s", c.measure.point_budget_s},
+          {"agg_iters", c.measure.agg},
           {"run_cycles", c.cycles},
-          {"average", static_cast<int>(c.rank_stat)},
-          {"blocking", c.blocking},
-          {"report_cputime", c.cputime},
-          {"unalign", c.unalign_elems},
-          {"per_iter_skip", c.per_iter_skip},
-          {"local_register", c.buffers.registration},
-          {"split", c.split ? nlohmann::json(c.split->text) : nlohmann::json(nullptr)}};
+          {"average", static_cast<int>(c.measure.rank_stat)},
+          {"blocking", c.measure.blocking},
+          {"report_cputime", c.measure.cputime},
+          {"unalign", c.measure.unalign_elems},
+          {"per_iter_skip", c.measure.per_iter_skip},
+          {"local_register", c.measure.buffers.registration},
+          {"split", c.sweep.split ? nlohmann::json(c.sweep.split->text) : nlohmann::json(nullptr)}};
 }
 
 void print_preamble(std::ostream& out, const BenchConfig& c, const Backend& backend, const nlohmann::json& system) {
@@ -170,36 +173,38 @@ void print_preamble(std::ostream& out, const BenchConfig& c, const Backend& back
   for (const auto& [k, v] : backend.versions()) out << "  " << k << " " << v;
   out << "\n# nranks " << backend.nranks() << " (" << system["processes"].get<int>() << " process"
       << (system["processes"].get<int>() == 1 ? "" : "es") << " x " << c.gpus_per_process << " "
-      << (backend.kind() == BackendKind::kNccl ? "GPU" : "host rank") << ")  warmup " << c.warmup << "  iters "
-      << c.iters << (c.point_budget_s > 0 ? " (max; fewer for slow points)" : "") << "  reps " << c.reps
-      << "  validation " << c.checks << "  graph " << (c.graph ? 1 : 0) << "\n";
-  if (!c.group.empty()) {
+      << (backend.kind() == BackendKind::kNccl ? "GPU" : "host rank") << ")  warmup " << c.measure.warmup << "  iters "
+      << c.measure.iters << (c.measure.point_budget_s > 0 ? " (max; fewer for slow points)" : "") << "  reps "
+      << c.measure.reps << "  validation " << c.measure.checks << "  graph " << (c.measure.graph ? 1 : 0) << "\n";
+  if (!c.sweep.group.empty()) {
     out << "# group";
-    for (int g : c.group) out << " " << g;
+    for (int g : c.sweep.group) out << " " << g;
     out << " (the ops run on these ranks only)\n";
   }
-  if (c.split) {
-    out << "# split " << c.split->text << ": groups of processes running at once:";
-    for (const auto& g : split_groups(*c.split, static_cast<int>(system["processes"].get<int>()))) {
+  if (c.sweep.split) {
+    out << "# split " << c.sweep.split->text << ": groups of processes running at once:";
+    for (const auto& g : split_groups(*c.sweep.split, static_cast<int>(system["processes"].get<int>()))) {
       out << " {";
       for (std::size_t i = 0; i < g.size(); ++i) out << (i ? "," : "") << g[i];
       out << "}";
     }
     out << "; rows: time over all ranks, busbw per group; the files also hold each group's own records\n";
   }
-  if (c.agg > 1 || c.blocking > 0 || c.cputime || c.unalign_elems > 0 || c.rank_stat != RankStat::kMax) {
-    out << "# agg iters " << c.agg << "  blocking " << c.blocking << "  unalign " << c.unalign_elems
-        << "  time over ranks: " << rank_stat_name(c.rank_stat)
-        << (c.cputime ? "  time column: host time spent issuing the ops (-C)" : "") << "\n";
+  if (c.measure.agg > 1 || c.measure.blocking > 0 || c.measure.cputime || c.measure.unalign_elems > 0 ||
+      c.measure.rank_stat != RankStat::kMax) {
+    out << "# agg iters " << c.measure.agg << "  blocking " << c.measure.blocking << "  unalign "
+        << c.measure.unalign_elems << "  time over ranks: " << rank_stat_name(c.measure.rank_stat)
+        << (c.measure.cputime ? "  time column: host time spent issuing the ops (-C)" : "") << "\n";
   }
-  if (!c.params.pairs.empty()) {
+  if (!c.sweep.params.pairs.empty()) {
     out << "# pairs";
-    for (const auto& p : c.params.pairs) out << " " << p.src << ":" << p.dst;
-    out << (c.params.bidirectional ? " (each in both directions at once)" : " (one way)")
+    for (const auto& p : c.sweep.params.pairs) out << " " << p.src << ":" << p.dst;
+    out << (c.sweep.params.bidirectional ? " (each in both directions at once)" : " (one way)")
         << "; algbw = busbw = one message's bytes / time\n";
   }
   out << "# time = median over reps of (batch time, "
-      << (c.rank_stat == RankStat::kMax ? "slowest rank" : rank_stat_name(c.rank_stat) + std::string(" over ranks"))
+      << (c.measure.rank_stat == RankStat::kMax ? "slowest rank"
+                                                : rank_stat_name(c.measure.rank_stat) + std::string(" over ranks"))
       << ") / iters\n#\n# Using devices\n"
       << nccl_tests_device_lines(c, system);
   out.flush();
@@ -208,7 +213,8 @@ void print_preamble(std::ostream& out, const BenchConfig& c, const Backend& back
 int interrupted_status(const SweepSummary& s, const BenchConfig& c, const World& world) {
   if (world.rank() == 0) {
     std::string saved;
-    for (const std::string& f : {c.json_path, c.csv_path, parse_benchmark_flags(c.benchmark_args).out_path}) {
+    for (const std::string& f :
+         {c.outputs.json_path, c.outputs.csv_path, parse_benchmark_flags(c.measure.benchmark_args).out_path}) {
       if (!f.empty()) saved += (saved.empty() ? "" : ", ") + f;
     }
     std::cout.flush();
@@ -253,11 +259,11 @@ namespace {
 void print_memory(std::ostream& out, const BenchConfig& c, std::uint64_t free_before, std::uint64_t free_after,
                   int nranks, bool gpu) {
   std::uint64_t buffers = 0;
-  for (const auto& p : plan_points(c)) {
-    const Sizing s = p.op->sizing(p.requested_bytes, dtype_size(p.dtype), nranks, c.params);
+  for (const auto& p : plan_points(c.sweep)) {
+    const Sizing s = p.op->sizing(p.requested_bytes, dtype_size(p.dtype), nranks, c.sweep.params);
     buffers = std::max<std::uint64_t>(buffers, s.send_bytes + s.recv_bytes);
   }
-  buffers += 2 * PointRunner::unalign_margin_bytes(c);
+  buffers += 2 * PointRunner::unalign_margin_bytes(c.measure);
   out << "# " << (gpu ? "GPU" : "Host") << " memory usage : free after init " << gib(free_before) << " | buffers "
       << gib(buffers) << " per rank (send + recv) | taken during the sweep and kept "
       << gib(free_before > free_after ? free_before - free_after : 0) << "\n";
@@ -271,16 +277,16 @@ MinBusBwCheck* add_outputs(ReportSession& report, const BenchConfig& c, const Ba
   MinBusBwCheck* verdict = nullptr;
   if (world.rank() == 0) {
     try {
-      if (!c.nccl_tests_json_path.empty()) {
+      if (!c.outputs.nccl_tests_json_path.empty()) {
         report.add_sink(std::make_unique<NcclTestsJsonWriter>(
-            c.nccl_tests_json_path, nccl_tests_json_head(c, full, report.system(), world), min_busbw));
+            c.outputs.nccl_tests_json_path, nccl_tests_json_head(c, full, report.system(), world), min_busbw));
       }
-      if (!c.jsonl_path.empty()) {
-        report.add_sink(std::make_unique<JsonlWriter>(c.jsonl_path, RankDirectory(report.system()["devices"])));
+      if (!c.outputs.jsonl_path.empty()) {
+        report.add_sink(std::make_unique<JsonlWriter>(c.outputs.jsonl_path, RankDirectory(report.system()["devices"])));
       }
-      if (!c.prometheus_path.empty()) {
+      if (!c.outputs.prometheus_path.empty()) {
         report.add_sink(
-            std::make_unique<PrometheusWriter>(c.prometheus_path, RankDirectory(report.system()["devices"])));
+            std::make_unique<PrometheusWriter>(c.outputs.prometheus_path, RankDirectory(report.system()["devices"])));
       }
     } catch (const Error& e) {
       error = e.what();
@@ -298,16 +304,16 @@ MinBusBwCheck* add_outputs(ReportSession& report, const BenchConfig& c, const Ba
 int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::vector<ResultRecord>* collected) {
   const std::optional<double> min_busbw = min_busbw_from_environment();
   std::unique_ptr<Backend> sub;
-  if (!c.group.empty()) sub = full.split(c.group);
-  if (c.split) sub = full.split(split_members(*c.split, full.nranks(), world));
+  if (!c.sweep.group.empty()) sub = full.split(c.sweep.group);
+  if (c.sweep.split) sub = full.split(split_members(*c.sweep.split, full.nranks(), world));
   Backend& comm = sub ? *sub : full;
   nlohmann::json config = bench_config_json(c);
-  if (c.split) {
+  if (c.sweep.split) {
     // Every group that ran at once, as ranks. The table's rows carry rank 0's group with the time over all of
     // them (nccl-tests reduces the time over MPI_COMM_WORLD, common.cu); each group's own records follow.
     const int per_process = full.nranks() / world.size();
     nlohmann::json groups = nlohmann::json::array();
-    for (const auto& g : split_groups(*c.split, world.size())) {
+    for (const auto& g : split_groups(*c.sweep.split, world.size())) {
       nlohmann::json ranks = nlohmann::json::array();
       for (int p : g) {
         for (int i = 0; i < per_process; ++i) ranks.push_back(p * per_process + i);
@@ -316,8 +322,8 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
     }
     config["split_groups"] = std::move(groups);
   }
-  ReportSession report(world, full, c.json_path, c.csv_path, config, collected);
-  const bool table = world.rank() == 0 && !wants_benchmark_display(c.benchmark_args);
+  ReportSession report(world, full, c.outputs.json_path, c.outputs.csv_path, config, collected);
+  const bool table = world.rank() == 0 && !wants_benchmark_display(c.measure.benchmark_args);
   if (table && !c.nccl_tests_program.empty()) {
     print_nccl_tests_preamble(std::cout, c, full, report.system());
   } else if (table) {
@@ -331,17 +337,17 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
   }
   if (table) {
     report.add_sink(std::make_unique<ConsoleTable>(
-        std::cout, ConsoleStyle{c.nccl_tests_program, min_busbw, c.cputime, c.timestamps}));
+        std::cout, ConsoleStyle{c.nccl_tests_program, min_busbw, c.measure.cputime, c.measure.timestamps}));
   }
   const MinBusBwCheck* verdict = add_outputs(report, c, full, world, min_busbw);
   const bool gpu = full.kind() == BackendKind::kNccl;
   const auto free_now = [&] { return world.min_u64(full.nlocal() ? full.free_memory_bytes() : UINT64_MAX); };
   const std::uint64_t free_before = c.memory_report ? free_now() : 0;
-  const std::vector<Point> points = plan_points(c);
+  const std::vector<Point> points = plan_points(c.sweep);
   SweepSummary summary;
   // -N: the sweep again and again; 0 = until interrupted (each record is written as it is measured).
   for (int cycle = 0; (c.cycles == 0 || cycle < c.cycles) && summary.interrupted_by == 0; ++cycle) {
-    const SweepSummary s = run_sweep(comm, world, c, points, report.sink());
+    const SweepSummary s = run_sweep(comm, world, c.measure, c.sweep, points, report.sink());
     summary.records += s.records;
     summary.errors += s.errors;
     summary.wrong += s.wrong;
@@ -353,7 +359,7 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
     if (world.rank() == 0) print_memory(std::cout, c, free_before, free_after, comm.nranks(), gpu);
   }
   if (summary.interrupted_by != 0) return interrupted_status(summary, c, world);
-  require_measured(summary, points.size(), c);
+  require_measured(summary, points.size(), c.measure);
   const bool low = world.max(verdict && verdict->failed() ? 1.0 : 0.0) > 0;  // rank 0's verdict for every rank
   return exit_status(summary, low, !c.nccl_tests_program.empty());
 }
@@ -385,23 +391,25 @@ void add_sweep_options(CLI::App& sub, BenchText& t) {
 }
 
 void add_run_options(CLI::App& sub, BenchConfig& c) {
-  sub.add_option("-r,--root", c.params.root, "root rank of broadcast, reduce, gather and scatter")
+  sub.add_option("-r,--root", c.sweep.params.root, "root rank of broadcast, reduce, gather and scatter")
       ->check(checks::non_negative(1 << 20));
   sub.add_option("-g,--ngpus", c.gpus_per_process, "GPUs driven by each process")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
-  sub.add_option("-n,--iters", c.iters, "ops per timed batch")->check(CLI::Range(1, 1 << 24))->capture_default_str();
-  sub.add_option("-w,--warmup_iters", c.warmup, "untimed ops before each point")
+  sub.add_option("-n,--iters", c.measure.iters, "ops per timed batch")
+      ->check(CLI::Range(1, 1 << 24))
+      ->capture_default_str();
+  sub.add_option("-w,--warmup_iters", c.measure.warmup, "untimed ops before each point")
       ->check(CLI::Range(0, 1 << 24))
       ->capture_default_str();
-  sub.add_option("--reps", c.reps, "timed batches per point (statistics are over these)")
+  sub.add_option("--reps", c.measure.reps, "timed batches per point (statistics are over these)")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
-  sub.add_option("-c,--check", c.checks, "data-check runs per point; 0 turns the check off")
+  sub.add_option("-c,--check", c.measure.checks, "data-check runs per point; 0 turns the check off")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
-  sub.add_option("-G,--cudagraph", c.graph, "capture each batch in a CUDA graph (0/1)")->capture_default_str();
-  sub.add_option("-T,--timeout", c.timeout_s,
+  sub.add_option("-G,--cudagraph", c.measure.graph, "capture each batch in a CUDA graph (0/1)")->capture_default_str();
+  sub.add_option("-T,--timeout", c.measure.timeout_s,
                  "seconds a point may take before the job is aborted (default: from the point's size, see pipebench "
                  "help bench; "
                  "0 = none)")
@@ -413,7 +421,7 @@ void add_nccl_tests_options(CLI::App& sub, BenchText& t, BenchConfig& c) {
   sub.add_option("-t,--nthreads", c.threads, "threads per process (nccl-tests); here one thread drives -t x -g GPUs")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
-  sub.add_option("-m,--agg_iters", c.agg, "ops aggregated in one group call per iteration")
+  sub.add_option("-m,--agg_iters", c.measure.agg, "ops aggregated in one group call per iteration")
       ->check(CLI::Range(1, 1 << 16))
       ->capture_default_str();
   sub.add_option("-N,--run_cycles", c.cycles, "run the sweep this many times; 0 = until interrupted")
@@ -422,22 +430,22 @@ void add_nccl_tests_options(CLI::App& sub, BenchText& t, BenchConfig& c) {
   sub.add_option("-a,--average", t.average, "a batch's time over ranks: 0 rank 0, 1 mean, 2 min, 3 max")
       ->check(CLI::Range(0, 3))
       ->capture_default_str();
-  sub.add_option("-z,--blocking", c.blocking,
+  sub.add_option("-z,--blocking", c.measure.blocking,
                  "0 async; 1 sync and barrier after each op; 2 sync after each op; 3 sync and barrier after each "
                  "iteration, barrier untimed")
       ->check(CLI::Range(0, 3))
       ->capture_default_str();
-  sub.add_option("-C,--report_cputime", c.cputime, "report the host time spent issuing the ops (0/1)");
-  sub.add_option("-R,--local_register", c.buffers.registration,
+  sub.add_option("-C,--report_cputime", c.measure.cputime, "report the host time spent issuing the ops (0/1)");
+  sub.add_option("-R,--local_register", c.measure.buffers.registration,
                  "register buffers: 0 no, 1 ncclCommRegister, 2 symmetric ncclCommWindowRegister")
       ->check(CLI::Range(0, 2));
-  sub.add_option("-u,--unalign", c.unalign_elems, "shift send and receive buffers by this many elements")
+  sub.add_option("-u,--unalign", c.measure.unalign_elems, "shift send and receive buffers by this many elements")
       ->check(CLI::Range(0, 1 << 20));
-  sub.add_option("-S,--report_timestamps", c.timestamps, "a UTC timestamp per row (0/1)");
+  sub.add_option("-S,--report_timestamps", c.measure.timestamps, "a UTC timestamp per row (0/1)");
   sub.add_option("-M,--memory", c.memory_report, "report memory use at the end (0/1)");
   sub.add_option("-p,--parallel_init", c.parallel_init, "accepted for nccl-tests; see the note it prints (0/1)");
   sub.add_option("-I,--per_iter_timing", t.per_iter, "one sample per iteration: --reps becomes -n, -n becomes 1 (0/1)");
-  sub.add_option("-K,--per_iter_skip", c.per_iter_skip, "leave the first K samples out of the statistics")
+  sub.add_option("-K,--per_iter_skip", c.measure.per_iter_skip, "leave the first K samples out of the statistics")
       ->check(CLI::Range(0, 1 << 24));
   sub.add_option("--alloc", t.alloc, "buffer memory: cuda (cudaMalloc) or ncclmem (ncclMemAlloc; the default)");
   sub.add_option("--split", t.split,
@@ -449,19 +457,20 @@ void add_placement_options(CLI::App& sub, BenchText& t, BenchConfig& c) {
   sub.add_option("--backend", t.backend, "nccl, mpi or auto (nccl when a GPU is visible)")->capture_default_str();
   sub.add_option("--gpus", t.gpus, kGpusOptionHelp);
   sub.add_option("--pairs", t.pairs, "pair op: transfers SRC:DST,SRC:DST,...");
-  sub.add_flag("--bidir", c.params.bidirectional, "pair op: also send every pair's reverse");
+  sub.add_flag("--bidir", c.sweep.params.bidirectional, "pair op: also send every pair's reverse");
   sub.add_option("--group", t.group, "run the ops on a sub-communicator of these ranks (e.g. 0,3)");
   sub.add_option("--plan", c.plan_path, "time the distinct messages of this plan (pipebench plan --json) instead");
   sub.add_option("--schedule", c.plan_schedule, "with --plan: only this schedule (1f1b, interleaved, interleaved:v4)");
-  sub.add_option("--json", c.json_path, "write the results JSON here (record by record)");
-  sub.add_option("--csv", c.csv_path, "write one CSV line per record here");
-  sub.add_option("-J,--output_file", c.nccl_tests_json_path, "write nccl-tests' JSON (version 3) here (one --op)");
-  sub.add_option("--jsonl", c.jsonl_path, "append one JSON object per record to this file (JSON Lines)");
-  sub.add_option("--prometheus", c.prometheus_path,
+  sub.add_option("--json", c.outputs.json_path, "write the results JSON here (record by record)");
+  sub.add_option("--csv", c.outputs.csv_path, "write one CSV line per record here");
+  sub.add_option("-J,--output_file", c.outputs.nccl_tests_json_path,
+                 "write nccl-tests' JSON (version 3) here (one --op)");
+  sub.add_option("--jsonl", c.outputs.jsonl_path, "append one JSON object per record to this file (JSON Lines)");
+  sub.add_option("--prometheus", c.outputs.prometheus_path,
                  "write the records as a node-exporter text file here (replaced after every record)");
   // Set by main when started as an nccl-tests binary (all_reduce_perf): not in the help.
   sub.add_option("--nccl-tests-name", t.nccl_tests_name)->group("");
-  sub.add_flag("--quiet", c.quiet, "no progress lines on stderr");
+  sub.add_flag("--quiet", c.measure.quiet, "no progress lines on stderr");
 }
 
 // -b/-e/-f/-i or --sizes; --plan takes its sizes from the plan instead.
@@ -476,59 +485,59 @@ void finish_sizes(const CLI::App& sub, const BenchText& t, BenchConfig& c) {
   if (c.plan_path.empty() && !c.plan_schedule.empty()) throw UsageError("--schedule applies only with --plan");
   if (sub.count("--sizes")) {  // given, even as "": an empty list is bad input, never the default sweep
     if (sweep_flags) throw UsageError("--sizes cannot be combined with -b/-e/-f/-i");
-    c.sizes_bytes = parse_size_list("--sizes", t.sizes);
+    c.sweep.sizes_bytes = parse_size_list("--sizes", t.sizes);
   } else {
     const auto minb = parse_size_bytes("-b", t.minbytes);
     const auto maxb = parse_size_bytes("-e", t.maxbytes);
     const auto step = t.factor > 1 ? 0 : parse_size_bytes("-i", t.stepbytes);
-    c.sizes_bytes = sweep_sizes(minb, maxb, t.factor, step);
+    c.sweep.sizes_bytes = sweep_sizes(minb, maxb, t.factor, step);
     c.step_factor = t.factor;
     c.step_bytes = step;
   }
 }
 
 void finish_types(const BenchText& t, BenchConfig& c) {
-  c.ops.clear();
+  c.sweep.ops.clear();
   for (const auto& name : split_list(t.ops)) {
     if (name != "all") {
       (void)OpRegistry::instance().find("--op", name);
-      c.ops.push_back(name);
+      c.sweep.ops.push_back(name);
       continue;
     }
     for (const auto& n : OpRegistry::instance().names()) {
-      if (!OpRegistry::instance().find("--op", n).is_transfer() || !t.pairs.empty()) c.ops.push_back(n);
+      if (!OpRegistry::instance().find("--op", n).is_transfer() || !t.pairs.empty()) c.sweep.ops.push_back(n);
     }
   }
-  if (c.ops.empty())
+  if (c.sweep.ops.empty())
     throw UsageError("--op '" + t.ops + "': no op named (one of " + OpRegistry::instance().name_list() + ", or all)");
-  c.dtypes.clear();
+  c.sweep.dtypes.clear();
   if (split_list(t.dtypes).empty()) throw UsageError("-d '" + t.dtypes + "': no data type named");
   for (const auto& name : split_list(t.dtypes)) {
     if (name == "all") {
-      c.dtypes = all_dtypes();
+      c.sweep.dtypes = all_dtypes();
       break;
     }
-    c.dtypes.push_back(parse_dtype("-d", name));
+    c.sweep.dtypes.push_back(parse_dtype("-d", name));
   }
-  c.redops.clear();
-  for (const auto& name : split_list(t.redops)) c.redops.push_back(parse_redop("-o", name));
-  if (c.redops.empty()) throw UsageError("-o '" + t.redops + "': no reduction named");
+  c.sweep.redops.clear();
+  for (const auto& name : split_list(t.redops)) c.sweep.redops.push_back(parse_redop("-o", name));
+  if (c.sweep.redops.empty()) throw UsageError("-o '" + t.redops + "': no reduction named");
 }
 
 void finish_placement(const BenchText& t, BenchConfig& c) {
   c.backend = parse_backend_kind("--backend", t.backend);
   c.gpu_list = parse_gpus_option(t.gpus, c.backend);
-  if (!t.pairs.empty()) c.params.pairs = parse_pairs("--pairs", t.pairs);
-  if (!t.group.empty()) c.group = parse_rank_list("--group", t.group);
-  if (c.graph && c.backend == BackendKind::kMpi) throw UsageError("-G: CUDA graphs need the nccl backend");
-  const auto needs_pairs = std::find_if(c.ops.begin(), c.ops.end(), [](const std::string& name) {
+  if (!t.pairs.empty()) c.sweep.params.pairs = parse_pairs("--pairs", t.pairs);
+  if (!t.group.empty()) c.sweep.group = parse_rank_list("--group", t.group);
+  if (c.measure.graph && c.backend == BackendKind::kMpi) throw UsageError("-G: CUDA graphs need the nccl backend");
+  const auto needs_pairs = std::find_if(c.sweep.ops.begin(), c.sweep.ops.end(), [](const std::string& name) {
     return OpRegistry::instance().find("--op", name).is_transfer();
   });
-  if (needs_pairs != c.ops.end() && c.params.pairs.empty()) {
+  if (needs_pairs != c.sweep.ops.end() && c.sweep.params.pairs.empty()) {
     throw UsageError("--op " + *needs_pairs + " needs --pairs SRC:DST[,SRC:DST...]");
   }
-  if (needs_pairs == c.ops.end() && (!c.params.pairs.empty() || c.params.bidirectional)) {
-    throw UsageError(std::string(c.params.bidirectional ? "--bidir" : "--pairs") + " applies only to --op " +
+  if (needs_pairs == c.sweep.ops.end() && (!c.sweep.params.pairs.empty() || c.sweep.params.bidirectional)) {
+    throw UsageError(std::string(c.sweep.params.bidirectional ? "--bidir" : "--pairs") + " applies only to --op " +
                      std::string(OpRegistry::instance().transfer_op().name()));
   }
 }
@@ -546,45 +555,47 @@ std::optional<SplitRule> split_rule(const BenchText& t) {
 }
 
 void finish_nccl_tests(const CLI::App& sub, const BenchText& t, BenchConfig& c) {
-  c.rank_stat = static_cast<RankStat>(t.average);
+  c.measure.rank_stat = static_cast<RankStat>(t.average);
   c.per_iter_timing = t.per_iter;
   if (t.per_iter) {
     // nccl-tests -I times every iteration; here every sample is one batch, so one iteration a batch.
     if (sub.count("--reps")) throw UsageError("-I 1 takes one sample per iteration of -n; drop --reps");
-    c.reps = c.iters;
-    c.iters = 1;
+    c.measure.reps = c.measure.iters;
+    c.measure.iters = 1;
   }
-  if (c.per_iter_skip >= c.reps) {
-    throw UsageError("-K " + std::to_string(c.per_iter_skip) + ": must leave at least one of the " +
-                     std::to_string(c.reps) + " samples");
+  if (c.measure.per_iter_skip >= c.measure.reps) {
+    throw UsageError("-K " + std::to_string(c.measure.per_iter_skip) + ": must leave at least one of the " +
+                     std::to_string(c.measure.reps) + " samples");
   }
-  if (c.blocking > 0 && c.graph) {
-    throw UsageError("-z " + std::to_string(c.blocking) + ": a CUDA graph (-G) cannot hold the synchronisation");
+  if (c.measure.blocking > 0 && c.measure.graph) {
+    throw UsageError("-z " + std::to_string(c.measure.blocking) +
+                     ": a CUDA graph (-G) cannot hold the synchronisation");
   }
   if (t.alloc == "cuda") {
-    c.buffers.alloc = BufferAlloc::kCuda;
+    c.measure.buffers.alloc = BufferAlloc::kCuda;
   } else if (t.alloc == "ncclmem") {
-    c.buffers.alloc = BufferAlloc::kNcclMem;
+    c.measure.buffers.alloc = BufferAlloc::kNcclMem;
   } else if (!t.alloc.empty()) {
     throw UsageError("--alloc: unknown allocator '" + t.alloc + "' (one of: cuda, ncclmem)");
   }
-  c.split = split_rule(t);
-  if (c.split && !c.group.empty()) throw UsageError("--split cannot be combined with --group");
-  if (c.split && !c.plan_path.empty()) throw UsageError("--split cannot be combined with --plan");
+  c.sweep.split = split_rule(t);
+  if (c.sweep.split && !c.sweep.group.empty()) throw UsageError("--split cannot be combined with --group");
+  if (c.sweep.split && !c.plan_path.empty()) throw UsageError("--split cannot be combined with --plan");
 }
 
 // Started as an nccl-tests binary: its name and defaults; -J holds one op, as nccl-tests' JSON does.
 void finish_outputs(const CLI::App& sub, const BenchText& t, BenchConfig& c) {
-  if (!c.nccl_tests_json_path.empty() && c.ops.size() != 1) {
-    throw UsageError("-J " + c.nccl_tests_json_path + ": nccl-tests' JSON holds one op, but --op names " +
-                     std::to_string(c.ops.size()) + " (give one --op, or use --json)");
+  if (!c.outputs.nccl_tests_json_path.empty() && c.sweep.ops.size() != 1) {
+    throw UsageError("-J " + c.outputs.nccl_tests_json_path + ": nccl-tests' JSON holds one op, but --op names " +
+                     std::to_string(c.sweep.ops.size()) + " (give one --op, or use --json)");
   }
   if (t.nccl_tests_name.empty()) return;
-  if (nccl_tests_binary_op(t.nccl_tests_name) != c.ops.front() || c.ops.size() != 1) {
+  if (nccl_tests_binary_op(t.nccl_tests_name) != c.sweep.ops.front() || c.sweep.ops.size() != 1) {
     throw UsageError("--nccl-tests-name " + t.nccl_tests_name + ": not the nccl-tests binary of --op " + t.ops);
   }
   if (!c.plan_path.empty()) throw UsageError(t.nccl_tests_name + ": --plan is a pipebench bench flag");
   c.nccl_tests_program = t.nccl_tests_name;
+  c.sweep.nccl_tests_points = true;
   apply_nccl_tests_defaults(c, [&sub](const char* flag) { return sub.count(flag) > 0; });
 }
 
@@ -617,13 +628,13 @@ void BenchCommand::finish(const CLI::App& sub, const CommandExtras& extras) {
   finish_outputs(sub, *text_, config_);
   check_benchmark_flags(extras.benchmark_args);
   require_distinct_files({{"--plan", config_.plan_path}},
-                         {{"--json", config_.json_path},
-                          {"--csv", config_.csv_path},
-                          {"-J", config_.nccl_tests_json_path},
-                          {"--jsonl", config_.jsonl_path},
-                          {"--prometheus", config_.prometheus_path},
+                         {{"--json", config_.outputs.json_path},
+                          {"--csv", config_.outputs.csv_path},
+                          {"-J", config_.outputs.nccl_tests_json_path},
+                          {"--jsonl", config_.outputs.jsonl_path},
+                          {"--prometheus", config_.outputs.prometheus_path},
                           {"--benchmark_out", parse_benchmark_flags(extras.benchmark_args).out_path}});
-  config_.benchmark_args = extras.benchmark_args;
+  config_.measure.benchmark_args = extras.benchmark_args;
 }
 
 void BenchCommand::before_world(const std::vector<std::string>& args) {

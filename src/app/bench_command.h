@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "app/bench_config.h"
 #include "backend/backend.h"
 #include "core/command.h"
-#include "harness/bench_config.h"
 #include "harness/record.h"
 #include "harness/sweep.h"
 #include "launch/world.h"

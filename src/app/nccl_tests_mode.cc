@@ -31,7 +31,9 @@ int nccl_tests_ngpus(const BenchConfig& c, const Backend& backend) {
   return backend.kind() == BackendKind::kNccl ? c.gpus_per_process / std::max(1, c.threads) : c.gpus_per_process;
 }
 
-int split_color(const BenchConfig& c, int process) { return c.split ? static_cast<int>(c.split->color(process)) : 0; }
+int split_color(const BenchConfig& c, int process) {
+  return c.sweep.split ? static_cast<int>(c.sweep.split->color(process)) : 0;
+}
 
 int ranks_per_process(const nlohmann::json& system) {
   const int procs = std::max(1, system["processes"].get<int>());
@@ -95,14 +97,15 @@ void print_nccl_tests_preamble(std::ostream& out, const BenchConfig& c, const Ba
                 "# nThread %d nGpus %d minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d agg "
                 "iters: %d validation: %d graph: %d unalign: %d\n",
                 c.threads, nccl_tests_ngpus(c, backend),
-                static_cast<unsigned long long>(c.sizes_bytes.empty() ? 0 : c.sizes_bytes.front()),
-                static_cast<unsigned long long>(c.sizes_bytes.empty() ? 0 : c.sizes_bytes.back()),
+                static_cast<unsigned long long>(c.sweep.sizes_bytes.empty() ? 0 : c.sweep.sizes_bytes.front()),
+                static_cast<unsigned long long>(c.sweep.sizes_bytes.empty() ? 0 : c.sweep.sizes_bytes.back()),
                 static_cast<unsigned long long>(factor ? c.step_factor : c.step_bytes), factor ? "factor" : "bytes",
-                c.warmup, c.per_iter_timing ? 1 : c.iters, c.agg, c.checks, c.graph ? 1 : 0, c.unalign_elems);
+                c.measure.warmup, c.per_iter_timing ? 1 : c.measure.iters, c.measure.agg, c.measure.checks,
+                c.measure.graph ? 1 : 0, c.measure.unalign_elems);
   out << buf;
-  if (c.blocking == 1) out << "# Blocking Enabled: wait and barrier after each inner iteration (-m) \n";
-  if (c.blocking == 2) out << "# Blocking Enabled: wait after each inner iteration (-m), no barrier \n";
-  if (c.blocking == 3) {
+  if (c.measure.blocking == 1) out << "# Blocking Enabled: wait and barrier after each inner iteration (-m) \n";
+  if (c.measure.blocking == 2) out << "# Blocking Enabled: wait after each inner iteration (-m), no barrier \n";
+  if (c.measure.blocking == 3) {
     out << "# Blocking Enabled: wait and barrier after each outer iteration (-n); time excludes barrier \n";
   }
   out << "#\n# Using devices\n" << nccl_tests_device_lines(c, system);
@@ -116,21 +119,21 @@ nlohmann::ordered_json nccl_tests_json_head(const BenchConfig& c, const Backend&
   for (const auto& [k, v] : world.launch_environment()) env.push_back(k + "=" + v);
   json config = {{"nthreads", c.threads},
                  {"ngpus", nccl_tests_ngpus(c, backend)},
-                 {"minimum_bytes", c.sizes_bytes.empty() ? 0 : c.sizes_bytes.front()},
-                 {"maximum_bytes", c.sizes_bytes.empty() ? 0 : c.sizes_bytes.back()}};
+                 {"minimum_bytes", c.sweep.sizes_bytes.empty() ? 0 : c.sweep.sizes_bytes.front()},
+                 {"maximum_bytes", c.sweep.sizes_bytes.empty() ? 0 : c.sweep.sizes_bytes.back()}};
   if (c.step_factor > 1) {
     config["step_factor"] = c.step_factor;
   } else {
     config["step_bytes"] = c.step_bytes;
   }
-  config["warmup_iters"] = c.warmup;
-  config["iterations"] = c.per_iter_timing ? c.reps : c.iters;
-  config["aggregated_iterations"] = c.agg;
-  config["validation"] = c.checks;
-  config["graph"] = c.graph ? 1 : 0;
-  config["blocking_collectives"] = c.blocking ? "true" : "false";  // nccl-tests writes booleans as strings
+  config["warmup_iters"] = c.measure.warmup;
+  config["iterations"] = c.per_iter_timing ? c.measure.reps : c.measure.iters;
+  config["aggregated_iterations"] = c.measure.agg;
+  config["validation"] = c.measure.checks;
+  config["graph"] = c.measure.graph ? 1 : 0;
+  config["blocking_collectives"] = c.measure.blocking ? "true" : "false";  // nccl-tests writes booleans as strings
   config["per_iter_timing"] = c.per_iter_timing ? "true" : "false";
-  config["per_iter_skip"] = c.per_iter_skip;
+  config["per_iter_skip"] = c.measure.per_iter_skip;
   config["parallel_init"] = c.parallel_init ? "true" : "false";
   json devices = json::array();
   const int per_process = ranks_per_process(system);

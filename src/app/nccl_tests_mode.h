@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
+#include "app/bench_config.h"
 #include "backend/backend.h"
 #include "core/error.h"
-#include "harness/bench_config.h"
 #include "launch/world.h"
 
 namespace pipebench {
@@ -38,12 +38,13 @@ namespace pipebench {
 // that leaves no sample of the one batch.
 template <class Given>
 void apply_nccl_tests_defaults(BenchConfig& c, Given given) {
-  if (!given("-w")) c.warmup = 1;
-  if (!given("--reps") && !c.per_iter_timing) c.reps = 1;
-  if (!given("-a")) c.rank_stat = RankStat::kMean;
-  if (c.per_iter_skip >= c.reps) {
-    throw UsageError("-K " + std::to_string(c.per_iter_skip) + ": must leave at least one of the " +
-                     std::to_string(c.reps) + " samples (nccl-tests times one batch; -I 1 times each iteration)");
+  if (!given("-w")) c.measure.warmup = 1;
+  if (!given("--reps") && !c.per_iter_timing) c.measure.reps = 1;
+  if (!given("-a")) c.measure.rank_stat = RankStat::kMean;
+  if (c.measure.per_iter_skip >= c.measure.reps) {
+    throw UsageError("-K " + std::to_string(c.measure.per_iter_skip) + ": must leave at least one of the " +
+                     std::to_string(c.measure.reps) +
+                     " samples (nccl-tests times one batch; -I 1 times each iteration)");
   }
 }
 

@@ -37,15 +37,15 @@ std::vector<RankPair> chosen_pairs(const PairsOptions& o, int n) {
 
 BenchConfig pairs_config(const PairsOptions& o, int gpus) {
   BenchConfig base;
-  base.ops = {std::string(OpRegistry::instance().transfer_op().name())};
-  base.sizes_bytes = o.sizes_bytes;
+  base.sweep.ops = {std::string(OpRegistry::instance().transfer_op().name())};
+  base.sweep.sizes_bytes = o.sizes_bytes;
   base.gpus_per_process = gpus;
-  base.iters = o.iters;
-  base.warmup = o.warmup;
-  base.reps = o.reps;
-  base.checks = o.checks;
-  base.timeout_s = o.timeout_s;
-  base.quiet = o.quiet;
+  base.measure.iters = o.iters;
+  base.measure.warmup = o.warmup;
+  base.measure.reps = o.reps;
+  base.measure.checks = o.checks;
+  base.measure.timeout_s = o.timeout_s;
+  base.measure.quiet = o.quiet;
   return base;
 }
 
@@ -134,8 +134,8 @@ int run_pairs_on(Backend& backend, const PairsOptions& o, const World& world) {
   const BenchConfig base = pairs_config(o, o.gpus_per_process);
   if (!pairs.empty()) {  // refuse sizes that cannot fit before allocating anything
     BenchConfig probe = base;
-    probe.params.pairs = {pairs.front()};
-    probe.params.bidirectional = true;
+    probe.sweep.params.pairs = {pairs.front()};
+    probe.sweep.params.bidirectional = true;
     validate_for_backend(probe, backend, world);
   }
   ReportSession report(world, backend, o.json_path, o.csv_path, bench_config_json(base));
@@ -152,7 +152,7 @@ int run_pairs_on(Backend& backend, const PairsOptions& o, const World& world) {
   const std::vector<SweepPoint> points = pair_points(op, pairs, o, batches);
   std::unique_ptr<MatrixSink> matrices;
   if (report.sink()) matrices = std::make_unique<MatrixSink>(*report.sink(), points, std::move(batches), n, report);
-  const SweepSummary summary = run_sweep(backend, world, base, points, matrices.get());
+  const SweepSummary summary = run_sweep(backend, world, base.measure, base.sweep, points, matrices.get());
   report.finish();
   if (speak) print_pairs_verdict(std::cout, summary);
   return exit_status(summary);

@@ -378,9 +378,9 @@ int run_plan_bench_on(Backend& backend, const Plan& plan, const std::string& lab
   const int n = backend.nranks();
   const int plan_world = plan.layout.world;
   BenchConfig base = c;
-  base.ops = {"plan"};
+  base.sweep.ops = {"plan"};
   std::vector<ResultRecord> collected;
-  ReportSession report(world, backend, c.json_path, c.csv_path, bench_config_json(base),
+  ReportSession report(world, backend, c.outputs.json_path, c.outputs.csv_path, bench_config_json(base),
                        results ? &collected : nullptr);
   std::ostream& out = std::cout;
   const bool speak = world.rank() == 0;
@@ -400,16 +400,16 @@ int run_plan_bench_on(Backend& backend, const Plan& plan, const std::string& lab
   for (const auto& p : points) add_plan_point(backend, p, free_bytes, sweep);
   std::unique_ptr<PlanRowSink> rows;
   if (report.sink()) rows = std::make_unique<PlanRowSink>(*report.sink(), sweep, report);
-  const SweepSummary summary = run_sweep(backend, world, c, sweep.points, rows.get());
+  const SweepSummary summary = run_sweep(backend, world, c.measure, c.sweep, sweep.points, rows.get());
   report.finish();
   if (summary.interrupted_by != 0) return interrupted_status(summary, c, world);
   // bench --plan alone; run's plan sweep (results given) may be filtered out by a filter meant for its main sweep.
-  if (!results) require_measured(summary, sweep.points.size(), c);
+  if (!results) require_measured(summary, sweep.points.size(), c.measure);
   if (results && speak) {
     // The system block through the same reader as the file's, so both views agree.
     const nlohmann::json doc = {
         {"schema", kResultsSchema}, {"system", report.system()}, {"records", nlohmann::json::array()}};
-    results->system = results_from_json(doc, "(" + c.json_path + " in memory)").system;
+    results->system = results_from_json(doc, "(" + c.outputs.json_path + " in memory)").system;
     results->records = std::move(collected);
   }
   if (speak) {

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "app/bench_config.h"
 #include "backend/backend.h"
 #include "core/dtype.h"
 #include "core/rank_pair.h"
-#include "harness/bench_config.h"
 #include "io/results_io.h"
 #include "launch/world.h"
 #include "megatron/plan.h"
@@ -56,7 +56,7 @@ inline constexpr double kAtOnceSizeRatio = 1.25;
 [[nodiscard]] int run_plan_bench(const BenchConfig& config, const World& world);
 
 // The same for a plan already in memory (identical on every rank), on a backend already built. When
-// `results` is given, rank 0 also gets back what it wrote to config.json_path (records and system), so a
+// `results` is given, rank 0 also gets back what it wrote to config.outputs.json_path (records and system), so a
 // caller need not read the file back.
 [[nodiscard]] int run_plan_bench_on(Backend& backend, const Plan& plan, const std::string& label,
                                     const BenchConfig& config, const World& world, ResultSet* results = nullptr);

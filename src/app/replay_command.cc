@@ -139,22 +139,22 @@ std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const 
   std::string table = table_path_;
   if (table.empty()) {  // time the plan's messages on these ranks with `bench --plan`, on the replay's backend
     BenchConfig c;
-    c.iters = 10;
-    c.reps = 5;
-    c.warmup = 3;
-    c.quiet = quiet_;
+    c.measure.iters = 10;
+    c.measure.reps = 5;
+    c.measure.warmup = 3;
+    c.measure.quiet = quiet_;
     // A schedule file runs on the messages of the plan's schedule of its v: every schedule's are timed.
     const bool every = o_.schedule == "all" || o_.schedule == "gpipe" || !o_.schedule_files.empty();
     c.plan_schedule = every ? "" : o_.schedule;
-    c.json_path = json_path_.empty() ? (std::filesystem::temp_directory_path() /
-                                        ("pipebench-replay-table-" + std::to_string(::getpid()) + ".json"))
-                                           .string()
-                                     : json_path_ + ".table.json";
-    c.json_path = world.broadcast(c.json_path, 0);
+    c.outputs.json_path = json_path_.empty() ? (std::filesystem::temp_directory_path() /
+                                                ("pipebench-replay-table-" + std::to_string(::getpid()) + ".json"))
+                                                   .string()
+                                             : json_path_ + ".table.json";
+    c.outputs.json_path = world.broadcast(c.outputs.json_path, 0);
     // At the process's own priority: ranks that spin in MPI waits at a real-time priority can starve
     // a peer of the same priority on their core for good (the replay's own waits sleep between polls).
     (void)run_plan_bench_on(backend, plan, plan_path_, c, world);
-    table = c.json_path;
+    table = c.outputs.json_path;
     if (json_path_.empty()) temp_table_ = table;
   }
   std::unique_ptr<Prediction> p;

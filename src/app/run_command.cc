@@ -143,16 +143,17 @@ PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& ba
   ResultSet results;  // rank 0: the plan's messages as measured, kept in memory (also in plan_results.json)
   if (measurable) {
     BenchConfig c = sweep;
-    c.json_path = dir + "/plan_results.json";
-    c.csv_path.clear();
-    c.point_budget_s = 0;
-    c.iters = 5;
-    c.reps = 3;
-    c.warmup = 2;
+    c.outputs.json_path = dir + "/plan_results.json";
+    c.outputs.csv_path.clear();
+    c.measure.point_budget_s = 0;
+    c.measure.iters = 5;
+    c.measure.reps = 3;
+    c.measure.warmup = 2;
     // --benchmark_out holds the sweep's points; the plan's messages must not replace them.
-    c.benchmark_args.erase(std::remove_if(c.benchmark_args.begin(), c.benchmark_args.end(),
-                                          [](const std::string& a) { return a.rfind("--benchmark_out", 0) == 0; }),
-                           c.benchmark_args.end());
+    c.measure.benchmark_args.erase(
+        std::remove_if(c.measure.benchmark_args.begin(), c.measure.benchmark_args.end(),
+                       [](const std::string& a) { return a.rfind("--benchmark_out", 0) == 0; }),
+        c.measure.benchmark_args.end());
     const int status = run_plan_bench_on(backend, plan, "(run's plan)", c, world, &results);
     if (status >= 128) {
       run.interrupted_status = status;
@@ -256,19 +257,19 @@ constexpr int kRunReps = 5;
 
 BenchConfig run_bench_config(const RunOptions& o, const World& world, BackendKind kind) {
   BenchConfig c;
-  c.ops = {"all_reduce", "all_gather", "sendrecv"};
-  c.sizes_bytes = sweep_sizes(o.min_bytes, o.max_bytes, o.factor, 0);
+  c.sweep.ops = {"all_reduce", "all_gather", "sendrecv"};
+  c.sweep.sizes_bytes = sweep_sizes(o.min_bytes, o.max_bytes, o.factor, 0);
   c.backend = kind;
   c.gpu_list = o.gpu_list;
   c.gpus_per_process = default_gpus_per_process(o.gpus_per_process, o.gpu_list, kind, world);
-  c.iters = kRunIters;
-  c.warmup = kRunWarmup;
-  c.reps = kRunReps;
-  c.checks = 1;
-  c.point_budget_s = o.point_budget_s;
-  c.timeout_s = o.timeout_s;
-  c.quiet = o.quiet;
-  c.benchmark_args = o.benchmark_args;
+  c.measure.iters = kRunIters;
+  c.measure.warmup = kRunWarmup;
+  c.measure.reps = kRunReps;
+  c.measure.checks = 1;
+  c.measure.point_budget_s = o.point_budget_s;
+  c.measure.timeout_s = o.timeout_s;
+  c.measure.quiet = o.quiet;
+  c.measure.benchmark_args = o.benchmark_args;
   return c;
 }
 
@@ -337,12 +338,12 @@ void fit_sizes_to_backend(BenchConfig& c, Backend& backend, const World& world) 
       validate_for_backend(c, backend, world);
       return;
     } catch (const UsageError& e) {
-      if (c.sizes_bytes.size() <= 1) throw;
+      if (c.sweep.sizes_bytes.size() <= 1) throw;
       if (world.rank() == 0) {
-        std::cout << "# reducing the largest size to " << format_size(c.sizes_bytes[c.sizes_bytes.size() - 2]) << ": "
-                  << e.what() << "\n";
+        std::cout << "# reducing the largest size to "
+                  << format_size(c.sweep.sizes_bytes[c.sweep.sizes_bytes.size() - 2]) << ": " << e.what() << "\n";
       }
-      c.sizes_bytes.pop_back();
+      c.sweep.sizes_bytes.pop_back();
     }
   }
 }
@@ -440,8 +441,8 @@ int run_run_command(const RunOptions& o, const World& world) {
   if (!folder) return static_cast<int>(ExitCode::kUsage);
   const std::string& dir = *folder;
   check_run_outputs(o, world, dir);
-  c.json_path = dir + "/results.json";
-  c.csv_path = dir + "/results.csv";
+  c.outputs.json_path = dir + "/results.json";
+  c.outputs.csv_path = dir + "/results.csv";
   auto backend = make_backend(c.backend, world, c.gpus_per_process, c.gpu_list);
   fit_sizes_to_backend(c, *backend, world);
   std::vector<ResultRecord> records;

@@ -79,17 +79,17 @@ double combine_over_ranks(const World& world, double seconds, bool member, RankS
   return combine(world.all_gather(pack(seconds, member)), nullptr, stat);
 }
 
-PointRunner::PointRunner(Backend& backend, const World& world, const BenchConfig& config)
-    : backend_(backend), world_(world), config_(config) {
-  if (config.split) split_processes_ = split_groups(*config.split, world.size());
+PointRunner::PointRunner(Backend& backend, const World& world, const MeasureSettings& settings, const SweepSpec& sweep)
+    : backend_(backend), world_(world), settings_(settings), sweep_(sweep) {
+  if (sweep.split) split_processes_ = split_groups(*sweep.split, world.size());
 }
 
-std::size_t PointRunner::unalign_margin_bytes(const BenchConfig& c) {
-  return static_cast<std::size_t>(c.unalign_elems) * 8;  // 8: the widest element (int64, double)
+std::size_t PointRunner::unalign_margin_bytes(const MeasureSettings& settings) {
+  return static_cast<std::size_t>(settings.unalign_elems) * 8;  // 8: the widest element (int64, double)
 }
 
 void PointRunner::reserve(std::size_t send_bytes, std::size_t recv_bytes) {
-  const std::size_t margin = unalign_margin_bytes(config_);
+  const std::size_t margin = unalign_margin_bytes(settings_);
   send_bytes += margin;
   recv_bytes += margin;
   if (buffers_ && buffers_->send_bytes() >= send_bytes && buffers_->recv_bytes() >= recv_bytes) return;
@@ -97,7 +97,7 @@ void PointRunner::reserve(std::size_t send_bytes, std::size_t recv_bytes) {
   const std::size_t r = std::max(recv_bytes, buffers_ ? buffers_->recv_bytes() : 0);
   view_.reset();
   buffers_.reset();
-  buffers_ = backend_.allocate(s, r, config_.buffers);
+  buffers_ = backend_.allocate(s, r, settings_.buffers);
 }
 
 void PointRunner::issue(int agg) {
@@ -110,10 +110,10 @@ void PointRunner::issue(int agg) {
 }
 
 void PointRunner::issue_iteration() {
-  issue(config_.agg);
+  issue(settings_.agg);
   // nccl-tests startColl: -z 1 syncs and then barriers after each op, -z 2 only syncs.
-  if (config_.blocking == 1 || config_.blocking == 2) backend_.synchronize();
-  if (config_.blocking == 1) world_.barrier();
+  if (settings_.blocking == 1 || settings_.blocking == 2) backend_.synchronize();
+  if (settings_.blocking == 1) world_.barrier();
 }
 
 void PointRunner::fill(std::uint32_t seed) {
@@ -132,37 +132,37 @@ void PointRunner::setup(const Point& p) {
   sizing_ = p.op->sizing(p.requested_bytes, dtype_size(p.dtype), backend_.nranks(), params());
   reserve(sizing_.send_bytes, sizing_.recv_bytes);
   view_ = std::make_unique<ShiftedBuffers>(*buffers_,
-                                           static_cast<std::size_t>(config_.unalign_elems) * dtype_size(p.dtype));
+                                           static_cast<std::size_t>(settings_.unalign_elems) * dtype_size(p.dtype));
   fill(0);
   // Warm-up, timed on the host only to size the batch when a time budget is set.
   backend_.synchronize();
   world_.barrier();
   const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < config_.warmup; ++i) issue(config_.agg);
+  for (int i = 0; i < settings_.warmup; ++i) issue(settings_.agg);
   backend_.synchronize();
   const double warm_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  ops_ = config_.iters;
-  if (config_.point_budget_s > 0 && config_.warmup > 0) {
+  ops_ = settings_.iters;
+  if (settings_.point_budget_s > 0 && settings_.warmup > 0) {
     // Decided from the slowest process, so every process makes the same number of calls.
-    const double per_op_s = world_.max(warm_s / config_.warmup);
-    const double fit = config_.point_budget_s / std::max(1, config_.reps) / std::max(per_op_s, 1e-9);
-    ops_ = static_cast<int>(std::clamp(std::floor(fit), 1.0, static_cast<double>(config_.iters)));
+    const double per_op_s = world_.max(warm_s / settings_.warmup);
+    const double fit = settings_.point_budget_s / std::max(1, settings_.reps) / std::max(per_op_s, 1e-9);
+    ops_ = static_cast<int>(std::clamp(std::floor(fit), 1.0, static_cast<double>(settings_.iters)));
   }
   // -z 3: every iteration is its own batch, so the sync and barrier between them stay untimed.
-  const int per_batch = config_.blocking == 3 ? 1 : ops_;
-  batch_ = backend_.prepare_batch([this] { issue_iteration(); }, per_batch, config_.graph);
+  const int per_batch = settings_.blocking == 3 ? 1 : ops_;
+  batch_ = backend_.prepare_batch([this] { issue_iteration(); }, per_batch, settings_.graph);
 }
 
 double PointRunner::time_batch() {
   double seconds = 0;
-  const int runs = config_.blocking == 3 ? ops_ : 1;
+  const int runs = settings_.blocking == 3 ? ops_ : 1;
   for (int i = 0; i < runs; ++i) {
     const BatchTime t = batch_->run();
-    seconds += config_.cputime ? t.enqueue_s : t.elapsed_s;
+    seconds += settings_.cputime ? t.enqueue_s : t.elapsed_s;
   }
-  const double ops = static_cast<double>(ops_) * config_.agg;
+  const double ops = static_cast<double>(ops_) * settings_.agg;
   if (split_processes_.empty()) {
-    const double per_op_s = combine_over_ranks(world_, seconds, backend_.nlocal() > 0, config_.rank_stat) / ops;
+    const double per_op_s = combine_over_ranks(world_, seconds, backend_.nlocal() > 0, settings_.rank_stat) / ops;
     samples_us_.push_back(per_op_s * kUsPerSecond);
     return per_op_s;
   }
@@ -170,16 +170,16 @@ double PointRunner::time_batch() {
   const auto packed = world_.all_gather(pack(seconds, backend_.nlocal() > 0));
   group_samples_us_.resize(split_processes_.size());
   for (std::size_t g = 0; g < split_processes_.size(); ++g) {
-    group_samples_us_[g].push_back(combine(packed, &split_processes_[g], config_.rank_stat) / ops * kUsPerSecond);
+    group_samples_us_[g].push_back(combine(packed, &split_processes_[g], settings_.rank_stat) / ops * kUsPerSecond);
   }
-  const double per_op_s = combine(packed, nullptr, config_.rank_stat) / ops;
+  const double per_op_s = combine(packed, nullptr, settings_.rank_stat) / ops;
   samples_us_.push_back(per_op_s * kUsPerSecond);
   return per_op_s;
 }
 
 PointRunner::CheckResult PointRunner::check() {
   std::uint64_t wrong = 0;
-  for (int c = 1; c <= config_.checks; ++c) {
+  for (int c = 1; c <= settings_.checks; ++c) {
     fill(static_cast<std::uint32_t>(c));
     issue(1);  // one op, as nccl-tests checks (its -m applies to the timed iterations only)
     backend_.synchronize();
@@ -223,7 +223,7 @@ ResultRecord PointRunner::group_record(const ResultRecord& all, std::size_t g, c
     for (int i = 0; i < backend_.nlocal(); ++i) r.ranks.push_back(p * backend_.nlocal() + i);
   }
   r.nranks = static_cast<int>(r.ranks.size());
-  const auto skip = static_cast<std::size_t>(std::clamp<int>(config_.per_iter_skip, 0, 1 << 30));
+  const auto skip = static_cast<std::size_t>(std::clamp<int>(settings_.per_iter_skip, 0, 1 << 30));
   const std::vector<double>& samples = group_samples_us_[g];
   r.stats = summarize(std::vector<double>(samples.begin() + static_cast<std::ptrdiff_t>(std::min(skip, samples.size())),
                                           samples.end()));
@@ -250,9 +250,9 @@ ResultRecord PointRunner::finish() {
   r.size_bytes = sizing_.size_bytes;
   r.count = sizing_.count;
   r.in_place = point_.in_place;
-  r.op_has_in_place = times_in_place(op, config_);
+  r.op_has_in_place = times_in_place(op, sweep_);
   // -K: nccl-tests leaves the first K per-iteration samples out of its statistics.
-  const auto skip = static_cast<std::size_t>(std::clamp<int>(config_.per_iter_skip, 0, 1 << 30));
+  const auto skip = static_cast<std::size_t>(std::clamp<int>(settings_.per_iter_skip, 0, 1 << 30));
   r.stats = summarize(std::vector<double>(
       samples_us_.begin() + static_cast<std::ptrdiff_t>(std::min(skip, samples_us_.size())), samples_us_.end()));
   r.time_us = r.stats.median_us;
@@ -260,9 +260,9 @@ ResultRecord PointRunner::finish() {
   r.algbw_gbps = gbps(static_cast<double>(r.size_bytes), r.time_us / kUsPerSecond);
   r.busbw_gbps = r.algbw_gbps * op.bus_bw_factor(r.nranks);
   r.ops_per_batch = ops_;
-  r.warmup = config_.warmup;
-  r.graph = config_.graph;
-  if (config_.timestamps) r.timestamp = utc_timestamp();
+  r.warmup = settings_.warmup;
+  r.graph = settings_.graph;
+  if (settings_.timestamps) r.timestamp = utc_timestamp();
   if (op.is_transfer()) {
     r.pairs = params().pairs;
     r.bidirectional = params().bidirectional;
@@ -284,7 +284,7 @@ ResultRecord PointRunner::finish() {
 
 ResultRecord PointRunner::measure(const Point& p) {
   setup(p);
-  for (int i = 0; i < config_.reps; ++i) (void)time_batch();
+  for (int i = 0; i < settings_.reps; ++i) (void)time_batch();
   return finish();
 }
 

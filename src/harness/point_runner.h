@@ -11,8 +11,9 @@
 
 #include "backend/backend.h"
 #include "collectives/op.h"
-#include "harness/bench_config.h"
+#include "harness/measure_settings.h"
 #include "harness/record.h"
+#include "harness/sweep_spec.h"
 #include "launch/world.h"
 
 namespace pipebench {
@@ -23,7 +24,7 @@ struct Point {
   RedOp redop = RedOp::kNone;
   std::uint64_t requested_bytes = 0;
   bool in_place = false;
-  const OpParams* params = nullptr;  // null: the config's; else must outlive the measurement
+  const OpParams* params = nullptr;  // null: the sweep's; else must outlive the measurement
 };
 
 // -a (nccl-tests Allreduce(args, &deltaSec, average)): a batch's seconds over every process of the job.
@@ -33,15 +34,15 @@ struct Point {
 
 // Whether a sweep times an in-place placement of op: its own, or the one nccl-tests times unchecked when
 // pipebench was started as an nccl-tests binary (Op::nccl_tests_unchecked_in_place).
-[[nodiscard]] inline bool times_in_place(const Op& op, const BenchConfig& c) {
-  return op.supports_in_place() || (!c.nccl_tests_program.empty() && op.nccl_tests_unchecked_in_place());
+[[nodiscard]] inline bool times_in_place(const Op& op, const SweepSpec& sweep) {
+  return op.supports_in_place() || (sweep.nccl_tests_points && op.nccl_tests_unchecked_in_place());
 }
 
 class PointRunner {
  public:
-  // REQUIRES: backend, world and config outlive the runner. backend may have nlocal() == 0 (this
+  // REQUIRES: backend, world, settings and sweep outlive the runner. backend may have nlocal() == 0 (this
   // process holds no member of the group): it still takes part in every barrier and reduction.
-  PointRunner(Backend& backend, const World& world, const BenchConfig& config);
+  PointRunner(Backend& backend, const World& world, const MeasureSettings& settings, const SweepSpec& sweep);
 
   // Buffers for the largest point of a sweep, allocated once (nccl-tests allocates for -e once).
   void reserve(std::size_t send_bytes, std::size_t recv_bytes);
@@ -63,10 +64,10 @@ class PointRunner {
   [[nodiscard]] int ops_per_batch() const { return ops_; }
 
   // Bytes a buffer needs beyond an op's own for -u (the shift of the widest type).
-  [[nodiscard]] static std::size_t unalign_margin_bytes(const BenchConfig& c);
+  [[nodiscard]] static std::size_t unalign_margin_bytes(const MeasureSettings& settings);
 
  private:
-  [[nodiscard]] const OpParams& params() const { return point_.params ? *point_.params : config_.params; }
+  [[nodiscard]] const OpParams& params() const { return point_.params ? *point_.params : sweep_.params; }
   // One iteration: `agg` ops for every local rank in one group (nccl-tests -m).
   void issue(int agg);
   // One timed iteration with the -z mode's synchronisation (modes 1 and 2 inside the timed region).
@@ -82,13 +83,14 @@ class PointRunner {
   [[nodiscard]] CheckResult check();
   // Whether the point's data are checked: -c > 0, and not a placement nccl-tests times unchecked.
   [[nodiscard]] bool checks_point() const {
-    return config_.checks > 0 && (!point_.in_place || point_.op->supports_in_place());
+    return settings_.checks > 0 && (!point_.in_place || point_.op->supports_in_place());
   }
   [[nodiscard]] ResultRecord group_record(const ResultRecord& all, std::size_t g, const CheckResult& c) const;
 
   Backend& backend_;
   const World& world_;
-  const BenchConfig& config_;
+  const MeasureSettings& settings_;
+  const SweepSpec& sweep_;
   std::unique_ptr<Buffers> buffers_;
   std::unique_ptr<Buffers> view_;  // buffers_ shifted by -u elements of the point's type
   Point point_;

@@ -38,13 +38,13 @@ bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 
 
 }  // namespace
 
-std::vector<Point> plan_points(const BenchConfig& c) {
+std::vector<Point> plan_points(const SweepSpec& c) {
   std::vector<Point> points;
   for (const auto& name : c.ops) {
     const Op& op = OpRegistry::instance().find("--op", name);
     // Started as an nccl-tests binary: its placements and its loop over -o operations (collectives/op.h).
     const bool in_place = times_in_place(op, c);
-    const std::vector<RedOp> redops = op.reduces() || (!c.nccl_tests_program.empty() && op.nccl_tests_names_redop())
+    const std::vector<RedOp> redops = op.reduces() || (c.nccl_tests_points && op.nccl_tests_names_redop())
                                           ? c.redops
                                           : std::vector<RedOp>{RedOp::kNone};
     for (DType t : c.dtypes) {
@@ -125,7 +125,7 @@ class TeeReporter final : public benchmark::BenchmarkReporter {
 };
 
 // The record of a point that threw.
-ResultRecord failed_record(const Point& p, const Backend& comm, const BenchConfig& c, const std::string& msg) {
+ResultRecord failed_record(const Point& p, const Backend& comm, const SweepSpec& sweep, const std::string& msg) {
   ResultRecord rec;
   rec.op = std::string(p.op->name());
   rec.backend = std::string(comm.name());
@@ -134,7 +134,7 @@ ResultRecord failed_record(const Point& p, const Backend& comm, const BenchConfi
   rec.redop = std::string(redop_name(p.redop));
   rec.size_bytes = p.requested_bytes;
   rec.in_place = p.in_place;
-  rec.op_has_in_place = times_in_place(*p.op, c);
+  rec.op_has_in_place = times_in_place(*p.op, sweep);
   if (p.op->is_transfer() && p.params) {
     rec.pairs = p.params->pairs;
     rec.bidirectional = p.params->bidirectional;
@@ -146,14 +146,15 @@ ResultRecord failed_record(const Point& p, const Backend& comm, const BenchConfi
 // The loop's state: one PointRunner at a time, on the communicator of the current run of points.
 class MeasuringLoop {
  public:
-  MeasuringLoop(Backend& backend, const World& world, const BenchConfig& config, const std::vector<SweepPoint>& points,
-                RecordSink* sink)
+  MeasuringLoop(Backend& backend, const World& world, const MeasureSettings& settings, const SweepSpec& sweep,
+                const std::vector<SweepPoint>& points, RecordSink* sink)
       : backend_(backend),
         world_(world),
-        config_(config),
+        settings_(settings),
+        sweep_(sweep),
         points_(points),
         sink_(sink),
-        beats_(config.timeout_s != 0 ? Heartbeats::create(world) : nullptr) {}
+        beats_(settings.timeout_s != 0 ? Heartbeats::create(world) : nullptr) {}
 
   [[nodiscard]] Backend& comm_of(std::size_t i) const { return points_[i].comm ? *points_[i].comm : backend_; }
   [[nodiscard]] Point point_of(std::size_t i) const {
@@ -170,11 +171,11 @@ class MeasuringLoop {
     runner_.reset();
     runner_comm_ = nullptr;
     Backend& comm = comm_of(i);
-    runner_ = std::make_unique<PointRunner>(comm, world_, config_);
+    runner_ = std::make_unique<PointRunner>(comm, world_, settings_, sweep_);
     std::size_t send_max = 0, recv_max = 0;
     for (std::size_t j = i; j < points_.size() && &comm_of(j) == &comm; ++j) {
       const Point p = point_of(j);
-      const OpParams& params = p.params ? *p.params : config_.params;
+      const OpParams& params = p.params ? *p.params : sweep_.params;
       const Sizing s = p.op->sizing(p.requested_bytes, dtype_size(p.dtype), comm.nranks(), params);
       send_max = std::max(send_max, s.send_bytes);
       recv_max = std::max(recv_max, s.recv_bytes);
@@ -193,10 +194,10 @@ class MeasuringLoop {
     const Point p = point_of(i);
     test_stop(i);
     // The point's operations: warm-up, timed batches, data-check runs (each a fill, an op and a check).
-    const std::int64_t ops =
-        std::int64_t{config_.warmup} + std::int64_t{config_.iters} * config_.reps + 3 * std::int64_t{config_.checks};
-    Watchdog dog(point_timeout_s(config_.timeout_s, p.requested_bytes, ops), world_,
-                 config_.timeout_s < 0 ? name + " (the default -T for its size; -T 0: none)" : name, beats_.get());
+    const std::int64_t ops = std::int64_t{settings_.warmup} + std::int64_t{settings_.iters} * settings_.reps +
+                             3 * std::int64_t{settings_.checks};
+    Watchdog dog(point_timeout_s(settings_.timeout_s, p.requested_bytes, ops), world_,
+                 settings_.timeout_s < 0 ? name + " (the default -T for its size; -T 0: none)" : name, beats_.get());
     ResultRecord rec;
     try {
       if (runner_comm_ != &comm_of(i)) start_run(i);  // (a --benchmark_filter may skip points)
@@ -213,7 +214,7 @@ class MeasuringLoop {
         world_.abort(static_cast<int>(ExitCode::kRuntimeError));
       }
       state.SkipWithError(msg.c_str());
-      rec = failed_record(p, comm_of(i), config_, msg);
+      rec = failed_record(p, comm_of(i), sweep_, msg);
     }
     state.counters["algbw_GBps"] = rec.algbw_gbps;
     state.counters["busbw_GBps"] = rec.busbw_gbps;
@@ -258,7 +259,8 @@ class MeasuringLoop {
 
   Backend& backend_;
   const World& world_;
-  const BenchConfig& config_;
+  const MeasureSettings& settings_;
+  const SweepSpec& sweep_;
   const std::vector<SweepPoint>& points_;
   RecordSink* sink_;
   std::unique_ptr<PointRunner> runner_;
@@ -294,26 +296,26 @@ void run_registered(const World& world, const BenchmarkFlags& flags) {
 
 }  // namespace
 
-SweepSummary run_sweep(Backend& backend, const World& world, const BenchConfig& config,
+SweepSummary run_sweep(Backend& backend, const World& world, const MeasureSettings& settings, const SweepSpec& sweep,
                        const std::vector<SweepPoint>& points, RecordSink* sink) {
-  const BenchmarkFlags flags = parse_benchmark_flags(config.benchmark_args);
+  const BenchmarkFlags flags = parse_benchmark_flags(settings.benchmark_args);
   init_benchmark(flags);
   // Rank 0 (the one with a sink): "point N of M" on stderr.
   std::unique_ptr<Progress> progress;
   std::unique_ptr<ProgressSink> counted;
-  if (sink && !config.quiet) {
+  if (sink && !settings.quiet) {
     progress = std::make_unique<Progress>(std::cerr, Progress::stderr_is_tty(), "point",
                                           static_cast<std::int64_t>(points.size()));
     counted = std::make_unique<ProgressSink>(*sink, *progress);
     sink = counted.get();
   }
-  MeasuringLoop loop(backend, world, config, points, sink);
+  MeasuringLoop loop(backend, world, settings, sweep, points, sink);
   if (!points.empty()) loop.start_run(0);
   for (std::size_t i = 0; i < points.size(); ++i) {
     const std::string name = loop.label_of(i);
     benchmark::RegisterBenchmark(name.c_str(), [&loop, i](benchmark::State& state) { loop.measure(i, state); })
         ->UseManualTime()
-        ->Iterations(config.reps)
+        ->Iterations(settings.reps)
         ->Unit(benchmark::kMicrosecond);
   }
   run_registered(world, flags);
@@ -321,22 +323,22 @@ SweepSummary run_sweep(Backend& backend, const World& world, const BenchConfig& 
   return loop.summary();
 }
 
-void require_measured(const SweepSummary& summary, std::size_t points, const BenchConfig& config) {
+void require_measured(const SweepSummary& summary, std::size_t points, const MeasureSettings& settings) {
   if (summary.records > 0 || points == 0) return;
   // Every rank applies the same filter, so every rank throws here.
   std::string filter = "--benchmark_filter";
-  for (const auto& a : config.benchmark_args) {
+  for (const auto& a : settings.benchmark_args) {
     if (starts_with(a, "--benchmark_filter")) filter = a;
   }
   throw UsageError(filter + ": matches none of the " + std::to_string(points) + " points");
 }
 
-SweepSummary run_sweep(Backend& backend, const World& world, const BenchConfig& config,
+SweepSummary run_sweep(Backend& backend, const World& world, const MeasureSettings& settings, const SweepSpec& sweep,
                        const std::vector<Point>& points, RecordSink* sink) {
   std::vector<SweepPoint> items;
   items.reserve(points.size());
   for (const auto& p : points) items.push_back({p, std::nullopt, nullptr, {}});
-  return run_sweep(backend, world, config, items, sink);
+  return run_sweep(backend, world, settings, sweep, items, sink);
 }
 
 }  // namespace pipebench

@@ -53,16 +53,17 @@ int run(int argc, char** argv) {
   if (gpu) bare_gpu = std::make_unique<BareNcclLoop>(gpus);
 #endif
   std::vector<Row> rows;
+  const SweepSpec sweep;  // the default op parameters; the points are given below
   const std::vector<std::size_t> sizes = {8, 256u << 10, 64u << 20, 1u << 30};
   for (bool graph : gpu ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
     for (std::size_t bytes : sizes) {
-      BenchConfig c;
+      MeasureSettings c;
       c.iters = gpu ? 20 : (bytes >= (64u << 20) ? 2 : 20);
       c.reps = gpu ? (bytes >= (1u << 30) ? 10 : 30) : (bytes >= (64u << 20) ? 3 : 10);
       c.warmup = 5;
       c.checks = 0;
       c.graph = graph;
-      PointRunner runner(*backend, *world, c);
+      PointRunner runner(*backend, *world, c, sweep);
       std::vector<double> bare, harness;
       for (int round = 0; round < kRounds; ++round) {
         if (gpu) {

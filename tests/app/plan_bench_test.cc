@@ -47,10 +47,10 @@ Plan two_rank_plan() {
 
 BenchConfig small_config(const std::string& json) {
   BenchConfig c;
-  c.iters = 2;
-  c.warmup = 1;
-  c.reps = 2;
-  c.json_path = json;
+  c.measure.iters = 2;
+  c.measure.warmup = 1;
+  c.measure.reps = 2;
+  c.outputs.json_path = json;
   return c;
 }
 

@@ -20,24 +20,25 @@ class NcclGpu : public ::testing::Test {
     if (gpus_ == 0) GTEST_SKIP() << "no GPU: " << why;
     backend_ = make_backend(BackendKind::kNccl, testing::world(), gpus_);
   }
-  static BenchConfig config() {
-    BenchConfig c;
+  static MeasureSettings settings() {
+    MeasureSettings c;
     c.iters = 3;
     c.warmup = 2;
     c.reps = 3;
     c.checks = 2;
     return c;
   }
+  SweepSpec sweep_;  // the op parameters of the points
   int gpus_ = 0;
   std::unique_ptr<Backend> backend_;
 };
 
 TEST_F(NcclGpu, EveryOpTypeAndReductionIsExact) {
-  BenchConfig c = config();
-  c.params.root = gpus_ - 1;
-  c.params.pairs = {{0, gpus_ - 1}};
-  c.params.bidirectional = gpus_ > 1;
-  PointRunner runner(*backend_, testing::world(), c);
+  MeasureSettings c = settings();
+  sweep_.params.root = gpus_ - 1;
+  sweep_.params.pairs = {{0, gpus_ - 1}};
+  sweep_.params.bidirectional = gpus_ > 1;
+  PointRunner runner(*backend_, testing::world(), c, sweep_);
   for (const auto& name : OpRegistry::instance().names()) {
     const Op& op = OpRegistry::instance().find("--op", name);
     if (name == "pair" && gpus_ == 1) continue;  // a pair needs two ranks
@@ -70,10 +71,10 @@ TEST_F(NcclGpu, GroupEndedWithoutWaitingCompletesOnWait) {
 }
 
 TEST_F(NcclGpu, GraphBatchesAreExactAndTimed) {
-  BenchConfig c = config();
+  MeasureSettings c = settings();
   c.graph = true;
   c.iters = 10;
-  PointRunner runner(*backend_, testing::world(), c);
+  PointRunner runner(*backend_, testing::world(), c, sweep_);
   const Op& op = OpRegistry::instance().find("--op", "all_reduce");
   const ResultRecord rec = runner.measure({&op, DType::kBfloat16, RedOp::kSum, 1 << 20, false});
   EXPECT_EQ(rec.wrong, 0);
@@ -85,8 +86,8 @@ TEST_F(NcclGpu, SplitOfFirstAndLastRank) {
   const std::vector<int> members = gpus_ > 1 ? std::vector<int>{0, gpus_ - 1} : std::vector<int>{0};
   auto sub = backend_->split(members);
   EXPECT_EQ(sub->nranks(), static_cast<int>(members.size()));
-  BenchConfig c = config();
-  PointRunner runner(*sub, testing::world(), c);
+  MeasureSettings c = settings();
+  PointRunner runner(*sub, testing::world(), c, sweep_);
   const Op& op = OpRegistry::instance().find("--op", "all_reduce");
   const ResultRecord rec = runner.measure({&op, DType::kFloat, RedOp::kSum, 1 << 16, false});
   EXPECT_EQ(rec.wrong, 0);
@@ -108,10 +109,10 @@ TEST_F(NcclGpu, EveryAllocatorAndRegistrationIsExact) {
   for (BufferAlloc alloc : {BufferAlloc::kDefault, BufferAlloc::kCuda, BufferAlloc::kNcclMem}) {
     for (int reg = 0; reg <= 2; ++reg) {
       if (reg == 2 && alloc == BufferAlloc::kCuda) continue;
-      BenchConfig c = config();
+      MeasureSettings c = settings();
       c.buffers.alloc = alloc;
       c.buffers.registration = reg;
-      PointRunner runner(*backend_, testing::world(), c);
+      PointRunner runner(*backend_, testing::world(), c, sweep_);
       for (const char* name : {"all_reduce", "alltoall", "sendrecv"}) {
         const Op& op = OpRegistry::instance().find("--op", name);
         const ResultRecord rec = runner.measure({&op, DType::kFloat, RedOp::kSum, 1 << 20, false});
@@ -130,19 +131,19 @@ TEST_F(NcclGpu, EveryAllocatorAndRegistrationIsExact) {
 TEST_F(NcclGpu, NcclTestsIssueAndTimingFlagsKeepResultsExact) {
   const Op& op = OpRegistry::instance().find("--op", "all_reduce");
   for (int blocking = 0; blocking <= 3; ++blocking) {
-    BenchConfig c = config();
+    MeasureSettings c = settings();
     c.agg = 4;
     c.blocking = blocking;
     c.unalign_elems = 1;
-    PointRunner runner(*backend_, testing::world(), c);
+    PointRunner runner(*backend_, testing::world(), c, sweep_);
     const ResultRecord rec = runner.measure({&op, DType::kBfloat16, RedOp::kSum, 1 << 22, true});
     EXPECT_EQ(rec.wrong, 0) << "-z " << blocking;
   }
-  BenchConfig c = config();
-  PointRunner gpu(*backend_, testing::world(), c);
+  MeasureSettings c = settings();
+  PointRunner gpu(*backend_, testing::world(), c, sweep_);
   const ResultRecord done = gpu.measure({&op, DType::kFloat, RedOp::kSum, 256u << 20, false});
   c.cputime = true;
-  PointRunner host(*backend_, testing::world(), c);
+  PointRunner host(*backend_, testing::world(), c, sweep_);
   const ResultRecord issued = host.measure({&op, DType::kFloat, RedOp::kSum, 256u << 20, false});
   EXPECT_LT(issued.time_us, done.time_us);
 }

@@ -53,64 +53,75 @@ TEST(Cli, BenchTakesNcclTestsFlags) {
   ASSERT_EQ(p.line.kind, ParsedLine::Kind::kCommand);
   ASSERT_EQ(p.line.command->name(), "bench");
   const BenchConfig c = dynamic_cast<const BenchCommand&>(*p.line.command).config();
-  EXPECT_EQ(c.ops, (std::vector<std::string>{"all_reduce", "all_gather"}));
-  EXPECT_EQ(c.sizes_bytes.size(), 9u);  // 8, 32, ..., 512K: 8 * 4^9 = 2M is past -e
-  EXPECT_EQ(c.sizes_bytes.back(), 512u << 10);
-  EXPECT_EQ(c.iters, 7);
-  EXPECT_EQ(c.warmup, 2);
-  EXPECT_EQ(c.checks, 0);
-  EXPECT_EQ(c.reps, 3);
-  EXPECT_EQ(c.dtypes, std::vector<DType>{DType::kHalf});
-  EXPECT_EQ(c.redops, std::vector<RedOp>{RedOp::kMax});
+  EXPECT_EQ(c.sweep.ops, (std::vector<std::string>{"all_reduce", "all_gather"}));
+  EXPECT_EQ(c.sweep.sizes_bytes.size(), 9u);  // 8, 32, ..., 512K: 8 * 4^9 = 2M is past -e
+  EXPECT_EQ(c.sweep.sizes_bytes.back(), 512u << 10);
+  EXPECT_EQ(c.measure.iters, 7);
+  EXPECT_EQ(c.measure.warmup, 2);
+  EXPECT_EQ(c.measure.checks, 0);
+  EXPECT_EQ(c.measure.reps, 3);
+  EXPECT_EQ(c.sweep.dtypes, std::vector<DType>{DType::kHalf});
+  EXPECT_EQ(c.sweep.redops, std::vector<RedOp>{RedOp::kMax});
 }
 
 TEST(Cli, DefaultsFollowNcclTests) {
   const BenchConfig c = bench({"bench"});
-  EXPECT_EQ(c.sizes_bytes, std::vector<std::uint64_t>{32u << 20});
-  EXPECT_EQ(c.ops, std::vector<std::string>{"all_reduce"});
-  EXPECT_EQ(c.iters, 20);
-  EXPECT_EQ(c.checks, 1);
+  EXPECT_EQ(c.sweep.sizes_bytes, std::vector<std::uint64_t>{32u << 20});
+  EXPECT_EQ(c.sweep.ops, std::vector<std::string>{"all_reduce"});
+  EXPECT_EQ(c.measure.iters, 20);
+  EXPECT_EQ(c.measure.checks, 1);
 }
 
 TEST(Cli, BenchTakesTheRestOfNcclTestsFlags) {
   const BenchConfig c = bench({"bench", "-t", "2", "-m", "4", "-N", "3", "-a", "1", "-z", "3", "-C",      "1",   "-R",
                                "2",     "-u", "1", "-S", "1", "-M", "1", "-p", "1", "-K", "2", "--alloc", "cuda"});
   EXPECT_EQ(c.threads, 2);
-  EXPECT_EQ(c.agg, 4);
+  EXPECT_EQ(c.measure.agg, 4);
   EXPECT_EQ(c.cycles, 3);
-  EXPECT_EQ(c.rank_stat, RankStat::kMean);
-  EXPECT_EQ(c.blocking, 3);
-  EXPECT_TRUE(c.cputime);
-  EXPECT_EQ(c.buffers.registration, 2);
-  EXPECT_EQ(c.buffers.alloc, BufferAlloc::kCuda);
-  EXPECT_EQ(c.unalign_elems, 1);
-  EXPECT_TRUE(c.timestamps);
+  EXPECT_EQ(c.measure.rank_stat, RankStat::kMean);
+  EXPECT_EQ(c.measure.blocking, 3);
+  EXPECT_TRUE(c.measure.cputime);
+  EXPECT_EQ(c.measure.buffers.registration, 2);
+  EXPECT_EQ(c.measure.buffers.alloc, BufferAlloc::kCuda);
+  EXPECT_EQ(c.measure.unalign_elems, 1);
+  EXPECT_TRUE(c.measure.timestamps);
   EXPECT_TRUE(c.memory_report);
   EXPECT_TRUE(c.parallel_init);
-  EXPECT_EQ(c.per_iter_skip, 2);
-  EXPECT_EQ(bench({"bench", "--alloc", "ncclmem"}).buffers.alloc, BufferAlloc::kNcclMem);
+  EXPECT_EQ(c.measure.per_iter_skip, 2);
+  EXPECT_EQ(bench({"bench", "--alloc", "ncclmem"}).measure.buffers.alloc, BufferAlloc::kNcclMem);
   const BenchConfig d = bench({"bench"});
-  EXPECT_EQ(d.buffers.alloc, BufferAlloc::kDefault);  // ncclmem where NCCL has it
-  EXPECT_EQ(d.rank_stat, RankStat::kMax);
-  EXPECT_EQ(d.agg, 1);
+  EXPECT_EQ(d.measure.buffers.alloc, BufferAlloc::kDefault);  // ncclmem where NCCL has it
+  EXPECT_EQ(d.measure.rank_stat, RankStat::kMax);
+  EXPECT_EQ(d.measure.agg, 1);
   EXPECT_EQ(d.cycles, 1);
-  EXPECT_FALSE(d.split.has_value());
+  EXPECT_FALSE(d.sweep.split.has_value());
 }
 
 TEST(Cli, PerIterationTimingTakesOneSamplePerIteration) {
   const BenchConfig c = bench({"bench", "-I", "1", "-n", "30", "-K", "5"});
-  EXPECT_EQ(c.reps, 30);
-  EXPECT_EQ(c.iters, 1);
-  EXPECT_EQ(c.per_iter_skip, 5);
+  EXPECT_EQ(c.measure.reps, 30);
+  EXPECT_EQ(c.measure.iters, 1);
+  EXPECT_EQ(c.measure.per_iter_skip, 5);
+}
+
+// Started as an nccl-tests binary: bench keeps the name for nccl-tests' text, the sweep gets nccl-tests' points.
+TEST(Cli, NcclTestsNameGivesTheSweepNcclTestsPoints) {
+  const BenchConfig c = bench({"bench", "--op", "all_reduce", "--nccl-tests-name", "all_reduce_perf"});
+  EXPECT_EQ(c.nccl_tests_program, "all_reduce_perf");
+  EXPECT_TRUE(c.sweep.nccl_tests_points);
+  EXPECT_EQ(c.measure.reps, 1);  // nccl-tests' default: one timed batch
+  const BenchConfig d = bench({"bench", "--op", "all_reduce"});
+  EXPECT_TRUE(d.nccl_tests_program.empty());
+  EXPECT_FALSE(d.sweep.nccl_tests_points);
 }
 
 TEST(Cli, SplitComesFromTheFlagOrNcclTestsVariables) {
-  EXPECT_EQ(bench({"bench", "--split", "MOD 2"}).split->kind, SplitRule::Kind::kMod);
+  EXPECT_EQ(bench({"bench", "--split", "MOD 2"}).sweep.split->kind, SplitRule::Kind::kMod);
   setenv("NCCL_TESTS_SPLIT", "DIV 4", 1);
-  EXPECT_EQ(bench({"bench"}).split->kind, SplitRule::Kind::kDiv);
-  EXPECT_EQ(bench({"bench", "--split", "%2"}).split->kind, SplitRule::Kind::kMod);  // the flag first
-  setenv("NCCL_TESTS_SPLIT_MASK", "0x3", 1);                                        // the mask before SPLIT
-  EXPECT_EQ(bench({"bench"}).split->value, 3u);
+  EXPECT_EQ(bench({"bench"}).sweep.split->kind, SplitRule::Kind::kDiv);
+  EXPECT_EQ(bench({"bench", "--split", "%2"}).sweep.split->kind, SplitRule::Kind::kMod);  // the flag first
+  setenv("NCCL_TESTS_SPLIT_MASK", "0x3", 1);                                              // the mask before SPLIT
+  EXPECT_EQ(bench({"bench"}).sweep.split->value, 3u);
   setenv("NCCL_TESTS_SPLIT_MASK", "zz", 1);
   EXPECT_NE(usage_error({"bench"}).find("NCCL_TESTS_SPLIT_MASK 'zz'"), std::string::npos);
   unsetenv("NCCL_TESTS_SPLIT_MASK");
@@ -134,13 +145,13 @@ TEST(Cli, NcclTestsFlagsRejectBadValues) {
 }
 
 TEST(Cli, OpAllTakesEveryOpButPairUnlessPairsAreGiven) {
-  EXPECT_EQ(bench({"bench", "--op", "all"}).ops.size(), 9u);
-  EXPECT_EQ(bench({"bench", "--op", "all", "--pairs", "0:1"}).ops.size(), 10u);
+  EXPECT_EQ(bench({"bench", "--op", "all"}).sweep.ops.size(), 9u);
+  EXPECT_EQ(bench({"bench", "--op", "all", "--pairs", "0:1"}).sweep.ops.size(), 10u);
 }
 
 TEST(Cli, GoogleBenchmarkFlagsPassThrough) {
   const BenchConfig c = bench({"bench", "--benchmark_format=json", "--benchmark_out=x.json"});
-  EXPECT_EQ(c.benchmark_args, (std::vector<std::string>{"--benchmark_format=json", "--benchmark_out=x.json"}));
+  EXPECT_EQ(c.measure.benchmark_args, (std::vector<std::string>{"--benchmark_format=json", "--benchmark_out=x.json"}));
 }
 
 TEST(Cli, GoogleBenchmarkFlagsOnlyForBenchAndRun) {

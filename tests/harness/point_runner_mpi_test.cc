@@ -13,8 +13,8 @@ namespace {
 
 const World& W() { return testing::world(); }
 
-BenchConfig small_config() {
-  BenchConfig c;
+MeasureSettings small_settings() {
+  MeasureSettings c;
   c.iters = 2;
   c.warmup = 1;
   c.reps = 2;
@@ -30,11 +30,12 @@ struct Case {
 
 TEST(PointRunnerMpi, EveryOpTypeAndReductionIsExact) {
   auto backend = make_backend(BackendKind::kMpi, W(), 1);
-  BenchConfig c = small_config();
-  c.params.root = W().size() - 1;
-  c.params.pairs = {{0, W().size() - 1}};
-  c.params.bidirectional = true;
-  PointRunner runner(*backend, W(), c);
+  MeasureSettings c = small_settings();
+  SweepSpec sweep;
+  sweep.params.root = W().size() - 1;
+  sweep.params.pairs = {{0, W().size() - 1}};
+  sweep.params.bidirectional = true;
+  PointRunner runner(*backend, W(), c, sweep);
   for (const auto& name : OpRegistry::instance().names()) {
     const Op& op = OpRegistry::instance().find("--op", name);
     for (DType t : {DType::kFloat, DType::kHalf, DType::kBfloat16, DType::kInt8, DType::kUint64, DType::kDouble}) {
@@ -78,8 +79,9 @@ TEST(PointRunnerMpi, SplitGroupOfFirstAndLastRankReducesOnlyThem) {
   auto sub = backend->split(W().size() > 1 ? members : std::vector<int>{0});
   const bool member = W().rank() == 0 || W().rank() == W().size() - 1;
   EXPECT_EQ(sub->nlocal(), member ? 1 : 0);
-  BenchConfig c = small_config();
-  PointRunner runner(*sub, W(), c);
+  MeasureSettings c = small_settings();
+  const SweepSpec sweep;
+  PointRunner runner(*sub, W(), c, sweep);
   const Op& op = OpRegistry::instance().find("--op", "all_reduce");
   const ResultRecord rec = runner.measure({&op, DType::kFloat, RedOp::kSum, 1 << 16, false});
   EXPECT_EQ(rec.wrong, 0);
@@ -89,11 +91,12 @@ TEST(PointRunnerMpi, SplitGroupOfFirstAndLastRankReducesOnlyThem) {
 
 TEST(PointRunnerMpi, TimeBudgetShrinksTheBatchIdenticallyOnEveryRank) {
   auto backend = make_backend(BackendKind::kMpi, W(), 1);
-  BenchConfig c = small_config();
+  MeasureSettings c = small_settings();
+  const SweepSpec sweep;
   c.iters = 1000;
   c.warmup = 2;
   c.point_budget_s = 1e-6;
-  PointRunner runner(*backend, W(), c);
+  PointRunner runner(*backend, W(), c, sweep);
   const Op& op = OpRegistry::instance().find("--op", "all_reduce");
   const ResultRecord rec = runner.measure({&op, DType::kFloat, RedOp::kSum, 1 << 20, false});
   EXPECT_EQ(rec.ops_per_batch, 1);
@@ -119,7 +122,8 @@ TEST(PointRunnerMpi, RankStatisticCombinesTheProcessesTimes) {
 TEST(PointRunnerMpi, NcclTestsIssueAndTimingFlagsKeepResultsExact) {
   auto backend = make_backend(BackendKind::kMpi, W(), 1);
   for (int blocking = 0; blocking <= 3; ++blocking) {
-    BenchConfig c = small_config();
+    MeasureSettings c = small_settings();
+    SweepSpec sweep;
     c.agg = 3;
     c.iters = 2;
     c.reps = 4;
@@ -128,8 +132,8 @@ TEST(PointRunnerMpi, NcclTestsIssueAndTimingFlagsKeepResultsExact) {
     c.unalign_elems = 3;
     c.cputime = blocking == 2;
     c.rank_stat = static_cast<RankStat>(blocking);
-    c.params.root = W().size() - 1;
-    PointRunner runner(*backend, W(), c);
+    sweep.params.root = W().size() - 1;
+    PointRunner runner(*backend, W(), c, sweep);
     for (const char* name : {"all_reduce", "alltoall", "reduce", "scatter"}) {
       const Op& op = OpRegistry::instance().find("--op", name);
       for (bool in_place : {false, true}) {
@@ -141,7 +145,7 @@ TEST(PointRunnerMpi, NcclTestsIssueAndTimingFlagsKeepResultsExact) {
       }
     }
   }
-  BenchConfig shifted = small_config();
+  MeasureSettings shifted = small_settings();
   shifted.unalign_elems = 3;
   EXPECT_EQ(PointRunner::unalign_margin_bytes(shifted), 24u);  // room for 3 elements of the widest type
 }
@@ -155,8 +159,9 @@ TEST(PointRunnerMpi, SplitModTwoRunsBothGroupsAtOnce) {
   auto sub = backend->split(mine);
   EXPECT_EQ(sub->nlocal(), 1);
   EXPECT_EQ(sub->nranks(), static_cast<int>(mine.size()));
-  BenchConfig c = small_config();
-  PointRunner runner(*sub, W(), c);
+  MeasureSettings c = small_settings();
+  const SweepSpec sweep;
+  PointRunner runner(*sub, W(), c, sweep);
   for (const char* name : {"all_reduce", "alltoall", "gather"}) {
     const Op& op = OpRegistry::instance().find("--op", name);
     const ResultRecord rec = runner.measure({&op, DType::kInt32, RedOp::kSum, 1 << 14, false});

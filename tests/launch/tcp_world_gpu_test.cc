@@ -36,12 +36,13 @@ TEST(TcpWorldGpu, AWorldOfOneRunsTheNcclBackend) {
   ASSERT_TRUE(world->tcp_rendezvous());
   EXPECT_EQ(resolve_backend(BackendKind::kAuto, *world), BackendKind::kNccl);
   const auto backend = make_backend(BackendKind::kAuto, *world, 1);
-  BenchConfig c;
+  MeasureSettings c;
+  const SweepSpec sweep;
   c.iters = 3;
   c.warmup = 1;
   c.reps = 2;
   c.checks = 1;
-  PointRunner runner(*backend, *world, c);
+  PointRunner runner(*backend, *world, c, sweep);
   const Op& op = OpRegistry::instance().find("--op", "all_reduce");
   const ResultRecord rec = runner.measure({&op, DType::kFloat, RedOp::kSum, 1 << 20, false});
   EXPECT_EQ(rec.wrong, 0);
