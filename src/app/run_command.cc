@@ -20,6 +20,7 @@
 #include "app/report_inputs.h"
 #include "backend/backend_factory.h"
 #include "cli/number_checks.h"
+#include "core/command_line.h"
 #include "core/distinct_files.h"
 #include "core/error.h"
 #include "core/file_io.h"
@@ -67,25 +68,11 @@ constexpr double kAssumedTflops = 100;
 // The model `run` plans when no Megatron arguments are given: a small GPT whose pipeline uses up to 4
 // of the run's ranks (and 4 when the run has fewer than 2, predicted from theoretical bandwidth).
 std::vector<std::string> preset_args(int pp) {
-  std::vector<std::string> a = {"--num-layers",
-                                "8",
-                                "--hidden-size",
-                                "1024",
-                                "--num-attention-heads",
-                                "16",
-                                "--seq-length",
-                                "1024",
-                                "--max-position-embeddings",
-                                "1024",
-                                "--micro-batch-size",
-                                "1",
-                                "--global-batch-size",
-                                "16",
-                                "--bf16",
-                                "--vocab-size",
-                                "50257"};
-  a.insert(a.end(), {"--pipeline-model-parallel-size", std::to_string(pp), "--world-size", std::to_string(pp)});
-  return a;
+  const std::string p = std::to_string(pp);
+  return split_words(
+      "--num-layers 8 --hidden-size 1024 --num-attention-heads 16 --seq-length 1024 --max-position-embeddings 1024 "
+      "--micro-batch-size 1 --global-batch-size 16 --bf16 --vocab-size 50257 --pipeline-model-parallel-size " +
+      p + " --world-size " + p);
 }
 
 // Fewer ranks than the plan needs: the theoretical bandwidth of GPU 0's PCIe link, marked as such.
