@@ -10,6 +10,7 @@
 #include "core/distinct_files.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/json_file.h"
 #include "core/terminal_text.h"
 #include "io/nccl_tests_log.h"
 #include "report/system_info.h"
@@ -77,10 +78,7 @@ int run_import_command(const ImportOptions& o, std::ostream& out, std::ostream& 
   }
   if (records == 0) throw UsageError("import nccl-tests: no whole table row in the files given; nothing written");
   if (!o.json_path.empty()) {
-    write_output_file(
-        "--json", o.json_path,
-        nccl_tests_results(imports, utc_timestamp()).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-            "\n");
+    write_output_file("--json", o.json_path, json_file_text(nccl_tests_results(imports, utc_timestamp()), 2));
     out << "wrote " << o.json_path << ": " << records << " records (pipebench.results/1, source nccl-tests)\n";
   } else {
     out << records << " records read; nothing written (--json OUT writes them)\n";

@@ -10,7 +10,6 @@
 #include "core/units.h"
 #include "io/plan_io.h"
 #include "report/plan_printer.h"
-#include "report/results_json.h"
 
 namespace pipebench {
 
@@ -20,8 +19,7 @@ int run_plan_command(const PlanOptions& o) {
   const Plan plan = make_plan(args, gpus);
   if (!o.json_path.empty()) {
     try {
-      write_file_atomically(o.json_path,
-                            plan_to_json(plan).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+      save_plan(o.json_path, plan);
     } catch (const Error& e) {
       throw UsageError(std::string("--json: ") + e.what());
     }

@@ -26,7 +26,6 @@
 #include "megatron/p2p_calls.h"
 #include "replay/replay.h"
 #include "report/prediction_report.h"
-#include "report/results_json.h"
 #include "schedule/activation_memory.h"
 #include "schedule/schedule_file.h"
 #include "sim/layer_gemms.h"
@@ -202,12 +201,11 @@ std::unique_ptr<CostModel> make_costs(const PredictOptions& o, std::string& cost
   if (!o.table_path.empty()) {
     const ResultSet results = load_table(o.table_path);
     if (results.source == "nccl-tests") return nccl_tests_costs(o, results, cost_text);
-    const Placement placed = place_ranks(results);
-    auto measured = std::make_unique<MeasuredCost>(results.records, placed, o.table_path);
-    if (o.class_fallback) measured->allow_class_fallback();
+    MeasuredCosts measured = measured_costs(results, o.table_path);
+    if (o.class_fallback) measured.model->allow_class_fallback();
     cost_text = "measured: " + o.table_path + (o.class_fallback ? " (class fallback allowed)" : "");
-    paths = path_model(placed);
-    return measured;
+    paths = std::move(measured.paths);
+    return std::move(measured.model);
   }
   if (o.link_gbps > 0) return make_assumed_costs(o, cost_text);
   cost_text = "zero: communication is free (a compute-only bound)";
@@ -314,8 +312,7 @@ int predict_and_print(const PredictOptions& o) {
   }
   if (!o.json_path.empty()) {
     try {
-      write_file_atomically(o.json_path,
-                            prediction_to_json(p).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+      save_prediction(o.json_path, p);
     } catch (const Error& e) {
       throw UsageError(std::string("--json: ") + e.what());
     }

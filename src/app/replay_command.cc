@@ -14,6 +14,7 @@
 #include "app/host_relaunch.h"
 #include "app/model_error_flags.h"
 #include "app/plan_bench.h"
+#include "app/plan_replayer.h"
 #include "backend/backend_factory.h"
 #include "backend/gemm_timer.h"
 #include "backend/replay_runtime.h"
@@ -243,7 +244,6 @@ int ReplayCommand::run(const World* wp) {
   // A bad schedule or compute fails here, before any timing.
   const auto schedules =
       static_cast<std::int64_t>(plan_jobs(plan, o_.compute, world.rank(), o_.schedule, o_.schedule_files).jobs.size());
-  o_.compute_kind = kind == BackendKind::kMpi ? "host-sleep" : compute_kind_;
   o_.keep_timeline = !trace_dir_.empty();
   ReplayComputeOptions rco;
   rco.kind = compute_kind_;
@@ -254,25 +254,19 @@ int ReplayCommand::run(const World* wp) {
     rco.layer_fwd_ns = std::llround(make_compute_model(plan, o_.compute).fwd_ms_per_layer * 1e6);
   }
   // One backend for the timing of the messages and the replay: the replay issues its calls on it and on
-  // its splits, as bench --plan does. The runtime first: the MPI one takes the timer slack off this
-  // process, and the messages are then timed for the prediction under the same conditions as they are
-  // replayed.
+  // its splits, as bench --plan does. The replayer (its runtime) before the messages are timed.
   auto backend = make_backend(kind, world, 1);
-  auto rt = kind == BackendKind::kMpi ? make_mpi_replay_runtime(world, *backend)
-                                      : make_nccl_replay_runtime(world, *backend, rco);
+  PlanReplayer replayer(world, *backend, rco);
   const auto predicted = prediction(world, plan, *backend);
   std::unique_ptr<Progress> progress;
   if (world.rank() == 0 && !quiet_) {
     progress = std::make_unique<Progress>(std::cerr, Progress::stderr_is_tty(), "iteration", schedules * o_.iterations);
   }
   std::int64_t iterations_done = 0;
-  const ReplayResult r = replay_plan(world, *backend, *rt, plan, o_, predicted.get(), [&](const ReplayResult& so_far) {
-    if (!json_path_.empty())
-      write_file_atomically(
-          json_path_,
-          replay_to_json(so_far, plan_path_).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-    if (progress) progress->update(++iterations_done, "schedule " + so_far.schedules.back().id.key());
-  });
+  const ReplayResult r =
+      replayer.replay(plan, o_, predicted.get(), json_path_, plan_path_, [&](const ReplayResult& so_far) {
+        if (progress) progress->update(++iterations_done, "schedule " + so_far.schedules.back().id.key());
+      });
   progress.reset();  // the terminal line is erased before the table
   if (world.rank() == 0) {
     print_replay_report(std::cout, r, plan_path_,

@@ -129,14 +129,6 @@ std::vector<std::string> expand_input(const std::string& flag, const std::string
   return files;
 }
 
-std::string schema_of(const std::string& flag, const std::string& path) {
-  const nlohmann::json doc = read_json_file(flag, path);
-  if (!doc.is_object() || !doc.contains("schema") || !doc.at("schema").is_string()) {
-    throw UsageError(flag + " " + path + ": not a pipebench file (no \"schema\")");
-  }
-  return doc.at("schema").get<std::string>();
-}
-
 ReportInputs load_report_inputs(const std::vector<std::string>& inputs, const std::string& baseline) {
   ReportInputs out;
   if (inputs.empty()) throw UsageError("report: no INPUT (results files, run folders, topology, prediction)");

@@ -15,9 +15,6 @@ namespace pipebench {
 // not a regular file or folder, or a folder holds no JSON file.
 [[nodiscard]] std::vector<std::string> expand_input(const std::string& flag, const std::string& path);
 
-// The "schema" of a pipebench file; throws UsageError "FLAG PATH: ..." naming what it holds instead.
-[[nodiscard]] std::string schema_of(const std::string& flag, const std::string& path);
-
 // Reads every INPUT (results of any number of hosts, topologies, predictions, replays) and the baseline
 // (a results file or run folder; empty = none). Throws UsageError naming the file: missing, not JSON,
 // a schema report does not take, or a field out of range.

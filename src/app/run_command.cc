@@ -2,15 +2,11 @@
 // `pipebench run`.
 #include "app/run_command.h"
 
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -20,9 +16,11 @@
 #include "app/host_relaunch.h"
 #include "app/model_error_flags.h"
 #include "app/plan_bench.h"
+#include "app/plan_replayer.h"
 #include "app/report_inputs.h"
 #include "backend/backend_factory.h"
 #include "cli/number_checks.h"
+#include "core/command_line.h"
 #include "core/distinct_files.h"
 #include "core/error.h"
 #include "core/file_io.h"
@@ -32,13 +30,11 @@
 #include "harness/interrupt.h"
 #include "io/plan_io.h"
 #include "io/prediction_io.h"
-#include "io/replay_io.h"
 #include "io/results_io.h"
 #include "launch/mpirun_relaunch.h"
 #include "megatron/plan.h"
 #include "replay/replay.h"
 #include "report/prediction_report.h"
-#include "report/replay_table_printer.h"
 #include "report/report_writer.h"
 #include "report/results_json.h"
 #include "report/rule.h"
@@ -72,25 +68,11 @@ constexpr double kAssumedTflops = 100;
 // The model `run` plans when no Megatron arguments are given: a small GPT whose pipeline uses up to 4
 // of the run's ranks (and 4 when the run has fewer than 2, predicted from theoretical bandwidth).
 std::vector<std::string> preset_args(int pp) {
-  std::vector<std::string> a = {"--num-layers",
-                                "8",
-                                "--hidden-size",
-                                "1024",
-                                "--num-attention-heads",
-                                "16",
-                                "--seq-length",
-                                "1024",
-                                "--max-position-embeddings",
-                                "1024",
-                                "--micro-batch-size",
-                                "1",
-                                "--global-batch-size",
-                                "16",
-                                "--bf16",
-                                "--vocab-size",
-                                "50257"};
-  a.insert(a.end(), {"--pipeline-model-parallel-size", std::to_string(pp), "--world-size", std::to_string(pp)});
-  return a;
+  const std::string p = std::to_string(pp);
+  return split_words(
+      "--num-layers 8 --hidden-size 1024 --num-attention-heads 16 --seq-length 1024 --max-position-embeddings 1024 "
+      "--micro-batch-size 1 --global-batch-size 16 --bf16 --vocab-size 50257 --pipeline-model-parallel-size " +
+      p + " --world-size " + p);
 }
 
 // Fewer ranks than the plan needs: the theoretical bandwidth of GPU 0's PCIe link, marked as such.
@@ -117,7 +99,6 @@ struct PlannedRun {
   Plan plan;
   ComputeOptions compute;
   std::unique_ptr<Prediction> prediction;  // rank 0 only
-  std::optional<Agreement> agreement{};    // rank 0, after a replay
   int interrupted_status = 0;              // 130/143 when SIGINT/SIGTERM stopped the plan's sweep
 };
 
@@ -132,8 +113,7 @@ PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& ba
   const Plan& plan = run.plan;
   const int plan_world = plan.layout.world;
   if (world.rank() == 0) {
-    write_file_atomically(dir + "/plan.json",
-                          plan_to_json(plan).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    save_plan(dir + "/plan.json", plan);
     std::cout << "#\n# Plan: " << (preset ? "preset small GPT" : "the Megatron-LM arguments given") << ", world "
               << plan_world << " (pp " << plan.layout.pp << ", tp " << plan.layout.tp << ", dp " << plan.layout.dp
               << "), " << plan.layout.microbatches
@@ -162,26 +142,23 @@ PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& ba
   }
   run.compute.tflops = o.tflops > 0 ? o.tflops : kAssumedTflops;
   if (world.rank() != 0) return run;
-  std::unique_ptr<CostModel> costs;
-  std::string cost_note;
-  PathModel paths;
+  std::string cost_note = "measured on this node";
+  MeasuredCosts measured;
+  std::unique_ptr<CostModel> assumed;
   if (measurable) {
-    const Placement placed = place_ranks(results);
-    costs = std::make_unique<MeasuredCost>(results.records, placed, dir + "/plan_results.json");
-    paths = path_model(placed);
-    cost_note = "measured on this node";
+    measured = measured_costs(results, dir + "/plan_results.json");
   } else {
-    costs = assumed_cost(n, plan_world, &cost_note);
+    assumed = assumed_cost(n, plan_world, &cost_note);
   }
   try {
-    run.prediction = std::make_unique<Prediction>(
-        predict(plan, *costs, make_compute_model(plan, run.compute), false, false, "", &paths));
+    run.prediction =
+        std::make_unique<Prediction>(predict(plan, measurable ? *measured.model : *assumed,
+                                             make_compute_model(plan, run.compute), false, false, "", &measured.paths));
   } catch (const ModelError& e) {
     throw with_flags(e, ModelFlags{dir + "/plan_results.json", ""});  // the same lines predict prints
   }
   const Prediction& p = *run.prediction;
-  write_file_atomically(dir + "/prediction.json",
-                        prediction_to_json(p).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  save_prediction(dir + "/prediction.json", p);
   std::cout << "# Prediction (communication " << cost_note << "; compute " << (o.tflops > 0 ? "" : "assumed ")
             << run.compute.tflops << " TFLOP/s)\n";
   print_schedule_table(std::cout, p, false);
@@ -190,63 +167,38 @@ PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& ba
   return run;
 }
 
-// The replay needs one process per plan rank, each with one device (MPI: a host rank).
-bool can_replay(const Plan& plan, const World& world, BackendKind kind, int gpus_per_process) {
-  if (plan.layout.world != world.size()) return false;
-  return kind == BackendKind::kMpi || gpus_per_process == 1;
+// Replays every schedule of the plan for a few iterations on the backend the messages were timed on (and
+// its splits, as bench --plan's: the calls bench timed), writing replay.json; rank 0 prints predicted vs
+// replayed, or why there was no replay. Collective.
+RunReplay replay_step(const RunOptions& o, const World& world, Backend& backend, const BenchConfig& c,
+                      const PlannedRun& run, const std::string& dir) {
+  RunReplay step{std::nullopt, 0, {}, run.plan.layout.world, world.size(), c.gpus_per_process};
+  // The replay needs one process per plan rank, each with one device (MPI: a host rank).
+  if (step.plan_world == world.size() && (c.backend == BackendKind::kMpi || c.gpus_per_process == 1)) {
+    ReplayOptions ro;
+    ro.compute = run.compute;
+    ro.iterations = o.replay_iterations;
+    ReplayResult r = PlanReplayer(world, backend)
+                         .replay(run.plan, ro, run.prediction.get(), dir + "/replay.json", dir + "/plan.json");
+    if (world.rank() != 0) return step;
+    step.band = run.prediction ? run.prediction->band : kDefaultSpeedupBand;
+    step.agreement = replay_agreement(r, step.band);
+    step.result = std::move(r);
+  }
+  if (world.rank() == 0) print_run_replay(std::cout, step);
+  std::cout << std::flush;
+  return step;
 }
 
-// Replays every schedule of the plan for a few iterations, writes replay.json; rank 0 prints predicted vs
-// replayed and returns what it printed (for summary.txt). Collective.
-std::string replay_step(const RunOptions& o, const World& world, Backend& backend, PlannedRun& run,
-                        const std::string& dir) {
-  const BackendKind kind = backend.kind();
-  ReplayOptions ro;
-  ro.compute = run.compute;
-  ro.compute_kind = kind == BackendKind::kMpi ? "host-sleep" : "spin";
-  ro.iterations = o.replay_iterations;
-  // The backend the messages were timed on, and its splits (as bench --plan's): the calls bench timed.
-  auto rt = kind == BackendKind::kMpi ? make_mpi_replay_runtime(world, backend)
-                                      : make_nccl_replay_runtime(world, backend, ReplayComputeOptions{});
-  const std::string json_path = dir + "/replay.json";
-  const ReplayResult r =
-      replay_plan(world, backend, *rt, run.plan, ro, run.prediction.get(), [&](const ReplayResult& so_far) {
-        write_file_atomically(
-            json_path,
-            replay_to_json(so_far, dir + "/plan.json").dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-                "\n");
-      });
-  if (world.rank() != 0) return {};
-  std::string text;
-  char line[256];
-  std::snprintf(line, sizeof line,
-                "#\n# Replay: the plan's schedules on these %d %s ranks (compute %s: the prediction's durations), "
-                "%d iterations after one warm-up; file replay.json\n",
-                r.world, r.backend.c_str(), r.compute.c_str(), r.iterations);
-  text += line;
-  const double band = run.prediction ? run.prediction->band : kDefaultSpeedupBand;
-  std::ostringstream table;
-  print_replay_table(table, r, band);
-  text += table.str();
-  run.agreement = replay_agreement(r, band);
-  std::cout << text << std::flush;
-  return text;
-}
-
-// Rank 0: the report of the whole run folder into the same folder; its verdict line goes to the console
-// and to summary. Returns its exit status (0 / 3).
-int report_step(const RunOptions& o, const std::string& dir, std::string& summary) {
-  ReportInputs in = load_report_inputs({dir}, o.baseline);
+// Rank 0: the report of the whole run folder into the same folder (as `report DIR --out DIR`), its line
+// on the console.
+void report_step(const RunOptions& o, const std::string& dir, RunOutcome& out) {
   const std::vector<Rule> rules = o.rules_file.empty() ? default_rules() : read_rules_file(o.rules_file);
   ReportFiles files;
-  const int rc = write_report(in, rules, dir, &files);
-  // The report's own verdict line (its first line, report.json's verdict_line), so the console and the
-  // report cannot say different things.
-  const std::string line = "#\n# Report: " + files.verdict_line + " (exit " + std::to_string(rc) + "): " + files.html +
-                           " " + files.markdown + " " + files.json + "\n";
-  summary += line;
-  std::cout << line << std::flush;
-  return rc;
+  out.report_status = write_report(load_report_inputs({dir}, o.baseline), rules, dir, &files);
+  out.report = files;
+  print_run_report(std::cout, files, out.report_status);
+  std::cout << std::flush;
 }
 
 // run's sweep: the three ops Megatron's pipeline uses, a few repetitions per point so the report can
@@ -348,61 +300,37 @@ void fit_sizes_to_backend(BenchConfig& c, Backend& backend, const World& world) 
   }
 }
 
-// The answer, first in summary.txt and last on the console: the prediction's verdict and whether the
-// replay bears it out. A replay that contradicts the prediction puts WARN on the first line.
-std::string answer_lines(const PlannedRun& run) {
-  if (!run.prediction) return {};
-  std::string text;
-  if (run.agreement && run.agreement->compared && !run.agreement->agree) {
-    text += "# WARN: " + run.agreement->text + "\n";
-  }
-  text += "# Verdict: " + run.prediction->verdict + "\n";
-  if (run.agreement && run.agreement->compared && run.agreement->agree)
-    text += "# Replay: " + run.agreement->text + "\n";
-  return text;
+// summary.txt: the whole outcome as print_run_file writes it.
+void save_summary(const std::string& dir, const RunOutcome& out) {
+  std::ostringstream text;
+  print_run_file(text, out);
+  write_file_atomically(dir + "/summary.txt", text.str());
 }
 
-struct PlanSteps {
-  std::string answer, summary;  // rank 0
-};
-
-// plan -> predict -> replay when the options ask for them; returns the answer and the lines they add to
-// the summary.
-PlanSteps plan_steps(const RunOptions& o, const World& world, Backend& backend, const BenchConfig& c,
-                     const std::string& dir, int* interrupted_status) {
-  std::string summary;
+// plan -> predict -> replay when the options ask for them, into `out`.
+void plan_steps(const RunOptions& o, const World& world, Backend& backend, const BenchConfig& c, const std::string& dir,
+                RunOutcome& out) {
   PlannedRun run = plan_and_predict(o, world, backend, c, dir);
-  *interrupted_status = run.interrupted_status;
-  if (run.interrupted_status != 0) return {"", summary};
-  if (run.prediction) summary += "# Prediction verdict: " + run.prediction->verdict + "\n";
-  if (o.replay && can_replay(run.plan, world, c.backend, c.gpus_per_process)) {
-    summary += replay_step(o, world, backend, run, dir);
-  } else if (o.replay && world.rank() == 0) {
-    const std::string line = "# Replay: skipped: it needs one process with one device per plan rank (" +
-                             std::to_string(run.plan.layout.world) + "), this run has " + std::to_string(world.size()) +
-                             " process" + (world.size() == 1 ? "" : "es") + " with " +
-                             std::to_string(c.gpus_per_process) + " device" + (c.gpus_per_process == 1 ? "" : "s") +
-                             " each\n";
-    summary += line;
-    std::cout << line;
-  }
-  return {answer_lines(run), summary};
+  out.interrupted = run.interrupted_status;
+  if (run.interrupted_status != 0) return;
+  if (run.prediction) out.prediction_verdict = run.prediction->verdict;
+  if (o.replay) out.replay = replay_step(o, world, backend, c, run, dir);
 }
 
 // The report's verdict decides the exit status; a failed sweep (wrong values, failed points) still does.
 // Rank 0 alone writes the report; a failure there is carried to the other ranks (they would otherwise
 // wait in the broadcast) and rethrown on rank 0 for main to report.
-int finish_with_report(const RunOptions& o, const World& world, const std::string& dir, const std::string& answer,
-                       std::string summary, int sweep_rc) {
+int finish_with_report(const RunOptions& o, const World& world, const std::string& dir, RunOutcome& out) {
   std::string report_rc = "0";
   std::exception_ptr report_error;
   if (world.rank() == 0) {
     try {
-      const int r = report_step(o, dir, summary);
-      report_rc = std::to_string(r != 0 ? r : sweep_rc);
-      summary += "# Exit status " + report_rc + "\n";
-      write_file_atomically(dir + "/summary.txt", answer + summary);
-      if (!answer.empty()) std::cout << "#\n" << answer;
+      report_step(o, dir, out);
+      if (out.report_status != 0) out.exit_status = out.report_status;
+      report_rc = std::to_string(out.exit_status);
+      save_summary(dir, out);
+      if (out.prediction_verdict) std::cout << "#\n";
+      print_run_answer(std::cout, out);
       std::cout << "# Summary and verdicts saved in " << dir << "/summary.txt\n" << std::flush;
     } catch (const UsageError&) {
       report_error = std::current_exception();
@@ -419,17 +347,14 @@ int finish_with_report(const RunOptions& o, const World& world, const std::strin
 
 // A run stopped by SIGINT/SIGTERM: the summary of what finished goes to summary.txt (rank 0); the steps
 // after the interrupted one are not run. Returns 128 + the signal.
-int finish_interrupted(const World& world, const std::string& dir, std::string summary, int status) {
+int finish_interrupted(const World& world, const std::string& dir, RunOutcome& out) {
+  out.exit_status = out.interrupted;
   if (world.rank() == 0) {
-    const std::string line = "#\n# Interrupted by " + signal_name(status - 128) +
-                             ": the steps after it (plan, prediction, replay, report) were not run\n# Exit status " +
-                             std::to_string(status) + "\n";
-    summary += line;
-    std::cout << line;
-    write_file_atomically(dir + "/summary.txt", summary);
+    print_run_interrupted(std::cout, out.interrupted);
+    save_summary(dir, out);
     std::cout << "# Summary of what finished saved in " << dir << "/summary.txt\n" << std::flush;
   }
-  return status;
+  return out.interrupted;
 }
 
 }  // namespace
@@ -446,20 +371,16 @@ int run_run_command(const RunOptions& o, const World& world) {
   auto backend = make_backend(c.backend, world, c.gpus_per_process, c.gpu_list);
   fit_sizes_to_backend(c, *backend, world);
   std::vector<ResultRecord> records;
-  const int status = run_bench_on(*backend, c, world, &records);
-  std::string summary;  // rank 0: the console summary and verdicts, kept in summary.txt
+  RunOutcome out;  // rank 0: what the steps did, printed into summary.txt
+  out.exit_status = run_bench_on(*backend, c, world, &records);
   if (world.rank() == 0) {
-    std::ostringstream table;
-    print_run_summary(table, summarize_run(records, dir));
-    summary = table.str();
-    std::cout << summary << std::flush;
+    out.sweep = summarize_run(records, dir);
+    print_run_summary(std::cout, out.sweep);
   }
-  if (status >= 128) return finish_interrupted(world, dir, std::move(summary), status);
-  int plan_status = 0;
-  PlanSteps steps;
-  if (o.plan) steps = plan_steps(o, world, *backend, c, dir, &plan_status);
-  if (plan_status >= 128) return finish_interrupted(world, dir, summary + steps.summary, plan_status);
-  return finish_with_report(o, world, dir, steps.answer, summary + steps.summary, status);
+  if (out.exit_status >= 128) out.interrupted = out.exit_status;
+  if (out.interrupted == 0 && o.plan) plan_steps(o, world, *backend, c, dir, out);
+  if (out.interrupted != 0) return finish_interrupted(world, dir, out);
+  return finish_with_report(o, world, dir, out);
 }
 
 int RunCommand::run(const World* world) {

@@ -37,12 +37,6 @@
 namespace pipebench {
 namespace {
 
-// A JSON output file's text: bytes from inputs that are not UTF-8 (kernel names, NVTX text) become U+FFFD
-// rather than ending the command in nlohmann-json's type_error 316.
-std::string json_text(const nlohmann::json& j) {
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-}
-
 bool is_directory(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -142,7 +136,7 @@ int run_job(const TraceCommandOptions& o, const JobFiles& files) {
   print_job_report(std::cout, job, compare ? &*compare : nullptr, model ? &*model : nullptr, o.top_rows);
   if (!o.json_path.empty()) {
     write_file_atomically(o.json_path,
-                          json_text(job_json(job, compare ? &*compare : nullptr, model ? &*model : nullptr)));
+                          json_file_text(job_json(job, compare ? &*compare : nullptr, model ? &*model : nullptr), 2));
     std::cout << "# wrote " << o.json_path << "\n";
   }
   if (!o.chrome_trace_path.empty()) {
@@ -245,7 +239,7 @@ int run_one_profile(const TraceCommandOptions& o) {
     }
     const TraceFile file = trace_file(profile, device_ranks,
                                       check ? std::optional<nlohmann::json>(plan_check_to_json(*check)) : std::nullopt);
-    write_file_atomically(o.json_path, json_text(trace_to_json(file)));
+    write_file_atomically(o.json_path, json_file_text(trace_to_json(file), 2));
     std::cout << "# wrote " << o.json_path << "\n";
   }
   if (!o.chrome_trace_path.empty()) std::cout << "# wrote " << o.chrome_trace_path << " (Chrome trace)\n";

@@ -50,4 +50,8 @@ nlohmann::json parse_json_text(const std::string& flag, const std::string& path,
   return parse_unique_keys(flag, path, text, false);
 }
 
+std::string json_file_text(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 }  // namespace pipebench

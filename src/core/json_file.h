@@ -22,4 +22,9 @@ namespace pipebench {
 // The text parsed: a discarded value when it is not JSON; UsageError as above for a duplicate key.
 [[nodiscard]] nlohmann::json parse_json_text(const std::string& flag, const std::string& path, const std::string& text);
 
+// A JSON output file's text, indented by `indent` and ended by a newline: bytes from inputs that are not
+// UTF-8 (kernel names, NVTX text) become U+FFFD rather than ending the command in nlohmann-json's
+// type_error 316.
+[[nodiscard]] std::string json_file_text(const nlohmann::json& j, int indent);
+
 }  // namespace pipebench

@@ -7,6 +7,7 @@
 
 #include "collectives/registry.h"
 #include "core/error.h"
+#include "core/file_io.h"
 #include "core/json_file.h"
 #include "core/version.h"
 #include "io/json_fields.h"
@@ -520,6 +521,10 @@ Plan plan_from_json(const json& j, const std::string& where) {
 
 Plan load_plan(const std::string& flag, const std::string& path) {
   return plan_from_json(read_json_file(flag, path), flag + " " + path);
+}
+
+void save_plan(const std::string& path, const Plan& plan) {
+  write_output_file("", path, json_file_text(plan_to_json(plan), 1));
 }
 
 }  // namespace pipebench

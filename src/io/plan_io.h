@@ -23,4 +23,7 @@ inline constexpr const char* kPlanSchema = "pipebench.plan/1";
 // valid plan (see plan_from_json).
 [[nodiscard]] Plan load_plan(const std::string& flag, const std::string& path);
 
+// Writes the plan file (`plan --json`, run's plan.json) atomically, as core/file_io.h's write_output_file.
+void save_plan(const std::string& path, const Plan& plan);
+
 }  // namespace pipebench

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/file_io.h"
+#include "core/json_file.h"
 #include "io/json_fields.h"
 #include "io/provenance_io.h"
 #include "megatron/layout.h"
@@ -229,6 +231,10 @@ nlohmann::json chrome_trace(const SchedulePrediction& s) {
                       {"dur", static_cast<double>(e.end - e.start) / 1000.0}});
   }
   return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
+}
+
+void save_prediction(const std::string& path, const Prediction& p) {
+  write_output_file("", path, json_file_text(prediction_to_json(p), 2));
 }
 
 }  // namespace pipebench

@@ -19,6 +19,10 @@ inline constexpr const char* kPredictionSchema = "pipebench.prediction/1";
 // another schema, a missing or mistyped field.
 [[nodiscard]] Prediction prediction_from_json(const nlohmann::json& j, const std::string& where);
 
+// Writes the prediction file (`predict --json`, run's prediction.json) atomically, as core/file_io.h's
+// write_output_file.
+void save_prediction(const std::string& path, const Prediction& p);
+
 // Chrome trace (complete events; one process per rank, threads compute / send / recv / collectives).
 [[nodiscard]] nlohmann::json chrome_trace(const SchedulePrediction& s);
 

@@ -275,4 +275,9 @@ nlohmann::json results_header(nlohmann::json header) {
   return header;
 }
 
+MeasuredCosts measured_costs(const ResultSet& results, const std::string& source) {
+  const Placement placed = place_ranks(results);
+  return {std::make_unique<MeasuredCost>(results.records, placed, source), path_model(placed)};
+}
+
 }  // namespace pipebench

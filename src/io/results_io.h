@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The results file ("schema": "pipebench.results/1", results/README.md): what bench, pairs and
-// bench --plan write, read back as typed records and the parts of "system" that place ranks on GPUs.
+// bench --plan write, read back as typed records and the parts of "system" that place ranks on GPUs, and
+// the cost model predict and run make of them.
 #pragma once
 
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -11,6 +13,8 @@
 
 #include "harness/record.h"
 #include "io/topology_io.h"
+#include "sim/cost_model.h"
+#include "sim/predictor.h"
 #include "topology/placement.h"
 
 namespace pipebench {
@@ -68,5 +72,14 @@ inline constexpr int kMaxRecordRanks = 1 << 20;
 // Ranks placed on their hosts and on the GPUs of the embedded topology (the devices of its host joined to
 // its GPUs by bus id); ranks of two hosts are NET to each other. No rank is placed without a topology.
 [[nodiscard]] Placement place_ranks(const ResultSet& results);
+
+// The cost model of a results file's records on their placed ranks (`predict --table`, run's prediction),
+// and the topology paths those ranks' transfers share (empty without a topology). `source` names the
+// table in messages; throws ModelError naming it when no record is usable.
+struct MeasuredCosts {
+  std::unique_ptr<MeasuredCost> model;
+  PathModel paths;
+};
+[[nodiscard]] MeasuredCosts measured_costs(const ResultSet& results, const std::string& source);
 
 }  // namespace pipebench

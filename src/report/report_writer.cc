@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/json_file.h"
 #include "io/report_io.h"
 #include "report/html_report.h"
 #include "report/markdown_report.h"
@@ -40,8 +41,7 @@ int write_report(const ReportInputs& inputs, const std::vector<Rule>& rules, con
   std::vector<std::pair<std::string, std::string>> writes = {
       {base + ".html", render_html(doc)},
       {base + ".md", render_markdown(doc)},
-      {base + ".json",
-       report_to_json(inputs, outcome).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"}};
+      {base + ".json", json_file_text(report_to_json(inputs, outcome), 1)}};
   for (std::size_t i = 0; i < doc.plots.size(); ++i)
     writes.emplace_back(dir + "/" + plot_file(doc, i), doc.plots[i].svg);
   for (const auto& [path, text] : writes) check_output(path);  // all checked before any is written

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// `run`'s summary table.
+// `run`'s summary table, steps and answer.
 #include "report/run_summary_printer.h"
 
 #include <algorithm>
 #include <cstdio>
 
 #include "core/units.h"
+#include "harness/interrupt.h"
 #include "report/console_table.h"
+#include "report/replay_table_printer.h"
 
 namespace pipebench {
 namespace {
@@ -83,6 +85,50 @@ void print_run_summary(std::ostream& out, const RunSummary& s) {
     out << "# Verdict: FAILED: " << s.wrong << " wrong values, " << s.failed << " failed points\n";
   }
   out.flush();
+}
+
+void print_run_replay(std::ostream& out, const RunReplay& r) {
+  if (!r.result) {
+    out << "# Replay: skipped: it needs one process with one device per plan rank (" << r.plan_world
+        << "), this run has " << r.processes << " process" << (r.processes == 1 ? "" : "es") << " with "
+        << r.devices_per_process << " device" << (r.devices_per_process == 1 ? "" : "s") << " each\n";
+    return;
+  }
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "#\n# Replay: the plan's schedules on these %d %s ranks (compute %s: the prediction's durations), "
+                "%d iterations after one warm-up; file replay.json\n",
+                r.result->world, r.result->backend.c_str(), r.result->compute.c_str(), r.result->iterations);
+  out << line;
+  print_replay_table(out, *r.result, r.band);
+}
+
+void print_run_report(std::ostream& out, const ReportFiles& files, int status) {
+  out << "#\n# Report: " << files.verdict_line << " (exit " << status << "): " << files.html << " " << files.markdown
+      << " " << files.json << "\n";
+}
+
+void print_run_interrupted(std::ostream& out, int status) {
+  out << "#\n# Interrupted by " << signal_name(status - 128)
+      << ": the steps after it (plan, prediction, replay, report) were not run\n# Exit status " << status << "\n";
+}
+
+void print_run_answer(std::ostream& out, const RunOutcome& o) {
+  if (!o.prediction_verdict) return;
+  const Agreement* a = o.replay && o.replay->result && o.replay->agreement.compared ? &o.replay->agreement : nullptr;
+  if (a && !a->agree) out << "# WARN: " << a->text << "\n";
+  out << "# Verdict: " << *o.prediction_verdict << "\n";
+  if (a && a->agree) out << "# Replay: " << a->text << "\n";
+}
+
+void print_run_file(std::ostream& out, const RunOutcome& o) {
+  print_run_answer(out, o);
+  print_run_summary(out, o.sweep);
+  if (o.prediction_verdict) out << "# Prediction verdict: " << *o.prediction_verdict << "\n";
+  if (o.replay) print_run_replay(out, *o.replay);
+  if (o.interrupted != 0) return print_run_interrupted(out, o.interrupted);
+  if (o.report) print_run_report(out, *o.report, o.report_status);
+  out << "# Exit status " << o.exit_status << "\n";
 }
 
 }  // namespace pipebench

@@ -405,9 +405,5 @@ TEST_F(ReportInputsTest, ReadsAJobTraceWithItsComparisonAndModelCheck) {
       << error_of({bad});
 }
 
-TEST_F(ReportInputsTest, SchemaOfAPipebenchFile) {
-  EXPECT_EQ(schema_of("INPUT", write("t.json", R"({"schema": "pipebench.topology/1"})")), "pipebench.topology/1");
-}
-
 }  // namespace
 }  // namespace pipebench

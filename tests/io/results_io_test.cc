@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "io/topology_io.h"
 #include "report/topology_report.h"
+#include "sim/model_error.h"
 #include "sim/predictor.h"
 #include "topology/discovery.h"
 
@@ -248,6 +249,39 @@ TEST(ResultsIo, RanksOfAnotherHostAreNetNotPlacedOnTheseGpus) {
   EXPECT_EQ(paths.links.count({0, 1}), 1u);
   EXPECT_EQ(paths.links.count({2, 3}), 0u);
   EXPECT_EQ(paths.links.count({1, 2}), 0u);
+}
+
+// predict --table and run price a results file's records on its placed ranks, and charge the transfers of
+// placed ranks to their topology paths; without a topology there are no paths, without a usable record
+// the table is named.
+TEST(ResultsIo, MeasuredCostsPriceTheRecordsAndPathTheEmbeddedTopology) {
+  const json topo = {
+      {"schema", kTopologySchema},
+      {"host", "h"},
+      {"gpus", json::array({{{"index", 0}, {"bus_id", "0000:18:00.0"}}, {{"index", 1}, {"bus_id", "0000:3b:00.0"}}})},
+      {"pairs", json::array({{{"a", 0}, {"b", 1}, {"kind", "gpu-gpu"}, {"class", "NV12"}, {"path", {"nvlink"}}},
+                             {{"a", 1}, {"b", 0}, {"kind", "gpu-gpu"}, {"class", "NV12"}, {"path", {"nvlink"}}}})}};
+  json j = {{"schema", kResultsSchema}, {"records", json::array()}};
+  j["records"].push_back({{"op", "all_reduce"}, {"ranks", {0, 1}}, {"size_bytes", 1 << 20}, {"time_us", 10.0}});
+  j["system"] = {{"topology", topo},
+                 {"devices", json::array({{{"rank", 0}, {"host", "h"}, {"bus_id", "0000:18:00.0"}},
+                                          {{"rank", 1}, {"host", "h"}, {"bus_id", "0000:3b:00.0"}}})}};
+  const MeasuredCosts placed = measured_costs(results_from_json(j, "t"), "t.json");
+  ASSERT_NE(placed.model, nullptr);
+  EXPECT_EQ(placed.model->cost("all_reduce", {0, 1}, 1 << 20).time, 10000);  // 10 us, as measured
+  EXPECT_EQ(placed.paths.links.count({0, 1}), 1u);
+  EXPECT_EQ(placed.paths.links.count({1, 0}), 1u);
+  j.erase("system");
+  const MeasuredCosts unplaced = measured_costs(results_from_json(j, "t"), "t.json");
+  EXPECT_EQ(unplaced.model->cost("all_reduce", {0, 1}, 1 << 20).time, 10000);
+  EXPECT_TRUE(unplaced.paths.empty());
+  j["records"] = json::array();
+  try {
+    (void)measured_costs(results_from_json(j, "t"), "t.json");
+    ADD_FAILURE() << "a table without records gave a cost model";
+  } catch (const ModelError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("t.json: ", 0), 0u) << e.what();
+  }
 }
 
 TEST(TopologyIo, ReadsBackWhatTopoWritesAndNamesBadFields) {

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // run's summary table from a few records: the latency of the smallest out-of-place size, the peak bus
-// bandwidth, wrong values and failed points per op, and the verdict line they decide.
+// bandwidth, wrong values and failed points per op, and the verdict line they decide; then the run's
+// outcome: the replay step, the report's line, the answer and summary.txt.
 #include "report/run_summary_printer.h"
 
 #include <gtest/gtest.h>
 
 #include <sstream>
 #include <string>
+
+#include "report/replay_table_printer.h"
 
 namespace pipebench {
 namespace {
@@ -69,6 +72,80 @@ TEST(RunSummaryPrinter, NoRecordsNoRows) {
             "#\n# Summary (files in d)\n"
             "#  op               ranks   latency (us)   at size   peak busbw (GB/s)   at size   wrong   failed\n"
             "# Verdict: every value checked correct, no point failed\n");
+}
+
+template <typename Print>
+std::string text(Print print) {
+  std::ostringstream out;
+  print(out);
+  return out.str();
+}
+
+// A run that predicted, replayed (the replay agreeing or not) and reported, 3 from its report.
+RunOutcome replayed_outcome(bool agree) {
+  RunOutcome o;
+  o.sweep = summarize_run({record("sendrecv", 8, false, 3.0, 0.1)}, "d");
+  o.prediction_verdict = "1F1B is fastest";
+  RunReplay r;
+  r.result = ReplayResult{"mpi", "host-sleep", 2, 3, {}, "", "", true, {}, {}};
+  r.band = 0.05;
+  r.agreement = {true, agree, agree ? "prediction and replay agree" : "prediction and replay DISAGREE"};
+  o.replay = r;
+  o.report = ReportFiles{"d/report.html", "d/report.md", "d/report.json", Status::kFail, "FAIL: 1 failed"};
+  o.report_status = 3;
+  o.exit_status = 3;
+  return o;
+}
+
+TEST(RunOutcomePrinter, AnswerPutsAContradictingReplayFirstAsWarnAndAnAgreeingOneLast) {
+  EXPECT_EQ(text([](std::ostream& out) { print_run_answer(out, replayed_outcome(false)); }),
+            "# WARN: prediction and replay DISAGREE\n# Verdict: 1F1B is fastest\n");
+  EXPECT_EQ(text([](std::ostream& out) { print_run_answer(out, replayed_outcome(true)); }),
+            "# Verdict: 1F1B is fastest\n# Replay: prediction and replay agree\n");
+  RunOutcome skipped = replayed_outcome(false);
+  skipped.replay->result.reset();  // a skipped replay says nothing of the prediction
+  EXPECT_EQ(text([&](std::ostream& out) { print_run_answer(out, skipped); }), "# Verdict: 1F1B is fastest\n");
+  skipped.prediction_verdict.reset();  // no prediction, no answer
+  EXPECT_EQ(text([&](std::ostream& out) { print_run_answer(out, skipped); }), "");
+}
+
+TEST(RunOutcomePrinter, ReplayIsItsHeaderAndTableOrWhySkipped) {
+  const RunReplay replayed = *replayed_outcome(true).replay;
+  EXPECT_EQ(text([&](std::ostream& out) { print_run_replay(out, replayed); }),
+            "#\n# Replay: the plan's schedules on these 2 mpi ranks (compute host-sleep: the prediction's durations), "
+            "3 iterations after one warm-up; file replay.json\n" +
+                text([&](std::ostream& out) { print_replay_table(out, *replayed.result, 0.05); }));
+  RunReplay skipped;
+  skipped.plan_world = 4;
+  skipped.processes = 1;
+  skipped.devices_per_process = 8;
+  EXPECT_EQ(text([&](std::ostream& out) { print_run_replay(out, skipped); }),
+            "# Replay: skipped: it needs one process with one device per plan rank (4), this run has 1 process with "
+            "8 devices each\n");
+  skipped.processes = 2;
+  skipped.devices_per_process = 1;
+  EXPECT_NE(text([&](std::ostream& out) { print_run_replay(out, skipped); }).find("has 2 processes with 1 device each"),
+            std::string::npos);
+}
+
+TEST(RunOutcomePrinter, SummaryFileIsTheAnswerThenEveryStepThenTheExitStatus) {
+  const RunOutcome o = replayed_outcome(false);
+  EXPECT_EQ(text([&](std::ostream& out) { print_run_file(out, o); }),
+            text([&](std::ostream& out) { print_run_answer(out, o); }) + text([&](std::ostream& out) {
+              print_run_summary(out, o.sweep);
+            }) + "# Prediction verdict: 1F1B is fastest\n" +
+                text([&](std::ostream& out) { print_run_replay(out, *o.replay); }) +
+                "#\n# Report: FAIL: 1 failed (exit 3): d/report.html d/report.md d/report.json\n# Exit status 3\n");
+}
+
+TEST(RunOutcomePrinter, InterruptedRunNamesTheSignalInsteadOfTheReport) {
+  RunOutcome o;
+  o.sweep = summarize_run({}, "d");
+  o.interrupted = o.exit_status = 130;
+  EXPECT_EQ(text([&](std::ostream& out) { print_run_file(out, o); }),
+            text([&](std::ostream& out) { print_run_summary(out, o.sweep); }) +
+                "#\n# Interrupted by SIGINT: the steps after it (plan, prediction, replay, report) were not run\n"
+                "# Exit status 130\n");
 }
 
 }  // namespace
