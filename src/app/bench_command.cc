@@ -4,8 +4,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cinttypes>
-#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -23,12 +21,13 @@
 #include "core/sizes.h"
 #include "core/split_expr.h"
 #include "core/units.h"
-#include "core/version.h"
 #include "core/word_lists.h"
 #include "harness/benchmark_flags.h"
 #include "harness/interrupt.h"
 #include "harness/point_runner.h"
 #include "launch/gpu_assignment.h"
+#include "report/bench_notices.h"
+#include "report/bench_preamble.h"
 #include "report/console_table.h"
 #include "report/csv_writer.h"
 #include "report/jsonl_writer.h"
@@ -45,12 +44,6 @@ namespace {
 // Memory NCCL may still take after initialisation (channel and proxy buffers grow on first use).
 constexpr std::uint64_t kNcclReserveBytes = 1ull << 30;
 
-std::string gib(std::uint64_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1ull << 30));
-  return buf;
-}
-
 // --split: the ranks of this communicator whose processes share this process's colour (nccl-tests
 // splits processes; a process's -g GPUs stay together). Ranks of process p are p*g .. p*g+g-1.
 std::vector<int> split_members(const SplitRule& rule, int nranks, const World& world) {
@@ -63,42 +56,6 @@ std::vector<int> split_members(const SplitRule& rule, int nranks, const World& w
     }
   }
   return members;
-}
-
-const char* rank_stat_name(RankStat s) {
-  static const char* const kNames[] = {"rank 0", "mean", "min", "max"};
-  return kNames[static_cast<int>(s)];
-}
-
-// The flags that mean nothing on the chosen backend, said once (rank 0).
-void note_flags(const BenchConfig& c, BackendKind kind, const World& world) {
-  if (world.rank() != 0) return;
-  std::vector<std::string> notes;
-  if (c.parallel_init) {
-    notes.push_back(
-        "-p 1: a process's communicators are created in one ncclGroupStart/End, which already "
-        "initialises them in parallel; -p changes nothing");
-  }
-  if (kind == BackendKind::kNccl && c.threads > 1) {
-    notes.push_back("-t " + std::to_string(c.threads) + ": one thread drives the process's " +
-                    std::to_string(c.threads * c.gpus_per_process) + " GPUs with grouped calls (as -g " +
-                    std::to_string(c.threads * c.gpus_per_process) + ")");
-  }
-  if (kind == BackendKind::kMpi) {
-    if (c.threads > 1) {
-      notes.push_back("-t: the mpi backend runs one host rank per process; start more with mpirun -np");
-    }
-    if (c.measure.buffers.registration > 0) {
-      notes.push_back("-R: the mpi backend has host buffers; there is nothing to register");
-    }
-    if (c.measure.buffers.alloc != BufferAlloc::kDefault) {
-      notes.push_back("--alloc: the mpi backend has host buffers (aligned_alloc); cuda/ncclmem apply to nccl");
-    }
-    if (c.measure.cputime) {
-      notes.push_back("-C: on the mpi backend calls complete as they are issued; cputime is the time");
-    }
-  }
-  for (const auto& n : notes) std::fprintf(stderr, "pipebench: note: %s\n", n.c_str());
 }
 
 }  // namespace
@@ -135,9 +92,9 @@ void validate_for_backend(const BenchConfig& c, const Backend& backend, const Wo
   const std::uint64_t reserve = gpu ? kNcclReserveBytes : 0;
   const std::uint64_t free_bytes = world.min_u64(backend.nlocal() ? backend.free_memory_bytes() : UINT64_MAX);
   if (need + reserve > free_bytes) {
-    throw UsageError("-e/--sizes: " + what + " needs " + gib(need) + " of buffers per rank, but only " +
-                     gib(free_bytes) + " of " + (gpu ? "GPU" : "host") + " memory is free on the fullest rank" +
-                     (gpu ? " (" + gib(reserve) + " is kept for NCCL)" : ""));
+    throw UsageError("-e/--sizes: " + what + " needs " + format_gib(need) + " of buffers per rank, but only " +
+                     format_gib(free_bytes) + " of " + (gpu ? "GPU" : "host") + " memory is free on the fullest rank" +
+                     (gpu ? " (" + format_gib(reserve) + " is kept for NCCL)" : ""));
   }
 }
 
@@ -168,60 +125,12 @@ nlohmann::json bench_config_json(const BenchConfig& c) {
           {"split", c.sweep.split ? nlohmann::json(c.sweep.split->text) : nlohmann::json(nullptr)}};
 }
 
-void print_preamble(std::ostream& out, const BenchConfig& c, const Backend& backend, const nlohmann::json& system) {
-  out << "# pipebench " << kToolVersion << "  backend " << backend.name();
-  for (const auto& [k, v] : backend.versions()) out << "  " << k << " " << v;
-  out << "\n# nranks " << backend.nranks() << " (" << system["processes"].get<int>() << " process"
-      << (system["processes"].get<int>() == 1 ? "" : "es") << " x " << c.gpus_per_process << " "
-      << (backend.kind() == BackendKind::kNccl ? "GPU" : "host rank") << ")  warmup " << c.measure.warmup << "  iters "
-      << c.measure.iters << (c.measure.point_budget_s > 0 ? " (max; fewer for slow points)" : "") << "  reps "
-      << c.measure.reps << "  validation " << c.measure.checks << "  graph " << (c.measure.graph ? 1 : 0) << "\n";
-  if (!c.sweep.group.empty()) {
-    out << "# group";
-    for (int g : c.sweep.group) out << " " << g;
-    out << " (the ops run on these ranks only)\n";
-  }
-  if (c.sweep.split) {
-    out << "# split " << c.sweep.split->text << ": groups of processes running at once:";
-    for (const auto& g : split_groups(*c.sweep.split, static_cast<int>(system["processes"].get<int>()))) {
-      out << " {";
-      for (std::size_t i = 0; i < g.size(); ++i) out << (i ? "," : "") << g[i];
-      out << "}";
-    }
-    out << "; rows: time over all ranks, busbw per group; the files also hold each group's own records\n";
-  }
-  if (c.measure.agg > 1 || c.measure.blocking > 0 || c.measure.cputime || c.measure.unalign_elems > 0 ||
-      c.measure.rank_stat != RankStat::kMax) {
-    out << "# agg iters " << c.measure.agg << "  blocking " << c.measure.blocking << "  unalign "
-        << c.measure.unalign_elems << "  time over ranks: " << rank_stat_name(c.measure.rank_stat)
-        << (c.measure.cputime ? "  time column: host time spent issuing the ops (-C)" : "") << "\n";
-  }
-  if (!c.sweep.params.pairs.empty()) {
-    out << "# pairs";
-    for (const auto& p : c.sweep.params.pairs) out << " " << p.src << ":" << p.dst;
-    out << (c.sweep.params.bidirectional ? " (each in both directions at once)" : " (one way)")
-        << "; algbw = busbw = one message's bytes / time\n";
-  }
-  out << "# time = median over reps of (batch time, "
-      << (c.measure.rank_stat == RankStat::kMax ? "slowest rank"
-                                                : rank_stat_name(c.measure.rank_stat) + std::string(" over ranks"))
-      << ") / iters\n#\n# Using devices\n"
-      << nccl_tests_device_lines(c, system);
-  out.flush();
-}
-
 int interrupted_status(const SweepSummary& s, const BenchConfig& c, const World& world) {
   if (world.rank() == 0) {
-    std::string saved;
-    for (const std::string& f :
-         {c.outputs.json_path, c.outputs.csv_path, parse_benchmark_flags(c.measure.benchmark_args).out_path}) {
-      if (!f.empty()) saved += (saved.empty() ? "" : ", ") + f;
-    }
     std::cout.flush();
-    std::fprintf(stderr, "pipebench: interrupted by %s after %d measured point%s; %s\n",
-                 signal_name(s.interrupted_by).c_str(), s.records, s.records == 1 ? "" : "s",
-                 saved.empty() ? "no file was asked for (--json/--csv keep the records)"
-                               : ("every finished point is in " + saved).c_str());
+    print_bench_interruption(
+        std::cerr,
+        {s, {c.outputs.json_path, c.outputs.csv_path, parse_benchmark_flags(c.measure.benchmark_args).out_path}});
   }
   return 128 + s.interrupted_by;
 }
@@ -244,7 +153,10 @@ int run_bench_command(const BenchConfig& config, const World& world, std::vector
   if (!config.plan_path.empty()) return run_plan_bench(config, world);
   BenchConfig c = config;
   c.backend = backend_for_gpus(c.backend, resolve_backend(c.backend, world), c.gpu_list);
-  note_flags(c, c.backend, world);
+  if (world.rank() == 0) {
+    print_bench_notes(std::cerr,
+                      {c.measure, c.backend == BackendKind::kNccl, c.threads, c.gpus_per_process, c.parallel_init});
+  }
   // nccl-tests has procs x -t x -g ranks; here one thread drives them all.
   if (c.backend == BackendKind::kNccl) c.gpus_per_process *= c.threads;
   auto backend = make_backend(c.backend, world, c.gpus_per_process, c.gpu_list);
@@ -254,19 +166,32 @@ int run_bench_command(const BenchConfig& config, const World& world, std::vector
 
 namespace {
 
-// -M: nccl-tests prints initialisation, user-allocated and collective memory; this is what can be
-// seen from outside NCCL, on the fullest rank.
-void print_memory(std::ostream& out, const BenchConfig& c, std::uint64_t free_before, std::uint64_t free_after,
-                  int nranks, bool gpu) {
+// -M: the largest point's buffers per rank.
+std::uint64_t buffer_bytes(const BenchConfig& c, int nranks) {
   std::uint64_t buffers = 0;
   for (const auto& p : plan_points(c.sweep)) {
     const Sizing s = p.op->sizing(p.requested_bytes, dtype_size(p.dtype), nranks, c.sweep.params);
     buffers = std::max<std::uint64_t>(buffers, s.send_bytes + s.recv_bytes);
   }
-  buffers += 2 * PointRunner::unalign_margin_bytes(c.measure);
-  out << "# " << (gpu ? "GPU" : "Host") << " memory usage : free after init " << gib(free_before) << " | buffers "
-      << gib(buffers) << " per rank (send + recv) | taken during the sweep and kept "
-      << gib(free_before > free_after ? free_before - free_after : 0) << "\n";
+  return buffers + 2 * PointRunner::unalign_margin_bytes(c.measure);
+}
+
+// What the preamble shows; rank 0 after the report session has gathered the system block.
+BenchPreamble preamble_of(const BenchConfig& c, const Backend& full, const Backend& comm, const ReportSession& report) {
+  std::string link_class;
+  if (report.placement() && c.nccl_tests_program.empty()) {
+    std::vector<int> ranks;
+    for (int i = 0; i < comm.nranks(); ++i) ranks.push_back(comm.global_rank(i));
+    link_class = report.placement()->class_of(ranks);
+  }
+  return {c.measure,        c.sweep,
+          report.system(),  std::string(full.name()),
+          full.versions(),  full.kind() == BackendKind::kNccl,
+          full.nranks(),    c.gpus_per_process,
+          link_class,       c.nccl_tests_program,
+          c.threads,        nccl_tests_ngpus(c, full),
+          c.step_factor,    c.step_bytes,
+          c.per_iter_timing};
 }
 
 // -J, --jsonl and --prometheus (rank 0), and the NCCL_TESTS_MIN_BW verdict, which rank 0 returns. Collective:
@@ -324,17 +249,7 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
   }
   ReportSession report(world, full, c.outputs.json_path, c.outputs.csv_path, config, collected);
   const bool table = world.rank() == 0 && !wants_benchmark_display(c.measure.benchmark_args);
-  if (table && !c.nccl_tests_program.empty()) {
-    print_nccl_tests_preamble(std::cout, c, full, report.system());
-  } else if (table) {
-    print_preamble(std::cout, c, full, report.system());
-    if (report.placement()) {
-      std::vector<int> ranks;
-      for (int i = 0; i < comm.nranks(); ++i) ranks.push_back(comm.global_rank(i));
-      const std::string cls = report.placement()->class_of(ranks);
-      if (!cls.empty()) std::cout << "# link class of these ranks (the worst pair): " << cls << "\n";
-    }
-  }
+  if (table) print_bench_preamble(std::cout, preamble_of(c, full, comm, report));
   if (table) {
     report.add_sink(std::make_unique<ConsoleTable>(
         std::cout, ConsoleStyle{c.nccl_tests_program, min_busbw, c.measure.cputime, c.measure.timestamps}));
@@ -356,7 +271,10 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
   report.finish();
   if (c.memory_report) {
     const std::uint64_t free_after = free_now();
-    if (world.rank() == 0) print_memory(std::cout, c, free_before, free_after, comm.nranks(), gpu);
+    if (world.rank() == 0) {
+      print_bench_memory(std::cout, {gpu, free_before, buffer_bytes(c, comm.nranks()),
+                                     free_before > free_after ? free_before - free_after : 0});
+    }
   }
   if (summary.interrupted_by != 0) return interrupted_status(summary, c, world);
   require_measured(summary, points.size(), c.measure);

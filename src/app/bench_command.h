@@ -21,9 +21,6 @@ namespace pipebench {
 // Collective. Throws UsageError.
 void validate_for_backend(const BenchConfig& config, const Backend& backend, const World& world);
 
-// The "# ..." lines above the tables: versions, ranks, settings, devices (nccl-tests' "Using devices").
-void print_preamble(std::ostream& out, const BenchConfig& config, const Backend& backend, const nlohmann::json& system);
-
 // Builds the backend, runs the sweep, writes the requested files. Returns the exit status. On rank 0,
 // `collected` (if given) receives every record.
 [[nodiscard]] int run_bench_command(const BenchConfig& config, const World& world,

@@ -2,7 +2,7 @@
 // pipebench started as an nccl-tests binary (build/bin/all_reduce_perf and the other links `make` makes):
 // it is `pipebench bench --op OP` with nccl-tests' defaults and nccl-tests' own text, so that harnesses that
 // run nccl-tests by name (DCGM's nccl_tests plugin through DCGM_NCCL_TESTS_BIN_PATH) run pipebench
-// unchanged. Also the pieces of nccl-tests' output both modes share: the device lines and -J's head.
+// unchanged. Also -J's head, which both modes write (the text is report/bench_preamble.h's).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -48,13 +48,8 @@ void apply_nccl_tests_defaults(BenchConfig& c, Given given) {
   }
 }
 
-// "#  Rank ..." lines of every device (nccl-tests' Group: the rank's --split colour, else 0).
-[[nodiscard]] std::string nccl_tests_device_lines(const BenchConfig& c, const nlohmann::json& system);
-
-// nccl-tests' preamble, line for line: version, "Collective test starting", the settings line, the
-// blocking lines, "Using devices" and the device lines.
-void print_nccl_tests_preamble(std::ostream& out, const BenchConfig& c, const Backend& backend,
-                               const nlohmann::json& system);
+// nccl-tests' -g: the GPUs of one of its threads (bench drives -t x -g GPUs from one thread).
+[[nodiscard]] int nccl_tests_ngpus(const BenchConfig& c, const Backend& backend);
 
 // -J's head: version 3, start_time, args, env (the allow-listed launch environment), nccl_version, config.
 [[nodiscard]] nlohmann::ordered_json nccl_tests_json_head(const BenchConfig& c, const Backend& backend,

@@ -3,7 +3,6 @@
 #include "app/plan_bench.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <iostream>
 #include <map>
 #include <set>
@@ -19,7 +18,7 @@
 #include "harness/sweep.h"
 #include "io/plan_io.h"
 #include "megatron/plan.h"
-#include "report/console_table.h"
+#include "report/plan_bench_printer.h"
 #include "report/results_json.h"
 
 namespace pipebench {
@@ -210,16 +209,6 @@ std::vector<PlanPoint> at_once_points(const Plan& plan, const std::string& sched
   return out;
 }
 
-namespace {
-
-std::string group_text(const std::vector<int>& g) {
-  std::string s = "{";
-  for (std::size_t i = 0; i < g.size() && i < 6; ++i) s += (i ? "," : "") + std::to_string(g[i]);
-  return s + (g.size() > 6 ? ",...}" : "}");
-}
-
-}  // namespace
-
 int run_plan_bench(const BenchConfig& c, const World& world) {
   const Plan plan = load_plan("--plan", c.plan_path);
   (void)distinct_plan_points(plan, c.plan_schedule);  // a bad --schedule fails before any backend exists
@@ -230,7 +219,8 @@ int run_plan_bench(const BenchConfig& c, const World& world) {
 namespace {
 
 std::string point_label(const PlanPoint& p) {
-  return p.op + " " + group_text(p.group) + " " + std::to_string(p.elements) + " x " + std::string(dtype_name(p.dtype));
+  return p.op + " " + plan_group_text(p.group) + " " + std::to_string(p.elements) + " x " +
+         std::string(dtype_name(p.dtype));
 }
 
 // The points that fit on these ranks, each on the communicator of its group (split here, collectively,
@@ -345,20 +335,8 @@ class PlanRowSink final : public RecordSink {
     }
     next_.add(rec);
     const std::string cls = report_.placement() ? report_.placement()->class_of(rec.ranks) : "";
-    std::string ids;
-    for (std::size_t i = 0; i < p.ids.size() && i < 6; ++i) ids += (i ? "," : "") + std::to_string(p.ids[i]);
-    if (p.ids.size() > 6) ids += ",... (" + std::to_string(p.ids.size()) + ")";
-    if (!p.batch.empty()) ids += std::string(ids.size() < 19 ? 19 - ids.size() : 0, ' ') + " ";  // the batch column
-    char buf[600];
-    std::snprintf(buf, sizeof buf, "   %-15s %-18s %10lld  %-8s %12lld  %13s  %7s  %7s  %6lld  %-5s  %s%s\n",
-                  point_op_label(sp, p).c_str(), group_text(p.group).c_str(), static_cast<long long>(p.elements),
-                  std::string(dtype_name(p.dtype)).c_str(), static_cast<long long>(sp.point.requested_bytes),
-                  format_fixed_width(rec.time_us, 13).c_str(), format_fixed_width(rec.algbw_gbps, 7).c_str(),
-                  format_fixed_width(rec.busbw_gbps, 7).c_str(), static_cast<long long>(rec.wrong),
-                  cls.empty() ? "-" : cls.c_str(), ids.c_str(), p.batch.c_str());
-    std::cout << buf;
-    if (!rec.error.empty()) std::cout << "#   error: " << rec.error << "\n";
-    std::cout.flush();
+    print_plan_bench_row(
+        std::cout, {rec, point_op_label(sp, p), p.group, p.elements, p.dtype, sp.point.requested_bytes, cls, p.batch});
   }
 
  private:
@@ -375,25 +353,15 @@ int run_plan_bench_on(Backend& backend, const Plan& plan, const std::string& lab
   std::vector<PlanPoint> points = distinct_plan_points(plan, c.plan_schedule);
   const std::size_t distinct = points.size();
   for (auto& p : at_once_points(plan, c.plan_schedule)) points.push_back(std::move(p));
-  const int n = backend.nranks();
-  const int plan_world = plan.layout.world;
   BenchConfig base = c;
   base.sweep.ops = {"plan"};
   std::vector<ResultRecord> collected;
   ReportSession report(world, backend, c.outputs.json_path, c.outputs.csv_path, bench_config_json(base),
                        results ? &collected : nullptr);
-  std::ostream& out = std::cout;
   const bool speak = world.rank() == 0;
   if (speak) {
-    out << "# pipebench bench --plan " << label << ": " << distinct << " distinct messages"
-        << (c.plan_schedule.empty() ? " over all schedules" : " of schedule " + c.plan_schedule) << " on " << n << " "
-        << backend.name() << " rank" << (n == 1 ? "" : "s") << " (plan world " << plan_world << ")";
-    if (points.size() > distinct)
-      out << ", then " << points.size() - distinct << " gradient reduction"
-          << (points.size() - distinct == 1 ? "" : "s") << " of every group at once (\"OP xN\": N groups together)";
-    out << "\n";
-    out << "#  op              group               elements  dtype          bytes      time (us)    algbw    busbw  "
-           "#wrong  class  plan ids            batch (Megatron call)\n";
+    print_plan_bench_header(std::cout, {label, c.plan_schedule, distinct, points.size() - distinct, backend.nranks(),
+                                        std::string(backend.name()), plan.layout.world});
   }
   PlanSweep sweep;
   const std::uint64_t free_bytes = world.min_u64(backend.nlocal() ? backend.free_memory_bytes() : UINT64_MAX);
@@ -412,11 +380,7 @@ int run_plan_bench_on(Backend& backend, const Plan& plan, const std::string& lab
     results->system = results_from_json(doc, "(" + c.outputs.json_path + " in memory)").system;
     results->records = std::move(collected);
   }
-  if (speak) {
-    for (const auto& l : sweep.left_out) out << "# left out: " << l << "\n";
-    out << "# Wrong values: " << summary.wrong << (summary.wrong ? " FAILED" : " OK") << "\n";
-    if (summary.errors) out << "# Failed points: " << summary.errors << "\n";
-  }
+  if (speak) print_plan_bench_verdict(std::cout, sweep.left_out, summary);
   return exit_status(summary);
 }
 

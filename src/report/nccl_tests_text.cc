@@ -2,6 +2,7 @@
 // nccl-tests' text lines (printf formats of nccl-tests 2.19.6 src/util.cu).
 #include "report/nccl_tests_text.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +24,30 @@ std::string nccl_tests_device_line(int rank, int group, long pid, const std::str
   std::snprintf(buf, sizeof buf, "#  Rank %2d Group %2d Pid %6ld on %10s device %2d [%s] %s\n", rank, group, pid,
                 host.c_str(), device, bus.c_str(), model.c_str());
   return buf;
+}
+
+int nccl_version_code(const std::map<std::string, std::string>& versions) {
+  const auto it = versions.find("nccl");
+  int major = 0, minor = 0, patch = 0;
+  if (it == versions.end() || std::sscanf(it->second.c_str(), "%d.%d.%d", &major, &minor, &patch) != 3) return 0;
+  return major * 10000 + minor * 100 + patch;
+}
+
+int nccl_tests_group(const std::optional<SplitRule>& split, const nlohmann::json& system, int rank) {
+  const int procs = std::max(1, system["processes"].get<int>());
+  const int per_process = std::max<int>(1, static_cast<int>(system["devices"].size()) / procs);
+  return split ? static_cast<int>(split->color(rank / per_process)) : 0;
+}
+
+std::string nccl_tests_device_lines(const std::optional<SplitRule>& split, const nlohmann::json& system) {
+  std::string out;
+  for (const auto& d : system["devices"]) {
+    const int rank = d["rank"].get<int>();
+    out += nccl_tests_device_line(rank, nccl_tests_group(split, system, rank), d["pid"].get<long>(),
+                                  d["host"].get<std::string>(), d["device"].get<int>(), d["bus_id"].get<std::string>(),
+                                  d["model"].get<std::string>());
+  }
+  return out;
 }
 
 std::string nccl_tests_column_header(bool cputime, bool timestamps) {

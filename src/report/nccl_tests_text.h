@@ -6,9 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "core/split_expr.h"
 #include "harness/sink.h"
 
 namespace pipebench {
@@ -25,6 +28,17 @@ inline constexpr const char* kNcclTestsFormatVersion = "2.19.6";
 // rank: printed as "[host]"). device is -1 for a host rank.
 [[nodiscard]] std::string nccl_tests_device_line(int rank, int group, long pid, const std::string& host, int device,
                                                  const std::string& bus_id, const std::string& model);
+
+// nccl-tests' NCCL_VERSION_CODE of the backend's "nccl" version: "2.28.3" is 22803 (nccl.h, NCCL >= 2.9); 0
+// without NCCL.
+[[nodiscard]] int nccl_version_code(const std::map<std::string, std::string>& versions);
+
+// nccl-tests' Group of a rank: the --split colour of its process (0 without --split). system: the results'
+// system block ("processes", "devices").
+[[nodiscard]] int nccl_tests_group(const std::optional<SplitRule>& split, const nlohmann::json& system, int rank);
+
+// The device lines of every rank in the system block.
+[[nodiscard]] std::string nccl_tests_device_lines(const std::optional<SplitRule>& split, const nlohmann::json& system);
 
 // The three column-header lines (the blank "#" above them not included), each with its newline and with
 // nccl-tests' trailing spaces. cputime: -C names the column "cputime"; timestamps: -S adds its column.
