@@ -71,8 +71,6 @@ void gemm(cublasHandle_t h, const GemmShape& s, DType t, const Buffers3& buf) {
 
 }  // namespace
 
-bool built_with_cublas() { return true; }
-
 double time_gemms_ms(const std::vector<GemmShape>& shapes, DType t, int device, int reps) {
   Blas blas(device);
   const Buffers3 buf = buffers_for(shapes, device);

@@ -10,8 +10,6 @@
 
 namespace pipebench {
 
-[[nodiscard]] bool built_with_cublas();
-
 // Median over `reps` of the summed time of the shapes, each run back to back on CUDA device `device`
 // in `t` (half or bfloat16; fp32 accumulation). Throws Error naming the failing call.
 [[nodiscard]] double time_gemms_ms(const std::vector<GemmShape>& shapes, DType t, int device, int reps);

@@ -22,7 +22,6 @@ class SpinKernel {
   // run's own load (an NCCL kernel on another stream adds a few microseconds to it) replaces the idle
   // calibration, as the median of the last kSamples launches, so the next launches last what they ask.
   void observe(std::int64_t requested_ns, std::int64_t measured_ns);
-  [[nodiscard]] std::int64_t overhead_ns() const { return overhead_ns_; }
 
  private:
   static constexpr std::size_t kSamples = 9;

@@ -44,7 +44,6 @@ class ProfileBuilder {
   // One execution of a collective.
   void collective(int device, const CollectiveRow& c);
   void device_name(int device, const std::string& name);
-  [[nodiscard]] bool has_device(int device) const { return devices_.count(device) != 0; }
 
   // Devices by id; rows by total time (largest first, then name); collectives by op, elements.
   [[nodiscard]] std::vector<DeviceProfile> finish() const;
