@@ -25,7 +25,6 @@ DeviceBuffers::DeviceBuffers(const std::vector<BufferHome>& homes, std::size_t s
       send_.push_back(allocate(h, send_bytes, options.alloc));
       recv_.push_back(allocate(h, recv_bytes, options.alloc));
     }
-    nccl_memory_ = !send_.empty() && send_.front().nccl;
     if (options.registration > 0) register_all(homes, options.registration);
   } catch (...) {
     release();

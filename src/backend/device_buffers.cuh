@@ -37,8 +37,6 @@ class DeviceBuffers final : public Buffers {
   void* recv(int local) const override;
   std::size_t send_bytes() const override { return send_bytes_; }
   std::size_t recv_bytes() const override { return recv_bytes_; }
-  // Whether the memory came from ncclMemAlloc (the default falls back to cudaMalloc where it fails).
-  [[nodiscard]] bool nccl_memory() const { return nccl_memory_; }
 
  private:
   struct Allocation {
@@ -59,7 +57,6 @@ class DeviceBuffers final : public Buffers {
   std::vector<Allocation> send_, recv_;
   std::vector<Registration> registrations_;
   std::size_t send_bytes_, recv_bytes_;
-  bool nccl_memory_ = false;
 };
 
 }  // namespace pipebench
