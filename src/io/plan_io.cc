@@ -450,23 +450,19 @@ Schedule read_schedule(const JsonFields& f, const json& sj, const std::string& p
   if (s.warmup.size() != static_cast<std::size_t>(pp))
     f.fail(path + ".warmup", "does not have one entry per pipeline rank");
   s.bubble_ideal = f.get_double(sj, path, "bubble_ideal");
-  const json& params = f.array(sj, path, "params");
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    const std::string pi = JsonFields::item(path + ".params", i);
-    s.params.push_back(
-        {f.get_int(params[i], pi, "pp_rank"), f.get_int(params[i], pi, "chunk"), f.get_i64(params[i], pi, "params")});
-    const ChunkParams& c = s.params.back();
+  s.params = f.list(sj, path, "params", [&](const JsonFields& f, const json& pj, const std::string& pi) {
+    ChunkParams c{f.get_int(pj, pi, "pp_rank"), f.get_int(pj, pi, "chunk"), f.get_i64(pj, pi, "params")};
     if (c.pp_rank < 0 || c.pp_rank >= pp || c.chunk < 0 || c.chunk >= s.id.v || c.params < 0)
       f.fail(pi, "is not a pipeline rank and chunk of this schedule with a count >= 0");
-    s.params.back().layers = chunk_layer_range(a, pp, c.pp_rank, c.chunk, s.id.v).count;
-  }
+    c.layers = chunk_layer_range(a, pp, c.pp_rank, c.chunk, s.id.v).count;
+    return c;
+  });
   for (std::int64_t w : s.warmup) {
     if (w < 0) f.fail(path + ".warmup", "has a negative entry");
   }
-  const json& msgs = f.array(sj, path, "messages");
-  for (std::size_t i = 0; i < msgs.size(); ++i) {
-    s.messages.push_back(read_message(f, msgs[i], JsonFields::item(path + ".messages", i), l.world));
-  }
+  s.messages = f.list(sj, path, "messages", [&l](const JsonFields& f, const json& mj, const std::string& mp) {
+    return read_message(f, mj, mp, l.world);
+  });
   check_batches(f, s, path);
   return s;
 }
