@@ -107,11 +107,8 @@ class NsysReader {
         break;
       }
     }
+    for (const auto& [device, name] : gpu_names_) builder_.device_name(device, name);
     profile_.devices = builder_.finish();
-    for (auto& d : profile_.devices) {
-      auto it = gpu_names_.find(d.device);
-      if (it != gpu_names_.end()) d.name = it->second;
-    }
     if (!schema_.runtime || !schema_.nvtx) {
       profile_.notes.emplace_back(
           std::string("no ") + (!schema_.nvtx ? "NVTX_EVENTS" : kRuntimeTable) +
