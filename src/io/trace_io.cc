@@ -15,8 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-double us(std::int64_t ns) { return static_cast<double>(ns) / 1000.0; }
-
 template <typename T>
 json or_null(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
@@ -28,11 +26,13 @@ std::string opt_string(const JsonFields& f, const json& parent, const std::strin
 }
 
 TraceDevice device_of(const DeviceProfile& d, std::optional<int> rank) {
-  TraceDevice out{d.device,  d.name, rank, us(d.span_ns()), d.share(d.busy_ns), d.share(d.comm_ns), us(d.comm_ns),
-                  d.kernels, {},     {}};
+  TraceDevice out{
+      d.device,  d.name, rank, ns_to_us(d.span_ns()), d.share(d.busy_ns), d.share(d.comm_ns), ns_to_us(d.comm_ns),
+      d.kernels, {},     {}};
   for (const auto& r : d.rows) {
-    out.kernels.push_back({r.name, r.stream, d.share(r.total_ns), r.count, us(r.total_ns), us(r.min_ns), us(r.max_ns),
-                           us(r.total_ns) / static_cast<double>(r.count), r.comm, r.nvtx_range});
+    out.kernels.push_back({r.name, r.stream, d.share(r.total_ns), r.count, ns_to_us(r.total_ns), ns_to_us(r.min_ns),
+                           ns_to_us(r.max_ns), ns_to_us(r.total_ns) / static_cast<double>(r.count), r.comm,
+                           r.nvtx_range});
   }
   for (const auto& c : d.collectives) {
     out.collectives.push_back({c.op, c.elements >= 0 ? std::optional<std::int64_t>(c.elements) : std::nullopt,
