@@ -36,6 +36,7 @@ std::int64_t count(const JsonFields& f, const json& parent, const std::string& p
 }
 
 TraceJobRank read_rank(const JsonFields& f, const json& r, const std::string& p) {
+  if (!r.is_object()) f.fail(p, "is not an object");
   TraceJobRank out;
   out.rank = f.get_int(r, p, "rank");
   if (out.rank < 0) f.fail(JsonFields::join(p, "rank"), "is negative");
@@ -125,14 +126,7 @@ TraceModelCheck read_model_check(const JsonFields& f, const json& m) {
 TraceJobView trace_job_view(const TraceFile& t, const std::string& where) {
   const JsonFields f(where);
   TraceJobView out;
-  if (t.ranks) {
-    for (std::size_t i = 0; i < t.ranks->size(); ++i) {
-      const std::string p = JsonFields::item("ranks", i);
-      const json& r = (*t.ranks)[i];
-      if (!r.is_object()) f.fail(p, "is not an object");
-      out.ranks.push_back(read_rank(f, r, p));
-    }
-  }
+  if (t.ranks) out.ranks = f.list(json{{"ranks", *t.ranks}}, "", "ranks", read_rank);
   if (t.alignment) out.alignment = read_alignment(f, *t.alignment);
   if (t.compare) out.compare = read_compare(f, *t.compare);
   if (t.model_check) out.model_check = read_model_check(f, *t.model_check);
