@@ -178,7 +178,8 @@ Prediction prediction_from_json(const json& j, const std::string& where) {
     p.band_source = f.get_string(verdict, "verdict", "band_source");
     p.too_close = f.get_bool(verdict, "verdict", "too_close");
   }
-  for (const auto& [key, value] : f.object(j, "", "break_even_gbps").items()) {
+  const json& break_even = f.object(j, "", "break_even_gbps");
+  for (const auto& [key, value] : break_even.items()) {
     int v = 0;
     try {
       std::size_t used = 0;
@@ -187,12 +188,9 @@ Prediction prediction_from_json(const json& j, const std::string& where) {
     } catch (const std::exception&) {
       f.fail("break_even_gbps." + key, "is not keyed by a number of virtual stages");
     }
-    if (value.is_null()) {
-      p.break_even_gbps.emplace_back(v, std::nullopt);
-    } else {
-      p.break_even_gbps.emplace_back(
-          v, f.get_double_in(f.object(j, "", "break_even_gbps"), "break_even_gbps", key, 0, kMaxIterationMs));
-    }
+    p.break_even_gbps.emplace_back(v, value.is_null()
+                                          ? std::optional<double>()
+                                          : f.get_double_in(break_even, "break_even_gbps", key, 0, kMaxIterationMs));
   }
   p.notes = f.get_strings(j, "", "notes");
   if (j.contains("measured_terms")) {
