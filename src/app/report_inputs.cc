@@ -133,7 +133,6 @@ ReportInputs load_report_inputs(const std::vector<std::string>& inputs, const st
   ReportInputs out;
   if (inputs.empty()) throw UsageError("report: no INPUT (results files, run folders, topology, prediction)");
   for (const auto& input : inputs) {
-    out.input_paths.push_back(input);
     const auto files = expand_input("INPUT", input);
     const bool folder = files.size() != 1 || files.front() != input;
     for (const auto& file : files) add_file(out, "INPUT", file, folder, false);

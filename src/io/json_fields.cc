@@ -92,46 +92,34 @@ std::string JsonFields::get_string(const json& parent, const std::string& path, 
 }
 
 std::vector<int> JsonFields::get_ints(const json& parent, const std::string& path, const std::string& key) const {
-  const json& a = array(parent, path, key);
-  std::vector<int> out;
-  for (std::size_t i = 0; i < a.size(); ++i) out.push_back(as_int(a[i], item(join(path, key), i)));
-  return out;
+  return list(parent, path, key,
+              [](const JsonFields& f, const json& v, const std::string& p) { return f.as_int(v, p); });
 }
 
 std::vector<std::int64_t> JsonFields::get_i64s(const json& parent, const std::string& path,
                                                const std::string& key) const {
-  const json& a = array(parent, path, key);
-  std::vector<std::int64_t> out;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (!a[i].is_number_integer()) fail(item(join(path, key), i), "is not an integer");
-    out.push_back(a[i].get<std::int64_t>());
-  }
-  return out;
+  return list(parent, path, key, [](const JsonFields& f, const json& v, const std::string& p) {
+    if (!v.is_number_integer()) f.fail(p, "is not an integer");
+    return v.get<std::int64_t>();
+  });
 }
 
 std::vector<std::string> JsonFields::get_strings(const json& parent, const std::string& path,
                                                  const std::string& key) const {
-  const json& a = array(parent, path, key);
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (!a[i].is_string()) fail(item(join(path, key), i), "is not a string");
-    out.push_back(a[i].get<std::string>());
-  }
-  return out;
+  return list(parent, path, key, [](const JsonFields& f, const json& v, const std::string& p) {
+    if (!v.is_string()) f.fail(p, "is not a string");
+    return v.get<std::string>();
+  });
 }
 
 std::vector<std::vector<int>> JsonFields::get_int_lists(const json& parent, const std::string& path,
                                                         const std::string& key) const {
-  const json& a = array(parent, path, key);
-  const std::string name = join(path, key);
-  std::vector<std::vector<int>> out;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (!a[i].is_array()) fail(item(name, i), "is not an array");
+  return list(parent, path, key, [](const JsonFields& f, const json& v, const std::string& p) {
+    if (!v.is_array()) f.fail(p, "is not an array");
     std::vector<int> g;
-    for (std::size_t k = 0; k < a[i].size(); ++k) g.push_back(as_int(a[i][k], item(item(name, i), k)));
-    out.push_back(std::move(g));
-  }
-  return out;
+    for (std::size_t k = 0; k < v.size(); ++k) g.push_back(f.as_int(v[k], item(p, k)));
+    return g;
+  });
 }
 
 }  // namespace pipebench

@@ -4,8 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace pipebench {
@@ -45,6 +48,26 @@ class JsonFields {
                                                      const std::string& key) const;
   [[nodiscard]] std::vector<std::vector<int>> get_int_lists(const nlohmann::json& parent, const std::string& path,
                                                             const std::string& key) const;
+
+  // Every element of the array parent[key], in order, as read(*this, element, "PATH.KEY[i]").
+  template <typename Read>
+  [[nodiscard]] auto list(const nlohmann::json& parent, const std::string& path, const std::string& key,
+                          Read read) const {
+    const nlohmann::json& a = array(parent, path, key);
+    const std::string name = join(path, key);
+    std::vector<std::decay_t<decltype(read(*this, a, name))>> out;
+    for (std::size_t i = 0; i < a.size(); ++i) out.push_back(read(*this, a[i], item(name, i)));
+    return out;
+  }
+  // get(*this, parent, path, key) (a getter of this class, or a function taking the JsonFields first), or
+  // std::nullopt where the field is null; a missing field is still an error.
+  template <typename Get>
+  [[nodiscard]] auto or_null(const nlohmann::json& parent, const std::string& path, const std::string& key,
+                             Get get) const {
+    using T = std::decay_t<decltype(std::invoke(get, *this, parent, path, key))>;
+    if (at(parent, path, key).is_null()) return std::optional<T>();
+    return std::optional<T>(std::invoke(get, *this, parent, path, key));
+  }
 
   // The dotted name of `key` inside `path`, and of element i of the array `path`.
   [[nodiscard]] static std::string join(const std::string& path, const std::string& key);

@@ -125,9 +125,7 @@ std::string read_result(const json& e, std::vector<ResultRecord>& out) {
   if (!root.empty() && (*end != '\0' || r < -1 || r > (1 << 24))) return "results with a root that is not a rank";
   base.root = root.empty() ? -1 : static_cast<int>(r);
   if (base.dtype.empty()) return "results without a type";
-  if (!nccl_tests_name(base.dtype) || !nccl_tests_name(base.redop))
-    return "results with a type or redop that is no name";
-  if (!nccl_tests_redop(base.redop)) return "results with a reduction nccl-tests does not have";
+  if (const std::string why = nccl_tests_names_problem(base.dtype, base.redop); !why.empty()) return "results " + why;
   ResultRecord oop = base, ip = base;
   ip.in_place = true;
   const auto block = [&e](const char* key) { return e.contains(key) ? &e.at(key) : nullptr; };

@@ -180,9 +180,8 @@ std::string read_row(const std::vector<std::string>& w, const Columns& c, std::v
       base.root = static_cast<int>(root);
     }
   }
-  if (!nccl_tests_name(base.dtype) || !nccl_tests_name(base.redop))
-    return "table rows with a type or redop that is no name";
-  if (!nccl_tests_redop(base.redop)) return "table rows with a reduction nccl-tests does not have";
+  if (const std::string why = nccl_tests_names_problem(base.dtype, base.redop); !why.empty())
+    return "table rows " + why;
   ResultRecord oop = base, ip = base;
   ip.in_place = true;
   std::string why = read_block(w, c.prefix.size(), c, oop);

@@ -94,8 +94,6 @@ void place_ranks(NcclTestsLog& log) {
   log.nranks = static_cast<int>(log.ranks.size());
 }
 
-}  // namespace
-
 bool nccl_tests_name(const std::string& s) {
   if (s.empty() || s.size() > 16) return false;
   for (const char c : s) {
@@ -104,11 +102,14 @@ bool nccl_tests_name(const std::string& s) {
   return true;
 }
 
-bool nccl_tests_redop(const std::string& s) {
+}  // namespace
+
+std::string nccl_tests_names_problem(const std::string& dtype, const std::string& redop) {
+  if (!nccl_tests_name(dtype) || !nccl_tests_name(redop)) return "with a type or redop that is no name";
   for (const char* name : {"sum", "prod", "max", "min", "avg", "mulsum", "none"}) {
-    if (s == name) return true;
+    if (redop == name) return "";
   }
-  return false;
+  return "with a reduction nccl-tests does not have";
 }
 
 void finish_log(NcclTestsLog& log, const NcclTestsHints& hints, std::map<std::string, int>& skipped) {

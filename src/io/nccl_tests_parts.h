@@ -14,13 +14,12 @@ namespace pipebench {
 // 2708 -> "2.7.8" (major*1000 + minor*100 + patch before).
 [[nodiscard]] std::string nccl_version_text(long code);
 
-// True for a type or reduction name as nccl-tests prints it ("float", "bfloat16", "sum", "none"): 1 to 16
-// of [a-z0-9_]. Anything else in those columns is not nccl-tests output and is never copied into records.
-[[nodiscard]] bool nccl_tests_name(const std::string& s);
-
-// True for a reduction nccl-tests prints: its test_opnames (common.cu: sum, prod, max, min, avg, and
-// mulsum for ncclPreMulSum) or "none" for an op without one. Another word ("xor") is no nccl-tests row.
-[[nodiscard]] bool nccl_tests_redop(const std::string& s);
+// Why a row's type and reduction are not as nccl-tests prints them ("with a type or redop that is no
+// name", "with a reduction nccl-tests does not have"), or "". Each is 1 to 16 of [a-z0-9_] ("float",
+// "bfloat16"; anything else in those columns is not nccl-tests output and is never copied into records),
+// the reduction one of its test_opnames (common.cu: sum, prod, max, min, avg, and mulsum for
+// ncclPreMulSum) or "none" for an op without one. Another word ("xor") is no nccl-tests row.
+[[nodiscard]] std::string nccl_tests_names_problem(const std::string& dtype, const std::string& redop);
 
 // Fills the op, rank count, ranks and groups of a test from its devices, header and the hints, and
 // copies them into every record. A test whose op or rank count stays unknown loses its rows, counted

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "collectives/registry.h"
 #include "core/error.h"
@@ -280,6 +281,17 @@ void read_model(const JsonFields& f, const json& j, Plan& plan) {
   check_model(f, plan);
 }
 
+// True when the sizes multiply to `world`; every size is >= 1, so a product past the world stops the
+// loop before it can overflow.
+bool product_is(std::initializer_list<int> sizes, int world) {
+  std::int64_t product = 1;
+  for (int size : sizes) {
+    product *= size;
+    if (product > world) return false;
+  }
+  return product == world;
+}
+
 // The expert grid (MoE plans): ep x expert tp x expert dp x pp must be the world.
 void read_expert_layout(const JsonFields& f, const json& lj, Plan& plan) {
   Layout& l = plan.layout;
@@ -289,12 +301,8 @@ void read_expert_layout(const JsonFields& f, const json& lj, Plan& plan) {
   l.etp = f.get_int(lj, "layout", "expert_tp");
   l.edp = f.get_int(lj, "layout", "expert_dp");
   if (l.ep < 1 || l.etp < 1 || l.edp < 1) f.fail("layout", "has an expert size below 1");
-  std::int64_t product = 1;
-  for (int size : {l.ep, l.etp, l.edp, l.pp}) {
-    product *= size;
-    if (product > l.world) break;
-  }
-  if (product != l.world) f.fail("layout.world", "is not ep x expert_tp x expert_dp x pp");
+  if (!product_is({l.ep, l.etp, l.edp, l.pp}, l.world))
+    f.fail("layout.world", "is not ep x expert_tp x expert_dp x pp");
   if (plan.args.num_experts % l.ep != 0) f.fail("layout.ep", "does not divide model.num_experts");
   plan.args.ep = l.ep;
   plan.args.etp = l.etp;
@@ -320,37 +328,27 @@ void read_layout(const JsonFields& f, const json& j, Plan& plan) {
   if (l.microbatches > kMaxMicrobatches)
     f.fail("layout.microbatches", "is above the limit of " + std::to_string(kMaxMicrobatches));
   if (l.world > kMaxWorldSize) f.fail("layout.world", "is above the limit of " + std::to_string(kMaxWorldSize));
-  std::int64_t product = 1;
-  for (int size : {l.tp, l.cp, l.dp, l.pp}) {
-    product *= size;  // every factor >= 1, so a product past the world stops the loop before it can overflow
-    if (product > l.world) break;
-  }
-  if (product != l.world) f.fail("layout.world", "is not tp x cp x dp x pp");
+  if (!product_is({l.tp, l.cp, l.dp, l.pp}, l.world)) f.fail("layout.world", "is not tp x cp x dp x pp");
   if (!uneven_pipeline_split(plan.args) && plan.args.num_layers % l.pp != 0)
     f.fail("layout.pp", "does not divide model.num_layers");
   if (const std::string why = pipeline_split_problem(plan.args, l.pp, 1); !why.empty()) f.fail("layout.pp", why);
   read_expert_layout(f, lj, plan);
   build_layout_groups(l);
   const json& g = f.object(j, "", "groups");
-  const std::pair<const char*, const std::vector<std::vector<int>>*> lists[] = {
-      {"tp", &l.tp_groups},
-      {"cp", &l.cp_groups},
-      {"dp", &l.dp_groups},
-      {"pp", &l.pp_groups},
-      {"embedding", &l.embedding_groups},
-      {"model_parallel", &l.model_parallel_groups}};
-  for (const auto& [key, built] : lists) {
-    if (f.get_int_lists(g, "groups", key) != *built) {
-      f.fail(std::string("groups.") + key, "does not follow from the layout's sizes and rank order");
-    }
-  }
-  const std::pair<const char*, const std::vector<std::vector<int>>*> expert_lists[] = {
-      {"ep", &l.ep_groups},
-      {"expert_tp", &l.expert_tp_groups},
-      {"tp_ep", &l.tp_ep_groups},
-      {"expert_dp", &l.expert_dp_groups}};
-  for (const auto& [key, built] : expert_lists) {
-    if (l.moe && f.get_int_lists(g, "groups", key) != *built) {
+  // The expert groups are in the file of an MoE plan only.
+  const std::tuple<const char*, const std::vector<std::vector<int>>*, bool> lists[] = {
+      {"tp", &l.tp_groups, true},
+      {"cp", &l.cp_groups, true},
+      {"dp", &l.dp_groups, true},
+      {"pp", &l.pp_groups, true},
+      {"embedding", &l.embedding_groups, true},
+      {"model_parallel", &l.model_parallel_groups, true},
+      {"ep", &l.ep_groups, l.moe},
+      {"expert_tp", &l.expert_tp_groups, l.moe},
+      {"tp_ep", &l.tp_ep_groups, l.moe},
+      {"expert_dp", &l.expert_dp_groups, l.moe}};
+  for (const auto& [key, built, listed] : lists) {
+    if (listed && f.get_int_lists(g, "groups", key) != *built) {
       f.fail(std::string("groups.") + key, "does not follow from the layout's sizes and rank order");
     }
   }
@@ -450,23 +448,19 @@ Schedule read_schedule(const JsonFields& f, const json& sj, const std::string& p
   if (s.warmup.size() != static_cast<std::size_t>(pp))
     f.fail(path + ".warmup", "does not have one entry per pipeline rank");
   s.bubble_ideal = f.get_double(sj, path, "bubble_ideal");
-  const json& params = f.array(sj, path, "params");
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    const std::string pi = JsonFields::item(path + ".params", i);
-    s.params.push_back(
-        {f.get_int(params[i], pi, "pp_rank"), f.get_int(params[i], pi, "chunk"), f.get_i64(params[i], pi, "params")});
-    const ChunkParams& c = s.params.back();
+  s.params = f.list(sj, path, "params", [&](const JsonFields& f, const json& pj, const std::string& pi) {
+    ChunkParams c{f.get_int(pj, pi, "pp_rank"), f.get_int(pj, pi, "chunk"), f.get_i64(pj, pi, "params"), 0};
     if (c.pp_rank < 0 || c.pp_rank >= pp || c.chunk < 0 || c.chunk >= s.id.v || c.params < 0)
       f.fail(pi, "is not a pipeline rank and chunk of this schedule with a count >= 0");
-    s.params.back().layers = chunk_layer_range(a, pp, c.pp_rank, c.chunk, s.id.v).count;
-  }
+    c.layers = chunk_layer_range(a, pp, c.pp_rank, c.chunk, s.id.v).count;
+    return c;
+  });
   for (std::int64_t w : s.warmup) {
     if (w < 0) f.fail(path + ".warmup", "has a negative entry");
   }
-  const json& msgs = f.array(sj, path, "messages");
-  for (std::size_t i = 0; i < msgs.size(); ++i) {
-    s.messages.push_back(read_message(f, msgs[i], JsonFields::item(path + ".messages", i), l.world));
-  }
+  s.messages = f.list(sj, path, "messages", [&l](const JsonFields& f, const json& mj, const std::string& mp) {
+    return read_message(f, mj, mp, l.world);
+  });
   check_batches(f, s, path);
   return s;
 }

@@ -42,27 +42,26 @@ SchedulePrediction read_schedule(const JsonFields& f, const json& sj, const std:
     if (!(s.dominant.ms >= 0 && s.dominant.ms <= kMaxIterationMs && s.dominant.share >= 0 && s.dominant.share <= 1))
       f.fail(dp, "ms or share out of range");
   }
-  const json& ranks = f.array(sj, path, "ranks");
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    const std::string rp = JsonFields::item(path + ".ranks", i);
-    const std::int64_t p2p_bytes = f.get_i64(ranks[i], rp, "p2p_bytes");
+  s.ranks = f.list(sj, path, "ranks", [](const JsonFields& f, const json& r, const std::string& rp) {
+    const std::int64_t p2p_bytes = f.get_i64(r, rp, "p2p_bytes");
     if (p2p_bytes < 0) f.fail(rp + ".p2p_bytes", "is negative");
-    const int rank = f.get_int(ranks[i], rp, "rank");
+    const int rank = f.get_int(r, rp, "rank");
     if (rank < 0 || rank >= kMaxWorldSize) f.fail(rp + ".rank", "is " + std::to_string(rank) + ", not a rank");
-    s.ranks.push_back({rank, f.get_double_in(ranks[i], rp, "compute_ms", 0, kMaxIterationMs),
-                       f.get_double_in(ranks[i], rp, "exposed_comm_ms", 0, kMaxIterationMs),
-                       f.get_double_in(ranks[i], rp, "idle_ms", 0, kMaxIterationMs),
-                       f.get_double_in(ranks[i], rp, "nccl_share", 0, 1), p2p_bytes});
-  }
+    return PredictedRank{rank,
+                         f.get_double_in(r, rp, "compute_ms", 0, kMaxIterationMs),
+                         f.get_double_in(r, rp, "exposed_comm_ms", 0, kMaxIterationMs),
+                         f.get_double_in(r, rp, "idle_ms", 0, kMaxIterationMs),
+                         f.get_double_in(r, rp, "nccl_share", 0, 1),
+                         p2p_bytes};
+  });
   if (sj.contains("activations_held")) {
-    const json& held = f.array(sj, path, "activations_held");
-    for (std::size_t i = 0; i < held.size(); ++i) {
-      const std::string hp = JsonFields::item(path + ".activations_held", i);
-      if (!held[i].is_number()) f.fail(hp, "is not a number");
-      const double mb = held[i].get<double>();
-      if (!(mb >= 0 && mb <= kMaxIterationMs)) f.fail(hp, "is out of range");
-      s.activations_held.push_back(mb);
-    }
+    s.activations_held =
+        f.list(sj, path, "activations_held", [](const JsonFields& f, const json& v, const std::string& hp) {
+          if (!v.is_number()) f.fail(hp, "is not a number");
+          const double mb = v.get<double>();
+          if (!(mb >= 0 && mb <= kMaxIterationMs)) f.fail(hp, "is out of range");
+          return mb;
+        });
   }
   return s;
 }
@@ -81,8 +80,7 @@ json sharing_to_json(const std::vector<Sharing>& terms) {
   return out;
 }
 
-Sharing read_sharing(const JsonFields& f, const json& j, std::size_t i) {
-  const std::string w = "measured_terms.collectives_at_once[" + std::to_string(i) + "]";
+Sharing read_sharing(const JsonFields& f, const json& j, const std::string& w) {
   Sharing s;
   s.op = f.get_string(j, w, "op");
   s.group_size = f.get_int(j, w, "group_size");
@@ -164,10 +162,7 @@ Prediction prediction_from_json(const json& j, const std::string& where) {
   p.fwd_ms_per_layer = f.get_double_in(compute, "compute", "fwd_ms_per_layer", 0, kMaxIterationMs);
   p.bwd_ms_per_layer = f.get_double_in(compute, "compute", "bwd_ms_per_layer", 0, kMaxIterationMs);
   if (compute.contains("w_share")) p.w_share = f.get_double_in(compute, "compute", "w_share", 0, 1);
-  const json& schedules = f.array(j, "", "schedules");
-  for (std::size_t i = 0; i < schedules.size(); ++i) {
-    p.schedules.push_back(read_schedule(f, schedules[i], JsonFields::item("schedules", i)));
-  }
+  p.schedules = f.list(j, "", "schedules", read_schedule);
   const json& verdict = f.object(j, "", "verdict");
   p.best = f.get_string(verdict, "verdict", "best");
   p.verdict = f.get_string(verdict, "verdict", "text");
@@ -183,7 +178,8 @@ Prediction prediction_from_json(const json& j, const std::string& where) {
     p.band_source = f.get_string(verdict, "verdict", "band_source");
     p.too_close = f.get_bool(verdict, "verdict", "too_close");
   }
-  for (const auto& [key, value] : f.object(j, "", "break_even_gbps").items()) {
+  const json& break_even = f.object(j, "", "break_even_gbps");
+  for (const auto& [key, value] : break_even.items()) {
     int v = 0;
     try {
       std::size_t used = 0;
@@ -192,18 +188,13 @@ Prediction prediction_from_json(const json& j, const std::string& where) {
     } catch (const std::exception&) {
       f.fail("break_even_gbps." + key, "is not keyed by a number of virtual stages");
     }
-    if (value.is_null()) {
-      p.break_even_gbps.emplace_back(v, std::nullopt);
-    } else {
-      p.break_even_gbps.emplace_back(
-          v, f.get_double_in(f.object(j, "", "break_even_gbps"), "break_even_gbps", key, 0, kMaxIterationMs));
-    }
+    p.break_even_gbps.emplace_back(v, value.is_null()
+                                          ? std::optional<double>()
+                                          : f.get_double_in(break_even, "break_even_gbps", key, 0, kMaxIterationMs));
   }
   p.notes = f.get_strings(j, "", "notes");
   if (j.contains("measured_terms")) {
-    const json& terms = f.object(j, "", "measured_terms");
-    const json& at_once = f.array(terms, "measured_terms", "collectives_at_once");
-    for (std::size_t i = 0; i < at_once.size(); ++i) p.sharing.push_back(read_sharing(f, at_once[i], i));
+    p.sharing = f.list(f.object(j, "", "measured_terms"), "measured_terms", "collectives_at_once", read_sharing);
   }
   return p;
 }

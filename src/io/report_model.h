@@ -58,9 +58,8 @@ struct ReportInputs {
   // pipebench.trace/1: a one-profile trace (per device) or a whole job (per rank, with its comparison with
   // another run and its check against the model when `trace` wrote them: trace_job_view).
   std::vector<InputFile<TraceFile>> traces;
-  std::vector<std::string> input_paths;  // as given on the command line
-  std::vector<std::string> skipped;      // "PATH: why" for files of a run folder that were not read
-  double mad_k = 3.0;                    // node diagnosis: K median absolute deviations
+  std::vector<std::string> skipped;  // "PATH: why" for files of a run folder that were not read
+  double mad_k = 3.0;                // node diagnosis: K median absolute deviations
 };
 
 // ---- outcome --------------------------------------------------------------------------------

@@ -124,23 +124,19 @@ int optional_count(const JsonFields& f, const json& j, const std::string& path, 
 // `seen`: link_state_during_run names the generation and width pcie_gen_seen/pcie_width_seen.
 std::vector<LinkStateEntry> read_link_state(const JsonFields& f, const json& parent, const std::string& path,
                                             const std::string& key, bool seen) {
-  std::vector<LinkStateEntry> out;
-  const json& rows = f.array(parent, path, key);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const std::string p = JsonFields::item(JsonFields::join(path, key), i);
-    if (!rows[i].is_object()) f.fail(p, "is not an object");
+  return f.list(parent, path, key, [seen](const JsonFields& f, const json& row, const std::string& p) {
+    if (!row.is_object()) f.fail(p, "is not an object");
     LinkStateEntry e;
-    e.gpu = f.get_int(rows[i], p, "gpu");
-    if (rows[i].contains("bus_id") && !rows[i]["bus_id"].is_null()) e.bus_id = f.get_string(rows[i], p, "bus_id");
-    e.pcie_gen = optional_count(f, rows[i], p, seen ? "pcie_gen_seen" : "pcie_gen", 0);
-    e.pcie_width = optional_count(f, rows[i], p, seen ? "pcie_width_seen" : "pcie_width", 0);
-    e.pcie_gen_max = optional_count(f, rows[i], p, "pcie_gen_max", 0);
-    e.pcie_width_max = optional_count(f, rows[i], p, "pcie_width_max", 0);
-    e.nvlinks_up = optional_count(f, rows[i], p, "nvlinks_up", -1);
-    e.nvlinks_down = optional_count(f, rows[i], p, "nvlinks_down", -1);
-    out.push_back(std::move(e));
-  }
-  return out;
+    e.gpu = f.get_int(row, p, "gpu");
+    if (row.contains("bus_id") && !row["bus_id"].is_null()) e.bus_id = f.get_string(row, p, "bus_id");
+    e.pcie_gen = optional_count(f, row, p, seen ? "pcie_gen_seen" : "pcie_gen", 0);
+    e.pcie_width = optional_count(f, row, p, seen ? "pcie_width_seen" : "pcie_width", 0);
+    e.pcie_gen_max = optional_count(f, row, p, "pcie_gen_max", 0);
+    e.pcie_width_max = optional_count(f, row, p, "pcie_width_max", 0);
+    e.nvlinks_up = optional_count(f, row, p, "nvlinks_up", -1);
+    e.nvlinks_down = optional_count(f, row, p, "nvlinks_down", -1);
+    return e;
+  });
 }
 
 SystemInfo read_system(const JsonFields& f, const json& j, const std::string& where) {
@@ -148,17 +144,14 @@ SystemInfo read_system(const JsonFields& f, const json& j, const std::string& wh
   if (!j.contains("system")) return s;
   const json& sys = f.object(j, "", "system");
   if (sys.contains("devices")) {
-    const json& devices = f.array(sys, "system", "devices");
-    for (std::size_t i = 0; i < devices.size(); ++i) {
-      const std::string path = JsonFields::item("system.devices", i);
-      DevicePlace d;
-      d.rank = f.get_int(devices[i], path, "rank");
-      if (devices[i].contains("host")) d.host = f.get_string(devices[i], path, "host");
-      if (devices[i].contains("bus_id") && !devices[i]["bus_id"].is_null()) {
-        d.bus_id = normalize_bus_id(f.get_string(devices[i], path, "bus_id"));
-      }
-      s.devices.push_back(d);
-    }
+    s.devices = f.list(sys, "system", "devices", [](const JsonFields& f, const json& d, const std::string& path) {
+      DevicePlace out;
+      out.rank = f.get_int(d, path, "rank");
+      if (d.contains("host")) out.host = f.get_string(d, path, "host");
+      if (d.contains("bus_id") && !d["bus_id"].is_null())
+        out.bus_id = normalize_bus_id(f.get_string(d, path, "bus_id"));
+      return out;
+    });
   }
   if (sys.contains("hosts")) s.hosts = f.get_strings(sys, "system", "hosts");
   if (sys.contains("gpu_models")) s.gpu_models = f.get_strings(sys, "system", "gpu_models");

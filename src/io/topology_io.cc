@@ -24,23 +24,20 @@ int optional_link(const JsonFields& f, const json& g, const std::string& path, c
   return v;
 }
 
+// A bandwidth that may be null or absent (0: unknown), finite and >= 0 where given.
+double optional_gbps(const JsonFields& f, const json& j, const std::string& path, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return 0;
+  const double v = f.get_double(j, path, key);
+  if (!std::isfinite(v) || v < 0) f.fail(JsonFields::join(path, key), "is not a bandwidth >= 0");
+  return v;
+}
+
 // A GPU's "pcie_chain" (newer files): tree node ids, link names and speeds from the GPU to the root.
 std::vector<ChainLink> read_chain(const JsonFields& f, const json& g, const std::string& path) {
-  std::vector<ChainLink> chain;
-  if (!g.contains("pcie_chain")) return chain;
-  const json& items = f.array(g, path, "pcie_chain");
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const std::string at = JsonFields::item(JsonFields::join(path, "pcie_chain"), i);
-    ChainLink c;
-    c.node = f.get_int(items[i], at, "node");
-    c.link = f.get_string(items[i], at, "link");
-    if (items[i].contains("gbps") && !items[i]["gbps"].is_null()) {
-      c.gbps = f.get_double(items[i], at, "gbps");
-      if (!std::isfinite(c.gbps) || c.gbps < 0) f.fail(at + ".gbps", "is not a bandwidth >= 0");
-    }
-    chain.push_back(std::move(c));
-  }
-  return chain;
+  if (!g.contains("pcie_chain")) return {};
+  return f.list(g, path, "pcie_chain", [](const JsonFields& f, const json& c, const std::string& at) {
+    return ChainLink{f.get_int(c, at, "node"), f.get_string(c, at, "link"), optional_gbps(f, c, at, "gbps")};
+  });
 }
 
 TopologyGpu read_gpu(const JsonFields& f, const json& g, const std::string& path) {
@@ -70,12 +67,7 @@ void read_pair_list(const JsonFields& f, const json& j, TopologyFile& t) {
     if (!cls) f.fail(path + ".class", "is not a link class (\"" + label + "\")");
     p.cls = *cls;
     p.path = f.get_strings(pairs[i], path, "path");
-    if (pairs[i].contains("path_min_gbps") && !pairs[i]["path_min_gbps"].is_null()) {
-      p.path_min_gbps = f.get_double(pairs[i], path, "path_min_gbps");
-      if (!std::isfinite(p.path_min_gbps) || p.path_min_gbps < 0) {
-        f.fail(path + ".path_min_gbps", "is not a bandwidth >= 0");
-      }
-    }
+    p.path_min_gbps = optional_gbps(f, pairs[i], path, "path_min_gbps");
     t.gpu_pairs.push_back(std::move(p));
   }
 }
@@ -166,7 +158,7 @@ TopologyFile topology_from_json(const json& j, const std::string& where) {
     f.fail("gpus", "has " + std::to_string(gpus.size()) + " GPUs, above the limit of " +
                        std::to_string(kMaxTopologyFileGpus) + " for a topology read back");
   }
-  for (std::size_t i = 0; i < gpus.size(); ++i) t.gpus.push_back(read_gpu(f, gpus[i], JsonFields::item("gpus", i)));
+  t.gpus = f.list(j, "", "gpus", read_gpu);
   if (j.contains("pair_matrix")) {
     read_pair_matrix(f, j, t);
   } else {

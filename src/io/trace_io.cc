@@ -15,34 +15,24 @@ using nlohmann::json;
 
 namespace {
 
-double us(std::int64_t ns) { return static_cast<double>(ns) / 1000.0; }
-
 template <typename T>
 json or_null(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
 }
 json or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
-std::optional<std::int64_t> opt_i64(const JsonFields& f, const json& parent, const std::string& path,
-                                    const std::string& key) {
-  if (f.at(parent, path, key).is_null()) return std::nullopt;
-  return f.get_i64(parent, path, key);
-}
-std::optional<int> opt_int(const JsonFields& f, const json& parent, const std::string& path, const std::string& key) {
-  if (f.at(parent, path, key).is_null()) return std::nullopt;
-  return f.get_int(parent, path, key);
-}
 std::string opt_string(const JsonFields& f, const json& parent, const std::string& path, const std::string& key) {
-  if (f.at(parent, path, key).is_null()) return {};
-  return f.get_string(parent, path, key);
+  return f.or_null(parent, path, key, &JsonFields::get_string).value_or("");
 }
 
 TraceDevice device_of(const DeviceProfile& d, std::optional<int> rank) {
-  TraceDevice out{d.device,  d.name, rank, us(d.span_ns()), d.share(d.busy_ns), d.share(d.comm_ns), us(d.comm_ns),
-                  d.kernels, {},     {}};
+  TraceDevice out{
+      d.device,  d.name, rank, ns_to_us(d.span_ns()), d.share(d.busy_ns), d.share(d.comm_ns), ns_to_us(d.comm_ns),
+      d.kernels, {},     {}};
   for (const auto& r : d.rows) {
-    out.kernels.push_back({r.name, r.stream, d.share(r.total_ns), r.count, us(r.total_ns), us(r.min_ns), us(r.max_ns),
-                           us(r.total_ns) / static_cast<double>(r.count), r.comm, r.nvtx_range});
+    out.kernels.push_back({r.name, r.stream, d.share(r.total_ns), r.count, ns_to_us(r.total_ns), ns_to_us(r.min_ns),
+                           ns_to_us(r.max_ns), ns_to_us(r.total_ns) / static_cast<double>(r.count), r.comm,
+                           r.nvtx_range});
   }
   for (const auto& c : d.collectives) {
     out.collectives.push_back({c.op, c.elements >= 0 ? std::optional<std::int64_t>(c.elements) : std::nullopt,
@@ -91,8 +81,12 @@ TraceKernel read_kernel(const JsonFields& f, const json& k, const std::string& p
 
 TraceCollective read_collective(const JsonFields& f, const json& c, const std::string& p) {
   if (!c.is_object()) f.fail(p, "is not an object");
-  return {f.get_string(c, p, "op"),     opt_i64(f, c, p, "elements"), opt_i64(f, c, p, "bytes"),
-          opt_string(f, c, p, "dtype"), f.get_i64(c, p, "count"),     opt_int(f, c, p, "group_size"),
+  return {f.get_string(c, p, "op"),
+          f.or_null(c, p, "elements", &JsonFields::get_i64),
+          f.or_null(c, p, "bytes", &JsonFields::get_i64),
+          opt_string(f, c, p, "dtype"),
+          f.get_i64(c, p, "count"),
+          f.or_null(c, p, "group_size", &JsonFields::get_int),
           f.get_string(c, p, "source")};
 }
 
@@ -100,7 +94,7 @@ TraceDevice read_device(const JsonFields& f, const json& d, const std::string& p
   if (!d.is_object()) f.fail(p, "is not an object");
   TraceDevice out{f.get_int(d, p, "device"),
                   opt_string(f, d, p, "name"),
-                  opt_int(f, d, p, "rank"),
+                  f.or_null(d, p, "rank", &JsonFields::get_int),
                   f.get_double(d, p, "span_us"),
                   f.get_double(d, p, "busy_share"),
                   f.get_double(d, p, "comm_share"),
@@ -108,14 +102,8 @@ TraceDevice read_device(const JsonFields& f, const json& d, const std::string& p
                   f.get_i64(d, p, "kernel_count"),
                   {},
                   {}};
-  const json& kernels = f.array(d, p, "kernels");
-  for (std::size_t i = 0; i < kernels.size(); ++i) {
-    out.kernels.push_back(read_kernel(f, kernels[i], JsonFields::item(p + ".kernels", i)));
-  }
-  const json& collectives = f.array(d, p, "collectives");
-  for (std::size_t i = 0; i < collectives.size(); ++i) {
-    out.collectives.push_back(read_collective(f, collectives[i], JsonFields::item(p + ".collectives", i)));
-  }
+  out.kernels = f.list(d, p, "kernels", read_kernel);
+  out.collectives = f.list(d, p, "collectives", read_collective);
   return out;
 }
 
@@ -211,14 +199,11 @@ TraceFile trace_from_json(const json& j, const std::string& where) {
   if (nvtx.contains("nccl_ranges")) t.nccl_ranges = f.get_i64(nvtx, "nvtx", "nccl_ranges");
   if (nvtx.contains("nccl_payload_sizes")) t.nccl_payload_sizes = f.get_i64(nvtx, "nvtx", "nccl_payload_sizes");
   t.profiler_steps = f.get_int(j, "", "profiler_steps");
-  t.rank = opt_int(f, j, "", "rank");
-  t.world_size = opt_int(f, j, "", "world_size");
+  t.rank = f.or_null(j, "", "rank", &JsonFields::get_int);
+  t.world_size = f.or_null(j, "", "world_size", &JsonFields::get_int);
   t.damage = opt_string(f, j, "", "damage");
   t.notes = f.get_strings(j, "", "notes");
-  const json& devices = f.array(j, "", "devices");
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    t.devices.push_back(read_device(f, devices[i], JsonFields::item("devices", i)));
-  }
+  t.devices = f.list(j, "", "devices", read_device);
   if (j.contains("plan_check")) t.plan_check = f.object(j, "", "plan_check");
   if (j.contains("ranks")) t.ranks = f.array(j, "", "ranks");
   for (auto [key, slot] : {std::pair<const char*, std::optional<json>*>{"alignment", &t.alignment},

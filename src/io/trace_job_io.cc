@@ -25,21 +25,8 @@ double amount(const JsonFields& f, const json& parent, const std::string& path, 
   return v;
 }
 
-std::optional<double> opt_amount(const JsonFields& f, const json& parent, const std::string& path,
-                                 const std::string& key) {
-  if (f.at(parent, path, key).is_null()) return std::nullopt;
-  return amount(f, parent, path, key);
-}
-
-std::optional<double> opt_share(const JsonFields& f, const json& parent, const std::string& path,
-                                const std::string& key) {
-  if (f.at(parent, path, key).is_null()) return std::nullopt;
-  return share(f, parent, path, key);
-}
-
 std::string opt_text(const JsonFields& f, const json& parent, const std::string& path, const std::string& key) {
-  if (f.at(parent, path, key).is_null()) return {};
-  return f.get_string(parent, path, key);
+  return f.or_null(parent, path, key, &JsonFields::get_string).value_or("");
 }
 
 std::int64_t count(const JsonFields& f, const json& parent, const std::string& path, const std::string& key) {
@@ -49,6 +36,7 @@ std::int64_t count(const JsonFields& f, const json& parent, const std::string& p
 }
 
 TraceJobRank read_rank(const JsonFields& f, const json& r, const std::string& p) {
+  if (!r.is_object()) f.fail(p, "is not an object");
   TraceJobRank out;
   out.rank = f.get_int(r, p, "rank");
   if (out.rank < 0) f.fail(JsonFields::join(p, "rank"), "is negative");
@@ -62,7 +50,7 @@ TraceJobRank read_rank(const JsonFields& f, const json& r, const std::string& p)
   out.comm_share = share(f, r, p, "comm_share");
   out.overlap_share = share(f, r, p, "overlap_share");
   out.idle_share = share(f, r, p, "idle_share");
-  out.comm_overlap_ratio = opt_share(f, r, p, "comm_overlap_ratio");
+  out.comm_overlap_ratio = f.or_null(r, p, "comm_overlap_ratio", share);
   out.memcpy_count = count(f, r, p, "memcpy_count");
   out.memset_count = count(f, r, p, "memset_count");
   out.iterations = count(f, r, p, "iterations");
@@ -80,7 +68,7 @@ TraceJobAlignment read_alignment(const JsonFields& f, const json& a) {
   out.method = f.get_string(a, p, "method");
   out.anchor = opt_text(f, a, p, "anchor");
   out.note = opt_text(f, a, p, "note");
-  out.uncertainty_us = opt_amount(f, a, p, "uncertainty_us");
+  out.uncertainty_us = f.or_null(a, p, "uncertainty_us", amount);
   out.checked_runs = f.get_int(a, p, "checked_runs");
   out.job_span_us = amount(f, a, p, "job_span_us");
   out.missing_ranks = f.get_ints(a, p, "missing_ranks");
@@ -97,16 +85,27 @@ TraceJobShares read_shares(const JsonFields& f, const json& s, const std::string
 TraceJobCompare read_compare(const JsonFields& f, const json& c) {
   TraceJobCompare out;
   out.other = f.get_strings(c, "compare", "other");
-  const json& ranks = f.array(c, "compare", "ranks");
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    const std::string p = JsonFields::item("compare.ranks", i);
-    out.ranks.push_back({f.get_int(ranks[i], p, "rank"),
-                         read_shares(f, f.object(ranks[i], p, "this"), JsonFields::join(p, "this")),
-                         read_shares(f, f.object(ranks[i], p, "other"), JsonFields::join(p, "other"))});
-  }
+  out.ranks = f.list(c, "compare", "ranks", [](const JsonFields& f, const json& r, const std::string& p) {
+    return TraceJobCompare::Rank{f.get_int(r, p, "rank"),
+                                 read_shares(f, f.object(r, p, "this"), JsonFields::join(p, "this")),
+                                 read_shares(f, f.object(r, p, "other"), JsonFields::join(p, "other"))};
+  });
   out.only_this = f.get_ints(c, "compare", "only_this");
   out.only_other = f.get_ints(c, "compare", "only_other");
   return out;
+}
+
+TraceModelCheck::Rank read_model_check_rank(const JsonFields& f, const json& r, const std::string& p) {
+  TraceModelCheck::Rank row;
+  row.rank = f.get_int(r, p, "rank");
+  row.measured_comm_share = share(f, r, p, "measured_comm_share");
+  row.predicted_comm_share = f.or_null(r, p, "predicted_comm_share", share);
+  row.replayed_comm_share = f.or_null(r, p, "replayed_comm_share", share);
+  row.measured_iteration_ms = amount(f, r, p, "measured_iteration_ms");
+  row.predicted_iteration_ms = f.or_null(r, p, "predicted_iteration_ms", amount);
+  row.replayed_iteration_ms = f.or_null(r, p, "replayed_iteration_ms", amount);
+  row.mismatches = f.get_strings(r, p, "mismatches");
+  return row;
 }
 
 TraceModelCheck read_model_check(const JsonFields& f, const json& m) {
@@ -118,21 +117,7 @@ TraceModelCheck read_model_check(const JsonFields& f, const json& m) {
   out.tolerance = amount(f, m, p, "tolerance");
   out.mismatches = f.get_int(m, p, "mismatches");
   out.notes = f.get_strings(m, p, "notes");
-  const json& ranks = f.array(m, p, "ranks");
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    const std::string rp = JsonFields::item("model_check.ranks", i);
-    const json& r = ranks[i];
-    TraceModelCheck::Rank row;
-    row.rank = f.get_int(r, rp, "rank");
-    row.measured_comm_share = share(f, r, rp, "measured_comm_share");
-    row.predicted_comm_share = opt_share(f, r, rp, "predicted_comm_share");
-    row.replayed_comm_share = opt_share(f, r, rp, "replayed_comm_share");
-    row.measured_iteration_ms = amount(f, r, rp, "measured_iteration_ms");
-    row.predicted_iteration_ms = opt_amount(f, r, rp, "predicted_iteration_ms");
-    row.replayed_iteration_ms = opt_amount(f, r, rp, "replayed_iteration_ms");
-    row.mismatches = f.get_strings(r, rp, "mismatches");
-    out.ranks.push_back(std::move(row));
-  }
+  out.ranks = f.list(m, p, "ranks", read_model_check_rank);
   return out;
 }
 
@@ -141,14 +126,7 @@ TraceModelCheck read_model_check(const JsonFields& f, const json& m) {
 TraceJobView trace_job_view(const TraceFile& t, const std::string& where) {
   const JsonFields f(where);
   TraceJobView out;
-  if (t.ranks) {
-    for (std::size_t i = 0; i < t.ranks->size(); ++i) {
-      const std::string p = JsonFields::item("ranks", i);
-      const json& r = (*t.ranks)[i];
-      if (!r.is_object()) f.fail(p, "is not an object");
-      out.ranks.push_back(read_rank(f, r, p));
-    }
-  }
+  if (t.ranks) out.ranks = f.list(json{{"ranks", *t.ranks}}, "", "ranks", read_rank);
   if (t.alignment) out.alignment = read_alignment(f, *t.alignment);
   if (t.compare) out.compare = read_compare(f, *t.compare);
   if (t.model_check) out.model_check = read_model_check(f, *t.model_check);

@@ -2,35 +2,31 @@
 // Streaming Chrome trace writer.
 #include "trace/chrome_trace_writer.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <sstream>
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "trace/profile.h"
 
 namespace pipebench {
-namespace {
-
-double us(std::int64_t ns) { return static_cast<double>(ns) / 1000.0; }
-
-}  // namespace
 
 ChromeActivities parse_activities(const std::string& flag, const std::string& text) {
   ChromeActivities a{false, false, false, false};
   std::stringstream in(text);
   std::string item;
   bool any = false;
+  const std::pair<const char*, bool ChromeActivities::*> kinds[] = {{"kernel", &ChromeActivities::kernel},
+                                                                    {"nvtx", &ChromeActivities::nvtx},
+                                                                    {"nvtx-kernel", &ChromeActivities::nvtx_kernel},
+                                                                    {"cuda-api", &ChromeActivities::cuda_api}};
   while (std::getline(in, item, ',')) {
-    if (item == "kernel")
-      a.kernel = true;
-    else if (item == "nvtx")
-      a.nvtx = true;
-    else if (item == "nvtx-kernel")
-      a.nvtx_kernel = true;
-    else if (item == "cuda-api")
-      a.cuda_api = true;
-    else
+    const auto* kind = std::find_if(std::begin(kinds), std::end(kinds), [&](const auto& k) { return item == k.first; });
+    if (kind == std::end(kinds))
       throw UsageError(flag + " " + text + ": '" + item + "' is not one of kernel, nvtx, nvtx-kernel, cuda-api");
+    a.*(kind->second) = true;
     any = true;
   }
   if (!any) throw UsageError(flag + ": empty list (choose from kernel, nvtx, nvtx-kernel, cuda-api)");
@@ -65,16 +61,16 @@ void ChromeTraceWriter::complete(std::string_view cat, std::string_view name, st
                       {"name", name},
                       {"pid", pid},
                       {"tid", tid},
-                      {"ts", us(start_ns)},
-                      {"dur", us(duration_ns < 0 ? 0 : duration_ns)}};
+                      {"ts", ns_to_us(start_ns)},
+                      {"dur", ns_to_us(duration_ns < 0 ? 0 : duration_ns)}};
   if (!args.is_null()) e["args"] = args;
   emit(e);
 }
 
 void ChromeTraceWriter::instant(std::string_view cat, std::string_view name, std::int64_t pid, std::int64_t tid,
                                 std::int64_t time_ns, const nlohmann::json& args) {
-  nlohmann::json e = {{"ph", "i"},  {"s", "t"},   {"cat", cat},       {"name", name},
-                      {"pid", pid}, {"tid", tid}, {"ts", us(time_ns)}};
+  nlohmann::json e = {
+      {"ph", "i"}, {"s", "t"}, {"cat", cat}, {"name", name}, {"pid", pid}, {"tid", tid}, {"ts", ns_to_us(time_ns)}};
   if (!args.is_null()) e["args"] = args;
   emit(e);
 }

@@ -10,8 +10,6 @@
 namespace pipebench {
 namespace {
 
-using Marks = std::map<std::string, std::vector<std::pair<std::int64_t, std::int64_t>>>;
-
 // The communication kind every rank ran whose first run starts earliest on the first rank; empty if none.
 std::string common_anchor(const std::vector<RankClock>& ranks) {
   if (ranks.empty() || ranks[0].marks == nullptr) return {};

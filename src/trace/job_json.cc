@@ -7,7 +7,6 @@ namespace {
 
 using json = nlohmann::json;
 
-double us(std::int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
 json shares_to_json(const RankShares& s) {
@@ -29,17 +28,17 @@ json job_ranks_to_json(const JobProfile& job) {
                    {"file", r.profile.path},
                    {"source", r.profile.source},
                    {"device", r.device},
-                   {"offset_us", us(job.alignment.offset_ns[i])},
-                   {"start_us", us(r.start_ns)},
-                   {"span_us", us(r.span_ns)},
-                   {"active_us", us(r.active_ns)},
-                   {"compute_us", us(r.compute_ns)},
-                   {"comm_us", us(r.comm_ns)},
-                   {"overlap_us", us(r.overlap_ns)},
-                   {"compute_only_us", us(r.compute_only_ns)},
-                   {"comm_only_us", us(r.comm_only_ns)},
-                   {"memory_only_us", us(r.memory_only_ns)},
-                   {"idle_us", us(r.idle_ns)},
+                   {"offset_us", ns_to_us(job.alignment.offset_ns[i])},
+                   {"start_us", ns_to_us(r.start_ns)},
+                   {"span_us", ns_to_us(r.span_ns)},
+                   {"active_us", ns_to_us(r.active_ns)},
+                   {"compute_us", ns_to_us(r.compute_ns)},
+                   {"comm_us", ns_to_us(r.comm_ns)},
+                   {"overlap_us", ns_to_us(r.overlap_ns)},
+                   {"compute_only_us", ns_to_us(r.compute_only_ns)},
+                   {"comm_only_us", ns_to_us(r.comm_only_ns)},
+                   {"memory_only_us", ns_to_us(r.memory_only_ns)},
+                   {"idle_us", ns_to_us(r.idle_ns)},
                    {"compute_share", r.share(r.compute_ns)},
                    {"comm_share", r.share(r.comm_ns)},
                    {"overlap_share", r.share(r.overlap_ns)},
@@ -63,10 +62,10 @@ json job_alignment_to_json(const JobProfile& job) {
   const ClockAlignment& a = job.alignment;
   return {{"method", a.method},
           {"anchor", a.anchor.empty() ? json(nullptr) : json(a.anchor)},
-          {"uncertainty_us", a.uncertainty_ns ? json(us(*a.uncertainty_ns)) : json(nullptr)},
+          {"uncertainty_us", a.uncertainty_ns ? json(ns_to_us(*a.uncertainty_ns)) : json(nullptr)},
           {"checked_runs", a.checked_runs},
           {"note", a.note.empty() ? json(nullptr) : json(a.note)},
-          {"job_span_us", us(job.job_span_ns)},
+          {"job_span_us", ns_to_us(job.job_span_ns)},
           {"missing_ranks", job.missing_ranks},
           {"slowest_rank", job.slowest_rank},
           {"most_waiting_rank", job.most_waiting_rank}};

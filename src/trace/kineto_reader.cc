@@ -40,17 +40,12 @@ TimeField ns_of(const json& e, const char* key) {
   return {true, true, static_cast<std::int64_t>(std::llround(ns))};
 }
 
-// A string field, or "" when it is absent or not a string (json::value would throw on a number).
-// A string field by reference, or an empty one: no copy per event (readers see millions).
+// A string field by reference, or an empty one when it is absent or not a string (json::value would
+// throw on a number): no copy per event (readers see millions).
 const std::string& ref_of(const json& e, const char* key) {
   static const std::string kEmpty;
   auto it = e.find(key);
   return it != e.end() && it->is_string() ? it->get_ref<const std::string&>() : kEmpty;
-}
-
-std::string str_of(const json& e, const char* key) {
-  auto it = e.find(key);
-  return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 std::optional<std::int64_t> int_of(const json& v) {
@@ -162,7 +157,7 @@ class KinetoReader {
 
   static CollectiveRow collective_of(const json& args) {
     CollectiveRow c;
-    c.op = normalize_collective(str_of(args, "Collective name"));
+    c.op = normalize_collective(ref_of(args, "Collective name"));
     const auto in = arg_int(args, "In msg nelems"), out = arg_int(args, "Out msg nelems");
     // PARAM's profiler_trace_analysis: the message is the larger of input and output (C2); that is
     // also what the plan lists (all_gather: the gathered output, reduce_scatter: the input).
@@ -331,11 +326,8 @@ class KinetoReader {
       if (!from_cpu) row.source = "kernel_args";
       b.collective(from_cpu ? device_of_process(op.pid) : op.device, row);
     }
+    for (const auto& [device, name] : gpu_names_) b.device_name(device, name);
     p.devices = b.finish();
-    for (auto& d : p.devices) {
-      auto it = gpu_names_.find(d.device);
-      if (it != gpu_names_.end()) d.name = it->second;
-    }
   }
 
   static void add_memory(ProfileBuilder& b, const MemoryOp& m) {

@@ -107,11 +107,8 @@ class NsysReader {
         break;
       }
     }
+    for (const auto& [device, name] : gpu_names_) builder_.device_name(device, name);
     profile_.devices = builder_.finish();
-    for (auto& d : profile_.devices) {
-      auto it = gpu_names_.find(d.device);
-      if (it != gpu_names_.end()) d.name = it->second;
-    }
     if (!schema_.runtime || !schema_.nvtx) {
       profile_.notes.emplace_back(
           std::string("no ") + (!schema_.nvtx ? "NVTX_EVENTS" : kRuntimeTable) +
@@ -377,10 +374,8 @@ class NsysReader {
     for (const auto& [table, memset] : {std::pair<const char*, int>{"CUPTI_ACTIVITY_KIND_MEMCPY", 0},
                                         std::pair<const char*, int>{"CUPTI_ACTIVITY_KIND_MEMSET", 1}}) {
       const auto cols = db_.columns(table);
-      bool ok = true;
-      for (const char* c : {"start", "end", "deviceId", "bytes"})
-        ok = ok && std::find(cols.begin(), cols.end(), c) != cols.end();
-      if (!ok) continue;
+      const auto has = [&cols](const char* c) { return std::find(cols.begin(), cols.end(), c) != cols.end(); };
+      if (!has("start") || !has("end") || !has("deviceId") || !has("bytes")) continue;
       memory += std::string(memory.empty() ? "" : " UNION ALL ") + "SELECT start, \"end\", deviceId, bytes, " +
                 std::to_string(memset) + " AS kind FROM " + table;
     }

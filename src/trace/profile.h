@@ -13,6 +13,9 @@
 
 namespace pipebench {
 
+// Profiles count in nanoseconds; the tables, the JSON files and Chrome traces show microseconds.
+inline double ns_to_us(std::int64_t ns) { return static_cast<double>(ns) / 1000.0; }
+
 // One line of the per-device breakdown: a kernel name (or, with --by nvtx, the innermost NVTX range
 // of the thread that launched it) on one stream.
 struct KernelRow {

@@ -13,8 +13,6 @@ namespace {
 
 using json = nlohmann::json;
 
-double us(std::int64_t ns) { return static_cast<double>(ns) / 1000.0; }
-
 std::string device_label(const DeviceProfile& d) {
   if (d.device < 0) return "device ? (collectives whose device the profile does not say)";
   return "device " + std::to_string(d.device) + (d.name.empty() ? "" : "  " + d.name);
@@ -89,7 +87,7 @@ void print_trace_report(std::ostream& out, const TraceProfile& p, const PlanChec
   for (const auto& d : p.devices) {
     out << "#\n# " << device_label(d);
     if (d.device >= 0) {
-      out << printf_string("  span %.3f ms  busy %s  communication %s  (%lld kernels)", us(d.span_ns()) / 1000.0,
+      out << printf_string("  span %.3f ms  busy %s  communication %s  (%lld kernels)", ns_to_us(d.span_ns()) / 1000.0,
                            percent(d.share(d.busy_ns)).c_str(), percent(d.share(d.comm_ns)).c_str(),
                            static_cast<long long>(d.kernels));
     }
@@ -108,12 +106,13 @@ void print_trace_report(std::ostream& out, const TraceProfile& p, const PlanChec
         }
         ++shown;
         out << printf_string("   %7s %9lld %12.3f %12.3f %12.3f %12.3f  %6lld  %s%s\n",
-                             percent(d.share(r.total_ns)).c_str(), static_cast<long long>(r.count), us(r.total_ns),
-                             us(r.total_ns) / static_cast<double>(r.count), us(r.min_ns), us(r.max_ns),
-                             static_cast<long long>(r.stream), r.comm ? "[comm] " : "", r.name.c_str());
+                             percent(d.share(r.total_ns)).c_str(), static_cast<long long>(r.count),
+                             ns_to_us(r.total_ns), ns_to_us(r.total_ns) / static_cast<double>(r.count),
+                             ns_to_us(r.min_ns), ns_to_us(r.max_ns), static_cast<long long>(r.stream),
+                             r.comm ? "[comm] " : "", r.name.c_str());
       }
       out << printf_string("   %7s %9lld %12.3f %12s %12s %12s  %6s  total\n", percent(d.share(total_ns)).c_str(),
-                           static_cast<long long>(count), us(total_ns), "", "", "", "");
+                           static_cast<long long>(count), ns_to_us(total_ns), "", "", "", "");
     }
     print_collectives(out, d);
   }
