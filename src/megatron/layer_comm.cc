@@ -199,10 +199,7 @@ bool layer_recomputed(const MegatronArgs& a, int index_in_chunk) {
 std::vector<int> layer_group(const Layout& l, const MegatronArgs& a, int rank, LayerGroup g) {
   const Layout::Coord& x = l.coords.at(static_cast<std::size_t>(rank));
   std::vector<int> out;
-  if (g == LayerGroup::kTp) {
-    for (int t = 0; t < l.tp; ++t) out.push_back(l.rank_of(t, x.cp, x.dp, x.pp));
-    return out;
-  }
+  if (g == LayerGroup::kTp) return Layout::group_of(l.tp_groups, l.tp_index, rank);
   if (g == LayerGroup::kTpCp) {
     for (int c = 0; c < l.cp; ++c)
       for (int t = 0; t < l.tp; ++t) out.push_back(l.rank_of(t, c, x.dp, x.pp));
