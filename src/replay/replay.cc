@@ -72,10 +72,7 @@ void add_samples(const World& world, const RankIteration& it, double iteration_m
        << static_cast<double>(it.idle_ns) / 1e6 << ' ' << static_cast<double>(it.iteration_ns) / 1e6;
   const auto all = world.all_gather(line.str());
   const std::size_t n = all.size();
-  rs.compute.resize(n);
-  rs.busy.resize(n);
-  rs.idle.resize(n);
-  rs.share.resize(n);
+  for (auto* v : {&rs.compute, &rs.busy, &rs.idle, &rs.share}) v->resize(n);
   for (std::size_t r = 0; r < n; ++r) {
     std::istringstream in(all[r]);
     double c = 0, b = 0, i = 0, local = 0;

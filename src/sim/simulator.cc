@@ -171,26 +171,22 @@ class Sim {
         costs_(costs),
         keep_trace_(kRanks && source != nullptr),
         n_(static_cast<int>(tasks.size())) {
-    res_.ranks.resize(static_cast<std::size_t>(n_));
-    if (keep_trace_) res_.task_starts.resize(static_cast<std::size_t>(n_));
-    pc_.assign(static_cast<std::size_t>(n_), 0);
-    op_pc_.assign(static_cast<std::size_t>(n_), 0);
-    clock_.assign(static_cast<std::size_t>(n_), 0);
-    chain_.assign(static_cast<std::size_t>(n_), 0);
-    waiting_.assign(static_cast<std::size_t>(n_), Wait{});
+    const auto n = static_cast<std::size_t>(n_);
+    res_.ranks.resize(n);
+    if (keep_trace_) res_.task_starts.resize(n);
+    for (auto* v : {&pc_, &op_pc_}) v->assign(n, 0);
+    for (auto* v : {&clock_, &chain_, &covered_}) v->assign(n, 0);
+    for (auto* v : {&cur_s_, &cur_e_}) v->assign(n, -1);
+    for (auto* v : {&last_call_left_, &active_}) v->assign(n, 0);
+    last_call_.assign(n, -1);
+    waiting_.assign(n, Wait{});
     coll_arrived_.assign(colls.size(), {});
     coll_arrive_time_.assign(colls.size(), 0);
     coll_arrive_chain_.assign(colls.size(), 0);
-    busy_.resize(static_cast<std::size_t>(n_));
-    last_call_.assign(static_cast<std::size_t>(n_), -1);
-    last_call_left_.assign(static_cast<std::size_t>(n_), 0);
-    active_.assign(static_cast<std::size_t>(n_), 0);
-    posted_.resize(static_cast<std::size_t>(n_));
-    cur_s_.assign(static_cast<std::size_t>(n_), -1);
-    cur_e_.assign(static_cast<std::size_t>(n_), -1);
-    covered_.assign(static_cast<std::size_t>(n_), 0);
-    pending_handle_.resize(static_cast<std::size_t>(n_));
-    pairs_.resize(static_cast<std::size_t>(n_) * static_cast<std::size_t>(n_));
+    busy_.resize(n);
+    posted_.resize(n);
+    pending_handle_.resize(n);
+    pairs_.resize(n * n);
   }
 
   SimResult run() {
