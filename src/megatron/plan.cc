@@ -73,12 +73,6 @@ std::vector<std::pair<std::int64_t, int>> forward_table(const MegatronArgs& a, c
   return table;
 }
 
-std::vector<int> forward_chunks(const MegatronArgs& a, const Layout& l, int v) {
-  std::vector<int> chunks;
-  for (const auto& e : forward_table(a, l, v)) chunks.push_back(e.second);
-  return chunks;
-}
-
 std::int64_t dp_bucket_size(const MegatronArgs& a, const Layout& l, int r, int c, int v) {
   // Bucketing only applies with --overlap-grad-reduce, to chunk 0 of pipeline rank 0 (§4;
   // training.py resolve_ddp_bucket_size, distributed_data_parallel.py).
