@@ -12,21 +12,6 @@
 namespace pipebench {
 namespace {
 
-struct Heads {
-  std::int64_t dim = 0;       // kv_channels = h / heads
-  std::int64_t q_local = 0;   // query heads per TP rank
-  std::int64_t kv_local = 0;  // key/value heads per TP rank: groups / t, or 1 when groups < t
-};
-
-Heads heads_of(const MegatronArgs& a) {
-  const std::int64_t groups = a.gqa && a.query_groups ? a.query_groups : a.heads;
-  Heads h;
-  h.dim = a.hidden / a.heads;
-  h.q_local = a.heads / a.tp;
-  h.kv_local = groups < a.tp ? 1 : groups / a.tp;  // attention.py: num_query_groups_per_partition
-  return h;
-}
-
 // The ring of AttnFuncWithCPAndKVP2P over n ranks: forward n-1 exchanges of the KV block (steps
 // i < n-1 send to the next rank while attending); backward n steps send to the previous rank: KV at
 // step 0, KV and dKV (2 blocks) at steps 1..n-2, dKV at step n-1.
@@ -83,9 +68,11 @@ std::vector<LayerMessage> tp_layer_messages(const MegatronArgs& a, bool dense_ml
 std::vector<LayerMessage> cp_layer_messages(const MegatronArgs& a, const std::string& type) {
   std::vector<LayerMessage> out;
   if (a.cp <= 1) return out;
-  const Heads h = heads_of(a);
-  const std::int64_t local_tokens = a.micro_batch * (a.seq_length / a.cp);
-  const std::int64_t q_elems = local_tokens * h.q_local * h.dim, kv_elems = local_tokens * h.kv_local * h.dim;
+  // Per TP rank: heads / t query heads and groups / t key/value heads, or 1 when groups < t (attention.py:
+  // num_query_groups_per_partition), each of kv_channels = h / heads.
+  const std::int64_t groups = a.gqa && a.query_groups ? a.query_groups : a.heads, dim = a.hidden / a.heads;
+  const std::int64_t local_tokens = a.micro_batch * (a.seq_length / a.cp), kv_local = groups < a.tp ? 1 : groups / a.tp;
+  const std::int64_t q_elems = local_tokens * (a.heads / a.tp) * dim, kv_elems = local_tokens * kv_local * dim;
   if (type == "p2p") {
     add_ring(out, LayerGroup::kCp, a.cp, 2 * kv_elems, "p2p");  // KV block: k and v concatenated
   } else if (type == "a2a") {
@@ -199,10 +186,7 @@ bool layer_recomputed(const MegatronArgs& a, int index_in_chunk) {
 std::vector<int> layer_group(const Layout& l, const MegatronArgs& a, int rank, LayerGroup g) {
   const Layout::Coord& x = l.coords.at(static_cast<std::size_t>(rank));
   std::vector<int> out;
-  if (g == LayerGroup::kTp) {
-    for (int t = 0; t < l.tp; ++t) out.push_back(l.rank_of(t, x.cp, x.dp, x.pp));
-    return out;
-  }
+  if (g == LayerGroup::kTp) return Layout::group_of(l.tp_groups, l.tp_index, rank);
   if (g == LayerGroup::kTpCp) {
     for (int c = 0; c < l.cp; ++c)
       for (int t = 0; t < l.tp; ++t) out.push_back(l.rank_of(t, c, x.dp, x.pp));

@@ -255,36 +255,45 @@ Layout make_layout(const MegatronArgs& a, int gpus_present) {
 
 namespace {
 
-using C = Layout::Coord;
+using Coords = std::array<int, 4>;
 
-// One kind of group, built once in the rank order: ranks with the same key share a group; with an index,
-// the rank -> group map (linear in the world).
-template <typename Key, typename Members>
-void build_groups(const Layout& l, std::vector<std::vector<int>>& groups, std::vector<int>* index, Key key,
-                  Members members) {
-  std::map<std::vector<int>, std::size_t> seen;
-  for (int r = 0; r < l.world; ++r) {
-    const auto k = key(l.coords[static_cast<std::size_t>(r)]);
-    auto it = seen.find(k);
-    if (it == seen.end()) {
-      it = seen.emplace(k, groups.size()).first;
-      groups.push_back(members(l.coords[static_cast<std::size_t>(r)]));
+// One kind of group, built in the rank order: the ranks that share every coordinate but the varying ones,
+// each group in increasing rank order, numbered in the order of its lowest rank; with an index, the rank ->
+// group map (linear in the world). coords_of(r): rank r's four coordinates, each below its `sizes` entry;
+// rank_of: the rank at four coordinates.
+template <typename CoordsOf, typename RankOf>
+void build_groups(int world, const Coords& sizes, const std::array<bool, 4>& vary, CoordsOf coords_of, RankOf rank_of,
+                  std::vector<std::vector<int>>& groups, std::vector<int>* index) {
+  groups.clear();
+  if (index) index->assign(static_cast<std::size_t>(world), -1);
+  std::map<Coords, std::size_t> seen;
+  for (int r = 0; r < world; ++r) {
+    Coords key = coords_of(r);  // the fixed coordinates, the varying ones 0: the group's first member
+    for (std::size_t i = 0; i < key.size(); ++i) {
+      if (vary[i]) key[i] = 0;
+    }
+    const auto [it, added] = seen.emplace(key, groups.size());
+    if (added) {
+      std::vector<int> g;
+      for (Coords c = key;;) {  // every value of the varying coordinates, the first fastest
+        g.push_back(rank_of(c));
+        std::size_t i = 0;
+        for (; i < c.size() && (!vary[i] || ++c[i] == sizes[i]); ++i) {
+          if (vary[i]) c[i] = 0;
+        }
+        if (i == c.size()) break;
+      }
+      std::sort(g.begin(), g.end());
+      groups.push_back(std::move(g));
     }
     if (index) (*index)[static_cast<std::size_t>(r)] = static_cast<int>(it->second);
   }
 }
 
-void reset_groups_and_coords(Layout& l) {
+void reset_coords(Layout& l) {
   const auto n = static_cast<std::size_t>(l.world);
-  for (auto* g : {&l.tp_groups, &l.cp_groups, &l.dp_groups, &l.dp_cp_groups, &l.pp_groups, &l.embedding_groups,
-                  &l.model_parallel_groups}) {
-    g->clear();
-  }
+  l.embedding_groups.clear();
   l.coords.assign(n, {});
-  l.tp_index.assign(n, -1);
-  l.dp_cp_index.assign(n, -1);
-  l.pp_index.assign(n, -1);
-  l.mp_index.assign(n, -1);
   l.embedding_index.assign(n, -1);
   for (int p = 0; p < l.pp; ++p)
     for (int d = 0; d < l.dp; ++d)
@@ -292,82 +301,23 @@ void reset_groups_and_coords(Layout& l) {
         for (int t = 0; t < l.tp; ++t) l.coords[static_cast<std::size_t>(l.rank_of(t, c, d, p))] = {t, c, d, p};
 }
 
-// The groups of one parallel dimension each: TP, CP, DP.
-void build_single_dimension_groups(Layout& l) {
-  const auto build = [&l](std::vector<std::vector<int>>& groups, std::vector<int>* index, auto key, auto members) {
-    build_groups(l, groups, index, key, members);
+// TP, CP, DP, DP x CP (the gradient reduction's group), PP, and TP x PP (model parallel).
+void build_dense_groups(Layout& l) {
+  const auto build = [&l](std::vector<std::vector<int>>& groups, std::vector<int>* index, std::array<bool, 4> vary) {
+    build_groups(
+        l.world, {l.tp, l.cp, l.dp, l.pp}, vary,
+        [&l](int r) {
+          const Layout::Coord& x = l.coords[static_cast<std::size_t>(r)];
+          return Coords{x.tp, x.cp, x.dp, x.pp};
+        },
+        [&l](const Coords& c) { return l.rank_of(c[0], c[1], c[2], c[3]); }, groups, index);
   };
-  build(
-      l.tp_groups, &l.tp_index,
-      [](const C& x) {
-        return std::vector<int>{x.cp, x.dp, x.pp};
-      },
-      [&](const C& x) {
-        std::vector<int> g;
-        for (int t = 0; t < l.tp; ++t) g.push_back(l.rank_of(t, x.cp, x.dp, x.pp));
-        return g;
-      });
-  build(
-      l.cp_groups, nullptr,
-      [](const C& x) {
-        return std::vector<int>{x.tp, x.dp, x.pp};
-      },
-      [&](const C& x) {
-        std::vector<int> g;
-        for (int c = 0; c < l.cp; ++c) g.push_back(l.rank_of(x.tp, c, x.dp, x.pp));
-        return g;
-      });
-  build(
-      l.dp_groups, nullptr,
-      [](const C& x) {
-        return std::vector<int>{x.tp, x.cp, x.pp};
-      },
-      [&](const C& x) {
-        std::vector<int> g;
-        for (int d = 0; d < l.dp; ++d) g.push_back(l.rank_of(x.tp, x.cp, d, x.pp));
-        return g;
-      });
-}
-
-// DP x CP (the gradient reduction's group), PP, and TP x PP (model parallel).
-void build_combined_groups(Layout& l) {
-  const auto build = [&l](std::vector<std::vector<int>>& groups, std::vector<int>* index, auto key, auto members) {
-    build_groups(l, groups, index, key, members);
-  };
-  build(
-      l.dp_cp_groups, &l.dp_cp_index,
-      [](const C& x) {
-        return std::vector<int>{x.tp, x.pp};
-      },
-      [&](const C& x) {
-        std::vector<int> g;
-        for (int d = 0; d < l.dp; ++d)
-          for (int c = 0; c < l.cp; ++c) g.push_back(l.rank_of(x.tp, c, d, x.pp));
-        std::sort(g.begin(), g.end());
-        return g;
-      });
-  build(
-      l.pp_groups, &l.pp_index,
-      [](const C& x) {
-        return std::vector<int>{x.tp, x.cp, x.dp};
-      },
-      [&](const C& x) {
-        std::vector<int> g;
-        for (int p = 0; p < l.pp; ++p) g.push_back(l.rank_of(x.tp, x.cp, x.dp, p));
-        return g;
-      });
-  build(
-      l.model_parallel_groups, &l.mp_index,
-      [](const C& x) {
-        return std::vector<int>{x.cp, x.dp};
-      },
-      [&](const C& x) {
-        std::vector<int> g;
-        for (int p = 0; p < l.pp; ++p)
-          for (int t = 0; t < l.tp; ++t) g.push_back(l.rank_of(t, x.cp, x.dp, p));
-        std::sort(g.begin(), g.end());
-        return g;
-      });
+  build(l.tp_groups, &l.tp_index, {true, false, false, false});
+  build(l.cp_groups, nullptr, {false, true, false, false});
+  build(l.dp_groups, nullptr, {false, false, true, false});
+  build(l.dp_cp_groups, &l.dp_cp_index, {false, true, true, false});
+  build(l.pp_groups, &l.pp_index, {false, false, false, true});
+  build(l.model_parallel_groups, &l.mp_index, {true, false, false, true});
 }
 
 void build_embedding_groups(Layout& l) {
@@ -385,47 +335,32 @@ void build_embedding_groups(Layout& l) {
 // RankGenerator): the ranks that share every expert coordinate but the varying ones, in increasing
 // order of the varying coordinates (etp fastest).
 void build_expert_groups(Layout& l) {
-  const auto n = static_cast<std::size_t>(l.world);
-  l.expert_coords.assign(n, {});
+  l.expert_coords.assign(static_cast<std::size_t>(l.world), {});
   for (int p = 0; p < l.pp; ++p)
     for (int d = 0; d < l.edp; ++d)
       for (int e = 0; e < l.ep; ++e)
         for (int t = 0; t < l.etp; ++t)
           l.expert_coords[static_cast<std::size_t>(l.expert_rank_of(t, e, d, p))] = {t, e, d};
-  // key: the coordinates held fixed; members: all ranks varying the others (vary_t, vary_e, vary_d).
-  auto build = [&](std::vector<std::vector<int>>& groups, std::vector<int>& index, bool vt, bool ve, bool vd) {
-    groups.clear();
-    index.assign(n, -1);
-    std::map<std::array<int, 4>, std::size_t> seen;
-    for (int r = 0; r < l.world; ++r) {
-      const Layout::ExpertCoord& x = l.expert_coords[static_cast<std::size_t>(r)];
-      const int p = l.coords[static_cast<std::size_t>(r)].pp;
-      const std::array<int, 4> key = {vt ? -1 : x.etp, ve ? -1 : x.ep, vd ? -1 : x.edp, p};
-      auto it = seen.find(key);
-      if (it == seen.end()) {
-        it = seen.emplace(key, groups.size()).first;
-        std::vector<int> g;
-        for (int d = vd ? 0 : x.edp; d <= (vd ? l.edp - 1 : x.edp); ++d)
-          for (int e = ve ? 0 : x.ep; e <= (ve ? l.ep - 1 : x.ep); ++e)
-            for (int t = vt ? 0 : x.etp; t <= (vt ? l.etp - 1 : x.etp); ++t) g.push_back(l.expert_rank_of(t, e, d, p));
-        std::sort(g.begin(), g.end());
-        groups.push_back(std::move(g));
-      }
-      index[static_cast<std::size_t>(r)] = static_cast<int>(it->second);
-    }
+  const auto build = [&l](std::vector<std::vector<int>>& groups, std::vector<int>& index, std::array<bool, 4> vary) {
+    build_groups(
+        l.world, {l.etp, l.ep, l.edp, l.pp}, vary,
+        [&l](int r) {
+          const Layout::ExpertCoord& x = l.expert_coords[static_cast<std::size_t>(r)];
+          return Coords{x.etp, x.ep, x.edp, l.coords[static_cast<std::size_t>(r)].pp};
+        },
+        [&l](const Coords& c) { return l.expert_rank_of(c[0], c[1], c[2], c[3]); }, groups, &index);
   };
-  build(l.ep_groups, l.ep_index, false, true, false);
-  build(l.expert_tp_groups, l.expert_tp_index, true, false, false);
-  build(l.tp_ep_groups, l.tp_ep_index, true, true, false);
-  build(l.expert_dp_groups, l.expert_dp_index, false, false, true);
+  build(l.ep_groups, l.ep_index, {false, true, false, false});
+  build(l.expert_tp_groups, l.expert_tp_index, {true, false, false, false});
+  build(l.tp_ep_groups, l.tp_ep_index, {true, true, false, false});
+  build(l.expert_dp_groups, l.expert_dp_index, {false, false, true, false});
 }
 
 }  // namespace
 
 void build_layout_groups(Layout& l) {
-  reset_groups_and_coords(l);
-  build_single_dimension_groups(l);
-  build_combined_groups(l);
+  reset_coords(l);
+  build_dense_groups(l);
   build_embedding_groups(l);
   if (l.moe) build_expert_groups(l);
 }

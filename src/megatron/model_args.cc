@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <type_traits>
 
 #include "cli/number_checks.h"
 #include "core/checked_math.h"
@@ -85,10 +86,8 @@ std::string str(std::int64_t v) { return std::to_string(v); }
 
 // TransformerConfig.__post_init__: a custom layout excludes the other pipeline split arguments.
 void check_split_arguments(const MegatronArgs& a) {
-  const bool layout = std::any_of(a.notes.begin(), a.notes.end(), [](const std::string& w) {
-    return w.rfind("--pipeline-model-parallel-layout", 0) == 0;
-  });
-  if (layout && (a.first_stage_layers > 0 || a.last_stage_layers > 0 || a.account_for_embedding || a.account_for_loss))
+  if (has_argument(a.notes, "--pipeline-model-parallel-layout") &&
+      (a.first_stage_layers > 0 || a.last_stage_layers > 0 || a.account_for_embedding || a.account_for_loss))
     throw UsageError(
         "--pipeline-model-parallel-layout cannot be set with --decoder-first-pipeline-num-layers, "
         "--decoder-last-pipeline-num-layers, --account-for-embedding-in-pipeline-split or "
@@ -100,15 +99,13 @@ void check_split_arguments(const MegatronArgs& a) {
 // format is not bound (it changes no message), so it is looked for among the ignored arguments.
 void check_fp8_param_gather(const MegatronArgs& a) {
   if (!a.fp8_param_gather) return;
-  const auto has = [](const std::vector<std::string>& words, const char* name) {
-    return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return w.rfind(name, 0) == 0; });
-  };
-  if (!a.distributed_optimizer && !has(a.notes, "--use-torch-fsdp2") && !has(a.notes, "--use-megatron-fsdp"))
+  if (!a.distributed_optimizer && !has_argument(a.notes, "--use-torch-fsdp2") &&
+      !has_argument(a.notes, "--use-megatron-fsdp"))
     throw UsageError(
         "--fp8-param-gather needs --use-distributed-optimizer (Megatron: only supported with the "
         "distributed optimizer or FSDP)");
-  const bool fp8 = has(a.ignored, "--fp8-format");
-  if (!fp8) throw UsageError("--fp8-param-gather needs --fp8-format (Megatron: fp8_param must be used with fp8 mode)");
+  if (!has_argument(a.ignored, "--fp8-format"))
+    throw UsageError("--fp8-param-gather needs --fp8-format (Megatron: fp8_param must be used with fp8 mode)");
 }
 
 // Megatron's rules on the recompute, context-parallel and optimizer arguments (TransformerConfig
@@ -163,12 +160,16 @@ void check_model_sizes(const MegatronArgs& a) {
     throw UsageError("Megatron arguments: --num-layers " + std::to_string(a.num_layers) + " is above the limit of " +
                      std::to_string(kMaxLayers));
   }
-  const bool kv_channels = std::any_of(a.ignored.begin(), a.ignored.end(),
-                                       [](const std::string& w) { return w.rfind("--kv-channels", 0) == 0; });
-  if (!kv_channels && a.hidden % a.heads != 0) {
+  if (!has_argument(a.ignored, "--kv-channels") && a.hidden % a.heads != 0) {
     throw UsageError("hidden size (" + std::to_string(a.hidden) + ") must be divisible by number of attention heads (" +
                      std::to_string(a.heads) + ")");
   }
+}
+
+// An option whose value must be a positive integer that fits its field (int or std::int64_t).
+template <typename T>
+void add_positive(CLI::App& app, const char* name, T& field) {
+  app.add_option(name, field)->check(checks::positive(std::is_same_v<T, int> ? checks::kMaxInt32 : checks::kMaxInt64));
 }
 
 // The MoE arguments as given, before the rules turn them into MegatronArgs fields.
@@ -182,14 +183,13 @@ struct MoeOptions {
 void add_moe_options(CLI::App& app, MegatronArgs& a, MoeOptions& o) {
   // arguments.py _add_moe_args and the TransformerConfig / ModelParallelConfig fields it exposes.
   app.add_option("--num-experts", a.num_experts)->check(checks::non_negative(checks::kMaxInt32));
-  app.add_option("--expert-model-parallel-size", a.ep)->check(checks::positive(checks::kMaxInt32));
-  app.add_option("--expert-tensor-parallel-size", a.etp)->check(checks::positive(checks::kMaxInt32));
-  app.add_option("--moe-router-topk", a.moe_router_topk)->check(checks::positive(checks::kMaxInt32));
+  add_positive(app, "--expert-model-parallel-size", a.ep);
+  add_positive(app, "--expert-tensor-parallel-size", a.etp);
+  add_positive(app, "--moe-router-topk", a.moe_router_topk);
   app.add_option("--moe-token-dispatcher-type", a.moe_dispatcher);
   app.add_option("--moe-layer-freq", o.layer_freq);
-  app.add_option("--moe-ffn-hidden-size", a.moe_ffn_hidden)->check(checks::positive(checks::kMaxInt32));
-  app.add_option("--moe-shared-expert-intermediate-size", a.moe_shared_expert_ffn)
-      ->check(checks::positive(checks::kMaxInt32));
+  add_positive(app, "--moe-ffn-hidden-size", a.moe_ffn_hidden);
+  add_positive(app, "--moe-shared-expert-intermediate-size", a.moe_shared_expert_ffn);
   app.add_option("--moe-router-dtype", o.router_dtype)->check(CLI::IsMember({"fp32", "fp64"}));
   app.add_option("--moe-router-score-function", o.score_function)
       ->check(CLI::IsMember({"softmax", "sigmoid", "sqrtsoftplus"}));
@@ -296,48 +296,43 @@ struct RawArgs {
 };
 
 void add_model_options(CLI::App& app, MegatronArgs& a, RawArgs& r) {
-  app.add_option("--num-layers", a.num_layers)->check(checks::positive(checks::kMaxInt32));
-  app.add_option("--hidden-size", a.hidden)->check(checks::positive(checks::kMaxInt32));
-  app.add_option("--ffn-hidden-size", a.ffn_hidden)->check(checks::positive(checks::kMaxInt32));
-  app.add_option("--num-attention-heads", a.heads)->check(checks::positive(checks::kMaxInt32));
-  app.add_option("--num-query-groups", a.query_groups)->check(checks::positive(checks::kMaxInt32));
+  add_positive(app, "--num-layers", a.num_layers);
+  add_positive(app, "--hidden-size", a.hidden);
+  add_positive(app, "--ffn-hidden-size", a.ffn_hidden);
+  add_positive(app, "--num-attention-heads", a.heads);
+  add_positive(app, "--num-query-groups", a.query_groups);
   app.add_flag("--group-query-attention", a.gqa);
   app.add_flag("--swiglu", a.swiglu);
   app.add_flag("--untie-embeddings-and-output-weights", a.untie_embeddings);
   app.add_flag("--disable-bias-linear", a.disable_bias_linear);
   app.add_option("--normalization", r.norm);
   app.add_option("--position-embedding-type", r.pos_type);
-  app.add_option("--seq-length", a.seq_length)->check(checks::positive(checks::kMaxInt64));
-  app.add_option("--max-position-embeddings", a.max_position_embeddings)->check(checks::positive(checks::kMaxInt64));
-  app.add_option("--vocab-size", a.vocab_size)->check(checks::positive(checks::kMaxInt64));
+  add_positive(app, "--seq-length", a.seq_length);
+  add_positive(app, "--max-position-embeddings", a.max_position_embeddings);
+  add_positive(app, "--vocab-size", a.vocab_size);
   app.add_option("--vocab-file", r.vocab_file);
   app.add_option("--tokenizer-type", r.tokenizer);
   app.add_option("--tokenizer-model", r.tokenizer_model);
   app.add_option("--merge-file", r.merge_file);
-  app.add_option("--make-vocab-size-divisible-by", a.make_vocab_divisible_by)
-      ->check(checks::positive(checks::kMaxInt32));
+  add_positive(app, "--make-vocab-size-divisible-by", a.make_vocab_divisible_by);
 }
 
 void add_parallel_options(CLI::App& app, MegatronArgs& a) {
-  app.add_option("--tensor-model-parallel-size", a.tp)->check(checks::positive(checks::kMaxInt32));
-  app.add_option("--pipeline-model-parallel-size", a.pp)->check(checks::positive(checks::kMaxInt32));
-  app.add_option("--context-parallel-size", a.cp)->check(checks::positive(checks::kMaxInt32));
-  app.add_option("--num-layers-per-virtual-pipeline-stage", a.layers_per_virtual_stage)
-      ->check(checks::positive(checks::kMaxInt32));
-  app.add_option("--num-virtual-stages-per-pipeline-rank", a.virtual_stages_per_rank)
-      ->check(checks::positive(checks::kMaxInt32));
-  app.add_option("--decoder-first-pipeline-num-layers", a.first_stage_layers)
-      ->check(checks::positive(checks::kMaxInt32));
-  app.add_option("--decoder-last-pipeline-num-layers", a.last_stage_layers)->check(checks::positive(checks::kMaxInt32));
+  add_positive(app, "--tensor-model-parallel-size", a.tp);
+  add_positive(app, "--pipeline-model-parallel-size", a.pp);
+  add_positive(app, "--context-parallel-size", a.cp);
+  add_positive(app, "--num-layers-per-virtual-pipeline-stage", a.layers_per_virtual_stage);
+  add_positive(app, "--num-virtual-stages-per-pipeline-rank", a.virtual_stages_per_rank);
+  add_positive(app, "--decoder-first-pipeline-num-layers", a.first_stage_layers);
+  add_positive(app, "--decoder-last-pipeline-num-layers", a.last_stage_layers);
   app.add_flag("--account-for-embedding-in-pipeline-split", a.account_for_embedding);
   app.add_flag("--account-for-loss-in-pipeline-split", a.account_for_loss);
   app.add_flag("--sequence-parallel", a.sequence_parallel);
-  app.add_option("--world-size", a.world_size)->check(checks::positive(checks::kMaxInt32));
+  add_positive(app, "--world-size", a.world_size);
   app.add_option("--rank-order", a.rank_order)->check(CLI::IsMember({"tp-cp-ep-dp-pp", "tp-pp-dp"}));
-  app.add_option("--micro-batch-size", a.micro_batch)->check(checks::positive(checks::kMaxInt64));
-  app.add_option("--global-batch-size", a.global_batch)->check(checks::positive(checks::kMaxInt64));
-  app.add_option("--microbatch-group-size-per-virtual-pipeline-stage", a.microbatch_group_size)
-      ->check(checks::positive(checks::kMaxInt32));
+  add_positive(app, "--micro-batch-size", a.micro_batch);
+  add_positive(app, "--global-batch-size", a.global_batch);
+  add_positive(app, "--microbatch-group-size-per-virtual-pipeline-stage", a.microbatch_group_size);
 }
 
 void add_training_options(CLI::App& app, MegatronArgs& a, RawArgs& r) {
@@ -347,7 +342,7 @@ void add_training_options(CLI::App& app, MegatronArgs& a, RawArgs& r) {
   app.add_flag("--grad-reduce-in-bf16", a.grad_reduce_in_bf16);
   app.add_flag("--use-distributed-optimizer", a.distributed_optimizer);
   app.add_flag("--overlap-grad-reduce", a.overlap_grad_reduce);
-  app.add_option("--ddp-bucket-size", a.ddp_bucket_size)->check(checks::positive(checks::kMaxInt64));
+  add_positive(app, "--ddp-bucket-size", a.ddp_bucket_size);
   app.add_flag("--no-overlap-p2p-communication", r.no_overlap);
   app.add_option("--ddp-num-buckets", a.ddp_num_buckets)->check(CLI::PositiveNumber);
   app.add_flag("--ddp-pad-buckets-for-high-nccl-busbw", a.ddp_pad_buckets_for_high_nccl_busbw);
@@ -539,6 +534,10 @@ const std::string& cp_comm_type_of(const MegatronArgs& a, int layer) {
 
 bool is_moe_layer(const MegatronArgs& a, int layer) {
   return !a.moe_layer_pattern.empty() && a.moe_layer_pattern.at(static_cast<std::size_t>(layer)) == 1;
+}
+
+bool has_argument(const std::vector<std::string>& words, const std::string& name) {
+  return std::any_of(words.begin(), words.end(), [&name](const std::string& w) { return w.rfind(name, 0) == 0; });
 }
 
 int expert_tp(const MegatronArgs& a) { return a.etp > 0 ? a.etp : a.tp; }

@@ -97,6 +97,9 @@ struct MegatronArgs {
 // The expert tensor-parallel size: --expert-tensor-parallel-size, else the tensor-parallel size.
 [[nodiscard]] int expert_tp(const MegatronArgs& a);
 
+// Whether one of `words` (MegatronArgs::ignored or notes, each "--name [value]") starts with `name`.
+[[nodiscard]] bool has_argument(const std::vector<std::string>& words, const std::string& name);
+
 // The padded vocabulary (vocab_size_with_padding): multiple = make_vocab_divisible_by * t.
 [[nodiscard]] std::int64_t padded_vocab(const MegatronArgs& a);
 

@@ -3,6 +3,7 @@
 #include "megatron/plan.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <numeric>
 #include <string_view>
@@ -70,12 +71,6 @@ std::vector<std::pair<std::int64_t, int>> forward_table(const MegatronArgs& a, c
     if (end == m) break;
   }
   return table;
-}
-
-std::vector<int> forward_chunks(const MegatronArgs& a, const Layout& l, int v) {
-  std::vector<int> chunks;
-  for (const auto& e : forward_table(a, l, v)) chunks.push_back(e.second);
-  return chunks;
 }
 
 std::int64_t dp_bucket_size(const MegatronArgs& a, const Layout& l, int r, int c, int v) {
@@ -499,12 +494,9 @@ Schedule make_schedule(const MegatronArgs& a, const Layout& l, const ScheduleId&
   // Bubble fractions of Narayanan et al., SC21, Sec. 2.2: (p-1)/m and (p-1)/(v m).
   s.bubble_ideal = static_cast<double>(l.pp - 1) / (static_cast<double>(v) * static_cast<double>(l.microbatches));
   Builder b(a, l, id);
-  int message_id = 0;
   for (int rank : ranks) {
-    for (auto& m : b.rank_messages(rank)) {
-      m.id = message_id++;
-      s.messages.push_back(std::move(m));
-    }
+    std::vector<PlanMessage> msgs = b.rank_messages(rank);
+    s.messages.insert(s.messages.end(), std::make_move_iterator(msgs.begin()), std::make_move_iterator(msgs.end()));
   }
   return s;
 }
@@ -515,8 +507,6 @@ void add_fp8_notes(const MegatronArgs& a, std::vector<std::string>& notes) {
       "--fp8-param-gather: the TE linear weights sit in an FP8 buffer of their own, bucketed apart and gathered "
       "as uint8 (1 byte per element): the \"params (FP8)\" all-gathers; norms, biases, router and embeddings stay " +
       std::string(dtype_name(a.params_dtype)));
-  const bool bf16_ends = std::any_of(a.ignored.begin(), a.ignored.end(),
-                                     [](const std::string& w) { return w.rfind("--first-last-layers-bf16", 0) == 0; });
   // The recipes that scale per block (mxfp8, blockwise) or are user-defined keep scaling factors beside
   // the FP8 data; the plan lists the data's bytes only (delayed and tensorwise: one scale per tensor).
   for (const std::string& w : a.ignored) {
@@ -527,7 +517,7 @@ void add_fp8_notes(const MegatronArgs& a, std::vector<std::string>& notes) {
       notes.push_back("--fp8-recipe " + recipe +
                       ": the FP8 all-gathers are listed at 1 byte per element, without the recipe's scaling factors");
   }
-  if (bf16_ends)
+  if (has_argument(a.ignored, "--first-last-layers-bf16"))
     notes.push_back(
         "--first-last-layers-bf16 is not modelled with --fp8-param-gather: Megatron keeps those layers' weights out "
         "of FP8; the plan gathers every layer's TE linear weights in FP8");

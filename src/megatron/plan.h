@@ -99,9 +99,6 @@ inline constexpr int kListEveryRankUpTo = 4096;
 // chunk-major inside; core_v0.9: the closed form). Backward k takes the same entry with chunk v-1-c.
 [[nodiscard]] std::vector<std::pair<std::int64_t, int>> forward_table(const MegatronArgs& a, const Layout& l, int v);
 
-// The chunks of forward_table.
-[[nodiscard]] std::vector<int> forward_chunks(const MegatronArgs& a, const Layout& l, int v);
-
 // The DP bucket size (elements) of a model chunk: 0 (one bucket) unless --overlap-grad-reduce on chunk 0
 // of pipeline rank 0; then the rank's parameters // --ddp-num-buckets, or --ddp-bucket-size, or
 // max(40M, 1M x dp x cp).

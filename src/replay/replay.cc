@@ -72,10 +72,7 @@ void add_samples(const World& world, const RankIteration& it, double iteration_m
        << static_cast<double>(it.idle_ns) / 1e6 << ' ' << static_cast<double>(it.iteration_ns) / 1e6;
   const auto all = world.all_gather(line.str());
   const std::size_t n = all.size();
-  rs.compute.resize(n);
-  rs.busy.resize(n);
-  rs.idle.resize(n);
-  rs.share.resize(n);
+  for (auto* v : {&rs.compute, &rs.busy, &rs.idle, &rs.share}) v->resize(n);
   for (std::size_t r = 0; r < n; ++r) {
     std::istringstream in(all[r]);
     double c = 0, b = 0, i = 0, local = 0;
@@ -121,18 +118,16 @@ std::vector<std::vector<TraceEvent>> gather_timeline(const World& world, const R
 // Rank 0 (which holds the prediction): the last iteration against the simulation of the same schedule.
 std::vector<RankDrift> drift_against(const Prediction* p, const ScheduleId& id,
                                      const std::vector<std::vector<TraceEvent>>& timeline,
-                                     const std::vector<std::vector<int>>& pp_of_rank) {
+                                     const std::vector<int>& pp_of_rank) {
   if (!p) return {};
-  std::vector<int> pipeline_rank_of;
-  for (const auto& prs : pp_of_rank) pipeline_rank_of.push_back(prs.empty() ? -1 : prs[0]);
   for (const auto& s : p->schedules) {
-    if (s.id == id) return task_drift(timeline, s.sim, pipeline_rank_of);
+    if (s.id == id) return task_drift(timeline, s.sim, pp_of_rank);
   }
   return {};
 }
 
 void finish_stats(const RankSamples& rs, const std::optional<SchedulePrediction>& pred,
-                  const std::vector<std::vector<int>>& pp_of_rank, ScheduleReplay& s) {
+                  const std::vector<int>& pp_of_rank, ScheduleReplay& s) {
   s.median_ms = median(s.iteration_ms);
   s.min_ms = *std::min_element(s.iteration_ms.begin(), s.iteration_ms.end());
   s.max_ms = *std::max_element(s.iteration_ms.begin(), s.iteration_ms.end());
@@ -145,7 +140,7 @@ void finish_stats(const RankSamples& rs, const std::optional<SchedulePrediction>
     st.comm_busy_ms = median(rs.busy[r]);
     st.idle_ms = median(rs.idle[r]);
     st.comm_share = median(rs.share[r]);
-    const int pr = r < pp_of_rank.size() && !pp_of_rank[r].empty() ? pp_of_rank[r][0] : -1;
+    const int pr = r < pp_of_rank.size() ? pp_of_rank[r] : -1;
     if (pred && pr >= 0 && static_cast<std::size_t>(pr) < pred->ranks.size())
       st.predicted_comm_share = pred->ranks[static_cast<std::size_t>(pr)].nccl_share;
     s.per_rank.push_back(st);
@@ -228,11 +223,11 @@ ReplayResult replay_plan(const World& world, Backend& backend, ReplayRuntime& rt
   std::vector<int> ids;
   for (const auto& g : pj.all_groups) ids.push_back(comms.add_group(g));
   const auto predicted = share_prediction(world, pj.jobs, prediction);
-  // Pipeline rank of every global rank (the same in every schedule).
-  std::vector<std::vector<int>> pp_of_rank(static_cast<std::size_t>(world.size()));
+  // Pipeline rank of every global rank (the same in every schedule; -1: in no pipeline group).
+  std::vector<int> pp_of_rank(static_cast<std::size_t>(world.size()), -1);
   for (const auto& ranks : plan.layout.pp_groups) {
     for (std::size_t i = 0; i < ranks.size(); ++i)
-      pp_of_rank.at(static_cast<std::size_t>(ranks[i])).push_back(static_cast<int>(i));
+      pp_of_rank.at(static_cast<std::size_t>(ranks[i])) = static_cast<int>(i);
   }
   ReplayResult result;
   result.backend = std::string(rt.name());

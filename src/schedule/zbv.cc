@@ -42,23 +42,20 @@ std::vector<Step> zbv_order(int p, std::int64_t m, int r) {
   const auto wgt = [&](int c) {
     if (w[c] < b[c]) out.push_back({Pass::kWeight, c, w[c]++});
   };
+  const auto fbw = [&](int c) {
+    fwd(c);
+    bwd(c);
+    wgt(c);
+  };
   for (int i = 0; i < 2 * (p - r) - 1; ++i) fwd(0);
   for (int i = 0; i < r; ++i) {
     fwd(1);
     fwd(0);
   }
-  for (int i = 0; i < p - r; ++i) {
-    fwd(1);
-    bwd(1);
-    wgt(1);
-  }
+  for (int i = 0; i < p - r; ++i) fbw(1);
   while (f[1] < f[0] || f[0] < m) {
-    fwd(0);
-    bwd(0);
-    wgt(0);
-    fwd(1);
-    bwd(1);
-    wgt(1);
+    fbw(0);
+    fbw(1);
   }
   for (int i = 0; i < r; ++i) {
     bwd(0);

@@ -5,7 +5,8 @@
 // the forward table with more), with each weight gradient (W) split off and deferred. After every B the rank runs the
 // oldest pending W only while more than `deferred` are pending, and the rest after the last B, where they fill the
 // cool-down's bubble. The calls are 1F1B's (Megatron's names), except that a send followed by a W is posted
-// asynchronously and waited for after the W, so the transfer runs while W computes.
+// asynchronously and waited for after the W, so the transfer runs while W computes. With kWholeBackward nothing is
+// split off: 1F1B itself (one_f_one_b.cc).
 #pragma once
 
 #include <algorithm>
@@ -18,6 +19,7 @@ namespace pipebench {
 
 class ZeroBubbleWriter {
  public:
+  static constexpr std::int64_t kWholeBackward = -1;
   // warmup: forwards before the steady phase (its first step runs one more F, then the first B); deferred: W
   // passes a rank keeps pending in the steady phase.
   ZeroBubbleWriter(const ScheduleShape& shape, int r, ProgramSink& sink, std::int64_t warmup, std::int64_t deferred)
@@ -53,14 +55,14 @@ class ZeroBubbleWriter {
       w_.send_bwd(out, i);
       send_then_w(out);
     }
-    while (w_done_ < m_) w_.compute(Pass::kWeight, w_done_++);
+    while (deferred_ != kWholeBackward && w_done_ < m_) w_.compute(Pass::kWeight, w_done_++);
   }
 
  private:
   // Counts the B just run; whether it leaves more than `deferred` W passes pending (then W runs next).
   [[nodiscard]] bool b_done() {
     ++b_count_;
-    return b_count_ - w_done_ > deferred_;
+    return deferred_ != kWholeBackward && b_count_ - w_done_ > deferred_;
   }
   // Issues the send after a B; an async one (a W is due) is waited for after that W.
   void send_then_w(const Call& c) {

@@ -40,18 +40,19 @@ SimTime ns(double us, const std::string& op, const std::vector<int>& ranks, std:
   return checked_ns_from_ms(us / 1e3, "the cost of " + describe(op, ranks) + " at " + std::to_string(bytes) + " B");
 }
 
-// Log-log between measured (size, us) points; outside them alpha-beta through the two nearest.
+// Log-log between measured (size, us) points; outside them alpha-beta through the two nearest. `note` follows
+// the source ("measured", "measured (scaled)", "measured (extrapolated)").
 CommCost interpolate(const std::vector<std::pair<double, double>>& v, std::int64_t bytes, const std::string& op,
-                     const std::vector<int>& ranks) {
+                     const std::vector<int>& ranks, const std::string& note = "") {
   const auto ns = [&](double us) { return pipebench::ns(us, op, ranks, bytes); };
   const double x = static_cast<double>(bytes);
-  if (v.size() == 1) return {ns(v[0].second * (x > v[0].first ? x / v[0].first : 1.0)), "measured (scaled)"};
+  if (v.size() == 1) return {ns(v[0].second * (x > v[0].first ? x / v[0].first : 1.0)), "measured (scaled)" + note};
   // Log-log interpolation inside the measured range.
   for (std::size_t i = 0; i + 1 < v.size(); ++i) {
     if (x >= v[i].first && x <= v[i + 1].first) {
-      if (v[i + 1].first == v[i].first) return {ns(v[i].second), "measured"};
+      if (v[i + 1].first == v[i].first) return {ns(v[i].second), "measured" + note};
       const double f = std::log(x / v[i].first) / std::log(v[i + 1].first / v[i].first);
-      return {ns(std::exp(std::log(v[i].second) + f * std::log(v[i + 1].second / v[i].second))), "measured"};
+      return {ns(std::exp(std::log(v[i].second) + f * std::log(v[i + 1].second / v[i].second))), "measured" + note};
     }
   }
   // Alpha-beta through the two nearest points: t = alpha + x / beta.
@@ -60,7 +61,7 @@ CommCost interpolate(const std::vector<std::pair<double, double>>& v, std::int64
   const auto& b = above ? v.back() : v[1];
   const double slope = (b.second - a.second) / (b.first - a.first);
   const double alpha = a.second - slope * a.first;
-  return {ns(std::max(0.0, alpha + std::max(slope, 0.0) * x)), "measured (extrapolated)"};
+  return {ns(std::max(0.0, alpha + std::max(slope, 0.0) * x)), "measured (extrapolated)" + note};
 }
 
 // The class of a group as the cost models key it: a rank alone is X even where the table does not place
@@ -199,9 +200,7 @@ std::optional<CommCost> MeasuredCost::batch_cost(const std::vector<RankPair>& tr
   if (it == batches_.end()) return std::nullopt;
   std::sort(ranks.begin(), ranks.end());
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-  CommCost c = interpolate(it->second, bytes, std::string(OpRegistry::instance().transfer_op().name()), ranks);
-  c.source += " (batch)";
-  return c;
+  return interpolate(it->second, bytes, std::string(OpRegistry::instance().transfer_op().name()), ranks, " (batch)");
 }
 
 CommCost MeasuredCost::cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const {
@@ -209,11 +208,7 @@ CommCost MeasuredCost::cost(const std::string& op, const std::vector<int>& ranks
   auto it = points_.find({op, ranks});
   if (it == points_.end() && transfer) {
     it = points_.find({one_way(op), ranks});
-    if (it != points_.end()) {
-      CommCost c = interpolate(it->second, bytes, op, ranks);
-      c.source += " (one-way figure)";
-      return c;
-    }
+    if (it != points_.end()) return interpolate(it->second, bytes, op, ranks, " (one-way figure)");
   }
   if (it != points_.end()) return interpolate(it->second, bytes, op, ranks);
   if (transfer && ranks.size() == 2) {
@@ -226,20 +221,15 @@ CommCost MeasuredCost::cost(const std::string& op, const std::vector<int>& ranks
       });
       if (carries && (!best || t.size() < best->size())) best = &t;
     }
-    if (best) {
-      CommCost c = interpolate(batches_.at(*best), bytes, op, ranks);
-      c.source += " (from a batch of " + std::to_string(best->size()) + ")";
-      return c;
-    }
+    if (best)
+      return interpolate(batches_.at(*best), bytes, op, ranks,
+                         " (from a batch of " + std::to_string(best->size()) + ")");
   }
   const std::string cls = group_class(placement_, ranks);
   if (fallback_ && !cls.empty()) {
     for (const auto& [key, v] : points_) {
-      if (key.first == op && key.second.size() == ranks.size() && group_class(placement_, key.second) == cls) {
-        CommCost c = interpolate(v, bytes, op, ranks);
-        c.source += " (class " + cls + " fallback)";
-        return c;
-      }
+      if (key.first == op && key.second.size() == ranks.size() && group_class(placement_, key.second) == cls)
+        return interpolate(v, bytes, op, ranks, " (class " + cls + " fallback)");
     }
   }
   const std::string missing = "no measurement of " + describe(op, ranks) + (cls.empty() ? "" : " (class " + cls + ")");

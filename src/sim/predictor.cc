@@ -93,13 +93,13 @@ struct Context {
   // use a model with batches (the break-even's assumed links have none).
   SimTime batch_cost(const CostModel& m, std::int64_t bytes, const P2POp* ops, int nops, int caller) {
     std::vector<RankPair> t;
+    std::vector<std::pair<int, int>> key;
     const int self = ranks[static_cast<std::size_t>(caller)];
     for (int i = 0; i < nops; ++i) {
       const int peer = ranks[static_cast<std::size_t>(ops[i].peer)];
       t.push_back(ops[i].send ? RankPair{self, peer} : RankPair{peer, self});
+      key.emplace_back(t.back().src, t.back().dst);
     }
-    std::vector<std::pair<int, int>> key;
-    for (const auto& x : t) key.emplace_back(x.src, x.dst);
     std::sort(key.begin(), key.end());
     const auto cache_key = std::make_pair(std::make_pair(&m, bytes), key);
     auto it = batch_cache.find(cache_key);
@@ -596,23 +596,20 @@ std::optional<double> break_even(LinkRuns& runs, LinkRuns& base) {
   return hi;
 }
 
+// The plan's 1F1B (null: none).
+const Schedule* baseline(const Plan& plan) {
+  const auto it =
+      std::find_if(plan.schedules.begin(), plan.schedules.end(), [](const auto& s) { return s.id.is_baseline(); });
+  return it == plan.schedules.end() ? nullptr : &*it;
+}
+
 // The interleaved schedules of the selection, in the plan's order, when the plan has 1F1B to compare with.
 std::vector<const Schedule*> break_even_schedules(const Plan& plan, const ScheduleSelection& selection) {
   std::vector<const Schedule*> out;
-  if (std::none_of(plan.schedules.begin(), plan.schedules.end(), [](const auto& s) { return s.id.is_baseline(); }))
-    return out;
   for (const auto& s : plan.schedules) {
-    if (schedule_generator(s.id).interleaves() && selection.matches(s.id)) out.push_back(&s);
+    if (baseline(plan) && schedule_generator(s.id).interleaves() && selection.matches(s.id)) out.push_back(&s);
   }
   return out;
-}
-
-const Schedule& baseline(const Plan& plan) {
-  const Schedule* base = nullptr;
-  for (const auto& s : plan.schedules) {
-    if (s.id.is_baseline()) base = &s;
-  }
-  return *base;
 }
 
 }  // namespace
@@ -653,7 +650,7 @@ Prediction predict(const Plan& plan, const CostModel& costs, const ComputeModel&
   // order, as one thread would have met them; an error here stops the second thread after its job.
   const std::vector<const Schedule*> searched = break_even_schedules(plan, selection);
   std::list<LinkRuns> runs;  // 1F1B's, then each searched schedule's
-  if (!searched.empty()) runs.emplace_back(cx, baseline(plan));
+  if (!searched.empty()) runs.emplace_back(cx, *baseline(plan));
   std::vector<LinkRuns*> jobs;
   for (const Schedule* s : searched) jobs.push_back(&runs.emplace_back(cx, *s));
   std::vector<std::optional<double>> answers(jobs.size());

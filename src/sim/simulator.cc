@@ -171,26 +171,22 @@ class Sim {
         costs_(costs),
         keep_trace_(kRanks && source != nullptr),
         n_(static_cast<int>(tasks.size())) {
-    res_.ranks.resize(static_cast<std::size_t>(n_));
-    if (keep_trace_) res_.task_starts.resize(static_cast<std::size_t>(n_));
-    pc_.assign(static_cast<std::size_t>(n_), 0);
-    op_pc_.assign(static_cast<std::size_t>(n_), 0);
-    clock_.assign(static_cast<std::size_t>(n_), 0);
-    chain_.assign(static_cast<std::size_t>(n_), 0);
-    waiting_.assign(static_cast<std::size_t>(n_), Wait{});
+    const auto n = static_cast<std::size_t>(n_);
+    res_.ranks.resize(n);
+    if (keep_trace_) res_.task_starts.resize(n);
+    for (auto* v : {&pc_, &op_pc_}) v->assign(n, 0);
+    for (auto* v : {&clock_, &chain_, &covered_}) v->assign(n, 0);
+    for (auto* v : {&cur_s_, &cur_e_}) v->assign(n, -1);
+    for (auto* v : {&last_call_left_, &active_}) v->assign(n, 0);
+    last_call_.assign(n, -1);
+    waiting_.assign(n, Wait{});
     coll_arrived_.assign(colls.size(), {});
     coll_arrive_time_.assign(colls.size(), 0);
     coll_arrive_chain_.assign(colls.size(), 0);
-    busy_.resize(static_cast<std::size_t>(n_));
-    last_call_.assign(static_cast<std::size_t>(n_), -1);
-    last_call_left_.assign(static_cast<std::size_t>(n_), 0);
-    active_.assign(static_cast<std::size_t>(n_), 0);
-    posted_.resize(static_cast<std::size_t>(n_));
-    cur_s_.assign(static_cast<std::size_t>(n_), -1);
-    cur_e_.assign(static_cast<std::size_t>(n_), -1);
-    covered_.assign(static_cast<std::size_t>(n_), 0);
-    pending_handle_.resize(static_cast<std::size_t>(n_));
-    pairs_.resize(static_cast<std::size_t>(n_) * static_cast<std::size_t>(n_));
+    busy_.resize(n);
+    posted_.resize(n);
+    pending_handle_.resize(n);
+    pairs_.resize(n * n);
   }
 
   SimResult run() {
@@ -216,13 +212,13 @@ class Sim {
         coll_done(e.a, e.time, e.b, e.chain);
       }
     }
+    std::string stuck;
     for (int r = 0; r < n_; ++r) {
-      if (pc_[static_cast<std::size_t>(r)] < tasks_[static_cast<std::size_t>(r)].steps.size()) stuck_.push_back(r);
+      if (pc_[static_cast<std::size_t>(r)] < tasks_[static_cast<std::size_t>(r)].steps.size())
+        stuck += (stuck.empty() ? "" : ", ") + std::to_string(r);
     }
-    if (!stuck_.empty()) {
-      std::string list;
-      for (int r : stuck_) list += (list.empty() ? "" : ", ") + std::to_string(r);
-      throw Error("simulation deadlock: pipeline ranks " + list + " wait for transfers nobody posts (schedule bug)");
+    if (!stuck.empty()) {
+      throw Error("simulation deadlock: pipeline ranks " + stuck + " wait for transfers nobody posts (schedule bug)");
     }
     // The P2P intervals are in the union already (every op completed); collectives are merged in after them.
     for (int r = 0; r < n_; ++r) {
@@ -565,16 +561,7 @@ class Sim {
       const Wait& w = waiting_[ri];
       const bool wakes = (w.kind == WaitKind::kCall && w.id == o.call && !call_pending(o.rank, o.call)) ||
                          (w.kind == WaitKind::kHandle && w.id == o.handle && !handle_pending(o.rank, o.handle));
-      if (wakes) {
-        if constexpr (kRanks) {
-          // Blocked time splits into waiting for the peer (a dependency) and the transfer itself (exposed).
-          const SimTime from = std::max(w.since, std::min(o.start, t));
-          res_.ranks[ri].blocked += t - from;
-          res_.ranks[ri].waiting += from - w.since;
-        }
-        waiting_[ri] = {};
-        push(t, EventKind::kRankReady, o.rank, -1, chain);
-      }
+      if (wakes) wake(ri, std::min(o.start, t), t, chain);
     }
     if constexpr (kRanks) {
       const int rank_a = ops_[static_cast<std::size_t>(id)].rank, rank_b = ops_[static_cast<std::size_t>(partner)].rank;
@@ -607,16 +594,20 @@ class Sim {
         trace(m, "collectives", coll.label, start, t);
       }
     }
-    for (int m : coll.members) {
-      const auto mi = static_cast<std::size_t>(m);
-      if constexpr (kRanks) {
-        const SimTime from = std::max(waiting_[mi].since, start);
-        res_.ranks[mi].blocked += t - from;
-        res_.ranks[mi].waiting += from - waiting_[mi].since;
-      }
-      waiting_[mi] = {};
-      push(t, EventKind::kRankReady, m, -1, chain);
+    for (int m : coll.members) wake(static_cast<std::size_t>(m), start, t, chain);
+  }
+
+  // Rank ri, blocked since waiting_[ri].since, goes on at t: its blocked time splits into waiting for the
+  // others (a dependency, until `ready`: its peer's post, the collective's last arrival) and the transfer or
+  // collective itself (exposed).
+  void wake(std::size_t ri, SimTime ready, SimTime t, std::int64_t chain) {
+    if constexpr (kRanks) {
+      const SimTime from = std::max(waiting_[ri].since, ready);
+      res_.ranks[ri].blocked += t - from;
+      res_.ranks[ri].waiting += from - waiting_[ri].since;
     }
+    waiting_[ri] = {};
+    push(t, EventKind::kRankReady, static_cast<int>(ri), -1, chain);
   }
 
   const std::vector<CompiledProgram>& tasks_;
@@ -650,7 +641,6 @@ class Sim {
   std::vector<SimTime> link_free_;                // when each link is free again
   std::vector<std::int64_t> link_chain_;          // the chain of the transfer that frees it
   EventQueue q_;
-  std::vector<int> stuck_;
   std::vector<P2POp> batch_ops_;  // batch_duration's scratch
 };
 

@@ -10,8 +10,6 @@
 namespace pipebench {
 namespace {
 
-std::string key_of(const SchedulePrediction& s) { return s.id.label(); }
-
 // The fastest and second-fastest schedules that are candidates (not the GPipe reference).
 void two_fastest(const Prediction& p, const SchedulePrediction** best, const SchedulePrediction** next) {
   *best = *next = nullptr;
@@ -46,12 +44,12 @@ std::string choice_text(const Prediction& p, const SchedulePrediction* base, con
   if (p.too_close) {
     return printf_string(
         "too close to call: 1F1B (%.3f ms) is %.2fx %s (%.3f ms), inside the model's +-%.0f %% band (%s)",
-        base->iteration_ms, lead, key_of(*next).c_str(), next->iteration_ms, pct, p.band_source.c_str());
+        base->iteration_ms, lead, next->id.label().c_str(), next->iteration_ms, pct, p.band_source.c_str());
   }
   return printf_string(
       "1F1B is fastest (%.3f ms, %.2fx %s, beyond the model's +-%.0f %% band (%s)): interleaving's extra P2P costs "
       "more than its smaller bubble saves",
-      base->iteration_ms, lead, key_of(*next).c_str(), pct, p.band_source.c_str());
+      base->iteration_ms, lead, next->id.label().c_str(), pct, p.band_source.c_str());
 }
 
 }  // namespace
@@ -67,7 +65,7 @@ void decide_verdict(Prediction& p, double band, const std::string& band_source) 
     if (s.id.is_baseline()) base = &s;
   }
   if (!best) best = &p.schedules.front();
-  p.best = key_of(*best);
+  p.best = best->id.label();
   // A speed-up s is known to s(1 +- band): the call is too close when the lead of the faster schedule over
   // the other (best over 1F1B, or 1F1B over the next) times (1 - band) does not clear 1.
   const SchedulePrediction* other = best == base ? next : base;
