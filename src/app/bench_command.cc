@@ -129,8 +129,8 @@ int interrupted_status(const SweepSummary& s, const BenchConfig& c, const World&
   if (world.rank() == 0) {
     std::cout.flush();
     print_bench_interruption(
-        std::cerr,
-        {s, {c.outputs.json_path, c.outputs.csv_path, parse_benchmark_flags(c.measure.benchmark_args).out_path}});
+        std::cerr, s,
+        {c.outputs.json_path, c.outputs.csv_path, parse_benchmark_flags(c.measure.benchmark_args).out_path});
   }
   return 128 + s.interrupted_by;
 }
@@ -154,8 +154,8 @@ int run_bench_command(const BenchConfig& config, const World& world, std::vector
   BenchConfig c = config;
   c.backend = backend_for_gpus(c.backend, resolve_backend(c.backend, world), c.gpu_list);
   if (world.rank() == 0) {
-    print_bench_notes(std::cerr,
-                      {c.measure, c.backend == BackendKind::kNccl, c.threads, c.gpus_per_process, c.parallel_init});
+    print_bench_notes(std::cerr, c.measure, c.backend == BackendKind::kNccl, c.threads, c.gpus_per_process,
+                      c.parallel_init);
   }
   // nccl-tests has procs x -t x -g ranks; here one thread drives them all.
   if (c.backend == BackendKind::kNccl) c.gpus_per_process *= c.threads;
@@ -272,8 +272,8 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
   if (c.memory_report) {
     const std::uint64_t free_after = free_now();
     if (world.rank() == 0) {
-      print_bench_memory(std::cout, {gpu, free_before, buffer_bytes(c, comm.nranks()),
-                                     free_before > free_after ? free_before - free_after : 0});
+      print_bench_memory(std::cout, gpu, free_before, buffer_bytes(c, comm.nranks()),
+                         free_before > free_after ? free_before - free_after : 0);
     }
   }
   if (summary.interrupted_by != 0) return interrupted_status(summary, c, world);
@@ -327,11 +327,7 @@ void add_run_options(CLI::App& sub, BenchConfig& c) {
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
   sub.add_option("-G,--cudagraph", c.measure.graph, "capture each batch in a CUDA graph (0/1)")->capture_default_str();
-  sub.add_option("-T,--timeout", c.measure.timeout_s,
-                 "seconds a point may take before the job is aborted (default: from the point's size, see pipebench "
-                 "help bench; "
-                 "0 = none)")
-      ->check(checks::non_negative(checks::kMaxTimeoutSeconds));
+  add_timeout_option(sub, c.measure.timeout_s);
 }
 
 // The rest of nccl-tests' flags, with its letters and long names (shared reference: nccl-tests §1.2).
@@ -565,7 +561,5 @@ int BenchCommand::run(const World* world) {
   const InterruptGuard interrupts;
   return run_bench_command(config_, *world);
 }
-
-std::unique_ptr<Subcommand> make_bench_command() { return std::make_unique<BenchCommand>(); }
 
 }  // namespace pipebench

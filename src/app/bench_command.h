@@ -68,6 +68,4 @@ class BenchCommand final : public Subcommand {
   BenchConfig config_;
 };
 
-[[nodiscard]] std::unique_ptr<Subcommand> make_bench_command();
-
 }  // namespace pipebench

@@ -11,7 +11,6 @@
 #include "app/host_relaunch.h"
 #include "app/report_session.h"
 #include "backend/backend_factory.h"
-#include "cli/number_checks.h"
 #include "collectives/pair.h"
 #include "collectives/registry.h"
 #include "core/distinct_files.h"
@@ -91,15 +90,13 @@ class MatrixSink final : public RecordSink {
     const OpParams& p = *points_.at(index_++).params;
     const RankPair pr = p.pairs.front();
     if (rec.error.empty()) {
-      m_.busbw_gbps[{pr.src, pr.dst}] = rec.busbw_gbps;
-      if (p.bidirectional) m_.busbw_gbps[{pr.dst, pr.src}] = rec.busbw_gbps;
+      busbw_gbps_[{pr.src, pr.dst}] = rec.busbw_gbps;
+      if (p.bidirectional) busbw_gbps_[{pr.dst, pr.src}] = rec.busbw_gbps;
     }
     while (batch_ < batches_.size() && index_ == done_ + batches_[batch_].count) {
-      m_.title = batches_[batch_].title;
-      m_.nranks = n_;
-      print_pair_matrix(std::cout, m_, report_.placement());
+      print_pair_matrix(std::cout, batches_[batch_].title, n_, busbw_gbps_, report_.placement());
       done_ += batches_[batch_++].count;
-      m_ = PairMatrix{};
+      busbw_gbps_.clear();
     }
   }
 
@@ -109,7 +106,7 @@ class MatrixSink final : public RecordSink {
   std::vector<MatrixBatch> batches_;
   int n_;
   const ReportSession& report_;
-  PairMatrix m_;
+  std::map<std::pair<int, int>, double> busbw_gbps_;  // of the current matrix
   std::size_t index_ = 0, batch_ = 0, done_ = 0;
 };
 
@@ -141,7 +138,7 @@ int run_pairs_on(Backend& backend, const PairsOptions& o, const World& world) {
   ReportSession report(world, backend, o.json_path, o.csv_path, bench_config_json(base));
   const bool speak = world.rank() == 0;
   if (speak) {
-    print_pairs_header(std::cout, {n, std::string(backend.name()), backend.kind() == BackendKind::kNccl, o.sizes_bytes},
+    print_pairs_header(std::cout, n, std::string(backend.name()), backend.kind() == BackendKind::kNccl, o.sizes_bytes,
                        report.placement());
   }
   if (n < 2) {
@@ -202,11 +199,7 @@ void PairsCommand::add_options(CLI::App& sub) {
   sub.add_option("-c,--check", o_.checks, "data-check runs per point")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
-  sub.add_option("-T,--timeout", o_.timeout_s,
-                 "seconds a point may take before the job is aborted (default: from the point's size, see pipebench "
-                 "help bench; "
-                 "0 = none)")
-      ->check(checks::non_negative(checks::kMaxTimeoutSeconds));
+  add_timeout_option(sub, o_.timeout_s);
   sub.add_option("--json", o_.json_path, "write the results JSON here");
   sub.add_option("--csv", o_.csv_path, "write one CSV line per record here");
   sub.add_flag("--quiet", o_.quiet, "no progress lines on stderr");

@@ -300,9 +300,9 @@ int predict_and_print(const PredictOptions& o) {
 
   std::ostream& out = std::cout;
   out << measured_note;
-  PredictionPreamble preamble{o.plan_path, cost_text, o.shared_path, std::nullopt, o.compute.comm_sm_slowdown};
-  if (!paths.empty()) preamble.topology_links = paths.link_count;
-  print_prediction(out, preamble, p, base_activations(plan, p));
+  print_prediction(out, o.plan_path, cost_text, o.shared_path,
+                   paths.empty() ? std::nullopt : std::optional<std::size_t>(paths.link_count),
+                   o.compute.comm_sm_slowdown, p, base_activations(plan, p));
   if (!o.trace_dir.empty()) {
     for (const auto& s : p.schedules) {
       const std::string path = o.trace_dir + "/trace-" + s.id.file_stem() + ".json";

@@ -405,11 +405,7 @@ void RunCommand::add_options(CLI::App& sub) {
   sub.add_option("--point-seconds", o.point_budget_s, "about how long each point may take")
       ->check(checks::positive(3600))
       ->capture_default_str();
-  sub.add_option("-T,--timeout", o.timeout_s,
-                 "seconds a point may take before the job is aborted (default: from the point's size, see pipebench "
-                 "help bench; "
-                 "0 = none)")
-      ->check(checks::non_negative(checks::kMaxTimeoutSeconds));
+  add_timeout_option(sub, o.timeout_s);
   sub.add_option("--tflops", o.tflops, "compute rate for the prediction when no GPU can measure it")
       ->check(checks::in_range(checks::kMinTflops, checks::kMaxTflops));
   sub.add_flag("--no-plan", no_plan_, "skip the model's plan, its messages, the prediction and the replay");
@@ -448,7 +444,5 @@ void RunCommand::finish(const CLI::App& /*sub*/, const CommandExtras& extras) {
   if (!options_.rules_file.empty()) (void)read_rules_file(options_.rules_file);
   if (!options_.baseline.empty()) (void)check_baseline(options_.baseline);
 }
-
-std::unique_ptr<Subcommand> make_run_command() { return std::make_unique<RunCommand>(); }
 
 }  // namespace pipebench

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -65,7 +64,5 @@ class RunCommand final : public Subcommand {
   std::string backend_ = "auto", min_bytes_ = "8", max_bytes_ = "1G", gpus_;
   bool no_plan_ = false, no_replay_ = false;
 };
-
-[[nodiscard]] std::unique_ptr<Subcommand> make_run_command();
 
 }  // namespace pipebench

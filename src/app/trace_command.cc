@@ -91,12 +91,6 @@ nlohmann::json job_json(const JobProfile& job, const JobComparison* compare, con
   return trace_to_json(file);
 }
 
-// The profiles of a job and of --compare, folders listed once (trace_command's same-file check lists them;
-// listing them again named each skipped entry twice).
-struct JobFiles {
-  std::vector<std::string> job, compare;
-};
-
 // A job read from its files, named by the inputs as given (a folder, not the files it holds).
 JobProfile read_job_files(const std::vector<std::string>& files, const std::vector<std::string>& given,
                           const JobReadOptions& o) {
@@ -105,7 +99,16 @@ JobProfile read_job_files(const std::vector<std::string>& files, const std::vect
   return job;
 }
 
-int run_job(const TraceCommandOptions& o, const JobFiles& files) {
+// --prediction FILE, when given.
+std::optional<Prediction> load_prediction(const std::string& path) {
+  if (path.empty()) return std::nullopt;
+  return prediction_from_json(read_json_file("--prediction", path), "--prediction " + path);
+}
+
+// job_files, compare_files: the profiles of the job and of --compare, folders listed once (run_trace_command's
+// same-file check lists them; listing them again named each skipped entry twice).
+int run_job(const TraceCommandOptions& o, const std::vector<std::string>& job_files,
+            const std::vector<std::string>& compare_files) {
   check_job_flags(o);
   JobReadOptions ro;
   ro.trace.by_nvtx = o.by == "nvtx";
@@ -113,19 +116,15 @@ int run_job(const TraceCommandOptions& o, const JobFiles& files) {
   ro.first_rank = o.first_rank;
   ro.iterations = o.iterations;
   ro.align = o.align;
-  std::optional<Prediction> prediction;
+  const std::optional<Prediction> prediction = load_prediction(o.prediction_path);
   std::optional<ReplayResult> replay;
-  if (!o.prediction_path.empty()) {
-    prediction =
-        prediction_from_json(read_json_file("--prediction", o.prediction_path), "--prediction " + o.prediction_path);
-  }
   if (!o.replay_path.empty()) replay = replay_from_json(read_json_file("--replay", o.replay_path), "--replay");
-  const JobProfile job = read_job_files(files.job, o.paths, ro);
+  const JobProfile job = read_job_files(job_files, o.paths, ro);
   std::optional<JobComparison> compare;
   if (!o.compare_paths.empty()) {
     JobReadOptions co = ro;
     co.flag = "--compare";
-    compare = compare_jobs(job, read_job_files(files.compare, o.compare_paths, co));
+    compare = compare_jobs(job, read_job_files(compare_files, o.compare_paths, co));
   }
   std::optional<ModelCheck> model;
   if (prediction || replay) {
@@ -182,12 +181,8 @@ int run_one_profile(const TraceCommandOptions& o) {
 
   // Read the plan and prediction before the profile: a bad flag fails at once, not after a long read.
   std::optional<Plan> plan;
-  std::optional<Prediction> prediction;
   if (!o.plan_path.empty()) plan = load_plan("--plan", o.plan_path);
-  if (!o.prediction_path.empty()) {
-    prediction =
-        prediction_from_json(read_json_file("--prediction", o.prediction_path), "--prediction " + o.prediction_path);
-  }
+  const std::optional<Prediction> prediction = load_prediction(o.prediction_path);
 
   if (!o.json_path.empty()) {
     // A --json that cannot be written fails now, as bad input, not after a long read.
@@ -288,13 +283,13 @@ int run_trace_command(const TraceCommandOptions& o_in) {
   if (job_view(o)) {
     if (o.paths.empty()) o.paths.push_back(o.path);
     // The files a folder holds are inputs too: --json DIR/rank0.json.gz would replace one of them.
-    const JobFiles files{expand_trace_inputs("FILE", o.paths), o.compare_paths.empty()
-                                                                   ? std::vector<std::string>{}
-                                                                   : expand_trace_inputs("--compare", o.compare_paths)};
-    for (const auto& f : files.job) inputs.push_back({"FILE", f});
-    for (const auto& f : files.compare) inputs.push_back({"--compare", f});
+    const std::vector<std::string> job = expand_trace_inputs("FILE", o.paths);
+    const std::vector<std::string> compare =
+        o.compare_paths.empty() ? std::vector<std::string>{} : expand_trace_inputs("--compare", o.compare_paths);
+    for (const auto& f : job) inputs.push_back({"FILE", f});
+    for (const auto& f : compare) inputs.push_back({"--compare", f});
     require_distinct_files(inputs, outputs);
-    return run_job(o, files);
+    return run_job(o, job, compare);
   }
   inputs.push_back({"FILE", o.path});
   require_distinct_files(inputs, outputs);

@@ -10,6 +10,7 @@
 #include "core/units.h"
 #include "io/input_views.h"
 #include "report/diagnosis.h"
+#include "report/rule_engine.h"
 
 namespace pipebench {
 namespace {
@@ -90,11 +91,7 @@ FleetBaseline make_fleet_baseline(const std::vector<InputFile<ResultSet>>& resul
 
 RuleOutcome check_fleet_baseline(const std::vector<InputFile<ResultSet>>& results, const FleetBaseline& fleet,
                                  double k) {
-  RuleOutcome out;
-  out.name = "fleet-baseline";
-  out.metric = "busbw_gbps";
-  out.comparison = "within_fleet_band";
-  out.severity = Status::kFail;
+  RuleOutcome out = new_outcome("fleet-baseline", "busbw_gbps", "within_fleet_band", Status::kFail);
   std::size_t below = 0;
   for (const auto& in : results) {
     const std::string host = host_of(in);

@@ -9,6 +9,7 @@
 #include "core/units.h"
 #include "io/input_views.h"
 #include "report/metric.h"
+#include "report/rule_engine.h"
 #include "topology/link_band.h"
 
 namespace pipebench {
@@ -37,11 +38,7 @@ std::string ranks_text(const ResultSet& rs, const std::vector<int>& ranks) {
 }  // namespace
 
 std::optional<RuleOutcome> link_band_outcome(const ReportInputs& inputs) {
-  RuleOutcome out;
-  out.name = "busbw-in-link-band";
-  out.metric = "busbw_gbps";
-  out.comparison = "within_link_band";
-  out.severity = Status::kWarn;
+  RuleOutcome out = new_outcome("busbw-in-link-band", "busbw_gbps", "within_link_band", Status::kWarn);
   std::size_t below = 0;
   for (const auto& in : inputs.results) {
     const TopologyFile* topo = topology_of(inputs, in);

@@ -14,12 +14,14 @@ std::string plan_group_text(const std::vector<int>& g) {
   return s + (g.size() > 6 ? ",...}" : "}");
 }
 
-void print_plan_bench_header(std::ostream& out, const PlanBenchHeader& h) {
-  out << "# pipebench bench --plan " << h.plan << ": " << h.distinct_messages << " distinct messages"
-      << (h.schedule.empty() ? " over all schedules" : " of schedule " + h.schedule) << " on " << h.nranks << " "
-      << h.backend << " rank" << (h.nranks == 1 ? "" : "s") << " (plan world " << h.plan_world << ")";
-  if (h.at_once_points > 0) {
-    out << ", then " << h.at_once_points << " gradient reduction" << (h.at_once_points == 1 ? "" : "s")
+void print_plan_bench_header(std::ostream& out, const std::string& plan, const std::string& schedule,
+                             std::size_t distinct_messages, std::size_t at_once_points, int nranks,
+                             const std::string& backend, int plan_world) {
+  out << "# pipebench bench --plan " << plan << ": " << distinct_messages << " distinct messages"
+      << (schedule.empty() ? " over all schedules" : " of schedule " + schedule) << " on " << nranks << " " << backend
+      << " rank" << (nranks == 1 ? "" : "s") << " (plan world " << plan_world << ")";
+  if (at_once_points > 0) {
+    out << ", then " << at_once_points << " gradient reduction" << (at_once_points == 1 ? "" : "s")
         << " of every group at once (\"OP xN\": N groups together)";
   }
   out << "\n";

@@ -15,16 +15,6 @@
 
 namespace pipebench {
 
-struct PlanBenchHeader {
-  std::string plan;      // the plan file, as given
-  std::string schedule;  // --schedule; empty: all of the plan's
-  std::size_t distinct_messages = 0;
-  std::size_t at_once_points = 0;  // gradient reductions of every group at once, timed after those
-  int nranks = 0;
-  std::string backend;  // "nccl", "mpi"
-  int plan_world = 0;
-};
-
 // One timed message (or batch, or reduction of several groups at once) and its record (whose plan_ids are
 // the plan message ids it stands for).
 struct PlanBenchRow {
@@ -41,7 +31,11 @@ struct PlanBenchRow {
 // "{0,1,2}", at most 6 ranks then ",...}".
 [[nodiscard]] std::string plan_group_text(const std::vector<int>& group);
 
-void print_plan_bench_header(std::ostream& out, const PlanBenchHeader& h);
+// plan: the plan file, as given; schedule: --schedule (empty: all of the plan's); at_once_points: gradient
+// reductions of every group at once, timed after the distinct messages; backend: "nccl", "mpi".
+void print_plan_bench_header(std::ostream& out, const std::string& plan, const std::string& schedule,
+                             std::size_t distinct_messages, std::size_t at_once_points, int nranks,
+                             const std::string& backend, int plan_world);
 
 void print_plan_bench_row(std::ostream& out, const PlanBenchRow& r);
 

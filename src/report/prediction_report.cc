@@ -10,19 +10,20 @@
 namespace pipebench {
 namespace {
 
-void print_preamble(std::ostream& out, const PredictionPreamble& h, const Prediction& p) {
-  out << "# prediction for " << h.plan_path << "\n# communication: " << h.costs
-      << (h.shared_path       ? "; every pipeline pair shares one path"
-          : !h.topology_links ? "; one link per directed pair"
-                              : "; transfers share the PCIe/NVLink links of their topology paths (" +
-                                    std::to_string(*h.topology_links) + " links)")
+void print_preamble(std::ostream& out, const std::string& plan_path, const std::string& costs, bool shared_path,
+                    std::optional<std::size_t> topology_links, double comm_sm_slowdown, const Prediction& p) {
+  out << "# prediction for " << plan_path << "\n# communication: " << costs
+      << (shared_path       ? "; every pipeline pair shares one path"
+          : !topology_links ? "; one link per directed pair"
+                            : "; transfers share the PCIe/NVLink links of their topology paths (" +
+                                  std::to_string(*topology_links) + " links)")
       << "\n";
   char buf[512];
   std::snprintf(buf, sizeof buf, "# compute: forward %.4f ms, backward %.4f ms per layer and microbatch (%s)\n",
                 p.fwd_ms_per_layer, p.bwd_ms_per_layer, p.compute_source.c_str());
   out << buf;
   std::snprintf(buf, sizeof buf, "# NCCL kernels slow overlapped compute by a factor %.2f (--comm-sm-slowdown)\n",
-                1 + h.comm_sm_slowdown);
+                1 + comm_sm_slowdown);
   out << buf << "#\n";
 }
 
@@ -51,16 +52,43 @@ void print_memory_notes(std::ostream& out, const Prediction& p, const std::vecto
   }
 }
 
-}  // namespace
-
-void print_prediction(std::ostream& out, const PredictionPreamble& h, const Prediction& p,
-                      const std::vector<double>& base_held) {
-  print_preamble(out, h, p);
-  print_schedule_table(out, p, true);
-  print_memory_notes(out, p, base_held);
-  print_rank_breakdown(out, p);
-  print_break_even_and_verdict(out, p);
+// Per schedule and rank: compute, exposed communication, idle, NCCL share, P2P bytes out.
+void print_rank_breakdown(std::ostream& out, const Prediction& p) {
+  char buf[512];
+  for (const auto& s : p.schedules) {
+    out << "#\n# " << s.id.label()
+        << " per rank: compute, exposed communication, idle (ms); share of time NCCL is busy; P2P bytes out\n";
+    for (const PredictedRank& r : s.ranks) {
+      std::snprintf(buf, sizeof buf, "   rank %-5d %10.3f %10.3f %10.3f   nccl %5.2f   %12lld\n", r.rank, r.compute_ms,
+                    r.exposed_comm_ms, r.idle_ms, r.nccl_share, static_cast<long long>(r.p2p_bytes));
+      out << buf;
+    }
+  }
 }
+
+// Break-even bandwidths (when any), cost sources and the verdict.
+void print_break_even_and_verdict(std::ostream& out, const Prediction& p) {
+  char buf[128];
+  if (!p.break_even_gbps.empty()) {
+    out << "#\n# break-even P2P bandwidth (an assumed link without latency; above it the schedule beats 1F1B):";
+    for (const auto& [v, g] : p.break_even_gbps) {
+      if (g) {
+        std::snprintf(buf, sizeof buf, " v=%d %.3g GB/s;", v, *g);
+        out << buf;
+      } else {
+        out << " v=" << v << " never (up to 1e5 GB/s);";
+      }
+    }
+    out << "\n";
+  }
+  for (const auto& t : p.sharing) out << "# measured term: " << describe_sharing(t) << "\n";
+  for (const auto& n : p.notes) out << "# note: " << n << "\n";
+  out << "# cost sources:";
+  for (const auto& s : p.cost_sources) out << " " << s;
+  out << "\n# verdict: " << p.verdict << "\n";
+}
+
+}  // namespace
 
 void print_schedule_table(std::ostream& out, const Prediction& p, bool mark_no_overlap) {
   std::vector<std::string> names;
@@ -81,38 +109,14 @@ void print_schedule_table(std::ostream& out, const Prediction& p, bool mark_no_o
   }
 }
 
-void print_rank_breakdown(std::ostream& out, const Prediction& p) {
-  char buf[512];
-  for (const auto& s : p.schedules) {
-    out << "#\n# " << s.id.label()
-        << " per rank: compute, exposed communication, idle (ms); share of time NCCL is busy; P2P bytes out\n";
-    for (const PredictedRank& r : s.ranks) {
-      std::snprintf(buf, sizeof buf, "   rank %-5d %10.3f %10.3f %10.3f   nccl %5.2f   %12lld\n", r.rank, r.compute_ms,
-                    r.exposed_comm_ms, r.idle_ms, r.nccl_share, static_cast<long long>(r.p2p_bytes));
-      out << buf;
-    }
-  }
-}
-
-void print_break_even_and_verdict(std::ostream& out, const Prediction& p) {
-  char buf[128];
-  if (!p.break_even_gbps.empty()) {
-    out << "#\n# break-even P2P bandwidth (an assumed link without latency; above it the schedule beats 1F1B):";
-    for (const auto& [v, g] : p.break_even_gbps) {
-      if (g) {
-        std::snprintf(buf, sizeof buf, " v=%d %.3g GB/s;", v, *g);
-        out << buf;
-      } else {
-        out << " v=" << v << " never (up to 1e5 GB/s);";
-      }
-    }
-    out << "\n";
-  }
-  for (const auto& t : p.sharing) out << "# measured term: " << describe_sharing(t) << "\n";
-  for (const auto& n : p.notes) out << "# note: " << n << "\n";
-  out << "# cost sources:";
-  for (const auto& s : p.cost_sources) out << " " << s;
-  out << "\n# verdict: " << p.verdict << "\n";
+void print_prediction(std::ostream& out, const std::string& plan_path, const std::string& costs, bool shared_path,
+                      std::optional<std::size_t> topology_links, double comm_sm_slowdown, const Prediction& p,
+                      const std::vector<double>& base_held) {
+  print_preamble(out, plan_path, costs, shared_path, topology_links, comm_sm_slowdown, p);
+  print_schedule_table(out, p, true);
+  print_memory_notes(out, p, base_held);
+  print_rank_breakdown(out, p);
+  print_break_even_and_verdict(out, p);
 }
 
 }  // namespace pipebench

@@ -238,6 +238,15 @@ std::string summary_message(const ReportInputs& inputs, const RuleOutcome& out, 
 
 }  // namespace
 
+RuleOutcome new_outcome(std::string name, std::string metric, std::string comparison, Status severity) {
+  RuleOutcome out;
+  out.name = std::move(name);
+  out.metric = std::move(metric);
+  out.comparison = std::move(comparison);
+  out.severity = severity;
+  return out;
+}
+
 const TopologyFile* topology_for(const ReportInputs& inputs, const InputFile<ResultSet>& in) {
   if (in.doc.system.topology) return &*in.doc.system.topology;
   const std::string host = host_of(in);
@@ -251,11 +260,7 @@ const TopologyFile* topology_for(const ReportInputs& inputs, const InputFile<Res
 // A job trace checked against the model (trace --prediction/--replay): a built-in check that warns when
 // a rank's measured communication share or iteration time is beyond the trace's --tolerance.
 RuleOutcome trace_model_outcome(const std::string& path, const TraceModelCheck& m) {
-  RuleOutcome out;
-  out.name = "trace-matches-model";
-  out.metric = "comm_share";
-  out.comparison = "within_tolerance";
-  out.severity = Status::kWarn;
+  RuleOutcome out = new_outcome("trace-matches-model", "comm_share", "within_tolerance", Status::kWarn);
   for (const auto& r : m.ranks) {
     PointOutcome p;
     p.op = "trace";
@@ -274,11 +279,7 @@ RuleOutcome trace_model_outcome(const std::string& path, const TraceModelCheck& 
 // A replay held against its prediction: a built-in check that warns when they disagree on the fastest
 // schedule or on a speed-up by more than the model's band (so that `run` never contradicts itself quietly).
 RuleOutcome replay_agreement_outcome(const InputFile<ReplayResult>& r, const Agreement& a) {
-  RuleOutcome out;
-  out.name = "replay-matches-prediction";
-  out.metric = "speedup_vs_1f1b";
-  out.comparison = "within_band";
-  out.severity = Status::kWarn;
+  RuleOutcome out = new_outcome("replay-matches-prediction", "speedup_vs_1f1b", "within_band", Status::kWarn);
   PointOutcome p;
   p.op = "replay";
   p.note = a.text;
@@ -289,11 +290,7 @@ RuleOutcome replay_agreement_outcome(const InputFile<ReplayResult>& r, const Agr
 
 // A replay file that says it stopped before its end: a built-in warning naming what it did not measure.
 RuleOutcome replay_complete_outcome(const InputFile<ReplayResult>& r) {
-  RuleOutcome out;
-  out.name = "replay-complete";
-  out.metric = "schedules_measured";
-  out.comparison = "all";
-  out.severity = Status::kWarn;
+  RuleOutcome out = new_outcome("replay-complete", "schedules_measured", "all", Status::kWarn);
   PointOutcome p;
   p.op = "replay";
   p.note = replay_incomplete_text(r.doc);
@@ -303,11 +300,8 @@ RuleOutcome replay_complete_outcome(const InputFile<ReplayResult>& r) {
 }
 
 RuleOutcome evaluate_rule(const ReportInputs& inputs, const Rule& rule) {
-  RuleOutcome out;
-  out.name = rule.name;
-  out.metric = std::string(rule.metric->name);
-  out.comparison = comparison_name(rule.comparison);
-  out.severity = rule.severity;
+  RuleOutcome out =
+      new_outcome(rule.name, std::string(rule.metric->name), comparison_name(rule.comparison), rule.severity);
   if (rule.comparison == Comparison::kBaselineWithinPct) {
     if (!inputs.baseline.empty()) check_baseline(inputs, rule, out);
   } else if (rule.comparison == Comparison::kMadOutlierK) {

@@ -17,8 +17,8 @@ const std::string kColumns =
 
 TEST(PlanBenchPrinter, HeaderNamesThePlanAndItsAtOncePoints) {
   std::ostringstream out;
-  print_plan_bench_header(out, {"p.json", "", 19, 2, 2, "mpi", 2});
-  print_plan_bench_header(out, {"p.json", "1f1b", 1, 0, 1, "nccl", 4});
+  print_plan_bench_header(out, "p.json", "", 19, 2, 2, "mpi", 2);
+  print_plan_bench_header(out, "p.json", "1f1b", 1, 0, 1, "nccl", 4);
   EXPECT_EQ(out.str(),
             "# pipebench bench --plan p.json: 19 distinct messages over all schedules on 2 mpi ranks (plan world 2), "
             "then 2 gradient reductions of every group at once (\"OP xN\": N groups together)\n" +
