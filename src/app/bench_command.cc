@@ -44,18 +44,24 @@ namespace {
 // Memory NCCL may still take after initialisation (channel and proxy buffers grow on first use).
 constexpr std::uint64_t kNcclReserveBytes = 1ull << 30;
 
-// --split: the ranks of this communicator whose processes share this process's colour (nccl-tests
-// splits processes; a process's -g GPUs stay together). Ranks of process p are p*g .. p*g+g-1.
-std::vector<int> split_members(const SplitRule& rule, int nranks, const World& world) {
-  const int per_process = nranks / world.size();
-  std::vector<int> members;
-  for (const auto& group : split_groups(rule, world.size())) {
-    if (std::find(group.begin(), group.end(), world.rank()) == group.end()) continue;
-    for (int p : group) {
-      for (int i = 0; i < per_process; ++i) members.push_back(p * per_process + i);
-    }
+// The ranks of these processes: ranks of process p are p*g .. p*g+g-1 (a process's -g GPUs stay together).
+std::vector<int> ranks_of(const std::vector<int>& processes, int per_process) {
+  std::vector<int> ranks;
+  for (int p : processes) {
+    for (int i = 0; i < per_process; ++i) ranks.push_back(p * per_process + i);
   }
-  return members;
+  return ranks;
+}
+
+// --split: the ranks of this communicator whose processes share this process's colour (nccl-tests
+// splits processes).
+std::vector<int> split_members(const SplitRule& rule, int nranks, const World& world) {
+  std::vector<int> processes;
+  for (const auto& group : split_groups(rule, world.size())) {
+    if (std::find(group.begin(), group.end(), world.rank()) != group.end())
+      processes.insert(processes.end(), group.begin(), group.end());
+  }
+  return ranks_of(processes, nranks / world.size());
 }
 
 }  // namespace
@@ -236,15 +242,9 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
   if (c.sweep.split) {
     // Every group that ran at once, as ranks. The table's rows carry rank 0's group with the time over all of
     // them (nccl-tests reduces the time over MPI_COMM_WORLD, common.cu); each group's own records follow.
-    const int per_process = full.nranks() / world.size();
     nlohmann::json groups = nlohmann::json::array();
-    for (const auto& g : split_groups(*c.sweep.split, world.size())) {
-      nlohmann::json ranks = nlohmann::json::array();
-      for (int p : g) {
-        for (int i = 0; i < per_process; ++i) ranks.push_back(p * per_process + i);
-      }
-      groups.push_back(std::move(ranks));
-    }
+    for (const auto& g : split_groups(*c.sweep.split, world.size()))
+      groups.push_back(ranks_of(g, full.nranks() / world.size()));
     config["split_groups"] = std::move(groups);
   }
   ReportSession report(world, full, c.outputs.json_path, c.outputs.csv_path, config, collected);

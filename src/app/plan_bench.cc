@@ -335,8 +335,8 @@ class PlanRowSink final : public RecordSink {
     }
     next_.add(rec);
     const std::string cls = report_.placement() ? report_.placement()->class_of(rec.ranks) : "";
-    print_plan_bench_row(
-        std::cout, {rec, point_op_label(sp, p), p.group, p.elements, p.dtype, sp.point.requested_bytes, cls, p.batch});
+    print_plan_bench_row(std::cout, rec, point_op_label(sp, p), p.group, p.elements, p.dtype, sp.point.requested_bytes,
+                         cls, p.batch);
   }
 
  private:

@@ -4,7 +4,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <iostream>
@@ -24,6 +23,7 @@
 #include "core/distinct_files.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/printf_string.h"
 #include "core/sizes.h"
 #include "core/units.h"
 #include "harness/benchmark_flags.h"
@@ -86,11 +86,8 @@ std::unique_ptr<CostModel> assumed_cost(int n, int plan_world, std::string* note
   } catch (const std::exception&) {
   }
   if (gbps <= 0) gbps = kAssumedLinkGbps;
-  char buf[160];
-  std::snprintf(buf, sizeof buf,
-                "theoretical: %d rank%s here, the plan needs %d; every link at %.1f GB/s (GPU 0's link), %g us", n,
-                n == 1 ? "" : "s", plan_world, gbps, kAssumedLinkLatencyUs);
-  *note = buf;
+  *note = printf_string("theoretical: %d rank%s here, the plan needs %d; every link at %.1f GB/s (GPU 0's link), %g us",
+                        n, n == 1 ? "" : "s", plan_world, gbps, kAssumedLinkLatencyUs);
   return std::make_unique<AssumedCost>(gbps, kAssumedLinkLatencyUs);
 }
 
@@ -155,7 +152,7 @@ PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& ba
         std::make_unique<Prediction>(predict(plan, measurable ? *measured.model : *assumed,
                                              make_compute_model(plan, run.compute), false, false, "", &measured.paths));
   } catch (const ModelError& e) {
-    throw with_flags(e, ModelFlags{dir + "/plan_results.json", ""});  // the same lines predict prints
+    throw with_flags(e, dir + "/plan_results.json", "");  // the same lines predict prints
   }
   const Prediction& p = *run.prediction;
   save_prediction(dir + "/prediction.json", p);

@@ -2,8 +2,7 @@
 // bench's notes, memory line and interrupted line.
 #include "report/bench_notices.h"
 
-#include <cstdio>
-
+#include "core/printf_string.h"
 #include "harness/interrupt.h"
 
 namespace pipebench {
@@ -31,9 +30,7 @@ void print_bench_notes(std::ostream& err, const MeasureSettings& measure, bool g
 }
 
 std::string format_gib(std::uint64_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1ull << 30));
-  return buf;
+  return printf_string("%.2f GiB", static_cast<double>(bytes) / (1ull << 30));
 }
 
 void print_bench_memory(std::ostream& out, bool gpu_ranks, std::uint64_t free_after_init_bytes,

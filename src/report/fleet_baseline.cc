@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "core/error.h"
+#include "core/printf_string.h"
 #include "core/units.h"
 #include "io/input_views.h"
 #include "report/diagnosis.h"
@@ -112,20 +112,17 @@ RuleOutcome check_fleet_baseline(const std::vector<InputFile<ResultSet>>& result
         const bool bad = r.busbw_gbps < limit;
         p.status = bad ? Status::kFail : Status::kPass;
         below += bad ? 1 : 0;
-        char buf[200];
-        std::snprintf(buf, sizeof buf,
-                      "%.2f GB/s against the fleet's median %.2f (spread %.2f, %d samples, band from %.2f): ",
-                      r.busbw_gbps, it->median_gbps, it->spread_gbps, it->samples, limit);
-        p.note = buf + describe(key) + " on host " + host;
+        p.note = printf_string("%.2f GB/s against the fleet's median %.2f (spread %.2f, %d samples, band from %.2f): ",
+                               r.busbw_gbps, it->median_gbps, it->spread_gbps, it->samples, limit) +
+                 describe(key) + " on host " + host;
       }
       out.status = std::max(out.status, p.status);
       out.points.push_back(std::move(p));
     }
   }
-  char buf[160];
-  std::snprintf(buf, sizeof buf, ": %zu of %zu points below the fleet's band (median - %g x spread, and 5 %% below it)",
-                below, out.checked, k);
-  out.message = fleet.path + buf;
+  out.message =
+      fleet.path + printf_string(": %zu of %zu points below the fleet's band (median - %g x spread, and 5 %% below it)",
+                                 below, out.checked, k);
   return out;
 }
 

@@ -3,9 +3,9 @@
 #include "report/link_band_check.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "collectives/registry.h"
+#include "core/printf_string.h"
 #include "core/units.h"
 #include "io/input_views.h"
 #include "report/metric.h"
@@ -55,10 +55,9 @@ std::optional<RuleOutcome> link_band_outcome(const ReportInputs& inputs) {
       ++out.checked;
       p.status = band->below ? Status::kWarn : Status::kPass;
       below += band->below ? 1 : 0;
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "%.2f GB/s at %s is %.1f %% of %s's %.2f GB/s; ", r.busbw_gbps,
-                    format_size(r.size_bytes).c_str(), band->pct_of_link, r.link_class.c_str(), *link);
-      p.note = buf + band->band_text + "; host " + host + " " + ranks_text(in.doc, r.ranks);
+      p.note = printf_string("%.2f GB/s at %s is %.1f %% of %s's %.2f GB/s; ", r.busbw_gbps,
+                             format_size(r.size_bytes).c_str(), band->pct_of_link, r.link_class.c_str(), *link) +
+               band->band_text + "; host " + host + " " + ranks_text(in.doc, r.ranks);
       out.status = std::max(out.status, p.status);
       out.points.push_back(std::move(p));
     }

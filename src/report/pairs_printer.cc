@@ -2,8 +2,7 @@
 // The console text of `pairs`.
 #include "report/pairs_printer.h"
 
-#include <cstdio>
-
+#include "core/printf_string.h"
 #include "core/units.h"
 
 namespace pipebench {
@@ -11,21 +10,13 @@ namespace {
 
 std::string matrix_cell(const std::map<std::pair<int, int>, double>& busbw_gbps, int i, int j,
                         const Placement* placement) {
-  char c[32];
   auto it = busbw_gbps.find({i, j});
-  if (i == j) {
-    std::snprintf(c, sizeof c, "%14s", "-");
-  } else if (it == busbw_gbps.end()) {
-    std::snprintf(c, sizeof c, "%14s", ".");
-  } else {
-    const GpuLink* p = placement ? placement->link(i, j) : nullptr;
-    if (p && p->path_min_gbps > 0) {
-      std::snprintf(c, sizeof c, "%8.2f (%3.0f%%)", it->second, 100 * it->second / p->path_min_gbps);
-    } else {
-      std::snprintf(c, sizeof c, "%14.2f", it->second);
-    }
-  }
-  return c;
+  if (i == j) return printf_string("%14s", "-");
+  if (it == busbw_gbps.end()) return printf_string("%14s", ".");
+  const GpuLink* p = placement ? placement->link(i, j) : nullptr;
+  if (p && p->path_min_gbps > 0)
+    return printf_string("%8.2f (%3.0f%%)", it->second, 100 * it->second / p->path_min_gbps);
+  return printf_string("%14.2f", it->second);
 }
 
 }  // namespace
@@ -46,9 +37,7 @@ void print_pairs_header(std::ostream& out, int n, const std::string& backend, bo
       out << "  rank " << i << (i < 10 ? " " : "");
       for (int j = 0; j < n; ++j) {
         const GpuLink* p = placement->link(i, j);
-        char c[16];
-        std::snprintf(c, sizeof c, "%8s", p ? p->cls.label().c_str() : "?");
-        out << c;
+        out << printf_string("%8s", p ? p->cls.label().c_str() : "?");
       }
       out << "\n";
     }
@@ -62,15 +51,11 @@ void print_pair_matrix(std::ostream& out, const std::string& title, int nranks,
       << "\n#   row = sender, column = receiver; GB/s per direction (% of the path's theoretical)\n";
   out << "#       ";
   for (int j = 0; j < nranks; ++j) {
-    char h[32];
-    std::snprintf(h, sizeof h, "%14s", ("rank " + std::to_string(j)).c_str());
-    out << h;
+    out << printf_string("%14s", ("rank " + std::to_string(j)).c_str());
   }
   out << "\n";
   for (int i = 0; i < nranks; ++i) {
-    char lead[32];
-    std::snprintf(lead, sizeof lead, "  rank %-3d", i);
-    out << lead;
+    out << printf_string("  rank %-3d", i);
     for (int j = 0; j < nranks; ++j) out << matrix_cell(busbw_gbps, i, j, placement);
     out << "\n";
   }

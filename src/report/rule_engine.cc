@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <map>
 #include <numeric>
 #include <set>
 
 #include "collectives/registry.h"
+#include "core/printf_string.h"
 #include "core/units.h"
 #include "io/input_views.h"
 #include "io/trace_job_io.h"
@@ -150,9 +150,8 @@ void check_baseline(const ReportInputs& inputs, const Rule& rule, RuleOutcome& o
       p.note = !c.old_value ? "missing from the baseline: " + c.key : "missing from the new results: " + c.key;
     } else {
       p.status = c.worse ? rule.severity : Status::kPass;
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "ratio %.3f", c.ratio);
-      p.note = std::string(buf) + (c.changed ? "" : " (within the limit or the runs' spread)") + ": " + c.key;
+      p.note = std::string(printf_string("ratio %.3f", c.ratio)) +
+               (c.changed ? "" : " (within the limit or the runs' spread)") + ": " + c.key;
     }
     keep_point(out, std::move(p));
   }
@@ -166,9 +165,7 @@ void check_mad(const ReportInputs& inputs, const Rule& rule, RuleOutcome& out) {
     p.host = f.member;
     p.value = f.value;
     p.limit = f.peers_median;
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%.1f MADs from the peers' median (MAD %.3g)", f.deviations, f.mad);
-    p.note = buf;
+    p.note = printf_string("%.1f MADs from the peers' median (MAD %.3g)", f.deviations, f.mad);
     add_point(out, std::move(p), f.outlier, rule.severity);
   }
 }
@@ -224,14 +221,11 @@ std::string summary_message(const ReportInputs& inputs, const RuleOutcome& out, 
     if (rule.comparison == Comparison::kMadOutlierK) return "not applied: fewer than 3 hosts or pairs per point";
     return "not applied: no point has this metric";
   }
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "%zu of %zu points violate (%s %s %g)", out.offending, out.checked,
-                std::string(rule.metric->name).c_str(), comparison_name(rule.comparison), rule.threshold);
-  std::string text = buf;
+  std::string text =
+      printf_string("%zu of %zu points violate (%s %s %g)", out.offending, out.checked,
+                    std::string(rule.metric->name).c_str(), comparison_name(rule.comparison), rule.threshold);
   if (rule.metric->kind == MetricKind::kP95OverMedian && rule.min_spread_us > 0) {
-    std::snprintf(buf, sizeof buf, "; a p95 - median spread below %g us is jitter, not instability",
-                  rule.min_spread_us);
-    text += buf;
+    text += printf_string("; a p95 - median spread below %g us is jitter, not instability", rule.min_spread_us);
   }
   return text;
 }

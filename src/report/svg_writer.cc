@@ -2,8 +2,8 @@
 #include "report/svg_writer.h"
 
 #include <cmath>
-#include <cstdio>
 
+#include "core/printf_string.h"
 #include "core/terminal_text.h"
 
 namespace pipebench {
@@ -39,9 +39,7 @@ std::string xml_escape(std::string_view text) {
 
 std::string svg_number(double v) {
   if (!std::isfinite(v)) v = 0;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2f", v);
-  std::string s(buf);
+  std::string s(printf_string("%.2f", v));
   while (!s.empty() && s.back() == '0') s.pop_back();
   if (!s.empty() && s.back() == '.') s.pop_back();
   if (s == "-0") s = "0";
