@@ -155,9 +155,12 @@ int exit_status(const SweepSummary& s, bool below_min_busbw, bool nccl_tests_bin
   return status;
 }
 
-int run_bench_command(const BenchConfig& config, const World& world, std::vector<ResultRecord>* collected) {
-  if (!config.plan_path.empty()) return run_plan_bench(config, world);
-  BenchConfig c = config;
+// Builds the backend (or bench --plan's), runs the sweep, writes the requested files.
+int BenchCommand::run(const World* wp) {
+  const InterruptGuard interrupts;
+  const World& world = *wp;
+  if (!config_.plan_path.empty()) return run_plan_bench(config_, world);
+  BenchConfig c = config_;
   c.backend = backend_for_gpus(c.backend, resolve_backend(c.backend, world), c.gpu_list);
   if (world.rank() == 0) {
     print_bench_notes(std::cerr, c.measure, c.backend == BackendKind::kNccl, c.threads, c.gpus_per_process,
@@ -167,7 +170,7 @@ int run_bench_command(const BenchConfig& config, const World& world, std::vector
   if (c.backend == BackendKind::kNccl) c.gpus_per_process *= c.threads;
   auto backend = make_backend(c.backend, world, c.gpus_per_process, c.gpu_list);
   validate_for_backend(c, *backend, world);
-  return run_bench_on(*backend, c, world, collected);
+  return run_bench_on(*backend, c, world);
 }
 
 namespace {
@@ -555,11 +558,6 @@ void BenchCommand::before_world(const std::vector<std::string>& args) {
   config_.command_line = {"pipebench"};
   config_.command_line.insert(config_.command_line.end(), args.begin(), args.end());
   if (!config_.nccl_tests_program.empty()) config_.command_line = nccl_tests_user_args(args);
-}
-
-int BenchCommand::run(const World* world) {
-  const InterruptGuard interrupts;
-  return run_bench_command(config_, *world);
 }
 
 }  // namespace pipebench

@@ -21,12 +21,8 @@ namespace pipebench {
 // Collective. Throws UsageError.
 void validate_for_backend(const BenchConfig& config, const Backend& backend, const World& world);
 
-// Builds the backend, runs the sweep, writes the requested files. Returns the exit status. On rank 0,
-// `collected` (if given) receives every record.
-[[nodiscard]] int run_bench_command(const BenchConfig& config, const World& world,
-                                    std::vector<ResultRecord>* collected = nullptr);
-
-// The same on a backend already built and validated (validate_for_backend).
+// Runs the sweep on a backend already built and validated (validate_for_backend), writes the requested files.
+// Returns the exit status. On rank 0, `collected` (if given) receives every record.
 [[nodiscard]] int run_bench_on(Backend& backend, const BenchConfig& config, const World& world,
                                std::vector<ResultRecord>* collected = nullptr);
 

@@ -34,11 +34,11 @@ std::vector<RankPair> chosen_pairs(const PairsOptions& o, int n) {
   return pairs;
 }
 
-BenchConfig pairs_config(const PairsOptions& o, int gpus) {
+BenchConfig pairs_config(const PairsOptions& o) {
   BenchConfig base;
   base.sweep.ops = {std::string(OpRegistry::instance().transfer_op().name())};
   base.sweep.sizes_bytes = o.sizes_bytes;
-  base.gpus_per_process = gpus;
+  base.gpus_per_process = o.gpus_per_process;
   base.measure.iters = o.iters;
   base.measure.warmup = o.warmup;
   base.measure.reps = o.reps;
@@ -112,15 +112,6 @@ class MatrixSink final : public RecordSink {
 
 }  // namespace
 
-int run_pairs_command(const PairsOptions& o, const World& world) {
-  const BackendKind kind = backend_for_gpus(o.backend, resolve_backend(o.backend, world), o.gpu_list);
-  const int gpus = default_gpus_per_process(o.gpus_per_process, o.gpu_list, kind, world);
-  auto backend = make_backend(kind, world, gpus, o.gpu_list);
-  PairsOptions resolved = o;
-  resolved.gpus_per_process = gpus;
-  return run_pairs_on(*backend, resolved, world);
-}
-
 int run_pairs_on(Backend& backend, const PairsOptions& o, const World& world) {
   const int n = backend.nranks();
   const Op& op = OpRegistry::instance().transfer_op();
@@ -128,7 +119,7 @@ int run_pairs_on(Backend& backend, const PairsOptions& o, const World& world) {
   OpParams check;
   check.pairs = pairs;
   if (!pairs.empty()) op.validate(n, check);
-  const BenchConfig base = pairs_config(o, o.gpus_per_process);
+  const BenchConfig base = pairs_config(o);
   if (!pairs.empty()) {  // refuse sizes that cannot fit before allocating anything
     BenchConfig probe = base;
     probe.sweep.params.pairs = {pairs.front()};
@@ -156,6 +147,15 @@ int run_pairs_on(Backend& backend, const PairsOptions& o, const World& world) {
 }
 
 namespace {
+
+int run_pairs_command(const PairsOptions& o, const World& world) {
+  const BackendKind kind = backend_for_gpus(o.backend, resolve_backend(o.backend, world), o.gpu_list);
+  const int gpus = default_gpus_per_process(o.gpus_per_process, o.gpu_list, kind, world);
+  auto backend = make_backend(kind, world, gpus, o.gpu_list);
+  PairsOptions resolved = o;
+  resolved.gpus_per_process = gpus;
+  return run_pairs_on(*backend, resolved, world);
+}
 
 class PairsCommand final : public Subcommand {
  public:

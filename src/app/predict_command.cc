@@ -319,7 +319,13 @@ class PredictCommand final : public Subcommand {
   std::string summary() const override { return "1F1B vs interleaved for every v, simulated on a bandwidth table"; }
   void add_options(CLI::App& sub) override;
   void finish(const CLI::App& /*sub*/, const CommandExtras& /*extras*/) override {}
-  int run(const World* /*world*/) override { return run_predict_command(o_); }
+  int run(const World* /*world*/) override {
+    try {
+      return predict_and_print(o_);
+    } catch (const ModelError& e) {
+      throw with_flags(e, o_.table_path, o_.schedule);
+    }
+  }
 
  private:
   void add_compute_options(CLI::App& sub);
@@ -377,13 +383,5 @@ void PredictCommand::add_compute_options(CLI::App& sub) {
 }  // namespace
 
 std::unique_ptr<Subcommand> make_predict_command() { return std::make_unique<PredictCommand>(); }
-
-int run_predict_command(const PredictOptions& o) {
-  try {
-    return predict_and_print(o);
-  } catch (const ModelError& e) {
-    throw with_flags(e, o.table_path, o.schedule);
-  }
-}
 
 }  // namespace pipebench

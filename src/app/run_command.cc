@@ -46,9 +46,10 @@
 
 namespace pipebench {
 
-void relaunch_under_mpirun_if_needed(const RunOptions& o, const std::vector<std::string>& args) {
+void RunCommand::before_world(const std::vector<std::string>& args) {
   // --gpus names GPUs: no fallback to host ranks (where none is visible, the one process says so). run's
   // ranks stop at their next point and say which signal the user sent (harness/interrupt.h).
+  const RunOptions& o = options_;
   if (o.gpu_list.empty()) relaunch_on_host_ranks(o.backend, o.host_ranks, args, StopForwarding::kGraceful);
 }
 
@@ -356,7 +357,10 @@ int finish_interrupted(const World& world, const std::string& dir, RunOutcome& o
 
 }  // namespace
 
-int run_run_command(const RunOptions& o, const World& world) {
+int RunCommand::run(const World* wp) {
+  const InterruptGuard interrupts;
+  const RunOptions& o = options_;
+  const World& world = *wp;
   const BackendKind kind = backend_for_gpus(o.backend, resolve_backend(o.backend, world), o.gpu_list);
   BenchConfig c = run_bench_config(o, world, kind);
   const std::optional<std::string> folder = make_run_folder(o, world);
@@ -378,11 +382,6 @@ int run_run_command(const RunOptions& o, const World& world) {
   if (out.interrupted == 0 && o.plan) plan_steps(o, world, *backend, c, dir, out);
   if (out.interrupted != 0) return finish_interrupted(world, dir, out);
   return finish_with_report(o, world, dir, out);
-}
-
-int RunCommand::run(const World* world) {
-  const InterruptGuard interrupts;
-  return run_run_command(options_, *world);
 }
 
 std::string RunCommand::summary() const { return "the whole qualification job with defaults (what 'make run' runs)"; }

@@ -37,13 +37,6 @@ struct RunOptions {
   bool quiet = false;                      // --quiet: no progress lines
 };
 
-// Before MPI is initialised: when no GPU is visible and this process was not started by mpirun,
-// replace it with `mpirun -np <host_ranks> <this program> <args>` (saying so on the first line).
-// Returns only when no re-launch is needed or possible.
-void relaunch_under_mpirun_if_needed(const RunOptions& options, const std::vector<std::string>& args);
-
-[[nodiscard]] int run_run_command(const RunOptions& options, const World& world);
-
 // `pipebench run [flags] [-- <Megatron-LM arguments>]`.
 class RunCommand final : public Subcommand {
  public:
@@ -54,7 +47,10 @@ class RunCommand final : public Subcommand {
   [[nodiscard]] bool accepts_benchmark_args() const override { return true; }
   [[nodiscard]] bool accepts_passthrough() const override { return true; }
   [[nodiscard]] bool needs_world() const override { return true; }
-  void before_world(const std::vector<std::string>& args) override { relaunch_under_mpirun_if_needed(options_, args); }
+  // Before MPI is initialised: when no GPU is visible and this process was not started by mpirun, replaces
+  // it with `mpirun -np <host_ranks> <this program> <args>` (saying so on the first line). Returns only
+  // when no re-launch is needed or possible.
+  void before_world(const std::vector<std::string>& args) override;
   [[nodiscard]] int run(const World* world) override;
   // After finish: the job the flags describe.
   [[nodiscard]] const RunOptions& options() const { return options_; }

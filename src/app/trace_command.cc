@@ -35,6 +35,23 @@
 #include "trace/trace_report.h"
 
 namespace pipebench {
+
+TraceProgressFn trace_progress(std::ostream& out, bool tty, Progress::Clock clock) {
+  struct State {
+    std::string unit;
+    std::unique_ptr<Progress> line;
+  };
+  auto state = std::make_shared<State>();
+  return [state, &out, tty, clock](const std::string& unit, std::int64_t done, std::int64_t total) {
+    if (!state->line || unit != state->unit) {  // a new unit (a reader's next phase): a new estimate
+      state->line.reset();
+      state->line = std::make_unique<Progress>(out, tty, unit, total, clock);
+      state->unit = unit;
+    }
+    state->line->update(done, "");
+  };
+}
+
 namespace {
 
 bool is_directory(const std::string& path) {
@@ -256,24 +273,9 @@ int run_one_profile(const TraceCommandOptions& o) {
   return 0;
 }
 
-}  // namespace
-
-TraceProgressFn trace_progress(std::ostream& out, bool tty, Progress::Clock clock) {
-  struct State {
-    std::string unit;
-    std::unique_ptr<Progress> line;
-  };
-  auto state = std::make_shared<State>();
-  return [state, &out, tty, clock](const std::string& unit, std::int64_t done, std::int64_t total) {
-    if (!state->line || unit != state->unit) {  // a new unit (a reader's next phase): a new estimate
-      state->line.reset();
-      state->line = std::make_unique<Progress>(out, tty, unit, total, clock);
-      state->unit = unit;
-    }
-    state->line->update(done, "");
-  };
-}
-
+// Returns the exit status: 0, 2 when a profile was damaged (after reporting what was read), 3 when the
+// profile does not match --plan, or (job view) --prediction/--replay beyond --tolerance.
+// Throws UsageError for bad input.
 int run_trace_command(const TraceCommandOptions& o_in) {
   TraceCommandOptions o = o_in;
   if (o.path.empty() && o.paths.size() == 1) o.path = o.paths[0];
@@ -301,8 +303,6 @@ int run_trace_command(const TraceCommandOptions& o_in) {
   }
   return run_one_profile(o);
 }
-
-namespace {
 
 class TraceCommand final : public Subcommand {
  public:
