@@ -32,7 +32,6 @@
 #include "replay/plan_jobs.h"
 #include "replay/replay.h"
 #include "report/replay_table_printer.h"
-#include "report/results_json.h"
 #include "schedule/schedule_file.h"
 #include "sim/compute_model.h"
 #include "sim/cost_model.h"
@@ -276,7 +275,7 @@ void ReplayCommand::write_traces(const ReplayResult& r) const {
   make_output_folder("--trace", trace_dir_);
   for (const auto& s : r.schedules) {  // predict writes trace-NAME-vV.json: the same names, prefixed
     const std::string path = trace_dir_ + "/replay-" + s.id.file_stem() + ".json";
-    write_file_atomically(path, replay_chrome_trace(s).dump() + "\n");
+    write_output_file("", path, replay_chrome_trace(s).dump() + "\n");
   }
 }
 

@@ -36,7 +36,6 @@
 #include "replay/replay.h"
 #include "report/prediction_report.h"
 #include "report/report_writer.h"
-#include "report/results_json.h"
 #include "report/rule.h"
 #include "report/run_summary_printer.h"
 #include "report/system_info.h"
@@ -302,7 +301,7 @@ void fit_sizes_to_backend(BenchConfig& c, Backend& backend, const World& world) 
 void save_summary(const std::string& dir, const RunOutcome& out) {
   std::ostringstream text;
   print_run_file(text, out);
-  write_file_atomically(dir + "/summary.txt", text.str());
+  write_output_file("", dir + "/summary.txt", text.str());
 }
 
 // plan -> predict -> replay when the options ask for them, into `out`.

@@ -16,13 +16,13 @@
 
 #include "core/distinct_files.h"
 #include "core/error.h"
+#include "core/file_io.h"
 #include "core/json_file.h"
 #include "core/word_lists.h"
 #include "io/plan_io.h"
 #include "io/prediction_io.h"
 #include "io/replay_io.h"
 #include "io/trace_io.h"
-#include "report/results_json.h"
 #include "trace/file_format.h"
 #include "trace/job_check.h"
 #include "trace/job_chrome.h"
@@ -151,8 +151,8 @@ int run_job(const TraceCommandOptions& o, const std::vector<std::string>& job_fi
   }
   print_job_report(std::cout, job, compare ? &*compare : nullptr, model ? &*model : nullptr, o.top_rows);
   if (!o.json_path.empty()) {
-    write_file_atomically(o.json_path,
-                          json_file_text(job_json(job, compare ? &*compare : nullptr, model ? &*model : nullptr), 2));
+    write_output_file("", o.json_path,
+                      json_file_text(job_json(job, compare ? &*compare : nullptr, model ? &*model : nullptr), 2));
     std::cout << "# wrote " << o.json_path << "\n";
   }
   if (!o.chrome_trace_path.empty()) {
@@ -251,7 +251,7 @@ int run_one_profile(const TraceCommandOptions& o) {
     }
     const TraceFile file = trace_file(profile, device_ranks,
                                       check ? std::optional<nlohmann::json>(plan_check_to_json(*check)) : std::nullopt);
-    write_file_atomically(o.json_path, json_file_text(trace_to_json(file), 2));
+    write_output_file("", o.json_path, json_file_text(trace_to_json(file), 2));
     std::cout << "# wrote " << o.json_path << "\n";
   }
   if (!o.chrome_trace_path.empty()) std::cout << "# wrote " << o.chrome_trace_path << " (Chrome trace)\n";

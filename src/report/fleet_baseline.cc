@@ -35,8 +35,8 @@ double scaled_mad(const std::vector<double>& values, double median) {
   return 1.4826 * median_of(dev);
 }
 
-}  // namespace
-
+// The fingerprint of a record of results file `rs` as a baseline point (no statistics filled in): op, dtype, redop,
+// placement, size, rank count, link class, the first GPU model and the NCCL and CUDA driver versions.
 FleetPoint fleet_key(const ResultSet& rs, const ResultRecord& r) {
   FleetPoint p;
   p.op = r.op;
@@ -57,6 +57,8 @@ bool same_key(const FleetPoint& a, const FleetPoint& b) {
          a.size_bytes == b.size_bytes && a.nranks == b.nranks && a.link_class == b.link_class &&
          a.gpu_model == b.gpu_model && a.nccl == b.nccl && a.driver == b.driver;
 }
+
+}  // namespace
 
 FleetBaseline make_fleet_baseline(const std::vector<InputFile<ResultSet>>& results) {
   std::vector<FleetPoint> keys;

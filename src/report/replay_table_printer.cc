@@ -19,20 +19,14 @@ int name_width(const ReplayResult& r) {
   return width;
 }
 
-// s, left-aligned in width columns (printf's "%-*s", without a buffer's limit).
-std::string padded(std::string s, int width) {
-  if (static_cast<int>(s.size()) < width) s.append(static_cast<std::size_t>(width) - s.size(), ' ');
-  return s;
-}
-
 // "%+.2f" of a number, as printf writes it.
 std::string signed_ms(double ms) { return printf_string("%+.2f", ms); }
 
 void print_drift(std::ostream& out, const ScheduleReplay& s) {
   const RankDrift* d = most_drifted(s.drift);
   if (!d) return;
-  out << "# drift " << padded(s.id.key(), 19) << " r" << d->rank << " " << signed_ms(d->end_drift_ms)
-      << " ms vs model:";
+  out << "# drift " << printf_string("%-19s", s.id.key().c_str()) << " r" << d->rank << " "
+      << signed_ms(d->end_drift_ms) << " ms vs model:";
   const char* sep = " ";
   for (const auto& [kind, ms] : d->by_kind_ms) {
     out << sep << kind << " " << signed_ms(ms);
@@ -45,6 +39,22 @@ void print_drift(std::ostream& out, const ScheduleReplay& s) {
     sep = ", ";
   }
   out << "\n";
+}
+
+// Per schedule: each rank's communication share (beside the predicted one), then the rank that ended
+// latest against the model, with what each kind of task added and the tasks that added most
+// (replay/task_drift.h; every rank is in the JSON).
+void print_replay_shares_and_drift(std::ostream& out, const ReplayResult& r) {
+  const int width = name_width(r);
+  for (const auto& s : r.schedules) {
+    out << "# comm share " << printf_string("%-*s", width - 2, s.id.key().c_str());
+    for (const auto& p : s.per_rank) {
+      out << printf_string("  r%d %.2f", p.rank, p.comm_share);
+      if (p.predicted_comm_share) out << printf_string(" (pred %.2f)", *p.predicted_comm_share);
+    }
+    out << "\n";
+  }
+  for (const auto& s : r.schedules) print_drift(out, s);
 }
 
 }  // namespace
@@ -75,19 +85,6 @@ void print_replay_table(std::ostream& out, const ReplayResult& r, double band) {
   } else {
     out << "# Replay verdict: " << replay_agreement(r, band).text << "\n";
   }
-}
-
-void print_replay_shares_and_drift(std::ostream& out, const ReplayResult& r) {
-  const int width = name_width(r);
-  for (const auto& s : r.schedules) {
-    out << "# comm share " << padded(s.id.key(), width - 2);
-    for (const auto& p : s.per_rank) {
-      out << printf_string("  r%d %.2f", p.rank, p.comm_share);
-      if (p.predicted_comm_share) out << printf_string(" (pred %.2f)", *p.predicted_comm_share);
-    }
-    out << "\n";
-  }
-  for (const auto& s : r.schedules) print_drift(out, s);
 }
 
 void print_replay_report(std::ostream& out, const ReplayResult& r, const std::string& plan_path, double band) {

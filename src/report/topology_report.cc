@@ -13,10 +13,8 @@
 namespace pipebench {
 namespace {
 
-std::string cell(const std::string& s, int width) {
-  return s.size() >= static_cast<std::size_t>(width) ? s + " "
-                                                     : s + std::string(static_cast<std::size_t>(width) - s.size(), ' ');
-}
+// s left-aligned in width columns, and at least one space after it.
+std::string cell(const std::string& s, int width) { return printf_string("%-*s ", width - 1, s.c_str()); }
 
 std::string gbps(double g) {
   if (g <= 0) return "?";
