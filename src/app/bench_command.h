@@ -2,7 +2,6 @@
 // `pipebench bench` and the sweep machinery `pipebench run` reuses.
 #pragma once
 
-#include <iosfwd>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include "collectives/registry.h"
 #include "core/printf_string.h"

@@ -2,7 +2,6 @@
 // Topology renderers.
 #include "report/topology_report.h"
 
-#include <iomanip>
 #include <map>
 
 #include "core/printf_string.h"
