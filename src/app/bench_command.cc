@@ -44,18 +44,24 @@ namespace {
 // Memory NCCL may still take after initialisation (channel and proxy buffers grow on first use).
 constexpr std::uint64_t kNcclReserveBytes = 1ull << 30;
 
-// --split: the ranks of this communicator whose processes share this process's colour (nccl-tests
-// splits processes; a process's -g GPUs stay together). Ranks of process p are p*g .. p*g+g-1.
-std::vector<int> split_members(const SplitRule& rule, int nranks, const World& world) {
-  const int per_process = nranks / world.size();
-  std::vector<int> members;
-  for (const auto& group : split_groups(rule, world.size())) {
-    if (std::find(group.begin(), group.end(), world.rank()) == group.end()) continue;
-    for (int p : group) {
-      for (int i = 0; i < per_process; ++i) members.push_back(p * per_process + i);
-    }
+// The ranks of these processes: ranks of process p are p*g .. p*g+g-1 (a process's -g GPUs stay together).
+std::vector<int> ranks_of(const std::vector<int>& processes, int per_process) {
+  std::vector<int> ranks;
+  for (int p : processes) {
+    for (int i = 0; i < per_process; ++i) ranks.push_back(p * per_process + i);
   }
-  return members;
+  return ranks;
+}
+
+// --split: the ranks of this communicator whose processes share this process's colour (nccl-tests
+// splits processes).
+std::vector<int> split_members(const SplitRule& rule, int nranks, const World& world) {
+  std::vector<int> processes;
+  for (const auto& group : split_groups(rule, world.size())) {
+    if (std::find(group.begin(), group.end(), world.rank()) != group.end())
+      processes.insert(processes.end(), group.begin(), group.end());
+  }
+  return ranks_of(processes, nranks / world.size());
 }
 
 }  // namespace
@@ -129,8 +135,8 @@ int interrupted_status(const SweepSummary& s, const BenchConfig& c, const World&
   if (world.rank() == 0) {
     std::cout.flush();
     print_bench_interruption(
-        std::cerr,
-        {s, {c.outputs.json_path, c.outputs.csv_path, parse_benchmark_flags(c.measure.benchmark_args).out_path}});
+        std::cerr, s,
+        {c.outputs.json_path, c.outputs.csv_path, parse_benchmark_flags(c.measure.benchmark_args).out_path});
   }
   return 128 + s.interrupted_by;
 }
@@ -149,19 +155,22 @@ int exit_status(const SweepSummary& s, bool below_min_busbw, bool nccl_tests_bin
   return status;
 }
 
-int run_bench_command(const BenchConfig& config, const World& world, std::vector<ResultRecord>* collected) {
-  if (!config.plan_path.empty()) return run_plan_bench(config, world);
-  BenchConfig c = config;
+// Builds the backend (or bench --plan's), runs the sweep, writes the requested files.
+int BenchCommand::run(const World* wp) {
+  const InterruptGuard interrupts;
+  const World& world = *wp;
+  if (!config_.plan_path.empty()) return run_plan_bench(config_, world);
+  BenchConfig c = config_;
   c.backend = backend_for_gpus(c.backend, resolve_backend(c.backend, world), c.gpu_list);
   if (world.rank() == 0) {
-    print_bench_notes(std::cerr,
-                      {c.measure, c.backend == BackendKind::kNccl, c.threads, c.gpus_per_process, c.parallel_init});
+    print_bench_notes(std::cerr, c.measure, c.backend == BackendKind::kNccl, c.threads, c.gpus_per_process,
+                      c.parallel_init);
   }
   // nccl-tests has procs x -t x -g ranks; here one thread drives them all.
   if (c.backend == BackendKind::kNccl) c.gpus_per_process *= c.threads;
   auto backend = make_backend(c.backend, world, c.gpus_per_process, c.gpu_list);
   validate_for_backend(c, *backend, world);
-  return run_bench_on(*backend, c, world, collected);
+  return run_bench_on(*backend, c, world);
 }
 
 namespace {
@@ -236,15 +245,9 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
   if (c.sweep.split) {
     // Every group that ran at once, as ranks. The table's rows carry rank 0's group with the time over all of
     // them (nccl-tests reduces the time over MPI_COMM_WORLD, common.cu); each group's own records follow.
-    const int per_process = full.nranks() / world.size();
     nlohmann::json groups = nlohmann::json::array();
-    for (const auto& g : split_groups(*c.sweep.split, world.size())) {
-      nlohmann::json ranks = nlohmann::json::array();
-      for (int p : g) {
-        for (int i = 0; i < per_process; ++i) ranks.push_back(p * per_process + i);
-      }
-      groups.push_back(std::move(ranks));
-    }
+    for (const auto& g : split_groups(*c.sweep.split, world.size()))
+      groups.push_back(ranks_of(g, full.nranks() / world.size()));
     config["split_groups"] = std::move(groups);
   }
   ReportSession report(world, full, c.outputs.json_path, c.outputs.csv_path, config, collected);
@@ -272,8 +275,8 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
   if (c.memory_report) {
     const std::uint64_t free_after = free_now();
     if (world.rank() == 0) {
-      print_bench_memory(std::cout, {gpu, free_before, buffer_bytes(c, comm.nranks()),
-                                     free_before > free_after ? free_before - free_after : 0});
+      print_bench_memory(std::cout, gpu, free_before, buffer_bytes(c, comm.nranks()),
+                         free_before > free_after ? free_before - free_after : 0);
     }
   }
   if (summary.interrupted_by != 0) return interrupted_status(summary, c, world);
@@ -327,11 +330,7 @@ void add_run_options(CLI::App& sub, BenchConfig& c) {
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
   sub.add_option("-G,--cudagraph", c.measure.graph, "capture each batch in a CUDA graph (0/1)")->capture_default_str();
-  sub.add_option("-T,--timeout", c.measure.timeout_s,
-                 "seconds a point may take before the job is aborted (default: from the point's size, see pipebench "
-                 "help bench; "
-                 "0 = none)")
-      ->check(checks::non_negative(checks::kMaxTimeoutSeconds));
+  add_timeout_option(sub, c.measure.timeout_s);
 }
 
 // The rest of nccl-tests' flags, with its letters and long names (shared reference: nccl-tests §1.2).
@@ -560,12 +559,5 @@ void BenchCommand::before_world(const std::vector<std::string>& args) {
   config_.command_line.insert(config_.command_line.end(), args.begin(), args.end());
   if (!config_.nccl_tests_program.empty()) config_.command_line = nccl_tests_user_args(args);
 }
-
-int BenchCommand::run(const World* world) {
-  const InterruptGuard interrupts;
-  return run_bench_command(config_, *world);
-}
-
-std::unique_ptr<Subcommand> make_bench_command() { return std::make_unique<BenchCommand>(); }
 
 }  // namespace pipebench

@@ -2,7 +2,6 @@
 // `pipebench bench` and the sweep machinery `pipebench run` reuses.
 #pragma once
 
-#include <iosfwd>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -21,12 +20,8 @@ namespace pipebench {
 // Collective. Throws UsageError.
 void validate_for_backend(const BenchConfig& config, const Backend& backend, const World& world);
 
-// Builds the backend, runs the sweep, writes the requested files. Returns the exit status. On rank 0,
-// `collected` (if given) receives every record.
-[[nodiscard]] int run_bench_command(const BenchConfig& config, const World& world,
-                                    std::vector<ResultRecord>* collected = nullptr);
-
-// The same on a backend already built and validated (validate_for_backend).
+// Runs the sweep on a backend already built and validated (validate_for_backend), writes the requested files.
+// Returns the exit status. On rank 0, `collected` (if given) receives every record.
 [[nodiscard]] int run_bench_on(Backend& backend, const BenchConfig& config, const World& world,
                                std::vector<ResultRecord>* collected = nullptr);
 
@@ -67,7 +62,5 @@ class BenchCommand final : public Subcommand {
   std::unique_ptr<Text> text_;
   BenchConfig config_;
 };
-
-[[nodiscard]] std::unique_ptr<Subcommand> make_bench_command();
 
 }  // namespace pipebench

@@ -17,8 +17,8 @@ namespace pipebench {
 
 std::vector<std::unique_ptr<Subcommand>> make_command_table() {
   std::vector<std::unique_ptr<Subcommand>> table;
-  table.push_back(make_bench_command());
-  table.push_back(make_run_command());
+  table.push_back(std::make_unique<BenchCommand>());
+  table.push_back(std::make_unique<RunCommand>());
   table.push_back(make_topo_command());
   table.push_back(make_pairs_command());
   table.push_back(make_plan_command());

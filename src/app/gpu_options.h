@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// --gpus and the default of -g, shared by bench, pairs and run: the GPUs a node's processes share out
-// (launch/gpu_assignment.h) and how many each process drives.
+// The options bench, pairs and run share: --gpus and the default of -g (the GPUs a node's processes share
+// out, launch/gpu_assignment.h, and how many each process drives), and -T.
 #pragma once
 
 #include <string>
@@ -8,6 +8,10 @@
 
 #include "backend/backend.h"
 #include "launch/world.h"
+
+namespace CLI {
+class App;
+}
 
 namespace pipebench {
 
@@ -26,5 +30,8 @@ inline constexpr const char* kGpusOptionHelp =
 // -g: as given; else, for one process on NCCL, every GPU of --gpus or every visible one; else 1 per rank.
 [[nodiscard]] int default_gpus_per_process(int requested, const std::vector<std::string>& gpu_list, BackendKind kind,
                                            const World& world);
+
+// -T,--timeout: seconds a point may take before the job is aborted.
+void add_timeout_option(CLI::App& sub, double& timeout_s);
 
 }  // namespace pipebench

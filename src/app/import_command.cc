@@ -3,7 +3,6 @@
 #include "app/import_command.h"
 
 #include <CLI/CLI.hpp>
-#include <cstdio>
 #include <filesystem>
 #include <iostream>
 
@@ -11,6 +10,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/json_file.h"
+#include "core/printf_string.h"
 #include "core/terminal_text.h"
 #include "io/nccl_tests_log.h"
 #include "report/system_info.h"
@@ -29,17 +29,14 @@ void print_test(std::ostream& out, const std::string& path, const NcclTestsLog& 
   hosts = one_line(hosts);
   models = one_line(models);
   const std::string version = one_line(log.version);
-  char buf[512];
-  std::snprintf(buf, sizeof buf, "%s: %s (%s%s%s), %d ranks%s%s%s, %zu rows", path.c_str(),
-                log.op.empty() ? "op unknown" : log.op.c_str(), log.format.c_str(),
-                version.empty() ? "" : ", nccl-tests ", version.c_str(), log.nranks,
-                hosts.empty() ? "" : (" on " + hosts).c_str(), models.empty() ? "" : (" (" + models + ")").c_str(),
-                log.groups > 1 ? (" in " + std::to_string(log.groups) + " concurrent groups").c_str() : "",
-                log.records.size() / 2);
-  out << buf;
+  out << printf_string(
+      "%s: %s (%s%s%s), %d ranks%s%s%s, %zu rows", path.c_str(), log.op.empty() ? "op unknown" : log.op.c_str(),
+      log.format.c_str(), version.empty() ? "" : ", nccl-tests ", version.c_str(), log.nranks,
+      hosts.empty() ? "" : (" on " + hosts).c_str(), models.empty() ? "" : (" (" + models + ")").c_str(),
+      log.groups > 1 ? (" in " + std::to_string(log.groups) + " concurrent groups").c_str() : "",
+      log.records.size() / 2);
   if (log.avg_busbw_gbps >= 0) {
-    std::snprintf(buf, sizeof buf, ", avg busbw %.4g GB/s", log.avg_busbw_gbps);
-    out << buf;
+    out << printf_string(", avg busbw %.4g GB/s", log.avg_busbw_gbps);
   }
   out << (log.concluded ? "" : " (the log ends before its footer)") << "\n";
 }

@@ -9,11 +9,7 @@
 
 namespace pipebench {
 
-struct ModelFlags {
-  std::string table_path;  // --table
-  std::string schedule;    // --schedule as passed to predict()
-};
-
-[[nodiscard]] UsageError with_flags(const ModelError& e, const ModelFlags& flags);
+// table_path: --table; schedule: --schedule as passed to predict().
+[[nodiscard]] UsageError with_flags(const ModelError& e, const std::string& table_path, const std::string& schedule);
 
 }  // namespace pipebench

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>

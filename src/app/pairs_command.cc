@@ -11,7 +11,6 @@
 #include "app/host_relaunch.h"
 #include "app/report_session.h"
 #include "backend/backend_factory.h"
-#include "cli/number_checks.h"
 #include "collectives/pair.h"
 #include "collectives/registry.h"
 #include "core/distinct_files.h"
@@ -35,11 +34,11 @@ std::vector<RankPair> chosen_pairs(const PairsOptions& o, int n) {
   return pairs;
 }
 
-BenchConfig pairs_config(const PairsOptions& o, int gpus) {
+BenchConfig pairs_config(const PairsOptions& o) {
   BenchConfig base;
   base.sweep.ops = {std::string(OpRegistry::instance().transfer_op().name())};
   base.sweep.sizes_bytes = o.sizes_bytes;
-  base.gpus_per_process = gpus;
+  base.gpus_per_process = o.gpus_per_process;
   base.measure.iters = o.iters;
   base.measure.warmup = o.warmup;
   base.measure.reps = o.reps;
@@ -91,15 +90,13 @@ class MatrixSink final : public RecordSink {
     const OpParams& p = *points_.at(index_++).params;
     const RankPair pr = p.pairs.front();
     if (rec.error.empty()) {
-      m_.busbw_gbps[{pr.src, pr.dst}] = rec.busbw_gbps;
-      if (p.bidirectional) m_.busbw_gbps[{pr.dst, pr.src}] = rec.busbw_gbps;
+      busbw_gbps_[{pr.src, pr.dst}] = rec.busbw_gbps;
+      if (p.bidirectional) busbw_gbps_[{pr.dst, pr.src}] = rec.busbw_gbps;
     }
     while (batch_ < batches_.size() && index_ == done_ + batches_[batch_].count) {
-      m_.title = batches_[batch_].title;
-      m_.nranks = n_;
-      print_pair_matrix(std::cout, m_, report_.placement());
+      print_pair_matrix(std::cout, batches_[batch_].title, n_, busbw_gbps_, report_.placement());
       done_ += batches_[batch_++].count;
-      m_ = PairMatrix{};
+      busbw_gbps_.clear();
     }
   }
 
@@ -109,20 +106,11 @@ class MatrixSink final : public RecordSink {
   std::vector<MatrixBatch> batches_;
   int n_;
   const ReportSession& report_;
-  PairMatrix m_;
+  std::map<std::pair<int, int>, double> busbw_gbps_;  // of the current matrix
   std::size_t index_ = 0, batch_ = 0, done_ = 0;
 };
 
 }  // namespace
-
-int run_pairs_command(const PairsOptions& o, const World& world) {
-  const BackendKind kind = backend_for_gpus(o.backend, resolve_backend(o.backend, world), o.gpu_list);
-  const int gpus = default_gpus_per_process(o.gpus_per_process, o.gpu_list, kind, world);
-  auto backend = make_backend(kind, world, gpus, o.gpu_list);
-  PairsOptions resolved = o;
-  resolved.gpus_per_process = gpus;
-  return run_pairs_on(*backend, resolved, world);
-}
 
 int run_pairs_on(Backend& backend, const PairsOptions& o, const World& world) {
   const int n = backend.nranks();
@@ -131,7 +119,7 @@ int run_pairs_on(Backend& backend, const PairsOptions& o, const World& world) {
   OpParams check;
   check.pairs = pairs;
   if (!pairs.empty()) op.validate(n, check);
-  const BenchConfig base = pairs_config(o, o.gpus_per_process);
+  const BenchConfig base = pairs_config(o);
   if (!pairs.empty()) {  // refuse sizes that cannot fit before allocating anything
     BenchConfig probe = base;
     probe.sweep.params.pairs = {pairs.front()};
@@ -141,7 +129,7 @@ int run_pairs_on(Backend& backend, const PairsOptions& o, const World& world) {
   ReportSession report(world, backend, o.json_path, o.csv_path, bench_config_json(base));
   const bool speak = world.rank() == 0;
   if (speak) {
-    print_pairs_header(std::cout, {n, std::string(backend.name()), backend.kind() == BackendKind::kNccl, o.sizes_bytes},
+    print_pairs_header(std::cout, n, std::string(backend.name()), backend.kind() == BackendKind::kNccl, o.sizes_bytes,
                        report.placement());
   }
   if (n < 2) {
@@ -159,6 +147,15 @@ int run_pairs_on(Backend& backend, const PairsOptions& o, const World& world) {
 }
 
 namespace {
+
+int run_pairs_command(const PairsOptions& o, const World& world) {
+  const BackendKind kind = backend_for_gpus(o.backend, resolve_backend(o.backend, world), o.gpu_list);
+  const int gpus = default_gpus_per_process(o.gpus_per_process, o.gpu_list, kind, world);
+  auto backend = make_backend(kind, world, gpus, o.gpu_list);
+  PairsOptions resolved = o;
+  resolved.gpus_per_process = gpus;
+  return run_pairs_on(*backend, resolved, world);
+}
 
 class PairsCommand final : public Subcommand {
  public:
@@ -202,11 +199,7 @@ void PairsCommand::add_options(CLI::App& sub) {
   sub.add_option("-c,--check", o_.checks, "data-check runs per point")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
-  sub.add_option("-T,--timeout", o_.timeout_s,
-                 "seconds a point may take before the job is aborted (default: from the point's size, see pipebench "
-                 "help bench; "
-                 "0 = none)")
-      ->check(checks::non_negative(checks::kMaxTimeoutSeconds));
+  add_timeout_option(sub, o_.timeout_s);
   sub.add_option("--json", o_.json_path, "write the results JSON here");
   sub.add_option("--csv", o_.csv_path, "write one CSV line per record here");
   sub.add_flag("--quiet", o_.quiet, "no progress lines on stderr");

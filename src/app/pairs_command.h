@@ -30,8 +30,6 @@ struct PairsOptions {
   int host_ranks = 4;  // --host-ranks: ranks of the MPI fallback started under mpirun without GPUs
 };
 
-[[nodiscard]] int run_pairs_command(const PairsOptions& options, const World& world);
-
 // The same on a backend already built. A point that fails is reported (its matrix cell stays '.'),
 // counted under "Failed points" and makes the exit status 1.
 [[nodiscard]] int run_pairs_on(Backend& backend, const PairsOptions& options, const World& world);

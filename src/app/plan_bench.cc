@@ -335,8 +335,8 @@ class PlanRowSink final : public RecordSink {
     }
     next_.add(rec);
     const std::string cls = report_.placement() ? report_.placement()->class_of(rec.ranks) : "";
-    print_plan_bench_row(
-        std::cout, {rec, point_op_label(sp, p), p.group, p.elements, p.dtype, sp.point.requested_bytes, cls, p.batch});
+    print_plan_bench_row(std::cout, rec, point_op_label(sp, p), p.group, p.elements, p.dtype, sp.point.requested_bytes,
+                         cls, p.batch);
   }
 
  private:
@@ -360,8 +360,8 @@ int run_plan_bench_on(Backend& backend, const Plan& plan, const std::string& lab
                        results ? &collected : nullptr);
   const bool speak = world.rank() == 0;
   if (speak) {
-    print_plan_bench_header(std::cout, {label, c.plan_schedule, distinct, points.size() - distinct, backend.nranks(),
-                                        std::string(backend.name()), plan.layout.world});
+    print_plan_bench_header(std::cout, label, c.plan_schedule, distinct, points.size() - distinct, backend.nranks(),
+                            std::string(backend.name()), plan.layout.world);
   }
   PlanSweep sweep;
   const std::uint64_t free_bytes = world.min_u64(backend.nlocal() ? backend.free_memory_bytes() : UINT64_MAX);

@@ -12,6 +12,7 @@
 #include "report/plan_printer.h"
 
 namespace pipebench {
+namespace {
 
 int run_plan_command(const PlanOptions& o) {
   const MegatronArgs args = parse_megatron_args(o.megatron_args);
@@ -27,8 +28,6 @@ int run_plan_command(const PlanOptions& o) {
   print_plan(std::cout, plan);
   return static_cast<int>(ExitCode::kOk);
 }
-
-namespace {
 
 const char* const kPlanHelp =
     "the messages of a Megatron-LM pipeline plan\n"

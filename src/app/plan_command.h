@@ -15,9 +15,6 @@ struct PlanOptions {
   std::vector<std::string> megatron_args;
 };
 
-// Needs no MPI. Returns the exit status.
-[[nodiscard]] int run_plan_command(const PlanOptions& options);
-
 [[nodiscard]] std::unique_ptr<Subcommand> make_plan_command();
 
 }  // namespace pipebench

@@ -3,9 +3,7 @@
 #include "app/predict_command.h"
 
 #include <CLI/CLI.hpp>
-#include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -17,6 +15,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/json_file.h"
+#include "core/printf_string.h"
 #include "io/nccl_tests_log.h"
 #include "io/plan_io.h"
 #include "io/prediction_io.h"
@@ -54,31 +53,26 @@ MeasuredLayer measure_layer(const Plan& plan, std::ostream& out) {
   const DType t = plan_gemm_dtype(plan);
   const auto shapes = layer_forward_gemms(plan_layer_dims(plan));
   const double ms = time_gemms_ms(shapes, t, 0, 20);
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "# --measure-compute: layer forward GEMMs on GPU 0 in %s: %.4f ms (median of 20)\n",
-                std::string(dtype_name(t)).c_str(), ms);
-  out << buf;
+  out << printf_string("# --measure-compute: layer forward GEMMs on GPU 0 in %s: %.4f ms (median of 20)\n",
+                       std::string(dtype_name(t)).c_str(), ms);
   double bare = 0, flops = 0;
   for (const auto& s : shapes) {
     const double one = bare_gemm_loop_ms(s, t, 0, 20);
     bare += one;
     flops += s.flops();
-    std::snprintf(buf, sizeof buf, "#   %-20s [%lld x %lld x %lld] x %lld: bare cuBLAS loop %.4f ms (%.0f TFLOP/s)\n",
-                  s.name.c_str(), static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k),
-                  static_cast<long long>(s.batch), one, s.flops() / (one * 1e9));
-    out << buf;
+    out << printf_string("#   %-20s [%lld x %lld x %lld] x %lld: bare cuBLAS loop %.4f ms (%.0f TFLOP/s)\n",
+                         s.name.c_str(), static_cast<long long>(s.m), static_cast<long long>(s.n),
+                         static_cast<long long>(s.k), static_cast<long long>(s.batch), one, s.flops() / (one * 1e9));
   }
-  std::snprintf(buf, sizeof buf, "#   sum of bare loops %.4f ms; measured %.4f ms (%.0f TFLOP/s over the layer)\n",
-                bare, ms, flops / (ms * 1e9));
-  out << buf;
+  out << printf_string("#   sum of bare loops %.4f ms; measured %.4f ms (%.0f TFLOP/s over the layer)\n", bare, ms,
+                       flops / (ms * 1e9));
   const LayerBackwardGemms back = layer_backward_gemms(plan_layer_dims(plan));
   const MeasuredLayer m{ms, time_gemms_ms(back.dgrad, t, 0, 20), time_gemms_ms(back.wgrad, t, 0, 20)};
-  std::snprintf(buf, sizeof buf,
-                "# --measure-compute: layer backward GEMMs: dgrad %.4f ms + wgrad %.4f ms = %.4f ms (%.2fx the "
-                "forward); W is %.2f of it\n",
-                m.dgrad_ms, m.wgrad_ms, m.dgrad_ms + m.wgrad_ms, (m.dgrad_ms + m.wgrad_ms) / ms,
-                m.wgrad_ms / (m.dgrad_ms + m.wgrad_ms));
-  out << buf;
+  out << printf_string(
+      "# --measure-compute: layer backward GEMMs: dgrad %.4f ms + wgrad %.4f ms = %.4f ms (%.2fx the forward); W is "
+      "%.2f of it\n",
+      m.dgrad_ms, m.wgrad_ms, m.dgrad_ms + m.wgrad_ms, (m.dgrad_ms + m.wgrad_ms) / ms,
+      m.wgrad_ms / (m.dgrad_ms + m.wgrad_ms));
   return m;
 #else
   (void)plan;
@@ -154,16 +148,13 @@ ClassLink parse_class_link(const std::string& spec, double default_us) {
 // --link-gbps, with --link CLASS=GBPS[,US] for groups of a class (classes from --topology or this machine).
 std::unique_ptr<CostModel> make_assumed_costs(const PredictOptions& o, std::string& cost_text) {
   auto assumed = std::make_unique<AssumedCost>(o.link_gbps, o.link_latency_us);
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "assumed: every link %.3g GB/s per direction, %.3g us latency", o.link_gbps,
-                o.link_latency_us);
-  cost_text = buf;
+  cost_text =
+      printf_string("assumed: every link %.3g GB/s per direction, %.3g us latency", o.link_gbps, o.link_latency_us);
   if (o.class_links.empty()) return assumed;
   for (const auto& spec : o.class_links) {
     const ClassLink l = parse_class_link(spec, o.link_latency_us);
     assumed->set_class_link(l.cls, l.gbps, l.us);
-    std::snprintf(buf, sizeof buf, "; %s %.3g GB/s, %.3g us", l.cls.c_str(), l.gbps, l.us);
-    cost_text += buf;
+    cost_text += printf_string("; %s %.3g GB/s, %.3g us", l.cls.c_str(), l.gbps, l.us);
   }
   Placement placed = class_placement(o.topology_path);
   if (!placed.knows_a_pair()) {
@@ -300,9 +291,9 @@ int predict_and_print(const PredictOptions& o) {
 
   std::ostream& out = std::cout;
   out << measured_note;
-  PredictionPreamble preamble{o.plan_path, cost_text, o.shared_path, std::nullopt, o.compute.comm_sm_slowdown};
-  if (!paths.empty()) preamble.topology_links = paths.link_count;
-  print_prediction(out, preamble, p, base_activations(plan, p));
+  print_prediction(out, o.plan_path, cost_text, o.shared_path,
+                   paths.empty() ? std::nullopt : std::optional<std::size_t>(paths.link_count),
+                   o.compute.comm_sm_slowdown, p, base_activations(plan, p));
   if (!o.trace_dir.empty()) {
     for (const auto& s : p.schedules) {
       const std::string path = o.trace_dir + "/trace-" + s.id.file_stem() + ".json";
@@ -327,7 +318,13 @@ class PredictCommand final : public Subcommand {
   std::string summary() const override { return "1F1B vs interleaved for every v, simulated on a bandwidth table"; }
   void add_options(CLI::App& sub) override;
   void finish(const CLI::App& /*sub*/, const CommandExtras& /*extras*/) override {}
-  int run(const World* /*world*/) override { return run_predict_command(o_); }
+  int run(const World* /*world*/) override {
+    try {
+      return predict_and_print(o_);
+    } catch (const ModelError& e) {
+      throw with_flags(e, o_.table_path, o_.schedule);
+    }
+  }
 
  private:
   void add_compute_options(CLI::App& sub);
@@ -385,13 +382,5 @@ void PredictCommand::add_compute_options(CLI::App& sub) {
 }  // namespace
 
 std::unique_ptr<Subcommand> make_predict_command() { return std::make_unique<PredictCommand>(); }
-
-int run_predict_command(const PredictOptions& o) {
-  try {
-    return predict_and_print(o);
-  } catch (const ModelError& e) {
-    throw with_flags(e, {o.table_path, o.schedule});
-  }
-}
 
 }  // namespace pipebench

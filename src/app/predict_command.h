@@ -24,9 +24,6 @@ struct PredictOptions {
   ComputeOptions compute;
 };
 
-// Needs no MPI. Returns the exit status.
-[[nodiscard]] int run_predict_command(const PredictOptions& options);
-
 [[nodiscard]] std::unique_ptr<Subcommand> make_predict_command();
 
 }  // namespace pipebench

@@ -32,7 +32,6 @@
 #include "replay/plan_jobs.h"
 #include "replay/replay.h"
 #include "report/replay_table_printer.h"
-#include "report/results_json.h"
 #include "schedule/schedule_file.h"
 #include "sim/compute_model.h"
 #include "sim/cost_model.h"
@@ -81,7 +80,7 @@ class ReplayCommand final : public Subcommand {
     sub.add_option("--json", json_path_, "write pipebench.replay/1 here (after every iteration)");
     sub.add_option("--trace", trace_dir_, "Chrome traces of the measured timelines, one file per schedule");
     // The range of bench's and run's -T (cli/number_checks.h): 1e300 s was taken and overflows a clock.
-    sub.add_option("-T,--timeout", timeout_s_, "seconds one iteration may take (default: a few times the prediction)")
+    sub.add_option("-T,--timeout", o_.timeout_s, "seconds one iteration may take (default: a few times the prediction)")
         ->check(checks::non_negative(checks::kMaxTimeoutSeconds));
     sub.add_option("--backend", backend_, "nccl, mpi or auto (nccl when every rank sees a GPU)")->capture_default_str();
     sub.add_flag("--quiet", quiet_, "no progress lines on stderr");
@@ -102,11 +101,6 @@ class ReplayCommand final : public Subcommand {
       throw UsageError("--compute " + compute_kind_ + ": spin or gemm");
     if (compute_sms_ < 0) throw UsageError("--compute-sms " + std::to_string(compute_sms_) + ": must be >= 0");
     if (!table_path_.empty() && no_predict_) throw UsageError("--table and --no-predict exclude each other");
-    if (sub.count("-T")) {
-      if (!std::isfinite(timeout_s_) || timeout_s_ < 0)
-        throw UsageError("-T " + std::to_string(timeout_s_) + ": must be >= 0");
-      o_.timeout_s = timeout_s_;
-    }
     // Made now, so that a --trace that can hold no file is told before the replay runs, not after it.
     if (!trace_dir_.empty()) make_output_folder("--trace", trace_dir_);
     // A regular file or a new path in a folder that exists (--trace's, it may be): told before the replay runs.
@@ -129,7 +123,6 @@ class ReplayCommand final : public Subcommand {
   bool measure_compute_ = false, w_share_given_ = false, no_predict_ = false, gpu_flags_ = false, quiet_ = false;
   std::string temp_table_;
   int compute_sms_ = 0;
-  double timeout_s_ = -1;
   BackendKind kind_ = BackendKind::kAuto;
   ReplayOptions o_;
 };
@@ -168,7 +161,7 @@ std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const 
       p = std::make_unique<Prediction>(predict(plan, costs, make_compute_model(plan, o_.compute), false, true,
                                                o_.schedule == "all" ? "" : o_.schedule, nullptr, o_.schedule_files));
     } catch (const ModelError& e) {
-      error = with_flags(e, {table, o_.schedule == "all" ? "" : o_.schedule}).what();
+      error = with_flags(e, table, o_.schedule == "all" ? "" : o_.schedule).what();
     } catch (const UsageError& e) {
       error = e.what();
     }
@@ -282,7 +275,7 @@ void ReplayCommand::write_traces(const ReplayResult& r) const {
   make_output_folder("--trace", trace_dir_);
   for (const auto& s : r.schedules) {  // predict writes trace-NAME-vV.json: the same names, prefixed
     const std::string path = trace_dir_ + "/replay-" + s.id.file_stem() + ".json";
-    write_file_atomically(path, replay_chrome_trace(s).dump() + "\n");
+    write_output_file("", path, replay_chrome_trace(s).dump() + "\n");
   }
 }
 

@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <optional>
 
 #include "core/error.h"
 #include "core/file_io.h"
@@ -24,19 +23,6 @@ namespace pipebench {
 namespace {
 
 namespace fs = std::filesystem;
-
-enum class InputKind { kResults, kTopology, kPrediction, kReplay, kTrace };
-
-InputKind kind_of(const std::string& flag, const std::string& path, const std::string& schema) {
-  if (schema == "pipebench.results/1") return InputKind::kResults;
-  if (schema == "pipebench.topology/1") return InputKind::kTopology;
-  if (schema == "pipebench.prediction/1") return InputKind::kPrediction;
-  if (schema == "pipebench.replay/1") return InputKind::kReplay;
-  if (schema == kTraceSchema) return InputKind::kTrace;
-  throw UsageError(flag + " " + path + ": schema '" + schema +
-                   "' is not an input of report (pipebench.results/1, pipebench.topology/1, "
-                   "pipebench.prediction/1, pipebench.replay/1, pipebench.trace/1)");
-}
 
 // In a folder (a run folder), files of other schemas are listed as not read; named alone, they are
 // bad input.
@@ -63,48 +49,46 @@ void add_file(ReportInputs& out, const std::string& flag, const std::string& pat
     out.fleet->path = path;
     return;
   }
-  std::optional<InputKind> kind;
-  try {
-    kind = kind_of(flag, path, schema);
-  } catch (const UsageError&) {
-    if (!in_folder) throw;
-    return out.skipped.push_back(path + ": " + schema + " is not an input of report");
+  const bool input = schema == kResultsSchema || schema == kTopologySchema || schema == kPredictionSchema ||
+                     schema == kReplaySchema || schema == kTraceSchema;
+  if (!input && in_folder) return out.skipped.push_back(path + ": " + schema + " is not an input of report");
+  if (!input) {
+    throw UsageError(flag + " " + path + ": schema '" + schema +
+                     "' is not an input of report (pipebench.results/1, pipebench.topology/1, "
+                     "pipebench.prediction/1, pipebench.replay/1, pipebench.trace/1)");
   }
-  if (baseline && *kind != InputKind::kResults) {
+  if (baseline && schema != kResultsSchema) {
     if (in_folder) return out.skipped.push_back(path + ": a baseline folder's " + schema + " is not read");
     throw UsageError(flag + " " + path + ": a baseline is a results file (pipebench.results/1) or a fleet baseline (" +
                      kBaselineSchema + ")");
   }
   const std::string where = flag + " " + path;
   const Provenance from = provenance_from_json(doc, where);
-  switch (*kind) {
-    case InputKind::kResults:
-      (baseline ? out.baseline : out.results).push_back({path, results_from_json(doc, where)});
-      break;
-    case InputKind::kTopology:
-      out.topologies.push_back({path, topology_from_json(doc, where)});
-      break;
-    case InputKind::kPrediction:
-      out.predictions.push_back({path, prediction_from_json(doc, where), from.tool_version, from.command_line});
-      break;
-    case InputKind::kReplay:
-      out.replays.push_back({path, replay_from_json(doc, where), from.tool_version, from.command_line});
-      break;
-    case InputKind::kTrace:
-      out.traces.push_back({path, trace_from_json(doc, where), "", from.command_line});
-      (void)trace_job_view(out.traces.back().doc, where);  // a bad job view is refused here, as any bad input
-      break;
+  if (schema == kResultsSchema) {
+    (baseline ? out.baseline : out.results).push_back({path, results_from_json(doc, where)});
+  } else if (schema == kTopologySchema) {
+    out.topologies.push_back({path, topology_from_json(doc, where)});
+  } else if (schema == kPredictionSchema) {
+    out.predictions.push_back({path, prediction_from_json(doc, where), from.tool_version, from.command_line});
+  } else if (schema == kReplaySchema) {
+    out.replays.push_back({path, replay_from_json(doc, where), from.tool_version, from.command_line});
+  } else {
+    out.traces.push_back({path, trace_from_json(doc, where), "", from.command_line});
+    (void)trace_job_view(out.traces.back().doc, where);  // a bad job view is refused here, as any bad input
   }
 }
 
-}  // namespace
-
-namespace {
+// The files of one INPUT or --baseline, each added; returns them.
+std::vector<std::string> add_input(ReportInputs& out, const std::string& flag, const std::string& input,
+                                   bool baseline) {
+  const auto files = expand_input(flag, input);
+  const bool folder = files.size() != 1 || files.front() != input;
+  for (const auto& file : files) add_file(out, flag, file, folder, baseline);
+  return files;
+}
 
 std::vector<std::string> add_baseline(ReportInputs& out, const std::string& baseline) {
-  const auto files = expand_input("--baseline", baseline);
-  const bool folder = files.size() != 1 || files.front() != baseline;
-  for (const auto& file : files) add_file(out, "--baseline", file, folder, true);
+  const auto files = add_input(out, "--baseline", baseline, true);
   // A folder whose files are all of other kinds (a report's, traces, a prediction) gave no baseline, and
   // the report went on as if none had been asked for.
   if (out.baseline.empty() && !out.fleet) {
@@ -133,9 +117,7 @@ ReportInputs load_report_inputs(const std::vector<std::string>& inputs, const st
   ReportInputs out;
   if (inputs.empty()) throw UsageError("report: no INPUT (results files, run folders, topology, prediction)");
   for (const auto& input : inputs) {
-    const auto files = expand_input("INPUT", input);
-    const bool folder = files.size() != 1 || files.front() != input;
-    for (const auto& file : files) add_file(out, "INPUT", file, folder, false);
+    add_input(out, "INPUT", input, false);
   }
   if (!baseline.empty()) add_baseline(out, baseline);
   return out;

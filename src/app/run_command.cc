@@ -4,7 +4,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <iostream>
@@ -24,6 +23,7 @@
 #include "core/distinct_files.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/printf_string.h"
 #include "core/sizes.h"
 #include "core/units.h"
 #include "harness/benchmark_flags.h"
@@ -36,7 +36,6 @@
 #include "replay/replay.h"
 #include "report/prediction_report.h"
 #include "report/report_writer.h"
-#include "report/results_json.h"
 #include "report/rule.h"
 #include "report/run_summary_printer.h"
 #include "report/system_info.h"
@@ -46,9 +45,10 @@
 
 namespace pipebench {
 
-void relaunch_under_mpirun_if_needed(const RunOptions& o, const std::vector<std::string>& args) {
+void RunCommand::before_world(const std::vector<std::string>& args) {
   // --gpus names GPUs: no fallback to host ranks (where none is visible, the one process says so). run's
   // ranks stop at their next point and say which signal the user sent (harness/interrupt.h).
+  const RunOptions& o = options_;
   if (o.gpu_list.empty()) relaunch_on_host_ranks(o.backend, o.host_ranks, args, StopForwarding::kGraceful);
 }
 
@@ -86,11 +86,8 @@ std::unique_ptr<CostModel> assumed_cost(int n, int plan_world, std::string* note
   } catch (const std::exception&) {
   }
   if (gbps <= 0) gbps = kAssumedLinkGbps;
-  char buf[160];
-  std::snprintf(buf, sizeof buf,
-                "theoretical: %d rank%s here, the plan needs %d; every link at %.1f GB/s (GPU 0's link), %g us", n,
-                n == 1 ? "" : "s", plan_world, gbps, kAssumedLinkLatencyUs);
-  *note = buf;
+  *note = printf_string("theoretical: %d rank%s here, the plan needs %d; every link at %.1f GB/s (GPU 0's link), %g us",
+                        n, n == 1 ? "" : "s", plan_world, gbps, kAssumedLinkLatencyUs);
   return std::make_unique<AssumedCost>(gbps, kAssumedLinkLatencyUs);
 }
 
@@ -155,7 +152,7 @@ PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& ba
         std::make_unique<Prediction>(predict(plan, measurable ? *measured.model : *assumed,
                                              make_compute_model(plan, run.compute), false, false, "", &measured.paths));
   } catch (const ModelError& e) {
-    throw with_flags(e, ModelFlags{dir + "/plan_results.json", ""});  // the same lines predict prints
+    throw with_flags(e, dir + "/plan_results.json", "");  // the same lines predict prints
   }
   const Prediction& p = *run.prediction;
   save_prediction(dir + "/prediction.json", p);
@@ -304,7 +301,7 @@ void fit_sizes_to_backend(BenchConfig& c, Backend& backend, const World& world) 
 void save_summary(const std::string& dir, const RunOutcome& out) {
   std::ostringstream text;
   print_run_file(text, out);
-  write_file_atomically(dir + "/summary.txt", text.str());
+  write_output_file("", dir + "/summary.txt", text.str());
 }
 
 // plan -> predict -> replay when the options ask for them, into `out`.
@@ -359,7 +356,10 @@ int finish_interrupted(const World& world, const std::string& dir, RunOutcome& o
 
 }  // namespace
 
-int run_run_command(const RunOptions& o, const World& world) {
+int RunCommand::run(const World* wp) {
+  const InterruptGuard interrupts;
+  const RunOptions& o = options_;
+  const World& world = *wp;
   const BackendKind kind = backend_for_gpus(o.backend, resolve_backend(o.backend, world), o.gpu_list);
   BenchConfig c = run_bench_config(o, world, kind);
   const std::optional<std::string> folder = make_run_folder(o, world);
@@ -383,11 +383,6 @@ int run_run_command(const RunOptions& o, const World& world) {
   return finish_with_report(o, world, dir, out);
 }
 
-int RunCommand::run(const World* world) {
-  const InterruptGuard interrupts;
-  return run_run_command(options_, *world);
-}
-
 std::string RunCommand::summary() const { return "the whole qualification job with defaults (what 'make run' runs)"; }
 
 void RunCommand::add_options(CLI::App& sub) {
@@ -405,11 +400,7 @@ void RunCommand::add_options(CLI::App& sub) {
   sub.add_option("--point-seconds", o.point_budget_s, "about how long each point may take")
       ->check(checks::positive(3600))
       ->capture_default_str();
-  sub.add_option("-T,--timeout", o.timeout_s,
-                 "seconds a point may take before the job is aborted (default: from the point's size, see pipebench "
-                 "help bench; "
-                 "0 = none)")
-      ->check(checks::non_negative(checks::kMaxTimeoutSeconds));
+  add_timeout_option(sub, o.timeout_s);
   sub.add_option("--tflops", o.tflops, "compute rate for the prediction when no GPU can measure it")
       ->check(checks::in_range(checks::kMinTflops, checks::kMaxTflops));
   sub.add_flag("--no-plan", no_plan_, "skip the model's plan, its messages, the prediction and the replay");
@@ -448,7 +439,5 @@ void RunCommand::finish(const CLI::App& /*sub*/, const CommandExtras& extras) {
   if (!options_.rules_file.empty()) (void)read_rules_file(options_.rules_file);
   if (!options_.baseline.empty()) (void)check_baseline(options_.baseline);
 }
-
-std::unique_ptr<Subcommand> make_run_command() { return std::make_unique<RunCommand>(); }
 
 }  // namespace pipebench

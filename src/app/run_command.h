@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,13 +37,6 @@ struct RunOptions {
   bool quiet = false;                      // --quiet: no progress lines
 };
 
-// Before MPI is initialised: when no GPU is visible and this process was not started by mpirun,
-// replace it with `mpirun -np <host_ranks> <this program> <args>` (saying so on the first line).
-// Returns only when no re-launch is needed or possible.
-void relaunch_under_mpirun_if_needed(const RunOptions& options, const std::vector<std::string>& args);
-
-[[nodiscard]] int run_run_command(const RunOptions& options, const World& world);
-
 // `pipebench run [flags] [-- <Megatron-LM arguments>]`.
 class RunCommand final : public Subcommand {
  public:
@@ -55,7 +47,10 @@ class RunCommand final : public Subcommand {
   [[nodiscard]] bool accepts_benchmark_args() const override { return true; }
   [[nodiscard]] bool accepts_passthrough() const override { return true; }
   [[nodiscard]] bool needs_world() const override { return true; }
-  void before_world(const std::vector<std::string>& args) override { relaunch_under_mpirun_if_needed(options_, args); }
+  // Before MPI is initialised: when no GPU is visible and this process was not started by mpirun, replaces
+  // it with `mpirun -np <host_ranks> <this program> <args>` (saying so on the first line). Returns only
+  // when no re-launch is needed or possible.
+  void before_world(const std::vector<std::string>& args) override;
   [[nodiscard]] int run(const World* world) override;
   // After finish: the job the flags describe.
   [[nodiscard]] const RunOptions& options() const { return options_; }
@@ -65,7 +60,5 @@ class RunCommand final : public Subcommand {
   std::string backend_ = "auto", min_bytes_ = "8", max_bytes_ = "1G", gpus_;
   bool no_plan_ = false, no_replay_ = false;
 };
-
-[[nodiscard]] std::unique_ptr<Subcommand> make_run_command();
 
 }  // namespace pipebench

@@ -11,7 +11,9 @@
 #include "topology/hwloc_discovery.h"
 
 namespace pipebench {
+namespace {
 
+// Needs no MPI: runs before (and without) a World. Returns the exit status.
 int run_topo_command(const TopoOptions& o) {
   const TopologyView view = discover_topology(o.discovery);
   if (!o.export_xml.empty()) {
@@ -30,8 +32,6 @@ int run_topo_command(const TopoOptions& o) {
   }
   return static_cast<int>(ExitCode::kOk);
 }
-
-namespace {
 
 class TopoCommand final : public Subcommand {
  public:

@@ -17,9 +17,6 @@ struct TopoOptions {
   std::string export_xml;       // write this machine's hwloc XML here
 };
 
-// Needs no MPI: runs before (and without) a World. Returns the exit status.
-[[nodiscard]] int run_topo_command(const TopoOptions& options);
-
 [[nodiscard]] std::unique_ptr<Subcommand> make_topo_command();
 
 }  // namespace pipebench

@@ -16,13 +16,13 @@
 
 #include "core/distinct_files.h"
 #include "core/error.h"
+#include "core/file_io.h"
 #include "core/json_file.h"
 #include "core/word_lists.h"
 #include "io/plan_io.h"
 #include "io/prediction_io.h"
 #include "io/replay_io.h"
 #include "io/trace_io.h"
-#include "report/results_json.h"
 #include "trace/file_format.h"
 #include "trace/job_check.h"
 #include "trace/job_chrome.h"
@@ -35,6 +35,23 @@
 #include "trace/trace_report.h"
 
 namespace pipebench {
+
+TraceProgressFn trace_progress(std::ostream& out, bool tty, Progress::Clock clock) {
+  struct State {
+    std::string unit;
+    std::unique_ptr<Progress> line;
+  };
+  auto state = std::make_shared<State>();
+  return [state, &out, tty, clock](const std::string& unit, std::int64_t done, std::int64_t total) {
+    if (!state->line || unit != state->unit) {  // a new unit (a reader's next phase): a new estimate
+      state->line.reset();
+      state->line = std::make_unique<Progress>(out, tty, unit, total, clock);
+      state->unit = unit;
+    }
+    state->line->update(done, "");
+  };
+}
+
 namespace {
 
 bool is_directory(const std::string& path) {
@@ -91,12 +108,6 @@ nlohmann::json job_json(const JobProfile& job, const JobComparison* compare, con
   return trace_to_json(file);
 }
 
-// The profiles of a job and of --compare, folders listed once (trace_command's same-file check lists them;
-// listing them again named each skipped entry twice).
-struct JobFiles {
-  std::vector<std::string> job, compare;
-};
-
 // A job read from its files, named by the inputs as given (a folder, not the files it holds).
 JobProfile read_job_files(const std::vector<std::string>& files, const std::vector<std::string>& given,
                           const JobReadOptions& o) {
@@ -105,7 +116,16 @@ JobProfile read_job_files(const std::vector<std::string>& files, const std::vect
   return job;
 }
 
-int run_job(const TraceCommandOptions& o, const JobFiles& files) {
+// --prediction FILE, when given.
+std::optional<Prediction> load_prediction(const std::string& path) {
+  if (path.empty()) return std::nullopt;
+  return prediction_from_json(read_json_file("--prediction", path), "--prediction " + path);
+}
+
+// job_files, compare_files: the profiles of the job and of --compare, folders listed once (run_trace_command's
+// same-file check lists them; listing them again named each skipped entry twice).
+int run_job(const TraceCommandOptions& o, const std::vector<std::string>& job_files,
+            const std::vector<std::string>& compare_files) {
   check_job_flags(o);
   JobReadOptions ro;
   ro.trace.by_nvtx = o.by == "nvtx";
@@ -113,19 +133,15 @@ int run_job(const TraceCommandOptions& o, const JobFiles& files) {
   ro.first_rank = o.first_rank;
   ro.iterations = o.iterations;
   ro.align = o.align;
-  std::optional<Prediction> prediction;
+  const std::optional<Prediction> prediction = load_prediction(o.prediction_path);
   std::optional<ReplayResult> replay;
-  if (!o.prediction_path.empty()) {
-    prediction =
-        prediction_from_json(read_json_file("--prediction", o.prediction_path), "--prediction " + o.prediction_path);
-  }
   if (!o.replay_path.empty()) replay = replay_from_json(read_json_file("--replay", o.replay_path), "--replay");
-  const JobProfile job = read_job_files(files.job, o.paths, ro);
+  const JobProfile job = read_job_files(job_files, o.paths, ro);
   std::optional<JobComparison> compare;
   if (!o.compare_paths.empty()) {
     JobReadOptions co = ro;
     co.flag = "--compare";
-    compare = compare_jobs(job, read_job_files(files.compare, o.compare_paths, co));
+    compare = compare_jobs(job, read_job_files(compare_files, o.compare_paths, co));
   }
   std::optional<ModelCheck> model;
   if (prediction || replay) {
@@ -135,8 +151,8 @@ int run_job(const TraceCommandOptions& o, const JobFiles& files) {
   }
   print_job_report(std::cout, job, compare ? &*compare : nullptr, model ? &*model : nullptr, o.top_rows);
   if (!o.json_path.empty()) {
-    write_file_atomically(o.json_path,
-                          json_file_text(job_json(job, compare ? &*compare : nullptr, model ? &*model : nullptr), 2));
+    write_output_file("", o.json_path,
+                      json_file_text(job_json(job, compare ? &*compare : nullptr, model ? &*model : nullptr), 2));
     std::cout << "# wrote " << o.json_path << "\n";
   }
   if (!o.chrome_trace_path.empty()) {
@@ -182,12 +198,8 @@ int run_one_profile(const TraceCommandOptions& o) {
 
   // Read the plan and prediction before the profile: a bad flag fails at once, not after a long read.
   std::optional<Plan> plan;
-  std::optional<Prediction> prediction;
   if (!o.plan_path.empty()) plan = load_plan("--plan", o.plan_path);
-  if (!o.prediction_path.empty()) {
-    prediction =
-        prediction_from_json(read_json_file("--prediction", o.prediction_path), "--prediction " + o.prediction_path);
-  }
+  const std::optional<Prediction> prediction = load_prediction(o.prediction_path);
 
   if (!o.json_path.empty()) {
     // A --json that cannot be written fails now, as bad input, not after a long read.
@@ -239,7 +251,7 @@ int run_one_profile(const TraceCommandOptions& o) {
     }
     const TraceFile file = trace_file(profile, device_ranks,
                                       check ? std::optional<nlohmann::json>(plan_check_to_json(*check)) : std::nullopt);
-    write_file_atomically(o.json_path, json_file_text(trace_to_json(file), 2));
+    write_output_file("", o.json_path, json_file_text(trace_to_json(file), 2));
     std::cout << "# wrote " << o.json_path << "\n";
   }
   if (!o.chrome_trace_path.empty()) std::cout << "# wrote " << o.chrome_trace_path << " (Chrome trace)\n";
@@ -261,24 +273,9 @@ int run_one_profile(const TraceCommandOptions& o) {
   return 0;
 }
 
-}  // namespace
-
-TraceProgressFn trace_progress(std::ostream& out, bool tty, Progress::Clock clock) {
-  struct State {
-    std::string unit;
-    std::unique_ptr<Progress> line;
-  };
-  auto state = std::make_shared<State>();
-  return [state, &out, tty, clock](const std::string& unit, std::int64_t done, std::int64_t total) {
-    if (!state->line || unit != state->unit) {  // a new unit (a reader's next phase): a new estimate
-      state->line.reset();
-      state->line = std::make_unique<Progress>(out, tty, unit, total, clock);
-      state->unit = unit;
-    }
-    state->line->update(done, "");
-  };
-}
-
+// Returns the exit status: 0, 2 when a profile was damaged (after reporting what was read), 3 when the
+// profile does not match --plan, or (job view) --prediction/--replay beyond --tolerance.
+// Throws UsageError for bad input.
 int run_trace_command(const TraceCommandOptions& o_in) {
   TraceCommandOptions o = o_in;
   if (o.path.empty() && o.paths.size() == 1) o.path = o.paths[0];
@@ -288,13 +285,13 @@ int run_trace_command(const TraceCommandOptions& o_in) {
   if (job_view(o)) {
     if (o.paths.empty()) o.paths.push_back(o.path);
     // The files a folder holds are inputs too: --json DIR/rank0.json.gz would replace one of them.
-    const JobFiles files{expand_trace_inputs("FILE", o.paths), o.compare_paths.empty()
-                                                                   ? std::vector<std::string>{}
-                                                                   : expand_trace_inputs("--compare", o.compare_paths)};
-    for (const auto& f : files.job) inputs.push_back({"FILE", f});
-    for (const auto& f : files.compare) inputs.push_back({"--compare", f});
+    const std::vector<std::string> job = expand_trace_inputs("FILE", o.paths);
+    const std::vector<std::string> compare =
+        o.compare_paths.empty() ? std::vector<std::string>{} : expand_trace_inputs("--compare", o.compare_paths);
+    for (const auto& f : job) inputs.push_back({"FILE", f});
+    for (const auto& f : compare) inputs.push_back({"--compare", f});
     require_distinct_files(inputs, outputs);
-    return run_job(o, files);
+    return run_job(o, job, compare);
   }
   inputs.push_back({"FILE", o.path});
   require_distinct_files(inputs, outputs);
@@ -306,8 +303,6 @@ int run_trace_command(const TraceCommandOptions& o_in) {
   }
   return run_one_profile(o);
 }
-
-namespace {
 
 class TraceCommand final : public Subcommand {
  public:

@@ -41,11 +41,6 @@ struct TraceCommandOptions {
 [[nodiscard]] TraceProgressFn trace_progress(std::ostream& out, bool tty,
                                              Progress::Clock clock = Progress::steady_seconds);
 
-// Returns the exit status: 0, 2 when a profile was damaged (after reporting what was read), 3 when the
-// profile does not match --plan, or (job view) --prediction/--replay beyond --tolerance.
-// Throws UsageError for bad input.
-int run_trace_command(const TraceCommandOptions& o);
-
 [[nodiscard]] std::unique_ptr<Subcommand> make_trace_command();
 
 }  // namespace pipebench

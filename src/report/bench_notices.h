@@ -13,36 +13,23 @@
 
 namespace pipebench {
 
-struct BenchNotes {
-  const MeasureSettings& measure;
-  bool gpu_ranks = true;       // the nccl backend; false: mpi
-  int threads = 1;             // -t
-  int gpus_per_process = 1;    // -g
-  bool parallel_init = false;  // -p
-};
-
-// One "pipebench: note: ..." line per such flag; nothing when there is none.
-void print_bench_notes(std::ostream& err, const BenchNotes& n);
-
-// -M: nccl-tests prints initialisation, user-allocated and collective memory; this is what can be seen
-// from outside NCCL, on the fullest rank.
-struct BenchMemory {
-  bool gpu_ranks = true;  // false: host memory (the MPI backend)
-  std::uint64_t free_after_init_bytes = 0;
-  std::uint64_t buffers_bytes = 0;  // the largest point's send + receive buffers per rank
-  std::uint64_t taken_bytes = 0;    // free memory lost during the sweep
-};
-
-struct BenchInterruption {
-  const SweepSummary& summary;           // interrupted_by: the signal
-  std::vector<std::string> saved_files;  // the files that hold every finished point (empty names: not asked for)
-};
+// One "pipebench: note: ..." line per such flag; nothing when there is none. gpu_ranks: the nccl backend
+// (false: mpi); threads: -t; gpus_per_process: -g; parallel_init: -p.
+void print_bench_notes(std::ostream& err, const MeasureSettings& measure, bool gpu_ranks, int threads,
+                       int gpus_per_process, bool parallel_init);
 
 // "8.00 GiB": the unit of the memory line and of bench's memory check.
 [[nodiscard]] std::string format_gib(std::uint64_t bytes);
 
-void print_bench_memory(std::ostream& out, const BenchMemory& m);
+// -M: nccl-tests prints initialisation, user-allocated and collective memory; this is what can be seen
+// from outside NCCL, on the fullest rank. gpu_ranks false: host memory (the MPI backend); buffers: the
+// largest point's send + receive buffers per rank; taken: free memory lost during the sweep.
+void print_bench_memory(std::ostream& out, bool gpu_ranks, std::uint64_t free_after_init_bytes,
+                        std::uint64_t buffers_bytes, std::uint64_t taken_bytes);
 
-void print_bench_interruption(std::ostream& err, const BenchInterruption& i);
+// summary.interrupted_by: the signal; saved_files: the files that hold every finished point (empty names:
+// not asked for).
+void print_bench_interruption(std::ostream& err, const SweepSummary& summary,
+                              const std::vector<std::string>& saved_files);
 
 }  // namespace pipebench

@@ -2,8 +2,7 @@
 // bench's preamble and nccl-tests' (formats: nccl-tests 2.19.6 src/common.cu run(), src/util.cu).
 #include "report/bench_preamble.h"
 
-#include <cstdio>
-
+#include "core/printf_string.h"
 #include "core/version.h"
 #include "report/nccl_tests_text.h"
 
@@ -20,19 +19,17 @@ void print_nccl_tests_preamble(std::ostream& out, const BenchPreamble& p) {
   const std::vector<std::uint64_t>& sizes = p.sweep.sizes_bytes;
   const int code = nccl_version_code(p.versions);
   const bool factor = p.step_factor > 1;
-  char buf[512];
   // nccl-tests prints its own version; the version here is the format's, then who wrote it.
-  std::snprintf(buf, sizeof buf, "# nccl-tests version %s nccl-headers=%d nccl-library=%d (pipebench %s, %s)\n",
-                kNcclTestsFormatVersion, code, code, kToolVersion, p.backend.c_str());
-  out << buf << "# Collective test starting: " << p.nccl_tests_program << "\n";
-  std::snprintf(buf, sizeof buf,
-                "# nThread %d nGpus %d minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d agg "
-                "iters: %d validation: %d graph: %d unalign: %d\n",
-                p.threads, p.nccl_tests_gpus, static_cast<unsigned long long>(sizes.empty() ? 0 : sizes.front()),
-                static_cast<unsigned long long>(sizes.empty() ? 0 : sizes.back()),
-                static_cast<unsigned long long>(factor ? p.step_factor : p.step_bytes), factor ? "factor" : "bytes",
-                m.warmup, p.per_iter_timing ? 1 : m.iters, m.agg, m.checks, m.graph ? 1 : 0, m.unalign_elems);
-  out << buf;
+  out << printf_string("# nccl-tests version %s nccl-headers=%d nccl-library=%d (pipebench %s, %s)\n",
+                       kNcclTestsFormatVersion, code, code, kToolVersion, p.backend.c_str())
+      << "# Collective test starting: " << p.nccl_tests_program << "\n";
+  out << printf_string(
+      "# nThread %d nGpus %d minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d agg "
+      "iters: %d validation: %d graph: %d unalign: %d\n",
+      p.threads, p.nccl_tests_gpus, static_cast<unsigned long long>(sizes.empty() ? 0 : sizes.front()),
+      static_cast<unsigned long long>(sizes.empty() ? 0 : sizes.back()),
+      static_cast<unsigned long long>(factor ? p.step_factor : p.step_bytes), factor ? "factor" : "bytes", m.warmup,
+      p.per_iter_timing ? 1 : m.iters, m.agg, m.checks, m.graph ? 1 : 0, m.unalign_elems);
   if (m.blocking == 1) out << "# Blocking Enabled: wait and barrier after each inner iteration (-m) \n";
   if (m.blocking == 2) out << "# Blocking Enabled: wait after each inner iteration (-m), no barrier \n";
   if (m.blocking == 3) {

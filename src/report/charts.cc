@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
+#include "core/printf_string.h"
 #include "core/units.h"
 #include "report/svg_writer.h"
 
@@ -19,13 +19,7 @@ constexpr double kWidth = 720, kHeight = 360;
 constexpr double kLeft = 70, kRight = 170, kTop = 34, kBottom = 50;
 
 std::string fmt(double v) {
-  char buf[32];
-  if (v != 0 && (std::fabs(v) >= 1e5 || std::fabs(v) < 1e-2)) {
-    std::snprintf(buf, sizeof buf, "%.2g", v);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-  }
-  return buf;
+  return printf_string(v != 0 && (std::fabs(v) >= 1e5 || std::fabs(v) < 1e-2) ? "%.2g" : "%.4g", v);
 }
 
 void draw_frame(SvgWriter& svg, const std::string& title, const std::string& x_label, const std::string& y_label) {
@@ -166,9 +160,8 @@ std::string heatmap_svg(const Heatmap& map) {
       }
       // Light (low) to dark blue (high): the value's share of the largest value sets the lightness.
       const double share = vmax > 0 ? std::clamp(*v / vmax, 0.0, 1.0) : 0;
-      char fill[16];
-      std::snprintf(fill, sizeof fill, "#%02x%02x%02x", static_cast<int>(230 - 200 * share),
-                    static_cast<int>(240 - 150 * share), 255 - static_cast<int>(60 * share));
+      const std::string fill = printf_string("#%02x%02x%02x", static_cast<int>(230 - 200 * share),
+                                             static_cast<int>(240 - 150 * share), 255 - static_cast<int>(60 * share));
       const auto lim = i < map.limits.size() && j < map.limits[i].size() ? map.limits[i][j] : std::nullopt;
       std::string pct = lim && *lim > 0 ? fmt(100 * *v / *lim) + "%" : "";
       svg.rect(

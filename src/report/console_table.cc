@@ -3,9 +3,9 @@
 #include "report/console_table.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "collectives/registry.h"
+#include "core/printf_string.h"
 #include "core/units.h"
 #include "topology/link_band.h"
 
@@ -14,39 +14,22 @@ namespace pipebench {
 std::string format_fixed_width(double value, int width) {
   int power = 0;
   for (double v = 1; value >= v && power < 40; v *= 10) ++power;
-  char buf[64];
-  if (power < width - 2) {
-    std::snprintf(buf, sizeof buf, "%*.2f", width, value);
-  } else if (power < width - 1) {
-    std::snprintf(buf, sizeof buf, "%*.1f", width, value);
-  } else if (power < width + 1) {
-    std::snprintf(buf, sizeof buf, "%*.0f", width, value);
-  } else {
-    std::snprintf(buf, sizeof buf, "%*.1e", width, value);
-  }
-  return buf;
+  if (power < width - 2) return printf_string("%*.2f", width, value);
+  if (power < width - 1) return printf_string("%*.1f", width, value);
+  if (power < width + 1) return printf_string("%*.0f", width, value);
+  return printf_string("%*.1e", width, value);
 }
 
 namespace {
 
 std::string placement(const ResultRecord* r) {
-  char buf[128];
-  if (!r) {
-    std::snprintf(buf, sizeof buf, "  %7s  %6s  %6s  %6s", "N/A", "N/A", "N/A", "N/A");
-  } else if (!r->error.empty()) {
-    std::snprintf(buf, sizeof buf, "  %7s  %6s  %6s  %6s", "error", "-", "-", "-");
-  } else {
-    // nccl-tests util.cu writeBenchmarkLineBody: "  %6g" wrong values, or "    N/A" where it did not check.
-    char wrong[32];
-    if (r->wrong < 0) {
-      std::snprintf(wrong, sizeof wrong, "    N/A");
-    } else {
-      std::snprintf(wrong, sizeof wrong, "  %6g", static_cast<double>(r->wrong));
-    }
-    std::snprintf(buf, sizeof buf, "  %7s  %6s  %6s%s", format_fixed_width(r->time_us, 7).c_str(),
-                  format_fixed_width(r->algbw_gbps, 6).c_str(), format_fixed_width(r->busbw_gbps, 6).c_str(), wrong);
-  }
-  return buf;
+  if (!r) return printf_string("  %7s  %6s  %6s  %6s", "N/A", "N/A", "N/A", "N/A");
+  if (!r->error.empty()) return printf_string("  %7s  %6s  %6s  %6s", "error", "-", "-", "-");
+  // nccl-tests util.cu writeBenchmarkLineBody: "  %6g" wrong values, or "    N/A" where it did not check.
+  const std::string wrong = r->wrong < 0 ? "    N/A" : printf_string("  %6g", static_cast<double>(r->wrong));
+  return printf_string("  %7s  %6s  %6s%s", format_fixed_width(r->time_us, 7).c_str(),
+                       format_fixed_width(r->algbw_gbps, 6).c_str(), format_fixed_width(r->busbw_gbps, 6).c_str(),
+                       wrong.c_str());
 }
 
 }  // namespace
@@ -66,10 +49,9 @@ void ConsoleTable::header(const std::string& op) {
 }
 
 void ConsoleTable::row(const ResultRecord& a, const ResultRecord* b) {
-  char lead[128];
-  std::snprintf(lead, sizeof lead, "%12llu  %12llu  %8s  %6s  %6d", static_cast<unsigned long long>(a.size_bytes),
-                static_cast<unsigned long long>(a.count), a.dtype.c_str(), a.redop.c_str(), a.root);
-  out_ << lead << placement(&a) << placement(b);
+  out_ << printf_string("%12llu  %12llu  %8s  %6s  %6d", static_cast<unsigned long long>(a.size_bytes),
+                        static_cast<unsigned long long>(a.count), a.dtype.c_str(), a.redop.c_str(), a.root)
+       << placement(&a) << placement(b);
   // bench -S: the row's timestamp last, as nccl-tests -S appends it.
   const std::string& stamp = b && !b->timestamp.empty() ? b->timestamp : a.timestamp;
   if (!stamp.empty()) out_ << "  " << stamp;
@@ -110,20 +92,17 @@ void ConsoleTable::link_lines() {
   const auto peak = check_band(peak_link_class_, OpRegistry::instance().nvswitch_reduces(op_), peak_link_gbps_,
                                peak_busbw_gbps_, peak_size_);
   if (!peak) return;
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "# Link                 : %s %.2f GB/s per direction; the peak is %.1f %% of it\n",
-                peak_link_class_.empty() ? "?" : peak_link_class_.c_str(), *peak_link_gbps_, peak->pct_of_link);
-  out_ << buf;
+  out_ << printf_string("# Link                 : %s %.2f GB/s per direction; the peak is %.1f %% of it\n",
+                        peak_link_class_.empty() ? "?" : peak_link_class_.c_str(), *peak_link_gbps_, peak->pct_of_link);
   if (!peak->band_text.empty()) out_ << "# Link band            : " << peak->band_text << "\n";
   if (below_band_ > 0) {
     const ResultRecord& w = *worst_below_;
     const auto band = check_band(w.link_class, OpRegistry::instance().nvswitch_reduces(w.op), w.path_min_gbps,
                                  w.busbw_gbps, w.size_bytes);
-    std::snprintf(buf, sizeof buf,
-                  "# Below the link band  : %d point%s at >= 1 GiB; lowest %.2f GB/s at %s (%s), %.1f %% of %s\n",
-                  below_band_, below_band_ == 1 ? "" : "s", w.busbw_gbps, format_size(w.size_bytes).c_str(),
-                  w.in_place ? "in-place" : "out-of-place", band->pct_of_link, w.link_class.c_str());
-    out_ << buf;
+    out_ << printf_string(
+        "# Below the link band  : %d point%s at >= 1 GiB; lowest %.2f GB/s at %s (%s), %.1f %% of %s\n", below_band_,
+        below_band_ == 1 ? "" : "s", w.busbw_gbps, format_size(w.size_bytes).c_str(),
+        w.in_place ? "in-place" : "out-of-place", band->pct_of_link, w.link_class.c_str());
   }
 }
 
@@ -159,15 +138,11 @@ void ConsoleTable::end_op() {
   if (op_.empty()) return;
   if (pending_) row(*pending_, nullptr);
   pending_.reset();
-  const double avg = totals_.avg_busbw_gbps();
-  if (below_min_busbw(avg, style_.min_busbw_gbps)) min_busbw_failed_ = true;
   out_ << nccl_tests_out_of_bounds_line(totals_.out_of_bounds())
-       << nccl_tests_avg_busbw_line(avg, style_.min_busbw_gbps);
+       << nccl_tests_avg_busbw_line(totals_.avg_busbw_gbps(), style_.min_busbw_gbps);
   if (peak_busbw_gbps_ > 0 && style_.program.empty()) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "# Peak bus bandwidth   : %.2f GB/s at %s (%s)\n", peak_busbw_gbps_,
-                  format_size(peak_size_).c_str(), peak_in_place_ ? "in-place" : "out-of-place");
-    out_ << buf;
+    out_ << printf_string("# Peak bus bandwidth   : %.2f GB/s at %s (%s)\n", peak_busbw_gbps_,
+                          format_size(peak_size_).c_str(), peak_in_place_ ? "in-place" : "out-of-place");
     link_lines();
   }
   if (errors_) out_ << "# Failed points        : " << errors_ << "\n";

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -37,8 +36,6 @@ class ConsoleTable final : public RecordSink {
   void add(const ResultRecord& r) override;
   void end_op() override;
   void finish() override { end_op(); }
-  // Whether an op's average fell below NCCL_TESTS_MIN_BW (nccl-tests exits 7 then).
-  [[nodiscard]] bool min_busbw_failed() const { return min_busbw_failed_; }
 
  private:
   void header(const std::string& op);
@@ -49,7 +46,6 @@ class ConsoleTable final : public RecordSink {
   std::ostream& out_;
   ConsoleStyle style_;
   NcclTestsTotals totals_;
-  bool min_busbw_failed_ = false;
   std::string op_;
   std::optional<ResultRecord> pending_;  // out-of-place half of a row waiting for its in-place half
   double peak_busbw_gbps_ = 0;

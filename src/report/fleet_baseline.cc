@@ -4,12 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "core/error.h"
+#include "core/printf_string.h"
 #include "core/units.h"
 #include "io/input_views.h"
 #include "report/diagnosis.h"
+#include "report/rule_engine.h"
 
 namespace pipebench {
 namespace {
@@ -34,8 +35,8 @@ double scaled_mad(const std::vector<double>& values, double median) {
   return 1.4826 * median_of(dev);
 }
 
-}  // namespace
-
+// The fingerprint of a record of results file `rs` as a baseline point (no statistics filled in): op, dtype, redop,
+// placement, size, rank count, link class, the first GPU model and the NCCL and CUDA driver versions.
 FleetPoint fleet_key(const ResultSet& rs, const ResultRecord& r) {
   FleetPoint p;
   p.op = r.op;
@@ -56,6 +57,8 @@ bool same_key(const FleetPoint& a, const FleetPoint& b) {
          a.size_bytes == b.size_bytes && a.nranks == b.nranks && a.link_class == b.link_class &&
          a.gpu_model == b.gpu_model && a.nccl == b.nccl && a.driver == b.driver;
 }
+
+}  // namespace
 
 FleetBaseline make_fleet_baseline(const std::vector<InputFile<ResultSet>>& results) {
   std::vector<FleetPoint> keys;
@@ -90,11 +93,7 @@ FleetBaseline make_fleet_baseline(const std::vector<InputFile<ResultSet>>& resul
 
 RuleOutcome check_fleet_baseline(const std::vector<InputFile<ResultSet>>& results, const FleetBaseline& fleet,
                                  double k) {
-  RuleOutcome out;
-  out.name = "fleet-baseline";
-  out.metric = "busbw_gbps";
-  out.comparison = "within_fleet_band";
-  out.severity = Status::kFail;
+  RuleOutcome out = new_outcome("fleet-baseline", "busbw_gbps", "within_fleet_band", Status::kFail);
   std::size_t below = 0;
   for (const auto& in : results) {
     const std::string host = host_of(in);
@@ -115,20 +114,17 @@ RuleOutcome check_fleet_baseline(const std::vector<InputFile<ResultSet>>& result
         const bool bad = r.busbw_gbps < limit;
         p.status = bad ? Status::kFail : Status::kPass;
         below += bad ? 1 : 0;
-        char buf[200];
-        std::snprintf(buf, sizeof buf,
-                      "%.2f GB/s against the fleet's median %.2f (spread %.2f, %d samples, band from %.2f): ",
-                      r.busbw_gbps, it->median_gbps, it->spread_gbps, it->samples, limit);
-        p.note = buf + describe(key) + " on host " + host;
+        p.note = printf_string("%.2f GB/s against the fleet's median %.2f (spread %.2f, %d samples, band from %.2f): ",
+                               r.busbw_gbps, it->median_gbps, it->spread_gbps, it->samples, limit) +
+                 describe(key) + " on host " + host;
       }
       out.status = std::max(out.status, p.status);
       out.points.push_back(std::move(p));
     }
   }
-  char buf[160];
-  std::snprintf(buf, sizeof buf, ": %zu of %zu points below the fleet's band (median - %g x spread, and 5 %% below it)",
-                below, out.checked, k);
-  out.message = fleet.path + buf;
+  out.message =
+      fleet.path + printf_string(": %zu of %zu points below the fleet's band (median - %g x spread, and 5 %% below it)",
+                                 below, out.checked, k);
   return out;
 }
 

@@ -10,11 +10,6 @@
 
 namespace pipebench {
 
-// The fingerprint of a record of results file `rs` as a baseline point (no statistics filled in): op, dtype, redop,
-// placement, size, rank count, link class, the first GPU model and the NCCL and CUDA driver versions.
-[[nodiscard]] FleetPoint fleet_key(const ResultSet& rs, const ResultRecord& r);
-[[nodiscard]] bool same_key(const FleetPoint& a, const FleetPoint& b);
-
 // One point per fingerprint over every measured record (failed points left out) of `results`, in the order
 // first seen. Throws UsageError when no file holds a measured record.
 [[nodiscard]] FleetBaseline make_fleet_baseline(const std::vector<InputFile<ResultSet>>& results);

@@ -3,12 +3,13 @@
 #include "report/link_band_check.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "collectives/registry.h"
+#include "core/printf_string.h"
 #include "core/units.h"
 #include "io/input_views.h"
 #include "report/metric.h"
+#include "report/rule_engine.h"
 #include "topology/link_band.h"
 
 namespace pipebench {
@@ -37,11 +38,7 @@ std::string ranks_text(const ResultSet& rs, const std::vector<int>& ranks) {
 }  // namespace
 
 std::optional<RuleOutcome> link_band_outcome(const ReportInputs& inputs) {
-  RuleOutcome out;
-  out.name = "busbw-in-link-band";
-  out.metric = "busbw_gbps";
-  out.comparison = "within_link_band";
-  out.severity = Status::kWarn;
+  RuleOutcome out = new_outcome("busbw-in-link-band", "busbw_gbps", "within_link_band", Status::kWarn);
   std::size_t below = 0;
   for (const auto& in : inputs.results) {
     const TopologyFile* topo = topology_of(inputs, in);
@@ -58,10 +55,9 @@ std::optional<RuleOutcome> link_band_outcome(const ReportInputs& inputs) {
       ++out.checked;
       p.status = band->below ? Status::kWarn : Status::kPass;
       below += band->below ? 1 : 0;
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "%.2f GB/s at %s is %.1f %% of %s's %.2f GB/s; ", r.busbw_gbps,
-                    format_size(r.size_bytes).c_str(), band->pct_of_link, r.link_class.c_str(), *link);
-      p.note = buf + band->band_text + "; host " + host + " " + ranks_text(in.doc, r.ranks);
+      p.note = printf_string("%.2f GB/s at %s is %.1f %% of %s's %.2f GB/s; ", r.busbw_gbps,
+                             format_size(r.size_bytes).c_str(), band->pct_of_link, r.link_class.c_str(), *link) +
+               band->band_text + "; host " + host + " " + ranks_text(in.doc, r.ranks);
       out.status = std::max(out.status, p.status);
       out.points.push_back(std::move(p));
     }

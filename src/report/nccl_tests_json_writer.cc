@@ -3,9 +3,10 @@
 #include "report/nccl_tests_json_writer.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <ctime>
 #include <utility>
+
+#include "core/printf_string.h"
 
 namespace pipebench {
 namespace {
@@ -22,13 +23,11 @@ json placement(const ResultRecord& r) {
 }
 
 json row_of(const ResultRecord& r) {
-  char root[16];
-  std::snprintf(root, sizeof root, "%6i", r.root);
   return {{"size", r.size_bytes},
           {"count", r.count},
           {"type", r.dtype},
           {"redop", r.redop},
-          {"root", root},
+          {"root", printf_string("%6i", r.root)},
           {"out_of_place", nullptr},
           {"in_place", nullptr},
           {"actual_iterations", r.ops_per_batch},

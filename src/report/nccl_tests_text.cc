@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "core/error.h"
+#include "core/printf_string.h"
 
 namespace pipebench {
 
@@ -20,10 +21,8 @@ std::string nccl_tests_bus_id(const std::string& bus_id) {
 std::string nccl_tests_device_line(int rank, int group, long pid, const std::string& host, int device,
                                    const std::string& bus_id, const std::string& model) {
   const std::string bus = nccl_tests_bus_id(bus_id);
-  char buf[2048];
-  std::snprintf(buf, sizeof buf, "#  Rank %2d Group %2d Pid %6ld on %10s device %2d [%s] %s\n", rank, group, pid,
-                host.c_str(), device, bus.c_str(), model.c_str());
-  return buf;
+  return printf_string("#  Rank %2d Group %2d Pid %6ld on %10s device %2d [%s] %s\n", rank, group, pid, host.c_str(),
+                       device, bus.c_str(), model.c_str());
 }
 
 int nccl_version_code(const std::map<std::string, std::string>& versions) {
@@ -53,38 +52,28 @@ std::string nccl_tests_device_lines(const std::optional<SplitRule>& split, const
 std::string nccl_tests_column_header(bool cputime, bool timestamps) {
   const char* time = cputime ? "cputime" : "time";
   const int ts_pad = timestamps ? 19 : 0;
-  char buf[1024];
-  std::string out;
-  std::snprintf(buf, sizeof buf,
-                "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place   "
-                "       \n",
-                "", "", "", "", "");
-  out += buf;
-  std::snprintf(buf, sizeof buf, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "size",
-                "count", "type", "redop", "root", time, "algbw", "busbw", "#wrong", time, "algbw", "busbw", "#wrong",
-                ts_pad, timestamps ? "timestamp" : "");
-  out += buf;
-  std::snprintf(buf, sizeof buf, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "(B)",
-                "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", ts_pad,
-                timestamps ? "%Y-%m-%d %H:%M:%S" : "");
-  out += buf;
+  std::string out =
+      printf_string("# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "",
+                    "", "", "", "");
+  out += printf_string("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "size", "count",
+                       "type", "redop", "root", time, "algbw", "busbw", "#wrong", time, "algbw", "busbw", "#wrong",
+                       ts_pad, timestamps ? "timestamp" : "");
+  out += printf_string("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "(B)", "(elements)",
+                       "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", ts_pad,
+                       timestamps ? "%Y-%m-%d %H:%M:%S" : "");
   return out;
 }
 
 std::string nccl_tests_out_of_bounds_line(std::int64_t count) {
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "# %-20s : %lld %s\n", "Out of bounds values", static_cast<long long>(count),
-                count ? "FAILED" : "OK");
-  return buf;
+  return printf_string("# %-20s : %lld %s\n", "Out of bounds values", static_cast<long long>(count),
+                       count ? "FAILED" : "OK");
 }
 
 bool below_min_busbw(double avg_gbps, std::optional<double> min_gbps) { return min_gbps && avg_gbps < *min_gbps * 0.9; }
 
 std::string nccl_tests_avg_busbw_line(double avg_gbps, std::optional<double> min_gbps) {
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "# %-20s : %g %s\n", "Avg bus bandwidth", avg_gbps,
-                !min_gbps ? "" : (below_min_busbw(avg_gbps, min_gbps) ? "FAILED" : "OK"));
-  return buf;
+  return printf_string("# %-20s : %g %s\n", "Avg bus bandwidth", avg_gbps,
+                       !min_gbps ? "" : (below_min_busbw(avg_gbps, min_gbps) ? "FAILED" : "OK"));
 }
 
 std::optional<double> min_busbw_from_environment() {

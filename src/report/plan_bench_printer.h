@@ -15,35 +15,22 @@
 
 namespace pipebench {
 
-struct PlanBenchHeader {
-  std::string plan;      // the plan file, as given
-  std::string schedule;  // --schedule; empty: all of the plan's
-  std::size_t distinct_messages = 0;
-  std::size_t at_once_points = 0;  // gradient reductions of every group at once, timed after those
-  int nranks = 0;
-  std::string backend;  // "nccl", "mpi"
-  int plan_world = 0;
-};
-
-// One timed message (or batch, or reduction of several groups at once) and its record (whose plan_ids are
-// the plan message ids it stands for).
-struct PlanBenchRow {
-  const ResultRecord& record;
-  std::string op;          // "pair fwd", "send 0->1", "batch of 3", "all_reduce x2"
-  std::vector<int> group;  // global ranks, sorted
-  std::int64_t elements = 0;
-  DType dtype = DType::kFloat;
-  std::uint64_t bytes = 0;  // the bytes asked of the op
-  std::string link_class;   // of the record's ranks; empty: not known
-  std::string batch;        // the Megatron call(s) of a batch; empty: not a batch
-};
-
 // "{0,1,2}", at most 6 ranks then ",...}".
 [[nodiscard]] std::string plan_group_text(const std::vector<int>& group);
 
-void print_plan_bench_header(std::ostream& out, const PlanBenchHeader& h);
+// plan: the plan file, as given; schedule: --schedule (empty: all of the plan's); at_once_points: gradient
+// reductions of every group at once, timed after the distinct messages; backend: "nccl", "mpi".
+void print_plan_bench_header(std::ostream& out, const std::string& plan, const std::string& schedule,
+                             std::size_t distinct_messages, std::size_t at_once_points, int nranks,
+                             const std::string& backend, int plan_world);
 
-void print_plan_bench_row(std::ostream& out, const PlanBenchRow& r);
+// One timed message (or batch, or reduction of several groups at once) and its record (whose plan_ids are
+// the plan message ids it stands for). op: "pair fwd", "send 0->1", "batch of 3", "all_reduce x2"; group:
+// global ranks, sorted; bytes: the bytes asked of the op; link_class: of the record's ranks (empty: not
+// known); batch: the Megatron call(s) of a batch (empty: not a batch).
+void print_plan_bench_row(std::ostream& out, const ResultRecord& rec, const std::string& op,
+                          const std::vector<int>& group, std::int64_t elements, DType dtype, std::uint64_t bytes,
+                          const std::string& link_class, const std::string& batch);
 
 // left_out: "MESSAGE: why" of each message that was not timed.
 void print_plan_bench_verdict(std::ostream& out, const std::vector<std::string>& left_out, const SweepSummary& s);

@@ -3,11 +3,11 @@
 #include "report/plan_printer.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "core/printf_string.h"
 #include "core/units.h"
 #include "megatron/pipeline_split.h"
 
@@ -21,11 +21,7 @@ std::string group_text(const std::vector<int>& g) {
   return s + "}";
 }
 
-std::string mib(double bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f MiB", bytes / (1 << 20));
-  return buf;
-}
+std::string mib(double bytes) { return printf_string("%.2f MiB", bytes / (1 << 20)); }
 
 struct Totals {
   double p2p_out = 0, p2p_in = 0, collective = 0;
@@ -88,9 +84,7 @@ void print_schedule(std::ostream& out, const Plan& plan, const Schedule& s, std:
   const Layout& l = plan.layout;
   out << "#\n# schedule " << s.id.label() << ": warm-up microbatches per pipeline rank";
   for (auto w : s.warmup) out << " " << w;
-  char bubble[64];
-  std::snprintf(bubble, sizeof bubble, "; ideal bubble %.4f", s.bubble_ideal);
-  out << bubble << "\n# parameters per TP rank (pipeline rank/chunk):";
+  out << printf_string("; ideal bubble %.4f", s.bubble_ideal) << "\n# parameters per TP rank (pipeline rank/chunk):";
   for (const auto& p : s.params) out << " " << p.pp_rank << "/" << p.chunk << "=" << p.params;
   out << "\n";
   if (uneven_pipeline_split(a)) {
@@ -103,14 +97,12 @@ void print_schedule(std::ostream& out, const Plan& plan, const Schedule& s, std:
          "what\n";
   for (const auto& m : s.messages) {
     if (std::find(shown.begin(), shown.end(), m.rank) == shown.end()) continue;
-    char buf[400];
     const std::string where = m.peer >= 0 ? "peer " + std::to_string(m.peer) : group_text(m.group);
-    std::snprintf(buf, sizeof buf, "  %5d %5d  %-14s  %-18.18s %12lld  %-8s %12lld %8lld  %-9s  %s\n", m.rank, m.id,
-                  m.op.c_str(), where.c_str(), static_cast<long long>(m.elements),
-                  std::string(dtype_name(m.dtype)).c_str(), static_cast<long long>(m.bytes),
-                  static_cast<long long>(m.count), phase_name(m.phase),
-                  (m.batch < 0 ? m.what : m.what + "  [batch " + std::to_string(m.batch) + " " + m.call + "]").c_str());
-    out << buf;
+    out << printf_string(
+        "  %5d %5d  %-14s  %-18.18s %12lld  %-8s %12lld %8lld  %-9s  %s\n", m.rank, m.id, m.op.c_str(), where.c_str(),
+        static_cast<long long>(m.elements), std::string(dtype_name(m.dtype)).c_str(), static_cast<long long>(m.bytes),
+        static_cast<long long>(m.count), phase_name(m.phase),
+        (m.batch < 0 ? m.what : m.what + "  [batch " + std::to_string(m.batch) + " " + m.call + "]").c_str());
   }
   const auto t = totals(s);
   if (s.id.is_baseline()) base = t;
@@ -118,17 +110,13 @@ void print_schedule(std::ostream& out, const Plan& plan, const Schedule& s, std:
   for (int r : shown) {
     const auto it = t.find(r);
     if (it == t.end()) continue;
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "#   rank %-5d p2p out %s, in %s; collectives %s; total %s", r,
-                  mib(it->second.p2p_out).c_str(), mib(it->second.p2p_in).c_str(), mib(it->second.collective).c_str(),
-                  mib(it->second.all()).c_str());
-    out << buf;
+    out << printf_string("#   rank %-5d p2p out %s, in %s; collectives %s; total %s", r,
+                         mib(it->second.p2p_out).c_str(), mib(it->second.p2p_in).c_str(),
+                         mib(it->second.collective).c_str(), mib(it->second.all()).c_str());
     if (!s.id.is_baseline() && base.count(r) && base[r].p2p_out + base[r].p2p_in > 0) {
-      char ratio[96];
-      std::snprintf(ratio, sizeof ratio, "; p2p x%.2f, total x%.3f of 1F1B",
-                    (it->second.p2p_out + it->second.p2p_in) / (base[r].p2p_out + base[r].p2p_in),
-                    it->second.all() / base[r].all());
-      out << ratio;
+      out << printf_string("; p2p x%.2f, total x%.3f of 1F1B",
+                           (it->second.p2p_out + it->second.p2p_in) / (base[r].p2p_out + base[r].p2p_in),
+                           it->second.all() / base[r].all());
     }
     out << "\n";
   }

@@ -3,27 +3,27 @@
 #include "report/prediction_report.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 #include <vector>
+
+#include "core/printf_string.h"
 
 namespace pipebench {
 namespace {
 
-void print_preamble(std::ostream& out, const PredictionPreamble& h, const Prediction& p) {
-  out << "# prediction for " << h.plan_path << "\n# communication: " << h.costs
-      << (h.shared_path       ? "; every pipeline pair shares one path"
-          : !h.topology_links ? "; one link per directed pair"
-                              : "; transfers share the PCIe/NVLink links of their topology paths (" +
-                                    std::to_string(*h.topology_links) + " links)")
+void print_preamble(std::ostream& out, const std::string& plan_path, const std::string& costs, bool shared_path,
+                    std::optional<std::size_t> topology_links, double comm_sm_slowdown, const Prediction& p) {
+  out << "# prediction for " << plan_path << "\n# communication: " << costs
+      << (shared_path       ? "; every pipeline pair shares one path"
+          : !topology_links ? "; one link per directed pair"
+                            : "; transfers share the PCIe/NVLink links of their topology paths (" +
+                                  std::to_string(*topology_links) + " links)")
       << "\n";
-  char buf[512];
-  std::snprintf(buf, sizeof buf, "# compute: forward %.4f ms, backward %.4f ms per layer and microbatch (%s)\n",
-                p.fwd_ms_per_layer, p.bwd_ms_per_layer, p.compute_source.c_str());
-  out << buf;
-  std::snprintf(buf, sizeof buf, "# NCCL kernels slow overlapped compute by a factor %.2f (--comm-sm-slowdown)\n",
-                1 + h.comm_sm_slowdown);
-  out << buf << "#\n";
+  out << printf_string("# compute: forward %.4f ms, backward %.4f ms per layer and microbatch (%s)\n",
+                       p.fwd_ms_per_layer, p.bwd_ms_per_layer, p.compute_source.c_str());
+  out << printf_string("# NCCL kernels slow overlapped compute by a factor %.2f (--comm-sm-slowdown)\n",
+                       1 + comm_sm_slowdown)
+      << "#\n";
 }
 
 // The memory note of each schedule that splits B and W: activations held per rank at the peak, beside
@@ -31,10 +31,8 @@ void print_preamble(std::ostream& out, const PredictionPreamble& h, const Predic
 void print_memory_notes(std::ostream& out, const Prediction& p, const std::vector<double>& base_held) {
   const auto list = [](const std::vector<double>& held) {
     std::string text;
-    char buf[32];
     for (const double mb : held) {
-      std::snprintf(buf, sizeof buf, "%s%g", text.empty() ? "" : " ", mb);
-      text += buf;
+      text += printf_string("%s%g", text.empty() ? "" : " ", mb);
     }
     return text;
   };
@@ -42,66 +40,33 @@ void print_memory_notes(std::ostream& out, const Prediction& p, const std::vecto
   for (const auto& s : p.schedules) {
     if (s.activations_held.empty()) continue;
     if (first) {
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "# B/W split: W is %.2f of the backward (--w-share)\n", p.w_share);
-      out << buf << "# activations held at the peak, microbatches per pipeline rank: 1f1b " << list(base_held) << "\n";
+      out << printf_string("# B/W split: W is %.2f of the backward (--w-share)\n", p.w_share)
+          << "# activations held at the peak, microbatches per pipeline rank: 1f1b " << list(base_held) << "\n";
       first = false;
     }
     out << "#   " << s.id.label() << " " << list(s.activations_held) << "\n";
   }
 }
 
-}  // namespace
-
-void print_prediction(std::ostream& out, const PredictionPreamble& h, const Prediction& p,
-                      const std::vector<double>& base_held) {
-  print_preamble(out, h, p);
-  print_schedule_table(out, p, true);
-  print_memory_notes(out, p, base_held);
-  print_rank_breakdown(out, p);
-  print_break_even_and_verdict(out, p);
-}
-
-void print_schedule_table(std::ostream& out, const Prediction& p, bool mark_no_overlap) {
-  std::vector<std::string> names;
-  int width = 22;  // the column grows to the longest name ("interleaved-zb v=4 (reference)")
-  for (const auto& s : p.schedules) {
-    names.push_back(s.id.label() + (mark_no_overlap && s.id.v > 1 && !s.overlap_p2p ? " (no overlap)" : "") +
-                    (s.reference ? " (reference)" : ""));
-    width = std::max(width, static_cast<int>(names.back().size()));
-  }
-  char buf[512];
-  std::snprintf(buf, sizeof buf, "#  %-*siteration (ms)   speed-up   bubble ideal   bubble sim\n", width, "schedule");
-  out << buf;
-  for (std::size_t i = 0; i < p.schedules.size(); ++i) {
-    const auto& s = p.schedules[i];
-    std::snprintf(buf, sizeof buf, "   %-*s %14.3f   %8.3f   %12.4f   %10.4f\n", width, names[i].c_str(),
-                  s.iteration_ms, s.speedup, s.bubble_ideal, s.bubble_sim);
-    out << buf;
-  }
-}
-
+// Per schedule and rank: compute, exposed communication, idle, NCCL share, P2P bytes out.
 void print_rank_breakdown(std::ostream& out, const Prediction& p) {
-  char buf[512];
   for (const auto& s : p.schedules) {
     out << "#\n# " << s.id.label()
         << " per rank: compute, exposed communication, idle (ms); share of time NCCL is busy; P2P bytes out\n";
     for (const PredictedRank& r : s.ranks) {
-      std::snprintf(buf, sizeof buf, "   rank %-5d %10.3f %10.3f %10.3f   nccl %5.2f   %12lld\n", r.rank, r.compute_ms,
-                    r.exposed_comm_ms, r.idle_ms, r.nccl_share, static_cast<long long>(r.p2p_bytes));
-      out << buf;
+      out << printf_string("   rank %-5d %10.3f %10.3f %10.3f   nccl %5.2f   %12lld\n", r.rank, r.compute_ms,
+                           r.exposed_comm_ms, r.idle_ms, r.nccl_share, static_cast<long long>(r.p2p_bytes));
     }
   }
 }
 
+// Break-even bandwidths (when any), cost sources and the verdict.
 void print_break_even_and_verdict(std::ostream& out, const Prediction& p) {
-  char buf[128];
   if (!p.break_even_gbps.empty()) {
     out << "#\n# break-even P2P bandwidth (an assumed link without latency; above it the schedule beats 1F1B):";
     for (const auto& [v, g] : p.break_even_gbps) {
       if (g) {
-        std::snprintf(buf, sizeof buf, " v=%d %.3g GB/s;", v, *g);
-        out << buf;
+        out << printf_string(" v=%d %.3g GB/s;", v, *g);
       } else {
         out << " v=" << v << " never (up to 1e5 GB/s);";
       }
@@ -113,6 +78,34 @@ void print_break_even_and_verdict(std::ostream& out, const Prediction& p) {
   out << "# cost sources:";
   for (const auto& s : p.cost_sources) out << " " << s;
   out << "\n# verdict: " << p.verdict << "\n";
+}
+
+}  // namespace
+
+void print_schedule_table(std::ostream& out, const Prediction& p, bool mark_no_overlap) {
+  std::vector<std::string> names;
+  int width = 22;  // the column grows to the longest name ("interleaved-zb v=4 (reference)")
+  for (const auto& s : p.schedules) {
+    names.push_back(s.id.label() + (mark_no_overlap && s.id.v > 1 && !s.overlap_p2p ? " (no overlap)" : "") +
+                    (s.reference ? " (reference)" : ""));
+    width = std::max(width, static_cast<int>(names.back().size()));
+  }
+  out << printf_string("#  %-*siteration (ms)   speed-up   bubble ideal   bubble sim\n", width, "schedule");
+  for (std::size_t i = 0; i < p.schedules.size(); ++i) {
+    const auto& s = p.schedules[i];
+    out << printf_string("   %-*s %14.3f   %8.3f   %12.4f   %10.4f\n", width, names[i].c_str(), s.iteration_ms,
+                         s.speedup, s.bubble_ideal, s.bubble_sim);
+  }
+}
+
+void print_prediction(std::ostream& out, const std::string& plan_path, const std::string& costs, bool shared_path,
+                      std::optional<std::size_t> topology_links, double comm_sm_slowdown, const Prediction& p,
+                      const std::vector<double>& base_held) {
+  print_preamble(out, plan_path, costs, shared_path, topology_links, comm_sm_slowdown, p);
+  print_schedule_table(out, p, true);
+  print_memory_notes(out, p, base_held);
+  print_rank_breakdown(out, p);
+  print_break_even_and_verdict(out, p);
 }
 
 }  // namespace pipebench

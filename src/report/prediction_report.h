@@ -14,29 +14,18 @@
 
 namespace pipebench {
 
-// What `predict` names above its table.
-struct PredictionPreamble {
-  std::string plan_path;
-  std::string costs;                          // the cost source: "assumed: every link ...", the table's path, ...
-  bool shared_path = false;                   // --shared-path: every pipeline pair on one path
-  std::optional<std::size_t> topology_links;  // transfers share these links of their topology paths
-  double comm_sm_slowdown = 0;                // --comm-sm-slowdown
-};
-
-// `predict`'s whole text: the preamble, the schedule table, the memory notes, the per-rank breakdown,
-// break-even bandwidths and verdict. base_held: 1F1B's activations held at the peak per pipeline rank
-// (beside those of the schedules that split B and W; unused when none does).
-void print_prediction(std::ostream& out, const PredictionPreamble& h, const Prediction& p,
+// `predict`'s whole text: what it names above its table (costs: the cost source, "assumed: every link ...",
+// the table's path, ...; shared_path: --shared-path, every pipeline pair on one path; topology_links:
+// transfers share these links of their topology paths; comm_sm_slowdown: --comm-sm-slowdown), the schedule
+// table, the memory notes, the per-rank breakdown, break-even bandwidths and verdict. base_held: 1F1B's
+// activations held at the peak per pipeline rank (beside those of the schedules that split B and W; unused
+// when none does).
+void print_prediction(std::ostream& out, const std::string& plan_path, const std::string& costs, bool shared_path,
+                      std::optional<std::size_t> topology_links, double comm_sm_slowdown, const Prediction& p,
                       const std::vector<double>& base_held);
 
 // Header line and one row per schedule. mark_no_overlap: name interleaved schedules simulated with
 // --no-overlap-p2p-communication as such.
 void print_schedule_table(std::ostream& out, const Prediction& p, bool mark_no_overlap);
-
-// Per schedule and rank: compute, exposed communication, idle, NCCL share, P2P bytes out.
-void print_rank_breakdown(std::ostream& out, const Prediction& p);
-
-// Break-even bandwidths (when any), cost sources and the verdict.
-void print_break_even_and_verdict(std::ostream& out, const Prediction& p);
 
 }  // namespace pipebench

@@ -3,11 +3,11 @@
 // "# TYPE", then `name{label="value",...} number` lines, every sample of a metric together.
 #include "report/prometheus_writer.h"
 
-#include <cstdio>
 #include <cstdlib>
 #include <utility>
 
 #include "core/file_io.h"
+#include "core/printf_string.h"
 
 namespace pipebench {
 
@@ -60,11 +60,7 @@ void PrometheusWriter::add(const ResultRecord& r) {
 }
 
 std::string PrometheusWriter::text() const {
-  const auto number = [](double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return std::string(buf);
-  };
+  const auto number = [](double v) { return std::string(printf_string("%.17g", v)); };
   std::string out =
       "# HELP pipebench_busbw_gbps Bus bandwidth of the point in GB/s (nccl-tests busbw).\n"
       "# TYPE pipebench_busbw_gbps gauge\n";

@@ -3,9 +3,9 @@
 #include "report/replay_table_printer.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 
+#include "core/printf_string.h"
 #include "replay/task_drift.h"
 
 namespace pipebench {
@@ -19,24 +19,14 @@ int name_width(const ReplayResult& r) {
   return width;
 }
 
-// s, left-aligned in width columns (printf's "%-*s", without a buffer's limit).
-std::string padded(std::string s, int width) {
-  if (static_cast<int>(s.size()) < width) s.append(static_cast<std::size_t>(width) - s.size(), ' ');
-  return s;
-}
-
 // "%+.2f" of a number, as printf writes it.
-std::string signed_ms(double ms) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.2f", ms);
-  return buf;
-}
+std::string signed_ms(double ms) { return printf_string("%+.2f", ms); }
 
 void print_drift(std::ostream& out, const ScheduleReplay& s) {
   const RankDrift* d = most_drifted(s.drift);
   if (!d) return;
-  out << "# drift " << padded(s.id.key(), 19) << " r" << d->rank << " " << signed_ms(d->end_drift_ms)
-      << " ms vs model:";
+  out << "# drift " << printf_string("%-19s", s.id.key().c_str()) << " r" << d->rank << " "
+      << signed_ms(d->end_drift_ms) << " ms vs model:";
   const char* sep = " ";
   for (const auto& [kind, ms] : d->by_kind_ms) {
     out << sep << kind << " " << signed_ms(ms);
@@ -51,55 +41,50 @@ void print_drift(std::ostream& out, const ScheduleReplay& s) {
   out << "\n";
 }
 
+// Per schedule: each rank's communication share (beside the predicted one), then the rank that ended
+// latest against the model, with what each kind of task added and the tasks that added most
+// (replay/task_drift.h; every rank is in the JSON).
+void print_replay_shares_and_drift(std::ostream& out, const ReplayResult& r) {
+  const int width = name_width(r);
+  for (const auto& s : r.schedules) {
+    out << "# comm share " << printf_string("%-*s", width - 2, s.id.key().c_str());
+    for (const auto& p : s.per_rank) {
+      out << printf_string("  r%d %.2f", p.rank, p.comm_share);
+      if (p.predicted_comm_share) out << printf_string(" (pred %.2f)", *p.predicted_comm_share);
+    }
+    out << "\n";
+  }
+  for (const auto& s : r.schedules) print_drift(out, s);
+}
+
 }  // namespace
 
 void print_replay_table(std::ostream& out, const ReplayResult& r, double band) {
   const int width = name_width(r);
-  char line[512];
-  std::snprintf(line, sizeof line, "#  %-*s %12s %28s %8s %10s %10s\n", width, "schedule", "predicted ms",
-                "replayed ms (median, min-max)", "error %", "speed-up p", "speed-up r");
-  out << line;
+  out << printf_string("#  %-*s %12s %28s %8s %10s %10s\n", width, "schedule", "predicted ms",
+                       "replayed ms (median, min-max)", "error %", "speed-up p", "speed-up r");
   const ScheduleReplay* base = nullptr;
   for (const auto& s : r.schedules) {
     if (s.id.is_baseline()) base = &s;
   }
   for (const auto& s : r.schedules) {
-    char pred[32] = "-", err[32] = "-", sp[32] = "-", sr[32] = "-", measured[96];
+    std::string pred = "-", err = "-", sp = "-", sr = "-";
     if (s.predicted_ms) {
-      std::snprintf(pred, sizeof pred, "%.3f", *s.predicted_ms);
-      if (s.median_ms > 0) std::snprintf(err, sizeof err, "%+.1f", 100 * (*s.predicted_ms - s.median_ms) / s.median_ms);
-      if (base && base->predicted_ms) std::snprintf(sp, sizeof sp, "%.3f", *base->predicted_ms / *s.predicted_ms);
+      pred = printf_string("%.3f", *s.predicted_ms);
+      if (s.median_ms > 0) err = printf_string("%+.1f", 100 * (*s.predicted_ms - s.median_ms) / s.median_ms);
+      if (base && base->predicted_ms) sp = printf_string("%.3f", *base->predicted_ms / *s.predicted_ms);
     }
-    if (base && s.median_ms > 0) std::snprintf(sr, sizeof sr, "%.3f", base->median_ms / s.median_ms);
-    std::snprintf(measured, sizeof measured, "%.3f (%.3f-%.3f)", s.median_ms, s.min_ms, s.max_ms);
+    if (base && s.median_ms > 0) sr = printf_string("%.3f", base->median_ms / s.median_ms);
+    const std::string measured = printf_string("%.3f (%.3f-%.3f)", s.median_ms, s.min_ms, s.max_ms);
     const std::string name = s.id.key() + (s.reference ? " (ref)" : "");
-    std::snprintf(line, sizeof line, "   %-*s %12s %28s %8s %10s %10s\n", width, name.c_str(), pred, measured, err, sp,
-                  sr);
-    out << line;
+    out << printf_string("   %-*s %12s %28s %8s %10s %10s\n", width, name.c_str(), pred.c_str(), measured.c_str(),
+                         err.c_str(), sp.c_str(), sr.c_str());
   }
   if (r.predicted_fastest.empty()) {
     out << "# Replay verdict: " << r.measured_fastest << " is fastest measured (no prediction)\n";
   } else {
     out << "# Replay verdict: " << replay_agreement(r, band).text << "\n";
   }
-}
-
-void print_replay_shares_and_drift(std::ostream& out, const ReplayResult& r) {
-  const int width = name_width(r);
-  char buf[256];
-  for (const auto& s : r.schedules) {
-    out << "# comm share " << padded(s.id.key(), width - 2);
-    for (const auto& p : s.per_rank) {
-      std::snprintf(buf, sizeof buf, "  r%d %.2f", p.rank, p.comm_share);
-      out << buf;
-      if (p.predicted_comm_share) {
-        std::snprintf(buf, sizeof buf, " (pred %.2f)", *p.predicted_comm_share);
-        out << buf;
-      }
-    }
-    out << "\n";
-  }
-  for (const auto& s : r.schedules) print_drift(out, s);
 }
 
 void print_replay_report(std::ostream& out, const ReplayResult& r, const std::string& plan_path, double band) {

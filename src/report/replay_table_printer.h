@@ -14,11 +14,6 @@ namespace pipebench {
 // band: the prediction's speed-up band (the verdict's "agree" test).
 void print_replay_table(std::ostream& out, const ReplayResult& r, double band);
 
-// Per schedule: each rank's communication share (beside the predicted one), then the rank that ended
-// latest against the model, with what each kind of task added and the tasks that added most
-// (replay/task_drift.h; every rank is in the JSON).
-void print_replay_shares_and_drift(std::ostream& out, const ReplayResult& r);
-
 // `replay`'s text: its first line (the plan file, ranks, backend, compute, iterations), the table, the
 // shares and drift.
 void print_replay_report(std::ostream& out, const ReplayResult& r, const std::string& plan_path, double band);

@@ -2,12 +2,12 @@
 #include "report/report_document.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <set>
 
 #include "collectives/registry.h"
 #include "core/environment.h"
+#include "core/printf_string.h"
 #include "core/units.h"
 #include "core/version.h"
 #include "io/input_views.h"
@@ -23,11 +23,7 @@ namespace pipebench {
 
 namespace {
 
-std::string num(double v, const char* format = "%.4g") {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
+std::string num(double v, const char* format = "%.4g") { return printf_string(format, v); }
 
 std::string opt_num(const std::optional<double>& v) { return v ? num(*v) : "-"; }
 

@@ -2,11 +2,10 @@
 #include "report/report_plots.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
-#include <set>
 
 #include "collectives/registry.h"
+#include "core/printf_string.h"
 #include "core/units.h"
 #include "io/input_views.h"
 #include "report/charts.h"
@@ -155,12 +154,8 @@ void add_schedule_bars(const ReportInputs& inputs, std::vector<Plot>& plots) {
   std::string note = "schedule";
   for (const auto& p : inputs.predictions) {
     for (const auto& [v, gbps] : p.doc.break_even_gbps) {
-      char buf[64];
-      if (gbps)
-        std::snprintf(buf, sizeof buf, "; break-even v=%d: %.1f GB/s", v, *gbps);
-      else
-        std::snprintf(buf, sizeof buf, "; break-even v=%d: none", v);
-      note += buf;
+      note +=
+          gbps ? printf_string("; break-even v=%d: %.1f GB/s", v, *gbps) : printf_string("; break-even v=%d: none", v);
     }
   }
   chart.note = note;
@@ -184,9 +179,7 @@ std::vector<Plot> build_plots(const ReportInputs& inputs) {
     bw.series = op_series(d, one_rank ? &Lines::algbw : &Lines::busbw, true);
     if (d.link_gbps && !one_rank) {
       bw.reference_y = *d.link_gbps;
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "narrowest link %.1f GB/s", *d.link_gbps);
-      bw.reference_label = buf;
+      bw.reference_label = printf_string("narrowest link %.1f GB/s", *d.link_gbps);
     }
     plots.push_back({bw_name + "-" + key.op + "-" + key.dtype, bw.title, line_chart_svg(bw)});
     LineChart lat;

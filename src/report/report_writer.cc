@@ -13,7 +13,6 @@
 #include "report/html_report.h"
 #include "report/markdown_report.h"
 #include "report/report_document.h"
-#include "report/results_json.h"
 #include "report/rule_engine.h"
 
 namespace pipebench {
@@ -45,7 +44,7 @@ int write_report(const ReportInputs& inputs, const std::vector<Rule>& rules, con
   for (std::size_t i = 0; i < doc.plots.size(); ++i)
     writes.emplace_back(dir + "/" + plot_file(doc, i), doc.plots[i].svg);
   for (const auto& [path, text] : writes) check_output(path);  // all checked before any is written
-  for (const auto& [path, text] : writes) write_file_atomically(path, text);
+  for (const auto& [path, text] : writes) write_output_file("", path, text);
   if (files) *files = {base + ".html", base + ".md", base + ".json", outcome.verdict, verdict_line(outcome)};
   return outcome.verdict == Status::kFail ? static_cast<int>(ExitCode::kWrongData) : static_cast<int>(ExitCode::kOk);
 }

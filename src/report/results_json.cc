@@ -2,12 +2,9 @@
 // Results JSON writer: the records are the growing array of a JsonArrayFile.
 #include "report/results_json.h"
 
-#include "core/file_io.h"
 #include "io/results_io.h"
 
 namespace pipebench {
-
-void write_file_atomically(const std::string& path, const std::string& text) { write_output_file("", path, text); }
 
 ResultsJson::ResultsJson(std::string path, nlohmann::json header)
     : doc_(results_header(std::move(header))), file_("", std::move(path), "records", 2, [this] {

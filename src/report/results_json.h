@@ -9,15 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/file_io.h"
 #include "harness/sink.h"
 #include "report/json_array_file.h"
 
 namespace pipebench {
-
-// Writes `text` to path atomically (a temporary file, then rename), only to a regular file or a new path:
-// core/file_io.h's write_output_file. Throws UsageError (device, FIFO, directory, link) or Error.
-void write_file_atomically(const std::string& path, const std::string& text);
 
 class ResultsJson final : public RecordSink {
  public:

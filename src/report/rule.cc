@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/rule.h"
 
-#include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 

@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <map>
 #include <numeric>
 #include <set>
 
 #include "collectives/registry.h"
+#include "core/printf_string.h"
 #include "core/units.h"
 #include "io/input_views.h"
 #include "io/trace_job_io.h"
@@ -150,9 +150,8 @@ void check_baseline(const ReportInputs& inputs, const Rule& rule, RuleOutcome& o
       p.note = !c.old_value ? "missing from the baseline: " + c.key : "missing from the new results: " + c.key;
     } else {
       p.status = c.worse ? rule.severity : Status::kPass;
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "ratio %.3f", c.ratio);
-      p.note = std::string(buf) + (c.changed ? "" : " (within the limit or the runs' spread)") + ": " + c.key;
+      p.note = std::string(printf_string("ratio %.3f", c.ratio)) +
+               (c.changed ? "" : " (within the limit or the runs' spread)") + ": " + c.key;
     }
     keep_point(out, std::move(p));
   }
@@ -166,9 +165,7 @@ void check_mad(const ReportInputs& inputs, const Rule& rule, RuleOutcome& out) {
     p.host = f.member;
     p.value = f.value;
     p.limit = f.peers_median;
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%.1f MADs from the peers' median (MAD %.3g)", f.deviations, f.mad);
-    p.note = buf;
+    p.note = printf_string("%.1f MADs from the peers' median (MAD %.3g)", f.deviations, f.mad);
     add_point(out, std::move(p), f.outlier, rule.severity);
   }
 }
@@ -224,19 +221,25 @@ std::string summary_message(const ReportInputs& inputs, const RuleOutcome& out, 
     if (rule.comparison == Comparison::kMadOutlierK) return "not applied: fewer than 3 hosts or pairs per point";
     return "not applied: no point has this metric";
   }
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "%zu of %zu points violate (%s %s %g)", out.offending, out.checked,
-                std::string(rule.metric->name).c_str(), comparison_name(rule.comparison), rule.threshold);
-  std::string text = buf;
+  std::string text =
+      printf_string("%zu of %zu points violate (%s %s %g)", out.offending, out.checked,
+                    std::string(rule.metric->name).c_str(), comparison_name(rule.comparison), rule.threshold);
   if (rule.metric->kind == MetricKind::kP95OverMedian && rule.min_spread_us > 0) {
-    std::snprintf(buf, sizeof buf, "; a p95 - median spread below %g us is jitter, not instability",
-                  rule.min_spread_us);
-    text += buf;
+    text += printf_string("; a p95 - median spread below %g us is jitter, not instability", rule.min_spread_us);
   }
   return text;
 }
 
 }  // namespace
+
+RuleOutcome new_outcome(std::string name, std::string metric, std::string comparison, Status severity) {
+  RuleOutcome out;
+  out.name = std::move(name);
+  out.metric = std::move(metric);
+  out.comparison = std::move(comparison);
+  out.severity = severity;
+  return out;
+}
 
 const TopologyFile* topology_for(const ReportInputs& inputs, const InputFile<ResultSet>& in) {
   if (in.doc.system.topology) return &*in.doc.system.topology;
@@ -251,11 +254,7 @@ const TopologyFile* topology_for(const ReportInputs& inputs, const InputFile<Res
 // A job trace checked against the model (trace --prediction/--replay): a built-in check that warns when
 // a rank's measured communication share or iteration time is beyond the trace's --tolerance.
 RuleOutcome trace_model_outcome(const std::string& path, const TraceModelCheck& m) {
-  RuleOutcome out;
-  out.name = "trace-matches-model";
-  out.metric = "comm_share";
-  out.comparison = "within_tolerance";
-  out.severity = Status::kWarn;
+  RuleOutcome out = new_outcome("trace-matches-model", "comm_share", "within_tolerance", Status::kWarn);
   for (const auto& r : m.ranks) {
     PointOutcome p;
     p.op = "trace";
@@ -274,11 +273,7 @@ RuleOutcome trace_model_outcome(const std::string& path, const TraceModelCheck& 
 // A replay held against its prediction: a built-in check that warns when they disagree on the fastest
 // schedule or on a speed-up by more than the model's band (so that `run` never contradicts itself quietly).
 RuleOutcome replay_agreement_outcome(const InputFile<ReplayResult>& r, const Agreement& a) {
-  RuleOutcome out;
-  out.name = "replay-matches-prediction";
-  out.metric = "speedup_vs_1f1b";
-  out.comparison = "within_band";
-  out.severity = Status::kWarn;
+  RuleOutcome out = new_outcome("replay-matches-prediction", "speedup_vs_1f1b", "within_band", Status::kWarn);
   PointOutcome p;
   p.op = "replay";
   p.note = a.text;
@@ -289,11 +284,7 @@ RuleOutcome replay_agreement_outcome(const InputFile<ReplayResult>& r, const Agr
 
 // A replay file that says it stopped before its end: a built-in warning naming what it did not measure.
 RuleOutcome replay_complete_outcome(const InputFile<ReplayResult>& r) {
-  RuleOutcome out;
-  out.name = "replay-complete";
-  out.metric = "schedules_measured";
-  out.comparison = "all";
-  out.severity = Status::kWarn;
+  RuleOutcome out = new_outcome("replay-complete", "schedules_measured", "all", Status::kWarn);
   PointOutcome p;
   p.op = "replay";
   p.note = replay_incomplete_text(r.doc);
@@ -303,11 +294,8 @@ RuleOutcome replay_complete_outcome(const InputFile<ReplayResult>& r) {
 }
 
 RuleOutcome evaluate_rule(const ReportInputs& inputs, const Rule& rule) {
-  RuleOutcome out;
-  out.name = rule.name;
-  out.metric = std::string(rule.metric->name);
-  out.comparison = comparison_name(rule.comparison);
-  out.severity = rule.severity;
+  RuleOutcome out =
+      new_outcome(rule.name, std::string(rule.metric->name), comparison_name(rule.comparison), rule.severity);
   if (rule.comparison == Comparison::kBaselineWithinPct) {
     if (!inputs.baseline.empty()) check_baseline(inputs, rule, out);
   } else if (rule.comparison == Comparison::kMadOutlierK) {

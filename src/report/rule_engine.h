@@ -22,6 +22,9 @@ inline constexpr std::size_t kMaxRulePoints = 1000;
 // `inputs.topologies` (or the only one when there is a single host). nullptr when none is known.
 [[nodiscard]] const TopologyFile* topology_for(const ReportInputs& inputs, const InputFile<ResultSet>& in);
 
+// A check's outcome before its points, named as report.json names it.
+[[nodiscard]] RuleOutcome new_outcome(std::string name, std::string metric, std::string comparison, Status severity);
+
 [[nodiscard]] RuleOutcome evaluate_rule(const ReportInputs& inputs, const Rule& rule);
 
 // Every rule, the verdict, and (with a baseline) the compare table for the first baseline rule's metric

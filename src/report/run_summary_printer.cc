@@ -3,8 +3,8 @@
 #include "report/run_summary_printer.h"
 
 #include <algorithm>
-#include <cstdio>
 
+#include "core/printf_string.h"
 #include "core/units.h"
 #include "harness/interrupt.h"
 #include "report/console_table.h"
@@ -67,14 +67,12 @@ void print_run_summary(std::ostream& out, const RunSummary& s) {
   out << "#\n# Summary (files in " << s.dir << ")\n"
       << "#  op               ranks   latency (us)   at size   peak busbw (GB/s)   at size   wrong   failed\n";
   for (const auto& o : s.ops) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "   %-15s %6d   %12s   %7s   %17s   %7s   %5llu   %6d\n", o.op.c_str(), o.nranks,
-                  o.latency_us ? format_fixed_width(*o.latency_us, 7).c_str() : "-",
-                  o.latency_us ? format_size(o.latency_size_bytes).c_str() : "-",
-                  o.peak_busbw_gbps ? format_fixed_width(*o.peak_busbw_gbps, 7).c_str() : "-",
-                  o.peak_busbw_gbps ? format_size(o.peak_size_bytes).c_str() : "-",
-                  static_cast<unsigned long long>(o.wrong), o.failed);
-    out << buf;
+    out << printf_string("   %-15s %6d   %12s   %7s   %17s   %7s   %5llu   %6d\n", o.op.c_str(), o.nranks,
+                         o.latency_us ? format_fixed_width(*o.latency_us, 7).c_str() : "-",
+                         o.latency_us ? format_size(o.latency_size_bytes).c_str() : "-",
+                         o.peak_busbw_gbps ? format_fixed_width(*o.peak_busbw_gbps, 7).c_str() : "-",
+                         o.peak_busbw_gbps ? format_size(o.peak_size_bytes).c_str() : "-",
+                         static_cast<unsigned long long>(o.wrong), o.failed);
   }
   if (s.one_rank) {
     out << "# 1 rank: nothing crosses a link; busbw is 0 by definition (factor (n-1)/n), times are local copies\n";
@@ -94,12 +92,10 @@ void print_run_replay(std::ostream& out, const RunReplay& r) {
         << r.devices_per_process << " device" << (r.devices_per_process == 1 ? "" : "s") << " each\n";
     return;
   }
-  char line[256];
-  std::snprintf(line, sizeof line,
-                "#\n# Replay: the plan's schedules on these %d %s ranks (compute %s: the prediction's durations), "
-                "%d iterations after one warm-up; file replay.json\n",
-                r.result->world, r.result->backend.c_str(), r.result->compute.c_str(), r.result->iterations);
-  out << line;
+  out << printf_string(
+      "#\n# Replay: the plan's schedules on these %d %s ranks (compute %s: the prediction's durations), %d iterations "
+      "after one warm-up; file replay.json\n",
+      r.result->world, r.result->backend.c_str(), r.result->compute.c_str(), r.result->iterations);
   print_replay_table(out, *r.result, r.band);
 }
 

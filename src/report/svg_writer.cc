@@ -2,8 +2,8 @@
 #include "report/svg_writer.h"
 
 #include <cmath>
-#include <cstdio>
 
+#include "core/printf_string.h"
 #include "core/terminal_text.h"
 
 namespace pipebench {
@@ -39,9 +39,7 @@ std::string xml_escape(std::string_view text) {
 
 std::string svg_number(double v) {
   if (!std::isfinite(v)) v = 0;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2f", v);
-  std::string s(buf);
+  std::string s(printf_string("%.2f", v));
   while (!s.empty() && s.back() == '0') s.pop_back();
   if (!s.empty() && s.back() == '.') s.pop_back();
   if (s == "-0") s = "0";
@@ -62,6 +60,11 @@ const char* anchor_name(SvgWriter::Anchor a) {
   return "start";
 }
 
+// A shape's end: "/>", or its tooltip as a <title> child.
+std::string shape_end(const char* tag, std::string_view tooltip) {
+  return tooltip.empty() ? "/>\n" : "><title>" + xml_escape(tooltip) + "</title></" + tag + ">\n";
+}
+
 }  // namespace
 
 SvgWriter::SvgWriter(double width, double height, std::string_view title)
@@ -78,12 +81,8 @@ void SvgWriter::line(double x1, double y1, double x2, double y2, std::string_vie
 
 void SvgWriter::rect(double x, double y, double w, double h, std::string_view fill, std::string_view tooltip) {
   body_ << "<rect x=\"" << svg_number(x) << "\" y=\"" << svg_number(y) << "\" width=\"" << svg_number(std::max(w, 0.0))
-        << "\" height=\"" << svg_number(std::max(h, 0.0)) << "\" fill=\"" << xml_escape(fill) << '"';
-  if (tooltip.empty()) {
-    body_ << "/>\n";
-  } else {
-    body_ << "><title>" << xml_escape(tooltip) << "</title></rect>\n";
-  }
+        << "\" height=\"" << svg_number(std::max(h, 0.0)) << "\" fill=\"" << xml_escape(fill) << '"'
+        << shape_end("rect", tooltip);
 }
 
 void SvgWriter::polyline(const std::vector<std::pair<double, double>>& points, std::string_view stroke,
@@ -100,12 +99,7 @@ void SvgWriter::polyline(const std::vector<std::pair<double, double>>& points, s
 
 void SvgWriter::circle(double cx, double cy, double r, std::string_view fill, std::string_view tooltip) {
   body_ << "<circle cx=\"" << svg_number(cx) << "\" cy=\"" << svg_number(cy) << "\" r=\"" << svg_number(r)
-        << "\" fill=\"" << xml_escape(fill) << '"';
-  if (tooltip.empty()) {
-    body_ << "/>\n";
-  } else {
-    body_ << "><title>" << xml_escape(tooltip) << "</title></circle>\n";
-  }
+        << "\" fill=\"" << xml_escape(fill) << '"' << shape_end("circle", tooltip);
 }
 
 void SvgWriter::text(double x, double y, std::string_view content, Anchor anchor, double font_px, double rotate_deg,

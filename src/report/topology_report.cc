@@ -2,10 +2,9 @@
 // Topology renderers.
 #include "report/topology_report.h"
 
-#include <cstdio>
-#include <iomanip>
 #include <map>
 
+#include "core/printf_string.h"
 #include "io/provenance_io.h"
 #include "io/topology_io.h"
 #include "topology/link_bandwidth.h"
@@ -13,16 +12,12 @@
 namespace pipebench {
 namespace {
 
-std::string cell(const std::string& s, int width) {
-  return s.size() >= static_cast<std::size_t>(width) ? s + " "
-                                                     : s + std::string(static_cast<std::size_t>(width) - s.size(), ' ');
-}
+// s left-aligned in width columns, and at least one space after it.
+std::string cell(const std::string& s, int width) { return printf_string("%-*s ", width - 1, s.c_str()); }
 
 std::string gbps(double g) {
   if (g <= 0) return "?";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", g);
-  return buf;
+  return printf_string("%.1f", g);
 }
 
 nlohmann::json maybe(int v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr); }
@@ -69,12 +64,10 @@ void print_gpu_links(std::ostream& out, const TopologyView& v) {
       << "  GPU  bus id        CUDA  model                     link now     max          GB/s\n";
   for (const auto& g : v.topology.gpus) {
     const TopoNode& nd = v.topology.nodes[static_cast<std::size_t>(g.node)];
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "  %-4d %-13s %-5s %-25.25s %-12s %-12s %s\n", g.index, g.bus_id.c_str(),
-                  g.cuda_device >= 0 ? std::to_string(g.cuda_device).c_str() : "-", g.model.c_str(),
-                  pcie_label(nd.link_gen, nd.link_width).c_str(),
-                  pcie_label(nd.link_gen_max, nd.link_width_max).c_str(), gbps(nd.link_gbps).c_str());
-    out << buf;
+    out << printf_string("  %-4d %-13s %-5s %-25.25s %-12s %-12s %s\n", g.index, g.bus_id.c_str(),
+                         g.cuda_device >= 0 ? std::to_string(g.cuda_device).c_str() : "-", g.model.c_str(),
+                         pcie_label(nd.link_gen, nd.link_width).c_str(),
+                         pcie_label(nd.link_gen_max, nd.link_width_max).c_str(), gbps(nd.link_gbps).c_str());
   }
   out << "\nGPU pairs (NCCL path, P2P by NCCL's default, narrowest link on the path in GB/s per direction):\n\n";
   if (n == 1) out << "  (one GPU: no pairs)\n";
@@ -86,10 +79,9 @@ void print_gpu_links(std::ostream& out, const TopologyView& v) {
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = i + 1; j < n; ++j) {
       const PairInfo p = v.gpu_pair(i, j, false);
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "  GPU%d-GPU%d  %-5s  NCCL %-4s  P2P %-3s  %s\n", p.a, p.b, p.label().c_str(),
-                    std::string(nccl_path_name(p.cls)).c_str(), p.p2p ? "yes" : "no", gbps(p.path_min_gbps).c_str());
-      out << buf;
+      out << printf_string("  GPU%d-GPU%d  %-5s  NCCL %-4s  P2P %-3s  %s\n", p.a, p.b, p.label().c_str(),
+                           std::string(nccl_path_name(p.cls)).c_str(), p.p2p ? "yes" : "no",
+                           gbps(p.path_min_gbps).c_str());
     }
   }
 }

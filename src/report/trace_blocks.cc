@@ -2,25 +2,19 @@
 // Trace section of the report.
 #include "report/trace_blocks.h"
 
-#include <cstdio>
 #include <string>
 #include <utility>
 
+#include "core/printf_string.h"
 #include "io/trace_job_io.h"
 #include "report/block_builder.h"
 
 namespace pipebench {
 namespace {
 
-std::string fmt(const char* format, double v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
-std::string pct(double share) { return fmt("%.2f%%", 100 * share); }
+std::string pct(double share) { return printf_string("%.2f%%", 100 * share); }
 std::string pct(const std::optional<double>& share) { return share ? pct(*share) : "-"; }
-std::string ms(double v) { return fmt("%.3f", v); }
+std::string ms(double v) { return printf_string("%.3f", v); }
 std::string ms(const std::optional<double>& v) { return v ? ms(*v) : "-"; }
 
 std::string alignment_text(const TraceJobView& job) {
@@ -29,7 +23,8 @@ std::string alignment_text(const TraceJobView& job) {
   const TraceJobAlignment& a = *job.alignment;
   text += "; clocks aligned by " + a.method;
   if (!a.anchor.empty()) text += " (" + a.anchor + ")";
-  text += a.uncertainty_us ? ", uncertainty " + fmt("%.3f", *a.uncertainty_us) + " us" : ", uncertainty unknown";
+  text +=
+      a.uncertainty_us ? ", uncertainty " + printf_string("%.3f", *a.uncertainty_us) + " us" : ", uncertainty unknown";
   text += "; job span " + ms(a.job_span_us / 1000) + " ms";
   if (a.slowest_rank >= 0) text += "; slowest rank " + std::to_string(a.slowest_rank) + " (the most compute)";
   if (a.most_waiting_rank >= 0) text += "; rank that waits most " + std::to_string(a.most_waiting_rank);
@@ -66,9 +61,9 @@ void add_compare(BlockBuilder& b, const TraceJobCompare& c) {
   for (const auto& r : c.ranks) {
     const double d_ms = r.here.iteration_ms - r.other.iteration_ms;
     rows.push_back({std::to_string(r.rank), pct(r.other.comm_share), pct(r.here.comm_share),
-                    fmt("%+.2f", 100 * (r.here.comm_share - r.other.comm_share)), ms(r.other.iteration_ms),
+                    printf_string("%+.2f", 100 * (r.here.comm_share - r.other.comm_share)), ms(r.other.iteration_ms),
                     ms(r.here.iteration_ms),
-                    r.other.iteration_ms > 0 ? fmt("%+.1f%%", 100 * d_ms / r.other.iteration_ms) : "-"});
+                    r.other.iteration_ms > 0 ? printf_string("%+.1f%%", 100 * d_ms / r.other.iteration_ms) : "-"});
   }
   b.table({"rank", "comm share (other)", "comm share (this)", "change (points)", "iteration ms (other)",
            "iteration ms (this)", "change"},
@@ -96,7 +91,7 @@ void add_model_check(BlockBuilder& b, const TraceModelCheck& m) {
   b.table({"rank", "comm share measured", "predicted", "replayed", "iteration ms measured", "predicted", "replayed",
            "state"},
           std::move(rows), std::move(cls));
-  const std::string tol = fmt("%.3g", m.tolerance);
+  const std::string tol = printf_string("%.3g", m.tolerance);
   b.para(m.mismatches == 0
              ? "Every rank within the tolerance (" + tol + " absolute for shares, " + tol + " x 100 % for times)."
              : std::to_string(m.mismatches) + " rank(s) beyond the tolerance (" + tol + " absolute for shares, " + tol +

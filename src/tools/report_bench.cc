@@ -12,9 +12,9 @@
 
 #include "app/report_inputs.h"
 #include "collectives/registry.h"
+#include "core/file_io.h"
 #include "io/results_io.h"
 #include "report/report_writer.h"
-#include "report/results_json.h"
 
 namespace {
 
@@ -73,7 +73,7 @@ std::vector<std::string> write_inputs(const ReportInputs& in, const std::string&
                         {"system", {{"hosts", sys.hosts}, {"gpu_models", sys.gpu_models}, {"devices", devices}}}});
     for (const auto& rec : r.doc.records) doc["records"].push_back(record_to_json(rec));
     const std::string path = dir + "/" + sys.hosts.front() + "-" + std::to_string(paths.size()) + ".json";
-    write_file_atomically(path, doc.dump());
+    write_output_file("", path, doc.dump());
     paths.push_back(path);
   }
   return paths;

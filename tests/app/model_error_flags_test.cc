@@ -7,7 +7,7 @@
 namespace pipebench {
 namespace {
 
-std::string line(const ModelError& e) { return with_flags(e, {"t.json", "interleaved:v3"}).what(); }
+std::string line(const ModelError& e) { return with_flags(e, "t.json", "interleaved:v3").what(); }
 
 TEST(ModelErrorFlags, NamesTheFlagOfEachInput) {
   EXPECT_EQ(line(ModelError(ModelError::Input::kNegativeCompute, "x", "must not be negative")),

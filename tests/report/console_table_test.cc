@@ -114,7 +114,6 @@ TEST(ConsoleTable, NcclTestsStyleEndsAsNcclTestsDoes) {
   EXPECT_NE(s.find("# Avg bus bandwidth    : 50 FAILED\n#\n# Collective test concluded: all_reduce_perf\n#\n\n"),
             std::string::npos)
       << s;
-  EXPECT_TRUE(t.min_busbw_failed());
 }
 
 // --split: the table shows the row over all groups; each group's own record is for the files.

@@ -13,7 +13,7 @@ namespace {
 
 TEST(PairsPrinter, HeaderOfHostRanksNamesSizesAndNoClasses) {
   std::ostringstream out;
-  print_pairs_header(out, {2, "mpi", false, {4096, 64u << 20}}, nullptr);
+  print_pairs_header(out, 2, "mpi", false, {4096, 64u << 20}, nullptr);
   EXPECT_EQ(out.str(),
             "# pipebench pairs: 2 ranks on the mpi backend, one pair at a time; sizes 4K 64M\n"
             "# host ranks have no link classes: the MPI backend moves host memory between processes\n");
@@ -21,19 +21,15 @@ TEST(PairsPrinter, HeaderOfHostRanksNamesSizesAndNoClasses) {
 
 TEST(PairsPrinter, OneRankHasNoPair) {
   std::ostringstream out;
-  print_pairs_header(out, {1, "nccl", true, {4096}}, nullptr);
+  print_pairs_header(out, 1, "nccl", true, {4096}, nullptr);
   EXPECT_EQ(out.str(),
             "# pipebench pairs: 1 rank on the nccl backend, one pair at a time; sizes 4K\n"
             "# 1 rank: no pair to measure (pairs needs 2 GPUs, or mpirun -np 2 or more)\n");
 }
 
 TEST(PairsPrinter, MatrixRowIsSenderAndUnmeasuredIsADot) {
-  PairMatrix m;
-  m.title = "unidirectional send/recv at 4K";
-  m.nranks = 2;
-  m.busbw_gbps[{0, 1}] = 12.5;
   std::ostringstream out;
-  print_pair_matrix(out, m, nullptr);
+  print_pair_matrix(out, "unidirectional send/recv at 4K", 2, {{{0, 1}, 12.5}}, nullptr);
   EXPECT_EQ(out.str(),
             "#\n# unidirectional send/recv at 4K\n"
             "#   row = sender, column = receiver; GB/s per direction (% of the path's theoretical)\n"

@@ -17,8 +17,8 @@ const std::string kColumns =
 
 TEST(PlanBenchPrinter, HeaderNamesThePlanAndItsAtOncePoints) {
   std::ostringstream out;
-  print_plan_bench_header(out, {"p.json", "", 19, 2, 2, "mpi", 2});
-  print_plan_bench_header(out, {"p.json", "1f1b", 1, 0, 1, "nccl", 4});
+  print_plan_bench_header(out, "p.json", "", 19, 2, 2, "mpi", 2);
+  print_plan_bench_header(out, "p.json", "1f1b", 1, 0, 1, "nccl", 4);
   EXPECT_EQ(out.str(),
             "# pipebench bench --plan p.json: 19 distinct messages over all schedules on 2 mpi ranks (plan world 2), "
             "then 2 gradient reductions of every group at once (\"OP xN\": N groups together)\n" +
@@ -39,8 +39,8 @@ TEST(PlanBenchPrinter, RowsOfAPairAndOfAFailedBatch) {
   batch.plan_ids = {1, 2, 3, 4, 5, 6, 7};
   batch.error = "timed out";
   std::ostringstream out;
-  print_plan_bench_row(out, {pair, "pair fwd", {0, 1}, 1024, DType::kHalf, 2048, "NV18", ""});
-  print_plan_bench_row(out, {batch, "batch of 3", {0, 1, 2, 3, 4, 5, 6}, 8, DType::kFloat, 32, "", "send_forward"});
+  print_plan_bench_row(out, pair, "pair fwd", {0, 1}, 1024, DType::kHalf, 2048, "NV18", "");
+  print_plan_bench_row(out, batch, "batch of 3", {0, 1, 2, 3, 4, 5, 6}, 8, DType::kFloat, 32, "", "send_forward");
   EXPECT_EQ(out.str(),
             "   pair fwd        {0,1}                    1024  half             2048          12.50     1.25     1.25"
             "       0  NV18   3,7\n"

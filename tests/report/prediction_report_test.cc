@@ -33,14 +33,15 @@ Prediction small_prediction() {
   return p;
 }
 
-std::string text(const PredictionPreamble& h) {
+std::string text(const std::string& costs, bool shared_path, std::optional<std::size_t> topology_links,
+                 double comm_sm_slowdown) {
   std::ostringstream out;
-  print_prediction(out, h, small_prediction(), {3, 2});
+  print_prediction(out, "p.json", costs, shared_path, topology_links, comm_sm_slowdown, small_prediction(), {3, 2});
   return out.str();
 }
 
 TEST(PredictionReport, PreambleNamesPlanCostsAndLinks) {
-  const std::string one_link = text({"p.json", "assumed: every link 2 GB/s", false, std::nullopt, 0.2});
+  const std::string one_link = text("assumed: every link 2 GB/s", false, std::nullopt, 0.2);
   EXPECT_EQ(one_link.rfind("# prediction for p.json\n"
                            "# communication: assumed: every link 2 GB/s; one link per directed pair\n"
                            "# compute: forward 1.0000 ms, backward 2.0000 ms per layer and microbatch "
@@ -49,18 +50,17 @@ TEST(PredictionReport, PreambleNamesPlanCostsAndLinks) {
                            0),
             0u)
       << one_link;
-  EXPECT_NE(text({"p.json", "t.json", false, 7, 0})
+  EXPECT_NE(text("t.json", false, 7, 0)
                 .find("; transfers share the PCIe/NVLink links of their topology "
                       "paths (7 links)\n"),
             std::string::npos);
   // --shared-path wins over the topology's links.
-  EXPECT_NE(
-      text({"p.json", "t.json", true, 7, 0}).find("# communication: t.json; every pipeline pair shares one path\n"),
-      std::string::npos);
+  EXPECT_NE(text("t.json", true, 7, 0).find("# communication: t.json; every pipeline pair shares one path\n"),
+            std::string::npos);
 }
 
 TEST(PredictionReport, MemoryNoteOfSplitScheduleBeside1F1B) {
-  const std::string t = text({"p.json", "c", false, std::nullopt, 0});
+  const std::string t = text("c", false, std::nullopt, 0);
   EXPECT_NE(t.find("   zb-h1 (reference)              80.000      1.250         0.0000       0.0000\n"
                    "# B/W split: W is 0.50 of the backward (--w-share)\n"
                    "# activations held at the peak, microbatches per pipeline rank: 1f1b 3 2\n"
