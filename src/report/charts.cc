@@ -111,12 +111,16 @@ std::string line_chart_svg(const LineChart& chart) {
   }
   std::vector<std::string> labels;
   for (std::size_t i = 0; i < chart.series.size(); ++i) {
+    // Only the points the axes can place; each tooltip names its own point (not its index's in the input).
     auto pts = chart.series[i].points;
+    pts.erase(std::remove_if(pts.begin(), pts.end(),
+                             [&chart](const auto& p) {
+                               return !(p.first > 0 && std::isfinite(p.second) && (!chart.log_y || p.second > 0));
+                             }),
+              pts.end());
     std::sort(pts.begin(), pts.end());
     std::vector<std::pair<double, double>> xy;
-    for (const auto& [x, y] : pts) {
-      if (x > 0 && std::isfinite(y) && (!chart.log_y || y > 0)) xy.emplace_back(px(x), py(y));
-    }
+    for (const auto& [x, y] : pts) xy.emplace_back(px(x), py(y));
     svg.polyline(xy, kPalette[i % 8]);
     for (std::size_t k = 0; k < xy.size(); ++k) {
       svg.circle(xy[k].first, xy[k].second, 2.5, kPalette[i % 8],

@@ -97,6 +97,21 @@ TEST(Charts, LineChartHasAxesUnitsReferenceAndParses) {
   EXPECT_NE(line_chart_svg(empty).find("no data"), std::string::npos);
 }
 
+TEST(Charts, EachPointsTooltipNamesThatPointWhenOthersCannotBePlaced) {
+  // A log axis cannot place 0 or NaN: the plotted points' tooltips must still be their own sizes and values.
+  LineChart c;
+  c.title = "latency";
+  c.y_label = "time (us)";
+  c.log_y = true;
+  c.series = {{"r0", {{1024, 0.0}, {2048, std::nan("")}, {4096, 30.0}, {8192, 40.0}}}};
+  const std::string svg = line_chart_svg(c);
+  EXPECT_NE(svg.find("<title>r0: 4K 30</title>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("<title>r0: 8K 40</title>"), std::string::npos) << svg;
+  EXPECT_EQ(svg.find("<title>r0: 1K"), std::string::npos) << svg;
+  EXPECT_EQ(svg.find("<title>r0: 2K"), std::string::npos) << svg;
+  expect_xml(svg);
+}
+
 TEST(Charts, HeatmapShowsValueAndShareOfLimit) {
   Heatmap h;
   h.title = "pairs";
