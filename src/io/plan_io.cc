@@ -455,8 +455,15 @@ Schedule read_schedule(const JsonFields& f, const json& sj, const std::string& p
     c.layers = chunk_layer_range(a, pp, c.pp_rank, c.chunk, s.id.v).count;
     return c;
   });
+  // A rank warms up with at most every step of its schedule (m x v, megatron.md §3): more would run
+  // forwards past the last microbatch.
+  const std::int64_t steps = l.microbatches * s.id.v;
   for (std::int64_t w : s.warmup) {
     if (w < 0) f.fail(path + ".warmup", "has a negative entry");
+    if (w > steps) {
+      f.fail(path + ".warmup",
+             "has an entry above the schedule's " + std::to_string(steps) + " steps (microbatches x v)");
+    }
   }
   s.messages = f.list(sj, path, "messages", [&l](const JsonFields& f, const json& mj, const std::string& mp) {
     return read_message(f, mj, mp, l.world);
@@ -500,6 +507,12 @@ Plan plan_from_json(const json& j, const std::string& where) {
   for (std::size_t i = 0; i < schedules.size(); ++i) {
     const std::string path = JsonFields::item("schedules", i);
     plan.schedules.push_back(read_schedule(f, schedules[i], path, plan.layout, plan.args));
+    // One entry per schedule: predict's baseline and every selection take a schedule by its key.
+    const std::string key = plan.schedules.back().id.key();
+    for (std::size_t k = 0; k + 1 < plan.schedules.size(); ++k) {
+      if (plan.schedules[k].id.key() == key)
+        f.fail(path, "repeats schedule " + key + " of " + JsonFields::item("schedules", k));
+    }
     // Message ids are unique across the plan (results/README.md): traces and results name a message by it.
     const auto& msgs = plan.schedules.back().messages;
     for (std::size_t k = 0; k < msgs.size(); ++k) {

@@ -155,6 +155,19 @@ TEST(PlanIo, MissingAndMistypedFieldsAreNamed) {
   j = good;
   j["schedules"][0]["warmup"] = json::array({1, 2});
   EXPECT_EQ(error_of(j), "--plan p.json: \"schedules[0].warmup\" does not have one entry per pipeline rank");
+  j = good;  // m 8 (gbs 8 / mbs 1 / dp 1) with v 1: a warm-up of 9 would run a forward past the last microbatch
+  j["schedules"][0]["warmup"][0] = 9;
+  EXPECT_EQ(error_of(j),
+            "--plan p.json: \"schedules[0].warmup\" has an entry above the schedule's 8 steps (microbatches x v)");
+  j = good;
+  j["schedules"][0]["warmup"][0] = 8;
+  EXPECT_EQ(error_of(j), "(no error)");
+  j = good;
+  j["schedules"].push_back(good["schedules"][0]);
+  EXPECT_EQ(error_of(j).find("--plan p.json: \"schedules[" + std::to_string(good["schedules"].size()) +
+                             "]\" repeats schedule 1f1b of schedules[0]"),
+            0u)
+      << error_of(j);
   j = good;
   j["model"]["megatron_version"] = "v1";
   EXPECT_EQ(error_of(j), "--plan p.json: \"model.megatron_version\" is not \"main\" or \"core_v0.9\"");
