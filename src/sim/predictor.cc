@@ -170,13 +170,7 @@ class AfterPipeline {
       t.collective = it->second;
       program.tasks.push_back(t);
     }
-    if (optimizer_ms_ > 0) {
-      Task t;
-      t.kind = Task::Kind::kCompute;
-      t.duration = checked_ns_from_ms(optimizer_ms_, "--optimizer-ms");
-      t.name = "optimizer";
-      program.tasks.push_back(t);
-    }
+    add_optimizer_step(program, optimizer_ms_);
   }
 
   std::vector<SimCollective> take() { return std::move(colls_); }
@@ -340,12 +334,7 @@ std::string int_list(const std::vector<int>& v) {
 void simulate_all(Context& cx, const ScheduleSelection& selection, bool keep_trace,
                   const std::vector<const Schedule*>& searched, Prediction& out) {
   for (const PlannedSchedule& p : selected_schedules(cx.plan, selection)) {
-    Schedule reference;
-    if (p.reference) {
-      reference = *p.schedule;
-      reference.id = p.id;
-    }
-    const Schedule& s = p.reference ? reference : *p.schedule;
+    const Schedule s = p.to_run();
     // A reference too large to simulate is left out of "every schedule" with a note (Megatron's own
     // schedules, or a reference asked for by name, are an error: the user wants that number).
     if (p.reference && selection.all()) {
