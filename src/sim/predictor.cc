@@ -81,9 +81,8 @@ struct Context {
 
   // Cost of a P2P transfer between pipeline ranks src and dst; its source goes to `used` unless null.
   SimTime pair_cost(const CostModel& m, int src, int dst, std::int64_t bytes, std::set<std::string>* used) const {
-    std::vector<int> pair = {ranks[static_cast<std::size_t>(src)], ranks[static_cast<std::size_t>(dst)]};
-    std::sort(pair.begin(), pair.end());
-    const CommCost cc = m.cost(transfer_op_name(), pair, bytes);
+    const auto [lo, hi] = std::minmax(ranks[static_cast<std::size_t>(src)], ranks[static_cast<std::size_t>(dst)]);
+    const CommCost cc = m.cost(transfer_op_name(), {lo, hi}, bytes);
     if (used) used->insert(cc.source);
     return cc.time;
   }
