@@ -2,6 +2,7 @@
 // Deadlock check: an untimed play of the programs, woken rank by rank.
 #include "schedule/deadlock_check.h"
 
+#include <algorithm>
 #include <deque>
 #include <unordered_set>
 #include <vector>
@@ -82,10 +83,8 @@ class Player {
 
  private:
   bool all_met(const Rank& k, const Step& s) const {
-    for (std::size_t i = 0; i < s.nops; ++i) {
-      if (!met(k.ops[s.first_op + i])) return false;
-    }
-    return true;
+    const auto first = k.ops.begin() + static_cast<std::ptrdiff_t>(s.first_op);
+    return std::all_of(first, first + static_cast<std::ptrdiff_t>(s.nops), [this](const Op& op) { return met(op); });
   }
 
   void advance(int r, std::deque<int>& ready) {

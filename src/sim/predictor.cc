@@ -552,16 +552,10 @@ class WinSearch {
   }
 
   static bool leq(const std::vector<SimTime>& a, const std::vector<SimTime>& b) {
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      if (a[i] > b[i]) return false;
-    }
-    return true;
+    return std::equal(a.begin(), a.end(), b.begin(), [](SimTime x, SimTime y) { return x <= y; });
   }
   static bool adjacent(const std::vector<SimTime>& w, const std::vector<SimTime>& l) {
-    for (std::size_t i = 0; i < w.size(); ++i) {
-      if (l[i] - w[i] > 1) return false;
-    }
-    return true;
+    return std::equal(w.begin(), w.end(), l.begin(), [](SimTime x, SimTime y) { return y - x <= 1; });
   }
 
   LinkRuns& schedule_;
