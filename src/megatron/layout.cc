@@ -170,17 +170,11 @@ std::string interleaving_problem(const MegatronArgs& a, const Layout& l, int v) 
 
 std::vector<int> valid_virtual_stages(const MegatronArgs& a, const Layout& l) {
   std::vector<int> out;
-  if (uneven_pipeline_split(a)) {
-    // Every v up to the layers of the largest stage (with its embedding or loss slot) that the split allows.
-    const int most = a.num_layers + 2;
-    for (int v = 2; v <= most; ++v) {
-      if (interleaving_problem(a, l, v).empty()) out.push_back(v);
-    }
-    return out;
-  }
-  const int per_stage = a.num_layers / l.pp;
-  for (int v = 2; v <= per_stage; ++v) {
-    if (per_stage % v == 0 && interleaving_problem(a, l, v).empty()) out.push_back(v);
+  // Every v up to the layers of the largest stage (uneven: with its embedding or loss slot) that the split allows
+  // (interleaving_problem: an even split's layers per stage divisible by v).
+  const int most = uneven_pipeline_split(a) ? a.num_layers + 2 : a.num_layers / l.pp;
+  for (int v = 2; v <= most; ++v) {
+    if (interleaving_problem(a, l, v).empty()) out.push_back(v);
   }
   return out;
 }

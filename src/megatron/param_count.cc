@@ -10,10 +10,6 @@ namespace {
 
 const char* const kWhat = "Megatron arguments: the parameter count (hidden, FFN, vocabulary, layers)";
 
-}  // namespace
-
-namespace {
-
 // The MLP of an MoE layer (layer_tensors).
 void add_moe_mlp(const MegatronArgs& a, std::vector<ParamTensor>& v) {
   const std::int64_t h = a.hidden, f = a.moe_ffn_hidden, etp = expert_tp(a), local = a.num_experts / a.ep;

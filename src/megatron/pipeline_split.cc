@@ -25,17 +25,9 @@ struct FirstLast {
   int middle_stages = 0, middle_layers = 0;
 };
 
-FirstLast first_last(const MegatronArgs& a, int p) {
-  FirstLast s{p, a.num_layers};
-  if (a.first_stage_layers > 0) {
-    s.middle_layers -= a.first_stage_layers;
-    --s.middle_stages;
-  }
-  if (a.last_stage_layers > 0) {
-    s.middle_layers -= a.last_stage_layers;
-    --s.middle_stages;
-  }
-  return s;
+FirstLast first_last(const MegatronArgs& a, int p) {  // a count not given is 0
+  const int named = (a.first_stage_layers > 0 ? 1 : 0) + (a.last_stage_layers > 0 ? 1 : 0);
+  return {p - named, a.num_layers - a.first_stage_layers - a.last_stage_layers};
 }
 
 std::string first_last_problem(const MegatronArgs& a, int p, int v) {

@@ -51,12 +51,9 @@ std::int64_t warmup_microbatches(const MegatronArgs& a, const Layout& l, int v, 
 
 std::vector<std::pair<std::int64_t, int>> forward_table(const MegatronArgs& a, const Layout& l, int v) {
   const std::int64_t m = l.microbatches, p = l.pp;
+  if (v <= 1) return one_chunk_table(m);
   std::vector<std::pair<std::int64_t, int>> table;
   table.reserve(static_cast<std::size_t>(m * v));
-  if (v <= 1) {
-    for (std::int64_t k = 0; k < m; ++k) table.emplace_back(k, 0);
-    return table;
-  }
   if (a.version == MegatronVersion::kCoreV09) {
     for (std::int64_t k = 0; k < m * v; ++k) {
       table.emplace_back((k / (p * v)) * p + (k % p), static_cast<int>((k % (p * v)) / p));
@@ -228,7 +225,8 @@ class Builder {
     }
     for (const auto& [key, m] : sorted) {
       const auto& [op, peer, what, phase, batch] = key;
-      add(rank, op, {std::min(rank, peer), std::max(rank, peer)}, peer, elems, a_.params_dtype, m->count, phase, what);
+      add(rank, op, {std::min(rank, peer), std::max(rank, peer)}, elems, a_.params_dtype, m->count, phase, what);
+      out_.back().peer = peer;
       out_.back().batch = batch;
       out_.back().call = std::string(m->call);
     }
@@ -272,10 +270,10 @@ class Builder {
     for (const auto& lm : msgs) {
       const auto group = layer_group(l_, a_, rank, lm.group);
       const DType t = lm.dtype.value_or(a_.params_dtype);
-      add(rank, lm.op, group, -1, lm.elements, t, (lm.forward + lm.backward) * layers * m, Phase::kPipeline, lm.what,
+      add(rank, lm.op, group, lm.elements, t, (lm.forward + lm.backward) * layers * m, Phase::kPipeline, lm.what,
           lm.routing_dependent);
-      add(rank, lm.op, group, -1, lm.elements, t, lm.forward * recomputed * m, Phase::kPipeline,
-          lm.what + ", recompute", lm.routing_dependent);
+      add(rank, lm.op, group, lm.elements, t, lm.forward * recomputed * m, Phase::kPipeline, lm.what + ", recompute",
+          lm.routing_dependent);
     }
   }
 
@@ -294,21 +292,20 @@ class Builder {
         // all-reduce, then scatter_to_sequence_parallel_region (a local split). With SP the backward of
         // either is an all-gather of the grad.
         const bool rs = sp && a_.rope;
-        add(rank, rs ? "reduce_scatter" : "all_reduce", tpg, -1, a_elems, act, m, Phase::kPipeline,
-            "TP embedding forward");
-        if (sp) add(rank, "all_gather", tpg, -1, a_elems, act, m, Phase::kPipeline, "TP embedding backward (SP)");
+        add(rank, rs ? "reduce_scatter" : "all_reduce", tpg, a_elems, act, m, Phase::kPipeline, "TP embedding forward");
+        if (sp) add(rank, "all_gather", tpg, a_elems, act, m, Phase::kPipeline, "TP embedding backward (SP)");
       }
       if (r == p - 1) {
-        if (sp) add(rank, "all_gather", tpg, -1, a_elems, act, m, Phase::kPipeline, "TP output layer forward");
-        add(rank, sp ? "reduce_scatter" : "all_reduce", tpg, -1, a_elems, act, m, Phase::kPipeline,
+        if (sp) add(rank, "all_gather", tpg, a_elems, act, m, Phase::kPipeline, "TP output layer forward");
+        add(rank, sp ? "reduce_scatter" : "all_reduce", tpg, a_elems, act, m, Phase::kPipeline,
             "TP output layer dgrad");
         // With SP the output layer (ColumnParallelLinear) saves its sharded input and gathers it again
         // for the weight gradient (layers.py LinearWithGradAccumulationAndAsyncCommunication.backward);
         // --defer-embedding-wgrad-compute moves these gathers to the drain (utils.py
         // drain_embedding_wgrad_compute).
         if (sp)
-          add(rank, "all_gather", tpg, -1, a_elems, act, m,
-              a_.defer_embedding_wgrad ? Phase::kCooldown : Phase::kPipeline, "TP output layer wgrad re-gather (SP)");
+          add(rank, "all_gather", tpg, a_elems, act, m, a_.defer_embedding_wgrad ? Phase::kCooldown : Phase::kPipeline,
+              "TP output layer wgrad re-gather (SP)");
       }
     }
     // Vocab-parallel cross entropy on the last stage, even when t = 1 (§6): 3 all-reduces of s*b fp32;
@@ -317,25 +314,24 @@ class Builder {
     if (r == p - 1) {
       const std::int64_t tokens = checked_mul(s / a_.cp, b, kSizes);
       if (a_.cross_entropy_loss_fusion) {
-        add(rank, "all_reduce", tpg, -1, tokens, DType::kFloat, m, Phase::kPipeline, "cross-entropy (max)");
-        add(rank, "all_reduce", tpg, -1, 2 * tokens, DType::kFloat, m, Phase::kPipeline, "cross-entropy (sum, fused)");
+        add(rank, "all_reduce", tpg, tokens, DType::kFloat, m, Phase::kPipeline, "cross-entropy (max)");
+        add(rank, "all_reduce", tpg, 2 * tokens, DType::kFloat, m, Phase::kPipeline, "cross-entropy (sum, fused)");
       } else {
-        add(rank, "all_reduce", tpg, -1, tokens, DType::kFloat, 3 * m, Phase::kPipeline,
-            "cross-entropy (max, sum, sum)");
+        add(rank, "all_reduce", tpg, tokens, DType::kFloat, 3 * m, Phase::kPipeline, "cross-entropy (max, sum, sum)");
       }
     }
     // Data broadcast over TP on the first and last stage, per microbatch (§6 get_batch_on_this_tp_rank);
     // the mask only when the dataloader creates it.
     if (r == 0) {
-      add(rank, "broadcast", tpg, -1, checked_mul(b, s, kSizes), DType::kInt64, 2 * m, Phase::kPipeline,
+      add(rank, "broadcast", tpg, checked_mul(b, s, kSizes), DType::kInt64, 2 * m, Phase::kPipeline,
           "tokens, position ids");
     }
     if (r == p - 1) {
-      add(rank, "broadcast", tpg, -1, checked_mul(b, s, kSizes), DType::kInt64, m, Phase::kPipeline, "labels");
-      add(rank, "broadcast", tpg, -1, checked_mul(b, s, kSizes), DType::kFloat, m, Phase::kPipeline, "loss mask");
+      add(rank, "broadcast", tpg, checked_mul(b, s, kSizes), DType::kInt64, m, Phase::kPipeline, "labels");
+      add(rank, "broadcast", tpg, checked_mul(b, s, kSizes), DType::kFloat, m, Phase::kPipeline, "loss mask");
     }
     if ((r == 0 || r == p - 1) && a_.create_attention_mask)
-      add(rank, "broadcast", tpg, -1, checked_product({b, s, s}, kSizes), DType::kUint8, m, Phase::kPipeline,
+      add(rank, "broadcast", tpg, checked_product({b, s, s}, kSizes), DType::kUint8, m, Phase::kPipeline,
           "attention mask");
   }
 
@@ -350,7 +346,7 @@ class Builder {
     // Word-embedding grad all-reduce over {first, last} pipeline rank, tied weights, p > 1 (§5).
     if (p > 1 && !a_.untie_embeddings && (r == 0 || r == p - 1)) {
       const auto& eg = Layout::group_of(l_.embedding_groups, l_.embedding_index, rank);
-      add(rank, "all_reduce", eg, -1, checked_mul(padded_vocab(a_), a_.hidden, kSizes) / a_.tp, grad, 1, Phase::kAfter,
+      add(rank, "all_reduce", eg, checked_mul(padded_vocab(a_), a_.hidden, kSizes) / a_.tp, grad, 1, Phase::kAfter,
           "word-embedding grad");
     }
     // Replicated params, one coalesced TP sum all-reduce (finalize_model_grads.py
@@ -370,8 +366,8 @@ class Builder {
       }
       const std::int64_t replicated = cached->second;
       if (replicated > 0)
-        add(rank, "all_reduce", Layout::group_of(l_.tp_groups, l_.tp_index, rank), -1, replicated, grad, 1,
-            Phase::kAfter, sp ? "sequence-parallel params" : "qk-layernorm params");
+        add(rank, "all_reduce", Layout::group_of(l_.tp_groups, l_.tp_index, rank), replicated, grad, 1, Phase::kAfter,
+            sp ? "sequence-parallel params" : "qk-layernorm params");
     }
   }
 
@@ -408,14 +404,14 @@ class Builder {
       const std::string params_what = kind + "params" + (fp8 ? " (FP8)" : "") + chunk + gather;
       for (std::int64_t bucket : buckets) {
         if (!a_.distributed_optimizer) {
-          add(rank, "all_reduce", dpg, -1, bucket, grad, 1, Phase::kAfter, kind + "dp grads" + chunk);
+          add(rank, "all_reduce", dpg, bucket, grad, 1, Phase::kAfter, kind + "dp grads" + chunk);
           continue;
         }
-        add(rank, "reduce_scatter", intra, -1, bucket, grad, 1, Phase::kAfter, kind + "dp grads" + chunk);
+        add(rank, "reduce_scatter", intra, bucket, grad, 1, Phase::kAfter, kind + "dp grads" + chunk);
         if (k > 1)
-          add(rank, "all_reduce", inter, -1, bucket / static_cast<std::int64_t>(shard), grad, 1, Phase::kAfter,
+          add(rank, "all_reduce", inter, bucket / static_cast<std::int64_t>(shard), grad, 1, Phase::kAfter,
               kind + "dp grads across optimizer instances" + chunk);
-        add(rank, "all_gather", intra, -1, bucket, param_dtype, 1, Phase::kAfter, params_what);
+        add(rank, "all_gather", intra, bucket, param_dtype, 1, Phase::kAfter, params_what);
       }
     }
   }
@@ -430,33 +426,31 @@ class Builder {
     std::iota(world.begin(), world.end(), 0);
     const std::vector<int>& stats_group = a_.distributed_optimizer ? world : mpg;
     if (a_.params_dtype == DType::kHalf)
-      add(rank, "all_reduce", stats_group, -1, 1, DType::kFloat, 1, Phase::kAfter, "found_inf (max)");
-    add(rank, "all_reduce", stats_group, -1, 1, DType::kFloat, 1, Phase::kAfter, "grad norm (sum)");
-    add(rank, "all_reduce", mpg, -1, 1, DType::kInt32, 1, Phase::kAfter, "update_successful (min)");
-    add(rank, "all_reduce", mpg, -1, 1, DType::kFloat, 1, Phase::kAfter, "grad-norm stat (max)");
-    add(rank, "all_reduce", world, -1, 1, DType::kInt32, 1, Phase::kAfter, "rerun flag (sum)");
+      add(rank, "all_reduce", stats_group, 1, DType::kFloat, 1, Phase::kAfter, "found_inf (max)");
+    add(rank, "all_reduce", stats_group, 1, DType::kFloat, 1, Phase::kAfter, "grad norm (sum)");
+    add(rank, "all_reduce", mpg, 1, DType::kInt32, 1, Phase::kAfter, "update_successful (min)");
+    add(rank, "all_reduce", mpg, 1, DType::kFloat, 1, Phase::kAfter, "grad-norm stat (max)");
+    add(rank, "all_reduce", world, 1, DType::kInt32, 1, Phase::kAfter, "rerun flag (sum)");
     if (r == p - 1) {
       const bool per_mb = a_.version == MegatronVersion::kCoreV09;
-      add(rank, "all_reduce", dpg, -1, 2, DType::kFloat, per_mb ? m : 1, per_mb ? Phase::kPipeline : Phase::kAfter,
-          "loss");
+      add(rank, "all_reduce", dpg, 2, DType::kFloat, per_mb ? m : 1, per_mb ? Phase::kPipeline : Phase::kAfter, "loss");
     }
     // --calculate-per-token-loss (finalize_model_grads.py): the token count broadcast from the last
     // pipeline stage, then summed over DP x CP.
     if (a_.calculate_per_token_loss) {
       const auto& pg = Layout::group_of(l_.pp_groups, l_.pp_index, rank);
-      add(rank, "broadcast", pg, -1, 1, DType::kInt32, 1, Phase::kAfter, "num tokens (per-token loss)");
-      add(rank, "all_reduce", dpg, -1, 1, DType::kInt32, 1, Phase::kAfter, "num tokens (per-token loss)");
+      add(rank, "broadcast", pg, 1, DType::kInt32, 1, Phase::kAfter, "num tokens (per-token loss)");
+      add(rank, "all_reduce", dpg, 1, DType::kInt32, 1, Phase::kAfter, "num tokens (per-token loss)");
     }
   }
 
-  void add(int rank, const std::string& op, const std::vector<int>& group, int peer, std::int64_t elements, DType t,
+  void add(int rank, const std::string& op, const std::vector<int>& group, std::int64_t elements, DType t,
            std::int64_t count, Phase phase, const std::string& what, bool routing_dependent = false) {
     if (count <= 0) return;
     PlanMessage msg;
     msg.rank = rank;
     msg.op = op;
     msg.group = group;
-    msg.peer = peer;
     msg.elements = elements;
     msg.dtype = t;
     msg.bytes = bytes_of(elements, t);

@@ -74,6 +74,13 @@ struct PlannedSchedule {
   ScheduleId id;                       // a schedule file's carries its generator
   const Schedule* schedule = nullptr;  // the plan's schedule whose warm-up, params and messages it uses
   bool reference = false;
+
+  // What a command builds and runs: that schedule under this id.
+  [[nodiscard]] Schedule to_run() const {
+    Schedule s = *schedule;
+    s.id = id;
+    return s;
+  }
 };
 
 // The schedules of `plan` that `selection` picks: the plan's in order, then every reference generator's on

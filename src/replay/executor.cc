@@ -39,10 +39,8 @@ class P2PCall {
   P2PCall(const RankJob& job, const Task& t, int me, int nranks) : op_(OpRegistry::instance().transfer_op()) {
     dtype_ = job.p2p_dtype;
     for (std::uint32_t k = t.first_op; k < t.first_op + t.nops; ++k) {
-      if (job.program.ops[k].bytes % static_cast<std::int64_t>(dtype_size(dtype_)) != 0) dtype_ = DType::kUint8;
-    }
-    for (std::uint32_t k = t.first_op; k < t.first_op + t.nops; ++k) {
       const P2POp& op = job.program.ops[k];
+      if (op.bytes % static_cast<std::int64_t>(dtype_size(dtype_)) != 0) dtype_ = DType::kUint8;  // then stays
       const int peer = job.pipeline_ranks.at(static_cast<std::size_t>(op.peer));
       auto it = std::find_if(parts_.begin(), parts_.end(), [&](const Part& p) { return p.bytes == op.bytes; });
       if (it == parts_.end()) it = parts_.insert(parts_.end(), Part{op.bytes, {}, {}});

@@ -98,11 +98,9 @@ RankJob job_for(const Plan& plan, const Schedule& s, const ComputeModel& compute
   job.id = s.id;
   job.pipeline_ranks = pp_ranks;
   job.pipeline_rank = static_cast<int>(std::find(pp_ranks.begin(), pp_ranks.end(), global_rank) - pp_ranks.begin());
-  for (const auto& msg : s.messages) {
-    if (!is_p2p(msg.op)) continue;
-    job.p2p_dtype = msg.dtype;  // the activations' type, as bench --plan times the transfers
-    break;
-  }
+  // The activations' type, as bench --plan times the transfers.
+  const auto p2p = std::find_if(s.messages.begin(), s.messages.end(), [](const auto& m) { return is_p2p(m.op); });
+  if (p2p != s.messages.end()) job.p2p_dtype = p2p->dtype;
   // Collectives are executed, not priced: the build's costs do not enter the programs without fold.
   const ZeroCost free;
   const ScheduleBuild b = build_schedule(plan, s, compute, free, false);
@@ -117,13 +115,7 @@ RankJob job_for(const Plan& plan, const Schedule& s, const ComputeModel& compute
     job.collectives.push_back(replay_collective(msg, msg.count));
     job.program.tasks.push_back(t);
   }
-  if (compute.optimizer_ms > 0) {
-    Task t;
-    t.kind = Task::Kind::kCompute;
-    t.duration = static_cast<SimTime>(std::llround(compute.optimizer_ms * 1e6));
-    t.name = "optimizer";
-    job.program.tasks.push_back(t);
-  }
+  add_optimizer_step(job.program, compute.optimizer_ms);
   return job;
 }
 
@@ -155,12 +147,7 @@ PlanJobs plan_jobs(const Plan& plan, const ComputeOptions& c, int global_rank, c
   ScheduleSelection selection = parse_schedule_selection("--schedule", schedule);
   selection.files = schedule_files;
   for (const PlannedSchedule& p : selected_schedules(plan, selection)) {
-    Schedule reference;
-    if (p.reference) {
-      reference = *p.schedule;
-      reference.id = p.id;
-    }
-    out.jobs.push_back(job_for(plan, p.reference ? reference : *p.schedule, out.compute, global_rank, pp_ranks));
+    out.jobs.push_back(job_for(plan, p.to_run(), out.compute, global_rank, pp_ranks));
     out.jobs.back().reference = p.reference;
     add_groups(*p.schedule, groups);
   }

@@ -2,7 +2,9 @@
 // The action CSV: lines, cells, actions.
 #include "schedule/action_csv.h"
 
+#include <algorithm>
 #include <charconv>
+#include <iterator>
 
 #include "core/error.h"
 
@@ -76,26 +78,18 @@ class CellReader {
     std::int64_t stage = 0;
     if (!take_number(s, kMaxCsvStage - 1, stage)) fail();
     a.stage = static_cast<int>(stage);
-    bool found = false;
-    for (const TypeName& t : kTypes) {
-      if (s.substr(0, t.text.size()) != t.text) continue;
-      // A name matches only where a digit or the end follows it, so a short name ("B", "F") never takes the
-      // start of a longer one, whatever the table's order.
-      std::string_view rest = s.substr(t.text.size());
-      if (!rest.empty() && !(rest.front() >= '0' && rest.front() <= '9')) continue;
-      a.type = t.type;
-      s = rest;
-      found = true;
-      break;
-    }
-    if (!found) fail();
+    // A name matches only where a digit or the end follows it, so a short name ("B", "F") never takes the
+    // start of a longer one, whatever the table's order.
+    const TypeName* t = std::find_if(std::begin(kTypes), std::end(kTypes), [s](const TypeName& n) {
+      const std::string_view rest = s.substr(std::min(n.text.size(), s.size()));
+      return s.substr(0, n.text.size()) == n.text && (rest.empty() || (rest.front() >= '0' && rest.front() <= '9'));
+    });
+    if (t == std::end(kTypes)) fail();
+    a.type = t->type;
+    s.remove_prefix(t->text.size());
     const bool fsdp =
         a.type == ActionType::kUnshard || a.type == ActionType::kReshard || a.type == ActionType::kReduceGrad;
-    if (fsdp) {
-      if (!s.empty()) fail();
-      return a;
-    }
-    if (!take_number(s, kMaxCsvMicrobatch - 1, a.microbatch) || !s.empty()) fail();
+    if ((!fsdp && !take_number(s, kMaxCsvMicrobatch - 1, a.microbatch)) || !s.empty()) fail();
     return a;
   }
 

@@ -2,6 +2,7 @@
 // Deadlock check: an untimed play of the programs, woken rank by rank.
 #include "schedule/deadlock_check.h"
 
+#include <algorithm>
 #include <deque>
 #include <unordered_set>
 #include <vector>
@@ -12,7 +13,7 @@ namespace {
 struct Op {
   bool send = true;
   int peer = 0;
-  std::int64_t key = 0;  // (microbatch, receiving stage, grad): the same for a send and its receive
+  std::int64_t key = 0;  // ScheduleShape::transfer_tag: the same for a send and its receive
 };
 
 struct Step {
@@ -41,14 +42,8 @@ class RecordingSink final : public ProgramSink {
     s.handle = c.handle;
     s.first_op = out_.ops.size();
     s.nops = static_cast<std::size_t>(c.nops);
-    for (int i = 0; i < c.nops; ++i) {
-      const CallOp& o = c.ops[i];
-      const int stage = shape_.chunk(o) * shape_.p + r_;
-      const int to_stage = !o.send ? stage : o.grad ? stage - 1 : stage + 1;
-      const int peer = o.to_next() ? (r_ + 1) % shape_.p : (r_ - 1 + shape_.p) % shape_.p;
-      const std::int64_t stages = static_cast<std::int64_t>(shape_.p) * shape_.v;
-      out_.ops.push_back({o.send, peer, (shape_.microbatch(o.k) * stages + to_stage) * 2 + (o.grad ? 1 : 0)});
-    }
+    for (int i = 0; i < c.nops; ++i)
+      out_.ops.push_back({c.ops[i].send, shape_.peer(r_, c.ops[i]), shape_.transfer_tag(r_, c.ops[i])});
     if (c.async && c.handle >= 0) {
       if (out_.call_of_handle.size() <= static_cast<std::size_t>(c.handle))
         out_.call_of_handle.resize(static_cast<std::size_t>(c.handle) + 1);
@@ -88,10 +83,8 @@ class Player {
 
  private:
   bool all_met(const Rank& k, const Step& s) const {
-    for (std::size_t i = 0; i < s.nops; ++i) {
-      if (!met(k.ops[s.first_op + i])) return false;
-    }
-    return true;
+    const auto first = k.ops.begin() + static_cast<std::ptrdiff_t>(s.first_op);
+    return std::all_of(first, first + static_cast<std::ptrdiff_t>(s.nops), [this](const Op& op) { return met(op); });
   }
 
   void advance(int r, std::deque<int>& ready) {

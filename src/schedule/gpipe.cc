@@ -3,7 +3,6 @@
 // with blocking calls. Megatron does not run it: a reference on the 1F1B plan's messages.
 #include "schedule/program_writer.h"
 #include "schedule/schedule_registry.h"
-#include "schedule/steps.h"
 
 namespace pipebench {
 namespace {
@@ -15,8 +14,8 @@ class Gpipe final : public ScheduleGenerator {
   bool reference() const override { return true; }
   void emit(const ScheduleShape& shape, int r, ProgramSink& sink) const override {
     ProgramWriter w(shape, r, sink);
-    for (std::int64_t k = 0; k < shape.m; ++k) blocking_step(w, Pass::kForward, k);
-    for (std::int64_t k = 0; k < shape.m; ++k) blocking_step(w, Pass::kBackward, k);
+    for (std::int64_t k = 0; k < shape.m; ++k) w.blocking_step(Pass::kForward, k);
+    for (std::int64_t k = 0; k < shape.m; ++k) w.blocking_step(Pass::kBackward, k);
   }
 };
 

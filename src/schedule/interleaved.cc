@@ -17,15 +17,9 @@ class Writer {
       : w_(shape, r, sink), s_(shape), total_(shape.steps()), warm_(shape.warmup[static_cast<std::size_t>(r)]) {}
 
   void run() {
-    Call first = w_.call("recv_forward");
-    w_.recv_fwd(first, 0);
-    w_.issue(first);
+    w_.alone(false, Pass::kForward, 0);
     for (std::int64_t k = 0; k < warm_; ++k) warmup_step(k);
-    if (!s_.overlap_p2p && warm_ == total_) {
-      Call g = w_.call("recv_backward");
-      w_.recv_bwd(g, 0);
-      w_.issue(g);
-    }
+    if (!s_.overlap_p2p && warm_ == total_) w_.alone(false, Pass::kBackward, 0);
     for (std::int64_t j = 0; j < total_ - warm_; ++j) steady_step(warm_ + j, j);
     w_.wait(pending_fwd_);
     for (std::int64_t k = total_ - warm_; k < total_; ++k) cooldown_step(k);
@@ -41,11 +35,8 @@ class Writer {
     if (k + 1 < total_) w_.recv_fwd(c, k + 1);
     if (with_grad) w_.recv_bwd(c, 0);
     w_.issue(c);
-    if (s_.overlap_p2p && last_warmup) {  // pre-posts the first grad receive, async
-      Call g = w_.call("send_backward_recv_backward", true);
-      w_.recv_bwd(g, 0);
-      pending_bwd_ = w_.issue(g);
-    }
+    if (s_.overlap_p2p && last_warmup)  // pre-posts the first grad receive, async
+      pending_bwd_ = w_.alone(false, Pass::kBackward, 0, true, "send_backward_recv_backward");
   }
 
   // Forward k, backward j.

@@ -24,12 +24,9 @@ enum class Pass : std::uint8_t { kForward, kBackward, kWeight };
 // 0 and the hand-off between the chunks stays on rank p-1 (Qi et al., ICLR 2024, §6 ZB-V).
 enum class StagePlacement : std::uint8_t { kLoop, kV };
 
-// The virtual stage of chunk c on rank r of p, and the rank of a stage.
+// The virtual stage of chunk c on rank r of p.
 [[nodiscard]] inline int placed_stage(StagePlacement placement, int p, int r, int c) {
   return placement == StagePlacement::kV && c == 1 ? 2 * p - 1 - r : c * p + r;
-}
-[[nodiscard]] inline int placed_rank(StagePlacement placement, int p, int stage) {
-  return placement == StagePlacement::kV && stage >= p ? 2 * p - 1 - stage : stage % p;
 }
 
 // One op of a call. k is the virtual microbatch: forward k is ScheduleShape::table[k]; backward k (and weight
@@ -75,13 +72,25 @@ struct ScheduleShape {
   }
   [[nodiscard]] int chunk(const CallOp& op) const { return chunk(op.grad ? Pass::kBackward : Pass::kForward, op.k); }
   [[nodiscard]] int stage(int r, int c) const { return placed_stage(placement, p, r, c); }
-  [[nodiscard]] int rank_of(int stage) const { return placed_rank(placement, p, stage); }
+  [[nodiscard]] int rank_of(int stage) const {
+    return placement == StagePlacement::kV && stage >= p ? 2 * p - 1 - stage : stage % p;
+  }
   // The pipeline rank an op of rank r goes to or comes from: the rank of the stage after its own (activation
   // sent, grad received) or before it.
   [[nodiscard]] int peer(int r, const CallOp& op) const {
     const int s = stage(r, chunk(op));
     return rank_of(op.to_next() ? s + 1 : s - 1);
   }
+  // The key a send and its receive share: (microbatch, receiving stage, grad), the receiving stage the next
+  // for an activation sent, the one before for a grad. Dense in [0, 2 m p v), so the simulator can match
+  // transfers through an array.
+  [[nodiscard]] std::int64_t transfer_tag(int r, const CallOp& op) const {
+    const int s = stage(r, chunk(op));
+    const int to_stage = !op.send ? s : op.grad ? s - 1 : s + 1;
+    return (microbatch(op.k) * p * v + to_stage) * 2 + (op.grad ? 1 : 0);
+  }
+  // The table inverted: (microbatch x v + chunk) -> the forward virtual microbatch k of that entry (-1: none).
+  [[nodiscard]] std::vector<std::int64_t> forward_step_of() const;
 };
 
 // The table of a schedule with one chunk per rank: microbatch k on chunk 0, in order.

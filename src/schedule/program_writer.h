@@ -50,6 +50,22 @@ class ProgramWriter {
     sink_.call(c);
     return c.handle;
   }
+  // Issues a call of one op alone: the receive of pass k's input or the send of its output (as the four
+  // above), named as Megatron's call of it (recv_forward, send_backward, ...) unless `name` is given.
+  int alone(bool send, Pass pass, std::int64_t k, bool async = false, const char* name = nullptr) {
+    static const char* const kNames[2][2] = {{"recv_forward", "recv_backward"}, {"send_forward", "send_backward"}};
+    const bool grad = pass != Pass::kForward;
+    Call c = call(name ? name : kNames[send][grad], async);
+    if (remote(pass, k, send != grad ? +1 : -1)) add(c, {send, grad, k});
+    return issue(c);
+  }
+  // recv_forward, F, send_forward (or recv_backward, B, send_backward), each call blocking: GPipe's steps and
+  // 1F1B's warm-up and cool-down (schedules.py forward_backward_pipelining_without_interleaving).
+  void blocking_step(Pass pass, std::int64_t k) {
+    alone(false, pass, k);
+    compute(pass, k);
+    alone(true, pass, k);
+  }
   void compute(Pass pass, std::int64_t k) { sink_.compute(pass, k); }
   void wait(int handle) {
     if (handle >= 0) sink_.wait(handle);

@@ -42,7 +42,7 @@ class FileSchedule final : public ScheduleGenerator {
   // emit, calling `at_action(i)` before the steps of the rank's i-th compute action.
   void emit_rank(const ScheduleShape& shape, int r, ProgramSink& sink,
                  const std::function<void(std::size_t)>& at_action) const {
-    const std::vector<std::int64_t> k_of = virtual_microbatches(shape);
+    const std::vector<std::int64_t> k_of = shape.forward_step_of();
     const auto k = [&](const ScheduleAction& a, bool fwd) {
       const int c = a.stage / shape.p;
       return k_of[static_cast<std::size_t>(a.microbatch * shape.v + (fwd ? c : shape.v - 1 - c))];
@@ -59,11 +59,7 @@ class FileSchedule final : public ScheduleGenerator {
       }
       const bool fwd = forward(a);
       const std::int64_t ka = k(a, fwd);
-      if (!posted[i]) {
-        Call in = w.call(fwd ? "recv_forward" : "recv_backward");
-        fwd ? w.recv_fwd(in, ka) : w.recv_bwd(in, ka);
-        w.issue(in);
-      }
+      if (!posted[i]) w.alone(false, fwd ? Pass::kForward : Pass::kBackward, ka);
       w.compute(fwd ? Pass::kForward : Pass::kBackward, ka);
       if (a.type == ActionType::kFullBackward && split_) w.compute(Pass::kWeight, ka);
       std::size_t j = i + 1;
@@ -96,18 +92,6 @@ class FileSchedule final : public ScheduleGenerator {
   [[nodiscard]] const std::vector<ScheduleAction>& row(int r) const { return rows_.at(static_cast<std::size_t>(r)); }
 
  private:
-  // (microbatch x v + chunk) -> the virtual microbatch k whose forward runs it (shape.table inverted).
-  static std::vector<std::int64_t> virtual_microbatches(const ScheduleShape& shape) {
-    std::vector<std::int64_t> k_of(static_cast<std::size_t>(shape.m * shape.v), -1);
-    for (std::int64_t k = 0; k < shape.steps(); ++k) {
-      const auto& [mb, c] = shape.table[static_cast<std::size_t>(k)];
-      auto& slot = k_of.at(static_cast<std::size_t>(mb * shape.v + c));
-      if (slot >= 0) throw Error("schedule file: the forward table names microbatch " + std::to_string(mb) + " twice");
-      slot = k;
-    }
-    return k_of;
-  }
-
   std::string name_, source_;
   std::vector<std::vector<ScheduleAction>> rows_;
   bool split_;

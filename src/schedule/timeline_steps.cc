@@ -116,12 +116,7 @@ class Writer {
     if (result.nops > 0) out.push_back({{tl.end(st.pass, stage, mb), grad, stage}, result.ops[0], i});
   }
 
-  int post(const CallOp& op) {
-    Call c = w_.call(
-        op.send ? (op.grad ? "send_backward" : "send_forward") : (op.grad ? "recv_backward" : "recv_forward"), true);
-    c.ops[c.nops++] = op;
-    return w_.issue(c);
-  }
+  int post(const CallOp& op) { return w_.alone(op.send, op.grad ? Pass::kBackward : Pass::kForward, op.k, true); }
 
   void run_step() {
     w_.wait(recv_handle_[done_]);
@@ -137,16 +132,15 @@ class Writer {
 
 }  // namespace
 
-void write_in_timeline_order(const ScheduleShape& shape, const std::vector<std::vector<PassStep>>& orders, int r,
-                             ProgramSink& sink) {
-  const UnitTimeline timeline(shape, orders);
-  Writer(shape, orders[static_cast<std::size_t>(r)], r, sink).run(timeline);
+void TimelineGenerator::emit(const ScheduleShape& shape, int r, ProgramSink& sink) const {
+  const std::vector<std::vector<PassStep>> all = orders(shape);
+  Writer(shape, all[static_cast<std::size_t>(r)], r, sink).run(UnitTimeline(shape, all));
 }
 
-void write_all_in_timeline_order(const ScheduleShape& shape, const std::vector<std::vector<PassStep>>& orders,
-                                 const std::function<ProgramSink&(int r)>& sink_of) {
-  const UnitTimeline timeline(shape, orders);
-  for (int r = 0; r < shape.p; ++r) Writer(shape, orders[static_cast<std::size_t>(r)], r, sink_of(r)).run(timeline);
+void TimelineGenerator::emit_all(const ScheduleShape& shape, const SinkOf& sink_of) const {
+  const std::vector<std::vector<PassStep>> all = orders(shape);
+  const UnitTimeline timeline(shape, all);
+  for (int r = 0; r < shape.p; ++r) Writer(shape, all[static_cast<std::size_t>(r)], r, sink_of(r)).run(timeline);
 }
 
 }  // namespace pipebench

@@ -13,7 +13,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 #include "schedule/program.h"
@@ -26,26 +25,14 @@ struct PassStep {
   std::int64_t k = 0;  // virtual microbatch, as ProgramSink::compute takes it
 };
 
-// orders[q]: the passes of pipeline rank q in order, for every rank of `shape` (each forward and backward of
-// every virtual microbatch once, a W after its B). Writes rank r's steps to `sink`. Throws Error when the
-// orders wait for each other (no pass of some rank can ever run): a generator bug.
-void write_in_timeline_order(const ScheduleShape& shape, const std::vector<std::vector<PassStep>>& orders, int r,
-                             ProgramSink& sink);
-// Every rank's steps, rank r's to sink_of(r) in rank order, from one timeline (ScheduleGenerator::emit_all):
-// the timeline of p ranks is played once, not once per rank.
-void write_all_in_timeline_order(const ScheduleShape& shape, const std::vector<std::vector<PassStep>>& orders,
-                                 const std::function<ProgramSink&(int r)>& sink_of);
-
 // A generator whose steps are its ranks' orders of passes played in one timeline: it gives rank q's order,
-// and rank r's steps (emit) or every rank's (emit_all, the timeline played once) follow from all of them.
+// and rank r's steps (emit) or every rank's (emit_all, rank r's to sink_of(r) in rank order: the timeline of
+// p ranks played once, not once per rank) follow from all of them. Both throw Error when the orders wait for
+// each other (no pass of some rank can ever run): a generator bug.
 class TimelineGenerator : public ScheduleGenerator {
  public:
-  void emit(const ScheduleShape& shape, int r, ProgramSink& sink) const final {
-    write_in_timeline_order(shape, orders(shape), r, sink);
-  }
-  void emit_all(const ScheduleShape& shape, const SinkOf& sink_of) const final {
-    write_all_in_timeline_order(shape, orders(shape), sink_of);
-  }
+  void emit(const ScheduleShape& shape, int r, ProgramSink& sink) const final;
+  void emit_all(const ScheduleShape& shape, const SinkOf& sink_of) const final;
 
  private:
   // Pipeline rank q's passes in order (each forward and backward of every virtual microbatch once, a W after
@@ -58,8 +45,8 @@ class TimelineGenerator : public ScheduleGenerator {
   }
 };
 
-// Collects the passes a generator writes (its calls and waits left out): the order to hand to
-// write_in_timeline_order.
+// Collects the passes a generator writes (its calls and waits left out): an order TimelineGenerator::order
+// gives.
 class PassList final : public ProgramSink {
  public:
   void compute(Pass pass, std::int64_t k) override { steps.push_back({pass, k}); }

@@ -73,9 +73,7 @@ std::vector<Step> zbv_order(int p, std::int64_t m, int r) {
 // Rank r's order as virtual microbatches of the shape's table (backward k runs on chunk v-1-c of forward
 // k's entry).
 std::vector<PassStep> zbv_steps(const ScheduleShape& s, int r) {
-  std::vector<std::int64_t> k_of(static_cast<std::size_t>(s.m) * 2, -1);
-  for (std::int64_t k = 0; k < s.steps(); ++k)
-    k_of[static_cast<std::size_t>(s.microbatch(k) * 2 + s.chunk(Pass::kForward, k))] = k;
+  const std::vector<std::int64_t> k_of = s.forward_step_of();
   std::vector<PassStep> out;
   for (const Step& st : zbv_order(s.p, s.m, r)) {
     const int table_chunk = st.pass == Pass::kForward ? st.chunk : 1 - st.chunk;

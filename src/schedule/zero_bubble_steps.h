@@ -13,7 +13,6 @@
 #include <cstdint>
 
 #include "schedule/program_writer.h"
-#include "schedule/steps.h"
 
 namespace pipebench {
 
@@ -27,12 +26,8 @@ class ZeroBubbleWriter {
 
   void run() {
     const std::int64_t rest = m_ - warm_;
-    for (std::int64_t i = 0; i < warm_; ++i) blocking_step(w_, Pass::kForward, i);
-    if (rest > 0) {
-      Call in = w_.call("recv_forward");
-      w_.recv_fwd(in, warm_);
-      w_.issue(in);
-    }
+    for (std::int64_t i = 0; i < warm_; ++i) w_.blocking_step(Pass::kForward, i);
+    if (rest > 0) w_.alone(false, Pass::kForward, warm_);
     for (std::int64_t i = 0; i < rest; ++i) {
       w_.compute(Pass::kForward, warm_ + i);
       Call a = w_.call("send_forward_recv_backward");
@@ -47,9 +42,7 @@ class ZeroBubbleWriter {
       send_then_w(b);
     }
     for (std::int64_t i = rest; i < m_; ++i) {
-      Call in = w_.call("recv_backward");
-      w_.recv_bwd(in, i);
-      w_.issue(in);
+      w_.alone(false, Pass::kBackward, i);
       w_.compute(Pass::kBackward, i);
       Call out = w_.call("send_backward", b_done());
       w_.send_bwd(out, i);

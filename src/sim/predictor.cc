@@ -81,9 +81,8 @@ struct Context {
 
   // Cost of a P2P transfer between pipeline ranks src and dst; its source goes to `used` unless null.
   SimTime pair_cost(const CostModel& m, int src, int dst, std::int64_t bytes, std::set<std::string>* used) const {
-    std::vector<int> pair = {ranks[static_cast<std::size_t>(src)], ranks[static_cast<std::size_t>(dst)]};
-    std::sort(pair.begin(), pair.end());
-    const CommCost cc = m.cost(transfer_op_name(), pair, bytes);
+    const auto [lo, hi] = std::minmax(ranks[static_cast<std::size_t>(src)], ranks[static_cast<std::size_t>(dst)]);
+    const CommCost cc = m.cost(transfer_op_name(), {lo, hi}, bytes);
     if (used) used->insert(cc.source);
     return cc.time;
   }
@@ -170,13 +169,7 @@ class AfterPipeline {
       t.collective = it->second;
       program.tasks.push_back(t);
     }
-    if (optimizer_ms_ > 0) {
-      Task t;
-      t.kind = Task::Kind::kCompute;
-      t.duration = checked_ns_from_ms(optimizer_ms_, "--optimizer-ms");
-      t.name = "optimizer";
-      program.tasks.push_back(t);
-    }
+    add_optimizer_step(program, optimizer_ms_);
   }
 
   std::vector<SimCollective> take() { return std::move(colls_); }
@@ -340,12 +333,7 @@ std::string int_list(const std::vector<int>& v) {
 void simulate_all(Context& cx, const ScheduleSelection& selection, bool keep_trace,
                   const std::vector<const Schedule*>& searched, Prediction& out) {
   for (const PlannedSchedule& p : selected_schedules(cx.plan, selection)) {
-    Schedule reference;
-    if (p.reference) {
-      reference = *p.schedule;
-      reference.id = p.id;
-    }
-    const Schedule& s = p.reference ? reference : *p.schedule;
+    const Schedule s = p.to_run();
     // A reference too large to simulate is left out of "every schedule" with a note (Megatron's own
     // schedules, or a reference asked for by name, are an error: the user wants that number).
     if (p.reference && selection.all()) {
@@ -564,16 +552,10 @@ class WinSearch {
   }
 
   static bool leq(const std::vector<SimTime>& a, const std::vector<SimTime>& b) {
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      if (a[i] > b[i]) return false;
-    }
-    return true;
+    return std::equal(a.begin(), a.end(), b.begin(), [](SimTime x, SimTime y) { return x <= y; });
   }
   static bool adjacent(const std::vector<SimTime>& w, const std::vector<SimTime>& l) {
-    for (std::size_t i = 0; i < w.size(); ++i) {
-      if (l[i] - w[i] > 1) return false;
-    }
-    return true;
+    return std::equal(w.begin(), w.end(), l.begin(), [](SimTime x, SimTime y) { return y - x <= 1; });
   }
 
   LinkRuns& schedule_;

@@ -14,10 +14,6 @@
 namespace pipebench {
 namespace {
 
-// Whether an op of the plan has an op that measures and prices it (a plan may name message classes, such
-// as CP's alltoall, that this build has no op for).
-bool has_op(const std::string& op) { return OpRegistry::instance().get(op) != nullptr; }
-
 // The plan's messages of the pipeline group's ranks, costed and sorted into inside / after. P2P
 // (send/recv) is the schedule's own: only its size is kept. Every other class (TP, CP's sendrecv ring,
 // ...) is priced like the TP collectives; a class with no op is left unpriced and named in the sources.
@@ -34,7 +30,7 @@ void sort_messages(const Schedule& s, const CostModel& costs, ScheduleBuild& b) 
       b.spec.p2p_bytes = std::max(b.spec.p2p_bytes, msg.bytes);
       continue;
     }
-    if (!has_op(msg.op)) {
+    if (OpRegistry::instance().get(msg.op) == nullptr) {  // a class (CP's alltoall) this build has no op for
       b.unpriced.insert(msg.op);
       b.cost_sources.insert("not priced: " + msg.op + " (no such op)");
       continue;
@@ -53,23 +49,15 @@ void sort_messages(const Schedule& s, const CostModel& costs, ScheduleBuild& b) 
   }
 }
 
-// The transformer layers of each model stage s = chunk x p + pipeline rank (Megatron's interleaved order:
-// the chunk c of pipeline rank r holds stage c p + r), from the plan's split (pipeline_split.h: even, or
-// uneven first / last stages, or the embedding and loss slots).
-std::vector<int> stage_layers(const MegatronArgs& a, int p, int v) {
-  std::vector<int> out;
-  for (int s = 0; s < p * v; ++s) out.push_back(chunk_layer_range(a, p, s % p, s / p, v).count);
-  return out;
-}
-
-// Compute per microbatch step: the layers of the chunk's model stage, plus the output layer on the chunk that holds the
-// last stage (rank p-1's last chunk; rank 0's second with the V placement; backward twice its forward), plus `extra_ms`
-// spread 1/3 forward, 2/3 backward. Where the schedule splits the backward, W gets w_share of the compute (Qi et al.
-// §2: the weight-gradient GEMMs) and B the rest with the backward's share of `extra_ms` (the collectives of the
-// backward run with the B pass).
+// Compute per microbatch step: the layers of the chunk's model stage s (from the plan's split, pipeline_split.h:
+// even, or uneven first / last stages, or the embedding and loss slots; stage s = chunk x p + pipeline rank in
+// Megatron's interleaved order, so its layers are those of chunk s / p of rank s mod p), plus the output layer on the
+// chunk that holds the last stage (rank p-1's last chunk; rank 0's second with the V placement; backward twice its
+// forward), plus `extra_ms` spread 1/3 forward, 2/3 backward. Where the schedule splits the backward, W gets w_share of
+// the compute (Qi et al. §2: the weight-gradient GEMMs) and B the rest with the backward's share of `extra_ms` (the
+// collectives of the backward run with the B pass).
 void set_compute(ScheduleSpec& spec, const ComputeModel& c, const MegatronArgs& a,
                  const std::vector<double>& extra_ms) {
-  const std::vector<int> layers = stage_layers(a, spec.p, spec.v);
   const ScheduleGenerator& g = schedule_generator(spec.id);
   const bool split = g.splits_backward();
   spec.fwd.clear();
@@ -80,7 +68,7 @@ void set_compute(ScheduleSpec& spec, const ComputeModel& c, const MegatronArgs& 
     const double extra = extra_ms[static_cast<std::size_t>(r)] / static_cast<double>(spec.m * spec.v);
     for (int ch = 0; ch < spec.v; ++ch) {
       const int stage = placed_stage(g.placement(), spec.p, r, ch);
-      const int n = layers[static_cast<std::size_t>(stage)];
+      const int n = chunk_layer_range(a, spec.p, stage % spec.p, stage / spec.p, spec.v).count;
       double fwd = n * c.fwd_ms_per_layer, bwd = n * c.bwd_ms_per_layer;
       if (stage == spec.p * spec.v - 1) {
         fwd += c.output_layer_fwd_ms;
@@ -139,6 +127,14 @@ ScheduleSpec prepare_build(const Plan& plan, const Schedule& s, const ComputeMod
 }
 
 }  // namespace
+
+void add_optimizer_step(Program& program, double optimizer_ms) {
+  if (optimizer_ms <= 0) return;
+  Task t;
+  t.duration = checked_ns_from_ms(optimizer_ms, "--optimizer-ms");
+  t.name = "optimizer";
+  program.tasks.push_back(t);
+}
 
 ScheduleBuild build_schedule(const Plan& plan, const Schedule& s, const ComputeModel& compute, const CostModel& costs,
                              bool fold) {

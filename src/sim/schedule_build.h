@@ -51,4 +51,7 @@ struct ScheduleBuild {
     const Plan& plan, const Schedule& schedule, const ComputeModel& compute, const CostModel& costs, bool fold,
     const std::function<void(const ScheduleBuild& build, int rank, Program& program)>& take);
 
+// Ends a rank's program, after its collectives: the optimizer step of optimizer_ms (none at 0).
+void add_optimizer_step(Program& program, double optimizer_ms);
+
 }  // namespace pipebench

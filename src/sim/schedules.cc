@@ -11,16 +11,9 @@
 namespace pipebench {
 namespace {
 
-// Virtual stage g (c*p + r with Megatron's placement, ScheduleShape::stage). An activation of microbatch mb goes to
-// stage g+1, a grad to stage g-1. Dense in [0, 2 m p v), so the simulator can match transfers through an array.
-std::int64_t tag(bool grad, std::int64_t mb, int to_stage, int stages) {
-  return (mb * stages + to_stage) * 2 + (grad ? 1 : 0);
-}
-
 class TaskSink final : public ProgramSink {
  public:
-  TaskSink(const ScheduleSpec& spec, const ScheduleShape& shape, int r)
-      : spec_(spec), shape_(shape), r_(r), stages_(shape.p * shape.v) {
+  TaskSink(const ScheduleSpec& spec, const ScheduleShape& shape, int r) : spec_(spec), shape_(shape), r_(r) {
     prog_.tasks.reserve(static_cast<std::size_t>(shape.steps()) * 6 + 8);
     prog_.ops.reserve(static_cast<std::size_t>(shape.steps()) * 4 + 8);
   }
@@ -40,8 +33,10 @@ class TaskSink final : public ProgramSink {
   }
 
   void call(const Call& c) override {
+    // Each op's transfer: its peer (the rank of the neighbouring stage) and the tag of the stage that receives it.
     P2POp ops[4];
-    for (int i = 0; i < c.nops; ++i) ops[i] = op(c.ops[i]);
+    for (int i = 0; i < c.nops; ++i)
+      ops[i] = {c.ops[i].send, shape_.peer(r_, c.ops[i]), spec_.p2p_bytes, shape_.transfer_tag(r_, c.ops[i])};
     Task t;
     t.name = c.name;
     t.blocking = !c.async;
@@ -60,18 +55,9 @@ class TaskSink final : public ProgramSink {
   Program take() { return std::move(prog_); }
 
  private:
-  // The transfer of one op: its peer (the rank of the neighbouring stage: r +- 1 mod p with Megatron's
-  // placement), and the tag of the stage that receives it.
-  P2POp op(const CallOp& o) const {
-    const int stage = shape_.stage(r_, shape_.chunk(o));
-    const int to_stage = !o.send ? stage : o.grad ? stage - 1 : stage + 1;
-    return {o.send, shape_.peer(r_, o), spec_.p2p_bytes, tag(o.grad, shape_.microbatch(o.k), to_stage, stages_)};
-  }
-
   const ScheduleSpec& spec_;
   const ScheduleShape& shape_;
   int r_;
-  int stages_;
   Program prog_;
 };
 

@@ -25,7 +25,7 @@ std::vector<SharedResources::Completion> SharedResources::start(int key, double 
   Resource& r = resources_[key];
   if (r.running.empty()) r.since = now;
   r.capacity = capacity;
-  auto out = redivide(r, now);  // the others' progress up to now, at the old rate
+  redivide(r, now);  // the others' progress up to now, at the old rate
   r.running.push_back({c, static_cast<double>(alone_ns), 0});
   key_of_[c] = key;
   return redivide(r, now);
@@ -37,10 +37,8 @@ bool SharedResources::finish(int c, int version, SimTime now, std::vector<Comple
   Resource& r = resources_[k->second];
   const auto it = std::find_if(r.running.begin(), r.running.end(), [c](const Running& x) { return x.collective == c; });
   if (it == r.running.end() || it->version != version) return false;
-  redivide(r, now);
-  const auto again =
-      std::find_if(r.running.begin(), r.running.end(), [c](const Running& x) { return x.collective == c; });
-  r.running.erase(again);
+  redivide(r, now);  // values only: `it` still points at c
+  r.running.erase(it);
   key_of_.erase(k);
   next = redivide(r, now);
   return true;
