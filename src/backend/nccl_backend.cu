@@ -56,8 +56,7 @@ class NcclPendingComm final : public PendingComm {
       for (const auto& m : marks_) {
         ncclResult_t async = ncclSuccess;
         check_nccl(ncclCommGetAsyncError(m.comm, &async), "ncclCommGetAsyncError", m.where, m.comm);
-        if (async != ncclSuccess && async != ncclInProgress)
-          check_nccl(async, "asynchronous NCCL error", m.where, m.comm);
+        check_nccl(async, "asynchronous NCCL error", m.where, m.comm);  // passes ncclSuccess and ncclInProgress
       }
       std::this_thread::yield();
     }
@@ -243,9 +242,7 @@ class NcclBackend final : public Backend {
         if (rc != cudaErrorNotReady) check_cuda(rc, "cudaStreamQuery", where(l));
         ncclResult_t async = ncclSuccess;
         nccl(ncclCommGetAsyncError(l.comm.get(), &async), "ncclCommGetAsyncError", l);
-        if (async != ncclSuccess && async != ncclInProgress) {
-          nccl(async, "asynchronous NCCL error", l);
-        }
+        nccl(async, "asynchronous NCCL error", l);  // passes ncclSuccess and ncclInProgress
         std::this_thread::yield();
       }
     }
