@@ -301,14 +301,9 @@ class NcclBackend final : public Backend {
     Local l;
     l.device = device;
     check_cuda(cudaSetDevice(device), "cudaSetDevice", where);
-    cudaStream_t s = nullptr;
-    check_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", where);
-    l.stream = CudaStream(s, device);
-    cudaEvent_t a = nullptr, b = nullptr;
-    check_cuda(cudaEventCreate(&a), "cudaEventCreate", where);
-    l.start = CudaEvent(a, device);
-    check_cuda(cudaEventCreate(&b), "cudaEventCreate", where);
-    l.stop = CudaEvent(b, device);
+    l.stream = cuda_stream(device, where);
+    l.start = cuda_event(device, where);
+    l.stop = cuda_event(device, where);
     void* c = nullptr;
     check_cuda(cudaMalloc(&c, sizeof(unsigned long long)), "cudaMalloc", where);
     l.counter = DeviceMemory(c, device);
