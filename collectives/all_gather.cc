@@ -17,29 +17,16 @@ class AllGather final : public Op {
   bool supports_in_place() const override { return true; }
   // size = the whole gathered output, count = per rank (nccl-tests AllGatherGetCollByteCount).
   Sizing sizing(std::size_t requested, std::size_t e, int n, const OpParams&) const override {
-    const std::size_t base = split_count(requested, e, n);
-    const std::size_t total = base * static_cast<std::size_t>(n) * e;
-    return {base, total, base * e, total};
+    return split_sizing(requested, e, n, false);
   }
   // (n-1)/n applied to the total gathered bytes (nccl-tests doc/PERFORMANCE.md, AllGather).
   double bus_bw_factor(int n) const override { return static_cast<double>(n - 1) / n; }
   DataLayout layout(const Sizing& s, int rank, int n, bool in_place, const OpParams&) const override {
-    DataLayout d;
-    if (in_place) {
-      d.fills.push_back({BufferRole::kRecv, static_cast<std::size_t>(rank) * s.count, s.count, rank, 0});
-    } else {
-      d.fills.push_back({BufferRole::kSend, 0, s.count, rank, 0});
-    }
-    for (int src = 0; src < n; ++src) {
-      d.checks.push_back({static_cast<std::size_t>(src) * s.count, s.count, false, src, 0});
-    }
-    return d;
+    return gathered_layout(s, rank, n, in_place, true);
   }
   void issue(Backend& b, int local, const CallArgs& a) const override {
-    auto* recv = static_cast<char*>(a.buffers.recv(local));
-    const std::size_t block = a.sizing.count * dtype_size(a.dtype);
-    const void* send = a.in_place ? recv + static_cast<std::size_t>(b.rank_of(local)) * block : a.buffers.send(local);
-    b.all_gather(local, send, recv, a.sizing.count, a.dtype);
+    const void* send = a.in_place ? own_block(b, local, a) : a.buffers.send(local);
+    b.all_gather(local, send, a.buffers.recv(local), a.sizing.count, a.dtype);
   }
 };
 

@@ -19,9 +19,7 @@ class AllToAll final : public Op {
   bool nccl_tests_unchecked_in_place() const override { return true; }
   // count = per peer, size = one rank's whole buffer n*count (nccl-tests AlltoAllGetCollByteCount).
   Sizing sizing(std::size_t requested, std::size_t e, int n, const OpParams&) const override {
-    const std::size_t base = split_count(requested, e, n);
-    const std::size_t total = base * static_cast<std::size_t>(n) * e;
-    return {base, total, total, total};
+    return split_sizing(requested, e, n, true);
   }
   // (n-1)/n of the buffer leaves the rank (nccl-tests alltoall.cu AlltoAllGetBw).
   double bus_bw_factor(int n) const override { return static_cast<double>(n - 1) / n; }

@@ -20,9 +20,7 @@ class ReduceScatter final : public Op {
   // size = the whole input, count = per rank (nccl-tests ReduceScatterGetCollByteCount). The
   // receive buffer holds the whole input too, because in place the input lives there.
   Sizing sizing(std::size_t requested, std::size_t e, int n, const OpParams&) const override {
-    const std::size_t base = split_count(requested, e, n);
-    const std::size_t total = base * static_cast<std::size_t>(n) * e;
-    return {base, total, total, total};
+    return split_sizing(requested, e, n, true);
   }
   // (n-1)/n applied to the whole input (nccl-tests doc/PERFORMANCE.md, ReduceScatter).
   double bus_bw_factor(int n) const override { return static_cast<double>(n - 1) / n; }
@@ -35,11 +33,9 @@ class ReduceScatter final : public Op {
     return d;
   }
   void issue(Backend& b, int local, const CallArgs& a) const override {
-    auto* recv = static_cast<char*>(a.buffers.recv(local));
-    const std::size_t block = a.sizing.count * dtype_size(a.dtype);
+    void* recv = a.buffers.recv(local);
     const void* send = a.in_place ? recv : a.buffers.send(local);
-    void* out = a.in_place ? recv + static_cast<std::size_t>(b.rank_of(local)) * block : recv;
-    b.reduce_scatter(local, send, out, a.sizing.count, a.dtype, a.redop);
+    b.reduce_scatter(local, send, a.in_place ? own_block(b, local, a) : recv, a.sizing.count, a.dtype, a.redop);
   }
 };
 

@@ -17,9 +17,7 @@ class Scatter final : public Op {
   // count = per rank, size = the root's whole input (nccl-tests ScatterGetCollByteCount). The receive
   // buffer holds the whole input too: in place, the input lives there and rank r's block is at r*count.
   Sizing sizing(std::size_t requested, std::size_t e, int n, const OpParams&) const override {
-    const std::size_t base = split_count(requested, e, n);
-    const std::size_t total = base * static_cast<std::size_t>(n) * e;
-    return {base, total, total, total};
+    return split_sizing(requested, e, n, true);
   }
   // (n-1)/n of the root's input leaves it (nccl-tests scatter.cu ScatterGetBw).
   double bus_bw_factor(int n) const override { return static_cast<double>(n - 1) / n; }
@@ -35,11 +33,9 @@ class Scatter final : public Op {
   }
   // In place: the output is the rank's own block of the receive buffer (ncclScatter, nccl.h).
   void issue(Backend& b, int local, const CallArgs& a) const override {
-    auto* recv = static_cast<char*>(a.buffers.recv(local));
-    const std::size_t block = a.sizing.count * dtype_size(a.dtype);
+    void* recv = a.buffers.recv(local);
     const void* send = a.in_place ? recv : a.buffers.send(local);
-    void* out = a.in_place ? recv + static_cast<std::size_t>(b.rank_of(local)) * block : recv;
-    b.scatter(local, send, out, a.sizing.count, a.dtype, a.params.root);
+    b.scatter(local, send, a.in_place ? own_block(b, local, a) : recv, a.sizing.count, a.dtype, a.params.root);
   }
   void validate(int n, const OpParams& p) const override { validate_root(name(), n, p); }
 };

@@ -21,10 +21,6 @@ std::string gbps_text(double g) {
 // Slowest link speed (GB/s) at or below which no GPU of the last decade is healthy: Gen1 x16 / Gen2 x8.
 constexpr double kSlowLinkGbps = 4.0;
 
-}  // namespace
-
-namespace {
-
 using Warnings = std::vector<std::string>;
 
 void warn_links_below_max(const Topology& t, const std::string& idle_note, std::set<int>& reported, Warnings& w) {

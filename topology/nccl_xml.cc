@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/word_lists.h"
 #include "topology/link_bandwidth.h"
 #include "topology/topology_checks.h"
 
@@ -77,13 +78,7 @@ unsigned long hex(const std::string& s) { return s.empty() ? 0 : std::strtoul(s.
 // NCCL's cpu affinity "0000ffff,ff000000" (32-bit groups, most significant first) as a CPU list "24-47".
 std::string affinity_list(const std::string& mask) {
   std::vector<unsigned long> groups;
-  std::size_t start = 0;
-  while (start <= mask.size()) {
-    const std::size_t comma = mask.find(',', start);
-    groups.push_back(hex(mask.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+  for (const auto& group : split_list(mask)) groups.push_back(hex(group));
   std::reverse(groups.begin(), groups.end());
   std::string out;
   int run_start = -1;

@@ -20,43 +20,16 @@ void check_topology_size(const std::string& where, const Topology& t) {
   }
 }
 
+// Both in PathClass's order.
 std::string class_label(PathClass c, int nvlinks) {
-  switch (c) {
-    case PathClass::kSelf:
-      return "X";
-    case PathClass::kNvLink:
-      return "NV" + std::to_string(nvlinks);
-    case PathClass::kPix:
-      return "PIX";
-    case PathClass::kPxb:
-      return "PXB";
-    case PathClass::kPhb:
-      return "PHB";
-    case PathClass::kNode:
-      return "NODE";
-    case PathClass::kSys:
-      return "SYS";
-  }
-  return "?";
+  if (c == PathClass::kNvLink) return "NV" + std::to_string(nvlinks);
+  static constexpr std::string_view kLabels[] = {"X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS"};
+  return std::string(kLabels[static_cast<int>(c)]);
 }
 
 std::string_view nccl_path_name(PathClass c) {
-  switch (c) {
-    case PathClass::kSelf:
-      return "LOC";
-    case PathClass::kNvLink:
-      return "NVL";
-    case PathClass::kPix:
-      return "PIX";
-    case PathClass::kPxb:
-      return "PXB";
-    case PathClass::kPhb:
-    case PathClass::kNode:
-      return "PHB";
-    case PathClass::kSys:
-      return "SYS";
-  }
-  return "?";
+  static constexpr std::string_view kNames[] = {"LOC", "NVL", "PIX", "PXB", "PHB", "PHB", "SYS"};
+  return kNames[static_cast<int>(c)];
 }
 
 std::string normalize_bus_id(std::string_view in) {

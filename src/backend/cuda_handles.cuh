@@ -88,4 +88,16 @@ using DeviceMemory = Handle<void*, DeviceMemoryDeleter>;
 using GraphExec = Handle<cudaGraphExec_t, GraphExecDeleter>;
 using NcclComm = Handle<ncclComm_t, CommDeleter>;
 
+// A new event, or non-blocking stream, of `device` (the current device); `where` names it in an error.
+inline CudaEvent cuda_event(int device, const std::string& where) {
+  cudaEvent_t e = nullptr;
+  check_cuda(cudaEventCreate(&e), "cudaEventCreate", where);
+  return CudaEvent(e, device);
+}
+inline CudaStream cuda_stream(int device, const std::string& where) {
+  cudaStream_t s = nullptr;
+  check_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", where);
+  return CudaStream(s, device);
+}
+
 }  // namespace pipebench

@@ -74,10 +74,7 @@ void gemm(cublasHandle_t h, const GemmShape& s, DType t, const Buffers3& buf) {
 double time_gemms_ms(const std::vector<GemmShape>& shapes, DType t, int device, int reps) {
   Blas blas(device);
   const Buffers3 buf = buffers_for(shapes, device);
-  cudaEvent_t e0 = nullptr, e1 = nullptr;
-  check_cuda(cudaEventCreate(&e0), "cudaEventCreate", "gemm timer");
-  check_cuda(cudaEventCreate(&e1), "cudaEventCreate", "gemm timer");
-  CudaEvent start(e0, device), stop(e1, device);
+  const CudaEvent start = cuda_event(device, "gemm timer"), stop = cuda_event(device, "gemm timer");
   // Warm up for a sustained stretch, not 3 passes: a replay runs GEMMs for seconds, at the clock the
   // GPU holds under load, which a short burst after idle overstates (boost, power and thermal limits).
   const auto warm_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kSustainedWarmupMs);
@@ -102,10 +99,7 @@ double bare_gemm_loop_ms(const GemmShape& shape, DType t, int device, int iters)
   Blas blas(device);
   const Buffers3 buf = buffers_for({shape}, device);
   for (int w = 0; w < 3; ++w) gemm(blas.get(), shape, t, buf);
-  cudaEvent_t e0 = nullptr, e1 = nullptr;
-  check_cuda(cudaEventCreate(&e0), "cudaEventCreate", "gemm loop");
-  check_cuda(cudaEventCreate(&e1), "cudaEventCreate", "gemm loop");
-  CudaEvent start(e0, device), stop(e1, device);
+  const CudaEvent start = cuda_event(device, "gemm loop"), stop = cuda_event(device, "gemm loop");
   check_cuda(cudaEventRecord(start.get()), "cudaEventRecord", "gemm loop");
   for (int i = 0; i < iters; ++i) gemm(blas.get(), shape, t, buf);
   check_cuda(cudaEventRecord(stop.get()), "cudaEventRecord", "gemm loop");

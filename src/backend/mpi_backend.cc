@@ -181,87 +181,59 @@ class MpiBackend final : public Backend {
   }
 
   void all_reduce(int, const void* send, void* recv, std::size_t count, DType t, RedOp op) override {
-    MPI_Request req;
-    check(MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send, recv, to_int(count), mpi_type(t), mpi_op(t, op), comm_,
-                         &req),
-          "MPI_Iallreduce");
-    post(req);
+    posted(MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send, recv, to_int(count), mpi_type(t), mpi_op(t, op), comm_,
+                          slot()),
+           "MPI_Iallreduce");
   }
   void all_gather(int, const void* send, void* recv, std::size_t count, DType t) override {
-    const std::size_t block = count * dtype_size(t);
-    const bool in_place = send == static_cast<const char*>(recv) + static_cast<std::size_t>(rank_) * block;
-    MPI_Request req;
-    check(MPI_Iallgather(in_place ? MPI_IN_PLACE : send, to_int(count), mpi_type(t), recv, to_int(count), mpi_type(t),
-                         comm_, &req),
-          "MPI_Iallgather");
-    post(req);
+    const bool in_place = send == block_of(recv, rank_, count, t);
+    posted(MPI_Iallgather(in_place ? MPI_IN_PLACE : send, to_int(count), mpi_type(t), recv, to_int(count), mpi_type(t),
+                          comm_, slot()),
+           "MPI_Iallgather");
   }
   void reduce_scatter(int, const void* send, void* recv, std::size_t count, DType t, RedOp op) override {
-    const std::size_t block = count * dtype_size(t);
-    const bool in_place = static_cast<const char*>(send) + static_cast<std::size_t>(rank_) * block == recv;
-    MPI_Request req;
-    if (!in_place) {
-      check(MPI_Ireduce_scatter_block(send, recv, to_int(count), mpi_type(t), mpi_op(t, op), comm_, &req),
-            "MPI_Ireduce_scatter_block");
-      post(req);
+    if (block_of(send, rank_, count, t) != recv) {
+      posted(MPI_Ireduce_scatter_block(send, recv, to_int(count), mpi_type(t), mpi_op(t, op), comm_, slot()),
+             "MPI_Ireduce_scatter_block");
       return;
     }
     // MPI_IN_PLACE leaves the result at the start of the buffer; NCCL at offset rank*count.
     void* whole = const_cast<void*>(send);
-    check(MPI_Ireduce_scatter_block(MPI_IN_PLACE, whole, to_int(count), mpi_type(t), mpi_op(t, op), comm_, &req),
-          "MPI_Ireduce_scatter_block");
-    post(req, [whole, recv, block] {
-      if (whole != recv) std::memmove(recv, whole, block);
-    });
+    posted(MPI_Ireduce_scatter_block(MPI_IN_PLACE, whole, to_int(count), mpi_type(t), mpi_op(t, op), comm_, slot()),
+           "MPI_Ireduce_scatter_block", [whole, recv, block = count * dtype_size(t)] {
+             if (whole != recv) std::memmove(recv, whole, block);
+           });
   }
   void broadcast(int, const void* send, void* recv, std::size_t count, DType t, int root) override {
     if (rank_ == root && send != recv) std::memcpy(recv, send, count * dtype_size(t));
-    MPI_Request req;
-    check(MPI_Ibcast(recv, to_int(count), mpi_type(t), root, comm_, &req), "MPI_Ibcast");
-    post(req);
+    posted(MPI_Ibcast(recv, to_int(count), mpi_type(t), root, comm_, slot()), "MPI_Ibcast");
   }
   void all_to_all(int, const void* send, void* recv, std::size_t count, DType t) override {
-    MPI_Request req;
-    check(MPI_Ialltoall(send, to_int(count), mpi_type(t), recv, to_int(count), mpi_type(t), comm_, &req),
-          "MPI_Ialltoall");
-    post(req);
+    posted(MPI_Ialltoall(send, to_int(count), mpi_type(t), recv, to_int(count), mpi_type(t), comm_, slot()),
+           "MPI_Ialltoall");
   }
   // MPI_IN_PLACE is the root's only: elsewhere the receive buffer is not significant (MPI 4.0 §6.9.1).
   void reduce(int, const void* send, void* recv, std::size_t count, DType t, RedOp op, int root) override {
     const void* in = rank_ == root && send == recv ? MPI_IN_PLACE : send;
-    MPI_Request req;
-    check(MPI_Ireduce(in, recv, to_int(count), mpi_type(t), mpi_op(t, op), root, comm_, &req), "MPI_Ireduce");
-    post(req);
+    posted(MPI_Ireduce(in, recv, to_int(count), mpi_type(t), mpi_op(t, op), root, comm_, slot()), "MPI_Ireduce");
   }
   void gather(int, const void* send, void* recv, std::size_t count, DType t, int root) override {
-    const std::size_t block = count * dtype_size(t);
-    const bool in_place =
-        rank_ == root && send == static_cast<const char*>(recv) + static_cast<std::size_t>(rank_) * block;
-    MPI_Request req;
-    check(MPI_Igather(in_place ? MPI_IN_PLACE : send, to_int(count), mpi_type(t), recv, to_int(count), mpi_type(t),
-                      root, comm_, &req),
-          "MPI_Igather");
-    post(req);
+    const bool in_place = rank_ == root && send == block_of(recv, rank_, count, t);
+    posted(MPI_Igather(in_place ? MPI_IN_PLACE : send, to_int(count), mpi_type(t), recv, to_int(count), mpi_type(t),
+                       root, comm_, slot()),
+           "MPI_Igather");
   }
   void scatter(int, const void* send, void* recv, std::size_t count, DType t, int root) override {
-    const std::size_t block = count * dtype_size(t);
-    const bool in_place =
-        rank_ == root && static_cast<const char*>(send) + static_cast<std::size_t>(rank_) * block == recv;
-    MPI_Request req;
-    check(MPI_Iscatter(send, to_int(count), mpi_type(t), in_place ? MPI_IN_PLACE : recv, to_int(count), mpi_type(t),
-                       root, comm_, &req),
-          "MPI_Iscatter");
-    post(req);
+    const bool in_place = rank_ == root && block_of(send, rank_, count, t) == recv;
+    posted(MPI_Iscatter(send, to_int(count), mpi_type(t), in_place ? MPI_IN_PLACE : recv, to_int(count), mpi_type(t),
+                        root, comm_, slot()),
+           "MPI_Iscatter");
   }
   void send(int, const void* buf, std::size_t count, DType t, int peer) override {
-    MPI_Request req;
-    check(MPI_Isend(buf, to_int(count), mpi_type(t), peer, 0, comm_, &req), "MPI_Isend");
-    post(req);
+    posted(MPI_Isend(buf, to_int(count), mpi_type(t), peer, 0, comm_, slot()), "MPI_Isend");
   }
   void recv(int, void* buf, std::size_t count, DType t, int peer) override {
-    MPI_Request req;
-    check(MPI_Irecv(buf, to_int(count), mpi_type(t), peer, 0, comm_, &req), "MPI_Irecv");
-    post(req);
+    posted(MPI_Irecv(buf, to_int(count), mpi_type(t), peer, 0, comm_, slot()), "MPI_Irecv");
   }
   void synchronize() override { complete(); }
 
@@ -302,8 +274,16 @@ class MpiBackend final : public Backend {
     return static_cast<int>(count);
   }
   MPI_Op mpi_op(DType t, RedOp op) const { return ops_->get(t, op); }
-  void post(MPI_Request req, std::function<void()> after = {}) {
-    pending_.push_back(req);
+  // Block `rank` (of count elements of t) of a buffer: where NCCL keeps a rank's part in place.
+  static const void* block_of(const void* buffer, int rank, std::size_t count, DType t) {
+    return static_cast<const char*>(buffer) + static_cast<std::size_t>(rank) * count * dtype_size(t);
+  }
+  // The request of the call being made, kept by posted() once the call returned.
+  MPI_Request* slot() { return &pending_.emplace_back(MPI_REQUEST_NULL); }
+  // Checks the call (a failed one leaves no request) and, outside a group, waits for it.
+  void posted(int rc, const char* call, std::function<void()> after = {}) {
+    if (rc != MPI_SUCCESS) pending_.pop_back();
+    check(rc, call);
     if (after) after_.push_back(std::move(after));
     if (!in_group_) complete();
   }

@@ -46,28 +46,10 @@ void create_ops(MPI_Op* ops) {
 }  // namespace
 
 MPI_Datatype mpi_type(DType t) {
-  switch (t) {
-    case DType::kInt8:
-      return MPI_INT8_T;
-    case DType::kUint8:
-      return MPI_UINT8_T;
-    case DType::kInt32:
-      return MPI_INT32_T;
-    case DType::kUint32:
-      return MPI_UINT32_T;
-    case DType::kInt64:
-      return MPI_INT64_T;
-    case DType::kUint64:
-      return MPI_UINT64_T;
-    case DType::kHalf:
-    case DType::kBfloat16:
-      return MPI_UINT16_T;
-    case DType::kFloat:
-      return MPI_FLOAT;
-    case DType::kDouble:
-      return MPI_DOUBLE;
-  }
-  return MPI_BYTE;
+  // In DType's order (dtype.h: its values are stable); half and bfloat16 travel as 16-bit words.
+  const MPI_Datatype kTypes[] = {MPI_INT8_T,   MPI_UINT8_T,  MPI_INT32_T, MPI_UINT32_T, MPI_INT64_T,
+                                 MPI_UINT64_T, MPI_UINT16_T, MPI_FLOAT,   MPI_DOUBLE,   MPI_UINT16_T};
+  return kTypes[static_cast<int>(t)];
 }
 
 MpiOps::MpiOps() {
@@ -85,19 +67,8 @@ MPI_Op MpiOps::get(DType t, RedOp op) const {
   if (op == RedOp::kNone) return MPI_OP_NULL;
   if (t == DType::kHalf || t == DType::kBfloat16)
     return half_[(t == DType::kBfloat16 ? 4 : 0) + static_cast<int>(op) - 1];
-  switch (op) {
-    case RedOp::kSum:
-      return MPI_SUM;
-    case RedOp::kProd:
-      return MPI_PROD;
-    case RedOp::kMax:
-      return MPI_MAX;
-    case RedOp::kMin:
-      return MPI_MIN;
-    case RedOp::kNone:
-      break;
-  }
-  return MPI_OP_NULL;
+  const MPI_Op kPredefined[] = {MPI_OP_NULL, MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN};  // in RedOp's order
+  return kPredefined[static_cast<int>(op)];
 }
 
 }  // namespace pipebench

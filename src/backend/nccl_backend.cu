@@ -56,8 +56,7 @@ class NcclPendingComm final : public PendingComm {
       for (const auto& m : marks_) {
         ncclResult_t async = ncclSuccess;
         check_nccl(ncclCommGetAsyncError(m.comm, &async), "ncclCommGetAsyncError", m.where, m.comm);
-        if (async != ncclSuccess && async != ncclInProgress)
-          check_nccl(async, "asynchronous NCCL error", m.where, m.comm);
+        check_nccl(async, "asynchronous NCCL error", m.where, m.comm);  // passes ncclSuccess and ncclInProgress
       }
       std::this_thread::yield();
     }
@@ -243,9 +242,7 @@ class NcclBackend final : public Backend {
         if (rc != cudaErrorNotReady) check_cuda(rc, "cudaStreamQuery", where(l));
         ncclResult_t async = ncclSuccess;
         nccl(ncclCommGetAsyncError(l.comm.get(), &async), "ncclCommGetAsyncError", l);
-        if (async != ncclSuccess && async != ncclInProgress) {
-          nccl(async, "asynchronous NCCL error", l);
-        }
+        nccl(async, "asynchronous NCCL error", l);  // passes ncclSuccess and ncclInProgress
         std::this_thread::yield();
       }
     }
@@ -304,14 +301,9 @@ class NcclBackend final : public Backend {
     Local l;
     l.device = device;
     check_cuda(cudaSetDevice(device), "cudaSetDevice", where);
-    cudaStream_t s = nullptr;
-    check_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", where);
-    l.stream = CudaStream(s, device);
-    cudaEvent_t a = nullptr, b = nullptr;
-    check_cuda(cudaEventCreate(&a), "cudaEventCreate", where);
-    l.start = CudaEvent(a, device);
-    check_cuda(cudaEventCreate(&b), "cudaEventCreate", where);
-    l.stop = CudaEvent(b, device);
+    l.stream = cuda_stream(device, where);
+    l.start = cuda_event(device, where);
+    l.stop = cuda_event(device, where);
     void* c = nullptr;
     check_cuda(cudaMalloc(&c, sizeof(unsigned long long)), "cudaMalloc", where);
     l.counter = DeviceMemory(c, device);

@@ -31,7 +31,7 @@ class NcclReplayRuntime final : public ReplayRuntime {
     if (sms_ > device_sms())
       throw UsageError("--compute-sms " + std::to_string(sms_) + ": the GPU has " + std::to_string(device_sms()));
     if (c.kind == "gemm") gemm_ = std::make_unique<ReplayGemm>(c.layer_gemms, c.gemm_dtype, device_, c.layer_fwd_ns);
-    compute_ = make_stream();
+    compute_ = cuda_stream(device_, world_.where());
     spin_ = std::make_unique<SpinKernel>();
   }
   ~NcclReplayRuntime() override { cudaDeviceSynchronize(); }
@@ -49,7 +49,7 @@ class NcclReplayRuntime final : public ReplayRuntime {
 
   void begin_iteration(std::size_t tasks) override {
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    while (events_.size() < 2 * tasks + 2) events_.push_back(make_event());
+    while (events_.size() < 2 * tasks + 2) events_.push_back(cuda_event(device_, world_.where()));
     tasks_ = tasks;
     recorded_.assign(tasks, false);
     spun_ns_.assign(tasks, 0);
@@ -124,16 +124,6 @@ class NcclReplayRuntime final : public ReplayRuntime {
 
  private:
   void check(cudaError_t rc, const char* call) const { check_cuda(rc, call, world_.where()); }
-  CudaStream make_stream() {
-    cudaStream_t s = nullptr;
-    check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-    return CudaStream(s, device_);
-  }
-  CudaEvent make_event() {
-    cudaEvent_t e = nullptr;
-    check(cudaEventCreate(&e), "cudaEventCreate");
-    return CudaEvent(e, device_);
-  }
   cudaEvent_t origin() const { return events_[0].get(); }
   cudaEvent_t start(std::size_t t) const { return events_[1 + 2 * t].get(); }
   cudaEvent_t end(std::size_t t) const { return events_[2 + 2 * t].get(); }

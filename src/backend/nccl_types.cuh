@@ -9,46 +9,16 @@
 
 namespace pipebench {
 
+// In DType's and RedOp's order (core/dtype.h: their values are stable); RedOp::kNone reduces nothing (ncclSum).
 inline ncclDataType_t nccl_type(DType t) {
-  switch (t) {
-    case DType::kInt8:
-      return ncclInt8;
-    case DType::kUint8:
-      return ncclUint8;
-    case DType::kInt32:
-      return ncclInt32;
-    case DType::kUint32:
-      return ncclUint32;
-    case DType::kInt64:
-      return ncclInt64;
-    case DType::kUint64:
-      return ncclUint64;
-    case DType::kHalf:
-      return ncclFloat16;
-    case DType::kFloat:
-      return ncclFloat32;
-    case DType::kDouble:
-      return ncclFloat64;
-    case DType::kBfloat16:
-      return ncclBfloat16;
-  }
-  return ncclFloat32;
+  constexpr ncclDataType_t kTypes[] = {ncclInt8,   ncclUint8,   ncclInt32,   ncclUint32,  ncclInt64,
+                                       ncclUint64, ncclFloat16, ncclFloat32, ncclFloat64, ncclBfloat16};
+  return kTypes[static_cast<int>(t)];
 }
 
 inline ncclRedOp_t nccl_op(RedOp op) {
-  switch (op) {
-    case RedOp::kSum:
-      return ncclSum;
-    case RedOp::kProd:
-      return ncclProd;
-    case RedOp::kMax:
-      return ncclMax;
-    case RedOp::kMin:
-      return ncclMin;
-    case RedOp::kNone:
-      break;
-  }
-  return ncclSum;
+  constexpr ncclRedOp_t kOps[] = {ncclSum, ncclSum, ncclProd, ncclMax, ncclMin};
+  return kOps[static_cast<int>(op)];
 }
 
 }  // namespace pipebench

@@ -88,11 +88,7 @@ void SpinKernel::calibrate() {
   cudaStream_t s = nullptr;
   check_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate", kWhere);
   CudaStream stream(s, device_);
-  cudaEvent_t a = nullptr, b = nullptr;
-  check_cuda(cudaEventCreate(&a), "cudaEventCreate", kWhere);
-  CudaEvent start(a, device_);
-  check_cuda(cudaEventCreate(&b), "cudaEventCreate", kWhere);
-  CudaEvent stop(b, device_);
+  const CudaEvent start = cuda_event(device_, kWhere), stop = cuda_event(device_, kWhere);
   constexpr std::int64_t kProbeNs = 20000;
   std::vector<double> over_ns;
   for (int i = 0; i < 21; ++i) {
@@ -135,11 +131,7 @@ std::vector<double> timed_spins_ms(std::int64_t duration_ns, int sms, SpinNeighb
   CudaStream compute(s, 0);
   check_cuda(cudaStreamCreateWithFlags(&c, cudaStreamNonBlocking), "cudaStreamCreate", kWhere);
   CudaStream comm(c, 0);
-  cudaEvent_t a = nullptr, b = nullptr;
-  check_cuda(cudaEventCreate(&a), "cudaEventCreate", kWhere);
-  CudaEvent start(a, 0);
-  check_cuda(cudaEventCreate(&b), "cudaEventCreate", kWhere);
-  CudaEvent stop(b, 0);
+  const CudaEvent start = cuda_event(0, kWhere), stop = cuda_event(0, kWhere);
   NcclComm nccl;
   DeviceMemory send, recv;
   const std::size_t count = std::size_t{64} << 20;  // 256 MiB of floats

@@ -72,19 +72,8 @@ DType parse_dtype(std::string_view flag, std::string_view text) {
 }
 
 std::string_view redop_name(RedOp op) {
-  switch (op) {
-    case RedOp::kNone:
-      return "none";
-    case RedOp::kSum:
-      return "sum";
-    case RedOp::kProd:
-      return "prod";
-    case RedOp::kMax:
-      return "max";
-    case RedOp::kMin:
-      return "min";
-  }
-  return "?";
+  static constexpr std::string_view kNames[] = {"none", "sum", "prod", "max", "min"};  // in RedOp's order
+  return kNames[static_cast<int>(op)];
 }
 
 RedOp parse_redop(std::string_view flag, std::string_view text) {

@@ -31,30 +31,13 @@ std::uint64_t parse_size_bytes(std::string_view flag, std::string_view text) {
     throw bad("an exponent is not read; write the digits or a K/M/G/T suffix");
   }
   double scale = 1;
-  if (!suffix.empty()) {
-    const char unit = suffix[0];
-    std::string rest = suffix.substr(1);
-    if (unit == 'B' && rest.empty()) {
-      scale = 1;
-    } else {
-      switch (unit) {
-        case 'K':
-          scale = 1024.0;
-          break;
-        case 'M':
-          scale = 1024.0 * 1024;
-          break;
-        case 'G':
-          scale = 1024.0 * 1024 * 1024;
-          break;
-        case 'T':
-          scale = 1024.0 * 1024 * 1024 * 1024;
-          break;
-        default:
-          throw bad("unknown suffix '" + suffix + "'");
-      }
-      if (!(rest.empty() || rest == "B" || rest == "IB")) throw bad("unknown suffix '" + suffix + "'");
+  if (!suffix.empty() && suffix != "B") {
+    const std::size_t power = std::string_view("KMGT").find(suffix[0]);  // K = 2^10, ..., T = 2^40
+    const std::string rest = suffix.substr(1);
+    if (power == std::string_view::npos || !(rest.empty() || rest == "B" || rest == "IB")) {
+      throw bad("unknown suffix '" + suffix + "'");
     }
+    scale = std::ldexp(1.0, 10 * static_cast<int>(power + 1));
   }
   const double value = std::stod(number) * scale;
   if (!(value > 0)) throw bad("must be greater than 0");

@@ -4,6 +4,7 @@
 // colour); anything else would make the library print its usage and exit 0 in the middle of a job.
 #include "harness/benchmark_flags.h"
 
+#include <algorithm>
 #include <initializer_list>
 
 #include "core/error.h"
@@ -21,10 +22,7 @@ bool value_of(const std::string& arg, const std::string& name, std::string* valu
 }
 
 bool one_of(const std::string& value, std::initializer_list<const char*> allowed) {
-  for (const char* a : allowed) {
-    if (value == a) return true;
-  }
-  return false;
+  return std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return value == a; });
 }
 
 void require_format(const std::string& flag, const std::string& value) {

@@ -71,6 +71,17 @@ double combine(const std::vector<std::string>& packed, const std::vector<int>* o
   return stat == RankStat::kMean ? sum / members : best;
 }
 
+// The record's statistics over the samples (us per op) and its bandwidths. -K: nccl-tests leaves the first
+// K per-iteration samples out of its statistics. algbw = size / time; busbw = algbw * the op's factor
+// (nccl-tests doc/PERFORMANCE.md).
+void set_times(ResultRecord& r, const std::vector<double>& samples_us, int per_iter_skip, const Op& op) {
+  const auto skip = std::min(static_cast<std::size_t>(std::clamp<int>(per_iter_skip, 0, 1 << 30)), samples_us.size());
+  r.stats = summarize(std::vector<double>(samples_us.begin() + static_cast<std::ptrdiff_t>(skip), samples_us.end()));
+  r.time_us = r.stats.median_us;
+  r.algbw_gbps = gbps(static_cast<double>(r.size_bytes), r.time_us / kUsPerSecond);
+  r.busbw_gbps = r.algbw_gbps * op.bus_bw_factor(r.nranks);
+}
+
 }  // namespace
 
 double combine_over_ranks(const World& world, double seconds, bool member, RankStat stat) {
@@ -223,13 +234,7 @@ ResultRecord PointRunner::group_record(const ResultRecord& all, std::size_t g, c
     for (int i = 0; i < backend_.nlocal(); ++i) r.ranks.push_back(p * backend_.nlocal() + i);
   }
   r.nranks = static_cast<int>(r.ranks.size());
-  const auto skip = static_cast<std::size_t>(std::clamp<int>(settings_.per_iter_skip, 0, 1 << 30));
-  const std::vector<double>& samples = group_samples_us_[g];
-  r.stats = summarize(std::vector<double>(samples.begin() + static_cast<std::ptrdiff_t>(std::min(skip, samples.size())),
-                                          samples.end()));
-  r.time_us = r.stats.median_us;
-  r.algbw_gbps = gbps(static_cast<double>(r.size_bytes), r.time_us / kUsPerSecond);
-  r.busbw_gbps = r.algbw_gbps * point_.op->bus_bw_factor(r.nranks);
+  set_times(r, group_samples_us_[g], settings_.per_iter_skip, *point_.op);
   if (checks_point()) {
     r.wrong = static_cast<std::int64_t>(c.group_wrong[g]);
     r.out_of_bounds = c.group_out_of_bounds[g];
@@ -251,14 +256,7 @@ ResultRecord PointRunner::finish() {
   r.count = sizing_.count;
   r.in_place = point_.in_place;
   r.op_has_in_place = times_in_place(op, sweep_);
-  // -K: nccl-tests leaves the first K per-iteration samples out of its statistics.
-  const auto skip = static_cast<std::size_t>(std::clamp<int>(settings_.per_iter_skip, 0, 1 << 30));
-  r.stats = summarize(std::vector<double>(
-      samples_us_.begin() + static_cast<std::ptrdiff_t>(std::min(skip, samples_us_.size())), samples_us_.end()));
-  r.time_us = r.stats.median_us;
-  // algbw = size / time; busbw = algbw * the op's factor (nccl-tests doc/PERFORMANCE.md).
-  r.algbw_gbps = gbps(static_cast<double>(r.size_bytes), r.time_us / kUsPerSecond);
-  r.busbw_gbps = r.algbw_gbps * op.bus_bw_factor(r.nranks);
+  set_times(r, samples_us_, settings_.per_iter_skip, op);
   r.ops_per_batch = ops_;
   r.warmup = settings_.warmup;
   r.graph = settings_.graph;

@@ -34,8 +34,6 @@ class NullReporter final : public benchmark::BenchmarkReporter {
   void ReportRuns(const std::vector<Run>&) override {}
 };
 
-bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
-
 }  // namespace
 
 std::vector<Point> plan_points(const SweepSpec& c) {
@@ -328,7 +326,7 @@ void require_measured(const SweepSummary& summary, std::size_t points, const Mea
   // Every rank applies the same filter, so every rank throws here.
   std::string filter = "--benchmark_filter";
   for (const auto& a : settings.benchmark_args) {
-    if (starts_with(a, "--benchmark_filter")) filter = a;
+    if (a.rfind("--benchmark_filter", 0) == 0) filter = a;
   }
   throw UsageError(filter + ": matches none of the " + std::to_string(points) + " points");
 }

@@ -89,23 +89,11 @@ class MpiWorld final : public World {
   }
 
   void barrier() const override { check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", where()); }
-  double max(double v) const override { return reduce(v, MPI_MAX); }
-  double min(double v) const override { return reduce(v, MPI_MIN); }
-  std::uint64_t sum(std::uint64_t v) const override {
-    std::uint64_t out = 0;
-    check_mpi(MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce", where());
-    return out;
-  }
-  std::uint64_t min_u64(std::uint64_t v) const override {
-    std::uint64_t out = 0;
-    check_mpi(MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce", where());
-    return out;
-  }
-  bool all(bool ok) const override {
-    int in = ok ? 1 : 0, out = 0;
-    check_mpi(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD), "MPI_Allreduce", where());
-    return out != 0;
-  }
+  double max(double v) const override { return reduce(v, MPI_DOUBLE, MPI_MAX); }
+  double min(double v) const override { return reduce(v, MPI_DOUBLE, MPI_MIN); }
+  std::uint64_t sum(std::uint64_t v) const override { return reduce(v, MPI_UINT64_T, MPI_SUM); }
+  std::uint64_t min_u64(std::uint64_t v) const override { return reduce(v, MPI_UINT64_T, MPI_MIN); }
+  bool all(bool ok) const override { return reduce(ok ? 1 : 0, MPI_INT, MPI_LAND) != 0; }
   std::vector<std::string> all_gather(const std::string& s) const override {
     int len = static_cast<int>(s.size());
     std::vector<int> lens(static_cast<std::size_t>(size_));
@@ -138,9 +126,10 @@ class MpiWorld final : public World {
   }
 
  private:
-  double reduce(double v, MPI_Op op) const {
-    double out = 0;
-    check_mpi(MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, op, MPI_COMM_WORLD), "MPI_Allreduce", where());
+  template <typename T>
+  T reduce(T v, MPI_Datatype type, MPI_Op op) const {
+    T out{};
+    check_mpi(MPI_Allreduce(&v, &out, 1, type, op, MPI_COMM_WORLD), "MPI_Allreduce", where());
     return out;
   }
 
