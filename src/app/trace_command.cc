@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -84,15 +83,14 @@ void check_job_flags(const TraceCommandOptions& o) {
 }
 
 nlohmann::json job_json(const JobProfile& job, const JobComparison* compare, const ModelCheck* model) {
-  TraceFile file = trace_file(job.ranks[0].profile, {{job.ranks[0].device, job.ranks[0].rank}}, std::nullopt);
-  file.file.clear();
-  for (const auto& in : job.inputs) file.file += (file.file.empty() ? "" : " ") + in;
+  TraceFile file = trace_file(job.ranks[0].profile, nullptr);
+  file.path.clear();
+  for (const auto& in : job.inputs) file.path += (file.path.empty() ? "" : " ") + in;
   file.devices.clear();
   file.kernel_rows = file.skipped_rows = 0;
   file.rank.reset();
   for (const auto& r : job.ranks) {
-    TraceFile one = trace_file(r.profile, {{r.device, r.rank}}, std::nullopt);
-    for (auto& d : one.devices) {
+    for (auto& d : trace_file(r.profile, nullptr).devices) {
       if (d.device != r.device) continue;
       d.rank = r.rank;
       file.devices.push_back(std::move(d));
@@ -101,11 +99,12 @@ nlohmann::json job_json(const JobProfile& job, const JobComparison* compare, con
     file.skipped_rows += r.profile.skipped_rows;
     if (file.damage.empty() && !r.profile.damage.empty()) file.damage = r.profile.path + ": " + r.profile.damage;
   }
-  file.ranks = job_ranks_to_json(job);
-  file.alignment = job_alignment_to_json(job);
-  if (compare != nullptr) file.compare = job_compare_to_json(*compare);
-  if (model != nullptr) file.model_check = model_check_to_json(*model);
-  return trace_to_json(file);
+  nlohmann::json doc = trace_to_json(file);
+  doc["ranks"] = job_ranks_to_json(job);
+  doc["alignment"] = job_alignment_to_json(job);
+  if (compare != nullptr) doc["compare"] = job_compare_to_json(*compare);
+  if (model != nullptr) doc["model_check"] = model_check_to_json(*model);
+  return doc;
 }
 
 // A job read from its files, named by the inputs as given (a folder, not the files it holds).
@@ -245,12 +244,7 @@ int run_one_profile(const TraceCommandOptions& o) {
   }
   print_trace_report(std::cout, profile, check ? &*check : nullptr, o.top_rows);
   if (!o.json_path.empty()) {
-    std::map<int, int> device_ranks;
-    if (check) {
-      for (const auto& r : check->ranks) device_ranks[r.device] = r.rank;
-    }
-    const TraceFile file = trace_file(profile, device_ranks,
-                                      check ? std::optional<nlohmann::json>(plan_check_to_json(*check)) : std::nullopt);
+    const TraceFile file = trace_file(profile, check ? &*check : nullptr);
     write_output_file("", o.json_path, json_file_text(trace_to_json(file), 2));
     std::cout << "# wrote " << o.json_path << "\n";
   }

@@ -74,7 +74,9 @@ struct DeviceProfile {
   }
 };
 
-struct TraceProfile {
+// What a profile says about itself, apart from its devices: the reader's (TraceProfile) and the trace
+// file's (io/trace_io.h TraceFile, which names path "file" and skipped_by_reason "skipped").
+struct ProfileSummary {
   std::string path;
   std::string source;            // "nsys-sqlite" or "kineto-json"
   std::string format_version;    // nsys EXPORT_SCHEMA_VERSION or Kineto schemaVersion; empty if absent
@@ -89,10 +91,6 @@ struct TraceProfile {
   std::int64_t nccl_payload_sizes = 0;  // of those, ranges whose exported payload gave a size
   int profiler_steps = 0;               // Kineto "ProfilerStep#N" ranges
   std::optional<int> rank, world_size;  // Kineto distributedInfo
-  // Wall-clock time (ns since the Unix epoch) of the profile's time 0: Kineto baseTimeNanoseconds, nsys
-  // TARGET_INFO_SESSION_START_TIME.utcEpochNs. Absent when the profile does not say.
-  std::optional<std::int64_t> epoch_ns;
-  std::vector<DeviceProfile> devices;  // by device id
   std::vector<std::string> notes;
   std::string damage;  // non-empty: reading stopped early for this reason
 
@@ -100,6 +98,13 @@ struct TraceProfile {
     skipped_rows += n;
     skipped_by_reason[reason] += n;
   }
+};
+
+struct TraceProfile : ProfileSummary {
+  // Wall-clock time (ns since the Unix epoch) of the profile's time 0: Kineto baseTimeNanoseconds, nsys
+  // TARGET_INFO_SESSION_START_TIME.utcEpochNs. Absent when the profile does not say.
+  std::optional<std::int64_t> epoch_ns;
+  std::vector<DeviceProfile> devices;  // by device id
 };
 
 }  // namespace pipebench
