@@ -238,8 +238,6 @@ int run_one_profile(const TraceCommandOptions& o) {
     po.schedule = o.schedule;
     po.first_rank = o.first_rank;
     po.iterations = o.iterations;
-    po.plan_label = o.plan_path;
-    po.prediction_label = o.prediction_path;
     check = check_against_plan(profile, *plan, prediction ? &*prediction : nullptr, po);
   }
   print_trace_report(std::cout, profile, check ? &*check : nullptr, o.top_rows);

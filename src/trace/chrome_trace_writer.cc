@@ -68,11 +68,8 @@ void ChromeTraceWriter::complete(std::string_view cat, std::string_view name, st
 }
 
 void ChromeTraceWriter::instant(std::string_view cat, std::string_view name, std::int64_t pid, std::int64_t tid,
-                                std::int64_t time_ns, const nlohmann::json& args) {
-  nlohmann::json e = {
-      {"ph", "i"}, {"s", "t"}, {"cat", cat}, {"name", name}, {"pid", pid}, {"tid", tid}, {"ts", ns_to_us(time_ns)}};
-  if (!args.is_null()) e["args"] = args;
-  emit(e);
+                                std::int64_t time_ns) {
+  emit({{"ph", "i"}, {"s", "t"}, {"cat", cat}, {"name", name}, {"pid", pid}, {"tid", tid}, {"ts", ns_to_us(time_ns)}});
 }
 
 void ChromeTraceWriter::process(std::int64_t pid, const std::string& name, std::int64_t sort_index) {

@@ -44,12 +44,12 @@ void flag_mismatches(ModelRank& m, double tol) {
   time(m.replayed_iteration_ms, "iteration time vs replay");
 }
 
-}  // namespace
-
 RankShares rank_shares(const RankBreakdown& r) {
   return RankShares{r.share(r.compute_ns), r.share(r.comm_ns), r.share(r.overlap_ns), r.share(r.idle_ns),
                     r.iteration_ms()};
 }
+
+}  // namespace
 
 JobComparison compare_jobs(const JobProfile& here, const JobProfile& other) {
   JobComparison c;

@@ -167,9 +167,9 @@ void find_missing(JobProfile& job) {
   }
 }
 
-// Files are read by up to o.threads threads at once, each file streamed by one of them: memory holds at
-// most that many files' kernels, plus every rank's summary. The first failing file (in input order)
-// decides the error, as a sequential read would.
+// Files are read by as many threads at once as there are cores (at most 8), each file streamed by one of
+// them: memory holds at most that many files' kernels, plus every rank's summary. The first failing file
+// (in input order) decides the error, as a sequential read would.
 std::vector<RankBreakdown> read_ranks(const std::vector<std::string>& files, const TraceOptions& options,
                                       const JobReadOptions& o) {
   std::vector<std::optional<RankBreakdown>> slots(files.size());
@@ -187,7 +187,7 @@ std::vector<RankBreakdown> read_ranks(const std::vector<std::string>& files, con
     }
   };
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t n = std::min<std::size_t>(files.size(), o.threads > 0 ? o.threads : std::min(hw, 8u));
+  const std::size_t n = std::min<std::size_t>(files.size(), std::min(hw, 8u));
   std::vector<std::thread> pool;
   for (std::size_t t = 1; t < n; ++t) pool.emplace_back(work);
   work();

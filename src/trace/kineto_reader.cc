@@ -331,7 +331,7 @@ class KinetoReader {
   }
 
   static void add_memory(ProfileBuilder& b, const MemoryOp& m) {
-    b.memory(m.device, m.start_ns, m.end_ns, m.bytes, m.memset);
+    b.memory(m.device, m.bytes, m.memset);
     b.active(m.device, m.start_ns, m.end_ns);
   }
 

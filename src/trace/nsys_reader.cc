@@ -386,8 +386,7 @@ class NsysReader {
         profile_.skip("memcpy/memset row with a NULL or unusable start, end or deviceId");
         continue;
       }
-      builder_.memory(static_cast<int>(st.int64(2)), st.int64(0), st.int64(1), st.is_null(3) ? 0 : st.int64(3),
-                      st.int64(4) == 1);
+      builder_.memory(static_cast<int>(st.int64(2)), st.is_null(3) ? 0 : st.int64(3), st.int64(4) == 1);
     }
     auto all = db_.prepare("SELECT start, \"end\", deviceId FROM (SELECT start, \"end\", deviceId FROM " +
                            std::string(kKernelTable) + " UNION ALL SELECT start, \"end\", deviceId FROM (" + memory +

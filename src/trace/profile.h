@@ -60,10 +60,10 @@ struct DeviceProfile {
   std::vector<CollectiveRow> collectives;  // by op, then elements
   // For the job view (trace DIR|FILE...): the temporal breakdown of Holistic Trace Analysis
   // (hta/analyzers/breakdown_analysis.py get_temporal_breakdown, communication_analysis.py
-  // get_comm_comp_overlap): compute = union of non-NCCL kernels, memory = union of memcpy/memset,
-  // active = union of kernels and memory operations over [active_first_ns, active_last_ns].
+  // get_comm_comp_overlap): compute = union of non-NCCL kernels, active = union of kernels and memory
+  // operations (memcpy/memset) over [active_first_ns, active_last_ns].
   std::int64_t compute_ns = 0;
-  std::int64_t memory_ns = 0, memcpy_count = 0, memset_count = 0, memcpy_bytes = 0, memset_bytes = 0;
+  std::int64_t memcpy_count = 0, memset_count = 0, memcpy_bytes = 0, memset_bytes = 0;
   std::int64_t active_ns = 0, active_first_ns = 0, active_last_ns = 0;
   // The first few ends of each communication kernel kind (by kernel name or collective), for aligning
   // the clocks of several ranks: key -> [start_ns, end_ns] of its first kMaxCommMarks runs, in order.

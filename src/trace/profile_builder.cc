@@ -22,10 +22,8 @@ void ProfileBuilder::timeline(int device, std::int64_t start_ns, std::int64_t en
   ++d.kernels;
 }
 
-void ProfileBuilder::memory(int device, std::int64_t start_ns, std::int64_t end_ns, std::int64_t bytes, bool memset) {
+void ProfileBuilder::memory(int device, std::int64_t bytes, bool memset) {
   Device& d = devices_[device];
-  d.any_memory = true;
-  d.memory.add(start_ns, end_ns);
   // Byte counts come from the profile: saturate rather than overflow on a damaged one.
   const std::int64_t b = std::max<std::int64_t>(bytes, 0);
   std::int64_t& total = memset ? d.memset_bytes : d.memcpy_bytes;
@@ -93,7 +91,6 @@ std::vector<DeviceProfile> ProfileBuilder::finish() const {
     p.comm_ns = d.any ? d.comm.total() : 0;
     p.kernels = d.kernels;
     p.compute_ns = d.any ? d.compute.total() : 0;
-    p.memory_ns = d.any_memory ? d.memory.total() : 0;
     p.memcpy_count = d.memcpy_count;
     p.memset_count = d.memset_count;
     p.memcpy_bytes = d.memcpy_bytes;
