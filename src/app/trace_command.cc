@@ -2,10 +2,9 @@
 // The trace subcommand.
 #include "app/trace_command.h"
 
-#include <sys/stat.h>
-
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -53,15 +52,11 @@ TraceProgressFn trace_progress(std::ostream& out, bool tty, Progress::Clock cloc
 
 namespace {
 
-bool is_directory(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 // The job view: several profiles (or a directory of them), --compare, --replay.
 bool job_view(const TraceCommandOptions& o) {
-  return o.paths.size() > 1 || (o.paths.size() == 1 && is_directory(o.paths[0])) || !o.compare_paths.empty() ||
-         !o.replay_path.empty();
+  std::error_code ec;  // a path that cannot be looked at is no directory
+  return o.paths.size() > 1 || (o.paths.size() == 1 && std::filesystem::is_directory(o.paths[0], ec)) ||
+         !o.compare_paths.empty() || !o.replay_path.empty();
 }
 
 void check_job_flags(const TraceCommandOptions& o) {
@@ -107,14 +102,6 @@ nlohmann::json job_json(const JobProfile& job, const JobComparison* compare, con
   return doc;
 }
 
-// A job read from its files, named by the inputs as given (a folder, not the files it holds).
-JobProfile read_job_files(const std::vector<std::string>& files, const std::vector<std::string>& given,
-                          const JobReadOptions& o) {
-  JobProfile job = read_job(files, o);
-  job.inputs = given;
-  return job;
-}
-
 // --prediction FILE, when given.
 std::optional<Prediction> load_prediction(const std::string& path) {
   if (path.empty()) return std::nullopt;
@@ -135,12 +122,15 @@ int run_job(const TraceCommandOptions& o, const std::vector<std::string>& job_fi
   const std::optional<Prediction> prediction = load_prediction(o.prediction_path);
   std::optional<ReplayResult> replay;
   if (!o.replay_path.empty()) replay = replay_from_json(read_json_file("--replay", o.replay_path), "--replay");
-  const JobProfile job = read_job_files(job_files, o.paths, ro);
+  JobProfile job = read_job(job_files, ro);
+  job.inputs = o.paths;  // named by the inputs as given (a folder, not the files it holds)
   std::optional<JobComparison> compare;
   if (!o.compare_paths.empty()) {
     JobReadOptions co = ro;
     co.flag = "--compare";
-    compare = compare_jobs(job, read_job_files(compare_files, o.compare_paths, co));
+    JobProfile other = read_job(compare_files, co);
+    other.inputs = o.compare_paths;
+    compare = compare_jobs(job, other);
   }
   std::optional<ModelCheck> model;
   if (prediction || replay) {

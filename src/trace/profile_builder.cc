@@ -9,10 +9,9 @@ namespace pipebench {
 
 void ProfileBuilder::timeline(int device, std::int64_t start_ns, std::int64_t end_ns, bool comm) {
   Device& d = devices_[device];
-  if (!d.any) d.first_ns = start_ns, d.last_ns = end_ns;
+  d.first_ns = d.any ? std::min(d.first_ns, start_ns) : start_ns;
+  d.last_ns = d.any ? std::max(d.last_ns, end_ns) : end_ns;
   d.any = true;
-  d.first_ns = std::min(d.first_ns, start_ns);
-  d.last_ns = std::max(d.last_ns, end_ns);
   d.busy.add(start_ns, end_ns);
   if (comm) {
     d.comm.add(start_ns, end_ns);
@@ -33,10 +32,9 @@ void ProfileBuilder::memory(int device, std::int64_t bytes, bool memset) {
 
 void ProfileBuilder::active(int device, std::int64_t start_ns, std::int64_t end_ns) {
   Device& d = devices_[device];
-  if (!d.any_active) d.active_first_ns = start_ns, d.active_last_ns = end_ns;
+  d.active_first_ns = d.any_active ? std::min(d.active_first_ns, start_ns) : start_ns;
+  d.active_last_ns = d.any_active ? std::max(d.active_last_ns, end_ns) : end_ns;
   d.any_active = true;
-  d.active_first_ns = std::min(d.active_first_ns, start_ns);
-  d.active_last_ns = std::max(d.active_last_ns, end_ns);
   d.active.add(start_ns, end_ns);
 }
 

@@ -99,12 +99,11 @@ void print_trace_report(std::ostream& out, const TraceProfile& p, const PlanChec
       for (const auto& r : d.rows) total_ns += r.total_ns, count += r.count;
       int shown = 0;
       for (const auto& r : d.rows) {
-        if (top_rows > 0 && shown == top_rows) {
-          out << "#   ... " << d.rows.size() - static_cast<std::size_t>(shown)
+        if (top_rows > 0 && shown++ == top_rows) {
+          out << "#   ... " << d.rows.size() - static_cast<std::size_t>(top_rows)
               << " more rows (--top 0 shows all; --json has all)\n";
           break;
         }
-        ++shown;
         out << printf_string("   %7s %9lld %12.3f %12.3f %12.3f %12.3f  %6lld  %s%s\n",
                              percent(d.share(r.total_ns)).c_str(), static_cast<long long>(r.count),
                              ns_to_us(r.total_ns), ns_to_us(r.total_ns) / static_cast<double>(r.count),
