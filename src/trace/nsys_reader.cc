@@ -40,10 +40,7 @@ struct KernelName {
 
 // True when every column given holds an integer (not NULL, REAL, TEXT or BLOB).
 bool integers(const SqliteStatement& st, std::initializer_list<int> cols) {
-  for (const int c : cols) {
-    if (!st.is_integer(c)) return false;
-  }
-  return true;
+  return std::all_of(cols.begin(), cols.end(), [&st](int c) { return st.is_integer(c); });
 }
 
 // StringIds lookups, one indexed query per distinct id (id is the primary key); kernel names repeat,
