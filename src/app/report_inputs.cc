@@ -16,7 +16,6 @@
 #include "io/results_io.h"
 #include "io/topology_io.h"
 #include "io/trace_io.h"
-#include "io/trace_job_io.h"
 
 namespace pipebench {
 
@@ -74,7 +73,6 @@ void add_file(ReportInputs& out, const std::string& flag, const std::string& pat
     out.replays.push_back({path, replay_from_json(doc, where), from.tool_version, from.command_line});
   } else {
     out.traces.push_back({path, trace_from_json(doc, where), "", from.command_line});
-    (void)trace_job_view(out.traces.back().doc, where);  // a bad job view is refused here, as any bad input
   }
 }
 

@@ -2,13 +2,11 @@
 // The trace subcommand.
 #include "app/trace_command.h"
 
-#include <sys/stat.h>
-
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,15 +52,11 @@ TraceProgressFn trace_progress(std::ostream& out, bool tty, Progress::Clock cloc
 
 namespace {
 
-bool is_directory(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 // The job view: several profiles (or a directory of them), --compare, --replay.
 bool job_view(const TraceCommandOptions& o) {
-  return o.paths.size() > 1 || (o.paths.size() == 1 && is_directory(o.paths[0])) || !o.compare_paths.empty() ||
-         !o.replay_path.empty();
+  std::error_code ec;  // a path that cannot be looked at is no directory
+  return o.paths.size() > 1 || (o.paths.size() == 1 && std::filesystem::is_directory(o.paths[0], ec)) ||
+         !o.compare_paths.empty() || !o.replay_path.empty();
 }
 
 void check_job_flags(const TraceCommandOptions& o) {
@@ -84,15 +78,14 @@ void check_job_flags(const TraceCommandOptions& o) {
 }
 
 nlohmann::json job_json(const JobProfile& job, const JobComparison* compare, const ModelCheck* model) {
-  TraceFile file = trace_file(job.ranks[0].profile, {{job.ranks[0].device, job.ranks[0].rank}}, std::nullopt);
-  file.file.clear();
-  for (const auto& in : job.inputs) file.file += (file.file.empty() ? "" : " ") + in;
+  TraceFile file = trace_file(job.ranks[0].profile, nullptr);
+  file.path.clear();
+  for (const auto& in : job.inputs) file.path += (file.path.empty() ? "" : " ") + in;
   file.devices.clear();
   file.kernel_rows = file.skipped_rows = 0;
   file.rank.reset();
   for (const auto& r : job.ranks) {
-    TraceFile one = trace_file(r.profile, {{r.device, r.rank}}, std::nullopt);
-    for (auto& d : one.devices) {
+    for (auto& d : trace_file(r.profile, nullptr).devices) {
       if (d.device != r.device) continue;
       d.rank = r.rank;
       file.devices.push_back(std::move(d));
@@ -101,19 +94,12 @@ nlohmann::json job_json(const JobProfile& job, const JobComparison* compare, con
     file.skipped_rows += r.profile.skipped_rows;
     if (file.damage.empty() && !r.profile.damage.empty()) file.damage = r.profile.path + ": " + r.profile.damage;
   }
-  file.ranks = job_ranks_to_json(job);
-  file.alignment = job_alignment_to_json(job);
-  if (compare != nullptr) file.compare = job_compare_to_json(*compare);
-  if (model != nullptr) file.model_check = model_check_to_json(*model);
-  return trace_to_json(file);
-}
-
-// A job read from its files, named by the inputs as given (a folder, not the files it holds).
-JobProfile read_job_files(const std::vector<std::string>& files, const std::vector<std::string>& given,
-                          const JobReadOptions& o) {
-  JobProfile job = read_job(files, o);
-  job.inputs = given;
-  return job;
+  nlohmann::json doc = trace_to_json(file);
+  doc["ranks"] = job_ranks_to_json(job);
+  doc["alignment"] = job_alignment_to_json(job);
+  if (compare != nullptr) doc["compare"] = job_compare_to_json(*compare);
+  if (model != nullptr) doc["model_check"] = model_check_to_json(*model);
+  return doc;
 }
 
 // --prediction FILE, when given.
@@ -136,12 +122,15 @@ int run_job(const TraceCommandOptions& o, const std::vector<std::string>& job_fi
   const std::optional<Prediction> prediction = load_prediction(o.prediction_path);
   std::optional<ReplayResult> replay;
   if (!o.replay_path.empty()) replay = replay_from_json(read_json_file("--replay", o.replay_path), "--replay");
-  const JobProfile job = read_job_files(job_files, o.paths, ro);
+  JobProfile job = read_job(job_files, ro);
+  job.inputs = o.paths;  // named by the inputs as given (a folder, not the files it holds)
   std::optional<JobComparison> compare;
   if (!o.compare_paths.empty()) {
     JobReadOptions co = ro;
     co.flag = "--compare";
-    compare = compare_jobs(job, read_job_files(compare_files, o.compare_paths, co));
+    JobProfile other = read_job(compare_files, co);
+    other.inputs = o.compare_paths;
+    compare = compare_jobs(job, other);
   }
   std::optional<ModelCheck> model;
   if (prediction || replay) {
@@ -239,18 +228,11 @@ int run_one_profile(const TraceCommandOptions& o) {
     po.schedule = o.schedule;
     po.first_rank = o.first_rank;
     po.iterations = o.iterations;
-    po.plan_label = o.plan_path;
-    po.prediction_label = o.prediction_path;
     check = check_against_plan(profile, *plan, prediction ? &*prediction : nullptr, po);
   }
   print_trace_report(std::cout, profile, check ? &*check : nullptr, o.top_rows);
   if (!o.json_path.empty()) {
-    std::map<int, int> device_ranks;
-    if (check) {
-      for (const auto& r : check->ranks) device_ranks[r.device] = r.rank;
-    }
-    const TraceFile file = trace_file(profile, device_ranks,
-                                      check ? std::optional<nlohmann::json>(plan_check_to_json(*check)) : std::nullopt);
+    const TraceFile file = trace_file(profile, check ? &*check : nullptr);
     write_output_file("", o.json_path, json_file_text(trace_to_json(file), 2));
     std::cout << "# wrote " << o.json_path << "\n";
   }

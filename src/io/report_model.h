@@ -56,7 +56,7 @@ struct ReportInputs {
   std::vector<InputFile<Prediction>> predictions;   // pipebench.prediction/1
   std::vector<InputFile<ReplayResult>> replays;     // pipebench.replay/1
   // pipebench.trace/1: a one-profile trace (per device) or a whole job (per rank, with its comparison with
-  // another run and its check against the model when `trace` wrote them: trace_job_view).
+  // another run and its check against the model when `trace` wrote them: TraceFile::job).
   std::vector<InputFile<TraceFile>> traces;
   std::vector<std::string> skipped;  // "PATH: why" for files of a run folder that were not read
   double mad_k = 3.0;                // node diagnosis: K median absolute deviations

@@ -3,7 +3,6 @@
 #include "io/trace_io.h"
 
 #include <string>
-#include <utility>
 
 #include "core/version.h"
 #include "io/json_fields.h"
@@ -109,38 +108,21 @@ TraceDevice read_device(const JsonFields& f, const json& d, const std::string& p
 
 }  // namespace
 
-TraceFile trace_file(const TraceProfile& p, const std::map<int, int>& device_ranks,
-                     std::optional<nlohmann::json> plan_check) {
+TraceFile trace_file(const TraceProfile& p, const PlanCheck* check) {
   TraceFile t;
+  static_cast<ProfileSummary&>(t) = p;
   t.tool_version = kToolVersion;
-  t.file = p.path;
-  t.source = p.source;
-  t.format_version = p.format_version;
-  t.by = p.by;
-  t.kernel_rows = p.kernel_rows;
-  t.skipped_rows = p.skipped_rows;
-  t.skipped = p.skipped_by_reason;
-  t.nvtx_ranges = p.nvtx_ranges;
-  t.collective_texts = p.collective_texts;
-  t.unparsed_texts = p.unparsed_texts;
-  t.nccl_ranges = p.nccl_ranges;
-  t.nccl_payload_sizes = p.nccl_payload_sizes;
-  t.profiler_steps = p.profiler_steps;
-  t.rank = p.rank;
-  t.world_size = p.world_size;
-  t.damage = p.damage;
-  t.notes = p.notes;
   for (const auto& d : p.devices) {
     std::optional<int> rank;
-    if (plan_check) {
-      const auto found = device_ranks.find(d.device);
-      if (found != device_ranks.end()) rank = found->second;
+    if (check != nullptr) {
+      for (const auto& r : check->ranks)
+        if (r.device == d.device) rank = r.rank;
     } else if (p.rank && p.devices.size() == 1) {
       rank = *p.rank;
     }
     t.devices.push_back(device_of(d, rank));
   }
-  t.plan_check = std::move(plan_check);
+  if (check != nullptr) t.plan_check = plan_check_to_json(*check);
   return t;
 }
 
@@ -149,13 +131,13 @@ json trace_to_json(const TraceFile& t) {
   for (const auto& d : t.devices) devices.push_back(device_to_json(d));
   json doc = {{"schema", kTraceSchema},
               {"tool_version", t.tool_version},
-              {"file", t.file},
+              {"file", t.path},
               {"source", t.source},
               {"format_version", or_null(t.format_version)},
               {"by", t.by},
               {"kernel_rows", t.kernel_rows},
               {"skipped_rows", t.skipped_rows},
-              {"skipped", t.skipped},
+              {"skipped", t.skipped_by_reason},
               {"nvtx",
                {{"ranges", t.nvtx_ranges},
                 {"collective_texts", t.collective_texts},
@@ -169,10 +151,6 @@ json trace_to_json(const TraceFile& t) {
               {"notes", t.notes},
               {"devices", devices}};
   if (t.plan_check) doc["plan_check"] = *t.plan_check;
-  if (t.ranks) doc["ranks"] = *t.ranks;
-  if (t.alignment) doc["alignment"] = *t.alignment;
-  if (t.compare) doc["compare"] = *t.compare;
-  if (t.model_check) doc["model_check"] = *t.model_check;
   add_provenance(doc);
   return doc;
 }
@@ -182,7 +160,7 @@ TraceFile trace_from_json(const json& j, const std::string& where) {
   f.require_schema(j, kTraceSchema, "pipebench trace");
   TraceFile t;
   t.tool_version = f.get_string(j, "", "tool_version");
-  t.file = f.get_string(j, "", "file");
+  t.path = f.get_string(j, "", "file");
   t.source = f.get_string(j, "", "source");
   t.format_version = opt_string(f, j, "", "format_version");
   t.by = f.get_string(j, "", "by");
@@ -190,7 +168,7 @@ TraceFile trace_from_json(const json& j, const std::string& where) {
   t.skipped_rows = f.get_i64(j, "", "skipped_rows");
   for (const auto& [reason, count] : f.object(j, "", "skipped").items()) {
     (void)count;
-    t.skipped[reason] = f.get_i64(j["skipped"], "skipped", reason);
+    t.skipped_by_reason[reason] = f.get_i64(j["skipped"], "skipped", reason);
   }
   const json& nvtx = f.object(j, "", "nvtx");
   t.nvtx_ranges = f.get_i64(nvtx, "nvtx", "ranges");
@@ -205,12 +183,7 @@ TraceFile trace_from_json(const json& j, const std::string& where) {
   t.notes = f.get_strings(j, "", "notes");
   t.devices = f.list(j, "", "devices", read_device);
   if (j.contains("plan_check")) t.plan_check = f.object(j, "", "plan_check");
-  if (j.contains("ranks")) t.ranks = f.array(j, "", "ranks");
-  for (auto [key, slot] : {std::pair<const char*, std::optional<json>*>{"alignment", &t.alignment},
-                           {"compare", &t.compare},
-                           {"model_check", &t.model_check}}) {
-    if (j.contains(key)) *slot = f.object(j, "", key);
-  }
+  t.job = trace_job_from_json(j, where);
   return t;
 }
 

@@ -4,12 +4,13 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "io/trace_job_io.h"
+#include "trace/plan_check.h"
 #include "trace/profile.h"
 
 namespace pipebench {
@@ -44,27 +45,20 @@ struct TraceDevice {
   std::vector<TraceCollective> collectives;
 };
 
-struct TraceFile {
-  std::string tool_version, file, source, format_version, by;  // format_version empty: null in the file
-  std::int64_t kernel_rows = 0, skipped_rows = 0;
-  std::map<std::string, std::int64_t> skipped;
-  std::int64_t nvtx_ranges = 0, collective_texts = 0, unparsed_texts = 0;
-  std::int64_t nccl_ranges = 0, nccl_payload_sizes = 0;  // absent in files from before they were counted: 0
-  int profiler_steps = 0;
-  std::optional<int> rank, world_size;
-  std::string damage;  // empty: null in the file
-  std::vector<std::string> notes;
+// Empty format_version and damage: null in the file; nccl_ranges and nccl_payload_sizes: 0 when absent
+// (files from before they were counted).
+struct TraceFile : ProfileSummary {
+  std::string tool_version;
   std::vector<TraceDevice> devices;
   // The plan check (trace --plan) as trace/plan_check.h writes it; read back as an object only.
   std::optional<nlohmann::json> plan_check;
-  // The job view (trace DIR|FILE...; trace/job_json.h writes them): "ranks" (array), "alignment",
-  // "compare", "model_check" (objects). Read back as they are.
-  std::optional<nlohmann::json> ranks, alignment, compare, model_check;
+  // The job view (trace DIR|FILE...): read back only (trace/job_json.h writes its parts); empty for one profile.
+  TraceJobView job;
 };
 
-// device_ranks: the global rank of each device id (from the plan check), empty without one.
-[[nodiscard]] TraceFile trace_file(const TraceProfile& p, const std::map<int, int>& device_ranks,
-                                   std::optional<nlohmann::json> plan_check);
+// check: trace --plan's, which gives each device its rank; nullptr without one.
+[[nodiscard]] TraceFile trace_file(const TraceProfile& p, const PlanCheck* check);
+// The one-profile file; a job's parts are added by trace/job_json.h.
 [[nodiscard]] nlohmann::json trace_to_json(const TraceFile& t);
 
 // Throws UsageError naming `where` and the field for another schema, a missing or mistyped field.

@@ -77,26 +77,25 @@ TraceJobAlignment read_alignment(const JsonFields& f, const json& a) {
   return out;
 }
 
-TraceJobShares read_shares(const JsonFields& f, const json& s, const std::string& p) {
+RankShares read_shares(const JsonFields& f, const json& s, const std::string& p) {
   return {share(f, s, p, "compute_share"), share(f, s, p, "comm_share"), share(f, s, p, "overlap_share"),
           share(f, s, p, "idle_share"), amount(f, s, p, "iteration_ms")};
 }
 
-TraceJobCompare read_compare(const JsonFields& f, const json& c) {
-  TraceJobCompare out;
-  out.other = f.get_strings(c, "compare", "other");
+JobComparison read_compare(const JsonFields& f, const json& c) {
+  JobComparison out;
+  out.other_inputs = f.get_strings(c, "compare", "other");
   out.ranks = f.list(c, "compare", "ranks", [](const JsonFields& f, const json& r, const std::string& p) {
-    return TraceJobCompare::Rank{f.get_int(r, p, "rank"),
-                                 read_shares(f, f.object(r, p, "this"), JsonFields::join(p, "this")),
-                                 read_shares(f, f.object(r, p, "other"), JsonFields::join(p, "other"))};
+    return RankDelta{f.get_int(r, p, "rank"), read_shares(f, f.object(r, p, "this"), JsonFields::join(p, "this")),
+                     read_shares(f, f.object(r, p, "other"), JsonFields::join(p, "other"))};
   });
-  out.only_this = f.get_ints(c, "compare", "only_this");
+  out.only_here = f.get_ints(c, "compare", "only_this");
   out.only_other = f.get_ints(c, "compare", "only_other");
   return out;
 }
 
-TraceModelCheck::Rank read_model_check_rank(const JsonFields& f, const json& r, const std::string& p) {
-  TraceModelCheck::Rank row;
+ModelRank read_model_check_rank(const JsonFields& f, const json& r, const std::string& p) {
+  ModelRank row;
   row.rank = f.get_int(r, p, "rank");
   row.measured_comm_share = share(f, r, p, "measured_comm_share");
   row.predicted_comm_share = f.or_null(r, p, "predicted_comm_share", share);
@@ -108,12 +107,12 @@ TraceModelCheck::Rank read_model_check_rank(const JsonFields& f, const json& r, 
   return row;
 }
 
-TraceModelCheck read_model_check(const JsonFields& f, const json& m) {
+ModelCheck read_model_check(const JsonFields& f, const json& m) {
   const std::string p = "model_check";
-  TraceModelCheck out;
+  ModelCheck out;
   out.schedule = f.get_string(m, p, "schedule");
-  out.prediction = opt_text(f, m, p, "prediction");
-  out.replay = opt_text(f, m, p, "replay");
+  out.prediction_path = opt_text(f, m, p, "prediction");
+  out.replay_path = opt_text(f, m, p, "replay");
   out.tolerance = amount(f, m, p, "tolerance");
   out.mismatches = f.get_int(m, p, "mismatches");
   out.notes = f.get_strings(m, p, "notes");
@@ -123,13 +122,13 @@ TraceModelCheck read_model_check(const JsonFields& f, const json& m) {
 
 }  // namespace
 
-TraceJobView trace_job_view(const TraceFile& t, const std::string& where) {
+TraceJobView trace_job_from_json(const json& j, const std::string& where) {
   const JsonFields f(where);
   TraceJobView out;
-  if (t.ranks) out.ranks = f.list(json{{"ranks", *t.ranks}}, "", "ranks", read_rank);
-  if (t.alignment) out.alignment = read_alignment(f, *t.alignment);
-  if (t.compare) out.compare = read_compare(f, *t.compare);
-  if (t.model_check) out.model_check = read_model_check(f, *t.model_check);
+  if (j.contains("ranks")) out.ranks = f.list(j, "", "ranks", read_rank);
+  if (j.contains("alignment")) out.alignment = read_alignment(f, f.object(j, "", "alignment"));
+  if (j.contains("compare")) out.compare = read_compare(f, f.object(j, "", "compare"));
+  if (j.contains("model_check")) out.model_check = read_model_check(f, f.object(j, "", "model_check"));
   return out;
 }
 

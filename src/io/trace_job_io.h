@@ -6,11 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "io/trace_io.h"
+#include "trace/job_check.h"
 
 namespace pipebench {
 
@@ -35,43 +36,15 @@ struct TraceJobAlignment {
   int slowest_rank = -1, most_waiting_rank = -1;
 };
 
-struct TraceJobShares {
-  double compute_share = 0, comm_share = 0, overlap_share = 0, idle_share = 0, iteration_ms = 0;
-};
-
-struct TraceJobCompare {
-  struct Rank {
-    int rank = 0;
-    TraceJobShares here, other;
-  };
-  std::vector<std::string> other;  // the --compare inputs
-  std::vector<Rank> ranks;
-  std::vector<int> only_this, only_other;
-};
-
-struct TraceModelCheck {
-  struct Rank {
-    int rank = 0;
-    double measured_comm_share = 0, measured_iteration_ms = 0;
-    std::optional<double> predicted_comm_share, replayed_comm_share, predicted_iteration_ms, replayed_iteration_ms;
-    std::vector<std::string> mismatches;
-  };
-  std::string schedule, prediction, replay;  // prediction, replay: empty when null
-  double tolerance = 0;
-  int mismatches = 0;
-  std::vector<Rank> ranks;
-  std::vector<std::string> notes;
-};
-
 struct TraceJobView {
   std::vector<TraceJobRank> ranks;  // empty for a one-profile file
   std::optional<TraceJobAlignment> alignment;
-  std::optional<TraceJobCompare> compare;
-  std::optional<TraceModelCheck> model_check;
+  std::optional<JobComparison> compare;  // as trace/job_check.h made it
+  std::optional<ModelCheck> model_check;
 };
 
-// Throws UsageError naming `where` and the field for a missing or mistyped field, a share outside
-// [0, 1] or a negative time.
-[[nodiscard]] TraceJobView trace_job_view(const TraceFile& t, const std::string& where);
+// The job parts of a pipebench.trace/1 document; none for a one-profile file. Throws UsageError naming
+// `where` and the field for a missing or mistyped field, a share outside [0, 1] or a negative time.
+[[nodiscard]] TraceJobView trace_job_from_json(const nlohmann::json& j, const std::string& where);
 
 }  // namespace pipebench

@@ -11,7 +11,6 @@
 #include "core/printf_string.h"
 #include "core/units.h"
 #include "io/input_views.h"
-#include "io/trace_job_io.h"
 #include "replay/replay.h"
 #include "report/baseline_compare.h"
 #include "report/diagnosis.h"
@@ -253,7 +252,7 @@ const TopologyFile* topology_for(const ReportInputs& inputs, const InputFile<Res
 
 // A job trace checked against the model (trace --prediction/--replay): a built-in check that warns when
 // a rank's measured communication share or iteration time is beyond the trace's --tolerance.
-RuleOutcome trace_model_outcome(const std::string& path, const TraceModelCheck& m) {
+RuleOutcome trace_model_outcome(const std::string& path, const ModelCheck& m) {
   RuleOutcome out = new_outcome("trace-matches-model", "comm_share", "within_tolerance", Status::kWarn);
   for (const auto& r : m.ranks) {
     PointOutcome p;
@@ -325,8 +324,7 @@ ReportOutcome evaluate_report(const ReportInputs& inputs, const std::vector<Rule
     }
   }
   for (const auto& t : inputs.traces) {
-    const TraceJobView job = trace_job_view(t.doc, t.path);
-    if (job.model_check) rep.rules.push_back(trace_model_outcome(t.path, *job.model_check));
+    if (t.doc.job.model_check) rep.rules.push_back(trace_model_outcome(t.path, *t.doc.job.model_check));
   }
   for (const auto& r : inputs.replays) {
     const Agreement a = replay_agreement(r.doc, kDefaultSpeedupBand);

@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "core/printf_string.h"
-#include "io/trace_job_io.h"
 #include "report/block_builder.h"
 
 namespace pipebench {
@@ -53,15 +52,15 @@ void add_ranks(BlockBuilder& b, const TraceJobView& job) {
           std::move(rows), std::move(cls));
 }
 
-void add_compare(BlockBuilder& b, const TraceJobCompare& c) {
+void add_compare(BlockBuilder& b, const JobComparison& c) {
   std::string other;
-  for (const auto& o : c.other) other += (other.empty() ? "" : ", ") + o;
+  for (const auto& o : c.other_inputs) other += (other.empty() ? "" : ", ") + o;
   b.heading("Against the other run (" + other + ")", 4);
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : c.ranks) {
     const double d_ms = r.here.iteration_ms - r.other.iteration_ms;
-    rows.push_back({std::to_string(r.rank), pct(r.other.comm_share), pct(r.here.comm_share),
-                    printf_string("%+.2f", 100 * (r.here.comm_share - r.other.comm_share)), ms(r.other.iteration_ms),
+    rows.push_back({std::to_string(r.rank), pct(r.other.comm), pct(r.here.comm),
+                    printf_string("%+.2f", 100 * (r.here.comm - r.other.comm)), ms(r.other.iteration_ms),
                     ms(r.here.iteration_ms),
                     r.other.iteration_ms > 0 ? printf_string("%+.1f%%", 100 * d_ms / r.other.iteration_ms) : "-"});
   }
@@ -69,14 +68,14 @@ void add_compare(BlockBuilder& b, const TraceJobCompare& c) {
            "iteration ms (this)", "change"},
           std::move(rows));
   std::string only;
-  for (int r : c.only_this) only += " " + std::to_string(r) + " (this run only)";
+  for (int r : c.only_here) only += " " + std::to_string(r) + " (this run only)";
   for (int r : c.only_other) only += " " + std::to_string(r) + " (other run only)";
   if (!only.empty()) b.para("Ranks in one run only:" + only + ".", "note");
 }
 
-void add_model_check(BlockBuilder& b, const TraceModelCheck& m) {
-  std::string against = m.prediction.empty() ? "" : "prediction " + m.prediction;
-  if (!m.replay.empty()) against += std::string(against.empty() ? "" : ", ") + "replay " + m.replay;
+void add_model_check(BlockBuilder& b, const ModelCheck& m) {
+  std::string against = m.prediction_path.empty() ? "" : "prediction " + m.prediction_path;
+  if (!m.replay_path.empty()) against += std::string(against.empty() ? "" : ", ") + "replay " + m.replay_path;
   b.heading("Measured against the model (schedule " + m.schedule + ", " + against + ")", 4);
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> cls;
@@ -112,7 +111,7 @@ void add_devices(BlockBuilder& b, const std::vector<TraceDevice>& devices) {
 }  // namespace
 
 void add_trace_blocks(std::vector<Block>& blocks, const InputFile<TraceFile>& t, std::size_t max_rows) {
-  const TraceJobView job = trace_job_view(t.doc, t.path);  // read without error when the report read the file
+  const TraceJobView& job = t.doc.job;
   BlockBuilder b(blocks, max_rows, "the trace file has them");
   b.heading("Trace: " + t.path, 3);
   if (job.ranks.empty()) {

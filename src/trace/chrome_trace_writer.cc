@@ -68,11 +68,8 @@ void ChromeTraceWriter::complete(std::string_view cat, std::string_view name, st
 }
 
 void ChromeTraceWriter::instant(std::string_view cat, std::string_view name, std::int64_t pid, std::int64_t tid,
-                                std::int64_t time_ns, const nlohmann::json& args) {
-  nlohmann::json e = {
-      {"ph", "i"}, {"s", "t"}, {"cat", cat}, {"name", name}, {"pid", pid}, {"tid", tid}, {"ts", ns_to_us(time_ns)}};
-  if (!args.is_null()) e["args"] = args;
-  emit(e);
+                                std::int64_t time_ns) {
+  emit({{"ph", "i"}, {"s", "t"}, {"cat", cat}, {"name", name}, {"pid", pid}, {"tid", tid}, {"ts", ns_to_us(time_ns)}});
 }
 
 void ChromeTraceWriter::process(std::int64_t pid, const std::string& name, std::int64_t sort_index) {
@@ -86,18 +83,16 @@ void ChromeTraceWriter::thread(std::int64_t pid, std::int64_t tid, const std::st
 void ChromeTraceWriter::finish() {
   if (finished_) return;
   finished_ = true;
+  auto meta = [this](const char* what, std::int64_t pid, std::int64_t tid, const char* key, const nlohmann::json& v) {
+    emit({{"ph", "M"}, {"name", what}, {"pid", pid}, {"tid", tid}, {"args", {{key, v}}}});
+  };
   for (const auto& [pid, v] : processes_) {
-    emit({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"tid", 0}, {"args", {{"name", v.first}}}});
-    emit({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"tid", 0}, {"args", {{"sort_index", v.second}}}});
+    meta("process_name", pid, 0, "name", v.first);
+    meta("process_sort_index", pid, 0, "sort_index", v.second);
   }
   for (const auto& [key, v] : threads_) {
-    emit(
-        {{"ph", "M"}, {"name", "thread_name"}, {"pid", key.first}, {"tid", key.second}, {"args", {{"name", v.first}}}});
-    emit({{"ph", "M"},
-          {"name", "thread_sort_index"},
-          {"pid", key.first},
-          {"tid", key.second},
-          {"args", {{"sort_index", v.second}}}});
+    meta("thread_name", key.first, key.second, "name", v.first);
+    meta("thread_sort_index", key.first, key.second, "sort_index", v.second);
   }
   out_ << "\n]}\n";
   out_.close();

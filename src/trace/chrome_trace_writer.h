@@ -42,8 +42,7 @@ class ChromeTraceWriter {
 
   void complete(std::string_view cat, std::string_view name, std::int64_t pid, std::int64_t tid, std::int64_t start_ns,
                 std::int64_t duration_ns, const nlohmann::json& args = nullptr);
-  void instant(std::string_view cat, std::string_view name, std::int64_t pid, std::int64_t tid, std::int64_t time_ns,
-               const nlohmann::json& args = nullptr);
+  void instant(std::string_view cat, std::string_view name, std::int64_t pid, std::int64_t tid, std::int64_t time_ns);
   // Track names (emitted once each, at finish).
   void process(std::int64_t pid, const std::string& name, std::int64_t sort_index);
   void thread(std::int64_t pid, std::int64_t tid, const std::string& name, std::int64_t sort_index);
@@ -51,7 +50,6 @@ class ChromeTraceWriter {
   // Metadata, closing brackets, rename. Throws Error when the file cannot be written.
   void finish();
   [[nodiscard]] std::int64_t events() const { return events_; }
-  [[nodiscard]] const std::string& path() const { return path_; }
 
  private:
   void emit(const nlohmann::json& event);

@@ -25,21 +25,15 @@ TraceFormat detect_trace_format(const std::string& path) {
   const auto n = static_cast<std::size_t>(in.gcount());
   if (n == 0) throw UsageError(path + ": empty file");
   // https://www.sqlite.org/fileformat.html §1.3: the header string "SQLite format 3\0".
-  static constexpr char kSqliteMagic[16] = {'S', 'Q', 'L', 'i', 't', 'e', ' ', 'f',
-                                            'o', 'r', 'm', 'a', 't', ' ', '3', '\0'};
+  static constexpr char kSqliteMagic[16] = "SQLite format 3";  // with its \0
   if (n >= sizeof kSqliteMagic && std::memcmp(head, kSqliteMagic, sizeof kSqliteMagic) == 0)
     return TraceFormat::kSqlite;
   if (n < sizeof kSqliteMagic && std::memcmp(head, kSqliteMagic, n) == 0) {
     throw UsageError(path + ": a truncated SQLite file (" + std::to_string(n) + " bytes)");
   }
-  if (n >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b) {
-    return TraceFormat::kGzipJson;  // RFC 1952 §2.3.1 ID1 ID2; what it holds is checked when read
-  }
-  std::size_t i = 0;
-  if (n >= 3 && static_cast<unsigned char>(head[0]) == 0xEF && static_cast<unsigned char>(head[1]) == 0xBB &&
-      static_cast<unsigned char>(head[2]) == 0xBF) {
-    i = 3;  // UTF-8 byte order mark
-  }
+  // RFC 1952 §2.3.1 ID1 ID2; what it holds is checked when read.
+  if (n >= 2 && std::memcmp(head, "\x1f\x8b", 2) == 0) return TraceFormat::kGzipJson;
+  std::size_t i = n >= 3 && std::memcmp(head, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;  // after a UTF-8 byte order mark
   while (i < n && std::isspace(static_cast<unsigned char>(head[i]))) ++i;
   if (i < n && (head[i] == '{' || head[i] == '[')) return TraceFormat::kJson;
   if (i == n) throw UsageError(path + ": only white space, not a profile");

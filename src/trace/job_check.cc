@@ -2,7 +2,9 @@
 // Job comparison and the model check.
 #include "trace/job_check.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "core/error.h"
@@ -20,13 +22,11 @@ std::string pick_schedule(const Prediction* prediction, const ReplayResult* repl
   std::string all;
   for (const auto& k : keys) all += (all.empty() ? "" : ", ") + k;
   if (!asked.empty()) {
-    for (const auto& k : keys)
-      if (k == asked) return asked;
+    if (std::find(keys.begin(), keys.end(), asked) != keys.end()) return asked;
     throw UsageError("--schedule " + asked + ": not in the prediction/replay (they have: " + all + ")");
   }
-  for (const auto& k : keys)
-    if (k != keys[0])
-      throw UsageError("--schedule: the files hold several schedules (" + all + "); name the one that ran");
+  if (std::adjacent_find(keys.begin(), keys.end(), std::not_equal_to<>()) != keys.end())
+    throw UsageError("--schedule: the files hold several schedules (" + all + "); name the one that ran");
   if (keys.empty()) throw UsageError("--prediction/--replay: no schedule in the file");
   return keys[0];
 }
@@ -44,12 +44,12 @@ void flag_mismatches(ModelRank& m, double tol) {
   time(m.replayed_iteration_ms, "iteration time vs replay");
 }
 
-}  // namespace
-
 RankShares rank_shares(const RankBreakdown& r) {
   return RankShares{r.share(r.compute_ns), r.share(r.comm_ns), r.share(r.overlap_ns), r.share(r.idle_ns),
                     r.iteration_ms()};
 }
+
+}  // namespace
 
 JobComparison compare_jobs(const JobProfile& here, const JobProfile& other) {
   JobComparison c;

@@ -29,7 +29,6 @@ struct JobComparison {
   std::vector<int> only_here, only_other;
 };
 
-[[nodiscard]] RankShares rank_shares(const RankBreakdown& r);
 [[nodiscard]] JobComparison compare_jobs(const JobProfile& here, const JobProfile& other);
 
 struct ModelRank {

@@ -59,7 +59,6 @@ struct JobProfile {
   std::int64_t job_span_ns = 0;      // first activity of any rank to the last of any rank
   int slowest_rank = -1;             // the most compute time: the rank the others wait for
   int most_waiting_rank = -1;        // the most time not computing (idle or in NCCL/memory work alone)
-  std::vector<std::string> notes;
   [[nodiscard]] bool damaged() const {
     for (const auto& r : ranks)
       if (!r.profile.damage.empty()) return true;

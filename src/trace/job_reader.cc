@@ -31,16 +31,16 @@ bool natural_less(const std::string& a, const std::string& b) {
   std::size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {
     if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
-      std::size_t ie = i, je = j;
-      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
-      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
-      const std::string x = a.substr(i, ie - i), y = b.substr(j, je - j);
-      const auto xs = x.find_first_not_of('0'), ys = y.find_first_not_of('0');
-      const std::string xt = xs == std::string::npos ? "" : x.substr(xs),
-                        yt = ys == std::string::npos ? "" : y.substr(ys);
-      if (xt.size() != yt.size()) return xt.size() < yt.size();
-      if (xt != yt) return xt < yt;
-      i = ie, j = je;
+      // The run of digits at `at`, without its leading zeros; `at` moves past it.
+      const auto number = [](const std::string& s, std::size_t& at) {
+        const std::size_t end = std::min(s.find_first_not_of("0123456789", at), s.size());
+        const std::size_t from = std::min(s.find_first_not_of('0', at), end);
+        at = end;
+        return s.substr(from, end - from);
+      };
+      const std::string x = number(a, i), y = number(b, j);
+      if (x.size() != y.size()) return x.size() < y.size();
+      if (x != y) return x < y;
       continue;
     }
     if (a[i] != b[j]) return a[i] < b[j];
@@ -59,9 +59,8 @@ TraceProfile read_profile(const std::string& path, const TraceOptions& options) 
 // The device a rank ran on: the one with the most kernels (a rank of a torchrun job has one).
 RankBreakdown breakdown(TraceProfile profile, std::int64_t iterations) {
   RankBreakdown r;
-  const DeviceProfile* d = nullptr;
-  for (const auto& dev : profile.devices)
-    if (d == nullptr || dev.kernels > d->kernels) d = &dev;
+  const auto d = std::max_element(profile.devices.begin(), profile.devices.end(),
+                                  [](const DeviceProfile& a, const DeviceProfile& b) { return a.kernels < b.kernels; });
   if (profile.devices.size() > 1) {
     profile.notes.push_back("kernels on " + std::to_string(profile.devices.size()) + " devices; the job view shows " +
                             "device " + std::to_string(d->device) + " (the most kernels)");
@@ -126,9 +125,8 @@ void assign_ranks(std::vector<RankBreakdown>& ranks, const JobReadOptions& o) {
 void align(JobProfile& job, const std::string& method) {
   std::vector<RankClock> clocks;
   for (const auto& r : job.ranks) {
-    const DeviceProfile* d = nullptr;
-    for (const auto& dev : r.profile.devices)
-      if (dev.device == r.device) d = &dev;
+    const auto d = std::find_if(r.profile.devices.begin(), r.profile.devices.end(),
+                                [&](const DeviceProfile& dev) { return dev.device == r.device; });
     clocks.push_back(RankClock{r.profile.epoch_ns, &d->comm_marks, r.start_ns});
   }
   job.alignment = align_rank_clocks(clocks, method);
@@ -167,9 +165,9 @@ void find_missing(JobProfile& job) {
   }
 }
 
-// Files are read by up to o.threads threads at once, each file streamed by one of them: memory holds at
-// most that many files' kernels, plus every rank's summary. The first failing file (in input order)
-// decides the error, as a sequential read would.
+// Files are read by as many threads at once as there are cores (at most 8), each file streamed by one of
+// them: memory holds at most that many files' kernels, plus every rank's summary. The first failing file
+// (in input order) decides the error, as a sequential read would.
 std::vector<RankBreakdown> read_ranks(const std::vector<std::string>& files, const TraceOptions& options,
                                       const JobReadOptions& o) {
   std::vector<std::optional<RankBreakdown>> slots(files.size());
@@ -187,7 +185,7 @@ std::vector<RankBreakdown> read_ranks(const std::vector<std::string>& files, con
     }
   };
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t n = std::min<std::size_t>(files.size(), o.threads > 0 ? o.threads : std::min(hw, 8u));
+  const std::size_t n = std::min<std::size_t>(files.size(), std::min(hw, 8u));
   std::vector<std::thread> pool;
   for (std::size_t t = 1; t < n; ++t) pool.emplace_back(work);
   work();

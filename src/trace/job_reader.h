@@ -20,7 +20,6 @@ struct JobReadOptions {
   std::optional<int> first_rank;  // ranks of files that name none: first_rank, first_rank + 1, ... in order
   std::int64_t iterations = 0;    // 0: ProfilerStep count, else the whole profile as one
   std::string align = "auto";     // --align: auto, epoch, collective (job_align.h)
-  unsigned threads = 0;           // files read at once; 0: the cores, at most 8
   std::string flag = "trace";     // names the inputs in messages ("--compare" for the other run)
 };
 

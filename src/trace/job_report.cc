@@ -148,7 +148,6 @@ void print_job_report(std::ostream& out, const JobProfile& job, const JobCompari
   print_header(out, job);
   print_breakdown(out, job);
   for (const auto& r : job.ranks) print_rank_details(out, r, top_rows);
-  for (const auto& n : job.notes) out << "# note: " << n << "\n";
   if (compare != nullptr) print_compare(out, *compare);
   if (model != nullptr) print_model(out, *model);
 }

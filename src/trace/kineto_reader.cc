@@ -149,6 +149,12 @@ class KinetoReader {
     return threads_.try_emplace(key, static_cast<std::int64_t>(threads_.size() + int_threads_.size())).first->second;
   }
 
+  // ok, or the event is counted as skipped for `why`.
+  bool kept(bool ok, const char* why) {
+    if (!ok) ++skipped_[why];
+    return ok;
+  }
+
   std::size_t intern(const std::string& name) {
     auto [it, fresh] = name_ids_.try_emplace(name, names_.size());
     if (fresh) names_.push_back(name);
@@ -186,52 +192,32 @@ class KinetoReader {
       if (!device && e.contains("pid")) device = int_of(e["pid"]);
       std::optional<std::int64_t> stream = arg_int(args, "stream");
       if (!stream && e.contains("tid")) stream = int_of(e["tid"]);
-      if (!ts.present || !dur.present || !device || !stream || !e.contains("name") || !e["name"].is_string()) {
-        ++skipped_["kernel event without ts, dur, name, device or stream"];
+      if (!kept(ts.present && dur.present && device && stream && e.contains("name") && e["name"].is_string(),
+                "kernel event without ts, dur, name, device or stream") ||
+          !kept(ts.usable && dur.usable, "kernel event with a negative or out-of-range ts or dur") ||
+          !kept(*device >= 0 && *device <= kMaxTraceDevice, "kernel event with a device id out of range")) {
         return;
       }
-      if (!ts.usable || !dur.usable) {
-        ++skipped_["kernel event with a negative or out-of-range ts or dur"];
-        return;
-      }
-      if (*device < 0 || *device > kMaxTraceDevice) {
-        ++skipped_["kernel event with a device id out of range"];
-        return;
-      }
-      Kernel k;
-      k.device = static_cast<int>(*device);
-      k.stream = *stream;
-      k.start_ns = ts.ns;
-      k.end_ns = ts.ns + dur.ns;
-      k.correlation = arg_int(args, "correlation").value_or(-1);
       const auto& name = e["name"].get_ref<const std::string&>();
-      k.name = intern(name);
       const bool tagged = args.contains("Collective name");
-      k.comm = is_nccl_kernel(name) || tagged;
-      if (tagged) kernel_comms_.push_back(CommOp{-1, k.device, collective_of(args)});
-      kernels_.push_back(k);
+      kernels_.push_back(Kernel{static_cast<int>(*device), *stream, ts.ns, ts.ns + dur.ns,
+                                arg_int(args, "correlation").value_or(-1), intern(name),
+                                is_nccl_kernel(name) || tagged});
+      if (tagged) kernel_comms_.push_back(CommOp{-1, kernels_.back().device, collective_of(args)});
     } else if (cat == "gpu_memcpy" || cat == "gpu_memset") {
       memory_event(e, args, ts, dur, cat == "gpu_memset");
     } else if (cat == "cpu_op" && ref_of(e, "name") == "record_param_comms") {
-      if (!args.contains("Collective name")) {
-        ++skipped_["record_param_comms without \"Collective name\""];
-        return;
-      }
-      CommOp op{e.contains("pid") ? int_of(e["pid"]).value_or(-1) : -1, -1, collective_of(args)};
+      if (!kept(args.contains("Collective name"), "record_param_comms without \"Collective name\"")) return;
+      CommOp op{arg_int(e, "pid").value_or(-1), -1, collective_of(args)};
       op.row.source = "record_param_comms";
       cpu_comms_.push_back(op);
     } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
       const auto corr = arg_int(args, "correlation");
-      if (corr && ts.usable) {
-        launches_[*corr] = Launch{thread_key(e), ts.ns, e.contains("pid") ? int_of(e["pid"]).value_or(-1) : -1};
-      }
+      if (corr && ts.usable) launches_[*corr] = Launch{thread_key(e), ts.ns, arg_int(e, "pid").value_or(-1)};
     } else if (cat == "user_annotation") {
-      if (!ts.present || !dur.present || !e.contains("name") || !e["name"].is_string()) {
-        ++skipped_["user_annotation without ts, dur or name"];
-        return;
-      }
-      if (!ts.usable || !dur.usable) {
-        ++skipped_["user_annotation with a negative or out-of-range ts or dur"];
+      if (!kept(ts.present && dur.present && e.contains("name") && e["name"].is_string(),
+                "user_annotation without ts, dur or name") ||
+          !kept(ts.usable && dur.usable, "user_annotation with a negative or out-of-range ts or dur")) {
         return;
       }
       const auto& name = e["name"].get_ref<const std::string&>();
@@ -243,8 +229,8 @@ class KinetoReader {
   void memory_event(const json& e, const json& args, const TimeField& ts, const TimeField& dur, bool memset) {
     std::optional<std::int64_t> device = arg_int(args, "device");
     if (!device && e.contains("pid")) device = int_of(e["pid"]);
-    if (!ts.usable || !dur.usable || !device || *device < 0 || *device > kMaxTraceDevice) {
-      ++skipped_["memcpy/memset event without a usable ts, dur or device"];
+    if (!kept(ts.usable && dur.usable && device && *device >= 0 && *device <= kMaxTraceDevice,
+              "memcpy/memset event without a usable ts, dur or device")) {
       return;
     }
     const auto bytes = arg_int(args, "bytes");
@@ -331,7 +317,7 @@ class KinetoReader {
   }
 
   static void add_memory(ProfileBuilder& b, const MemoryOp& m) {
-    b.memory(m.device, m.start_ns, m.end_ns, m.bytes, m.memset);
+    b.memory(m.device, m.bytes, m.memset);
     b.active(m.device, m.start_ns, m.end_ns);
   }
 

@@ -40,10 +40,7 @@ struct KernelName {
 
 // True when every column given holds an integer (not NULL, REAL, TEXT or BLOB).
 bool integers(const SqliteStatement& st, std::initializer_list<int> cols) {
-  for (const int c : cols) {
-    if (!st.is_integer(c)) return false;
-  }
-  return true;
+  return std::all_of(cols.begin(), cols.end(), [&st](int c) { return st.is_integer(c); });
 }
 
 // StringIds lookups, one indexed query per distinct id (id is the primary key); kernel names repeat,
@@ -52,20 +49,16 @@ class NameCache {
  public:
   explicit NameCache(const SqliteDb& db) : lookup_(db.prepare("SELECT value FROM StringIds WHERE id = ?")) {}
   const KernelName* get(std::int64_t id) {
-    auto it = cache_.find(id);
-    if (it != cache_.end()) return it->second ? &*it->second : nullptr;
-    lookup_.reset();
-    lookup_.bind(1, id);
-    std::optional<KernelName> entry;
-    if (lookup_.step() && !lookup_.is_null(0)) {
-      KernelName k;
-      k.name = utf8_replaced(lookup_.text(0));  // JSON output holds UTF-8 only
-      k.comm = is_nccl_kernel(k.name);
-      k.dtype = nccl_kernel_dtype(k.name);
-      entry = std::move(k);
+    auto [it, fresh] = cache_.try_emplace(id);
+    if (fresh) {
+      lookup_.reset();
+      lookup_.bind(1, id);
+      if (lookup_.step() && !lookup_.is_null(0)) {
+        const std::string name = utf8_replaced(lookup_.text(0));  // JSON output holds UTF-8 only
+        it->second = KernelName{name, is_nccl_kernel(name), nccl_kernel_dtype(name)};
+      }
     }
-    auto [pos, inserted] = cache_.emplace(id, std::move(entry));
-    return pos->second ? &*pos->second : nullptr;
+    return it->second ? &*it->second : nullptr;
   }
 
  private:
@@ -199,11 +192,10 @@ class NsysReader {
 
   // The device a range's collective ran on: the one with the most kernels inside it, else its process's.
   int range_device(const ClosedRange& c) const {
-    int device = -1;
-    std::int64_t most = -1;
-    for (const auto& d : c.devices)
-      if (d.kernels > most) device = d.device, most = d.kernels;
-    return device >= 0 ? device : process_devices_.device_of(os_pid(c.range.thread));
+    if (c.devices.empty()) return process_devices_.device_of(os_pid(c.range.thread));
+    return std::max_element(c.devices.begin(), c.devices.end(),
+                            [](const RangeOnDevice& a, const RangeOnDevice& b) { return a.kernels < b.kernels; })
+        ->device;
   }
 
   // An NCCL API range (trace/nccl_nvtx_payload.h) with a size in its payload: a collective of that
@@ -386,8 +378,7 @@ class NsysReader {
         profile_.skip("memcpy/memset row with a NULL or unusable start, end or deviceId");
         continue;
       }
-      builder_.memory(static_cast<int>(st.int64(2)), st.int64(0), st.int64(1), st.is_null(3) ? 0 : st.int64(3),
-                      st.int64(4) == 1);
+      builder_.memory(static_cast<int>(st.int64(2)), st.is_null(3) ? 0 : st.int64(3), st.int64(4) == 1);
     }
     auto all = db_.prepare("SELECT start, \"end\", deviceId FROM (SELECT start, \"end\", deviceId FROM " +
                            std::string(kKernelTable) + " UNION ALL SELECT start, \"end\", deviceId FROM (" + memory +

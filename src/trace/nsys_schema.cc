@@ -63,12 +63,11 @@ NsysSchema probe_nsys_schema(const SqliteDb& db, bool prefer_demangled) {
   if (!kmissing.empty()) {
     throw UsageError(db.path() + ": " + kKernelTable + " lacks columns: " + join(kmissing));
   }
-  s.kernel_correlation = k.count("correlationId") != 0;
   s.kernel_global_pid = k.count("globalPid") != 0;
 
   if (tables.count(kRuntimeTable)) {
     const auto r = columns(kRuntimeTable);
-    s.runtime = has_all(r, {"start", "end", "globalTid", "correlationId"}) && s.kernel_correlation;
+    s.runtime = has_all(r, {"start", "end", "globalTid", "correlationId"}) && k.count("correlationId");  // joined on it
     s.runtime_name = s.runtime && r.count("nameId");
   }
   if (tables.count(kNvtxTable)) {

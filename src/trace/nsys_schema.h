@@ -17,13 +17,12 @@ inline constexpr const char* kRuntimeTable = "CUPTI_ACTIVITY_KIND_RUNTIME";
 inline constexpr const char* kNvtxTable = "NVTX_EVENTS";
 
 struct NsysSchema {
-  std::string version;              // META_DATA_EXPORT EXPORT_SCHEMA_VERSION; empty when absent
-  std::string kernel_name_column;   // shortName (base name) or demangledName
-  bool kernel_correlation = false;  // correlationId
-  bool kernel_global_pid = false;   // globalPid
-  bool runtime = false;             // CUPTI_ACTIVITY_KIND_RUNTIME with start, end, globalTid, correlationId
-  bool runtime_name = false;        // its nameId
-  bool nvtx = false;                // NVTX_EVENTS with start, end, eventType, globalTid
+  std::string version;             // META_DATA_EXPORT EXPORT_SCHEMA_VERSION; empty when absent
+  std::string kernel_name_column;  // shortName (base name) or demangledName
+  bool kernel_global_pid = false;  // globalPid
+  bool runtime = false;            // CUPTI_ACTIVITY_KIND_RUNTIME with start, end, globalTid, correlationId
+  bool runtime_name = false;       // its nameId
+  bool nvtx = false;               // NVTX_EVENTS with start, end, eventType, globalTid
   bool nvtx_text = false, nvtx_text_id = false;
   bool nvtx_json = false;            // NVTX_EVENTS.jsonText: payloads (nsys export --include-json)
   std::int64_t push_pop_type = 59;   // ENUM_NSYS_EVENT_TYPE NvtxPushPopRange

@@ -105,16 +105,11 @@ PlanCheckRow compare_row(const Key& key, const std::map<Key, Planned>& planned, 
   if (pl != planned.end() && sn != seen.end()) {
     for (const auto& t : sn->second.dtypes) dtype_differs |= pl->second.dtypes.count(t) == 0;
   }
-  if (row.expected == 0)
-    row.status = "unplanned";
-  else if (row.seen == 0)
-    row.status = "missing";
-  else if (row.seen != row.expected)
-    row.status = "count";
-  else if (dtype_differs)
-    row.status = "dtype";
-  else
-    row.status = "ok";
+  row.status = row.expected == 0          ? "unplanned"
+               : row.seen == 0            ? "missing"
+               : row.seen != row.expected ? "count"
+               : dtype_differs            ? "dtype"
+                                          : "ok";
   return row;
 }
 
@@ -223,14 +218,11 @@ PlanCheck check_against_plan(const TraceProfile& profile, const Plan& plan, cons
     return a.check.mismatches < b.check.mismatches;
   });
   PlanCheck out = std::move(best->check);
-  if (!o.schedule.empty() && schedules.size() == 1) {
-    out.schedule_reason = "chosen with --schedule";
-  } else if (schedules.size() == 1) {
-    out.schedule_reason = "the plan's only schedule";
-  } else {
-    out.schedule_reason = "the best match of " + std::to_string(schedules.size()) + " schedules (" +
-                          std::to_string(out.mismatches) + " mismatching rows; --schedule to choose)";
-  }
+  out.schedule_reason = schedules.size() > 1
+                            ? "the best match of " + std::to_string(schedules.size()) + " schedules (" +
+                                  std::to_string(out.mismatches) + " mismatching rows; --schedule to choose)"
+                        : o.schedule.empty() ? "the plan's only schedule"
+                                             : "chosen with --schedule";
   for (const auto& r : out.ranks) {
     if (!r.listed)
       out.notes.push_back("rank " + std::to_string(r.rank) + " (device " + std::to_string(r.device) +

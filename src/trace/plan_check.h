@@ -17,10 +17,9 @@
 namespace pipebench {
 
 struct PlanCheckOptions {
-  std::string schedule;                      // "1f1b", "interleaved", "interleaved:v2"; empty: the best-matching one
-  std::optional<int> first_rank;             // global rank of the lowest device id (then one rank per device)
-  std::int64_t iterations = 0;               // iterations in the profile; 0: ProfilerStep count, else estimated
-  std::string plan_label, prediction_label;  // file names for the report
+  std::string schedule;           // "1f1b", "interleaved", "interleaved:v2"; empty: the best-matching one
+  std::optional<int> first_rank;  // global rank of the lowest device id (then one rank per device)
+  std::int64_t iterations = 0;    // iterations in the profile; 0: ProfilerStep count, else estimated
 };
 
 struct PlanCheckRow {

@@ -3,6 +3,7 @@
 // NVTX range with no kernel inside, a record_param_comms op) is put on its process's device.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 
@@ -15,11 +16,9 @@ class ProcessDevices {
   [[nodiscard]] int device_of(std::int64_t pid) const {
     auto it = kernels_.find(pid);
     if (it == kernels_.end()) return -1;
-    int best = -1;
-    std::int64_t most = -1;
-    for (const auto& [device, n] : it->second)
-      if (n > most) best = device, most = n;
-    return best;
+    return std::max_element(it->second.begin(), it->second.end(),
+                            [](const auto& a, const auto& b) { return a.second < b.second; })
+        ->first;
   }
 
  private:

@@ -60,10 +60,10 @@ struct DeviceProfile {
   std::vector<CollectiveRow> collectives;  // by op, then elements
   // For the job view (trace DIR|FILE...): the temporal breakdown of Holistic Trace Analysis
   // (hta/analyzers/breakdown_analysis.py get_temporal_breakdown, communication_analysis.py
-  // get_comm_comp_overlap): compute = union of non-NCCL kernels, memory = union of memcpy/memset,
-  // active = union of kernels and memory operations over [active_first_ns, active_last_ns].
+  // get_comm_comp_overlap): compute = union of non-NCCL kernels, active = union of kernels and memory
+  // operations (memcpy/memset) over [active_first_ns, active_last_ns].
   std::int64_t compute_ns = 0;
-  std::int64_t memory_ns = 0, memcpy_count = 0, memset_count = 0, memcpy_bytes = 0, memset_bytes = 0;
+  std::int64_t memcpy_count = 0, memset_count = 0, memcpy_bytes = 0, memset_bytes = 0;
   std::int64_t active_ns = 0, active_first_ns = 0, active_last_ns = 0;
   // The first few ends of each communication kernel kind (by kernel name or collective), for aligning
   // the clocks of several ranks: key -> [start_ns, end_ns] of its first kMaxCommMarks runs, in order.
@@ -74,7 +74,9 @@ struct DeviceProfile {
   }
 };
 
-struct TraceProfile {
+// What a profile says about itself, apart from its devices: the reader's (TraceProfile) and the trace
+// file's (io/trace_io.h TraceFile, which names path "file" and skipped_by_reason "skipped").
+struct ProfileSummary {
   std::string path;
   std::string source;            // "nsys-sqlite" or "kineto-json"
   std::string format_version;    // nsys EXPORT_SCHEMA_VERSION or Kineto schemaVersion; empty if absent
@@ -89,10 +91,6 @@ struct TraceProfile {
   std::int64_t nccl_payload_sizes = 0;  // of those, ranges whose exported payload gave a size
   int profiler_steps = 0;               // Kineto "ProfilerStep#N" ranges
   std::optional<int> rank, world_size;  // Kineto distributedInfo
-  // Wall-clock time (ns since the Unix epoch) of the profile's time 0: Kineto baseTimeNanoseconds, nsys
-  // TARGET_INFO_SESSION_START_TIME.utcEpochNs. Absent when the profile does not say.
-  std::optional<std::int64_t> epoch_ns;
-  std::vector<DeviceProfile> devices;  // by device id
   std::vector<std::string> notes;
   std::string damage;  // non-empty: reading stopped early for this reason
 
@@ -100,6 +98,13 @@ struct TraceProfile {
     skipped_rows += n;
     skipped_by_reason[reason] += n;
   }
+};
+
+struct TraceProfile : ProfileSummary {
+  // Wall-clock time (ns since the Unix epoch) of the profile's time 0: Kineto baseTimeNanoseconds, nsys
+  // TARGET_INFO_SESSION_START_TIME.utcEpochNs. Absent when the profile does not say.
+  std::optional<std::int64_t> epoch_ns;
+  std::vector<DeviceProfile> devices;  // by device id
 };
 
 }  // namespace pipebench

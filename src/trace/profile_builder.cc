@@ -9,10 +9,9 @@ namespace pipebench {
 
 void ProfileBuilder::timeline(int device, std::int64_t start_ns, std::int64_t end_ns, bool comm) {
   Device& d = devices_[device];
-  if (!d.any) d.first_ns = start_ns, d.last_ns = end_ns;
+  d.first_ns = d.any ? std::min(d.first_ns, start_ns) : start_ns;
+  d.last_ns = d.any ? std::max(d.last_ns, end_ns) : end_ns;
   d.any = true;
-  d.first_ns = std::min(d.first_ns, start_ns);
-  d.last_ns = std::max(d.last_ns, end_ns);
   d.busy.add(start_ns, end_ns);
   if (comm) {
     d.comm.add(start_ns, end_ns);
@@ -22,10 +21,8 @@ void ProfileBuilder::timeline(int device, std::int64_t start_ns, std::int64_t en
   ++d.kernels;
 }
 
-void ProfileBuilder::memory(int device, std::int64_t start_ns, std::int64_t end_ns, std::int64_t bytes, bool memset) {
+void ProfileBuilder::memory(int device, std::int64_t bytes, bool memset) {
   Device& d = devices_[device];
-  d.any_memory = true;
-  d.memory.add(start_ns, end_ns);
   // Byte counts come from the profile: saturate rather than overflow on a damaged one.
   const std::int64_t b = std::max<std::int64_t>(bytes, 0);
   std::int64_t& total = memset ? d.memset_bytes : d.memcpy_bytes;
@@ -35,10 +32,9 @@ void ProfileBuilder::memory(int device, std::int64_t start_ns, std::int64_t end_
 
 void ProfileBuilder::active(int device, std::int64_t start_ns, std::int64_t end_ns) {
   Device& d = devices_[device];
-  if (!d.any_active) d.active_first_ns = start_ns, d.active_last_ns = end_ns;
+  d.active_first_ns = d.any_active ? std::min(d.active_first_ns, start_ns) : start_ns;
+  d.active_last_ns = d.any_active ? std::max(d.active_last_ns, end_ns) : end_ns;
   d.any_active = true;
-  d.active_first_ns = std::min(d.active_first_ns, start_ns);
-  d.active_last_ns = std::max(d.active_last_ns, end_ns);
   d.active.add(start_ns, end_ns);
 }
 
@@ -93,7 +89,6 @@ std::vector<DeviceProfile> ProfileBuilder::finish() const {
     p.comm_ns = d.any ? d.comm.total() : 0;
     p.kernels = d.kernels;
     p.compute_ns = d.any ? d.compute.total() : 0;
-    p.memory_ns = d.any_memory ? d.memory.total() : 0;
     p.memcpy_count = d.memcpy_count;
     p.memset_count = d.memset_count;
     p.memcpy_bytes = d.memcpy_bytes;

@@ -33,9 +33,8 @@ class ProfileBuilder {
   // One kernel into the breakdown, under `name` (a kernel name, or an NVTX range text).
   void row(int device, std::int64_t stream, const std::string& name, std::int64_t duration_ns, bool comm,
            bool nvtx_range);
-  // One memcpy (memset) on the device, counted apart from kernels; calls for a device come in
-  // non-decreasing start order among memory operations.
-  void memory(int device, std::int64_t start_ns, std::int64_t end_ns, std::int64_t bytes, bool memset);
+  // One memcpy (memset) on the device, counted apart from kernels (its time goes to active()).
+  void memory(int device, std::int64_t bytes, bool memset);
   // One kernel or memory operation into the device's active time; calls for a device must come in
   // non-decreasing start order (kernels and memory operations merged). Without any, active = busy.
   void active(int device, std::int64_t start_ns, std::int64_t end_ns);
@@ -53,11 +52,10 @@ class ProfileBuilder {
     bool any = false;
     std::int64_t first_ns = 0, last_ns = 0, kernels = 0;
     IntervalUnion busy, comm, compute;
-    bool any_memory = false, any_active = false;
+    bool any_active = false;
     std::int64_t active_first_ns = 0, active_last_ns = 0;
     std::int64_t memcpy_count = 0, memset_count = 0, memcpy_bytes = 0, memset_bytes = 0;
     IntervalUnion active;
-    IntervalUnion memory;
     std::map<std::string, std::vector<std::pair<std::int64_t, std::int64_t>>> marks;
     std::string name;
     std::map<std::pair<std::int64_t, std::string>, KernelRow> rows;

@@ -20,12 +20,6 @@ std::string device_label(const DeviceProfile& d) {
 
 std::string percent(double share) { return printf_string("%.2f%%", 100.0 * share); }
 
-void print_collectives(std::ostream& out, const DeviceProfile& d) {
-  if (d.collectives.empty()) return;
-  out << "#\n#   collective              elements          bytes  dtype          count  group  source\n";
-  for (const auto& c : d.collectives) print_collective_row(out, c);
-}
-
 void print_check(std::ostream& out, const PlanCheck& c) {
   out << "#\n# against the plan: schedule " << c.schedule.label() << ", " << c.schedule_reason << "\n";
   out << "# iterations in the profile: " << c.iterations << " (" << c.iterations_source << ")\n";
@@ -99,12 +93,11 @@ void print_trace_report(std::ostream& out, const TraceProfile& p, const PlanChec
       for (const auto& r : d.rows) total_ns += r.total_ns, count += r.count;
       int shown = 0;
       for (const auto& r : d.rows) {
-        if (top_rows > 0 && shown == top_rows) {
-          out << "#   ... " << d.rows.size() - static_cast<std::size_t>(shown)
+        if (top_rows > 0 && shown++ == top_rows) {
+          out << "#   ... " << d.rows.size() - static_cast<std::size_t>(top_rows)
               << " more rows (--top 0 shows all; --json has all)\n";
           break;
         }
-        ++shown;
         out << printf_string("   %7s %9lld %12.3f %12.3f %12.3f %12.3f  %6lld  %s%s\n",
                              percent(d.share(r.total_ns)).c_str(), static_cast<long long>(r.count),
                              ns_to_us(r.total_ns), ns_to_us(r.total_ns) / static_cast<double>(r.count),
@@ -114,7 +107,9 @@ void print_trace_report(std::ostream& out, const TraceProfile& p, const PlanChec
       out << printf_string("   %7s %9lld %12.3f %12s %12s %12s  %6s  total\n", percent(d.share(total_ns)).c_str(),
                            static_cast<long long>(count), ns_to_us(total_ns), "", "", "", "");
     }
-    print_collectives(out, d);
+    if (!d.collectives.empty())
+      out << "#\n#   collective              elements          bytes  dtype          count  group  source\n";
+    for (const auto& c : d.collectives) print_collective_row(out, c);
   }
   bool any_comm = false, any_coll = false;
   for (const auto& d : p.devices) any_comm |= d.comm_ns > 0, any_coll |= !d.collectives.empty();

@@ -370,7 +370,7 @@ TEST_F(ReportInputsTest, ReadsAJobTraceWithItsComparisonAndModelCheck) {
   const ReportInputs in = load_report_inputs({path("run")}, "");
   ASSERT_EQ(in.traces.size(), 1u);
   EXPECT_TRUE(in.skipped.empty());
-  const TraceJobView job = trace_job_view(in.traces[0].doc, in.traces[0].path);
+  const TraceJobView& job = in.traces[0].doc.job;
   ASSERT_EQ(job.ranks.size(), 4u);
   EXPECT_TRUE(job.ranks[2].slowest);
   ASSERT_TRUE(job.compare && job.model_check);

@@ -13,7 +13,6 @@
 #include "io/results_io.h"
 #include "io/topology_io.h"
 #include "io/trace_io.h"
-#include "io/trace_job_io.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const nlohmann::json j = nlohmann::json::parse(data, data + size, nullptr, false);
@@ -28,6 +27,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   quietly([&] { (void)pipebench::results_from_json(j, "fuzz"); });
   quietly([&] { (void)pipebench::prediction_from_json(j, "fuzz"); });
   quietly([&] { (void)pipebench::topology_from_json(j, "fuzz"); });
-  quietly([&] { (void)pipebench::trace_job_view(pipebench::trace_from_json(j, "fuzz"), "fuzz"); });
+  quietly([&] { (void)pipebench::trace_from_json(j, "fuzz"); });
   return 0;
 }

@@ -16,7 +16,7 @@ json traced(bool by_nvtx) {
   TraceOptions o;
   o.by_nvtx = by_nvtx;
   const TraceProfile p = read_kineto_json(std::string(TEST_DATA_DIR) + "/trace/kineto_allreduce_1gpu.json", o);
-  return trace_to_json(trace_file(p, {}, std::nullopt));
+  return trace_to_json(trace_file(p, nullptr));
 }
 
 std::string error_of(const json& j) {
@@ -45,12 +45,14 @@ TEST(TraceIo, PlanCheckAndRanksComeBack) {
   const int device = j["devices"][0]["device"];
   TraceOptions o;
   const TraceProfile p = read_kineto_json(std::string(TEST_DATA_DIR) + "/trace/kineto_allreduce_1gpu.json", o);
-  const json check = {{"schedule", "1f1b"}};
-  const TraceFile t = trace_file(p, {{device, 7}}, check);
+  PlanCheck check;
+  check.schedule = {"1f1b", 1};
+  check.ranks.push_back(RankCheck{7, device, true, {}, 0, 0.5, std::nullopt});
+  const TraceFile t = trace_file(p, &check);
   ASSERT_TRUE(t.devices[0].rank);
   EXPECT_EQ(*t.devices[0].rank, 7);
   const json written = trace_to_json(t);
-  EXPECT_EQ(written["plan_check"], check);
+  EXPECT_EQ(written["plan_check"], plan_check_to_json(check));
   EXPECT_EQ(trace_to_json(trace_from_json(written, "test")), written);
 }
 

@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "core/error.h"
+#include "io/trace_io.h"
 #include "trace/job_check.h"
 #include "trace/job_fixture.h"
 #include "trace/job_json.h"
@@ -32,14 +33,14 @@ class TraceJobIoTest : public ::testing::Test {
     other_ = read_job({dir_ + "/b"}, JobReadOptions{});
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
-  // The file `trace --json` writes for the job, through the JSON text.
-  TraceFile written(const JobComparison* compare, const ModelCheck* model) const {
-    TraceFile t = trace_file(here_.ranks[0].profile, {}, std::nullopt);
-    t.ranks = job_ranks_to_json(here_);
-    t.alignment = job_alignment_to_json(here_);
-    if (compare) t.compare = job_compare_to_json(*compare);
-    if (model) t.model_check = model_check_to_json(*model);
-    return trace_from_json(nlohmann::json::parse(trace_to_json(t).dump()), "t.json");
+  // The document `trace --json` writes for the job, through the JSON text.
+  nlohmann::json written(const JobComparison* compare, const ModelCheck* model) const {
+    nlohmann::json doc = trace_to_json(trace_file(here_.ranks[0].profile, nullptr));
+    doc["ranks"] = job_ranks_to_json(here_);
+    doc["alignment"] = job_alignment_to_json(here_);
+    if (compare) doc["compare"] = job_compare_to_json(*compare);
+    if (model) doc["model_check"] = model_check_to_json(*model);
+    return nlohmann::json::parse(doc.dump());
   }
   std::string dir_;
   JobProfile here_, other_;
@@ -53,7 +54,7 @@ TEST_F(TraceJobIoTest, EveryRankAlignmentComparisonAndModelRowComesBack) {
   model.tolerance = 0.1;
   model.mismatches = 1;
   model.ranks.push_back({0, 0.25, 10.5, 0.9, 9.0, std::nullopt, std::nullopt, {"comm share"}});
-  const TraceJobView v = trace_job_view(written(&compare, &model), "t.json");
+  const TraceJobView v = trace_from_json(written(&compare, &model), "t.json").job;
   ASSERT_EQ(v.ranks.size(), 4u);
   for (std::size_t i = 0; i < 4; ++i) {
     const RankBreakdown& b = here_.ranks[i];
@@ -77,11 +78,11 @@ TEST_F(TraceJobIoTest, EveryRankAlignmentComparisonAndModelRowComesBack) {
   EXPECT_DOUBLE_EQ(v.alignment->uncertainty_us.value(), static_cast<double>(*here_.alignment.uncertainty_ns) / 1000);
   ASSERT_TRUE(v.compare);
   ASSERT_EQ(v.compare->ranks.size(), compare.ranks.size());
-  EXPECT_DOUBLE_EQ(v.compare->ranks[1].other.comm_share, compare.ranks[1].other.comm);
+  EXPECT_DOUBLE_EQ(v.compare->ranks[1].other.comm, compare.ranks[1].other.comm);
   EXPECT_DOUBLE_EQ(v.compare->ranks[1].here.iteration_ms, compare.ranks[1].here.iteration_ms);
   ASSERT_TRUE(v.model_check);
-  EXPECT_EQ(v.model_check->prediction, "pred.json");
-  EXPECT_TRUE(v.model_check->replay.empty());
+  EXPECT_EQ(v.model_check->prediction_path, "pred.json");
+  EXPECT_TRUE(v.model_check->replay_path.empty());
   EXPECT_EQ(v.model_check->mismatches, 1);
   EXPECT_DOUBLE_EQ(v.model_check->ranks[0].predicted_comm_share.value(), 0.9);
   EXPECT_FALSE(v.model_check->ranks[0].replayed_comm_share);
@@ -89,31 +90,33 @@ TEST_F(TraceJobIoTest, EveryRankAlignmentComparisonAndModelRowComesBack) {
 }
 
 TEST_F(TraceJobIoTest, AOneProfileFileHasNoJobView) {
-  const TraceFile t = trace_from_json(trace_to_json(trace_file(here_.ranks[0].profile, {}, std::nullopt)), "one.json");
-  const TraceJobView v = trace_job_view(t, "one.json");
+  const TraceJobView v = trace_from_json(trace_to_json(trace_file(here_.ranks[0].profile, nullptr)), "one.json").job;
   EXPECT_TRUE(v.ranks.empty());
   EXPECT_FALSE(v.alignment || v.compare || v.model_check);
 }
 
 TEST_F(TraceJobIoTest, BadValuesNameTheFileAndField) {
-  const TraceFile good = written(nullptr, nullptr);
-  auto error_of = [&](const std::function<void(TraceFile&)>& spoil) {
-    TraceFile t = good;
+  const nlohmann::json good = written(nullptr, nullptr);
+  auto error_of = [&](const std::function<void(nlohmann::json&)>& spoil) {
+    nlohmann::json t = good;
     spoil(t);
     try {
-      (void)trace_job_view(t, "t.json");
+      (void)trace_from_json(t, "t.json");
     } catch (const UsageError& e) {
       return std::string(e.what());
     }
     return std::string("no error");
   };
-  EXPECT_NE(error_of([](TraceFile& t) { (*t.ranks)[1]["comm_share"] = 1.5; }).find("t.json: \"ranks[1].comm_share\""),
+  EXPECT_NE(
+      error_of([](nlohmann::json& t) { t["ranks"][1]["comm_share"] = 1.5; }).find("t.json: \"ranks[1].comm_share\""),
+      std::string::npos);
+  EXPECT_NE(error_of([](nlohmann::json& t) { t["ranks"][0]["span_us"] = -1; }).find("ranks[0].span_us"),
             std::string::npos);
-  EXPECT_NE(error_of([](TraceFile& t) { (*t.ranks)[0]["span_us"] = -1; }).find("ranks[0].span_us"), std::string::npos);
-  EXPECT_NE(error_of([](TraceFile& t) { (*t.ranks)[2].erase("idle_share"); }).find("ranks[2].idle_share"),
+  EXPECT_NE(error_of([](nlohmann::json& t) { t["ranks"][2].erase("idle_share"); }).find("ranks[2].idle_share"),
             std::string::npos);
-  EXPECT_NE(error_of([](TraceFile& t) { (*t.ranks)[0] = 3; }).find("ranks[0]"), std::string::npos);
-  EXPECT_NE(error_of([](TraceFile& t) { (*t.alignment)["method"] = 1; }).find("alignment.method"), std::string::npos);
+  EXPECT_NE(error_of([](nlohmann::json& t) { t["ranks"][0] = 3; }).find("ranks[0]"), std::string::npos);
+  EXPECT_NE(error_of([](nlohmann::json& t) { t["alignment"]["method"] = 1; }).find("alignment.method"),
+            std::string::npos);
 }
 
 }  // namespace

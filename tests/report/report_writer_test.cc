@@ -76,12 +76,12 @@ ReportInputs sample_inputs() {
   // ranks, rank 3 beyond the tolerance.
   InputFile<TraceFile> t{"/tmp/<job>.json", {}};
   t.doc.source = "kineto-json";
-  t.doc.ranks = nlohmann::json::array();
-  t.doc.alignment = nlohmann::json::parse(R"({"method": "epoch", "anchor": null, "note": null,
+  nlohmann::json job = {{"ranks", nlohmann::json::array()}};
+  job["alignment"] = nlohmann::json::parse(R"({"method": "epoch", "anchor": null, "note": null,
     "uncertainty_us": 3900.0, "checked_runs": 3, "job_span_us": 31000, "missing_ranks": [], "slowest_rank": 2,
     "most_waiting_rank": 0})");
-  t.doc.compare = nlohmann::json::parse(R"({"other": ["/tmp/1f1b"], "ranks": [], "only_this": [], "only_other": []})");
-  t.doc.model_check = nlohmann::json::parse(R"({"schedule": "interleaved:v2", "prediction": "/tmp/pred.json",
+  job["compare"] = nlohmann::json::parse(R"({"other": ["/tmp/1f1b"], "ranks": [], "only_this": [], "only_other": []})");
+  job["model_check"] = nlohmann::json::parse(R"({"schedule": "interleaved:v2", "prediction": "/tmp/pred.json",
     "replay": null, "tolerance": 0.1, "mismatches": 1, "notes": [], "ranks": []})");
   for (int r = 0; r < 4; ++r) {
     auto rank = nlohmann::json::parse(R"({"rank_source": "file", "file": "", "source": "kineto-json", "start_us": 0,
@@ -90,20 +90,21 @@ ReportInputs sample_inputs() {
       "damage": null})");
     rank["rank"] = r, rank["device"] = r, rank["slowest"] = r == 2, rank["waits_most"] = r == 0;
     rank["compute_share"] = 0.3 + 0.01 * r, rank["comm_share"] = 0.5 - 0.05 * r;
-    t.doc.ranks->push_back(rank);
+    job["ranks"].push_back(rank);
     auto compared = nlohmann::json::parse(R"({
       "this": {"compute_share": 0.3, "comm_share": 0.5, "overlap_share": 0.1, "idle_share": 0.2, "iteration_ms": 10},
       "other": {"compute_share": 0.35, "comm_share": 0.15, "overlap_share": 0.02, "idle_share": 0.5,
                 "iteration_ms": 12}})");
     compared["rank"] = r;
-    (*t.doc.compare)["ranks"].push_back(compared);
+    job["compare"]["ranks"].push_back(compared);
     auto checked = nlohmann::json::parse(R"({"measured_comm_share": 0.5, "predicted_comm_share": 0.45,
       "replayed_comm_share": null, "measured_iteration_ms": 10, "predicted_iteration_ms": 9.5,
       "replayed_iteration_ms": null, "mismatches": []})");
     checked["rank"] = r;
     if (r == 3) checked["mismatches"].push_back("comm share 0.5 vs predicted 0.2");
-    (*t.doc.model_check)["ranks"].push_back(checked);
+    job["model_check"]["ranks"].push_back(checked);
   }
+  t.doc.job = trace_job_from_json(job, t.path);
   in.traces.push_back(t);
   return in;
 }
