@@ -2,12 +2,10 @@
 // Merged Chrome trace of a job.
 #include "trace/job_chrome.h"
 
-#include <cmath>
-
 #include "trace/chrome_trace_writer.h"
 #include "trace/gzip_stream.h"
 #include "trace/json_event_stream.h"
-#include "trace/profile_builder.h"
+#include "trace/kineto_fields.h"
 
 #if PB_HAVE_SQLITE
 #include "trace/nsys_schema.h"
@@ -19,23 +17,6 @@ namespace {
 
 using json = nlohmann::json;
 
-std::optional<std::int64_t> number(const json& e, const char* key) {
-  auto it = e.find(key);
-  if (it == e.end()) return std::nullopt;
-  if (it->is_number_integer()) return it->get<std::int64_t>();
-  if (it->is_number_float() && std::fabs(it->get<double>()) < 9.0e18)
-    return static_cast<std::int64_t>(it->get<double>());
-  return std::nullopt;
-}
-
-std::optional<std::int64_t> time_ns(const json& e, const char* key) {
-  auto it = e.find(key);
-  if (it == e.end() || !it->is_number()) return std::nullopt;
-  const double ns = it->get<double>() * 1000.0;
-  if (!(ns >= 0 && ns <= kMaxTraceTimeNs)) return std::nullopt;
-  return std::llround(ns);
-}
-
 void kineto_events(ChromeTraceWriter& w, const RankBreakdown& r, std::int64_t offset_ns) {
   const auto in = open_trace_input(r.profile.path);
   (void)stream_json_events(*in, [&](const json& e) {
@@ -46,15 +27,16 @@ void kineto_events(ChromeTraceWriter& w, const RankBreakdown& r, std::int64_t of
     static const json kNone = json::object();
     auto a = e.find("args");
     const json& args = a != e.end() && a->is_object() ? *a : kNone;
-    const auto ts = time_ns(e, "ts"), dur = time_ns(e, "dur");
-    auto device = number(args, "device");
-    if (!device) device = number(e, "pid");
-    if (!ts || !dur || !device || *device != r.device) return;  // the job view shows the rank's device
-    const std::int64_t stream = number(args, "stream").value_or(number(e, "tid").value_or(0));
+    // Read as the trace reader reads them (kineto_fields.h): what it counted, the merged trace shows.
+    const TimeField ts = kineto_time(e, "ts"), dur = kineto_time(e, "dur");
+    auto device = kineto_int(args, "device");
+    if (!device) device = kineto_int(e, "pid");
+    if (!ts.usable || !dur.usable || !device || *device != r.device) return;  // the rank's device only
+    const std::int64_t stream = kineto_int(args, "stream").value_or(kineto_int(e, "tid").value_or(0));
     auto name = e.find("name");
     w.thread(r.rank, stream, "stream " + std::to_string(stream), stream);
     w.complete(c, name != e.end() && name->is_string() ? name->get_ref<const std::string&>() : c, r.rank, stream,
-               *ts + offset_ns, *dur);
+               ts.ns + offset_ns, dur.ns);
   });
 }
 

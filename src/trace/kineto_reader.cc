@@ -16,6 +16,7 @@
 #include "trace/gzip_stream.h"
 #include "trace/json_event_stream.h"
 #include "trace/kernel_names.h"
+#include "trace/kineto_fields.h"
 #include "trace/nvtx_sweep.h"
 #include "trace/process_devices.h"
 #include "trace/profile_builder.h"
@@ -25,53 +26,12 @@ namespace {
 
 using json = nlohmann::json;
 
-// A ts or dur field: absent, present but not a usable time (negative, or out of range), or usable.
-struct TimeField {
-  bool present = false, usable = false;
-  std::int64_t ns = 0;
-};
-
-// Kineto writes ts/dur in microseconds with nanosecond decimals (C2).
-TimeField ns_of(const json& e, const char* key) {
-  auto it = e.find(key);
-  if (it == e.end() || !it->is_number()) return {};
-  const double ns = it->get<double>() * 1000.0;
-  if (!(ns >= 0 && ns <= kMaxTraceTimeNs)) return {true, false, 0};  // also NaN
-  return {true, true, static_cast<std::int64_t>(std::llround(ns))};
-}
-
 // A string field by reference, or an empty one when it is absent or not a string (json::value would
 // throw on a number): no copy per event (readers see millions).
 const std::string& ref_of(const json& e, const char* key) {
   static const std::string kEmpty;
   auto it = e.find(key);
   return it != e.end() && it->is_string() ? it->get_ref<const std::string&>() : kEmpty;
-}
-
-std::optional<std::int64_t> int_of(const json& v) {
-  if (v.is_number_integer()) return v.get<std::int64_t>();
-  if (v.is_number_float()) {
-    const double d = v.get<double>();
-    if (!(std::fabs(d) < 9.0e18)) return std::nullopt;  // the cast would be undefined
-    return static_cast<std::int64_t>(d);
-  }
-  if (v.is_string()) {  // older traces: "stream 7", "GPU 0"
-    const auto& s = v.get_ref<const std::string&>();
-    const auto at = s.find_first_of("0123456789");
-    if (at == std::string::npos) return std::nullopt;
-    try {
-      return std::stoll(s.substr(at));
-    } catch (...) {
-      return std::nullopt;
-    }
-  }
-  return std::nullopt;
-}
-
-std::optional<std::int64_t> arg_int(const json& args, const char* key) {
-  auto it = args.find(key);
-  if (it == args.end()) return std::nullopt;
-  return int_of(*it);
 }
 
 struct Kernel {
@@ -164,7 +124,7 @@ class KinetoReader {
   static CollectiveRow collective_of(const json& args) {
     CollectiveRow c;
     c.op = normalize_collective(ref_of(args, "Collective name"));
-    const auto in = arg_int(args, "In msg nelems"), out = arg_int(args, "Out msg nelems");
+    const auto in = kineto_int(args, "In msg nelems"), out = kineto_int(args, "Out msg nelems");
     // PARAM's profiler_trace_analysis: the message is the larger of input and output (C2); that is
     // also what the plan lists (all_gather: the gathered output, reduce_scatter: the input).
     if (in || out) c.elements = std::max(in.value_or(0), out.value_or(0));
@@ -176,22 +136,22 @@ class KinetoReader {
         c.dtype = it->get<std::string>();
       }
     }
-    if (auto g = arg_int(args, "Group size")) c.group_size = static_cast<int>(*g);
+    if (auto g = kineto_int(args, "Group size")) c.group_size = static_cast<int>(*g);
     return c;
   }
 
   void event(const json& e) {
     if (ref_of(e, "ph") != "X") return;
     const std::string& cat = ref_of(e, "cat");
-    const auto ts = ns_of(e, "ts"), dur = ns_of(e, "dur");
+    const auto ts = kineto_time(e, "ts"), dur = kineto_time(e, "dur");
     static const json kNoArgs = json::object();
     auto args_it = e.find("args");
     const json& args = args_it != e.end() && args_it->is_object() ? *args_it : kNoArgs;
     if (cat == "kernel") {
-      std::optional<std::int64_t> device = arg_int(args, "device");
-      if (!device && e.contains("pid")) device = int_of(e["pid"]);
-      std::optional<std::int64_t> stream = arg_int(args, "stream");
-      if (!stream && e.contains("tid")) stream = int_of(e["tid"]);
+      std::optional<std::int64_t> device = kineto_int(args, "device");
+      if (!device && e.contains("pid")) device = kineto_int(e["pid"]);
+      std::optional<std::int64_t> stream = kineto_int(args, "stream");
+      if (!stream && e.contains("tid")) stream = kineto_int(e["tid"]);
       if (!kept(ts.present && dur.present && device && stream && e.contains("name") && e["name"].is_string(),
                 "kernel event without ts, dur, name, device or stream") ||
           !kept(ts.usable && dur.usable, "kernel event with a negative or out-of-range ts or dur") ||
@@ -201,19 +161,19 @@ class KinetoReader {
       const auto& name = e["name"].get_ref<const std::string&>();
       const bool tagged = args.contains("Collective name");
       kernels_.push_back(Kernel{static_cast<int>(*device), *stream, ts.ns, ts.ns + dur.ns,
-                                arg_int(args, "correlation").value_or(-1), intern(name),
+                                kineto_int(args, "correlation").value_or(-1), intern(name),
                                 is_nccl_kernel(name) || tagged});
       if (tagged) kernel_comms_.push_back(CommOp{-1, kernels_.back().device, collective_of(args)});
     } else if (cat == "gpu_memcpy" || cat == "gpu_memset") {
       memory_event(e, args, ts, dur, cat == "gpu_memset");
     } else if (cat == "cpu_op" && ref_of(e, "name") == "record_param_comms") {
       if (!kept(args.contains("Collective name"), "record_param_comms without \"Collective name\"")) return;
-      CommOp op{arg_int(e, "pid").value_or(-1), -1, collective_of(args)};
+      CommOp op{kineto_int(e, "pid").value_or(-1), -1, collective_of(args)};
       op.row.source = "record_param_comms";
       cpu_comms_.push_back(op);
     } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
-      const auto corr = arg_int(args, "correlation");
-      if (corr && ts.usable) launches_[*corr] = Launch{thread_key(e), ts.ns, arg_int(e, "pid").value_or(-1)};
+      const auto corr = kineto_int(args, "correlation");
+      if (corr && ts.usable) launches_[*corr] = Launch{thread_key(e), ts.ns, kineto_int(e, "pid").value_or(-1)};
     } else if (cat == "user_annotation") {
       if (!kept(ts.present && dur.present && e.contains("name") && e["name"].is_string(),
                 "user_annotation without ts, dur or name") ||
@@ -227,13 +187,13 @@ class KinetoReader {
   }
 
   void memory_event(const json& e, const json& args, const TimeField& ts, const TimeField& dur, bool memset) {
-    std::optional<std::int64_t> device = arg_int(args, "device");
-    if (!device && e.contains("pid")) device = int_of(e["pid"]);
+    std::optional<std::int64_t> device = kineto_int(args, "device");
+    if (!device && e.contains("pid")) device = kineto_int(e["pid"]);
     if (!kept(ts.usable && dur.usable && device && *device >= 0 && *device <= kMaxTraceDevice,
               "memcpy/memset event without a usable ts, dur or device")) {
       return;
     }
-    const auto bytes = arg_int(args, "bytes");
+    const auto bytes = kineto_int(args, "bytes");
     memory_.push_back(
         MemoryOp{static_cast<int>(*device), ts.ns, ts.ns + dur.ns, bytes && *bytes > 0 ? *bytes : 0, memset});
   }
@@ -242,7 +202,7 @@ class KinetoReader {
     if (auto it = meta.find("schemaVersion"); it != meta.end()) p.format_version = it->dump();
     // Kineto writes ts relative to baseTimeNanoseconds, the wall clock of the trace's start (C2).
     if (auto it = meta.find("baseTimeNanoseconds"); it != meta.end()) {
-      const auto base = int_of(*it);
+      const auto base = kineto_int(*it);
       if (base && *base >= 0 && static_cast<double>(*base) <= kMaxTraceTimeNs) {
         p.epoch_ns = *base;
       } else {
@@ -253,7 +213,7 @@ class KinetoReader {
     if (auto it = meta.find("deviceProperties"); it != meta.end() && it->is_array()) {
       for (const auto& d : *it) {
         if (d.is_object() && d.contains("id") && d.contains("name") && d["name"].is_string()) {
-          if (auto id = int_of(d["id"])) gpu_names_[static_cast<int>(*id)] = d["name"].get<std::string>();
+          if (auto id = kineto_int(d["id"])) gpu_names_[static_cast<int>(*id)] = d["name"].get<std::string>();
         }
       }
     }
@@ -261,7 +221,7 @@ class KinetoReader {
 
   // distributedInfo's rank and world size, kept only when 0 <= rank < world_size (either may be absent).
   static void read_rank(const json& info, TraceProfile& p) {
-    const auto r = arg_int(info, "rank"), w = arg_int(info, "world_size");
+    const auto r = kineto_int(info, "rank"), w = kineto_int(info, "world_size");
     constexpr std::int64_t kMaxWorld = 1 << 24;
     const bool world_ok = !w || (*w >= 1 && *w <= kMaxWorld);
     const bool rank_ok = !r || (*r >= 0 && *r < (w ? *w : kMaxWorld));

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "trace/job_fixture.h"
 #include "trace/job_reader.h"
@@ -53,6 +54,35 @@ TEST(JobChrome, OneProcessPerRankOnTheAlignedClock) {
   for (const auto& [pid, n] : complete) x_total += n;
   EXPECT_EQ(x_total, expected_total);
   EXPECT_EQ(events, static_cast<std::int64_t>(doc["traceEvents"].size()));  // complete and metadata events
+  std::filesystem::remove_all(dir);
+}
+
+// Older profilers name the device and stream in strings ("GPU 1", "stream 7"): the trace reader takes them,
+// and so does the merged trace, with each kernel on its rank and stream.
+TEST(JobChrome, StringDeviceAndStreamIdsOfOlderProfilersShowEveryKernel) {
+  const std::string dir = testing::make_temp_dir("jobchrome_strings");
+  testing::JobFixture f;
+  f.string_ids = true;
+  f.write(dir);
+  const JobProfile job = read_job({dir}, JobReadOptions{});
+  const std::string out = dir + "/merged.json";
+  (void)write_job_chrome_trace(out, job);
+  std::ifstream in(out);
+  const auto doc = nlohmann::json::parse(in);
+  std::map<std::int64_t, int> complete;
+  std::map<std::int64_t, std::set<std::int64_t>> streams;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    ++complete[e["pid"]];
+    streams[e["pid"]].insert(e["tid"].get<std::int64_t>());
+  }
+  const auto truth = f.events();
+  for (int r = 0; r < 4; ++r) {
+    int n = 0;
+    for (const auto& e : truth) n += e.rank == r && e.cat != "user_annotation";
+    EXPECT_EQ(complete[r], n) << r;
+    EXPECT_EQ(streams[r], (std::set<std::int64_t>{7, 20, 21})) << r;
+  }
   std::filesystem::remove_all(dir);
 }
 

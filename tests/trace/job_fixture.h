@@ -33,6 +33,7 @@ class JobFixture {
   std::vector<std::int64_t> skew_us = {0, 1500, -700, 3200};  // rank clock = true time + skew
   bool base_time = true;                                      // write baseTimeNanoseconds
   bool distributed_info = true;  // write distributedInfo (else ranks come from the file names)
+  bool string_ids = false;       // device events as older profilers wrote them: pid "GPU r", tid "stream s"
   std::int64_t iteration_us = 10000;
   static constexpr std::int64_t kEpochNs = 1'760'000'000'000'000'000;
 
@@ -76,6 +77,9 @@ class JobFixture {
       nlohmann::json ev = {{"ph", "X"}, {"cat", e.cat}, {"name", e.name}, {"ts", ts}, {"dur", e.dur_us}};
       if (e.cat == "user_annotation") {
         ev["pid"] = 4000 + r, ev["tid"] = 1;
+      } else if (string_ids) {
+        ev["pid"] = "GPU " + std::to_string(r), ev["tid"] = "stream " + std::to_string(e.stream);
+        ev["args"] = e.args;
       } else {
         ev["pid"] = r, ev["tid"] = e.stream;
         ev["args"] = e.args;
