@@ -250,6 +250,8 @@ const TopologyFile* topology_for(const ReportInputs& inputs, const InputFile<Res
   return nullptr;
 }
 
+namespace {
+
 // A job trace checked against the model (trace --prediction/--replay): a built-in check that warns when
 // a rank's measured communication share or iteration time is beyond the trace's --tolerance.
 RuleOutcome trace_model_outcome(const std::string& path, const ModelCheck& m) {
@@ -291,6 +293,8 @@ RuleOutcome replay_complete_outcome(const InputFile<ReplayResult>& r) {
   add_point(out, std::move(p), true, Status::kWarn);
   return out;
 }
+
+}  // namespace
 
 RuleOutcome evaluate_rule(const ReportInputs& inputs, const Rule& rule) {
   RuleOutcome out =
