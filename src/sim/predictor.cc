@@ -333,7 +333,8 @@ std::string int_list(const std::vector<int>& v) {
 void simulate_all(Context& cx, const ScheduleSelection& selection, bool keep_trace,
                   const std::vector<const Schedule*>& searched, Prediction& out) {
   for (const PlannedSchedule& p : selected_schedules(cx.plan, selection)) {
-    const Schedule s = p.to_run();
+    const Schedule reference = p.reference ? p.to_run() : Schedule{};  // the plan's own are run in place
+    const Schedule& s = p.reference ? reference : *p.schedule;
     // A reference too large to simulate is left out of "every schedule" with a note (Megatron's own
     // schedules, or a reference asked for by name, are an error: the user wants that number).
     if (p.reference && selection.all()) {

@@ -149,9 +149,9 @@ class KinetoReader {
     const json& args = args_it != e.end() && args_it->is_object() ? *args_it : kNoArgs;
     if (cat == "kernel") {
       std::optional<std::int64_t> device = kineto_int(args, "device");
-      if (!device && e.contains("pid")) device = kineto_int(e["pid"]);
+      if (!device) device = kineto_int(e, "pid");
       std::optional<std::int64_t> stream = kineto_int(args, "stream");
-      if (!stream && e.contains("tid")) stream = kineto_int(e["tid"]);
+      if (!stream) stream = kineto_int(e, "tid");
       if (!kept(ts.present && dur.present && device && stream && e.contains("name") && e["name"].is_string(),
                 "kernel event without ts, dur, name, device or stream") ||
           !kept(ts.usable && dur.usable, "kernel event with a negative or out-of-range ts or dur") ||
@@ -188,7 +188,7 @@ class KinetoReader {
 
   void memory_event(const json& e, const json& args, const TimeField& ts, const TimeField& dur, bool memset) {
     std::optional<std::int64_t> device = kineto_int(args, "device");
-    if (!device && e.contains("pid")) device = kineto_int(e["pid"]);
+    if (!device) device = kineto_int(e, "pid");
     if (!kept(ts.usable && dur.usable && device && *device >= 0 && *device <= kMaxTraceDevice,
               "memcpy/memset event without a usable ts, dur or device")) {
       return;
