@@ -35,6 +35,21 @@ void use_measured_backward(ComputeOptions& c, double dgrad_ms, double wgrad_ms, 
   if (!w_share_given) c.w_share = wgrad_ms / (dgrad_ms + wgrad_ms);
 }
 
+namespace {
+
+// The output layer's logits GEMM on the last stage: 2*b*s*h*V/t FLOPs forward.
+double output_layer_flops(const Plan& plan) {
+  const MegatronArgs& a = plan.args;
+  const double h = a.hidden;
+  return 2 * static_cast<double>(a.micro_batch) * static_cast<double>(a.seq_length) /
+         static_cast<double>(plan.layout.cp) * h * static_cast<double>(plan.padded_vocab_size) /
+         static_cast<double>(plan.layout.tp);
+}
+
+}  // namespace
+
+double output_layer_ratio(const Plan& plan) { return output_layer_flops(plan) / std::max(layer_fwd_flops(plan), 1.0); }
+
 ComputeModel make_compute_model(const Plan& plan, const ComputeOptions& c) {
   if (c.fwd_ms_per_layer < 0 || c.bwd_ms_per_layer < 0 || c.tflops < 0 || c.optimizer_ms < 0 ||
       c.comm_sm_slowdown < 0) {
@@ -58,13 +73,8 @@ ComputeModel make_compute_model(const Plan& plan, const ComputeOptions& c) {
                      "compute time: neither a forward time per layer nor an achieved FLOP rate", "");
   }
   out.bwd_ms_per_layer = c.bwd_ms_per_layer > 0 ? c.bwd_ms_per_layer : 2 * out.fwd_ms_per_layer;
-  // The output layer's logits GEMM on the last stage: 2*b*s*h*V/t FLOPs forward, at the same rate.
-  const MegatronArgs& a = plan.args;
-  const double h = a.hidden;
-  const double out_layer_flops = 2 * static_cast<double>(a.micro_batch) * static_cast<double>(a.seq_length) /
-                                 static_cast<double>(plan.layout.cp) * h * static_cast<double>(plan.padded_vocab_size) /
-                                 static_cast<double>(plan.layout.tp);
-  out.output_layer_fwd_ms = out.fwd_ms_per_layer / std::max(layer_fwd_flops(plan), 1.0) * out_layer_flops;
+  // At the same rate as the layers.
+  out.output_layer_fwd_ms = out.fwd_ms_per_layer / std::max(layer_fwd_flops(plan), 1.0) * output_layer_flops(plan);
   out.optimizer_ms = c.optimizer_ms;
   out.comm_sm_slowdown = c.comm_sm_slowdown;
   return out;

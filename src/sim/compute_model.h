@@ -3,7 +3,9 @@
 // layer on the last stage, the optimizer step, and how much NCCL's kernels slow overlapped compute.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <vector>
 
 #include "megatron/plan.h"
 
@@ -18,6 +20,17 @@ struct ComputeOptions {
   double comm_sm_slowdown = 0;  // compute (1 + F) x slower while the rank's NCCL work runs
 };
 
+// One pipeline rank's compute as a profile of the job measured it (trace/profile_calibration.h): per layer
+// and microbatch, its forward and backward (B + W) and W's part of it; the host time each pass costs beside
+// its layers (the gap between one pass and the next where the rank waited for nobody: the framework's
+// scheduling, posting the next call); and the optimizer step that ends its iteration.
+struct RankCompute {
+  double fwd_ms_per_layer = 0, bwd_ms_per_layer = 0;
+  double w_share = 0.5;
+  double pass_overhead_ms = 0;  // added to every pass (F, B and W each)
+  double optimizer_ms = 0;
+};
+
 struct ComputeModel {
   double fwd_ms_per_layer = 0, bwd_ms_per_layer = 0;
   // W's part of every backward step (layers and output layer) where a schedule splits B and W: from FLOPs
@@ -27,7 +40,28 @@ struct ComputeModel {
   double optimizer_ms = 0;
   double comm_sm_slowdown = 0;
   std::string source;  // how fwd_ms_per_layer was found
+  // By pipeline rank, when a profile gave each rank its own compute: then these replace the uniform times
+  // above (the output layer scaled by each rank's forward), every optimizer step is the rank's own, and
+  // the in-schedule collectives are part of the measured passes (never folded in again).
+  std::vector<RankCompute> ranks;
+  // Whether a send holds its rank until the transfer is done (Megatron's batched P2P calls wait for every op);
+  // false where a profile showed ranks running ahead of their receivers (PyTorch pipelining waits for its sends
+  // late): sim/schedule_build.h release_sends.
+  bool sends_block = true;
+  [[nodiscard]] bool per_rank() const { return !ranks.empty(); }
+  // The output layer's forward on the rank (the uniform one, or scaled as the rank's layers are).
+  [[nodiscard]] double output_layer_ms(std::size_t rank) const {
+    if (!per_rank() || fwd_ms_per_layer <= 0) return output_layer_fwd_ms;
+    return output_layer_fwd_ms / fwd_ms_per_layer * ranks[rank].fwd_ms_per_layer;
+  }
+  [[nodiscard]] double optimizer_ms_of(std::size_t rank) const {
+    return per_rank() ? ranks[rank].optimizer_ms : optimizer_ms;
+  }
 };
+
+// The output layer's forward FLOPs over one layer's (the logits GEMM of the last stage: 2*b*s*h*V/t, against
+// layer_fwd_flops): how much heavier the last stage's last pass is than its layers alone.
+[[nodiscard]] double output_layer_ratio(const Plan& plan);
 
 // --measure-compute's backward: the layer's dgrad and wgrad GEMMs timed apart (sim/layer_gemms.h). The
 // backward per layer becomes dgrad + wgrad unless --bwd-ms-per-layer set it, and W's share of it

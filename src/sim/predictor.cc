@@ -137,8 +137,8 @@ struct Context {
 // share a resource (its Sharing goes to `sharing`, by key).
 class AfterPipeline {
  public:
-  AfterPipeline(double optimizer_ms, const CostModel& costs, std::map<int, Sharing>& sharing)
-      : optimizer_ms_(optimizer_ms), costs_(costs), sharing_(sharing) {}
+  AfterPipeline(const ComputeModel& compute, const CostModel& costs, std::map<int, Sharing>& sharing)
+      : compute_(compute), costs_(costs), sharing_(sharing) {}
 
   void add(const ScheduleBuild& b, std::size_t r, Program& program) {
     // The k-th call of a label on a group is one collective of its members (a chunk's DP buckets share
@@ -169,13 +169,13 @@ class AfterPipeline {
       t.collective = it->second;
       program.tasks.push_back(t);
     }
-    add_optimizer_step(program, optimizer_ms_);
+    add_optimizer_step(program, compute_.optimizer_ms_of(r));
   }
 
   std::vector<SimCollective> take() { return std::move(colls_); }
 
  private:
-  double optimizer_ms_;
+  const ComputeModel& compute_;
   const CostModel& costs_;
   std::map<int, Sharing>& sharing_;
   std::vector<SimCollective> colls_;
@@ -186,7 +186,7 @@ class AfterPipeline {
 // A schedule's programs as a trace run needs them (the compiled ones carry no labels).
 std::vector<Program> full_programs(const Context& cx, const Schedule& s) {
   std::map<int, Sharing> unused;  // the prepared build's collectives carry the sharing
-  AfterPipeline after(cx.compute.optimizer_ms, cx.costs, unused);
+  AfterPipeline after(cx.compute, cx.costs, unused);
   std::vector<Program> programs;
   (void)build_schedule(cx.plan, s, cx.compute, cx.costs, true,
                        [&after, &programs](const ScheduleBuild& b, int r, Program& prog) {
@@ -216,7 +216,7 @@ const Context::Prepared& Context::prepared(const Schedule& s) {
   const std::lock_guard<std::mutex> lock(slot->mutex);
   if (slot->prepared) return *slot->prepared;
   auto p = std::make_unique<Prepared>();
-  AfterPipeline after(compute.optimizer_ms, costs, p->sharing);
+  AfterPipeline after(compute, costs, p->sharing);
   const ScheduleGenerator& generator = schedule_generator(s.id);
   const bool splits = generator.splits_backward();
   p->build = build_schedule(plan, s, compute, costs, true, [&](const ScheduleBuild& b, int r, Program& prog) {

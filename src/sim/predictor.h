@@ -60,6 +60,35 @@ struct SchedulePrediction {
   SimResult sim;
 };
 
+// A term of the model measured from a profile of the job (trace/profile_calibration.h), with where it came
+// from: "forward per layer" of rank 2 = 1.91 ms from "rank2.json: 8 passes over 1 iteration".
+struct MeasuredTerm {
+  std::string term;
+  int rank = -1;  // global rank; -1: the job's
+  double ms = 0;
+  std::string source;
+};
+
+// The profiled schedule re-simulated from the terms measured in its own profile: what the model misses.
+struct ProfileCheck {
+  ScheduleId schedule;
+  std::int64_t iterations = 1;
+  double measured_ms = 0, simulated_ms = 0;  // the iteration (median over the profiled iterations)
+  struct Rank {
+    int rank = 0;                                              // global
+    double measured_end_ms = 0, simulated_end_ms = 0;          // from the iteration's start
+    double measured_compute_ms = 0, simulated_compute_ms = 0;  // passes and optimizer, without the host time
+  };
+  std::vector<Rank> ranks;  // by pipeline rank
+  struct Task {
+    int rank = 0;  // global
+    std::string task;
+    double measured_start_ms = 0, simulated_start_ms = 0;
+  };
+  std::vector<Task> largest;  // the passes whose start the simulation misses most, largest first
+  [[nodiscard]] double error() const { return measured_ms > 0 ? simulated_ms / measured_ms - 1 : 0; }
+};
+
 // The prediction ("schema": "pipebench.prediction/1" once written by io/prediction_io.h): predict makes
 // it; replay, report, run and trace read it. deciding_pair_ms and deciding_bytes are 0, band is 0 and
 // sharing empty in files written before they were recorded.
@@ -83,6 +112,8 @@ struct Prediction {
   double deciding_pair_ms = 0;      // its cost per activation message
   std::vector<std::pair<int, std::optional<double>>> break_even_gbps;  // per v
   std::vector<std::string> notes;
+  std::vector<MeasuredTerm> measured_terms;   // predict --profile: every term taken from the profile
+  std::optional<ProfileCheck> profile_check;  // predict --profile: the profiled schedule re-simulated
 };
 
 // Throws UsageError for missing measurements or an unknown schedule_filter ("1f1b", "interleaved",

@@ -55,7 +55,8 @@ void sort_messages(const Schedule& s, const CostModel& costs, ScheduleBuild& b) 
 // chunk that holds the last stage (rank p-1's last chunk; rank 0's second with the V placement; backward twice its
 // forward), plus `extra_ms` spread 1/3 forward, 2/3 backward. Where the schedule splits the backward, W gets w_share of
 // the compute (Qi et al. §2: the weight-gradient GEMMs) and B the rest with the backward's share of `extra_ms` (the
-// collectives of the backward run with the B pass).
+// collectives of the backward run with the B pass). A compute model measured per rank (ComputeModel::ranks) gives
+// each rank its own times per layer and adds its host time per pass to every pass.
 void set_compute(ScheduleSpec& spec, const ComputeModel& c, const MegatronArgs& a,
                  const std::vector<double>& extra_ms) {
   const ScheduleGenerator& g = schedule_generator(spec.id);
@@ -66,18 +67,23 @@ void set_compute(ScheduleSpec& spec, const ComputeModel& c, const MegatronArgs& 
   for (int r = 0; r < spec.p; ++r) {
     std::vector<SimTime> f, b, w;
     const double extra = extra_ms[static_cast<std::size_t>(r)] / static_cast<double>(spec.m * spec.v);
+    const auto rank = static_cast<std::size_t>(r);
+    const RankCompute uniform{c.fwd_ms_per_layer, c.bwd_ms_per_layer, c.w_share, 0, c.optimizer_ms};
+    const RankCompute& rc = c.per_rank() ? c.ranks.at(rank) : uniform;
     for (int ch = 0; ch < spec.v; ++ch) {
       const int stage = placed_stage(g.placement(), spec.p, r, ch);
       const int n = chunk_layer_range(a, spec.p, stage % spec.p, stage / spec.p, spec.v).count;
-      double fwd = n * c.fwd_ms_per_layer, bwd = n * c.bwd_ms_per_layer;
+      double fwd = n * rc.fwd_ms_per_layer, bwd = n * rc.bwd_ms_per_layer;
       if (stage == spec.p * spec.v - 1) {
-        fwd += c.output_layer_fwd_ms;
-        bwd += 2 * c.output_layer_fwd_ms;
+        fwd += c.output_layer_ms(rank);
+        bwd += 2 * c.output_layer_ms(rank);
       }
-      f.push_back(checked_ns_from_ms(fwd + extra / 3, "the forward step of a model chunk"));
-      const double wgt = split ? bwd * c.w_share : 0;
-      b.push_back(checked_ns_from_ms(bwd - wgt + 2 * extra / 3, "the backward step of a model chunk"));
-      if (split) w.push_back(checked_ns_from_ms(wgt, "the weight-gradient step of a model chunk"));
+      f.push_back(checked_ns_from_ms(fwd + extra / 3 + rc.pass_overhead_ms, "the forward step of a model chunk"));
+      const double wgt = split ? bwd * rc.w_share : 0;
+      b.push_back(
+          checked_ns_from_ms(bwd - wgt + 2 * extra / 3 + rc.pass_overhead_ms, "the backward step of a model chunk"));
+      if (split)
+        w.push_back(checked_ns_from_ms(wgt + rc.pass_overhead_ms, "the weight-gradient step of a model chunk"));
     }
     spec.fwd.push_back(f);
     spec.bwd.push_back(b);
@@ -120,7 +126,8 @@ ScheduleSpec prepare_build(const Plan& plan, const Schedule& s, const ComputeMod
   spec.table = forward_table(plan.args, l, s.id.v);
   sort_messages(s, costs, b);
   set_compute(spec, compute, plan.args, std::vector<double>(b.ranks.size(), 0.0));
-  if (!fold) return spec;
+  // Passes measured by a profile hold the collectives that ran inside them already.
+  if (!fold || compute.per_rank()) return spec;
   ScheduleSpec folded = spec;
   set_compute(folded, compute, plan.args, b.inside_comm_ms);
   return folded;
@@ -136,17 +143,47 @@ void add_optimizer_step(Program& program, double optimizer_ms) {
   program.tasks.push_back(t);
 }
 
+void release_sends(Program& program) {
+  Program out;
+  out.tasks.reserve(program.tasks.size());
+  out.ops.reserve(program.ops.size());
+  std::vector<P2POp> sends, recvs;
+  for (const Task& t : program.tasks) {
+    if (t.kind != Task::Kind::kP2P) {
+      out.tasks.push_back(t);
+      continue;
+    }
+    sends.clear();
+    recvs.clear();
+    for (std::uint32_t i = t.first_op; i < t.first_op + t.nops; ++i)
+      (program.ops[i].send ? sends : recvs).push_back(program.ops[i]);
+    if (!sends.empty()) {
+      Task posted = t;
+      posted.blocking = false;
+      posted.handle = -1;
+      out.add_p2p(posted, sends.data(), sends.size());
+    }
+    if (!recvs.empty() || sends.empty()) out.add_p2p(t, recvs.data(), recvs.size());
+  }
+  program = std::move(out);
+}
+
 ScheduleBuild build_schedule(const Plan& plan, const Schedule& s, const ComputeModel& compute, const CostModel& costs,
                              bool fold) {
   ScheduleBuild b;
   b.programs = generate_schedule(prepare_build(plan, s, compute, costs, fold, b));
+  if (!compute.sends_block)
+    for (Program& p : b.programs) release_sends(p);
   return b;
 }
 
 ScheduleBuild build_schedule(const Plan& plan, const Schedule& s, const ComputeModel& compute, const CostModel& costs,
                              bool fold, const std::function<void(const ScheduleBuild&, int, Program&)>& take) {
   ScheduleBuild b;
-  generate_schedule(prepare_build(plan, s, compute, costs, fold, b), [&b, &take](int r, Program& p) { take(b, r, p); });
+  generate_schedule(prepare_build(plan, s, compute, costs, fold, b), [&b, &take, &compute](int r, Program& p) {
+    if (!compute.sends_block) release_sends(p);
+    take(b, r, p);
+  });
   return b;
 }
 

@@ -51,6 +51,11 @@ struct ScheduleBuild {
     const Plan& plan, const Schedule& schedule, const ComputeModel& compute, const CostModel& costs, bool fold,
     const std::function<void(const ScheduleBuild& build, int rank, Program& program)>& take);
 
+// A send never holds its rank: every call's sends are posted apart, never waited for, and its receives keep the
+// call's wait (PyTorch pipelining waits for its sends late, most at the end of the step; Megatron's batched calls
+// wait for every op). build_schedule applies it where the compute model says sends do not block.
+void release_sends(Program& program);
+
 // Ends a rank's program, after its collectives: the optimizer step of optimizer_ms (none at 0).
 void add_optimizer_step(Program& program, double optimizer_ms);
 

@@ -13,6 +13,7 @@
 
 #include "collectives/registry.h"
 #include "core/error.h"
+#include "sim/simulator.h"
 
 namespace pipebench {
 namespace {
@@ -283,6 +284,82 @@ TEST(ScheduleBuild, UnevenStagesComputeTheirOwnLayers) {
   EXPECT_NEAR(compute_ms(b.programs, 2), 3 * 3 * m, 1e-6);
   // The last stage: 2 layers and the output layer.
   EXPECT_NEAR(compute_ms(b.programs, 3), 2 * 3 * m + 3 * c.output_layer_fwd_ms * m, 1e-6);
+}
+
+}  // namespace
+}  // namespace pipebench
+
+namespace pipebench {
+namespace {
+
+// A compute model measured per rank (a profile of the job): each rank's own times per layer and its host time
+// on every pass, its own optimizer; the in-schedule collectives are in the measured passes, never folded in.
+TEST(ScheduleBuild, PerRankComputeGivesEachRankItsPassesAndNoFold) {
+  const Plan plan = plan_of(kModel);
+  ComputeModel c;
+  c.fwd_ms_per_layer = 1;
+  c.bwd_ms_per_layer = 2;
+  for (int r = 0; r < 4; ++r) c.ranks.push_back({1.0 + r, 2.0 + 2 * r, 0.5, 0.25, 0});
+  const ScheduleBuild b = build_schedule(plan, plan.schedules.front(), c, ZeroCost{}, true);
+  ASSERT_EQ(b.spec.fwd.size(), 4u);
+  // 4 layers per stage: rank 2's forward 4 x 3 ms + 0.25 ms of host time.
+  EXPECT_EQ(b.spec.fwd[2][0], 12'250'000);
+  EXPECT_EQ(b.spec.bwd[1][0], 16'250'000);
+  // The first stage holds no output layer; the inside collectives (TP) add nothing even with fold.
+  EXPECT_EQ(b.spec.fwd[0][0], 4'250'000);
+  EXPECT_GT(b.inside_comm_ms[0], -1);  // costed (zero here), but not folded into the passes
+}
+
+// release_sends: a call's sends go out apart and are never waited for; its receives keep the call's wait.
+TEST(ScheduleBuild, ReleasedSendsNeverHoldTheirRank) {
+  Program p;
+  Task compute;
+  compute.duration = 1'000'000;
+  p.tasks.push_back(compute);
+  Task call;
+  call.name = "send_forward_recv_backward";
+  const P2POp ops[] = {{true, 1, 100, 7}, {false, 1, 100, 8}};
+  p.add_p2p(call, ops, 2);
+  p.tasks.push_back(compute);
+  release_sends(p);
+  ASSERT_EQ(p.tasks.size(), 4u);
+  EXPECT_EQ(p.tasks[1].kind, Task::Kind::kP2P);
+  EXPECT_FALSE(p.tasks[1].blocking);
+  EXPECT_EQ(p.tasks[1].handle, -1);
+  EXPECT_EQ(p.tasks[1].nops, 1);
+  EXPECT_TRUE(p.ops[p.tasks[1].first_op].send);
+  EXPECT_TRUE(p.tasks[2].blocking);
+  EXPECT_EQ(p.tasks[2].nops, 1);
+  EXPECT_FALSE(p.ops[p.tasks[2].first_op].send);
+  // In a pipeline: rank 0 sends two forwards in a row to a rank that is busy; with the sends released it runs
+  // its second pass at once, with Megatron's blocking sends only after the receiver took the first.
+  const auto pipeline = [](bool release) {
+    std::vector<Program> programs(2);
+    Task f;
+    f.duration = 1'000'000;
+    Task send;
+    send.name = "send_forward";
+    for (int k = 0; k < 2; ++k) {
+      programs[0].tasks.push_back(f);
+      const P2POp s{true, 1, 100, k};
+      programs[0].add_p2p(send, &s, 1);
+    }
+    Task busy;
+    busy.duration = 5'000'000;
+    programs[1].tasks.push_back(busy);
+    for (int k = 0; k < 2; ++k) {
+      const P2POp r{false, 0, 100, k};
+      programs[1].add_p2p(send, &r, 1);
+      programs[1].tasks.push_back(f);
+    }
+    if (release)
+      for (auto& prog : programs) release_sends(prog);
+    SimCosts costs;
+    costs.p2p = [](int, int, std::int64_t) { return SimTime{1000}; };
+    return simulate(programs, {}, costs).ranks[0].end;
+  };
+  EXPECT_EQ(pipeline(true), 2'000'000);   // its two passes back to back
+  EXPECT_GT(pipeline(false), 5'000'000);  // held until rank 1 took both forwards
 }
 
 }  // namespace
