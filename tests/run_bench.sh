@@ -8,7 +8,8 @@ echo "# simulator: pipebench predict of a p 64, v 8, 1024-microbatch plan (targe
 echo "# generation + simulation, p=64 v=8 m=1024; plan of a 1024-rank CP layout (targets: well under a second; under a second)"
 "$SIM_BENCH" || exit 1
 echo "# trace: read a synthetic Nsight Systems export of 10M kernel rows (target: well under a minute, bounded memory);"
-echo "# then a job of 8 PyTorch profiler traces x 1M events (target: under 30 s, peak RSS reported)"
+echo "# then a job of 8 PyTorch profiler traces x 1M events (target: under 30 s, peak RSS reported); then predict"
+echo "# --profile's calibration from 8 CPU ranks' traces of about 100 MB each (target: under 20 s and 600 MB)"
 "$TRACE_BENCH" || exit 1
 echo "# replay: executor + runtime overhead per task (zero compute, 8-byte messages), MPI backend, 2 host ranks"
 "$MPIRUN" -np 2 --oversubscribe "$REPLAY_BENCH" --backend mpi || exit 1

@@ -31,6 +31,8 @@
 #include "sim/verdict.h"
 #include "topology/discovery.h"
 #include "topology/link_class.h"
+#include "trace/job_reader.h"
+#include "trace/profile_calibration.h"
 
 #if PB_HAVE_CUBLAS
 #include "backend/gemm_timer.h"
@@ -227,9 +229,67 @@ void band_from_replay(const std::string& path, Prediction& p) {
   decide_verdict(p, measured_band(predicted, replayed), "measured by " + path);
 }
 
-int predict_and_print(const PredictOptions& o) {
+// --profile: the compute and communication terms measured from the job's own profile (one file per rank),
+// the profiled schedule re-simulated from them (its residual becomes the verdict's band), then every
+// schedule predicted from the same terms.
+struct ProfileModel {
+  Calibration calibration;
+  ProfileCheck check;
+  std::string cost_text;
+};
+
+ProfileModel profile_model(const PredictOptions& o, const Plan& plan, const std::vector<std::string>& files) {
+  const std::vector<RankTimeline> timelines = read_rank_timelines(files);
+  CalibrationOptions co;
+  co.schedule = o.profile_schedule;
+  if (o.w_share_given) co.w_share = o.compute.w_share;
+  ProfileModel m{calibrate(plan, timelines, co), {}, {}};
+  const Calibration& c = m.calibration;
+  const Prediction resim = predict(c.plan, *c.costs, c.compute, false, true, c.schedule.key());
+  const auto it = std::find_if(resim.schedules.begin(), resim.schedules.end(),
+                               [&c](const SchedulePrediction& s) { return s.id == c.schedule; });
+  if (it == resim.schedules.end())
+    throw Error("--profile: the profiled schedule " + c.schedule.key() + " was not simulated");
+  m.check = check_profiled(c, *it);
+  m.cost_text = "measured from the profile (" + std::to_string(timelines.size()) + " files, " + c.schedule.label() +
+                ", " + std::to_string(c.iterations) + (c.iterations == 1 ? " iteration" : " iterations") + ")";
+  return m;
+}
+
+// The band of a prediction from a profile: how far the profiled schedule's re-simulation is from the profile
+// (its iteration and its latest rank), plus the profiled iterations' own spread (1 % where one was profiled).
+void band_from_profile(const ProfileModel& m, Prediction& p) {
+  const ProfileCheck& c = m.check;
+  double worst = std::abs(c.error());
+  for (const auto& r : c.ranks) {
+    if (c.measured_ms > 0) worst = std::max(worst, std::abs(r.simulated_end_ms - r.measured_end_ms) / c.measured_ms);
+  }
+  const double spread = m.calibration.iterations > 1 ? m.calibration.spread / 2 : 0.01;
+  const double band = std::min(0.5, std::max(kMinSpeedupBand, worst + spread));
+  decide_verdict(p, band,
+                 printf_string("the profiled %s re-simulated within %.1f %% + %.1f %% %s", c.schedule.label().c_str(),
+                               100 * worst, 100 * spread,
+                               m.calibration.iterations > 1 ? "(the profiled iterations' spread)"
+                                                            : "(one iteration profiled: its spread not known)"));
+}
+
+// The flags checked against each other before any file is read: one cost source, and no flag of another.
+void check_flags(const PredictOptions& o) {
   if (o.plan_path.empty()) throw UsageError("--plan: a plan file (pipebench plan --json) is required");
-  const int models = (!o.table_path.empty()) + (o.link_gbps > 0) + (o.zero_comm ? 1 : 0);
+  const int models = (!o.table_path.empty()) + (o.link_gbps > 0) + (o.zero_comm ? 1 : 0) + (!o.profiles.empty());
+  if (!o.profiles.empty()) {
+    const ComputeOptions& c = o.compute;
+    const char* given = c.fwd_ms_per_layer > 0   ? "--fwd-ms-per-layer"
+                        : c.bwd_ms_per_layer > 0 ? "--bwd-ms-per-layer"
+                        : c.tflops > 0           ? "--tflops"
+                        : c.optimizer_ms > 0     ? "--optimizer-ms"
+                        : o.measure_compute      ? "--measure-compute"
+                        : !o.replay_path.empty() ? "--replay"
+                                                 : nullptr;
+    if (given) throw UsageError(std::string(given) + ": the profile gives it (--profile measures every term)");
+  } else if (!o.profile_schedule.empty()) {
+    throw UsageError("--profile-schedule: names the schedule of --profile's profiles; give --profile");
+  }
   for (const auto& spec : o.class_links) (void)parse_class_link(spec, o.link_latency_us);  // the value first
   if (!o.class_links.empty() && o.link_gbps <= 0) {
     throw UsageError("--link CLASS=GBPS needs --link-gbps for the other classes");
@@ -246,13 +306,21 @@ int predict_and_print(const PredictOptions& o) {
     throw UsageError("--topology " + o.topology_path + ": read only with --link CLASS=GBPS (the classes of the pairs)");
   }
   if (models != 1) {
-    throw UsageError("communication costs: give exactly one of --table RESULTS.json, --link-gbps GBPS, --zero-comm");
+    throw UsageError(
+        "communication costs: give exactly one of --table RESULTS.json, --link-gbps GBPS, --zero-comm, --profile DIR");
   }
-  require_distinct_files({{"--plan", o.plan_path},
-                          {"--table", o.table_path},
-                          {"--topology", o.topology_path},
-                          {"--schedule-file", o.schedule_file}},
-                         {{"--json", o.json_path}});
+}
+
+int predict_and_print(const PredictOptions& o) {
+  check_flags(o);
+  std::vector<FileArg> inputs = {{"--plan", o.plan_path},
+                                 {"--table", o.table_path},
+                                 {"--topology", o.topology_path},
+                                 {"--schedule-file", o.schedule_file}};
+  const std::vector<std::string> profiles =
+      o.profiles.empty() ? std::vector<std::string>{} : expand_trace_inputs("--profile", o.profiles);
+  for (const auto& f : profiles) inputs.push_back({"--profile", f});
+  require_distinct_files(inputs, {{"--json", o.json_path}});
   // Before the table is printed (and before --measure-compute times anything): a --json that cannot be
   // written was told only after the whole table. The --trace folder first: a --json may lie in it.
   if (!o.trace_dir.empty()) make_output_folder("--trace", o.trace_dir);
@@ -260,26 +328,45 @@ int predict_and_print(const PredictOptions& o) {
   const Plan plan = load_plan("--plan", o.plan_path);
   std::string cost_text;
   PathModel paths;
-  const std::unique_ptr<CostModel> costs = make_costs(o, cost_text, paths);
-  ComputeOptions compute = o.compute;
+  std::unique_ptr<CostModel> owned;
+  const CostModel* costs = nullptr;
+  ComputeModel compute_model;
   std::string measured_note;
-  if (o.measure_compute) {
-    if (compute.fwd_ms_per_layer > 0 || compute.tflops > 0) {
-      throw UsageError("--measure-compute cannot be combined with --fwd-ms-per-layer or --tflops");
+  std::optional<ProfileModel> profiled;
+  if (!profiles.empty()) {
+    profiled = profile_model(o, plan, profiles);
+    costs = profiled->calibration.costs.get();
+    compute_model = profiled->calibration.compute;
+    cost_text = profiled->cost_text;
+  } else {
+    owned = make_costs(o, cost_text, paths);
+    costs = owned.get();
+    ComputeOptions compute = o.compute;
+    if (o.measure_compute) {
+      if (compute.fwd_ms_per_layer > 0 || compute.tflops > 0) {
+        throw UsageError("--measure-compute cannot be combined with --fwd-ms-per-layer or --tflops");
+      }
+      std::ostringstream note;
+      const MeasuredLayer m = measure_layer(plan, note);
+      compute.fwd_ms_per_layer = m.fwd_ms;
+      use_measured_backward(compute, m.dgrad_ms, m.wgrad_ms, o.w_share_given);
+      measured_note = note.str();
     }
-    std::ostringstream note;
-    const MeasuredLayer m = measure_layer(plan, note);
-    compute.fwd_ms_per_layer = m.fwd_ms;
-    use_measured_backward(compute, m.dgrad_ms, m.wgrad_ms, o.w_share_given);
-    measured_note = note.str();
+    compute_model = make_compute_model(plan, compute);
   }
   std::vector<ScheduleId> files;
   if (!o.schedule_file.empty())
     files.push_back(load_schedule_file("--schedule-file", o.schedule_file, plan.layout.pp, plan.layout.microbatches));
-  const ComputeModel compute_model = make_compute_model(plan, compute);
-  Prediction p = predict(plan, *costs, compute_model, o.shared_path, !o.trace_dir.empty(), o.schedule, &paths, files);
+  Prediction p = predict(profiled ? profiled->calibration.plan : plan, *costs, compute_model, o.shared_path,
+                         !o.trace_dir.empty(), o.schedule, &paths, files);
   p.w_share = compute_model.w_share;
   if (o.measure_compute) p.compute_source = "measured with cuBLAS on GPU 0 (--measure-compute)";
+  if (profiled) {
+    p.measured_terms = profiled->calibration.terms;
+    p.profile_check = profiled->check;
+    p.notes.insert(p.notes.end(), profiled->calibration.notes.begin(), profiled->calibration.notes.end());
+    band_from_profile(*profiled, p);
+  }
   if (!o.replay_path.empty()) band_from_replay(o.replay_path, p);
   if (!o.trace_dir.empty()) {
     // The folder is made above, so that a --json inside it is compared with the trace files it would replace.
@@ -353,6 +440,12 @@ void PredictCommand::add_options(CLI::App& sub) {
                  "also this schedule: per-rank actions in PyTorch pipelining's CSV (0F3,1I2,0W1,...)");
   sub.add_option("--trace", o_.trace_dir, "write one Chrome trace per schedule into this folder");
   sub.add_option("--json", o_.json_path, "write the prediction JSON here");
+  sub.add_option("--profile", o_.profiles,
+                 "costs and compute measured from the job's own profile: one PyTorch profiler trace per rank "
+                 "(files or a folder), of the schedule that ran")
+      ->expected(1, -1);
+  sub.add_option("--profile-schedule", o_.profile_schedule,
+                 "the schedule --profile's profiles ran (default: the plan's schedule whose passes match them)");
   sub.add_option("--replay", o_.replay_path,
                  "the verdict's uncertainty band from this replay's measured error (pipebench replay --json)");
 }

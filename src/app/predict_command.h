@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/command.h"
 #include "sim/predictor.h"
@@ -12,8 +13,10 @@ namespace pipebench {
 
 struct PredictOptions {
   std::string plan_path, table_path, schedule, trace_dir, json_path;
-  std::string schedule_file;  // --schedule-file: predicted beside `schedule`'s (schedule/schedule_file.h)
-  std::string replay_path;    // --replay: the band of the verdict from this replay's measured error
+  std::string schedule_file;          // --schedule-file: predicted beside `schedule`'s (schedule/schedule_file.h)
+  std::string replay_path;            // --replay: the band of the verdict from this replay's measured error
+  std::vector<std::string> profiles;  // --profile: per-rank profiles of the job (trace/profile_calibration.h)
+  std::string profile_schedule;       // --profile-schedule: the schedule they ran (default: the one that matches)
   double link_gbps = 0, link_latency_us = 0;
   bool zero_comm = false, shared_path = false;
   bool measure_compute = false;          // time the layer's GEMMs with cuBLAS on GPU 0

@@ -96,6 +96,74 @@ Sharing read_sharing(const JsonFields& f, const json& j, const std::string& w) {
   return s;
 }
 
+json profile_terms_to_json(const std::vector<MeasuredTerm>& terms) {
+  json out = json::array();
+  for (const auto& t : terms) out.push_back({{"term", t.term}, {"rank", t.rank}, {"ms", t.ms}, {"source", t.source}});
+  return out;
+}
+
+MeasuredTerm read_profile_term(const JsonFields& f, const json& j, const std::string& w) {
+  MeasuredTerm t;
+  t.term = f.get_string(j, w, "term");
+  t.rank = f.get_int(j, w, "rank");
+  if (t.rank < -1 || t.rank >= kMaxWorldSize) f.fail(w + ".rank", "is not a rank (or -1 for the job's)");
+  t.ms = f.get_double_in(j, w, "ms", 0, kMaxIterationMs);
+  t.source = f.get_string(j, w, "source");
+  return t;
+}
+
+json profile_check_to_json(const ProfileCheck& c) {
+  json ranks = json::array(), largest = json::array();
+  for (const auto& r : c.ranks) {
+    ranks.push_back({{"rank", r.rank},
+                     {"measured_end_ms", r.measured_end_ms},
+                     {"simulated_end_ms", r.simulated_end_ms},
+                     {"measured_compute_ms", r.measured_compute_ms},
+                     {"simulated_compute_ms", r.simulated_compute_ms}});
+  }
+  for (const auto& t : c.largest) {
+    largest.push_back({{"rank", t.rank},
+                       {"task", t.task},
+                       {"measured_start_ms", t.measured_start_ms},
+                       {"simulated_start_ms", t.simulated_start_ms}});
+  }
+  return {{"schedule", c.schedule.name},
+          {"v", c.schedule.v},
+          {"iterations", c.iterations},
+          {"measured_ms", c.measured_ms},
+          {"simulated_ms", c.simulated_ms},
+          {"ranks", ranks},
+          {"largest", largest}};
+}
+
+ProfileCheck read_profile_check(const JsonFields& f, const json& j) {
+  const std::string w = "profile_check";
+  ProfileCheck c;
+  c.schedule = {f.get_string(j, w, "schedule"), f.get_int(j, w, "v")};
+  c.iterations = f.get_i64(j, w, "iterations");
+  if (c.iterations < 1) f.fail(w + ".iterations", "must be at least 1");
+  c.measured_ms = f.get_double_in(j, w, "measured_ms", 0, kMaxIterationMs);
+  c.simulated_ms = f.get_double_in(j, w, "simulated_ms", 0, kMaxIterationMs);
+  c.ranks = f.list(j, w, "ranks", [](const JsonFields& g, const json& r, const std::string& rw) {
+    ProfileCheck::Rank out;
+    out.rank = g.get_int(r, rw, "rank");
+    out.measured_end_ms = g.get_double_in(r, rw, "measured_end_ms", 0, kMaxIterationMs);
+    out.simulated_end_ms = g.get_double_in(r, rw, "simulated_end_ms", 0, kMaxIterationMs);
+    out.measured_compute_ms = g.get_double_in(r, rw, "measured_compute_ms", 0, kMaxIterationMs);
+    out.simulated_compute_ms = g.get_double_in(r, rw, "simulated_compute_ms", -kMaxIterationMs, kMaxIterationMs);
+    return out;
+  });
+  c.largest = f.list(j, w, "largest", [](const JsonFields& g, const json& t, const std::string& tw) {
+    ProfileCheck::Task out;
+    out.rank = g.get_int(t, tw, "rank");
+    out.task = g.get_string(t, tw, "task");
+    out.measured_start_ms = g.get_double_in(t, tw, "measured_start_ms", 0, kMaxIterationMs);
+    out.simulated_start_ms = g.get_double_in(t, tw, "simulated_start_ms", 0, kMaxIterationMs);
+    return out;
+  });
+  return c;
+}
+
 }  // namespace
 
 json prediction_to_json(const Prediction& p) {
@@ -136,6 +204,8 @@ json prediction_to_json(const Prediction& p) {
               {"break_even_gbps", be},
               {"notes", p.notes}};
   if (!p.sharing.empty()) doc["measured_terms"] = {{"collectives_at_once", sharing_to_json(p.sharing)}};
+  if (!p.measured_terms.empty()) doc["measured_terms"]["from_profile"] = profile_terms_to_json(p.measured_terms);
+  if (p.profile_check) doc["profile_check"] = profile_check_to_json(*p.profile_check);
   for (const auto& s : p.schedules) {
     if (!s.activations_held.empty()) doc["compute"]["w_share"] = p.w_share;  // a schedule splits B and W
   }
@@ -194,8 +264,13 @@ Prediction prediction_from_json(const json& j, const std::string& where) {
   }
   p.notes = f.get_strings(j, "", "notes");
   if (j.contains("measured_terms")) {
-    p.sharing = f.list(f.object(j, "", "measured_terms"), "measured_terms", "collectives_at_once", read_sharing);
+    const json& terms = f.object(j, "", "measured_terms");
+    if (terms.contains("collectives_at_once"))
+      p.sharing = f.list(terms, "measured_terms", "collectives_at_once", read_sharing);
+    if (terms.contains("from_profile"))
+      p.measured_terms = f.list(terms, "measured_terms", "from_profile", read_profile_term);
   }
+  if (j.contains("profile_check")) p.profile_check = read_profile_check(f, f.object(j, "", "profile_check"));
   return p;
 }
 

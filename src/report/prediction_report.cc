@@ -3,6 +3,7 @@
 #include "report/prediction_report.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,54 @@ void print_break_even_and_verdict(std::ostream& out, const Prediction& p) {
   out << "\n# verdict: " << p.verdict << "\n";
 }
 
+// predict --profile: every term taken from the profile (the per-rank ones as a table, a column per term, then
+// the job's), then the profiled schedule re-simulated from them, rank by rank, and the passes whose start it
+// misses most.
+void print_profile_calibration(std::ostream& out, const Prediction& p) {
+  if (!p.profile_check) return;
+  const ProfileCheck& c = *p.profile_check;
+  std::vector<std::string> columns;
+  std::map<int, std::map<std::string, double>> by_rank;
+  std::map<int, std::string> source_of;
+  for (const MeasuredTerm& t : p.measured_terms) {
+    if (t.rank < 0) continue;
+    if (std::find(columns.begin(), columns.end(), t.term) == columns.end()) columns.push_back(t.term);
+    by_rank[t.rank][t.term] = t.ms;
+    if (!source_of.count(t.rank)) source_of[t.rank] = t.source;
+  }
+  out << printf_string(
+      "# from the profile: %s ran, %lld iteration%s profiled; measured per rank (ms; shares as such):\n",
+      c.schedule.label().c_str(), static_cast<long long>(c.iterations), c.iterations == 1 ? "" : "s");
+  out << "#   rank";
+  for (const auto& col : columns)
+    out << printf_string("  %*s", static_cast<int>(std::max<std::size_t>(col.size(), 9)), col.c_str());
+  out << "  source\n";
+  for (const auto& [rank, terms] : by_rank) {
+    out << printf_string("#   %-4d", rank);
+    for (const auto& col : columns) {
+      const auto it = terms.find(col);
+      const int width = static_cast<int>(std::max<std::size_t>(col.size(), 9));
+      out << (it == terms.end() ? printf_string("  %*s", width, "-") : printf_string("  %*.4f", width, it->second));
+    }
+    out << "  " << source_of[rank] << "\n";
+  }
+  for (const MeasuredTerm& t : p.measured_terms) {
+    if (t.rank < 0) out << printf_string("#   %s: %.4f ms (%s)\n", t.term.c_str(), t.ms, t.source.c_str());
+  }
+  out << printf_string("# %s re-simulated from these terms: iteration %.3f ms, measured %.3f ms (%+.1f %%)\n",
+                       c.schedule.label().c_str(), c.simulated_ms, c.measured_ms, 100 * c.error());
+  out << "#   rank    ends at (ms): measured  simulated    compute (ms): measured  simulated\n";
+  for (const auto& r : c.ranks) {
+    out << printf_string("#   %-5d %24.3f %10.3f %24.3f %10.3f\n", r.rank, r.measured_end_ms, r.simulated_end_ms,
+                         r.measured_compute_ms, r.simulated_compute_ms);
+  }
+  for (const auto& t : c.largest) {
+    out << printf_string("#   pass %-12s of rank %-4d starts at %.3f ms, simulated %.3f (%+.3f)\n", t.task.c_str(),
+                         t.rank, t.measured_start_ms, t.simulated_start_ms, t.simulated_start_ms - t.measured_start_ms);
+  }
+  out << "#\n";
+}
+
 }  // namespace
 
 void print_schedule_table(std::ostream& out, const Prediction& p, bool mark_no_overlap) {
@@ -102,6 +151,7 @@ void print_prediction(std::ostream& out, const std::string& plan_path, const std
                       std::optional<std::size_t> topology_links, double comm_sm_slowdown, const Prediction& p,
                       const std::vector<double>& base_held) {
   print_preamble(out, plan_path, costs, shared_path, topology_links, comm_sm_slowdown, p);
+  print_profile_calibration(out, p);
   print_schedule_table(out, p, true);
   print_memory_notes(out, p, base_held);
   print_rank_breakdown(out, p);

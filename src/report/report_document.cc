@@ -316,6 +316,29 @@ void add_diagnosis(BlockBuilder& b, const ReportInputs& in, const ReportOutcome&
   b.table({"host", "points", "outliers", "worst (MADs)", "worst point", "state"}, std::move(rows), std::move(cls));
 }
 
+// A prediction from a profile of the job (predict --profile): every term it measured, with its source, and the
+// profiled schedule re-simulated from them against the profile, rank by rank.
+void add_profile_terms(BlockBuilder& b, const ReportInputs& in) {
+  for (const auto& p : in.predictions) {
+    if (!p.doc.profile_check) continue;
+    const ProfileCheck& c = *p.doc.profile_check;
+    b.heading("Terms measured from the job's profile (" + p.path + ")");
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& t : p.doc.measured_terms) {
+      rows.push_back({t.term, t.rank < 0 ? "all" : std::to_string(t.rank), num(t.ms, "%.4f"), t.source});
+    }
+    b.table({"term", "rank", "value (ms; a share as such)", "source"}, std::move(rows));
+    b.para(c.schedule.label() + " re-simulated from these terms: " + num(c.simulated_ms, "%.3f") + " ms, profiled " +
+           num(c.measured_ms, "%.3f") + " ms (" + num(100 * c.error(), "%+.1f") + " %)");
+    std::vector<std::vector<std::string>> ranks;
+    for (const auto& r : c.ranks) {
+      ranks.push_back({std::to_string(r.rank), num(r.measured_end_ms, "%.3f"), num(r.simulated_end_ms, "%.3f"),
+                       num(r.measured_compute_ms, "%.3f"), num(r.simulated_compute_ms, "%.3f")});
+    }
+    b.table({"rank", "ends (ms), profiled", "simulated", "compute (ms), profiled", "simulated"}, std::move(ranks));
+  }
+}
+
 // Predicted vs replayed iteration time per schedule (the first prediction and replay that have it), and
 // each file's verdict.
 void add_schedules(BlockBuilder& b, const ReportInputs& in) {
@@ -350,9 +373,11 @@ void add_schedules(BlockBuilder& b, const ReportInputs& in) {
   for (const auto& p : in.predictions) {
     for (const auto& t : p.doc.sharing) terms.push_back("prediction (" + p.path + "): " + describe_sharing(t));
   }
-  if (terms.empty()) return;
-  b.heading("Measured terms of the model");
-  b.list(std::move(terms));
+  if (!terms.empty()) {
+    b.heading("Measured terms of the model");
+    b.list(std::move(terms));
+  }
+  add_profile_terms(b, in);
 }
 
 }  // namespace

@@ -16,8 +16,11 @@
 #include <filesystem>
 #include <string>
 
+#include "megatron/plan.h"
+#include "sim/predictor.h"
 #include "trace/job_reader.h"
 #include "trace/nsys_reader.h"
+#include "trace/profile_calibration.h"
 
 namespace {
 
@@ -116,9 +119,119 @@ void BM_ReadJob8Ranks(benchmark::State& state) {
   state.counters["rss_before_MiB"] = before_mib;  // the process before the read (libraries, the nsys part)
 }
 
+// predict --profile's input (issue #39): 8 CPU ranks that ran 1F1B over 64 microbatches, simulated, each pass
+// written as a run of short operators and each call as a c10d operator, the way the PyTorch profiler writes a
+// CPU rank, about PIPEBENCH_CALIB_MB (default 100) MB per rank. Target: read and calibrated in under 20 s and
+// 600 MB on a 2-core machine.
+const char* kCalibModel =
+    "--num-layers 16 --hidden-size 1024 --num-attention-heads 16 --seq-length 256 --max-position-embeddings 256 "
+    "--micro-batch-size 1 --global-batch-size 64 --pipeline-model-parallel-size 8 --world-size 8 --vocab-size 1024 "
+    "--untie-embeddings-and-output-weights";
+
+pipebench::Plan calib_plan() {
+  std::vector<std::string> words;
+  std::string w;
+  for (const char* c = kCalibModel;; ++c) {
+    if (*c == ' ' || *c == '\0') {
+      if (!w.empty()) words.push_back(w);
+      w.clear();
+      if (*c == '\0') break;
+    } else {
+      w += *c;
+    }
+  }
+  return pipebench::make_plan(pipebench::parse_megatron_args(words), 0);
+}
+
+std::int64_t calib_bytes_per_rank() {
+  const char* v = std::getenv("PIPEBENCH_CALIB_MB");
+  return (v ? std::atoll(v) : 100) << 20;
+}
+
+const std::string& calib_dir() {
+  static const std::string dir = [] {
+    std::string d = "/tmp/pipebench_calib_bench_" + std::to_string(getpid());
+    mkdir(d.c_str(), 0700);
+    const pipebench::Plan plan = calib_plan();
+    pipebench::ComputeOptions co;
+    co.fwd_ms_per_layer = 2;
+    co.optimizer_ms = 5;
+    const auto p = pipebench::predict(plan, pipebench::AssumedCost(10, 20), pipebench::make_compute_model(plan, co),
+                                      false, true, "1f1b");
+    const auto& trace = p.schedules.front().sim.trace;
+    std::int64_t passes = 0;
+    for (const auto& e : trace) passes += e.rank == 0 && e.track == "compute";
+    const std::int64_t ops_per_pass =
+        std::max<std::int64_t>(1, calib_bytes_per_rank() / 94 / std::max<std::int64_t>(passes, 1));
+    for (int r = 0; r < 8; ++r) {
+      FILE* f = std::fopen((d + "/rank" + std::to_string(r) + ".json").c_str(), "w");
+      std::fprintf(f,
+                   "{\"schemaVersion\": 1, \"baseTimeNanoseconds\": 1760000000000000000, \"distributedInfo\": "
+                   "{\"backend\": \"gloo\", \"rank\": %d, \"world_size\": 8}, \"traceEvents\": [\n",
+                   r);
+      const auto ev = [f](const char* cat, const char* name, double ts_us, double dur_us, const char* args) {
+        std::fprintf(f,
+                     "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%.3f,\"dur\":%.3f%s},\n",
+                     cat, name, ts_us, dur_us, args);
+      };
+      double end = 0;
+      for (const auto& e : trace) {
+        if (e.rank != r) continue;
+        const double s = static_cast<double>(e.start) / 1e3, d_us = static_cast<double>(e.end - e.start) / 1e3;
+        end = std::max(end, s + d_us);
+        if (e.track == "compute") {
+          const double step = d_us / static_cast<double>(ops_per_pass);
+          for (std::int64_t i = 0; i < ops_per_pass; ++i)
+            ev("cpu_op", "aten::mm", s + static_cast<double>(i) * step, step * 0.9, "");
+        } else {
+          const char* call = e.track == "send" ? "send" : e.track == "recv" ? "recv" : "allreduce";
+          char args[64];
+          std::snprintf(args, sizeof args, ",\"args\":{\"Collective name\":\"%s\"}", call);
+          ev("cpu_op", "record_param_comms", s, d_us, args);
+        }
+      }
+      std::fprintf(f,
+                   "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,"
+                   "\"ts\":0,\"dur\":%.3f}]}\n",
+                   end + 1);
+      std::fclose(f);
+    }
+    return d;
+  }();
+  return dir;
+}
+
+void remove_calib_dir() {
+  std::error_code ec;
+  std::filesystem::remove_all(calib_dir(), ec);
+}
+
+void BM_CalibrateJob8Ranks(benchmark::State& state) {
+  const std::string& dir = calib_dir();
+  const pipebench::Plan plan = calib_plan();
+  const bool reset = reset_peak_rss();
+  double iteration = 0, resim = 0;
+  for (auto _ : state) {
+    const auto timelines = pipebench::read_rank_timelines(pipebench::expand_trace_inputs("--profile", {dir}));
+    const pipebench::Calibration c = pipebench::calibrate(plan, timelines, {});
+    const auto p = pipebench::predict(c.plan, *c.costs, c.compute, false, true, "1f1b");
+    iteration = c.iteration_ms;
+    resim = pipebench::check_profiled(c, p.schedules.front()).simulated_ms;
+  }
+  std::error_code ec;
+  std::uintmax_t bytes = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) bytes += e.file_size(ec);
+  state.counters["MB_per_rank"] = static_cast<double>(bytes) / 8 / 1e6;
+  state.counters["iteration_ms"] = iteration;
+  state.counters["resimulated_ms"] = resim;
+  state.counters["peak_rss_MiB"] = job_peak_rss_mib();
+  state.counters["peak_rss_reset"] = reset ? 1 : 0;
+}
+
 }  // namespace
 
 BENCHMARK(BM_ReadJob8Ranks)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
+BENCHMARK(BM_CalibrateJob8Ranks)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
 
 #if PB_HAVE_SQLITE
 #include "trace/nsys_fixture.h"
@@ -206,9 +319,13 @@ int main(int argc, char** argv) {
                static_cast<long long>(job_events()));
   (void)job_dir();
   std::fprintf(stderr, "# generated; peak RSS so far %.1f MiB\n", peak_rss_mib());
+  std::fprintf(stderr, "# generating 8 CPU ranks' profiles of a 1F1B job, about %lld MB each...\n",
+               static_cast<long long>(calib_bytes_per_rank() >> 20));
+  (void)calib_dir();
   benchmark::RunSpecifiedBenchmarks();
   std::remove(profile_path().c_str());
   remove_job_dir();
+  remove_calib_dir();
   return 0;
 }
 
@@ -218,8 +335,10 @@ int main(int argc, char** argv) {
   std::puts("# nsys part of the trace benchmark left out: this build has no SQLite (install libsqlite3-dev)");
   benchmark::Initialize(&argc, argv);
   (void)job_dir();
+  (void)calib_dir();
   benchmark::RunSpecifiedBenchmarks();
   remove_job_dir();
+  remove_calib_dir();
   return 0;
 }
 

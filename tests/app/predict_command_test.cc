@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+// `pipebench predict --profile` end to end on PyTorch pipelining's own profiles (tests/fixtures/trace/pipelining):
+// the terms it measured and their sources, the profiled schedule re-simulated, the prediction file that records
+// both, and a profile that does not fit, or flags that do not go with it: one line, exit 2, nothing written.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/run_pipebench.h"
+#include "io/prediction_io.h"
+#include "trace/job_fixture.h"
+
+namespace pipebench {
+namespace {
+
+using e2e::Result;
+using e2e::run;
+
+const std::string kFixtures = std::string(TEST_DATA_DIR) + "/trace/pipelining";
+
+class PredictProfile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::make_temp_dir("predict_profile");
+    ASSERT_FALSE(dir_.empty());
+    const Result r = run("plan --json " + plan() +
+                         " -- --num-layers 8 --hidden-size 512 --ffn-hidden-size 2048 --num-attention-heads 4 "
+                         "--seq-length 128 --max-position-embeddings 128 --micro-batch-size 1 --global-batch-size 8 "
+                         "--pipeline-model-parallel-size 4 --world-size 4 --vocab-size 128 "
+                         "--untie-embeddings-and-output-weights --num-layers-per-virtual-pipeline-stage 1");
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  [[nodiscard]] std::string plan() const { return dir_ + "/plan.json"; }
+  [[nodiscard]] std::string path(const std::string& name) const { return dir_ + "/" + name; }
+
+  static void expect_usage_error(const Result& r, const std::string& start) {
+    EXPECT_EQ(r.status, 2) << r.out << r.err;
+    EXPECT_EQ(r.err.rfind("pipebench: " + start, 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(PredictProfile, PrintsTheMeasuredTermsTheResidualAndWritesThemToItsFile) {
+  const Result r = run("predict --plan " + plan() + " --profile " + kFixtures + "/1f1b --json " + path("p.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("# communication: measured from the profile (4 files, 1f1b, 1 iteration)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("# from the profile: 1f1b ran, 1 iteration profiled"), std::string::npos);
+  EXPECT_NE(r.out.find("rank1.json.gz: 16 passes over 1 iteration"), std::string::npos);
+  EXPECT_NE(r.out.find("#   P2P transfer: "), std::string::npos);
+  EXPECT_NE(r.out.find("# 1f1b re-simulated from these terms: iteration "), std::string::npos);
+  EXPECT_NE(r.out.find("the profiled 1f1b re-simulated within"), std::string::npos);  // the verdict's band
+  std::ifstream in(path("p.json"));
+  const Prediction p = prediction_from_json(nlohmann::json::parse(in), "p.json");
+  ASSERT_TRUE(p.profile_check);
+  EXPECT_EQ(p.profile_check->schedule.key(), "1f1b");
+  EXPECT_EQ(p.profile_check->ranks.size(), 4u);
+  EXPECT_NEAR(p.profile_check->error(), 0, 0.02);
+  // Per rank: forward and backward per layer, host time per pass, optimizer; then the transfer.
+  EXPECT_EQ(p.measured_terms.size(), 4u * 4u + 1u);
+  EXPECT_EQ(p.measured_terms.back().term, "P2P transfer");
+  EXPECT_NE(p.band_source.find("the profiled 1f1b re-simulated within"), std::string::npos);
+  // The report shows every term with its source, and the re-simulation.
+  const Result rep = run("report " + path("p.json") + " --out " + path("rep"));
+  EXPECT_EQ(rep.status, 0) << rep.err;
+  const std::string md = e2e::slurp(path("rep/report.md"));
+  EXPECT_NE(md.find("Terms measured from the job's profile"), std::string::npos) << md;
+  EXPECT_NE(md.find("rank3.json.gz: 16 passes over 1 iteration"), std::string::npos);
+  EXPECT_NE(md.find("1f1b re-simulated from these terms: "), std::string::npos);
+}
+
+TEST_F(PredictProfile, AProfileThatDoesNotFitIsOneLineAndExit2) {
+  // Three of the four ranks.
+  std::filesystem::create_directory(path("three"));
+  for (int r = 0; r < 3; ++r)
+    std::filesystem::copy_file(kFixtures + "/1f1b/rank" + std::to_string(r) + ".json.gz",
+                               path("three/rank" + std::to_string(r) + ".json.gz"));
+  expect_usage_error(run("predict --plan " + plan() + " --profile " + path("three") + " --json " + path("p.json")),
+                     "--profile: no profile of rank 3 of the plan's first pipeline group (3 files given)");
+  EXPECT_FALSE(std::filesystem::exists(path("p.json")));
+  // Another schedule than the one named.
+  expect_usage_error(
+      run("predict --plan " + plan() + " --profile " + kFixtures + "/interleaved --profile-schedule 1f1b"),
+      kFixtures + "/interleaved/rank0.json.gz: pass F of stage 4, microbatch 0 is not the schedule 1f1b's");
+  // A folder without profiles, a file that is not one.
+  std::filesystem::create_directory(path("empty"));
+  expect_usage_error(run("predict --plan " + plan() + " --profile " + path("empty")), "--profile " + path("empty"));
+  std::ofstream(path("x.json")) << "{\"traceEvents\": []}";
+  expect_usage_error(run("predict --plan " + plan() + " --profile " + path("x.json")),
+                     path("x.json") + ": no kernels and no CPU operators");
+}
+
+TEST_F(PredictProfile, FlagsThatTheProfileReplacesAreRefused) {
+  const std::string base = "predict --plan " + plan() + " --profile " + kFixtures + "/1f1b ";
+  expect_usage_error(run(base + "--fwd-ms-per-layer 1"), "--fwd-ms-per-layer: the profile gives it");
+  expect_usage_error(run(base + "--optimizer-ms 2"), "--optimizer-ms: the profile gives it");
+  expect_usage_error(run(base + "--link-gbps 10"), "communication costs: give exactly one of");
+  expect_usage_error(run("predict --plan " + plan() + " --zero-comm --fwd-ms-per-layer 1 --profile-schedule 1f1b"),
+                     "--profile-schedule: names the schedule of --profile's profiles; give --profile");
+  expect_usage_error(run(base + "--profile-schedule interleaved"),
+                     kFixtures + "/1f1b/rank0.json.gz: 12 stretches of compute between P2P calls where the schedule "
+                                 "interleaved v=2 runs 32 passes in 32 runs in profiled iteration 1 on pipeline rank 0");
+  expect_usage_error(run(base + "--profile-schedule zbv:v3"), "--profile-schedule");
+  // The profile is an input: --json over one of its files is refused before anything is read.
+  std::filesystem::copy(kFixtures + "/1f1b", path("prof"));
+  expect_usage_error(run("predict --plan " + plan() + " --profile " + path("prof") + " --json " +
+                         path("prof/rank0.json.gz")),
+                     "--json " + path("prof/rank0.json.gz"));
+}
+
+}  // namespace
+}  // namespace pipebench
