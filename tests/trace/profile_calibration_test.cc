@@ -75,7 +75,8 @@ void write_rank(const std::string& path, const SimResult& sim, const ComputeMode
   const SimTime host = static_cast<SimTime>(host_ms * 1e6 + 0.5);
   SimTime ready = 0, end = 0;
   bool first = true;
-  const auto emit = [&](const std::string& cat, const std::string& name, SimTime s, SimTime e, const std::string& args) {
+  const auto emit = [&](const std::string& cat, const std::string& name, SimTime s, SimTime e,
+                        const std::string& args) {
     ev << (first ? "" : ",\n") << R"({"ph":"X","cat":")" << cat << R"(","name":")" << name
        << R"(","pid":100,"tid":7,"ts":)" << us(s) << R"(,"dur":)" << us(e - s) << args << "}";
     first = false;
@@ -191,8 +192,9 @@ TEST(ProfileCalibration, GivesBackTheCostsTheJobWasMadeWith) {
   ASSERT_NE(p2p, nullptr);
   EXPECT_NEAR(p2p->ms, 0.3, 0.01);
   EXPECT_NE(p2p->source.find("passes that waited"), std::string::npos);
-  const auto emb = std::find_if(c.terms.begin(), c.terms.end(),
-                                [](const MeasuredTerm& t) { return t.term == "word-embedding grad (all_reduce of ranks 0,3)"; });
+  const auto emb = std::find_if(c.terms.begin(), c.terms.end(), [](const MeasuredTerm& t) {
+    return t.term == "word-embedding grad (all_reduce of ranks 0,3)";
+  });
   ASSERT_NE(emb, c.terms.end());
   EXPECT_NEAR(emb->ms, 0.2 + 1048576e-7, 1e-6);
   ASSERT_NE(term(c, "forward per layer", 2), nullptr);
@@ -320,9 +322,9 @@ TEST(ProfileCalibration, PyTorchPipeliningInterleavedProfileIsMatchedByItsAction
   const ProfileCheck check = check_profiled(c, resim.schedules.front());
   EXPECT_NEAR(check.error(), 0, 0.02) << check.simulated_ms << " vs " << check.measured_ms;
   const double interleaved = measured_median("ScheduleInterleaved1F1B");
-  EXPECT_NEAR(predicted(predict(c.plan, *c.costs, c.compute, false, false, "interleaved:v2"), "interleaved:v2") /
-                  interleaved,
-              1, 0.03);
+  EXPECT_NEAR(
+      predicted(predict(c.plan, *c.costs, c.compute, false, false, "interleaved:v2"), "interleaved:v2") / interleaved,
+      1, 0.03);
   try {
     (void)calibrate(plan, timelines, {"1f1b", std::nullopt});
     FAIL() << "an interleaved profile calibrated as 1F1B";
@@ -331,6 +333,37 @@ TEST(ProfileCalibration, PyTorchPipeliningInterleavedProfileIsMatchedByItsAction
     EXPECT_NE(m.find("rank0.json.gz: pass F of stage 4, microbatch 0 is not the schedule 1f1b's"), std::string::npos)
         << m;
   }
+}
+
+// A GPU rank: the compute is the device's non-NCCL kernels, the calls its NCCL kernels (SendRecv: P2P; the
+// others by the collective their name or c10d's metadata says); the device with the most kernels is the rank's.
+TEST(RankTimeline, ReadsAGpuRankFromItsKernels) {
+  const std::string dir = testing::make_temp_dir("timeline_gpu");
+  const std::string path = dir + "/rank1.json";
+  std::ofstream(path) << R"({"baseTimeNanoseconds": 1000000, "distributedInfo": {"rank": 1, "world_size": 2},
+    "traceEvents": [
+    {"ph":"X","cat":"kernel","name":"sm90_xmma_gemm_bf16","pid":0,"tid":7,"ts":10.0,"dur":5.0,"args":{"stream":7}},
+    {"ph":"X","cat":"kernel","name":"ncclDevKernel_SendRecv","pid":0,"tid":20,"ts":16.0,"dur":2.0},
+    {"ph":"X","cat":"kernel","name":"sm90_xmma_gemm_bf16","pid":0,"tid":7,"ts":19.0,"dur":5.0},
+    {"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_bf16_RING_LL","pid":0,"tid":21,"ts":25.0,"dur":3.0},
+    {"ph":"X","cat":"kernel","name":"ncclKernel_AllReduce_RING_LL_Sum_half","pid":0,"tid":21,"ts":29.0,"dur":1.0,
+     "args":{"Collective name":"allreduce"}},
+    {"ph":"X","cat":"kernel","name":"elementwise","pid":3,"tid":7,"ts":5.0,"dur":1.0},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":100,"tid":100,"ts":1.0,"dur":40.0}]})";
+  const RankTimeline t = read_rank_timeline(path);
+  EXPECT_TRUE(t.gpu);
+  EXPECT_EQ(t.what, "kernels of GPU 0");
+  EXPECT_EQ(t.rank.value(), 1);
+  ASSERT_EQ(t.compute.size(), 2u);
+  EXPECT_EQ(t.compute.front().start_ns, 1000000 + 10000);
+  ASSERT_EQ(t.comms.size(), 3u);
+  EXPECT_TRUE(t.comms[0].p2p);
+  EXPECT_EQ(t.comms[0].op, "sendrecv");
+  EXPECT_FALSE(t.comms[1].p2p);
+  EXPECT_EQ(t.comms[1].op, "all_reduce");
+  EXPECT_EQ(t.comms[2].op, "all_reduce");
+  ASSERT_EQ(t.steps.size(), 1u);
+  EXPECT_EQ(t.steps.front().end_ns - t.steps.front().start_ns, 40000);
 }
 
 TEST(RankTimeline, RefusesWhatIsNoWholeTrace) {
