@@ -354,7 +354,7 @@ FUZZ_CLANG_SRCS := $(wildcard src/core/*.cc) src/megatron/model_args.cc topology
                    topology/link_bandwidth.cc topology/topology_checks.cc topology/hwloc_discovery.cc topology/placement.cc \
                    $(wildcard src/io/*.cc) $(wildcard src/megatron/*.cc) src/cli/number_checks.cc topology/link_class.cc \
                    topology/link_band.cc src/report/rule.cc src/report/rules_yaml.cc src/report/metric.cc \
-                   $(filter-out $(SQLITE_ONLY) src/trace/nsys_reader.cc src/trace/plan_check.cc,$(wildcard src/trace/*.cc))
+                   $(filter-out $(SQLITE_ONLY) src/trace/nsys_reader.cc src/trace/rank_timeline_nsys.cc src/trace/plan_check.cc,$(wildcard src/trace/*.cc))
 # The ops are linked directly, not from an archive: their registrars fill the op registry, which the
 # plan, rules, NVTX and nccl-tests readers ask for op names (collectives/registry.h).
 FUZZ_OP_SRCS := $(wildcard collectives/*.cc)

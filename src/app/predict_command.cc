@@ -441,8 +441,8 @@ void PredictCommand::add_options(CLI::App& sub) {
   sub.add_option("--trace", o_.trace_dir, "write one Chrome trace per schedule into this folder");
   sub.add_option("--json", o_.json_path, "write the prediction JSON here");
   sub.add_option("--profile", o_.profiles,
-                 "costs and compute measured from the job's own profile: one PyTorch profiler trace per rank "
-                 "(files or a folder), of the schedule that ran")
+                 "costs and compute measured from the job's own profile: one PyTorch profiler trace or Nsight "
+                 "Systems export per rank (files or a folder), of the schedule that ran")
       ->expected(1, -1);
   sub.add_option("--profile-schedule", o_.profile_schedule,
                  "the schedule --profile's profiles ran (default: the plan's schedule whose passes match them)");

@@ -2,6 +2,8 @@
 // NCCL kernel names.
 #include "trace/kernel_names.h"
 
+#include <utility>
+
 namespace pipebench {
 namespace {
 
@@ -25,6 +27,21 @@ bool is_nccl_kernel(std::string_view name) {
 bool is_p2p_kernel(std::string_view name) {
   const std::string_view part = nccl_part(name);
   return part.find("Send") != std::string_view::npos || part.find("Recv") != std::string_view::npos;
+}
+
+std::string nccl_kernel_call(std::string_view name) {
+  if (is_p2p_kernel(name)) return "sendrecv";
+  const std::string_view part = nccl_part(name);
+  // ReduceScatter before Reduce (a token is found inside the longer one).
+  for (const auto& [token, op] :
+       std::initializer_list<std::pair<std::string_view, const char*>>{{"AllReduce", "all_reduce"},
+                                                                       {"AllGather", "all_gather"},
+                                                                       {"ReduceScatter", "reduce_scatter"},
+                                                                       {"Broadcast", "broadcast"},
+                                                                       {"Reduce", "reduce"}}) {
+    if (part.find(token) != std::string_view::npos) return op;
+  }
+  return "unknown";
 }
 
 std::optional<TraceDType> nccl_kernel_dtype(std::string_view name) {

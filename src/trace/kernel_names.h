@@ -19,6 +19,10 @@ namespace pipebench {
 // two ranks, not the job, so it cannot align the clocks of all ranks.
 [[nodiscard]] bool is_p2p_kernel(std::string_view name);
 
+// The call an NCCL kernel runs, by its name: "sendrecv" for the P2P kernel, else all_reduce, all_gather,
+// reduce_scatter, broadcast, reduce (the plan's op names), or "unknown".
+[[nodiscard]] std::string nccl_kernel_call(std::string_view name);
+
 // The dtype token of an NCCL kernel name: ncclDevKernel_AllReduce_Sum_bf16_RING_LL -> bfloat16,
 // ncclKernel_AllReduce_RING_LL_Sum_float -> float. nullopt when the name has none (SendRecv, AllGather
 // in NCCL >= 2.19 moves bytes).

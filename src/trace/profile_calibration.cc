@@ -46,8 +46,10 @@ struct TaskRef {
   int chunk = 0;
   int run = 0;
   [[nodiscard]] std::string label() const {
-    return std::string(pass == Pass::kForward ? "F" : pass == Pass::kWeight ? "W" : "B") + " mb" +
-           std::to_string(mb) + " c" + std::to_string(chunk);
+    return std::string(pass == Pass::kForward  ? "F"
+                       : pass == Pass::kWeight ? "W"
+                                               : "B") +
+           " mb" + std::to_string(mb) + " c" + std::to_string(chunk);
   }
 };
 
@@ -75,8 +77,10 @@ std::vector<RankProgram> rank_programs(const Plan& plan, const Schedule& s) {
       } else if (t.kind == Task::Kind::kCompute && t.mb >= 0) {
         if (call_since && !rp.tasks.empty()) ++rp.runs;
         call_since = false;
-        rp.tasks.push_back({t.forward ? Pass::kForward : t.wgrad ? Pass::kWeight : Pass::kBackward, t.mb, t.chunk,
-                            rp.runs});
+        rp.tasks.push_back({t.forward ? Pass::kForward
+                            : t.wgrad ? Pass::kWeight
+                                      : Pass::kBackward,
+                            t.mb, t.chunk, rp.runs});
       }
     }
     rp.runs = rp.tasks.empty() ? 0 : rp.runs + 1;
@@ -160,7 +164,8 @@ class RankMatcher {
       segs = segments(w, ops);
       trim_ends(segs, tail_ops);
     }
-    std::sort(tail_ops.begin(), tail_ops.end(), [](const TimeSpan& a, const TimeSpan& b) { return a.start_ns < b.start_ns; });
+    std::sort(tail_ops.begin(), tail_ops.end(),
+              [](const TimeSpan& a, const TimeSpan& b) { return a.start_ns < b.start_ns; });
     it.tasks = assign(segs, iteration);
     stretches(w, it);
     it.optimizer_ns = optimizer_ns(w, tail, tail_ops);
@@ -249,9 +254,8 @@ class RankMatcher {
   // one is the rank's tail (its optimizer).
   void trim_ends(std::vector<Segment>& segs, std::vector<TimeSpan>& tail_ops) const {
     if (prog_.starts_with_call) {
-      const auto keep = std::find_if(segs.begin(), segs.end(), [this](const Segment& s) {
-        return s.marker >= 0 || s.end > first_call_;
-      });
+      const auto keep = std::find_if(segs.begin(), segs.end(),
+                                     [this](const Segment& s) { return s.marker >= 0 || s.end > first_call_; });
       segs.erase(segs.begin(), keep);
     }
     if (prog_.ends_with_call) {
@@ -309,9 +313,8 @@ class RankMatcher {
       return out;
     }
     if (segs.size() != static_cast<std::size_t>(prog_.runs)) {
-      mismatch(std::to_string(segs.size()) + " stretches of compute between P2P calls where the schedule " +
-                   label_ + " runs " + std::to_string(tasks.size()) + " passes in " +
-                   std::to_string(prog_.runs) + " runs",
+      mismatch(std::to_string(segs.size()) + " stretches of compute between P2P calls where the schedule " + label_ +
+                   " runs " + std::to_string(tasks.size()) + " passes in " + std::to_string(prog_.runs) + " runs",
                iteration);
     }
     std::size_t i = 0;
@@ -356,7 +359,8 @@ class RankMatcher {
     }
     std::vector<Matched> out;
     for (std::size_t i = 0; i < prog_.tasks.size(); ++i) {
-      if (at[i].first < 0) mismatch("no pass " + prog_.tasks[i].label() + " (the schedule " + label_ + "'s)", iteration);
+      if (at[i].first < 0)
+        mismatch("no pass " + prog_.tasks[i].label() + " (the schedule " + label_ + "'s)", iteration);
       out.push_back({prog_.tasks[i], at[i].first, at[i].second, 0});
     }
     std::sort(out.begin(), out.end(), [](const Matched& a, const Matched& b) { return a.start < b.start; });
@@ -400,7 +404,8 @@ class ProfileCost final : public CostModel {
 
  private:
   static double along(const std::vector<std::pair<double, double>>& pts, double bytes) {
-    if (pts.size() == 1) return pts.front().first > 0 ? pts.front().second * bytes / pts.front().first : pts.front().second;
+    if (pts.size() == 1)
+      return pts.front().first > 0 ? pts.front().second * bytes / pts.front().first : pts.front().second;
     std::size_t hi = 1;
     while (hi + 1 < pts.size() && pts[hi].first < bytes) ++hi;
     const auto& [x0, y0] = pts[hi - 1];
@@ -422,12 +427,13 @@ std::vector<const RankTimeline*> by_pipeline_rank(const Plan& plan, const std::v
   for (std::size_t i = 0; i < timelines.size(); ++i) {
     const RankTimeline& t = timelines[i];
     if (t.world_size && *t.world_size != plan.layout.world) {
-      throw UsageError("--profile " + t.path + ": a job of " + std::to_string(*t.world_size) + " ranks, the plan's has " +
-                       std::to_string(plan.layout.world));
+      throw UsageError("--profile " + t.path + ": a job of " + std::to_string(*t.world_size) +
+                       " ranks, the plan's has " + std::to_string(plan.layout.world));
     }
     const int rank = t.rank ? *t.rank : rank_from_file_name(t.path).value_or(static_cast<int>(i));
     const auto [it, fresh] = of_rank.emplace(rank, &t);
-    if (!fresh) throw UsageError("--profile: " + it->second->path + " and " + t.path + " are both rank " + std::to_string(rank));
+    if (!fresh)
+      throw UsageError("--profile: " + it->second->path + " and " + t.path + " are both rank " + std::to_string(rank));
   }
   std::vector<const RankTimeline*> out;
   std::vector<int> missing;
@@ -542,8 +548,9 @@ class Calibrator {
                                     p2p_ms * 1e3, lat.size());
     c.terms.push_back({"P2P transfer", -1, p2p_ms, p2p_source});
     if (!aligned) {
-      c.notes.push_back("the profiles have no common clock (no baseTimeNanoseconds): the transfer is not told apart "
-                        "from the host time");
+      c.notes.push_back(
+          "the profiles have no common clock (no baseTimeNanoseconds): the transfer is not told apart "
+          "from the host time");
     }
     auto costs = std::make_shared<ProfileCost>(checked_ns_from_ms(p2p_ms, "the profile's P2P transfer"), p2p_source);
     add_collectives(*costs, c);
@@ -585,7 +592,8 @@ class Calibrator {
   EndOf ends(const std::vector<RankIteration>& it) const {
     EndOf end_of;
     for (std::size_t r = 0; r < it.size(); ++r)
-      for (const auto& m : it[r].tasks) end_of[{static_cast<int>(m.task.pass), m.task.mb, stage_of(r, m.task.chunk)}] = m.end;
+      for (const auto& m : it[r].tasks)
+        end_of[{static_cast<int>(m.task.pass), m.task.mb, stage_of(r, m.task.chunk)}] = m.end;
     return end_of;
   }
   // Whether the pass waited for its input: its producer ended after the rank was ready for it. nullopt when
@@ -659,7 +667,10 @@ class Calibrator {
           const Matched& m = it[r].tasks[st.first];
           const double n = layers(stage_of(r, m.task.chunk), m.task.pass);
           if (n <= 0) continue;
-          (m.task.pass == Pass::kForward ? f : m.task.pass == Pass::kWeight ? w : b).push_back(ms_of(m.end - m.start) / n);
+          (m.task.pass == Pass::kForward  ? f
+           : m.task.pass == Pass::kWeight ? w
+                                          : b)
+              .push_back(ms_of(m.end - m.start) / n);
         }
       }
     }
@@ -739,16 +750,16 @@ class Calibrator {
     c.terms.push_back({"forward per layer", g, rc.fwd_ms_per_layer, src});
     c.terms.push_back({"backward per layer", g, rc.bwd_ms_per_layer, src});
     if (!s.wgt.empty()) c.terms.push_back({"W share of the backward", g, rc.w_share, src});
-    c.terms.push_back(
-        {"host time per pass", g, rc.pass_overhead_ms,
-         s.gap.empty() ? file + ": no gap where the rank waited for nobody; the median of every rank's"
-                       : printf_string("%s: median of %zu gap%s between passes that waited for nobody", file.c_str(),
-                                       s.gap.size(), s.gap.size() == 1 ? "" : "s")});
+    c.terms.push_back({"host time per pass", g, rc.pass_overhead_ms,
+                       s.gap.empty() ? file + ": no gap where the rank waited for nobody; the median of every rank's"
+                                     : printf_string("%s: median of %zu gap%s between passes that waited for nobody",
+                                                     file.c_str(), s.gap.size(), s.gap.size() == 1 ? "" : "s")});
     c.terms.push_back({"optimizer", g, rc.optimizer_ms, src});
     if (s.wgt.empty() && r == 0) {
-      c.notes.push_back(printf_string("W's share of the backward is not in a profile of %s (it runs B and W together): "
-                                      "%.2f%s for the schedules that split them",
-                                      sched_.id.name.c_str(), rc.w_share, o.w_share ? " (--w-share)" : " (default)"));
+      c.notes.push_back(
+          printf_string("W's share of the backward is not in a profile of %s (it runs B and W together): "
+                        "%.2f%s for the schedules that split them",
+                        sched_.id.name.c_str(), rc.w_share, o.w_share ? " (--w-share)" : " (default)"));
     }
     return rc;
   }
@@ -786,9 +797,9 @@ class Calibrator {
       costs.add(info.first, key.second, info.second, checked_ns_from_ms(ms, "the profile's " + key.first));
       std::string group;
       for (const int g : key.second) group += (group.empty() ? "" : ",") + std::to_string(g);
-      c.terms.push_back({key.first + " (" + info.first + " of ranks " + group + ")", -1, ms,
-                         printf_string("profile: the fastest member's time, median of %zu iterations",
-                                       it->second.size())});
+      c.terms.push_back(
+          {key.first + " (" + info.first + " of ranks " + group + ")", -1, ms,
+           printf_string("profile: the fastest member's time, median of %zu iterations", it->second.size())});
     }
     if (!absent.empty()) {
       std::string list;
@@ -835,7 +846,8 @@ class Calibrator {
       if (c.passes.empty()) {
         c.passes.resize(p);
         for (std::size_t r = 0; r < p; ++r)
-          for (const auto& m : it[r].tasks) c.passes[r].push_back({m.task.label(), ms_of(m.start - start), ms_of(m.end - m.start)});
+          for (const auto& m : it[r].tasks)
+            c.passes[r].push_back({m.task.label(), ms_of(m.start - start), ms_of(m.end - m.start)});
       }
     }
     c.iteration_ms = median(iteration);
@@ -858,7 +870,8 @@ class Calibrator {
 }  // namespace
 
 Calibration calibrate(const Plan& plan, const std::vector<RankTimeline>& timelines, const CalibrationOptions& o) {
-  if (plan.layout.pp_groups.empty() || plan.schedules.empty()) throw UsageError("plan without pipeline groups or schedules");
+  if (plan.layout.pp_groups.empty() || plan.schedules.empty())
+    throw UsageError("plan without pipeline groups or schedules");
   if (timelines.empty()) throw UsageError("--profile: no profile given");
   const auto ranks = by_pipeline_rank(plan, timelines);
   const ScheduleSelection selection = parse_schedule_selection("--profile-schedule", o.schedule);

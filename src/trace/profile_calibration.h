@@ -14,8 +14,8 @@
 //   times (the last member to arrive waits for nobody);
 // - per rank, the optimizer step (torch.optim's Optimizer.* ranges, else what follows the last pipeline call).
 // Per-layer times are means over the passes (an iteration is a sum of passes); host times, transfers and
-// collectives medians (a few waits misread as host time must not move them). What the profile does not show (a collective the job
-// does not run) costs nothing and is named in a note.
+// collectives medians (a few waits misread as host time must not move them). What the profile does not show (a
+// collective the job does not run) costs nothing and is named in a note.
 #pragma once
 
 #include <cstdint>
@@ -58,7 +58,7 @@ struct Calibration {
   std::vector<std::string> notes;
   // The profiled iteration, for the check: median over iterations.
   double iteration_ms = 0;
-  std::vector<double> end_ms, compute_ms;        // per pipeline rank
+  std::vector<double> end_ms, compute_ms;         // per pipeline rank
   std::vector<std::vector<MeasuredPass>> passes;  // per pipeline rank, in program order (first iteration)
   double spread = 0;                              // (max - min) / median of the iterations; 0 with one
 };

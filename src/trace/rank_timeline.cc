@@ -4,15 +4,16 @@
 
 #include <algorithm>
 #include <atomic>
-#include <exception>
-#include <thread>
 #include <cctype>
+#include <exception>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <thread>
 #include <utility>
 
 #include "core/error.h"
 #include "trace/collective_text.h"
+#include "trace/file_format.h"
 #include "trace/gzip_stream.h"
 #include "trace/json_event_stream.h"
 #include "trace/kernel_names.h"
@@ -52,21 +53,6 @@ std::string comm_of(const std::string& name, const json& e) {
 
 bool is_p2p_op(const std::string& op) { return op == "send" || op == "recv" || op == "sendrecv"; }
 
-// The collective an NCCL kernel runs, from its name (ncclDevKernel_AllReduce_Sum_f32_RING_LL,
-// ncclKernel_AllGather_RING_LL_Sum_int8_t).
-std::string kernel_collective(const std::string& name) {
-  if (is_p2p_kernel(name)) return "sendrecv";
-  for (const auto& [token, op] : std::initializer_list<std::pair<const char*, const char*>>{
-           {"AllReduce", "all_reduce"},
-           {"AllGather", "all_gather"},
-           {"ReduceScatter", "reduce_scatter"},
-           {"Broadcast", "broadcast"},
-           {"Reduce", "reduce"}}) {
-    if (name.find(token) != std::string::npos) return op;
-  }
-  return "unknown";
-}
-
 // 24 bytes: a rank's trace holds a million of them while it is read.
 struct CpuOp {
   std::int64_t start_ns = 0, end_ns = 0;
@@ -102,8 +88,9 @@ class TimelineReader {
     } else if (!ops_.empty()) {
       cpu(t);
     } else {
-      throw UsageError(path_ + ": no kernels and no CPU operators (a PyTorch profiler trace of the job's ranks "
-                               "records them with activities CPU and CUDA)");
+      throw UsageError(path_ +
+                       ": no kernels and no CPU operators (a PyTorch profiler trace of the job's ranks "
+                       "records them with activities CPU and CUDA)");
     }
     finish(t);
     return t;
@@ -124,7 +111,7 @@ class TimelineReader {
       Kernel k{kineto_int(e, "pid").value_or(0), at.start_ns, at.end_ns, is_nccl_kernel(name), {}};
       if (k.nccl) {
         const std::string c = args != e.end() && args->is_object() ? string_field(*args, "Collective name") : "";
-        k.op = c.empty() ? kernel_collective(name) : normalize_collective(c);
+        k.op = c.empty() ? nccl_kernel_call(name) : normalize_collective(c);
       }
       kernels_.push_back(std::move(k));
     } else if (cat == "cpu_op") {
@@ -199,9 +186,9 @@ class TimelineReader {
     }
     std::map<std::int32_t, std::int64_t> count;
     for (const auto& op : ops_) ++count[op.tid];
-    return std::max_element(count.begin(), count.end(), [](const auto& a, const auto& b) {
-             return a.second < b.second;
-           })->first;
+    return std::max_element(count.begin(), count.end(),
+                            [](const auto& a, const auto& b) { return a.second < b.second; })
+        ->first;
   }
 
   // The outermost compute operators of the main thread; an operator inside a communication call (its
@@ -243,7 +230,8 @@ class TimelineReader {
     for (auto& s : optimizer_) shift(s);
     std::sort(t.steps.begin(), t.steps.end(), by_start);
     std::sort(t.compute.begin(), t.compute.end(), by_start);
-    std::sort(t.comms.begin(), t.comms.end(), [](const auto& a, const auto& b) { return a.at.start_ns < b.at.start_ns; });
+    std::sort(t.comms.begin(), t.comms.end(),
+              [](const auto& a, const auto& b) { return a.at.start_ns < b.at.start_ns; });
     std::sort(markers_.begin(), markers_.end(),
               [](const auto& a, const auto& b) { return a.at.start_ns < b.at.start_ns; });
     std::sort(optimizer_.begin(), optimizer_.end(), by_start);
@@ -284,7 +272,18 @@ std::optional<PassMarker> parse_pass_marker(const std::string& name) {
   return m;
 }
 
-RankTimeline read_rank_timeline(const std::string& path) { return TimelineReader(path).read(); }
+RankTimeline read_rank_timeline(const std::string& path) {
+  if (detect_trace_format(path) == TraceFormat::kSqlite) {
+#if PB_HAVE_SQLITE
+    return read_rank_timeline_nsys(path);
+#else
+    throw UsageError(path +
+                     ": an Nsight Systems export, but this pipebench was built without SQLite (install "
+                     "libsqlite3-dev and rebuild)");
+#endif
+  }
+  return TimelineReader(path).read();
+}
 
 std::vector<RankTimeline> read_rank_timelines(const std::vector<std::string>& paths) {
   const std::size_t threads = std::max(1U, std::thread::hardware_concurrency());

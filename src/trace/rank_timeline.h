@@ -59,6 +59,10 @@ struct RankTimeline {
 // operators. A trace cut off part-way is refused too: a calibration needs whole iterations.
 [[nodiscard]] RankTimeline read_rank_timeline(const std::string& path);
 
+// The same from an Nsight Systems SQLite export (a GPU rank: its kernels, ProfilerStep NVTX ranges, the session's
+// wall clock); read_rank_timeline calls it for an SQLite file. Built only with SQLite (PB_HAVE_SQLITE).
+[[nodiscard]] RankTimeline read_rank_timeline_nsys(const std::string& path);
+
 // Every file's timeline, in the order given, read a few at a time (one thread per core): a job's ranks are
 // independent files. The first error (in the order given) is thrown.
 [[nodiscard]] std::vector<RankTimeline> read_rank_timelines(const std::vector<std::string>& paths);

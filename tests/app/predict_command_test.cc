@@ -104,14 +104,15 @@ TEST_F(PredictProfile, FlagsThatTheProfileReplacesAreRefused) {
   expect_usage_error(run("predict --plan " + plan() + " --zero-comm --fwd-ms-per-layer 1 --profile-schedule 1f1b"),
                      "--profile-schedule: names the schedule of --profile's profiles; give --profile");
   expect_usage_error(run(base + "--profile-schedule interleaved"),
-                     kFixtures + "/1f1b/rank0.json.gz: 12 stretches of compute between P2P calls where the schedule "
-                                 "interleaved v=2 runs 32 passes in 32 runs in profiled iteration 1 on pipeline rank 0");
+                     kFixtures +
+                         "/1f1b/rank0.json.gz: 12 stretches of compute between P2P calls where the schedule "
+                         "interleaved v=2 runs 32 passes in 32 runs in profiled iteration 1 on pipeline rank 0");
   expect_usage_error(run(base + "--profile-schedule zbv:v3"), "--profile-schedule");
   // The profile is an input: --json over one of its files is refused before anything is read.
   std::filesystem::copy(kFixtures + "/1f1b", path("prof"));
-  expect_usage_error(run("predict --plan " + plan() + " --profile " + path("prof") + " --json " +
-                         path("prof/rank0.json.gz")),
-                     "--json " + path("prof/rank0.json.gz"));
+  expect_usage_error(
+      run("predict --plan " + plan() + " --profile " + path("prof") + " --json " + path("prof/rank0.json.gz")),
+      "--json " + path("prof/rank0.json.gz"));
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "megatron/plan.h"
 #include "sim/schedule_build.h"
 #include "trace/job_fixture.h"
+#include "trace/nsys_fixture.h"
 
 namespace pipebench {
 namespace {
@@ -264,6 +265,66 @@ TEST(ProfileCalibration, ProfilesThatDoNotFitThePlanAreOneLineEach) {
   for (auto& t : empty) t.steps.front().end_ns = t.steps.front().start_ns + 1;
   EXPECT_NE(message(empty, job.plan).find("match none"), std::string::npos);
 }
+
+#if PB_HAVE_SQLITE
+// The same job on GPU ranks, each written as an Nsight Systems export of its kernels: every pass a compute
+// kernel (on stream 7, device 1; a stray kernel on device 0), every transfer an NCCL SendRecv kernel, every
+// collective an AllReduce kernel, the optimizer a kernel after them; a ProfilerStep NVTX range and the session's
+// wall clock. No call or range names the optimizer: it is what runs after the collectives after the pipeline.
+TEST(ProfileCalibration, GpuRanksFromNsightSystemsExportsGiveBackTheirCosts) {
+  const Plan plan = plan_of(kModel);
+  const ComputeModel truth = true_compute(plan);
+  const TrueCost costs;
+  const Prediction p = predict(plan, costs, truth, false, true, "1f1b");
+  const std::string dir = testing::make_temp_dir("calib_nsys");
+  std::vector<RankTimeline> timelines;
+  for (int r = 0; r < 4; ++r) {
+    const std::string path = dir + "/rep_" + std::to_string(r) + ".sqlite";
+    {
+      testing::NsysFixture f(path);
+      f.exec("CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, localTime TEXT)");
+      f.exec("INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1700000000000000000, '', '')");
+      const auto gemm = f.str("sm90_xmma_gemm_bf16"), p2p = f.str("ncclDevKernel_SendRecv"),
+                 ar = f.str("ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+      const auto host = static_cast<SimTime>(truth.ranks[static_cast<std::size_t>(r)].pass_overhead_ms * 1e6 + 0.5);
+      SimTime end = 0, n = 0, ready = 0;
+      f.kernel(0, 7, 0, 10, gemm, ++n, 100);
+      std::vector<TraceEvent> mine;
+      for (const auto& e : p.schedules.front().sim.trace)
+        if (e.rank == r) mine.push_back(e);
+      std::stable_sort(mine.begin(), mine.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
+      for (const auto& e : mine) {
+        end = std::max(end, e.end);
+        if (e.track == "compute") {
+          f.kernel(1, 7, e.start, e.name == std::string("optimizer") ? e.end : e.end - host, gemm, ++n, 100);
+          ready = e.end;
+        } else {
+          // An NCCL kernel runs from the call's launch, spinning until its peer is there.
+          f.kernel(1, e.track == "collectives" ? 21 : 20, std::min(ready, e.start), e.end,
+                   e.track == "collectives" ? ar : p2p, ++n, 100);
+          ready = std::max(ready, e.end);
+        }
+      }
+      f.nvtx(100, 100, 0, end + 1000, "ProfilerStep#4");
+    }
+    timelines.push_back(read_rank_timeline(path));
+  }
+  EXPECT_TRUE(timelines[2].gpu);
+  EXPECT_TRUE(timelines[2].aligned);
+  EXPECT_EQ(timelines[2].what, "kernels of GPU 1");
+  ASSERT_EQ(timelines[2].steps.size(), 1u);
+  EXPECT_EQ(timelines[2].steps.front().start_ns, 1700000000000000000);
+  const Calibration c = calibrate(plan, timelines, {});
+  EXPECT_EQ(c.schedule.key(), "1f1b");
+  for (std::size_t r = 0; r < 3; ++r) {
+    EXPECT_NEAR(c.compute.ranks[r].fwd_ms_per_layer, truth.ranks[r].fwd_ms_per_layer, 0.002) << r;
+    EXPECT_NEAR(c.compute.ranks[r].pass_overhead_ms, truth.ranks[r].pass_overhead_ms, 0.002) << r;
+    EXPECT_NEAR(c.compute.ranks[r].optimizer_ms, truth.ranks[r].optimizer_ms, 0.002) << r;
+  }
+  const Prediction resim = predict(c.plan, *c.costs, c.compute, false, true, "1f1b");
+  EXPECT_NEAR(check_profiled(c, resim.schedules.front()).error(), 0, 0.005);
+}
+#endif
 
 // PyTorch's own pipelining, profiled on 4 CPU ranks over gloo (tests/fixtures/trace/pipelining: how it was made,
 // and the medians of 10 timed iterations of each schedule).
