@@ -892,6 +892,11 @@ Calibration calibrate(const Plan& plan, const std::vector<RankTimeline>& timelin
     }
     Calibration c = cal.calibrate(o);
     c.schedule_reason = o.schedule.empty() ? "its passes match the profile" : "--profile-schedule";
+    if (timelines.size() > ranks.size()) {
+      c.notes.push_back(std::to_string(timelines.size() - ranks.size()) +
+                        " profiles of ranks outside the plan's first pipeline group not used (the model simulates "
+                        "that group; its data-parallel peers run the same)");
+    }
     return c;
   }
   throw UsageError("--profile: the passes match none of the plan's schedules (" + schedule_names(plan) +

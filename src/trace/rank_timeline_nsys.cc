@@ -31,7 +31,9 @@ std::int64_t session_start(const SqliteDb& db, bool& aligned) {
 
 void read_steps(const SqliteDb& db, const NsysSchema& s, std::int64_t base, RankTimeline& t) {
   if (!s.nvtx || (!s.nvtx_text && !s.nvtx_text_id)) return;
-  const std::string text = s.nvtx_text && s.nvtx_text_id ? "COALESCE(n.text, v.value)" : s.nvtx_text ? "n.text" : "v.value";
+  const std::string text = s.nvtx_text && s.nvtx_text_id ? "COALESCE(n.text, v.value)"
+                           : s.nvtx_text                 ? "n.text"
+                                                         : "v.value";
   const std::string join = s.nvtx_text_id ? " LEFT JOIN StringIds AS v ON v.id = n.textId" : "";
   auto st = db.prepare("SELECT n.start, n.\"end\" FROM " + std::string(kNvtxTable) + " AS n" + join + " WHERE " + text +
                        " LIKE 'ProfilerStep#%' AND n.\"end\" IS NOT NULL ORDER BY n.start");
