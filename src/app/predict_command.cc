@@ -319,7 +319,10 @@ int predict_and_print(const PredictOptions& o) {
                                  {"--schedule-file", o.schedule_file}};
   const std::vector<std::string> profiles =
       o.profiles.empty() ? std::vector<std::string>{} : expand_trace_inputs("--profile", o.profiles);
-  for (const auto& f : profiles) inputs.push_back({"--profile", f});
+  for (const auto& f : profiles) {
+    require_input_file("--profile", f);  // a FIFO or a device: one line naming the flag, never a blocking read
+    inputs.push_back({"--profile", f});
+  }
   require_distinct_files(inputs, {{"--json", o.json_path}});
   // Before the table is printed (and before --measure-compute times anything): a --json that cannot be
   // written was told only after the whole table. The --trace folder first: a --json may lie in it.

@@ -450,7 +450,7 @@ std::vector<const RankTimeline*> by_pipeline_rank(const Plan& plan, const std::v
     for (std::size_t i = 0; i < missing.size() && i < 8; ++i) list += (i ? ", " : "") + std::to_string(missing[i]);
     if (missing.size() > 8) list += ", ... (" + std::to_string(missing.size()) + " in all)";
     throw UsageError("--profile: no profile of rank " + list + " of the plan's first pipeline group (" +
-                     std::to_string(timelines.size()) + " files given)");
+                     std::to_string(timelines.size()) + (timelines.size() == 1 ? " file" : " files") + " given)");
   }
   return out;
 }

@@ -3,6 +3,7 @@
 // the terms it measured and their sources, the profiled schedule re-simulated, the prediction file that records
 // both, and a profile that does not fit, or flags that do not go with it: one line, exit 2, nothing written.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -91,6 +92,9 @@ TEST_F(PredictProfile, AProfileThatDoesNotFitIsOneLineAndExit2) {
   // A folder without profiles, a file that is not one.
   std::filesystem::create_directory(path("empty"));
   expect_usage_error(run("predict --plan " + plan() + " --profile " + path("empty")), "--profile " + path("empty"));
+  ::mkfifo(path("fifo.json").c_str(), 0600);
+  expect_usage_error(run("predict --plan " + plan() + " --profile " + path("fifo.json")),
+                     "--profile " + path("fifo.json") + ": a FIFO");
   std::ofstream(path("x.json")) << "{\"traceEvents\": []}";
   expect_usage_error(run("predict --plan " + plan() + " --profile " + path("x.json")),
                      path("x.json") + ": no kernels and no CPU operators");
