@@ -5,16 +5,14 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
-#include <exception>
 #include <filesystem>
 #include <map>
 #include <regex>
-#include <thread>
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "trace/each_file.h"
 #include "trace/file_format.h"
 #include "trace/kineto_reader.h"
 #include "trace/nsys_reader.h"
@@ -165,37 +163,15 @@ void find_missing(JobProfile& job) {
   }
 }
 
-// Files are read by as many threads at once as there are cores (at most 8), each file streamed by one of
-// them: memory holds at most that many files' kernels, plus every rank's summary. The first failing file
-// (in input order) decides the error, as a sequential read would.
+// Files are read a few at a time (trace/each_file.h), each streamed by one thread: memory holds at most that many
+// files' kernels, plus every rank's summary.
 std::vector<RankBreakdown> read_ranks(const std::vector<std::string>& files, const TraceOptions& options,
                                       const JobReadOptions& o) {
-  std::vector<std::optional<RankBreakdown>> slots(files.size());
-  std::vector<std::exception_ptr> errors(files.size());
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i = next++; i < files.size(); i = next++) {
-      try {
-        TraceProfile p = read_profile(files[i], options);
-        require_kernels(p);
-        slots[i] = breakdown(std::move(p), o.iterations);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t n = std::min<std::size_t>(files.size(), std::min(hw, 8u));
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < n; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  std::vector<RankBreakdown> out;
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    if (errors[i]) std::rethrow_exception(errors[i]);
-    out.push_back(std::move(*slots[i]));
-  }
-  return out;
+  return read_each_file<RankBreakdown>(files.size(), [&](std::size_t i) {
+    TraceProfile p = read_profile(files[i], options);
+    require_kernels(p);
+    return breakdown(std::move(p), o.iterations);
+  });
 }
 
 }  // namespace

@@ -254,12 +254,12 @@ class RankMatcher {
   // one is the rank's tail (its optimizer).
   void trim_ends(std::vector<Segment>& segs, std::vector<TimeSpan>& tail_ops) const {
     if (prog_.starts_with_call) {
-      const auto keep = std::find_if(segs.begin(), segs.end(),
-                                     [this](const Segment& s) { return s.marker >= 0 || s.end > first_call_; });
+      const auto keep =
+          std::find_if(segs.begin(), segs.end(), [this](const Segment& s) { return s.end > first_call_; });
       segs.erase(segs.begin(), keep);
     }
     if (prog_.ends_with_call) {
-      while (!segs.empty() && segs.back().marker < 0 && segs.back().start > last_call_) {
+      while (!segs.empty() && segs.back().start > last_call_) {
         tail_ops.push_back({segs.back().start, segs.back().end});
         segs.pop_back();
       }
@@ -911,7 +911,6 @@ ProfileCheck check_profiled(const Calibration& c, const SchedulePrediction& sim)
   out.simulated_ms = sim.iteration_ms;
   const std::size_t p = c.ranks.size();
   std::vector<std::map<std::string, double>> sim_start(p);
-  std::vector<double> sim_host(p, 0.0);
   for (const auto& e : sim.sim.trace) {
     if (e.track != "compute" || e.rank < 0 || static_cast<std::size_t>(e.rank) >= p) continue;
     sim_start[static_cast<std::size_t>(e.rank)].emplace(e.name, static_cast<double>(e.start) / 1e6);

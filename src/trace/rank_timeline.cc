@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "trace/collective_text.h"
+#include "trace/each_file.h"
 #include "trace/file_format.h"
 #include "trace/gzip_stream.h"
 #include "trace/json_event_stream.h"
@@ -286,29 +287,7 @@ RankTimeline read_rank_timeline(const std::string& path) {
 }
 
 std::vector<RankTimeline> read_rank_timelines(const std::vector<std::string>& paths) {
-  const std::size_t threads = std::max(1U, std::thread::hardware_concurrency());
-  std::vector<std::optional<RankTimeline>> read(paths.size());
-  std::vector<std::exception_ptr> errors(paths.size());
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t i = next++; i < paths.size(); i = next++) {
-      try {
-        read[i] = read_rank_timeline(paths[i]);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < std::min(threads, paths.size()); ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  std::vector<RankTimeline> out;
-  for (std::size_t i = 0; i < paths.size(); ++i) {
-    if (errors[i]) std::rethrow_exception(errors[i]);
-    out.push_back(std::move(*read[i]));
-  }
-  return out;
+  return read_each_file<RankTimeline>(paths.size(), [&paths](std::size_t i) { return read_rank_timeline(paths[i]); });
 }
 
 }  // namespace pipebench

@@ -63,8 +63,8 @@ struct RankTimeline {
 // wall clock); read_rank_timeline calls it for an SQLite file. Built only with SQLite (PB_HAVE_SQLITE).
 [[nodiscard]] RankTimeline read_rank_timeline_nsys(const std::string& path);
 
-// Every file's timeline, in the order given, read a few at a time (one thread per core): a job's ranks are
-// independent files. The first error (in the order given) is thrown.
+// Every file's timeline, in the order given, read a few at a time (trace/each_file.h). The first error (in the
+// order given) is thrown.
 [[nodiscard]] std::vector<RankTimeline> read_rank_timelines(const std::vector<std::string>& paths);
 
 // "PP:1F3" -> stage 1, F, microbatch 3; nullopt for any other name.
