@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "app/model_error_flags.h"
+#include "app/profile_prediction.h"
 #include "backend/backend_factory.h"
 #include "cli/number_checks.h"
 #include "core/distinct_files.h"
@@ -32,7 +33,6 @@
 #include "topology/discovery.h"
 #include "topology/link_class.h"
 #include "trace/job_reader.h"
-#include "trace/profile_calibration.h"
 
 #if PB_HAVE_CUBLAS
 #include "backend/gemm_timer.h"
@@ -229,50 +229,6 @@ void band_from_replay(const std::string& path, Prediction& p) {
   decide_verdict(p, measured_band(predicted, replayed), "measured by " + path);
 }
 
-// --profile: the compute and communication terms measured from the job's own profile (one file per rank),
-// the profiled schedule re-simulated from them (its residual becomes the verdict's band), then every
-// schedule predicted from the same terms.
-struct ProfileModel {
-  Calibration calibration;
-  ProfileCheck check;
-  std::string cost_text;
-};
-
-ProfileModel profile_model(const PredictOptions& o, const Plan& plan, const std::vector<std::string>& files) {
-  const std::vector<RankTimeline> timelines = read_rank_timelines(files);
-  CalibrationOptions co;
-  co.schedule = o.profile_schedule;
-  if (o.w_share_given) co.w_share = o.compute.w_share;
-  ProfileModel m{calibrate(plan, timelines, co), {}, {}};
-  const Calibration& c = m.calibration;
-  const Prediction resim = predict(c.plan, *c.costs, c.compute, false, true, c.schedule.key());
-  const auto it = std::find_if(resim.schedules.begin(), resim.schedules.end(),
-                               [&c](const SchedulePrediction& s) { return s.id == c.schedule; });
-  if (it == resim.schedules.end())
-    throw Error("--profile: the profiled schedule " + c.schedule.key() + " was not simulated");
-  m.check = check_profiled(c, *it);
-  m.cost_text = "measured from the profile (" + std::to_string(timelines.size()) + " files, " + c.schedule.label() +
-                ", " + std::to_string(c.iterations) + (c.iterations == 1 ? " iteration" : " iterations") + ")";
-  return m;
-}
-
-// The band of a prediction from a profile: how far the profiled schedule's re-simulation is from the profile
-// (its iteration and its latest rank), plus the profiled iterations' own spread (1 % where one was profiled).
-void band_from_profile(const ProfileModel& m, Prediction& p) {
-  const ProfileCheck& c = m.check;
-  double worst = std::abs(c.error());
-  for (const auto& r : c.ranks) {
-    if (c.measured_ms > 0) worst = std::max(worst, std::abs(r.simulated_end_ms - r.measured_end_ms) / c.measured_ms);
-  }
-  const double spread = m.calibration.iterations > 1 ? m.calibration.spread / 2 : 0.01;
-  const double band = std::min(0.5, std::max(kMinSpeedupBand, worst + spread));
-  decide_verdict(p, band,
-                 printf_string("the profiled %s re-simulated within %.1f %% + %.1f %% %s", c.schedule.label().c_str(),
-                               100 * worst, 100 * spread,
-                               m.calibration.iterations > 1 ? "(the profiled iterations' spread)"
-                                                            : "(one iteration profiled: its spread not known)"));
-}
-
 // The flags checked against each other before any file is read: one cost source, and no flag of another.
 void check_flags(const PredictOptions& o) {
   if (o.plan_path.empty()) throw UsageError("--plan: a plan file (pipebench plan --json) is required");
@@ -337,7 +293,8 @@ int predict_and_print(const PredictOptions& o) {
   std::string measured_note;
   std::optional<ProfileModel> profiled;
   if (!profiles.empty()) {
-    profiled = profile_model(o, plan, profiles);
+    profiled = profile_model(plan, profiles, o.profile_schedule,
+                             o.w_share_given ? std::optional<double>(o.compute.w_share) : std::nullopt);
     costs = profiled->calibration.costs.get();
     compute_model = profiled->calibration.compute;
     cost_text = profiled->cost_text;
@@ -364,12 +321,7 @@ int predict_and_print(const PredictOptions& o) {
                          !o.trace_dir.empty(), o.schedule, &paths, files);
   p.w_share = compute_model.w_share;
   if (o.measure_compute) p.compute_source = "measured with cuBLAS on GPU 0 (--measure-compute)";
-  if (profiled) {
-    p.measured_terms = profiled->calibration.terms;
-    p.profile_check = profiled->check;
-    p.notes.insert(p.notes.end(), profiled->calibration.notes.begin(), profiled->calibration.notes.end());
-    band_from_profile(*profiled, p);
-  }
+  if (profiled) apply_profile(*profiled, p);
   if (!o.replay_path.empty()) band_from_replay(o.replay_path, p);
   if (!o.trace_dir.empty()) {
     // The folder is made above, so that a --json inside it is compared with the trace files it would replace.

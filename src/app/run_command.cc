@@ -16,6 +16,7 @@
 #include "app/model_error_flags.h"
 #include "app/plan_bench.h"
 #include "app/plan_replayer.h"
+#include "app/profile_prediction.h"
 #include "app/report_inputs.h"
 #include "backend/backend_factory.h"
 #include "cli/number_checks.h"
@@ -28,6 +29,7 @@
 #include "core/units.h"
 #include "harness/benchmark_flags.h"
 #include "harness/interrupt.h"
+#include "io/compute_model_io.h"
 #include "io/plan_io.h"
 #include "io/prediction_io.h"
 #include "io/results_io.h"
@@ -42,6 +44,7 @@
 #include "sim/cost_model.h"
 #include "sim/predictor.h"
 #include "topology/discovery.h"
+#include "trace/job_reader.h"
 
 namespace pipebench {
 
@@ -91,22 +94,54 @@ std::unique_ptr<CostModel> assumed_cost(int n, int plan_world, std::string* note
   return std::make_unique<AssumedCost>(gbps, kAssumedLinkLatencyUs);
 }
 
+// The model run plans for n ranks: the Megatron-LM arguments given, else the preset, whose pipeline uses up to
+// 4 of them.
+Plan run_plan(const RunOptions& o, int n) {
+  const bool preset = o.megatron_args.empty();
+  return make_plan(parse_megatron_args(preset ? preset_args(n >= 2 ? std::min(n, 4) : 4) : o.megatron_args), n);
+}
+
+// --profile: the job's own profiles, matched to the plan before anything is timed. Rank 0 reads them; a
+// mismatch stops every rank alike (one line, exit 2); every rank receives the per-rank compute its replay
+// runs, as bytes (io/compute_model_io.h).
+struct RunProfile {
+  std::optional<ProfileModel> model;    // rank 0
+  std::optional<ComputeModel> compute;  // every rank
+};
+
+RunProfile profile_step(const RunOptions& o, const World& world, int n) {
+  RunProfile out;
+  if (o.profiles.empty()) return out;
+  std::string error, bytes;
+  if (world.rank() == 0) {
+    try {
+      out.model = profile_model(run_plan(o, n), o.profiles, o.profile_schedule, std::nullopt);
+      bytes = compute_model_to_json(out.model->calibration.compute).dump();
+      std::cout << "# Profile: compute " << out.model->cost_text << "\n" << std::flush;
+    } catch (const UsageError& e) {
+      error = e.what();
+    }
+  }
+  if (!world.all(error.empty())) throw UsageError(error);
+  out.compute = compute_model_from_json(nlohmann::json::parse(world.broadcast(bytes, 0)));
+  return out;
+}
+
 // What plan_and_predict leaves for the replay: the plan (every rank) and rank 0's prediction.
 struct PlannedRun {
   Plan plan;
   ComputeOptions compute;
-  std::unique_ptr<Prediction> prediction;  // rank 0 only
-  int interrupted_status = 0;              // 130/143 when SIGINT/SIGTERM stopped the plan's sweep
+  std::optional<ComputeModel> compute_model;  // --profile's per-rank compute, in place of `compute`
+  std::unique_ptr<Prediction> prediction;     // rank 0 only
+  int interrupted_status = 0;                 // 130/143 when SIGINT/SIGTERM stopped the plan's sweep
 };
 
 // Plan, time the plan's messages, predict. Collective; rank 0 prints.
 PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& backend, const BenchConfig& sweep,
-                            const std::string& dir) {
+                            const std::string& dir, const RunProfile& profile) {
   const int n = backend.nranks();
-  const int pp = n >= 2 ? std::min(n, 4) : 4;
   const bool preset = o.megatron_args.empty();
-  const MegatronArgs args = parse_megatron_args(preset ? preset_args(pp) : o.megatron_args);
-  PlannedRun run{make_plan(args, n), {}, nullptr};
+  PlannedRun run{run_plan(o, n), {}, profile.compute, nullptr};
   const Plan& plan = run.plan;
   const int plan_world = plan.layout.world;
   if (world.rank() == 0) {
@@ -148,16 +183,23 @@ PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& ba
     assumed = assumed_cost(n, plan_world, &cost_note);
   }
   try {
-    run.prediction =
-        std::make_unique<Prediction>(predict(plan, measurable ? *measured.model : *assumed,
-                                             make_compute_model(plan, run.compute), false, false, "", &measured.paths));
+    // With --profile the job's own compute (per rank, as it ran) meets this node's communication.
+    const ComputeModel compute = run.compute_model ? *run.compute_model : make_compute_model(plan, run.compute);
+    run.prediction = std::make_unique<Prediction>(
+        predict(plan, measurable ? *measured.model : *assumed, compute, false, false, "", &measured.paths));
   } catch (const ModelError& e) {
     throw with_flags(e, dir + "/plan_results.json", "");  // the same lines predict prints
   }
+  if (profile.model) apply_profile(*profile.model, *run.prediction, false);
   const Prediction& p = *run.prediction;
   save_prediction(dir + "/prediction.json", p);
-  std::cout << "# Prediction (communication " << cost_note << "; compute " << (o.tflops > 0 ? "" : "assumed ")
-            << run.compute.tflops << " TFLOP/s)\n";
+  if (profile.model) {
+    std::cout << "# Prediction (communication " << cost_note << "; compute " << profile.model->cost_text << ")\n";
+    print_profile_calibration(std::cout, p);
+  } else {
+    std::cout << "# Prediction (communication " << cost_note << "; compute " << (o.tflops > 0 ? "" : "assumed ")
+              << run.compute.tflops << " TFLOP/s)\n";
+  }
   print_schedule_table(std::cout, p, false);
   std::cout << "# Prediction verdict: " << p.verdict << "\n";
   std::cout.flush();
@@ -174,6 +216,7 @@ RunReplay replay_step(const RunOptions& o, const World& world, Backend& backend,
   if (step.plan_world == world.size() && (c.backend == BackendKind::kMpi || c.gpus_per_process == 1)) {
     ReplayOptions ro;
     ro.compute = run.compute;
+    ro.compute_model = run.compute_model;
     ro.iterations = o.replay_iterations;
     ReplayResult r = PlanReplayer(world, backend)
                          .replay(run.plan, ro, run.prediction.get(), dir + "/replay.json", dir + "/plan.json");
@@ -272,6 +315,7 @@ void check_run_outputs(const RunOptions& o, const World& world, const std::strin
       if (!o.baseline.empty()) {
         for (const auto& f : expand_input("--baseline", o.baseline)) inputs.push_back({"--baseline", f});
       }
+      for (const auto& f : o.profiles) inputs.push_back({"--profile", f});
       require_distinct_files(inputs, outputs);
     } catch (const UsageError& e) {
       error = e.what();
@@ -306,8 +350,8 @@ void save_summary(const std::string& dir, const RunOutcome& out) {
 
 // plan -> predict -> replay when the options ask for them, into `out`.
 void plan_steps(const RunOptions& o, const World& world, Backend& backend, const BenchConfig& c, const std::string& dir,
-                RunOutcome& out) {
-  PlannedRun run = plan_and_predict(o, world, backend, c, dir);
+                const RunProfile& profile, RunOutcome& out) {
+  PlannedRun run = plan_and_predict(o, world, backend, c, dir, profile);
   out.interrupted = run.interrupted_status;
   if (run.interrupted_status != 0) return;
   if (run.prediction) out.prediction_verdict = run.prediction->verdict;
@@ -370,6 +414,7 @@ int RunCommand::run(const World* wp) {
   c.outputs.csv_path = dir + "/results.csv";
   auto backend = make_backend(c.backend, world, c.gpus_per_process, c.gpu_list);
   fit_sizes_to_backend(c, *backend, world);
+  const RunProfile profile = profile_step(o, world, backend->nranks());
   std::vector<ResultRecord> records;
   RunOutcome out;  // rank 0: what the steps did, printed into summary.txt
   out.exit_status = run_bench_on(*backend, c, world, &records);
@@ -378,7 +423,7 @@ int RunCommand::run(const World* wp) {
     print_run_summary(std::cout, out.sweep);
   }
   if (out.exit_status >= 128) out.interrupted = out.exit_status;
-  if (out.interrupted == 0 && o.plan) plan_steps(o, world, *backend, c, dir, out);
+  if (out.interrupted == 0 && o.plan) plan_steps(o, world, *backend, c, dir, profile, out);
   if (out.interrupted != 0) return finish_interrupted(world, dir, out);
   return finish_with_report(o, world, dir, out);
 }
@@ -403,6 +448,12 @@ void RunCommand::add_options(CLI::App& sub) {
   add_timeout_option(sub, o.timeout_s);
   sub.add_option("--tflops", o.tflops, "compute rate for the prediction when no GPU can measure it")
       ->check(checks::in_range(checks::kMinTflops, checks::kMaxTflops));
+  sub.add_option("--profile", o.profiles,
+                 "compute from the job's own profile (one PyTorch profiler trace or Nsight Systems export per rank, "
+                 "files or a folder; needs the job's Megatron-LM arguments after --)")
+      ->expected(1, -1);
+  sub.add_option("--profile-schedule", o.profile_schedule,
+                 "the schedule --profile's profiles ran (default: the plan's schedule whose passes match them)");
   sub.add_flag("--no-plan", no_plan_, "skip the model's plan, its messages, the prediction and the replay");
   sub.add_flag("--no-replay", no_replay_, "skip the replay of the plan's schedules");
   sub.add_option("--replay-iterations", o.replay_iterations, "timed iterations of each schedule's replay")
@@ -435,9 +486,25 @@ void RunCommand::finish(const CLI::App& /*sub*/, const CommandExtras& extras) {
   }
   options_.plan = !no_plan_;
   options_.replay = !no_replay_;
+  check_profile_options();
   // Bad rules or baseline: before anything is measured.
   if (!options_.rules_file.empty()) (void)read_rules_file(options_.rules_file);
   if (!options_.baseline.empty()) (void)check_baseline(options_.baseline);
+}
+
+void RunCommand::check_profile_options() {
+  RunOptions& o = options_;
+  if (o.profiles.empty()) {
+    if (!o.profile_schedule.empty())
+      throw UsageError("--profile-schedule: names the schedule of --profile's profiles; give --profile");
+    return;
+  }
+  if (o.megatron_args.empty())
+    throw UsageError("--profile: give the job's Megatron-LM arguments after -- (the model its profiles ran)");
+  if (!o.plan) throw UsageError("--profile: predicts the plan's schedules; it cannot go with --no-plan");
+  if (o.tflops > 0) throw UsageError("--tflops: the profile gives the compute (--profile)");
+  o.profiles = expand_trace_inputs("--profile", o.profiles);
+  for (const auto& f : o.profiles) require_input_file("--profile", f);  // never a blocking read of a FIFO
 }
 
 }  // namespace pipebench

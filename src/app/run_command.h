@@ -29,6 +29,8 @@ struct RunOptions {
   std::vector<std::string> benchmark_args;
   std::vector<std::string> megatron_args;  // after "--": the model to plan and predict (default: a preset)
   double tflops = 0;                       // compute rate for the prediction without a GPU (0: 100, assumed)
+  std::vector<std::string> profiles;       // --profile: the job's per-rank profiles (files, folders expanded)
+  std::string profile_schedule;            // --profile-schedule: the schedule they ran (default: the one that matches)
   bool plan = true;                        // --no-plan: the sweep only
   bool replay = true;                      // --no-replay: no replay of the plan
   int replay_iterations = 3;               // timed iterations per schedule (after one warm-up)
@@ -56,6 +58,9 @@ class RunCommand final : public Subcommand {
   [[nodiscard]] const RunOptions& options() const { return options_; }
 
  private:
+  // --profile and --profile-schedule against the other flags, and the profiles as regular files (folders
+  // expanded), before anything is measured.
+  void check_profile_options();
   RunOptions options_;
   std::string backend_ = "auto", min_bytes_ = "8", max_bytes_ = "1G", gpus_;
   bool no_plan_ = false, no_replay_ = false;

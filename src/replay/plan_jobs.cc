@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <utility>
 
 #include "collectives/registry.h"
 #include "core/error.h"
@@ -115,7 +116,7 @@ RankJob job_for(const Plan& plan, const Schedule& s, const ComputeModel& compute
     job.collectives.push_back(replay_collective(msg, msg.count));
     job.program.tasks.push_back(t);
   }
-  add_optimizer_step(job.program, compute.optimizer_ms);
+  add_optimizer_step(job.program, compute.optimizer_ms_of(static_cast<std::size_t>(job.pipeline_rank)));
   return job;
 }
 
@@ -135,8 +136,16 @@ PlanJobs plan_jobs(const Plan& plan, const ComputeOptions& c, int global_rank, c
   if (c.fwd_ms_per_layer <= 0 && c.tflops <= 0) {
     throw UsageError("compute time: give --fwd-ms-per-layer MS (> 0), --tflops T (> 0) or --measure-compute");
   }
+  return plan_jobs(plan, make_compute_model(plan, c), global_rank, schedule, schedule_files);
+}
+
+PlanJobs plan_jobs(const Plan& plan, ComputeModel compute, int global_rank, const std::string& schedule,
+                   const std::vector<ScheduleId>& schedule_files) {
   PlanJobs out;
-  out.compute = make_compute_model(plan, c);
+  out.compute = std::move(compute);
+  if (out.compute.per_rank() && out.compute.ranks.size() != static_cast<std::size_t>(plan.layout.pp))
+    throw UsageError("--profile: compute for " + std::to_string(out.compute.ranks.size()) +
+                     " pipeline ranks where the plan has " + std::to_string(plan.layout.pp));
   std::vector<int> pp_ranks;
   for (const auto& g : plan.layout.pp_groups) {
     if (std::find(g.begin(), g.end(), global_rank) != g.end()) pp_ranks = g;

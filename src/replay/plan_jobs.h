@@ -25,6 +25,10 @@ struct PlanJobs {
 // schedule_files (schedule/schedule_file.h) run after the selected schedules, as references.
 [[nodiscard]] PlanJobs plan_jobs(const Plan& plan, const ComputeOptions& compute, int global_rank,
                                  const std::string& schedule, const std::vector<ScheduleId>& schedule_files = {});
+// The same with a compute model made elsewhere: a profile's per-rank compute (run --profile), each rank's
+// passes and optimizer step its own.
+[[nodiscard]] PlanJobs plan_jobs(const Plan& plan, ComputeModel compute, int global_rank, const std::string& schedule,
+                                 const std::vector<ScheduleId>& schedule_files = {});
 
 // The registry's op of a plan collective (Op::in_plans); UsageError naming it otherwise.
 [[nodiscard]] const Op& plan_op(const std::string& op);

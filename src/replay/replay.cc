@@ -218,7 +218,8 @@ ReplayResult replay_plan(const World& world, Backend& backend, ReplayRuntime& rt
                      std::to_string(world.size()) + " were launched (mpirun -np " + std::to_string(plan_world) + ")");
   }
   if (o.iterations < 1) throw UsageError("--iterations " + std::to_string(o.iterations) + ": must be at least 1");
-  PlanJobs pj = plan_jobs(plan, o.compute, world.rank(), o.schedule, o.schedule_files);
+  PlanJobs pj = o.compute_model ? plan_jobs(plan, *o.compute_model, world.rank(), o.schedule, o.schedule_files)
+                                : plan_jobs(plan, o.compute, world.rank(), o.schedule, o.schedule_files);
   ReplayComms comms(backend);
   std::vector<int> ids;
   for (const auto& g : pj.all_groups) ids.push_back(comms.add_group(g));

@@ -61,7 +61,8 @@ struct ReplayOptions {
   std::string schedule = "all";
   std::vector<ScheduleId> schedule_files;  // --schedule-file: replayed after `schedule`'s
   ComputeOptions compute;
-  std::string compute_kind = "host-sleep";  // for the JSON: host-sleep | spin | gemm
+  std::optional<ComputeModel> compute_model;  // in place of `compute`: a profile's per-rank compute (run --profile)
+  std::string compute_kind = "host-sleep";    // for the JSON: host-sleep | spin | gemm
   int iterations = 5;
   double timeout_s = -1;  // -1: a few times the predicted (else planned compute) iteration; 0: off
   bool keep_timeline = false;

@@ -81,9 +81,8 @@ void print_break_even_and_verdict(std::ostream& out, const Prediction& p) {
   out << "\n# verdict: " << p.verdict << "\n";
 }
 
-// predict --profile: every term taken from the profile (the per-rank ones as a table, a column per term, then
-// the job's), then the profiled schedule re-simulated from them, rank by rank, and the passes whose start it
-// misses most.
+}  // namespace
+
 void print_profile_calibration(std::ostream& out, const Prediction& p) {
   if (!p.profile_check) return;
   const ProfileCheck& c = *p.profile_check;
@@ -128,8 +127,6 @@ void print_profile_calibration(std::ostream& out, const Prediction& p) {
   }
   out << "#\n";
 }
-
-}  // namespace
 
 void print_schedule_table(std::ostream& out, const Prediction& p, bool mark_no_overlap) {
   std::vector<std::string> names;

@@ -24,6 +24,11 @@ void print_prediction(std::ostream& out, const std::string& plan_path, const std
                       std::optional<std::size_t> topology_links, double comm_sm_slowdown, const Prediction& p,
                       const std::vector<double>& base_held);
 
+// predict/run --profile: every term taken from the profile (the per-rank ones as a table, a column per term,
+// then the job's), then the profiled schedule re-simulated from them, rank by rank, and the passes whose start
+// it misses most. Nothing without a profile check.
+void print_profile_calibration(std::ostream& out, const Prediction& p);
+
 // Header line and one row per schedule. mark_no_overlap: name interleaved schedules simulated with
 // --no-overlap-p2p-communication as such.
 void print_schedule_table(std::ostream& out, const Prediction& p, bool mark_no_overlap);

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include <string>
 
 #include "cli/run_pipebench.h"
+#include "io/prediction_io.h"
 #include "trace/nsys_fixture.h"
 
 namespace {
@@ -544,6 +546,55 @@ TEST_F(E2E, RunWithoutAGpuUsesFourHostRanksAndWritesTheRunFolder) {
   const auto j = nlohmann::json::parse(slurp(dir + "/results.json"));
   EXPECT_EQ(j["records"][0]["nranks"], 4);
   EXPECT_FALSE(slurp(dir + "/results.csv").empty());
+  EXPECT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
+}
+
+// run --profile: the job's own compute (per rank, from PyTorch pipelining's profiles of 4 CPU ranks) meets the
+// node's measured communication, and the replay sleeps the profile's passes: 1F1B's 8 layers ran about 420 ms,
+// where the FLOPs model's 100 TFLOP/s would make the same passes take microseconds.
+TEST_F(E2E, RunWithTheJobsProfilePredictsAndReplaysItsOwnCompute) {
+  const std::string dir = tmp("runprofile");
+  const std::string fixtures = std::string(TEST_DATA_DIR) + "/trace/pipelining/1f1b";
+  const std::string model =
+      " -- --num-layers 8 --hidden-size 512 --ffn-hidden-size 2048 --num-attention-heads 4 --seq-length 128 "
+      "--max-position-embeddings 128 --micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 4 "
+      "--world-size 4 --vocab-size 128 --untie-embeddings-and-output-weights "
+      "--num-layers-per-virtual-pipeline-stage 1";
+  const Result r = run("run --backend mpi --out " + dir +
+                       " -e 1K --point-seconds 0.05 --replay-iterations 1 --profile " + fixtures + model);
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("# Prediction (communication measured on this node; compute measured from the profile "
+                       "(4 files, 1f1b, 1 iteration))"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("# 1f1b re-simulated from these terms: iteration "), std::string::npos) << r.out;
+  const auto pj = nlohmann::json::parse(slurp(dir + "/prediction.json"));
+  const pipebench::Prediction p = pipebench::prediction_from_json(pj, "prediction.json");
+  ASSERT_TRUE(p.profile_check);
+  // The terms that entered: each rank's compute, none of the profile's links (the node's were measured).
+  ASSERT_FALSE(p.measured_terms.empty());
+  for (const auto& t : p.measured_terms) EXPECT_GE(t.rank, 0) << t.term;
+  const auto one_f_one_b =
+      std::find_if(p.schedules.begin(), p.schedules.end(), [](const auto& s) { return s.id.key() == "1f1b"; });
+  ASSERT_NE(one_f_one_b, p.schedules.end());
+  EXPECT_NEAR(one_f_one_b->iteration_ms, p.profile_check->measured_ms, 0.1 * p.profile_check->measured_ms);
+  const auto replay = nlohmann::json::parse(slurp(dir + "/replay.json"));
+  bool replayed = false;
+  for (const auto& s : replay.at("schedules")) {
+    if (s.value("name", "") != "1f1b") continue;
+    replayed = true;
+    EXPECT_GT(s.at("measured_iteration_ms").get<double>(), 0.8 * p.profile_check->measured_ms) << s.dump();
+  }
+  EXPECT_TRUE(replayed) << replay.dump();
+  // Flags that do not go with it, and a profile of another job: one line each, before anything is measured.
+  expect_usage_error("run --backend mpi --out " + dir + " --profile " + fixtures, "--profile: give the job's");
+  expect_usage_error("run --backend mpi --out " + dir + " --profile-schedule 1f1b", "--profile-schedule");
+  expect_usage_error("run --backend mpi --out " + dir + " --tflops 10 --profile " + fixtures + model, "--tflops");
+  expect_usage_error("run --backend mpi --out " + dir + " --no-plan --profile " + fixtures + model, "--no-plan");
+  const std::string four = "--pipeline-model-parallel-size 4 --world-size 4";
+  std::string two = model;
+  two.replace(two.find(four), four.size(), "--pipeline-model-parallel-size 2 --world-size 2");
+  expect_usage_error("run --backend mpi --out " + dir + " --profile " + fixtures + two, "the plan's has 2", kMpirun4);
   EXPECT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
 }
 
