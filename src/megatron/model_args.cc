@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Megatron-LM argument parsing with CLI11 (unknown arguments are kept as extras and warned about).
+// Megatron-LM argument parsing: the line is read as Megatron's argparse reads it (megatron_argparse.h),
+// then the arguments pipebench binds go through CLI11 for their values and rules.
 #include "megatron/model_args.h"
 
 #include <CLI/CLI.hpp>
@@ -9,7 +10,6 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <type_traits>
 
 #include "cli/number_checks.h"
@@ -18,19 +18,23 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/json_file.h"
-#include "core/suggest.h"
 #include "megatron/launch_line.h"
 #include "megatron/layout.h"
 #include "megatron/list_expression.h"
-#include "megatron/megatron_argument_names.h"
+#include "megatron/megatron_argparse.h"
+#include "megatron/megatron_argument_table.h"
 
 namespace pipebench {
 namespace {
 
-// pipebench's own additions to Megatron's arguments (model_args.h).
-const std::set<std::string>& pipebench_names() {
-  static const std::set<std::string> kNames = {"--world-size", "--rank-order", "--megatron-version"};
-  return kNames;
+// The arguments Megatron-LM's parser has (megatron_argument_table.h) and pipebench's own additions
+// (model_args.h), which take one value each; the CLI11 options check their values.
+std::vector<MegatronArgumentSpec> argument_table() {
+  std::vector<MegatronArgumentSpec> table = megatron_argument_table();
+  table.push_back({"--world-size", "", "int", ""});
+  table.push_back({"--rank-order", "", "str", ""});
+  table.push_back({"--megatron-version", "", "str", ""});
+  return table;
 }
 
 // Megatron arguments that change the messages of an iteration but are not modelled: the plan is made
@@ -58,28 +62,6 @@ std::int64_t count_vocab(const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     throw UsageError("--vocab-file " + path + ": not a JSON vocabulary (" + json_error_text(e) + ")");
   }
-}
-
-// argparse semantics for a repeated argument: the last occurrence wins. Each "--name" with the values
-// that follow it (up to the next "--") is one occurrence; earlier occurrences of the same name are
-// dropped, so CLI11 sees each argument once.
-std::vector<std::string> last_occurrences(const std::vector<std::string>& args) {
-  std::vector<std::vector<std::string>> items;
-  for (const auto& w : args) {
-    if (w.rfind("--", 0) == 0 || items.empty()) items.emplace_back();
-    items.back().push_back(w);
-  }
-  std::map<std::string, std::size_t> last;
-  auto name_of = [](const std::vector<std::string>& item) { return item.front().substr(0, item.front().find('=')); };
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (items[i].front().rfind("--", 0) == 0) last[name_of(items[i])] = i;
-  }
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (items[i].front().rfind("--", 0) == 0 && last[name_of(items[i])] != i) continue;
-    out.insert(out.end(), items[i].begin(), items[i].end());
-  }
-  return out;
 }
 
 std::string str(std::int64_t v) { return std::to_string(v); }
@@ -369,30 +351,37 @@ void add_training_options(CLI::App& app, MegatronArgs& a, RawArgs& r) {
   app.add_option("--megatron-version", r.version)->check(CLI::IsMember({"main", "core_v0.9"}));
 }
 
-// Extras: an argument Megatron-LM main accepts (megatron_argument_names.h) that pipebench does not bind
-// has no effect on communication and is listed as ignored, or changes it and gets a note (not_modelled);
-// a name Megatron would reject is an error naming the nearest one. The lists are written to plans and
-// warnings, so credentials in them are redacted like the command line's.
-void sort_extras(const std::vector<std::string>& extras, MegatronArgs& a) {
-  const std::vector<std::string_view> megatron = megatron_argument_names();
-  for (std::size_t i = 0; i < extras.size(); ++i) {
-    const std::string& name = extras[i];
-    std::vector<std::string> words{name};
-    if (name.rfind("--", 0) == 0 && i + 1 < extras.size() && extras[i + 1].rfind("--", 0) != 0)
-      words.push_back(extras[++i]);
-    const std::string bare = name.substr(0, name.find('='));
-    if (!std::binary_search(megatron.begin(), megatron.end(), std::string_view(bare))) {
-      std::vector<std::string> known(megatron.begin(), megatron.end());
-      known.insert(known.end(), pipebench_names().begin(), pipebench_names().end());
-      throw UsageError("unknown Megatron argument " + bare + did_you_mean(bare, known) +
-                       ": Megatron-LM would refuse it (its arguments as of commit " +
-                       std::string(kMegatronArgumentsCommit).substr(0, 12) + ")");
-    }
-    if (const auto why = not_modelled().find(bare); why != not_modelled().end())
+// Extras: an argument Megatron-LM accepts (its parser took it: megatron_argparse.h) that pipebench does
+// not bind has no effect on communication and is listed as ignored, or changes it and gets a note
+// (not_modelled). The lists are written to plans and warnings, so credentials in them are redacted like
+// the command line's.
+void sort_extras(const std::vector<MegatronArgument>& extras, MegatronArgs& a) {
+  for (const auto& extra : extras) {
+    std::vector<std::string> words{extra.option};
+    words.insert(words.end(), extra.values.begin(), extra.values.end());
+    if (const auto why = not_modelled().find(extra.option); why != not_modelled().end())
       a.notes.push_back(redacted_arguments(words) + " is not modelled: " + why->second);
     else
       a.ignored.push_back(redacted_arguments(words));
   }
+}
+
+// The words CLI11 parses: each argument pipebench binds, once (its last occurrence), "--x=value" for one
+// value so a value such as "-1" or "--y" (from "--x=--y") stays a value. The others are extras.
+std::vector<std::string> bound_words(const CLI::App& app, const std::vector<MegatronArgument>& given,
+                                     std::vector<MegatronArgument>& extras) {
+  std::vector<std::string> words;
+  for (const auto& g : given) {
+    if (app.get_option_no_throw(g.option) == nullptr) {
+      extras.push_back(g);
+    } else if (g.values.size() == 1) {
+      words.push_back(g.option + "=" + g.values.front());
+    } else {
+      words.push_back(g.option);
+      words.insert(words.end(), g.values.begin(), g.values.end());
+    }
+  }
+  return words;
 }
 
 // Where the tokenizer cannot be read on this machine: the usual vocabulary of a tokenizer type that has
@@ -492,14 +481,14 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& words) {
   MegatronArgs a;
   RawArgs r;
   CLI::App app{"Megatron-LM arguments", "pipebench plan --"};
-  app.allow_extras();
   app.set_help_flag();
   add_model_options(app, a, r);
   add_parallel_options(app, a);
   add_training_options(app, a, r);
   MoeOptions moe;
   add_moe_options(app, a, moe);
-  const std::vector<std::string> once = last_occurrences(args);
+  std::vector<MegatronArgument> extras;
+  const std::vector<std::string> once = bound_words(app, parse_megatron_argv(args, argument_table()), extras);
   checks::require_finite_numbers(app);
   checks::require_decimal_integers(app);
   std::vector<std::string> reversed(once.rbegin(), once.rend());
@@ -508,7 +497,7 @@ MegatronArgs parse_megatron_args(const std::vector<std::string>& words) {
   } catch (const CLI::ParseError& e) {
     throw UsageError(std::string("Megatron arguments: ") + e.what());
   }
-  sort_extras(app.remaining(), a);
+  sort_extras(extras, a);
   take_launcher_world(line, a);
   derive_from_raw(r, a);
   require_arguments(a);

@@ -351,10 +351,13 @@ TEST(LayerComm, MoeArgumentsFollowMegatronsRules) {
   EXPECT_NE(error(replace("--world-size 16", "--world-size 8"))
                 .find("world_size (8) is not divisible by expert_tensor_model_pipeline_parallel size (16"),
             std::string::npos);
-  EXPECT_NE(error(base + " --moe-token-dispatcher-type alltoall_seq").find("alltoall_seq: removed"), std::string::npos);
-  EXPECT_NE(error(base + " --moe-token-dispatcher-type flex").find("flex: DeepEP"), std::string::npos);
-  EXPECT_NE(error(base + " --moe-token-dispatcher-type ring").find("not one of allgather, alltoall"),
+  // Megatron-LM's parser has the choices allgather, alltoall, flex (alltoall_seq was removed).
+  EXPECT_NE(error(base + " --moe-token-dispatcher-type alltoall_seq")
+                .find("argument --moe-token-dispatcher-type: invalid choice: 'alltoall_seq' (choose from 'allgather', "
+                      "'alltoall', 'flex')"),
             std::string::npos);
+  EXPECT_NE(error(base + " --moe-token-dispatcher-type flex").find("flex: DeepEP"), std::string::npos);
+  EXPECT_NE(error(base + " --moe-token-dispatcher-type ring").find("invalid choice: 'ring'"), std::string::npos);
   EXPECT_NE(error(replace("--sequence-parallel", "")).find("sequence parallelism"), std::string::npos);
   EXPECT_NE(error(base + " --moe-router-topk 9").find("above --num-experts 8"), std::string::npos);
   EXPECT_NE(error(base + " --moe-router-topk 1").find("--moe-router-pre-softmax when topk is 1"), std::string::npos);
