@@ -17,6 +17,7 @@
 #include "core/file_io.h"
 #include "core/json_file.h"
 #include "core/printf_string.h"
+#include "io/nccl_tests_argument.h"
 #include "io/nccl_tests_log.h"
 #include "io/plan_io.h"
 #include "io/prediction_io.h"
@@ -168,10 +169,16 @@ std::unique_ptr<CostModel> make_assumed_costs(const PredictOptions& o, std::stri
   return assumed;
 }
 
-// --table: a results file, or an nccl-tests log read as `pipebench import nccl-tests` would.
-ResultSet load_table(const std::string& path) {
-  if (auto imported = nccl_tests_result_set_of(path, read_input_file("--table", path))) return std::move(*imported);
-  return load_results("--table", path);
+// --table: a results file, or an nccl-tests log read as `pipebench import nccl-tests` would; FILE:OP for a
+// log that does not name its op (io/nccl_tests_argument.h).
+ResultSet load_table(const std::string& table) {
+  const LogArgument arg = split_log_argument("--table", table);
+  const std::string text = read_input_file("--table", arg.path);
+  if (auto imported = nccl_tests_result_set_of(arg.path, text, arg.op, "--table")) return std::move(*imported);
+  if (!arg.op.empty()) {
+    throw UsageError("--table " + table + ": not an nccl-tests log; FILE:OP gives the op of an nccl-tests log");
+  }
+  return load_results("--table", arg.path);
 }
 
 // --table of `pipebench import nccl-tests`: its collective table stands for the machine (NcclTestsCost).
@@ -270,7 +277,7 @@ void check_flags(const PredictOptions& o) {
 int predict_and_print(const PredictOptions& o) {
   check_flags(o);
   std::vector<FileArg> inputs = {{"--plan", o.plan_path},
-                                 {"--table", o.table_path},
+                                 {"--table", split_log_argument("--table", o.table_path).path},
                                  {"--topology", o.topology_path},
                                  {"--schedule-file", o.schedule_file}};
   const std::vector<std::string> profiles =
@@ -376,7 +383,8 @@ class PredictCommand final : public Subcommand {
 void PredictCommand::add_options(CLI::App& sub) {
   sub.add_option("--plan", o_.plan_path, "the plan (pipebench plan --json)")->required();
   sub.add_option("--table", o_.table_path,
-                 "measured costs: the results JSON of bench --plan, or an nccl-tests log or its import");
+                 "measured costs: the results JSON of bench --plan, or an nccl-tests log (LOG:OP where the log does "
+                 "not name its op) or its import");
   sub.add_option("--link-gbps", o_.link_gbps, "what-if: every link this many GB/s per direction")
       ->check(checks::in_range(checks::kMinLinkGbps, checks::kMaxLinkGbps));
   sub.add_option("--link-latency-us", o_.link_latency_us, "what-if: per-message latency")

@@ -28,7 +28,10 @@ class ReportCommand final : public Subcommand {
   }
 
   void add_options(CLI::App& sub) override {
-    sub.add_option("inputs", inputs_, "Results files, run folders, topology, prediction or replay JSON")->required();
+    sub.add_option("inputs", inputs_,
+                   "Results files, run folders, topology, prediction or replay JSON, nccl-tests logs (LOG:OP where a "
+                   "log does not name its op)")
+        ->required();
     sub.add_option("--out", out_, "Folder for report.html, report.md (+ SVG plots) and report.json")
         ->capture_default_str();
     sub.add_option("--rules", rules_file_, "Rules file (YAML or JSON) replacing the default rules");
@@ -40,6 +43,9 @@ class ReportCommand final : public Subcommand {
     sub.add_option("--title", title_, "Title of the report")->capture_default_str();
     sub.add_option("--mad-k", mad_k_, "Node diagnosis: flag a host more than K MADs below its peers' median")
         ->capture_default_str();
+    sub.add_flag("--strict", strict_,
+                 "A rule that was not applied fails the report (exit 3), for harnesses that must not pass on what "
+                 "was not checked");
   }
 
   void finish(const CLI::App& sub, const CommandExtras& /*extras*/) override {
@@ -49,7 +55,7 @@ class ReportCommand final : public Subcommand {
     if (!make_baseline_.empty()) {
       if (!baseline_.empty()) throw UsageError("--make-baseline: cannot be combined with --baseline");
       // A baseline file is all it writes: the report's own flags were ignored without a word.
-      for (const char* flag : {"--out", "--title", "--mad-k", "--rules"}) {
+      for (const char* flag : {"--out", "--title", "--mad-k", "--rules", "--strict"}) {
         if (sub.count(flag) > 0)
           throw UsageError(std::string("--make-baseline: writes a fleet baseline, not a report; ") + flag +
                            " applies to a report only");
@@ -64,6 +70,7 @@ class ReportCommand final : public Subcommand {
     ReportInputs in = load_report_inputs(inputs_, baseline_);
     in.title = title_;
     in.mad_k = mad_k_;
+    in.not_applied_fails = strict_;
     ReportFiles files;
     const int rc = write_report(in, rules_, out_, &files);
     std::cout << "report: " << files.verdict_line << "\n  " << files.html << "\n  " << files.markdown << "\n  "
@@ -89,6 +96,7 @@ class ReportCommand final : public Subcommand {
   std::string rules_file_, baseline_, make_baseline_;
   std::string title_ = "pipebench qualification report";
   double mad_k_ = 3.0;
+  bool strict_ = false;
   std::vector<Rule> rules_;
 };
 

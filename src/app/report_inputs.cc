@@ -9,6 +9,7 @@
 #include "core/file_io.h"
 #include "core/json_file.h"
 #include "io/baseline_io.h"
+#include "io/nccl_tests_argument.h"
 #include "io/nccl_tests_log.h"
 #include "io/prediction_io.h"
 #include "io/provenance_io.h"
@@ -25,13 +26,19 @@ namespace fs = std::filesystem;
 
 // In a folder (a run folder), files of other schemas are listed as not read; named alone, they are
 // bad input.
-void add_file(ReportInputs& out, const std::string& flag, const std::string& path, bool in_folder, bool baseline) {
+// op: the OP of an INPUT given as FILE:OP (io/nccl_tests_argument.h), "" when none.
+void add_file(ReportInputs& out, const std::string& flag, const std::string& path, bool in_folder, bool baseline,
+              const std::string& op = "") {
   // A file that is not a pipebench file may be an nccl-tests log (text or -J JSON): read as
   // `pipebench import nccl-tests` would write it. pipebench files are parsed once.
   const std::string text = read_input_file(flag, path);
   nlohmann::json doc = parse_json_text(flag, path, text);  // a key given twice is refused
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("schema")) {
-    if (auto imported = nccl_tests_results_of(path, text)) {
+  const bool pipebench_file = !doc.is_discarded() && doc.is_object() && doc.contains("schema");
+  if (pipebench_file && !op.empty()) {
+    throw UsageError(flag + " " + path + ":" + op + ": a pipebench file; FILE:OP gives the op of an nccl-tests log");
+  }
+  if (!pipebench_file) {
+    if (auto imported = nccl_tests_results_of(path, text, op, flag)) {
       doc = std::move(*imported);
     } else if (doc.is_discarded()) {
       doc = read_json_file(flag, path);  // throws its "not JSON (...)" message
@@ -79,9 +86,13 @@ void add_file(ReportInputs& out, const std::string& flag, const std::string& pat
 // The files of one INPUT or --baseline, each added; returns them.
 std::vector<std::string> add_input(ReportInputs& out, const std::string& flag, const std::string& input,
                                    bool baseline) {
-  const auto files = expand_input(flag, input);
-  const bool folder = files.size() != 1 || files.front() != input;
-  for (const auto& file : files) add_file(out, flag, file, folder, baseline);
+  const LogArgument arg = split_log_argument(flag, input);  // FILE:OP, a log that does not name its op
+  const auto files = expand_input(flag, arg.path);
+  const bool folder = files.size() != 1 || files.front() != arg.path;
+  if (folder && !arg.op.empty()) {
+    throw UsageError(flag + " " + input + ": a folder; FILE:OP gives the op of one nccl-tests log");
+  }
+  for (const auto& file : files) add_file(out, flag, file, folder, baseline, arg.op);
   return files;
 }
 

@@ -11,14 +11,13 @@
 namespace pipebench {
 namespace {
 
-// "--wandb-api-key" -> "WANDB_API_KEY", the shape environment.h's rules read. Megatron's
-// --tokenizer-type and --tokenizer-model name a tokenizer, not a token: they stay readable.
+// "--wandb-api-key" -> "WANDB_API_KEY", the shape environment.h's rules read (which keep Megatron's
+// tokenizer arguments, --tokenizer-type, --tiktoken-pattern, readable: they name no token).
 bool sensitive_flag(const std::string& flag) {
   const std::size_t start = flag.find_first_not_of('-');
   if (start == std::string::npos) return false;
   std::string name = flag.substr(start);
   for (auto& c : name) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (name.rfind("TOKENIZER", 0) == 0) return false;
   return is_sensitive_name(name);
 }
 

@@ -20,12 +20,35 @@ bool value_end(char c) {
   return c == '&' || c == ';' || c == ',' || c == '\'' || c == '"' || std::isspace(static_cast<unsigned char>(c));
 }
 
-// A name before '=' in free text: "--hf-token", "token", "NCCL_SECRET". Megatron's --tokenizer-type names a
-// tokenizer, not a token.
+// A name before '=' in free text: "--hf-token", "token", "NCCL_SECRET" (environment.h's rules; a
+// tokenizer's argument is no credential there either).
 bool sensitive_pair_name(std::string name) {
   name.erase(0, name.find_first_not_of('-'));
-  for (auto& c : name) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return !name.empty() && name.rfind("TOKENIZER", 0) != 0 && is_sensitive_name(name);
+  return !name.empty() && is_sensitive_name(name);
+}
+
+// The name's words, split at anything but a letter or a digit: "--fim-eod-token" -> {FIM, EOD, TOKEN}.
+std::vector<std::string> name_words(const std::string& upper) {
+  std::vector<std::string> out;
+  std::string word;
+  for (const char c : upper + "_") {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      word += c;
+    } else if (!word.empty()) {
+      out.push_back(word), word.clear();
+    }
+  }
+  return out;
+}
+
+// TOKEN as the last word, not after a special token's name (environment.h).
+bool token_credential(const std::vector<std::string>& words) {
+  if (words.empty() || words.back() != kSecretLastWord) return false;
+  if (words.size() == 1) return true;
+  for (const char* special : kSpecialTokenWords) {
+    if (words[words.size() - 2] == special) return false;
+  }
+  return true;
 }
 
 // RFC 3986 section 3.2.1: the userinfo of an authority is everything before its last '@'
@@ -86,7 +109,7 @@ bool is_sensitive_name(std::string name) {
   for (const char* word : kSecretNameWords) {
     if (words.find("_" + std::string(word) + "_") != std::string::npos) return true;
   }
-  return false;
+  return token_credential(name_words(name));
 }
 
 std::map<std::string, std::string> allowed_environment(const std::vector<std::string>& entries) {

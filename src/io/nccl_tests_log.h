@@ -69,6 +69,9 @@ struct NcclTestsHints {
 // "./build/alltoall_perf", "allreduce"): "" when it names none.
 [[nodiscard]] std::string nccl_tests_op(std::string_view name);
 
+// The ops nccl_tests_op gives, comma-separated: what --op and FILE:OP take.
+[[nodiscard]] std::string nccl_tests_op_list();
+
 // pipebench's op for the binary a log names ("# Collective test starting: all_reduce_perf", a -J file's
 // args[0]): the whole name after the last '/' must be one of nccl-tests' binaries, WORD_perf or
 // WORD_perf_mpi, or WORD itself (pipebench bench's own table says "all_reduce"); "" for any other name. A file name or
@@ -113,12 +116,19 @@ struct NcclTestsImport {
 
 // The pipebench.results/1 document of one file's text when it is nccl-tests output (text or -J JSON) with
 // at least one whole row, else nullopt: what report and predict --table read when they are given a log
-// itself rather than its import. The op and rank count come from the log or its file name.
-[[nodiscard]] std::optional<nlohmann::json> nccl_tests_results_of(const std::string& path, std::string_view text);
+// itself rather than its import. The op and rank count come from the log or its file name, else `op` (the
+// OP of FILE:OP, io/nccl_tests_argument.h; "" = none). Throws UsageError "FLAG PATH: skipped N table rows
+// ..." with import's reasons when the file is nccl-tests output whose every row was left out (an op or a
+// rank count it does not say), "give --op" said as FILE:OP.
+[[nodiscard]] std::optional<nlohmann::json> nccl_tests_results_of(const std::string& path, std::string_view text,
+                                                                  const std::string& op = "",
+                                                                  const std::string& flag = "");
 
 // The same file as typed results, as results_from_json reads nccl_tests_results_of's document (hosts, GPU
 // models, versions, the first test's devices, every record): what predict --table takes, with no JSON
 // between.
-[[nodiscard]] std::optional<ResultSet> nccl_tests_result_set_of(const std::string& path, std::string_view text);
+[[nodiscard]] std::optional<ResultSet> nccl_tests_result_set_of(const std::string& path, std::string_view text,
+                                                                const std::string& op = "",
+                                                                const std::string& flag = "");
 
 }  // namespace pipebench

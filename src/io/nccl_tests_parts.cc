@@ -49,6 +49,12 @@ std::string nccl_tests_op(std::string_view name) {
   return "";
 }
 
+std::string nccl_tests_op_list() {
+  std::string list;
+  for (const auto& [word, op] : nccl_tests_words()) list += (list.empty() ? "" : ", ") + op;
+  return list;
+}
+
 std::string nccl_tests_log_op(std::string_view program) {
   const auto slash = program.find_last_of('/');
   if (slash != std::string_view::npos) program.remove_prefix(slash + 1);
@@ -114,9 +120,7 @@ std::string nccl_tests_names_problem(const std::string& dtype, const std::string
 
 void finish_log(NcclTestsLog& log, const NcclTestsHints& hints, std::map<std::string, int>& skipped) {
   if (!hints.op.empty() && nccl_tests_op(hints.op) != hints.op) {
-    std::string list;
-    for (const auto& [word, op] : nccl_tests_words()) list += (list.empty() ? "" : ", ") + op;
-    throw UsageError("--op " + hints.op + ": not an nccl-tests op (" + list + ")");
+    throw UsageError("--op " + hints.op + ": not an nccl-tests op (" + nccl_tests_op_list() + ")");
   }
   log.op = nccl_tests_log_op(log.program);
   if (log.op.empty()) log.op = hints.op;

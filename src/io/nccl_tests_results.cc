@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "core/error.h"
 #include "core/version.h"
+#include "io/nccl_tests_argument.h"
 #include "io/nccl_tests_log.h"
 #include "io/results_io.h"
 #include "topology/topology.h"
@@ -111,14 +113,38 @@ json nccl_tests_results(const std::vector<NcclTestsImport>& imports, const std::
 
 namespace {
 
-// One file's text read as nccl-tests output; nullopt when it holds no whole row.
-std::optional<NcclTestsImport> import_of(const std::string& path, std::string_view text) {
+// import's reasons for rows left out, with its "give --op" said as FILE:OP (the one way to give the op here).
+std::string skipped_text(const std::string& path, const std::map<std::string, int>& skipped) {
+  static const std::string kGiveOp = "give --op";
+  std::string out;
+  for (const auto& [reason, count] : skipped) {
+    std::string why = reason;
+    if (const auto at = why.find(kGiveOp); at != std::string::npos) why.replace(at, kGiveOp.size(), give_op_text(path));
+    out += (out.empty() ? "skipped " : "; skipped ") + std::to_string(count) + " " + why;
+  }
+  return out;
+}
+
+// One file's text read as nccl-tests output; nullopt when it holds no whole row and no test (not
+// nccl-tests output); UsageError when it holds tests whose every row was left out for want of an op or a rank
+// count.
+std::optional<NcclTestsImport> import_of(const std::string& path, std::string_view text, const std::string& op,
+                                         const std::string& flag) {
   NcclTestsHints hints;
+  hints.op = op;
   hints.file_name = std::filesystem::path(path).filename().string();
   NcclTestsImport imp{path, parse_nccl_tests(text, hints)};
-  if (!imp.file.refused.empty()) throw UsageError(path + ": " + imp.file.refused);
+  const std::string where = flag.empty() ? path : flag + " " + path;
+  if (!imp.file.refused.empty()) throw UsageError(where + ": " + imp.file.refused);
   std::size_t records = 0;
   for (const auto& log : imp.file.logs) records += log.records.size();
+  // Only where the log was read and wants what it does not say (its op, its rank count): a file the reader
+  // could not make out (damaged JSON, "{}{}") stays the caller's "not JSON".
+  const bool wants_hint = std::any_of(imp.file.skipped.begin(), imp.file.skipped.end(),
+                                      [](const auto& s) { return s.first.find("give --") != std::string::npos; });
+  if (records == 0 && !imp.file.logs.empty() && wants_hint) {
+    throw UsageError(where + ": nccl-tests output with no row read: " + skipped_text(path, imp.file.skipped));
+  }
   if (records == 0) return std::nullopt;
   return imp;
 }
@@ -152,14 +178,16 @@ ResultSet result_set(const NcclTestsImport& imp) {
 
 }  // namespace
 
-std::optional<json> nccl_tests_results_of(const std::string& path, std::string_view text) {
-  const std::optional<NcclTestsImport> imp = import_of(path, text);
+std::optional<json> nccl_tests_results_of(const std::string& path, std::string_view text, const std::string& op,
+                                          const std::string& flag) {
+  const std::optional<NcclTestsImport> imp = import_of(path, text, op, flag);
   if (!imp) return std::nullopt;
   return nccl_tests_results({*imp}, "");
 }
 
-std::optional<ResultSet> nccl_tests_result_set_of(const std::string& path, std::string_view text) {
-  const std::optional<NcclTestsImport> imp = import_of(path, text);
+std::optional<ResultSet> nccl_tests_result_set_of(const std::string& path, std::string_view text, const std::string& op,
+                                                  const std::string& flag) {
+  const std::optional<NcclTestsImport> imp = import_of(path, text, op, flag);
   if (!imp) return std::nullopt;
   return result_set(*imp);
 }

@@ -60,6 +60,9 @@ struct ReportInputs {
   std::vector<InputFile<TraceFile>> traces;
   std::vector<std::string> skipped;  // "PATH: why" for files of a run folder that were not read
   double mad_k = 3.0;                // node diagnosis: K median absolute deviations
+  // report --strict: a rule that was not applied fails (for harnesses that must not pass on what was not
+  // checked); else it is counted apart and named in the verdict line.
+  bool not_applied_fails = false;
 };
 
 // ---- outcome --------------------------------------------------------------------------------
@@ -149,8 +152,11 @@ struct ReportOutcome {
   double stability_floor_us = 0;  // ... unless its p95 - median is below this (the rules' noise floor)
 };
 
-// The verdict line: "PASS: 4 passed, 2 not applied", "WARN: 1 warned, 3 passed" (only counts that are not
-// 0, failing first); "NO CHECKS: 6 not applied" where no rule was applied (a prediction alone).
+// The verdict line: "PASS: 6 passed", "WARN: 1 warned, 3 passed" (only counts that are not 0, failing
+// first) where every rule was applied; else what was not applied comes with the verdict, each rule with why:
+// "PASS on 3 of 6 rules; not applied: links-at-max, busbw-vs-link (no topology ...); stable-points (...)",
+// "FAIL on 4 of 6 rules (2 failed, 2 passed); not applied: ...", "NO CHECKS on 0 of 6 rules; not applied:
+// ..." where none was (a prediction alone); with --strict "; --strict: a rule not applied fails" at the end.
 [[nodiscard]] std::string verdict_line(const ReportOutcome& out);
 // True when at least one rule was applied or warned: a verdict that judged something.
 [[nodiscard]] bool verdict_judged(const ReportOutcome& out);

@@ -12,10 +12,15 @@ namespace {
 
 // Text of any block as literal Markdown: the document holds plain text, and much of it comes from input
 // files (host names, command lines, rule and op names), so none of it may become markup. CommonMark
-// (0.30, section 2.4) lets every ASCII punctuation character be backslash-escaped; `<`, `>` and `&` are
-// written as entities (section 2.5) because Python-Markdown does not honour `\<`. Newlines are flattened, so
+// (0.30, section 2.4) lets every ASCII punctuation character be backslash-escaped. The page stays free of
+// HTML entities where it can ("2->3", ">= 1 GiB" read as typed): `>` is markup only opening a line (a block
+// quote, section 5.1), where it is backslash-escaped; `<` only before a letter, `/`, `!` or `?` (raw HTML or an
+// autolink, sections 6.5 and 6.6) and `&` only before a letter or `#` (an entity reference, section 2.5): there
+// alone they are written as entities, because Python-Markdown does not honour `\<` and a hostile host name's
+// `<script>` must not become markup. Newlines are flattened, so
 // input text never starts a line; where the text itself starts a line (a paragraph, a list item's text) a
-// leading `-`, `+`, `=` or `N.`/`N)` would still start a list or an underline, so it is escaped too. In a table cell
+// leading `-`, `+`, `=`, `>` or `N.`/`N)` would still start a list, a quote or an underline, so it is escaped too. In a
+// table cell
 // `|` is escaped (GitHub-flavoured Markdown, section 4.10). Other control bytes (an ESC in a --title, a host
 // name) are written as \xNN, and bytes that are not UTF-8 as U+FFFD, as in error lines.
 // An underscore between two letters or digits opens no emphasis (CommonMark 6.2, left- and right-flanking
@@ -37,13 +42,13 @@ std::string md(const std::string& raw, bool starts_line = false) {
   const std::size_t digits_end = text.find_first_not_of("0123456789", i);
   for (std::size_t k = i; k < text.size(); ++k) {
     const char c = text[k];
-    const bool list_start = starts_line && ((k == i && (c == '-' || c == '+' || c == '=')) ||
+    const bool list_start = starts_line && ((k == i && (c == '-' || c == '+' || c == '=' || c == '>')) ||
                                             (k == digits_end && k > i && (c == '.' || c == ')')));
-    if (c == '<') {
+    const char next = k + 1 < text.size() ? text[k + 1] : '\0';
+    const bool letter = std::isalpha(static_cast<unsigned char>(next)) != 0;
+    if (c == '<' && (letter || next == '/' || next == '!' || next == '?')) {
       out += "&lt;";
-    } else if (c == '>') {
-      out += "&gt;";
-    } else if (c == '&') {
+    } else if (c == '&' && (letter || next == '#')) {
       out += "&amp;";
     } else if (c == '\n' || c == '\r' || c == '\t') {
       out += ' ';

@@ -74,7 +74,9 @@ void print_break_even_and_verdict(std::ostream& out, const Prediction& p) {
     }
     out << "\n";
   }
-  for (const auto& t : p.sharing) out << "# measured term: " << describe_sharing(t) << "\n";
+  for (const auto& t : p.sharing) {
+    if (crosses_link(t)) out << "# measured term: " << describe_sharing(t) << "\n";
+  }
   for (const auto& n : p.notes) out << "# note: " << n << "\n";
   out << "# cost sources:";
   for (const auto& s : p.cost_sources) out << " " << s;

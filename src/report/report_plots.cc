@@ -121,7 +121,11 @@ void add_pair_heatmaps(const ReportInputs& inputs, std::vector<Plot>& plots) {
       if (!OpRegistry::instance().is_transfer(r.op) || !r.error.empty() || r.size_bytes != largest ||
           r.pairs.size() != 1)
         continue;
-      const int a = r.pairs[0].src, b = r.pairs[0].dst;
+      // A pair holds indices into the record's own ranks (bench --plan: ranks [2,3], pairs [[0,1]] is 2->3;
+      // a sweep's ranks are 0..n-1, where both read alike): the cells are global ranks.
+      const int src = r.pairs[0].src, dst = r.pairs[0].dst;
+      if (src < 0 || dst < 0 || static_cast<std::size_t>(std::max(src, dst)) >= r.ranks.size()) continue;
+      const int a = r.ranks[static_cast<std::size_t>(src)], b = r.ranks[static_cast<std::size_t>(dst)];
       if (a < 0 || b < 0 || a >= nranks || b >= nranks) continue;
       map.values[a][b] = r.busbw_gbps;
       map.limits[a][b] = narrowest_link_gbps(in.doc, topo, r);

@@ -16,13 +16,14 @@
 #include "report/diagnosis.h"
 #include "report/fleet_baseline.h"
 #include "report/link_band_check.h"
+#include "topology/gpu_model_bus.h"
 
 namespace pipebench {
 
 namespace {
 
-bool violates(const Rule& rule, double v) {
-  return rule.comparison == Comparison::kAtLeast ? v < rule.threshold : v > rule.threshold;
+bool violates(const Rule& rule, double v, double limit) {
+  return rule.comparison == Comparison::kAtLeast ? v < limit : v > limit;
 }
 
 bool size_matches(const Rule& rule, const ResultRecord& r) {
@@ -88,7 +89,7 @@ void check_links(const ReportInputs& inputs, const Rule& rule, RuleOutcome& out)
     p.value = *v;
     p.limit = rule.threshold;
     p.note = describe_link(links, nvlinks_up_start);
-    add_point(out, std::move(p), violates(rule, *v), rule.severity);
+    add_point(out, std::move(p), violates(rule, *v, rule.threshold), rule.severity);
   };
   // One host's files (bench, pairs) all carry its links: check each host's links once.
   std::set<std::string> hosts_with_run_state;
@@ -106,7 +107,35 @@ void check_links(const ReportInputs& inputs, const Rule& rule, RuleOutcome& out)
   }
 }
 
-void check_records(const ReportInputs& inputs, const Rule& rule, RuleOutcome& out) {
+// Where no topology of a results file's node is known, its one GPU model's bus (topology/gpu_model_bus.h):
+// the link a fraction_of_link rule holds a point against, said to come from the model name. nullopt with a
+// topology (then the path's own link or nothing), several models or hosts, one rank, or an unknown model.
+std::optional<ModelBus> model_bus(const ResultSet& rs, const TopologyFile* topo, const ResultRecord& r) {
+  if (topo != nullptr || r.path_min_gbps || r.nranks < 2 || rs.system.gpu_models.size() != 1) return std::nullopt;
+  if (hosts_of(rs).size() > 1) return std::nullopt;
+  return bus_of_gpu_model(rs.system.gpu_models.front(), OpRegistry::instance().nvswitch_reduces(r.op));
+}
+
+// A point against its model's bus: the rule's limit, or the low end of the band such a bus gives where that
+// is lower (a PCIe node without P2P is healthy at 0.38 of its link: link_band.h), and a note saying so.
+void limit_by_model_bus(const ResultSet& rs, const ModelBus& bus, const ResultRecord& r, PointOutcome& p,
+                        std::string& bus_text) {
+  p.limit = std::min(*p.limit, bus.low_fraction);
+  const std::string model = rs.system.gpu_models.front();
+  p.note = printf_string(
+      "%.2f GB/s at %s is %.1f %% of %s (%.1f GB/s per direction), the bus of %s by its model "
+      "name (no topology known); expected %.1f-%.1f GB/s (%s)",
+      r.busbw_gbps, format_size(r.size_bytes).c_str(), 100 * r.busbw_gbps / bus.gbps, bus.label.c_str(), bus.gbps,
+      model.c_str(), bus.low_fraction * bus.gbps, bus.high_fraction * bus.gbps, bus.band_source.c_str());
+  bus_text = printf_string(
+      "held against %s (%.1f GB/s), the bus of %s by its model name (no topology known), "
+      "limit %.2g: the low end of the band such a bus gives",
+      bus.label.c_str(), bus.gbps, model.c_str(), *p.limit);
+}
+
+// Returns, when a point was held against its GPU model's bus, what the rule's message says of it.
+std::string check_records(const ReportInputs& inputs, const Rule& rule, RuleOutcome& out) {
+  std::string bus_text;
   for (const auto& in : inputs.results) {
     const TopologyFile* topo = topology_for(inputs, in);
     const std::string host = host_of(in);
@@ -114,17 +143,36 @@ void check_records(const ReportInputs& inputs, const Rule& rule, RuleOutcome& ou
     for (const auto& r : in.doc.records) {
       if (!size_matches(rule, r)) continue;
       if (rule.largest_size_only && (largest.count(r.op) == 0 || largest.at(r.op) != r.size_bytes)) continue;
-      const auto link = rule.metric->kind == MetricKind::kFractionOfLink ? narrowest_link_gbps(in.doc, topo, r)
-                                                                         : std::optional<double>();
+      // A p95/median of one sample (an imported nccl-tests row) is 1 by construction: nothing to check.
+      if (rule.metric->kind == MetricKind::kP95OverMedian && r.stats.samples < 2) continue;
+      const bool links = rule.metric->kind == MetricKind::kFractionOfLink;
+      auto link = links ? narrowest_link_gbps(in.doc, topo, r) : std::optional<double>();
+      const auto bus = links && !link ? model_bus(in.doc, topo, r) : std::nullopt;
+      if (bus) link = bus->gbps;
       const auto v = record_metric(*rule.metric, r, link);
       if (!v) continue;
       PointOutcome p = point_of(host, r);
       p.value = *v;
       p.limit = rule.threshold;
+      if (bus) limit_by_model_bus(in.doc, *bus, r, p, bus_text);
       if (!r.error.empty()) p.note = r.error;
-      add_point(out, std::move(p), violates(rule, *v) && !below_noise_floor(rule, r), rule.severity);
+      const bool bad = violates(rule, *v, *p.limit);
+      add_point(out, std::move(p), bad && !below_noise_floor(rule, r), rule.severity);
     }
   }
+  return bus_text;
+}
+
+// True when the inputs hold records and every one is one sample (imported nccl-tests rows).
+bool one_sample_each(const ReportInputs& inputs) {
+  bool any = false;
+  for (const auto& in : inputs.results) {
+    for (const auto& r : in.doc.records) {
+      if (r.stats.samples >= 2) return false;
+      any = true;
+    }
+  }
+  return any;
 }
 
 void check_baseline(const ReportInputs& inputs, const Rule& rule, RuleOutcome& out) {
@@ -206,7 +254,10 @@ std::string why_no_link(const ReportInputs& inputs) {
     topology = topology || topology_for(inputs, in) != nullptr;
   }
   if (!gpus) return "not applied: no GPU path in these results (their ranks ran on host memory)";
-  if (!topology) return "not applied: no topology known for these results' GPUs";
+  if (!topology) {
+    return "not applied: no topology known for these results' GPUs, nor a bus for their GPU model's name; run "
+           "`pipebench topo --format json > topo.json` on the node and give topo.json as an INPUT";
+  }
   return "not applied: no point with a known topology link";
 }
 
@@ -218,6 +269,9 @@ std::string summary_message(const ReportInputs& inputs, const RuleOutcome& out, 
     if (rule.metric->kind == MetricKind::kLinkBelowMax)
       return "not applied: no GPU link whose state and maximum are known in these inputs";
     if (rule.comparison == Comparison::kMadOutlierK) return "not applied: fewer than 3 hosts or pairs per point";
+    if (rule.metric->kind == MetricKind::kP95OverMedian && one_sample_each(inputs)) {
+      return "not applied: every point is one sample (imported nccl-tests rows: p95 = median by construction)";
+    }
     return "not applied: no point has this metric";
   }
   std::string text =
@@ -277,9 +331,11 @@ RuleOutcome replay_agreement_outcome(const InputFile<ReplayResult>& r, const Agr
   RuleOutcome out = new_outcome("replay-matches-prediction", "speedup_vs_1f1b", "within_band", Status::kWarn);
   PointOutcome p;
   p.op = "replay";
-  p.note = a.text;
+  // The statement itself is the report's answer (report_document.cc, add_answer), said once there: the rule
+  // names the outcome and where it is said, never a second wording of it.
+  p.note = a.agree ? "agrees with its prediction" : "DISAGREES with its prediction";
+  out.message = r.path + ": " + p.note + " (the answer under the verdict says how)";
   add_point(out, std::move(p), !a.agree, Status::kWarn);
-  out.message = r.path + ": " + a.text;
   return out;
 }
 
@@ -299,6 +355,7 @@ RuleOutcome replay_complete_outcome(const InputFile<ReplayResult>& r) {
 RuleOutcome evaluate_rule(const ReportInputs& inputs, const Rule& rule) {
   RuleOutcome out =
       new_outcome(rule.name, std::string(rule.metric->name), comparison_name(rule.comparison), rule.severity);
+  std::string bus_text;  // points held against their GPU model's bus
   if (rule.comparison == Comparison::kBaselineWithinPct) {
     if (!inputs.baseline.empty()) check_baseline(inputs, rule, out);
   } else if (rule.comparison == Comparison::kMadOutlierK) {
@@ -306,10 +363,11 @@ RuleOutcome evaluate_rule(const ReportInputs& inputs, const Rule& rule) {
   } else if (rule.metric->kind == MetricKind::kLinkBelowMax) {
     check_links(inputs, rule, out);
   } else {
-    check_records(inputs, rule, out);
+    bus_text = check_records(inputs, rule, out);
   }
   bound_points(out);
   out.message = summary_message(inputs, out, rule);
+  if (!bus_text.empty()) out.message += "; " + bus_text;
   out.applied = out.checked > 0;
   if (!out.applied) {
     const std::string unmatched = unmatched_selector(inputs, rule);
@@ -337,6 +395,9 @@ ReportOutcome evaluate_report(const ReportInputs& inputs, const std::vector<Rule
   }
   if (auto band = link_band_outcome(inputs)) rep.rules.push_back(std::move(*band));
   if (inputs.fleet) rep.rules.push_back(check_fleet_baseline(inputs.results, *inputs.fleet, inputs.mad_k));
+  if (inputs.not_applied_fails) {
+    for (auto& r : rep.rules) r.status = r.applied ? r.status : Status::kFail;
+  }
   // Failing first, then warnings, then passes, then the rules that were not applied.
   std::stable_sort(rep.rules.begin(), rep.rules.end(), [](const RuleOutcome& a, const RuleOutcome& b) {
     return a.status != b.status ? a.status > b.status : a.applied && !b.applied;
@@ -370,14 +431,55 @@ ReportOutcome evaluate_report(const ReportInputs& inputs, const std::vector<Rule
 
 bool verdict_judged(const ReportOutcome& out) { return out.failed + out.warned + out.passed > 0; }
 
+namespace {
+
+// "links-at-max (no GPU link ...), stable-points (every point is one sample ...)": the rules that were not
+// applied, those of one reason named together before it.
+std::string not_applied_text(const std::vector<RuleOutcome>& rules) {
+  static const std::string kPrefix = "not applied: ";
+  std::vector<std::pair<std::string, std::string>> reasons;  // (why, names), in the rules' order
+  for (const auto& r : rules) {
+    if (r.applied) continue;
+    const std::string why = r.message.rfind(kPrefix, 0) == 0 ? r.message.substr(kPrefix.size()) : r.message;
+    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& x) { return x.first == why; });
+    if (it == reasons.end()) {
+      reasons.emplace_back(why, r.name);
+    } else {
+      it->second += ", " + r.name;
+    }
+  }
+  std::string out;
+  for (const auto& [why, names] : reasons) out += (out.empty() ? "" : "; ") + names + " (" + why + ")";
+  return out;
+}
+
+}  // namespace
+
 std::string verdict_line(const ReportOutcome& out) {
+  const std::string state = verdict_judged(out) ? status_name(out.verdict) : "NO CHECKS";
+  std::size_t applied = 0, failed = 0, warned = 0;
+  for (const auto& r : out.rules) {
+    if (!r.applied) continue;
+    ++applied;
+    failed += r.status == Status::kFail ? 1 : 0;
+    warned += r.status == Status::kWarn ? 1 : 0;
+  }
   std::string counts;
   auto add = [&](std::size_t n, const char* what) {
     if (n > 0) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + what;
   };
-  add(out.failed, "failed"), add(out.warned, "warned"), add(out.passed, "passed"), add(out.not_applied, "not applied");
-  if (counts.empty()) counts = "no rules";
-  return std::string(verdict_judged(out) ? status_name(out.verdict) : "NO CHECKS") + ": " + counts;
+  if (applied == out.rules.size()) {
+    add(failed, "failed"), add(warned, "warned"), add(applied - failed - warned, "passed");
+    return state + ": " + (counts.empty() ? "no rules" : counts);
+  }
+  // What was not checked comes with the verdict, never after a bare PASS: "PASS on 3 of 6 rules; not
+  // applied: ...". A rule that warned for matching nothing is among those not applied.
+  if (failed + warned > 0) add(failed, "failed"), add(warned, "warned"), add(applied - failed - warned, "passed");
+  const bool strict = std::any_of(out.rules.begin(), out.rules.end(),
+                                  [](const RuleOutcome& r) { return !r.applied && r.status == Status::kFail; });
+  return state + " on " + std::to_string(applied) + " of " + std::to_string(out.rules.size()) + " rules" +
+         (counts.empty() ? "" : " (" + counts + ")") + "; not applied: " + not_applied_text(out.rules) +
+         (strict ? "; --strict: a rule not applied fails" : "");
 }
 
 const char* rule_state_name(const RuleOutcome& r) {

@@ -37,6 +37,10 @@ struct Sharing {
   [[nodiscard]] double capacity() const { return slowdown > 1 ? groups / slowdown : groups; }
 };
 
+// False for groups of 1 rank: their "collective" is a local copy that crosses no link, so its slowdown
+// together says nothing of a shared link; the report and predict's console leave such terms out.
+[[nodiscard]] inline bool crosses_link(const Sharing& s) { return s.group_size >= 2; }
+
 // "4 groups of 1 rank ran all_reduce of 25192448 bytes at once 2.21x slower than alone (4871.2 vs
 // 2203.4 us): a resource of 1.81 at full speed" (predict's console and the report).
 [[nodiscard]] std::string describe_sharing(const Sharing& s);

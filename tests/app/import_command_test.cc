@@ -133,6 +133,45 @@ TEST_F(ImportCommand, ReportReadsImportsAndLogsAlike) {
   }
 }
 
+// A log from before nccl-tests 2.17.4 names no binary; in a file named without the op ("seed.log") its op is
+// unknown. import says "give --op"; report and predict --table said "not JSON" of the same valid log. All
+// three now name the rows left out and why, and report and predict take the op as LOG:OP.
+TEST_F(ImportCommand, AnOplessLogIsNamedAlikeAndTakesItsOpAsLogColonOp) {
+  const std::string log = write("seed.log", e2e::slurp(fixture("all_reduce_perf-8x3090-seed.log")));
+  const std::string why = "skipped 25 table rows of a test that does not name its op (logs before 2.17.4: ";
+  const std::string give = "give it as " + log + ":OP, e.g. " + log + ":all_reduce)";
+  const auto report = e2e::run("report " + log + " --out " + path("r1"));
+  EXPECT_EQ(report.status, 2);
+  EXPECT_EQ(report.err, "pipebench: INPUT " + log + ": nccl-tests output with no row read: " + why + give + "\n");
+  const std::string plan = path("plan.json");
+  ASSERT_EQ(e2e::run("plan --json " + plan +
+                     " -- --num-layers 8 --hidden-size 1024 --num-attention-heads 8 --seq-length 1024 "
+                     "--max-position-embeddings 1024 --micro-batch-size 1 --global-batch-size 16 "
+                     "--pipeline-model-parallel-size 8 --world-size 8 --vocab-size 1000 --bf16")
+                .status,
+            0);
+  const auto predict = e2e::run("predict --plan " + plan + " --table " + log + " --fwd-ms-per-layer 1");
+  EXPECT_EQ(predict.status, 2);
+  EXPECT_EQ(predict.err, "pipebench: --table " + log + ": nccl-tests output with no row read: " + why + give + "\n");
+  // Given as LOG:OP, both read it: the report judges it (the seed's node fails against its GPUs' bus).
+  const auto named = e2e::run("report " + log + ":all_reduce --out " + path("r2"));
+  EXPECT_EQ(named.status, 3) << named.err;
+  EXPECT_EQ(named.out.rfind("report: FAIL on 4 of 6 rules", 0), 0u) << named.out;
+  const auto costs = e2e::run("predict --plan " + plan + " --table " + log + ":all_reduce --fwd-ms-per-layer 1");
+  EXPECT_EQ(costs.status, 0) << costs.err;
+  EXPECT_NE(costs.out.find("derived from nccl-tests all_reduce on 8 ranks"), std::string::npos) << costs.out;
+  const auto imported = e2e::run("import nccl-tests " + log);
+  EXPECT_EQ(imported.status, 2);
+  EXPECT_NE(imported.err.find(log + ": " + why + "give --op)"), std::string::npos) << imported.err;
+  // An op that is none is one line naming the argument.
+  const auto typo = e2e::run("report " + log + ":allreduc --out " + path("r3"));
+  EXPECT_EQ(typo.status, 2);
+  EXPECT_EQ(
+      typo.err.rfind("pipebench: INPUT " + log + ":allreduc: 'allreduc' after the ':' is not an nccl-tests op (", 0),
+      0u)
+      << typo.err;
+}
+
 TEST_F(ImportCommand, PredictFromAnAllReduceTableMarksTheDerivedCosts) {
   const std::string plan = path("plan.json"), imported = path("ar.json"), pred = path("pred.json");
   const auto p = e2e::run(

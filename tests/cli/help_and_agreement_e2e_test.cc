@@ -124,7 +124,7 @@ TEST_F(HelpE2E, RunKeepsItsSummaryAndVerdictInTheRunFolder) {
   // The report's own verdict line: PASS, or WARN where the shared machine made some points unstable;
   // either way exit 0.
   const std::string verdict_line = nlohmann::json::parse(slurp(dir + "/report.json")).at("verdict_line");
-  EXPECT_TRUE(verdict_line.rfind("PASS: ", 0) == 0 || verdict_line.rfind("WARN: ", 0) == 0) << verdict_line;
+  EXPECT_TRUE(verdict_line.rfind("PASS on ", 0) == 0 || verdict_line.rfind("WARN on ", 0) == 0) << verdict_line;
   EXPECT_NE(summary.find("# Report: " + verdict_line + " (exit 0): " + dir + "/report.html"), std::string::npos)
       << summary;
   EXPECT_NE(summary.find("# Exit status 0"), std::string::npos) << summary;

@@ -29,6 +29,30 @@ TEST(CommandLine, RedactsTheValuesOfSensitiveFlagsAndVariables) {
   EXPECT_EQ(redacted_command_line({"pipebench", "--=x", "-", "--"}), "pipebench --=x - --");
 }
 
+// Megatron's tokenizer and per-token arguments hold text, sizes and kinds, not credentials: a name that
+// merely contains "token" stays readable (before: `--tiktoken-pattern <redacted>` for the value v2).
+TEST(CommandLine, KeepsTokenizerAndPerTokenArgumentsReadable) {
+  const std::vector<std::string> megatron = {"--tiktoken-pattern",
+                                             "v2",
+                                             "--tiktoken-num-special-tokens",
+                                             "1000",
+                                             "--moe-token-dispatcher-type",
+                                             "alltoall",
+                                             "--fim-eod-token",
+                                             "<eod>",
+                                             "--max-tokens-to-oom",
+                                             "12000",
+                                             "--tokenizer-model=/m/tok.model"};
+  EXPECT_EQ(redacted_arguments(megatron),
+            "--tiktoken-pattern v2 --tiktoken-num-special-tokens 1000 --moe-token-dispatcher-type alltoall "
+            "--fim-eod-token '<eod>' --max-tokens-to-oom 12000 --tokenizer-model=/m/tok.model");
+  // Credentials stay redacted: a token flag, a token variable, a token in a URL's query and its password.
+  EXPECT_EQ(redacted_arguments({"--hf-token", "hf_abc", "HF_TOKEN=hf_x", "AWS_SESSION_TOKEN=s", "--token", "t"}),
+            "--hf-token <redacted> HF_TOKEN=<redacted> AWS_SESSION_TOKEN=<redacted> --token <redacted>");
+  EXPECT_EQ(redacted_arguments({"--tiktoken-pattern", "https://u:PW@h/p?access_token=T"}),
+            "--tiktoken-pattern 'https://<redacted>@h/p?access_token='<redacted>");
+}
+
 TEST(CommandLine, RedactsCredentialsInsideValues) {
   EXPECT_EQ(redacted_command_line({"pipebench", "run", "--", "--load", "s3://AKIA:SECRET@bucket/x"}),
             "pipebench run -- --load 's3://<redacted>@bucket/x'");

@@ -45,6 +45,17 @@ TEST(BenchNotices, HostBuffersOnMpi) {
             "pipebench: note: -C: on the mpi backend calls complete as they are issued; cputime is the time\n");
 }
 
+// bench on the mpi backend without mpirun: one rank, busbw 0; the line names the command to run instead,
+// redacted like the recorded command line.
+TEST(BenchNotices, OneMpiRankSaysWhatToRunInstead) {
+  std::ostringstream err;
+  print_single_rank_note(err, {"/opt/bin/pipebench", "bench", "--backend", "mpi", "--hf-token", "x", "-b", "1M"});
+  EXPECT_EQ(err.str(),
+            "pipebench: 1 rank: the mpi backend runs one host rank per process and this is one process (no mpirun), "
+            "so no link is crossed and busbw is 0; run `mpirun -np 2 pipebench bench --backend mpi --hf-token "
+            "<redacted> -b 1M` instead (or --backend nccl on GPUs)\n");
+}
+
 TEST(BenchNotices, MemoryLineInGiB) {
   std::ostringstream out;
   print_bench_memory(out, true, 80ull << 30, 3ull << 29, 0);

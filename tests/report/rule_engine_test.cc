@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/file_io.h"
+#include "io/nccl_tests_log.h"
 #include "report/report_fixture.h"
 
 namespace pipebench {
@@ -186,7 +188,7 @@ TEST(RuleEngine, HostMemoryRanksSayThereIsNoGpuPath) {
   in.results[0].doc.system.devices[1].bus_id = "0000:0b:00.0";
   for (const auto& r : evaluate_report(in, default_rules()).rules) {
     if (r.metric == "fraction_of_link") {
-      EXPECT_EQ(r.message, "not applied: no topology known for these results' GPUs");
+      EXPECT_EQ(r.message.rfind("not applied: no topology known for these results' GPUs", 0), 0u) << r.message;
     }
   }
 }
@@ -241,7 +243,10 @@ TEST(RuleEngine, RulesWithNothingToCheckAreNotAppliedAndNotPassed) {
   EXPECT_EQ(out.passed, 0u);
   EXPECT_EQ(out.not_applied, default_rules().size());
   EXPECT_FALSE(verdict_judged(out));
-  EXPECT_EQ(verdict_line(out), "NO CHECKS: 6 not applied");
+  EXPECT_EQ(verdict_line(out),
+            "NO CHECKS on 0 of 6 rules; not applied: no-wrong-values, no-failed-point, busbw-vs-link, "
+            "busbw-vs-link-warn, stable-points (no results); links-at-max (no GPU link whose state and maximum are "
+            "known in these inputs)");
   for (const auto& r : out.rules) {
     EXPECT_FALSE(r.applied) << r.name;
     EXPECT_STREQ(rule_state_name(r), "NOT APPLIED") << r.name;
@@ -249,9 +254,49 @@ TEST(RuleEngine, RulesWithNothingToCheckAreNotAppliedAndNotPassed) {
   in.results = {make_host("h", 150)};  // GPU ranks, no topology, no link state
   out = evaluate_report(in, default_rules());
   EXPECT_EQ(out.verdict, Status::kPass);
-  EXPECT_EQ(verdict_line(out), "PASS: 3 passed, 3 not applied");
+  EXPECT_EQ(verdict_line(out).rfind("PASS on 3 of 6 rules; not applied: links-at-max (", 0), 0u) << verdict_line(out);
   EXPECT_TRUE(out.rules.front().applied);  // applied passes before the rules that were not applied
   EXPECT_FALSE(out.rules.back().applied);
+  // --strict: what was not applied fails, for a harness that must not pass on it.
+  in.not_applied_fails = true;
+  out = evaluate_report(in, default_rules());
+  EXPECT_EQ(out.verdict, Status::kFail);
+  const std::string strict = verdict_line(out);
+  EXPECT_EQ(strict.rfind("FAIL on 3 of 6 rules; not applied: ", 0), 0u) << strict;
+  EXPECT_NE(strict.find("; --strict: a rule not applied fails"), std::string::npos) << strict;
+}
+
+// The seed's node: 8 RTX 3090s at 1.17 GB/s of all_reduce busbw, an nccl-tests log imported with no
+// topology. Its link rules are held against the bus of its GPU model (PCIe Gen4 x16, said to come from the
+// model name) and fail; stable-points has one sample per row (p95 = median) and is not applied, not passed.
+TEST(RuleEngine, ImportedSeedLogFailsAgainstItsGpuModelsBus) {
+  const std::string path = std::string(TEST_DATA_DIR) + "/nccl-tests/all_reduce_perf-8x3090-seed.log";
+  std::optional<ResultSet> rs = nccl_tests_result_set_of(path, read_input_file("FILE", path));
+  ASSERT_TRUE(rs.has_value());
+  ReportInputs in;
+  in.results = {{path, *rs}};
+  const auto out = evaluate_report(in, default_rules());
+  EXPECT_EQ(out.verdict, Status::kFail);
+  for (const auto& r : out.rules) {
+    if (r.name == "busbw-vs-link" || r.name == "busbw-vs-link-warn") {
+      EXPECT_TRUE(r.applied) << r.name;
+      EXPECT_EQ(r.status, r.name == "busbw-vs-link" ? Status::kFail : Status::kWarn) << r.name;
+      EXPECT_NE(r.message.find("PCIe Gen4 x16 (31.5 GB/s), the bus of NVIDIA GeForce RTX 3090 by its model name"),
+                std::string::npos)
+          << r.message;
+      ASSERT_FALSE(r.points.empty());
+      EXPECT_EQ(r.points[0].size_bytes, 128u << 20);  // the largest size, 1.99 GB/s
+      EXPECT_NE(r.points[0].note.find("expected 12.0-27.4 GB/s"), std::string::npos) << r.points[0].note;
+    }
+    if (r.name == "stable-points") {
+      EXPECT_FALSE(r.applied);
+      EXPECT_EQ(r.message,
+                "not applied: every point is one sample (imported nccl-tests rows: p95 = median by construction)");
+    }
+  }
+  const std::string line = verdict_line(out);
+  EXPECT_EQ(line.rfind("FAIL on 4 of 6 rules (1 failed, 1 warned, 2 passed); not applied: ", 0), 0u) << line;
+  EXPECT_NE(line.find("stable-points (every point is one sample"), std::string::npos) << line;
 }
 
 // A user's rule whose op or sizes select no measured point warns and names what it asked for and what
