@@ -162,7 +162,7 @@ int BenchCommand::run(const World* wp) {
   if (!config_.plan_path.empty()) return run_plan_bench(config_, world);
   BenchConfig c = config_;
   c.backend = backend_for_gpus(c.backend, resolve_backend(c.backend, world), c.gpu_list);
-  if (c.backend == BackendKind::kMpi && world.size() == 1) print_single_rank_note(std::cerr, c.command_line);
+  if (c.backend == BackendKind::kMpi && world.size() == 1) print_single_rank_note(std::cout, c.command_line);
   if (world.rank() == 0) {
     print_bench_notes(std::cerr, c.measure, c.backend == BackendKind::kNccl, c.threads, c.gpus_per_process,
                       c.parallel_init);

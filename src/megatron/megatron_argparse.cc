@@ -54,16 +54,17 @@ std::string commit_tail() {
   throw UsageError("Megatron arguments: " + argparse_text + suggestion + commit_tail());
 }
 
-[[noreturn]] void refuse(const MegatronArgumentSpec& spec, const std::string& text, const std::string& suggestion = "") {
+[[noreturn]] void refuse(const MegatronArgumentSpec& spec, const std::string& text,
+                         const std::string& suggestion = "") {
   refuse("argument " + action_name(spec) + ": " + text, suggestion);
 }
 
 // A word classed as argparse's _parse_optional classes it.
 struct Classified {
-  char pattern = 'A';                         // 'O' option, 'A' argument, '-' the first "--"
-  const MegatronArgumentSpec* spec = nullptr; // the action of an 'O' (nullptr: unknown option)
-  std::string option;                         // the option string before any "="
-  std::optional<std::string> explicit_value;  // the text after "=" of "--x=value"
+  char pattern = 'A';                          // 'O' option, 'A' argument, '-' the first "--"
+  const MegatronArgumentSpec* spec = nullptr;  // the action of an 'O' (nullptr: unknown option)
+  std::string option;                          // the option string before any "="
+  std::optional<std::string> explicit_value;   // the text after "=" of "--x=value"
 };
 
 class Parser {
@@ -170,7 +171,8 @@ class Parser {
   static void take_explicit(const MegatronArgumentSpec& spec, const std::string& value) {
     const std::string_view n = spec.nargs;
     if (n == "0") refuse(spec, "ignored explicit argument " + repr(value));
-    if (!n.empty() && n != "?" && n != "*" && n != "+" && n != "1") refuse(spec, "expected " + std::string(n) + " arguments");
+    if (!n.empty() && n != "?" && n != "*" && n != "+" && n != "1")
+      refuse(spec, "expected " + std::string(n) + " arguments");
   }
 
   // _get_value and _check_value: the value converted by the action's type, then looked up in its choices.
@@ -192,8 +194,8 @@ class Parser {
     }
     if (choices.empty() || std::find(choices.begin(), choices.end(), value) != choices.end()) return;
     if (spec.type == "enum")  // argument_utils.py: Enum[value] raises KeyError, which argparse lets through
-      refuse(spec, repr(value) + " is not one of " + join(choices, false) + " (Megatron-LM stops with KeyError: " +
-                       repr(value) + ")");
+      refuse(spec, repr(value) + " is not one of " + join(choices, false) +
+                       " (Megatron-LM stops with KeyError: " + repr(value) + ")");
     refuse(spec, "invalid choice: " + repr(value) + " (choose from " + join(choices, true) + ")",
            did_you_mean(value, choices));
   }
@@ -224,10 +226,9 @@ class Parser {
   static std::vector<MegatronArgument> last_occurrences(const std::vector<MegatronArgument>& given) {
     std::vector<MegatronArgument> out;
     for (std::size_t i = 0; i < given.size(); ++i) {
-      const auto later = std::find_if(given.begin() + static_cast<std::ptrdiff_t>(i + 1), given.end(),
-                                      [&](const MegatronArgument& g) {
-                                        return g.spec.option_strings == given[i].spec.option_strings;
-                                      });
+      const auto later = std::find_if(
+          given.begin() + static_cast<std::ptrdiff_t>(i + 1), given.end(),
+          [&](const MegatronArgument& g) { return g.spec.option_strings == given[i].spec.option_strings; });
       if (later == given.end()) out.push_back(given[i]);
     }
     return out;

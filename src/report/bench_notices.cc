@@ -30,9 +30,9 @@ void print_bench_notes(std::ostream& err, const MeasureSettings& measure, bool g
   if (measure.cputime) note("-C: on the mpi backend calls complete as they are issued; cputime is the time");
 }
 
-void print_single_rank_note(std::ostream& err, const std::vector<std::string>& command_line) {
+void print_single_rank_note(std::ostream& out, const std::vector<std::string>& command_line) {
   const std::string again = command_line.empty() ? "pipebench bench ..." : redacted_command_line(command_line);
-  err << "pipebench: 1 rank: the mpi backend runs one host rank per process and this is one process (no mpirun), "
+  out << "# 1 rank: the mpi backend runs one host rank per process and this is one process (no mpirun), "
          "so no link is crossed and busbw is 0; run `mpirun -np 2 "
       << again << "` instead (or --backend nccl on GPUs)\n";
 }

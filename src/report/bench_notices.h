@@ -22,7 +22,7 @@ void print_bench_notes(std::ostream& err, const MeasureSettings& measure, bool g
 // every busbw is 0 ((n-1)/n, nccl-tests' PERFORMANCE.md). bench prints this line before anything else, with
 // what to run instead: the same command under `mpirun -np 2`. command_line: the words as typed, program first
 // (redacted as in the output files, core/command_line.h).
-void print_single_rank_note(std::ostream& err, const std::vector<std::string>& command_line);
+void print_single_rank_note(std::ostream& out, const std::vector<std::string>& command_line);
 
 // "8.00 GiB": the unit of the memory line and of bench's memory check.
 [[nodiscard]] std::string format_gib(std::uint64_t bytes);

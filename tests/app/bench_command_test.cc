@@ -41,13 +41,13 @@ TEST(NcclTestsMode, BinaryNamesMapToOps) {
 }
 
 // Without mpirun the mpi backend has one host rank and every busbw is 0: the first line of what bench prints
-// says so and gives the command to run instead (before: a table of zeros, exit 0, no hint).
+// says so and gives the command to run instead; on stdout, so that bad input stays one line on stderr.
 TEST(BenchCommandE2e, OneMpiRankSaysSoInItsFirstLine) {
   // Both streams as one, in the order written: the line must come before the preamble on stdout.
   const auto r = e2e::run_shell("( " PIPEBENCH_BIN " bench --backend mpi -b 1K -e 1K -n 2 -w 1 --reps 2 2>&1 )");
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const std::string first = r.out.substr(0, r.out.find('\n'));
-  EXPECT_EQ(first.rfind("pipebench: 1 rank: the mpi backend runs one host rank per process", 0), 0u) << r.out;
+  EXPECT_EQ(first.rfind("# 1 rank: the mpi backend runs one host rank per process", 0), 0u) << r.out;
   EXPECT_NE(first.find("run `mpirun -np 2 pipebench bench --backend mpi -b 1K -e 1K -n 2 -w 1 --reps 2` instead"),
             std::string::npos)
       << first;

@@ -20,13 +20,31 @@ const std::string kFixtures = std::string(TEST_DATA_DIR) + "/trace/pipelining";
 
 Plan pipelining_plan(int pp) {
   const std::string p = std::to_string(pp);
-  return make_plan(parse_megatron_args({"--num-layers", "8", "--hidden-size", "512", "--ffn-hidden-size", "2048",
-                                        "--num-attention-heads", "4", "--seq-length", "128",
-                                        "--max-position-embeddings", "128", "--micro-batch-size", "1",
-                                        "--global-batch-size", "8", "--pipeline-model-parallel-size", p,
-                                        "--world-size", p, "--vocab-size", "128",
+  return make_plan(parse_megatron_args({"--num-layers",
+                                        "8",
+                                        "--hidden-size",
+                                        "512",
+                                        "--ffn-hidden-size",
+                                        "2048",
+                                        "--num-attention-heads",
+                                        "4",
+                                        "--seq-length",
+                                        "128",
+                                        "--max-position-embeddings",
+                                        "128",
+                                        "--micro-batch-size",
+                                        "1",
+                                        "--global-batch-size",
+                                        "8",
+                                        "--pipeline-model-parallel-size",
+                                        p,
+                                        "--world-size",
+                                        p,
+                                        "--vocab-size",
+                                        "128",
                                         "--untie-embeddings-and-output-weights",
-                                        "--num-layers-per-virtual-pipeline-stage", "1"}),
+                                        "--num-layers-per-virtual-pipeline-stage",
+                                        "1"}),
                    pp);
 }
 

@@ -62,9 +62,9 @@ TEST(MegatronArgparse, TheTableHasBothKindsOfListArguments) {
 }
 
 TEST(MegatronArgparse, ListArgumentsTakeEveryValueUpToTheNextOption) {
-  const auto given = parse(words(
-      "--profile-ranks 0 1 2 3 --recompute-modules mlp moe mla_up_proj layernorm --data-path 0.3 a 0.7 b "
-      "--cp-comm-type a2a p2p --fp16"));
+  const auto given =
+      parse(words("--profile-ranks 0 1 2 3 --recompute-modules mlp moe mla_up_proj layernorm --data-path 0.3 a 0.7 b "
+                  "--cp-comm-type a2a p2p --fp16"));
   ASSERT_EQ(given.size(), 5u);
   EXPECT_EQ(find(given, "--profile-ranks")->values, words("0 1 2 3"));
   EXPECT_EQ(find(given, "--recompute-modules")->values, words("mlp moe mla_up_proj layernorm"));

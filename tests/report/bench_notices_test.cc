@@ -51,7 +51,7 @@ TEST(BenchNotices, OneMpiRankSaysWhatToRunInstead) {
   std::ostringstream err;
   print_single_rank_note(err, {"/opt/bin/pipebench", "bench", "--backend", "mpi", "--hf-token", "x", "-b", "1M"});
   EXPECT_EQ(err.str(),
-            "pipebench: 1 rank: the mpi backend runs one host rank per process and this is one process (no mpirun), "
+            "# 1 rank: the mpi backend runs one host rank per process and this is one process (no mpirun), "
             "so no link is crossed and busbw is 0; run `mpirun -np 2 pipebench bench --backend mpi --hf-token "
             "<redacted> -b 1M` instead (or --backend nccl on GPUs)\n");
 }
