@@ -262,8 +262,9 @@ int ReplayCommand::run(const World* wp) {
       });
   progress.reset();  // the terminal line is erased before the table
   if (world.rank() == 0) {
-    print_replay_report(std::cout, r, plan_path_,
-                        predicted && predicted->band > 0 ? predicted->band : kDefaultSpeedupBand);
+    const bool banded = predicted && predicted->band > 0;
+    print_replay_report(std::cout, r, plan_path_, banded ? predicted->band : kDefaultSpeedupBand,
+                        banded ? predicted->band_source : "default");
     write_traces(r);
     if (!temp_table_.empty()) std::filesystem::remove(temp_table_);
   }

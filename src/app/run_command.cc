@@ -211,7 +211,7 @@ PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& ba
 // replayed, or why there was no replay. Collective.
 RunReplay replay_step(const RunOptions& o, const World& world, Backend& backend, const BenchConfig& c,
                       const PlannedRun& run, const std::string& dir) {
-  RunReplay step{std::nullopt, 0, {}, run.plan.layout.world, world.size(), c.gpus_per_process};
+  RunReplay step{std::nullopt, 0, "", {}, run.plan.layout.world, world.size(), c.gpus_per_process};
   // The replay needs one process per plan rank, each with one device (MPI: a host rank).
   if (step.plan_world == world.size() && (c.backend == BackendKind::kMpi || c.gpus_per_process == 1)) {
     ReplayOptions ro;
@@ -222,7 +222,8 @@ RunReplay replay_step(const RunOptions& o, const World& world, Backend& backend,
                          .replay(run.plan, ro, run.prediction.get(), dir + "/replay.json", dir + "/plan.json");
     if (world.rank() != 0) return step;
     step.band = run.prediction ? run.prediction->band : kDefaultSpeedupBand;
-    step.agreement = replay_agreement(r, step.band);
+    step.band_source = run.prediction ? run.prediction->band_source : "default";
+    step.agreement = replay_agreement(r, step.band, step.band_source);
     step.result = std::move(r);
   }
   if (world.rank() == 0) print_run_replay(std::cout, step);

@@ -155,7 +155,13 @@ PlanJobs plan_jobs(const Plan& plan, ComputeModel compute, int global_rank, cons
   std::set<std::vector<int>> groups;
   ScheduleSelection selection = parse_schedule_selection("--schedule", schedule);
   selection.files = schedule_files;
-  for (const PlannedSchedule& p : selected_schedules(plan, selection)) {
+  std::vector<PlannedSchedule> planned = selected_schedules(plan, selection);
+  // Speed-ups are against 1F1B: a selection without it replays it after its own, as the baseline.
+  const auto base =
+      std::find_if(plan.schedules.begin(), plan.schedules.end(), [](const Schedule& s) { return s.id.is_baseline(); });
+  if (!planned.empty() && base != plan.schedules.end() && !selection.matches(base->id))
+    planned.push_back({base->id, &*base, false});
+  for (const PlannedSchedule& p : planned) {
     out.jobs.push_back(job_for(plan, p.to_run(), out.compute, global_rank, pp_ranks));
     out.jobs.back().reference = p.reference;
     add_groups(*p.schedule, groups);

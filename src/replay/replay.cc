@@ -184,14 +184,13 @@ void test_stall(int rank, int iteration, ProgressWatchdog& dog) {
 
 }  // namespace
 
-Agreement replay_agreement(const ReplayResult& r, double band) {
-  std::map<std::string, double> predicted, replayed;
+Agreement replay_agreement(const ReplayResult& r, double band, const std::string& band_source) {
+  std::vector<ReplayedSchedule> held;
   for (const auto& s : r.schedules) {
-    if (s.reference || !s.predicted_ms || s.iteration_ms.empty()) continue;
-    predicted[s.id.key()] = *s.predicted_ms;
-    replayed[s.id.key()] = s.median_ms;
+    if (s.iteration_ms.empty() && s.median_ms <= 0) continue;
+    held.push_back({s.id.key(), s.reference, s.predicted_ms.value_or(0), s.median_ms, s.min_ms, s.max_ms});
   }
-  return compare_with_replay(predicted, replayed, band);
+  return compare_with_replay(held, band, band_source);
 }
 
 std::string replay_incomplete_text(const ReplayResult& r) {

@@ -77,8 +77,9 @@ struct ReplayOptions {
                                        const ReplayOptions& options, const Prediction* prediction,
                                        const std::function<void(const ReplayResult&)>& after_iteration);
 
-// The replay held against the prediction it carries (sim/verdict.h compare_with_replay; GPipe left out).
-[[nodiscard]] Agreement replay_agreement(const ReplayResult& r, double band);
+// The replay held against the prediction it carries (sim/verdict.h compare_with_replay, references
+// included): band and band_source are the prediction's (decide_verdict).
+[[nodiscard]] Agreement replay_agreement(const ReplayResult& r, double band, const std::string& band_source);
 
 // What a replay that stopped before its end ("complete": false) did not measure in full; "" when complete.
 [[nodiscard]] std::string replay_incomplete_text(const ReplayResult& r);

@@ -141,8 +141,10 @@ void print_schedule_table(std::ostream& out, const Prediction& p, bool mark_no_o
   out << printf_string("#  %-*siteration (ms)   speed-up   bubble ideal   bubble sim\n", width, "schedule");
   for (std::size_t i = 0; i < p.schedules.size(); ++i) {
     const auto& s = p.schedules[i];
-    out << printf_string("   %-*s %14.3f   %8.3f   %12.4f   %10.4f\n", width, names[i].c_str(), s.iteration_ms,
-                         s.speedup, s.bubble_ideal, s.bubble_sim);
+    // Speed-up 0: no 1F1B to hold it against.
+    const std::string speedup = s.speedup > 0 ? printf_string("%8.3f", s.speedup) : "       -";
+    out << printf_string("   %-*s %14.3f   %s   %12.4f   %10.4f\n", width, names[i].c_str(), s.iteration_ms,
+                         speedup.c_str(), s.bubble_ideal, s.bubble_sim);
   }
 }
 

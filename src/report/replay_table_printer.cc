@@ -59,7 +59,7 @@ void print_replay_shares_and_drift(std::ostream& out, const ReplayResult& r) {
 
 }  // namespace
 
-void print_replay_table(std::ostream& out, const ReplayResult& r, double band) {
+void print_replay_table(std::ostream& out, const ReplayResult& r, double band, const std::string& band_source) {
   const int width = name_width(r);
   out << printf_string("#  %-*s %12s %28s %8s %10s %10s\n", width, "schedule", "predicted ms",
                        "replayed ms (median, min-max)", "error %", "speed-up p", "speed-up r");
@@ -83,14 +83,15 @@ void print_replay_table(std::ostream& out, const ReplayResult& r, double band) {
   if (r.predicted_fastest.empty()) {
     out << "# Replay verdict: " << r.measured_fastest << " is fastest measured (no prediction)\n";
   } else {
-    out << "# Replay verdict: " << replay_agreement(r, band).text << "\n";
+    out << "# Replay verdict: " << replay_agreement(r, band, band_source).text << "\n";
   }
 }
 
-void print_replay_report(std::ostream& out, const ReplayResult& r, const std::string& plan_path, double band) {
+void print_replay_report(std::ostream& out, const ReplayResult& r, const std::string& plan_path, double band,
+                         const std::string& band_source) {
   out << "# replay of " << plan_path << " on " << r.world << " ranks (" << r.backend << " backend, compute "
       << r.compute << "), " << r.iterations << " iterations after one warm-up\n";
-  print_replay_table(out, r, band);
+  print_replay_table(out, r, band, band_source);
   print_replay_shares_and_drift(out, r);
   out.flush();
 }

@@ -11,11 +11,12 @@
 
 namespace pipebench {
 
-// band: the prediction's speed-up band (the verdict's "agree" test).
-void print_replay_table(std::ostream& out, const ReplayResult& r, double band);
+// band, band_source: the prediction's speed-up band and where it comes from (the verdict's "agree" test).
+void print_replay_table(std::ostream& out, const ReplayResult& r, double band, const std::string& band_source);
 
 // `replay`'s text: its first line (the plan file, ranks, backend, compute, iterations), the table, the
 // shares and drift.
-void print_replay_report(std::ostream& out, const ReplayResult& r, const std::string& plan_path, double band);
+void print_replay_report(std::ostream& out, const ReplayResult& r, const std::string& plan_path, double band,
+                         const std::string& band_source);
 
 }  // namespace pipebench

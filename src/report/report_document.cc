@@ -99,7 +99,7 @@ void add_answer(BlockBuilder& b, const ReportInputs& in) {
     if (!p.doc.verdict.empty()) b.para("Prediction: " + p.doc.verdict, "answer");
   }
   for (const auto& r : in.replays) {
-    const Agreement a = replay_agreement(r.doc, kDefaultSpeedupBand);
+    const Agreement a = replay_agreement(r.doc, kDefaultSpeedupBand, "default");
     b.para("Replay: " + (a.compared ? a.text : replay_verdict_text(r.doc)), "answer");
   }
 }

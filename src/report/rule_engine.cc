@@ -333,9 +333,11 @@ RuleOutcome replay_agreement_outcome(const InputFile<ReplayResult>& r, const Agr
   p.op = "replay";
   // The statement itself is the report's answer (report_document.cc, add_answer), said once there: the rule
   // names the outcome and where it is said, never a second wording of it.
-  p.note = a.agree ? "agrees with its prediction" : "DISAGREES with its prediction";
+  p.note = a.agree          ? "agrees with its prediction"
+           : a.inconclusive ? "cannot confirm or contradict its prediction (its own spread covers the difference)"
+                            : "DISAGREES with its prediction";
   out.message = r.path + ": " + p.note + " (the answer under the verdict says how)";
-  add_point(out, std::move(p), !a.agree, Status::kWarn);
+  add_point(out, std::move(p), !a.agree && !a.inconclusive, Status::kWarn);
   return out;
 }
 
@@ -389,7 +391,7 @@ ReportOutcome evaluate_report(const ReportInputs& inputs, const std::vector<Rule
     if (t.doc.job.model_check) rep.rules.push_back(trace_model_outcome(t.path, *t.doc.job.model_check));
   }
   for (const auto& r : inputs.replays) {
-    const Agreement a = replay_agreement(r.doc, kDefaultSpeedupBand);
+    const Agreement a = replay_agreement(r.doc, kDefaultSpeedupBand, "default");
     if (a.compared) rep.rules.push_back(replay_agreement_outcome(r, a));
     if (!r.doc.complete) rep.rules.push_back(replay_complete_outcome(r));
   }

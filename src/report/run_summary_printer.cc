@@ -96,7 +96,7 @@ void print_run_replay(std::ostream& out, const RunReplay& r) {
       "#\n# Replay: the plan's schedules on these %d %s ranks (compute %s: the prediction's durations), %d iterations "
       "after one warm-up; file replay.json\n",
       r.result->world, r.result->backend.c_str(), r.result->compute.c_str(), r.result->iterations);
-  print_replay_table(out, *r.result, r.band);
+  print_replay_table(out, *r.result, r.band, r.band_source);
 }
 
 void print_run_report(std::ostream& out, const ReportFiles& files, int status) {
@@ -112,9 +112,10 @@ void print_run_interrupted(std::ostream& out, int status) {
 void print_run_answer(std::ostream& out, const RunOutcome& o) {
   if (!o.prediction_verdict) return;
   const Agreement* a = o.replay && o.replay->result && o.replay->agreement.compared ? &o.replay->agreement : nullptr;
-  if (a && !a->agree) out << "# WARN: " << a->text << "\n";
+  const bool contradicted = a && !a->agree && !a->inconclusive;
+  if (contradicted) out << "# WARN: " << a->text << "\n";
   out << "# Verdict: " << *o.prediction_verdict << "\n";
-  if (a && a->agree) out << "# Replay: " << a->text << "\n";
+  if (a && !contradicted) out << "# Replay: " << a->text << "\n";
 }
 
 void print_run_file(std::ostream& out, const RunOutcome& o) {

@@ -47,7 +47,8 @@ void print_run_summary(std::ostream& out, const RunSummary& s);
 // device per plan rank) and what the run had.
 struct RunReplay {
   std::optional<ReplayResult> result;
-  double band = 0;  // the prediction's speed-up band, that of the agreement
+  double band = 0;          // the prediction's speed-up band, that of the agreement
+  std::string band_source;  // where the band comes from (decide_verdict's band_source)
   Agreement agreement;
   int plan_world = 0, processes = 0, devices_per_process = 0;  // when skipped
 };

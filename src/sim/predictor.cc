@@ -353,6 +353,18 @@ void simulate_all(Context& cx, const ScheduleSelection& selection, bool keep_tra
                       std::any_of(searched.begin(), searched.end(), [&s](const Schedule* x) { return x->id == s.id; });
     if (!kept) cx.release(s.id);
   }
+  // Speed-ups are against 1F1B and a reference is never the verdict's pick: a selection without 1F1B has it
+  // simulated after its own, as the baseline (the first schedule stays the one asked for).
+  const auto base = std::find_if(cx.plan.schedules.begin(), cx.plan.schedules.end(),
+                                 [](const Schedule& s) { return s.id.is_baseline(); });
+  if (!out.schedules.empty() && base != cx.plan.schedules.end() && !selection.matches(base->id)) {
+    const Context::Prepared& prepared = cx.prepared(*base);
+    cx.sources.insert(prepared.build.cost_sources.begin(), prepared.build.cost_sources.end());
+    cx.sharing.insert(prepared.sharing.begin(), prepared.sharing.end());
+    out.schedules.push_back(run_schedule(cx, *base, cx.costs, keep_trace, &cx.sources));
+    out.notes.push_back("1f1b: simulated as the baseline of the speed-ups (the selection " + selection.text() +
+                        " leaves it out)");
+  }
   if (out.schedules.empty()) {
     const std::string detail = "not a schedule of this plan (it has " + schedule_names(cx.plan) +
                                "; valid v for the model: " + int_list(cx.plan.valid_v) + ")";
@@ -367,6 +379,7 @@ void set_speedups(Prediction& out) {
     if (s.id.is_baseline()) base = &s;
   }
   for (auto& s : out.schedules) {
+    if (!base) s.speedup = 0;  // unknown: a plan without 1F1B has no baseline
     if (base && s.iteration_ms > 0) s.speedup = base->iteration_ms / s.iteration_ms;
   }
 }

@@ -27,7 +27,8 @@ void two_fastest(const Prediction& p, const SchedulePrediction** best, const Sch
 std::string choice_text(const Prediction& p, const SchedulePrediction* base, const SchedulePrediction* best,
                         const SchedulePrediction* next) {
   const double pct = p.band * 100;
-  if (!base) return printf_string("%s: %.3f ms", p.best.c_str(), best->iteration_ms);
+  if (!base)
+    return printf_string("%s: %.3f ms (no 1F1B in the plan to compare with)", p.best.c_str(), best->iteration_ms);
   if (best != base) {
     if (p.too_close) {
       return printf_string(
@@ -39,7 +40,16 @@ std::string choice_text(const Prediction& p, const SchedulePrediction* base, con
         "outweighs its extra P2P",
         p.best.c_str(), best->iteration_ms, best->speedup, base->iteration_ms, pct, p.band_source.c_str());
   }
-  if (!next) return printf_string("1F1B: %.3f ms", base->iteration_ms);
+  if (!next) {  // 1F1B alone, or the baseline of references asked for alone: named beside it, never picked
+    std::string refs;
+    for (const auto& s : p.schedules) {
+      if (!s.reference || s.iteration_ms <= 0) continue;
+      refs += printf_string("%s%s %.3f ms, %.2fx", refs.empty() ? "" : "; ", s.id.label().c_str(), s.iteration_ms,
+                            s.speedup);
+    }
+    return printf_string("1F1B: %.3f ms", base->iteration_ms) +
+           (refs.empty() ? "" : " (the baseline; references beside it: " + refs + ")");
+  }
   const double lead = next->iteration_ms / base->iteration_ms;
   if (p.too_close) {
     return printf_string(
@@ -64,7 +74,12 @@ void decide_verdict(Prediction& p, double band, const std::string& band_source) 
   for (const auto& s : p.schedules) {
     if (s.id.is_baseline()) base = &s;
   }
-  if (!best) best = &p.schedules.front();
+  if (!best) {  // only references: compared, never the pick
+    p.best.clear();
+    p.too_close = false;
+    p.verdict = "no verdict: only reference schedules were predicted, and a reference is compared, never the pick";
+    return;
+  }
   p.best = best->id.label();
   // A speed-up s is known to s(1 +- band): the call is too close when the lead of the faster schedule over
   // the other (best over 1F1B, or 1F1B over the next) times (1 - band) does not clear 1.
@@ -99,59 +114,128 @@ double measured_band(const std::map<std::string, double>& predicted_ms,
   return std::max(kMinSpeedupBand, worst);
 }
 
+std::string band_source_text(const std::string& band_source) {
+  if (band_source == "default") {
+    return "default: the model's largest error in replays on CPU ranks (README \"Predictions that hold\"), not "
+           "measured on these ranks";
+  }
+  return band_source;
+}
+
 namespace {
 
-// The key of the smallest time, and whether the runner-up is within the band of it.
-std::string fastest(const std::map<std::string, double>& ms, double band, bool* too_close) {
-  std::string best, next;
-  for (const auto& [key, t] : ms) {
-    if (t <= 0) continue;
-    if (best.empty() || t < ms.at(best)) {
+// Iteration times with a spread: a schedule without min and max is known to its median.
+double fastest_ms(const ReplayedSchedule& s) { return s.min_ms > 0 ? s.min_ms : s.median_ms; }
+double slowest_ms(const ReplayedSchedule& s) { return s.max_ms > 0 ? s.max_ms : s.median_ms; }
+
+// The fastest schedule by `ms` among those that are not references, and whether the runner-up is within
+// the band of it.
+const ReplayedSchedule* fastest(const std::vector<const ReplayedSchedule*>& schedules,
+                                double (*ms)(const ReplayedSchedule&), double band, bool* too_close) {
+  const ReplayedSchedule *best = nullptr, *next = nullptr;
+  for (const ReplayedSchedule* s : schedules) {
+    if (s->reference) continue;
+    if (!best || ms(*s) < ms(*best)) {
       next = best;
-      best = key;
-    } else if (next.empty() || t < ms.at(next)) {
-      next = key;
+      best = s;
+    } else if (!next || ms(*s) < ms(*next)) {
+      next = s;
     }
   }
-  if (too_close) *too_close = !next.empty() && ms.at(next) / ms.at(best) * (1 - band) <= 1.0;
+  if (too_close) *too_close = best && next && ms(*next) / ms(*best) * (1 - band) <= 1.0;
   return best;
+}
+
+double predicted(const ReplayedSchedule& s) { return s.predicted_ms; }
+double median(const ReplayedSchedule& s) { return s.median_ms; }
+
+// What the held schedules contradict: each finding goes to `off` when beyond the band and the replay's
+// spread, to `unsure` when only the spread reaches into the band.
+struct Findings {
+  std::string off, unsure;
+  void add(bool covered, const std::string& what) {
+    std::string& to = covered ? unsure : off;
+    to += (to.empty() ? "" : "; ") + what;
+  }
+};
+
+void check_fastest(const std::vector<const ReplayedSchedule*>& held, double band, Findings& f, std::string* measured) {
+  bool close = false;
+  const ReplayedSchedule* pf = fastest(held, predicted, band, &close);
+  const ReplayedSchedule* rf = fastest(held, median, band, nullptr);
+  *measured =
+      rf ? "measured fastest " + rf->key + ", predicted " + (close ? "too close to call" : "fastest " + pf->key) : "";
+  if (!pf || !rf || close || pf == rf) return;
+  f.add(fastest_ms(*pf) <= slowest_ms(*rf),
+        printf_string("measured fastest %s, predicted fastest %s (%s's iterations %.3f-%.3f ms, %s's %.3f-%.3f ms)",
+                      rf->key.c_str(), pf->key.c_str(), rf->key.c_str(), fastest_ms(*rf), slowest_ms(*rf),
+                      pf->key.c_str(), fastest_ms(*pf), slowest_ms(*pf)));
+}
+
+// Each speed-up over 1F1B: the predicted one against the replayed median and range.
+void check_speedups(const std::vector<const ReplayedSchedule*>& held, double band, Findings& f) {
+  const auto base_it = std::find_if(held.begin(), held.end(), [](const auto* s) { return s->key == "1f1b"; });
+  if (base_it == held.end()) return;
+  const ReplayedSchedule& base = **base_it;
+  for (const ReplayedSchedule* s : held) {
+    if (s == &base) continue;
+    const double sp = base.predicted_ms / s->predicted_ms, sr = base.median_ms / s->median_ms;
+    if (std::fabs(sp / sr - 1) <= band) continue;
+    // sp/sr - 1 within +-band: sr in [sp / (1 + band), sp / (1 - band)].
+    const double lo = fastest_ms(base) / slowest_ms(*s), hi = slowest_ms(base) / fastest_ms(*s);
+    const bool covered = hi >= sp / (1 + band) && lo <= sp / (1 - band);
+    f.add(covered, printf_string("%s%s speed-up predicted %.2fx, replayed %.2fx (%.2fx-%.2fx over its iterations)",
+                                 s->key.c_str(), s->reference ? " (reference)" : "", sp, sr, lo, hi));
+  }
+}
+
+// "; references checked: gpipe, zb-h1; not checked (no time): zbv"
+std::string references_text(const std::vector<ReplayedSchedule>& schedules,
+                            const std::vector<const ReplayedSchedule*>& held, bool have_base) {
+  std::string checked, unchecked;
+  for (const auto& s : schedules) {
+    if (!s.reference) continue;
+    const bool in = have_base && std::find(held.begin(), held.end(), &s) != held.end();
+    std::string& to = in ? checked : unchecked;
+    to += (to.empty() ? "" : ", ") + s.key;
+  }
+  std::string out;
+  if (!checked.empty()) out += "; references checked: " + checked;
+  if (!unchecked.empty()) out += "; references not checked (no predicted or replayed time, or no 1F1B): " + unchecked;
+  return out;
 }
 
 }  // namespace
 
-Agreement compare_with_replay(const std::map<std::string, double>& predicted_ms,
-                              const std::map<std::string, double>& replayed_ms, double band) {
+Agreement compare_with_replay(const std::vector<ReplayedSchedule>& schedules, double band,
+                              const std::string& band_source) {
   Agreement a;
-  std::map<std::string, double> pred, repl;
-  for (const auto& [key, t] : predicted_ms) {
-    const auto it = replayed_ms.find(key);
-    if (it != replayed_ms.end() && t > 0 && it->second > 0) {
-      pred[key] = t;
-      repl[key] = it->second;
-    }
+  std::vector<const ReplayedSchedule*> held;
+  for (const auto& s : schedules) {
+    if (s.predicted_ms > 0 && s.median_ms > 0) held.push_back(&s);
   }
-  if (pred.empty()) return a;
+  if (held.empty()) return a;
   a.compared = true;
-  bool close = false;
-  const std::string pf = fastest(pred, band, &close), rf = fastest(repl, band, nullptr);
-  std::string why;
-  if (!close && pf != rf) why = "measured fastest " + rf + ", predicted fastest " + pf;
-  const auto base_p = pred.find("1f1b"), base_r = repl.find("1f1b");
-  for (const auto& [key, t] : pred) {
-    if (key == "1f1b" || base_p == pred.end() || base_r == repl.end()) continue;
-    const double sp = base_p->second / t, sr = base_r->second / repl.at(key);
-    if (std::fabs(sp / sr - 1) > band) {
-      why +=
-          printf_string("%s%s speed-up predicted %.2fx, replayed %.2fx", why.empty() ? "" : "; ", key.c_str(), sp, sr);
-    }
-  }
-  a.agree = why.empty();
+  Findings f;
+  std::string measured;
+  check_fastest(held, band, f, &measured);
+  check_speedups(held, band, f);
+  const bool have_base =
+      std::any_of(held.begin(), held.end(), [](const ReplayedSchedule* s) { return s->key == "1f1b"; });
+  const std::string band_text = printf_string("band +-%.0f %% (%s)", band * 100, band_source_text(band_source).c_str());
+  const std::string references = references_text(schedules, held, have_base);
+  a.agree = f.off.empty() && f.unsure.empty();
+  a.inconclusive = f.off.empty() && !f.unsure.empty();
   if (a.agree) {
-    a.text = "prediction and replay agree: measured fastest " + rf + ", predicted " +
-             (close ? "too close to call" : "fastest " + pf) +
-             printf_string(", every speed-up within the +-%.0f %% band", band * 100);
+    a.text = "prediction and replay agree: " + (measured.empty() ? std::string() : measured + ", ") +
+             (have_base ? "every speed-up within the " : "no speed-up over 1F1B to check (1F1B not replayed), ") +
+             band_text + references;
+  } else if (a.inconclusive) {
+    a.text = "prediction and replay inconclusive: " + f.unsure + ": the replay's own spread covers the difference; " +
+             band_text + references;
   } else {
-    a.text = "prediction and replay DISAGREE: " + why + printf_string(" (band +-%.0f %%)", band * 100);
+    a.text = "prediction and replay DISAGREE: " + f.off + (f.unsure.empty() ? "" : "; within the spread: " + f.unsure) +
+             " (" + band_text + ", widened by the replay's spread" + references + ")";
   }
   return a;
 }

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "sim/predictor.h"
 
@@ -30,15 +31,31 @@ void decide_verdict(Prediction& p, double band, const std::string& band_source);
 [[nodiscard]] double measured_band(const std::map<std::string, double>& predicted_ms,
                                    const std::map<std::string, double>& replayed_ms);
 
-// Whether a replay of the schedules contradicts their prediction: it does when the prediction named a
-// winner (its lead beyond the band) and the replay measured another schedule fastest, or when a schedule's
-// predicted speed-up over 1F1B is off the replayed one by more than the band. Keys as in measured_band;
-// GPipe (a reference) is left out by the caller. compared is false when the maps share no schedule.
-struct Agreement {
-  bool compared = false, agree = true;
-  std::string text;  // one line: "prediction and replay agree: ..." or "... DISAGREE: ..."
+// The band's source in words, for a verdict line: decide_verdict's "default" is kDefaultSpeedupBand, taken
+// from replays on CPU ranks, not from these ranks; any other source (a replay's file) is said as given.
+[[nodiscard]] std::string band_source_text(const std::string& band_source);
+
+// One schedule of a replay held against its prediction: the predicted time and the replayed iterations'
+// median, fastest and slowest (min and max 0: only the median is known).
+struct ReplayedSchedule {
+  std::string key;  // "1f1b", "interleaved:v2", "gpipe"
+  bool reference = false;
+  double predicted_ms = 0, median_ms = 0, min_ms = 0, max_ms = 0;
 };
-[[nodiscard]] Agreement compare_with_replay(const std::map<std::string, double>& predicted_ms,
-                                            const std::map<std::string, double>& replayed_ms, double band);
+
+// Whether a replay of the schedules contradicts their prediction. A speed-up over 1F1B is checked for every
+// schedule, references included; the replayed speed-up is a range, 1F1B's fastest iteration over the
+// schedule's slowest to 1F1B's slowest over its fastest. It agrees when the replayed median is within the
+// band of the predicted speed-up; it is inconclusive when only the range reaches into the band (the
+// replay's own spread covers the difference); else it disagrees. The same for the fastest schedule
+// (references never count): when the prediction named a winner (its lead beyond the band) and the replay
+// measured another, it disagrees unless their iterations overlap. compared is false when no schedule has
+// both times.
+struct Agreement {
+  bool compared = false, agree = true, inconclusive = false;
+  std::string text;  // one line: "prediction and replay agree: ...", "... inconclusive: ..." or "... DISAGREE: ..."
+};
+[[nodiscard]] Agreement compare_with_replay(const std::vector<ReplayedSchedule>& schedules, double band,
+                                            const std::string& band_source);
 
 }  // namespace pipebench

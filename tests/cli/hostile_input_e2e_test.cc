@@ -383,6 +383,31 @@ TEST_F(HostileInput, NsysRowsWithTextTimesAreSkippedAndNamesReadAsUtf8) {
 }
 #endif
 
+// A reference asked for alone (or an interleaved schedule alone) is held against 1F1B, simulated beside it as
+// the baseline; the verdict's pick is never a reference. Before: the reference was its own baseline (every
+// speed-up 1.000) and the verdict ("best": "zb-h1").
+TEST_F(HostileInput, AReferenceAloneIsComparedWithOneFOneBAndNeverPicked) {
+  const std::string plan = path("plan.json");
+  ASSERT_EQ(run("plan --json " + plan + " -- " + kModel).status, 0);
+  for (const std::string schedule : {"zb-h1", "gpipe"}) {
+    const std::string out = path(schedule + ".json");
+    const Result r =
+        run("predict --plan " + plan + " --link-gbps 2 --fwd-ms-per-layer 1 --schedule " + schedule + " --json " + out);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("# note: 1f1b: simulated as the baseline of the speed-ups (the selection " + schedule +
+                         " leaves it out)"),
+              std::string::npos)
+        << r.out;
+    const nlohmann::json j = nlohmann::json::parse(slurp(out));
+    EXPECT_EQ(j["verdict"]["best"], "1f1b") << schedule;
+    ASSERT_EQ(j["schedules"].size(), 2u);
+    EXPECT_EQ(j["schedules"][1]["name"], "1f1b");
+    const double speedup = j["schedules"][0]["speedup_vs_1f1b"];
+    EXPECT_DOUBLE_EQ(speedup,
+                     j["schedules"][1]["iteration_ms"].get<double>() / j["schedules"][0]["iteration_ms"].get<double>());
+  }
+}
+
 }  // namespace
 
 // ---- folder inputs --------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ ReplayResult two_schedules() {
 
 TEST(ReplayTablePrinter, RowsCarryErrorAndBothSpeedUps) {
   std::ostringstream out;
-  print_replay_table(out, two_schedules(), 0.05);
+  print_replay_table(out, two_schedules(), 0.05, "default");
   std::istringstream lines(out.str());
   std::string header, base, inter, verdict, extra;
   std::getline(lines, header);
@@ -51,12 +51,32 @@ TEST(ReplayTablePrinter, RowsCarryErrorAndBothSpeedUps) {
   EXPECT_EQ(verdict.rfind("# Replay verdict: ", 0), 0u) << verdict;
 }
 
+// A replay whose iterations spread over more than the difference cannot contradict the prediction; a
+// reference is checked and named, and the band says where it comes from.
+TEST(ReplayTablePrinter, SpreadThatCoversTheDifferenceIsInconclusive) {
+  ReplayResult r = two_schedules();
+  r.schedules[1].median_ms = 90;  // 100/90 = 1.11x replayed against 1.25x predicted
+  r.schedules[1].min_ms = 78;     // 1F1B's fastest over its slowest, 100/92, to 100/78 = 1.28x
+  r.schedules[1].max_ms = 92;
+  ScheduleReplay gpipe = schedule("gpipe", 1, 125, 137.5);  // 0.80x predicted and replayed
+  gpipe.reference = true;
+  r.schedules.push_back(gpipe);
+  std::ostringstream out;
+  print_replay_table(out, r, 0.05, "default");
+  EXPECT_NE(out.str().find("\n# Replay verdict: prediction and replay inconclusive: interleaved:v2 speed-up predicted "
+                           "1.25x, replayed 1.11x (1.09x-1.28x over its iterations): the replay's own spread covers "
+                           "the difference; band +-5 % (default: the model's largest error in replays on CPU ranks"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("; references checked: gpipe\n"), std::string::npos) << out.str();
+}
+
 TEST(ReplayTablePrinter, WithoutPredictionTheVerdictSaysSo) {
   ReplayResult r = two_schedules();
   r.predicted_fastest.clear();
   for (auto& s : r.schedules) s.predicted_ms.reset();
   std::ostringstream out;
-  print_replay_table(out, r, 0.05);
+  print_replay_table(out, r, 0.05, "default");
   EXPECT_NE(out.str().find(
                 "   1f1b                          -    100.000 (100.000-100.000)        -          -      1.000\n"),
             std::string::npos)
@@ -75,7 +95,7 @@ TEST(ReplayTablePrinter, ReportHasTitleSharesAndDrift) {
   d.largest = {{"F mb1 c0", "compute", 0.5}};
   r.schedules[0].drift = {d};
   std::ostringstream out;
-  print_replay_report(out, r, "plan.json", 0.05);
+  print_replay_report(out, r, "plan.json", 0.05, "default");
   const std::string text = out.str();
   EXPECT_EQ(text.rfind("# replay of plan.json on 2 ranks (mpi backend, compute host-sleep), 1 iterations after one "
                        "warm-up\n",

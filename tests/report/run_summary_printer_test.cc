@@ -89,7 +89,9 @@ RunOutcome replayed_outcome(bool agree) {
   RunReplay r;
   r.result = ReplayResult{"mpi", "host-sleep", 2, 3, {}, "", "", true, {}, {}};
   r.band = 0.05;
-  r.agreement = {true, agree, agree ? "prediction and replay agree" : "prediction and replay DISAGREE"};
+  r.agreement.compared = true;
+  r.agreement.agree = agree;
+  r.agreement.text = agree ? "prediction and replay agree" : "prediction and replay DISAGREE";
   o.replay = r;
   o.report = ReportFiles{"d/report.html", "d/report.md", "d/report.json", Status::kFail, "FAIL: 1 failed"};
   o.report_status = 3;
@@ -102,6 +104,12 @@ TEST(RunOutcomePrinter, AnswerPutsAContradictingReplayFirstAsWarnAndAnAgreeingOn
             "# WARN: prediction and replay DISAGREE\n# Verdict: 1F1B is fastest\n");
   EXPECT_EQ(text([](std::ostream& out) { print_run_answer(out, replayed_outcome(true)); }),
             "# Verdict: 1F1B is fastest\n# Replay: prediction and replay agree\n");
+  // A replay whose spread covers the difference neither agrees nor contradicts: said after the verdict.
+  RunOutcome unsure = replayed_outcome(false);
+  unsure.replay->agreement.inconclusive = true;
+  unsure.replay->agreement.text = "prediction and replay inconclusive";
+  EXPECT_EQ(text([&](std::ostream& out) { print_run_answer(out, unsure); }),
+            "# Verdict: 1F1B is fastest\n# Replay: prediction and replay inconclusive\n");
   RunOutcome skipped = replayed_outcome(false);
   skipped.replay->result.reset();  // a skipped replay says nothing of the prediction
   EXPECT_EQ(text([&](std::ostream& out) { print_run_answer(out, skipped); }), "# Verdict: 1F1B is fastest\n");
@@ -114,7 +122,7 @@ TEST(RunOutcomePrinter, ReplayIsItsHeaderAndTableOrWhySkipped) {
   EXPECT_EQ(text([&](std::ostream& out) { print_run_replay(out, replayed); }),
             "#\n# Replay: the plan's schedules on these 2 mpi ranks (compute host-sleep: the prediction's durations), "
             "3 iterations after one warm-up; file replay.json\n" +
-                text([&](std::ostream& out) { print_replay_table(out, *replayed.result, 0.05); }));
+                text([&](std::ostream& out) { print_replay_table(out, *replayed.result, 0.05, "default"); }));
   RunReplay skipped;
   skipped.plan_world = 4;
   skipped.processes = 1;

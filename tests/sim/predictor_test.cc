@@ -449,7 +449,11 @@ void expect_file_predicted_as(const std::string& file, const std::string& builti
   const ScheduleId id = load_schedule_file("--schedule-file", TEST_DATA_DIR "/schedule/" + file, 4, 8);
   const Prediction p =
       predict(plan, AssumedCost(0.5, 20), make_compute_model(plan, c), false, false, builtin, nullptr, {id});
-  ASSERT_EQ(p.schedules.size(), 2u);
+  // The built-in and the file; 1F1B after them as the baseline when the built-in is not 1F1B.
+  ASSERT_EQ(p.schedules.size(), builtin == "1f1b" ? 2u : 3u);
+  if (builtin != "1f1b") {
+    EXPECT_TRUE(p.schedules.back().id.is_baseline());
+  }
   const SchedulePrediction &a = p.schedules[0], &b = p.schedules[1];
   EXPECT_EQ(a.id.name, builtin);
   EXPECT_EQ(b.id.key(), id.name);
@@ -480,6 +484,39 @@ TEST(Predictor, AOneFOneBScheduleFileIsPredictedAsTheBuiltInOneFOneB) {
 }
 
 TEST(Predictor, AZbH1ScheduleFileIsPredictedAsTheBuiltInZbH1) { expect_file_predicted_as("zb_h1_p4_m8.csv", "zb-h1"); }
+
+// Speed-ups are against 1F1B and a reference is never the verdict's pick: a reference asked for alone, or an
+// interleaved schedule alone, has 1F1B simulated beside it as the baseline, said in a note.
+TEST(Predictor, ASelectionWithoutOneFOneBIsComparedWithIt) {
+  const auto plan = plan_json(kModel);
+  ComputeOptions c;
+  c.fwd_ms_per_layer = 1;
+  const Prediction all = predict_with(plan, AssumedCost(2, 5), c, false, false, "");
+  const auto time_of = [&all](const std::string& key) {
+    for (const auto& s : all.schedules) {
+      if (s.id.key() == key) return s.iteration_ms;
+    }
+    return -1.0;
+  };
+  for (const std::string reference : {"gpipe", "zb-h1"}) {
+    const Prediction p = predict_with(plan, AssumedCost(2, 5), c, false, false, reference);
+    ASSERT_EQ(p.schedules.size(), 2u) << reference;
+    EXPECT_EQ(p.schedules[0].id.key(), reference);
+    EXPECT_TRUE(p.schedules[0].reference);
+    EXPECT_TRUE(p.schedules[1].id.is_baseline());
+    EXPECT_FALSE(p.schedules[1].reference);
+    EXPECT_DOUBLE_EQ(p.schedules[1].iteration_ms, time_of("1f1b"));
+    EXPECT_DOUBLE_EQ(p.schedules[0].speedup, time_of("1f1b") / time_of(reference)) << reference;
+    EXPECT_EQ(p.best, "1f1b") << reference;
+    EXPECT_NE(p.verdict.find("references beside it: " + reference), std::string::npos) << p.verdict;
+    EXPECT_NE(p.notes.back().find("1f1b: simulated as the baseline"), std::string::npos) << p.notes.back();
+  }
+  const Prediction v2 = predict_with(plan, AssumedCost(2, 5), c, false, false, "interleaved:v2");
+  ASSERT_EQ(v2.schedules.size(), 2u);
+  EXPECT_TRUE(v2.schedules[1].id.is_baseline());
+  EXPECT_DOUBLE_EQ(v2.schedules[0].speedup, time_of("1f1b") / time_of("interleaved:v2"));
+  EXPECT_NE(v2.verdict.find("1F1B"), std::string::npos) << v2.verdict;
+}
 
 // A schedule file with two chunks per rank runs on the plan's interleaved messages; a plan without that v
 // is named in one line.

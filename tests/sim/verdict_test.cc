@@ -80,24 +80,85 @@ TEST(Verdict, MeasuredBandIsTheLargestSpeedupError) {
   EXPECT_EQ(measured_band({{"1f1b", 100}}, {{"1f1b", 100}}), kDefaultSpeedupBand);
 }
 
+// Schedules held against a replay with no spread (min = max = median) unless given.
+std::vector<ReplayedSchedule> held(const std::map<std::string, double>& predicted_ms,
+                                   const std::map<std::string, double>& replayed_ms) {
+  std::vector<ReplayedSchedule> out;
+  for (const auto& [key, t] : predicted_ms) {
+    const double r = replayed_ms.count(key) ? replayed_ms.at(key) : 0;
+    out.push_back({key, key == "gpipe", t, r, r, r});
+  }
+  return out;
+}
+
 TEST(Verdict, ReplayThatContradictsThePredictionDisagrees) {
   const std::map<std::string, double> predicted = {{"1f1b", 100}, {"interleaved:v2", 80}};
-  const Agreement same = compare_with_replay(predicted, {{"1f1b", 110}, {"interleaved:v2", 89}}, 0.05);
+  const Agreement same = compare_with_replay(held(predicted, {{"1f1b", 110}, {"interleaved:v2", 89}}), 0.05, "x");
   EXPECT_TRUE(same.compared);
   EXPECT_TRUE(same.agree) << same.text;
-  const Agreement other = compare_with_replay(predicted, {{"1f1b", 100}, {"interleaved:v2", 105}}, 0.05);
+  const Agreement other = compare_with_replay(held(predicted, {{"1f1b", 100}, {"interleaved:v2", 105}}), 0.05, "x");
   EXPECT_FALSE(other.agree);
+  EXPECT_FALSE(other.inconclusive);
   EXPECT_NE(other.text.find("measured fastest 1f1b, predicted fastest interleaved:v2"), std::string::npos)
       << other.text;
   // The same winner, but 1.25x predicted against 1.11x replayed: beyond a 5 % band.
-  const Agreement off = compare_with_replay(predicted, {{"1f1b", 100}, {"interleaved:v2", 90}}, 0.05);
+  const Agreement off = compare_with_replay(held(predicted, {{"1f1b", 100}, {"interleaved:v2", 90}}), 0.05, "x");
   EXPECT_FALSE(off.agree);
   EXPECT_NE(off.text.find("interleaved:v2 speed-up predicted 1.25x, replayed 1.11x"), std::string::npos) << off.text;
   // A prediction too close to call is not contradicted by either winner.
-  const Agreement close =
-      compare_with_replay({{"1f1b", 100}, {"interleaved:v2", 98}}, {{"1f1b", 100}, {"interleaved:v2", 101}}, 0.05);
+  const Agreement close = compare_with_replay(
+      held({{"1f1b", 100}, {"interleaved:v2", 98}}, {{"1f1b", 100}, {"interleaved:v2", 101}}), 0.05, "x");
   EXPECT_TRUE(close.agree) << close.text;
-  EXPECT_FALSE(compare_with_replay(predicted, {{"gpipe", 1}}, 0.05).compared);
+  EXPECT_FALSE(compare_with_replay(held(predicted, {}), 0.05, "x").compared);
+}
+
+// The loaded machine's case: 1.00x predicted, 0.89x by the medians, but the iterations spread from 0.80x to
+// 1.05x. The spread covers the difference: inconclusive, not a contradiction; with a tight spread, it is one.
+TEST(Verdict, ReplaySpreadThatCoversTheDifferenceIsInconclusive) {
+  std::vector<ReplayedSchedule> s = {{"1f1b", false, 100, 100, 95, 105}, {"interleaved:v2", false, 100, 112, 100, 125}};
+  const Agreement wide = compare_with_replay(s, 0.05, "default");
+  EXPECT_FALSE(wide.agree);
+  EXPECT_TRUE(wide.inconclusive);
+  EXPECT_EQ(wide.text.rfind("prediction and replay inconclusive: interleaved:v2 speed-up predicted 1.00x, replayed "
+                            "0.89x (0.76x-1.05x over its iterations): the replay's own spread covers the difference; "
+                            "band +-5 % (default: the model's largest error in replays on CPU ranks",
+                            0),
+            0u)
+      << wide.text;
+  s[0].min_ms = s[0].max_ms = 100;
+  s[1].min_ms = 111;
+  s[1].max_ms = 113;
+  const Agreement tight = compare_with_replay(s, 0.05, "measured by replay.json");
+  EXPECT_FALSE(tight.agree);
+  EXPECT_FALSE(tight.inconclusive);
+  EXPECT_NE(tight.text.find("prediction and replay DISAGREE: interleaved:v2 speed-up predicted 1.00x, replayed 0.89x"),
+            std::string::npos)
+      << tight.text;
+  EXPECT_NE(tight.text.find("band +-5 % (measured by replay.json), widened by the replay's spread"), std::string::npos)
+      << tight.text;
+}
+
+// A reference is held against its prediction too and named; one without a replayed time is named as not
+// checked. "every speed-up within the band" never hides one that is off.
+TEST(Verdict, ReferencesAreCheckedAndNamed) {
+  const std::vector<ReplayedSchedule> good = {
+      {"1f1b", false, 100, 100, 100, 100}, {"gpipe", true, 120, 121, 121, 121}, {"zb-h1", true, 90, 0, 0, 0}};
+  const Agreement a = compare_with_replay(good, 0.05, "default");
+  EXPECT_TRUE(a.agree) << a.text;
+  EXPECT_NE(a.text.find("every speed-up within the band +-5 %"), std::string::npos) << a.text;
+  EXPECT_NE(a.text.find("; references checked: gpipe; references not checked (no predicted or replayed time, or no "
+                        "1F1B): zb-h1"),
+            std::string::npos)
+      << a.text;
+  // gpipe 0.83x predicted, 0.77x replayed: 8 points off, no spread.
+  const std::vector<ReplayedSchedule> off = {{"1f1b", false, 100, 100, 100, 100}, {"gpipe", true, 120, 130, 130, 130}};
+  const Agreement b = compare_with_replay(off, 0.05, "default");
+  EXPECT_FALSE(b.agree);
+  EXPECT_NE(b.text.find("gpipe (reference) speed-up predicted 0.83x, replayed 0.77x"), std::string::npos) << b.text;
+  // A reference is never the fastest: 1F1B is, though gpipe's time is smaller.
+  const std::vector<ReplayedSchedule> fast_ref = {{"1f1b", false, 100, 100, 100, 100}, {"gpipe", true, 90, 90, 90, 90}};
+  EXPECT_NE(compare_with_replay(fast_ref, 0.05, "default").text.find("measured fastest 1f1b, predicted fastest 1f1b"),
+            std::string::npos);
 }
 
 // A plan whose tied-embedding all-reduce between the first and last stage dwarfs everything else: the
