@@ -108,14 +108,17 @@ class CellReader {
 std::vector<std::vector<ScheduleAction>> parse_action_csv(std::string_view text, const std::string& what) {
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // a UTF-8 byte order mark
   std::vector<std::vector<ScheduleAction>> rows;
-  std::size_t last_nonempty = 0;
-  int row = 0;
+  // Row R is pipeline rank R-1: a row without an action before the last one would shift every rank after
+  // it (and every row number in later messages), so it is refused rather than dropped or read as a rank.
+  // Rows without an action are counted, never kept: trailing blank lines cost no memory however many.
+  int row = 0, first_blank = 0;
+  std::vector<ScheduleAction> actions;
   while (!text.empty()) {
     const std::size_t nl = text.find('\n');
     const std::string_view line = text.substr(0, nl);
     text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
     ++row;
-    rows.emplace_back();
+    actions.clear();
     std::string_view cells = line;
     for (int cell = 1;; ++cell) {
       const std::size_t comma = cells.find(',');
@@ -123,20 +126,19 @@ std::vector<std::vector<ScheduleAction>> parse_action_csv(std::string_view text,
       // csv.writer quotes a cell only when it holds a comma, quote or line break, which no action does;
       // a quoted action is read without its quotes.
       if (c.size() >= 2 && c.front() == '"' && c.back() == '"') c = trim(c.substr(1, c.size() - 2));
-      if (!c.empty()) CellReader(what, row, cell, c).read(rows.back());
+      if (!c.empty()) CellReader(what, row, cell, c).read(actions);
       if (comma == std::string_view::npos) break;
       cells.remove_prefix(comma + 1);
     }
-    if (!rows.back().empty()) last_nonempty = rows.size();
-  }
-  rows.resize(last_nonempty);
-  // Row R is pipeline rank R-1: a row without an action before the last one would shift every rank after
-  // it (and every row number in later messages), so it is refused rather than dropped or read as a rank.
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    if (rows[r].empty()) {
-      throw UsageError(what + ": row " + std::to_string(r + 1) +
+    if (actions.empty()) {
+      if (first_blank == 0) first_blank = row;
+      continue;
+    }
+    if (first_blank != 0) {
+      throw UsageError(what + ": row " + std::to_string(first_blank) +
                        " has no action (a blank line?); each row up to the last is one pipeline rank's actions");
     }
+    rows.push_back(actions);
   }
   return rows;
 }

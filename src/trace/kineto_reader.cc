@@ -116,9 +116,15 @@ class KinetoReader {
   }
 
   std::size_t intern(const std::string& name) {
-    auto [it, fresh] = name_ids_.try_emplace(name, names_.size());
-    if (fresh) names_.push_back(name);
-    return it->second;
+    const auto known = name_ids_.find(name);
+    if (known != name_ids_.end()) return known->second;
+    if (names_.size() >= kMaxTraceKernelNames) {
+      throw UsageError(path_ + ": more than " + std::to_string(kMaxTraceKernelNames) +
+                       " distinct kernel names (a training step's profile has a few thousand)");
+    }
+    name_ids_.emplace(name, names_.size());
+    names_.push_back(name);
+    return names_.size() - 1;
   }
 
   static CollectiveRow collective_of(const json& args) {

@@ -31,8 +31,14 @@ NsysSchema probe_nsys_schema(const SqliteDb& db, bool prefer_demangled) {
     return std::set<std::string>(c.begin(), c.end());
   };
   std::vector<std::string> missing;
+  const auto view_list = db.views();
   for (const char* t : {"StringIds", kKernelTable}) {
-    if (!tables.count(t)) missing.emplace_back(t);
+    if (tables.count(t)) continue;
+    if (std::find(view_list.begin(), view_list.end(), t) != view_list.end()) {
+      throw UsageError(db.path() + ": " + t +
+                       " is a view, not a table (nsys export writes tables; a view is a query that may not end)");
+    }
+    missing.emplace_back(t);
   }
   if (!missing.empty()) {
     const bool nsys_like =

@@ -24,6 +24,10 @@ inline constexpr double kMaxTraceTimeNs = 4611686018427387904.0;
 // Communication kernel runs kept per kind for clock alignment, and kinds kept per device: enough to find
 // the first collective all ranks ran and to check the alignment on the runs after it, bounded.
 inline constexpr std::size_t kMaxCommMarks = 16;
+// Distinct kernel names one file may hold: a training step's profile has a few thousand (templated GEMM,
+// NCCL and elementwise kernels); each name is kept once per device and stream it ran on, so names without
+// bound are memory without bound (a 4 MB gzip of 400,000 unique 600-character names asked for 2.3 GB).
+inline constexpr std::size_t kMaxTraceKernelNames = 1 << 16;
 inline constexpr std::size_t kMaxCommMarkKinds = 64;
 
 class ProfileBuilder {

@@ -64,7 +64,14 @@ SqliteDb::SqliteDb(const std::string& path) : path_(path) {
 }
 
 std::vector<std::string> SqliteDb::tables() const {
-  auto st = prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')");
+  auto st = prepare("SELECT name FROM sqlite_master WHERE type = 'table'");
+  std::vector<std::string> out;
+  while (st.step()) out.emplace_back(st.text(0));
+  return out;
+}
+
+std::vector<std::string> SqliteDb::views() const {
+  auto st = prepare("SELECT name FROM sqlite_master WHERE type = 'view'");
   std::vector<std::string> out;
   while (st.step()) out.emplace_back(st.text(0));
   return out;

@@ -54,7 +54,9 @@ class SqliteDb {
   explicit SqliteDb(const std::string& path);
 
   [[nodiscard]] SqliteStatement prepare(const std::string& sql) const { return SqliteStatement(db_.get(), sql); }
-  [[nodiscard]] std::vector<std::string> tables() const;                           // tables and views
+  // Tables only: a view is a query that may never end (WITH RECURSIVE), and nsys export writes tables.
+  [[nodiscard]] std::vector<std::string> tables() const;
+  [[nodiscard]] std::vector<std::string> views() const;
   [[nodiscard]] std::vector<std::string> columns(const std::string& table) const;  // PRAGMA table_info
   [[nodiscard]] const std::string& path() const { return path_; }
 

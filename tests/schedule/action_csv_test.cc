@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "core/error.h"
 
 namespace pipebench {
@@ -52,8 +54,7 @@ TEST(ActionCsv, ReadsWhatPythonsCsvWriterWrites) {
   EXPECT_EQ(rows[1][1].text, "1B0");
 }
 
-// Before: a blank line before the last row was read as a rank without actions, so every later row was
-// one rank off and the count in "N rows with actions" held the blank line.
+// A blank line before the last row would shift every later row one rank: refused, naming the first such row.
 TEST(ActionCsv, ABlankRowBeforeTheLastIsRefusedNamingIt) {
   const auto message = [](const std::string& text) {
     try {
@@ -68,6 +69,15 @@ TEST(ActionCsv, ABlankRowBeforeTheLastIsRefusedNamingIt) {
   EXPECT_EQ(message("\r\n0F0\r\n1F0\r\n").rfind("f: row 1 has no action", 0), 0U);
   EXPECT_EQ(message("0F0\n , ,\n1F0\n").rfind("f: row 2 has no action", 0), 0U);  // only empty cells
   EXPECT_EQ(message("0F0\n1F0\n\n \n"), "no error");                              // blank lines at the end
+  EXPECT_EQ(message("0F0\n" + std::string(1000, '\n') + "1F0\n").rfind("f: row 2 has no action", 0), 0U);
+}
+
+// Blank lines after the last row are counted, not kept: a file of millions of them is the rows before them.
+TEST(ActionCsv, MillionsOfTrailingBlankLinesAreNoRanks) {
+  const std::string text = "0F0,0B0\n1F0,1B0\n" + std::string(4u << 20, '\n') + std::string(1u << 20, ',');
+  const auto rows = parse_action_csv(text, "f");
+  ASSERT_EQ(rows.size(), 2U);
+  EXPECT_EQ(rows[1][1].text, "1B0");
 }
 
 TEST(ActionCsv, ReadsFsdpActionsAndOverlappedPairs) {

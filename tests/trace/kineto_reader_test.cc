@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <string>
 #include <vector>
 
 #include "core/error.h"
+#include "trace/profile_builder.h"
 
 namespace pipebench {
 namespace {
@@ -155,6 +157,13 @@ TEST(KinetoReader, BadFiles) {
   expect_usage("notrace.json", R"({"schemaVersion": 1})", "no \"traceEvents\"");
   expect_usage("broken.json", "{\"traceEvents\" 5}", "not JSON");
   expect_usage("scalar.json", "\"a string\"", "not JSON");
+  // Kernel names without bound would be memory without bound: one past the limit is refused by name.
+  std::string unique = R"({"traceEvents": [)";
+  for (std::size_t i = 0; i <= kMaxTraceKernelNames; ++i) {
+    unique += std::string(i ? "," : "") + R"({"ph": "X", "cat": "kernel", "name": "k)" + std::to_string(i) +
+              R"(", "pid": 0, "tid": 7, "ts": )" + std::to_string(i) + R"(, "dur": 1, "args": {}})";
+  }
+  expect_usage("unique.json", unique + "]}", "more than 65536 distinct kernel names");
 
   // Cut off after two events: what was read is kept, with the damage said.
   const std::string cut = write_tmp("cut.json", R"({"traceEvents": [

@@ -295,6 +295,25 @@ TEST(NsysReader, ADatabaseThatIsNotAnExportNamesTheMissingTables) {
   }
 }
 
+// A kernel "table" that is a recursive view would be read forever: refused by name before any row is read.
+TEST(NsysReader, AKernelTableThatIsAViewIsRefusedNamingIt) {
+  const std::string path = tmp_path("view.sqlite");
+  {
+    NsysFixture f(path);
+    f.exec("DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL");
+    f.exec(
+        "CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+        "SELECT x * 10 AS start, x * 10 + 5 AS end, 0 AS deviceId, 7 AS streamId, 1 AS shortName FROM c");
+  }
+  try {
+    (void)read_nsys_sqlite(path, TraceOptions{});
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find(": CUPTI_ACTIVITY_KIND_KERNEL is a view, not a table"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(NsysReader, ATruncatedExportReportsDamageOrFailsCleanly) {
   const std::string path = tmp_path("cut.sqlite");
   {
