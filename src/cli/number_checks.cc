@@ -23,6 +23,15 @@ std::optional<double> number_of(const std::string& text) {
   return v;
 }
 
+// strtod reads "0x1p3" as 8; Python's float(), Megatron's argparse and people do not: a hexadecimal number is
+// refused with one line rather than read one way here and another there.
+std::string hexadecimal(const std::string& text) {
+  const std::size_t sign = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
+  const bool hex = text.size() > sign + 1 && text[sign] == '0' && (text[sign + 1] == 'x' || text[sign + 1] == 'X');
+  if (!hex) return {};
+  return (text.size() > 24 ? text.substr(0, 24) + "..." : text) + " is not a decimal number (hexadecimal is not read)";
+}
+
 std::string bounds(bool open_low, double lo, double hi) {
   char buf[96];
   std::snprintf(buf, sizeof buf, "%s%.4g, %.4g]", open_low ? "(" : "[", lo, hi);
@@ -38,6 +47,7 @@ CLI::Validator range_check(double lo, double hi, bool open_low) {
   const std::string desc = "FINITE in " + bounds(open_low, lo, hi);
   return CLI::Validator(
       [lo, hi, open_low](std::string& text) -> std::string {
+        if (std::string hex = hexadecimal(text); !hex.empty()) return hex;
         const std::optional<double> v = number_of(text);
         if (!v) return "'" + text + "' is not a number";
         if (!std::isfinite(*v)) return not_finite(text);
@@ -66,8 +76,13 @@ void require_finite_numbers(CLI::App& app) {
         return v && !std::isfinite(*v) ? not_finite(text) : std::string();
       },
       "");
+  const CLI::Validator decimal([](std::string& text) { return hexadecimal(text); }, "");
   for (CLI::Option* opt : app.get_options([](const CLI::Option* o) { return o->get_type_size() != 0; })) {
-    if (is_numeric_type(opt->get_type_name())) opt->check(finite);
+    if (!is_numeric_type(opt->get_type_name())) continue;
+    const std::string type = opt->get_type_name().substr(0, opt->get_type_name().find(':'));
+    // Integers get their own decimal rule (require_plain_integers, require_decimal_integers), worded for them.
+    if (type != "INT" && type != "UINT") opt->check(decimal);
+    opt->check(finite);
   }
 }
 

@@ -53,6 +53,11 @@ TEST(NumberChecks, NanInfAndOutOfRangeNumbersAreRefusedByEveryCommand) {
   expect_refused({"replay", "--plan", "p.json", "-T", "1e300"}, "--timeout", "outside [0, 1e+06]");
   // A flag without a range of its own still refuses non-finite numbers.
   expect_refused({"replay", "--plan", "p.json", "--tflops", "nan"}, "--tflops", "not a finite number");
+  // strtod reads hexadecimal floats; Python's float() and people do not.
+  expect_refused({"predict", "--plan", "p.json", "--w-share", "0x1"}, "--w-share",
+                 "0x1 is not a decimal number (hexadecimal is not read)");
+  expect_refused({"predict", "--plan", "p.json", "--link-gbps", "-0X1p3"}, "--link-gbps", "-0X1p3 is not a decimal");
+  expect_refused({"replay", "--plan", "p.json", "--tflops", "0x10"}, "--tflops", "0x10 is not a decimal number");
 }
 
 // Before: CLI11 read -n 0x10 as 16 and -f 010 as 8 (nccl-tests' strtol does too), and said "Value 0b11 not
