@@ -17,6 +17,7 @@
 #include "core/file_io.h"
 #include "core/json_file.h"
 #include "core/printf_string.h"
+#include "core/units.h"
 #include "io/nccl_tests_argument.h"
 #include "io/nccl_tests_log.h"
 #include "io/plan_io.h"
@@ -192,6 +193,16 @@ std::unique_ptr<CostModel> nccl_tests_costs(const PredictOptions& o, const Resul
               " ranks (" + o.table_path + "): P2P " +
               (costs->has_sendrecv() ? "from its sendrecv table" : "= its smallest-size time + bytes / busbw") +
               ", collectives on k ranks by their bus factor for k";
+  // Above 64 KiB a collective's time is bandwidth, not latency (nccl-tests' small-size rows are the latency
+  // regime); a table that starts there (nccl-tests' default -b is 32M) makes that time every message's floor.
+  constexpr double kLatencyRegimeBytes = 64 * 1024;
+  if (costs->latency_size_bytes() > kLatencyRegimeBytes) {
+    cost_text += printf_string(
+        "; note: its smallest %s size is %s, so its %.1f us there is taken as every smaller message's latency "
+        "(run nccl-tests from -b 8 for a latency)",
+        costs->reference_op().c_str(), format_size(static_cast<std::uint64_t>(costs->latency_size_bytes())).c_str(),
+        costs->latency_us());
+  }
   return costs;
 }
 

@@ -283,6 +283,7 @@ NcclTestsCost::NcclTestsCost(const std::vector<ResultRecord>& records, const std
   for (auto* v : {&latency, &busbw_, &sendrecv_}) std::sort(v->begin(), v->end());
   for (auto& [key, v] : measured_) std::sort(v.begin(), v.end());
   latency_us_ = latency.front().second;  // the fastest row at the smallest size
+  latency_size_bytes_ = latency.front().first;
 }
 
 double NcclTestsCost::busbw_gbps(double bytes) const {

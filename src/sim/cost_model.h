@@ -137,6 +137,8 @@ class NcclTestsCost final : public CostModel {
   [[nodiscard]] int reference_nranks() const { return reference_nranks_; }
   [[nodiscard]] bool has_sendrecv() const { return !sendrecv_.empty(); }
   [[nodiscard]] double latency_us() const { return latency_us_; }
+  // The size whose time is taken as the latency: the reference table's smallest.
+  [[nodiscard]] double latency_size_bytes() const { return latency_size_bytes_; }
   // busbw at `bytes`: linear in log size between the nearest measured sizes, the end values outside.
   [[nodiscard]] double busbw_gbps(double bytes) const;
 
@@ -144,6 +146,7 @@ class NcclTestsCost final : public CostModel {
   std::string reference_op_;
   int reference_nranks_ = 0;
   double latency_us_ = 0;
+  double latency_size_bytes_ = 0;
   std::vector<std::pair<double, double>> busbw_;     // size, GB/s (size > 0, busbw > 0)
   std::vector<std::pair<double, double>> sendrecv_;  // size, us
   std::map<std::pair<std::string, std::vector<int>>, std::vector<std::pair<double, double>>> measured_;

@@ -119,5 +119,27 @@ TEST_F(PredictProfile, FlagsThatTheProfileReplacesAreRefused) {
       "--json " + path("prof/rank0.json.gz"));
 }
 
+// An nccl-tests log that starts far above the latency regime (nccl-tests' default -b is 32M): its smallest
+// size's time becomes every smaller message's floor, and the cost line says so; the full log does not.
+TEST_F(PredictProfile, ANcclTestsTableWithoutSmallSizesSaysItsLatencyIsABigMessagesTime) {
+  const std::string log = std::string(TEST_DATA_DIR) + "/nccl-tests/all_reduce_perf-2.19.log";
+  std::ifstream in(log);
+  std::ofstream out(path("big_only.log"));
+  for (std::string line; std::getline(in, line);) {
+    const bool row = line.find(" float ") != std::string::npos;
+    if (!row || line.find("536870912") != std::string::npos) out << line << "\n";
+  }
+  out.close();
+  const Result big = run("predict --plan " + plan() + " --table " + path("big_only.log") + " --tflops 100");
+  ASSERT_EQ(big.status, 0) << big.err;
+  EXPECT_NE(big.out.find("note: its smallest all_reduce size is 512M, so its 2613.8 us there is taken as every "
+                         "smaller message's latency"),
+            std::string::npos)
+      << big.out;
+  const Result full = run("predict --plan " + plan() + " --table " + log + " --tflops 100");
+  ASSERT_EQ(full.status, 0) << full.err;
+  EXPECT_EQ(full.out.find("is taken as every smaller message's latency"), std::string::npos) << full.out;
+}
+
 }  // namespace
 }  // namespace pipebench
