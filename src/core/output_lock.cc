@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -62,6 +63,7 @@ OutputLock::OutputLock(const std::string& flag, const std::string& path) : lock_
       const int err = errno;
       const std::string pid = holder_of(fd);
       ::close(fd);
+      if (err == EWOULDBLOCK && pid == std::to_string(::getpid())) return;  // this process's own lock
       if (err == EWOULDBLOCK) {
         throw UsageError(named(flag, path) + ": being written by another pipebench (" +
                          (pid.empty() ? std::string("its lock file ") : "process " + pid + ", lock file ") +
@@ -79,6 +81,15 @@ OutputLock::OutputLock(const std::string& flag, const std::string& path) : lock_
       return;
     }
     ::close(fd);
+  }
+}
+
+OutputLockSet::OutputLockSet(std::vector<FileArg> outputs) {
+  std::sort(outputs.begin(), outputs.end(), [](const FileArg& a, const FileArg& b) {
+    return OutputLock::lock_path(a.path) < OutputLock::lock_path(b.path);
+  });
+  for (const auto& f : outputs) {
+    if (!f.path.empty()) locks_.push_back(std::make_unique<OutputLock>(f.flag, f.path));
   }
 }
 

@@ -2,13 +2,18 @@
 // End to end: outputs the built binary must not write (links, FIFOs, folders, an input, another output of
 // the same command), checked before anything is measured, and write failures that must not pass as
 // success. Files are made in a temporary folder.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli/run_pipebench.h"
 #include "cli/temp_folder.h"
@@ -48,6 +53,12 @@ int own_lines(const std::string& s) {
   int n = 0;
   std::istringstream in(s);
   for (std::string line; std::getline(in, line);) n += line.rfind("pipebench:", 0) == 0;
+  return n;
+}
+
+int occurrences(const std::string& s, const std::string& needle) {
+  int n = 0;
+  for (auto at = s.find(needle); at != std::string::npos; at = s.find(needle, at + 1)) ++n;
   return n;
 }
 
@@ -351,6 +362,40 @@ TEST_F(RobustOutput, SecondRunWritingTheSameOutputIsRefused) {
   const Result after = run(std::string(kSmallBench) + " --json " + json + " --csv " + csv + " -J " + nt);
   EXPECT_EQ(after.status, 0) << after.err;
   EXPECT_FALSE(std::filesystem::exists(path(".same.json.lock")));  // removed when the writer ended
+}
+
+// A run refused on one output writes none of them: every output's lock is taken before the first file
+// is created. Each output's lock is held here, as another run writing it would hold it, while the others
+// hold a finished run's text that must stay.
+TEST_F(RobustOutput, ARunRefusedOnOneOutputLeavesItsOtherOutputsUntouched) {
+  const std::vector<std::pair<std::string, std::string>> outputs = {
+      {"--json", path("o.json")}, {"--csv", path("o.csv")}, {"-J", path("o.J.json")}, {"--prometheus", path("o.prom")}};
+  const auto lock_of = [this](const std::string& file) {
+    return path("." + std::filesystem::path(file).filename().string() + ".lock");
+  };
+  std::string args = kSmallBench;
+  for (const auto& [flag, file] : outputs) args += " " + flag + " " + file;
+  for (const auto& [held_flag, held] : outputs) {
+    for (const auto& [flag, file] : outputs) write(std::filesystem::path(file).filename().string(), "FINISHED\n");
+    const std::string lock = lock_of(held);
+    const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    ASSERT_GE(fd, 0) << lock;
+    ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0) << lock;
+    const Result r = run(args);
+    ::close(fd);
+    std::filesystem::remove(lock);
+    EXPECT_EQ(r.status, 2) << held_flag << "\n" << r.err;
+    EXPECT_EQ(occurrences(r.err, "being written by another pipebench"), 1) << held_flag << "\n" << r.err;
+    EXPECT_NE(r.err.find(held_flag + " " + held + ": being written by another pipebench"), std::string::npos)
+        << held_flag << "\n"
+        << r.err;
+    for (const auto& [flag, file] : outputs) EXPECT_EQ(slurp(file), "FINISHED\n") << held_flag << " held: " << flag;
+    for (const auto& [flag, file] : outputs) {
+      if (file != held) {
+        EXPECT_FALSE(std::filesystem::exists(lock_of(file))) << held_flag << " held: " << flag << "'s lock left";
+      }
+    }
+  }
 }
 
 // bench -J FILE -N 0 streams its rows: a run killed with SIGKILL leaves valid nccl-tests JSON with every
