@@ -331,7 +331,7 @@ std::string int_list(const std::vector<int>& v) {
 // backwards) as a reference.
 // searched: the schedules whose builds the break-even searches use (the others' are released once simulated).
 void simulate_all(Context& cx, const ScheduleSelection& selection, bool keep_trace,
-                  const std::vector<const Schedule*>& searched, Prediction& out) {
+                  const std::vector<const Schedule*>& searched, const ScheduleTraceSink& trace_sink, Prediction& out) {
   for (const PlannedSchedule& p : selected_schedules(cx.plan, selection)) {
     const Schedule reference = p.reference ? p.to_run() : Schedule{};  // the plan's own are run in place
     const Schedule& s = p.reference ? reference : *p.schedule;
@@ -349,6 +349,11 @@ void simulate_all(Context& cx, const ScheduleSelection& selection, bool keep_tra
     cx.sharing.insert(prepared.sharing.begin(), prepared.sharing.end());
     out.schedules.push_back(run_schedule(cx, s, cx.costs, keep_trace, &cx.sources));
     out.schedules.back().reference = p.reference;
+    if (keep_trace && trace_sink) {
+      trace_sink(out.schedules.back());
+      out.schedules.back().sim.trace = {};
+      out.schedules.back().sim.task_starts = {};
+    }
     const bool kept = s.id.is_baseline() ||
                       std::any_of(searched.begin(), searched.end(), [&s](const Schedule* x) { return x->id == s.id; });
     if (!kept) cx.release(s.id);
@@ -617,7 +622,7 @@ PathModel path_model(const Placement& placement) {
 
 Prediction predict(const Plan& plan, const CostModel& costs, const ComputeModel& compute, bool shared_path,
                    bool keep_trace, const std::string& filter, const PathModel* paths,
-                   const std::vector<ScheduleId>& schedule_files) {
+                   const std::vector<ScheduleId>& schedule_files, const ScheduleTraceSink& trace_sink) {
   if (plan.layout.pp_groups.empty() || plan.schedules.empty())
     throw UsageError("plan without pipeline groups or schedules");
   Context cx{plan, compute, costs, shared_path, paths, plan.layout.pp_groups.front(), {}, {}, {}, {}, {}};
@@ -652,7 +657,7 @@ Prediction predict(const Plan& plan, const CostModel& costs, const ComputeModel&
   std::future<void> second;
   if (jobs.size() > 1) second = std::async(std::launch::async, work);
   try {
-    simulate_all(cx, selection, keep_trace, searched, out);
+    simulate_all(cx, selection, keep_trace, searched, trace_sink, out);
   } catch (...) {
     taken = jobs.size();
     throw;

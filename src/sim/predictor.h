@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -116,12 +117,19 @@ struct Prediction {
   std::optional<ProfileCheck> profile_check;  // predict --profile: the profiled schedule re-simulated
 };
 
+// Given each schedule with its trace as soon as it is simulated; predict() then lets the trace go, so that
+// memory holds one schedule's trace at a time (predict --trace streams it to its file here: the traces of
+// all schedules of a large plan take gigabytes).
+using ScheduleTraceSink = std::function<void(const SchedulePrediction&)>;
+
 // Throws UsageError for missing measurements or an unknown schedule_filter ("1f1b", "interleaved",
 // "interleaved:vN", "gpipe"; "" for all). paths: optional topology paths (transfers sharing a link
 // compete); shared_path puts every pair on one. schedule_files (schedule/schedule_file.h) are predicted
-// beside the filter's schedules, as references.
+// beside the filter's schedules, as references. With keep_trace and a trace_sink, the schedules come
+// back without their traces (and task starts): the sink had them.
 [[nodiscard]] Prediction predict(const Plan& plan, const CostModel& costs, const ComputeModel& compute,
                                  bool shared_path, bool keep_trace, const std::string& schedule_filter,
-                                 const PathModel* paths = nullptr, const std::vector<ScheduleId>& schedule_files = {});
+                                 const PathModel* paths = nullptr, const std::vector<ScheduleId>& schedule_files = {},
+                                 const ScheduleTraceSink& trace_sink = {});
 
 }  // namespace pipebench

@@ -164,6 +164,51 @@ TEST_F(RobustOutput, AnOutputThatIsAnInputIsRefusedAndTheInputKept) {
   }
 }
 
+// The files a command names itself in an output folder (traces, the report's files, the run folder's) are
+// checked against the inputs like any output: an input of that name is refused and kept.
+TEST_F(RobustOutput, AFileWrittenIntoAnOutputFolderIsNeverAnInput) {
+  std::filesystem::create_directories(path("tdir"));
+  std::filesystem::create_directories(path("rdir"));
+  std::filesystem::create_directories(path("rep"));
+  std::filesystem::create_directories(path("runY"));
+  const std::string traced = copy(plan("p.json"), "tdir/trace-1f1b-v1.json");
+  const std::string replayed = copy(path("p.json"), "rdir/replay-1f1b-v1.json");
+  const std::string results = copy(TEST_DATA_DIR "/nccl-tests/all_reduce_perf-2.19.json", "x.json");
+  ASSERT_EQ(run("import nccl-tests " + results + " --json " + path("rep/report.json")).status, 0);
+  const std::string rules = "rules: [{name: floor, metric: busbw_gbps, at_least: 0}]\n";
+  const std::string report_rules = write("rep/report.md", rules);
+  const std::string run_rules = write("runY/results.csv", rules);
+  struct Case {
+    std::string args, input, needle;
+  };
+  const std::vector<Case> cases = {
+      {"predict --plan " + traced + " --link-gbps 2 --fwd-ms-per-layer 1 --trace " + path("tdir"), traced,
+       "--trace " + traced + ": the same file as the input --plan " + traced},
+      {"replay --backend mpi --plan " + replayed +
+           " --fwd-ms-per-layer 0.2 --iterations 1 --no-predict --schedule "
+           "1f1b --trace " +
+           path("rdir"),
+       replayed, "--trace " + replayed + ": the same file as the input --plan " + replayed},
+      {"report " + path("rep/report.json") + " --out " + path("rep"), path("rep/report.json"),
+       "--out " + path("rep/report.json") + ": the same file as the input INPUT " + path("rep/report.json")},
+      {"report " + path("rep/report.json") + " --out " + path("rep") + " --rules " + report_rules, report_rules,
+       "the same file as the input"},
+      {"run --backend mpi --host-ranks 1 -b 8 -e 64 --point-seconds 0.05 --no-plan --quiet --out " + path("runY") +
+           " --rules " + run_rules,
+       run_rules, "--out " + run_rules + ": the same file as the input --rules " + run_rules},
+  };
+  for (const auto& c : cases) {
+    const std::string before = slurp(c.input);
+    const Result r = run(c.args);
+    EXPECT_EQ(r.status, 2) << c.args << "\n" << r.err;
+    EXPECT_EQ(own_lines(r.err), 1) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.needle), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_EQ(slurp(c.input), before) << c.args << ": the input was changed";
+  }
+  EXPECT_FALSE(std::filesystem::exists(path("rep/report.html")));
+  EXPECT_FALSE(std::filesystem::exists(path("runY/results.json")));
+}
+
 TEST_F(RobustOutput, TwoOutputsOfOneCommandMustBeTwoFiles) {
   const std::string gz = copy(TEST_DATA_DIR "/trace/job_h200_gloo/rank0.json.gz", "in0.json.gz");
   const std::string same = path("same.out");
