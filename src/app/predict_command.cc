@@ -345,13 +345,20 @@ int predict_and_print(const PredictOptions& o) {
   if (!o.schedule_file.empty())
     files.push_back(load_schedule_file("--schedule-file", o.schedule_file, plan.layout.pp, plan.layout.microbatches));
   const Plan& predicted = profiled ? profiled->calibration.plan : plan;
-  require_distinct_files(inputs, outputs_of(o, predicted, files));
-  std::vector<std::string> traces;  // written while the prediction runs, one schedule's trace in memory at a time
+  const std::vector<FileArg> outputs = outputs_of(o, predicted, files);
+  require_distinct_files(inputs, outputs);
+  for (const auto& f : outputs) {  // a link, FIFO or folder among them: told before the first trace is written
+    if (!f.path.empty()) require_output_path(f.flag, f.path);
+  }
+  std::vector<std::string> traces;  // streamed to their files while the prediction runs, never held
   ScheduleTraceSink trace_sink;
   if (!o.trace_dir.empty()) {
-    trace_sink = [&](const SchedulePrediction& s) {
-      traces.push_back(trace_path(o.trace_dir, s.id));
-      (void)write_chrome_trace("--trace", traces.back(), s);
+    trace_sink = [&](const ScheduleId& id, const TracedSimulation& simulate) {
+      traces.push_back(trace_path(o.trace_dir, id));
+      (void)write_output_file("--trace", traces.back(), [&simulate](const TracePieceSink& put) {
+        ChromeTraceText text(put);
+        text.finish(global_ranks(simulate([&text](const TraceEvent& e) { text.event(e); })));
+      });
     };
   }
   Prediction p = predict(predicted, *costs, compute_model, o.shared_path, !o.trace_dir.empty(), o.schedule, &paths,

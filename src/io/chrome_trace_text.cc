@@ -15,26 +15,6 @@ constexpr std::array<std::string_view, 4> kTracks = {"compute", "send", "recv", 
 // Text handed over at once: large enough that a write(2) per piece costs nothing, small against the trace.
 constexpr std::size_t kPieceBytes = std::size_t{1} << 20;
 
-// Collects the text and hands it to `put` in pieces of about kPieceBytes.
-class PieceBuffer {
- public:
-  explicit PieceBuffer(const TracePieceSink& put) : put_(put) { text_.reserve(kPieceBytes + 4096); }
-  PieceBuffer(const PieceBuffer&) = delete;
-  PieceBuffer& operator=(const PieceBuffer&) = delete;
-  std::string& text() { return text_; }
-  void maybe_flush() {
-    if (text_.size() >= kPieceBytes) flush();
-  }
-  void flush() {
-    if (!text_.empty()) put_(text_);
-    text_.clear();
-  }
-
- private:
-  const TracePieceSink& put_;
-  std::string text_;
-};
-
 // A JSON string: the name as it is where it needs no escaping (every name pipebench makes), else as
 // nlohmann-json escapes it (a schedule file's names are the user's text).
 void append_string(std::string& out, std::string_view s) {
@@ -81,58 +61,68 @@ void append_event(std::string& out, const TraceEvent& e) {
   out += '}';
 }
 
-// rank_numbers: the global rank shown for each process (pid = its index); events: the timelines.
-void trace_text(const std::vector<int>& rank_numbers, const std::vector<const std::vector<TraceEvent>*>& events,
-                const TracePieceSink& put) {
-  PieceBuffer buffer(put);
-  std::string& out = buffer.text();
-  out += "{\"traceEvents\":[";
-  bool first = true;
-  auto separate = [&] {
-    out += first ? "\n" : ",\n";
-    first = false;
-  };
-  for (std::size_t r = 0; r < rank_numbers.size(); ++r) {
-    separate();
-    append_metadata(out, r, 0, "process_name", "rank " + std::to_string(rank_numbers[r]));
-    for (std::size_t t = 0; t < kTracks.size(); ++t) {
-      separate();
-      append_metadata(out, r, t, "thread_name", kTracks[t]);
-    }
-    buffer.maybe_flush();
-  }
-  for (const auto* list : events) {
-    for (const auto& e : *list) {
-      separate();
-      append_event(out, e);
-      buffer.maybe_flush();
-    }
-  }
-  out += "\n],\"displayTimeUnit\":\"ms\"}\n";
-  buffer.flush();
-}
-
 }  // namespace
 
-void chrome_trace_text(const SchedulePrediction& s, const TracePieceSink& put) {
+ChromeTraceText::ChromeTraceText(const TracePieceSink& put) : put_(put) {
+  text_.reserve(kPieceBytes + 4096);
+  text_ += "{\"traceEvents\":[";
+}
+
+void ChromeTraceText::separate() {
+  text_ += first_ ? "\n" : ",\n";
+  first_ = false;
+}
+
+void ChromeTraceText::maybe_flush() {
+  if (text_.size() >= kPieceBytes) flush();
+}
+
+void ChromeTraceText::flush() {
+  if (!text_.empty()) put_(text_);
+  text_.clear();
+}
+
+void ChromeTraceText::event(const TraceEvent& e) {
+  separate();
+  append_event(text_, e);
+  maybe_flush();
+}
+
+void ChromeTraceText::finish(const std::vector<int>& rank_numbers) {
+  for (std::size_t r = 0; r < rank_numbers.size(); ++r) {
+    separate();
+    append_metadata(text_, r, 0, "process_name", "rank " + std::to_string(rank_numbers[r]));
+    for (std::size_t t = 0; t < kTracks.size(); ++t) {
+      separate();
+      append_metadata(text_, r, t, "thread_name", kTracks[t]);
+    }
+    maybe_flush();
+  }
+  text_ += "\n],\"displayTimeUnit\":\"ms\"}\n";
+  flush();
+}
+
+std::vector<int> global_ranks(const SchedulePrediction& s) {
   std::vector<int> ranks;
   ranks.reserve(s.ranks.size());
   for (const auto& r : s.ranks) ranks.push_back(r.rank);
-  trace_text(ranks, {&s.sim.trace}, put);
+  return ranks;
+}
+
+void chrome_trace_text(const SchedulePrediction& s, const TracePieceSink& put) {
+  ChromeTraceText text(put);
+  for (const auto& e : s.sim.trace) text.event(e);
+  text.finish(global_ranks(s));
 }
 
 void chrome_trace_text(const ScheduleReplay& s, const TracePieceSink& put) {
+  ChromeTraceText text(put);
   std::vector<int> ranks;
-  std::vector<const std::vector<TraceEvent>*> events;
   for (const auto& rank : s.timeline) {
+    for (const auto& e : rank) text.event(e);
     ranks.push_back(static_cast<int>(ranks.size()));
-    events.push_back(&rank);
   }
-  trace_text(ranks, events, put);
-}
-
-std::int64_t write_chrome_trace(const std::string& flag, const std::string& path, const SchedulePrediction& s) {
-  return write_output_file(flag, path, [&s](const TracePieceSink& put) { chrome_trace_text(s, put); });
+  text.finish(ranks);
 }
 
 std::int64_t write_chrome_trace(const std::string& flag, const std::string& path, const ScheduleReplay& s) {

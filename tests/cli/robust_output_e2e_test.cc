@@ -228,6 +228,26 @@ TEST_F(RobustOutput, TwoOutputsOfOneCommandMustBeTwoFiles) {
   EXPECT_FALSE(std::filesystem::exists(same));
 }
 
+// predict --trace streams each trace to its file as the simulation makes it: the largest schedule of a plan
+// at the task limit (p 64, v 8, 1024 microbatches: a 270 MB trace, several GB as one JSON document) is
+// written within 1 GB of address space.
+TEST_F(RobustOutput, PredictTraceOfTheLargestPlanIsWrittenInBoundedMemory) {
+  const Result planned = run(
+      "plan --json " + path("p64.json") +
+      " -- --num-layers 512 --hidden-size 512 --num-attention-heads 8 --seq-length 128 --max-position-embeddings 128 "
+      "--micro-batch-size 1 --global-batch-size 1024 --pipeline-model-parallel-size 64 --world-size 64 "
+      "--vocab-size 1000 --fp16");
+  ASSERT_EQ(planned.status, 0) << planned.err;
+  const Result r = run_shell("ulimit -v 1000000; " PIPEBENCH_BIN " predict --plan " + path("p64.json") +
+                             " --link-gbps 10 --tflops 100 --schedule interleaved:v8 --trace " + path("tr"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string trace = path("tr/trace-interleaved-v8.json");
+  ASSERT_GT(std::filesystem::file_size(trace), 100u << 20);
+  const std::string text = slurp(trace);
+  EXPECT_EQ(text.rfind("{\"traceEvents\":[\n", 0), 0u);
+  EXPECT_EQ(text.substr(text.size() - 27), "\n],\"displayTimeUnit\":\"ms\"}\n");
+}
+
 // Plan counts have limits checked before anything is allocated (README: Limits).
 TEST_F(RobustOutput, ExpertCountAboveItsLimitIsRefusedAtOnce) {
   const Result r = run_shell("timeout 60 " PIPEBENCH_BIN " plan --json " + path("ex.json") + " -- " + kPlanArgs +

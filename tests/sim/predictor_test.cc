@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/error.h"
 #include "io/chrome_trace_text.h"
@@ -348,6 +350,43 @@ TEST(Predictor, ChromeTraceHasOneProcessPerRankAndCompleteEvents) {
   EXPECT_EQ(largest_piece, text.size()) << "a small trace is one piece";
 }
 
+// predict --trace: each schedule's events go to the sink as the simulation makes them, the same events a
+// kept trace holds, and the schedules come back without them.
+TEST(Predictor, ATraceSinkGetsEveryEventAsItIsMadeAndNothingIsKept) {
+  const auto plan = plan_json(kModel);
+  ComputeOptions c;
+  c.fwd_ms_per_layer = 1;
+  const Prediction kept = predict_with(plan, AssumedCost(10, 5), c, false, true, "");
+  std::map<std::string, std::vector<TraceEvent>> streamed;
+  std::vector<std::string> order;
+  const ScheduleTraceSink sink = [&](const ScheduleId& id, const TracedSimulation& simulate) {
+    order.push_back(id.key());
+    const SchedulePrediction& s = simulate([&](const TraceEvent& e) { streamed[id.key()].push_back(e); });
+    EXPECT_EQ(s.id.key(), id.key());
+    EXPECT_TRUE(s.sim.trace.empty());
+    EXPECT_TRUE(s.sim.task_starts.empty());
+  };
+  const Prediction p =
+      predict(plan, AssumedCost(10, 5), make_compute_model(plan, c), false, true, "", nullptr, {}, sink);
+  ASSERT_EQ(p.schedules.size(), kept.schedules.size());
+  ASSERT_EQ(order.size(), kept.schedules.size());
+  for (std::size_t i = 0; i < p.schedules.size(); ++i) {
+    const auto& k = kept.schedules[i];
+    EXPECT_EQ(order[i], k.id.key());
+    EXPECT_DOUBLE_EQ(p.schedules[i].iteration_ms, k.iteration_ms) << k.id.key();
+    EXPECT_TRUE(p.schedules[i].sim.trace.empty()) << k.id.key();
+    const auto& events = streamed[k.id.key()];
+    ASSERT_EQ(events.size(), k.sim.trace.size()) << k.id.key();
+    ASSERT_FALSE(events.empty());
+    for (std::size_t e = 0; e < events.size(); ++e) {
+      EXPECT_EQ(events[e].name, k.sim.trace[e].name);
+      EXPECT_EQ(events[e].start, k.sim.trace[e].start);
+      EXPECT_EQ(events[e].end, k.sim.trace[e].end);
+    }
+  }
+  EXPECT_EQ(p.best, kept.best);
+}
+
 // The text is handed over in pieces of about a MiB, so that a trace of any size is written without being
 // held: a trace many times that size never comes as one piece.
 TEST(Predictor, ChromeTraceTextComesInPiecesOfBoundedSize) {
@@ -380,7 +419,7 @@ TEST(Predictor, ChromeTraceTextComesInPiecesOfBoundedSize) {
   s.sim.trace.assign(1, TraceEvent{0, "send", "a\"b\\c\n", 0, 1});
   std::string text;
   chrome_trace_text(s, [&](std::string_view piece) { text += piece; });
-  EXPECT_EQ(nlohmann::json::parse(text)["traceEvents"].back()["name"], "a\"b\\c\n");
+  EXPECT_EQ(nlohmann::json::parse(text)["traceEvents"].front()["name"], "a\"b\\c\n");
 }
 
 TEST(Predictor, BadComputeOptionsAndSchedulesAreRefused) {
