@@ -21,9 +21,10 @@ class OutputLock {
  public:
   // Checks PATH may be an output first (core/file_io.h require_output_path). Throws UsageError "FLAG PATH: being
   // written by another pipebench (process N); ..." when another process holds the lock, or when the lock file is not a
-  // regular file (a link, FIFO, ...). A lock this process holds already (an OutputLockSet's) is its own: no
-  // second lock is taken and the first stays. Where no lock file can be made (no folder, a read-only folder) no lock is
-  // held: the output's own write then fails and names the reason. FLAG may be empty.
+  // regular file (a link, FIFO, ...). A lock this process's OutputLockSet holds (its lock file says so) is the
+  // writer's: no second lock is taken and the set's stays; any other lock held is refused, also one of this process.
+  // Where no lock file can be made (no folder, a read-only folder) no lock is held: the output's own write then fails
+  // and names the reason. FLAG may be empty.
   OutputLock(const std::string& flag, const std::string& path);
   ~OutputLock();
   OutputLock(const OutputLock&) = delete;
