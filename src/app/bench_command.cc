@@ -18,6 +18,7 @@
 #include "collectives/registry.h"
 #include "core/distinct_files.h"
 #include "core/error.h"
+#include "core/output_lock.h"
 #include "core/sizes.h"
 #include "core/split_expr.h"
 #include "core/units.h"
@@ -234,6 +235,27 @@ MinBusBwCheck* add_outputs(ReportSession& report, const BenchConfig& c, const Ba
   return verdict;
 }
 
+// Rank 0's outputs, every one locked before the first is created, so that a run refused on one has
+// written none (core/output_lock.h). Collective: a refusal stops every rank.
+std::unique_ptr<OutputLockSet> lock_outputs(const BenchConfig& c, const World& world) {
+  std::string error;
+  std::unique_ptr<OutputLockSet> locks;
+  if (world.rank() == 0) {
+    try {
+      const BenchOutputs& o = c.outputs;
+      locks = std::make_unique<OutputLockSet>(std::vector<FileArg>{{"--json", o.json_path},
+                                                                   {"--csv", o.csv_path},
+                                                                   {"-J", o.nccl_tests_json_path},
+                                                                   {"--jsonl", o.jsonl_path},
+                                                                   {"--prometheus", o.prometheus_path}});
+    } catch (const Error& e) {
+      error = e.what();
+    }
+  }
+  if (!world.all(error.empty())) throw UsageError(error);
+  return locks;
+}
+
 }  // namespace
 
 int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::vector<ResultRecord>* collected) {
@@ -251,6 +273,7 @@ int run_bench_on(Backend& full, const BenchConfig& c, const World& world, std::v
       groups.push_back(ranks_of(g, full.nranks() / world.size()));
     config["split_groups"] = std::move(groups);
   }
+  const std::unique_ptr<OutputLockSet> locks = lock_outputs(c, world);  // held until the writers are done
   ReportSession report(world, full, c.outputs.json_path, c.outputs.csv_path, config, collected);
   const bool table = world.rank() == 0 && !wants_benchmark_display(c.measure.benchmark_args);
   if (table) print_bench_preamble(std::cout, preamble_of(c, full, comm, report));

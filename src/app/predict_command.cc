@@ -18,6 +18,7 @@
 #include "core/json_file.h"
 #include "core/printf_string.h"
 #include "core/units.h"
+#include "io/chrome_trace_text.h"
 #include "io/nccl_tests_argument.h"
 #include "io/nccl_tests_log.h"
 #include "io/plan_io.h"
@@ -285,6 +286,25 @@ void check_flags(const PredictOptions& o) {
   }
 }
 
+// predict --trace's file of one schedule.
+std::string trace_path(const std::string& dir, const ScheduleId& id) {
+  return dir + "/trace-" + id.file_stem() + ".json";
+}
+
+// Every file predict may write: --json and the trace of each schedule the selection picks (a reference
+// too large to simulate may be left out then). Checked against the inputs before the prediction runs, as
+// the traces are written while it runs; the --trace folder is made before, so that a --json or an input
+// inside it is compared with the trace file of its name.
+std::vector<FileArg> outputs_of(const PredictOptions& o, const Plan& plan, const std::vector<ScheduleId>& files) {
+  std::vector<FileArg> outputs = {{"--json", o.json_path}};
+  if (o.trace_dir.empty()) return outputs;
+  ScheduleSelection selection = parse_schedule_selection("--schedule", o.schedule);
+  selection.files = files;
+  for (const PlannedSchedule& s : selected_schedules(plan, selection))
+    outputs.push_back({"--trace", trace_path(o.trace_dir, s.id)});
+  return outputs;
+}
+
 int predict_and_print(const PredictOptions& o) {
   check_flags(o);
   std::vector<FileArg> inputs = {{"--plan", o.plan_path},
@@ -335,32 +355,36 @@ int predict_and_print(const PredictOptions& o) {
   std::vector<ScheduleId> files;
   if (!o.schedule_file.empty())
     files.push_back(load_schedule_file("--schedule-file", o.schedule_file, plan.layout.pp, plan.layout.microbatches));
-  Prediction p = predict(profiled ? profiled->calibration.plan : plan, *costs, compute_model, o.shared_path,
-                         !o.trace_dir.empty(), o.schedule, &paths, files);
+  const Plan& predicted = profiled ? profiled->calibration.plan : plan;
+  const std::vector<FileArg> outputs = outputs_of(o, predicted, files);
+  require_distinct_files(inputs, outputs);
+  for (const auto& f : outputs) {  // a link, FIFO or folder among them: told before the first trace is written
+    if (!f.path.empty()) require_output_path(f.flag, f.path);
+  }
+  std::vector<std::string> traces;  // streamed to their files while the prediction runs, never held
+  ScheduleTraceSink trace_sink;
+  if (!o.trace_dir.empty()) {
+    trace_sink = [&](const ScheduleId& id, const TracedSimulation& simulate) {
+      traces.push_back(trace_path(o.trace_dir, id));
+      (void)write_output_file("--trace", traces.back(), [&simulate](const TracePieceSink& put) {
+        ChromeTraceText text(put);
+        text.finish(global_ranks(simulate([&text](const TraceEvent& e) { text.event(e); })));
+      });
+    };
+  }
+  Prediction p = predict(predicted, *costs, compute_model, o.shared_path, !o.trace_dir.empty(), o.schedule, &paths,
+                         files, trace_sink);
   p.w_share = compute_model.w_share;
   if (o.measure_compute) p.compute_source = "measured with cuBLAS on GPU 0 (--measure-compute)";
   if (profiled) apply_profile(*profiled, p);
   if (!o.replay_path.empty()) band_from_replay(o.replay_path, p);
-  if (!o.trace_dir.empty()) {
-    // The folder is made above, so that a --json inside it is compared with the trace files it would replace.
-    std::vector<FileArg> outputs = {{"--json", o.json_path}};
-    for (const auto& s : p.schedules)
-      outputs.push_back({"--trace", o.trace_dir + "/trace-" + s.id.file_stem() + ".json"});
-    require_distinct_files({}, outputs);
-  }
 
   std::ostream& out = std::cout;
   out << measured_note;
   print_prediction(out, o.plan_path, cost_text, o.shared_path,
                    paths.empty() ? std::nullopt : std::optional<std::size_t>(paths.link_count),
                    o.compute.comm_sm_slowdown, p, base_activations(plan, p));
-  if (!o.trace_dir.empty()) {
-    for (const auto& s : p.schedules) {
-      const std::string path = o.trace_dir + "/trace-" + s.id.file_stem() + ".json";
-      write_output_file("--trace", path, chrome_trace(s).dump() + "\n");
-      out << "# Chrome trace: " << path << "\n";
-    }
-  }
+  for (const auto& path : traces) out << "# Chrome trace: " << path << "\n";
   if (!o.json_path.empty()) {
     try {
       save_prediction(o.json_path, p);

@@ -24,6 +24,7 @@
 #include "core/file_io.h"
 #include "core/json_file.h"
 #include "harness/progress.h"
+#include "io/chrome_trace_text.h"
 #include "io/plan_io.h"
 #include "io/replay_io.h"
 #include "io/results_io.h"
@@ -105,7 +106,7 @@ class ReplayCommand final : public Subcommand {
     if (!trace_dir_.empty()) make_output_folder("--trace", trace_dir_);
     // A regular file or a new path in a folder that exists (--trace's, it may be): told before the replay runs.
     if (!json_path_.empty()) require_output_in_folder("--json", json_path_);
-    require_distinct_files({{"--plan", plan_path_}, {"--table", table_path_}}, {{"--json", json_path_}});
+    require_distinct_files(input_files(), {{"--json", json_path_}});
     kind_ = parse_backend_kind("--backend", backend_);
     gpu_flags_ = sub.count("--compute") > 0 || sub.count("--compute-sms") > 0;
   }
@@ -116,6 +117,22 @@ class ReplayCommand final : public Subcommand {
  private:
   std::unique_ptr<Prediction> prediction(const World& world, const Plan& plan, Backend& backend);
   void write_traces(const ReplayResult& r) const;
+  // The schedules to replay, counted. A bad schedule or compute fails here, before any timing; so does a
+  // trace file that would replace an input.
+  std::int64_t check_schedules(const Plan& plan, const World& world) const {
+    const PlanJobs planned = plan_jobs(plan, o_.compute, world.rank(), o_.schedule, o_.schedule_files);
+    if (!trace_dir_.empty()) {
+      std::vector<FileArg> traces;
+      for (const auto& job : planned.jobs) traces.push_back({"--trace", trace_path(job.id)});
+      require_distinct_files(input_files(), traces);
+    }
+    return static_cast<std::int64_t>(planned.jobs.size());
+  }
+  // predict writes trace-NAME-vV.json: the same names, prefixed.
+  std::string trace_path(const ScheduleId& id) const { return trace_dir_ + "/replay-" + id.file_stem() + ".json"; }
+  std::vector<FileArg> input_files() const {
+    return {{"--plan", plan_path_}, {"--table", table_path_}, {"--schedule-file", schedule_file_}};
+  }
   void measure_compute(const World& world, const Plan& plan);
 
   std::string plan_path_, table_path_, json_path_, trace_dir_, backend_ = "auto", compute_kind_ = "spin";
@@ -234,9 +251,7 @@ int ReplayCommand::run(const World* wp) {
         load_schedule_file("--schedule-file", schedule_file_, plan.layout.pp, plan.layout.microbatches)};
   }
   if (measure_compute_) measure_compute(world, plan);
-  // A bad schedule or compute fails here, before any timing.
-  const auto schedules =
-      static_cast<std::int64_t>(plan_jobs(plan, o_.compute, world.rank(), o_.schedule, o_.schedule_files).jobs.size());
+  const std::int64_t schedules = check_schedules(plan, world);
   o_.keep_timeline = !trace_dir_.empty();
   ReplayComputeOptions rco;
   rco.kind = compute_kind_;
@@ -274,9 +289,8 @@ int ReplayCommand::run(const World* wp) {
 void ReplayCommand::write_traces(const ReplayResult& r) const {
   if (trace_dir_.empty()) return;
   make_output_folder("--trace", trace_dir_);
-  for (const auto& s : r.schedules) {  // predict writes trace-NAME-vV.json: the same names, prefixed
-    const std::string path = trace_dir_ + "/replay-" + s.id.file_stem() + ".json";
-    write_output_file("", path, replay_chrome_trace(s).dump() + "\n");
+  for (const auto& s : r.schedules) {
+    (void)write_chrome_trace("", trace_path(s.id), s);
   }
 }
 

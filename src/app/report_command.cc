@@ -72,7 +72,7 @@ class ReportCommand final : public Subcommand {
     in.mad_k = mad_k_;
     in.not_applied_fails = strict_;
     ReportFiles files;
-    const int rc = write_report(in, rules_, out_, &files);
+    const int rc = write_report(in, rules_, out_, &files, input_files());
     std::cout << "report: " << files.verdict_line << "\n  " << files.html << "\n  " << files.markdown << "\n  "
               << files.json << "\n";
     return rc;
@@ -89,6 +89,19 @@ class ReportCommand final : public Subcommand {
     std::cout << "baseline: " << fleet.points.size() << " points from " << in.results.size() << " results file"
               << (in.results.size() == 1 ? "" : "s") << "\n  " << make_baseline_ << "\n";
     return 0;
+  }
+
+  // Every file the report reads, folders expanded: none may be one the report writes into --out.
+  std::vector<FileArg> input_files() const {
+    std::vector<FileArg> files;
+    for (const auto& input : inputs_) {
+      for (const auto& f : expand_input("INPUT", input)) files.push_back({"INPUT", f});
+    }
+    if (!baseline_.empty()) {
+      for (const auto& f : expand_input("--baseline", baseline_)) files.push_back({"--baseline", f});
+    }
+    files.push_back({"--rules", rules_file_});
+    return files;
   }
 
   std::vector<std::string> inputs_;

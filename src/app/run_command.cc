@@ -298,7 +298,8 @@ constexpr const char* kRunFiles[] = {"results.json",    "results.csv", "plan.jso
                                      "report.md",       "report.json"};
 
 // Every file run will write, checked before anything is measured (rank 0; every rank stops alike): a
-// regular file or a new path, never a link, FIFO or device, and none of them a file of --baseline.
+// regular file or a new path, never a link, FIFO or device, and none of them a file of --baseline,
+// --profile or --rules.
 void check_run_outputs(const RunOptions& o, const World& world, const std::string& dir) {
   std::string error;
   if (world.rank() == 0) {
@@ -317,6 +318,7 @@ void check_run_outputs(const RunOptions& o, const World& world, const std::strin
         for (const auto& f : expand_input("--baseline", o.baseline)) inputs.push_back({"--baseline", f});
       }
       for (const auto& f : o.profiles) inputs.push_back({"--profile", f});
+      inputs.push_back({"--rules", o.rules_file});
       require_distinct_files(inputs, outputs);
     } catch (const UsageError& e) {
       error = e.what();

@@ -47,6 +47,10 @@ const CLI::App* named_subcommand(const CLI::App& app, const std::string& word) {
   return nullptr;
 }
 
+// A switch (--quiet): the next word is not its value. CLI11's add_flag keeps the type size of the bool it
+// sets and marks the switch by expecting no value, so both are asked.
+bool takes_no_value(const CLI::Option& opt) { return opt.get_type_size() == 0 || opt.get_expected_max() == 0; }
+
 // "pipebench import FORMAT FILE [flags]": the positionals in order.
 std::string usage_line(const CLI::App& sub) {
   std::string line = "pipebench " + sub.get_name();
@@ -75,7 +79,7 @@ std::string empty_value_message(const CLI::App& app, const std::vector<std::stri
   for (std::size_t i = 1; i < words.size(); ++i) {
     if (!looks_like_flag(words[i])) continue;
     const CLI::Option* opt = sub->get_option_no_throw(flag_name(words[i]));
-    if (!opt || opt->get_type_size() == 0) continue;  // unknown (reported elsewhere) or a switch
+    if (!opt || takes_no_value(*opt)) continue;  // unknown (reported elsewhere) or a switch
     const std::optional<std::string> attached = attached_value(words[i]);
     const bool empty = attached ? attached->empty() : i + 1 < words.size() && words[i + 1].empty();
     if (empty) {

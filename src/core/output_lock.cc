@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -18,14 +19,41 @@ namespace {
 
 std::string named(const std::string& flag, const std::string& path) { return flag.empty() ? path : flag + " " + path; }
 
-// The process id a holder wrote into the lock file ("" when unreadable).
-std::string holder_of(int fd) {
+// Written after the process id by an OutputLockSet's lock: the process's writers of that output are its.
+constexpr const char* kSetMark = " set";
+
+// What a holder wrote into the lock file: "PID" or "PID set" ("" when unreadable).
+std::string holder_text(int fd) {
   char buf[32] = {};
   const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
   if (n <= 0) return "";
-  std::string pid(buf, static_cast<std::size_t>(n));
-  while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+  std::string text(buf, static_cast<std::size_t>(n));
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+// The process id a holder wrote into the lock file ("" when unreadable).
+std::string holder_of(int fd) {
+  std::string pid = holder_text(fd);
+  if (pid.size() > std::strlen(kSetMark) &&
+      pid.compare(pid.size() - std::strlen(kSetMark), std::string::npos, kSetMark) == 0)
+    pid.resize(pid.size() - std::strlen(kSetMark));
   return pid.find_first_not_of("0123456789") == std::string::npos ? pid : "";
+}
+
+// Marks a lock file this process holds (it holds our process id) as an OutputLockSet's: "PID set". The
+// lock stays with the descriptor that took it; this one only writes.
+void mark_as_set(const std::string& lock_path) {
+  const int fd = ::open(lock_path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return;  // no lock was taken (no folder to hold the file): nothing to mark
+  const std::string pid = std::to_string(::getpid());
+  if (holder_text(fd) == pid) {
+    const std::string text = pid + kSetMark + "\n";
+    if (::pwrite(fd, text.data(), text.size(), 0) < 0) {
+      // Unmarked, the set's own writers are refused as another writer would be: the run stops, nothing lost.
+    }
+  }
+  ::close(fd);
 }
 
 }  // namespace
@@ -61,7 +89,9 @@ OutputLock::OutputLock(const std::string& flag, const std::string& path) : lock_
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       const int err = errno;
       const std::string pid = holder_of(fd);
+      const bool own_set = holder_text(fd) == std::to_string(::getpid()) + kSetMark;
       ::close(fd);
+      if (err == EWOULDBLOCK && own_set) return;  // held by this process's OutputLockSet: the lock is the set's
       if (err == EWOULDBLOCK) {
         throw UsageError(named(flag, path) + ": being written by another pipebench (" +
                          (pid.empty() ? std::string("its lock file ") : "process " + pid + ", lock file ") +
@@ -79,6 +109,17 @@ OutputLock::OutputLock(const std::string& flag, const std::string& path) : lock_
       return;
     }
     ::close(fd);
+  }
+}
+
+OutputLockSet::OutputLockSet(std::vector<FileArg> outputs) {
+  std::sort(outputs.begin(), outputs.end(), [](const FileArg& a, const FileArg& b) {
+    return OutputLock::lock_path(a.path) < OutputLock::lock_path(b.path);
+  });
+  for (const auto& f : outputs) {
+    if (f.path.empty()) continue;
+    locks_.push_back(std::make_unique<OutputLock>(f.flag, f.path));
+    mark_as_set(OutputLock::lock_path(f.path));
   }
 }
 

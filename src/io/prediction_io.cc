@@ -274,31 +274,6 @@ Prediction prediction_from_json(const json& j, const std::string& where) {
   return p;
 }
 
-nlohmann::json chrome_trace(const SchedulePrediction& s) {
-  nlohmann::json events = nlohmann::json::array();
-  const std::vector<std::string> tracks = {"compute", "send", "recv", "collectives"};
-  for (std::size_t r = 0; r < s.ranks.size(); ++r) {
-    events.push_back({{"ph", "M"},
-                      {"name", "process_name"},
-                      {"pid", r},
-                      {"tid", 0},
-                      {"args", {{"name", "rank " + std::to_string(s.ranks[r].rank)}}}});
-    for (std::size_t t = 0; t < tracks.size(); ++t) {
-      events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", r}, {"tid", t}, {"args", {{"name", tracks[t]}}}});
-    }
-  }
-  for (const auto& e : s.sim.trace) {
-    const auto tid = static_cast<std::size_t>(std::find(tracks.begin(), tracks.end(), e.track) - tracks.begin());
-    events.push_back({{"ph", "X"},
-                      {"name", e.name},
-                      {"pid", e.rank},
-                      {"tid", tid},
-                      {"ts", static_cast<double>(e.start) / 1000.0},
-                      {"dur", static_cast<double>(e.end - e.start) / 1000.0}});
-  }
-  return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
-}
-
 void save_prediction(const std::string& path, const Prediction& p) {
   write_output_file("", path, json_file_text(prediction_to_json(p), 2));
 }

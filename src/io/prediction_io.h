@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The prediction file ("schema": "pipebench.prediction/1", `predict --json`) and the Chrome trace of a
-// simulated schedule (`predict --trace`).
+// The prediction file ("schema": "pipebench.prediction/1", `predict --json`); the Chrome trace of a
+// simulated schedule (`predict --trace`) is io/chrome_trace_text.h.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -22,8 +22,5 @@ inline constexpr const char* kPredictionSchema = "pipebench.prediction/1";
 // Writes the prediction file (`predict --json`, run's prediction.json) atomically, as core/file_io.h's
 // write_output_file.
 void save_prediction(const std::string& path, const Prediction& p);
-
-// Chrome trace (complete events; one process per rank, threads compute / send / recv / collectives).
-[[nodiscard]] nlohmann::json chrome_trace(const SchedulePrediction& s);
 
 }  // namespace pipebench

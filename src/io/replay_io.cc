@@ -193,14 +193,4 @@ ReplayResult replay_from_json(const nlohmann::json& j, const std::string& what) 
   }
 }
 
-nlohmann::json replay_chrome_trace(const ScheduleReplay& s) {
-  SchedulePrediction view;  // predict's trace writer, fed with the measured timeline
-  view.id = s.id;
-  for (const auto& rank : s.timeline) {
-    view.ranks.push_back({static_cast<int>(view.ranks.size())});
-    view.sim.trace.insert(view.sim.trace.end(), rank.begin(), rank.end());
-  }
-  return chrome_trace(view);
-}
-
 }  // namespace pipebench

@@ -16,8 +16,4 @@ inline constexpr const char* kReplaySchema = "pipebench.replay/1";
 // Throws UsageError naming `what` (the flag or file) for another schema or a malformed document.
 [[nodiscard]] ReplayResult replay_from_json(const nlohmann::json& j, const std::string& what);
 
-// Chrome trace of one replayed schedule's last iteration: predict's layout (one process per rank,
-// threads compute / send / recv / collectives), so the two open side by side in Perfetto.
-[[nodiscard]] nlohmann::json replay_chrome_trace(const ScheduleReplay& s);
-
 }  // namespace pipebench

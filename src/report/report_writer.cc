@@ -31,8 +31,8 @@ void check_output(const std::string& path) {
 
 }  // namespace
 
-int write_report(const ReportInputs& inputs, const std::vector<Rule>& rules, const std::string& dir,
-                 ReportFiles* files) {
+int write_report(const ReportInputs& inputs, const std::vector<Rule>& rules, const std::string& dir, ReportFiles* files,
+                 const std::vector<FileArg>& input_files) {
   make_output_folder("--out", dir);
   const ReportOutcome outcome = evaluate_report(inputs, rules);
   const ReportDocument doc = build_document(inputs, outcome);
@@ -43,7 +43,12 @@ int write_report(const ReportInputs& inputs, const std::vector<Rule>& rules, con
       {base + ".json", json_file_text(report_to_json(inputs, outcome), 1)}};
   for (std::size_t i = 0; i < doc.plots.size(); ++i)
     writes.emplace_back(dir + "/" + plot_file(doc, i), doc.plots[i].svg);
-  for (const auto& [path, text] : writes) check_output(path);  // all checked before any is written
+  std::vector<FileArg> outputs;
+  for (const auto& [path, text] : writes) {
+    check_output(path);  // all checked before any is written
+    outputs.push_back({"--out", path});
+  }
+  require_distinct_files(input_files, outputs);
   for (const auto& [path, text] : writes) write_output_file("", path, text);
   if (files) *files = {base + ".html", base + ".md", base + ".json", outcome.verdict, verdict_line(outcome)};
   return outcome.verdict == Status::kFail ? static_cast<int>(ExitCode::kWrongData) : static_cast<int>(ExitCode::kOk);

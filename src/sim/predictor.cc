@@ -300,15 +300,16 @@ std::vector<PredictedRank> predicted_ranks(const SimResult& sim, const std::vect
 
 // One schedule of the plan, with P2P costs from p2p_model and everything else from the context's costs;
 // the P2P costs' sources go to `used` unless null.
+// events: where a trace goes instead of the result (sim/simulator.h).
 SchedulePrediction run_schedule(Context& cx, const Schedule& s, const CostModel& p2p_model, bool trace,
-                                std::set<std::string>* used) {
+                                std::set<std::string>* used, const TraceEventSink* events = nullptr) {
   const Context::Prepared& prepared = cx.prepared(s);
   const ScheduleBuild& b = prepared.build;
   SchedulePrediction sp;
   sp.id = s.id;
   sp.overlap_p2p = b.spec.overlap_p2p;
   const SimCosts costs = sim_costs(cx, p2p_model, used);
-  sp.sim = trace ? simulate(full_programs(cx, s), prepared.collectives, costs, true)
+  sp.sim = trace ? simulate(full_programs(cx, s), prepared.collectives, costs, true, events)
                  : simulate(prepared.programs, prepared.collectives, costs);
   sp.dominant = dominant_cost(sp.sim, prepared.collectives);
   sp.iteration_ms = static_cast<double>(sp.sim.iteration) / 1e6;
@@ -331,7 +332,7 @@ std::string int_list(const std::vector<int>& v) {
 // backwards) as a reference.
 // searched: the schedules whose builds the break-even searches use (the others' are released once simulated).
 void simulate_all(Context& cx, const ScheduleSelection& selection, bool keep_trace,
-                  const std::vector<const Schedule*>& searched, Prediction& out) {
+                  const std::vector<const Schedule*>& searched, const ScheduleTraceSink& trace_sink, Prediction& out) {
   for (const PlannedSchedule& p : selected_schedules(cx.plan, selection)) {
     const Schedule reference = p.reference ? p.to_run() : Schedule{};  // the plan's own are run in place
     const Schedule& s = p.reference ? reference : *p.schedule;
@@ -347,7 +348,18 @@ void simulate_all(Context& cx, const ScheduleSelection& selection, bool keep_tra
     const ScheduleBuild& b = prepared.build;
     cx.sources.insert(b.cost_sources.begin(), b.cost_sources.end());
     cx.sharing.insert(prepared.sharing.begin(), prepared.sharing.end());
-    out.schedules.push_back(run_schedule(cx, s, cx.costs, keep_trace, &cx.sources));
+    if (keep_trace && trace_sink) {
+      bool simulated = false;
+      trace_sink(s.id, [&](const TraceEventSink& events) -> const SchedulePrediction& {
+        if (simulated) throw Error("schedule " + s.id.key() + ": simulated twice for its trace");
+        simulated = true;
+        out.schedules.push_back(run_schedule(cx, s, cx.costs, true, &cx.sources, &events));
+        return out.schedules.back();
+      });
+      if (!simulated) throw Error("schedule " + s.id.key() + ": its trace's writer did not simulate it");
+    } else {
+      out.schedules.push_back(run_schedule(cx, s, cx.costs, keep_trace, &cx.sources));
+    }
     out.schedules.back().reference = p.reference;
     const bool kept = s.id.is_baseline() ||
                       std::any_of(searched.begin(), searched.end(), [&s](const Schedule* x) { return x->id == s.id; });
@@ -630,7 +642,7 @@ PathModel path_model(const Placement& placement) {
 
 Prediction predict(const Plan& plan, const CostModel& costs, const ComputeModel& compute, bool shared_path,
                    bool keep_trace, const std::string& filter, const PathModel* paths,
-                   const std::vector<ScheduleId>& schedule_files) {
+                   const std::vector<ScheduleId>& schedule_files, const ScheduleTraceSink& trace_sink) {
   if (plan.layout.pp_groups.empty() || plan.schedules.empty())
     throw UsageError("plan without pipeline groups or schedules");
   Context cx{plan, compute, costs, shared_path, paths, plan.layout.pp_groups.front(), {}, {}, {}, {}, {}};
@@ -665,7 +677,7 @@ Prediction predict(const Plan& plan, const CostModel& costs, const ComputeModel&
   std::future<void> second;
   if (jobs.size() > 1) second = std::async(std::launch::async, work);
   try {
-    simulate_all(cx, selection, keep_trace, searched, out);
+    simulate_all(cx, selection, keep_trace, searched, trace_sink, out);
   } catch (...) {
     taken = jobs.size();
     throw;

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -116,12 +117,21 @@ struct Prediction {
   std::optional<ProfileCheck> profile_check;  // predict --profile: the profiled schedule re-simulated
 };
 
+// predict --trace: called once for each schedule with its id and `simulate`, which the sink must call
+// once: it runs the schedule's simulation, handing each trace event to `events` as it is made, and
+// returns the schedule predicted (without a trace). The traces of all schedules of a large plan take
+// gigabytes; streamed so, memory holds none of them.
+using TracedSimulation = std::function<const SchedulePrediction&(const TraceEventSink& events)>;
+using ScheduleTraceSink = std::function<void(const ScheduleId& id, const TracedSimulation& simulate)>;
+
 // Throws UsageError for missing measurements or an unknown schedule_filter ("1f1b", "interleaved",
 // "interleaved:vN", "gpipe"; "" for all). paths: optional topology paths (transfers sharing a link
 // compete); shared_path puts every pair on one. schedule_files (schedule/schedule_file.h) are predicted
-// beside the filter's schedules, as references.
+// beside the filter's schedules, as references. With keep_trace and a trace_sink, the traces go to the
+// sink: the schedules come back without them (and without task starts).
 [[nodiscard]] Prediction predict(const Plan& plan, const CostModel& costs, const ComputeModel& compute,
                                  bool shared_path, bool keep_trace, const std::string& schedule_filter,
-                                 const PathModel* paths = nullptr, const std::vector<ScheduleId>& schedule_files = {});
+                                 const PathModel* paths = nullptr, const std::vector<ScheduleId>& schedule_files = {},
+                                 const ScheduleTraceSink& trace_sink = {});
 
 }  // namespace pipebench

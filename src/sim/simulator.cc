@@ -162,18 +162,20 @@ struct MatchHash {
 template <bool kRanks>
 class Sim {
  public:
-  // source: the programs `tasks` were compiled from, for the trace's labels (null: no trace).
+  // source: the programs `tasks` were compiled from, for the trace's labels (null: no trace). events: where
+  // the trace goes instead of res_.trace (null: kept, with the task starts).
   Sim(const std::vector<CompiledProgram>& tasks, const std::vector<Program>* source,
-      const std::vector<SimCollective>& colls, const SimCosts& costs)
+      const std::vector<SimCollective>& colls, const SimCosts& costs, const TraceEventSink* events = nullptr)
       : tasks_(tasks),
         source_(source),
         colls_(colls),
         costs_(costs),
         keep_trace_(kRanks && source != nullptr),
+        events_(events),
         n_(static_cast<int>(tasks.size())) {
     const auto n = static_cast<std::size_t>(n_);
     res_.ranks.resize(n);
-    if (keep_trace_) res_.task_starts.resize(n);
+    if (keep_trace_ && !events_) res_.task_starts.resize(n);
     for (auto* v : {&pc_, &op_pc_}) v->assign(n, 0);
     for (auto* v : {&clock_, &chain_, &covered_}) v->assign(n, 0);
     for (auto* v : {&cur_s_, &cur_e_}) v->assign(n, -1);
@@ -301,7 +303,12 @@ class Sim {
   }
 
   void trace(int rank, const std::string& track, const std::string& name, SimTime s, SimTime e) {
-    if (keep_trace_) res_.trace.push_back({rank, track, name, s, e});
+    if (!keep_trace_) return;
+    if (events_) {
+      (*events_)(TraceEvent{rank, track, name, s, e});
+    } else {
+      res_.trace.push_back({rank, track, name, s, e});
+    }
   }
 
   // Runs rank r from time t until it blocks or finishes.
@@ -313,7 +320,7 @@ class Sim {
     while (pc_[ri] < list.size()) {
       const CompiledProgram::Step& task = list[pc_[ri]];
       const SimTime now = clock_[ri];
-      if (keep_trace_) note_start(ri, task, now);
+      if (keep_trace_ && !events_) note_start(ri, task, now);
       switch (task.kind) {
         case Task::Kind::kCompute: {
           ++pc_[ri];
@@ -616,6 +623,7 @@ class Sim {
   SharedResources shared_;
   const SimCosts& costs_;
   bool keep_trace_;
+  const TraceEventSink* events_;
   int n_;
   SimResult res_;
   std::vector<std::size_t> pc_, op_pc_;  // per rank: its next step and the first op of its next call
@@ -647,11 +655,11 @@ class Sim {
 }  // namespace
 
 SimResult simulate(const std::vector<Program>& tasks, const std::vector<SimCollective>& collectives,
-                   const SimCosts& costs, bool keep_trace) {
+                   const SimCosts& costs, bool keep_trace, const TraceEventSink* events) {
   std::vector<CompiledProgram> compiled;
   compiled.reserve(tasks.size());
   for (const Program& p : tasks) compiled.push_back(compile_program(p));
-  return Sim<true>(compiled, keep_trace ? &tasks : nullptr, collectives, costs).run();
+  return Sim<true>(compiled, keep_trace ? &tasks : nullptr, collectives, costs, events).run();
 }
 
 SimResult simulate(const std::vector<CompiledProgram>& programs, const std::vector<SimCollective>& collectives,

@@ -49,6 +49,11 @@ struct TraceEvent {
   SimTime start = 0, end = 0;
 };
 
+// Where a traced simulation's events go as they are made, instead of SimResult::trace: a large schedule's
+// trace (p 64, v 8, 1024 microbatches: about 3.4 million events) takes several times the memory of its
+// simulation, and predict --trace only streams it to a file.
+using TraceEventSink = std::function<void(const TraceEvent&)>;
+
 struct RankResult {
   // blocked: waiting while the rank's own transfer or collective ran (exposed communication);
   // waiting: blocked before it could start (the peer was not there yet: bubble and dependencies);
@@ -81,8 +86,11 @@ struct SimResult {
 
 // programs[r]: rank r's tasks (kCollective tasks index `collectives`). Throws Error on a deadlock (a
 // schedule bug), naming the ranks that are stuck.
+// With keep_trace and `events`, each trace event goes to `events` as it is made, and neither the trace nor the
+// task starts are kept.
 [[nodiscard]] SimResult simulate(const std::vector<Program>& programs, const std::vector<SimCollective>& collectives,
-                                 const SimCosts& costs, bool keep_trace = false);
+                                 const SimCosts& costs, bool keep_trace = false,
+                                 const TraceEventSink* events = nullptr);
 // What a simulation of compiled programs fills in: every field but the trace, or the iteration, its chain
 // bytes and each rank's end only (what a break-even search asks of its many runs: the per-rank accounts,
 // the comm-busy union and the message counts are then not kept: predict of p 64, v 8, 1024 microbatches,

@@ -171,7 +171,7 @@ TEST_F(HostileFlags, AnOutputUnderARegularFileIsNamedBeforeAnythingRuns) {
     std::string args, needle;
   };
   const Case cases[] = {
-      {bench + "--json " + file + "/x.json", "--json: " + file + "/x.json: cannot be written (Not a directory)"},
+      {bench + "--json " + file + "/x.json", "--json " + file + "/x.json: cannot be written (Not a directory)"},
       {bench + "--csv " + file + "/x.csv", "--csv " + file + "/x.csv: cannot be written (Not a directory)"},
       {bench + "--json " + long_name, "cannot be written (File name too long)"},
       {"run --backend mpi --host-ranks 1 --no-plan -b 8 -e 64 --quiet --out " + file + "/run",

@@ -116,6 +116,20 @@ TEST(EmptyLists, AnEmptyOpSizeOrTypeListIsBadInputNotTheDefault) {
   expect_refused({"bench", "-o", ","}, "-o", "unknown reduction ''");
 }
 
+// A switch takes no value, so the word after it is the next flag, and an empty value there is refused as
+// anywhere else.
+TEST(EmptyValues, AnEmptyValueAfterASwitchIsRefusedLikeAnyOther) {
+  for (const char* flag : {"--json", "--csv", "--jsonl", "--prometheus", "-J"}) {
+    expect_refused({"bench", "--quiet", flag, ""}, flag, "the value is empty");
+    expect_refused({"bench", flag, "", "--quiet"}, flag, "the value is empty");
+  }
+  expect_refused({"predict", "--shared-path", "--json", ""}, "--json", "the value is empty");
+  for (const char* flag : {"--json", "--chrome-trace", "--plan", "--nvtx-prefix"})
+    expect_refused({"trace", "x.sqlite", "--demangled", flag, ""}, flag, "the value is empty");
+  // A switch followed by a flag with a real value parses as before.
+  EXPECT_EQ(usage_error({"bench", "--quiet", "--json", "r.json"}), "(no error)");
+}
+
 TEST(RunArguments, MegatronArgumentsAreCheckedBeforeAnythingRuns) {
   expect_refused({"run", "--", "--num-layers", "0"}, "--num-layers", "0");
   const std::string missing = usage_error({"run", "--", "--num-layers", "4"});

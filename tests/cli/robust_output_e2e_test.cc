@@ -2,13 +2,18 @@
 // End to end: outputs the built binary must not write (links, FIFOs, folders, an input, another output of
 // the same command), checked before anything is measured, and write failures that must not pass as
 // success. Files are made in a temporary folder.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli/run_pipebench.h"
 #include "cli/temp_folder.h"
@@ -48,6 +53,12 @@ int own_lines(const std::string& s) {
   int n = 0;
   std::istringstream in(s);
   for (std::string line; std::getline(in, line);) n += line.rfind("pipebench:", 0) == 0;
+  return n;
+}
+
+int occurrences(const std::string& s, const std::string& needle) {
+  int n = 0;
+  for (auto at = s.find(needle); at != std::string::npos; at = s.find(needle, at + 1)) ++n;
   return n;
 }
 
@@ -153,6 +164,51 @@ TEST_F(RobustOutput, AnOutputThatIsAnInputIsRefusedAndTheInputKept) {
   }
 }
 
+// The files a command names itself in an output folder (traces, the report's files, the run folder's) are
+// checked against the inputs like any output: an input of that name is refused and kept.
+TEST_F(RobustOutput, AFileWrittenIntoAnOutputFolderIsNeverAnInput) {
+  std::filesystem::create_directories(path("tdir"));
+  std::filesystem::create_directories(path("rdir"));
+  std::filesystem::create_directories(path("rep"));
+  std::filesystem::create_directories(path("runY"));
+  const std::string traced = copy(plan("p.json"), "tdir/trace-1f1b-v1.json");
+  const std::string replayed = copy(path("p.json"), "rdir/replay-1f1b-v1.json");
+  const std::string results = copy(TEST_DATA_DIR "/nccl-tests/all_reduce_perf-2.19.json", "x.json");
+  ASSERT_EQ(run("import nccl-tests " + results + " --json " + path("rep/report.json")).status, 0);
+  const std::string rules = "rules: [{name: floor, metric: busbw_gbps, at_least: 0}]\n";
+  const std::string report_rules = write("rep/report.md", rules);
+  const std::string run_rules = write("runY/results.csv", rules);
+  struct Case {
+    std::string args, input, needle;
+  };
+  const std::vector<Case> cases = {
+      {"predict --plan " + traced + " --link-gbps 2 --fwd-ms-per-layer 1 --trace " + path("tdir"), traced,
+       "--trace " + traced + ": the same file as the input --plan " + traced},
+      {"replay --backend mpi --plan " + replayed +
+           " --fwd-ms-per-layer 0.2 --iterations 1 --no-predict --schedule "
+           "1f1b --trace " +
+           path("rdir"),
+       replayed, "--trace " + replayed + ": the same file as the input --plan " + replayed},
+      {"report " + path("rep/report.json") + " --out " + path("rep"), path("rep/report.json"),
+       "--out " + path("rep/report.json") + ": the same file as the input INPUT " + path("rep/report.json")},
+      {"report " + path("rep/report.json") + " --out " + path("rep") + " --rules " + report_rules, report_rules,
+       "the same file as the input"},
+      {"run --backend mpi --host-ranks 1 -b 8 -e 64 --point-seconds 0.05 --no-plan --quiet --out " + path("runY") +
+           " --rules " + run_rules,
+       run_rules, "--out " + run_rules + ": the same file as the input --rules " + run_rules},
+  };
+  for (const auto& c : cases) {
+    const std::string before = slurp(c.input);
+    const Result r = run(c.args);
+    EXPECT_EQ(r.status, 2) << c.args << "\n" << r.err;
+    EXPECT_EQ(own_lines(r.err), 1) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.needle), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_EQ(slurp(c.input), before) << c.args << ": the input was changed";
+  }
+  EXPECT_FALSE(std::filesystem::exists(path("rep/report.html")));
+  EXPECT_FALSE(std::filesystem::exists(path("runY/results.json")));
+}
+
 TEST_F(RobustOutput, TwoOutputsOfOneCommandMustBeTwoFiles) {
   const std::string gz = copy(TEST_DATA_DIR "/trace/job_h200_gloo/rank0.json.gz", "in0.json.gz");
   const std::string same = path("same.out");
@@ -170,6 +226,26 @@ TEST_F(RobustOutput, TwoOutputsOfOneCommandMustBeTwoFiles) {
   EXPECT_EQ(t.status, 2) << t.err;
   EXPECT_NE(t.err.find("--chrome-trace " + same + ": the same file as --json " + same), std::string::npos) << t.err;
   EXPECT_FALSE(std::filesystem::exists(same));
+}
+
+// predict --trace streams each trace to its file as the simulation makes it: the largest schedule of a plan
+// at the task limit (p 64, v 8, 1024 microbatches: a 270 MB trace, several GB as one JSON document) is
+// written within 1 GB of address space.
+TEST_F(RobustOutput, PredictTraceOfTheLargestPlanIsWrittenInBoundedMemory) {
+  const Result planned = run(
+      "plan --json " + path("p64.json") +
+      " -- --num-layers 512 --hidden-size 512 --num-attention-heads 8 --seq-length 128 --max-position-embeddings 128 "
+      "--micro-batch-size 1 --global-batch-size 1024 --pipeline-model-parallel-size 64 --world-size 64 "
+      "--vocab-size 1000 --fp16");
+  ASSERT_EQ(planned.status, 0) << planned.err;
+  const Result r = run_shell("ulimit -v 1000000; " PIPEBENCH_BIN " predict --plan " + path("p64.json") +
+                             " --link-gbps 10 --tflops 100 --schedule interleaved:v8 --trace " + path("tr"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string trace = path("tr/trace-interleaved-v8.json");
+  ASSERT_GT(std::filesystem::file_size(trace), 100u << 20);
+  const std::string text = slurp(trace);
+  EXPECT_EQ(text.rfind("{\"traceEvents\":[\n", 0), 0u);
+  EXPECT_EQ(text.substr(text.size() - 27), "\n],\"displayTimeUnit\":\"ms\"}\n");
 }
 
 // Plan counts have limits checked before anything is allocated (README: Limits).
@@ -351,6 +427,40 @@ TEST_F(RobustOutput, SecondRunWritingTheSameOutputIsRefused) {
   const Result after = run(std::string(kSmallBench) + " --json " + json + " --csv " + csv + " -J " + nt);
   EXPECT_EQ(after.status, 0) << after.err;
   EXPECT_FALSE(std::filesystem::exists(path(".same.json.lock")));  // removed when the writer ended
+}
+
+// A run refused on one output writes none of them: every output's lock is taken before the first file
+// is created. Each output's lock is held here, as another run writing it would hold it, while the others
+// hold a finished run's text that must stay.
+TEST_F(RobustOutput, ARunRefusedOnOneOutputLeavesItsOtherOutputsUntouched) {
+  const std::vector<std::pair<std::string, std::string>> outputs = {
+      {"--json", path("o.json")}, {"--csv", path("o.csv")}, {"-J", path("o.J.json")}, {"--prometheus", path("o.prom")}};
+  const auto lock_of = [this](const std::string& file) {
+    return path("." + std::filesystem::path(file).filename().string() + ".lock");
+  };
+  std::string args = kSmallBench;
+  for (const auto& [flag, file] : outputs) args += " " + flag + " " + file;
+  for (const auto& [held_flag, held] : outputs) {
+    for (const auto& [flag, file] : outputs) write(std::filesystem::path(file).filename().string(), "FINISHED\n");
+    const std::string lock = lock_of(held);
+    const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    ASSERT_GE(fd, 0) << lock;
+    ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0) << lock;
+    const Result r = run(args);
+    ::close(fd);
+    std::filesystem::remove(lock);
+    EXPECT_EQ(r.status, 2) << held_flag << "\n" << r.err;
+    EXPECT_EQ(occurrences(r.err, "being written by another pipebench"), 1) << held_flag << "\n" << r.err;
+    EXPECT_NE(r.err.find(held_flag + " " + held + ": being written by another pipebench"), std::string::npos)
+        << held_flag << "\n"
+        << r.err;
+    for (const auto& [flag, file] : outputs) EXPECT_EQ(slurp(file), "FINISHED\n") << held_flag << " held: " << flag;
+    for (const auto& [flag, file] : outputs) {
+      if (file != held) {
+        EXPECT_FALSE(std::filesystem::exists(lock_of(file))) << held_flag << " held: " << flag << "'s lock left";
+      }
+    }
+  }
 }
 
 // bench -J FILE -N 0 streams its rows: a run killed with SIGKILL leaves valid nccl-tests JSON with every

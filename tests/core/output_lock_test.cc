@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "core/error.h"
 
@@ -51,6 +52,23 @@ TEST_F(OutputLockTest, SecondWriterIsRefusedUntilTheFirstEnds) {
   }
   EXPECT_FALSE(std::filesystem::exists(path(".same.json.lock")));
   OutputLock again("--json", out);
+}
+
+// A command's outputs locked at once: refused on one, the set holds none of them; taken, each output's own
+// writer (a lock in the same process) writes under the set's lock.
+TEST_F(OutputLockTest, ASetLocksEveryOutputOrNoneAndItsWritersWriteUnderIt) {
+  const std::string a = path("a.json"), b = path("b.csv");
+  {
+    const OutputLock other("--csv", b);  // another writer of b
+    EXPECT_THROW((void)OutputLockSet(std::vector<FileArg>{{"--json", a}, {"--csv", b}}), UsageError);
+    EXPECT_FALSE(std::filesystem::exists(path(".a.json.lock")));  // taken first, then let go
+  }
+  const OutputLockSet set(std::vector<FileArg>{{"--json", a}, {"--csv", b}, {"--jsonl", ""}});
+  EXPECT_TRUE(std::filesystem::exists(path(".a.json.lock")));
+  EXPECT_TRUE(std::filesystem::exists(path(".b.csv.lock")));
+  EXPECT_NO_THROW(OutputLock("--json", a));
+  EXPECT_NO_THROW(OutputLock("--csv", b));
+  EXPECT_TRUE(std::filesystem::exists(path(".a.json.lock")));  // still the set's
 }
 
 // A writer killed with SIGKILL leaves its lock file but no lock: the next run takes it.

@@ -4,12 +4,18 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/error.h"
+#include "io/chrome_trace_text.h"
 #include "io/plan_io.h"
 #include "io/prediction_io.h"
 #include "io/results_io.h"
@@ -322,7 +328,13 @@ TEST(Predictor, ChromeTraceHasOneProcessPerRankAndCompleteEvents) {
   c.fwd_ms_per_layer = 1;
   const Prediction p = predict_with(plan, AssumedCost(10, 5), c, false, true, "1f1b");
   ASSERT_EQ(p.schedules.size(), 1u);
-  const auto t = chrome_trace(p.schedules[0]);
+  std::string text;
+  std::size_t largest_piece = 0;
+  chrome_trace_text(p.schedules[0], [&](std::string_view piece) {
+    text += piece;
+    largest_piece = std::max(largest_piece, piece.size());
+  });
+  const auto t = nlohmann::json::parse(text);
   std::set<int> processes;
   int complete = 0;
   for (const auto& e : t["traceEvents"]) {
@@ -334,7 +346,80 @@ TEST(Predictor, ChromeTraceHasOneProcessPerRankAndCompleteEvents) {
   }
   EXPECT_EQ(processes.size(), 4u);
   EXPECT_GT(complete, 4 * 8 * 2);  // at least every F and B
-  EXPECT_TRUE(nlohmann::json::accept(t.dump()));
+  EXPECT_EQ(t["displayTimeUnit"], "ms");
+  EXPECT_EQ(largest_piece, text.size()) << "a small trace is one piece";
+}
+
+// predict --trace: each schedule's events go to the sink as the simulation makes them, the same events a
+// kept trace holds, and the schedules come back without them.
+TEST(Predictor, ATraceSinkGetsEveryEventAsItIsMadeAndNothingIsKept) {
+  const auto plan = plan_json(kModel);
+  ComputeOptions c;
+  c.fwd_ms_per_layer = 1;
+  const Prediction kept = predict_with(plan, AssumedCost(10, 5), c, false, true, "");
+  std::map<std::string, std::vector<TraceEvent>> streamed;
+  std::vector<std::string> order;
+  const ScheduleTraceSink sink = [&](const ScheduleId& id, const TracedSimulation& simulate) {
+    order.push_back(id.key());
+    const SchedulePrediction& s = simulate([&](const TraceEvent& e) { streamed[id.key()].push_back(e); });
+    EXPECT_EQ(s.id.key(), id.key());
+    EXPECT_TRUE(s.sim.trace.empty());
+    EXPECT_TRUE(s.sim.task_starts.empty());
+  };
+  const Prediction p =
+      predict(plan, AssumedCost(10, 5), make_compute_model(plan, c), false, true, "", nullptr, {}, sink);
+  ASSERT_EQ(p.schedules.size(), kept.schedules.size());
+  ASSERT_EQ(order.size(), kept.schedules.size());
+  for (std::size_t i = 0; i < p.schedules.size(); ++i) {
+    const auto& k = kept.schedules[i];
+    EXPECT_EQ(order[i], k.id.key());
+    EXPECT_DOUBLE_EQ(p.schedules[i].iteration_ms, k.iteration_ms) << k.id.key();
+    EXPECT_TRUE(p.schedules[i].sim.trace.empty()) << k.id.key();
+    const auto& events = streamed[k.id.key()];
+    ASSERT_EQ(events.size(), k.sim.trace.size()) << k.id.key();
+    ASSERT_FALSE(events.empty());
+    for (std::size_t e = 0; e < events.size(); ++e) {
+      EXPECT_EQ(events[e].name, k.sim.trace[e].name);
+      EXPECT_EQ(events[e].start, k.sim.trace[e].start);
+      EXPECT_EQ(events[e].end, k.sim.trace[e].end);
+    }
+  }
+  EXPECT_EQ(p.best, kept.best);
+}
+
+// The text is handed over in pieces of about a MiB, so that a trace of any size is written without being
+// held: a trace many times that size never comes as one piece.
+TEST(Predictor, ChromeTraceTextComesInPiecesOfBoundedSize) {
+  SchedulePrediction s;
+  s.ranks.resize(2);
+  s.sim.trace.assign(200000, TraceEvent{1, "compute", "F123 chunk 7", 123456789, 123987654});
+  std::size_t pieces = 0, largest = 0, total = 0;
+  std::string tail;
+  chrome_trace_text(s, [&](std::string_view piece) {
+    ++pieces;
+    largest = std::max(largest, piece.size());
+    total += piece.size();
+    tail = std::string(piece.substr(piece.size() > 64 ? piece.size() - 64 : 0));
+  });
+  EXPECT_GT(total, 10u << 20);
+  EXPECT_GT(pieces, 5u);
+  EXPECT_LT(largest, (1u << 20) + 4096);
+  const std::string end = "\n],\"displayTimeUnit\":\"ms\"}\n";
+  ASSERT_GE(tail.size(), end.size());
+  EXPECT_EQ(tail.substr(tail.size() - end.size()), end);
+  // An event's text: microseconds with exact decimals, the track as its thread.
+  std::string first;
+  chrome_trace_text(s, [&](std::string_view piece) {
+    if (first.empty()) first = std::string(piece.substr(0, 2000));
+  });
+  EXPECT_NE(first.find(R"({"ph":"X","name":"F123 chunk 7","pid":1,"tid":0,"ts":123456.789,"dur":530.865})"),
+            std::string::npos)
+      << first;
+  // A schedule file's name is the user's text: escaped, the trace still JSON.
+  s.sim.trace.assign(1, TraceEvent{0, "send", "a\"b\\c\n", 0, 1});
+  std::string text;
+  chrome_trace_text(s, [&](std::string_view piece) { text += piece; });
+  EXPECT_EQ(nlohmann::json::parse(text)["traceEvents"].front()["name"], "a\"b\\c\n");
 }
 
 TEST(Predictor, BadComputeOptionsAndSchedulesAreRefused) {
