@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "io/baseline_io.h"
+#include "io/nccl_tests_argument.h"
 #include "report/fleet_baseline.h"
 #include "report/report_writer.h"
 #include "report/rule.h"
@@ -81,7 +82,7 @@ class ReportCommand final : public Subcommand {
  private:
   int write_baseline() const {
     std::vector<FileArg> ins;
-    for (const auto& input : inputs_) ins.push_back({"INPUT", input});
+    for (const auto& input : inputs_) ins.push_back({"INPUT", split_log_argument("INPUT", input).path});
     require_distinct_files(ins, {{"--make-baseline", make_baseline_}});
     const ReportInputs in = load_report_inputs(inputs_, "");
     FleetBaseline fleet = make_fleet_baseline(in.results);
@@ -91,11 +92,13 @@ class ReportCommand final : public Subcommand {
     return 0;
   }
 
-  // Every file the report reads, folders expanded: none may be one the report writes into --out.
+  // Every file the report reads, folders expanded (a log given as FILE:OP is its FILE): none may be one the
+  // report writes into --out.
   std::vector<FileArg> input_files() const {
     std::vector<FileArg> files;
     for (const auto& input : inputs_) {
-      for (const auto& f : expand_input("INPUT", input)) files.push_back({"INPUT", f});
+      for (const auto& f : expand_input("INPUT", split_log_argument("INPUT", input).path))
+        files.push_back({"INPUT", f});
     }
     if (!baseline_.empty()) {
       for (const auto& f : expand_input("--baseline", baseline_)) files.push_back({"--baseline", f});
