@@ -6,9 +6,9 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "cli/run_pipebench.h"
+#include "core/command_line.h"
 #include "core/error.h"
 #include "megatron/megatron_argparse.h"
 #include "megatron/megatron_argument_table.h"
@@ -30,13 +30,6 @@ std::string seed_line(const std::string& name) {
          "pretrain_gpt.py " +
          args;
 }
-std::vector<std::string> words(const std::string& s) {
-  std::istringstream in(s);
-  std::vector<std::string> out;
-  for (std::string w; in >> w;) out.push_back(w);
-  return out;
-}
-
 TEST(ExampleLaunches, TheSeedLinesPlanAsGiven) {
   const std::string seed_1f1b = seed_line("seed_pp4.line");
   const std::string seed_interleaved = seed_line("seed_pp4_vpp.line");
@@ -47,7 +40,7 @@ TEST(ExampleLaunches, TheSeedLinesPlanAsGiven) {
   const e2e::Result interleaved = e2e::run("plan -- " + seed_interleaved);
   EXPECT_EQ(interleaved.status, 0) << interleaved.err;
   EXPECT_NE(interleaved.out.find("schedule interleaved v=4"), std::string::npos) << interleaved.out;
-  const Plan p = make_plan(parse_megatron_args(words(seed_interleaved)), 0);
+  const Plan p = make_plan(parse_megatron_args(split_words(seed_interleaved)), 0);
   EXPECT_EQ(p.layout.vp, 4);
   EXPECT_EQ(p.args.params_dtype, DType::kHalf);
   EXPECT_EQ(p.layout.pp, 4);

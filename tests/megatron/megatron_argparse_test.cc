@@ -6,19 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <map>
-#include <sstream>
 
+#include "core/command_line.h"
 #include "core/error.h"
 
 namespace pipebench {
 namespace {
-
-std::vector<std::string> words(const std::string& s) {
-  std::istringstream in(s);
-  std::vector<std::string> out;
-  for (std::string w; in >> w;) out.push_back(w);
-  return out;
-}
 
 std::vector<MegatronArgument> parse(const std::vector<std::string>& args) {
   return parse_megatron_argv(args, megatron_argument_table());
@@ -62,20 +55,21 @@ TEST(MegatronArgparse, TheTableHasBothKindsOfListArguments) {
 }
 
 TEST(MegatronArgparse, ListArgumentsTakeEveryValueUpToTheNextOption) {
-  const auto given =
-      parse(words("--profile-ranks 0 1 2 3 --recompute-modules mlp moe mla_up_proj layernorm --data-path 0.3 a 0.7 b "
+  const auto given = parse(
+      split_words("--profile-ranks 0 1 2 3 --recompute-modules mlp moe mla_up_proj layernorm --data-path 0.3 a 0.7 b "
                   "--cp-comm-type a2a p2p --fp16"));
   ASSERT_EQ(given.size(), 5u);
-  EXPECT_EQ(find(given, "--profile-ranks")->values, words("0 1 2 3"));
-  EXPECT_EQ(find(given, "--recompute-modules")->values, words("mlp moe mla_up_proj layernorm"));
-  EXPECT_EQ(find(given, "--data-path")->values, words("0.3 a 0.7 b"));
-  EXPECT_EQ(find(given, "--cp-comm-type")->values, words("a2a p2p"));
+  EXPECT_EQ(find(given, "--profile-ranks")->values, split_words("0 1 2 3"));
+  EXPECT_EQ(find(given, "--recompute-modules")->values, split_words("mlp moe mla_up_proj layernorm"));
+  EXPECT_EQ(find(given, "--data-path")->values, split_words("0.3 a 0.7 b"));
+  EXPECT_EQ(find(given, "--cp-comm-type")->values, split_words("a2a p2p"));
   EXPECT_TRUE(find(given, "--fp16")->values.empty());
-  EXPECT_TRUE(parse(words("--data-path"))[0].values.empty());  // nargs '*' takes none
+  EXPECT_TRUE(parse(split_words("--data-path"))[0].values.empty());  // nargs '*' takes none
 }
 
 TEST(MegatronArgparse, RepeatedFlagsKeepTheLastAndEqualsGivesOneValue) {
-  const auto given = parse(words("--lr 1 --fp16 --lr=-2e-4 --fp16 --profile-ranks=3 --clip-grad -1 --min-lr -.5"));
+  const auto given =
+      parse(split_words("--lr 1 --fp16 --lr=-2e-4 --fp16 --profile-ranks=3 --clip-grad -1 --min-lr -.5"));
   ASSERT_EQ(given.size(), 5u);
   EXPECT_EQ(given[0].option, "--lr");  // in the order of the last occurrences
   EXPECT_EQ(given[0].values, std::vector<std::string>{"-2e-4"});
@@ -85,44 +79,44 @@ TEST(MegatronArgparse, RepeatedFlagsKeepTheLastAndEqualsGivesOneValue) {
 }
 
 TEST(MegatronArgparse, RefusesWhereArgparseRefusesInItsWords) {
-  EXPECT_EQ(refusal(words("--num-layers")), "argument --num-layers: expected one argument");
-  EXPECT_EQ(refusal(words("--lr -1e-4")), "argument --lr: expected one argument");  // -1e-4 looks like an option
-  EXPECT_EQ(refusal(words("--profile-ranks --fp16")), "argument --profile-ranks: expected at least one argument");
-  EXPECT_EQ(refusal(words("--rampup-batch-size 16 16")), "argument --rampup-batch-size: expected 3 arguments");
-  EXPECT_EQ(refusal(words("--num-layers x")), "argument --num-layers: invalid int value: 'x'");
-  EXPECT_EQ(refusal(words("--profile-ranks 0 1 two")), "argument --profile-ranks: invalid int value: 'two'");
-  EXPECT_EQ(refusal(words("--lr 1e-4x")), "argument --lr: invalid float value: '1e-4x'");
-  EXPECT_EQ(refusal(words("--transformer-impl loca")),
+  EXPECT_EQ(refusal(split_words("--num-layers")), "argument --num-layers: expected one argument");
+  EXPECT_EQ(refusal(split_words("--lr -1e-4")), "argument --lr: expected one argument");  // -1e-4 looks like an option
+  EXPECT_EQ(refusal(split_words("--profile-ranks --fp16")), "argument --profile-ranks: expected at least one argument");
+  EXPECT_EQ(refusal(split_words("--rampup-batch-size 16 16")), "argument --rampup-batch-size: expected 3 arguments");
+  EXPECT_EQ(refusal(split_words("--num-layers x")), "argument --num-layers: invalid int value: 'x'");
+  EXPECT_EQ(refusal(split_words("--profile-ranks 0 1 two")), "argument --profile-ranks: invalid int value: 'two'");
+  EXPECT_EQ(refusal(split_words("--lr 1e-4x")), "argument --lr: invalid float value: '1e-4x'");
+  EXPECT_EQ(refusal(split_words("--transformer-impl loca")),
             "argument --transformer-impl: invalid choice: 'loca' (choose from 'local', 'transformer_engine', "
             "'inference_optimized') (did you mean local?)");
-  EXPECT_EQ(refusal(words("--flash-attention-version 5")),
+  EXPECT_EQ(refusal(split_words("--flash-attention-version 5")),
             "argument --flash-attention-version: invalid choice: 5 (choose from 2, 3, 4)");
-  EXPECT_EQ(refusal(words("--fp16=1")), "argument --fp16: ignored explicit argument '1'");
-  EXPECT_EQ(refusal(words("--num-layers 2 3")), "unrecognized arguments: 3");
-  EXPECT_EQ(refusal(words("--num-layers 2 -- --fp16")), "unrecognized arguments: -- --fp16");
+  EXPECT_EQ(refusal(split_words("--fp16=1")), "argument --fp16: ignored explicit argument '1'");
+  EXPECT_EQ(refusal(split_words("--num-layers 2 3")), "unrecognized arguments: 3");
+  EXPECT_EQ(refusal(split_words("--num-layers 2 -- --fp16")), "unrecognized arguments: -- --fp16");
   // allow_abbrev=False: a prefix of a name is no name.
-  EXPECT_EQ(refusal(words("--num-lay 2")), "unrecognized arguments: --num-lay 2 (did you mean --num-layers?)");
-  EXPECT_EQ(refusal(words("--tensor-model-parallel-sz=2")),
+  EXPECT_EQ(refusal(split_words("--num-lay 2")), "unrecognized arguments: --num-lay 2 (did you mean --num-layers?)");
+  EXPECT_EQ(refusal(split_words("--tensor-model-parallel-sz=2")),
             "unrecognized arguments: --tensor-model-parallel-sz=2 (did you mean --tensor-model-parallel-size?)");
 }
 
 TEST(MegatronArgparse, AnUnquotedScheduleIsRefusedAsMegatronRefusesIt) {
   // examples/gpt3/train_gpt3_175b_distributed.sh passes the schedule through an unquoted array.
-  EXPECT_EQ(refusal(words("--step-batch-size-schedule 0:16 2.4B:320 4.8B:624 --num-layers 2")),
+  EXPECT_EQ(refusal(split_words("--step-batch-size-schedule 0:16 2.4B:320 4.8B:624 --num-layers 2")),
             "unrecognized arguments: 2.4B:320 4.8B:624");
   EXPECT_NO_THROW((void)parse({"--step-batch-size-schedule", "0:16 2.4B:320 4.8B:624"}));
 }
 
 TEST(MegatronArgparse, AnUnknownEnumMemberIsRefusedWithMegatronsKeyError) {
-  EXPECT_EQ(refusal(words("--attention-backend flashy")),
+  EXPECT_EQ(refusal(split_words("--attention-backend flashy")),
             "argument --attention-backend: 'flashy' is not one of flash, fused, unfused, local, auto (Megatron-LM "
             "stops with KeyError: 'flashy')");
-  EXPECT_NO_THROW((void)parse(words("--attention-backend auto")));
+  EXPECT_NO_THROW((void)parse(split_words("--attention-backend auto")));
 }
 
 TEST(MegatronArgparse, HelpIsNothingToPlan) {
-  EXPECT_THROW((void)parse(words("-h")), UsageError);
-  EXPECT_THROW((void)parse(words("--help")), UsageError);
+  EXPECT_THROW((void)parse(split_words("-h")), UsageError);
+  EXPECT_THROW((void)parse(split_words("--help")), UsageError);
 }
 
 }  // namespace
