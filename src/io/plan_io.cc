@@ -91,6 +91,10 @@ json message_to_json(const PlanMessage& m) {
             {"what", m.what}};
   // MoE messages sized at the balanced expectation (plan.h); absent on every other message.
   if (m.routing_dependent) j["routing_dependent"] = true;
+  // A collective inside the schedule: its calls by pass (plan.h PassCalls), which place it in the simulation and
+  // the replay.
+  if (!is_p2p(m.op) && m.phase != Phase::kAfter)
+    j["calls"] = {{"forward", m.passes.forward}, {"backward", m.passes.backward}, {"recompute", m.passes.recompute}};
   // Additive fields of pipebench.plan/1: absent in older plans (every message alone).
   if (m.batch >= 0) {
     j["batch"] = m.batch;
@@ -388,6 +392,23 @@ void check_message(const JsonFields& f, const PlanMessage& m, const std::string&
     f.fail(path + ".bytes", "is not elements x dtype size");
 }
 
+// An in-schedule collective's calls by pass: each >= 0, together its count. A plan written before the counts
+// existed has none: its passes cannot be told apart, so it is planned again rather than guessed.
+void read_pass_calls(const JsonFields& f, const json& mj, const std::string& path, PlanMessage& m) {
+  if (!mj.contains("calls"))
+    f.fail(path + ".calls",
+           "is missing: an in-schedule collective needs its calls per pass (plan the model again "
+           "with this version of pipebench plan)");
+  const json& c = f.at(mj, path, "calls");
+  if (!c.is_object()) f.fail(path + ".calls", "is not an object");
+  const std::string cp = path + ".calls";
+  m.passes = {f.get_i64(c, cp, "forward"), f.get_i64(c, cp, "backward"), f.get_i64(c, cp, "recompute")};
+  if (m.passes.forward < 0 || m.passes.backward < 0 || m.passes.recompute < 0) f.fail(cp, "has a negative count");
+  if (m.passes.forward > m.count || m.passes.backward > m.count || m.passes.recompute > m.count ||
+      m.passes.total() != m.count)
+    f.fail(cp, "does not add up to the message's count (" + std::to_string(m.count) + ")");
+}
+
 PlanMessage read_message(const JsonFields& f, const json& mj, const std::string& path, int world) {
   if (!mj.is_object()) f.fail(path, "is not an object");
   PlanMessage m;
@@ -405,6 +426,7 @@ PlanMessage read_message(const JsonFields& f, const json& mj, const std::string&
   if (mj.contains("routing_dependent")) m.routing_dependent = f.get_bool(mj, path, "routing_dependent");
   if (m.bytes < 0 || m.count < 0 || m.elements < 0) f.fail(path, "has a negative size or count");
   check_message(f, m, path, world);
+  if (!is_p2p(m.op) && m.phase != Phase::kAfter) read_pass_calls(f, mj, path, m);
   if (mj.contains("batch")) {
     m.batch = f.get_int(mj, path, "batch");
     m.call = f.get_string(mj, path, "call");

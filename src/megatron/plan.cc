@@ -270,10 +270,10 @@ class Builder {
     for (const auto& lm : msgs) {
       const auto group = layer_group(l_, a_, rank, lm.group);
       const DType t = lm.dtype.value_or(a_.params_dtype);
-      add(rank, lm.op, group, lm.elements, t, (lm.forward + lm.backward) * layers * m, Phase::kPipeline, lm.what,
-          lm.routing_dependent);
-      add(rank, lm.op, group, lm.elements, t, lm.forward * recomputed * m, Phase::kPipeline, lm.what + ", recompute",
-          lm.routing_dependent);
+      add_inside(rank, lm.op, group, lm.elements, t, {lm.forward * layers * m, lm.backward * layers * m, 0}, lm.what,
+                 lm.routing_dependent);
+      add_inside(rank, lm.op, group, lm.elements, t, {0, 0, lm.forward * recomputed * m}, lm.what + ", recompute",
+                 lm.routing_dependent);
     }
   }
 
@@ -292,20 +292,21 @@ class Builder {
         // all-reduce, then scatter_to_sequence_parallel_region (a local split). With SP the backward of
         // either is an all-gather of the grad.
         const bool rs = sp && a_.rope;
-        add(rank, rs ? "reduce_scatter" : "all_reduce", tpg, a_elems, act, m, Phase::kPipeline, "TP embedding forward");
-        if (sp) add(rank, "all_gather", tpg, a_elems, act, m, Phase::kPipeline, "TP embedding backward (SP)");
+        add_inside(rank, rs ? "reduce_scatter" : "all_reduce", tpg, a_elems, act, forward_calls(m),
+                   "TP embedding forward");
+        if (sp) add_inside(rank, "all_gather", tpg, a_elems, act, backward_calls(m), "TP embedding backward (SP)");
       }
       if (r == p - 1) {
-        if (sp) add(rank, "all_gather", tpg, a_elems, act, m, Phase::kPipeline, "TP output layer forward");
-        add(rank, sp ? "reduce_scatter" : "all_reduce", tpg, a_elems, act, m, Phase::kPipeline,
-            "TP output layer dgrad");
+        if (sp) add_inside(rank, "all_gather", tpg, a_elems, act, forward_calls(m), "TP output layer forward");
+        add_inside(rank, sp ? "reduce_scatter" : "all_reduce", tpg, a_elems, act, backward_calls(m),
+                   "TP output layer dgrad");
         // With SP the output layer (ColumnParallelLinear) saves its sharded input and gathers it again
         // for the weight gradient (layers.py LinearWithGradAccumulationAndAsyncCommunication.backward);
         // --defer-embedding-wgrad-compute moves these gathers to the drain (utils.py
         // drain_embedding_wgrad_compute).
         if (sp)
-          add(rank, "all_gather", tpg, a_elems, act, m, a_.defer_embedding_wgrad ? Phase::kCooldown : Phase::kPipeline,
-              "TP output layer wgrad re-gather (SP)");
+          add_inside(rank, "all_gather", tpg, a_elems, act, backward_calls(m), "TP output layer wgrad re-gather (SP)",
+                     false, a_.defer_embedding_wgrad ? Phase::kCooldown : Phase::kPipeline);
       }
     }
     // Vocab-parallel cross entropy on the last stage, even when t = 1 (§6): 3 all-reduces of s*b fp32;
@@ -314,25 +315,26 @@ class Builder {
     if (r == p - 1) {
       const std::int64_t tokens = checked_mul(s / a_.cp, b, kSizes);
       if (a_.cross_entropy_loss_fusion) {
-        add(rank, "all_reduce", tpg, tokens, DType::kFloat, m, Phase::kPipeline, "cross-entropy (max)");
-        add(rank, "all_reduce", tpg, 2 * tokens, DType::kFloat, m, Phase::kPipeline, "cross-entropy (sum, fused)");
+        add_inside(rank, "all_reduce", tpg, tokens, DType::kFloat, forward_calls(m), "cross-entropy (max)");
+        add_inside(rank, "all_reduce", tpg, 2 * tokens, DType::kFloat, forward_calls(m), "cross-entropy (sum, fused)");
       } else {
-        add(rank, "all_reduce", tpg, tokens, DType::kFloat, 3 * m, Phase::kPipeline, "cross-entropy (max, sum, sum)");
+        add_inside(rank, "all_reduce", tpg, tokens, DType::kFloat, forward_calls(3 * m),
+                   "cross-entropy (max, sum, sum)");
       }
     }
     // Data broadcast over TP on the first and last stage, per microbatch (§6 get_batch_on_this_tp_rank);
     // the mask only when the dataloader creates it.
     if (r == 0) {
-      add(rank, "broadcast", tpg, checked_mul(b, s, kSizes), DType::kInt64, 2 * m, Phase::kPipeline,
-          "tokens, position ids");
+      add_inside(rank, "broadcast", tpg, checked_mul(b, s, kSizes), DType::kInt64, forward_calls(2 * m),
+                 "tokens, position ids");
     }
     if (r == p - 1) {
-      add(rank, "broadcast", tpg, checked_mul(b, s, kSizes), DType::kInt64, m, Phase::kPipeline, "labels");
-      add(rank, "broadcast", tpg, checked_mul(b, s, kSizes), DType::kFloat, m, Phase::kPipeline, "loss mask");
+      add_inside(rank, "broadcast", tpg, checked_mul(b, s, kSizes), DType::kInt64, forward_calls(m), "labels");
+      add_inside(rank, "broadcast", tpg, checked_mul(b, s, kSizes), DType::kFloat, forward_calls(m), "loss mask");
     }
     if ((r == 0 || r == p - 1) && a_.create_attention_mask)
-      add(rank, "broadcast", tpg, checked_product({b, s, s}, kSizes), DType::kUint8, m, Phase::kPipeline,
-          "attention mask");
+      add_inside(rank, "broadcast", tpg, checked_product({b, s, s}, kSizes), DType::kUint8, forward_calls(m),
+                 "attention mask");
   }
 
   // After the pipeline: DP gradients, word-embedding grad, sequence-parallel params.
@@ -433,7 +435,10 @@ class Builder {
     add(rank, "all_reduce", world, 1, DType::kInt32, 1, Phase::kAfter, "rerun flag (sum)");
     if (r == p - 1) {
       const bool per_mb = a_.version == MegatronVersion::kCoreV09;
-      add(rank, "all_reduce", dpg, 2, DType::kFloat, per_mb ? m : 1, per_mb ? Phase::kPipeline : Phase::kAfter, "loss");
+      if (per_mb)
+        add_inside(rank, "all_reduce", dpg, 2, DType::kFloat, forward_calls(m), "loss");
+      else
+        add(rank, "all_reduce", dpg, 2, DType::kFloat, 1, Phase::kAfter, "loss");
     }
     // --calculate-per-token-loss (finalize_model_grads.py): the token count broadcast from the last
     // pipeline stage, then summed over DP x CP.
@@ -443,6 +448,17 @@ class Builder {
       add(rank, "all_reduce", dpg, 1, DType::kInt32, 1, Phase::kAfter, "num tokens (per-token loss)");
     }
   }
+
+  // A collective inside the schedule: its calls per iteration as the passes issue them.
+  void add_inside(int rank, const std::string& op, const std::vector<int>& group, std::int64_t elements, DType t,
+                  PassCalls calls, const std::string& what, bool routing_dependent = false,
+                  Phase phase = Phase::kPipeline) {
+    const std::size_t before = out_.size();
+    add(rank, op, group, elements, t, calls.total(), phase, what, routing_dependent);
+    if (out_.size() > before) out_.back().passes = calls;
+  }
+  static PassCalls forward_calls(std::int64_t n) { return {n, 0, 0}; }
+  static PassCalls backward_calls(std::int64_t n) { return {0, n, 0}; }
 
   void add(int rank, const std::string& op, const std::vector<int>& group, std::int64_t elements, DType t,
            std::int64_t count, Phase phase, const std::string& what, bool routing_dependent = false) {

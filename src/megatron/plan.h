@@ -17,6 +17,16 @@ namespace pipebench {
 enum class Phase { kWarmup, kSteady, kCooldown, kPipeline, kAfter };
 [[nodiscard]] const char* phase_name(Phase p);  // warm-up, steady, cool-down, pipeline, after
 
+// Where an in-schedule collective's calls run, per iteration: in forward passes, in backward passes, and in the
+// forward that full recompute runs again inside a backward pass (megatron.md §6). The simulator and the replay
+// place a collective by these counts; a P2P half and a collective after the pipeline have none (all zero).
+struct PassCalls {
+  std::int64_t forward = 0, backward = 0, recompute = 0;
+  [[nodiscard]] std::int64_t total() const { return forward + backward + recompute; }
+  // Calls that run inside backward passes: the backward's own and the recomputed forward's.
+  [[nodiscard]] std::int64_t in_backward() const { return backward + recompute; }
+};
+
 struct PlanMessage {
   int id = 0;
   int rank = 0;               // global rank that issues it
@@ -28,6 +38,7 @@ struct PlanMessage {
   std::int64_t bytes = 0;
   std::int64_t count = 0;  // per iteration
   Phase phase = Phase::kAfter;
+  PassCalls passes;  // in-schedule collectives: count split by pass (passes.total() == count); else zero
   std::string what;  // activation, activation grad, dp grad chunk 1, word-embedding grad, ...
   // MoE all-to-all and expert-TP messages: the size is the balanced expectation (every expert gets
   // tokens x topk / experts); the router decides the real split per microbatch.

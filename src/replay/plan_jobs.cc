@@ -33,21 +33,6 @@ void add_groups(const Schedule& s, std::set<std::vector<int>>& groups) {
   }
 }
 
-// Share of an in-schedule message's per-iteration count issued in forward steps, the rest in backward
-// steps (reference/megatron.md §6): TP without SP, 2 all-reduces forward and 2 backward per layer; with
-// SP, 2 all-gathers forward and 4 backward, 2 reduce-scatters each way; the output layer's dgrad runs in
-// backward; so do messages named "backward" (CP's KV/dKV exchange, the embedding's SP gather), "wgrad" and
-// the recomputed forward's (", recompute"); embeddings, cross entropy, data broadcasts, the loss and
-// messages named "forward" run in forward.
-double forward_share(const PlanMessage& msg) {
-  const auto has = [&](const char* word) { return msg.what.find(word) != std::string::npos; };
-  // A recomputed layer's forward runs again inside the backward step; gradients flow in backward.
-  if (has(", recompute") || has("dgrad") || has("wgrad") || has("backward")) return 0;
-  if (msg.what == "TP per layer") return 0.5;
-  if (msg.what == "TP per layer (SP)") return msg.op == "all_gather" ? 2.0 / 6.0 : 0.5;
-  return 1;
-}
-
 // How many of `total` calls the k-th of `steps` steps issues: spread evenly, the remainder on the
 // steps where floor((k+1) total / steps) steps up, so the steps together issue exactly `total`.
 std::int64_t calls_at(std::int64_t total, std::int64_t steps, std::int64_t k) {
@@ -55,9 +40,10 @@ std::int64_t calls_at(std::int64_t total, std::int64_t steps, std::int64_t k) {
 }
 
 // The in-schedule collectives (TP, CP, cross entropy, data broadcasts, per-microbatch loss) of this rank
-// at their exact sizes and groups, issued after the forward and backward compute steps they belong to:
-// each message's forward calls spread evenly over the m*v forward steps, its backward calls over the
-// backward steps (B where the backward is split; W passes issue none). Position inside a step is not modelled (the
+// at their exact sizes and groups, issued after the forward and backward compute steps they belong to (the
+// plan's calls per pass, plan.h PassCalls): each message's forward calls spread evenly over the m*v forward
+// steps, its backward and recomputed-forward calls over the backward steps (B where the backward is split; W
+// passes issue none). Position inside a step is not modelled (the
 // step's compute runs first).
 void insert_inside_collectives(const Schedule& s, int global_rank, RankJob& job) {
   std::vector<const PlanMessage*> inside;
@@ -77,9 +63,7 @@ void insert_inside_collectives(const Schedule& s, int global_rank, RankJob& job)
     if (t.kind != Task::Kind::kCompute || t.mb < 0 || t.wgrad) continue;  // W: no collectives of its own
     const std::int64_t k = t.forward ? fwd_k++ : bwd_k++;
     for (const PlanMessage* msg : inside) {
-      const auto fwd_total =
-          static_cast<std::int64_t>(std::llround(forward_share(*msg) * static_cast<double>(msg->count)));
-      const std::int64_t total = t.forward ? fwd_total : msg->count - fwd_total;
+      const std::int64_t total = t.forward ? msg->passes.forward : msg->passes.in_backward();
       const std::int64_t n = calls_at(total, t.forward ? fwd_steps : bwd_steps, k);
       if (n <= 0) continue;
       Task c;

@@ -22,6 +22,7 @@ void sort_messages(const Schedule& s, const CostModel& costs, ScheduleBuild& b) 
   b.inside.assign(p, {});
   b.after.assign(p, {});
   b.inside_comm_ms.assign(p, 0.0);
+  b.inside_forward_ms.assign(p, 0.0);
   for (const auto& msg : s.messages) {
     const auto it = std::find(b.ranks.begin(), b.ranks.end(), msg.rank);
     if (it == b.ranks.end()) continue;
@@ -39,12 +40,14 @@ void sort_messages(const Schedule& s, const CostModel& costs, ScheduleBuild& b) 
     std::sort(group.begin(), group.end());
     const CommCost cc = costs.cost(msg.op, group, msg.bytes);
     b.cost_sources.insert(cc.source);
-    const CostedMessage m{msg, static_cast<double>(cc.time) / 1e6 * static_cast<double>(msg.count)};
+    const double call_ms = static_cast<double>(cc.time) / 1e6;
+    const CostedMessage m{msg, call_ms * static_cast<double>(msg.count)};
     if (msg.phase == Phase::kAfter) {
       b.after[r].push_back(m);
     } else {
       b.inside[r].push_back(m);
       b.inside_comm_ms[r] += m.ms;
+      b.inside_forward_ms[r] += call_ms * static_cast<double>(msg.passes.forward);
     }
   }
 }
@@ -53,12 +56,13 @@ void sort_messages(const Schedule& s, const CostModel& costs, ScheduleBuild& b) 
 // even, or uneven first / last stages, or the embedding and loss slots; stage s = chunk x p + pipeline rank in
 // Megatron's interleaved order, so its layers are those of chunk s / p of rank s mod p), plus the output layer on the
 // chunk that holds the last stage (rank p-1's last chunk; rank 0's second with the V placement; backward twice its
-// forward), plus `extra_ms` spread 1/3 forward, 2/3 backward. Where the schedule splits the backward, W gets w_share of
-// the compute (Qi et al. §2: the weight-gradient GEMMs) and B the rest with the backward's share of `extra_ms` (the
-// collectives of the backward run with the B pass). A compute model measured per rank (ComputeModel::ranks) gives
-// each rank its own times per layer and adds its host time per pass to every pass.
-void set_compute(ScheduleSpec& spec, const ComputeModel& c, const MegatronArgs& a,
-                 const std::vector<double>& extra_ms) {
+// forward), plus the rank's in-schedule collectives: `extra_forward_ms` spread over its forward steps and the rest of
+// `extra_ms` over its backward steps. Where the schedule splits the backward, W gets w_share of the compute (Qi et
+// al. §2: the weight-gradient GEMMs) and B the rest with the backward's collectives (they run with the B pass). A
+// compute model measured per rank (ComputeModel::ranks) gives each rank its own times per layer and adds its host time
+// per pass to every pass.
+void set_compute(ScheduleSpec& spec, const ComputeModel& c, const MegatronArgs& a, const std::vector<double>& extra_ms,
+                 const std::vector<double>& extra_forward_ms) {
   const ScheduleGenerator& g = schedule_generator(spec.id);
   const bool split = g.splits_backward();
   spec.fwd.clear();
@@ -66,7 +70,9 @@ void set_compute(ScheduleSpec& spec, const ComputeModel& c, const MegatronArgs& 
   spec.wgt.clear();
   for (int r = 0; r < spec.p; ++r) {
     std::vector<SimTime> f, b, w;
-    const double extra = extra_ms[static_cast<std::size_t>(r)] / static_cast<double>(spec.m * spec.v);
+    const double steps = static_cast<double>(spec.m * spec.v);
+    const double extra_f = extra_forward_ms[static_cast<std::size_t>(r)] / steps;
+    const double extra_b = extra_ms[static_cast<std::size_t>(r)] / steps - extra_f;
     const auto rank = static_cast<std::size_t>(r);
     const RankCompute uniform{c.fwd_ms_per_layer, c.bwd_ms_per_layer, c.w_share, 0, c.optimizer_ms};
     const RankCompute& rc = c.per_rank() ? c.ranks.at(rank) : uniform;
@@ -78,10 +84,9 @@ void set_compute(ScheduleSpec& spec, const ComputeModel& c, const MegatronArgs& 
         fwd += c.output_layer_ms(rank);
         bwd += 2 * c.output_layer_ms(rank);
       }
-      f.push_back(checked_ns_from_ms(fwd + extra / 3 + rc.pass_overhead_ms, "the forward step of a model chunk"));
+      f.push_back(checked_ns_from_ms(fwd + extra_f + rc.pass_overhead_ms, "the forward step of a model chunk"));
       const double wgt = split ? bwd * rc.w_share : 0;
-      b.push_back(
-          checked_ns_from_ms(bwd - wgt + 2 * extra / 3 + rc.pass_overhead_ms, "the backward step of a model chunk"));
+      b.push_back(checked_ns_from_ms(bwd - wgt + extra_b + rc.pass_overhead_ms, "the backward step of a model chunk"));
       if (split)
         w.push_back(checked_ns_from_ms(wgt + rc.pass_overhead_ms, "the weight-gradient step of a model chunk"));
     }
@@ -125,11 +130,12 @@ ScheduleSpec prepare_build(const Plan& plan, const Schedule& s, const ComputeMod
   spec.warmup = s.warmup;
   spec.table = forward_table(plan.args, l, s.id.v);
   sort_messages(s, costs, b);
-  set_compute(spec, compute, plan.args, std::vector<double>(b.ranks.size(), 0.0));
+  const std::vector<double> none(b.ranks.size(), 0.0);
+  set_compute(spec, compute, plan.args, none, none);
   // Passes measured by a profile hold the collectives that ran inside them already.
   if (!fold || compute.per_rank()) return spec;
   ScheduleSpec folded = spec;
-  set_compute(folded, compute, plan.args, b.inside_comm_ms);
+  set_compute(folded, compute, plan.args, b.inside_comm_ms, b.inside_forward_ms);
   return folded;
 }
 

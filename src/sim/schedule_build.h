@@ -28,6 +28,7 @@ struct ScheduleBuild {
   // Compute per rank and chunk WITHOUT the in-schedule collectives; GPipe, 1F1B or interleaved by name.
   ScheduleSpec spec;
   std::vector<double> inside_comm_ms;              // per pipeline rank: ms per iteration of `inside`
+  std::vector<double> inside_forward_ms;           // per pipeline rank: the part of it issued in forward passes
   std::vector<std::vector<CostedMessage>> inside;  // per pipeline rank: collectives inside the schedule
   std::vector<std::vector<CostedMessage>> after;   // per pipeline rank: collectives after the pipeline
   std::vector<Program> programs;                   // generate_schedule of spec (or of the folded spec)
@@ -40,9 +41,10 @@ struct ScheduleBuild {
 [[nodiscard]] std::string task_limit_problem(const Plan& plan, const Schedule& s);
 
 // costs prices the collectives (the cost model's errors propagate). fold: the programs' compute steps
-// carry each rank's inside_comm_ms, spread over its microbatch steps (1/3 forward, 2/3 backward): the
-// predictor's stand-in for collectives it does not simulate one by one; without fold the programs are
-// those of `spec` (for executing the collectives for real).
+// carry each rank's in-schedule collectives, the forward calls' time spread over its forward steps and the
+// backward and recomputed-forward calls' over its backward steps (the plan's PassCalls, as the replay issues
+// them): the predictor's stand-in for collectives it does not simulate one by one; without fold the programs
+// are those of `spec` (for executing the collectives for real).
 [[nodiscard]] ScheduleBuild build_schedule(const Plan& plan, const Schedule& schedule, const ComputeModel& compute,
                                            const CostModel& costs, bool fold);
 // The same build with its programs left empty: each rank's program goes to `take` (rank order, with the build

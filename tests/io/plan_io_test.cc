@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -218,6 +219,57 @@ TEST(PlanIo, MessagesThatNoPlanCanHoldAreBadInputNotACrashOrWrongData) {
   EXPECT_EQ(error_of(j),
             "--plan p.json: \"schedules[0].params[0]\" is not a pipeline rank and chunk of this schedule with a "
             "count >= 0");
+}
+
+TEST(PlanIo, InScheduleCollectivesCarryTheirCallsPerPassAndAFileWithoutThemIsRefused) {
+  const Plan built = plan_of(kWide);  // TP with SP, CP: collectives in forward and backward passes
+  const json good = plan_to_json(built);
+  const json& msgs = good["schedules"][0]["messages"];
+  std::size_t inside = msgs.size(), after = msgs.size();
+  for (std::size_t i = 0; i < msgs.size(); ++i) {
+    const std::string op = msgs[i]["op"], phase = msgs[i]["phase"];
+    if (op == "send" || op == "recv") {
+      EXPECT_FALSE(msgs[i].contains("calls")) << i;
+      continue;
+    }
+    if (phase == "after") {
+      EXPECT_FALSE(msgs[i].contains("calls")) << i;
+      after = std::min(after, i);
+      continue;
+    }
+    ASSERT_TRUE(msgs[i].contains("calls")) << i;
+    const json& c = msgs[i]["calls"];
+    EXPECT_EQ(c["forward"].get<std::int64_t>() + c["backward"].get<std::int64_t>() + c["recompute"].get<std::int64_t>(),
+              msgs[i]["count"].get<std::int64_t>())
+        << i;
+    if (inside == msgs.size() && c["forward"].get<std::int64_t>() > 0 && c["backward"].get<std::int64_t>() > 0)
+      inside = i;
+  }
+  ASSERT_LT(inside, msgs.size());  // a TP collective of both passes
+  ASSERT_LT(after, msgs.size());
+  // The typed plan holds them as built.
+  const Plan back = plan_from_json(good, "test");
+  EXPECT_EQ(back.schedules[0].messages[inside].passes.forward, built.schedules[0].messages[inside].passes.forward);
+  EXPECT_EQ(back.schedules[0].messages[inside].passes.backward, built.schedules[0].messages[inside].passes.backward);
+  const std::string at = "--plan p.json: \"schedules[0].messages[" + std::to_string(inside) + "].calls";
+  json j = good;
+  j["schedules"][0]["messages"][inside].erase("calls");
+  EXPECT_EQ(error_of(j), at + "\" is missing: an in-schedule collective needs its calls per pass (plan the model again "
+                              "with this version of pipebench plan)");
+  j = good;
+  j["schedules"][0]["messages"][inside]["calls"]["forward"] = j["schedules"][0]["messages"][inside]["count"];
+  EXPECT_EQ(error_of(j), at + "\" does not add up to the message's count (" +
+                             std::to_string(msgs[inside]["count"].get<std::int64_t>()) + ")");
+  j = good;
+  j["schedules"][0]["messages"][inside]["calls"]["recompute"] = -1;
+  EXPECT_EQ(error_of(j), at + "\" has a negative count");
+  j = good;
+  j["schedules"][0]["messages"][inside]["calls"] = 3;
+  EXPECT_EQ(error_of(j), at + "\" is not an object");
+  // A collective after the pipeline runs in no pass: counts there are ignored, never required.
+  j = good;
+  j["schedules"][0]["messages"][after].erase("calls");
+  EXPECT_EQ(error_of(j), "(no error)");
 }
 
 TEST(PlanIo, SizesBeyondTheLimitsAreRefused) {

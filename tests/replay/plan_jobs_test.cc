@@ -5,13 +5,18 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <limits>
 #include <map>
+#include <sstream>
+#include <tuple>
 
 #include "core/error.h"
 #include "megatron/model_args.h"
 #include "megatron/plan.h"
 #include "schedule/schedule_registry.h"
+#include "sim/cost_model.h"
+#include "sim/schedule_build.h"
 
 namespace pipebench {
 namespace {
@@ -51,6 +56,119 @@ int count(const Program& p, Task::Kind k) {
   int n = 0;
   for (const auto& t : p.tasks) n += t.kind == k;
   return n;
+}
+
+// The in-schedule collectives of one pipeline rank, by pass, as the replay issues them and as the simulator folds
+// them: calls per message after forward and after backward steps (replay), and the collectives' time the folded
+// forward and backward steps carry beyond the plain ones (simulator). Both must follow the plan's PassCalls.
+using MessageKey = std::tuple<std::string, std::int64_t, std::vector<int>, std::string>;  // op, bytes, group, what
+
+MessageKey key_of(const std::string& op, std::int64_t bytes, std::vector<int> group, const std::string& what) {
+  std::sort(group.begin(), group.end());
+  return {op, bytes, group, what};
+}
+
+void expect_same_passes(const Plan& plan, const std::string& name) {
+  ComputeOptions o;
+  o.fwd_ms_per_layer = 1;
+  const ComputeModel compute = make_compute_model(plan, o);
+  const AssumedCost link(10, 5);
+  for (const Schedule& s : plan.schedules) {
+    const ScheduleBuild plain = build_schedule(plan, s, compute, link, false);
+    const ScheduleBuild folded = build_schedule(plan, s, compute, link, true);
+    const PlanJobs pj = plan_jobs(plan, compute, plain.ranks.front(), s.id.key());
+    for (std::size_t r = 0; r < plain.ranks.size(); ++r) {
+      const std::string where = name + " " + s.id.key() + " pipeline rank " + std::to_string(r);
+      // The plan's calls per pass and the simulator's time per pass.
+      std::map<MessageKey, std::pair<std::int64_t, std::int64_t>> planned;  // forward, in backward
+      double fwd_ms = 0, bwd_ms = 0;
+      for (const CostedMessage& cm : plain.inside[r]) {
+        const PlanMessage& m = cm.message;
+        ASSERT_EQ(m.passes.total(), m.count) << where << ": " << m.what;
+        auto& n = planned[key_of(m.op, m.bytes, m.group, m.what)];
+        n.first += m.passes.forward;
+        n.second += m.passes.in_backward();
+        const double call_ms = cm.ms / static_cast<double>(m.count);
+        fwd_ms += call_ms * static_cast<double>(m.passes.forward);
+        bwd_ms += call_ms * static_cast<double>(m.passes.in_backward());
+      }
+      double folded_fwd = 0, folded_bwd = 0;
+      std::int64_t steps = 0;
+      const auto& fp = folded.programs[r].tasks;
+      const auto& pp = plain.programs[r].tasks;
+      ASSERT_EQ(fp.size(), pp.size()) << where;
+      for (std::size_t i = 0; i < fp.size(); ++i) {
+        if (fp[i].kind != Task::Kind::kCompute || fp[i].mb < 0 || fp[i].wgrad) continue;
+        const double d = static_cast<double>(fp[i].duration - pp[i].duration) / 1e6;
+        (fp[i].forward ? folded_fwd : folded_bwd) += d;
+        ++steps;
+      }
+      const double tol = 1e-6 * static_cast<double>(steps) + 1e-9 * (fwd_ms + bwd_ms);
+      EXPECT_NEAR(folded_fwd, fwd_ms, tol) << where;
+      EXPECT_NEAR(folded_bwd, bwd_ms, tol) << where;
+      // The replay of the same rank (its own pipeline group's job: the first group's ranks here).
+      if (r != 0) continue;
+      const RankJob& job = pj.jobs.front();
+      std::map<MessageKey, std::pair<std::int64_t, std::int64_t>> issued;
+      bool after_forward = true;
+      for (const Task& t : job.program.tasks) {
+        if (t.kind == Task::Kind::kCompute && t.mb >= 0) after_forward = t.forward;
+        if (t.kind != Task::Kind::kCollective) continue;
+        const ReplayCollective& c = job.collectives.at(static_cast<std::size_t>(t.collective));
+        const MessageKey k = key_of(std::string(c.op->name()), c.bytes, c.group, c.label);
+        if (planned.count(k) == 0) continue;  // after the pipeline
+        (after_forward ? issued[k].first : issued[k].second) += c.count;
+      }
+      for (auto& [k, n] : planned) {
+        if (n.first == 0 && n.second == 0) continue;
+        EXPECT_EQ(issued[k], n) << where << ": " << std::get<3>(k) << " (" << std::get<0>(k) << ")";
+      }
+    }
+  }
+}
+
+std::vector<std::string> args_fixture(const std::string& file) {
+  std::ifstream in(std::string(TEST_DATA_DIR) + "/megatron/" + file);
+  EXPECT_TRUE(in.good()) << file;
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] != '#') out.push_back(line);
+  return out;
+}
+
+std::vector<std::string> words(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> w;
+  for (std::string x; in >> x;) w.push_back(x);
+  return w;
+}
+
+TEST(PlanJobs, TheSimulatorAndTheReplayPlaceEveryCollectiveInTheSamePasses) {
+  // The example launches of the fixtures, and small models for each rule: TP with and without SP, full
+  // recompute, context parallelism, MoE.
+  for (const auto& [file, world] : std::vector<std::pair<std::string, int>>{
+           {"gpt3_175b.args", 128}, {"llama3_8b_h100_fp8.args", 32}, {"mixtral_8x7b.args", 64}}) {
+    std::vector<std::string> a = args_fixture(file);
+    a.insert(a.end(), {"--world-size", std::to_string(world)});
+    // Fewer microbatches: the rule is the same for every count, the build much smaller.
+    for (std::size_t i = 0; i + 1 < a.size(); ++i)
+      if (a[i] == "--global-batch-size") a[i + 1] = "64";
+    SCOPED_TRACE(file);
+    expect_same_passes(make_plan(parse_megatron_args(a), 0), file);
+  }
+  const std::string base =
+      "--num-layers 8 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --max-position-embeddings 64 "
+      "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 2 --vocab-size 1000 --bf16 ";
+  for (const std::string extra :
+       {"--tensor-model-parallel-size 2 --world-size 4",
+        "--tensor-model-parallel-size 2 --sequence-parallel --world-size 4",
+        "--tensor-model-parallel-size 2 --recompute-granularity full --recompute-method uniform "
+        "--recompute-num-layers 1 --world-size 4",
+        "--context-parallel-size 2 --world-size 4 --num-layers-per-virtual-pipeline-stage 2",
+        "--num-experts 4 --expert-model-parallel-size 2 --tensor-model-parallel-size 2 --sequence-parallel "
+        "--world-size 8"}) {
+    expect_same_passes(make_plan(parse_megatron_args(words(base + extra)), 0), extra);
+  }
 }
 
 TEST(PlanJobs, EverySchedulePlusGpipeWithComputeFromTheModel) {
