@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/range_list.h"
 
 namespace pipebench {
 namespace {
@@ -237,12 +238,12 @@ void TcpRendezvous::accept_peers() {
     if (rc < 0 && errno == EINTR) continue;
     if (rc < 0) fail("poll", errno);
     if (rc == 0) {
-      std::string missing;
+      RangeList missing;
       for (int r = 1; r < config_.size; ++r) {
-        if (!peers_[static_cast<std::size_t>(r)].valid()) missing += (missing.empty() ? "" : ",") + std::to_string(r);
+        if (!peers_[static_cast<std::size_t>(r)].valid()) missing.add(r);
       }
       throw Error("rendezvous timed out on " + where() + " after " + std::to_string(config_.timeout.count() / 1000) +
-                  " s: rank" + (config_.size - joined > 1 ? "s " : " ") + missing + " of " +
+                  " s: rank" + (config_.size - joined > 1 ? "s " : " ") + missing.text() + " of " +
                   std::to_string(config_.size) + " did not connect (" + kRendezvousTimeoutVariable + " sets the wait)");
     }
     SocketFd peer(accept(listener_.get(), nullptr, nullptr));

@@ -139,6 +139,20 @@ TEST(TcpRendezvous, AMissingPeerTimesOutWithOneMessage) {
 
 TEST(TcpRendezvous, AConnectingRankWithoutRankZeroTimesOut) {
   const Env env = rank_env(1, 2, free_loopback_port(29500), "1");
+// The ranks that did not connect are ranges: a world of 2^24 is one short line, not a list of every rank.
+TEST(TcpRendezvous, TheRanksThatDidNotConnectAreRanges) {
+  const int port = free_loopback_port(29500);
+  const Env env = rank_env(0, 1 << 24, port, "1");
+  try {
+    (void)tcp_world_from_env(lookup(env));
+    FAIL() << "a world of 2^24 formed with 1 rank";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(") after 1 s: ranks 1-16777215 of 16777216 did not connect"), std::string::npos) << what;
+    EXPECT_LT(what.size(), 300u) << what;
+  }
+}
+
   try {
     (void)tcp_world_from_env(lookup(env));
     FAIL() << "rank 1 formed a world without rank 0";
