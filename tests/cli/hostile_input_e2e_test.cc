@@ -260,6 +260,21 @@ TEST_F(HostileInput, PredictionValuesOutOfRangeAreRefusedByReport) {
                      "\"schedules[0].iteration_ms\" is -5, outside");
 }
 
+// A plan's derived value edited (a negative ideal bubble) is refused by predict, which would otherwise print it
+// and write a prediction that report refuses.
+TEST_F(HostileInput, APlanWhoseBubbleIsNotItsLayoutsIsRefusedByPredict) {
+  ASSERT_EQ(run("plan --json " + path("p.json") + " -- " + kModel).status, 0);
+  nlohmann::json j = nlohmann::json::parse(slurp(path("p.json")));
+  j["schedules"][0]["bubble_ideal"] = -1;
+  const Result r =
+      run("predict --plan " + write("neg.json", j.dump()) + " --link-gbps 10 --tflops 100 --json " + path("pbn.json"));
+  expect_usage_error(r,
+                     "\"schedules[0].bubble_ideal\" is -1, but 2 pipeline ranks, v 1 and 8 microbatches make "
+                     "(p-1)/(v m) = 0.125");
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(std::filesystem::exists(path("pbn.json")));
+}
+
 // Before: a complete replay file whose schedule had an empty iterations_ms was reported as measured.
 TEST_F(HostileInput, ReplayIterationCountsAreCheckedByReport) {
   ASSERT_EQ(run("plan --json " + path("p.json") + " -- " + kModel).status, 0);
