@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/terminal_text.h"
 #include "schedule/action_csv.h"
 #include "schedule/deadlock_check.h"
 #include "schedule/program_writer.h"
@@ -180,7 +181,7 @@ class Checker {
 
   [[noreturn]] void fail(const std::string& why) const { throw UsageError(what_ + ": " + why); }
   [[noreturn]] void fail(const ScheduleAction& a, const std::string& why) const {
-    fail("row " + std::to_string(a.row) + ", cell " + std::to_string(a.cell) + " '" + a.text + "': " + why);
+    fail("row " + std::to_string(a.row) + ", cell " + std::to_string(a.cell) + " '" + quotable(a.text) + "': " + why);
   }
   [[noreturn]] void fail_row(int rank, const std::string& why) const {
     fail("row " + std::to_string(rank + 1) + ": " + why);

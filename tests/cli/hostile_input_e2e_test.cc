@@ -513,6 +513,28 @@ TEST_F(HostileInput, ErrorLinesShowControlBytesInsteadOfSendingThem) {
   expect_usage_error(s, "cell 2 '0F\\x1b[2J\xef\xbf\xbd': not an action");
 }
 
+// Quoted input is cut to a readable length with its size, a NUL inside is shown and does not end the line,
+// and characters a terminal shows as nothing (or that reverse the rest) are named by code point.
+TEST_F(HostileInput, QuotedTextIsCutAndShowsNulAndInvisibleCharacters) {
+  const std::string plan = path("plan.json");
+  ASSERT_EQ(run("plan --json " + plan + " -- " + kModel).status, 0);
+  const std::string predict = "predict --plan " + plan + " --link-gbps 10 --fwd-ms-per-layer 1 --schedule-file ";
+  const Result big = run(predict + write("big.csv", "0F0," + std::string(1'000'000, 'x') + "\n1F0\n"));
+  expect_usage_error(big, "cell 2 '" + std::string(200, 'x') + "... (1000000 bytes)': not an action");
+  EXPECT_LT(big.err.size(), 1000u);
+  const Result nul = run(predict + write("nul.csv", std::string("0F\0"
+                                                                "0\n1F0\n",
+                                                                9)));
+  expect_usage_error(nul, "cell 1 '0F\\x000': not an action (expected");
+  const Result zw = run(predict + write("zw.csv", "0\u200bF0\n1F0\n"));
+  expect_usage_error(zw, "cell 1 '0\\u200bF0': not an action");
+  const Result rlo = run(predict + write("rlo.csv", "\u202e0F0\n1F0\n"));
+  expect_usage_error(rlo, "cell 1 '\\u202e0F0': not an action");
+  const Result help = run("help " + std::string(100'000, 'w'));
+  expect_usage_error(help, "help: no subcommand '" + std::string(200, 'w') + "... (100000 bytes)'");
+  EXPECT_LT(help.err.size(), 1000u);
+}
+
 // Before: 0 stood for "not given", so "import --nranks 0" was read as no --nranks, exit 0.
 TEST_F(HostileInput, ImportNranksZeroIsOutOfRange) {
   const std::string log = std::string(TEST_DATA_DIR) + "/nccl-tests/all_reduce_perf-2.19.log";
