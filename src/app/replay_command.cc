@@ -112,6 +112,7 @@ class ReplayCommand final : public Subcommand {
   }
 
   void before_world(const std::vector<std::string>& args) override;
+  void check_launch(bool tcp_rendezvous) const override { require_backend_for_launch(kind_, tcp_rendezvous); }
   int run(const World* world) override;
 
  private:
