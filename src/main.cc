@@ -161,7 +161,8 @@ int run_in_world(pipebench::Subcommand& command, const pipebench::World& world) 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   // Started as an nccl-tests binary (a link named all_reduce_perf, ...): that binary's bench.
-  if (!pipebench::nccl_tests_binary_op(argv[0]).empty()) args = pipebench::nccl_tests_words(argv[0], args);
+  const bool nccl_tests = !pipebench::nccl_tests_binary_op(argv[0]).empty();
+  if (nccl_tests) args = pipebench::nccl_tests_words(argv[0], args);
   const bool speaker = launcher_rank() == 0;
   const auto table = pipebench::make_command_table();
   pipebench::ParsedLine line;
@@ -189,6 +190,7 @@ int main(int argc, char** argv) {
   if (failed && !(named && named->needs_world() && launcher_size() > 1 && !(tcp && speaker)))
     return alone_usage_error(parse_error);
   if (!failed && line.kind == pipebench::ParsedLine::Kind::kHelp) {
+    if (nccl_tests) line.help_text = pipebench::nccl_tests_help(argv[0], line.help_text);
     if (speaker) std::cout << line.help_text;
     return code(ExitCode::kOk);
   }
