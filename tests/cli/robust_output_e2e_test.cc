@@ -209,6 +209,29 @@ TEST_F(RobustOutput, AFileWrittenIntoAnOutputFolderIsNeverAnInput) {
   EXPECT_FALSE(std::filesystem::exists(path("runY/results.json")));
 }
 
+// Every name predict derives (a schedule file's trace named after the file) is checked before the prediction
+// runs: a name too long for the file system is one line, and neither a trace nor --json is written.
+TEST_F(RobustOutput, ADerivedTraceNameTooLongIsToldBeforeAnythingIsWritten) {
+  std::string rows[2];
+  for (int mb = 0; mb < 8; ++mb) {
+    rows[1] += (mb ? "," : "") + ("1F" + std::to_string(mb)) + ",1B" + std::to_string(mb);
+    if (mb == 0) rows[0] += "0F0";
+    if (mb + 1 < 8) rows[0] += ",0F" + std::to_string(mb + 1);
+    rows[0] += ",0B" + std::to_string(mb);
+  }
+  const std::string csv = write(std::string(240, 'L') + ".csv", rows[0] + "\n" + rows[1] + "\n");
+  std::filesystem::create_directories(path("tr"));
+  const Result r =
+      run("predict --plan " + plan("p.json") + " --link-gbps 2 --fwd-ms-per-layer 1 --schedule 1f1b --schedule-file " +
+          csv + " --trace " + path("tr") + " --json " + path("p.pred.json"));
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_EQ(own_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("-v1.json: cannot be written (File name too long)"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::is_empty(path("tr")));
+  EXPECT_FALSE(std::filesystem::exists(path("p.pred.json")));
+  EXPECT_EQ(r.out, "");
+}
+
 TEST_F(RobustOutput, TwoOutputsOfOneCommandMustBeTwoFiles) {
   const std::string gz = copy(TEST_DATA_DIR "/trace/job_h200_gloo/rank0.json.gz", "in0.json.gz");
   const std::string same = path("same.out");
