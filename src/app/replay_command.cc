@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "app/host_relaunch.h"
 #include "app/model_error_flags.h"
@@ -24,6 +25,7 @@
 #include "core/file_io.h"
 #include "core/json_file.h"
 #include "harness/progress.h"
+#include "harness/signal_notice.h"
 #include "io/chrome_trace_text.h"
 #include "io/plan_io.h"
 #include "io/replay_io.h"
@@ -272,10 +274,19 @@ int ReplayCommand::run(const World* wp) {
     progress = std::make_unique<Progress>(std::cerr, Progress::stderr_is_tty(), "iteration", schedules * o_.iterations);
   }
   std::int64_t iterations_done = 0;
+  // A stopped replay cannot finish its iteration (the ranks wait in each other's calls): rank 0 says so.
+  std::optional<SignalNotice> notice;
+  if (world.rank() == 0) {
+    notice.emplace("replay",
+                   (json_path_.empty() ? std::string("no --json was given")
+                                       : "every finished iteration is in " + json_path_ + " (\"complete\": false)") +
+                       "; mpirun ends every rank with SIGTERM once one of them ends");
+  }
   const ReplayResult r =
       replayer.replay(plan, o_, predicted.get(), json_path_, plan_path_, [&](const ReplayResult& so_far) {
         if (progress) progress->update(++iterations_done, "schedule " + so_far.schedules.back().id.key());
       });
+  notice.reset();
   progress.reset();  // the terminal line is erased before the table
   if (world.rank() == 0) {
     const bool banded = predicted && predicted->band > 0;

@@ -400,7 +400,13 @@ TEST_F(RobustOutput, StoppedReplayLeavesAFileMarkedIncomplete) {
       run_shell("{ PIPEBENCH_REPLAY_TEST_STALL=0:2:60 " + std::string(PIPEBENCH_BIN) + " replay --backend mpi --plan " +
                 p + " --fwd-ms-per-layer 0.2 --iterations 5 --no-predict -T 0 --quiet --json " + json + " & P=$!; " +
                 after_file(json) + "kill -TERM $P; " + reap() + "}");
-  EXPECT_NE(r.status, 0) << r.err;
+  EXPECT_EQ(r.status, 143) << r.err;
+  // Its own line, besides mpirun's: the signal and the file that keeps what was measured.
+  EXPECT_NE(r.err.find("pipebench: replay ended by SIGTERM; every finished iteration is in " + json +
+                       " (\"complete\": false)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(own_lines(r.err), 1) << r.err;
   const auto j = nlohmann::json::parse(slurp(json));
   EXPECT_EQ(j["complete"], false) << j.dump(2);
   ASSERT_FALSE(j["schedules_incomplete"].empty()) << j.dump(2);
