@@ -26,9 +26,17 @@ extern "C" void tell_and_end(int sig) {
 
 }  // namespace
 
+std::string signal_notice_text(const std::string& what, int sig, const std::string& kept) {
+  return what + " ended by " +
+         (sig == SIGINT    ? "SIGINT"
+          : sig == SIGTERM ? "SIGTERM"
+                           : "signal " + std::to_string(sig)) +
+         "; " + kept;
+}
+
 SignalNotice::SignalNotice(const std::string& what, const std::string& kept) {
   for (int i = 0; i < 2; ++i) {
-    std::string line = "pipebench: " + what + " ended by " + (i == 0 ? "SIGINT" : "SIGTERM") + "; " + kept;
+    std::string line = "pipebench: " + signal_notice_text(what, kSignals[i], kept);
     line = one_line(line).substr(0, kLineBytes - 1) + "\n";
     std::memcpy(g_lines[i], line.data(), line.size());
     g_sizes[i] = line.size();

@@ -12,6 +12,9 @@
 
 namespace pipebench {
 
+// "pipebench: " and this is the line: "<what> ended by SIGTERM; <kept>".
+[[nodiscard]] std::string signal_notice_text(const std::string& what, int sig, const std::string& kept);
+
 class SignalNotice {
  public:
   // what: "replay"; kept: what was saved ("r.json keeps every finished iteration"). Installs the handlers
