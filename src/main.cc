@@ -19,6 +19,7 @@
 #include "core/terminal_text.h"
 #include "core/version.h"
 #include "launch/launch_env.h"
+#include "launch/tcp_world.h"
 #include "launch/world.h"
 
 namespace {
@@ -59,6 +60,16 @@ const pipebench::Subcommand* named_command(const pipebench::CommandTable& table,
 }
 
 int code(ExitCode c) { return static_cast<int>(c); }
+
+const char* environment_variable(const char* name) { return std::getenv(name); }
+
+// A usage error found before any world exists: each rank that has it says so, naming itself when it is not
+// rank 0.
+int alone_usage_error(const std::string& message) {
+  const std::string who = launcher_rank() == 0 ? "" : "rank " + std::to_string(launcher_rank()) + ": ";
+  std::fprintf(stderr, "pipebench: %s%s\n", who.c_str(), pipebench::one_line(message).c_str());
+  return code(ExitCode::kUsage);
+}
 
 // A process started as one of N ranks (mpirun, srun, torchrun) must see a world of N: one line and false
 // otherwise (a world of 1 would measure N separate single-rank jobs, NVIDIA/nccl-tests#213).
@@ -150,7 +161,8 @@ int run_in_world(pipebench::Subcommand& command, const pipebench::World& world) 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   // Started as an nccl-tests binary (a link named all_reduce_perf, ...): that binary's bench.
-  if (!pipebench::nccl_tests_binary_op(argv[0]).empty()) args = pipebench::nccl_tests_words(argv[0], args);
+  const bool nccl_tests = !pipebench::nccl_tests_binary_op(argv[0]).empty();
+  if (nccl_tests) args = pipebench::nccl_tests_words(argv[0], args);
   const bool speaker = launcher_rank() == 0;
   const auto table = pipebench::make_command_table();
   pipebench::ParsedLine line;
@@ -160,17 +172,25 @@ int main(int argc, char** argv) {
   } catch (const pipebench::UsageError& e) {
     parse_error = e.what();
   }
+  // What needs no other rank, for this launch (a torchrun-style one has no MPI for --backend mpi).
+  const bool tcp = pipebench::tcp_rendezvous_launch(environment_variable);
+  if (parse_error.empty() && line.kind == pipebench::ParsedLine::Kind::kCommand) {
+    try {
+      line.command->check_launch(tcp);
+    } catch (const pipebench::UsageError& e) {
+      parse_error = e.what();
+    }
+  }
   // Under mpirun a rank whose words fail to parse still joins the world when its command would, so that
-  // every rank agrees before anything runs (the others would wait for it in MPI_Init or a collective).
+  // every rank agrees before anything runs (the others would wait for it in MPI_Init or a collective) and
+  // rank 0 names it. Under a torchrun-style launch rank 0 says its own at once: its rendezvous would first
+  // wait for every rank to join (a minute by default), and torchrun stops the other ranks once one exits.
   const bool failed = !parse_error.empty();
   const pipebench::Subcommand* named = failed ? named_command(table, args) : line.command;  // null: help, version
-  if (failed && !(named && named->needs_world() && launcher_size() > 1)) {
-    // No world to agree in: each rank that fails says so, naming itself when it is not rank 0.
-    const std::string who = speaker ? "" : "rank " + std::to_string(launcher_rank()) + ": ";
-    std::fprintf(stderr, "pipebench: %s%s\n", who.c_str(), pipebench::one_line(parse_error).c_str());
-    return code(ExitCode::kUsage);
-  }
+  if (failed && !(named && named->needs_world() && launcher_size() > 1 && !(tcp && speaker)))
+    return alone_usage_error(parse_error);
   if (!failed && line.kind == pipebench::ParsedLine::Kind::kHelp) {
+    if (nccl_tests) line.help_text = pipebench::nccl_tests_help(argv[0], line.help_text);
     if (speaker) std::cout << line.help_text;
     return code(ExitCode::kOk);
   }

@@ -578,6 +578,10 @@ void BenchCommand::finish(const CLI::App& sub, const CommandExtras& extras) {
   config_.measure.benchmark_args = extras.benchmark_args;
 }
 
+void BenchCommand::check_launch(bool tcp_rendezvous) const {
+  require_backend_for_launch(config_.backend, tcp_rendezvous);
+}
+
 void BenchCommand::before_world(const std::vector<std::string>& args) {
   config_.command_line = {"pipebench"};
   config_.command_line.insert(config_.command_line.end(), args.begin(), args.end());

@@ -53,6 +53,7 @@ class BenchCommand final : public Subcommand {
   [[nodiscard]] bool needs_world() const override { return true; }
   // Keeps the words as typed (-J writes them as nccl-tests' "args").
   void before_world(const std::vector<std::string>& args) override;
+  void check_launch(bool tcp_rendezvous) const override;
   [[nodiscard]] int run(const World* world) override;
   // After finish: the sweep the flags describe.
   [[nodiscard]] const BenchConfig& config() const { return config_; }

@@ -4,6 +4,7 @@
 #include "app/help_pages.h"
 #include "core/error.h"
 #include "core/suggest.h"
+#include "core/terminal_text.h"
 
 namespace pipebench {
 
@@ -18,11 +19,12 @@ std::string help_text(const std::vector<std::string>& words) {
            list + "\n(pipebench --help lists the subcommands, pipebench SUBCOMMAND --help its flags)\n";
   }
   if (words.size() > 1) {
-    throw UsageError("help: one subcommand at a time (got '" + words[0] + "' and '" + words[1] + "')");
+    throw UsageError("help: one subcommand at a time (got '" + quotable(words[0]) + "' and '" + quotable(words[1]) +
+                     "')");
   }
   const std::string_view page = help_page(words[0]);
   if (page.empty()) {
-    throw UsageError("help: no subcommand '" + words[0] + "'" + did_you_mean(words[0], names) +
+    throw UsageError("help: no subcommand '" + quotable(words[0]) + "'" + did_you_mean(words[0], names) +
                      " (pipebench help lists the pages)");
   }
   return std::string(page);

@@ -8,7 +8,8 @@
 
 namespace pipebench {
 
-void relaunch_on_host_ranks(BackendKind backend, int ranks, const std::vector<std::string>& args, StopForwarding stop) {
+void relaunch_on_host_ranks(BackendKind backend, int ranks, const std::vector<std::string>& args, StopForwarding stop,
+                            const std::function<std::string(int sig)>& stopped_line) {
   if (started_by_launcher() || !built_with_mpi() || ranks <= 1) return;
   if (backend == BackendKind::kNccl) return;
   std::string why;
@@ -23,7 +24,7 @@ void relaunch_on_host_ranks(BackendKind backend, int ranks, const std::vector<st
   std::printf("# no GPU visible (%s): running on the MPI backend with %d host ranks (mpirun -np %d)\n", why.c_str(),
               ranks, ranks);
   std::fflush(stdout);
-  run_under_mpirun(mpirun, ranks, args, stop);
+  run_under_mpirun(mpirun, ranks, args, stop, stopped_line);
 }
 
 }  // namespace pipebench

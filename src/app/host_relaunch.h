@@ -4,6 +4,7 @@
 // backend, saying so on its first line, as nccl-tests users would start it by hand.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,9 @@ namespace pipebench {
 // launcher, is built with MPI, ranks > 1, and no GPU will be used. Returns where no relaunch is needed,
 // or where no mpirun is on PATH (saying so: the command then runs as one process). `stop`: how a SIGINT
 // or SIGTERM the user sends reaches the ranks (launch/mpirun_relaunch.h); the command exits 130 or 143.
+// `stopped_line`: run_under_mpirun's.
 void relaunch_on_host_ranks(BackendKind backend, int ranks, const std::vector<std::string>& args,
-                            StopForwarding stop = StopForwarding::kTerminate);
+                            StopForwarding stop = StopForwarding::kTerminate,
+                            const std::function<std::string(int sig)>& stopped_line = {});
 
 }  // namespace pipebench

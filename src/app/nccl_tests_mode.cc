@@ -3,6 +3,8 @@
 #include "app/nccl_tests_mode.h"
 
 #include <algorithm>
+#include <map>
+#include <sstream>
 
 #include "collectives/registry.h"
 #include "core/version.h"
@@ -13,6 +15,11 @@ namespace pipebench {
 namespace {
 
 constexpr const char* kNameFlag = "--nccl-tests-name";
+
+std::string program_name(std::string_view argv0) {
+  const auto slash = argv0.find_last_of('/');
+  return std::string(slash == std::string_view::npos ? argv0 : argv0.substr(slash + 1));
+}
 
 }  // namespace
 
@@ -37,11 +44,43 @@ std::string nccl_tests_binary_op(std::string_view argv0) {
 }
 
 std::vector<std::string> nccl_tests_words(std::string_view argv0, const std::vector<std::string>& args) {
-  const auto slash = argv0.find_last_of('/');
-  const std::string program(slash == std::string_view::npos ? argv0 : argv0.substr(slash + 1));
-  std::vector<std::string> words = {"bench", "--op", nccl_tests_binary_op(argv0), kNameFlag, program};
-  words.insert(words.end(), args.begin(), args.end());
+  std::vector<std::string> words = {"bench", "--op", nccl_tests_binary_op(argv0), kNameFlag, program_name(argv0)};
+  for (const std::string& a : args) {
+    if (a == "--op") {
+      words.emplace_back("--redop");
+    } else if (a.rfind("--op=", 0) == 0) {
+      words.push_back("--redop=" + a.substr(5));
+    } else {
+      words.push_back(a);
+    }
+  }
   return words;
+}
+
+std::string nccl_tests_help(std::string_view argv0, const std::string& bench_help) {
+  const std::map<std::string, int> defaults = {
+      {"-w,", kNcclTestsWarmup}, {"--reps ", kNcclTestsReps}, {"-a,", kNcclTestsAverage}};
+  std::istringstream in(bench_help);
+  std::string out;
+  bool skipping = false;  // the lines of --op's entry
+  for (std::string line; std::getline(in, line);) {
+    const std::string flag = line.substr(0, line.find_first_not_of(' '));
+    const std::string_view rest = std::string_view(line).substr(std::min(line.size(), flag.size()));
+    const bool entry = flag.size() == 2 && !rest.empty() && rest.front() == '-';  // "  -x,..." or "  --xy ..."
+    if (entry || flag.empty()) skipping = entry && rest.rfind("--op ", 0) == 0;
+    if (skipping) continue;
+    if (line.rfind("Usage: pipebench bench", 0) == 0) line = "Usage: " + program_name(argv0) + line.substr(22);
+    if (entry && rest.rfind("-o,--op_type", 0) == 0) line.replace(flag.size(), 12, "-o,--op,--op_type");
+    for (const auto& [name, value] : defaults) {
+      if (!entry || rest.rfind(name, 0) != 0) continue;
+      const auto eq = line.find('=');
+      const auto end = line.find_first_not_of("0123456789", eq + 1);
+      if (eq != std::string::npos)
+        line.replace(eq + 1, (end == std::string::npos ? line.size() : end) - eq - 1, std::to_string(value));
+    }
+    out += line + "\n";
+  }
+  return out;
 }
 
 std::vector<std::string> nccl_tests_user_args(const std::vector<std::string>& words) {

@@ -25,8 +25,18 @@ namespace pipebench {
 // program's base name is not one of nccl_tests_binaries().
 [[nodiscard]] std::string nccl_tests_binary_op(std::string_view argv0);
 
-// The words the command table parses for such a binary: bench, its op and name, then the user's words.
+// The words the command table parses for such a binary: bench, its op and name, then the user's words, where
+// nccl-tests' `--op` (its long name of -o, the reduction: `all_reduce_perf --op prod`) is bench's --redop.
 [[nodiscard]] std::vector<std::string> nccl_tests_words(std::string_view argv0, const std::vector<std::string>& args);
+
+// bench's --help as the binary's: its name in the usage line, no --op (the name is the op), -o's long name
+// --op, and nccl-tests' defaults of -w, --reps and -a.
+[[nodiscard]] std::string nccl_tests_help(std::string_view argv0, const std::string& bench_help);
+
+// nccl-tests' defaults where bench's differ: one warm-up, one timed batch, the mean over ranks (-a 1).
+inline constexpr int kNcclTestsWarmup = 1;
+inline constexpr int kNcclTestsReps = 1;
+inline constexpr int kNcclTestsAverage = 1;
 
 // The user's words of nccl_tests_words' result, behind the program name (what nccl-tests' -J "args" holds).
 [[nodiscard]] std::vector<std::string> nccl_tests_user_args(const std::vector<std::string>& words);
@@ -37,9 +47,9 @@ namespace pipebench {
 // that leaves no sample of the one batch.
 template <class Given>
 void apply_nccl_tests_defaults(BenchConfig& c, Given given) {
-  if (!given("-w")) c.measure.warmup = 1;
-  if (!given("--reps") && !c.per_iter_timing) c.measure.reps = 1;
-  if (!given("-a")) c.measure.rank_stat = RankStat::kMean;
+  if (!given("-w")) c.measure.warmup = kNcclTestsWarmup;
+  if (!given("--reps") && !c.per_iter_timing) c.measure.reps = kNcclTestsReps;
+  if (!given("-a")) c.measure.rank_stat = static_cast<RankStat>(kNcclTestsAverage);
   if (c.measure.per_iter_skip >= c.measure.reps) {
     throw UsageError("-K " + std::to_string(c.measure.per_iter_skip) + ": must leave at least one of the " +
                      std::to_string(c.measure.reps) +

@@ -174,6 +174,7 @@ class PairsCommand final : public Subcommand {
     // --gpus names GPUs: no fallback to host ranks (where none is visible, the one process says so).
     if (o_.gpu_list.empty()) relaunch_on_host_ranks(o_.backend, o_.host_ranks, args);
   }
+  void check_launch(bool tcp_rendezvous) const override { require_backend_for_launch(o_.backend, tcp_rendezvous); }
   int run(const World* world) override { return run_pairs_command(o_, *world); }
 
  private:

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "app/host_relaunch.h"
 #include "app/model_error_flags.h"
@@ -24,6 +25,7 @@
 #include "core/file_io.h"
 #include "core/json_file.h"
 #include "harness/progress.h"
+#include "harness/signal_notice.h"
 #include "io/chrome_trace_text.h"
 #include "io/plan_io.h"
 #include "io/replay_io.h"
@@ -112,11 +114,18 @@ class ReplayCommand final : public Subcommand {
   }
 
   void before_world(const std::vector<std::string>& args) override;
+  void check_launch(bool tcp_rendezvous) const override { require_backend_for_launch(kind_, tcp_rendezvous); }
   int run(const World* world) override;
 
  private:
   std::unique_ptr<Prediction> prediction(const World& world, const Plan& plan, Backend& backend);
   void write_traces(const ReplayResult& r) const;
+  // What a replay stopped by a signal kept, for its line (harness/signal_notice.h).
+  [[nodiscard]] std::string kept_when_stopped() const {
+    return (json_path_.empty() ? std::string("no --json was given")
+                               : "every finished iteration is in " + json_path_ + " (\"complete\": false)") +
+           "; mpirun ends every rank with SIGTERM once one of them ends";
+  }
   // The schedules to replay, counted. A bad schedule or compute fails here, before any timing; so does a
   // trace file that would replace an input.
   std::int64_t check_schedules(const Plan& plan, const World& world) const {
@@ -223,14 +232,17 @@ void ReplayCommand::before_world(const std::vector<std::string>& args) {
   if (plan_world <= 1) return;
   std::string why;
   const int gpus = kind_ == BackendKind::kMpi ? 0 : visible_gpus(&why);
-  if (gpus == 0) relaunch_on_host_ranks(kind_, plan_world, args);  // returns only without mpirun or with nccl
+  // The ranks' own line when stopped (SignalNotice), or this process's where mpirun ended before passing it on.
+  const auto stopped = [this](int sig) { return signal_notice_text("replay", sig, kept_when_stopped()); };
+  // Returns only without mpirun or with nccl.
+  if (gpus == 0) relaunch_on_host_ranks(kind_, plan_world, args, StopForwarding::kTerminate, stopped);
   if (gpus < plan_world) return;
   const std::string mpirun = find_in_path("mpirun");
   if (mpirun.empty()) return;
   std::printf("# %d GPUs visible: starting the plan's %d ranks under mpirun (mpirun -np %d)\n", gpus, plan_world,
               plan_world);
   std::fflush(stdout);
-  run_under_mpirun(mpirun, plan_world, args);
+  run_under_mpirun(mpirun, plan_world, args, StopForwarding::kTerminate, stopped);
 }
 
 int ReplayCommand::run(const World* wp) {
@@ -271,10 +283,14 @@ int ReplayCommand::run(const World* wp) {
     progress = std::make_unique<Progress>(std::cerr, Progress::stderr_is_tty(), "iteration", schedules * o_.iterations);
   }
   std::int64_t iterations_done = 0;
+  // A stopped replay cannot finish its iteration (the ranks wait in each other's calls): rank 0 says so.
+  std::optional<SignalNotice> notice;
+  if (world.rank() == 0) notice.emplace("replay", kept_when_stopped());
   const ReplayResult r =
       replayer.replay(plan, o_, predicted.get(), json_path_, plan_path_, [&](const ReplayResult& so_far) {
         if (progress) progress->update(++iterations_done, "schedule " + so_far.schedules.back().id.key());
       });
+  notice.reset();
   progress.reset();  // the terminal line is erased before the table
   if (world.rank() == 0) {
     const bool banded = predicted && predicted->band > 0;

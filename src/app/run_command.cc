@@ -48,6 +48,10 @@
 
 namespace pipebench {
 
+void RunCommand::check_launch(bool tcp_rendezvous) const {
+  require_backend_for_launch(options_.backend, tcp_rendezvous);
+}
+
 void RunCommand::before_world(const std::vector<std::string>& args) {
   // --gpus names GPUs: no fallback to host ranks (where none is visible, the one process says so). run's
   // ranks stop at their next point and say which signal the user sent (harness/interrupt.h).

@@ -53,6 +53,7 @@ class RunCommand final : public Subcommand {
   // it with `mpirun -np <host_ranks> <this program> <args>` (saying so on the first line). Returns only
   // when no re-launch is needed or possible.
   void before_world(const std::vector<std::string>& args) override;
+  void check_launch(bool tcp_rendezvous) const override;
   [[nodiscard]] int run(const World* world) override;
   // After finish: the job the flags describe.
   [[nodiscard]] const RunOptions& options() const { return options_; }

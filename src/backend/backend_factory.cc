@@ -50,13 +50,17 @@ void warn_hidden_gpus(int gpus, const std::string& why, const World& world) {
 
 }  // namespace
 
-BackendKind resolve_backend(BackendKind kind, const World& world) {
-  if (kind == BackendKind::kMpi && world.tcp_rendezvous()) {
+void require_backend_for_launch(BackendKind kind, bool tcp_rendezvous) {
+  if (kind == BackendKind::kMpi && tcp_rendezvous) {
     throw UsageError(
         "--backend mpi: this process was launched torchrun-style (RANK, WORLD_SIZE, MASTER_ADDR, "
         "MASTER_PORT) and its ranks meet over TCP without MPI; the mpi backend needs mpirun or srun "
         "--mpi=pmix (use --backend nccl)");
   }
+}
+
+BackendKind resolve_backend(BackendKind kind, const World& world) {
+  require_backend_for_launch(kind, world.tcp_rendezvous());
   if (kind != BackendKind::kAuto) return kind;
   if (world.tcp_rendezvous()) return BackendKind::kNccl;  // no MPI to fall back to: nccl or a clear error
   std::string why;

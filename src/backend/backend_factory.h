@@ -24,6 +24,10 @@ namespace pipebench {
 // launch without MPI (World::tcp_rendezvous) auto is nccl and mpi is a UsageError saying why.
 [[nodiscard]] BackendKind resolve_backend(BackendKind kind, const World& world);
 
+// The part of resolve_backend that needs no World: the mpi backend under a torchrun-style launch is a
+// UsageError (Subcommand::check_launch, before the rendezvous).
+void require_backend_for_launch(BackendKind kind, bool tcp_rendezvous);
+
 // Collective. Throws UsageError for an impossible choice (no GPU for nccl, -g or --gpus with mpi, ...).
 // gpu_list: --gpus (launch/gpu_assignment.h parse_gpu_list), the devices the node's processes share out;
 // empty: every visible device.

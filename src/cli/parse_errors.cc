@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/suggest.h"
+#include "core/terminal_text.h"
 
 namespace pipebench {
 namespace {
@@ -95,7 +96,7 @@ std::string unknown_word_message(const CLI::App& app, const std::vector<std::str
   if (words.empty()) return {};
   const CLI::App* sub = named_subcommand(app, words[0]);
   if (!sub && !looks_like_flag(words[0])) {
-    return "unknown subcommand '" + words[0] + "'" + did_you_mean(words[0], subcommand_names(app)) +
+    return "unknown subcommand '" + quotable(words[0]) + "'" + did_you_mean(words[0], subcommand_names(app)) +
            "; pipebench --help lists them";
   }
   const CLI::App& scope = sub ? *sub : app;

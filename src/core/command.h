@@ -36,6 +36,10 @@ class Subcommand {
   [[nodiscard]] virtual bool needs_world() const { return false; }
   // Before the World exists (e.g. `run` re-launching itself under mpirun). args: every word after the program.
   virtual void before_world(const std::vector<std::string>& /*args*/) {}
+  // Before the World exists, the checks that need no other rank: tcp_rendezvous says the launch is
+  // torchrun-style (its ranks meet over TCP, without MPI), where a choice that needs MPI is refused here
+  // rather than once every rank has joined. Throws UsageError.
+  virtual void check_launch(bool /*tcp_rendezvous*/) const {}
   // world: null unless needs_world(). Returns the exit status.
   [[nodiscard]] virtual int run(const World* world) = 0;
   // A command whose words CLI11 must not see (plan hands them to the Megatron parser): the driver gives

@@ -7,13 +7,15 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/terminal_text.h"
 
 namespace pipebench {
 
 std::uint64_t parse_size_bytes(std::string_view flag, std::string_view text) {
   const std::string s(text);
   auto bad = [&](const std::string& why) {
-    return UsageError(std::string(flag) + ": '" + s + "' is not a valid size (" + why + "; use e.g. 8, 256K, 64M, 1G)");
+    return UsageError(std::string(flag) + ": '" + quotable(s) + "' is not a valid size (" + why +
+                      "; use e.g. 8, 256K, 64M, 1G)");
   };
   if (s.empty()) throw bad("empty");
   std::size_t i = 0;

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/terminal_text.h"
 
 namespace pipebench {
 
@@ -23,7 +24,7 @@ std::vector<int> parse_rank_list(const std::string& flag, const std::string& tex
   for (const auto& item : split_list(text)) {
     const bool digits = !item.empty() && item.size() < 10 &&
                         std::all_of(item.begin(), item.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-    if (!digits) throw UsageError(flag + ": '" + item + "' is not a rank number (e.g. 0,3)");
+    if (!digits) throw UsageError(flag + ": '" + quotable(item) + "' is not a rank number (e.g. 0,3)");
     out.push_back(std::stoi(item));
   }
   std::sort(out.begin(), out.end());

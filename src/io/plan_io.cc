@@ -3,6 +3,7 @@
 #include "io/plan_io.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -10,9 +11,11 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/json_file.h"
+#include "core/printf_string.h"
 #include "core/version.h"
 #include "io/json_fields.h"
 #include "io/provenance_io.h"
+#include "megatron/layout.h"
 #include "megatron/pipeline_split.h"
 
 namespace pipebench {
@@ -469,7 +472,17 @@ Schedule read_schedule(const JsonFields& f, const json& sj, const std::string& p
   s.warmup = f.get_i64s(sj, path, "warmup");
   if (s.warmup.size() != static_cast<std::size_t>(pp))
     f.fail(path + ".warmup", "does not have one entry per pipeline rank");
+  // Derived from the layout (megatron/plan.cc): a value that is not (p-1)/(v m) would be printed and written
+  // into the prediction as if it were.
   s.bubble_ideal = f.get_double(sj, path, "bubble_ideal");
+  const double bubble =
+      static_cast<double>(pp - 1) / (static_cast<double>(s.id.v) * static_cast<double>(l.microbatches));
+  if (!(std::abs(s.bubble_ideal - bubble) <= 1e-9 * std::max(1.0, bubble))) {
+    f.fail(path + ".bubble_ideal", "is " + printf_string("%.17g", s.bubble_ideal) + ", but " + std::to_string(pp) +
+                                       " pipeline ranks, v " + std::to_string(s.id.v) + " and " +
+                                       std::to_string(l.microbatches) +
+                                       " microbatches make (p-1)/(v m) = " + printf_string("%.17g", bubble));
+  }
   s.params = f.list(sj, path, "params", [&](const JsonFields& f, const json& pj, const std::string& pi) {
     ChunkParams c{f.get_int(pj, pi, "pp_rank"), f.get_int(pj, pi, "chunk"), f.get_i64(pj, pi, "params"), 0};
     if (c.pp_rank < 0 || c.pp_rank >= pp || c.chunk < 0 || c.chunk >= s.id.v || c.params < 0)
@@ -520,6 +533,9 @@ Plan plan_from_json(const json& j, const std::string& where) {
   read_model(f, j, plan);
   read_layout(f, j, plan);
   plan.valid_v = f.get_ints(j, "", "valid_v");
+  // Derived from the model and layout: predict names them where a schedule is not in the plan.
+  if (const std::vector<int> valid = valid_virtual_stages(plan.args, plan.layout); plan.valid_v != valid)
+    f.fail("valid_v", "is " + json(plan.valid_v).dump() + ", not the model's valid v " + json(valid).dump());
   plan.listed_ranks = f.get_ints(j, "", "listed_ranks");
   for (int r : plan.listed_ranks) {
     if (r < 0 || r >= plan.layout.world) f.fail("listed_ranks", "names a rank outside the world");
@@ -544,6 +560,9 @@ Plan plan_from_json(const json& j, const std::string& where) {
     }
   }
   if (plan.schedules.empty()) f.fail("schedules", "is empty");
+  // The top-level list is a copy of the first schedule's (plan_to_json): read by people and other tools.
+  if (f.array(j, "", "params") != schedules[0].at("params"))
+    f.fail("params", "is not a copy of schedules[0].params (the plan writes the first schedule's counts there)");
   plan.notes = f.get_strings(j, "", "notes");
   return plan;
 }

@@ -62,6 +62,12 @@ SchedulePrediction read_schedule(const JsonFields& f, const json& sj, const std:
           if (!(mb >= 0 && mb <= kMaxIterationMs)) f.fail(hp, "is out of range");
           return mb;
         });
+    // The peak of each pipeline rank the prediction lists (sim/predictor.cc), in that order.
+    if (s.activations_held.size() != s.ranks.size()) {
+      f.fail(JsonFields::join(path, "activations_held"), "has " + std::to_string(s.activations_held.size()) +
+                                                             " values for " + std::to_string(s.ranks.size()) +
+                                                             " ranks (one per rank of ranks)");
+    }
   }
   return s;
 }

@@ -26,6 +26,8 @@ class MpirunBannerFilter {
   // mpirun has ended: what is held is passed on unless pipebench's error line came, and a last line without
   // its line feed is passed on.
   void finish();
+  // Whether pipebench's own line ("pipebench: ...") was passed on.
+  [[nodiscard]] bool error_seen() const { return error_seen_; }
 
  private:
   void line(const std::string& text);  // one line with its '\n'

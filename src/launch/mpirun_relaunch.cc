@@ -43,8 +43,9 @@ extern "C" void forward_stop(int sig) {
 }
 
 // Passes mpirun's standard error (the read end of its pipe) on to ours, without Open MPI's banners after
-// pipebench's own error line (launch/mpirun_banner_filter.h), until every writer has closed it.
-void pass_on_standard_error(int fd) {
+// pipebench's own error line (launch/mpirun_banner_filter.h), until every writer has closed it. Returns whether
+// that line came.
+bool pass_on_standard_error(int fd) {
   MpirunBannerFilter filter([](std::string_view text) {
     while (!text.empty()) {
       const ssize_t n = ::write(STDERR_FILENO, text.data(), text.size());
@@ -62,6 +63,7 @@ void pass_on_standard_error(int fd) {
   }
   filter.finish();
   ::close(fd);
+  return filter.error_seen();
 }
 
 }  // namespace
@@ -115,7 +117,8 @@ std::vector<std::string> mpirun_words(const std::string& mpirun, int ranks, int 
   return words;
 }
 
-void run_under_mpirun(const std::string& mpirun, int ranks, const std::vector<std::string>& args, StopForwarding stop) {
+void run_under_mpirun(const std::string& mpirun, int ranks, const std::vector<std::string>& args, StopForwarding stop,
+                      const std::function<std::string(int sig)>& stopped_line) {
   if (geteuid() == 0) {  // Open MPI refuses root without these (its own documented override)
     setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
@@ -157,9 +160,12 @@ void run_under_mpirun(const std::string& mpirun, int ranks, const std::vector<st
   sigaction(SIGTERM, &sa, nullptr);
   sigprocmask(SIG_SETMASK, &previous, nullptr);
   ::close(err_pipe[1]);
-  pass_on_standard_error(err_pipe[0]);
+  const bool told = pass_on_standard_error(err_pipe[0]);
   int status = 0;
   while (waitpid(g_mpirun, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (g_user_signal != 0 && !told && stopped_line) {
+    std::fprintf(stderr, "pipebench: %s\n", stopped_line(g_user_signal).c_str());
   }
   const int mpirun_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   std::exit(g_user_signal != 0 ? 128 + g_user_signal : mpirun_status);

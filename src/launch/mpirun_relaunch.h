@@ -3,6 +3,7 @@
 // started this process, where mpirun is, and replacing this process by `mpirun -np N` of itself.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,11 +36,14 @@ inline constexpr const char* kStopSignalsAsUsrVariable = "PIPEBENCH_STOP_SIGNALS
 
 // Runs mpirun_words(mpirun, ranks, physical_cores(), <this executable>, args) (args: every word after the
 // program) as a child, passes on SIGINT and SIGTERM as `stop` says, and ends this process with mpirun's
-// exit status, or 128 + the signal the user sent (130, 143) where one stopped it. mpirun's standard error
+// exit status, or 128 + the signal the user sent (130, 143) where one stopped it. `stopped_line` (given the
+// signal): the line to write, after "pipebench: ", where the user stopped it and no rank's own line came
+// through (a rank's line as mpirun stops it may be left behind when mpirun ends first). mpirun's standard error
 // reaches ours through launch/mpirun_banner_filter.h: after pipebench's error line, Open MPI's banners are
 // left out. As root, sets Open MPI's
 // documented run-as-root override. Returns only by throwing Error where fork fails.
 [[noreturn]] void run_under_mpirun(const std::string& mpirun, int ranks, const std::vector<std::string>& args,
-                                   StopForwarding stop = StopForwarding::kTerminate);
+                                   StopForwarding stop = StopForwarding::kTerminate,
+                                   const std::function<std::string(int sig)>& stopped_line = {});
 
 }  // namespace pipebench

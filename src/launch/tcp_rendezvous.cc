@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -18,6 +19,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/range_list.h"
 
 namespace pipebench {
 namespace {
@@ -27,6 +29,8 @@ using Clock = std::chrono::steady_clock;
 // The hello a connecting rank sends first: 8 bytes of magic, then its rank and the world size (big-endian).
 constexpr char kMagic[8] = {'p', 'b', '-', 'r', 'd', 'z', 'v', '1'};
 constexpr std::size_t kHelloBytes = sizeof kMagic + 8;
+// Connections rank 0 reads hellos from at once: a flood of strays costs the oldest of them, never a rank.
+constexpr std::size_t kMaxPendingHellos = 1024;
 
 // A whole number in [lo, hi] of at most 9 decimal digits (no sign, no spaces); -1 otherwise.
 long whole_number(const std::string& text, long lo, long hi) {
@@ -58,19 +62,11 @@ void set_nodelay(int fd) {
   (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // latency only: a failure costs nothing else
 }
 
-// n bytes, or false when the peer closed (or reset) first; with a deadline, false also when it passes.
-// Throws the errno of a failed recv/poll as (call, errno) through `fail`.
-bool recv_exact(int fd, char* buf, std::size_t n, const Clock::time_point* deadline,
-                const std::function<void(const char*, int)>& fail) {
+// n bytes, or false when the peer closed (or reset) first. Throws the errno of a failed recv as (call, errno)
+// through `fail`.
+bool recv_exact(int fd, char* buf, std::size_t n, const std::function<void(const char*, int)>& fail) {
   std::size_t got = 0;
   while (got < n) {
-    if (deadline) {
-      pollfd p{fd, POLLIN, 0};
-      const int rc = poll(&p, 1, remaining_ms(*deadline));
-      if (rc < 0 && errno == EINTR) continue;
-      if (rc < 0) fail("poll", errno);
-      if (rc == 0) return false;
-    }
     const ssize_t r = recv(fd, buf + got, n - got, 0);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0 && errno == ECONNRESET) return false;  // the peer closed with bytes of ours unread: closed too
@@ -230,46 +226,78 @@ void TcpRendezvous::accept_peers() {
   });
   peers_.resize(static_cast<std::size_t>(config_.size));
   const auto deadline = Clock::now() + config_.timeout;
+  // Connections whose hello is still coming, read side by side: one that sends nothing (a port scan, a health
+  // check holding its connection) must not hold the ranks behind it until the deadline.
+  std::vector<PendingHello> pending;
   int joined = 1;
   while (joined < config_.size) {
-    pollfd p{listener_.get(), POLLIN, 0};
-    const int rc = poll(&p, 1, remaining_ms(deadline));
+    std::vector<pollfd> fds{{listener_.get(), POLLIN, 0}};
+    for (const auto& h : pending) fds.push_back({h.fd.get(), POLLIN, 0});
+    const int rc = poll(fds.data(), fds.size(), remaining_ms(deadline));
     if (rc < 0 && errno == EINTR) continue;
     if (rc < 0) fail("poll", errno);
-    if (rc == 0) {
-      std::string missing;
-      for (int r = 1; r < config_.size; ++r) {
-        if (!peers_[static_cast<std::size_t>(r)].valid()) missing += (missing.empty() ? "" : ",") + std::to_string(r);
-      }
-      throw Error("rendezvous timed out on " + where() + " after " + std::to_string(config_.timeout.count() / 1000) +
-                  " s: rank" + (config_.size - joined > 1 ? "s " : " ") + missing + " of " +
-                  std::to_string(config_.size) + " did not connect (" + kRendezvousTimeoutVariable + " sets the wait)");
+    if (rc == 0) throw_missing_peers(joined);
+    for (std::size_t i = fds.size() - 1; i >= 1; --i) {
+      if (fds[i].revents == 0) continue;
+      PendingHello& h = pending[i - 1];
+      const HelloState state = read_hello(h, fail);
+      if (state == HelloState::kComplete) joined += take_peer(h);
+      if (state != HelloState::kPartial) pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i - 1));
     }
+    if ((fds[0].revents & POLLIN) == 0) continue;
     SocketFd peer(accept(listener_.get(), nullptr, nullptr));
     if (!peer.valid()) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       fail("accept", errno);
     }
-    char hello[kHelloBytes];
-    // A connection that is not a pipebench rank (a port scan, a stray client) is closed and ignored.
-    if (!recv_exact(peer.get(), hello, sizeof hello, &deadline, fail)) continue;
-    if (std::memcmp(hello, kMagic, sizeof kMagic) != 0) continue;
-    const std::uint32_t r = get_u32(hello + 8), n = get_u32(hello + 12);
-    if (n != static_cast<std::uint32_t>(config_.size) || r == 0 || r >= n) {
-      throw Error("rendezvous on " + where() + ": a peer says it is rank " + std::to_string(r) + " of " +
-                  std::to_string(n) + ", but this job has WORLD_SIZE=" + std::to_string(config_.size) +
-                  " (two jobs on one MASTER_PORT?)");
-    }
-    auto& slot = peers_[r];
-    if (slot.valid()) {
-      throw Error("rendezvous on " + where() + ": rank " + std::to_string(r) +
-                  " connected twice (two jobs on one MASTER_PORT, or two processes with one RANK?)");
-    }
-    set_nodelay(peer.get());
-    slot = std::move(peer);
-    ++joined;
+    // The oldest stray connection goes first when strays fill the list; a rank's hello comes at once.
+    if (pending.size() >= kMaxPendingHellos) pending.erase(pending.begin());
+    pending.push_back({std::move(peer), {}, 0});
   }
   listener_ = SocketFd();  // every rank is in: the port is free for the next job
+}
+
+// What is there of a connection's hello, without waiting for more.
+TcpRendezvous::HelloState TcpRendezvous::read_hello(PendingHello& h,
+                                                    const std::function<void(const char*, int)>& fail) {
+  static_assert(sizeof h.hello == kHelloBytes);
+  const ssize_t r = recv(h.fd.get(), h.hello + h.got, kHelloBytes - h.got, MSG_DONTWAIT);
+  if (r < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) return HelloState::kPartial;
+  if (r < 0 && errno == ECONNRESET) return HelloState::kDropped;
+  if (r < 0) fail("recv", errno);
+  if (r == 0) return HelloState::kDropped;  // closed before its hello: not a pipebench rank
+  h.got += static_cast<std::size_t>(r);
+  // A connection that is not a pipebench rank is closed and ignored as soon as its first bytes say so.
+  if (std::memcmp(h.hello, kMagic, std::min(h.got, sizeof kMagic)) != 0) return HelloState::kDropped;
+  return h.got == kHelloBytes ? HelloState::kComplete : HelloState::kPartial;
+}
+
+// A complete hello: its rank's slot, checked against this job. Returns the ranks joined (1).
+int TcpRendezvous::take_peer(PendingHello& h) {
+  const std::uint32_t r = get_u32(h.hello + 8), n = get_u32(h.hello + 12);
+  if (n != static_cast<std::uint32_t>(config_.size) || r == 0 || r >= n) {
+    throw Error("rendezvous on " + where() + ": a peer says it is rank " + std::to_string(r) + " of " +
+                std::to_string(n) + ", but this job has WORLD_SIZE=" + std::to_string(config_.size) +
+                " (two jobs on one MASTER_PORT?)");
+  }
+  auto& slot = peers_[r];
+  if (slot.valid()) {
+    throw Error("rendezvous on " + where() + ": rank " + std::to_string(r) +
+                " connected twice (two jobs on one MASTER_PORT, or two processes with one RANK?)");
+  }
+  set_nodelay(h.fd.get());
+  slot = std::move(h.fd);
+  return 1;
+}
+
+void TcpRendezvous::throw_missing_peers(int joined) const {
+  RangeList missing;
+  for (int r = 1; r < config_.size; ++r) {
+    if (!peers_[static_cast<std::size_t>(r)].valid()) missing.add(r);
+  }
+  throw Error("rendezvous timed out on " + where() + " after " + std::to_string(config_.timeout.count() / 1000) +
+              " s: rank" + (config_.size - joined > 1 ? "s " : " ") + missing.text() + " of " +
+              std::to_string(config_.size) + " did not connect (" + kRendezvousTimeoutVariable + " sets the wait)");
 }
 
 void TcpRendezvous::connect_to_root() {
@@ -327,14 +355,14 @@ std::string TcpRendezvous::recv_frame(const SocketFd& fd, int peer) const {
                  " closed its connection (it stopped or failed; see its own message)");
   };
   char header[4];
-  if (!recv_exact(fd.get(), header, sizeof header, nullptr, fail_)) throw closed();
+  if (!recv_exact(fd.get(), header, sizeof header, fail_)) throw closed();
   const std::uint32_t n = get_u32(header);
   if (n > kMaxFrameBytes) {  // checked before allocating: a bad peer cannot make this rank allocate 4 GB
     throw Error("rendezvous on " + where() + ": rank " + std::to_string(peer) + " sent a frame of " +
                 std::to_string(n) + " bytes, over the " + std::to_string(kMaxFrameBytes) + "-byte limit");
   }
   std::string out(n, '\0');
-  if (n > 0 && !recv_exact(fd.get(), out.data(), n, nullptr, fail_)) throw closed();
+  if (n > 0 && !recv_exact(fd.get(), out.data(), n, fail_)) throw closed();
   return out;
 }
 

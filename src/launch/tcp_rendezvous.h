@@ -75,7 +75,18 @@ class TcpRendezvous {
   [[nodiscard]] std::vector<std::string> all_gather(const std::string& bytes) const;
 
  private:
+  // A connection to rank 0 whose hello (tcp_rendezvous.cc: magic, rank, size) is not all there yet.
+  struct PendingHello {
+    SocketFd fd;
+    char hello[16];
+    std::size_t got = 0;
+  };
+  enum class HelloState : std::uint8_t { kPartial, kComplete, kDropped };
+
   void accept_peers();
+  static HelloState read_hello(PendingHello& h, const std::function<void(const char*, int)>& fail);
+  int take_peer(PendingHello& h);
+  [[noreturn]] void throw_missing_peers(int joined) const;
   void connect_to_root();
   [[nodiscard]] std::string where() const;
   void send_frame(const SocketFd& fd, const std::string& bytes) const;

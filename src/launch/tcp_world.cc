@@ -9,6 +9,7 @@
 #include <cstring>
 #include <utility>
 
+#include "core/error.h"
 #include "launch/launch_env.h"
 
 namespace pipebench {
@@ -101,6 +102,16 @@ std::unique_ptr<World> tcp_world_from_env(const RendezvousEnv& getenv) {
   // Under mpirun, srun or a PMIx launcher MPI forms the world, whatever torchrun-style variables leak in.
   if (!launch || launch->launcher != "torchrun" || getenv("PMIX_RANK") != nullptr) return nullptr;
   return std::make_unique<TcpWorld>(*launch, rendezvous_from_env(getenv, launch->rank, launch->size));
+}
+
+bool tcp_rendezvous_launch(const RendezvousEnv& getenv) {
+  if (!rendezvous_requested(getenv)) return false;
+  try {
+    const auto launch = launch_from_env(getenv);
+    return launch && launch->launcher == "torchrun" && getenv("PMIX_RANK") == nullptr;
+  } catch (const UsageError&) {
+    return false;
+  }
 }
 
 }  // namespace pipebench

@@ -18,4 +18,9 @@ namespace pipebench {
 // rendezvous fails.
 [[nodiscard]] std::unique_ptr<World> tcp_world_from_env(const RendezvousEnv& getenv);
 
+// Whether tcp_world_from_env makes this launch's World (false too where a launcher variable is bad:
+// launch_from_env names it). Known before any rank waits for another, so that what needs no peer is told
+// at once.
+[[nodiscard]] bool tcp_rendezvous_launch(const RendezvousEnv& getenv);
+
 }  // namespace pipebench

@@ -21,8 +21,9 @@ void JsonlWriter::add(const ResultRecord& r) {
   j["gpu"] = ranks_.models(r.ranks);
   j["link_class"] = r.link_class.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.link_class);
   if (!slurm_job_id_.empty()) j["slurm_job_id"] = slurm_job_id_;
-  // One write per line: a reader never sees half a record (RecordFile cuts a failed write back).
-  out_.append(j.dump() + "\n");
+  // One write per line: a reader never sees half a record (RecordFile cuts a failed write back). Text from the
+  // environment (SLURM_JOB_ID) or the hosts may hold bytes that are not UTF-8: written as U+FFFD, as in --json.
+  out_.append(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace pipebench

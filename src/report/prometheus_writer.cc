@@ -8,12 +8,13 @@
 
 #include "core/file_io.h"
 #include "core/printf_string.h"
+#include "core/utf8.h"
 
 namespace pipebench {
 
 std::string prometheus_label_value(const std::string& v) {
   std::string out;
-  for (char c : v) {
+  for (char c : utf8_replaced(v)) {
     if (c == '\\') {
       out += "\\\\";
     } else if (c == '"') {

@@ -16,7 +16,8 @@
 
 namespace pipebench {
 
-// A label value in the text format: backslash, double quote and newline escaped.
+// A label value in the text format: backslash, double quote and newline escaped, and each byte that is not
+// UTF-8 (the format's encoding; a collector refuses the file) written as U+FFFD.
 [[nodiscard]] std::string prometheus_label_value(const std::string& v);
 
 class PrometheusWriter final : public RecordSink {

@@ -11,6 +11,7 @@
 #include "core/file_io.h"
 #include "core/json_file.h"
 #include "core/suggest.h"
+#include "core/terminal_text.h"
 #include "core/units.h"
 #include "report/rules_yaml.h"
 
@@ -105,14 +106,14 @@ Rule parse_rule(const nlohmann::json& j, const std::string& where) {
       "mad_outlier_k", "severity", "largest_size", "min_spread_us"};
   if (!j.is_object()) throw UsageError(where + ": a rule is an object {name, metric, comparison, ...}");
   for (const auto& [key, value] : j.items()) {
-    if (kKeys.count(key) == 0) throw UsageError(where + ": unknown key '" + key + "'");
+    if (kKeys.count(key) == 0) throw UsageError(where + ": unknown key '" + quotable(key) + "'");
   }
   Rule r;
   if (!j.contains("name") || !j.at("name").is_string() || j.at("name").get<std::string>().empty()) {
     throw UsageError(where + ": needs a name");
   }
   r.name = j.at("name").get<std::string>();
-  const std::string at = where + " '" + r.name + "'";
+  const std::string at = where + " '" + quotable(r.name) + "'";
   // An op that is no op is bad input (exit 2), not a rule that matches nothing: a rules file is a
   // qualification's contract, and a typo in it would otherwise let every run of it pass unnoticed; the
   // list of ops is fixed, so the name can be judged before any result is read.
@@ -128,7 +129,7 @@ Rule parse_rule(const nlohmann::json& j, const std::string& where) {
       j.contains("metric") && j.at("metric").is_string() ? j.at("metric").get<std::string>() : "";
   r.metric = find_metric(metric);
   if (r.metric == nullptr) {
-    throw UsageError(at + ": unknown metric '" + metric + "'" + did_you_mean(metric, metric_list()) + " (" +
+    throw UsageError(at + ": unknown metric '" + quotable(metric) + "'" + did_you_mean(metric, metric_list()) + " (" +
                      metric_names() + ")");
   }
   if (j.contains("sizes")) {
@@ -178,7 +179,8 @@ std::vector<Rule> parse_rules(const nlohmann::json& doc, const std::string& file
   const nlohmann::json* list = &doc;
   if (doc.is_object()) {
     for (const auto& [key, value] : doc.items()) {
-      if (key != "rules") throw UsageError(file + ": unknown key '" + key + "' (a rules file is {\"rules\": [...]})");
+      if (key != "rules")
+        throw UsageError(file + ": unknown key '" + quotable(key) + "' (a rules file is {\"rules\": [...]})");
     }
     if (!doc.contains("rules")) throw UsageError(file + ": no \"rules\" list");
     list = &doc.at("rules");
@@ -194,7 +196,8 @@ std::vector<Rule> parse_rules(const nlohmann::json& doc, const std::string& file
   for (std::size_t i = 0; i < list->size(); ++i) {
     rules.push_back(parse_rule((*list)[i], file + ": rule #" + std::to_string(i + 1)));
     if (!names.insert(rules.back().name).second) {
-      throw UsageError(file + ": rule #" + std::to_string(i + 1) + " '" + rules.back().name + "': name used twice");
+      throw UsageError(file + ": rule #" + std::to_string(i + 1) + " '" + quotable(rules.back().name) +
+                       "': name used twice");
     }
   }
   return rules;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/printf_string.h"
+#include "core/range_list.h"
 #include "report/block_builder.h"
 
 namespace pipebench {
@@ -28,8 +29,7 @@ std::string alignment_text(const TraceJobView& job) {
   if (a.slowest_rank >= 0) text += "; slowest rank " + std::to_string(a.slowest_rank) + " (the most compute)";
   if (a.most_waiting_rank >= 0) text += "; rank that waits most " + std::to_string(a.most_waiting_rank);
   if (!a.missing_ranks.empty()) {
-    text += "; missing ranks";
-    for (int r : a.missing_ranks) text += " " + std::to_string(r);
+    text += "; missing ranks " + range_list_text(a.missing_ranks);
   }
   return text + ".";
 }

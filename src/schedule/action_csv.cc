@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "core/error.h"
+#include "core/terminal_text.h"
 
 namespace pipebench {
 namespace {
@@ -95,7 +96,7 @@ class CellReader {
 
   [[noreturn]] void fail() const {
     throw UsageError(what_ + ": row " + std::to_string(row_) + ", cell " + std::to_string(cell_) + " '" +
-                     std::string(text_) + "': not an action (expected " + std::string(kKnown) + ")");
+                     quotable(text_) + "': not an action (expected " + std::string(kKnown) + ")");
   }
 
   const std::string& what_;

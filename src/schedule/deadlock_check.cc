@@ -120,9 +120,11 @@ void describe(const ScheduleShape& shape, const Op& op, Deadlock& d) {
   d.grad = op.key % 2 == 1;
   d.to_stage = static_cast<int>((op.key / 2) % stages);
   d.microbatch = op.key / 2 / stages;
-  d.waits_for = std::string(op.send ? "a receive of " : "") + (d.grad ? "the gradient" : "the activation") +
-                " of microbatch " + std::to_string(d.microbatch) + " from stage " +
-                std::to_string(d.grad ? d.to_stage + 1 : d.to_stage - 1) + " to stage " + std::to_string(d.to_stage);
+  // A send waits for its receiver: named, so that the line does not read as the rank's own receive.
+  d.waits_for = (op.send ? "rank " + std::to_string(shape.rank_of(d.to_stage)) + " to receive " : std::string()) +
+                (d.grad ? "the gradient" : "the activation") + " of microbatch " + std::to_string(d.microbatch) +
+                " from stage " + std::to_string(d.grad ? d.to_stage + 1 : d.to_stage - 1) + " to stage " +
+                std::to_string(d.to_stage);
 }
 
 }  // namespace

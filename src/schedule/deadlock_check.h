@@ -21,8 +21,10 @@ struct Deadlock {
   // The first op of that step that found no counterpart: a send or receive of an activation or gradient.
   bool send = false, grad = false;
   std::int64_t microbatch = 0;
-  int to_stage = 0;       // the stage that receives it
-  std::string waits_for;  // the same in words: "the gradient of microbatch 1 from stage 1 to stage 0"
+  int to_stage = 0;  // the stage that receives it
+  // The same in words: "the gradient of microbatch 1 from stage 1 to stage 0" (a receive), "rank 1 to receive the
+  // activation of microbatch 0 from stage 0 to stage 1" (a send).
+  std::string waits_for;
 };
 
 // Plays the programs that emit(r, sink) writes for r < shape.p. Transfers are told apart as the simulator's

@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/terminal_text.h"
 #include "schedule/action_csv.h"
 #include "schedule/deadlock_check.h"
 #include "schedule/program_writer.h"
@@ -42,11 +43,29 @@ class FileSchedule final : public ScheduleGenerator {
   // emit, calling `at_action(i)` before the steps of the rank's i-th compute action.
   void emit_rank(const ScheduleShape& shape, int r, ProgramSink& sink,
                  const std::function<void(std::size_t)>& at_action) const {
+    if (shape.v == 1) {
+      emit_one_chunk(shape, r, sink, at_action);
+    } else {
+      emit_chunks(shape, r, sink, at_action);
+    }
+  }
+
+  [[nodiscard]] const std::string& source() const { return source_; }
+  [[nodiscard]] const std::vector<ScheduleAction>& row(int r) const { return rows_.at(static_cast<std::size_t>(r)); }
+
+ private:
+  // The forward virtual microbatch of an action's pass (the backward's is the same microbatch on the mirrored chunk).
+  static std::int64_t step_of(const ScheduleShape& shape, const std::vector<std::int64_t>& k_of,
+                              const ScheduleAction& a, bool fwd) {
+    const int c = a.stage / shape.p;
+    return k_of[static_cast<std::size_t>(a.microbatch * shape.v + (fwd ? c : shape.v - 1 - c))];
+  }
+
+  // One chunk per rank: 1F1B's blocking calls (schedule_file.h).
+  void emit_one_chunk(const ScheduleShape& shape, int r, ProgramSink& sink,
+                      const std::function<void(std::size_t)>& at_action) const {
     const std::vector<std::int64_t> k_of = shape.forward_step_of();
-    const auto k = [&](const ScheduleAction& a, bool fwd) {
-      const int c = a.stage / shape.p;
-      return k_of[static_cast<std::size_t>(a.microbatch * shape.v + (fwd ? c : shape.v - 1 - c))];
-    };
+    const auto k = [&](const ScheduleAction& a, bool fwd) { return step_of(shape, k_of, a, fwd); };
     const auto& acts = rows_.at(static_cast<std::size_t>(r));
     ProgramWriter w(shape, r, sink);
     std::vector<bool> posted(acts.size(), false);  // its receive went out with an earlier send
@@ -64,7 +83,7 @@ class FileSchedule final : public ScheduleGenerator {
       if (a.type == ActionType::kFullBackward && split_) w.compute(Pass::kWeight, ka);
       std::size_t j = i + 1;
       while (j < acts.size() && !takes_input(acts[j])) ++j;
-      const bool with_recv = j < acts.size() && (shape.v > 1 || forward(acts[j]) != fwd);
+      const bool with_recv = j < acts.size() && forward(acts[j]) != fwd;
       const bool async = i + 1 < acts.size() && !takes_input(acts[i + 1]);
       Call out = w.call(call_name(fwd, with_recv, with_recv && forward(acts[j])), async);
       fwd ? w.send_fwd(out, ka) : w.send_bwd(out, ka);
@@ -82,16 +101,58 @@ class FileSchedule final : public ScheduleGenerator {
     }
   }
 
-  [[nodiscard]] const std::string& source() const { return source_; }
+  // Several chunks per rank: Megatron's interleaved calls with overlap (interleaved.cc), each direction on its
+  // own: after a forward an async send_forward_recv_forward that also posts the receive of the rank's next
+  // forward, after a backward an async send_backward_recv_backward with the next backward's receive, each
+  // waited for just before the pass whose input it receives (the first pass of a direction receives alone).
+  // A forward's send never waits for a backward's receive nor the other way round: a rank between chunks
+  // holds no peer that runs another chunk's pass first, as Megatron's interleaved order does.
+  void emit_chunks(const ScheduleShape& shape, int r, ProgramSink& sink,
+                   const std::function<void(std::size_t)>& at_action) const {
+    const std::vector<std::int64_t> k_of = shape.forward_step_of();
+    const auto& acts = rows_.at(static_cast<std::size_t>(r));
+    ProgramWriter w(shape, r, sink);
+    int pending[2] = {-1, -1};  // per direction (forward, backward): the call carrying the next pass's receive
+    for (std::size_t i = 0; i < acts.size(); ++i) {
+      if (at_action) at_action(i);
+      const ScheduleAction& a = acts[i];
+      if (!takes_input(a)) {
+        w.compute(Pass::kWeight, step_of(shape, k_of, a, false));
+        continue;
+      }
+      const bool fwd = forward(a);
+      const Pass pass = fwd ? Pass::kForward : Pass::kBackward;
+      const std::int64_t ka = step_of(shape, k_of, a, fwd);
+      int& pend = pending[fwd ? 0 : 1];
+      if (pend < 0) {
+        w.alone(false, pass, ka);
+      } else {
+        w.wait(pend);
+      }
+      w.compute(pass, ka);
+      if (a.type == ActionType::kFullBackward && split_) w.compute(Pass::kWeight, ka);
+      std::size_t j = i + 1;
+      while (j < acts.size() && (!takes_input(acts[j]) || forward(acts[j]) != fwd)) ++j;
+      const bool with_recv = j < acts.size();
+      Call out = w.call(call_name(fwd, with_recv, fwd), true);
+      fwd ? w.send_fwd(out, ka) : w.send_bwd(out, ka);
+      if (with_recv) {
+        const std::int64_t kj = step_of(shape, k_of, acts[j], fwd);
+        fwd ? w.recv_fwd(out, kj) : w.recv_bwd(out, kj);
+      }
+      pend = w.issue(out);
+    }
+    w.wait(pending[0]);
+    w.wait(pending[1]);
+  }
+
   // Megatron's p2p_communication names: the send of a forward or backward, with the next receive or alone.
   static const char* call_name(bool fwd, bool with_recv, bool recv_fwd) {
     if (!with_recv) return fwd ? "send_forward" : "send_backward";
     if (fwd) return recv_fwd ? "send_forward_recv_forward" : "send_forward_recv_backward";
     return recv_fwd ? "send_backward_recv_forward" : "send_backward_recv_backward";
   }
-  [[nodiscard]] const std::vector<ScheduleAction>& row(int r) const { return rows_.at(static_cast<std::size_t>(r)); }
 
- private:
   std::string name_, source_;
   std::vector<std::vector<ScheduleAction>> rows_;
   bool split_;
@@ -120,7 +181,7 @@ class Checker {
 
   [[noreturn]] void fail(const std::string& why) const { throw UsageError(what_ + ": " + why); }
   [[noreturn]] void fail(const ScheduleAction& a, const std::string& why) const {
-    fail("row " + std::to_string(a.row) + ", cell " + std::to_string(a.cell) + " '" + a.text + "': " + why);
+    fail("row " + std::to_string(a.row) + ", cell " + std::to_string(a.cell) + " '" + quotable(a.text) + "': " + why);
   }
   [[noreturn]] void fail_row(int rank, const std::string& why) const {
     fail("row " + std::to_string(rank + 1) + ": " + why);
@@ -315,8 +376,10 @@ void check_deadlock(const Checker& checker, const FileSchedule& g, const Schedul
     }
   }
   checker.fail(*a, "deadlock: rank " + std::to_string(d->rank) + " waits here for " + d->waits_for +
-                       " and no rank can go on (each rank runs its actions in order, a receive before its compute, a "
-                       "send after it, in Megatron's blocking calls)");
+                       " and no rank can go on (each rank runs its actions in order, " +
+                       (shape.v == 1 ? "a receive before its compute, a send after it, in Megatron's blocking calls)"
+                                     : "a send after its compute posted with the receive of the next pass of its "
+                                       "direction and waited for before that pass, as Megatron's interleaved calls)"));
 }
 
 }  // namespace

@@ -12,13 +12,17 @@
 // interleaving; one_f_one_b.cc): before a compute action that takes an input its receive (recv_forward,
 // recv_backward), after one that makes an output its send (send_forward, send_backward), each a blocking
 // batch_isend_irecv; a send whose rank next takes an input in the other direction (F then B, B then F)
-// carries that receive in the same call (send_forward_recv_backward, send_backward_recv_forward); with
-// several chunks per rank every send carries the next receive, in either direction, as Megatron's
-// interleaved schedule batches them (send_forward_recv_forward, send_backward_recv_backward), so that the
-// wrap from the last rank to the first cannot lock the ring of blocking sends. A send
+// carries that receive in the same call (send_forward_recv_backward, send_backward_recv_forward). A send
 // directly followed by a W is posted async and waited for after that W, as zero_bubble_steps.h does. So a
 // file that lists 1F1B's (or ZB-H1's) order gives 1F1B's (ZB-H1's) program exactly, for m >= p (with
 // fewer microbatches Megatron's warm-up takes every forward and its last send goes alone).
+// With several chunks per rank the calls are Megatron's interleaved ones with overlap (interleaved.cc):
+// forward and backward each on their own, an async send_forward_recv_forward after a forward that posts
+// the receive of the rank's next forward, an async send_backward_recv_backward after a backward with the
+// next backward's, each waited for just before the pass it feeds. A blocking call that carried the next
+// pass's receive whatever its direction would hold a rank's forward send until its peer reached a backward
+// that, in interleaved's order, comes only after a forward of another chunk: a ring of waits that
+// Megatron's calls never form, and a false deadlock.
 // SEND_F/RECV_F/SEND_B/RECV_B of a file are checked (each send with its receive on the peer's row, after
 // and before the compute they belong to, and present for every transfer once a file has any), but where
 // they stand does not move the calls: PyTorch's runtime posts them async; pipebench runs Megatron's calls.

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/suggest.h"
+#include "core/terminal_text.h"
 
 namespace pipebench {
 
@@ -28,7 +29,7 @@ const ScheduleGenerator& ScheduleRegistry::find(std::string_view flag, std::stri
   const std::vector<std::string> known = names();
   std::string list;
   for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
-  throw UsageError(std::string(flag) + ": unknown schedule '" + std::string(name) + "'" + did_you_mean(name, known) +
+  throw UsageError(std::string(flag) + ": unknown schedule '" + quotable(name) + "'" + did_you_mean(name, known) +
                    " (one of: " + list + ")");
 }
 

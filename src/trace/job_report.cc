@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/printf_string.h"
+#include "core/range_list.h"
 #include "core/version.h"
 #include "trace/trace_report.h"
 
@@ -25,9 +26,7 @@ void print_header(std::ostream& out, const JobProfile& job) {
         << (r.profile.damage.empty() ? "" : "; DAMAGED: " + r.profile.damage) << ")\n";
   }
   if (!job.missing_ranks.empty()) {
-    std::string list;
-    for (int m : job.missing_ranks) list += (list.empty() ? "" : ", ") + std::to_string(m);
-    out << "# ranks missing: " << list
+    out << "# ranks missing: " << range_list_text(job.missing_ranks)
         << (job.world_size ? " (world size " + std::to_string(*job.world_size) + ")" : std::string()) << "\n";
   }
   const ClockAlignment& a = job.alignment;

@@ -2,6 +2,7 @@
 // SAX event streaming.
 #include "trace/json_event_stream.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,10 @@ class EventSax : public nlohmann::json_sax<json> {
 
   bool key(string_t& k) override {
     if (!stack_.empty()) {
+      if (stack_.back()->contains(k)) return duplicate(k);
       key_ = k;
     } else if (depth_ == 1) {
+      if (!top_keys_.insert(k).second) return duplicate(k);
       top_key_ = k;
     }
     return true;
@@ -47,6 +50,13 @@ class EventSax : public nlohmann::json_sax<json> {
   }
 
  private:
+  bool duplicate(const std::string& k) {
+    r_.duplicate_key = "key " + json(k).dump(-1, ' ', false, json::error_handler_t::replace) +
+                       " given twice in one object" +
+                       (root_is_event_ && !stack_.empty() ? " of event " + std::to_string(r_.events + 1) : "");
+    return false;
+  }
+
   // Where a value that starts now belongs.
   enum class Slot { kBuilding, kEvent, kTopMember, kSkip };
   Slot slot() const {
@@ -153,6 +163,7 @@ class EventSax : public nlohmann::json_sax<json> {
   json root_;
   bool root_is_event_ = false;
   std::string key_, top_key_;
+  std::set<std::string> top_keys_;
   int depth_ = 0;
   bool in_events_ = false;
   int events_depth_ = 0;

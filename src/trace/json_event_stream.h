@@ -21,6 +21,10 @@ struct JsonStreamResult {
   nlohmann::json meta = nlohmann::json::object();  // other top-level members
   std::string error;                               // non-empty: the JSON is malformed or cut off here
   std::size_t error_offset = 0;                    // byte offset of the error
+  // Non-empty: an object of an event or a top-level member has a key twice ("key \"ts\" given twice in one
+  // object of event 12"), and the stream stopped there. JSON leaves such an object's meaning open (RFC 8259
+  // section 4); pipebench's inputs refuse it rather than keep one of the values.
+  std::string duplicate_key;
 };
 
 [[nodiscard]] JsonStreamResult stream_json_events(std::istream& in,

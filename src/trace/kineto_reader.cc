@@ -77,6 +77,7 @@ class KinetoReader {
       }
     });
     if (options_.progress) options_.progress("MiB", size_mib, size_mib);
+    if (!r.duplicate_key.empty()) throw UsageError(path_ + ": " + r.duplicate_key);
     if (r.top == JsonStreamResult::Top::kOther || (!r.error.empty() && r.events == 0 && !r.saw_events)) {
       throw UsageError(path_ + ": not JSON (" + (r.error.empty() ? "a single value" : r.error) + ")");
     }

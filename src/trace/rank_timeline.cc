@@ -74,6 +74,7 @@ class TimelineReader {
   RankTimeline read() {
     const auto in = open_trace_input(path_);
     const auto r = stream_json_events(*in, [this](const json& e) { event(e); });
+    if (!r.duplicate_key.empty()) throw UsageError(path_ + ": " + r.duplicate_key);
     if (r.top == JsonStreamResult::Top::kOther || (!r.error.empty() && r.events == 0 && !r.saw_events))
       throw UsageError(path_ + ": not JSON (" + (r.error.empty() ? "a single value" : r.error) + ")");
     if (!r.saw_events) throw UsageError(path_ + ": JSON but not a trace (no \"traceEvents\" array)");

@@ -38,6 +38,10 @@ TEST(NcclTestsMode, BinaryNamesMapToOps) {
             (std::vector<std::string>{"bench", "--op", "gather", "--nccl-tests-name", "gather_perf", "-b", "8"}));
   EXPECT_EQ(nccl_tests_user_args(words), (std::vector<std::string>{"gather_perf", "-b", "8"}));
   EXPECT_EQ(nccl_tests_binaries().size(), 9u);
+  // nccl-tests' --op is its -o, the reduction.
+  EXPECT_EQ(nccl_tests_words("all_reduce_perf", {"--op", "prod", "--op=max"}),
+            (std::vector<std::string>{"bench", "--op", "all_reduce", "--nccl-tests-name", "all_reduce_perf", "--redop",
+                                      "prod", "--redop=max"}));
 }
 
 // Without mpirun the mpi backend has one host rank and every busbw is 0: the first line of what bench prints

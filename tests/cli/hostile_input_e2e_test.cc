@@ -260,6 +260,21 @@ TEST_F(HostileInput, PredictionValuesOutOfRangeAreRefusedByReport) {
                      "\"schedules[0].iteration_ms\" is -5, outside");
 }
 
+// A plan's derived value edited (a negative ideal bubble) is refused by predict, which would otherwise print it
+// and write a prediction that report refuses.
+TEST_F(HostileInput, APlanWhoseBubbleIsNotItsLayoutsIsRefusedByPredict) {
+  ASSERT_EQ(run("plan --json " + path("p.json") + " -- " + kModel).status, 0);
+  nlohmann::json j = nlohmann::json::parse(slurp(path("p.json")));
+  j["schedules"][0]["bubble_ideal"] = -1;
+  const Result r =
+      run("predict --plan " + write("neg.json", j.dump()) + " --link-gbps 10 --tflops 100 --json " + path("pbn.json"));
+  expect_usage_error(r,
+                     "\"schedules[0].bubble_ideal\" is -1, but 2 pipeline ranks, v 1 and 8 microbatches make "
+                     "(p-1)/(v m) = 0.125");
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(std::filesystem::exists(path("pbn.json")));
+}
+
 // Before: a complete replay file whose schedule had an empty iterations_ms was reported as measured.
 TEST_F(HostileInput, ReplayIterationCountsAreCheckedByReport) {
   ASSERT_EQ(run("plan --json " + path("p.json") + " -- " + kModel).status, 0);
@@ -496,6 +511,28 @@ TEST_F(HostileInput, ErrorLinesShowControlBytesInsteadOfSendingThem) {
   const std::string csv = write("s.csv", "0F0,0F\x1b[2J\xff\n1F0\n");
   const Result s = run("predict --plan " + plan + " --link-gbps 10 --fwd-ms-per-layer 1 --schedule-file " + csv);
   expect_usage_error(s, "cell 2 '0F\\x1b[2J\xef\xbf\xbd': not an action");
+}
+
+// Quoted input is cut to a readable length with its size, a NUL inside is shown and does not end the line,
+// and characters a terminal shows as nothing (or that reverse the rest) are named by code point.
+TEST_F(HostileInput, QuotedTextIsCutAndShowsNulAndInvisibleCharacters) {
+  const std::string plan = path("plan.json");
+  ASSERT_EQ(run("plan --json " + plan + " -- " + kModel).status, 0);
+  const std::string predict = "predict --plan " + plan + " --link-gbps 10 --fwd-ms-per-layer 1 --schedule-file ";
+  const Result big = run(predict + write("big.csv", "0F0," + std::string(1'000'000, 'x') + "\n1F0\n"));
+  expect_usage_error(big, "cell 2 '" + std::string(200, 'x') + "... (1000000 bytes)': not an action");
+  EXPECT_LT(big.err.size(), 1000u);
+  const Result nul = run(predict + write("nul.csv", std::string("0F\0"
+                                                                "0\n1F0\n",
+                                                                9)));
+  expect_usage_error(nul, "cell 1 '0F\\x000': not an action (expected");
+  const Result zw = run(predict + write("zw.csv", "0\u200bF0\n1F0\n"));
+  expect_usage_error(zw, "cell 1 '0\\u200bF0': not an action");
+  const Result rlo = run(predict + write("rlo.csv", "\u202e0F0\n1F0\n"));
+  expect_usage_error(rlo, "cell 1 '\\u202e0F0': not an action");
+  const Result help = run("help " + std::string(100'000, 'w'));
+  expect_usage_error(help, "help: no subcommand '" + std::string(200, 'w') + "... (100000 bytes)'");
+  EXPECT_LT(help.err.size(), 1000u);
 }
 
 // Before: 0 stood for "not given", so "import --nranks 0" was read as no --nranks, exit 0.

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -235,6 +236,26 @@ TEST_F(NcclTestsCompat, JsonJsonlAndPrometheusFilesHoldEveryRecord) {
   EXPECT_EQ(p.out, "pipebench_busbw_gbps gauge 6 " + labels + "\npipebench_time_us gauge 6 " + labels +
                        "\npipebench_wrong_values counter 6 " + labels + "\n");
   for (const auto& f : {json, jsonl, prom, imported}) std::remove(f.c_str());
+}
+
+// all_reduce_perf --help is the binary's: its name, nccl-tests' defaults, --op as -o's long name and not the op.
+TEST_F(NcclTestsCompat, HelpIsTheBinarysAndOpIsTheReduction) {
+  const auto r = run_shell(bin("all_reduce_perf") + " --help");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Usage: all_reduce_perf [OPTIONS]\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("pipebench bench ["), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  -w,--warmup_iters INT:INT in [0 - 16777216]=1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  --reps INT:INT in [1 - 1048576]=1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  -a,--average INT:INT in [0 - 3]=1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  -o,--op,--op_type,--redop TEXT=sum"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("--op TEXT"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("comma-separated ops"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  -n,--iters INT:INT in [1 - 16777216]=20\n"), std::string::npos) << r.out;  // as bench's
+  // --op is read as nccl-tests reads it: the reduction, so an op's name is no reduction.
+  const auto op = run_shell(bin("all_reduce_perf") + " --backend mpi -b 8 -e 64 --op all_gather");
+  EXPECT_EQ(op.status, 2) << op.err;
+  EXPECT_EQ(op.err.rfind("pipebench: -o: unknown reduction 'all_gather'", 0), 0u) << op.err;
+  EXPECT_EQ(std::count(op.err.begin(), op.err.end(), '\n'), 1) << op.err;
 }
 
 }  // namespace

@@ -209,6 +209,29 @@ TEST_F(RobustOutput, AFileWrittenIntoAnOutputFolderIsNeverAnInput) {
   EXPECT_FALSE(std::filesystem::exists(path("runY/results.json")));
 }
 
+// Every name predict derives (a schedule file's trace named after the file) is checked before the prediction
+// runs: a name too long for the file system is one line, and neither a trace nor --json is written.
+TEST_F(RobustOutput, ADerivedTraceNameTooLongIsToldBeforeAnythingIsWritten) {
+  std::string rows[2];
+  for (int mb = 0; mb < 8; ++mb) {
+    rows[1] += (mb ? "," : "") + ("1F" + std::to_string(mb)) + ",1B" + std::to_string(mb);
+    if (mb == 0) rows[0] += "0F0";
+    if (mb + 1 < 8) rows[0] += ",0F" + std::to_string(mb + 1);
+    rows[0] += ",0B" + std::to_string(mb);
+  }
+  const std::string csv = write(std::string(240, 'L') + ".csv", rows[0] + "\n" + rows[1] + "\n");
+  std::filesystem::create_directories(path("tr"));
+  const Result r =
+      run("predict --plan " + plan("p.json") + " --link-gbps 2 --fwd-ms-per-layer 1 --schedule 1f1b --schedule-file " +
+          csv + " --trace " + path("tr") + " --json " + path("p.pred.json"));
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_EQ(own_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("-v1.json: cannot be written (File name too long)"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::is_empty(path("tr")));
+  EXPECT_FALSE(std::filesystem::exists(path("p.pred.json")));
+  EXPECT_EQ(r.out, "");
+}
+
 TEST_F(RobustOutput, TwoOutputsOfOneCommandMustBeTwoFiles) {
   const std::string gz = copy(TEST_DATA_DIR "/trace/job_h200_gloo/rank0.json.gz", "in0.json.gz");
   const std::string same = path("same.out");
@@ -377,7 +400,13 @@ TEST_F(RobustOutput, StoppedReplayLeavesAFileMarkedIncomplete) {
       run_shell("{ PIPEBENCH_REPLAY_TEST_STALL=0:2:60 " + std::string(PIPEBENCH_BIN) + " replay --backend mpi --plan " +
                 p + " --fwd-ms-per-layer 0.2 --iterations 5 --no-predict -T 0 --quiet --json " + json + " & P=$!; " +
                 after_file(json) + "kill -TERM $P; " + reap() + "}");
-  EXPECT_NE(r.status, 0) << r.err;
+  EXPECT_EQ(r.status, 143) << r.err;
+  // Its own line, besides mpirun's: the signal and the file that keeps what was measured.
+  EXPECT_NE(r.err.find("pipebench: replay ended by SIGTERM; every finished iteration is in " + json +
+                       " (\"complete\": false)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(own_lines(r.err), 1) << r.err;
   const auto j = nlohmann::json::parse(slurp(json));
   EXPECT_EQ(j["complete"], false) << j.dump(2);
   ASSERT_FALSE(j["schedules_incomplete"].empty()) << j.dump(2);

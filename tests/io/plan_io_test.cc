@@ -174,6 +174,30 @@ TEST(PlanIo, MissingAndMistypedFieldsAreNamed) {
   EXPECT_EQ(error_of(j), "--plan p.json: \"model.megatron_version\" is not \"main\" or \"core_v0.9\"");
 }
 
+// Fields the plan derives from the model and layout are read back only as derived: an edited value would
+// be printed and written into the prediction as if pipebench had computed it.
+TEST(PlanIo, DerivedFieldsThatDoNotFollowFromTheLayoutAreNamed) {
+  const json good = plan_to_json(plan_of(kSmall));
+  ASSERT_EQ(good["schedules"][0]["bubble_ideal"], 0.375);  // (4 - 1) / (1 x 8)
+  json j = good;
+  j["schedules"][0]["bubble_ideal"] = -1;
+  EXPECT_EQ(error_of(j),
+            "--plan p.json: \"schedules[0].bubble_ideal\" is -1, but 4 pipeline ranks, v 1 and 8 "
+            "microbatches make (p-1)/(v m) = 0.375");
+  j = good;
+  j["schedules"][0]["bubble_ideal"] = 0.5;
+  EXPECT_NE(error_of(j).find("\"schedules[0].bubble_ideal\" is 0.5, but"), std::string::npos) << error_of(j);
+  j = good;
+  j["valid_v"] = json::array({3, 5});
+  EXPECT_EQ(error_of(j), "--plan p.json: \"valid_v\" is [3,5], not the model's valid v [2,4]");
+  j = good;
+  j["params"][0]["params"] = -5;
+  EXPECT_EQ(error_of(j),
+            "--plan p.json: \"params\" is not a copy of schedules[0].params (the plan writes the first "
+            "schedule's counts there)");
+  EXPECT_EQ(error_of(good), "(no error)");
+}
+
 TEST(PlanIo, MessagesThatNoPlanCanHoldAreBadInputNotACrashOrWrongData) {
   const json good = plan_to_json(plan_of(kSmall));
   ASSERT_EQ(good["schedules"][0]["messages"][0]["op"], "recv");  // rank 0 and 1 (pp 4, world 4)

@@ -149,6 +149,10 @@ TEST(PredictionIo, MemoryNoteAndWShareRoundTripAndAreOptional) {
   EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].activations_held[1]\" is out of range");
   j["schedules"][0]["activations_held"][1] = "four";
   EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].activations_held[1]\" is not a number");
+  ASSERT_EQ(j["schedules"][0]["ranks"].size(), 4u);
+  j["schedules"][0]["activations_held"] = {4};
+  EXPECT_EQ(error_of(j),
+            "--prediction p.json: \"schedules[0].activations_held\" has 1 values for 4 ranks (one per rank of ranks)");
 }
 
 TEST(PredictionIo, BadFilesAreNamedByFileAndField) {

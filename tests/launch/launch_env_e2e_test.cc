@@ -85,5 +85,26 @@ TEST(LaunchEnvE2e, ATorchrunLaunchMeetsOverTcp) {
   EXPECT_EQ(port_bad.err, "pipebench: MASTER_PORT=99999: not a port number in [1, 65535]\n");
 }
 
+// Rank 0 of a torchrun-style launch tells what needs no other rank (a flag that does not parse, sizes the wrong
+// way round, --backend mpi without MPI) at once, in one line and exit 2, not once the others joined or its
+// 30 s wait for them ran out.
+TEST(LaunchEnvE2e, ATorchrunRankZeroTellsItsOwnBadFlagsBeforeTheRendezvous) {
+  const std::string port = std::to_string(30000 + (getpid() + 7) % 20000);
+  const std::string env =
+      "RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=" + port + " PIPEBENCH_RENDEZVOUS_TIMEOUT_S=30 ";
+  const std::pair<std::string, std::string> cases[] = {
+      {"bench --backend mpi -b 8 -e 8", "pipebench: --backend mpi: this process was launched torchrun-style"},
+      {"bench --bogus -b 8 -e 8", "pipebench: bench: unknown flag --bogus"},
+      {"bench -b 1M -e 8", "pipebench: "},
+  };
+  for (const auto& [args, needle] : cases) {
+    const auto r = e2e::run_shell(env + PIPEBENCH_BIN " " + args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind(needle, 0), 0u) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.find("rendezvous"), std::string::npos) << args << "\n" << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace pipebench

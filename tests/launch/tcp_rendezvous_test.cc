@@ -8,9 +8,11 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <string>
@@ -137,6 +139,20 @@ TEST(TcpRendezvous, AMissingPeerTimesOutWithOneMessage) {
   EXPECT_EQ(wait_ranks(child), std::vector<int>({0}));
 }
 
+// The ranks that did not connect are ranges: a world of 2^24 is one short line, not a list of every rank.
+TEST(TcpRendezvous, TheRanksThatDidNotConnectAreRanges) {
+  const int port = free_loopback_port(29500);
+  const Env env = rank_env(0, 1 << 24, port, "1");
+  try {
+    (void)tcp_world_from_env(lookup(env));
+    FAIL() << "a world of 2^24 formed with 1 rank";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(") after 1 s: ranks 1-16777215 of 16777216 did not connect"), std::string::npos) << what;
+    EXPECT_LT(what.size(), 300u) << what;
+  }
+}
+
 TEST(TcpRendezvous, AConnectingRankWithoutRankZeroTimesOut) {
   const Env env = rank_env(1, 2, free_loopback_port(29500), "1");
   try {
@@ -181,6 +197,43 @@ TEST(TcpRendezvous, AnOversizedFrameIsRefusedBeforeAllocating) {
         << e.what();
   }
   EXPECT_EQ(wait_ranks(child), std::vector<int>({0}));
+}
+
+// A connection that sends part of a hello and then nothing (a port scan, a health check) does not hold the
+// rank that connects after it: rank 0 reads hellos side by side, and the world forms long before its deadline.
+TEST(TcpRendezvous, AnIdleConnectionDoesNotHoldTheRanksBehindIt) {
+  const int port = free_loopback_port(29500);
+  const auto idle = spawn_ranks({9}, [port](int) {
+    sleep(1);  // rank 0 listening
+    SocketFd fd(socket(AF_INET, SOCK_STREAM, 0));
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(static_cast<std::uint16_t>(port));
+    if (connect(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return 1;
+    if (send(fd.get(), "pb-r", 4, 0) != 4) return 2;
+    const timeval wait{60, 0};
+    setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+    char byte = 0;
+    return recv(fd.get(), &byte, 1, 0) == 0 ? 0 : 3;  // rank 0 closes it once the world is in
+  });
+  const auto rank1 = spawn_ranks({1}, [port](int r) {
+    sleep(2);  // after the idle connection
+    const Env env = rank_env(r, 2, port, "30");
+    const auto world = tcp_world_from_env(lookup(env));
+    world->barrier();
+    return 0;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const Env env = rank_env(0, 2, port, "30");
+  const auto world = tcp_world_from_env(lookup(env));
+  ASSERT_NE(world, nullptr);
+  world->barrier();
+  const auto waited_s =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(waited_s, 15) << "rank 0 waited for the idle connection's hello";
+  EXPECT_EQ(wait_ranks(rank1), std::vector<int>({0}));
+  EXPECT_EQ(wait_ranks(idle), std::vector<int>({0}));
 }
 
 // torchrun's agent keeps its store on MASTER_PORT: rank 0's bind fails there and says what to set;

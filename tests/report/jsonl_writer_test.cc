@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -49,6 +50,24 @@ TEST(JsonlWriter, EachLineCarriesTheLinkAndItsShareWhereKnown) {
   EXPECT_DOUBLE_EQ(lines[0].at("pct_of_link").get<double>(), 80.0);
   EXPECT_TRUE(lines[1].at("path_min_gbps").is_null()) << lines[1].dump();
   EXPECT_FALSE(lines[1].contains("pct_of_link")) << lines[1].dump();
+  fs::remove(path);
+}
+
+// SLURM_JOB_ID holds whatever bytes the environment has; the line stays JSON with U+FFFD for those that are not
+// UTF-8, as --json writes them.
+TEST(JsonlWriter, AJobIdThatIsNotUtf8IsWrittenAsReplacementCharacters) {
+  const std::string path =
+      (fs::temp_directory_path() / ("pipebench_jsonl_utf8_" + std::to_string(getpid()) + ".jsonl")).string();
+  setenv("SLURM_JOB_ID", "ab\xff", 1);
+  {
+    JsonlWriter w(path, RankDirectory(nlohmann::json::array()));
+    w.add(testing::make_record("all_gather", 1 << 20, 12));
+    w.finish();
+  }
+  unsetenv("SLURM_JOB_ID");
+  const std::vector<nlohmann::json> lines = read_lines(path);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].at("slurm_job_id"), "ab\xEF\xBF\xBD");
   fs::remove(path);
 }
 

@@ -42,6 +42,22 @@ ResultRecord rec(std::uint64_t size, double busbw) {
 
 TEST(PrometheusWriter, LabelValuesAreEscaped) { EXPECT_EQ(prometheus_label_value("a\"b\\c\nd"), "a\\\"b\\\\c\\nd"); }
 
+// The exposition format is UTF-8: a byte that is not (SLURM_JOB_ID is whatever the environment holds) is U+FFFD.
+TEST(PrometheusWriter, BytesThatAreNotUtf8AreReplaced) {
+  EXPECT_EQ(prometheus_label_value("ab\xff"), "ab\xEF\xBF\xBD");
+  const std::string path = "/tmp/pb_prom_utf8_" + std::to_string(getpid()) + ".prom";
+  setenv("SLURM_JOB_ID", "ab\xff", 1);
+  {
+    PrometheusWriter w(path, RankDirectory(nlohmann::json::array()));
+    w.add(rec(8, 1.0));
+  }
+  unsetenv("SLURM_JOB_ID");
+  const std::string text = slurp(path);
+  EXPECT_NE(text.find("slurm_job_id=\"ab\xEF\xBF\xBD\""), std::string::npos) << text;
+  EXPECT_EQ(text.find('\xff'), std::string::npos) << text;
+  std::remove(path.c_str());
+}
+
 // After every record the file is the whole exposition: each family once, one sample per point (a point
 // measured again replaces its sample), slurm_job_id only where set.
 TEST(PrometheusWriter, OneSamplePerPointInEveryFamily) {

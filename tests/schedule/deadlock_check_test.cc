@@ -9,24 +9,12 @@
 #include "schedule/program_writer.h"
 #include "schedule/schedule_file.h"
 #include "schedule/schedule_registry.h"
+#include "schedule/shape_fixture.h"
 
 namespace pipebench {
 namespace {
 
-ScheduleShape shape(int p, int v, std::int64_t m) {
-  ScheduleShape s;
-  s.p = p;
-  s.v = v;
-  s.m = m;
-  for (int r = 0; r < p; ++r) {
-    s.warmup.push_back(v == 1 ? std::min<std::int64_t>(p - r - 1, m)
-                              : std::min<std::int64_t>(2 * (p - r - 1) + static_cast<std::int64_t>(v - 1) * p, m * v));
-  }
-  for (std::int64_t g = 0; g < m; g += p)
-    for (int c = 0; c < v; ++c)
-      for (std::int64_t mb = g; mb < std::min<std::int64_t>(g + p, m); ++mb) s.table.emplace_back(mb, c);
-  return s;
-}
+ScheduleShape shape(int p, int v, std::int64_t m) { return testing::megatron_like_shape(p, v, m); }
 
 std::optional<Deadlock> of_generator(const char* name, const ScheduleShape& s) {
   const ScheduleGenerator& g = ScheduleRegistry::instance().find("test", name);
@@ -79,7 +67,7 @@ TEST(DeadlockCheck, AnAsyncCallBlocksAtItsWait) {
   ASSERT_TRUE(d.has_value());
   EXPECT_EQ(d->rank, 0);
   EXPECT_EQ(d->step, 2U);
-  EXPECT_EQ(d->waits_for, "a receive of the activation of microbatch 0 from stage 0 to stage 1");
+  EXPECT_EQ(d->waits_for, "rank 1 to receive the activation of microbatch 0 from stage 0 to stage 1");
 }
 
 // Rank 0 runs microbatch 1's backward before 0's; rank 1 sends 0's gradient first: each waits on the other.

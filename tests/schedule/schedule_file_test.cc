@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/error.h"
 #include "schedule/schedule_registry.h"
+#include "schedule/shape_fixture.h"
 
 namespace pipebench {
 namespace {
@@ -97,13 +99,83 @@ TEST(ScheduleFile, LoopedChunksSendToTheNextRankAndWrapAround) {
   ScheduleShape shape = one_chunk(2, 1);
   shape.v = 2;
   shape.table = {{0, 0}, {0, 1}};
-  // Rank 1: stage 1 receives from stage 0 and sends to stage 2 on rank 0 (the wrap); stage 3 is last, so
-  // its send_forward_recv_backward has no ops and is no call. With two chunks every send carries the next
-  // receive; with overlap they are isend/irecv, not batched.
+  // Rank 1: stage 1 receives from stage 0 and sends to stage 2 on rank 0 (the wrap); stage 3 is last, so its
+  // send_forward has no ops and its first backward no receive. With two chunks each send is async and carries
+  // the receive of the rank's next pass of its direction, waited for just before that pass; with overlap they
+  // are isend/irecv, not batched.
   EXPECT_EQ(steps(schedule_generator(id), shape, 1),
-            (std::vector<std::string>{"recv_forward recv-act0", "F0", "send_forward_recv_forward send-act0 recv-act1",
-                                      "F1", "B0", "send_backward_recv_backward send-grad0 recv-grad1", "B1",
-                                      "send_backward send-grad1"}));
+            (std::vector<std::string>{
+                "recv_forward recv-act0", "F0", "send_forward_recv_forward async 0 send-act0 recv-act1", "wait 0", "F1",
+                "send_forward async 1", "B0", "send_backward_recv_backward async 2 send-grad0 recv-grad1", "wait 2",
+                "B1", "send_backward async 3 send-grad1", "wait 1", "wait 3"}));
+}
+
+// Each rank's passes of a registered schedule as a file's rows (stage = chunk x p + rank).
+std::string csv_of(const ScheduleGenerator& g, const ScheduleShape& shape) {
+  class Rows final : public ProgramSink {
+   public:
+    Rows(const ScheduleShape& shape, int r, bool split) : shape_(shape), r_(r), split_(split) {}
+    void compute(Pass pass, std::int64_t k) override {
+      const char* type = pass == Pass::kForward ? "F" : pass == Pass::kWeight ? "W" : split_ ? "I" : "B";
+      row += std::string(row.empty() ? "" : ",") + std::to_string(shape_.chunk(pass, k) * shape_.p + r_) + type +
+             std::to_string(shape_.microbatch(k));
+    }
+    void call(const Call& /*c*/) override {}
+    void wait(int /*handle*/) override {}
+    std::string row;
+
+   private:
+    const ScheduleShape& shape_;
+    int r_;
+    bool split_;
+  };
+  std::string text;
+  for (int r = 0; r < shape.p; ++r) {
+    Rows rows(shape, r, g.splits_backward());
+    g.emit(shape, r, rows);
+    text += rows.row + "\n";
+  }
+  return text;
+}
+
+// Megatron's interleaved order read back from a file runs: the file model's calls for several chunks are
+// interleaved's, not 1F1B's turn from one direction to the other.
+TEST(ScheduleFile, InterleavedOrdersReadBackFromAFileDoNotDeadlock) {
+  for (const auto& [p, v, m] : std::vector<std::tuple<int, int, std::int64_t>>{
+           {4, 2, 8}, {2, 3, 6}, {4, 4, 8}, {4, 2, 16}, {8, 2, 16}, {3, 2, 9}}) {
+    const ScheduleShape shape = testing::megatron_like_shape(p, v, m);
+    const std::string csv = csv_of(ScheduleRegistry::instance().find("test", "interleaved"), shape);
+    SCOPED_TRACE("p " + std::to_string(p) + " v " + std::to_string(v) + " m " + std::to_string(m) + "\n" + csv);
+    EXPECT_EQ(error_of(csv, p, m), "");
+    EXPECT_EQ(schedule_from_csv("f", csv, "s", p, m).v, v);
+  }
+}
+
+// The order of `predict --schedule interleaved:v2 --trace` on p 4, m 8, as each rank's trace lists it.
+TEST(ScheduleFile, InterleavedTraceOrderOfFourRanksIsNoDeadlock) {
+  const std::string csv =
+      "0F0,0F1,0F2,0F3,4F0,4F1,4F2,4F3,0F4,0F5,0F6,4B0,0F7,4B1,4F4,4B2,4F5,4B3,4F6,0B0,4F7,0B1,0B2,0B3,4B4,4B5,4B6,"
+      "4B7,0B4,0B5,0B6,0B7\n"
+      "1F0,1F1,1F2,1F3,5F0,5F1,5F2,5F3,1F4,5B0,1F5,5B1,1F6,5B2,1F7,5B3,5F4,1B0,5F5,1B1,5F6,1B2,5F7,1B3,5B4,5B5,5B6,"
+      "5B7,1B4,1B5,1B6,1B7\n"
+      "2F0,2F1,2F2,2F3,6F0,6F1,6F2,6B0,6F3,6B1,2F4,6B2,2F5,6B3,2F6,2B0,2F7,2B1,6F4,2B2,6F5,2B3,6F6,6B4,6F7,6B5,6B6,"
+      "6B7,2B4,2B5,2B6,2B7\n"
+      "3F0,3F1,3F2,3F3,7F0,7B0,7F1,7B1,7F2,7B2,7F3,7B3,3F4,3B0,3F5,3B1,3F6,3B2,3F7,3B3,7F4,7B4,7F5,7B5,7F6,7B6,7F7,"
+      "7B7,3B4,3B5,3B6,3B7\n";
+  EXPECT_EQ(error_of(csv, 4, 8), "");
+  EXPECT_EQ(csv,
+            csv_of(ScheduleRegistry::instance().find("test", "interleaved"), testing::megatron_like_shape(4, 2, 8)));
+}
+
+// With several chunks a real deadlock is still found: rank 1 runs stage 3 first, whose input rank 0 makes only
+// after stage 1's output, which rank 1 makes after stage 3.
+TEST(ScheduleFile, ChunksThatWaitOnEachOtherAreADeadlock) {
+  EXPECT_EQ(error_of("0F0,2F0,2B0,0B0\n3F0,1F0,3B0,1B0\n", 2, 1),
+            "--schedule-file s.csv: row 1, cell 2 '2F0': deadlock: rank 0 waits here for rank 1 to receive the "
+            "activation of microbatch 0 from stage 0 to stage 1 and no rank can go on (each rank runs its actions in "
+            "order, a send "
+            "after its compute posted with the receive of the next pass of its direction and waited for before that "
+            "pass, as Megatron's interleaved calls)");
 }
 
 TEST(ScheduleFile, BadFilesAreOneLineNamingRowAndCell) {
@@ -174,7 +246,7 @@ TEST(ScheduleFile, NonRegularAndTooLargeFilesAreRefused) {
   } catch (const UsageError& e) {
     EXPECT_EQ(std::string(e.what()).rfind("--schedule-file " + kDir, 0), 0U) << e.what();
   }
-  const std::string big = testing::TempDir() + "big.csv";
+  const std::string big = ::testing::TempDir() + "big.csv";
   FILE* out = std::fopen(big.c_str(), "w");
   ASSERT_NE(out, nullptr);
   ASSERT_EQ(std::fseek(out, static_cast<long>(kMaxScheduleFileBytes), SEEK_SET), 0);

@@ -55,5 +55,26 @@ TEST(JsonEventStream, BareArrayCutOffAndNotATrace) {
   EXPECT_FALSE(r.error.empty());
 }
 
+// A key twice in one object (an event's "ts", a nested "args" key, a top-level member) stops the stream with
+// the key named: which of the two values a reader keeps is not JSON's to say.
+TEST(JsonEventStream, AKeyGivenTwiceInOneObjectStopsTheStream) {
+  std::vector<nlohmann::json> ev;
+  auto r = stream(R"({"traceEvents": [{"ts": 1}, {"ph": "X", "ts": 1000.0, "ts": 5, "dur": 3}]})", &ev);
+  EXPECT_EQ(r.duplicate_key, "key \"ts\" given twice in one object of event 2");
+  EXPECT_EQ(ev.size(), 1u);
+  ev.clear();
+  r = stream(R"({"traceEvents": [{"args": {"device": 0, "device": 1}}]})", &ev);
+  EXPECT_EQ(r.duplicate_key, "key \"device\" given twice in one object of event 1");
+  r = stream(R"({"distributedInfo": {"rank": 0}, "traceEvents": [], "distributedInfo": {"rank": 1}})", &ev);
+  EXPECT_EQ(r.duplicate_key, "key \"distributedInfo\" given twice in one object");
+  r = stream(R"({"distributedInfo": {"rank": 0, "rank": 1}, "traceEvents": []})", &ev);
+  EXPECT_EQ(r.duplicate_key, "key \"rank\" given twice in one object");
+  // The same key in two objects is no duplicate.
+  ev.clear();
+  r = stream(R"({"traceEvents": [{"ts": 1, "args": {"ts": 2}}, {"ts": 3}]})", &ev);
+  EXPECT_EQ(r.duplicate_key, "");
+  EXPECT_EQ(ev.size(), 2u);
+}
+
 }  // namespace
 }  // namespace pipebench

@@ -164,6 +164,11 @@ TEST(KinetoReader, BadFiles) {
               R"(", "pid": 0, "tid": 7, "ts": )" + std::to_string(i) + R"(, "dur": 1, "args": {}})";
   }
   expect_usage("unique.json", unique + "]}", "more than 65536 distinct kernel names");
+  // A key twice in one event: refused (results, plans and rules refuse it too), not the last value kept.
+  expect_usage("twice.json",
+               R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1000.0, )"
+               R"("ts": 5, "dur": 300}]})",
+               ": key \"ts\" given twice in one object of event 1");
 
   // Cut off after two events: what was read is kept, with the damage said.
   const std::string cut = write_tmp("cut.json", R"({"traceEvents": [

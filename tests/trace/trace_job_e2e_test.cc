@@ -88,6 +88,20 @@ TEST_F(TraceJobE2e, PredictionMismatchExitsThree) {
   EXPECT_EQ(j["model_check"]["mismatches"], 4);
 }
 
+// A world of 2^24 with 4 ranks traced: the missing ones are one range, not 16 million numbers on a line.
+TEST_F(TraceJobE2e, MissingRanksOfAHugeWorldAreARange) {
+  for (const std::string& path : paths_) {
+    std::ifstream in(path);
+    nlohmann::json doc = nlohmann::json::parse(in);
+    doc["distributedInfo"]["world_size"] = 1 << 24;
+    std::ofstream(path) << doc.dump();
+  }
+  const auto r = run("trace " + dir_ + "/a");
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("# ranks missing: 4-16777215 (world size 16777216)\n"), std::string::npos) << r.out;
+  EXPECT_LT(r.out.size(), 20000u);
+}
+
 TEST_F(TraceJobE2e, BadInputIsOneLineAndExitTwo) {
   for (const std::string& args :
        {"trace " + paths_[0] + " " + paths_[0], "trace " + dir_ + "/a --plan " + dir_ + "/none.json",
