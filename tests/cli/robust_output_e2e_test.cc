@@ -304,6 +304,41 @@ TEST_F(RobustOutput, RunChecksBaselineAndFolderBeforeMeasuring) {
   EXPECT_EQ(slurp(path("o2/results.json")), before);
 }
 
+// A run folder that holds another run's files is refused before anything is measured, its files kept
+// (before: the new results were reported with the old run's prediction, schedules and plots); a folder
+// holding other files is used, and a second run into it is refused in turn.
+TEST_F(RobustOutput, RunRefusesAFolderHoldingAnotherRunsFiles) {
+  const std::string run_args = "run --backend mpi --host-ranks 1 -b 8 -e 64 --point-seconds 0.05 --no-plan --quiet";
+  std::filesystem::create_directories(path("old"));
+  write("old/prediction.json", "OLD PREDICTION\n");
+  write("old/plot-8-schedules.svg", "<svg/>\n");
+  const Result r = run(run_args + " --out " + path("old"));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(own_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("--out " + path("old") +
+                       ": holds the files of another run (prediction.json, plot-8-schedules.svg); give a new or "
+                       "empty folder, or remove them"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.find("out-of-place"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(path("old/results.json")));
+  EXPECT_EQ(slurp(path("old/prediction.json")), "OLD PREDICTION\n");
+  EXPECT_EQ(slurp(path("old/plot-8-schedules.svg")), "<svg/>\n");
+
+  std::filesystem::create_directories(path("notes"));
+  write("notes/README.txt", "mine\n");
+  const Result first = run(run_args + " --out " + path("notes"));
+  ASSERT_EQ(first.status, 0) << first.err;
+  EXPECT_EQ(slurp(path("notes/README.txt")), "mine\n");
+  const std::string results = slurp(path("notes/results.json"));
+  const Result second = run(run_args + " --out " + path("notes"));
+  EXPECT_EQ(second.status, 2) << second.err;
+  EXPECT_NE(second.err.find("holds the files of another run (results.json, results.csv, summary.txt and "),
+            std::string::npos)
+      << second.err;
+  EXPECT_EQ(slurp(path("notes/results.json")), results);
+}
+
 // Shell words that wait (at most 120 s) until FILE exists and is not empty, and a second more: the
 // command has started measuring.
 std::string after_file(const std::string& file) {
