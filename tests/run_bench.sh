@@ -55,7 +55,9 @@ awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {
 }' || exit 1
 echo "# topology: topo --format json of generated hwloc XML, 256 and 4096 GPUs (target: seconds and MBs at 4096)"
 "$TOPO_BENCH" || exit 1
-echo "# report: 100 hosts x 10 results files into one report (target: under 5 s)"
+echo "# report: 100 hosts x 10 results files into one report (target: under 5 s); then a trace file of 50k..200k"
+echo "# kernel rows on one device reported, and an nccl-tests -J file of 50k..200k config.devices read (target: us_per_item"
+echo "# about the same at each size: time linear in the input)"
 "$REPORT_BENCH" || exit 1
 if [ "${HAVE_NCCL:-0}" = 1 ] && command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   if [ -n "${NCCL_TESTS_DIR:-}" ]; then
