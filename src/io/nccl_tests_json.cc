@@ -9,6 +9,7 @@
 #include "core/json_tree.h"
 #include "io/nccl_tests_log.h"
 #include "io/nccl_tests_parts.h"
+#include "io/nccl_tests_row_order.h"
 
 namespace pipebench {
 
@@ -149,6 +150,21 @@ std::string read_result(const json& e, std::vector<ResultRecord>& out) {
   return "";
 }
 
+// Why the results cannot be one run's (io/nccl_tests_row_order.h), or "". A row's in-place record
+// follows its out-of-place one.
+std::string row_order_problem(const NcclTestsLog& log) {
+  NcclTestsRowOrder order;
+  const ResultRecord* before = nullptr;
+  for (const ResultRecord& r : log.records) {
+    const bool same_row = before && r.in_place && !before->in_place && r.size_bytes == before->size_bytes &&
+                          r.dtype == before->dtype && r.redop == before->redop && r.root == before->root;
+    before = &r;
+    if (same_row) continue;
+    if (std::string why = order.add(r.dtype, r.redop, r.root, r.size_bytes); !why.empty()) return why;
+  }
+  return log.concluded ? order.footer() : "";
+}
+
 // The header, config, results and footer of a -J document (or what a cut one completed) into `log`.
 void read_document(const json& doc, NcclTestsLog& log, NcclTestsFile& file) {
   if (doc.contains("version")) {
@@ -182,6 +198,9 @@ void read_document(const json& doc, NcclTestsLog& log, NcclTestsFile& file) {
     double bw = 0;
     if (number_at(doc.at("average_bus_bandwidth"), "bandwidth", bw) && bw >= 0) log.avg_busbw_gbps = bw;
     log.concluded = true;
+  }
+  if (const std::string why = row_order_problem(log); !why.empty() && file.refused.empty()) {
+    file.refused = why + ": " + kNcclTestsRunsMixed;
   }
   if (nccl_tests_log_op(log.program).empty() && !nccl_tests_log_op(named).empty()) log.program = named;
 }

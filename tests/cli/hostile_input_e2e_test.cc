@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cli/run_pipebench.h"
 #include "cli/temp_folder.h"
@@ -296,6 +297,52 @@ TEST_F(HostileInput, InterleavedNcclTestsLogsAreRefused) {
   const Result ok = run("import nccl-tests " +
                         write("appended.log", fixture("all_reduce_perf-2.19.log") + fixture("sendrecv_perf-2.19.log")));
   EXPECT_EQ(ok.status, 0) << ok.err;
+}
+
+// The table rows of a log, in order.
+std::vector<std::string> rows_of(const std::string& log) {
+  std::istringstream in(log);
+  std::vector<std::string> rows;
+  for (std::string l; std::getline(in, l);) {
+    if (!l.empty() && l[0] != '#') rows.push_back(l);
+  }
+  return rows;
+}
+
+// The log with `rows` inserted after its table row `after` (0-based).
+std::string inserted(const std::string& log, std::size_t after, const std::vector<std::string>& rows) {
+  std::istringstream in(log);
+  std::string out;
+  std::size_t seen = 0;
+  for (std::string l; std::getline(in, l);) {
+    out += l + "\n";
+    if (l.empty() || l[0] == '#' || seen++ != after) continue;
+    for (const auto& r : rows) out += r + "\n";
+  }
+  return out;
+}
+
+// Rows of a second run that never printed its footer, or the first rows again before the footer: two runs
+// mixed, refused as a second footer is (before: imported under the first run's op, rc 0). The same rows
+// again whole (-N 2) are one run's.
+TEST_F(HostileInput, RowsOfAnotherRunInsideANcclTestsTestAreRefused) {
+  const std::string all_reduce = fixture("all_reduce_perf-2.19.log");
+  const std::vector<std::string> sendrecv = rows_of(fixture("sendrecv_perf-2.19.log"));
+  const std::vector<std::string> rows = rows_of(all_reduce);
+  const std::string inject = write(
+      "inject_rows.log", inserted(all_reduce, 3, std::vector<std::string>(sendrecv.begin(), sendrecv.begin() + 5)));
+  expect_usage_error(run("import nccl-tests " + inject + " --json " + path("inject.json")), "interleaved");
+  EXPECT_FALSE(std::filesystem::exists(path("inject.json")));
+  expect_usage_error(run("report " + inject + " --out " + path("o_inject")), "size 2048 in the rows of float sum");
+  EXPECT_FALSE(std::filesystem::exists(path("o_inject")));
+  const std::string dup = write("dupsizes.log", inserted(all_reduce, rows.size() - 1, {rows[0], rows[1], rows[2]}));
+  expect_usage_error(run("import nccl-tests " + dup), "the footer after 3 of the 14 sizes of a repeat (-N)");
+  nlohmann::json j = nlohmann::json::parse(fixture("all_reduce_perf-2.19.json"));
+  j["results"].push_back(j["results"][0]);
+  expect_usage_error(run("import nccl-tests " + write("j_dupsize.json", j.dump())), "interleaved");
+  const Result cycles = run("import nccl-tests " + write("n2.log", inserted(all_reduce, rows.size() - 1, rows)));
+  EXPECT_EQ(cycles.status, 0) << cycles.err;
+  EXPECT_TRUE(contains(cycles.out, "28 rows")) << cycles.out;
 }
 
 // Before: a NUL inside a time read as 22.0; a host name that is not UTF-8 ended in json type_error 316, rc 1.
