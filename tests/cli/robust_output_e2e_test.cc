@@ -339,6 +339,36 @@ TEST_F(RobustOutput, RunRefusesAFolderHoldingAnotherRunsFiles) {
   EXPECT_EQ(slurp(path("notes/results.json")), results);
 }
 
+// --jsonl appends only to an empty file or to JSON Lines records: a results JSON, a text file or a line
+// cut short is refused before anything is measured and left as it was (before: lines appended after a
+// results JSON, which then was no JSON).
+TEST_F(RobustOutput, JsonlAppendsOnlyToJsonLinesRecords) {
+  const std::string results = path("r.json");
+  ASSERT_EQ(run(std::string(kSmallBench) + " --json " + results).status, 0);
+  for (const std::string& file :
+       {results, write("notes.txt", "notes\n"), write("cut.jsonl", "{\"op\": \"all_reduce\"}\n{\"op\"")}) {
+    const std::string kept = slurp(file);
+    const Result r = run(std::string(kSmallBench) + " --jsonl " + file);
+    EXPECT_EQ(r.status, 2) << file << "\n" << r.err;
+    EXPECT_EQ(own_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("--jsonl " + file + ": "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--jsonl appends only to an empty file or to JSON Lines records"), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(file), kept);
+  }
+  EXPECT_TRUE(nlohmann::json::accept(slurp(results)));
+  // Records after records: every line an object, the second run's after the first's.
+  const std::string lines = path("r.jsonl");
+  ASSERT_EQ(run(std::string(kSmallBench) + " --jsonl " + lines).status, 0);
+  const std::size_t one_run = static_cast<std::size_t>(occurrences(slurp(lines), "\n"));
+  ASSERT_GT(one_run, 0u);
+  const Result again = run(std::string(kSmallBench) + " --jsonl " + lines);
+  ASSERT_EQ(again.status, 0) << again.err;
+  std::istringstream in(slurp(lines));
+  std::size_t objects = 0;
+  for (std::string l; std::getline(in, l);) objects += nlohmann::json::parse(l).is_object();
+  EXPECT_EQ(objects, 2 * one_run);
+}
+
 // Shell words that wait (at most 120 s) until FILE exists and is not empty, and a second more: the
 // command has started measuring.
 std::string after_file(const std::string& file) {
