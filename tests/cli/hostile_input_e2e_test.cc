@@ -345,6 +345,33 @@ TEST_F(HostileInput, RowsOfAnotherRunInsideANcclTestsTestAreRefused) {
   EXPECT_TRUE(contains(cycles.out, "28 rows")) << cycles.out;
 }
 
+// The same file given twice counts once only if it is read once: refused, naming both (before: a fleet
+// baseline of 3 "samples" from one host, 56 records of 28, one trace file as ranks 0 and 1).
+TEST_F(HostileInput, TheSameInputFileTwiceIsRefused) {
+  const std::string r1 = results();
+  const Result baseline = run("report --make-baseline " + path("mb.json") + " " + r1 + " " + r1);
+  expect_usage_error(baseline, "INPUT " + r1 + ": the same file as INPUT " + r1);
+  EXPECT_FALSE(std::filesystem::exists(path("mb.json")));
+  const std::string relative = std::filesystem::relative(r1).string();
+  expect_usage_error(run("report --make-baseline " + path("mb.json") + " " + r1 + " " + relative),
+                     "read twice, it would count twice");
+  expect_usage_error(run("report " + r1 + " " + relative + " --out " + path("o_dup")), "the same file as INPUT");
+  EXPECT_FALSE(std::filesystem::exists(path("o_dup")));
+  const std::string log = copy(std::string(TEST_DATA_DIR) + "/nccl-tests/all_reduce_perf-2.19.log", "ar.log");
+  std::filesystem::create_hard_link(log, path("ar_link.log"));
+  expect_usage_error(run("import nccl-tests " + log + " " + path("ar_link.log") + " --json " + path("x4.json")),
+                     "FILE " + path("ar_link.log") + ": the same file as FILE " + log);
+  EXPECT_FALSE(std::filesystem::exists(path("x4.json")));
+  const std::string kineto = copy(std::string(TEST_DATA_DIR) + "/trace/kineto_allreduce_1gpu.json", "k.json");
+  expect_usage_error(run("trace " + kineto + " " + kineto + " --quiet"), "the same file as FILE " + kineto);
+  // Entries of a list given twice would measure each point twice.
+  expect_usage_error(run("bench --backend mpi --sizes 8,64,8 -n 1 --reps 1 --quiet"), "--sizes: 8 bytes given twice");
+  expect_usage_error(run("bench --backend mpi --op all_reduce,all_reduce -b 8 -e 8 --quiet"),
+                     "--op: all_reduce given twice");
+  expect_usage_error(run("bench --backend mpi -d float,float -b 8 -e 8 --quiet"), "-d: float given twice");
+  expect_usage_error(run("bench --backend mpi -o sum,max,sum -b 8 -e 8 --quiet"), "-o: sum given twice");
+}
+
 // Before: a NUL inside a time read as 22.0; a host name that is not UTF-8 ended in json type_error 316, rc 1.
 TEST_F(HostileInput, NcclTestsTextIsReadWordForWordAndAsUtf8) {
   std::string text = fixture("all_reduce_perf-2.19.log");
