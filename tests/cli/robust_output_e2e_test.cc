@@ -369,6 +369,35 @@ TEST_F(RobustOutput, JsonlAppendsOnlyToJsonLinesRecords) {
   EXPECT_EQ(objects, 2 * one_run);
 }
 
+// A full disk is one condition with one exit status: every output is refused at the start with one line
+// and exit status 2, --jsonl too (before: rc 1 after the first point was measured; with no block left, every
+// output was "being written by another pipebench", its lock file unwritable), and leaves no file. The disk
+// is a 64 KiB tmpfs, filled whole or up to one block (room for a lock file, none for the output), in a
+// mount namespace of the test's own (unshare -m, which needs root); where that cannot be made the test is
+// skipped, saying why.
+TEST_F(RobustOutput, AFullDiskIsExitStatus2ForEveryOutput) {
+  const std::string full = path("full");
+  std::filesystem::create_directories(full);
+  const std::string mounted = "unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs " + full + " || exit 99; ";
+  if (run_shell(mounted + "exit 0' 2>/dev/null").status != 0) {
+    GTEST_SKIP() << "no tmpfs of the test's own: unshare -m and mount need root";
+  }
+  for (const std::string blocks : {"", " count=15"}) {
+    for (const std::string flag : {"--json", "--csv", "--prometheus", "-J", "--jsonl"}) {
+      const std::string what = flag + (blocks.empty() ? " (no block free)" : " (one block free)");
+      const Result r = run_shell(mounted + "dd if=/dev/zero of=" + full + "/fill bs=4k" + blocks + " 2>/dev/null; " +
+                                 PIPEBENCH_BIN + " " + kSmallBench + " " + flag + " " + full + "/out; rc=$?; test -e " +
+                                 full + "/out && echo LEFT; exit $rc'");
+      EXPECT_EQ(r.status, 2) << what << "\n" << r.err;
+      EXPECT_EQ(own_lines(r.err), 1) << what << "\n" << r.err;
+      EXPECT_EQ(r.err.find("pipebench: " + flag), 0u) << what << "\n" << r.err;
+      EXPECT_NE(r.err.find(full + "/out: "), std::string::npos) << what << "\n" << r.err;
+      EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << what << "\n" << r.err;
+      EXPECT_EQ(r.out.find("LEFT"), std::string::npos) << what << ": a file was left";
+    }
+  }
+}
+
 // Shell words that wait (at most 120 s) until FILE exists and is not empty, and a second more: the
 // command has started measuring.
 std::string after_file(const std::string& file) {
