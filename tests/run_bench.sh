@@ -39,9 +39,25 @@ awk -v a="$t0" -v b="$t1" -v c="$t2" -v n="$records" 'BEGIN {
     (ratio <= 2 && n == 2000) ? "(ok)" : "(over the target)"
   exit !(ratio <= 2 && n == 2000)
 }' || exit 1
+echo "# sweep length: bench of 4096 and 8192 points (-b 8 -e 32K / 64K -f 1 -i 8; MPI backend, one process)"
+echo "# (target: the time per point independent of the sweep's length: 8192 points in at most 2.5x the time of 4096)"
+points() { "$PIPEBENCH" bench --backend mpi -b 8 -e "$1" -f 1 -i 8 -n 1 -w 0 --reps 1 -c 0 --quiet >/dev/null; }
+t0=$(date +%s.%N)
+points 32K || exit 1
+t1=$(date +%s.%N)
+points 64K || exit 1
+t2=$(date +%s.%N)
+awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {
+  short = b - a; long = c - b; ratio = long / short
+  printf "4096 points %.2f s (%.0f us/point), 8192 points %.2f s (%.0f us/point): %.2fx %s\n", short, short / 4096 * 1e6, \
+    long, long / 8192 * 1e6, ratio, ratio <= 2.5 ? "(ok)" : "(over the target)"
+  exit !(ratio <= 2.5)
+}' || exit 1
 echo "# topology: topo --format json of generated hwloc XML, 256 and 4096 GPUs (target: seconds and MBs at 4096)"
 "$TOPO_BENCH" || exit 1
-echo "# report: 100 hosts x 10 results files into one report (target: under 5 s)"
+echo "# report: 100 hosts x 10 results files into one report (target: under 5 s); then a trace file of 50k..200k"
+echo "# kernel rows on one device reported, and an nccl-tests -J file of 50k..200k config.devices read (target: us_per_item"
+echo "# about the same at each size: time linear in the input)"
 "$REPORT_BENCH" || exit 1
 if [ "${HAVE_NCCL:-0}" = 1 ] && command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   if [ -n "${NCCL_TESTS_DIR:-}" ]; then

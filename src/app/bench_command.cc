@@ -7,6 +7,9 @@
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "app/gpu_options.h"
 #include "app/nccl_tests_mode.h"
@@ -437,6 +440,15 @@ void finish_sizes(const CLI::App& sub, const BenchText& t, BenchConfig& c) {
   }
 }
 
+// An entry given twice would measure each of its points twice, and the records would count double.
+void require_once(const std::string& flag, const std::vector<std::string>& names) {
+  std::set<std::string> seen;
+  for (const auto& n : names) {
+    if (!seen.insert(n).second)
+      throw UsageError(flag + ": " + n + " given twice (each is measured once: give it once)");
+  }
+}
+
 void finish_types(const BenchText& t, BenchConfig& c) {
   c.sweep.ops.clear();
   for (const auto& name : split_list(t.ops)) {
@@ -463,6 +475,15 @@ void finish_types(const BenchText& t, BenchConfig& c) {
   c.sweep.redops.clear();
   for (const auto& name : split_list(t.redops)) c.sweep.redops.push_back(parse_redop("-o", name));
   if (c.sweep.redops.empty()) throw UsageError("-o '" + t.redops + "': no reduction named");
+  std::vector<std::string> names;
+  for (const auto& name : c.sweep.ops) names.emplace_back(OpRegistry::instance().find("--op", name).name());
+  require_once("--op", names);
+  names.clear();
+  for (const DType d : c.sweep.dtypes) names.emplace_back(dtype_name(d));
+  require_once("-d", names);
+  names.clear();
+  for (const RedOp r : c.sweep.redops) names.emplace_back(redop_name(r));
+  require_once("-o", names);
 }
 
 void finish_placement(const BenchText& t, BenchConfig& c) {

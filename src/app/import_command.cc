@@ -53,6 +53,7 @@ int run_import_command(const ImportOptions& o, std::ostream& out, std::ostream& 
   std::vector<FileArg> inputs;
   for (const auto& path : o.files) inputs.push_back({"FILE", path});
   require_distinct_files(inputs, {{"--json", o.json_path}});
+  require_distinct_inputs(inputs);
   std::vector<NcclTestsImport> imports;
   std::size_t records = 0;
   for (const auto& path : o.files) {

@@ -68,6 +68,7 @@ class ReportCommand final : public Subcommand {
 
   [[nodiscard]] int run(const World* /*world*/) override {
     if (!make_baseline_.empty()) return write_baseline();
+    require_distinct_inputs(files_of("INPUT", inputs_));
     ReportInputs in = load_report_inputs(inputs_, baseline_);
     in.title = title_;
     in.mad_k = mad_k_;
@@ -84,12 +85,22 @@ class ReportCommand final : public Subcommand {
     std::vector<FileArg> ins;
     for (const auto& input : inputs_) ins.push_back({"INPUT", split_log_argument("INPUT", input).path});
     require_distinct_files(ins, {{"--make-baseline", make_baseline_}});
+    require_distinct_inputs(files_of("INPUT", inputs_));
     const ReportInputs in = load_report_inputs(inputs_, "");
     FleetBaseline fleet = make_fleet_baseline(in.results);
     write_output_file("--make-baseline", make_baseline_, baseline_to_json(fleet).dump(1) + "\n");
     std::cout << "baseline: " << fleet.points.size() << " points from " << in.results.size() << " results file"
               << (in.results.size() == 1 ? "" : "s") << "\n  " << make_baseline_ << "\n";
     return 0;
+  }
+
+  // The files of INPUTs (folders expanded, a log given as FILE:OP is its FILE), each named by `flag`.
+  static std::vector<FileArg> files_of(const std::string& flag, const std::vector<std::string>& inputs) {
+    std::vector<FileArg> files;
+    for (const auto& input : inputs) {
+      for (const auto& f : expand_input(flag, split_log_argument(flag, input).path)) files.push_back({flag, f});
+    }
+    return files;
   }
 
   // Every file the report reads, folders expanded (a log given as FILE:OP is its FILE): none may be one the

@@ -301,6 +301,42 @@ constexpr const char* kRunFiles[] = {"results.json",    "results.csv", "plan.jso
                                      "prediction.json", "replay.json", "summary.txt", "report.html",
                                      "report.md",       "report.json"};
 
+// Every file run writes into DIR: kRunFiles, and the report's plots (those there now: any may be written).
+std::vector<FileArg> run_outputs(const std::string& dir) {
+  std::vector<FileArg> outputs;
+  for (const char* name : kRunFiles) outputs.push_back({"--out", dir + "/" + name});
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("plot-", 0) == 0 && name.size() > 9 && name.compare(name.size() - 4, 4, ".svg") == 0)
+      outputs.push_back({"--out", e.path().string()});
+  }
+  return outputs;
+}
+
+// The report reads the whole folder: another run's files left in it (its prediction, its plots, the files
+// of steps this run skips) would be reported as this run's. A folder holding any of them is refused, after
+// the checks of the flags (rank 0; every rank stops alike).
+void check_run_folder_unused(const World& world, const std::string& dir) {
+  std::string error;
+  if (world.rank() == 0) {
+    std::vector<std::string> found;
+    for (const auto& f : run_outputs(dir)) {
+      std::error_code ec;
+      if (std::filesystem::symlink_status(f.path, ec).type() != std::filesystem::file_type::not_found && !ec)
+        found.push_back(std::filesystem::path(f.path).filename().string());
+    }
+    std::string names;
+    for (std::size_t i = 0; i < found.size() && i < 3; ++i) names += (i ? ", " : "") + found[i];
+    if (found.size() > 3) names += " and " + std::to_string(found.size() - 3) + " more";
+    if (!found.empty()) {
+      error = "--out " + dir + ": holds the files of another run (" + names +
+              "); give a new or empty folder, or remove them";
+    }
+  }
+  if (!world.all(error.empty())) throw UsageError(error);
+}
+
 // Every file run will write, checked before anything is measured (rank 0; every rank stops alike): a
 // regular file or a new path, never a link, FIFO or device, and none of them a file of --baseline,
 // --profile or --rules.
@@ -308,14 +344,7 @@ void check_run_outputs(const RunOptions& o, const World& world, const std::strin
   std::string error;
   if (world.rank() == 0) {
     try {
-      std::vector<FileArg> outputs;
-      for (const char* name : kRunFiles) outputs.push_back({"--out", dir + "/" + name});
-      std::error_code ec;
-      for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
-        const std::string name = e.path().filename().string();
-        if (name.rfind("plot-", 0) == 0 && name.size() > 9 && name.compare(name.size() - 4, 4, ".svg") == 0)
-          outputs.push_back({"--out", e.path().string()});
-      }
+      const std::vector<FileArg> outputs = run_outputs(dir);
       for (const auto& f : outputs) require_output_path(f.flag, f.path);
       std::vector<FileArg> inputs;
       if (!o.baseline.empty()) {
@@ -422,6 +451,7 @@ int RunCommand::run(const World* wp) {
   auto backend = make_backend(c.backend, world, c.gpus_per_process, c.gpu_list);
   fit_sizes_to_backend(c, *backend, world);
   const RunProfile profile = profile_step(o, world, backend->nranks());
+  check_run_folder_unused(world, dir);
   std::vector<ResultRecord> records;
   RunOutcome out;  // rank 0: what the steps did, printed into summary.txt
   out.exit_status = run_bench_on(*backend, c, world, &records);

@@ -273,6 +273,13 @@ int run_trace_command(const TraceCommandOptions& o_in) {
     for (const auto& f : job) inputs.push_back({"FILE", f});
     for (const auto& f : compare) inputs.push_back({"--compare", f});
     require_distinct_files(inputs, outputs);
+    // One file given twice would be two ranks of the job.
+    std::vector<FileArg> ranks;
+    for (const auto& f : job) ranks.push_back({"FILE", f});
+    require_distinct_inputs(ranks);
+    ranks.clear();
+    for (const auto& f : compare) ranks.push_back({"--compare", f});
+    require_distinct_inputs(ranks);
     return run_job(o, job, compare);
   }
   inputs.push_back({"FILE", o.path});

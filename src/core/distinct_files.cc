@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <map>
 #include <optional>
 #include <tuple>
 
@@ -55,6 +56,20 @@ void require_distinct_files(const std::vector<FileArg>& inputs, const std::vecto
       }
     }
     seen.emplace_back(&out, *id);
+  }
+}
+
+void require_distinct_inputs(const std::vector<FileArg>& inputs) {
+  std::map<FileId, const FileArg*> seen;
+  for (const auto& in : inputs) {
+    if (in.path.empty()) continue;
+    const std::optional<FileId> id = existing_id(in.path);
+    if (!id) continue;
+    const auto [it, is_new] = seen.emplace(*id, &in);
+    if (!is_new) {
+      throw UsageError(shown(in) + ": the same file as " + shown(*it->second) +
+                       "; read twice, it would count twice (give each input once)");
+    }
   }
 }
 

@@ -21,4 +21,9 @@ struct FileArg {
 // reader (which names them).
 void require_distinct_files(const std::vector<FileArg>& inputs, const std::vector<FileArg>& outputs);
 
+// Throws UsageError, one line naming both, when an input is the same file as another (by device and
+// inode): read twice, its records or ranks would count twice. Paths that cannot be looked at are left to
+// the reader.
+void require_distinct_inputs(const std::vector<FileArg>& inputs);
+
 }  // namespace pipebench

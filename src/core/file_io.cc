@@ -218,6 +218,8 @@ std::int64_t write_output_file(const std::string& flag, const std::string& path,
 RecordFile::RecordFile(std::string flag, std::string path, bool append)
     : flag_(std::move(flag)), path_(std::move(path)), lock_(flag_, path_) {
   // O_NOFOLLOW and the fstat below close the gap between the check and the open.
+  struct stat before {};
+  const bool existed = ::lstat(path_.c_str(), &before) == 0;  // a file made here is removed again when refused
   fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
   if (fd_ < 0) throw UsageError(named(flag_, path_) + ": cannot be written (" + reason(errno) + ")");
   struct stat st {};
@@ -229,10 +231,20 @@ RecordFile::RecordFile(std::string flag, std::string path, bool append)
   }
   // Appending: the lines this run writes follow the file's (size_bytes_ is the offset a failed line is cut to).
   const off_t end = append ? ::lseek(fd_, 0, SEEK_END) : 0;
-  if (end < 0 || (!append && ::ftruncate(fd_, 0) != 0)) {
-    const int err = errno;
+  int err = end < 0 || (!append && ::ftruncate(fd_, 0) != 0) ? errno : 0;
+  // A full disk is told now, as for the files written whole at the start, not at the first line after a
+  // point was measured: a block past the end is reserved (the size kept) and released again. A file system
+  // without fallocate is not probed.
+  const off_t block = st.st_blksize > 0 ? st.st_blksize : 4096;
+  if (err == 0 && ::fallocate(fd_, FALLOC_FL_KEEP_SIZE, end, block) != 0 && (errno == ENOSPC || errno == EDQUOT)) {
+    err = errno;
+  } else if (err == 0) {
+    (void)::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, end, block);
+  }
+  if (err != 0) {
     ::close(fd_);
     fd_ = -1;
+    if (!existed) ::unlink(path_.c_str());
     throw UsageError(named(flag_, path_) + ": cannot be written (" + reason(err) + ")");
   }
   size_bytes_ = static_cast<std::int64_t>(end);

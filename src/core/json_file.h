@@ -18,6 +18,7 @@ namespace pipebench {
 // nlohmann-json's message without its tag ("[json.exception.parse_error.101] "): the tag names the
 // library's exception class, which tells the user nothing about the file; the rest says where and what.
 [[nodiscard]] std::string json_error_text(const std::exception& e);
+[[nodiscard]] std::string json_error_text(const std::string& what);
 
 // The text parsed: a discarded value when it is not JSON; UsageError as above for a duplicate key.
 [[nodiscard]] nlohmann::json parse_json_text(const std::string& flag, const std::string& path, const std::string& text);

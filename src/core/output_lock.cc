@@ -42,18 +42,21 @@ std::string holder_of(int fd) {
 }
 
 // Marks a lock file this process holds (it holds our process id) as an OutputLockSet's: "PID set". The
-// lock stays with the descriptor that took it; this one only writes.
-void mark_as_set(const std::string& lock_path) {
+// lock stays with the descriptor that took it; this one only writes. Returns the errno of a failed write.
+int mark_as_set(const std::string& lock_path) {
   const int fd = ::open(lock_path.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return;  // no lock was taken (no folder to hold the file): nothing to mark
+  if (fd < 0) return 0;  // no lock was taken (no folder to hold the file): nothing to mark
   const std::string pid = std::to_string(::getpid());
-  if (holder_text(fd) == pid) {
+  const std::string holder = holder_text(fd);
+  int err = 0;
+  // Empty: the lock's own write of the process id failed (a full disk), or a file system without flock
+  // took no lock (then the mark is harmless).
+  if (holder == pid || holder.empty()) {
     const std::string text = pid + kSetMark + "\n";
-    if (::pwrite(fd, text.data(), text.size(), 0) < 0) {
-      // Unmarked, the set's own writers are refused as another writer would be: the run stops, nothing lost.
-    }
+    if (::pwrite(fd, text.data(), text.size(), 0) < 0) err = errno;
   }
   ::close(fd);
+  return err;
 }
 
 }  // namespace
@@ -118,8 +121,14 @@ OutputLockSet::OutputLockSet(std::vector<FileArg> outputs) {
   });
   for (const auto& f : outputs) {
     if (f.path.empty()) continue;
-    locks_.push_back(std::make_unique<OutputLock>(f.flag, f.path));
-    mark_as_set(OutputLock::lock_path(f.path));
+    auto lock = std::make_unique<OutputLock>(f.flag, f.path);
+    // Unmarked, the set's own writers would be refused as another run's: a lock file that cannot be written
+    // (a full disk) is said as such, before any output is created.
+    if (const int err = mark_as_set(OutputLock::lock_path(f.path)); err != 0) {
+      throw UsageError(named(f.flag, f.path) + ": cannot be written (" + std::strerror(err) +
+                       ", writing its lock file " + OutputLock::lock_path(f.path) + ")");
+    }
+    locks_.push_back(std::move(lock));
   }
 }
 

@@ -2,6 +2,7 @@
 // Sweep generation. -b 0 hangs nccl-tests (0*2 = 0); here a zero size never reaches this point.
 #include "core/sizes.h"
 
+#include <algorithm>
 #include <string>
 
 #include "core/error.h"
@@ -41,6 +42,14 @@ std::vector<std::uint64_t> parse_size_list(std::string_view flag, std::string_vi
         parse_size_bytes(flag, s.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
     if (comma == std::string::npos) break;
     start = comma + 1;
+  }
+  // A size given twice (also as "1K,1024") would be measured twice and its records count double.
+  std::vector<std::uint64_t> sorted = out;
+  std::sort(sorted.begin(), sorted.end());
+  const auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+  if (twice != sorted.end()) {
+    throw UsageError(std::string(flag) + ": " + std::to_string(*twice) +
+                     " bytes given twice (each size is measured once: give it once)");
   }
   return out;
 }

@@ -17,7 +17,8 @@ inline constexpr std::uint64_t kMaxSweepSizes = 10000;
 [[nodiscard]] std::vector<std::uint64_t> sweep_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes,
                                                      std::uint64_t factor, std::uint64_t step_bytes);
 
-// "8,256K,64M": each parsed with parse_size_bytes. Throws UsageError naming flag.
+// "8,256K,64M": each parsed with parse_size_bytes. Throws UsageError naming flag, also for a size given
+// twice.
 [[nodiscard]] std::vector<std::uint64_t> parse_size_list(std::string_view flag, std::string_view text);
 
 }  // namespace pipebench

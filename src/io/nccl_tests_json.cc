@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // nccl-tests `-J` JSON (versions 1-3: nccl-tests src/util.cu jsonOutputInit, writeDeviceReport,
 // writeBenchmarkLine*, writePerIterReport, writeResultFooter). nccl-tests writes it as it runs, so a run
-// that dies leaves the file cut short: nlohmann-json's parser callback hands over each result object as
-// it completes, and those are kept even when the document as a whole does not parse.
+// that dies leaves the file cut short: its tree (core/json_tree.h) holds each result object that was
+// complete, and those are kept even when the document as a whole does not parse.
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "core/json_tree.h"
 #include "io/nccl_tests_log.h"
 #include "io/nccl_tests_parts.h"
+#include "io/nccl_tests_row_order.h"
 
 namespace pipebench {
 
@@ -148,59 +150,75 @@ std::string read_result(const json& e, std::vector<ResultRecord>& out) {
   return "";
 }
 
+// Why the results cannot be one run's (io/nccl_tests_row_order.h), or "". A row's in-place record
+// follows its out-of-place one.
+std::string row_order_problem(const NcclTestsLog& log) {
+  NcclTestsRowOrder order;
+  const ResultRecord* before = nullptr;
+  for (const ResultRecord& r : log.records) {
+    const bool same_row = before && r.in_place && !before->in_place && r.size_bytes == before->size_bytes &&
+                          r.dtype == before->dtype && r.redop == before->redop && r.root == before->root;
+    before = &r;
+    if (same_row) continue;
+    if (std::string why = order.add(r.dtype, r.redop, r.root, r.size_bytes); !why.empty()) return why;
+  }
+  return log.concluded ? order.footer() : "";
+}
+
+// The header, config, results and footer of a -J document (or what a cut one completed) into `log`.
+void read_document(const json& doc, NcclTestsLog& log, NcclTestsFile& file) {
+  if (doc.contains("version")) {
+    // Schema versions 1-3 (nccl-tests.md, "-J"): another is a format this reader does not know.
+    const json& v = doc.at("version");
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > 3) {
+      file.refused = "version " + v.dump() + " is not a -J schema version (1-3)";
+    } else {
+      log.format = "json v" + std::to_string(v.get<int>());
+    }
+  }
+  double code = 0;
+  if (number_at(doc, "nccl_version", code)) log.nccl_version = nccl_version_text(static_cast<long>(code));
+  const json& args = doc.contains("args") ? doc.at("args") : json();
+  if (args.is_array() && !args.empty() && args[0].is_string()) {
+    log.program = args[0].get<std::string>();
+    const auto slash = log.program.find_last_of('/');
+    if (slash != std::string::npos) log.program.erase(0, slash + 1);
+  }
+  if (doc.contains("config") && doc.at("config").is_object()) read_config(doc.at("config"), log, file.refused);
+  std::string named;  // a row's experiment_name: pipebench -J names the op there ("all_reduce_perf")
+  if (doc.contains("results") && doc.at("results").is_array()) {
+    for (const json& e : doc.at("results")) {
+      if (!e.is_object()) continue;
+      if (named.empty()) named = string_at(e, "experiment_name");
+      const std::string why = read_result(e, log.records);
+      if (!why.empty()) ++file.skipped[why];
+    }
+  }
+  if (doc.contains("average_bus_bandwidth") && doc.at("average_bus_bandwidth").is_object()) {
+    double bw = 0;
+    if (number_at(doc.at("average_bus_bandwidth"), "bandwidth", bw) && bw >= 0) log.avg_busbw_gbps = bw;
+    log.concluded = true;
+  }
+  if (const std::string why = row_order_problem(log); !why.empty() && file.refused.empty()) {
+    file.refused = why + ": " + kNcclTestsRunsMixed;
+  }
+  if (nccl_tests_log_op(log.program).empty() && !nccl_tests_log_op(named).empty()) log.program = named;
+}
+
 }  // namespace
 
 NcclTestsFile parse_nccl_tests_json(std::string_view text, const NcclTestsHints& hints) {
   NcclTestsFile file;
   NcclTestsLog log;
   log.format = "json";
-  std::string top_key;
-  std::string named;  // a row's experiment_name: pipebench -J names the op there ("all_reduce_perf")
-  json::parser_callback_t keep = [&](int depth, json::parse_event_t event, json& parsed) {
-    if (depth == 1 && event == json::parse_event_t::key) top_key = parsed.get<std::string>();
-    if (depth == 1 && event == json::parse_event_t::value) {
-      double v = 0;
-      if (top_key == "version") {
-        // Schema versions 1-3 (nccl-tests.md, "-J"): another is a format this reader does not know.
-        if (!parsed.is_number_integer() || parsed.get<std::int64_t>() < 1 || parsed.get<std::int64_t>() > 3) {
-          if (file.refused.empty()) file.refused = "version " + parsed.dump() + " is not a -J schema version (1-3)";
-        } else {
-          log.format = "json v" + std::to_string(parsed.get<int>());
-        }
-      }
-      if (top_key == "nccl_version" && number_at(json{{"v", parsed}}, "v", v)) {
-        log.nccl_version = nccl_version_text(static_cast<long>(v));
-      }
-    }
-    if (depth == 1 && event == json::parse_event_t::array_end && top_key == "args" && !parsed.empty() &&
-        parsed[0].is_string()) {
-      log.program = parsed[0].get<std::string>();
-      const auto slash = log.program.find_last_of('/');
-      if (slash != std::string::npos) log.program.erase(0, slash + 1);
-    }
-    if (depth == 1 && event == json::parse_event_t::object_end && top_key == "config") {
-      read_config(parsed, log, file.refused);
-    }
-    if (depth == 1 && event == json::parse_event_t::object_end && top_key == "average_bus_bandwidth") {
-      double bw = 0;
-      if (number_at(parsed, "bandwidth", bw) && bw >= 0) log.avg_busbw_gbps = bw;
-      log.concluded = true;
-    }
-    if (depth == 2 && event == json::parse_event_t::object_end && top_key == "results") {
-      if (named.empty()) named = string_at(parsed, "experiment_name");
-      const std::string why = read_result(parsed, log.records);
-      if (!why.empty()) ++file.skipped[why];
-    }
-    return true;
-  };
-  const json whole = json::parse(text.begin(), text.end(), keep, false);
-  if (whole.is_discarded()) ++file.skipped["JSON files cut short or damaged (the complete results before it kept)"];
-  if (!whole.is_discarded() && (!whole.is_object() || !whole.contains("results"))) {
+  // A cut file's tree keeps its complete result objects (core/json_tree.h).
+  const JsonTree tree = parse_json_tree(text, DuplicateKeys::kLastWins);
+  if (!tree.whole) ++file.skipped["JSON files cut short or damaged (the complete results before it kept)"];
+  if (tree.whole && (!tree.value.is_object() || !tree.value.contains("results"))) {
     ++file.skipped["JSON documents that are not nccl-tests -J output"];
-    file.refused.clear();  // another document's "version" or "config" says nothing about -J output
     return file;
   }
-  if (nccl_tests_log_op(log.program).empty() && !nccl_tests_log_op(named).empty()) log.program = named;
+  if (tree.value.is_object()) read_document(tree.value, log, file);
   file.logs.push_back(std::move(log));
   finish_log(file.logs.back(), hints, file.skipped);
   return file;

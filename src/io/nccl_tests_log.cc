@@ -20,6 +20,7 @@
 #include "core/file_io.h"
 #include "core/utf8.h"
 #include "io/nccl_tests_parts.h"
+#include "io/nccl_tests_row_order.h"
 
 namespace pipebench {
 
@@ -213,18 +214,16 @@ class TextReader {
   const NcclTestsHints& hints_;
   NcclTestsFile file_;
   NcclTestsLog log_;
+  NcclTestsRowOrder order_;  // the test's rows so far
   Columns columns_;
   std::size_t line_no_ = 0;
 };
-
-constexpr const char* kInterleaved =
-    "two nccl-tests runs are interleaved in this log (two processes writing one file?); their rows cannot be "
-    "told apart: give each run its own file";
 
 void TextReader::start_new_test_if_read() {
   if (log_.records.empty() && !columns_.known()) return;
   file_.logs.push_back(std::move(log_));
   log_ = NcclTestsLog{};
+  order_ = NcclTestsRowOrder{};
   columns_ = Columns{};
 }
 
@@ -257,7 +256,8 @@ void TextReader::comment(std::string_view line) {
     if (!log_.records.empty()) start_new_test_if_read();
     columns_ = c;
   } else if (starts_with(line, "# Avg bus bandwidth")) {
-    if (log_.concluded) refuse(std::string("a second footer in one test: ") + kInterleaved);
+    if (log_.concluded) refuse(std::string("a second footer in one test: ") + kNcclTestsRunsMixed);
+    if (const std::string why = order_.footer(); !why.empty()) refuse(why + ": " + kNcclTestsRunsMixed);
     const auto colon = line.find(':');
     double bw = 0;
     const auto w = words(line.substr(colon == std::string_view::npos ? line.size() : colon + 1));
@@ -302,9 +302,16 @@ void TextReader::line(std::string_view line) {
     }
     columns_ = since_2_13;
   }
-  if (log_.concluded) refuse(std::string("a table row after the test's footer: ") + kInterleaved);
+  if (log_.concluded) refuse(std::string("a table row after the test's footer: ") + kNcclTestsRunsMixed);
   const std::string why = read_row(w, columns_, log_.records);
-  if (!why.empty()) ++file_.skipped[why];
+  if (!why.empty()) {
+    ++file_.skipped[why];
+    return;
+  }
+  const ResultRecord& r = log_.records.back();
+  if (const std::string order = order_.add(r.dtype, r.redop, r.root, r.size_bytes); !order.empty()) {
+    refuse(order + ": " + kNcclTestsRunsMixed);
+  }
 }
 
 NcclTestsFile TextReader::finish() {

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/terminal_text.h"
 #include "core/version.h"
 #include "io/nccl_tests_argument.h"
 #include "io/nccl_tests_log.h"
@@ -146,6 +147,11 @@ std::optional<NcclTestsImport> import_of(const std::string& path, std::string_vi
     throw UsageError(where + ": nccl-tests output with no row read: " + skipped_text(path, imp.file.skipped));
   }
   if (records == 0) return std::nullopt;
+  // As `import nccl-tests` says it: a host or GPU name in the results then differs from the log's bytes.
+  if (imp.file.replaced_bytes > 0) {
+    std::fprintf(stderr, "pipebench: warning: %s: %zu bytes that are not UTF-8 read as U+FFFD\n",
+                 one_line(path).c_str(), imp.file.replaced_bytes);
+  }
   return imp;
 }
 

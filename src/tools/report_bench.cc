@@ -2,11 +2,17 @@
 // Benchmark: one report over 100 hosts x 10 results files (each an all_reduce, all_gather,
 // reduce_scatter... sweep of 8 B .. 1 GiB, each record with its path's link), from reading the files to
 // the default rules, node diagnosis and every plot, written to a temporary folder. Target: under 5 s on
-// the development machine (src/app/report.md).
+// the development machine (src/app/report.md). Then inputs whose time must grow linearly with their
+// size (target: the time per item, us_per_item, about the same at every size): a trace file with
+// 50k..200k kernel rows on one device, read and reported; an nccl-tests -J file with 50k..200k entries
+// in config.devices, read as report reads a log.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -14,6 +20,7 @@
 #include "collectives/registry.h"
 #include "core/file_io.h"
 #include "io/results_io.h"
+#include "io/trace_io.h"
 #include "report/report_writer.h"
 
 namespace {
@@ -93,6 +100,87 @@ void BM_Report100Hosts(benchmark::State& state) {
   state.counters["records"] = 100.0 * 10 * 28;
 }
 BENCHMARK(BM_Report100Hosts)->Unit(benchmark::kMillisecond)->Iterations(2);
+
+std::string bench_folder(const std::string& name) {
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("pipebench_report_bench_" + name + std::to_string(getpid()))).string();
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// A trace file (trace --json) of one device with `kernels` distinct kernel rows.
+std::string write_trace(const std::string& dir, std::int64_t kernels) {
+  TraceFile t;
+  t.path = "bench.sqlite";
+  t.source = "nsys-sqlite";
+  t.tool_version = "0.1.0";
+  t.kernel_rows = kernels;
+  TraceDevice d;
+  d.name = "NVIDIA H100 80GB HBM3";
+  d.span_us = 1e6;
+  d.busy_share = 0.5;
+  d.kernel_count = kernels;
+  for (std::int64_t k = 0; k < kernels; ++k) {
+    TraceKernel row;
+    row.name = "kernel_" + std::to_string(k);
+    row.stream = 7;
+    row.count = 1;
+    row.total_us = row.min_us = row.max_us = row.mean_us = 1.0 + static_cast<double>(kernels - k) * 1e-3;
+    row.share = row.total_us / 1e6;
+    d.kernels.push_back(std::move(row));
+  }
+  t.devices.push_back(std::move(d));
+  const std::string path = dir + "/trace.json";
+  write_output_file("", path, trace_to_json(t).dump());
+  return path;
+}
+
+void BM_ReportTraceKernels(benchmark::State& state) {
+  const std::string dir = bench_folder("trace");
+  const std::string file = write_trace(dir, state.range(0));
+  double seconds = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    const ReportInputs in = load_report_inputs({file}, "");
+    benchmark::DoNotOptimize(write_report(in, default_rules(), dir + "/out"));
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  state.counters["us_per_item"] = seconds * 1e6 / static_cast<double>(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_ReportTraceKernels)->Arg(50000)->Arg(100000)->Arg(200000)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// nccl-tests' all_reduce -J fixture with `devices` entries in config.devices.
+std::string write_nccl_tests_json(const std::string& dir, std::int64_t devices) {
+  nlohmann::json j = nlohmann::json::parse(read_input_file("", TEST_DATA_DIR "/nccl-tests/all_reduce_perf-2.19.json"));
+  const nlohmann::json one = j["config"]["devices"][0];
+  j["config"]["devices"] = nlohmann::json::array();
+  for (std::int64_t i = 0; i < devices; ++i) j["config"]["devices"].push_back(one);
+  const std::string path = dir + "/all_reduce_perf.json";
+  write_output_file("", path, j.dump());
+  return path;
+}
+
+void BM_ReadNcclTestsJsonDevices(benchmark::State& state) {
+  const std::string dir = bench_folder("devices");
+  const std::string file = write_nccl_tests_json(dir, state.range(0));
+  double seconds = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(load_report_inputs({file}, ""));
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  state.counters["us_per_item"] = seconds * 1e6 / static_cast<double>(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_ReadNcclTestsJsonDevices)
+    ->Arg(50000)
+    ->Arg(100000)
+    ->Arg(200000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace
 

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cli/run_pipebench.h"
 #include "cli/temp_folder.h"
@@ -313,6 +314,79 @@ TEST_F(HostileInput, InterleavedNcclTestsLogsAreRefused) {
   EXPECT_EQ(ok.status, 0) << ok.err;
 }
 
+// The table rows of a log, in order.
+std::vector<std::string> rows_of(const std::string& log) {
+  std::istringstream in(log);
+  std::vector<std::string> rows;
+  for (std::string l; std::getline(in, l);) {
+    if (!l.empty() && l[0] != '#') rows.push_back(l);
+  }
+  return rows;
+}
+
+// The log with `rows` inserted after its table row `after` (0-based).
+std::string inserted(const std::string& log, std::size_t after, const std::vector<std::string>& rows) {
+  std::istringstream in(log);
+  std::string out;
+  std::size_t seen = 0;
+  for (std::string l; std::getline(in, l);) {
+    out += l + "\n";
+    if (l.empty() || l[0] == '#' || seen++ != after) continue;
+    for (const auto& r : rows) out += r + "\n";
+  }
+  return out;
+}
+
+// Rows of a second run that never printed its footer, or the first rows again before the footer: two runs
+// mixed, refused as a second footer is (before: imported under the first run's op, rc 0). The same rows
+// again whole (-N 2) are one run's.
+TEST_F(HostileInput, RowsOfAnotherRunInsideANcclTestsTestAreRefused) {
+  const std::string all_reduce = fixture("all_reduce_perf-2.19.log");
+  const std::vector<std::string> sendrecv = rows_of(fixture("sendrecv_perf-2.19.log"));
+  const std::vector<std::string> rows = rows_of(all_reduce);
+  const std::string inject = write(
+      "inject_rows.log", inserted(all_reduce, 3, std::vector<std::string>(sendrecv.begin(), sendrecv.begin() + 5)));
+  expect_usage_error(run("import nccl-tests " + inject + " --json " + path("inject.json")), "interleaved");
+  EXPECT_FALSE(std::filesystem::exists(path("inject.json")));
+  expect_usage_error(run("report " + inject + " --out " + path("o_inject")), "size 2048 in the rows of float sum");
+  EXPECT_FALSE(std::filesystem::exists(path("o_inject")));
+  const std::string dup = write("dupsizes.log", inserted(all_reduce, rows.size() - 1, {rows[0], rows[1], rows[2]}));
+  expect_usage_error(run("import nccl-tests " + dup), "the footer after 3 of the 14 sizes of a repeat (-N)");
+  nlohmann::json j = nlohmann::json::parse(fixture("all_reduce_perf-2.19.json"));
+  j["results"].push_back(j["results"][0]);
+  expect_usage_error(run("import nccl-tests " + write("j_dupsize.json", j.dump())), "interleaved");
+  const Result cycles = run("import nccl-tests " + write("n2.log", inserted(all_reduce, rows.size() - 1, rows)));
+  EXPECT_EQ(cycles.status, 0) << cycles.err;
+  EXPECT_TRUE(contains(cycles.out, "28 rows")) << cycles.out;
+}
+
+// The same file given twice counts once only if it is read once: refused, naming both (before: a fleet
+// baseline of 3 "samples" from one host, 56 records of 28, one trace file as ranks 0 and 1).
+TEST_F(HostileInput, TheSameInputFileTwiceIsRefused) {
+  const std::string r1 = results();
+  const Result baseline = run("report --make-baseline " + path("mb.json") + " " + r1 + " " + r1);
+  expect_usage_error(baseline, "INPUT " + r1 + ": the same file as INPUT " + r1);
+  EXPECT_FALSE(std::filesystem::exists(path("mb.json")));
+  const std::string relative = std::filesystem::relative(r1).string();
+  expect_usage_error(run("report --make-baseline " + path("mb.json") + " " + r1 + " " + relative),
+                     "read twice, it would count twice");
+  expect_usage_error(run("report " + r1 + " " + relative + " --out " + path("o_dup")), "the same file as INPUT");
+  EXPECT_FALSE(std::filesystem::exists(path("o_dup")));
+  const std::string log = copy(std::string(TEST_DATA_DIR) + "/nccl-tests/all_reduce_perf-2.19.log", "ar.log");
+  std::filesystem::create_hard_link(log, path("ar_link.log"));
+  expect_usage_error(run("import nccl-tests " + log + " " + path("ar_link.log") + " --json " + path("x4.json")),
+                     "FILE " + path("ar_link.log") + ": the same file as FILE " + log);
+  EXPECT_FALSE(std::filesystem::exists(path("x4.json")));
+  const std::string kineto = copy(std::string(TEST_DATA_DIR) + "/trace/kineto_allreduce_1gpu.json", "k.json");
+  expect_usage_error(run("trace " + kineto + " " + kineto + " --quiet"), "the same file as FILE " + kineto);
+  // Entries of a list given twice would measure each point twice.
+  expect_usage_error(run("bench --backend mpi --sizes 8,64,8 -n 1 --reps 1 --quiet"), "--sizes: 8 bytes given twice");
+  expect_usage_error(run("bench --backend mpi --op all_reduce,all_reduce -b 8 -e 8 --quiet"),
+                     "--op: all_reduce given twice");
+  expect_usage_error(run("bench --backend mpi -d float,float -b 8 -e 8 --quiet"), "-d: float given twice");
+  expect_usage_error(run("bench --backend mpi -o sum,max,sum -b 8 -e 8 --quiet"), "-o: sum given twice");
+}
+
 // Before: a NUL inside a time read as 22.0; a host name that is not UTF-8 ended in json type_error 316, rc 1.
 TEST_F(HostileInput, NcclTestsTextIsReadWordForWordAndAsUtf8) {
   std::string text = fixture("all_reduce_perf-2.19.log");
@@ -326,7 +400,11 @@ TEST_F(HostileInput, NcclTestsTextIsReadWordForWordAndAsUtf8) {
   const nlohmann::json j = nlohmann::json::parse(slurp(path("nul.json")));
   EXPECT_EQ(j["records"].size(), 26u);
   EXPECT_TRUE(contains(j["system"].dump(), "<b>h\xef\xbf\xbd\xef\xbf\xbd</b>")) << j["system"].dump();
-  EXPECT_EQ(run("report " + log + " --out " + path("o_nul")).status, 0);
+  // report and predict --table read the log as import does, and say so as it does (before: silently).
+  const Result rep = run("report " + log + " --out " + path("o_nul"));
+  EXPECT_EQ(rep.status, 0) << rep.err;
+  EXPECT_TRUE(contains(rep.err, "pipebench: warning: " + log + ": 2 bytes that are not UTF-8 read as U+FFFD"))
+      << rep.err;
 }
 
 // Before: ngpus 1e12 became 0 (nranks 1 with busbw > 0), version 99 was imported as "json v99", a

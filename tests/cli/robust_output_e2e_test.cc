@@ -327,6 +327,100 @@ TEST_F(RobustOutput, RunChecksBaselineAndFolderBeforeMeasuring) {
   EXPECT_EQ(slurp(path("o2/results.json")), before);
 }
 
+// A run folder that holds another run's files is refused before anything is measured, its files kept
+// (before: the new results were reported with the old run's prediction, schedules and plots); a folder
+// holding other files is used, and a second run into it is refused in turn.
+TEST_F(RobustOutput, RunRefusesAFolderHoldingAnotherRunsFiles) {
+  const std::string run_args = "run --backend mpi --host-ranks 1 -b 8 -e 64 --point-seconds 0.05 --no-plan --quiet";
+  std::filesystem::create_directories(path("old"));
+  write("old/prediction.json", "OLD PREDICTION\n");
+  write("old/plot-8-schedules.svg", "<svg/>\n");
+  const Result r = run(run_args + " --out " + path("old"));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(own_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("--out " + path("old") +
+                       ": holds the files of another run (prediction.json, plot-8-schedules.svg); give a new or "
+                       "empty folder, or remove them"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.find("out-of-place"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(path("old/results.json")));
+  EXPECT_EQ(slurp(path("old/prediction.json")), "OLD PREDICTION\n");
+  EXPECT_EQ(slurp(path("old/plot-8-schedules.svg")), "<svg/>\n");
+
+  std::filesystem::create_directories(path("notes"));
+  write("notes/README.txt", "mine\n");
+  const Result first = run(run_args + " --out " + path("notes"));
+  ASSERT_EQ(first.status, 0) << first.err;
+  EXPECT_EQ(slurp(path("notes/README.txt")), "mine\n");
+  const std::string results = slurp(path("notes/results.json"));
+  const Result second = run(run_args + " --out " + path("notes"));
+  EXPECT_EQ(second.status, 2) << second.err;
+  EXPECT_NE(second.err.find("holds the files of another run (results.json, results.csv, summary.txt and "),
+            std::string::npos)
+      << second.err;
+  EXPECT_EQ(slurp(path("notes/results.json")), results);
+}
+
+// --jsonl appends only to an empty file or to JSON Lines records: a results JSON, a text file or a line
+// cut short is refused before anything is measured and left as it was (before: lines appended after a
+// results JSON, which then was no JSON).
+TEST_F(RobustOutput, JsonlAppendsOnlyToJsonLinesRecords) {
+  const std::string results = path("r.json");
+  ASSERT_EQ(run(std::string(kSmallBench) + " --json " + results).status, 0);
+  for (const std::string& file :
+       {results, write("notes.txt", "notes\n"), write("cut.jsonl", "{\"op\": \"all_reduce\"}\n{\"op\"")}) {
+    const std::string kept = slurp(file);
+    const Result r = run(std::string(kSmallBench) + " --jsonl " + file);
+    EXPECT_EQ(r.status, 2) << file << "\n" << r.err;
+    EXPECT_EQ(own_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("--jsonl " + file + ": "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--jsonl appends only to an empty file or to JSON Lines records"), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(file), kept);
+  }
+  EXPECT_TRUE(nlohmann::json::accept(slurp(results)));
+  // Records after records: every line an object, the second run's after the first's.
+  const std::string lines = path("r.jsonl");
+  ASSERT_EQ(run(std::string(kSmallBench) + " --jsonl " + lines).status, 0);
+  const std::size_t one_run = static_cast<std::size_t>(occurrences(slurp(lines), "\n"));
+  ASSERT_GT(one_run, 0u);
+  const Result again = run(std::string(kSmallBench) + " --jsonl " + lines);
+  ASSERT_EQ(again.status, 0) << again.err;
+  std::istringstream in(slurp(lines));
+  std::size_t objects = 0;
+  for (std::string l; std::getline(in, l);) objects += nlohmann::json::parse(l).is_object();
+  EXPECT_EQ(objects, 2 * one_run);
+}
+
+// A full disk is one condition with one exit status: every output is refused at the start with one line
+// and exit status 2, --jsonl too (before: rc 1 after the first point was measured; with no block left, every
+// output was "being written by another pipebench", its lock file unwritable), and leaves no file. The disk
+// is a 64 KiB tmpfs, filled whole or up to one block (room for a lock file, none for the output), in a
+// mount namespace of the test's own (unshare -m, which needs root); where that cannot be made the test is
+// skipped, saying why.
+TEST_F(RobustOutput, AFullDiskIsExitStatus2ForEveryOutput) {
+  const std::string full = path("full");
+  std::filesystem::create_directories(full);
+  const std::string mounted = "unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs " + full + " || exit 99; ";
+  if (run_shell(mounted + "exit 0' 2>/dev/null").status != 0) {
+    GTEST_SKIP() << "no tmpfs of the test's own: unshare -m and mount need root";
+  }
+  for (const std::string blocks : {"", " count=15"}) {
+    for (const std::string flag : {"--json", "--csv", "--prometheus", "-J", "--jsonl"}) {
+      const std::string what = flag + (blocks.empty() ? " (no block free)" : " (one block free)");
+      const Result r = run_shell(mounted + "dd if=/dev/zero of=" + full + "/fill bs=4k" + blocks + " 2>/dev/null; " +
+                                 PIPEBENCH_BIN + " " + kSmallBench + " " + flag + " " + full + "/out; rc=$?; test -e " +
+                                 full + "/out && echo LEFT; exit $rc'");
+      EXPECT_EQ(r.status, 2) << what << "\n" << r.err;
+      EXPECT_EQ(own_lines(r.err), 1) << what << "\n" << r.err;
+      EXPECT_EQ(r.err.find("pipebench: " + flag), 0u) << what << "\n" << r.err;
+      EXPECT_NE(r.err.find(full + "/out: "), std::string::npos) << what << "\n" << r.err;
+      EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << what << "\n" << r.err;
+      EXPECT_EQ(r.out.find("LEFT"), std::string::npos) << what << ": a file was left";
+    }
+  }
+}
+
 // Shell words that wait (at most 120 s) until FILE exists and is not empty, and a second more: the
 // command has started measuring.
 std::string after_file(const std::string& file) {

@@ -44,5 +44,19 @@ TEST(ParseSizeList, ParsesEveryItemAndNamesTheFlag) {
   EXPECT_THROW((void)parse_size_list("--sizes", "8,0"), UsageError);
 }
 
+// Each size given twice would be measured twice, its records counted double.
+TEST(ParseSizeList, RefusesASizeGivenTwiceInAnySpelling) {
+  for (const char* list : {"8,8,8", "1K,64,1024", "1M,1048576"}) {
+    try {
+      (void)parse_size_list("--sizes", list);
+      ADD_FAILURE() << list;
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("--sizes: ", 0), 0u) << e.what();
+      EXPECT_NE(std::string(e.what()).find(" bytes given twice"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(parse_size_list("--sizes", "64,8"), (std::vector<std::uint64_t>{64, 8}));
+}
+
 }  // namespace
 }  // namespace pipebench

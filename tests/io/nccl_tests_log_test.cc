@@ -10,7 +10,10 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "io/nccl_tests_parts.h"
@@ -194,6 +197,66 @@ TEST(NcclTestsLog, DamagedTextKeepsWholeRowsAndCountsEachKindOfSkip) {
   EXPECT_EQ(f.skipped.at("table rows cut short"), 1);
   EXPECT_EQ(f.skipped.at("table rows with a value that is not a number"), 1);
   EXPECT_EQ(f.skipped.at("table rows with extra text (output of another process mixed in?)"), 1);
+}
+
+// The log's lines, with `rows` (lines of another log, or of itself) inserted after its table row `after`
+// (0-based; -1: after the last row).
+std::string with_rows_after(const std::string& log, int after, const std::vector<std::string>& rows) {
+  std::istringstream in(log);
+  std::vector<std::string> lines;
+  int last_row = -1;
+  for (std::string l; std::getline(in, l);) {
+    lines.push_back(l);
+    if (!l.empty() && l[0] != '#') last_row = static_cast<int>(lines.size()) - 1;
+  }
+  int seen = -1, at = last_row;
+  for (int i = 0; i < static_cast<int>(lines.size()) && after >= 0; ++i) {
+    if (!lines[i].empty() && lines[i][0] != '#' && ++seen == after) at = i;
+  }
+  std::string out;
+  for (int i = 0; i < static_cast<int>(lines.size()); ++i) {
+    out += lines[i] + "\n";
+    if (i == at)
+      for (const auto& r : rows) out += r + "\n";
+  }
+  return out;
+}
+
+std::vector<std::string> table_rows(const std::string& log, std::size_t count) {
+  std::istringstream in(log);
+  std::vector<std::string> rows;
+  for (std::string l; std::getline(in, l) && rows.size() < count;) {
+    if (!l.empty() && l[0] != '#') rows.push_back(l);
+  }
+  return rows;
+}
+
+// A run that never printed its footer, its rows caught in another run's log, cannot be told from that
+// run's: refused as a second footer is (before, they were imported under the first run's op).
+TEST(NcclTestsLog, RowsOfAnotherRunInsideATestAreRefused) {
+  const std::string all_reduce = fixture("all_reduce_perf-2.19.log");
+  const std::string injected = with_rows_after(all_reduce, 3, table_rows(fixture("sendrecv_perf-2.19.log"), 5));
+  const NcclTestsFile a = parse_nccl_tests(injected, {});
+  EXPECT_NE(a.refused.find("size 2048 in the rows of float sum root -1, whose sizes have ended"), std::string::npos)
+      << a.refused;
+  EXPECT_NE(a.refused.find("two nccl-tests runs are interleaved"), std::string::npos) << a.refused;
+  EXPECT_EQ(a.refused.rfind("line ", 0), 0u) << a.refused;
+  const NcclTestsFile again = parse_nccl_tests(with_rows_after(all_reduce, -1, table_rows(all_reduce, 3)), {});
+  EXPECT_NE(again.refused.find("the footer after 3 of the 14 sizes of a repeat (-N)"), std::string::npos)
+      << again.refused;
+  nlohmann::json j = nlohmann::json::parse(fixture("all_reduce_perf-2.19.json"));
+  j["results"].push_back(j["results"][0]);
+  const NcclTestsFile json = parse_nccl_tests(j.dump(), {});
+  EXPECT_NE(json.refused.find("the footer after 1 of the 14 sizes of a repeat (-N)"), std::string::npos)
+      << json.refused;
+  // The same rows again, whole (-N 2), are one run's.
+  const NcclTestsFile cycles = parse_nccl_tests(with_rows_after(all_reduce, -1, table_rows(all_reduce, 14)), {});
+  EXPECT_TRUE(cycles.refused.empty()) << cycles.refused;
+  ASSERT_EQ(cycles.logs.size(), 1u);
+  EXPECT_EQ(cycles.logs[0].records.size(), 56u);
+  j["results"].erase(j["results"].size() - 1);
+  for (std::size_t i = 0; i < 14; ++i) j["results"].push_back(j["results"][i]);
+  EXPECT_TRUE(parse_nccl_tests(j.dump(), {}).refused.empty());
 }
 
 TEST(NcclTestsLog, SplitGroupsGiveTheGroupOfRankZero) {

@@ -9,10 +9,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "report/report_fixture.h"
 
 namespace pipebench {
@@ -68,6 +71,48 @@ TEST(JsonlWriter, AJobIdThatIsNotUtf8IsWrittenAsReplacementCharacters) {
   const std::vector<nlohmann::json> lines = read_lines(path);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0].at("slurm_job_id"), "ab\xEF\xBF\xBD");
+  fs::remove(path);
+}
+
+// Appending is for JSON Lines records: another file (a results JSON, a text file, a line cut short) is
+// refused before a line is written, and is left as it was.
+TEST(JsonlWriter, AppendsOnlyToAnEmptyFileOrToJsonLinesRecords) {
+  const std::string path =
+      (fs::temp_directory_path() / ("pipebench_jsonl_append_" + std::to_string(getpid()) + ".jsonl")).string();
+  const auto holding = [&](const std::string& bytes) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+    return path;
+  };
+  const auto slurp = [&] {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const nlohmann::json devices = nlohmann::json::array({{{"rank", 0}, {"host", "n0"}, {"model", "NVIDIA H100"}}});
+  for (const std::string& bytes :
+       {std::string("{\n  \"schema\": \"pipebench.results/1\",\n  \"records\": []\n}\n"), std::string("notes\n"),
+        std::string("{\"op\": \"all_reduce\"}\n{\"op\": \"all_gat"), std::string("{\"a\": 1}\n[1, 2]\n")}) {
+    holding(bytes);
+    try {
+      JsonlWriter w(path, RankDirectory(devices));
+      ADD_FAILURE() << "appended after: " << bytes;
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("--jsonl " + path + ": ", 0), 0u) << e.what();
+      EXPECT_NE(std::string(e.what()).find("appends only to an empty file or to JSON Lines records"), std::string::npos)
+          << e.what();
+    }
+    EXPECT_EQ(slurp(), bytes);
+  }
+  for (const std::string& bytes : {std::string(), std::string("{\"op\": \"all_reduce\"}\n")}) {
+    holding(bytes);
+    {
+      JsonlWriter w(path, RankDirectory(devices));
+      w.add(testing::make_record("all_gather", 1 << 20, 12));
+      w.finish();
+    }
+    const std::vector<nlohmann::json> lines = read_lines(path);
+    ASSERT_EQ(lines.size(), bytes.empty() ? 1u : 2u);
+    EXPECT_EQ(lines.back().at("op"), "all_gather");
+  }
   fs::remove(path);
 }
 
