@@ -1,15 +1,16 @@
 # pipebench: one build for everything. `make` builds build/bin/pipebench; `make test` runs the suite;
 # `make run` runs the main job; `make bench` runs the harness-overhead benchmark; `make deps` installs
-# missing Debian packages (as root with apt) or names them. The build shows one progress line; `V=1` shows
-# every command. CUDA/NCCL come from CUDA_HOME/NCCL_HOME
-# (default /usr/local/cuda, then the system paths); without them the NCCL backend is left out.
+# missing Debian packages (as root with apt) or names them; `make flag-tables` writes the subcommand
+# pages' flag tables. The build shows one progress line; `V=1` shows every command. CUDA/NCCL come from
+# CUDA_HOME/NCCL_HOME (default /usr/local/cuda, then the system paths); without them the NCCL backend is
+# left out.
 #
 # The public targets first run `deps`, then a fresh make for the work, so that what `deps` just
 # installed is detected (detection happens when a makefile is read).
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
-.PHONY: all deps test run bench clean install build-all test-all bench-all config format format-check function-size-check layer-check clang-check fuzz fuzz-smoke fuzz-random fuzz-libfuzzer
+.PHONY: all deps test run bench clean install build-all test-all bench-all config format format-check function-size-check layer-check clang-check fuzz fuzz-smoke fuzz-random fuzz-libfuzzer flag-tables
 
 CUDA_HOME ?= /usr/local/cuda
 NCCL_HOME ?=
@@ -161,6 +162,7 @@ TRACE_BENCH := $(BIN)/trace_bench
 REPLAY_BENCH := $(BIN)/replay_bench
 REPORT_BENCH := $(BIN)/report_bench
 TOPO_BENCH := $(BIN)/topology_bench
+FLAG_TABLES := $(BIN)/flag_tables
 UNIT_TESTS := $(BIN)/unit_tests
 MPI_TESTS := $(if $(filter 1,$(HAVE_MPI)),$(BIN)/mpi_tests,)
 GPU_TESTS := $(if $(filter 1,$(HAVE_NCCL)),$(BIN)/gpu_tests,)
@@ -188,6 +190,12 @@ bench: deps
 
 clean:
 	rm -rf $(BUILD)
+
+# Each subcommand page's flag table, generated from the command's CLI definition (src/app/flag_table.h)
+# and checked in; FlagTable.EveryPageHoldsItsCurrentTable fails where a page's table is stale.
+flag-tables: deps
+	@$(call quiet_make,-j$(JOBS) $(FLAG_TABLES))
+	@$(FLAG_TABLES) $(HELP_PAGES)
 
 # Every C++/CUDA source and header of the tree, formatted by the repository's .clang-format.
 FORMAT_FILES = $(shell git ls-files '*.cc' '*.h' '*.cu' '*.cuh' 2>/dev/null)
@@ -332,6 +340,10 @@ $(TRACE_BENCH): $(LIB_OBJS) $(call obj,src/tools/trace_bench.cc) | $(BIN)
 	$(Q)$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
 $(REPORT_BENCH): $(LIB_OBJS) $(call obj,src/tools/report_bench.cc) | $(BIN)
+	@$(call progress,$@)
+	$(Q)$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+
+$(FLAG_TABLES): $(LIB_OBJS) $(call obj,src/tools/flag_tables.cc) | $(BIN)
 	@$(call progress,$@)
 	$(Q)$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
