@@ -1,14 +1,16 @@
 # pipebench: one build for everything. `make` builds build/bin/pipebench; `make test` runs the suite;
 # `make run` runs the main job; `make bench` runs the harness-overhead benchmark; `make deps` installs
-# missing Debian packages (as root with apt) or names them. CUDA/NCCL come from CUDA_HOME/NCCL_HOME
-# (default /usr/local/cuda, then the system paths); without them the NCCL backend is left out.
+# missing Debian packages (as root with apt) or names them; `make flag-tables` writes the subcommand
+# pages' flag tables. The build shows one progress line; `V=1` shows every command. CUDA/NCCL come from
+# CUDA_HOME/NCCL_HOME (default /usr/local/cuda, then the system paths); without them the NCCL backend is
+# left out.
 #
 # The public targets first run `deps`, then a fresh make for the work, so that what `deps` just
 # installed is detected (detection happens when a makefile is read).
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
-.PHONY: all deps test run bench clean install build-all test-all bench-all config format format-check function-size-check layer-check clang-check fuzz fuzz-smoke fuzz-random fuzz-libfuzzer
+.PHONY: all deps test run bench clean install build-all test-all bench-all config format format-check function-size-check layer-check clang-check fuzz fuzz-smoke fuzz-random fuzz-libfuzzer flag-tables
 
 CUDA_HOME ?= /usr/local/cuda
 NCCL_HOME ?=
@@ -22,6 +24,23 @@ NVCC_GENCODE ?= -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,cod
                 -gencode=arch=compute_90,code=compute_90
 MAKEFLAGS += --no-print-directory
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+# A quiet build: one progress line (src/tools/build_progress.sh) instead of each compiler command; the
+# compilers' warnings and errors still show. `make V=1 ...` prints every command instead.
+V ?= 0
+BUILD_PROGRESS := bash src/tools/build_progress.sh
+ifeq ($(V),1)
+Q :=
+progress = :
+quiet_make = $(MAKE) $(1)
+else
+Q := @
+progress = $(BUILD_PROGRESS) step $(BUILD) $(1)
+# $(call quiet_make,ARGS): the sub-make `make ARGS` with its progress: the files it will build are
+# counted first by a dry run (make -n prints the progress steps it would run).
+quiet_make = $(BUILD_PROGRESS) start $(BUILD) "$$($(MAKE) -n $(1) | grep -c 'build_progress.sh step')" && \
+  { PB_BUILD_PROGRESS=1 $(MAKE) $(1); status=$$?; $(BUILD_PROGRESS) end $(BUILD); exit $$status; }
+endif
 
 # ---- detection --------------------------------------------------------------------------------
 first_existing = $(firstword $(foreach f,$(1),$(wildcard $(f))))
@@ -143,33 +162,40 @@ TRACE_BENCH := $(BIN)/trace_bench
 REPLAY_BENCH := $(BIN)/replay_bench
 REPORT_BENCH := $(BIN)/report_bench
 TOPO_BENCH := $(BIN)/topology_bench
+FLAG_TABLES := $(BIN)/flag_tables
 UNIT_TESTS := $(BIN)/unit_tests
 MPI_TESTS := $(if $(filter 1,$(HAVE_MPI)),$(BIN)/mpi_tests,)
 GPU_TESTS := $(if $(filter 1,$(HAVE_NCCL)),$(BIN)/gpu_tests,)
 
 # ---- public targets ---------------------------------------------------------------------------
 all: deps
-	@$(MAKE) -j$(JOBS) build-all
+	@$(call quiet_make,-j$(JOBS) build-all)
 
 test: deps
-	@$(MAKE) -j$(JOBS) WERROR=1 build-all $(UNIT_TESTS) $(MPI_TESTS) $(GPU_TESTS)
+	@$(call quiet_make,-j$(JOBS) WERROR=1 build-all $(UNIT_TESTS) $(MPI_TESTS) $(GPU_TESTS))
 	@$(MAKE) format-check
 	@$(MAKE) function-size-check
 	@$(MAKE) layer-check
 	@$(MAKE) clang-check
-	@$(MAKE) -j$(JOBS) fuzz-smoke
+	@$(call quiet_make,-j$(JOBS) fuzz-smoke)
 	@$(MAKE) test-all
 
 run: deps
-	@$(MAKE) -j$(JOBS) build-all
+	@$(call quiet_make,-j$(JOBS) build-all)
 	$(PIPEBENCH) run
 
 bench: deps
-	@$(MAKE) -j$(JOBS) $(PIPEBENCH) $(OVERHEAD) $(SIM_BENCH) $(TRACE_BENCH) $(REPLAY_BENCH) $(REPORT_BENCH) $(TOPO_BENCH)
+	@$(call quiet_make,-j$(JOBS) $(PIPEBENCH) $(OVERHEAD) $(SIM_BENCH) $(TRACE_BENCH) $(REPLAY_BENCH) $(REPORT_BENCH) $(TOPO_BENCH))
 	@$(MAKE) bench-all
 
 clean:
 	rm -rf $(BUILD)
+
+# Each subcommand page's flag table, generated from the command's CLI definition (src/app/flag_table.h)
+# and checked in; FlagTable.EveryPageHoldsItsCurrentTable fails where a page's table is stale.
+flag-tables: deps
+	@$(call quiet_make,-j$(JOBS) $(FLAG_TABLES))
+	@$(FLAG_TABLES) $(HELP_PAGES)
 
 # Every C++/CUDA source and header of the tree, formatted by the repository's .clang-format.
 FORMAT_FILES = $(shell git ls-files '*.cc' '*.h' '*.cu' '*.cuh' 2>/dev/null)
@@ -291,37 +317,51 @@ build-all: $(PIPEBENCH) $(OVERHEAD) $(NCCL_TESTS_LINKS)
 	@$(MAKE) config
 
 $(NCCL_TESTS_LINKS): | $(BIN)
-	ln -sfn pipebench $@
+	$(Q)ln -sfn pipebench $@
 
 $(PIPEBENCH): $(LIB_OBJS) $(call obj,src/main.cc) | $(BIN)
-	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+	@$(call progress,$@)
+	$(Q)$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
 $(OVERHEAD): $(LIB_OBJS) $(call obj,$(BARE_LOOP_SRCS) src/tools/harness_overhead.cc) | $(BIN)
-	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+	@$(call progress,$@)
+	$(Q)$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
 $(SIM_BENCH): $(LIB_OBJS) $(call obj,src/tools/sim_bench.cc) | $(BIN)
-	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+	@$(call progress,$@)
+	$(Q)$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
 $(REPLAY_BENCH): $(LIB_OBJS) $(call obj,src/tools/replay_bench.cc) | $(BIN)
-	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+	@$(call progress,$@)
+	$(Q)$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
 $(TRACE_BENCH): $(LIB_OBJS) $(call obj,src/tools/trace_bench.cc) | $(BIN)
-	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+	@$(call progress,$@)
+	$(Q)$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
 $(REPORT_BENCH): $(LIB_OBJS) $(call obj,src/tools/report_bench.cc) | $(BIN)
-	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+	@$(call progress,$@)
+	$(Q)$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+
+$(FLAG_TABLES): $(LIB_OBJS) $(call obj,src/tools/flag_tables.cc) | $(BIN)
+	@$(call progress,$@)
+	$(Q)$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
 $(TOPO_BENCH): $(LIB_OBJS) $(call obj,src/tools/topology_bench.cc) | $(BIN)
-	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+	@$(call progress,$@)
+	$(Q)$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
 $(UNIT_TESTS): $(LIB_OBJS) $(call obj,$(UNIT_TEST_SRCS)) | $(BIN)
-	$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest_main -lgtest $(LDLIBS) $(if $(filter 1,$(HAVE_PNG)),-lpng)
+	@$(call progress,$@)
+	$(Q)$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest_main -lgtest $(LDLIBS) $(if $(filter 1,$(HAVE_PNG)),-lpng)
 
 $(BIN)/mpi_tests: $(LIB_OBJS) $(call obj,$(MPI_TEST_SRCS) tests/world_main.cc) | $(BIN)
-	$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest $(LDLIBS)
+	@$(call progress,$@)
+	$(Q)$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest $(LDLIBS)
 
 $(BIN)/gpu_tests: $(LIB_OBJS) $(call obj,$(GPU_TEST_SRCS) tests/world_main.cc) | $(BIN)
-	$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest $(LDLIBS)
+	@$(call progress,$@)
+	$(Q)$(CXX) $(CXXFLAGS) -o $@ $^ -lgtest $(LDLIBS)
 
 test-all:
 	@MPIRUN="$(MPIRUN)" UNIT_TESTS="$(UNIT_TESTS)" MPI_TESTS="$(MPI_TESTS)" GPU_TESTS="$(GPU_TESTS)" \
@@ -365,8 +405,8 @@ FUZZ_LIBFUZZERS := $(foreach t,$(FUZZ_TARGETS),$(FUZZ_CLANG)/bin/fuzz_$(t))
 fuzz: deps
 	@if echo 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }' | \
 	    $(CLANGXX) -x c++ -fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1; then \
-	  $(MAKE) -j$(JOBS) fuzz-libfuzzer; \
-	else echo "make fuzz: no clang++ with libFuzzer here; using the random-mutation driver"; $(MAKE) -j$(JOBS) fuzz-random; fi
+	  $(call quiet_make,-j$(JOBS) fuzz-libfuzzer); \
+	else echo "make fuzz: no clang++ with libFuzzer here; using the random-mutation driver"; $(call quiet_make,-j$(JOBS) fuzz-random); fi
 
 fuzz-smoke: $(FUZZ_DRIVERS)
 	@$(FUZZ_NOTE)FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) FUZZ_SEED=$(FUZZ_SEED) FUZZ_TIMEOUT=$(FUZZ_TIMEOUT) BIN=$(BIN) bash tests/fuzz/run_fuzz.sh random $(FUZZ_TARGETS)
@@ -382,35 +422,43 @@ fuzz-libfuzzer: $(FUZZ_LIBFUZZERS)
 
 $(LIB_ARCHIVE): $(LIB_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	@$(call progress,$@)
+	$(Q)ar rcs $@ $^
 
 $(BIN)/fuzz_%: $(call obj,tests/fuzz/%_fuzz.cc tests/fuzz/random_driver.cc $(FUZZ_OP_SRCS)) $(LIB_ARCHIVE) | $(BIN)
-	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+	@$(call progress,$@)
+	$(Q)$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
 
 $(FUZZ_CLANG)/libfuzzed.a: $(patsubst %,$(FUZZ_CLANG)/obj/%.o,$(FUZZ_CLANG_SRCS))
 	@rm -f $@
-	ar rcs $@ $^
+	@$(call progress,$@)
+	$(Q)ar rcs $@ $^
 
 $(FUZZ_CLANG)/bin/fuzz_%: $(FUZZ_CLANG)/obj/tests/fuzz/%_fuzz.cc.o $(patsubst %,$(FUZZ_CLANG)/obj/%.o,$(FUZZ_OP_SRCS)) \
                          $(FUZZ_CLANG)/libfuzzed.a
 	@mkdir -p $(dir $@)
-	$(CLANGXX) $(FUZZ_CLANG_FLAGS) -fsanitize=fuzzer -o $@ $^ $(filter-out -lbenchmark,$(LDLIBS))
+	@$(call progress,$@)
+	$(Q)$(CLANGXX) $(FUZZ_CLANG_FLAGS) -fsanitize=fuzzer -o $@ $^ $(filter-out -lbenchmark,$(LDLIBS))
 
 $(FUZZ_CLANG)/obj/%.cc.o: %.cc
 	@mkdir -p $(dir $@)
-	$(CLANGXX) $(CPPFLAGS) $(FUZZ_CLANG_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+	@$(call progress,$<)
+	$(Q)$(CLANGXX) $(CPPFLAGS) $(FUZZ_CLANG_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
 $(HELP_PAGES_CC): $(HELP_PAGES) src/app/embed_pages.sh
 	@mkdir -p $(dir $@)
-	bash src/app/embed_pages.sh $@ $(HELP_PAGES)
+	@$(call progress,$@)
+	$(Q)bash src/app/embed_pages.sh $@ $(HELP_PAGES)
 
 $(BUILD)/obj/%.cc.o: %.cc
 	@mkdir -p $(dir $@)
-	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c -o $@ $<
+	@$(call progress,$<)
+	$(Q)$(CXX) $(CPPFLAGS) $(CXXFLAGS) -c -o $@ $<
 
 $(BUILD)/obj/%.cu.o: %.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(CPPFLAGS) $(NVCC_INC) $(NVCCFLAGS) -c -o $@ $<
+	@$(call progress,$<)
+	$(Q)$(NVCC) $(CPPFLAGS) $(NVCC_INC) $(NVCCFLAGS) -c -o $@ $<
 
 $(BIN):
 	@mkdir -p $@

@@ -2,6 +2,7 @@
 // `pipebench plan`: the messages of one iteration per rank and schedule, as tables and JSON.
 #include "app/plan_command.h"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
 
@@ -66,7 +67,11 @@ class PlanCommand final : public Subcommand {
  public:
   std::string name() const override { return "plan"; }
   std::string summary() const override { return "the messages of a Megatron-LM pipeline plan"; }
-  void add_options(CLI::App& /*sub*/) override {}
+  // The help and the page's flag table read this definition; the words are read by parse_raw_words.
+  void add_options(CLI::App& sub) override {
+    sub.add_option("--json", o_.json_path, "write the plan JSON here (the input of bench --plan, predict, replay)")
+        ->type_name("FILE");
+  }
   void finish(const CLI::App& /*sub*/, const CommandExtras& /*extras*/) override {}
   bool takes_raw_words() const override { return true; }
   std::string parse_raw_words(const std::vector<std::string>& words) override;

@@ -51,6 +51,18 @@ ParsedLine help(std::string text) {
 
 }  // namespace
 
+CLI::App* add_command(CLI::App& app, Subcommand& command) {
+  CLI::App* sub = app.add_subcommand(command.name(), command.summary());
+  command.add_options(*sub);
+  if (command.takes_raw_words()) return sub;
+  const std::string footer = sub->get_footer();
+  sub->footer(footer + (footer.empty() ? "" : "\n\n") + "The whole page, with examples: pipebench help " +
+              command.name());
+  checks::require_finite_numbers(*sub);  // every numeric flag, with or without its own range
+  checks::require_plain_integers(*sub);  // every integer flag: decimal, as the help and pages write them
+  return sub;
+}
+
 ParsedLine parse_line(const CommandTable& table, const std::vector<std::string>& args) {
   if (Subcommand* command = named(table, args); command && command->takes_raw_words()) {
     std::string text = command->parse_raw_words({args.begin() + 1, args.end()});
@@ -66,14 +78,8 @@ ParsedLine parse_line(const CommandTable& table, const std::vector<std::string>&
   app.add_flag("--version", version, "print the version");
   std::vector<std::pair<Subcommand*, CLI::App*>> subs;
   for (const auto& c : table) {
-    CLI::App* sub = app.add_subcommand(c->name(), c->summary());
-    if (c->takes_raw_words()) continue;  // listed in the help; its words never reach CLI11 (see above)
-    c->add_options(*sub);
-    const std::string footer = sub->get_footer();
-    sub->footer(footer + (footer.empty() ? "" : "\n\n") + "The whole page, with examples: pipebench help " + c->name());
-    checks::require_finite_numbers(*sub);  // every numeric flag, with or without its own range
-    checks::require_plain_integers(*sub);  // every integer flag: decimal, as the help and pages write them
-    subs.emplace_back(c.get(), sub);
+    CLI::App* sub = add_command(app, *c);
+    if (!c->takes_raw_words()) subs.emplace_back(c.get(), sub);  // raw words never reach CLI11 (see above)
   }
 
   if (std::string empty = empty_value_message(app, words); !empty.empty()) throw UsageError(empty);

@@ -10,6 +10,10 @@
 
 #include "core/command.h"
 
+namespace CLI {
+class App;
+}
+
 namespace pipebench {
 
 using CommandTable = std::vector<std::unique_ptr<Subcommand>>;
@@ -20,6 +24,11 @@ struct ParsedLine {
   std::string help_text;          // kHelp: what to print
   Subcommand* command = nullptr;  // kCommand: an entry of the table, finished and ready to run
 };
+
+// Adds `command` to `app` as a subcommand as the command line has it: its options, its help's footer
+// (pointing to its page) and the checks every numeric flag gets. A command that takes raw words gets its
+// options too (for its help and page; its words never reach CLI11) but no footer or checks.
+CLI::App* add_command(CLI::App& app, Subcommand& command);
 
 // args: the words after the program name. The table's order is the order of the top-level help.
 // Throws UsageError.

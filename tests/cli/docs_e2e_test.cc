@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// End to end: the documentation says what the binary does. README.md stays short and links every page;
-// every relative link resolves; `pipebench help SUB` prints the page src/app/SUB.md itself; and every
+// End to end: the documentation says what the binary does. README.md and each subcommand page stay
+// within 12 KB and README.md links every page; every relative link resolves; `pipebench help SUB`
+// prints the page src/app/SUB.md itself, whose flag table lists what `SUB --help` lists; and every
 // command of a runnable example runs as written and exits as its page says (tests/README.md).
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -48,8 +49,10 @@ TEST(DocsE2E, ReadmeIsShortAndLinksEveryPage) {
   const auto pages = pipebench::docs::pages();
   std::vector<fs::path> expected = subcommand_pages();
   ASSERT_GE(expected.size(), 10u);
-  for (const char* p : {"src/README.md", "src/app/README.md", "src/sim/README.md", "src/launch/README.md",
-                        "collectives/README.md", "topology/README.md", "results/README.md", "tests/README.md"}) {
+  for (const char* p :
+       {"src/README.md", "src/app/README.md", "src/sim/README.md", "src/launch/README.md", "collectives/README.md",
+        "topology/README.md", "results/README.md", "tests/README.md", "src/megatron/README.md", "src/replay/README.md",
+        "src/trace/README.md", "src/report/README.md", "src/tools/benchmarks.md"}) {
     expected.push_back(fs::canonical(repo_root() / p));
   }
   for (const auto& p : expected) {
@@ -95,31 +98,101 @@ TEST(DocsE2E, HelpOfAnUnknownSubcommandIsOneLineWithTheNearestAndExit2) {
   }
 }
 
-// The flags `SUB --help` lists ("  -b,--minbytes TEXT ...", "  --quiet ..."), each as its names.
-std::vector<std::vector<std::string>> listed_flags(const std::string& help) {
-  static const std::regex flag(R"(^  +((-[A-Za-z0-9]),)?(--?[A-Za-z0-9][A-Za-z0-9_-]*))");
-  std::vector<std::vector<std::string>> flags;
+// One entry of `SUB --help` (its Positionals: and Options: sections) or of a page's flag table, in the
+// words of --help: the names as CLI11 joins them ("-b,--minbytes"), what follows them ("TEXT=32M",
+// "TEXT ... REQUIRED", "" for a flag) and the description on one line.
+struct FlagEntry {
+  std::string names, opts, description;
+  bool operator==(const FlagEntry& o) const {
+    return names == o.names && opts == o.opts && description == o.description;
+  }
+};
+
+std::ostream& operator<<(std::ostream& out, const FlagEntry& e) {
+  return out << "{" << e.names << " | " << e.opts << " | " << e.description << "}";
+}
+
+std::string trimmed(const std::string& text) {
+  const auto first = text.find_first_not_of(' ');
+  return first == std::string::npos ? std::string() : text.substr(first, text.find_last_not_of(' ') - first + 1);
+}
+
+FlagEntry split_left(const std::string& left, std::string description) {
+  const auto space = left.find(' ');
+  return {left.substr(0, space), space == std::string::npos ? "" : left.substr(space + 1), trimmed(description)};
+}
+
+// CLI11 writes "  NAMES OPTS", padded to column 30, then the description; where NAMES OPTS reaches the
+// column the description starts the next line there, as does each further line of a description. So the
+// description shares the line where column 30 follows a space and either NAMES OPTS (single-spaced) end
+// in a double space or no description line follows.
+std::vector<FlagEntry> help_entries(const std::string& help) {
+  constexpr std::size_t kColumn = 30;
+  const std::string pad(kColumn, ' ');
+  std::vector<std::string> lines;
   std::istringstream in(help);
-  for (std::string line; std::getline(in, line);) {
-    std::smatch m;
-    if (!std::regex_search(line, m, flag) || m[3].str() == "--help") continue;
-    flags.push_back(m[2].matched ? std::vector<std::string>{m[2].str(), m[3].str()}
-                                 : std::vector<std::string>{m[3].str()});
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::vector<FlagEntry> entries;
+  bool in_section = false;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    if (line == "Positionals:" || line == "Options:") in_section = true;
+    if (line.empty()) in_section = false;
+    if (!in_section || line.rfind("  ", 0) != 0 || line.rfind(pad, 0) == 0 || line[2] == ' ') continue;
+    const bool next_is_description = i + 1 < lines.size() && lines[i + 1].rfind(pad, 0) == 0;
+    const bool shares_line =
+        line.size() > kColumn && line[kColumn - 1] == ' ' && (line.find("  ", 2) < kColumn || !next_is_description);
+    FlagEntry e = shares_line ? split_left(trimmed(line.substr(0, kColumn)), line.substr(kColumn))
+                              : split_left(trimmed(line), "");
+    for (; i + 1 < lines.size() && lines[i + 1].rfind(pad, 0) == 0; ++i) {
+      e.description += (e.description.empty() ? "" : " ") + trimmed(lines[i + 1]);
+    }
+    if (e.names != "-h,--help") entries.push_back(e);
   }
-  return flags;
+  return entries;
 }
 
-// A flag is on the page when one of its names stands there as a word of its own.
-bool names_flag(const std::string& page, const std::vector<std::string>& names) {
-  for (const auto& name : names) {
-    const std::regex word("(^|[^A-Za-z0-9_-])" + name + "([^A-Za-z0-9_-]|$)");
-    if (std::regex_search(page, word)) return true;
+// The rows of the page's generated table, in the same words: "| `-b`, `--minbytes` | `TEXT` | `32M` | ... |".
+std::vector<FlagEntry> table_entries(const std::string& page) {
+  const std::string begin = "<!-- flag table:";
+  const auto at = page.find("\n" + begin);
+  if (at == std::string::npos) return {};
+  std::vector<FlagEntry> entries;
+  std::istringstream in(page.substr(at + 1));
+  std::string line;
+  std::getline(in, line);  // the marker
+  while (std::getline(in, line) && line.rfind("|", 0) == 0) {
+    std::vector<std::string> cells;
+    std::string cell;
+    for (std::size_t i = 1; i < line.size(); ++i) {
+      if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '|') {
+        cell += line[++i];
+      } else if (line[i] == '|') {
+        cells.push_back(trimmed(cell));
+        cell.clear();
+      } else if (line[i] != '`' || cells.size() == 3) {  // names, value and default are code spans
+        cell += line[i];
+      }
+    }
+    if (cells.size() != 4 || cells[0] == "flag" || cells[0].rfind("---", 0) == 0) continue;
+    std::string names = std::regex_replace(cells[0], std::regex(" \\(positional\\)$"), "");
+    names = std::regex_replace(names, std::regex(", "), ",");
+    std::string value = cells[1], several;
+    if (value.size() > 4 && value.substr(value.size() - 4) == " ...") {
+      several = " ...";
+      value.resize(value.size() - 4);
+    }
+    const bool required = cells[2] == "required";
+    const std::string given_default = required || cells[2].empty() ? "" : "=" + cells[2];
+    std::string opts = value + given_default + several + (required ? " REQUIRED" : "");
+    entries.push_back({names, trimmed(opts), cells[3]});
   }
-  return false;
+  return entries;
 }
 
-// `SUB --help` ends pointing to the page, and every flag it lists is on that page.
-TEST(DocsE2E, EveryFlagOfASubcommandIsOnItsPageAndItsHelpPointsThere) {
+// `SUB --help` ends pointing to the page, and the page's flag table lists exactly what --help lists:
+// the same names, value types, defaults and descriptions, in the same order.
+TEST(DocsE2E, EachPagesFlagTableIsWhatItsHelpLists) {
   std::size_t checked = 0;
   for (const auto& page : subcommand_pages()) {
     const std::string name = page.stem().string();
@@ -128,13 +201,21 @@ TEST(DocsE2E, EveryFlagOfASubcommandIsOnItsPageAndItsHelpPointsThere) {
     const std::string footer = "pipebench help " + name + "\n";
     ASSERT_GE(r.out.size(), footer.size()) << name;
     EXPECT_EQ(r.out.substr(r.out.size() - footer.size()), footer) << name << "\n" << last_lines(r.out, 300);
-    const std::string text = slurp(page.string());
-    for (const auto& names : listed_flags(r.out)) {
-      ++checked;
-      EXPECT_TRUE(names_flag(text, names)) << names.back() << " of " << name << " is not on " << page.string();
-    }
+    const std::vector<FlagEntry> listed = help_entries(r.out);
+    EXPECT_FALSE(listed.empty()) << name << "\n" << r.out;
+    EXPECT_EQ(table_entries(slurp(page.string())), listed) << page.string() << " (make flag-tables)";
+    checked += listed.size();
   }
   EXPECT_GE(checked, 100u);  // bench alone has over 40
+}
+
+// Each subcommand page is a reference, read in a minute or two, with the README's budget.
+TEST(DocsE2E, EachSubcommandPageIsWithinItsSizeBudget) {
+  for (const auto& page : subcommand_pages()) {
+    EXPECT_LE(fs::file_size(page), 12u * 1024u)
+        << page.string() << ": over 12 KB; the model's prose goes to "
+        << "src/sim/README.md and the folders' pages, speed history to src/tools/benchmarks.md";
+  }
 }
 
 // A page's commands run in order in one temporary folder (later ones read what earlier ones wrote), with
