@@ -231,7 +231,7 @@ void band_from_replay(const std::string& path, Prediction& p) {
   const ReplayResult r = replay_from_json(read_json_file("--replay", path), "--replay " + path);
   std::map<std::string, double> predicted, replayed;
   for (const auto& s : p.schedules) {
-    if (!s.reference) predicted[s.id.key()] = s.iteration_ms;
+    if (!s.reference) predicted[s.id.key()] = p.compared_ms(s);
   }
   int common = 0;
   for (const auto& s : r.schedules) {
@@ -373,7 +373,7 @@ int predict_and_print(const PredictOptions& o) {
     };
   }
   Prediction p = predict(predicted, *costs, compute_model, o.shared_path, !o.trace_dir.empty(), o.schedule, &paths,
-                         files, trace_sink);
+                         files, trace_sink, o.compare == "cold");
   p.w_share = compute_model.w_share;
   if (o.measure_compute) p.compute_source = "measured with cuBLAS on GPU 0 (--measure-compute)";
   if (profiled) apply_profile(*profiled, p);
@@ -446,6 +446,10 @@ void PredictCommand::add_options(CLI::App& sub) {
                  "the schedule --profile's profiles ran (default: the plan's schedule whose passes match them)");
   sub.add_option("--replay", o_.replay_path,
                  "the verdict's uncertainty band from this replay's measured error (pipebench replay --json)");
+  sub.add_option("--compare", o_.compare,
+                 "the iteration the speed-ups and the verdict compare: steady (the last of 3 back to back, default) "
+                 "or cold (the first)")
+      ->check(CLI::IsMember({"steady", "cold"}));
 }
 
 void PredictCommand::add_compute_options(CLI::App& sub) {

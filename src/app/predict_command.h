@@ -24,6 +24,7 @@ struct PredictOptions {
   std::vector<std::string> class_links;  // --link CLASS=GBPS[,US]
   std::string topology_path;             // class source for --link (default: this machine)
   bool class_fallback = false;
+  std::string compare = "steady";  // --compare: the iteration the speed-ups and the verdict compare (steady, cold)
   ComputeOptions compute;
 };
 

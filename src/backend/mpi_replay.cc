@@ -63,14 +63,23 @@ class MpiReplayRuntime final : public ReplayRuntime {
   void begin_iteration(std::size_t tasks) override {
     if (!pending_.empty())
       throw Error("replay: an asynchronous P2P call of the previous iteration was never waited for");
-    spans_.assign(tasks, ReplaySpan{});
     // MPI_Ibarrier waited for as bench waits (polling, sleeping between polls where ranks share cores).
     MPI_Request barrier = MPI_REQUEST_NULL;
     check_mpi(MPI_Ibarrier(barrier_->get(), &barrier), "MPI_Ibarrier", world_.where());
     waits_.wait(&barrier, 1, world_.where());
+    continue_iteration(tasks);
+    barrier_ns_ = origin_ns_;
+  }
+
+  void continue_iteration(std::size_t tasks) override {
+    if (!pending_.empty())
+      throw Error("replay: an asynchronous P2P call of the previous iteration was never waited for");
+    spans_.assign(tasks, ReplaySpan{});
     if (waits_.sharing_cores()) set_realtime(true);
     origin_ns_ = monotonic_ns();
   }
+
+  std::int64_t origin_since_barrier_ns() const override { return origin_ns_ - barrier_ns_; }
 
   // On a GPU, P2P posted before a compute step runs beside it (NCCL kernels on their own stream), and
   // the simulator lets it. A host rank moves MPI transfers only inside MPI calls, so while asynchronous
@@ -212,7 +221,7 @@ class MpiReplayRuntime final : public ReplayRuntime {
   ReplayBuffers buffers_;
   std::map<int, Pending> pending_;  // after buffers_: destroyed (its requests cancelled) before them
   std::vector<ReplaySpan> spans_;
-  std::int64_t origin_ns_ = 0;
+  std::int64_t origin_ns_ = 0, barrier_ns_ = 0;  // this iteration's clock origin; the last barrier's
   int old_nice_ = 0, old_policy_ = 0;
   sched_param old_param_{};
   bool reniced_ = false, realtime_ = false;

@@ -32,6 +32,7 @@ class NcclReplayRuntime final : public ReplayRuntime {
       throw UsageError("--compute-sms " + std::to_string(sms_) + ": the GPU has " + std::to_string(device_sms()));
     if (c.kind == "gemm") gemm_ = std::make_unique<ReplayGemm>(c.layer_gemms, c.gemm_dtype, device_, c.layer_fwd_ns);
     compute_ = cuda_stream(device_, world_.where());
+    barrier_origin_ = cuda_event(device_, world_.where());
     spin_ = std::make_unique<SpinKernel>();
   }
   ~NcclReplayRuntime() override { cudaDeviceSynchronize(); }
@@ -48,14 +49,21 @@ class NcclReplayRuntime final : public ReplayRuntime {
   }
 
   void begin_iteration(std::size_t tasks) override {
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    while (events_.size() < 2 * tasks + 2) events_.push_back(cuda_event(device_, world_.where()));
-    tasks_ = tasks;
-    recorded_.assign(tasks, false);
-    spun_ns_.assign(tasks, 0);
-    last_comm_ = nullptr;
+    prepare(tasks);
     world_.barrier();
     record(origin(), compute_.get());
+    record(barrier_origin_.get(), compute_.get());
+  }
+
+  void continue_iteration(std::size_t tasks) override {
+    prepare(tasks);
+    record(origin(), compute_.get());
+  }
+
+  std::int64_t origin_since_barrier_ns() const override {
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, barrier_origin_.get(), origin()), "cudaEventElapsedTime");
+    return static_cast<std::int64_t>(static_cast<double>(ms) * 1e6);
   }
 
   void compute(std::size_t task, std::int64_t duration_ns) override {
@@ -124,6 +132,15 @@ class NcclReplayRuntime final : public ReplayRuntime {
 
  private:
   void check(cudaError_t rc, const char* call) const { check_cuda(rc, call, world_.where()); }
+  // The device idle (the last iteration's work done), and the events and slots of `tasks` tasks.
+  void prepare(std::size_t tasks) {
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    while (events_.size() < 2 * tasks + 2) events_.push_back(cuda_event(device_, world_.where()));
+    tasks_ = tasks;
+    recorded_.assign(tasks, false);
+    spun_ns_.assign(tasks, 0);
+    last_comm_ = nullptr;
+  }
   cudaEvent_t origin() const { return events_[0].get(); }
   cudaEvent_t start(std::size_t t) const { return events_[1 + 2 * t].get(); }
   cudaEvent_t end(std::size_t t) const { return events_[2 + 2 * t].get(); }
@@ -155,6 +172,7 @@ class NcclReplayRuntime final : public ReplayRuntime {
   std::unique_ptr<SpinKernel> spin_;  // made after cudaSetDevice: its word lives on this rank's GPU
   ReplayBuffers buffers_;
   std::vector<CudaEvent> events_;
+  CudaEvent barrier_origin_;         // the origin of the last iteration begun with the barrier
   cudaEvent_t last_comm_ = nullptr;  // the end event of the last communication task, one of events_
   std::vector<bool> recorded_;
   std::vector<std::int64_t> spun_ns_;  // per task: the duration a spin launch was asked for, 0 if none

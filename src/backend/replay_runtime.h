@@ -53,6 +53,9 @@ class ReplayRuntime {
   // Barrier over every process, then this rank's clock origin for the iteration's spans. tasks: how
   // many tasks the iteration has (span slots).
   virtual void begin_iteration(std::size_t tasks) = 0;
+  // The same without the barrier: the rank starts its next iteration as soon as it has ended the last one (the
+  // Zero Bubble paper's optimizer post-validation: no step that every rank waits for).
+  virtual void continue_iteration(std::size_t tasks) = 0;
   // Compute of duration_ns, in order after everything before it on this rank.
   virtual void compute(std::size_t task, std::int64_t duration_ns) = 0;
   // One batched P2P call: issue() between comm.group_begin() and the group's end. blocking: returns when
@@ -66,6 +69,9 @@ class ReplayRuntime {
   // Waits for everything, returns each task's span (async P2P: post to completion; wait: the time
   // blocked) and the iteration's duration on this rank.
   virtual std::vector<ReplaySpan> end_iteration(std::int64_t* iteration_ns) = 0;
+  // After end_iteration: the iteration's clock origin since that of the last iteration begun with the barrier (0
+  // for that one), which puts the ends of iterations run back to back on one timeline per rank.
+  [[nodiscard]] virtual std::int64_t origin_since_barrier_ns() const = 0;
 };
 
 // REQUIRES: one rank per process; world and backend (make_backend's MPI backend of the world) outlive

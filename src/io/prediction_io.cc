@@ -35,6 +35,16 @@ SchedulePrediction read_schedule(const JsonFields& f, const json& sj, const std:
   s.speedup = f.get_double_in(sj, path, "speedup_vs_1f1b", 0, kMaxIterationMs);
   s.bubble_ideal = f.get_double_in(sj, path, "bubble_ideal", 0, kMaxIterationMs);
   s.bubble_sim = f.get_double_in(sj, path, "bubble_sim", 0, kMaxIterationMs);
+  if (sj.contains("steady_ms")) {  // absent in files written before it was recorded: iteration_ms stands for it
+    s.steady_ms = f.get_double_in(sj, path, "steady_ms", 0, kMaxIterationMs);
+    const std::string rule = f.get_string(sj, path, "step_rule");
+    if (rule == step_rule_name(StepRule::kPostValidation)) {
+      s.step_rule = StepRule::kPostValidation;
+    } else if (rule != step_rule_name(StepRule::kSynchronous)) {
+      f.fail(JsonFields::join(path, "step_rule"), "is '" + rule + "', not \"" + step_rule_name(StepRule::kSynchronous) +
+                                                      "\" or \"" + step_rule_name(StepRule::kPostValidation) + "\"");
+    }
+  }
   if (sj.contains("dominant_cost")) {
     const std::string dp = JsonFields::join(path, "dominant_cost");
     const json& d = f.object(sj, path, "dominant_cost");
@@ -190,6 +200,8 @@ json prediction_to_json(const Prediction& p) {
          {"v", s.id.v},
          {"overlap_p2p", s.overlap_p2p},
          {"iteration_ms", s.iteration_ms},
+         {"steady_ms", s.steady_ms},
+         {"step_rule", step_rule_name(s.step_rule)},
          {"speedup_vs_1f1b", s.speedup},
          {"bubble_ideal", s.bubble_ideal},
          {"bubble_sim", s.bubble_sim},
@@ -206,7 +218,11 @@ json prediction_to_json(const Prediction& p) {
                 {"fwd_ms_per_layer", p.fwd_ms_per_layer},
                 {"bwd_ms_per_layer", p.bwd_ms_per_layer}}},
               {"schedules", schedules},
-              {"verdict", {{"best", p.best}, {"text", p.verdict}, {"deciding_pair", p.deciding_pair}}},
+              {"verdict",
+               {{"best", p.best},
+                {"text", p.verdict},
+                {"deciding_pair", p.deciding_pair},
+                {"compares", p.compares_cold ? "cold" : "steady"}}},
               {"break_even_gbps", be},
               {"notes", p.notes}};
   if (!p.sharing.empty()) doc["measured_terms"] = {{"collectives_at_once", sharing_to_json(p.sharing)}};
@@ -243,6 +259,12 @@ Prediction prediction_from_json(const json& j, const std::string& where) {
   p.best = f.get_string(verdict, "verdict", "best");
   p.verdict = f.get_string(verdict, "verdict", "text");
   p.deciding_pair = f.get_ints(verdict, "verdict", "deciding_pair");
+  if (verdict.contains("compares")) {  // absent in files written before it was recorded: their one iteration
+    const std::string compares = f.get_string(verdict, "verdict", "compares");
+    if (compares != "cold" && compares != "steady")
+      f.fail("verdict.compares", "is '" + compares + "', not cold or steady");
+    p.compares_cold = compares == "cold";
+  }
   if (verdict.contains("deciding_pair_ms")) {  // absent in files written before they were recorded
     p.deciding_pair_ms = f.get_double_in(verdict, "verdict", "deciding_pair_ms", 0, kMaxIterationMs);
     p.deciding_bytes = f.get_i64(verdict, "verdict", "deciding_bytes");

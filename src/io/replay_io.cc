@@ -99,6 +99,7 @@ nlohmann::json replay_to_json(const ReplayResult& r, const std::string& plan_pat
     schedules.push_back({{"name", s.id.name},
                          {"v", s.id.v},
                          {"reference", s.reference},
+                         {"step_rule", step_rule_name(s.step_rule)},
                          {"iterations_ms", s.iteration_ms},
                          {"measured_iteration_ms", s.median_ms},
                          {"measured_min_ms", s.min_ms},
@@ -162,6 +163,14 @@ ReplayResult replay_from_json(const nlohmann::json& j, const std::string& what) 
       if (const std::string problem = schedule_id_problem(out.id.name, out.id.v); !problem.empty())
         throw UsageError(what + ": " + problem);
       out.reference = s.value("reference", false);
+      // Files written before it was recorded ran every schedule with a barrier before each iteration.
+      const std::string rule = s.value("step_rule", std::string(step_rule_name(StepRule::kSynchronous)));
+      if (rule == step_rule_name(StepRule::kPostValidation)) {
+        out.step_rule = StepRule::kPostValidation;
+      } else if (rule != step_rule_name(StepRule::kSynchronous)) {
+        throw UsageError(what + ": step_rule '" + rule + "' is neither \"" + step_rule_name(StepRule::kSynchronous) +
+                         "\" nor \"" + step_rule_name(StepRule::kPostValidation) + "\"");
+      }
       out.iteration_ms = s.value("iterations_ms", std::vector<double>{});
       for (const double ms : out.iteration_ms) {
         if (!std::isfinite(ms) || ms < 0) throw UsageError(what + ": iterations_ms must be finite numbers >= 0");

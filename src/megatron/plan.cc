@@ -22,6 +22,24 @@ namespace pipebench {
 
 bool is_p2p(const std::string& op) { return op == "send" || op == "recv"; }
 
+namespace {
+// The labels of the step's scalar all-reduces (add_scalars writes them; is_step_check reads them back,
+// also from plans written before).
+constexpr const char* kFoundInf = "found_inf (max)";
+constexpr const char* kGradNorm = "grad norm (sum)";
+constexpr const char* kUpdateSuccessful = "update_successful (min)";
+constexpr const char* kGradNormStat = "grad-norm stat (max)";
+constexpr const char* kRerunFlag = "rerun flag (sum)";
+}  // namespace
+
+bool is_step_check(const PlanMessage& msg) {
+  if (msg.phase != Phase::kAfter || msg.op != "all_reduce") return false;
+  for (const char* label : {kFoundInf, kGradNorm, kUpdateSuccessful, kGradNormStat, kRerunFlag}) {
+    if (msg.what == label) return true;
+  }
+  return false;
+}
+
 const char* phase_name(Phase p) {
   switch (p) {
     case Phase::kWarmup:
@@ -428,11 +446,11 @@ class Builder {
     std::iota(world.begin(), world.end(), 0);
     const std::vector<int>& stats_group = a_.distributed_optimizer ? world : mpg;
     if (a_.params_dtype == DType::kHalf)
-      add(rank, "all_reduce", stats_group, 1, DType::kFloat, 1, Phase::kAfter, "found_inf (max)");
-    add(rank, "all_reduce", stats_group, 1, DType::kFloat, 1, Phase::kAfter, "grad norm (sum)");
-    add(rank, "all_reduce", mpg, 1, DType::kInt32, 1, Phase::kAfter, "update_successful (min)");
-    add(rank, "all_reduce", mpg, 1, DType::kFloat, 1, Phase::kAfter, "grad-norm stat (max)");
-    add(rank, "all_reduce", world, 1, DType::kInt32, 1, Phase::kAfter, "rerun flag (sum)");
+      add(rank, "all_reduce", stats_group, 1, DType::kFloat, 1, Phase::kAfter, kFoundInf);
+    add(rank, "all_reduce", stats_group, 1, DType::kFloat, 1, Phase::kAfter, kGradNorm);
+    add(rank, "all_reduce", mpg, 1, DType::kInt32, 1, Phase::kAfter, kUpdateSuccessful);
+    add(rank, "all_reduce", mpg, 1, DType::kFloat, 1, Phase::kAfter, kGradNormStat);
+    add(rank, "all_reduce", world, 1, DType::kInt32, 1, Phase::kAfter, kRerunFlag);
     if (r == p - 1) {
       const bool per_mb = a_.version == MegatronVersion::kCoreV09;
       if (per_mb)

@@ -53,6 +53,12 @@ struct PlanMessage {
 // message op is a collective of the op registry (collectives/registry.h).
 [[nodiscard]] bool is_p2p(const std::string& op);
 
+// The optimizer step's scalar all-reduces over the model-parallel group or the world (found_inf, the
+// grad norm, update_successful, the grad-norm statistic, the rerun flag): what makes Megatron's step a
+// point every rank reaches, and what the Zero Bubble paper's post-validation takes off the step
+// (StepRule::kPostValidation, schedule/schedule_registry.h).
+[[nodiscard]] bool is_step_check(const PlanMessage& msg);
+
 struct ChunkParams {
   int pp_rank = 0, chunk = 0;
   std::int64_t params = 0;  // per TP rank

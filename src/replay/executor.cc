@@ -87,12 +87,16 @@ void post_collective(ReplayRuntime& rt, Backend& comm, std::size_t task, const R
 }  // namespace
 
 RankIteration run_iteration(ReplayRuntime& rt, ReplayComms& comms, const RankJob& job,
-                            std::atomic<std::int64_t>* progress) {
+                            std::atomic<std::int64_t>* progress, bool after_barrier) {
   const auto& prog = job.program;
   std::map<std::string, std::int64_t> calls;
   // -1 while in the barrier that starts the iteration (a watchdog names it rather than task 0).
   if (progress) progress->store(-1, std::memory_order_relaxed);
-  rt.begin_iteration(prog.tasks.size());
+  if (after_barrier) {
+    rt.begin_iteration(prog.tasks.size());
+  } else {
+    rt.continue_iteration(prog.tasks.size());
+  }
   for (std::size_t i = 0; i < prog.tasks.size(); ++i) {
     if (progress) progress->store(static_cast<std::int64_t>(i), std::memory_order_relaxed);
     const Task& t = prog.tasks[i];
@@ -119,6 +123,7 @@ RankIteration run_iteration(ReplayRuntime& rt, ReplayComms& comms, const RankJob
   std::int64_t iteration_ns = 0;
   std::vector<ReplaySpan> spans = rt.end_iteration(&iteration_ns);
   RankIteration out = summarise(prog, std::move(spans), iteration_ns);
+  out.end_since_barrier_ns = rt.origin_since_barrier_ns() + iteration_ns;
   out.collective_calls = std::move(calls);
   return out;
 }

@@ -15,6 +15,7 @@
 #include "collectives/op.h"
 #include "replay/replay_comms.h"
 #include "schedule/schedule_id.h"
+#include "schedule/schedule_registry.h"
 #include "sim/task.h"
 
 namespace pipebench {
@@ -45,10 +46,16 @@ struct RankJob {
   // The element type of the P2P messages (the plan's activations); a call whose bytes it does not divide
   // moves bytes.
   DType p2p_dtype = DType::kUint8;
+  // What separates its iterations (schedule/schedule_registry.h): a barrier before each (Megatron's synchronous
+  // step), or none (post-validation: run back to back, its program without the step's checks).
+  StepRule step_rule = StepRule::kSynchronous;
 };
 
 struct RankIteration {
   std::int64_t iteration_ns = 0, compute_ns = 0, comm_busy_ns = 0, idle_ns = 0;
+  // The iteration's end on this rank since the last barrier that began one (ReplayRuntime::origin_since_barrier_ns):
+  // with iterations back to back, where each ends on one timeline.
+  std::int64_t end_since_barrier_ns = 0;
   // Collective calls issued, per op name (a task of count n issues n).
   std::map<std::string, std::int64_t> collective_calls;
   std::vector<ReplaySpan> spans;  // per task
@@ -63,9 +70,10 @@ void assign_groups(int rank, const std::vector<std::vector<int>>& all_groups, co
 
 // Runs one iteration. progress (may be null) is set to the index of the task being executed, so a
 // watchdog can name it: -1 in the barrier that starts the iteration, the task count once past the last.
+// after_barrier: it begins with a barrier over every process (else at once: ReplayRuntime::continue_iteration).
 // REQUIRES: comms holds job's groups (register_groups).
 [[nodiscard]] RankIteration run_iteration(ReplayRuntime& rt, ReplayComms& comms, const RankJob& job,
-                                          std::atomic<std::int64_t>* progress);
+                                          std::atomic<std::int64_t>* progress, bool after_barrier = true);
 
 // Compute, union of communication spans, and idle (neither) from the spans, for tests and traces.
 [[nodiscard]] RankIteration summarise(const Program& program, std::vector<ReplaySpan> spans, std::int64_t iteration_ns);

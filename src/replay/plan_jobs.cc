@@ -9,6 +9,7 @@
 
 #include "collectives/registry.h"
 #include "core/error.h"
+#include "schedule/schedule_registry.h"
 #include "sim/cost_model.h"
 #include "sim/schedule_build.h"
 
@@ -91,9 +92,12 @@ RankJob job_for(const Plan& plan, const Schedule& s, const ComputeModel& compute
   const ScheduleBuild b = build_schedule(plan, s, compute, free, false);
   job.program = b.programs.at(static_cast<std::size_t>(job.pipeline_rank));
   insert_inside_collectives(s, global_rank, job);
-  // After the pipeline: this rank's collectives in the plan's order, then the optimizer step.
+  // After the pipeline: this rank's collectives in the plan's order, then the optimizer step; with post-validation
+  // without the step's checks, which validate the step later (as the prediction's steady state plays them).
+  job.step_rule = schedule_generator(s.id).step_rule();
   for (const auto& msg : s.messages) {
     if (msg.rank != global_rank || msg.phase != Phase::kAfter || is_p2p(msg.op)) continue;
+    if (job.step_rule == StepRule::kPostValidation && is_step_check(msg)) continue;
     Task t;
     t.kind = Task::Kind::kCollective;
     t.collective = static_cast<int>(job.collectives.size());

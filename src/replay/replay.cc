@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "replay/plan_jobs.h"
 #include "replay/progress_watchdog.h"
+#include "schedule/schedule_registry.h"
 
 namespace pipebench {
 namespace {
@@ -36,7 +37,8 @@ std::vector<std::optional<SchedulePrediction>> share_prediction(const World& wor
     nlohmann::json one;
     for (const auto& s : p ? p->schedules : std::vector<SchedulePrediction>{}) {
       if (s.id != job.id) continue;
-      one = {{"ms", s.iteration_ms}, {"ranks", nlohmann::json::array()}};
+      // The steady state: what the replay's iterations, one after another, measure.
+      one = {{"ms", s.steady_or_cold_ms()}, {"ranks", nlohmann::json::array()}};
       for (const auto& r : s.ranks) one["ranks"].push_back({r.rank, r.nccl_share});
     }
     all.push_back(one);
@@ -64,6 +66,25 @@ double compute_ms(const Program& prog) {
 struct RankSamples {
   std::vector<std::vector<double>> compute, busy, idle, share;  // [rank][iteration]
 };
+
+// An iteration run right after `before`, without a barrier between them (post-validation): on the rank that ends
+// it last, the time from its end of `before` to its end of this one, as predict's steady state is measured. The
+// ends are each rank's since the barrier that began the first (its own clock; the ranks left that barrier together).
+double steady_ms(const World& world, const RankIteration& before, const RankIteration& it) {
+  std::ostringstream line;
+  line << before.end_since_barrier_ns << ' ' << it.end_since_barrier_ns;
+  std::int64_t last_end = -1, last_before = 0;
+  for (const std::string& one : world.all_gather(line.str())) {
+    std::istringstream in(one);
+    std::int64_t b = 0, e = 0;
+    in >> b >> e;
+    if (e > last_end) {
+      last_end = e;
+      last_before = b;
+    }
+  }
+  return static_cast<double>(last_end - last_before) / 1e6;
+}
 
 void add_samples(const World& world, const RankIteration& it, double iteration_ms, RankSamples& rs) {
   std::ostringstream line;
@@ -246,16 +267,19 @@ ReplayResult replay_plan(const World& world, Backend& backend, ReplayRuntime& rt
     ScheduleReplay s;
     s.id = job.id;
     s.reference = job.reference;
+    s.step_rule = job.step_rule;
     result.schedules.push_back(s);
     ProgressWatchdog dog(timeout_s, world, job);
     RankSamples rs;
-    for (int i = -1; i < o.iterations; ++i) {
-      dog.start_iteration(i);
-      test_stall(world.rank(), i, dog);
-      const RankIteration it = run_iteration(rt, comms, job, dog.progress());
-      if (i < 0) continue;
-      const double iteration_ms = world.max(static_cast<double>(it.iteration_ns) / 1e6);
+    // Post-validation: every iteration after the warm-up starts at once, with no call over every rank between
+    // them (no barrier, no reduction of the samples: those would be the synchronous step it does without); the
+    // iterations are reduced once the last has ended.
+    const bool back_to_back = job.step_rule == StepRule::kPostValidation;
+    std::vector<RankIteration> held;
+    const auto record = [&](int i, const RankIteration& it, const RankIteration* before) {
       auto& cur = result.schedules.back();
+      const double iteration_ms =
+          before ? steady_ms(world, *before, it) : world.max(static_cast<double>(it.iteration_ns) / 1e6);
       cur.iteration_ms.push_back(iteration_ms);
       add_samples(world, it, iteration_ms, rs);
       finish_stats(rs, predicted[j], pp_of_rank, cur);
@@ -267,7 +291,18 @@ ReplayResult replay_plan(const World& world, Backend& backend, ReplayRuntime& rt
       set_verdict(result);
       result.complete = j + 1 == pj.jobs.size() && i + 1 == o.iterations;
       if (world.rank() == 0 && after_iteration) after_iteration(result);
+    };
+    for (int i = -1; i < o.iterations; ++i) {
+      dog.start_iteration(i);
+      test_stall(world.rank(), i, dog);
+      RankIteration it = run_iteration(rt, comms, job, dog.progress(), !back_to_back || i < 0);
+      if (back_to_back) {
+        held.push_back(std::move(it));
+      } else if (i >= 0) {
+        record(i, it, nullptr);
+      }
     }
+    for (std::size_t k = 1; k < held.size(); ++k) record(static_cast<int>(k) - 1, held[k], &held[k - 1]);
   }
   return result;
 }

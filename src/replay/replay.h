@@ -29,7 +29,10 @@ struct ReplayRankStats {
 struct ScheduleReplay {
   ScheduleId id;
   bool reference = false;
-  std::vector<double> iteration_ms;  // finished timed iterations (max over ranks)
+  // Synchronous: a barrier before each iteration, which is timed from it to the last rank's end. Post-validation:
+  // the iterations back to back, each timed on the rank that ends it last from its end of the one before.
+  StepRule step_rule = StepRule::kSynchronous;
+  std::vector<double> iteration_ms;  // finished timed iterations (as step_rule says)
   double median_ms = 0, min_ms = 0, max_ms = 0;
   std::optional<double> predicted_ms;
   std::vector<ReplayRankStats> per_rank;          // medians over iterations, every rank

@@ -3,6 +3,7 @@
 #include "report/prediction_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -130,22 +131,62 @@ void print_profile_calibration(std::ostream& out, const Prediction& p) {
   out << "#\n";
 }
 
+namespace {
+
+// Whether a schedule's steady state is shown beside its cold iteration: where they differ by more than this
+// (relative), so that a table where nothing overlaps is the one-column table it always was.
+constexpr double kSteadyShownAbove = 5e-4;
+
+bool steady_differs(const SchedulePrediction& s) {
+  return s.steady_ms > 0 && s.iteration_ms > 0 && std::fabs(s.steady_ms / s.iteration_ms - 1) > kSteadyShownAbove;
+}
+
+// The schedules of each step rule, by label: "synchronous step: 1f1b, gpipe; post-validation: zb-h1".
+std::string rules_text(const Prediction& p) {
+  std::string text;
+  for (const StepRule rule : {StepRule::kSynchronous, StepRule::kPostValidation}) {
+    std::string names;
+    for (const auto& s : p.schedules) {
+      if (s.step_rule == rule) names += (names.empty() ? "" : ", ") + s.id.label();
+    }
+    if (!names.empty()) text += (text.empty() ? "" : "; ") + std::string(step_rule_name(rule)) + ": " + names;
+  }
+  return text;
+}
+
+}  // namespace
+
 void print_schedule_table(std::ostream& out, const Prediction& p, bool mark_no_overlap) {
   std::vector<std::string> names;
   int width = 22;  // the column grows to the longest name ("interleaved-zb v=4 (reference)")
+  bool steady_column = false;
   for (const auto& s : p.schedules) {
     names.push_back(s.id.label() + (mark_no_overlap && s.id.v > 1 && !s.overlap_p2p ? " (no overlap)" : "") +
                     (s.reference ? " (reference)" : ""));
     width = std::max(width, static_cast<int>(names.back().size()));
+    steady_column = steady_column || steady_differs(s);
   }
-  out << printf_string("#  %-*siteration (ms)   speed-up   bubble ideal   bubble sim\n", width, "schedule");
+  out << printf_string("#  %-*siteration (ms)%s   speed-up   bubble ideal   bubble sim\n", width, "schedule",
+                       steady_column ? "    steady (ms)" : "");
   for (std::size_t i = 0; i < p.schedules.size(); ++i) {
     const auto& s = p.schedules[i];
     // Speed-up 0: no 1F1B to hold it against.
     const std::string speedup = s.speedup > 0 ? printf_string("%8.3f", s.speedup) : "       -";
-    out << printf_string("   %-*s %14.3f   %s   %12.4f   %10.4f\n", width, names[i].c_str(), s.iteration_ms,
-                         speedup.c_str(), s.bubble_ideal, s.bubble_sim);
+    const std::string steady = !steady_column      ? ""
+                               : steady_differs(s) ? printf_string(" %14.3f", s.steady_ms)
+                                                   : std::string(15, ' ');
+    out << printf_string("   %-*s %14.3f%s   %s   %12.4f   %10.4f\n", width, names[i].c_str(), s.iteration_ms,
+                         steady.c_str(), speedup.c_str(), s.bubble_ideal, s.bubble_sim);
   }
+  const bool recorded =
+      std::any_of(p.schedules.begin(), p.schedules.end(), [](const auto& s) { return s.steady_ms > 0; });
+  if (!recorded) return;  // a prediction read from a file written before the steady state was recorded
+  out << printf_string(
+      "# iterations: %d back to back with the optimizer step between them; iteration: the first, from a cold start; "
+      "steady state: the last, from the end of the one before on the rank that ends it last%s; speed-ups of the %s "
+      "iteration; %s\n",
+      kSteadyIterations, steady_column ? "" : " (here the same as the cold one for every schedule)", p.compared_name(),
+      rules_text(p).c_str());
 }
 
 void print_prediction(std::ostream& out, const std::string& plan_path, const std::string& costs, bool shared_path,

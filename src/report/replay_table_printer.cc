@@ -80,6 +80,16 @@ void print_replay_table(std::ostream& out, const ReplayResult& r, double band, c
     out << printf_string("   %-*s %12s %28s %8s %10s %10s\n", width, name.c_str(), pred.c_str(), measured.c_str(),
                          err.c_str(), sp.c_str(), sr.c_str());
   }
+  std::string back_to_back;
+  for (const auto& s : r.schedules) {
+    if (s.step_rule == StepRule::kPostValidation) back_to_back += (back_to_back.empty() ? "" : ", ") + s.id.key();
+  }
+  if (!back_to_back.empty()) {  // named where any runs so (the others keep the barrier they always had)
+    out << "# " << step_rule_name(StepRule::kPostValidation) << ": " << back_to_back
+        << " ran back to back (no barrier), each iteration timed from the end of the one before on the rank that ends "
+           "it last (predicted: the steady state); the others: "
+        << step_rule_name(StepRule::kSynchronous) << ", a barrier before each iteration\n";
+  }
   if (r.predicted_fastest.empty()) {
     out << "# Replay verdict: " << r.measured_fastest << " is fastest measured (no prediction)\n";
   } else {

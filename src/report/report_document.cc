@@ -353,7 +353,7 @@ void add_schedules(BlockBuilder& b, const ReportInputs& in) {
     if (!slot) slot = ms;
   };
   for (const auto& p : in.predictions) {
-    for (const auto& s : p.doc.schedules) add(s.id, s.iteration_ms, false);
+    for (const auto& s : p.doc.schedules) add(s.id, p.doc.compared_ms(s), false);  // what a replay measures
   }
   for (const auto& r : in.replays) {
     for (const auto& s : r.doc.schedules) add(s.id, s.median_ms, true);

@@ -149,7 +149,7 @@ void add_schedule_bars(const ReportInputs& inputs, std::vector<Plot>& plots) {
     groups[label].bars.emplace_back(what, ms);
   };
   for (const auto& p : inputs.predictions) {
-    for (const auto& s : p.doc.schedules) add(s.id, s.iteration_ms, "predicted");
+    for (const auto& s : p.doc.schedules) add(s.id, p.doc.compared_ms(s), "predicted");
   }
   for (const auto& r : inputs.replays) {
     for (const auto& s : r.doc.schedules) add(s.id, s.median_ms, "replayed");

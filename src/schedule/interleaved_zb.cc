@@ -35,6 +35,8 @@ class InterleavedZb final : public TimelineGenerator {
   bool interleaves() const override { return true; }
   bool reference() const override { return true; }
   bool splits_backward() const override { return true; }
+  // The Zero Bubble paper's implementation runs its schedules with optimizer post-validation (Qi et al. §4).
+  StepRule step_rule() const override { return StepRule::kPostValidation; }
 
  private:
   std::vector<PassStep> order(const ScheduleShape& shape, int q) const override {

@@ -10,6 +10,10 @@
 
 namespace pipebench {
 
+const char* step_rule_name(StepRule rule) {
+  return rule == StepRule::kPostValidation ? "post-validation" : "synchronous step";
+}
+
 ScheduleRegistry& ScheduleRegistry::instance() {
   static ScheduleRegistry registry;
   return registry;

@@ -4,6 +4,7 @@
 // steps from here, so adding a schedule is one generator file, its test and a README row.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -14,6 +15,14 @@
 #include "schedule/schedule_id.h"
 
 namespace pipebench {
+
+// What separates one iteration from the next: Megatron's synchronous optimizer step (the found-inf and
+// grad-norm all-reduces over the model-parallel group make it a point every rank reaches: iteration n+1
+// starts on every rank after the last rank's step of iteration n), or the Zero Bubble paper's optimizer
+// post-validation (Qi et al., ICLR 2024, §4: each rank steps at once and those all-reduces validate the
+// step later, so a rank starts iteration n+1 as soon as its own step of iteration n is done).
+enum class StepRule : std::uint8_t { kSynchronous, kPostValidation };
+[[nodiscard]] const char* step_rule_name(StepRule rule);  // "synchronous step", "post-validation"
 
 class ScheduleGenerator {
  public:
@@ -31,6 +40,8 @@ class ScheduleGenerator {
   // Writes B (Pass::kBackward, the activation gradient) and W (Pass::kWeight, the weight gradient) as
   // separate passes; otherwise every backward pass is B and W together.
   [[nodiscard]] virtual bool splits_backward() const { return false; }
+  // How its iterations follow each other (StepRule): Megatron's synchronous step unless it says otherwise.
+  [[nodiscard]] virtual StepRule step_rule() const { return StepRule::kSynchronous; }
   // The steps of pipeline rank r (0 <= r < shape.p) in order.
   virtual void emit(const ScheduleShape& shape, int r, ProgramSink& sink) const = 0;
   // Every rank's steps, rank 0 to p-1, each written whole to sink_of(r) before sink_of(r + 1) is asked for

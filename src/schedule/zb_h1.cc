@@ -16,6 +16,8 @@ class ZbH1 final : public ScheduleGenerator {
   bool interleaves() const override { return false; }
   bool reference() const override { return true; }
   bool splits_backward() const override { return true; }
+  // The Zero Bubble paper's implementation runs its schedules with optimizer post-validation (Qi et al. §4).
+  StepRule step_rule() const override { return StepRule::kPostValidation; }
   void emit(const ScheduleShape& shape, int r, ProgramSink& sink) const override {
     ZeroBubbleWriter(shape, r, sink, shape.p - 1 - r, r).run();
   }

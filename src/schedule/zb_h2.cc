@@ -29,6 +29,8 @@ class ZbH2 final : public TimelineGenerator {
   bool interleaves() const override { return false; }
   bool reference() const override { return true; }
   bool splits_backward() const override { return true; }
+  // The Zero Bubble paper's implementation runs its schedules with optimizer post-validation (Qi et al. §4).
+  StepRule step_rule() const override { return StepRule::kPostValidation; }
 
  private:
   std::vector<PassStep> order(const ScheduleShape& shape, int q) const override {

@@ -90,6 +90,8 @@ class Zbv final : public TimelineGenerator {
   StagePlacement placement() const override { return StagePlacement::kV; }
   bool reference() const override { return true; }
   bool splits_backward() const override { return true; }
+  // The Zero Bubble paper's implementation runs its schedules with optimizer post-validation (Qi et al. §4).
+  StepRule step_rule() const override { return StepRule::kPostValidation; }
 
  private:
   std::vector<PassStep> order(const ScheduleShape& shape, int q) const override { return zbv_steps(shape, q); }

@@ -46,14 +46,27 @@ struct PredictedRank {
   std::int64_t p2p_bytes = 0;
 };
 
+// Iterations predict plays back to back for the steady state (SchedulePrediction::steady_ms): the last one is
+// the steady state.
+inline constexpr int kSteadyIterations = 3;
+
 // One schedule of a prediction. The prediction file (io/prediction_io.h) holds every member but `sim`,
 // which is empty when a prediction is read back.
 struct SchedulePrediction {
   ScheduleId id;
   bool overlap_p2p = true;
   bool reference = false;  // GPipe: shown for comparison, never the verdict
-  double iteration_ms = 0, speedup = 1, bubble_ideal = 0, bubble_sim = 0;  // speed-up against 1F1B
-  std::vector<PredictedRank> ranks;                                        // by pipeline rank
+  // iteration_ms: one iteration from a cold start (every rank starts at 0), to the last rank's end. speedup:
+  // 1F1B's compared iteration over this one's (Prediction::compared_ms).
+  double iteration_ms = 0, speedup = 1, bubble_ideal = 0, bubble_sim = 0;
+  // What separates its iterations, and the steady state: kSteadyIterations played back to back with the
+  // optimizer step between them, on the rank that ends the last one last, the time from its end of the one
+  // before to its end of the last (sim/simulator.h steady_iteration). 0 in files written before it was
+  // recorded (iteration_ms then stands for it).
+  StepRule step_rule = StepRule::kSynchronous;
+  double steady_ms = 0;
+  [[nodiscard]] double steady_or_cold_ms() const { return steady_ms > 0 ? steady_ms : iteration_ms; }
+  std::vector<PredictedRank> ranks;  // by pipeline rank
   // Per pipeline rank, the microbatches of activations held at the peak (schedule/activation_memory.h):
   // the memory note of the schedules that split B and W, empty for the others.
   std::vector<double> activations_held;
@@ -96,6 +109,13 @@ struct ProfileCheck {
 
 struct Prediction {
   std::vector<SchedulePrediction> schedules;
+  // Which iteration the speed-ups and the verdict compare: the steady state (default: a training job runs
+  // thousands of iterations), or the cold one (predict --compare cold).
+  bool compares_cold = false;
+  [[nodiscard]] double compared_ms(const SchedulePrediction& s) const {
+    return compares_cold ? s.iteration_ms : s.steady_or_cold_ms();
+  }
+  [[nodiscard]] const char* compared_name() const { return compares_cold ? "cold" : "steady-state"; }
   std::string compute_source;
   double fwd_ms_per_layer = 0, bwd_ms_per_layer = 0;
   double w_share = 0.5;                   // W's part of the backward where a schedule splits B and W
@@ -129,9 +149,10 @@ using ScheduleTraceSink = std::function<void(const ScheduleId& id, const TracedS
 // compete); shared_path puts every pair on one. schedule_files (schedule/schedule_file.h) are predicted
 // beside the filter's schedules, as references. With keep_trace and a trace_sink, the traces go to the
 // sink: the schedules come back without them (and without task starts).
+// compare_cold: Prediction::compares_cold.
 [[nodiscard]] Prediction predict(const Plan& plan, const CostModel& costs, const ComputeModel& compute,
                                  bool shared_path, bool keep_trace, const std::string& schedule_filter,
                                  const PathModel* paths = nullptr, const std::vector<ScheduleId>& schedule_files = {},
-                                 const ScheduleTraceSink& trace_sink = {});
+                                 const ScheduleTraceSink& trace_sink = {}, bool compare_cold = false);
 
 }  // namespace pipebench

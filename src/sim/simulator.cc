@@ -165,16 +165,23 @@ class Sim {
   // source: the programs `tasks` were compiled from, for the trace's labels (null: no trace). events: where
   // the trace goes instead of res_.trace (null: kept, with the task starts).
   Sim(const std::vector<CompiledProgram>& tasks, const std::vector<Program>* source,
-      const std::vector<SimCollective>& colls, const SimCosts& costs, const TraceEventSink* events = nullptr)
+      const std::vector<SimCollective>& colls, const SimCosts& costs, const TraceEventSink* events = nullptr,
+      const SimIterations& iterations = {})
       : tasks_(tasks),
         source_(source),
         colls_(colls),
         costs_(costs),
         keep_trace_(kRanks && source != nullptr),
         events_(events),
-        n_(static_cast<int>(tasks.size())) {
+        n_(static_cast<int>(tasks.size())),
+        iterations_(iterations.count),
+        rule_(iterations.rule) {
+    if (iterations_ < 1) throw Error("simulation: " + std::to_string(iterations_) + " iterations");
     const auto n = static_cast<std::size_t>(n_);
+    const auto runs = static_cast<std::size_t>(iterations_);
     res_.ranks.resize(n);
+    res_.iteration_ends.assign(runs, std::vector<SimTime>(n, 0));
+    iter_.assign(n, 0);
     if (keep_trace_ && !events_) res_.task_starts.resize(n);
     for (auto* v : {&pc_, &op_pc_}) v->assign(n, 0);
     for (auto* v : {&clock_, &chain_, &covered_}) v->assign(n, 0);
@@ -182,9 +189,10 @@ class Sim {
     for (auto* v : {&last_call_left_, &active_}) v->assign(n, 0);
     last_call_.assign(n, -1);
     waiting_.assign(n, Wait{});
-    coll_arrived_.assign(colls.size(), {});
-    coll_arrive_time_.assign(colls.size(), 0);
-    coll_arrive_chain_.assign(colls.size(), 0);
+    // Each iteration's collectives are their own: iteration i's copy of collective c is c + i * colls.size().
+    coll_arrived_.assign(colls.size() * runs, {});
+    coll_arrive_time_.assign(colls.size() * runs, 0);
+    coll_arrive_chain_.assign(colls.size() * runs, 0);
     busy_.resize(n);
     posted_.resize(n);
     pending_handle_.resize(n);
@@ -198,9 +206,11 @@ class Sim {
       ops += prog.source_ops;
       max_tag = std::max(max_tag, prog.max_tag);
     }
+    // Each iteration's transfers are their own: iteration i's tag t is t + i * tag_stride_.
+    tag_stride_ = max_tag + 1;
     // Dense tags (the generators' case) match through an array; anything else through a hash map.
     if (max_tag >= 0 && max_tag < static_cast<std::int64_t>(4 * ops + 1024)) {
-      dense_.assign(static_cast<std::size_t>(max_tag) + 1, -1);
+      dense_.assign(static_cast<std::size_t>(tag_stride_) * static_cast<std::size_t>(iterations_), -1);
     } else {
       unmatched_.reserve(ops / 2 + 16);
     }
@@ -235,6 +245,7 @@ class Sim {
         rr.comm_busy = covered_[ri];
       }
       rr.end = clock_[ri];
+      res_.iteration_ends.back()[ri] = rr.end;
       later(res_.iteration, res_.iteration_chain_bytes, rr.end, chain_[ri]);
     }
     return std::move(res_);
@@ -242,7 +253,7 @@ class Sim {
 
  private:
   // What a blocked rank waits for: a blocking P2P call, an async handle, or a collective.
-  enum class WaitKind : std::uint8_t { kNone, kCall, kHandle, kCollective };
+  enum class WaitKind : std::uint8_t { kNone, kCall, kHandle, kCollective, kStep };
   struct Wait {
     WaitKind kind = WaitKind::kNone;
     int id = -1;
@@ -317,7 +328,8 @@ class Sim {
     later(clock_[ri], chain_[ri], t, chain);
     const CompiledProgram& prog = tasks_[ri];
     const auto& list = prog.steps;
-    while (pc_[ri] < list.size()) {
+    for (;;) {
+      if (pc_[ri] == list.size() && !next_iteration(r)) return;
       const CompiledProgram::Step& task = list[pc_[ri]];
       const SimTime now = clock_[ri];
       if (keep_trace_ && !events_) note_start(ri, task, now);
@@ -336,11 +348,12 @@ class Sim {
           return;
         }
         case Task::Kind::kP2P: {
-          const int call = static_cast<int>(pc_[ri]);
+          // Calls are numbered across iterations: an op of an earlier one still in flight is not this call's.
+          const int call = static_cast<int>(pc_[ri] + static_cast<std::size_t>(iter_[ri]) * list.size());
+          const char* label = keep_trace_ ? (*source_)[ri].tasks[pc_[ri]].name : "";
           ++pc_[ri];
           const std::size_t first = op_pc_[ri];
           op_pc_[ri] += task.nops;
-          const char* label = keep_trace_ ? (*source_)[ri].tasks[static_cast<std::size_t>(call)].name : "";
           for (std::size_t i = first; i < first + task.nops; ++i) {
             post(r, {call, task.arg, static_cast<std::uint32_t>(first), task.nops}, prog.ops[i],
                  prog.bytes(prog.ops[i]), now, label);
@@ -365,31 +378,52 @@ class Sim {
         }
         case Task::Kind::kCollective: {
           ++pc_[ri];
-          const auto c = static_cast<std::size_t>(task.arg);
+          const int id = task.arg + iter_[ri] * static_cast<int>(colls_.size());  // this iteration's
+          const auto c = static_cast<std::size_t>(id);
+          const SimCollective& coll = colls_[static_cast<std::size_t>(task.arg)];
+          if (coll.step_check && rule_ == StepRule::kPostValidation) break;
           coll_arrived_[c].push_back(r);
           later(coll_arrive_time_[c], coll_arrive_chain_[c], now, chain_[ri]);
-          waiting_[ri] = {WaitKind::kCollective, task.arg, now};
-          if (coll_arrived_[c].size() == colls_[c].members.size()) {
+          waiting_[ri] = {WaitKind::kCollective, id, now};
+          if (coll_arrived_[c].size() == coll.members.size()) {
             const SimTime start = coll_arrive_time_[c];
-            if (colls_[c].share_key >= 0) {  // its end depends on who else runs: kept at its completion
-              for (const auto& x :
-                   shared_.start(colls_[c].share_key, colls_[c].share_capacity, task.arg, start, colls_[c].duration))
+            if (coll.share_key >= 0) {  // its end depends on who else runs: kept at its completion
+              for (const auto& x : shared_.start(coll.share_key, coll.share_capacity, id, start, coll.duration))
                 push_shared(x);
               return;
             }
-            push(start + colls_[c].duration, EventKind::kCollectiveDone, task.arg, -1, coll_arrive_chain_[c]);
-            for (int m : colls_[c].members) {
+            push(start + coll.duration, EventKind::kCollectiveDone, id, -1, coll_arrive_chain_[c]);
+            for (int m : coll.members) {
               if constexpr (kRanks) {
                 busy_[static_cast<std::size_t>(m)].emplace_back(clock_[static_cast<std::size_t>(m)],
-                                                                start + colls_[c].duration);
+                                                                start + coll.duration);
               }
-              trace(m, "collectives", colls_[c].label, start, start + colls_[c].duration);
+              trace(m, "collectives", coll.label, start, start + coll.duration);
             }
           }
           return;
         }
       }
     }
+  }
+
+  // Rank r has played its program: true when it goes on at once with its next iteration (post-validation); false
+  // when it is done, or waits at the step that ends the iteration (synchronous: the last rank to reach it
+  // wakes every rank).
+  bool next_iteration(int r) {
+    const auto ri = static_cast<std::size_t>(r);
+    if (iter_[ri] + 1 >= iterations_) return false;
+    res_.iteration_ends[static_cast<std::size_t>(iter_[ri])][ri] = clock_[ri];
+    ++iter_[ri];
+    pc_[ri] = 0;
+    op_pc_[ri] = 0;
+    if (rule_ == StepRule::kPostValidation) return true;
+    later(step_time_, step_chain_, clock_[ri], chain_[ri]);
+    waiting_[ri] = {WaitKind::kStep, iter_[ri], clock_[ri]};
+    if (++step_arrived_ < n_) return false;
+    step_arrived_ = 0;
+    for (std::size_t m = 0; m < static_cast<std::size_t>(n_); ++m) wake(m, step_time_, step_time_, step_chain_);
+    return false;
   }
 
   // A rank that stops waits while the other ranks run: its next step and ops are fetched meanwhile (64
@@ -417,7 +451,8 @@ class Sim {
     const int call = ref.call, handle = ref.handle;
     const bool send = op.send();
     const int src = send ? r : op.peer, dst = send ? op.peer : r;
-    const MatchKey key{src, dst, op.tag};
+    const std::int64_t tag = op.tag + iter_[static_cast<std::size_t>(r)] * tag_stride_;
+    const MatchKey key{src, dst, tag};
     PostedOp posted{r, call, handle, now, ref.first_op, ref.nops};
     posted.posted_chain = chain_[static_cast<std::size_t>(r)];
     posted.label = label;
@@ -446,7 +481,7 @@ class Sim {
     }
     int other = -1;
     if (!dense_.empty()) {
-      int& slot = dense_[static_cast<std::size_t>(op.tag)];
+      int& slot = dense_[static_cast<std::size_t>(tag)];
       if (slot < 0) {
         slot = id;
         return;
@@ -589,7 +624,7 @@ class Sim {
 
   // version: a shared collective's completion (-1: one that shares nothing, always current).
   void coll_done(int c, SimTime t, int version, std::int64_t chain) {
-    const auto& coll = colls_[static_cast<std::size_t>(c)];
+    const auto& coll = colls_[static_cast<std::size_t>(c) % colls_.size()];
     SimTime start = t - coll.duration;
     if (version >= 0) {
       std::vector<SharedResources::Completion> next;
@@ -625,6 +660,13 @@ class Sim {
   bool keep_trace_;
   const TraceEventSink* events_;
   int n_;
+  int iterations_;
+  StepRule rule_;
+  std::vector<int> iter_;        // per rank: the iteration it plays
+  std::int64_t tag_stride_ = 0;  // a tag's offset from one iteration to the next
+  int step_arrived_ = 0;         // kSynchronous: ranks waiting at the step that ends the current iteration
+  SimTime step_time_ = 0;        // ... and when the last of them arrived
+  std::int64_t step_chain_ = 0;
   SimResult res_;
   std::vector<std::size_t> pc_, op_pc_;  // per rank: its next step and the first op of its next call
   std::vector<SimTime> clock_;
@@ -655,17 +697,28 @@ class Sim {
 }  // namespace
 
 SimResult simulate(const std::vector<Program>& tasks, const std::vector<SimCollective>& collectives,
-                   const SimCosts& costs, bool keep_trace, const TraceEventSink* events) {
+                   const SimCosts& costs, bool keep_trace, const TraceEventSink* events,
+                   const SimIterations& iterations) {
   std::vector<CompiledProgram> compiled;
   compiled.reserve(tasks.size());
   for (const Program& p : tasks) compiled.push_back(compile_program(p));
-  return Sim<true>(compiled, keep_trace ? &tasks : nullptr, collectives, costs, events).run();
+  return Sim<true>(compiled, keep_trace ? &tasks : nullptr, collectives, costs, events, iterations).run();
 }
 
 SimResult simulate(const std::vector<CompiledProgram>& programs, const std::vector<SimCollective>& collectives,
-                   const SimCosts& costs, SimDetail detail) {
-  if (detail == SimDetail::kIterationOnly) return Sim<false>(programs, nullptr, collectives, costs).run();
-  return Sim<true>(programs, nullptr, collectives, costs).run();
+                   const SimCosts& costs, SimDetail detail, const SimIterations& iterations) {
+  if (detail == SimDetail::kIterationOnly)
+    return Sim<false>(programs, nullptr, collectives, costs, nullptr, iterations).run();
+  return Sim<true>(programs, nullptr, collectives, costs, nullptr, iterations).run();
+}
+
+SimTime steady_iteration(const SimResult& run) {
+  const auto& ends = run.iteration_ends;
+  if (ends.empty() || ends.back().empty()) return run.iteration;
+  const auto last =
+      static_cast<std::size_t>(std::max_element(ends.back().begin(), ends.back().end()) - ends.back().begin());
+  if (ends.size() == 1) return ends.back()[last];
+  return ends.back()[last] - ends[ends.size() - 2][last];
 }
 
 }  // namespace pipebench

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "schedule/schedule_registry.h"
 #include "sim/compiled_program.h"
 #include "sim/task.h"
 
@@ -23,6 +24,9 @@ struct SimCollective {
   // (sim/shared_resource.h): more of them at once take longer than `duration`. -1: nothing shared.
   int share_key = -1;
   double share_capacity = 0;
+  // One of the optimizer step's checks (megatron/plan.h is_step_check): under StepRule::kPostValidation it is
+  // validated later, off the step (it takes no time and holds no rank); otherwise it is played.
+  bool step_check = false;
 };
 
 struct SimCosts {
@@ -71,7 +75,17 @@ struct TaskStart {
   SimTime start = 0;
 };
 
+// Iterations played back to back: every rank plays its program `count` times, each iteration with its own
+// transfers (tags) and collectives. Between two iterations the rule of the schedule (StepRule): with
+// kSynchronous a rank that has ended an iteration waits for every rank to end it (a barrier of no time: the
+// optimizer step's all-reduces made a point every rank reaches), with kPostValidation it goes on at once.
+struct SimIterations {
+  int count = 1;
+  StepRule rule = StepRule::kSynchronous;
+};
+
 struct SimResult {
+  // The end of the last rank's last task (with several iterations: of the last iteration).
   SimTime iteration = 0;
   // The bytes of the P2P transfers on the chain of waits that ends the iteration (each wait: a rank for a
   // transfer, a transfer for its peer's post or its link, a collective for its last member; of equal times
@@ -79,7 +93,10 @@ struct SimResult {
   // byte), this is the iteration's derivative in x: how far a slower link moves it while that chain stays
   // the longest (predict's break-even search steps by it).
   std::int64_t iteration_chain_bytes = 0;
-  std::vector<RankResult> ranks;
+  std::vector<RankResult> ranks;  // with several iterations: their sums
+  // [iteration][rank]: when each rank ended each iteration (its last task; with kSynchronous before the
+  // barrier that ends it).
+  std::vector<std::vector<SimTime>> iteration_ends;
   std::vector<TraceEvent> trace;
   std::vector<std::vector<TaskStart>> task_starts;  // [rank][task]; empty unless the trace is kept
 };
@@ -88,9 +105,10 @@ struct SimResult {
 // schedule bug), naming the ranks that are stuck.
 // With keep_trace and `events`, each trace event goes to `events` as it is made, and neither the trace nor the
 // task starts are kept.
+// iterations: how many times each rank plays its program, and what separates them (SimIterations).
 [[nodiscard]] SimResult simulate(const std::vector<Program>& programs, const std::vector<SimCollective>& collectives,
-                                 const SimCosts& costs, bool keep_trace = false,
-                                 const TraceEventSink* events = nullptr);
+                                 const SimCosts& costs, bool keep_trace = false, const TraceEventSink* events = nullptr,
+                                 const SimIterations& iterations = {});
 // What a simulation of compiled programs fills in: every field but the trace, or the iteration, its chain
 // bytes and each rank's end only (what a break-even search asks of its many runs: the per-rank accounts,
 // the comm-busy union and the message counts are then not kept: predict of p 64, v 8, 1024 microbatches,
@@ -100,6 +118,11 @@ enum class SimDetail : std::uint8_t { kRanks, kIterationOnly };
 // many times keeps them (predict's break-even search); without a trace (its labels are the source's).
 [[nodiscard]] SimResult simulate(const std::vector<CompiledProgram>& programs,
                                  const std::vector<SimCollective>& collectives, const SimCosts& costs,
-                                 SimDetail detail = SimDetail::kRanks);
+                                 SimDetail detail = SimDetail::kRanks, const SimIterations& iterations = {});
+
+// The steady state of a run of several iterations (SimResult::iteration_ends, at least 2): on the rank that
+// ends the last iteration last, the time from its end of the iteration before to its end of the last one.
+// With one iteration: that iteration (its last rank's end).
+[[nodiscard]] SimTime steady_iteration(const SimResult& run);
 
 }  // namespace pipebench

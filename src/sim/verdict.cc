@@ -14,11 +14,12 @@ namespace {
 void two_fastest(const Prediction& p, const SchedulePrediction** best, const SchedulePrediction** next) {
   *best = *next = nullptr;
   for (const auto& s : p.schedules) {
-    if (s.reference || s.iteration_ms <= 0) continue;
-    if (!*best || s.iteration_ms < (*best)->iteration_ms) {
+    const double ms = p.compared_ms(s);
+    if (s.reference || ms <= 0) continue;
+    if (!*best || ms < p.compared_ms(**best)) {
       *next = *best;
       *best = &s;
-    } else if (!*next || s.iteration_ms < (*next)->iteration_ms) {
+    } else if (!*next || ms < p.compared_ms(**next)) {
       *next = &s;
     }
   }
@@ -28,38 +29,38 @@ std::string choice_text(const Prediction& p, const SchedulePrediction* base, con
                         const SchedulePrediction* next) {
   const double pct = p.band * 100;
   if (!base)
-    return printf_string("%s: %.3f ms (no 1F1B in the plan to compare with)", p.best.c_str(), best->iteration_ms);
+    return printf_string("%s: %.3f ms (no 1F1B in the plan to compare with)", p.best.c_str(), p.compared_ms(*best));
   if (best != base) {
     if (p.too_close) {
       return printf_string(
           "too close to call: %s is %.2fx 1F1B (%.3f vs %.3f ms), inside the model's +-%.0f %% band (%s)",
-          p.best.c_str(), best->speedup, best->iteration_ms, base->iteration_ms, pct, p.band_source.c_str());
+          p.best.c_str(), best->speedup, p.compared_ms(*best), p.compared_ms(*base), pct, p.band_source.c_str());
     }
     return printf_string(
         "%s is fastest: %.3f ms, %.2fx 1F1B (%.3f ms), beyond the model's +-%.0f %% band (%s): its smaller bubble "
         "outweighs its extra P2P",
-        p.best.c_str(), best->iteration_ms, best->speedup, base->iteration_ms, pct, p.band_source.c_str());
+        p.best.c_str(), p.compared_ms(*best), best->speedup, p.compared_ms(*base), pct, p.band_source.c_str());
   }
   if (!next) {  // 1F1B alone, or the baseline of references asked for alone: named beside it, never picked
     std::string refs;
     for (const auto& s : p.schedules) {
-      if (!s.reference || s.iteration_ms <= 0) continue;
-      refs += printf_string("%s%s %.3f ms, %.2fx", refs.empty() ? "" : "; ", s.id.label().c_str(), s.iteration_ms,
+      if (!s.reference || p.compared_ms(s) <= 0) continue;
+      refs += printf_string("%s%s %.3f ms, %.2fx", refs.empty() ? "" : "; ", s.id.label().c_str(), p.compared_ms(s),
                             s.speedup);
     }
-    return printf_string("1F1B: %.3f ms", base->iteration_ms) +
+    return printf_string("1F1B: %.3f ms", p.compared_ms(*base)) +
            (refs.empty() ? "" : " (the baseline; references beside it: " + refs + ")");
   }
-  const double lead = next->iteration_ms / base->iteration_ms;
+  const double lead = p.compared_ms(*next) / p.compared_ms(*base);
   if (p.too_close) {
     return printf_string(
         "too close to call: 1F1B (%.3f ms) is %.2fx %s (%.3f ms), inside the model's +-%.0f %% band (%s)",
-        base->iteration_ms, lead, next->id.label().c_str(), next->iteration_ms, pct, p.band_source.c_str());
+        p.compared_ms(*base), lead, next->id.label().c_str(), p.compared_ms(*next), pct, p.band_source.c_str());
   }
   return printf_string(
       "1F1B is fastest (%.3f ms, %.2fx %s, beyond the model's +-%.0f %% band (%s)): interleaving's extra P2P costs "
       "more than its smaller bubble saves",
-      base->iteration_ms, lead, next->id.label().c_str(), pct, p.band_source.c_str());
+      p.compared_ms(*base), lead, next->id.label().c_str(), pct, p.band_source.c_str());
 }
 
 }  // namespace
@@ -84,7 +85,7 @@ void decide_verdict(Prediction& p, double band, const std::string& band_source) 
   // A speed-up s is known to s(1 +- band): the call is too close when the lead of the faster schedule over
   // the other (best over 1F1B, or 1F1B over the next) times (1 - band) does not clear 1.
   const SchedulePrediction* other = best == base ? next : base;
-  p.too_close = other && best->iteration_ms > 0 && other->iteration_ms / best->iteration_ms * (1 - band) <= 1.0;
+  p.too_close = other && p.compared_ms(*best) > 0 && p.compared_ms(*other) / p.compared_ms(*best) * (1 - band) <= 1.0;
   std::string text = choice_text(p, base, best, next);
   if (!best->dominant.what.empty()) {
     text += printf_string("; its largest cost is %s: %.3f ms, %.0f %% of the iteration", best->dominant.what.c_str(),
@@ -94,6 +95,9 @@ void decide_verdict(Prediction& p, double band, const std::string& band_source) 
     text += printf_string("; the slowest pipeline link is %d->%d, %.4f ms per %lld-byte activation", p.deciding_pair[0],
                           p.deciding_pair[1], p.deciding_pair_ms, static_cast<long long>(p.deciding_bytes));
   }
+  text += p.compares_cold ? "; it compares cold iterations (the first, from a cold start: --compare cold)"
+                          : "; it compares steady-state iterations (the last of " + std::to_string(kSteadyIterations) +
+                                " back to back)";
   p.verdict = text;
 }
 

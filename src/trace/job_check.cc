@@ -93,7 +93,7 @@ ModelCheck check_against_model(const JobProfile& job, const Prediction* predicti
     m.measured_comm_share = r.share(r.comm_ns);
     m.measured_iteration_ms = r.iteration_ms();
     if (ps != nullptr) {
-      m.predicted_iteration_ms = ps->iteration_ms;
+      m.predicted_iteration_ms = ps->steady_or_cold_ms();  // a job measured over its iterations
       for (const auto& pr : ps->ranks)
         if (pr.rank == r.rank) m.predicted_comm_share = pr.nccl_share;
     }

@@ -108,5 +108,42 @@ TEST(MpiReplayRuntime, ComputeStepsLastTheirDuration) {
   EXPECT_LT(best_ns, kSteps * kStepNs * pct / 100) << "compute steps overshoot their deadlines";
 }
 
+// Iterations back to back (post-validation): continue_iteration starts the next at once, without the barrier, so
+// a rank that has little to do runs ahead of one that computes long; each iteration's origin since the last
+// barrier puts its end on the rank's one timeline.
+TEST(MpiReplayRuntime, IterationsWithoutTheBarrierRunBackToBack) {
+  constexpr std::int64_t kShortNs = 2000000, kLongNs = 60000000;  // 2 ms on rank 0, 60 ms on the others
+  auto backend = make_mpi_backend(W());
+  auto rt = make_mpi_replay_runtime(W(), *backend);
+  const std::int64_t step = W().rank() == 0 ? kShortNs : kLongNs;
+  std::int64_t ends[3] = {0, 0, 0};
+  for (int i = 0; i < 3; ++i) {
+    if (i == 0) {
+      rt->begin_iteration(1);
+    } else {
+      rt->continue_iteration(1);
+    }
+    rt->compute(0, step);
+    std::int64_t iteration_ns = 0;
+    (void)rt->end_iteration(&iteration_ns);
+    ends[i] = rt->origin_since_barrier_ns() + iteration_ns;
+    EXPECT_GE(iteration_ns, step);
+    if (i == 0) {
+      EXPECT_EQ(rt->origin_since_barrier_ns(), 0);
+    }
+  }
+  EXPECT_GE(ends[2], 3 * step);
+  // Without a barrier between them rank 0 ends its third iteration long before the others end their first.
+  if (W().rank() == 0 && W().size() > 1) {
+    EXPECT_LT(ends[2], kLongNs / 2);
+  }
+  // begin_iteration takes a new barrier: the origins count from it again.
+  rt->begin_iteration(1);
+  rt->compute(0, step);
+  std::int64_t iteration_ns = 0;
+  (void)rt->end_iteration(&iteration_ns);
+  EXPECT_EQ(rt->origin_since_barrier_ns(), 0);
+}
+
 }  // namespace
 }  // namespace pipebench

@@ -155,6 +155,47 @@ TEST(PredictionIo, MemoryNoteAndWShareRoundTripAndAreOptional) {
             "--prediction p.json: \"schedules[0].activations_held\" has 1 values for 4 ranks (one per rank of ranks)");
 }
 
+// Each schedule's steady state and step rule, and which iteration the verdict compares, round trip; a file
+// written before they were recorded is read with its one iteration standing for the steady state.
+TEST(PredictionIo, SteadyStateAndStepRuleRoundTripAndAreOptional) {
+  json j = predicted();
+  const Prediction made = prediction_from_json(j, "test");
+  bool post_validation = false;
+  for (const auto& s : made.schedules) {
+    EXPECT_GT(s.steady_ms, 0) << s.id.key();
+    post_validation = post_validation || s.step_rule == StepRule::kPostValidation;
+  }
+  EXPECT_TRUE(post_validation);  // the zero-bubble references
+  EXPECT_EQ(j["verdict"]["compares"], "steady");
+  EXPECT_EQ(j["schedules"][0]["step_rule"], "synchronous step");
+  j["schedules"][1]["steady_ms"] = 1.5;
+  j["schedules"][1]["step_rule"] = "post-validation";
+  j["verdict"]["compares"] = "cold";
+  const Prediction back = prediction_from_json(j, "test");
+  EXPECT_EQ(back.schedules[1].steady_ms, 1.5);
+  EXPECT_EQ(back.schedules[1].step_rule, StepRule::kPostValidation);
+  EXPECT_TRUE(back.compares_cold);
+  EXPECT_EQ(back.compared_ms(back.schedules[1]), back.schedules[1].iteration_ms);
+  EXPECT_EQ(prediction_to_json(back), j);
+  for (auto& s : j["schedules"]) {
+    s.erase("steady_ms");
+    s.erase("step_rule");
+  }
+  j["verdict"].erase("compares");
+  const Prediction old = prediction_from_json(j, "test");
+  EXPECT_FALSE(old.compares_cold);
+  EXPECT_EQ(old.schedules[1].steady_ms, 0);
+  EXPECT_EQ(old.compared_ms(old.schedules[1]), old.schedules[1].iteration_ms);
+  j = predicted();
+  j["schedules"][0]["step_rule"] = "async";
+  EXPECT_EQ(
+      error_of(j),
+      "--prediction p.json: \"schedules[0].step_rule\" is 'async', not \"synchronous step\" or \"post-validation\"");
+  j = predicted();
+  j["verdict"]["compares"] = "warm";
+  EXPECT_EQ(error_of(j), "--prediction p.json: \"verdict.compares\" is 'warm', not cold or steady");
+}
+
 TEST(PredictionIo, BadFilesAreNamedByFileAndField) {
   EXPECT_EQ(error_of(json{{"schema", "pipebench.plan/1"}}),
             "--prediction p.json: schema \"pipebench.plan/1\" is not pipebench.prediction/1");

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "core/error.h"
@@ -762,6 +763,34 @@ TEST(MegatronPlan, SendAndRecvAreItsP2pHalves) {
   EXPECT_TRUE(is_p2p("send"));
   EXPECT_TRUE(is_p2p("recv"));
   for (const char* op : {"sendrecv", "pair", "all_reduce", "Send", ""}) EXPECT_FALSE(is_p2p(op)) << op;
+}
+
+// The step's checks are its scalar all-reduces over the model-parallel group or the world, after the pipeline:
+// every rank's of an fp16 plan has the five, and nothing else is one (the gradients, the embedding, the loss).
+TEST(MegatronPlan, TheStepsChecksAreItsScalarAllReduces) {
+  const Plan p = plan_of(
+      "--num-layers 8 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --max-position-embeddings 64 "
+      "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 4 --world-size 8 "
+      "--vocab-size 1000 --fp16");
+  std::map<int, int> checks;
+  for (const auto& msg : p.schedules.at(0).messages) {
+    if (!is_step_check(msg)) continue;
+    ++checks[msg.rank];
+    EXPECT_EQ(msg.op, "all_reduce") << msg.what;
+    EXPECT_EQ(msg.bytes, 4) << msg.what;
+    EXPECT_GE(msg.group.size(), 4u) << msg.what;  // the model-parallel group (tp 1 x pp 4) or the world
+  }
+  EXPECT_EQ(checks.size(), 8u);
+  for (const auto& [rank, n] : checks) EXPECT_EQ(n, 5) << rank;
+  PlanMessage loss;
+  loss.op = "all_reduce";
+  loss.phase = Phase::kAfter;
+  loss.what = "loss";
+  EXPECT_FALSE(is_step_check(loss));
+  loss.what = "grad norm (sum)";
+  EXPECT_TRUE(is_step_check(loss));
+  loss.phase = Phase::kPipeline;  // only after the pipeline
+  EXPECT_FALSE(is_step_check(loss));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -227,6 +228,37 @@ TEST(PlanJobs, FirstStageGetsTheEmbeddingAllReduceWithTheLastStage) {
   EXPECT_TRUE(embedding);
   EXPECT_EQ(count(pj.jobs[0].program, Task::Kind::kCollective), static_cast<int>(pj.jobs[0].collectives.size()));
   EXPECT_FALSE(pj.all_groups.empty());
+}
+
+// A schedule with post-validation runs its iterations back to back without the step's checks (found_inf, the grad
+// norm, ...: validated later, as the prediction's steady state plays them); Megatron's keep them, and both keep
+// the embedding all-reduce, a gradient the first stage needs for its step.
+TEST(PlanJobs, PostValidationLeavesTheStepsChecksOut) {
+  const Plan plan = small_plan();
+  const PlanJobs sync = plan_jobs(plan, fixed(), 0, "1f1b"), post = plan_jobs(plan, fixed(), 0, "zb-h2");
+  ASSERT_EQ(sync.jobs.size(), 1u);
+  ASSERT_EQ(post.jobs.size(), 2u);  // zb-h2, then 1F1B as the baseline
+  EXPECT_EQ(sync.jobs[0].step_rule, StepRule::kSynchronous);
+  EXPECT_EQ(post.jobs[0].step_rule, StepRule::kPostValidation);
+  EXPECT_EQ(post.jobs[1].step_rule, StepRule::kSynchronous);
+  const auto labels = [](const RankJob& job) {
+    std::vector<std::string> out;
+    for (const auto& t : job.program.tasks) {
+      if (t.kind == Task::Kind::kCollective)
+        out.push_back(job.collectives.at(static_cast<std::size_t>(t.collective)).label);
+    }
+    return out;
+  };
+  const std::vector<std::string> all = labels(sync.jobs[0]), some = labels(post.jobs[0]);
+  const auto has = [](const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  for (const char* check : {"found_inf (max)", "grad norm (sum)", "update_successful (min)"}) {
+    EXPECT_TRUE(has(all, check)) << check;
+    EXPECT_FALSE(has(some, check)) << check;
+  }
+  EXPECT_TRUE(has(some, "word-embedding grad"));
+  EXPECT_EQ(all.size(), some.size() + 5);  // found_inf, grad norm, update_successful, grad-norm stat, rerun flag
 }
 
 TEST(PlanJobs, BadInputIsAUsageError) {

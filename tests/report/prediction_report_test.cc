@@ -72,5 +72,47 @@ TEST(PredictionReport, MemoryNoteOfSplitScheduleBeside1F1B) {
   EXPECT_NE(t.find("\n# cost sources: assumed\n# verdict: zb-h1 is fastest\n"), std::string::npos) << t;
 }
 
+// The steady state beside the cold iteration where they differ (more than 0.05 %), blank where they do not, and
+// the line that says what was compared and names each schedule's step rule; a table where nothing differs keeps
+// its one column of iterations.
+TEST(PredictionReport, SteadyStateBesideTheColdIterationWhereTheyDiffer) {
+  Prediction p = small_prediction();
+  p.schedules[0].steady_ms = 100;
+  p.schedules[1].steady_ms = 80.03;  // 0.04 %: not shown
+  p.schedules[1].step_rule = StepRule::kPostValidation;
+  std::ostringstream same;
+  print_schedule_table(same, p, true);
+  EXPECT_EQ(same.str(),
+            std::string(
+                "#  schedule              iteration (ms)   speed-up   bubble ideal   bubble sim\n"
+                "   1f1b" +
+                std::string(26, ' ') +
+                "100.000      1.000         0.0000       0.0000\n"
+                "   zb-h1 (reference)              80.000      1.250         0.0000       0.0000\n"
+                "# iterations: 3 back to back with the optimizer step between them; iteration: the first, from a cold "
+                "start; steady state: the last, from the end of the one before on the rank that ends it last (here the "
+                "same as the cold one for every schedule); speed-ups of the steady-state iteration; synchronous step: "
+                "1f1b; post-validation: zb-h1\n"))
+      << same.str();
+  p.schedules[1].steady_ms = 72;
+  std::ostringstream differ;
+  print_schedule_table(differ, p, true);
+  EXPECT_NE(differ.str().find("#  schedule              iteration (ms)    steady (ms)   speed-up"), std::string::npos)
+      << differ.str();
+  EXPECT_NE(differ.str().find("   zb-h1 (reference)              80.000         72.000      1.250"), std::string::npos)
+      << differ.str();
+  EXPECT_NE(differ.str().find("   1f1b" + std::string(26, ' ') + "100.000" + std::string(21, ' ') + "1.000"),
+            std::string::npos)
+      << differ.str();
+  EXPECT_NE(differ.str().find("on the rank that ends it last; speed-ups of the steady-state iteration;"),
+            std::string::npos)
+      << differ.str();
+  // A prediction read from a file written before the steady state was recorded: no such line.
+  for (auto& s : p.schedules) s.steady_ms = 0;
+  std::ostringstream old;
+  print_schedule_table(old, p, true);
+  EXPECT_EQ(old.str().find("# iterations:"), std::string::npos) << old.str();
+}
+
 }  // namespace
 }  // namespace pipebench

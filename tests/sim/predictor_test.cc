@@ -23,6 +23,7 @@
 #include "megatron/plan.h"
 #include "schedule/activation_memory.h"
 #include "schedule/schedule_file.h"
+#include "schedule/schedule_registry.h"
 #include "sim/model_error.h"
 #include "sim/schedule_build.h"
 
@@ -76,6 +77,63 @@ TEST(Predictor, FreeCommunicationGivesTheBubbleClosedForms) {
   }
   EXPECT_NE(p.best, "1f1b");
   EXPECT_EQ(p.cost_sources, std::vector<std::string>{"zero"});
+}
+
+// The steady state: Megatron's schedules take the synchronous step, so each of their iterations repeats the cold
+// one (steady == cold, and their speed-ups are those of the cold iterations); the zero-bubble references take the
+// paper's post-validation, where ZB-H2's ranks overlap iterations and its steady state is shorter than its cold
+// iteration. The speed-ups and the verdict compare the steady state unless asked for the cold one. Tied
+// embeddings would hold rank 0 to the last rank through the word-embedding all-reduce; this model unties them.
+TEST(Predictor, TheSteadyStateIsTheColdIterationUnlessIterationsOverlap) {
+  const auto plan = plan_json(kModel);
+  ComputeOptions c;
+  c.fwd_ms_per_layer = 1;
+  c.bwd_ms_per_layer = 2;
+  c.optimizer_ms = 3;
+  const AssumedCost link(5, 10);
+  const Prediction p = predict_with(plan, link, c, false, false, "");
+  const auto find = [&p](const std::string& key) {
+    for (const auto& s : p.schedules) {
+      if (s.id.key() == key) return s;
+    }
+    ADD_FAILURE() << key;
+    return SchedulePrediction{};
+  };
+  for (const auto& s : p.schedules) {
+    ASSERT_GT(s.steady_ms, 0) << s.id.key();
+    EXPECT_LE(s.steady_ms, s.iteration_ms * (1 + 1e-12)) << s.id.key();
+    const bool zero_bubble = schedule_generator(s.id).splits_backward();
+    EXPECT_EQ(s.step_rule, zero_bubble ? StepRule::kPostValidation : StepRule::kSynchronous) << s.id.key();
+    if (!zero_bubble) {
+      EXPECT_DOUBLE_EQ(s.steady_ms, s.iteration_ms) << s.id.key();
+    }
+  }
+  const SchedulePrediction base = find("1f1b"), h2 = find("zb-h2");
+  EXPECT_LT(h2.steady_ms, 0.95 * h2.iteration_ms);
+  EXPECT_DOUBLE_EQ(h2.speedup, base.steady_ms / h2.steady_ms);
+  EXPECT_NE(p.verdict.find("it compares steady-state iterations (the last of 3 back to back)"), std::string::npos)
+      << p.verdict;
+  const Prediction cold = predict(plan, link, make_compute_model(plan, c), false, false, "", nullptr, {}, {}, true);
+  EXPECT_TRUE(cold.compares_cold);
+  for (const auto& s : cold.schedules) {
+    EXPECT_DOUBLE_EQ(s.speedup, base.iteration_ms / s.iteration_ms) << s.id.key();
+    EXPECT_DOUBLE_EQ(s.steady_ms, find(s.id.key()).steady_ms) << s.id.key();
+  }
+  EXPECT_NE(cold.verdict.find("it compares cold iterations"), std::string::npos) << cold.verdict;
+}
+
+// One pipeline rank: no iteration overlaps another, so every schedule's steady state is its cold iteration.
+TEST(Predictor, OnePipelineRanksSteadyStateIsItsColdIteration) {
+  std::string args = kModel;
+  args.replace(args.find("--pipeline-model-parallel-size 4"), 32, "--pipeline-model-parallel-size 1");
+  args.replace(args.find("--world-size 4"), 14, "--world-size 1");
+  const auto plan = plan_json(args);
+  ComputeOptions c;
+  c.fwd_ms_per_layer = 1;
+  c.optimizer_ms = 2;
+  const Prediction p = predict_with(plan, AssumedCost(5, 10), c, false, false, "");
+  ASSERT_FALSE(p.schedules.empty());
+  for (const auto& s : p.schedules) EXPECT_DOUBLE_EQ(s.steady_ms, s.iteration_ms) << s.id.key();
 }
 
 // A reference schedule past the simulation's task limit is left out of "every schedule" with a note the
@@ -577,9 +635,9 @@ TEST(Predictor, ASelectionWithoutOneFOneBIsComparedWithIt) {
   ComputeOptions c;
   c.fwd_ms_per_layer = 1;
   const Prediction all = predict_with(plan, AssumedCost(2, 5), c, false, false, "");
-  const auto time_of = [&all](const std::string& key) {
+  const auto time_of = [&all](const std::string& key) {  // the iteration the speed-ups compare
     for (const auto& s : all.schedules) {
-      if (s.id.key() == key) return s.iteration_ms;
+      if (s.id.key() == key) return all.compared_ms(s);
     }
     return -1.0;
   };

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <functional>
+
 #include "sim/schedules.h"
 
 namespace pipebench {
@@ -199,6 +202,130 @@ TEST(Simulator, ATransferTakesItsSendersBatchCostWhenKnown) {
   EXPECT_EQ(simulate(progs, {}, c).iteration, 2000);
   c.p2p_batch = [](int, int, std::int64_t, const P2POp*, int nops, int) { return nops == 1 ? SimTime{100} : -1; };
   EXPECT_EQ(simulate(progs, {}, c).iteration, 1100);
+}
+
+// Iterations back to back (SimIterations): each rank's programs of `s` ended by an optimizer step of
+// opt(r) ns, played n times under `rule`.
+std::vector<Program> with_steps(const ScheduleSpec& s, const std::function<SimTime(int)>& opt) {
+  std::vector<Program> progs = generate_schedule(s);
+  for (std::size_t r = 0; r < progs.size(); ++r) {
+    Task t;
+    t.duration = opt(static_cast<int>(r));
+    t.name = "optimizer";
+    progs[r].tasks.push_back(t);
+  }
+  return progs;
+}
+
+SimResult iterations(const std::vector<Program>& progs, const SimCosts& c, StepRule rule, int n = 3) {
+  return simulate(progs, {}, c, true, nullptr, {n, rule});
+}
+
+// Where nothing overlaps (one pipeline rank) the steady state is the cold iteration, under either rule: the rank
+// goes on with its next iteration where it ended the last.
+TEST(Simulator, OneRanksSteadyStateIsItsColdIteration) {
+  for (const char* kind : {"1f1b", "zb-h1", "zb-h2"}) {
+    const auto progs = with_steps(spec(kind, 1, 1, 8, 1000, 2000), [](int) { return SimTime{700}; });
+    const SimTime cold = simulate(progs, {}, zero()).iteration;
+    EXPECT_EQ(cold, 8 * 3000 + 700) << kind;
+    for (const StepRule rule : {StepRule::kSynchronous, StepRule::kPostValidation}) {
+      const SimResult run = iterations(progs, fixed(50), rule);
+      EXPECT_EQ(steady_iteration(run), cold) << kind;
+      EXPECT_EQ(run.iteration, 3 * cold) << kind;
+    }
+  }
+}
+
+// Megatron's synchronous step: every rank starts the next iteration at the last rank's end, so each iteration
+// repeats the cold one (the same transfers, links free, collectives done), and the steady state is the cold
+// iteration to the nanosecond, with transfers that take time and ranks whose steps differ.
+TEST(Simulator, SynchronousIterationsRepeatTheColdOne) {
+  for (const ScheduleSpec& s : {spec("1f1b", 4, 1, 8, 1000, 2000), spec("interleaved", 4, 2, 8, 1000, 2000),
+                                spec("zb-h2", 4, 1, 8, 1000, 2000)}) {
+    const auto progs = with_steps(s, [](int r) { return SimTime{300} * (r + 1); });
+    const SimTime cold = simulate(progs, {}, fixed(170)).iteration;
+    const SimResult run = iterations(progs, fixed(170), StepRule::kSynchronous, 4);
+    EXPECT_EQ(steady_iteration(run), cold) << s.id.key();
+    ASSERT_EQ(run.iteration_ends.size(), 4u);
+    for (std::size_t k = 0; k < 4; ++k) {
+      EXPECT_EQ(*std::max_element(run.iteration_ends[k].begin(), run.iteration_ends[k].end()),
+                static_cast<SimTime>(k + 1) * cold)
+          << s.id.key() << " iteration " << k;
+    }
+  }
+}
+
+// The synchronous step puts no pass of iteration n+1 before the last rank's step of iteration n: every rank's
+// first task of the next iteration starts at or after the end of the slowest step (the trace of tasks), while
+// post-validation lets a rank that ends early start its next iteration before the others have stepped.
+TEST(Simulator, SynchronousStepHoldsTheNextIterationUntilTheLastStep) {
+  const auto progs = with_steps(spec("zb-h2", 4, 1, 8, 1000, 2000), [](int r) { return SimTime{400} * (4 - r); });
+  const auto first_of_next = [&progs](const SimResult& run, std::size_t r, std::size_t n) {
+    return run.task_starts[r].at((n + 1) * progs[r].tasks.size()).start;
+  };
+  const SimResult sync = iterations(progs, zero(), StepRule::kSynchronous);
+  ASSERT_EQ(sync.task_starts.size(), 4u);
+  for (std::size_t n = 0; n + 1 < 3; ++n) {
+    const SimTime last_step = *std::max_element(sync.iteration_ends[n].begin(), sync.iteration_ends[n].end());
+    for (std::size_t r = 0; r < 4; ++r) {
+      EXPECT_EQ(sync.task_starts[r][(n + 1) * progs[r].tasks.size() - 1].label, "optimizer");
+      EXPECT_GE(first_of_next(sync, r, n), last_step) << "rank " << r << " iteration " << n + 1;
+    }
+  }
+  const SimResult post = iterations(progs, zero(), StepRule::kPostValidation);
+  const SimTime last_step = *std::max_element(post.iteration_ends[0].begin(), post.iteration_ends[0].end());
+  EXPECT_LT(first_of_next(post, 0, 0), last_step);  // rank 0 starts its second iteration early
+  EXPECT_EQ(first_of_next(post, 0, 0), post.iteration_ends[0][0]);
+}
+
+// Post-validation (Qi et al. §4): ZB-H2 has no gap inside any rank (its span is 3mt with F = B = W = t), and
+// what one cold iteration adds, the (p-1)t its last rank starts late, the next iteration's warm-up fills while
+// the last ranks finish: its steady state is the span plus the step, 3mt + o, against 3mt + (p-1)t + o cold
+// and with the synchronous step. ZB-H1 keeps the gaps inside its ranks' spans ((p-1)t on rank 0).
+TEST(Simulator, PostValidationShortensZbH2ToItsSpan) {
+  const SimTime t = 1000, o = 500;
+  for (int p : {2, 4, 8}) {
+    for (std::int64_t m : {std::int64_t{2} * p, std::int64_t{24}}) {
+      const std::string where = "p " + std::to_string(p) + " m " + std::to_string(m);
+      const auto h2 = with_steps(spec("zb-h2", p, 1, m, t, 2 * t), [o](int) { return o; });
+      const SimTime cold = simulate(h2, {}, zero()).iteration;
+      EXPECT_EQ(cold, 3 * m * t + (p - 1) * t + o) << where;
+      EXPECT_EQ(steady_iteration(iterations(h2, zero(), StepRule::kSynchronous)), cold) << where;
+      EXPECT_EQ(steady_iteration(iterations(h2, zero(), StepRule::kPostValidation)), 3 * m * t + o) << where;
+      const auto h1 = with_steps(spec("zb-h1", p, 1, m, t, 2 * t), [o](int) { return o; });
+      EXPECT_EQ(steady_iteration(iterations(h1, zero(), StepRule::kPostValidation)), 3 * m * t + (p - 1) * t + o)
+          << where;
+    }
+  }
+}
+
+// The step's checks (SimCollective::step_check) hold every member until the last arrives under the synchronous
+// step; post-validation validates them later: they hold no rank, so rank 0, done first, ends at once.
+TEST(Simulator, PostValidationTakesTheStepsChecksOffTheStep) {
+  std::vector<Program> progs(2);
+  for (int r = 0; r < 2; ++r) {
+    Task work;
+    work.duration = 1000 * (r + 1);
+    progs[static_cast<std::size_t>(r)].tasks.push_back(work);
+    Task check;
+    check.kind = Task::Kind::kCollective;
+    check.collective = 0;
+    progs[static_cast<std::size_t>(r)].tasks.push_back(check);
+  }
+  SimCollective check;
+  check.members = {0, 1};
+  check.duration = 100;
+  check.label = "found_inf (max)";
+  check.step_check = true;
+  const SimResult sync = simulate(progs, {check}, zero(), false, nullptr, {2, StepRule::kSynchronous});
+  EXPECT_EQ(sync.iteration_ends[0][0], 2100);
+  EXPECT_EQ(sync.iteration, 4200);
+  const SimResult post = simulate(progs, {check}, zero(), false, nullptr, {2, StepRule::kPostValidation});
+  EXPECT_EQ(post.iteration_ends[0][0], 1000);
+  EXPECT_EQ(post.iteration_ends[1][0], 2000);
+  EXPECT_EQ(post.iteration, 4000);
+  check.step_check = false;  // any other collective holds its members under either rule
+  EXPECT_EQ(simulate(progs, {check}, zero(), false, nullptr, {2, StepRule::kPostValidation}).iteration, 4200);
 }
 
 }  // namespace
