@@ -447,8 +447,7 @@ void PredictCommand::add_options(CLI::App& sub) {
   sub.add_option("--replay", o_.replay_path,
                  "the verdict's uncertainty band from this replay's measured error (pipebench replay --json)");
   sub.add_option("--compare", o_.compare,
-                 "the iteration the speed-ups and the verdict compare: steady (the last of 3 back to back, default) "
-                 "or cold (the first)")
+                 "the iteration speed-ups compare: steady (the last of 3 back to back, default) or cold (the first)")
       ->check(CLI::IsMember({"steady", "cold"}));
 }
 

@@ -87,15 +87,20 @@ TEST(GzipStream, BombsAreRefusedAtTheirLimit) {
   const std::string space_bomb = bomb("w.json.gz", R"({"traceEvents":[)", ' ', over);
   e = error_of(space_bomb);
   EXPECT_EQ(e.rfind(space_bomb + ": more than 16 MiB of whitespace in a row at byte ", 0), 0u) << e;
-  // An event of many short strings: each within its limit, the event not.
-  std::string many;
-  for (int i = 0; i < 1000; ++i) many += "\"k" + std::to_string(i) + "\":\"" + std::string(100, 'v') + "\",";
+  // An event of many short strings under distinct keys (a key given twice is refused on its own): each within
+  // its limit, the event not.
   const std::string event_head = R"({"traceEvents":[{"ph":"X","args":{)";
   const std::string path = dir + "/e.json.gz";
   gzFile f = gzopen(path.c_str(), "wb9");
   gzwrite(f, event_head.data(), static_cast<unsigned>(event_head.size()));
-  for (std::int64_t done = 0; done <= kMaxTraceEventBytes; done += static_cast<std::int64_t>(many.size()))
+  std::string many;
+  for (std::int64_t done = 0, chunk = 0; done <= kMaxTraceEventBytes; done += static_cast<std::int64_t>(many.size())) {
+    many.clear();
+    for (int i = 0; i < 1000; ++i)
+      many += "\"k" + std::to_string(chunk) + "_" + std::to_string(i) + "\":\"" + std::string(100, 'v') + "\",";
+    ++chunk;
     gzwrite(f, many.data(), static_cast<unsigned>(many.size()));
+  }
   gzwrite(f, "\"x\":1}}]}", 9);
   gzclose(f);
   e = error_of(path);
