@@ -4,26 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include "schedule/shape_fixture.h"
+
 namespace pipebench {
 namespace {
 
-ScheduleShape shape(int p, int v, std::int64_t m) {
-  ScheduleShape s;
-  s.p = p;
-  s.v = v;
-  s.m = m;
-  for (int r = 0; r < p; ++r) {
-    s.warmup.push_back(v == 1 ? std::min<std::int64_t>(p - r - 1, m)
-                              : std::min<std::int64_t>(2 * (p - r - 1) + static_cast<std::int64_t>(v - 1) * p, m * v));
-  }
-  for (std::int64_t g = 0; g < m; g += p)
-    for (int c = 0; c < v; ++c)
-      for (std::int64_t mb = g; mb < std::min<std::int64_t>(g + p, m); ++mb) s.table.emplace_back(mb, c);
-  return s;
-}
+using testing::megatron_like_shape;
 
 std::vector<double> held(const char* name, int p, int v, std::int64_t m) {
-  return peak_activations(ScheduleRegistry::instance().find("x", name), shape(p, v, m));
+  return peak_activations(ScheduleRegistry::instance().find("x", name), megatron_like_shape(p, v, m));
 }
 
 TEST(ActivationMemory, OneFOneBHoldsPMinusRAndGpipeHoldsEveryMicrobatch) {
