@@ -283,16 +283,16 @@ TEST(Simulator, SynchronousStepHoldsTheNextIterationUntilTheLastStep) {
 // the last ranks finish: its steady state is the span plus the step, 3mt + o, against 3mt + (p-1)t + o cold
 // and with the synchronous step. ZB-H1 keeps the gaps inside its ranks' spans ((p-1)t on rank 0).
 TEST(Simulator, PostValidationShortensZbH2ToItsSpan) {
-  const SimTime t = 1000, o = 500;
+  constexpr SimTime t = 1000, o = 500;
   for (int p : {2, 4, 8}) {
     for (std::int64_t m : {std::int64_t{2} * p, std::int64_t{24}}) {
       const std::string where = "p " + std::to_string(p) + " m " + std::to_string(m);
-      const auto h2 = with_steps(spec("zb-h2", p, 1, m, t, 2 * t), [o](int) { return o; });
+      const auto h2 = with_steps(spec("zb-h2", p, 1, m, t, 2 * t), [](int) { return o; });
       const SimTime cold = simulate(h2, {}, zero()).iteration;
       EXPECT_EQ(cold, 3 * m * t + (p - 1) * t + o) << where;
       EXPECT_EQ(steady_iteration(iterations(h2, zero(), StepRule::kSynchronous)), cold) << where;
       EXPECT_EQ(steady_iteration(iterations(h2, zero(), StepRule::kPostValidation)), 3 * m * t + o) << where;
-      const auto h1 = with_steps(spec("zb-h1", p, 1, m, t, 2 * t), [o](int) { return o; });
+      const auto h1 = with_steps(spec("zb-h1", p, 1, m, t, 2 * t), [](int) { return o; });
       EXPECT_EQ(steady_iteration(iterations(h1, zero(), StepRule::kPostValidation)), 3 * m * t + (p - 1) * t + o)
           << where;
     }
