@@ -120,7 +120,7 @@ endif
 # ---- sources ----------------------------------------------------------------------------------
 SQLITE_ONLY := src/trace/sqlite_db.cc src/trace/nsys_schema.cc
 LIB_SRCS := $(wildcard src/core/*.cc) src/launch/world.cc src/launch/gpu_assignment.cc src/launch/mpirun_relaunch.cc src/launch/mpirun_banner_filter.cc src/launch/launch_env.cc src/launch/tcp_rendezvous.cc src/launch/tcp_world.cc src/backend/host_data.cc \
-            src/backend/backend_factory.cc src/backend/replay_buffers.cc src/backend/replay_runtime_stubs.cc src/backend/gemm_steps.cc \
+            src/backend/backend_factory.cc src/backend/replay_buffers.cc src/backend/replay_runtime_stubs.cc src/backend/gemm_steps.cc src/backend/pass_costs.cc \
             $(wildcard src/harness/*.cc) $(wildcard src/report/*.cc) \
             $(wildcard src/cli/*.cc) $(wildcard src/app/*.cc) $(wildcard collectives/*.cc) \
             $(wildcard topology/*.cc) $(wildcard src/megatron/*.cc) $(wildcard src/schedule/*.cc) $(wildcard src/sim/*.cc) $(wildcard src/replay/*.cc) \
@@ -131,7 +131,7 @@ endif
 ifeq ($(HAVE_MPI),1)
 LIB_SRCS += src/backend/mpi_backend.cc src/backend/mpi_types.cc src/backend/mpi_replay.cc src/backend/mpi_wait.cc
 endif
-CUBLAS_CU := src/backend/gemm_timer.cu src/backend/cublas_library.cu
+CUBLAS_CU := src/backend/gemm_timer.cu src/backend/cublas_library.cu src/backend/gemm_launch.cu src/backend/pass_costs.cu
 CU_SRCS := $(if $(filter 1,$(HAVE_NCCL)),$(filter-out $(CUBLAS_CU),$(wildcard src/backend/*.cu)),)
 # cuBLAS is opened when first used (src/backend/cublas_library.cuh), not linked: linked, it costs every
 # process about 210 MB and 0.4 s at start-up. The run path lets dlopen find it where the build did.

@@ -39,6 +39,7 @@
 
 #if PB_HAVE_CUBLAS
 #include "backend/gemm_timer.h"
+#include "backend/pass_costs.h"
 #endif
 
 namespace pipebench {
@@ -47,7 +48,45 @@ namespace {
 
 struct MeasuredLayer {
   double fwd_ms = 0, dgrad_ms = 0, wgrad_ms = 0;  // per layer and microbatch
+  double comm_sm_slowdown = 0, pass_gap_ms = 0;   // backend/pass_costs.h
 };
+
+#if PB_HAVE_CUBLAS
+// The plan's largest P2P message: the activation (or its gradient) of one microbatch.
+std::int64_t p2p_message_bytes(const Plan& plan) {
+  std::int64_t bytes = 0;
+  for (const auto& s : plan.schedules)
+    for (const auto& m : s.messages)
+      if (is_p2p(m.op)) bytes = std::max(bytes, m.bytes);
+  return bytes;
+}
+
+std::string spread_us(const Stats& s) { return printf_string("%.1f us [%.1f-%.1f]", s.median_us, s.min_us, s.max_us); }
+
+// What a pass pays beside its GEMMs on GPU 0 (backend/pass_costs.h), printed with each term's spread.
+void measure_pass_terms(const Plan& plan, const std::vector<GemmShape>& forward, DType t, MeasuredLayer& m,
+                        std::ostream& out) {
+  const std::int64_t bytes = p2p_message_bytes(plan);
+  if (bytes <= 0) {
+    out << "# --measure-compute: the plan has no P2P message: no pass costs measured\n";
+    return;
+  }
+  const PassCosts c = measure_pass_costs({forward, t, bytes, 0, 50});
+  out << printf_string(
+      "# --measure-compute: a P2P call as Megatron issues it (send + receive of %lld B in one NCCL group, then "
+      "cudaDeviceSynchronize; CUDA_DEVICE_MAX_CONNECTIONS %s), median [min-max] of %zu:\n",
+      static_cast<long long>(bytes), c.device_max_connections.empty() ? "unset" : c.device_max_connections.c_str(),
+      c.call_device_us.samples);
+  out << "#   on the GPU " << spread_us(c.call_device_us) << "; on the host, posting to the sync's return "
+      << spread_us(c.call_host_us) << printf_string(" (%.1f us beyond the kernel)\n", c.call_host_beyond_device_us());
+  out << "#   GPU idle from the call's end to the next pass's first kernel " << spread_us(c.sync_gap_us)
+      << ": added to every pass\n";
+  out << "#   layer forward GEMMs alone " << spread_us(c.gemm_alone_us) << ", beside NCCL's send/receive "
+      << spread_us(c.gemm_beside_nccl_us) << printf_string(": --comm-sm-slowdown %.3f\n", c.comm_sm_slowdown());
+  m.comm_sm_slowdown = c.comm_sm_slowdown();
+  m.pass_gap_ms = c.sync_gap_us.median_us / 1e3;
+}
+#endif
 
 // --measure-compute: the layer's forward GEMMs at their exact shapes on GPU 0, and a bare cuBLAS loop
 // per shape beside them as a check; then its backward GEMMs, dgrad and wgrad apart.
@@ -72,12 +111,13 @@ MeasuredLayer measure_layer(const Plan& plan, std::ostream& out) {
   out << printf_string("#   sum of bare loops %.4f ms; measured %.4f ms (%.0f TFLOP/s over the layer)\n", bare, ms,
                        flops / (ms * 1e9));
   const LayerBackwardGemms back = layer_backward_gemms(plan_layer_dims(plan));
-  const MeasuredLayer m{ms, time_gemms_ms(back.dgrad, t, 0, 20), time_gemms_ms(back.wgrad, t, 0, 20)};
+  MeasuredLayer m{ms, time_gemms_ms(back.dgrad, t, 0, 20), time_gemms_ms(back.wgrad, t, 0, 20)};
   out << printf_string(
       "# --measure-compute: layer backward GEMMs: dgrad %.4f ms + wgrad %.4f ms = %.4f ms (%.2fx the forward); W is "
       "%.2f of it\n",
       m.dgrad_ms, m.wgrad_ms, m.dgrad_ms + m.wgrad_ms, (m.dgrad_ms + m.wgrad_ms) / ms,
       m.wgrad_ms / (m.dgrad_ms + m.wgrad_ms));
+  measure_pass_terms(plan, shapes, t, m, out);
   return m;
 #else
   (void)plan;
@@ -348,9 +388,13 @@ int predict_and_print(const PredictOptions& o) {
       const MeasuredLayer m = measure_layer(plan, note);
       compute.fwd_ms_per_layer = m.fwd_ms;
       use_measured_backward(compute, m.dgrad_ms, m.wgrad_ms, o.w_share_given);
+      if (!o.comm_sm_slowdown_given) compute.comm_sm_slowdown = m.comm_sm_slowdown;
       measured_note = note.str();
+      compute_model = make_compute_model(plan, compute);
+      compute_model.pass_overhead_ms = m.pass_gap_ms;
+    } else {
+      compute_model = make_compute_model(plan, compute);
     }
-    compute_model = make_compute_model(plan, compute);
   }
   std::vector<ScheduleId> files;
   if (!o.schedule_file.empty())
@@ -383,7 +427,7 @@ int predict_and_print(const PredictOptions& o) {
   out << measured_note;
   print_prediction(out, o.plan_path, cost_text, o.shared_path,
                    paths.empty() ? std::nullopt : std::optional<std::size_t>(paths.link_count),
-                   o.compute.comm_sm_slowdown, p, base_activations(plan, p));
+                   compute_model.comm_sm_slowdown, p, base_activations(plan, p));
   for (const auto& path : traces) out << "# Chrome trace: " << path << "\n";
   if (!o.json_path.empty()) {
     try {
@@ -465,8 +509,10 @@ void PredictCommand::add_compute_options(CLI::App& sub) {
   sub.add_option("--tflops", c.tflops, "achieved TFLOP/s per GPU for the FLOPs model")
       ->check(checks::in_range(checks::kMinTflops, checks::kMaxTflops));
   sub.add_option("--comm-sm-slowdown", c.comm_sm_slowdown,
-                 "compute runs (1 + F) x slower while the rank's NCCL work runs (default 0)")
-      ->check(checks::non_negative(100));
+                 "compute runs (1 + F) x slower while the rank's NCCL work runs (default 0; measured with "
+                 "--measure-compute)")
+      ->check(checks::non_negative(100))
+      ->each([this](const std::string&) { o_.comm_sm_slowdown_given = true; });
   sub.add_flag("--measure-compute", o_.measure_compute,
                "time the layer's GEMMs at their exact shapes with cuBLAS on GPU 0");
   sub.add_option("--optimizer-ms", c.optimizer_ms, "optimizer step time")

@@ -37,6 +37,7 @@ json compute_model_to_json(const ComputeModel& m) {
           {"output_layer_fwd_ms", m.output_layer_fwd_ms},
           {"optimizer_ms", m.optimizer_ms},
           {"comm_sm_slowdown", m.comm_sm_slowdown},
+          {"pass_overhead_ms", m.pass_overhead_ms},
           {"source", m.source},
           {"sends_block", m.sends_block},
           {"ranks", ranks}};
@@ -51,6 +52,7 @@ ComputeModel compute_model_from_json(const json& j) {
   m.output_layer_fwd_ms = time_field(j, "output_layer_fwd_ms");
   m.optimizer_ms = time_field(j, "optimizer_ms");
   m.comm_sm_slowdown = time_field(j, "comm_sm_slowdown");
+  m.pass_overhead_ms = time_field(j, "pass_overhead_ms");
   if (!j.contains("source") || !j["source"].is_string()) throw Error("compute model: no string 'source'");
   m.source = j["source"].get<std::string>();
   if (!j.contains("sends_block") || !j["sends_block"].is_boolean())

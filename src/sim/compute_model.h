@@ -39,6 +39,9 @@ struct ComputeModel {
   double output_layer_fwd_ms = 0;  // the logits GEMM of the last stage's last chunk (backward: 2x)
   double optimizer_ms = 0;
   double comm_sm_slowdown = 0;
+  // Host time every pass costs beside its layers where no profile gives it per rank: the GPU idle after the
+  // synchronisation that ends a Megatron P2P call (--measure-compute, backend/pass_costs.h); else 0.
+  double pass_overhead_ms = 0;
   std::string source;  // how fwd_ms_per_layer was found
   // By pipeline rank, when a profile gave each rank its own compute: then these replace the uniform times
   // above (the output layer scaled by each rank's forward), every optimizer step is the rank's own, and

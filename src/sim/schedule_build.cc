@@ -60,7 +60,7 @@ void sort_messages(const Schedule& s, const CostModel& costs, ScheduleBuild& b) 
 // `extra_ms` over its backward steps. Where the schedule splits the backward, W gets w_share of the compute (Qi et
 // al. §2: the weight-gradient GEMMs) and B the rest with the backward's collectives (they run with the B pass). A
 // compute model measured per rank (ComputeModel::ranks) gives each rank its own times per layer and adds its host time
-// per pass to every pass.
+// per pass to every pass; a uniform one adds its pass_overhead_ms (measured on the GPU, or 0).
 void set_compute(ScheduleSpec& spec, const ComputeModel& c, const MegatronArgs& a, const std::vector<double>& extra_ms,
                  const std::vector<double>& extra_forward_ms) {
   const ScheduleGenerator& g = schedule_generator(spec.id);
@@ -74,7 +74,7 @@ void set_compute(ScheduleSpec& spec, const ComputeModel& c, const MegatronArgs& 
     const double extra_f = extra_forward_ms[static_cast<std::size_t>(r)] / steps;
     const double extra_b = extra_ms[static_cast<std::size_t>(r)] / steps - extra_f;
     const auto rank = static_cast<std::size_t>(r);
-    const RankCompute uniform{c.fwd_ms_per_layer, c.bwd_ms_per_layer, c.w_share, 0, c.optimizer_ms};
+    const RankCompute uniform{c.fwd_ms_per_layer, c.bwd_ms_per_layer, c.w_share, c.pass_overhead_ms, c.optimizer_ms};
     const RankCompute& rc = c.per_rank() ? c.ranks.at(rank) : uniform;
     for (int ch = 0; ch < spec.v; ++ch) {
       const int stage = placed_stage(g.placement(), spec.p, r, ch);

@@ -20,6 +20,7 @@ ComputeModel per_rank_model() {
   m.w_share = 0.4;
   m.output_layer_fwd_ms = 0.03;
   m.optimizer_ms = 2.5;
+  m.pass_overhead_ms = 0.012;
   m.source = "profile";
   m.sends_block = false;
   m.ranks = {{6.4, 11.3, 0.5, 0.19, 1.9}, {6.1, 12.7, 0.45, 0.49, 4.8}};
@@ -34,6 +35,7 @@ TEST(ComputeModelIo, ARoundTripKeepsEveryRanksTerms) {
   EXPECT_EQ(back.w_share, m.w_share);
   EXPECT_EQ(back.output_layer_fwd_ms, m.output_layer_fwd_ms);
   EXPECT_EQ(back.optimizer_ms, m.optimizer_ms);
+  EXPECT_EQ(back.pass_overhead_ms, m.pass_overhead_ms);
   EXPECT_EQ(back.source, m.source);
   EXPECT_FALSE(back.sends_block);
   ASSERT_EQ(back.ranks.size(), 2u);

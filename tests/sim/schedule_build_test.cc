@@ -75,6 +75,26 @@ TEST(ScheduleBuild, SplitsThePipelineGroupsMessagesAndFoldsOnlyWhenAsked) {
   EXPECT_EQ(plain.cost_sources, std::set<std::string>{"assumed"});
 }
 
+// A uniform compute model's pass_overhead_ms (measured on the GPU by --measure-compute) lengthens every pass of
+// every rank by it, split or not: the compute of a rank grows by the overhead times its passes.
+TEST(ScheduleBuild, AUniformPassOverheadLengthensEveryPass) {
+  const Plan plan = plan_of(kModel);
+  ComputeOptions o;
+  o.fwd_ms_per_layer = 1;
+  const ComputeModel bare = make_compute_model(plan, o);
+  ComputeModel with = bare;
+  with.pass_overhead_ms = 0.25;
+  const AssumedCost link(10, 5);
+  for (const char* name : {"1f1b", "zb-h1"}) {
+    const PlannedSchedule ps{ScheduleId{name, 1}, &plan.schedules.at(0), std::string(name) != "1f1b"};
+    const ScheduleBuild a = build_schedule(plan, ps.to_run(), bare, link, false);
+    const ScheduleBuild b = build_schedule(plan, ps.to_run(), with, link, false);
+    const double passes_per_rank = (a.spec.wgt.empty() ? 2.0 : 3.0) * a.spec.m * a.spec.v;
+    for (std::size_t r = 0; r < a.programs.size(); ++r)
+      EXPECT_NEAR(compute_ms(b.programs, r) - compute_ms(a.programs, r), 0.25 * passes_per_rank, 1e-3) << name << r;
+  }
+}
+
 TEST(ScheduleBuild, GpipeByNameAndCostModelErrorsPropagate) {
   const Plan plan = plan_of(kModel);
   ComputeOptions o;
