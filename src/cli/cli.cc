@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <sstream>
 
+#include "cli/help_formatter.h"
 #include "cli/number_checks.h"
 #include "cli/parse_errors.h"
 #include "core/error.h"
@@ -73,6 +74,7 @@ ParsedLine parse_line(const CommandTable& table, const std::vector<std::string>&
   const std::vector<std::string> words = set_aside(table, args, extras);
 
   CLI::App app{"pipebench: communication benchmarks for pipeline-parallel training", "pipebench"};
+  use_help_formatter(app);
   app.require_subcommand(0, 1);
   bool version = false;
   app.add_flag("--version", version, "print the version");
