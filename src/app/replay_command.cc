@@ -2,13 +2,10 @@
 // `pipebench replay`: plan -> (table -> prediction) -> replay -> table, verdict, JSON, traces.
 #include "app/replay_command.h"
 
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <optional>
 
@@ -37,9 +34,8 @@
 #include "report/replay_table_printer.h"
 #include "schedule/schedule_file.h"
 #include "sim/compute_model.h"
-#include "sim/cost_model.h"
 #include "sim/layer_gemms.h"
-#include "sim/predictor.h"
+#include "sim/predict_request.h"
 
 namespace pipebench {
 namespace {
@@ -147,7 +143,6 @@ class ReplayCommand final : public Subcommand {
   std::string plan_path_, table_path_, json_path_, trace_dir_, backend_ = "auto", compute_kind_ = "spin";
   std::string schedule_file_;
   bool measure_compute_ = false, w_share_given_ = false, no_predict_ = false, gpu_flags_ = false, quiet_ = false;
-  std::string temp_table_;
   int compute_sms_ = 0;
   BackendKind kind_ = BackendKind::kAuto;
   ReplayOptions o_;
@@ -156,6 +151,7 @@ class ReplayCommand final : public Subcommand {
 // Rank 0 predicts; an error there reaches every rank (the others would wait in the replay).
 std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const Plan& plan, Backend& backend) {
   if (no_predict_) return nullptr;
+  ResultSet results;  // rank 0: the table, read or measured
   std::string table = table_path_;
   if (table.empty()) {  // time the plan's messages on these ranks with `bench --plan`, on the replay's backend
     BenchConfig c;
@@ -164,30 +160,27 @@ std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const 
     c.measure.warmup = 3;
     c.measure.quiet = quiet_;
     // A schedule file runs on the messages of the plan's schedule of its v: every schedule's are timed.
-    const bool every = o_.schedule == "all" || o_.schedule == "gpipe" || !o_.schedule_files.empty();
-    c.plan_schedule = every ? "" : o_.schedule;
-    c.outputs.json_path = json_path_.empty() ? (std::filesystem::temp_directory_path() /
-                                                ("pipebench-replay-table-" + std::to_string(::getpid()) + ".json"))
-                                                   .string()
-                                             : json_path_ + ".table.json";
-    c.outputs.json_path = world.broadcast(c.outputs.json_path, 0);
+    c.plan_schedule = o_.schedule == "all" || !o_.schedule_files.empty() ? "" : o_.schedule;
+    if (!json_path_.empty()) c.outputs.json_path = json_path_ + ".table.json";
+    table = json_path_.empty() ? "(the plan's messages timed on these ranks)" : c.outputs.json_path;
     // At the process's own priority: ranks that spin in MPI waits at a real-time priority can starve
     // a peer of the same priority on their core for good (the replay's own waits sleep between polls).
-    (void)run_plan_bench_on(backend, plan, plan_path_, c, world);
-    table = c.outputs.json_path;
-    if (json_path_.empty()) temp_table_ = table;
+    (void)run_plan_bench_on(backend, plan, plan_path_, c, world, &results);
   }
   std::unique_ptr<Prediction> p;
   std::string error;
   if (world.rank() == 0) {
     try {
-      const ResultSet results = load_results("--table", table);
-      const MeasuredCost costs(results.records, Placement{}, table);
-      // With its task starts (keep_trace): the replay is held against it task by task (replay/task_drift.h).
-      p = std::make_unique<Prediction>(predict(plan, costs, make_compute_model(plan, o_.compute), false, true,
-                                               o_.schedule == "all" ? "" : o_.schedule, nullptr, o_.schedule_files));
+      if (!table_path_.empty()) results = load_results("--table", table);
+      PredictRequest request;
+      request.costs = measured_table(std::move(results), table);
+      request.compute = make_compute_model(plan, o_.compute);
+      request.schedule = o_.schedule;
+      request.schedule_files = o_.schedule_files;
+      request.keep_trace = true;  // the replay is held against it task by task (replay/task_drift.h)
+      p = std::make_unique<Prediction>(predict(plan, request).prediction);
     } catch (const ModelError& e) {
-      error = with_flags(e, table, o_.schedule == "all" ? "" : o_.schedule).what();
+      error = with_flags(e, table, o_.schedule).what();
     } catch (const UsageError& e) {
       error = e.what();
     }
@@ -297,7 +290,6 @@ int ReplayCommand::run(const World* wp) {
     print_replay_report(std::cout, r, plan_path_, banded ? predicted->band : kDefaultSpeedupBand,
                         banded ? predicted->band_source : "default");
     write_traces(r);
-    if (!temp_table_.empty()) std::filesystem::remove(temp_table_);
   }
   return 0;
 }
