@@ -6,10 +6,8 @@
 #include <algorithm>
 #include <iostream>
 
-#include "app/bench_command.h"
 #include "app/gpu_options.h"
 #include "app/host_relaunch.h"
-#include "app/report_session.h"
 #include "backend/backend_factory.h"
 #include "collectives/pair.h"
 #include "collectives/registry.h"
@@ -19,6 +17,8 @@
 #include "core/units.h"
 #include "harness/sweep.h"
 #include "report/pairs_printer.h"
+#include "service/bench_sweep.h"
+#include "service/report_session.h"
 
 namespace pipebench {
 namespace {

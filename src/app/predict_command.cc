@@ -8,7 +8,6 @@
 #include <map>
 #include <sstream>
 
-#include "app/model_error_flags.h"
 #include "app/profile_prediction.h"
 #include "backend/backend_factory.h"
 #include "cli/number_checks.h"
@@ -31,6 +30,7 @@
 #include "report/prediction_report.h"
 #include "schedule/activation_memory.h"
 #include "schedule/schedule_file.h"
+#include "service/model_error_flags.h"
 #include "sim/layer_gemms.h"
 #include "sim/predict_request.h"
 #include "sim/verdict.h"

@@ -10,12 +10,8 @@
 #include <optional>
 #include <sstream>
 
-#include "app/bench_command.h"
 #include "app/gpu_options.h"
 #include "app/host_relaunch.h"
-#include "app/model_error_flags.h"
-#include "app/plan_bench.h"
-#include "app/plan_replayer.h"
 #include "app/profile_prediction.h"
 #include "app/report_inputs.h"
 #include "backend/backend_factory.h"
@@ -41,6 +37,10 @@
 #include "report/rule.h"
 #include "report/run_summary_printer.h"
 #include "report/system_info.h"
+#include "service/bench_sweep.h"
+#include "service/model_error_flags.h"
+#include "service/plan_bench.h"
+#include "service/plan_replayer.h"
 #include "sim/predict_request.h"
 #include "topology/discovery.h"
 #include "trace/job_reader.h"

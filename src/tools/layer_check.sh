@@ -9,7 +9,7 @@
 #
 # The order, lowest first; src/README.md states it (kept equal by tests/tools/layer_check_test.cc).
 # src/FOLDER/... is FOLDER, src/main.cc is main, collectives/ and topology/ are themselves.
-LAYERS="core cli launch topology backend collectives schedule megatron harness sim replay trace io report app tools main"
+LAYERS="core cli launch topology backend collectives schedule megatron harness sim replay trace io report service app tools main"
 set -euo pipefail
 
 if [ "${1:-}" = "--order" ]; then

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // bench --plan.
-#include "app/plan_bench.h"
+#include "service/plan_bench.h"
 
 #include <algorithm>
 #include <iostream>
@@ -8,8 +8,6 @@
 #include <set>
 #include <tuple>
 
-#include "app/bench_command.h"
-#include "app/report_session.h"
 #include "backend/backend_factory.h"
 #include "collectives/plan_call.h"
 #include "collectives/registry.h"
@@ -20,6 +18,8 @@
 #include "megatron/plan.h"
 #include "report/plan_bench_printer.h"
 #include "report/results_json.h"
+#include "service/bench_sweep.h"
+#include "service/report_session.h"
 
 namespace pipebench {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // bench --plan goes through the one measuring loop: a failing point is caught, counted and reported.
-#include "app/plan_bench.h"
+#include "service/plan_bench.h"
 
 #include <gtest/gtest.h>
 
