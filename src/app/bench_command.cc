@@ -31,6 +31,7 @@
 #include "service/bench_sweep.h"
 #include "service/nccl_tests_mode.h"
 #include "service/plan_bench.h"
+#include "service/record_outputs.h"
 
 namespace pipebench {
 
@@ -146,13 +147,7 @@ void add_placement_options(CLI::App& sub, BenchText& t, BenchConfig& c) {
   sub.add_option("--group", t.group, "run the ops on a sub-communicator of these ranks (e.g. 0,3)");
   sub.add_option("--plan", c.plan_path, "time the distinct messages of this plan (pipebench plan --json) instead");
   sub.add_option("--schedule", c.plan_schedule, "with --plan: only this schedule (1f1b, interleaved, interleaved:v4)");
-  sub.add_option("--json", c.outputs.json_path, "write the results JSON here (record by record)");
-  sub.add_option("--csv", c.outputs.csv_path, "write one CSV line per record here");
-  sub.add_option("-J,--output_file", c.outputs.nccl_tests_json_path,
-                 "write nccl-tests' JSON (version 3) here (one --op)");
-  sub.add_option("--jsonl", c.outputs.jsonl_path, "append one JSON object per record to this file (JSON Lines)");
-  sub.add_option("--prometheus", c.outputs.prometheus_path,
-                 "write the records as a node-exporter text file here (replaced after every record)");
+  add_record_output_options(sub, c.outputs, true);
   // Set by main when started as an nccl-tests binary (all_reduce_perf): not in the help.
   sub.add_option("--nccl-tests-name", t.nccl_tests_name)->group("");
   sub.add_flag("--quiet", c.measure.quiet, "no progress lines on stderr");
@@ -330,13 +325,9 @@ void BenchCommand::finish(const CLI::App& sub, const CommandExtras& extras) {
   finish_nccl_tests(sub, *text_, config_);
   finish_outputs(sub, *text_, config_);
   check_benchmark_flags(extras.benchmark_args);
-  require_distinct_files({{"--plan", config_.plan_path}},
-                         {{"--json", config_.outputs.json_path},
-                          {"--csv", config_.outputs.csv_path},
-                          {"-J", config_.outputs.nccl_tests_json_path},
-                          {"--jsonl", config_.outputs.jsonl_path},
-                          {"--prometheus", config_.outputs.prometheus_path},
-                          {"--benchmark_out", parse_benchmark_flags(extras.benchmark_args).out_path}});
+  std::vector<FileArg> outputs = record_output_files(config_.outputs);
+  outputs.push_back({"--benchmark_out", parse_benchmark_flags(extras.benchmark_args).out_path});
+  require_distinct_files({{"--plan", config_.plan_path}}, outputs);
   config_.measure.benchmark_args = extras.benchmark_args;
 }
 

@@ -17,11 +17,8 @@
 #include "report/bench_notices.h"
 #include "report/bench_preamble.h"
 #include "report/console_table.h"
-#include "report/jsonl_writer.h"
-#include "report/nccl_tests_json_writer.h"
-#include "report/prometheus_writer.h"
-#include "report/rank_directory.h"
 #include "service/nccl_tests_mode.h"
+#include "service/record_outputs.h"
 #include "service/report_session.h"
 
 namespace pipebench {
@@ -171,33 +168,14 @@ BenchPreamble preamble_of(const BenchConfig& c, const Backend& full, const Backe
           c.per_iter_timing};
 }
 
-// -J, --jsonl and --prometheus (rank 0), and the NCCL_TESTS_MIN_BW verdict, which rank 0 returns. Collective:
-// a path that cannot be written stops every rank before anything is measured (UsageError).
+// The NCCL_TESTS_MIN_BW verdict (rank 0's, which it returns) beside the record outputs.
 MinBusBwCheck* add_outputs(ReportSession& report, const BenchConfig& c, const Backend& full, const World& world,
                            std::optional<double> min_busbw) {
-  std::string error;
-  MinBusBwCheck* verdict = nullptr;
-  if (world.rank() == 0) {
-    try {
-      if (!c.outputs.nccl_tests_json_path.empty()) {
-        report.add_sink(std::make_unique<NcclTestsJsonWriter>(
-            c.outputs.nccl_tests_json_path, nccl_tests_json_head(c, full, report.system(), world), min_busbw));
-      }
-      if (!c.outputs.jsonl_path.empty()) {
-        report.add_sink(std::make_unique<JsonlWriter>(c.outputs.jsonl_path, RankDirectory(report.system()["devices"])));
-      }
-      if (!c.outputs.prometheus_path.empty()) {
-        report.add_sink(
-            std::make_unique<PrometheusWriter>(c.outputs.prometheus_path, RankDirectory(report.system()["devices"])));
-      }
-    } catch (const Error& e) {
-      error = e.what();
-    }
-    auto check = std::make_unique<MinBusBwCheck>(min_busbw);
-    verdict = check.get();
-    report.add_sink(std::move(check));
-  }
-  if (!world.all(error.empty())) throw UsageError(error);
+  open_record_outputs(report, {report.system(), c, full, world, min_busbw});
+  if (world.rank() != 0) return nullptr;
+  auto check = std::make_unique<MinBusBwCheck>(min_busbw);
+  MinBusBwCheck* verdict = check.get();
+  report.add_sink(std::move(check));
   return verdict;
 }
 
@@ -208,12 +186,7 @@ std::unique_ptr<OutputLockSet> lock_outputs(const BenchConfig& c, const World& w
   std::unique_ptr<OutputLockSet> locks;
   if (world.rank() == 0) {
     try {
-      const BenchOutputs& o = c.outputs;
-      locks = std::make_unique<OutputLockSet>(std::vector<FileArg>{{"--json", o.json_path},
-                                                                   {"--csv", o.csv_path},
-                                                                   {"-J", o.nccl_tests_json_path},
-                                                                   {"--jsonl", o.jsonl_path},
-                                                                   {"--prometheus", o.prometheus_path}});
+      locks = std::make_unique<OutputLockSet>(record_output_files(c.outputs));
     } catch (const Error& e) {
       error = e.what();
     }
