@@ -283,6 +283,10 @@ void finish_nccl_tests(const CLI::App& sub, const BenchText& t, BenchConfig& c) 
 
 // Started as an nccl-tests binary: its name and defaults; -J holds one op, as nccl-tests' JSON does.
 void finish_outputs(const CLI::App& sub, const BenchText& t, BenchConfig& c) {
+  if (!c.outputs.nccl_tests_json_path.empty() && !c.plan_path.empty()) {
+    throw UsageError("-J " + c.outputs.nccl_tests_json_path +
+                     ": nccl-tests' JSON holds one op's sweep, not a plan's messages (use --json)");
+  }
   if (!c.outputs.nccl_tests_json_path.empty() && c.sweep.ops.size() != 1) {
     throw UsageError("-J " + c.outputs.nccl_tests_json_path + ": nccl-tests' JSON holds one op, but --op names " +
                      std::to_string(c.sweep.ops.size()) + " (give one --op, or use --json)");

@@ -21,5 +21,13 @@ TEST(BenchCommandE2e, OneMpiRankSaysSoInItsFirstLine) {
       << first;
 }
 
+// nccl-tests' JSON holds one op's sweep: bench --plan refuses -J in one line (its other outputs it writes).
+TEST(BenchCommandE2e, PlanRefusesNcclTestsJson) {
+  const auto r = e2e::run("bench --plan plan.json -J nt.json");
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_EQ(r.err,
+            "pipebench: -J nt.json: nccl-tests' JSON holds one op's sweep, not a plan's messages (use --json)\n");
+}
+
 }  // namespace
 }  // namespace pipebench
