@@ -122,7 +122,7 @@ SQLITE_ONLY := src/trace/sqlite_db.cc src/trace/nsys_schema.cc
 LIB_SRCS := $(wildcard src/core/*.cc) src/launch/world.cc src/launch/gpu_assignment.cc src/launch/mpirun_relaunch.cc src/launch/mpirun_banner_filter.cc src/launch/launch_env.cc src/launch/tcp_rendezvous.cc src/launch/tcp_world.cc src/backend/host_data.cc \
             src/backend/backend_factory.cc src/backend/replay_buffers.cc src/backend/replay_runtime_stubs.cc src/backend/gemm_steps.cc src/backend/pass_costs.cc \
             $(wildcard src/harness/*.cc) $(wildcard src/report/*.cc) \
-            $(wildcard src/cli/*.cc) $(wildcard src/app/*.cc) $(wildcard collectives/*.cc) \
+            $(wildcard src/cli/*.cc) $(wildcard src/app/*.cc) $(wildcard src/service/*.cc) $(wildcard collectives/*.cc) \
             $(wildcard topology/*.cc) $(wildcard src/megatron/*.cc) $(wildcard src/schedule/*.cc) $(wildcard src/sim/*.cc) $(wildcard src/replay/*.cc) \
             $(wildcard src/io/*.cc) $(filter-out $(SQLITE_ONLY),$(wildcard src/trace/*.cc))
 ifeq ($(HAVE_SQLITE),1)
@@ -301,7 +301,7 @@ config:
 	@echo "yaml-cpp:  $(if $(filter 1,$(HAVE_YAMLCPP)),found,not found (report --rules reads JSON only; install libyaml-cpp-dev))"
 
 # nccl-tests' binary names, each a link to pipebench, which started by such a name is that binary
-# (src/app/nccl_tests_mode.h): DCGM_NCCL_TESTS_BIN_PATH=build/bin runs pipebench. The names are the ops'
+# (src/service/nccl_tests_mode.h): DCGM_NCCL_TESTS_BIN_PATH=build/bin runs pipebench. The names are the ops'
 # nccl-tests aliases (OpAliases::nccl_tests in collectives/*.cc), as nccl_tests_binaries() lists them.
 NCCL_TESTS_NAMES := $(sort $(shell grep -ho '"[a-z_]*_perf"' collectives/*.cc | tr -d '"'))
 NCCL_TESTS_LINKS := $(addprefix $(BIN)/,$(NCCL_TESTS_NAMES))

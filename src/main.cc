@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "app/commands.h"
-#include "app/nccl_tests_mode.h"
 #include "cli/cli.h"
 #include "core/error.h"
 #include "core/terminal_text.h"
@@ -21,6 +20,7 @@
 #include "launch/launch_env.h"
 #include "launch/tcp_world.h"
 #include "launch/world.h"
+#include "service/nccl_tests_mode.h"
 
 namespace {
 

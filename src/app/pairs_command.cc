@@ -6,10 +6,8 @@
 #include <algorithm>
 #include <iostream>
 
-#include "app/bench_command.h"
 #include "app/gpu_options.h"
 #include "app/host_relaunch.h"
-#include "app/report_session.h"
 #include "backend/backend_factory.h"
 #include "collectives/pair.h"
 #include "collectives/registry.h"
@@ -19,6 +17,9 @@
 #include "core/units.h"
 #include "harness/sweep.h"
 #include "report/pairs_printer.h"
+#include "service/bench_sweep.h"
+#include "service/record_outputs.h"
+#include "service/report_session.h"
 
 namespace pipebench {
 namespace {
@@ -45,6 +46,7 @@ BenchConfig pairs_config(const PairsOptions& o) {
   base.measure.checks = o.checks;
   base.measure.timeout_s = o.timeout_s;
   base.measure.quiet = o.quiet;
+  base.outputs = o.outputs;
   return base;
 }
 
@@ -126,7 +128,8 @@ int run_pairs_on(Backend& backend, const PairsOptions& o, const World& world) {
     probe.sweep.params.bidirectional = true;
     validate_for_backend(probe, backend, world);
   }
-  ReportSession report(world, backend, o.json_path, o.csv_path, bench_config_json(base));
+  ReportSession report(world, backend, o.outputs.json_path, o.outputs.csv_path, bench_config_json(base));
+  open_record_outputs(report, {report.system(), base, backend, world, std::nullopt});
   const bool speak = world.rank() == 0;
   if (speak) {
     print_pairs_header(std::cout, n, std::string(backend.name()), backend.kind() == BackendKind::kNccl, o.sizes_bytes,
@@ -167,7 +170,7 @@ class PairsCommand final : public Subcommand {
     o_.sizes_bytes = parse_size_list("--sizes", sizes_);
     if (!pairs_.empty()) o_.pairs = parse_pairs("--pairs", pairs_);
     o_.gpu_list = parse_gpus_option(gpus_, o_.backend);
-    require_distinct_files({}, {{"--json", o_.json_path}, {"--csv", o_.csv_path}});
+    require_distinct_files({}, record_output_files(o_.outputs));
   }
   bool needs_world() const override { return true; }
   void before_world(const std::vector<std::string>& args) override {
@@ -201,8 +204,7 @@ void PairsCommand::add_options(CLI::App& sub) {
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
   add_timeout_option(sub, o_.timeout_s);
-  sub.add_option("--json", o_.json_path, "write the results JSON here");
-  sub.add_option("--csv", o_.csv_path, "write one CSV line per record here");
+  add_record_output_options(sub, o_.outputs, false);
   sub.add_flag("--quiet", o_.quiet, "no progress lines on stderr");
 }
 

@@ -13,6 +13,7 @@
 #include "collectives/op.h"
 #include "core/command.h"
 #include "launch/world.h"
+#include "service/bench_config.h"
 
 namespace pipebench {
 
@@ -26,8 +27,8 @@ struct PairsOptions {
   int iters = 20, warmup = 5, reps = 10, checks = 1;
   double timeout_s = -1;  // -T: <0 from each point's size (harness/watchdog.h), 0 off
   bool quiet = false;     // --quiet: no progress lines
-  std::string json_path, csv_path;
-  int host_ranks = 4;  // --host-ranks: ranks of the MPI fallback started under mpirun without GPUs
+  BenchOutputs outputs;   // --json, --csv, --jsonl, --prometheus (service/record_outputs.h)
+  int host_ranks = 4;     // --host-ranks: ranks of the MPI fallback started under mpirun without GPUs
 };
 
 // The same on a backend already built. A point that fails is reported (its matrix cell stays '.'),

@@ -8,7 +8,6 @@
 #include <map>
 #include <sstream>
 
-#include "app/model_error_flags.h"
 #include "app/profile_prediction.h"
 #include "backend/backend_factory.h"
 #include "cli/number_checks.h"
@@ -31,7 +30,9 @@
 #include "report/prediction_report.h"
 #include "schedule/activation_memory.h"
 #include "schedule/schedule_file.h"
+#include "service/model_error_flags.h"
 #include "sim/layer_gemms.h"
+#include "sim/predict_request.h"
 #include "sim/verdict.h"
 #include "topology/discovery.h"
 #include "topology/link_class.h"
@@ -160,11 +161,6 @@ Placement class_placement(const std::string& path) {
 
 // One --link value, CLASS=GBPS[,US], read whole (a third field or trailing text is refused); the same
 // ranges as --link-gbps and --link-latency-us (NaN fails every comparison, so test inside-range).
-struct ClassLink {
-  std::string cls;
-  double gbps = 0, us = 0;
-};
-
 ClassLink parse_class_link(const std::string& spec, double default_us) {
   const auto eq = spec.find('=');
   ClassLink l{spec.substr(0, eq), 0, default_us};
@@ -191,77 +187,43 @@ ClassLink parse_class_link(const std::string& spec, double default_us) {
 }
 
 // --link-gbps, with --link CLASS=GBPS[,US] for groups of a class (classes from --topology or this machine).
-std::unique_ptr<CostModel> make_assumed_costs(const PredictOptions& o, std::string& cost_text) {
-  auto assumed = std::make_unique<AssumedCost>(o.link_gbps, o.link_latency_us);
-  cost_text =
-      printf_string("assumed: every link %.3g GB/s per direction, %.3g us latency", o.link_gbps, o.link_latency_us);
-  if (o.class_links.empty()) return assumed;
-  for (const auto& spec : o.class_links) {
-    const ClassLink l = parse_class_link(spec, o.link_latency_us);
-    assumed->set_class_link(l.cls, l.gbps, l.us);
-    cost_text += printf_string("; %s %.3g GB/s, %.3g us", l.cls.c_str(), l.gbps, l.us);
-  }
-  Placement placed = class_placement(o.topology_path);
-  if (!placed.knows_a_pair()) {
+AssumedLinks assumed_links(const PredictOptions& o) {
+  AssumedLinks a{o.link_gbps, o.link_latency_us, {}, {}, ""};
+  if (o.class_links.empty()) return a;
+  for (const auto& spec : o.class_links) a.class_links.push_back(parse_class_link(spec, o.link_latency_us));
+  a.placement = class_placement(o.topology_path);
+  if (!a.placement.knows_a_pair()) {
     throw UsageError("--link: no GPU pairs in " +
                      (o.topology_path.empty() ? std::string("this machine's topology") : o.topology_path) +
                      " to give ranks their classes (rank i is GPU i)");
   }
-  assumed->set_classes(std::move(placed));
-  return assumed;
+  return a;
 }
 
 // --table: a results file, or an nccl-tests log read as `pipebench import nccl-tests` would; FILE:OP for a
-// log that does not name its op (io/nccl_tests_argument.h).
-ResultSet load_table(const std::string& table) {
-  const LogArgument arg = split_log_argument("--table", table);
+// log that does not name its op (io/nccl_tests_argument.h). An nccl-tests table stands for every group.
+MeasuredTable load_table(const PredictOptions& o) {
+  const LogArgument arg = split_log_argument("--table", o.table_path);
   const std::string text = read_input_file("--table", arg.path);
-  if (auto imported = nccl_tests_result_set_of(arg.path, text, arg.op, "--table")) return std::move(*imported);
-  if (!arg.op.empty()) {
-    throw UsageError("--table " + table + ": not an nccl-tests log; FILE:OP gives the op of an nccl-tests log");
+  std::optional<ResultSet> results = nccl_tests_result_set_of(arg.path, text, arg.op, "--table");
+  if (!results && !arg.op.empty()) {
+    throw UsageError("--table " + o.table_path + ": not an nccl-tests log; FILE:OP gives the op of an nccl-tests log");
   }
-  return load_results("--table", arg.path);
-}
-
-// --table of `pipebench import nccl-tests`: its collective table stands for the machine (NcclTestsCost).
-std::unique_ptr<CostModel> nccl_tests_costs(const PredictOptions& o, const ResultSet& results, std::string& cost_text) {
-  if (o.class_fallback) {
+  if (!results) results = load_results("--table", arg.path);
+  MeasuredTable t = measured_table(std::move(*results), o.table_path);
+  if (t.from_nccl_tests && o.class_fallback) {
     throw UsageError("--class-fallback: " + o.table_path +
                      " is an nccl-tests import; its table stands for every group already");
   }
-  auto costs = std::make_unique<NcclTestsCost>(results.records, o.table_path);
-  cost_text = "derived from nccl-tests " + costs->reference_op() + " on " + std::to_string(costs->reference_nranks()) +
-              " ranks (" + o.table_path + "): P2P " +
-              (costs->has_sendrecv() ? "from its sendrecv table" : "= its smallest-size time + bytes / busbw") +
-              ", collectives on k ranks by their bus factor for k";
-  // Above 64 KiB a collective's time is bandwidth, not latency (nccl-tests' small-size rows are the latency
-  // regime); a table that starts there (nccl-tests' default -b is 32M) makes that time every message's floor.
-  constexpr double kLatencyRegimeBytes = 64 * 1024;
-  if (costs->latency_size_bytes() > kLatencyRegimeBytes) {
-    cost_text += printf_string(
-        "; note: its smallest %s size is %s, so its %.1f us there is taken as every smaller message's latency "
-        "(run nccl-tests from -b 8 for a latency)",
-        costs->reference_op().c_str(), format_size(static_cast<std::uint64_t>(costs->latency_size_bytes())).c_str(),
-        costs->latency_us());
-  }
-  return costs;
+  t.class_fallback = o.class_fallback;
+  return t;
 }
 
-// The one cost model the options name (checked by the caller), its description, and the topology paths
-// of a measured table.
-std::unique_ptr<CostModel> make_costs(const PredictOptions& o, std::string& cost_text, PathModel& paths) {
-  if (!o.table_path.empty()) {
-    const ResultSet results = load_table(o.table_path);
-    if (results.source == "nccl-tests") return nccl_tests_costs(o, results, cost_text);
-    MeasuredCosts measured = measured_costs(results, o.table_path);
-    if (o.class_fallback) measured.model->allow_class_fallback();
-    cost_text = "measured: " + o.table_path + (o.class_fallback ? " (class fallback allowed)" : "");
-    paths = std::move(measured.paths);
-    return std::move(measured.model);
-  }
-  if (o.link_gbps > 0) return make_assumed_costs(o, cost_text);
-  cost_text = "zero: communication is free (a compute-only bound)";
-  return std::make_unique<ZeroCost>();
+// The one cost source the options name (checked by the caller).
+CostSource cost_source(const PredictOptions& o) {
+  if (!o.table_path.empty()) return load_table(o);
+  if (o.link_gbps > 0) return assumed_links(o);
+  return ZeroComm{};
 }
 
 // --replay FILE: the verdict's band from how far this prediction's speed-ups are from the ones that replay
@@ -363,22 +325,16 @@ int predict_and_print(const PredictOptions& o) {
   if (!o.trace_dir.empty()) make_output_folder("--trace", o.trace_dir);
   if (!o.json_path.empty()) require_output_in_folder("--json", o.json_path);
   const Plan plan = load_plan("--plan", o.plan_path);
-  std::string cost_text;
-  PathModel paths;
-  std::unique_ptr<CostModel> owned;
-  const CostModel* costs = nullptr;
-  ComputeModel compute_model;
+  PredictRequest request;
   std::string measured_note;
   std::optional<ProfileModel> profiled;
   if (!profiles.empty()) {
     profiled = profile_model(plan, profiles, o.profile_schedule,
                              o.w_share_given ? std::optional<double>(o.compute.w_share) : std::nullopt);
-    costs = profiled->calibration.costs.get();
-    compute_model = profiled->calibration.compute;
-    cost_text = profiled->cost_text;
+    request.costs = GivenCosts{profiled->calibration.costs.get(), profiled->cost_text};
+    request.compute = profiled->calibration.compute;
   } else {
-    owned = make_costs(o, cost_text, paths);
-    costs = owned.get();
+    request.costs = cost_source(o);
     ComputeOptions compute = o.compute;
     if (o.measure_compute) {
       if (compute.fwd_ms_per_layer > 0 || compute.tflops > 0) {
@@ -390,25 +346,25 @@ int predict_and_print(const PredictOptions& o) {
       use_measured_backward(compute, m.dgrad_ms, m.wgrad_ms, o.w_share_given);
       if (!o.comm_sm_slowdown_given) compute.comm_sm_slowdown = m.comm_sm_slowdown;
       measured_note = note.str();
-      compute_model = make_compute_model(plan, compute);
-      compute_model.pass_overhead_ms = m.pass_gap_ms;
+      request.compute = make_compute_model(plan, compute);
+      request.compute.pass_overhead_ms = m.pass_gap_ms;
     } else {
-      compute_model = make_compute_model(plan, compute);
+      request.compute = make_compute_model(plan, compute);
     }
   }
-  std::vector<ScheduleId> files;
-  if (!o.schedule_file.empty())
-    files.push_back(load_schedule_file("--schedule-file", o.schedule_file, plan.layout.pp, plan.layout.microbatches));
+  if (!o.schedule_file.empty()) {
+    request.schedule_files.push_back(
+        load_schedule_file("--schedule-file", o.schedule_file, plan.layout.pp, plan.layout.microbatches));
+  }
   const Plan& predicted = profiled ? profiled->calibration.plan : plan;
-  const std::vector<FileArg> outputs = outputs_of(o, predicted, files);
+  const std::vector<FileArg> outputs = outputs_of(o, predicted, request.schedule_files);
   require_distinct_files(inputs, outputs);
   for (const auto& f : outputs) {  // a link, FIFO or folder among them: told before the first trace is written
     if (!f.path.empty()) require_output_path(f.flag, f.path);
   }
   std::vector<std::string> traces;  // streamed to their files while the prediction runs, never held
-  ScheduleTraceSink trace_sink;
   if (!o.trace_dir.empty()) {
-    trace_sink = [&](const ScheduleId& id, const TracedSimulation& simulate) {
+    request.trace_sink = [&](const ScheduleId& id, const TracedSimulation& simulate) {
       traces.push_back(trace_path(o.trace_dir, id));
       (void)write_output_file("--trace", traces.back(), [&simulate](const TracePieceSink& put) {
         ChromeTraceText text(put);
@@ -416,18 +372,21 @@ int predict_and_print(const PredictOptions& o) {
       });
     };
   }
-  Prediction p = predict(predicted, *costs, compute_model, o.shared_path, !o.trace_dir.empty(), o.schedule, &paths,
-                         files, trace_sink, o.compare == "cold");
-  p.w_share = compute_model.w_share;
+  request.schedule = o.schedule;
+  request.links = o.shared_path ? LinkModel::kSharedPath : LinkModel::kTopologyPaths;
+  request.keep_trace = !o.trace_dir.empty();
+  request.compare_cold = o.compare == "cold";
+  PredictOutcome outcome = predict(predicted, request);
+  Prediction& p = outcome.prediction;
+  p.w_share = request.compute.w_share;
   if (o.measure_compute) p.compute_source = "measured with cuBLAS on GPU 0 (--measure-compute)";
   if (profiled) apply_profile(*profiled, p);
   if (!o.replay_path.empty()) band_from_replay(o.replay_path, p);
 
   std::ostream& out = std::cout;
   out << measured_note;
-  print_prediction(out, o.plan_path, cost_text, o.shared_path,
-                   paths.empty() ? std::nullopt : std::optional<std::size_t>(paths.link_count),
-                   compute_model.comm_sm_slowdown, p, base_activations(plan, p));
+  print_prediction(out, o.plan_path, outcome.cost_text, o.shared_path, outcome.link_count,
+                   request.compute.comm_sm_slowdown, p, base_activations(plan, p));
   for (const auto& path : traces) out << "# Chrome trace: " << path << "\n";
   if (!o.json_path.empty()) {
     try {

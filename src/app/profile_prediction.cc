@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/printf_string.h"
+#include "sim/predict_request.h"
 #include "sim/verdict.h"
 #include "trace/rank_timeline.h"
 
@@ -19,7 +20,12 @@ ProfileModel profile_model(const Plan& plan, const std::vector<std::string>& fil
   if (w_share) co.w_share = *w_share;
   ProfileModel m{calibrate(plan, timelines, co), {}, {}};
   const Calibration& c = m.calibration;
-  const Prediction resim = predict(c.plan, *c.costs, c.compute, false, true, c.schedule.key());
+  PredictRequest request;
+  request.costs = GivenCosts{c.costs.get(), ""};
+  request.compute = c.compute;
+  request.schedule = c.schedule.key();
+  request.keep_trace = true;
+  const Prediction resim = predict(c.plan, request).prediction;
   const auto it = std::find_if(resim.schedules.begin(), resim.schedules.end(),
                                [&c](const SchedulePrediction& s) { return s.id == c.schedule; });
   if (it == resim.schedules.end())

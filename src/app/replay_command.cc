@@ -2,22 +2,15 @@
 // `pipebench replay`: plan -> (table -> prediction) -> replay -> table, verdict, JSON, traces.
 #include "app/replay_command.h"
 
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <optional>
 
 #include "app/host_relaunch.h"
-#include "app/model_error_flags.h"
-#include "app/plan_bench.h"
-#include "app/plan_replayer.h"
 #include "backend/backend_factory.h"
-#include "backend/gemm_timer.h"
 #include "backend/replay_runtime.h"
 #include "cli/number_checks.h"
 #include "core/distinct_files.h"
@@ -29,17 +22,16 @@
 #include "io/chrome_trace_text.h"
 #include "io/plan_io.h"
 #include "io/replay_io.h"
-#include "io/results_io.h"
 #include "launch/mpirun_relaunch.h"
 #include "launch/world.h"
 #include "replay/plan_jobs.h"
 #include "replay/replay.h"
 #include "report/replay_table_printer.h"
 #include "schedule/schedule_file.h"
+#include "service/plan_replayer.h"
+#include "service/replay_prediction.h"
 #include "sim/compute_model.h"
-#include "sim/cost_model.h"
 #include "sim/layer_gemms.h"
-#include "sim/predictor.h"
 
 namespace pipebench {
 namespace {
@@ -118,7 +110,6 @@ class ReplayCommand final : public Subcommand {
   int run(const World* world) override;
 
  private:
-  std::unique_ptr<Prediction> prediction(const World& world, const Plan& plan, Backend& backend);
   void write_traces(const ReplayResult& r) const;
   // What a replay stopped by a signal kept, for its line (harness/signal_notice.h).
   [[nodiscard]] std::string kept_when_stopped() const {
@@ -142,80 +133,14 @@ class ReplayCommand final : public Subcommand {
   std::vector<FileArg> input_files() const {
     return {{"--plan", plan_path_}, {"--table", table_path_}, {"--schedule-file", schedule_file_}};
   }
-  void measure_compute(const World& world, const Plan& plan);
 
   std::string plan_path_, table_path_, json_path_, trace_dir_, backend_ = "auto", compute_kind_ = "spin";
   std::string schedule_file_;
   bool measure_compute_ = false, w_share_given_ = false, no_predict_ = false, gpu_flags_ = false, quiet_ = false;
-  std::string temp_table_;
   int compute_sms_ = 0;
   BackendKind kind_ = BackendKind::kAuto;
   ReplayOptions o_;
 };
-
-// Rank 0 predicts; an error there reaches every rank (the others would wait in the replay).
-std::unique_ptr<Prediction> ReplayCommand::prediction(const World& world, const Plan& plan, Backend& backend) {
-  if (no_predict_) return nullptr;
-  std::string table = table_path_;
-  if (table.empty()) {  // time the plan's messages on these ranks with `bench --plan`, on the replay's backend
-    BenchConfig c;
-    c.measure.iters = 10;
-    c.measure.reps = 5;
-    c.measure.warmup = 3;
-    c.measure.quiet = quiet_;
-    // A schedule file runs on the messages of the plan's schedule of its v: every schedule's are timed.
-    const bool every = o_.schedule == "all" || o_.schedule == "gpipe" || !o_.schedule_files.empty();
-    c.plan_schedule = every ? "" : o_.schedule;
-    c.outputs.json_path = json_path_.empty() ? (std::filesystem::temp_directory_path() /
-                                                ("pipebench-replay-table-" + std::to_string(::getpid()) + ".json"))
-                                                   .string()
-                                             : json_path_ + ".table.json";
-    c.outputs.json_path = world.broadcast(c.outputs.json_path, 0);
-    // At the process's own priority: ranks that spin in MPI waits at a real-time priority can starve
-    // a peer of the same priority on their core for good (the replay's own waits sleep between polls).
-    (void)run_plan_bench_on(backend, plan, plan_path_, c, world);
-    table = c.outputs.json_path;
-    if (json_path_.empty()) temp_table_ = table;
-  }
-  std::unique_ptr<Prediction> p;
-  std::string error;
-  if (world.rank() == 0) {
-    try {
-      const ResultSet results = load_results("--table", table);
-      const MeasuredCost costs(results.records, Placement{}, table);
-      // With its task starts (keep_trace): the replay is held against it task by task (replay/task_drift.h).
-      p = std::make_unique<Prediction>(predict(plan, costs, make_compute_model(plan, o_.compute), false, true,
-                                               o_.schedule == "all" ? "" : o_.schedule, nullptr, o_.schedule_files));
-    } catch (const ModelError& e) {
-      error = with_flags(e, table, o_.schedule == "all" ? "" : o_.schedule).what();
-    } catch (const UsageError& e) {
-      error = e.what();
-    }
-  }
-  error = world.broadcast(error, 0);
-  if (!error.empty()) throw UsageError(error);
-  return p;
-}
-
-// The layer's forward GEMMs, then its backward ones, dgrad and wgrad apart (as predict's), on this
-// rank's GPU; the slowest rank's GEMMs set the pace of the pipeline.
-void ReplayCommand::measure_compute(const World& world, const Plan& plan) {
-#if PB_HAVE_CUBLAS
-  std::string why;
-  if (visible_gpus(&why) == 0) throw LocalUsageError("--measure-compute: no GPU to measure on (" + why + ")");
-  const LayerDims dims = plan_layer_dims(plan);
-  const DType t = plan_gemm_dtype(plan);
-  const LayerBackwardGemms back = layer_backward_gemms(dims);
-  o_.compute.fwd_ms_per_layer = world.max(time_gemms_ms(layer_forward_gemms(dims), t, world.local_rank(), 20));
-  const double dgrad_ms = world.max(time_gemms_ms(back.dgrad, t, world.local_rank(), 20));
-  const double wgrad_ms = world.max(time_gemms_ms(back.wgrad, t, world.local_rank(), 20));
-  use_measured_backward(o_.compute, dgrad_ms, wgrad_ms, w_share_given_);
-#else
-  (void)world;
-  (void)plan;
-  throw UsageError("--measure-compute: this pipebench was built without cuBLAS");
-#endif
-}
 
 // A plain `pipebench replay` starts itself under mpirun with the plan's world W (> 1), as `run` does:
 // one rank per GPU on one node with at least W GPUs; W host ranks on the MPI backend where no GPU will
@@ -262,7 +187,7 @@ int ReplayCommand::run(const World* wp) {
     o_.schedule_files = {
         load_schedule_file("--schedule-file", schedule_file_, plan.layout.pp, plan.layout.microbatches)};
   }
-  if (measure_compute_) measure_compute(world, plan);
+  if (measure_compute_) measure_replay_compute(world, plan, o_.compute, w_share_given_);
   const std::int64_t schedules = check_schedules(plan, world);
   o_.keep_timeline = !trace_dir_.empty();
   ReplayComputeOptions rco;
@@ -277,7 +202,9 @@ int ReplayCommand::run(const World* wp) {
   // its splits, as bench --plan does. The replayer (its runtime) before the messages are timed.
   auto backend = make_backend(kind, world, 1);
   PlanReplayer replayer(world, *backend, rco);
-  const auto predicted = prediction(world, plan, *backend);
+  const auto predicted =
+      no_predict_ ? nullptr
+                  : replay_prediction(world, plan, *backend, o_, {plan_path_, table_path_, json_path_, quiet_});
   std::unique_ptr<Progress> progress;
   if (world.rank() == 0 && !quiet_) {
     progress = std::make_unique<Progress>(std::cerr, Progress::stderr_is_tty(), "iteration", schedules * o_.iterations);
@@ -297,7 +224,6 @@ int ReplayCommand::run(const World* wp) {
     print_replay_report(std::cout, r, plan_path_, banded ? predicted->band : kDefaultSpeedupBand,
                         banded ? predicted->band_source : "default");
     write_traces(r);
-    if (!temp_table_.empty()) std::filesystem::remove(temp_table_);
   }
   return 0;
 }

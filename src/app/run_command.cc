@@ -10,12 +10,8 @@
 #include <optional>
 #include <sstream>
 
-#include "app/bench_command.h"
 #include "app/gpu_options.h"
 #include "app/host_relaunch.h"
-#include "app/model_error_flags.h"
-#include "app/plan_bench.h"
-#include "app/plan_replayer.h"
 #include "app/profile_prediction.h"
 #include "app/report_inputs.h"
 #include "backend/backend_factory.h"
@@ -41,8 +37,11 @@
 #include "report/rule.h"
 #include "report/run_summary_printer.h"
 #include "report/system_info.h"
-#include "sim/cost_model.h"
-#include "sim/predictor.h"
+#include "service/bench_sweep.h"
+#include "service/model_error_flags.h"
+#include "service/plan_bench.h"
+#include "service/plan_replayer.h"
+#include "sim/predict_request.h"
 #include "topology/discovery.h"
 #include "trace/job_reader.h"
 
@@ -83,7 +82,7 @@ std::vector<std::string> preset_args(int pp) {
 }
 
 // Fewer ranks than the plan needs: the theoretical bandwidth of GPU 0's PCIe link, marked as such.
-std::unique_ptr<CostModel> assumed_cost(int n, int plan_world, std::string* note) {
+AssumedLinks assumed_links(int n, int plan_world, std::string* note) {
   double gbps = 0;
   try {
     const TopologyView v = discover_topology({});
@@ -95,7 +94,7 @@ std::unique_ptr<CostModel> assumed_cost(int n, int plan_world, std::string* note
   if (gbps <= 0) gbps = kAssumedLinkGbps;
   *note = printf_string("theoretical: %d rank%s here, the plan needs %d; every link at %.1f GB/s (GPU 0's link), %g us",
                         n, n == 1 ? "" : "s", plan_world, gbps, kAssumedLinkLatencyUs);
-  return std::make_unique<AssumedCost>(gbps, kAssumedLinkLatencyUs);
+  return AssumedLinks{gbps, kAssumedLinkLatencyUs, {}, {}, *note};
 }
 
 // The model run plans for n ranks: the Megatron-LM arguments given, else the preset, whose pipeline uses up to
@@ -179,18 +178,16 @@ PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& ba
   run.compute.tflops = o.tflops > 0 ? o.tflops : kAssumedTflops;
   if (world.rank() != 0) return run;
   std::string cost_note = "measured on this node";
-  MeasuredCosts measured;
-  std::unique_ptr<CostModel> assumed;
+  PredictRequest request;
   if (measurable) {
-    measured = measured_costs(results, dir + "/plan_results.json");
+    request.costs = measured_table(std::move(results), dir + "/plan_results.json");
   } else {
-    assumed = assumed_cost(n, plan_world, &cost_note);
+    request.costs = assumed_links(n, plan_world, &cost_note);
   }
   try {
     // With --profile the job's own compute (per rank, as it ran) meets this node's communication.
-    const ComputeModel compute = run.compute_model ? *run.compute_model : make_compute_model(plan, run.compute);
-    run.prediction = std::make_unique<Prediction>(
-        predict(plan, measurable ? *measured.model : *assumed, compute, false, false, "", &measured.paths));
+    request.compute = run.compute_model ? *run.compute_model : make_compute_model(plan, run.compute);
+    run.prediction = std::make_unique<Prediction>(predict(plan, request).prediction);
   } catch (const ModelError& e) {
     throw with_flags(e, dir + "/plan_results.json", "");  // the same lines predict prints
   }

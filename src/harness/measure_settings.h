@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // MeasureSettings: how the harness measures a point (batches, warm-up, checks, timing over ranks, the
 // watchdog). With SweepSpec it is all the measuring loop reads (harness/sweep.h, harness/point_runner.h):
-// the backend, the GPUs and the output files are bench's own (app/bench_config.h), kept out of the
+// the backend, the GPUs and the output files are bench's own (service/bench_config.h), kept out of the
 // harness so that it cannot come to depend on them.
 #pragma once
 

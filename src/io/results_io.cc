@@ -268,9 +268,13 @@ nlohmann::json results_header(nlohmann::json header) {
   return header;
 }
 
-MeasuredCosts measured_costs(const ResultSet& results, const std::string& source) {
-  const Placement placed = place_ranks(results);
-  return {std::make_unique<MeasuredCost>(results.records, placed, source), path_model(placed)};
+MeasuredTable measured_table(ResultSet results, const std::string& source) {
+  MeasuredTable t;
+  t.from_nccl_tests = results.source == "nccl-tests";
+  if (!t.from_nccl_tests) t.placement = place_ranks(results);
+  t.records = std::move(results.records);
+  t.source = source;
+  return t;
 }
 
 }  // namespace pipebench

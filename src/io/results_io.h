@@ -13,8 +13,7 @@
 
 #include "harness/record.h"
 #include "io/topology_io.h"
-#include "sim/cost_model.h"
-#include "sim/predictor.h"
+#include "sim/predict_request.h"
 #include "topology/placement.h"
 
 namespace pipebench {
@@ -73,13 +72,9 @@ inline constexpr int kMaxRecordRanks = 1 << 20;
 // its GPUs by bus id); ranks of two hosts are NET to each other. No rank is placed without a topology.
 [[nodiscard]] Placement place_ranks(const ResultSet& results);
 
-// The cost model of a results file's records on their placed ranks (`predict --table`, run's prediction),
-// and the topology paths those ranks' transfers share (empty without a topology). `source` names the
-// table in messages; throws ModelError naming it when no record is usable.
-struct MeasuredCosts {
-  std::unique_ptr<MeasuredCost> model;
-  PathModel paths;
-};
-[[nodiscard]] MeasuredCosts measured_costs(const ResultSet& results, const std::string& source);
+// A results file's records on their placed ranks, as a prediction's costs (sim/predict_request.h): `predict
+// --table`, run's and replay's prediction. An nccl-tests import (its "source") stands for every group and
+// is placed nowhere. `source` names the table in messages.
+[[nodiscard]] MeasuredTable measured_table(ResultSet results, const std::string& source);
 
 }  // namespace pipebench

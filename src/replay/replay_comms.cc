@@ -7,7 +7,7 @@ namespace pipebench {
 
 int ReplayComms::add_group(const std::vector<int>& members) {
   Backend* comm = &world_;
-  // bench --plan splits every group but one of all ranks (app/plan_bench.cc add_plan_point).
+  // bench --plan splits every group but one of all ranks (service/plan_bench.cc add_plan_point).
   if (static_cast<int>(members.size()) != world_.nranks()) {
     auto split = world_.split(members);  // collective: every process takes part
     if (split->nlocal() == 0) return -1;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // A model input the simulator cannot use. The simulator does not know the command line: it says which
-// input is wrong, and the command (src/app/model_error_flags.h) names the flag. It stays a UsageError
+// input is wrong, and the command (src/service/model_error_flags.h) names the flag. It stays a UsageError
 // (bad input, exit status 2) for a caller that shows it as it is.
 #pragma once
 

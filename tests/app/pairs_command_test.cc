@@ -22,7 +22,7 @@ PairsOptions small_options(const std::string& json) {
   o.warmup = 1;
   o.reps = 2;
   o.gpus_per_process = 2;
-  o.json_path = json;
+  o.outputs.json_path = json;
   return o;
 }
 
@@ -37,6 +37,29 @@ TEST_F(PairsCommand, EveryPointIsMeasuredAndChecked) {
   EXPECT_EQ(out.find("Failed points"), std::string::npos) << out;
   const auto results = nlohmann::json::parse(std::ifstream(path("r.json")));
   EXPECT_EQ(results["records"].size(), 6u);  // 2 sizes x (0:1, 1:0 one way + {0,1} both ways)
+}
+
+// pairs writes every record output of the table (service/record_outputs.h), as bench does.
+TEST_F(PairsCommand, EveryRecordOutputIsWritten) {
+  testing::OneProcessWorld world;
+  testing::LoopbackBackend backend(2, 0);
+  PairsOptions o = small_options(path("r.json"));
+  o.outputs.jsonl_path = path("r.jsonl");
+  o.outputs.prometheus_path = path("r.prom");
+  ::testing::internal::CaptureStdout();
+  const int rc = run_pairs_on(backend, o, world);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  ASSERT_EQ(rc, 0) << out;
+  std::ifstream jsonl(path("r.jsonl"));
+  int lines = 0;
+  for (std::string line; std::getline(jsonl, line);) {
+    EXPECT_EQ(nlohmann::json::parse(line)["size_bytes"].is_number(), true) << line;
+    ++lines;
+  }
+  EXPECT_EQ(lines, 6);
+  std::ifstream prom(path("r.prom"));
+  const std::string text((std::istreambuf_iterator<char>(prom)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("pipebench_"), std::string::npos) << text;
 }
 
 TEST_F(PairsCommand, AFailingPointIsCaughtCountedAndReported) {

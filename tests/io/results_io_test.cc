@@ -251,10 +251,10 @@ TEST(ResultsIo, RanksOfAnotherHostAreNetNotPlacedOnTheseGpus) {
   EXPECT_EQ(paths.links.count({1, 2}), 0u);
 }
 
-// predict --table and run price a results file's records on its placed ranks, and charge the transfers of
-// placed ranks to their topology paths; without a topology there are no paths, without a usable record
-// the table is named.
-TEST(ResultsIo, MeasuredCostsPriceTheRecordsAndPathTheEmbeddedTopology) {
+// predict --table, run and replay price a results file's records on its placed ranks (their topology paths
+// from the embedded topology); without a topology no rank is placed; an nccl-tests import stands for
+// every group and is placed nowhere.
+TEST(ResultsIo, AMeasuredTableIsTheRecordsOnTheirPlacedRanks) {
   const json topo = {
       {"schema", kTopologySchema},
       {"host", "h"},
@@ -266,22 +266,23 @@ TEST(ResultsIo, MeasuredCostsPriceTheRecordsAndPathTheEmbeddedTopology) {
   j["system"] = {{"topology", topo},
                  {"devices", json::array({{{"rank", 0}, {"host", "h"}, {"bus_id", "0000:18:00.0"}},
                                           {{"rank", 1}, {"host", "h"}, {"bus_id", "0000:3b:00.0"}}})}};
-  const MeasuredCosts placed = measured_costs(results_from_json(j, "t"), "t.json");
-  ASSERT_NE(placed.model, nullptr);
-  EXPECT_EQ(placed.model->cost("all_reduce", {0, 1}, 1 << 20).time, 10000);  // 10 us, as measured
-  EXPECT_EQ(placed.paths.links.count({0, 1}), 1u);
-  EXPECT_EQ(placed.paths.links.count({1, 0}), 1u);
+  const MeasuredTable placed = measured_table(results_from_json(j, "t"), "t.json");
+  EXPECT_EQ(placed.source, "t.json");
+  EXPECT_FALSE(placed.from_nccl_tests);
+  ASSERT_EQ(placed.records.size(), 1u);
+  EXPECT_EQ(placed.placement.class_of({0, 1}), "NV12");
+  const PathModel paths = path_model(placed.placement);
+  EXPECT_EQ(paths.links.count({0, 1}), 1u);
+  EXPECT_EQ(paths.links.count({1, 0}), 1u);
   j.erase("system");
-  const MeasuredCosts unplaced = measured_costs(results_from_json(j, "t"), "t.json");
-  EXPECT_EQ(unplaced.model->cost("all_reduce", {0, 1}, 1 << 20).time, 10000);
-  EXPECT_TRUE(unplaced.paths.empty());
-  j["records"] = json::array();
-  try {
-    (void)measured_costs(results_from_json(j, "t"), "t.json");
-    ADD_FAILURE() << "a table without records gave a cost model";
-  } catch (const ModelError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("t.json: ", 0), 0u) << e.what();
-  }
+  EXPECT_TRUE(path_model(measured_table(results_from_json(j, "t"), "t.json").placement).empty());
+  j["system"] = {{"topology", topo},
+                 {"devices", json::array({{{"rank", 0}, {"host", "h"}, {"bus_id", "0000:18:00.0"}},
+                                          {{"rank", 1}, {"host", "h"}, {"bus_id", "0000:3b:00.0"}}})}};
+  j["source"] = "nccl-tests";
+  const MeasuredTable imported = measured_table(results_from_json(j, "t"), "t.json");
+  EXPECT_TRUE(imported.from_nccl_tests);
+  EXPECT_FALSE(imported.placement.knows_a_pair());
 }
 
 TEST(TopologyIo, ReadsBackWhatTopoWritesAndNamesBadFields) {

@@ -114,4 +114,33 @@ TEST(LayerCheckOrder, TheArchitecturePageStatesTheCheckedOrder) {
   EXPECT_NE(page.find("\n" + r.output), std::string::npos) << "src/README.md does not state: " << r.output;
 }
 
+// What two commands share is a service below them: a command that includes another command's header fails,
+// naming the file, the line and the header; its own header, a service's, and the command table's includes
+// of every command pass.
+TEST_F(LayerCheck, ACommandIncludingAnotherCommandsHeaderFails) {
+  write("src/service/sweep.h", "#pragma once\n#include \"report/console_table.h\"\n");
+  write("src/app/commands.cc", "#include \"app/run_command.h\"\n#include \"app/bench_command.h\"\n");
+  write("src/app/run_command.cc", "#include \"app/run_command.h\"\n#include \"service/sweep.h\"\n");
+  CheckRun r = check();
+  EXPECT_EQ(r.status, 0) << r.output;
+  write("src/app/run_command.cc",
+        "#include \"app/run_command.h\"\n#include \"service/sweep.h\"\n#include \"app/bench_command.h\"\n");
+  r = check();
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("src/app/run_command.cc:3: a command includes another command's header "
+                          "(\"app/bench_command.h\")"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("run_command.cc:1:"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("commands.cc"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("layer-check: 1 includes of another command's header"), std::string::npos) << r.output;
+}
+
+TEST_F(LayerCheck, AServiceIsBelowTheCommands) {
+  write("src/service/sweep.cc", "#include \"app/bench_command.h\"\n");
+  const CheckRun r = check();
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("src/service/sweep.cc:1: service includes app"), std::string::npos) << r.output;
+}
+
 }  // namespace

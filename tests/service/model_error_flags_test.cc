@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // ModelError to the command's line: the flag names the commands have always printed.
-#include "app/model_error_flags.h"
+#include "service/model_error_flags.h"
 
 #include <gtest/gtest.h>
 

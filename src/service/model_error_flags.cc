@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // ModelError to the line predict and replay print.
-#include "app/model_error_flags.h"
+#include "service/model_error_flags.h"
 
 namespace pipebench {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // bench --plan.
-#include "app/plan_bench.h"
+#include "service/plan_bench.h"
 
 #include <algorithm>
 #include <iostream>
@@ -8,8 +8,6 @@
 #include <set>
 #include <tuple>
 
-#include "app/bench_command.h"
-#include "app/report_session.h"
 #include "backend/backend_factory.h"
 #include "collectives/plan_call.h"
 #include "collectives/registry.h"
@@ -20,6 +18,9 @@
 #include "megatron/plan.h"
 #include "report/plan_bench_printer.h"
 #include "report/results_json.h"
+#include "service/bench_sweep.h"
+#include "service/record_outputs.h"
+#include "service/report_session.h"
 
 namespace pipebench {
 
@@ -358,6 +359,7 @@ int run_plan_bench_on(Backend& backend, const Plan& plan, const std::string& lab
   std::vector<ResultRecord> collected;
   ReportSession report(world, backend, c.outputs.json_path, c.outputs.csv_path, bench_config_json(base),
                        results ? &collected : nullptr);
+  open_record_outputs(report, {report.system(), base, backend, world, std::nullopt});
   const bool speak = world.rank() == 0;
   if (speak) {
     print_plan_bench_header(std::cout, label, c.plan_schedule, distinct, points.size() - distinct, backend.nranks(),

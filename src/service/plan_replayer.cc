@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The replay step of `replay` and `run`.
-#include "app/plan_replayer.h"
+#include "service/plan_replayer.h"
 
 #include "core/file_io.h"
 #include "core/json_file.h"

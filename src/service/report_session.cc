@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Report session of a measuring command.
-#include "app/report_session.h"
+#include "service/report_session.h"
 
 #include <algorithm>
 #include <map>

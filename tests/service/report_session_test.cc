@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a measuring command writes for the report: the command line, the links at the start and end of
 // the run, each record's path link. The MPI case runs anywhere; the GPU case skips without a GPU.
-#include "app/report_session.h"
+#include "service/report_session.h"
 
 #include <gtest/gtest.h>
 

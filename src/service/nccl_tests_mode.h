@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include "app/bench_config.h"
 #include "backend/backend.h"
 #include "core/error.h"
 #include "launch/world.h"
+#include "service/bench_config.h"
 
 namespace pipebench {
 

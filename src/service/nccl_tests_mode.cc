@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // nccl-tests binary names and -J's head (format: nccl-tests 2.19.6 src/util.cu jsonOutputInit).
-#include "app/nccl_tests_mode.h"
+#include "service/nccl_tests_mode.h"
 
 #include <algorithm>
 #include <map>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // bench --plan goes through the one measuring loop: a failing point is caught, counted and reported.
-#include "app/plan_bench.h"
+#include "service/plan_bench.h"
 
 #include <gtest/gtest.h>
 
@@ -187,6 +187,22 @@ TEST_F(PlanBench, WithoutFailuresTheExitStatusIsZero) {
   const std::string out = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(rc, 0) << out;
   EXPECT_EQ(out.find("Failed points"), std::string::npos) << out;
+}
+
+// bench --plan writes the record outputs of the table (service/record_outputs.h) beside its results JSON.
+TEST_F(PlanBench, TheRecordOutputsAreWritten) {
+  testing::OneProcessWorld world;
+  testing::LoopbackBackend backend(2, 0);
+  BenchConfig c = small_config(path("r.json"));
+  c.outputs.jsonl_path = path("r.jsonl");
+  ::testing::internal::CaptureStdout();
+  const int rc = run_plan_bench_on(backend, two_rank_plan(), "test", c, world);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  ASSERT_EQ(rc, 0) << out;
+  std::ifstream jsonl(path("r.jsonl"));
+  int lines = 0;
+  for (std::string line; std::getline(jsonl, line);) ++lines;
+  EXPECT_EQ(lines, 2);  // the two points, as in the results JSON
 }
 
 }  // namespace

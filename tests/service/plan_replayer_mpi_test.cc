@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "app/plan_replayer.h"
 #include "backend/mpi_backend.h"
 #include "core/json_file.h"
 #include "megatron/model_args.h"
 #include "megatron/plan.h"
+#include "service/plan_replayer.h"
 #include "test_world.h"
 
 namespace pipebench {

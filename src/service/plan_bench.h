@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "app/bench_config.h"
 #include "backend/backend.h"
 #include "core/dtype.h"
 #include "core/rank_pair.h"
 #include "io/results_io.h"
 #include "launch/world.h"
 #include "megatron/plan.h"
+#include "service/bench_config.h"
 
 namespace pipebench {
 
