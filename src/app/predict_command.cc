@@ -82,8 +82,10 @@ void measure_pass_terms(const Plan& plan, const std::vector<GemmShape>& forward,
       << spread_us(c.call_host_us) << printf_string(" (%.1f us beyond the kernel)\n", c.call_host_beyond_device_us());
   out << "#   GPU idle from the call's end to the next pass's first kernel " << spread_us(c.sync_gap_us)
       << ": added to every pass\n";
-  out << "#   layer forward GEMMs alone " << spread_us(c.gemm_alone_us) << ", beside NCCL's send/receive "
-      << spread_us(c.gemm_beside_nccl_us) << printf_string(": --comm-sm-slowdown %.3f\n", c.comm_sm_slowdown());
+  out << "#   layer forward GEMMs alone " << spread_us(c.gemm_alone_us) << ", beside "
+      << printf_string("%.0f us of NCCL's send/receive kernels ", c.nccl_beside_us) << spread_us(c.gemm_beside_nccl_us)
+      << (c.serialised() ? ": they ran one after the other (one hardware queue), no SM share: --comm-sm-slowdown 0\n"
+                         : printf_string(": --comm-sm-slowdown %.3f\n", c.comm_sm_slowdown()));
   m.comm_sm_slowdown = c.comm_sm_slowdown();
   m.pass_gap_ms = c.sync_gap_us.median_us / 1e3;
 }

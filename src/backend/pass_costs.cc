@@ -6,8 +6,12 @@
 
 namespace pipebench {
 
+bool PassCosts::serialised() const {
+  return nccl_beside_us > 0 && gemm_beside_nccl_us.median_us - gemm_alone_us.median_us >= 0.5 * nccl_beside_us;
+}
+
 double PassCosts::comm_sm_slowdown() const {
-  if (gemm_alone_us.median_us <= 0) return 0;
+  if (gemm_alone_us.median_us <= 0 || serialised()) return 0;
   return std::max(0.0, gemm_beside_nccl_us.median_us / gemm_alone_us.median_us - 1);
 }
 

@@ -87,6 +87,7 @@ class PassCostBench {
     const auto calls = static_cast<std::int64_t>(std::ceil(1.5 * out.gemm_alone_us.median_us / call_us));
     const std::int64_t per_gemm =
         std::clamp<std::int64_t>(calls / static_cast<std::int64_t>(r_.gemms.size()) + 1, 1, kMaxBesideCalls);
+    out.nccl_beside_us = static_cast<double>(per_gemm) * static_cast<double>(r_.gemms.size()) * call_us;
     std::vector<double> beside;
     for (int i = 0; i < r_.reps; ++i) beside.push_back(timed_gemm_pass(per_gemm));
     out.gemm_beside_nccl_us = summarize(beside);

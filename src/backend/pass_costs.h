@@ -33,11 +33,19 @@ struct PassCosts {
   // The layer's forward GEMMs alone, and with NCCL's send/receive kernels running beside them on another
   // stream of the same GPU (their SMs are the GEMMs' no more).
   Stats gemm_alone_us, gemm_beside_nccl_us;
+  // NCCL's kernel time queued beside one pass: the calls posted times one call's kernel (call_device_us).
+  double nccl_beside_us = 0;
   // CUDA_DEVICE_MAX_CONNECTIONS as this process saw it ("" when unset): Megatron sets 1, which puts every
   // stream's work in one hardware queue.
   std::string device_max_connections;
 
-  // --comm-sm-slowdown F: compute (1 + F) times slower while NCCL's kernels run (medians; never below 0).
+  // The GEMMs and NCCL's kernels ran one after the other, not side by side: the pass grew by at least half the
+  // NCCL kernel time queued beside it. With CUDA_DEVICE_MAX_CONNECTIONS=1 the GPU takes both streams' work
+  // from one queue in the order it was posted, and a call that waits for the one before it holds back the GEMM
+  // queued behind it; the growth is then NCCL's own time, not a share of SMs.
+  [[nodiscard]] bool serialised() const;
+  // --comm-sm-slowdown F: compute (1 + F) times slower while NCCL's kernels run beside it (medians; never
+  // below 0; 0 when the two ran one after the other, see serialised()).
   [[nodiscard]] double comm_sm_slowdown() const;
   // The host's part of one call beyond its kernel (posting, synchronising), in us (medians; never below 0).
   [[nodiscard]] double call_host_beyond_device_us() const;
