@@ -12,8 +12,8 @@
 #include "core/json_file.h"
 #include "core/printf_string.h"
 #include "core/terminal_text.h"
+#include "core/utc_timestamp.h"
 #include "io/nccl_tests_log.h"
-#include "report/system_info.h"
 
 namespace pipebench {
 
