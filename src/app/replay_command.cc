@@ -30,6 +30,7 @@
 #include "io/plan_io.h"
 #include "io/replay_io.h"
 #include "io/results_io.h"
+#include "launch/launch_env.h"
 #include "launch/mpirun_relaunch.h"
 #include "launch/world.h"
 #include "replay/plan_jobs.h"
