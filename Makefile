@@ -152,7 +152,9 @@ obj = $(patsubst %,$(BUILD)/obj/%.o,$(1))
 # The subcommand pages (src/app/SUB.md) built into the binary for `pipebench help SUB` (app/help_pages.h).
 HELP_PAGES := $(sort $(filter-out src/app/README.md,$(wildcard src/app/*.md)))
 HELP_PAGES_CC := $(BUILD)/gen/help_pages.cc
-LIB_OBJS := $(call obj,$(LIB_SRCS) $(CU_SRCS) $(HELP_PAGES_CC))
+# Megatron-LM's arguments (megatron/megatron_argument_table.h), kept as data and made C++ at build time.
+MEGATRON_ARGUMENTS_CC := $(BUILD)/gen/megatron_argument_table.cc
+LIB_OBJS := $(call obj,$(LIB_SRCS) $(CU_SRCS) $(HELP_PAGES_CC) $(MEGATRON_ARGUMENTS_CC))
 
 BIN := $(BUILD)/bin
 PIPEBENCH := $(BIN)/pipebench
@@ -392,7 +394,7 @@ FUZZ_DRIVERS := $(foreach t,$(FUZZ_TARGETS),$(BIN)/fuzz_$(t))
 # The sources the targets reach, built again by clang with ASan and coverage for libFuzzer.
 FUZZ_CLANG_SRCS := $(wildcard src/core/*.cc) src/megatron/model_args.cc topology/nccl_xml.cc topology/topology.cc \
                    topology/link_bandwidth.cc topology/topology_checks.cc topology/hwloc_discovery.cc topology/placement.cc \
-                   $(wildcard src/io/*.cc) $(wildcard src/megatron/*.cc) src/cli/number_checks.cc topology/link_class.cc \
+                   $(wildcard src/io/*.cc) $(wildcard src/megatron/*.cc) $(MEGATRON_ARGUMENTS_CC) src/cli/number_checks.cc topology/link_class.cc \
                    topology/link_band.cc src/report/rule.cc src/report/rules_yaml.cc src/report/metric.cc \
                    $(filter-out $(SQLITE_ONLY) src/trace/nsys_reader.cc src/trace/rank_timeline_nsys.cc src/trace/plan_check.cc,$(wildcard src/trace/*.cc))
 # The ops are linked directly, not from an archive: their registrars fill the op registry, which the
@@ -449,6 +451,11 @@ $(HELP_PAGES_CC): $(HELP_PAGES) src/app/embed_pages.sh
 	@mkdir -p $(dir $@)
 	@$(call progress,$@)
 	$(Q)bash src/app/embed_pages.sh $@ $(HELP_PAGES)
+
+$(MEGATRON_ARGUMENTS_CC): src/megatron/megatron_arguments.tsv src/megatron/embed_argument_table.sh
+	@mkdir -p $(dir $@)
+	@$(call progress,$@)
+	$(Q)bash src/megatron/embed_argument_table.sh $@ src/megatron/megatron_arguments.tsv
 
 $(BUILD)/obj/%.cc.o: %.cc
 	@mkdir -p $(dir $@)

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -26,28 +25,24 @@ namespace {
 
 using pipebench::ExitCode;
 
-// A launcher variable's value when it is a plain number below 2^24 (launch/launch_env.h names a bad one
-// once the command is known); -1 otherwise.
-int launcher_number(const char* name) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0' || std::strlen(v) > 8 || std::strspn(v, "0123456789") != std::strlen(v)) return -1;
-  return std::atoi(v);
-}
+// The launch as the launcher's variables describe it, read before MPI is up (a singleton MPI_Init sets
+// OMPI_COMM_WORLD_* variables of its own, and a re-launch under mpirun would hide a bad value). A bad value
+// is kept in `error` and named once the command is known to need a world.
+struct Launch {
+  std::optional<pipebench::LaunchEnv> env;
+  std::string error;
+  int rank() const { return env ? env->rank : 0; }
+  int size() const { return env ? std::max(1, env->size) : 1; }
+};
 
-// Before MPI is up: this process's rank as the launcher set it (0 when not launched).
-int launcher_rank() {
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "RANK"}) {
-    if (std::getenv(name)) return std::max(0, launcher_number(name));
+Launch launch_of_this_process() {
+  Launch launch;
+  try {
+    launch.env = pipebench::launch_from_env();
+  } catch (const pipebench::UsageError& e) {
+    launch.error = pipebench::one_line(e.what());
   }
-  return 0;
-}
-
-// Before MPI is up: the job's size as the launcher set it (1 when not launched).
-int launcher_size() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "WORLD_SIZE"}) {
-    if (std::getenv(name)) return std::max(1, launcher_number(name));
-  }
-  return 1;
+  return launch;
 }
 
 // The command the first word names, parsed or not.
@@ -65,8 +60,8 @@ const char* environment_variable(const char* name) { return std::getenv(name); }
 
 // A usage error found before any world exists: each rank that has it says so, naming itself when it is not
 // rank 0.
-int alone_usage_error(const std::string& message) {
-  const std::string who = launcher_rank() == 0 ? "" : "rank " + std::to_string(launcher_rank()) + ": ";
+int alone_usage_error(const Launch& launch, const std::string& message) {
+  const std::string who = launch.rank() == 0 ? "" : "rank " + std::to_string(launch.rank()) + ": ";
   std::fprintf(stderr, "pipebench: %s%s\n", who.c_str(), pipebench::one_line(message).c_str());
   return code(ExitCode::kUsage);
 }
@@ -163,7 +158,8 @@ int main(int argc, char** argv) {
   // Started as an nccl-tests binary (a link named all_reduce_perf, ...): that binary's bench.
   const bool nccl_tests = !pipebench::nccl_tests_binary_op(argv[0]).empty();
   if (nccl_tests) args = pipebench::nccl_tests_words(argv[0], args);
-  const bool speaker = launcher_rank() == 0;
+  const Launch launch = launch_of_this_process();
+  const bool speaker = launch.rank() == 0;
   const auto table = pipebench::make_command_table();
   pipebench::ParsedLine line;
   std::string parse_error;
@@ -187,8 +183,8 @@ int main(int argc, char** argv) {
   // wait for every rank to join (a minute by default), and torchrun stops the other ranks once one exits.
   const bool failed = !parse_error.empty();
   const pipebench::Subcommand* named = failed ? named_command(table, args) : line.command;  // null: help, version
-  if (failed && !(named && named->needs_world() && launcher_size() > 1 && !(tcp && speaker)))
-    return alone_usage_error(parse_error);
+  if (failed && !(named && named->needs_world() && launch.size() > 1 && !(tcp && speaker)))
+    return alone_usage_error(launch, parse_error);
   if (!failed && line.kind == pipebench::ParsedLine::Kind::kHelp) {
     if (nccl_tests) line.help_text = pipebench::nccl_tests_help(argv[0], line.help_text);
     if (speaker) std::cout << line.help_text;
@@ -199,13 +195,8 @@ int main(int argc, char** argv) {
     return code(ExitCode::kOk);
   }
   if (!failed && !line.command->needs_world()) return run_without_world(*line.command);
-  // Read before MPI_Init (and before a re-launch under mpirun, which would hide a bad value): a singleton MPI_Init sets
-  // OMPI_COMM_WORLD_* variables of its own.
-  std::optional<pipebench::LaunchEnv> launch;
-  try {
-    launch = pipebench::launch_from_env();
-  } catch (const pipebench::UsageError& e) {
-    std::fprintf(stderr, "pipebench: %s\n", pipebench::one_line(e.what()).c_str());
+  if (!launch.error.empty()) {
+    std::fprintf(stderr, "pipebench: %s\n", launch.error.c_str());
     return code(ExitCode::kUsage);
   }
   if (!failed) {
@@ -226,7 +217,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "pipebench: %s\n", pipebench::one_line(e.what()).c_str());
     return code(ExitCode::kRuntimeError);
   }
-  if (!launch_matches_world(launch, *world)) return code(ExitCode::kUsage);
+  if (!launch_matches_world(launch.env, *world)) return code(ExitCode::kUsage);
   if (!parsed_everywhere(*world, parse_error)) return code(ExitCode::kUsage);
   if (!same_arguments_everywhere(*world, args)) return code(ExitCode::kUsage);
   return run_in_world(*line.command, *world);

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "backend/backend_factory.h"
+#include "launch/launch_env.h"
 
 namespace pipebench {
 

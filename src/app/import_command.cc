@@ -12,8 +12,8 @@
 #include "core/json_file.h"
 #include "core/printf_string.h"
 #include "core/terminal_text.h"
+#include "core/utc_timestamp.h"
 #include "io/nccl_tests_log.h"
-#include "report/system_info.h"
 
 namespace pipebench {
 
@@ -95,7 +95,7 @@ class ImportCommand final : public Subcommand {
     sub.add_option("FILE", o_.files, "nccl-tests output: the text it printed, or its -J JSON");
     sub.add_option("--json", o_.json_path, "write the pipebench.results/1 file here");
     sub.add_option("--op", o_.op, "the op of logs that do not name it (nccl-tests before 2.17.4)");
-    // Checked here: 0 stands for "not given" in ImportOptions, so "--nranks 0" was read as no --nranks.
+    // Checked here: 0 stands for "not given" in ImportOptions, so "--nranks 0" would read as no --nranks.
     sub.add_option("--nranks", o_.nranks, "the rank count of logs without their device lines")
         ->check(CLI::Range(1, 1 << 17));
   }

@@ -273,7 +273,7 @@ void check_flags(const PredictOptions& o) {
   if (!o.class_links.empty() && o.link_gbps <= 0) {
     throw UsageError("--link CLASS=GBPS needs --link-gbps for the other classes");
   }
-  // Flags of one cost source given with another were ignored without a word.
+  // A flag of one cost source given with another is bad input, never ignored.
   if (o.class_fallback && o.table_path.empty()) throw UsageError("--class-fallback: applies to --table costs only");
   if (o.link_latency_us > 0 && o.link_gbps <= 0) {
     throw UsageError("--link-latency-us: applies to an assumed link (--link-gbps) only");

@@ -22,6 +22,7 @@
 #include "io/chrome_trace_text.h"
 #include "io/plan_io.h"
 #include "io/replay_io.h"
+#include "launch/launch_env.h"
 #include "launch/mpirun_relaunch.h"
 #include "launch/world.h"
 #include "replay/plan_jobs.h"
@@ -74,7 +75,7 @@ class ReplayCommand final : public Subcommand {
     sub.add_flag("--no-predict", no_predict_, "replay only");
     sub.add_option("--json", json_path_, "write pipebench.replay/1 here (after every iteration)");
     sub.add_option("--trace", trace_dir_, "Chrome traces of the measured timelines, one file per schedule");
-    // The range of bench's and run's -T (cli/number_checks.h): 1e300 s was taken and overflows a clock.
+    // The range of bench's and run's -T (cli/number_checks.h): 1e300 s would overflow a clock.
     sub.add_option("-T,--timeout", o_.timeout_s, "seconds one iteration may take (default: a few times the prediction)")
         ->check(checks::non_negative(checks::kMaxTimeoutSeconds));
     sub.add_option("--backend", backend_, "nccl, mpi or auto (nccl when every rank sees a GPU)")->capture_default_str();

@@ -55,7 +55,7 @@ class ReportCommand final : public Subcommand {
     if (out_.empty()) throw UsageError("--out: empty folder name");
     if (!make_baseline_.empty()) {
       if (!baseline_.empty()) throw UsageError("--make-baseline: cannot be combined with --baseline");
-      // A baseline file is all it writes: the report's own flags were ignored without a word.
+      // A baseline file is all it writes: the report's own flags beside it are bad input, never ignored.
       for (const char* flag : {"--out", "--title", "--mad-k", "--rules", "--strict"}) {
         if (sub.count(flag) > 0)
           throw UsageError(std::string("--make-baseline: writes a fleet baseline, not a report; ") + flag +

@@ -171,7 +171,7 @@ class NcclBackend final : public Backend {
     auto& l = at(i);
     nccl(ncclBroadcast(s, r, n, nccl_type(t), root, l.comm.get(), l.stream.get()), "ncclBroadcast", l);
   }
-  // ncclAlltoAll, ncclGather and ncclScatter came with NCCL 2.28; before, grouped send/recv as
+  // ncclAlltoAll, ncclGather and ncclScatter came with NCCL 2.28; older NCCL: grouped send/recv as
   // nccl-tests does (alltoall.cu, gather.cu, scatter.cu RunColl).
   void all_to_all(int i, const void* s, void* r, std::size_t n, DType t) override {
     auto& l = at(i);

@@ -6,12 +6,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <ctime>
 #include <limits>
 
 #include "core/element.h"
 #include "core/error.h"
 #include "core/units.h"
+#include "core/utc_timestamp.h"
 
 namespace pipebench {
 namespace {
@@ -29,15 +29,6 @@ class ShiftedBuffers final : public Buffers {
   const Buffers& base_;
   std::size_t shift_;
 };
-
-std::string utc_timestamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
-  return buf;
-}
 
 std::string pack(double v, bool member) {
   std::string s(sizeof v + 1, '\0');
@@ -260,7 +251,7 @@ ResultRecord PointRunner::finish() {
   r.ops_per_batch = ops_;
   r.warmup = settings_.warmup;
   r.graph = settings_.graph;
-  if (settings_.timestamps) r.timestamp = utc_timestamp();
+  if (settings_.timestamps) r.timestamp = utc_timestamp("%Y-%m-%d %H:%M:%S");
   if (op.is_transfer()) {
     r.pairs = params().pairs;
     r.bidirectional = params().bidirectional;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "io/compute_model_io.h"
 
-#include <cmath>
 #include <string>
 
 #include "core/error.h"
+#include "io/json_fields.h"
 
 namespace pipebench {
 
@@ -12,12 +12,8 @@ namespace {
 
 using nlohmann::json;
 
-double time_field(const json& j, const char* key) {
-  const auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) throw Error(std::string("compute model: no number '") + key + "'");
-  const double v = it->get<double>();
-  if (!std::isfinite(v) || v < 0) throw Error(std::string("compute model: '") + key + "' is not finite and >= 0");
-  return v;
+double time_field(const JsonFields& f, const json& j, const std::string& path, const char* key) {
+  return f.get_non_negative<double>(j, path, key);
 }
 
 }  // namespace
@@ -44,26 +40,23 @@ json compute_model_to_json(const ComputeModel& m) {
 }
 
 ComputeModel compute_model_from_json(const json& j) {
-  if (!j.is_object()) throw Error("compute model: not a JSON object");
+  const JsonFields f("compute model");
+  if (!j.is_object()) throw UsageError("compute model: not a JSON object");
   ComputeModel m;
-  m.fwd_ms_per_layer = time_field(j, "fwd_ms_per_layer");
-  m.bwd_ms_per_layer = time_field(j, "bwd_ms_per_layer");
-  m.w_share = time_field(j, "w_share");
-  m.output_layer_fwd_ms = time_field(j, "output_layer_fwd_ms");
-  m.optimizer_ms = time_field(j, "optimizer_ms");
-  m.comm_sm_slowdown = time_field(j, "comm_sm_slowdown");
-  m.pass_overhead_ms = time_field(j, "pass_overhead_ms");
-  if (!j.contains("source") || !j["source"].is_string()) throw Error("compute model: no string 'source'");
-  m.source = j["source"].get<std::string>();
-  if (!j.contains("sends_block") || !j["sends_block"].is_boolean())
-    throw Error("compute model: no boolean 'sends_block'");
-  m.sends_block = j["sends_block"].get<bool>();
-  if (!j.contains("ranks") || !j["ranks"].is_array()) throw Error("compute model: no array 'ranks'");
-  for (const json& r : j["ranks"]) {
-    if (!r.is_object()) throw Error("compute model: a rank that is not an object");
-    m.ranks.push_back({time_field(r, "fwd_ms_per_layer"), time_field(r, "bwd_ms_per_layer"), time_field(r, "w_share"),
-                       time_field(r, "pass_overhead_ms"), time_field(r, "optimizer_ms")});
-  }
+  m.fwd_ms_per_layer = time_field(f, j, "", "fwd_ms_per_layer");
+  m.bwd_ms_per_layer = time_field(f, j, "", "bwd_ms_per_layer");
+  m.w_share = time_field(f, j, "", "w_share");
+  m.output_layer_fwd_ms = time_field(f, j, "", "output_layer_fwd_ms");
+  m.optimizer_ms = time_field(f, j, "", "optimizer_ms");
+  m.comm_sm_slowdown = time_field(f, j, "", "comm_sm_slowdown");
+  m.pass_overhead_ms = time_field(f, j, "", "pass_overhead_ms");
+  m.source = f.get<std::string>(j, "", "source");
+  m.sends_block = f.get<bool>(j, "", "sends_block");
+  m.ranks = f.list(j, "", "ranks", [](const JsonFields& f, const json& r, const std::string& p) {
+    return RankCompute{time_field(f, r, p, "fwd_ms_per_layer"), time_field(f, r, p, "bwd_ms_per_layer"),
+                       time_field(f, r, p, "w_share"), time_field(f, r, p, "pass_overhead_ms"),
+                       time_field(f, r, p, "optimizer_ms")};
+  });
   return m;
 }
 

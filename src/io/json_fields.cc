@@ -2,7 +2,6 @@
 // Checked field access for the schema readers.
 #include "io/json_fields.h"
 
-#include <cmath>
 #include <limits>
 
 #include "core/error.h"
@@ -43,83 +42,14 @@ const json& JsonFields::array(const json& parent, const std::string& path, const
   return v;
 }
 
-int JsonFields::as_int(const json& v, const std::string& path) const {
-  if (!v.is_number_integer()) fail(path, "is not an integer");
-  const std::int64_t x = v.get<std::int64_t>();
-  if (x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max()) fail(path, "is out of range");
-  return static_cast<int>(x);
-}
-
-int JsonFields::get_int(const json& parent, const std::string& path, const std::string& key) const {
-  return as_int(at(parent, path, key), join(path, key));
-}
-
-std::int64_t JsonFields::get_i64(const json& parent, const std::string& path, const std::string& key) const {
-  const json& v = at(parent, path, key);
+void JsonFields::check_integer(const json& v, const std::string& name, std::int64_t lo, std::int64_t hi,
+                               const char* not_integer) const {
   if (!v.is_number_integer() ||
       (v.is_number_unsigned() && v.get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max())) {
-    fail(join(path, key), "is not a 64-bit integer");
+    fail(name, not_integer);
   }
-  return v.get<std::int64_t>();
-}
-
-double JsonFields::get_double(const json& parent, const std::string& path, const std::string& key) const {
-  const json& v = at(parent, path, key);
-  if (!v.is_number()) fail(join(path, key), "is not a number");
-  return v.get<double>();
-}
-
-double JsonFields::get_double_in(const json& parent, const std::string& path, const std::string& key, double lo,
-                                 double hi) const {
-  const double v = get_double(parent, path, key);
-  if (!std::isfinite(v) || v < lo || v > hi) {
-    fail(join(path, key),
-         "is " + at(parent, path, key).dump() + ", outside [" + json(lo).dump() + ", " + json(hi).dump() + "]");
-  }
-  return v;
-}
-
-bool JsonFields::get_bool(const json& parent, const std::string& path, const std::string& key) const {
-  const json& v = at(parent, path, key);
-  if (!v.is_boolean()) fail(join(path, key), "is not true or false");
-  return v.get<bool>();
-}
-
-std::string JsonFields::get_string(const json& parent, const std::string& path, const std::string& key) const {
-  const json& v = at(parent, path, key);
-  if (!v.is_string()) fail(join(path, key), "is not a string");
-  return v.get<std::string>();
-}
-
-std::vector<int> JsonFields::get_ints(const json& parent, const std::string& path, const std::string& key) const {
-  return list(parent, path, key,
-              [](const JsonFields& f, const json& v, const std::string& p) { return f.as_int(v, p); });
-}
-
-std::vector<std::int64_t> JsonFields::get_i64s(const json& parent, const std::string& path,
-                                               const std::string& key) const {
-  return list(parent, path, key, [](const JsonFields& f, const json& v, const std::string& p) {
-    if (!v.is_number_integer()) f.fail(p, "is not an integer");
-    return v.get<std::int64_t>();
-  });
-}
-
-std::vector<std::string> JsonFields::get_strings(const json& parent, const std::string& path,
-                                                 const std::string& key) const {
-  return list(parent, path, key, [](const JsonFields& f, const json& v, const std::string& p) {
-    if (!v.is_string()) f.fail(p, "is not a string");
-    return v.get<std::string>();
-  });
-}
-
-std::vector<std::vector<int>> JsonFields::get_int_lists(const json& parent, const std::string& path,
-                                                        const std::string& key) const {
-  return list(parent, path, key, [](const JsonFields& f, const json& v, const std::string& p) {
-    if (!v.is_array()) f.fail(p, "is not an array");
-    std::vector<int> g;
-    for (std::size_t k = 0; k < v.size(); ++k) g.push_back(f.as_int(v[k], item(p, k)));
-    return g;
-  });
+  const std::int64_t x = v.get<std::int64_t>();
+  if (x < lo || x > hi) fail(name, "is out of range");
 }
 
 }  // namespace pipebench

@@ -196,17 +196,13 @@ void read_moe(const JsonFields& f, const json& m, const std::string& path, Megat
 
 // The pipeline split and --fp8-param-gather (add_model_extras): absent is Megatron's default.
 void read_split(const JsonFields& f, const json& m, const std::string& path, MegatronArgs& a) {
-  if (m.contains("decoder_first_pipeline_num_layers"))
-    a.first_stage_layers = f.get_int(m, path, "decoder_first_pipeline_num_layers");
-  if (m.contains("decoder_last_pipeline_num_layers"))
-    a.last_stage_layers = f.get_int(m, path, "decoder_last_pipeline_num_layers");
+  f.get_if(m, path, "decoder_first_pipeline_num_layers", a.first_stage_layers);
+  f.get_if(m, path, "decoder_last_pipeline_num_layers", a.last_stage_layers);
   if (a.first_stage_layers < 0 || a.last_stage_layers < 0)
     f.fail(path + ".decoder_first_pipeline_num_layers", "is negative");
-  if (m.contains("account_for_embedding_in_pipeline_split"))
-    a.account_for_embedding = f.get_bool(m, path, "account_for_embedding_in_pipeline_split");
-  if (m.contains("account_for_loss_in_pipeline_split"))
-    a.account_for_loss = f.get_bool(m, path, "account_for_loss_in_pipeline_split");
-  if (m.contains("fp8_param_gather")) a.fp8_param_gather = f.get_bool(m, path, "fp8_param_gather");
+  f.get_if(m, path, "account_for_embedding_in_pipeline_split", a.account_for_embedding);
+  f.get_if(m, path, "account_for_loss_in_pipeline_split", a.account_for_loss);
+  f.get_if(m, path, "fp8_param_gather", a.fp8_param_gather);
 }
 
 // Fields added to pipebench.plan/1 after its first files: optional, with Megatron's defaults (an older
@@ -220,11 +216,10 @@ void read_model_additions(const JsonFields& f, const json& m, const std::string&
         f.fail(path + ".cp_comm_type", "has \"" + t + "\", not one of p2p, a2a, allgather, a2a+p2p");
     }
   }
-  if (m.contains("hierarchical_context_parallel_sizes"))
-    a.hierarchical_cp_sizes = f.get_ints(m, path, "hierarchical_context_parallel_sizes");
-  if (m.contains("recompute_granularity")) a.recompute_granularity = f.get_string(m, path, "recompute_granularity");
-  if (m.contains("recompute_method")) a.recompute_method = f.get_string(m, path, "recompute_method");
-  if (m.contains("recompute_num_layers")) a.recompute_num_layers = f.get_int(m, path, "recompute_num_layers");
+  f.get_if(m, path, "hierarchical_context_parallel_sizes", a.hierarchical_cp_sizes);
+  f.get_if(m, path, "recompute_granularity", a.recompute_granularity);
+  f.get_if(m, path, "recompute_method", a.recompute_method);
+  f.get_if(m, path, "recompute_num_layers", a.recompute_num_layers);
   if (a.recompute_num_layers < 0) f.fail(path + ".recompute_num_layers", "is negative");
   read_moe(f, m, path, a);
   read_split(f, m, path, a);
@@ -402,8 +397,7 @@ void read_pass_calls(const JsonFields& f, const json& mj, const std::string& pat
     f.fail(path + ".calls",
            "is missing: an in-schedule collective needs its calls per pass (plan the model again "
            "with this version of pipebench plan)");
-  const json& c = f.at(mj, path, "calls");
-  if (!c.is_object()) f.fail(path + ".calls", "is not an object");
+  const json& c = f.object(mj, path, "calls");
   const std::string cp = path + ".calls";
   m.passes = {f.get_i64(c, cp, "forward"), f.get_i64(c, cp, "backward"), f.get_i64(c, cp, "recompute")};
   if (m.passes.forward < 0 || m.passes.backward < 0 || m.passes.recompute < 0) f.fail(cp, "has a negative count");
@@ -426,7 +420,7 @@ PlanMessage read_message(const JsonFields& f, const json& mj, const std::string&
   m.count = f.get_i64(mj, path, "count");
   m.phase = phase_field(f, mj, path);
   m.what = f.get_string(mj, path, "what");
-  if (mj.contains("routing_dependent")) m.routing_dependent = f.get_bool(mj, path, "routing_dependent");
+  f.get_if(mj, path, "routing_dependent", m.routing_dependent);
   if (m.bytes < 0 || m.count < 0 || m.elements < 0) f.fail(path, "has a negative size or count");
   check_message(f, m, path, world);
   if (!is_p2p(m.op) && m.phase != Phase::kAfter) read_pass_calls(f, mj, path, m);

@@ -3,7 +3,7 @@
 #include "io/prediction_io.h"
 
 #include <algorithm>
-#include <stdexcept>
+#include <charconv>
 #include <string>
 #include <vector>
 
@@ -65,13 +65,12 @@ SchedulePrediction read_schedule(const JsonFields& f, const json& sj, const std:
                          p2p_bytes};
   });
   if (sj.contains("activations_held")) {
-    s.activations_held =
-        f.list(sj, path, "activations_held", [](const JsonFields& f, const json& v, const std::string& hp) {
-          if (!v.is_number()) f.fail(hp, "is not a number");
-          const double mb = v.get<double>();
-          if (!(mb >= 0 && mb <= kMaxIterationMs)) f.fail(hp, "is out of range");
-          return mb;
-        });
+    s.activations_held = f.get<std::vector<double>>(sj, path, "activations_held");
+    for (std::size_t i = 0; i < s.activations_held.size(); ++i) {
+      const double mb = s.activations_held[i];
+      if (!(mb >= 0 && mb <= kMaxIterationMs))
+        f.fail(JsonFields::item(path + ".activations_held", i), "is out of range");
+    }
     // The peak of each pipeline rank the prediction lists (sim/predictor.cc), in that order.
     if (s.activations_held.size() != s.ranks.size()) {
       f.fail(JsonFields::join(path, "activations_held"), "has " + std::to_string(s.activations_held.size()) +
@@ -279,11 +278,8 @@ Prediction prediction_from_json(const json& j, const std::string& where) {
   const json& break_even = f.object(j, "", "break_even_gbps");
   for (const auto& [key, value] : break_even.items()) {
     int v = 0;
-    try {
-      std::size_t used = 0;
-      v = std::stoi(key, &used);
-      if (used != key.size()) throw std::invalid_argument(key);
-    } catch (const std::exception&) {
+    const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), v);
+    if (ec != std::errc() || end != key.data() + key.size()) {
       f.fail("break_even_gbps." + key, "is not keyed by a number of virtual stages");
     }
     p.break_even_gbps.emplace_back(v, value.is_null()

@@ -9,46 +9,39 @@
 #include "core/json_file.h"
 #include "core/printf_string.h"
 #include "core/version.h"
+#include "io/json_fields.h"
 #include "io/prediction_io.h"
 #include "io/provenance_io.h"
 
 namespace pipebench {
 namespace {
 
+using nlohmann::json;
+
 nlohmann::json optional_number(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-std::optional<double> read_optional(const nlohmann::json& j, const char* key) {
-  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
-  return j.at(key).get<double>();
 }
 
 // The world sizes a plan may have (megatron/layout.h's kMaxWorldSize).
 constexpr int kMaxReplayWorld = 1 << 20;
 
-double finite(const nlohmann::json& j, const char* key, const std::string& what) {
-  const double v = j.at(key).get<double>();
-  if (!std::isfinite(v) || v < 0) throw UsageError(what + ": " + key + " must be a finite number >= 0");
-  return v;
-}
-
 // "error" is derived ((predicted - measured) / measured, as the writer computes it) but a reader may take it
 // as it is: it must be null without a prediction and match the two times otherwise.
-void check_error(const nlohmann::json& s, const ScheduleReplay& out, const std::string& what) {
-  const std::optional<double> error = read_optional(s, "error");
-  if (!error) return;
+void check_error(const JsonFields& f, const json& s, const std::string& path, const ScheduleReplay& out) {
+  if (!s.contains("error") || s["error"].is_null()) return;
+  const double error = f.get<double>(s, path, "error");
   const bool derived = out.predicted_ms && out.median_ms > 0;
   const double expected = derived ? (*out.predicted_ms - out.median_ms) / out.median_ms : 0;
-  if (!std::isfinite(*error) || !derived || std::fabs(*error - expected) > 1e-6 * std::max(1.0, std::fabs(expected))) {
-    throw UsageError(what + ": schedule " + out.id.key() + ": error " + s.at("error").dump() +
-                     " is not (predicted_iteration_ms - measured_iteration_ms) / measured_iteration_ms" +
-                     (derived ? " (" + printf_string("%.6g", expected) + ")" : " (no prediction: null)"));
+  if (!std::isfinite(error) || !derived || std::fabs(error - expected) > 1e-6 * std::max(1.0, std::fabs(expected))) {
+    f.fail(JsonFields::join(path, "error"),
+           "is " + s.at("error").dump() + ", not (predicted_iteration_ms - measured_iteration_ms) / " +
+               "measured_iteration_ms" +
+               (derived ? " (" + printf_string("%.6g", expected) + ")" : " (no prediction: null)"));
   }
 }
 
 // Each schedule holds one time per iteration, fewer only where the file names it in schedules_incomplete
-// (a replay that stopped). Before, an empty or shortened iterations_ms passed as a schedule measured in full.
+// (a replay that stopped): an empty or shortened iterations_ms never passes as a schedule measured in full.
 void check_iteration_counts(const ReplayResult& r, const std::string& what) {
   const auto want = static_cast<std::size_t>(r.iterations);
   for (std::size_t i = 0; i < r.schedules.size(); ++i) {
@@ -140,66 +133,67 @@ nlohmann::json replay_to_json(const ReplayResult& r, const std::string& plan_pat
   return doc;
 }
 
-ReplayResult replay_from_json(const nlohmann::json& j, const std::string& what) {
-  if (!j.is_object() || j.value("schema", "") != kReplaySchema) {
-    throw UsageError(what + ": not a " + std::string(kReplaySchema) + " file (schema " +
-                     (j.is_object() && j.contains("schema") ? j["schema"].dump() : "missing") + ")");
+namespace {
+
+// A schedule's record: its name and v, its times finite and >= 0, "error" the two times' ratio.
+ScheduleReplay read_schedule(const JsonFields& f, const json& s, const std::string& path) {
+  ScheduleReplay out;
+  out.id.name = f.get<std::string>(s, path, "name");
+  out.id.v = f.get<int>(s, path, "v");
+  if (const std::string problem = schedule_id_problem(out.id.name, out.id.v); !problem.empty()) f.fail(path, problem);
+  f.get_if(s, path, "reference", out.reference);
+  // Files without it ran every schedule with a barrier before each iteration.
+  std::string rule(step_rule_name(StepRule::kSynchronous));
+  f.get_if(s, path, "step_rule", rule);
+  if (rule == step_rule_name(StepRule::kPostValidation)) {
+    out.step_rule = StepRule::kPostValidation;
+  } else if (rule != step_rule_name(StepRule::kSynchronous)) {
+    f.fail(JsonFields::join(path, "step_rule"), "is '" + rule + "', not \"" + step_rule_name(StepRule::kSynchronous) +
+                                                    "\" or \"" + step_rule_name(StepRule::kPostValidation) + "\"");
   }
-  try {
-    ReplayResult r;
-    r.world = j.at("world").get<int>();
-    if (r.world < 1 || r.world > kMaxReplayWorld) {
-      throw UsageError(what + ": world " + std::to_string(r.world) + " is outside [1, " +
-                       std::to_string(kMaxReplayWorld) + "]");
-    }
-    r.backend = j.at("backend").get<std::string>();
-    r.compute = j.at("compute").get<std::string>();
-    r.iterations = j.at("iterations").get<int>();
-    if (r.iterations < 1) throw UsageError(what + ": iterations " + std::to_string(r.iterations) + " is below 1");
-    for (const auto& s : j.at("schedules")) {
-      ScheduleReplay out;
-      out.id.name = s.at("name").get<std::string>();
-      out.id.v = s.at("v").get<int>();
-      if (const std::string problem = schedule_id_problem(out.id.name, out.id.v); !problem.empty())
-        throw UsageError(what + ": " + problem);
-      out.reference = s.value("reference", false);
-      // Files written before it was recorded ran every schedule with a barrier before each iteration.
-      const std::string rule = s.value("step_rule", std::string(step_rule_name(StepRule::kSynchronous)));
-      if (rule == step_rule_name(StepRule::kPostValidation)) {
-        out.step_rule = StepRule::kPostValidation;
-      } else if (rule != step_rule_name(StepRule::kSynchronous)) {
-        throw UsageError(what + ": step_rule '" + rule + "' is neither \"" + step_rule_name(StepRule::kSynchronous) +
-                         "\" nor \"" + step_rule_name(StepRule::kPostValidation) + "\"");
-      }
-      out.iteration_ms = s.value("iterations_ms", std::vector<double>{});
-      for (const double ms : out.iteration_ms) {
-        if (!std::isfinite(ms) || ms < 0) throw UsageError(what + ": iterations_ms must be finite numbers >= 0");
-      }
-      out.median_ms = finite(s, "measured_iteration_ms", what);
-      out.min_ms = finite(s, "measured_min_ms", what);
-      out.max_ms = finite(s, "measured_max_ms", what);
-      out.predicted_ms = read_optional(s, "predicted_iteration_ms");
-      check_error(s, out, what);
-      for (const auto& p : s.at("per_rank")) {
-        out.per_rank.push_back({p.at("rank").get<int>(), finite(p, "compute_ms", what), finite(p, "comm_busy_ms", what),
-                                finite(p, "idle_ms", what), finite(p, "comm_share", what),
-                                read_optional(p, "predicted_comm_share")});
-      }
-      r.schedules.push_back(std::move(out));
-    }
-    // Files from before "complete" was written are complete: they were written once, at the end.
-    r.complete = j.value("complete", true);
-    r.incomplete = j.value("schedules_incomplete", std::vector<std::string>{});
-    if (r.complete && !r.incomplete.empty())
-      throw UsageError(what + ": complete is true but schedules_incomplete names " + r.incomplete.front());
-    check_iteration_counts(r, what);
-    r.measured_fastest = j.at("verdict").at("measured_fastest").get<std::string>();
-    const auto& pf = j.at("verdict").at("predicted_fastest");
-    r.predicted_fastest = pf.is_null() ? "" : pf.get<std::string>();
-    return r;
-  } catch (const nlohmann::json::exception& e) {
-    throw UsageError(what + ": malformed " + std::string(kReplaySchema) + ": " + json_error_text(e));
+  f.get_if(s, path, "iterations_ms", out.iteration_ms);
+  for (std::size_t i = 0; i < out.iteration_ms.size(); ++i) {
+    if (!std::isfinite(out.iteration_ms[i]) || out.iteration_ms[i] < 0)
+      f.fail(JsonFields::item(JsonFields::join(path, "iterations_ms"), i), "is not a finite number >= 0");
   }
+  out.median_ms = f.get_non_negative<double>(s, path, "measured_iteration_ms");
+  out.min_ms = f.get_non_negative<double>(s, path, "measured_min_ms");
+  out.max_ms = f.get_non_negative<double>(s, path, "measured_max_ms");
+  out.predicted_ms = f.or_null(s, path, "predicted_iteration_ms", &JsonFields::get_double);
+  check_error(f, s, path, out);
+  out.per_rank = f.list(s, path, "per_rank", [](const JsonFields& f, const json& p, const std::string& rp) {
+    return ReplayRankStats{f.get<int>(p, rp, "rank"),
+                           f.get_non_negative<double>(p, rp, "compute_ms"),
+                           f.get_non_negative<double>(p, rp, "comm_busy_ms"),
+                           f.get_non_negative<double>(p, rp, "idle_ms"),
+                           f.get_non_negative<double>(p, rp, "comm_share"),
+                           f.or_null(p, rp, "predicted_comm_share", &JsonFields::get_double)};
+  });
+  return out;
+}
+
+}  // namespace
+
+ReplayResult replay_from_json(const json& j, const std::string& what) {
+  const JsonFields f(what);
+  f.require_schema(j, kReplaySchema, "pipebench replay");
+  ReplayResult r;
+  r.world = f.get_in<int>(j, "", "world", 1, kMaxReplayWorld);
+  r.backend = f.get<std::string>(j, "", "backend");
+  r.compute = f.get<std::string>(j, "", "compute");
+  r.iterations = f.get<int>(j, "", "iterations");
+  if (r.iterations < 1) f.fail("iterations", "is below 1");
+  r.schedules = f.list(j, "", "schedules", read_schedule);
+  // Files without "complete" are complete: they were written once, at the end.
+  f.get_if(j, "", "complete", r.complete);
+  f.get_if(j, "", "schedules_incomplete", r.incomplete);
+  if (r.complete && !r.incomplete.empty())
+    f.fail("complete", "is true but schedules_incomplete names " + r.incomplete.front());
+  check_iteration_counts(r, what);
+  const json& verdict = f.object(j, "", "verdict");
+  r.measured_fastest = f.get<std::string>(verdict, "verdict", "measured_fastest");
+  r.predicted_fastest = f.or_null(verdict, "verdict", "predicted_fastest", &JsonFields::get_string).value_or("");
+  return r;
 }
 
 }  // namespace pipebench

@@ -30,30 +30,15 @@ std::uint64_t size_field(const JsonFields& f, const json& j, const std::string& 
   return v.get<std::uint64_t>();
 }
 
-int int_field(const JsonFields& f, const json& j, const std::string& path, const std::string& key, int lo, int hi) {
-  const int v = f.get_int(j, path, key);
-  if (v < lo || v > hi) {
-    f.fail(JsonFields::join(path, key),
-           "is " + std::to_string(v) + ", outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  }
-  return v;
-}
-
-double finite_field(const JsonFields& f, const json& j, const std::string& path, const std::string& key) {
-  const double v = f.get_double(j, path, key);
-  if (!std::isfinite(v) || v < 0) f.fail(JsonFields::join(path, key), "is not a finite number >= 0");
-  return v;
-}
-
 void read_stats(const JsonFields& f, const json& j, const std::string& path, Stats& s) {
   const json& st = f.object(j, path, "stats");
   const std::string p = JsonFields::join(path, "stats");
-  if (st.contains("samples")) s.samples = int_field(f, st, p, "samples", 0, std::numeric_limits<int>::max());
+  if (st.contains("samples")) s.samples = f.get_in<int>(st, p, "samples", 0, std::numeric_limits<int>::max());
   const std::pair<const char*, double Stats::*> fields[] = {
       {"min_us", &Stats::min_us}, {"median_us", &Stats::median_us}, {"mean_us", &Stats::mean_us},
       {"p95_us", &Stats::p95_us}, {"max_us", &Stats::max_us},       {"stddev_us", &Stats::stddev_us}};
   for (const auto& [key, member] : fields) {
-    if (st.contains(key)) s.*member = finite_field(f, st, p, key);
+    if (st.contains(key)) s.*member = f.get_non_negative<double>(st, p, key);
   }
 }
 
@@ -76,31 +61,31 @@ void read_at_once(const JsonFields& f, const json& j, const std::string& path, R
 
 // Optional fields keep their defaults when absent, and must have their type when present.
 void read_optional(const JsonFields& f, const json& j, const std::string& path, ResultRecord& r) {
-  if (j.contains("backend")) r.backend = f.get_string(j, path, "backend");
-  if (j.contains("nranks")) r.nranks = int_field(f, j, path, "nranks", 1, kMaxRecordRanks);
-  if (j.contains("dtype")) r.dtype = f.get_string(j, path, "dtype");
-  if (j.contains("redop")) r.redop = f.get_string(j, path, "redop");
-  if (j.contains("root")) r.root = int_field(f, j, path, "root", -1, kMaxRecordRanks - 1);
+  f.get_if(j, path, "backend", r.backend);
+  if (j.contains("nranks")) r.nranks = f.get_in<int>(j, path, "nranks", 1, kMaxRecordRanks);
+  f.get_if(j, path, "dtype", r.dtype);
+  f.get_if(j, path, "redop", r.redop);
+  if (j.contains("root")) r.root = f.get_in<int>(j, path, "root", -1, kMaxRecordRanks - 1);
   if (j.contains("count")) r.count = size_field(f, j, path, "count");
-  if (j.contains("in_place")) r.in_place = f.get_bool(j, path, "in_place");
-  if (j.contains("algbw_gbps")) r.algbw_gbps = finite_field(f, j, path, "algbw_gbps");
-  if (j.contains("busbw_gbps")) r.busbw_gbps = finite_field(f, j, path, "busbw_gbps");
+  f.get_if(j, path, "in_place", r.in_place);
+  if (j.contains("algbw_gbps")) r.algbw_gbps = f.get_non_negative<double>(j, path, "algbw_gbps");
+  if (j.contains("busbw_gbps")) r.busbw_gbps = f.get_non_negative<double>(j, path, "busbw_gbps");
   if (j.contains("wrong") && !j["wrong"].is_null()) {
     r.wrong = f.get_i64(j, path, "wrong");
     if (r.wrong < 0) f.fail(JsonFields::join(path, "wrong"), "is negative (null is written for a point not checked)");
   }
-  if (j.contains("ops_per_batch")) r.ops_per_batch = int_field(f, j, path, "ops_per_batch", 0, 1 << 30);
-  if (j.contains("warmup")) r.warmup = int_field(f, j, path, "warmup", 0, 1 << 30);
-  if (j.contains("graph")) r.graph = f.get_bool(j, path, "graph");
-  if (j.contains("class") && !j["class"].is_null()) r.link_class = f.get_string(j, path, "class");
+  if (j.contains("ops_per_batch")) r.ops_per_batch = f.get_in<int>(j, path, "ops_per_batch", 0, 1 << 30);
+  if (j.contains("warmup")) r.warmup = f.get_in<int>(j, path, "warmup", 0, 1 << 30);
+  f.get_if(j, path, "graph", r.graph);
+  f.get_if(j, path, "class", r.link_class, true);
   if (j.contains("path_min_gbps") && !j["path_min_gbps"].is_null()) {
-    r.path_min_gbps = finite_field(f, j, path, "path_min_gbps");
+    r.path_min_gbps = f.get_non_negative<double>(j, path, "path_min_gbps");
   }
   if (j.contains("stats")) read_stats(f, j, path, r.stats);
-  if (j.contains("plan_ids")) r.plan_ids = f.get_ints(j, path, "plan_ids");
-  if (j.contains("error")) r.error = f.get_string(j, path, "error");
-  if (j.contains("timestamp")) r.timestamp = f.get_string(j, path, "timestamp");
-  if (j.contains("split_group")) r.split_group = f.get_int(j, path, "split_group");
+  f.get_if(j, path, "plan_ids", r.plan_ids);
+  f.get_if(j, path, "error", r.error);
+  f.get_if(j, path, "timestamp", r.timestamp);
+  f.get_if(j, path, "split_group", r.split_group);
   if (j.contains("at_once")) read_at_once(f, j, path, r);
   if (j.contains("pairs")) {
     for (const auto& p : f.get_int_lists(j, path, "pairs")) {
@@ -181,7 +166,7 @@ ResultRecord record_from_json(const json& j, const std::string& where) {
   r.op = f.get_string(j, "", "op");
   r.ranks = f.get_ints(j, "", "ranks");
   r.size_bytes = size_field(f, j, "", "size_bytes");
-  r.time_us = finite_field(f, j, "", "time_us");
+  r.time_us = f.get_non_negative<double>(j, "", "time_us");
   read_optional(f, j, "", r);
   return r;
 }

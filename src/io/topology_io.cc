@@ -44,7 +44,7 @@ TopologyGpu read_gpu(const JsonFields& f, const json& g, const std::string& path
   TopologyGpu out;
   out.index = f.get_int(g, path, "index");
   out.bus_id = normalize_bus_id(f.get_string(g, path, "bus_id"));
-  if (g.contains("model") && !g["model"].is_null()) out.model = f.get_string(g, path, "model");
+  f.get_if(g, path, "model", out.model, true);
   out.pcie_gen = optional_link(f, g, path, "pcie_gen");
   out.pcie_width = optional_link(f, g, path, "pcie_width");
   out.pcie_gen_max = optional_link(f, g, path, "pcie_gen_max");
@@ -164,8 +164,8 @@ TopologyFile topology_from_json(const json& j, const std::string& where) {
   } else {
     read_pair_list(f, j, t);
   }
-  if (j.contains("warnings")) t.warnings = f.get_strings(j, "", "warnings");
-  if (j.contains("command_line")) t.command_line = f.get_string(j, "", "command_line");
+  f.get_if(j, "", "warnings", t.warnings);
+  f.get_if(j, "", "command_line", t.command_line);
   return t;
 }
 

@@ -174,8 +174,8 @@ TraceFile trace_from_json(const json& j, const std::string& where) {
   t.nvtx_ranges = f.get_i64(nvtx, "nvtx", "ranges");
   t.collective_texts = f.get_i64(nvtx, "nvtx", "collective_texts");
   t.unparsed_texts = f.get_i64(nvtx, "nvtx", "unparsed_texts");
-  if (nvtx.contains("nccl_ranges")) t.nccl_ranges = f.get_i64(nvtx, "nvtx", "nccl_ranges");
-  if (nvtx.contains("nccl_payload_sizes")) t.nccl_payload_sizes = f.get_i64(nvtx, "nvtx", "nccl_payload_sizes");
+  f.get_if(nvtx, "nvtx", "nccl_ranges", t.nccl_ranges);
+  f.get_if(nvtx, "nvtx", "nccl_payload_sizes", t.nccl_payload_sizes);
   t.profiler_steps = f.get_int(j, "", "profiler_steps");
   t.rank = f.or_null(j, "", "rank", &JsonFields::get_int);
   t.world_size = f.or_null(j, "", "world_size", &JsonFields::get_int);

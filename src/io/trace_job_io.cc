@@ -18,21 +18,8 @@ double share(const JsonFields& f, const json& parent, const std::string& path, c
   return v;
 }
 
-// A time or a count as a double: finite and not negative.
-double amount(const JsonFields& f, const json& parent, const std::string& path, const std::string& key) {
-  const double v = f.get_double(parent, path, key);
-  if (!std::isfinite(v) || v < 0) f.fail(JsonFields::join(path, key), "is not a finite value >= 0");
-  return v;
-}
-
 std::string opt_text(const JsonFields& f, const json& parent, const std::string& path, const std::string& key) {
   return f.or_null(parent, path, key, &JsonFields::get_string).value_or("");
-}
-
-std::int64_t count(const JsonFields& f, const json& parent, const std::string& path, const std::string& key) {
-  const std::int64_t v = f.get_i64(parent, path, key);
-  if (v < 0) f.fail(JsonFields::join(path, key), "is negative");
-  return v;
 }
 
 TraceJobRank read_rank(const JsonFields& f, const json& r, const std::string& p) {
@@ -44,18 +31,18 @@ TraceJobRank read_rank(const JsonFields& f, const json& r, const std::string& p)
   out.file = f.get_string(r, p, "file");
   out.source = f.get_string(r, p, "source");
   out.device = f.get_int(r, p, "device");
-  out.start_us = amount(f, r, p, "start_us");
-  out.span_us = amount(f, r, p, "span_us");
+  out.start_us = f.get_non_negative<double>(r, p, "start_us");
+  out.span_us = f.get_non_negative<double>(r, p, "span_us");
   out.compute_share = share(f, r, p, "compute_share");
   out.comm_share = share(f, r, p, "comm_share");
   out.overlap_share = share(f, r, p, "overlap_share");
   out.idle_share = share(f, r, p, "idle_share");
   out.comm_overlap_ratio = f.or_null(r, p, "comm_overlap_ratio", share);
-  out.memcpy_count = count(f, r, p, "memcpy_count");
-  out.memset_count = count(f, r, p, "memset_count");
-  out.iterations = count(f, r, p, "iterations");
+  out.memcpy_count = f.get_non_negative<std::int64_t>(r, p, "memcpy_count");
+  out.memset_count = f.get_non_negative<std::int64_t>(r, p, "memset_count");
+  out.iterations = f.get_non_negative<std::int64_t>(r, p, "iterations");
   out.iterations_source = f.get_string(r, p, "iterations_source");
-  out.iteration_ms = amount(f, r, p, "iteration_ms");
+  out.iteration_ms = f.get_non_negative<double>(r, p, "iteration_ms");
   out.slowest = f.get_bool(r, p, "slowest");
   out.waits_most = f.get_bool(r, p, "waits_most");
   out.damage = opt_text(f, r, p, "damage");
@@ -68,9 +55,9 @@ TraceJobAlignment read_alignment(const JsonFields& f, const json& a) {
   out.method = f.get_string(a, p, "method");
   out.anchor = opt_text(f, a, p, "anchor");
   out.note = opt_text(f, a, p, "note");
-  out.uncertainty_us = f.or_null(a, p, "uncertainty_us", amount);
+  out.uncertainty_us = f.or_null(a, p, "uncertainty_us", &JsonFields::get_non_negative<double>);
   out.checked_runs = f.get_int(a, p, "checked_runs");
-  out.job_span_us = amount(f, a, p, "job_span_us");
+  out.job_span_us = f.get_non_negative<double>(a, p, "job_span_us");
   out.missing_ranks = f.get_ints(a, p, "missing_ranks");
   out.slowest_rank = f.get_int(a, p, "slowest_rank");
   out.most_waiting_rank = f.get_int(a, p, "most_waiting_rank");
@@ -79,7 +66,7 @@ TraceJobAlignment read_alignment(const JsonFields& f, const json& a) {
 
 RankShares read_shares(const JsonFields& f, const json& s, const std::string& p) {
   return {share(f, s, p, "compute_share"), share(f, s, p, "comm_share"), share(f, s, p, "overlap_share"),
-          share(f, s, p, "idle_share"), amount(f, s, p, "iteration_ms")};
+          share(f, s, p, "idle_share"), f.get_non_negative<double>(s, p, "iteration_ms")};
 }
 
 JobComparison read_compare(const JsonFields& f, const json& c) {
@@ -100,9 +87,9 @@ ModelRank read_model_check_rank(const JsonFields& f, const json& r, const std::s
   row.measured_comm_share = share(f, r, p, "measured_comm_share");
   row.predicted_comm_share = f.or_null(r, p, "predicted_comm_share", share);
   row.replayed_comm_share = f.or_null(r, p, "replayed_comm_share", share);
-  row.measured_iteration_ms = amount(f, r, p, "measured_iteration_ms");
-  row.predicted_iteration_ms = f.or_null(r, p, "predicted_iteration_ms", amount);
-  row.replayed_iteration_ms = f.or_null(r, p, "replayed_iteration_ms", amount);
+  row.measured_iteration_ms = f.get_non_negative<double>(r, p, "measured_iteration_ms");
+  row.predicted_iteration_ms = f.or_null(r, p, "predicted_iteration_ms", &JsonFields::get_non_negative<double>);
+  row.replayed_iteration_ms = f.or_null(r, p, "replayed_iteration_ms", &JsonFields::get_non_negative<double>);
   row.mismatches = f.get_strings(r, p, "mismatches");
   return row;
 }
@@ -113,7 +100,7 @@ ModelCheck read_model_check(const JsonFields& f, const json& m) {
   out.schedule = f.get_string(m, p, "schedule");
   out.prediction_path = opt_text(f, m, p, "prediction");
   out.replay_path = opt_text(f, m, p, "replay");
-  out.tolerance = amount(f, m, p, "tolerance");
+  out.tolerance = f.get_non_negative<double>(m, p, "tolerance");
   out.mismatches = f.get_int(m, p, "mismatches");
   out.notes = f.get_strings(m, p, "notes");
   out.ranks = f.list(m, p, "ranks", read_model_check_rank);

@@ -36,27 +36,23 @@ struct Reader {
 };
 
 // A launcher sets its rank and size together: one without the other is no launch pipebench can trust
-// (an MPI singleton would measure alone, silently). rank_alone_is_no_launch: a Slurm batch script has
-// SLURM_PROCID without a step.
-std::optional<LaunchEnv> read(const EnvLookup& getenv, const char* launcher, const char* rank, const char* size,
-                              const char* local_rank, const char* local_size, bool rank_alone_is_no_launch = false) {
-  const char* r_value = getenv(rank);
-  const char* s_value = getenv(size);
-  if (r_value == nullptr && s_value == nullptr) return std::nullopt;
+// (an MPI singleton would measure alone, silently).
+LaunchEnv read(const EnvLookup& getenv, const LauncherVariables& v) {
+  const char* r_value = getenv(v.rank);
+  const char* s_value = getenv(v.size);
   if (r_value == nullptr || s_value == nullptr) {
-    if (s_value == nullptr && rank_alone_is_no_launch) return std::nullopt;
-    const char* set = r_value ? rank : size;
-    const char* unset = r_value ? size : rank;
+    const char* set = r_value ? v.rank : v.size;
+    const char* unset = r_value ? v.size : v.rank;
     throw UsageError(std::string(set) + "=" + (r_value ? r_value : s_value) + " is set but " + unset +
-                     " is not: " + launcher + " sets both (unset " + set + ", or launch with " + launcher + ")");
+                     " is not: " + v.launcher + " sets both (unset " + set + ", or launch with " + v.launcher + ")");
   }
   Reader r{getenv, {}};
   LaunchEnv out;
-  out.launcher = launcher;
-  out.rank = r.number(rank, 0);
-  out.size = r.number(size, 1);
-  if (local_rank) out.local_rank = r.number(local_rank, 0);
-  if (local_size) out.local_size = r.number(local_size, 1);
+  out.launcher = v.launcher;
+  out.rank = r.number(v.rank, 0);
+  out.size = r.number(v.size, 1);
+  if (v.local_rank) out.local_rank = r.number(v.local_rank, 0);
+  if (v.local_size) out.local_size = r.number(v.local_size, 1);
   out.variables = r.seen;
   if (out.rank >= out.size) throw UsageError(out.variables + ": the rank is not below the number of ranks");
   if (out.local_size > 0 && out.local_rank >= out.local_size) {
@@ -65,25 +61,11 @@ std::optional<LaunchEnv> read(const EnvLookup& getenv, const char* launcher, con
   return out;
 }
 
-std::optional<LaunchEnv> launch_of(const EnvLookup& getenv) {
-  if (auto l = read(getenv, "mpirun", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
-                    "OMPI_COMM_WORLD_LOCAL_SIZE")) {
-    return l;
-  }
-  // srun sets SLURM_STEP_NUM_TASKS for its step; a batch script has SLURM_PROCID and SLURM_NTASKS of the
-  // allocation but is one process, so SLURM_NTASKS alone is no launch. Slurm has no local-size variable
-  // with a plain number (SLURM_TASKS_PER_NODE reads "2(x3)").
-  if (auto l = read(getenv, "srun", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID", nullptr, true)) return l;
-  if (auto l = read(getenv, "pmi", "PMI_RANK", "PMI_SIZE", nullptr, nullptr)) return l;
-  return read(getenv, "torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE");
-}
-
-// PMIX_RANK comes with mpirun (Open MPI 4 and later) and srun --mpi=pmix, beside their own variables, and
-// alone from a PMIx launcher (prun, a PMIx server). It must be a rank, and the same rank as theirs.
+// PMIX_RANK must be a rank, and the same rank as the launcher's own variables say.
 std::optional<LaunchEnv> with_pmix_rank(const EnvLookup& getenv, std::optional<LaunchEnv> launch) {
-  if (getenv("PMIX_RANK") == nullptr) return launch;
+  if (getenv(kPmixRankVariable) == nullptr) return launch;
   Reader r{getenv, {}};
-  const int pmix_rank = r.number("PMIX_RANK", 0);
+  const int pmix_rank = r.number(kPmixRankVariable, 0);
   if (!launch) {
     LaunchEnv out;
     out.launcher = "a PMIx launcher";
@@ -97,9 +79,25 @@ std::optional<LaunchEnv> with_pmix_rank(const EnvLookup& getenv, std::optional<L
   return launch;
 }
 
+const char* process_env(const char* name) { return std::getenv(name); }
+
 }  // namespace
 
-std::optional<LaunchEnv> launch_from_env(const EnvLookup& getenv) { return with_pmix_rank(getenv, launch_of(getenv)); }
+const LauncherVariables* launcher_in_env(const EnvLookup& getenv) {
+  for (const auto& v : kLaunchers) {
+    if (getenv(v.size) != nullptr || (getenv(v.rank) != nullptr && !v.rank_alone_is_no_launch)) return &v;
+  }
+  return nullptr;
+}
+
+bool started_by_launcher(const EnvLookup& getenv) {
+  return launcher_in_env(getenv) != nullptr || getenv(kPmixRankVariable) != nullptr;
+}
+
+std::optional<LaunchEnv> launch_from_env(const EnvLookup& getenv) {
+  const LauncherVariables* v = launcher_in_env(getenv);
+  return with_pmix_rank(getenv, v ? std::optional<LaunchEnv>(read(getenv, *v)) : std::nullopt);
+}
 
 std::string this_host_name() {
   char buf[256] = {};
@@ -107,9 +105,9 @@ std::string this_host_name() {
   return buf;
 }
 
-std::optional<LaunchEnv> launch_from_env() {
-  return launch_from_env([](const char* name) { return static_cast<const char*>(std::getenv(name)); });
-}
+std::optional<LaunchEnv> launch_from_env() { return launch_from_env(process_env); }
+
+bool started_by_launcher() { return started_by_launcher(process_env); }
 
 std::string launch_world_mismatch(const LaunchEnv& launch, int world_size) {
   if (launch.size < 0) {  // the launcher gave a rank only: it must be one of MPI's

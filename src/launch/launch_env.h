@@ -22,6 +22,40 @@ struct LaunchEnv {
 
 using EnvLookup = std::function<const char*(const char*)>;
 
+// The variables one launcher sets; nullptr where it sets none. rank_alone_is_no_launch: a Slurm batch
+// script has SLURM_PROCID (and SLURM_LOCALID) of the allocation without a step, and is one process.
+struct LauncherVariables {
+  const char* launcher;
+  const char* rank;
+  const char* size;
+  const char* local_rank;
+  const char* local_size;
+  bool rank_alone_is_no_launch;
+};
+
+// Every launcher pipebench knows, in the order they are tried. srun sets SLURM_STEP_NUM_TASKS for its step
+// (SLURM_NTASKS is the allocation's); Slurm has no local-size variable with a plain number
+// (SLURM_TASKS_PER_NODE reads "2(x3)").
+inline constexpr LauncherVariables kLaunchers[] = {
+    {"mpirun", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+     "OMPI_COMM_WORLD_LOCAL_SIZE", false},
+    {"srun", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID", nullptr, true},
+    {"pmi", "PMI_RANK", "PMI_SIZE", nullptr, nullptr, false},
+    {"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", false},
+};
+
+// Set beside mpirun's (Open MPI 4 and later) and srun --mpi=pmix's variables, and alone by a PMIx launcher.
+inline constexpr const char* kPmixRankVariable = "PMIX_RANK";
+
+// The first of kLaunchers whose rank or size variable is set (a rank alone does not count where
+// rank_alone_is_no_launch); nullptr when none is.
+[[nodiscard]] const LauncherVariables* launcher_in_env(const EnvLookup& getenv);
+
+// True when a launcher started this process (launcher_in_env, or PMIX_RANK): such a process is not started
+// again under mpirun, and its rank and size come from launch_from_env.
+[[nodiscard]] bool started_by_launcher(const EnvLookup& getenv);
+[[nodiscard]] bool started_by_launcher();  // of this process
+
 // The launch described by the environment; nullopt when no launcher variable is set (a plain process, or
 // a Slurm batch script outside srun). Open MPI first, then Slurm, PMI, torchrun; PMIX_RANK alone is a PMIx
 // launcher (rank only, size -1). Throws UsageError, one line naming the variables and values, when one is

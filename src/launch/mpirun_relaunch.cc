@@ -68,12 +68,6 @@ bool pass_on_standard_error(int fd) {
 
 }  // namespace
 
-bool started_by_launcher() {
-  auto set = [](const char* name) { return std::getenv(name) != nullptr; };
-  return set("OMPI_COMM_WORLD_SIZE") || set("PMIX_RANK") || set("PMI_RANK") ||
-         (set("SLURM_PROCID") && set("SLURM_STEP_NUM_TASKS")) || (set("RANK") && set("WORLD_SIZE"));
-}
-
 std::string find_in_path(const std::string& program) {
   const char* path = std::getenv("PATH");
   std::string dirs = path ? path : "/usr/bin:/bin";

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Starting pipebench under mpirun from a plain `pipebench CMD ...` (run, pairs and replay): whether a launcher
-// started this process, where mpirun is, and replacing this process by `mpirun -np N` of itself.
+// Starting pipebench under mpirun from a plain `pipebench CMD ...` (run, pairs and replay), where no launcher
+// started it (launch/launch_env.h, started_by_launcher): where mpirun is, and replacing this process by
+// `mpirun -np N` of itself.
 #pragma once
 
 #include <functional>
@@ -8,10 +9,6 @@
 #include <vector>
 
 namespace pipebench {
-
-// True under mpirun/srun/PMI/torchrun (Open MPI, PMIx, PMI, an srun step's or torchrun's variables;
-// launch/launch_env.h): such a process is not started again under mpirun.
-[[nodiscard]] bool started_by_launcher();
 
 // The first executable `program` on PATH; "" where there is none.
 [[nodiscard]] std::string find_in_path(const std::string& program);

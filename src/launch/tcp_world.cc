@@ -55,7 +55,6 @@ class TcpWorld final : public World {
   int local_size() const override { return local_size_; }
   const std::string& host() const override { return host_; }
   bool has_mpi() const override { return false; }
-  bool launched_by_mpirun() const override { return false; }
   bool tcp_rendezvous() const override { return true; }
   std::string mpi_version() const override { return "none (torchrun launch: TCP rendezvous)"; }
 
@@ -100,7 +99,7 @@ std::unique_ptr<World> tcp_world_from_env(const RendezvousEnv& getenv) {
   if (!rendezvous_requested(getenv)) return nullptr;
   const auto launch = launch_from_env(getenv);
   // Under mpirun, srun or a PMIx launcher MPI forms the world, whatever torchrun-style variables leak in.
-  if (!launch || launch->launcher != "torchrun" || getenv("PMIX_RANK") != nullptr) return nullptr;
+  if (!launch || launch->launcher != "torchrun" || getenv(kPmixRankVariable) != nullptr) return nullptr;
   return std::make_unique<TcpWorld>(*launch, rendezvous_from_env(getenv, launch->rank, launch->size));
 }
 
@@ -108,7 +107,7 @@ bool tcp_rendezvous_launch(const RendezvousEnv& getenv) {
   if (!rendezvous_requested(getenv)) return false;
   try {
     const auto launch = launch_from_env(getenv);
-    return launch && launch->launcher == "torchrun" && getenv("PMIX_RANK") == nullptr;
+    return launch && launch->launcher == "torchrun" && getenv(kPmixRankVariable) == nullptr;
   } catch (const UsageError&) {
     return false;
   }

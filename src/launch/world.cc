@@ -19,8 +19,6 @@
 namespace pipebench {
 namespace {
 
-[[maybe_unused]] bool env_set(const char* name) { return std::getenv(name) != nullptr; }
-
 class SingleWorld final : public World {
  public:
   SingleWorld() : host_(this_host_name()) {}
@@ -30,7 +28,6 @@ class SingleWorld final : public World {
   int local_size() const override { return 1; }
   const std::string& host() const override { return host_; }
   bool has_mpi() const override { return false; }
-  bool launched_by_mpirun() const override { return false; }
   std::string mpi_version() const override { return "none (built without MPI)"; }
   void barrier() const override {}
   double max(double v) const override { return v; }
@@ -76,9 +73,6 @@ class MpiWorld final : public World {
   int local_size() const override { return local_size_; }
   const std::string& host() const override { return host_; }
   bool has_mpi() const override { return true; }
-  bool launched_by_mpirun() const override {
-    return env_set("OMPI_COMM_WORLD_SIZE") || env_set("PMIX_RANK") || env_set("PMI_RANK");
-  }
   std::string mpi_version() const override {
     char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
     int len = 0;

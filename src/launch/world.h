@@ -27,8 +27,6 @@ class World {
   [[nodiscard]] virtual int local_size() const = 0;
   [[nodiscard]] virtual const std::string& host() const = 0;
   [[nodiscard]] virtual bool has_mpi() const = 0;
-  // True when the process was started by a launcher (mpirun) rather than as a singleton.
-  [[nodiscard]] virtual bool launched_by_mpirun() const = 0;
   // True when the ranks meet over the TCP rendezvous of a torchrun-style launch (no MPI: the MPI backend
   // cannot run).
   [[nodiscard]] virtual bool tcp_rendezvous() const { return false; }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The options Megatron-LM's pretrain scripts accept, each with what its argparse action takes, as data
-// generated from Megatron-LM's own parser (megatron_argument_table.py writes megatron_argument_table.cc;
-// the commit it read is recorded). megatron_argparse.h parses a launch line against it as argparse does.
+// generated from Megatron-LM's own parser (megatron_argument_table.py writes megatron_arguments.tsv with
+// the commit it read; the build makes it C++, embed_argument_table.sh). megatron_argparse.h parses a launch
+// line against it as argparse does.
 #pragma once
 
 #include <string_view>

@@ -4,19 +4,9 @@
 
 #include <unistd.h>
 
-#include <ctime>
 #include <set>
 
 namespace pipebench {
-
-std::string utc_timestamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 nlohmann::json collect_system(const World& world, const Backend& backend) {
   nlohmann::json mine = nlohmann::json::array();

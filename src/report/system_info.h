@@ -13,7 +13,4 @@ namespace pipebench {
 
 [[nodiscard]] nlohmann::json collect_system(const World& world, const Backend& backend);
 
-// "2026-12-02T10:13:52Z" now.
-[[nodiscard]] std::string utc_timestamp();
-
 }  // namespace pipebench

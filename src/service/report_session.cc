@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/error.h"
+#include "core/utc_timestamp.h"
 #include "core/version.h"
 #include "io/provenance_io.h"
 #include "report/csv_writer.h"

@@ -134,8 +134,8 @@ TEST_F(ImportCommand, ReportReadsImportsAndLogsAlike) {
 }
 
 // A log from before nccl-tests 2.17.4 names no binary; in a file named without the op ("seed.log") its op is
-// unknown. import says "give --op"; report and predict --table said "not JSON" of the same valid log. All
-// three now name the rows left out and why, and report and predict take the op as LOG:OP.
+// unknown. import, report and predict --table name the rows left out and why alike (never "not JSON" of a
+// valid log), and report and predict take the op as LOG:OP.
 TEST_F(ImportCommand, AnOplessLogIsNamedAlikeAndTakesItsOpAsLogColonOp) {
   const std::string log = write("seed.log", e2e::slurp(fixture("all_reduce_perf-8x3090-seed.log")));
   const std::string why = "skipped 25 table rows of a test that does not name its op (logs before 2.17.4: ";

@@ -25,7 +25,6 @@ class OneProcessWorld final : public World {
   int local_size() const override { return 1; }
   const std::string& host() const override { return host_; }
   bool has_mpi() const override { return false; }
-  bool launched_by_mpirun() const override { return false; }
   std::string mpi_version() const override { return "none (test)"; }
   void barrier() const override {}
   double max(double v) const override { return v; }

@@ -203,7 +203,7 @@ TEST_F(ReportInputsTest, TheCommandExitsThreeWhenARuleFailsAndZeroOtherwise) {
   EXPECT_EQ(WEXITSTATUS(std::system((cmd + " " + path("missing.json") + " 2>/dev/null").c_str())), 2);
 }
 
-// A results file as a GPU run now writes it: each record with its path's narrowest link, the system
+// A results file as a GPU run writes it: each record with its path's narrowest link, the system
 // with the links at the start and end of the run, the command line.
 std::string write_gpu_results(const std::string& path, double busbw_gbps, int nvlinks_down_at_end) {
   auto snapshot = [](int up, int down) {

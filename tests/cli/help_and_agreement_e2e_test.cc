@@ -71,7 +71,7 @@ TEST_F(HelpE2E, RunHelpMentionsMegatronArgumentsAndBenchHelpTheGoogleBenchmarkFl
 }
 
 // One rank's words do not parse: every rank stops with exit 2 before anything runs, and one line names
-// the rank (before, that rank left without a word and the others waited for it).
+// the rank, so the others never wait for it.
 TEST_F(HelpE2E, OneRankWithBadArgumentsUnderMpirunIsNamedAndNothingRuns) {
   for (int bad : {1, 0}) {
     const std::string json = tmp("agree" + std::to_string(bad) + ".json");

@@ -62,8 +62,8 @@ void expect_usage_error(const Result& r, const std::string& needle) {
   EXPECT_TRUE(contains(r.err, needle)) << r.err;
 }
 
-// Before: an ESC and a BEL in --title reached report.md as they were (`cat report.md` recoloured the
-// terminal), and a byte that is not UTF-8 reached report.md and report.html as it was.
+// An ESC and a BEL in --title never reach report.md as they are (`cat report.md` would recolour the
+// terminal), nor a byte that is not UTF-8 report.md and report.html.
 TEST_F(HostileFlags, ReportTitleControlBytesAreShownAsInErrorLines) {
   const Result r =
       run("report " + results() + " --out " + path("rep") + " --title \"$(printf 'ab\\033[31mred\\a\\r\\nX\\377')\"");
@@ -79,8 +79,8 @@ TEST_F(HostileFlags, ReportTitleControlBytesAreShownAsInErrorLines) {
   EXPECT_TRUE(contains(html, "<title>ab\\x1b[31mred\\x07\r\nX\xef\xbf\xbd</title>")) << html.substr(0, 400);
 }
 
-// Before: tinyxml2's own dump followed the file name ("Error=XML_ERROR_MISMATCHED_ELEMENT ErrorID=14 (0xe)
-// Line number=3: XMLElement name=pci").
+// pipebench's line names the file and line, without tinyxml2's own dump ("Error=XML_ERROR_MISMATCHED_ELEMENT
+// ErrorID=14 (0xe) Line number=3: XMLElement name=pci").
 TEST_F(HostileFlags, NcclXmlErrorsArePipebenchsLineWithTheFileAndLine) {
   const std::string unclosed =
       write("unclosed.xml", "<system version=\"1\">\n<cpu>\n<pci busid=\"0000:01:00.0\">\n</system>\n");
@@ -98,8 +98,8 @@ TEST_F(HostileFlags, NcclXmlErrorsArePipebenchsLineWithTheFileAndLine) {
       r, "--nccl-xml " + twice + ": not well-formed XML (truncated?): line 2: a malformed or repeated attribute");
 }
 
-// Before: --iterations had no upper bound (2147483647 was taken, and replay.json is written again after
-// every iteration). The limit is run --replay-iterations' (src/app/README.md, Limits).
+// --iterations has an upper bound (replay.json is written again after every iteration, so 2147483647 must
+// not be taken): run --replay-iterations' (src/app/README.md, Limits).
 TEST_F(HostileFlags, ReplayIterationsHaveTheDocumentedLimit) {
   const std::string replay = "replay --backend mpi --plan " + plan() + " --fwd-ms-per-layer 0.01 --no-predict ";
   expect_usage_error(run(replay + "--iterations 1001"), "--iterations 1001: must be 1 to 1000");
@@ -108,8 +108,8 @@ TEST_F(HostileFlags, ReplayIterationsHaveTheDocumentedLimit) {
   expect_usage_error(run("run --no-plan --replay-iterations 1001 --out " + path("run")), "--replay-iterations");
 }
 
-// Before: "# Collective test starting: all<ESC>[0m_reduce_perf" was imported as 28 records of `reduce`,
-// the op whose name was left whole in the garbled one.
+// "# Collective test starting: all<ESC>[0m_reduce_perf" names no op, not `reduce`, the op whose name is
+// left whole in the garbled one.
 TEST_F(HostileFlags, AGarbledNcclTestsBinaryNameIsNoOp) {
   std::string text = slurp(log());
   const std::string name = "starting: all_reduce_perf";
@@ -122,13 +122,13 @@ TEST_F(HostileFlags, AGarbledNcclTestsBinaryNameIsNoOp) {
       << r.err;
   EXPECT_FALSE(contains(r.err, "\x1b")) << r.err;
   EXPECT_FALSE(std::filesystem::exists(path("g.json")));
-  // --op says what the log no longer does.
+  // --op says what the garbled log does not.
   const Result op = run("import nccl-tests --op all_reduce " + garbled + " --json " + path("g.json"));
   ASSERT_EQ(op.status, 0) << op.err;
   EXPECT_TRUE(contains(slurp(path("g.json")), "\"op\": \"all_reduce\"")) << op.out;
 }
 
-// Before: an ESC in a log's host name reached the terminal in import's summary line.
+// An ESC in a log's host name is shown, not sent to the terminal, in import's summary line.
 TEST_F(HostileFlags, ImportShowsControlBytesOfALogsHostNames) {
   std::string text = slurp(log());
   for (auto at = text.find(" on h200-node1 "); at != std::string::npos; at = text.find(" on h200-node1 ", at + 1))
@@ -139,8 +139,7 @@ TEST_F(HostileFlags, ImportShowsControlBytesOfALogsHostNames) {
   EXPECT_TRUE(contains(r.out, "on h200\\x1b[2J-node1 (NVIDIA H200)")) << r.out;
 }
 
-// Before: a --trace that is a link to nothing said only "cannot be created: File exists"; a link to a folder
-// was written through.
+// A --trace that is a link (to nothing, or to a folder) is refused naming it, never written through.
 TEST_F(HostileFlags, AnOutputFolderThatIsALinkIsRefusedNamingIt) {
   const std::string predict = "predict --plan " + plan() + " --zero-comm --fwd-ms-per-layer 1 --trace ";
   const std::string dangling = make_link(path("nowhere"), "dangling");
@@ -161,8 +160,8 @@ TEST_F(HostileFlags, AnOutputFolderThatIsALinkIsRefusedNamingIt) {
 
 // Read-only folders cannot be tested as root (root writes anyway); a path under a regular file fails for
 // root too (ENOTDIR), as does a name longer than the file system's 255 bytes (ENAMETOOLONG). Each output is
-// named, exit status 2, before anything is measured (no table row on stdout). Before: predict printed its
-// whole table before its --json failed, replay found its --json and --trace after the replay ran.
+// named, exit status 2, before anything is measured (no table row on stdout): predict checks its --json
+// before it prints its table, replay its --json and --trace before the replay runs.
 TEST_F(HostileFlags, AnOutputUnderARegularFileIsNamedBeforeAnythingRuns) {
   const std::string file = write("file", "x");
   const std::string long_name = path(std::string(300, 'n') + ".json");
@@ -203,7 +202,7 @@ TEST_F(HostileFlags, AnOutputUnderARegularFileIsNamedBeforeAnythingRuns) {
   }
 }
 
-// Before: pipebench's line was followed by two of Open MPI's banners (13 lines: "Primary job terminated
+// pipebench's line alone, without Open MPI's banners after it (13 lines: "Primary job terminated
 // normally, but 1 process returned a non-zero exit code ...", "mpirun detected that one or more processes
 // exited with non-zero status ...").
 TEST_F(HostileFlags, AFailedRelaunchShowsPipebenchsLineWithoutOpenMpisBanners) {
@@ -215,8 +214,8 @@ TEST_F(HostileFlags, AFailedRelaunchShowsPipebenchsLineWithoutOpenMpisBanners) {
   EXPECT_FALSE(contains(r.err, "-----")) << r.err;
 }
 
-// Before: a --baseline folder holding no results file (here a prediction) gave a report that compared
-// nothing, exit status 0, the folder's file listed only as "not read" inside the report.
+// A --baseline folder holding no results file (here a prediction) is bad input, not a report that compares
+// nothing.
 TEST_F(HostileFlags, ABaselineFolderWithoutResultsIsRefused) {
   std::filesystem::create_directories(path("base"));
   const Result p = run("predict --plan " + plan() + " --zero-comm --fwd-ms-per-layer 1 --json " + path("base/p.json"));
@@ -227,8 +226,8 @@ TEST_F(HostileFlags, ABaselineFolderWithoutResultsIsRefused) {
   EXPECT_FALSE(std::filesystem::exists(path("rep")));
 }
 
-// Before: --topology without --link was never read (a FIFO passed), --class-fallback without --table and
-// --link-latency-us without --link-gbps were ignored, and the prediction went on, exit 0.
+// A cost flag without its source (--topology without --link, --class-fallback without --table,
+// --link-latency-us without --link-gbps) is bad input, not ignored.
 TEST_F(HostileFlags, PredictCostFlagsWithoutTheirSourceAreRefused) {
   const std::string zero = "predict --plan " + plan() + " --zero-comm --fwd-ms-per-layer 1 ";
   expect_usage_error(run(zero + "--class-fallback"), "--class-fallback: applies to --table costs only");
@@ -241,7 +240,7 @@ TEST_F(HostileFlags, PredictCostFlagsWithoutTheirSourceAreRefused) {
   EXPECT_EQ(run("predict --plan " + plan() + " --link-gbps 10 --fwd-ms-per-layer 1 --shared-path").status, 0);
 }
 
-// Before: report --make-baseline wrote its baseline and ignored --out, --title, --mad-k and --rules, exit 0.
+// report --make-baseline writes a baseline only: --out, --title, --mad-k and --rules beside it are refused.
 TEST_F(HostileFlags, MakeBaselineRefusesTheReportsOwnFlags) {
   const std::string base = path("fleet.json");
   for (const std::string& flag :

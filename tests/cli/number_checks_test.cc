@@ -60,8 +60,8 @@ TEST(NumberChecks, NanInfAndOutOfRangeNumbersAreRefusedByEveryCommand) {
   expect_refused({"replay", "--plan", "p.json", "--tflops", "0x10"}, "--tflops", "0x10 is not a decimal number");
 }
 
-// Before: CLI11 read -n 0x10 as 16 and -f 010 as 8 (nccl-tests' strtol does too), and said "Value 0b11 not
-// in range 0 to 16777216" for a binary literal; a count is now decimal or one line.
+// A count is decimal or one line: not -n 0x10 as 16 nor -f 010 as 8 (as CLI11 and nccl-tests' strtol read
+// them), and a binary literal is named as such, not "Value 0b11 not in range 0 to 16777216".
 TEST(NumberChecks, IntegerFlagsAreDecimalWithoutALeadingZero) {
   expect_refused({"bench", "-n", "0x10"}, "--iters", "0x10 is not a decimal integer (hexadecimal");
   expect_refused({"bench", "-w", "0b11"}, "--warmup_iters", "0b11 is not a decimal integer (hexadecimal");

@@ -257,7 +257,7 @@ TEST_F(E2E, TimeoutTurnsASlowPointIntoAnErrorNamingIt) {
 
 // A rank stopped as by `kill -STOP` (its heartbeat stands still, its own watchdog never starts) before the
 // first point: the line names that rank as the one that stopped answering and the three that waited, once
-// for the job. Before, each waiting rank blamed itself ("... within 3 s on rank 0 on host H").
+// for the job; no waiting rank blames itself ("... within 3 s on rank 0 on host H").
 TEST_F(E2E, TimeoutNamesTheStoppedRankNotTheOnesWaitingForIt) {
   const auto t0 = std::chrono::steady_clock::now();
   const Result r =
@@ -451,8 +451,8 @@ TEST_F(E2E, PredictFromAMeasuredPlanTable) {
                      "--link FOO=1: expected CLASS=GBPS");
   expect_usage_error("predict --plan " + plan + " --link PIX=5 --fwd-ms-per-layer 1",
                      "--link CLASS=GBPS needs --link-gbps");
-  // The value is read whole and named before the missing --link-gbps (before: PHB=abc was told it needs
-  // --link-gbps, and PHB=5,5,5 passed the parse).
+  // The value is read whole and named before the missing --link-gbps: PHB=abc is no value, PHB=5,5,5 does
+  // not parse.
   expect_usage_error("predict --plan " + plan + " --link PHB=abc --fwd-ms-per-layer 1", "--link PHB=abc: expected");
   expect_usage_error("predict --plan " + plan + " --link-gbps 10 --link PHB=5,5,5 --fwd-ms-per-layer 1",
                      "--link PHB=5,5,5: expected");

@@ -328,8 +328,8 @@ TEST_F(RobustOutput, RunChecksBaselineAndFolderBeforeMeasuring) {
 }
 
 // A run folder that holds another run's files is refused before anything is measured, its files kept
-// (before: the new results were reported with the old run's prediction, schedules and plots); a folder
-// holding other files is used, and a second run into it is refused in turn.
+// (new results are never reported with an old run's prediction, schedules and plots); a folder holding
+// other files is used, and a second run into it is refused in turn.
 TEST_F(RobustOutput, RunRefusesAFolderHoldingAnotherRunsFiles) {
   const std::string run_args = "run --backend mpi --host-ranks 1 -b 8 -e 64 --point-seconds 0.05 --no-plan --quiet";
   std::filesystem::create_directories(path("old"));
@@ -363,8 +363,8 @@ TEST_F(RobustOutput, RunRefusesAFolderHoldingAnotherRunsFiles) {
 }
 
 // --jsonl appends only to an empty file or to JSON Lines records: a results JSON, a text file or a line
-// cut short is refused before anything is measured and left as it was (before: lines appended after a
-// results JSON, which then was no JSON).
+// cut short is refused before anything is measured and left as it was (lines appended after a results
+// JSON would make it no JSON).
 TEST_F(RobustOutput, JsonlAppendsOnlyToJsonLinesRecords) {
   const std::string results = path("r.json");
   ASSERT_EQ(run(std::string(kSmallBench) + " --json " + results).status, 0);
@@ -393,8 +393,8 @@ TEST_F(RobustOutput, JsonlAppendsOnlyToJsonLinesRecords) {
 }
 
 // A full disk is one condition with one exit status: every output is refused at the start with one line
-// and exit status 2, --jsonl too (before: rc 1 after the first point was measured; with no block left, every
-// output was "being written by another pipebench", its lock file unwritable), and leaves no file. The disk
+// and exit status 2, --jsonl too (not after the first point is measured, nor as "being written by another
+// pipebench" where not even a lock file fits), and leaves no file. The disk
 // is a 64 KiB tmpfs, filled whole or up to one block (room for a lock file, none for the output), in a
 // mount namespace of the test's own (unshare -m, which needs root); where that cannot be made the test is
 // skipped, saying why.
@@ -471,9 +471,8 @@ TEST_F(RobustOutput, InterruptedSweepSaysWhatWasSavedAndExits128PlusTheSignal) {
 }
 
 // `run` without a GPU runs its ranks under mpirun, which ends them with SIGTERM whatever the user sent.
-// Before, `run` became mpirun (execv): after a SIGINT it exited 1 and summary.txt said "Interrupted by
-// SIGTERM ... Exit status 143". Now it waits for mpirun, the ranks get SIGUSR1 for the user's SIGINT,
-// and the summary and the exit status say SIGINT, 130.
+// `run` waits for mpirun (it does not become mpirun), the ranks get SIGUSR1 for the user's SIGINT, and the
+// summary and the exit status say SIGINT, 130 (not "Interrupted by SIGTERM ... Exit status 143").
 TEST_F(RobustOutput, RunOnHostRanksSaysAndExitsWithTheSignalTheUserSent) {
   const std::string dir = path("runH");
   const Result r = signalled_run(dir, 2, "INT");
@@ -485,7 +484,7 @@ TEST_F(RobustOutput, RunOnHostRanksSaysAndExitsWithTheSignalTheUserSent) {
 }
 
 // A replay that dies leaves a file that says it is incomplete and names what it did not measure in full,
-// and report warns about it. Before, the file claimed every iteration of every schedule.
+// and report warns about it: the file never claims iterations it did not measure.
 TEST_F(RobustOutput, StoppedReplayLeavesAFileMarkedIncomplete) {
   const std::string p = plan("p.json");
   const std::string json = path("stopped.json");
@@ -521,8 +520,7 @@ namespace {
 
 // Two runs writing one output at once: the second is refused before it writes anything (one line naming
 // the flag, the file and the first run's process, exit 2), the first run's files keep its records only.
-// Before, both ended with status 0 and one run's records were gone. A killed run's lock file holds no
-// lock: the next run writes the file.
+// A killed run's lock file holds no lock: the next run writes the file.
 TEST_F(RobustOutput, SecondRunWritingTheSameOutputIsRefused) {
   const std::string json = path("same.json"), csv = path("same.csv"), nt = path("same.J.json");
   const std::string first = std::string(PIPEBENCH_BIN) +
@@ -587,8 +585,8 @@ TEST_F(RobustOutput, ARunRefusedOnOneOutputLeavesItsOtherOutputsUntouched) {
 }
 
 // bench -J FILE -N 0 streams its rows: a run killed with SIGKILL leaves valid nccl-tests JSON with every
-// finished row and no footer; SIGINT ends it with the footer. Before, the file was rewritten whole after
-// every row (memory and time per row growing with the run).
+// finished row and no footer; SIGINT ends it with the footer. Rows are appended, never the file rewritten
+// whole per row (memory and time per row would grow with the run).
 TEST_F(RobustOutput, EndlessRunLeavesValidNcclTestsJsonWhenStopped) {
   const std::string endless =
       std::string(PIPEBENCH_BIN) + " bench --backend mpi -b 8 -e 64K -f 4 -n 5 --reps 3 -w 1 -N 0 --quiet -J ";

@@ -77,7 +77,7 @@ TEST_F(ScheduleFileE2E, BadFilesAreOneLineWithExitStatusTwo) {
   EXPECT_EQ(rows.err, "pipebench: --schedule-file " + kFixtures +
                           "1f1b_p4_m8.csv: 4 rows with actions, but the plan's pipeline has 2 ranks (one row per "
                           "rank)\n");
-  // Before: a blank line between rows 2 and 3 gave "5 rows with actions" for a file of 4.
+  // A blank line between rows 2 and 3 is no row: a file of 4 rows counts 4.
   const std::string fixture = slurp(kFixtures + "1f1b_p4_m8.csv");
   const std::size_t second = fixture.find('\n', fixture.find('\n') + 1) + 1;
   const std::string blank = write("blank.csv", fixture.substr(0, second) + "\n" + fixture.substr(second));

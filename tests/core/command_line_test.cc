@@ -30,7 +30,7 @@ TEST(CommandLine, RedactsTheValuesOfSensitiveFlagsAndVariables) {
 }
 
 // Megatron's tokenizer and per-token arguments hold text, sizes and kinds, not credentials: a name that
-// merely contains "token" stays readable (before: `--tiktoken-pattern <redacted>` for the value v2).
+// merely contains "token" stays readable (`--tiktoken-pattern v2`).
 TEST(CommandLine, KeepsTokenizerAndPerTokenArgumentsReadable) {
   const std::vector<std::string> megatron = {"--tiktoken-pattern",
                                              "v2",
@@ -72,7 +72,7 @@ TEST(CommandLine, ThisProcessIsTheTestBinary) {
 }
 
 // A URL with a password and a token= query: the word looks like NAME=value (its "name" ends in token), and
-// that name is a URL too. Before, the value was redacted and the password before it kept in clear.
+// that name is a URL too: the password before the token is redacted as well as the token's value.
 TEST(CommandLine, AUrlWithAPasswordAndATokenQueryKeepsNeither) {
   const std::string shown = redacted_arguments({"--load", "s3://AKIA:SECRETPW@bucket/x?token=SECRETTOKEN"});
   EXPECT_EQ(shown.find("SECRET"), std::string::npos) << shown;

@@ -26,7 +26,8 @@ TEST(AllowedEnvironment, RedactsSecretsWhateverTheirCase) {
   EXPECT_EQ(env.at("NCCL_IB_HCA"), "mlx5");
 }
 
-// The names a hostile test found written in clear (before: only KEY, TOKEN, SECRET, PASSWORD matched).
+// Credentials are redacted by name pattern beyond KEY, TOKEN, SECRET and PASSWORD (PASSWD, CRED, PW,
+// passphrase, credential, precondition_transports).
 TEST(AllowedEnvironment, RedactsPasswordsCredentialsAndPerJobKeysByNamePattern) {
   const auto env =
       allowed_environment({"NCCL_IB_PASSWD=a", "NCCL_AUTH_CRED=b", "CUDA_LICENSE_PW=c",

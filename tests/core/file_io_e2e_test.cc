@@ -74,7 +74,7 @@ const char* kModel =
     "--micro-batch-size 1 "
     "--global-batch-size 8 --pipeline-model-parallel-size 2 --world-size 2 --vocab-size 128";
 
-// Before: each of these replaced the FIFO, directory entry or link target with a regular file, exit 0.
+// No writer replaces a FIFO, a directory entry or a link target with a regular file.
 TEST_F(FileIoE2E, EveryWriterRefusesAFifoADirectoryAndASymbolicLink) {
   const std::string plan = path("plan.json");
   ASSERT_EQ(run("plan --json " + plan + " -- " + kModel).status, 0);
@@ -102,7 +102,7 @@ TEST_F(FileIoE2E, EveryWriterRefusesAFifoADirectoryAndASymbolicLink) {
 #endif
 }
 
-// Before: reading a FIFO blocked forever; a directory gave "basic_filebuf::underflow".
+// A FIFO or a directory as input is one line, exit 2: never a read that blocks, nor "basic_filebuf::underflow".
 TEST_F(FileIoE2E, EveryFileInputRefusesAFifoAndADirectoryWithoutBlocking) {
   const std::string plan = path("plan.json");
   ASSERT_EQ(run("plan --json " + plan + " -- " + kModel).status, 0);

@@ -52,7 +52,7 @@ class FileIo : public ::testing::Test {
 };
 
 TEST_F(FileIo, InputsMustBeRegularFilesAndAFifoNeverBlocks) {
-  // Before: std::ifstream on the FIFO waited forever for a writer.
+  // Refused without opening it: std::ifstream on a FIFO waits forever for a writer.
   EXPECT_EQ(usage_error([&] { (void)read_input_file("--plan", path("fifo")); }),
             "--plan " + path("fifo") + ": a FIFO, not a regular file (inputs are read from files only)");
   EXPECT_EQ(usage_error([&] { (void)read_json_file("--table", path("dir")); }),
@@ -142,7 +142,7 @@ TEST_F(FileIo, AnAtomicWriteThatFailsKeepsTheOldFile) {
 }
 
 // A folder's inputs: its regular files and links to one; every other entry with a wanted name is named on
-// stderr as skipped (before, trace left a FIFO, a folder and a link to a device out without a word).
+// stderr as skipped.
 TEST_F(FileIo, FolderInputsAreRegularFilesAndEveryOtherEntryIsNamedAsSkipped) {
   const std::string in = path("in");
   ASSERT_EQ(mkdir(in.c_str(), 0700), 0);

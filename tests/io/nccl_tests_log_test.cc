@@ -232,7 +232,7 @@ std::vector<std::string> table_rows(const std::string& log, std::size_t count) {
 }
 
 // A run that never printed its footer, its rows caught in another run's log, cannot be told from that
-// run's: refused as a second footer is (before, they were imported under the first run's op).
+// run's: refused as a second footer is, never imported under the first run's op.
 TEST(NcclTestsLog, RowsOfAnotherRunInsideATestAreRefused) {
   const std::string all_reduce = fixture("all_reduce_perf-2.19.log");
   const std::string injected = with_rows_after(all_reduce, 3, table_rows(fixture("sendrecv_perf-2.19.log"), 5));
@@ -440,7 +440,7 @@ TEST(NcclTestsLog, JsonEnvironmentIsNeverCopied) {
 
 // A file read from disk gives what its text gives; a log with a 512 MiB line (a sparse file: 8 KB on disk)
 // is read in a child whose address space cannot hold that line: the line is skipped and counted, every
-// row imported. Before, the whole file (and twice the line) was held: 2.26 GB for a 1 GiB line.
+// row imported: neither the whole file nor the line is held.
 TEST(NcclTestsLog, FileIsReadLineByLineInMemoryIndependentOfItsSize) {
   const std::string dir = ::testing::TempDir() + "nccl_tests_lines_" + std::to_string(::getpid());
   std::filesystem::create_directories(dir);

@@ -427,7 +427,7 @@ TEST(PlanIo, BadBatchIdsAreOneClearLine) {
 }
 
 // Message ids are unique across the plan: a repeated id, in one schedule or in two, names both messages
-// (before, predict took such a file with exit 0).
+// (predict refuses such a file).
 TEST(PlanIo, ARepeatedMessageIdNamesBothMessages) {
   const json good = plan_to_json(plan_of(kSmall + std::string(" --num-layers-per-virtual-pipeline-stage 2")));
   ASSERT_GE(good["schedules"].size(), 2u);

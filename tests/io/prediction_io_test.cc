@@ -216,7 +216,7 @@ TEST(PredictionIo, BadFilesAreNamedByFileAndField) {
   EXPECT_EQ(error_of(j), "--prediction p.json: \"schedules[0].dominant_cost\" ms or share out of range");
 }
 
-// Before: a negative iteration time, a share of 7.5 or a v of -3 were read as given (and drawn off the chart).
+// A negative iteration time, a share of 7.5 or a v of -3 are each named, never read as given.
 TEST(PredictionIo, NumbersOutOfRangeAreNamed) {
   json j = predicted();
   j["schedules"][0]["iteration_ms"] = -5;

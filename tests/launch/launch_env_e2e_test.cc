@@ -37,8 +37,7 @@ TEST(LaunchEnvE2e, ALaunchOfOneRunsAndBadVariablesAreNamed) {
 }
 
 // Hostile launcher variables through the binary: one line naming the variable and value, exit 2, nothing
-// measured, within the test's timeout (never a hang in MPI_Init). Before, " 0", "+0", a size without its
-// rank and any PMIX_RANK ran as a world of 1 with status 0.
+// measured, within the test's timeout (never a hang in MPI_Init, never a world of 1 with status 0).
 TEST(LaunchEnvE2e, HostileLauncherVariablesStopWithOneLine) {
   const std::pair<const char*, const char*> cases[] = {
       {"OMPI_COMM_WORLD_RANK=' 0' OMPI_COMM_WORLD_SIZE=1", "pipebench: OMPI_COMM_WORLD_RANK= 0: not a whole number"},

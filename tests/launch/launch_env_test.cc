@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <string>
+#include <vector>
 
 #include "core/error.h"
 
@@ -134,6 +136,48 @@ TEST(LaunchEnv, PmixRankAloneMustBeAnMpiRank) {
                                                "world of 1",
                                                0),
             0U);
+}
+
+// Each launcher of the table is recognised from its own variables, by launcher_in_env, started_by_launcher
+// (the mpirun re-launch asks it) and launch_from_env (main asks it) alike; a variable of no launcher is none.
+TEST(LaunchEnv, EveryLauncherIsRecognisedAlikeByEveryCaller) {
+  const std::map<std::string, std::vector<std::string>> expected = {
+      {"mpirun",
+       {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"}},
+      {"srun", {"SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID"}},
+      {"pmi", {"PMI_RANK", "PMI_SIZE"}},
+      {"torchrun", {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"}},
+  };
+  std::size_t seen = 0;
+  for (const auto& v : kLaunchers) {
+    ASSERT_EQ(expected.count(v.launcher), 1U) << v.launcher;
+    const auto& names = expected.at(v.launcher);
+    std::map<std::string, std::string> vars = {{names[0], "1"}, {names[1], "2"}};
+    if (names.size() > 2) vars[names[2]] = "0";
+    if (names.size() > 3) vars[names[3]] = "1";
+    const auto env = env_of(vars);
+    ASSERT_EQ(launcher_in_env(env), &v) << v.launcher;
+    EXPECT_TRUE(started_by_launcher(env)) << v.launcher;
+    const auto launch = launch_from_env(env);
+    ASSERT_TRUE(launch) << v.launcher;
+    EXPECT_EQ(launch->launcher, v.launcher);
+    EXPECT_EQ(launch->rank, 1);
+    EXPECT_EQ(launch->size, 2);
+    EXPECT_EQ(launch->local_rank, names.size() > 2 ? 0 : -1) << v.launcher;
+    EXPECT_EQ(launch->local_size, names.size() > 3 ? 1 : -1) << v.launcher;
+    ++seen;
+  }
+  EXPECT_EQ(seen, expected.size());
+  const auto pmix = env_of({{"PMIX_RANK", "0"}});
+  EXPECT_EQ(launcher_in_env(pmix), nullptr);
+  EXPECT_TRUE(started_by_launcher(pmix));
+  EXPECT_TRUE(launch_from_env(pmix));
+  for (const auto& none : {env_of({}), env_of({{"SLURM_PROCID", "0"}, {"SLURM_LOCALID", "0"}, {"SLURM_NTASKS", "4"}}),
+                           env_of({{"LOCAL_RANK", "0"}, {"MASTER_ADDR", "node1"}})}) {
+    EXPECT_EQ(launcher_in_env(none), nullptr);
+    EXPECT_FALSE(started_by_launcher(none));
+    EXPECT_FALSE(launch_from_env(none));
+  }
 }
 
 TEST(LaunchEnv, AWorldOfOneUnderALauncherOfFourIsTold) {

@@ -331,7 +331,7 @@ TEST(MegatronPlan, AbsurdSizesAreBadInputNeverACrashAHangOrANegativeByteCount) {
   const std::string model = "--hidden-size 256 --num-attention-heads 8 --vocab-size 1000 ";
   const std::string batch =
       "--seq-length 128 --max-position-embeddings 128 --micro-batch-size 1 --global-batch-size 8 ";
-  // 2^31-1 layers with p 1: the v loop ran to INT_MAX (SIGFPE); now the documented limit.
+  // 2^31-1 layers with p 1: refused at the documented limit, before any loop runs to INT_MAX.
   EXPECT_EQ(usage_error(model + batch + "--num-layers 2147483647"),
             "Megatron arguments: --num-layers 2147483647 is above the limit of 4096");
   // Sizes whose products overflow int64 (they gave negative byte counts).

@@ -109,8 +109,7 @@ TEST_F(ReplayCommand, BadInputIsOneLineAndExitTwo) {
     EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
     EXPECT_EQ(lines(r.err), 1) << args << "\n" << r.err;
   }
-  // The compute flags take predict's ranges and say so in predict's words (before: --bwd-ms-per-layer 0 ran,
-  // and -1 and 0 of --fwd-ms-per-layer gave two different messages).
+  // The compute flags take predict's ranges and say so in predict's words, one message for -1 and 0.
   for (const std::string v : {"0", "-1"}) {
     for (const std::string flag : {"--fwd-ms-per-layer", "--bwd-ms-per-layer"}) {
       const std::string args =
@@ -155,8 +154,7 @@ TEST_F(ReplayCommand, StoppedRankEndsTheJobWithinTimeoutAndTheJsonKeepsFinishedI
 
 // A rank stopped as by `kill -STOP` (its own watchdog stops with it) before its second iteration: the rank
 // that gives up names the stopped rank as the one it waits on, and what it waits in (the barrier that starts
-// an iteration). Before, it named only itself and a task it was not in ("rank 0 made no progress ... task 0
-// (F mb0 c0)"), which blames the rank that was waiting.
+// an iteration), never only itself and a task it was not in, which would blame the rank that was waiting.
 TEST_F(ReplayCommand, WatchdogNamesTheStoppedRankTheOthersWaitOn) {
   const Result r = run(
       "replay --plan " + plan_ + " --backend mpi --schedule 1f1b --fwd-ms-per-layer 1 --iterations 3 --no-predict -T 2",

@@ -78,26 +78,26 @@ std::string error_of(const std::function<void(nlohmann::json&)>& edit) {
   return std::string();
 }
 
-// Before: world -1, iterations 0 and a negative iteration time were accepted.
+// World -1, iterations 0 and a negative iteration time are each named.
 TEST(ReplayIo, CountsAndTimesOutOfRangeAreNamed) {
-  EXPECT_EQ(error_of([](nlohmann::json& j) { j["world"] = -1; }), "x.json: world -1 is outside [1, 1048576]");
-  EXPECT_EQ(error_of([](nlohmann::json& j) { j["iterations"] = 0; }), "x.json: iterations 0 is below 1");
+  EXPECT_EQ(error_of([](nlohmann::json& j) { j["world"] = -1; }), "x.json: \"world\" is -1, outside [1, 1048576]");
+  EXPECT_EQ(error_of([](nlohmann::json& j) { j["iterations"] = 0; }), "x.json: \"iterations\" is below 1");
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["schedules"][0]["iterations_ms"][1] = -3; }),
-            "x.json: iterations_ms must be finite numbers >= 0");
-  // The derived error must be what the two times give (before: 1e300 was read as it was).
+            "x.json: \"schedules[0].iterations_ms[1]\" is not a finite number >= 0");
+  // The derived error must be what the two times give: 1e300 is not taken as it is.
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["schedules"][0]["error"] = 1e300; }),
-            "x.json: schedule 1f1b: error 1e+300 is not (predicted_iteration_ms - measured_iteration_ms) / "
+            "x.json: \"schedules[0].error\" is 1e+300, not (predicted_iteration_ms - measured_iteration_ms) / "
             "measured_iteration_ms (0.2)");
   EXPECT_EQ(error_of([](nlohmann::json& j) {
               j["schedules"][0]["predicted_iteration_ms"] = nullptr;
               j["schedules"][0]["error"] = 0.5;
             }),
-            "x.json: schedule 1f1b: error 0.5 is not (predicted_iteration_ms - measured_iteration_ms) / "
+            "x.json: \"schedules[0].error\" is 0.5, not (predicted_iteration_ms - measured_iteration_ms) / "
             "measured_iteration_ms (no prediction: null)");
   EXPECT_EQ(error_of([](nlohmann::json&) {}), "");
 }
 
-// Before: a schedule with an empty or shortened iterations_ms in a complete file was read as measured.
+// A schedule with an empty or shortened iterations_ms in a complete file is refused, not read as measured.
 TEST(ReplayIo, IterationCountsMustMatchUnlessTheScheduleIsNamedIncomplete) {
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["schedules"][0]["iterations_ms"] = nlohmann::json::array(); }),
             "x.json: schedules[0] (1f1b): 0 times in iterations_ms, not its 2 iterations, and schedules_incomplete "
@@ -114,7 +114,7 @@ TEST(ReplayIo, IterationCountsMustMatchUnlessTheScheduleIsNamedIncomplete) {
 }
 
 // A replay that stopped (killed, a rank lost) leaves a file that says so: "complete": false and the planned
-// schedules without all their iterations. Before, such a file claimed every iteration of every schedule.
+// schedules without all their iterations; it never claims every iteration of every schedule.
 TEST(ReplayIo, StoppedReplayIsMarkedIncomplete) {
   ReplayResult r = sample();
   r.iterations = 3;  // 1f1b has 2 of its 3

@@ -54,7 +54,7 @@ TEST(Schedules, ZeroBubbleSchedulesMatchThePapersFormsWithFreeCommunication) {
   }
 }
 
-// p 4, m 16 within 1 %; with a transfer time of t per hop ZB-H1's deferred W passes no longer fill every
+// p 4, m 16 within 1 %; with a transfer time of t per hop ZB-H1's deferred W passes do not fill every
 // gap: it stays between the bound and 1F1B's time with the same transfers.
 TEST(Schedules, ZbH1WithTransferTime) {
   const SimTime t = 1000;

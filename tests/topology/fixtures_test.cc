@@ -158,7 +158,7 @@ TEST(TopologyFixtures, NcclAzureNcv4OneGpuPerNumaNodeAndAVirtualNic) {
   EXPECT_TRUE(self_link_note);
 }
 
-// Before: "no GPU found" (the GPUs name no vendor and have no <gpu> child).
+// GPUs that name no vendor and have no <gpu> child are found by their PCI class, never "no GPU found".
 TEST(TopologyFixtures, NcclPciClassGpusWithoutGpuChildInFileOrderWithClassesFromTheTree) {
   if (!built_with_xml_parser()) GTEST_SKIP() << "built without tinyxml2";
   const auto v = load_nccl("nccl-azure-nd-pci-class-topo.xml");

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Topology problems that used to pass in silence, from hwloc and NCCL XML files made here.
+// Topology problems, each named, from hwloc and NCCL XML files made here.
 #include "topology/topology_checks.h"
 
 #include <gtest/gtest.h>
@@ -128,7 +128,7 @@ TEST(TopologyChecks, AnHwlocObjectWithACpusetButNoCompleteCpusetIsBadInputNotACr
       << error;
 }
 
-// Before: the first 4 KiB were searched for <topology>, so a valid file with a long comment was refused.
+// <topology> is found past any leading comment, however long: a valid file is read.
 TEST(TopologyChecks, AValidHwlocExportWithA50MegabyteLeadingCommentIsRead) {
   if (!built_with_hwloc()) GTEST_SKIP() << "built without hwloc";
   const std::string xml = slurp(kTwoSwitch);

@@ -57,7 +57,7 @@ TEST(GzipStream, CutOffGzipTraceIsReportedAsDamage) {
 
 // A gzip file of a few tens of KiB that expands to one string (or one run of spaces, or one event) beyond
 // its limit is refused with one line naming the file and the byte, after reading little more than the
-// limit. Before, the JSON reader held the whole string or run (a 2 MB file took over 3 GB).
+// limit: the JSON reader never holds the whole string or run (a 2 MB file could expand to over 3 GB).
 TEST(GzipStream, BombsAreRefusedAtTheirLimit) {
   const std::string dir = testing::make_temp_dir("gzbomb");
   const auto bomb = [&](const std::string& name, const std::string& head, char fill, std::int64_t bytes) {

@@ -180,8 +180,8 @@ TEST(KinetoReader, BadFiles) {
   EXPECT_NE(p.damage.find("after 2 events"), std::string::npos) << p.damage;
 }
 
-// Rows whose times cannot be times: skipped and counted with their reason (before: a negative dur was
-// clamped without a note, ts=-1e18 gave a 198% share, "rank -3 of 0" was accepted).
+// Rows whose times cannot be times (a negative dur, ts=-1e18, "rank -3 of 0") are skipped and counted with
+// their reason, never clamped or taken.
 TEST(KinetoReader, NegativeAndOutOfRangeTimesAndImpossibleRanksAreSkippedAndCounted) {
   const std::string path = write_tmp("bad_times.json", R"({
     "distributedInfo": {"rank": -3, "world_size": 0},

@@ -395,7 +395,7 @@ TEST(NsysReader, ChromeTraceHasKernelsRangesProjectionsAndCudaCallsInMicrosecond
   EXPECT_EQ(events, 5);
 }
 
-// Rows with end < start gave a negative minimum before; now they are skipped and counted.
+// Rows with end < start (a negative duration) are skipped and counted.
 TEST(NsysReader, RowsWithEndBeforeStartOrANegativeStartAreSkippedAndCounted) {
   NsysFixture f(tmp_path("bad_times.sqlite"));
   const auto gemm = f.str("sm90_gemm_bf16");
