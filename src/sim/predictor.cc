@@ -202,8 +202,7 @@ std::vector<Program> full_programs(const Context& cx, const Schedule& s) {
 double peak_held(const Program& prog, Pass frees, int v) {
   HeldActivations held(frees);
   for (const Task& t : prog.tasks) {
-    if (t.kind == Task::Kind::kCompute)
-      held.pass(t.forward ? Pass::kForward : t.wgrad ? Pass::kWeight : Pass::kBackward);
+    if (t.kind == Task::Kind::kCompute) held.pass(t.pass);
   }
   return held.peak(v);
 }

@@ -19,15 +19,12 @@ class TaskSink final : public ProgramSink {
   }
 
   void compute(Pass pass, std::int64_t k) override {
-    const bool forward = pass == Pass::kForward;
-    const bool weight = pass == Pass::kWeight;
     Task t;
     t.kind = Task::Kind::kCompute;
     t.chunk = shape_.chunk(pass, k);
-    const auto& times = forward ? spec_.fwd : weight ? spec_.wgt : spec_.bwd;
+    const auto& times = pass == Pass::kForward ? spec_.fwd : pass == Pass::kWeight ? spec_.wgt : spec_.bwd;
     t.duration = times[static_cast<std::size_t>(r_)][static_cast<std::size_t>(t.chunk)];
-    t.forward = forward;
-    t.wgrad = weight;
+    t.pass = pass;
     t.mb = shape_.microbatch(k);
     prog_.tasks.push_back(t);
   }

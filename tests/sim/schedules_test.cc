@@ -195,8 +195,8 @@ TEST(Schedules, WeightPassesTakeTheirOwnTimes) {
     int ws = 0;
     for (const auto& task : (*programs)[0].tasks) {
       if (task.kind != Task::Kind::kCompute) continue;
-      (task.forward ? f : task.wgrad ? w : b) += task.duration;
-      if (task.wgrad) {
+      (task.pass == Pass::kForward ? f : task.pass == Pass::kWeight ? w : b) += task.duration;
+      if (task.pass == Pass::kWeight) {
         ++ws;
         EXPECT_EQ(task.label().substr(0, 1), "W");
       }
