@@ -41,6 +41,7 @@
 #include "report/rank_directory.h"
 #include "report/results_json.h"
 #include "report/system_info.h"
+#include "schedule/schedule_registry.h"
 
 namespace pipebench {
 namespace {
@@ -404,7 +405,7 @@ void add_placement_options(CLI::App& sub, BenchText& t, BenchConfig& c) {
   sub.add_flag("--bidir", c.sweep.params.bidirectional, "pair op: also send every pair's reverse");
   sub.add_option("--group", t.group, "run the ops on a sub-communicator of these ranks (e.g. 0,3)");
   sub.add_option("--plan", c.plan_path, "time the distinct messages of this plan (pipebench plan --json) instead");
-  sub.add_option("--schedule", c.plan_schedule, "with --plan: only this schedule (1f1b, interleaved, interleaved:v4)");
+  sub.add_option("--schedule", c.plan_schedule, "with --plan: " + schedule_flag_help());
   sub.add_option("--json", c.outputs.json_path, "write the results JSON here (record by record)");
   sub.add_option("--csv", c.outputs.csv_path, "write one CSV line per record here");
   sub.add_option("-J,--output_file", c.outputs.nccl_tests_json_path,
