@@ -28,6 +28,7 @@
 #include "report/bench_notices.h"
 #include "report/bench_preamble.h"
 #include "report/nccl_tests_text.h"
+#include "schedule/schedule_registry.h"
 #include "service/bench_sweep.h"
 #include "service/nccl_tests_mode.h"
 #include "service/plan_bench.h"
@@ -146,7 +147,7 @@ void add_placement_options(CLI::App& sub, BenchText& t, BenchConfig& c) {
   sub.add_flag("--bidir", c.sweep.params.bidirectional, "pair op: also send every pair's reverse");
   sub.add_option("--group", t.group, "run the ops on a sub-communicator of these ranks (e.g. 0,3)");
   sub.add_option("--plan", c.plan_path, "time the distinct messages of this plan (pipebench plan --json) instead");
-  sub.add_option("--schedule", c.plan_schedule, "with --plan: only this schedule (1f1b, interleaved, interleaved:v4)");
+  sub.add_option("--schedule", c.plan_schedule, "with --plan: " + schedule_flag_help());
   add_record_output_options(sub, c.outputs, true);
   // Set by main when started as an nccl-tests binary (all_reduce_perf): not in the help.
   sub.add_option("--nccl-tests-name", t.nccl_tests_name)->group("");

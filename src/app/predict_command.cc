@@ -25,11 +25,12 @@
 #include "io/replay_io.h"
 #include "io/results_io.h"
 #include "io/topology_io.h"
-#include "megatron/p2p_calls.h"
+#include "megatron/plan.h"
 #include "replay/replay.h"
 #include "report/prediction_report.h"
 #include "schedule/activation_memory.h"
 #include "schedule/schedule_file.h"
+#include "schedule/schedule_registry.h"
 #include "service/model_error_flags.h"
 #include "sim/layer_gemms.h"
 #include "sim/predict_request.h"
@@ -437,8 +438,7 @@ void PredictCommand::add_options(CLI::App& sub) {
                "with --table: use a measured group of the same class when the exact one is missing");
   sub.add_flag("--shared-path", o_.shared_path, "every pipeline pair shares one path (no GPU P2P)");
   add_compute_options(sub);
-  sub.add_option("--schedule", o_.schedule,
-                 "only this schedule (1f1b, interleaved, interleaved:v4, gpipe, zb-h1, zb-h2, zbv, interleaved-zb)");
+  sub.add_option("--schedule", o_.schedule, schedule_flag_help());
   sub.add_option("--schedule-file", o_.schedule_file,
                  "also this schedule: per-rank actions in PyTorch pipelining's CSV (0F3,1I2,0W1,...)");
   sub.add_option("--trace", o_.trace_dir, "write one Chrome trace per schedule into this folder");

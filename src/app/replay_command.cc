@@ -29,6 +29,7 @@
 #include "replay/replay.h"
 #include "report/replay_table_printer.h"
 #include "schedule/schedule_file.h"
+#include "schedule/schedule_registry.h"
 #include "service/plan_replayer.h"
 #include "service/replay_prediction.h"
 #include "sim/compute_model.h"
@@ -47,9 +48,7 @@ class ReplayCommand final : public Subcommand {
 
   void add_options(CLI::App& sub) override {
     sub.add_option("--plan", plan_path_, "the plan (pipebench plan --json)")->required();
-    sub.add_option("--schedule", o_.schedule,
-                   "all, 1f1b, interleaved, interleaved:vN, gpipe, zb-h1, zb-h2, zbv or interleaved-zb[:vN]")
-        ->capture_default_str();
+    sub.add_option("--schedule", o_.schedule, schedule_flag_help())->capture_default_str();
     sub.add_option("--schedule-file", schedule_file_,
                    "also this schedule: per-rank actions in PyTorch pipelining's CSV (0F3,1I2,0W1,...)");
     // The ranges of predict's flags (predict_command.cc), so that both commands take the same values.

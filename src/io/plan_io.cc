@@ -484,14 +484,14 @@ Schedule read_schedule(const JsonFields& f, const json& sj, const std::string& p
     c.layers = chunk_layer_range(a, pp, c.pp_rank, c.chunk, s.id.v).count;
     return c;
   });
-  // A rank warms up with at most every step of its schedule (m x v, megatron.md §3): more would run
-  // forwards past the last microbatch.
-  const std::int64_t steps = l.microbatches * s.id.v;
-  for (std::int64_t w : s.warmup) {
-    if (w < 0) f.fail(path + ".warmup", "has a negative entry");
-    if (w > steps) {
-      f.fail(path + ".warmup",
-             "has an entry above the schedule's " + std::to_string(steps) + " steps (microbatches x v)");
+  // The simulator and the replay run Megatron's warm-up for these arguments (megatron_shape): a file that
+  // says otherwise would print one schedule and predict another.
+  for (int r = 0; r < pp; ++r) {
+    const std::int64_t w = warmup_microbatches(a, l, s.id.v, r);
+    if (s.warmup[static_cast<std::size_t>(r)] != w) {
+      f.fail(path + ".warmup", "says " + std::to_string(s.warmup[static_cast<std::size_t>(r)]) +
+                                   " forwards on pipeline rank " + std::to_string(r) +
+                                   ", but these arguments warm up " + std::to_string(w));
     }
   }
   s.messages = f.list(sj, path, "messages", [&l](const JsonFields& f, const json& mj, const std::string& mp) {

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "megatron/p2p_calls.h"
 
-#include "megatron/plan.h"
 #include "schedule/schedule_registry.h"
 
 namespace pipebench {
@@ -23,22 +22,9 @@ class CallSink final : public ProgramSink {
 
 }  // namespace
 
-ScheduleShape megatron_shape(const MegatronArgs& a, const Layout& l, const ScheduleId& id) {
-  ScheduleShape s;
-  s.p = l.pp;
-  s.v = id.v;
-  s.m = l.microbatches;
-  s.overlap_p2p = a.overlap_p2p;
-  s.placement = schedule_generator(id).placement();
-  for (int r = 0; r < l.pp; ++r) s.warmup.push_back(warmup_microbatches(a, l, id.v, r));
-  s.table = forward_table(a, l, id.v);
-  return s;
-}
-
-void for_each_p2p_call(const MegatronArgs& a, const Layout& l, const ScheduleId& id, int r,
+void for_each_p2p_call(const ScheduleShape& shape, const ScheduleId& id, int r,
                        const std::function<void(const Call&)>& f) {
-  if (l.pp <= 1) return;
-  const ScheduleShape shape = megatron_shape(a, l, id);
+  if (shape.p <= 1) return;
   CallSink sink(f);
   schedule_generator(id).emit(shape, r, sink);
 }

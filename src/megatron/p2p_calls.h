@@ -1,25 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 // The pipeline P2P calls one rank issues in one iteration, in Megatron's order: the calls of the schedule's
 // registered generator (schedule/schedule_registry.h), the same steps the simulator and the replay run,
-// for a shape taken from Megatron's arguments. A call's ops go out together: one batch_isend_irecv (1F1B,
+// on Megatron's shape (megatron_shape, plan.h). A call's ops go out together: one batch_isend_irecv (1F1B,
 // interleaved with --no-overlap-p2p-communication) or isend/irecv posted together and left in flight
 // (interleaved with overlap, p2p_communication.py _p2p_ops). The plan's `batch` ids come from here.
 #pragma once
 
 #include <functional>
 
-#include "megatron/layout.h"
-#include "megatron/model_args.h"
 #include "schedule/program.h"
 #include "schedule/schedule_id.h"
 
 namespace pipebench {
 
-// The shape of schedule `id` on this layout: Megatron's warm-up counts and forward table (plan.h).
-[[nodiscard]] ScheduleShape megatron_shape(const MegatronArgs& a, const Layout& l, const ScheduleId& id);
-
-// Calls pipeline rank r issues for schedule `id`, each with at least one op, in order.
-void for_each_p2p_call(const MegatronArgs& a, const Layout& l, const ScheduleId& id, int r,
+// Calls pipeline rank r issues for schedule `id` of this shape, each with at least one op, in order.
+void for_each_p2p_call(const ScheduleShape& shape, const ScheduleId& id, int r,
                        const std::function<void(const Call&)>& f);
 
 }  // namespace pipebench

@@ -67,25 +67,29 @@ std::int64_t warmup_microbatches(const MegatronArgs& a, const Layout& l, int v, 
   return std::min<std::int64_t>(2 * (p - r - 1) + (v - 1) * l.microbatch_group, total);  // §3b, main
 }
 
-std::vector<std::pair<std::int64_t, int>> forward_table(const MegatronArgs& a, const Layout& l, int v) {
+ScheduleShape megatron_shape(const MegatronArgs& a, const Layout& l, const ScheduleId& id) {
   const std::int64_t m = l.microbatches, p = l.pp;
-  if (v <= 1) return one_chunk_table(m);
-  std::vector<std::pair<std::int64_t, int>> table;
-  table.reserve(static_cast<std::size_t>(m * v));
+  const int v = id.v;
+  ScheduleShape s{l.pp, v, m, a.overlap_p2p, schedule_generator(id).placement(), {}, {}};
+  for (int r = 0; r < l.pp; ++r) s.warmup.push_back(warmup_microbatches(a, l, v, r));
+  if (v <= 1) {
+    s.table = one_chunk_table(m);
+    return s;
+  }
+  s.table.reserve(static_cast<std::size_t>(m * v));
   if (a.version == MegatronVersion::kCoreV09) {
-    for (std::int64_t k = 0; k < m * v; ++k) {
-      table.emplace_back((k / (p * v)) * p + (k % p), static_cast<int>((k % (p * v)) / p));
-    }
-    return table;
+    for (std::int64_t k = 0; k < m * v; ++k)
+      s.table.emplace_back((k / (p * v)) * p + (k % p), static_cast<int>((k % (p * v)) / p));
+    return s;
   }
   const std::int64_t n = l.microbatch_group;
   for (std::int64_t g = 0; g < m; g += n) {
     const std::int64_t end = g + n >= m ? m : g + n;  // the last group takes the remainder
     for (int c = 0; c < v; ++c)
-      for (std::int64_t mb = g; mb < end; ++mb) table.emplace_back(mb, c);
+      for (std::int64_t mb = g; mb < end; ++mb) s.table.emplace_back(mb, c);
     if (end == m) break;
   }
-  return table;
+  return s;
 }
 
 std::int64_t dp_bucket_size(const MegatronArgs& a, const Layout& l, int r, int c, int v) {
@@ -166,8 +170,9 @@ Phase recv_phase(std::int64_t k, std::int64_t w, std::int64_t total, bool forwar
 
 class Builder {
  public:
-  Builder(const MegatronArgs& a, const Layout& l, const ScheduleId& id)
-      : a_(a), l_(l), id_(id), v_(id.v), interleaves_(schedule_generator(id).interleaves()) {}
+  Builder(const MegatronArgs& a, const Layout& l, const ScheduleId& id) : a_(a), l_(l), id_(id) {}
+
+  [[nodiscard]] const ScheduleShape& shape() const { return shape_; }
 
   std::vector<PlanMessage> rank_messages(int rank) {
     out_.clear();
@@ -197,7 +202,7 @@ class Builder {
     auto cached = p2p_.find(r);
     if (cached != p2p_.end()) return cached->second;
     const std::int64_t total = l_.microbatches * v_;
-    const std::int64_t w = warmup_microbatches(a_, l_, v_, r);
+    const std::int64_t w = shape_.warmup[static_cast<std::size_t>(r)];
     auto phase_of = [&](const CallOp& op) {
       if (!op.send) return recv_phase(op.k, w, total, !op.grad, interleaves_);
       if (!op.grad) return op.k < w ? Phase::kWarmup : Phase::kSteady;
@@ -206,7 +211,7 @@ class Builder {
     // A call as its name and its ops, each (send, grad, phase) in 6 bits; a message as (batch, op index).
     std::map<std::pair<std::string_view, std::uint32_t>, int> batch_of;
     std::map<std::pair<int, int>, P2PBatchMessage> msgs;
-    for_each_p2p_call(a_, l_, id_, r, [&](const Call& c) {
+    for_each_p2p_call(shape_, id_, r, [&](const Call& c) {
       std::uint32_t code = 0;
       for (int i = 0; i < c.nops; ++i) {
         const CallOp& op = c.ops[i];
@@ -499,8 +504,9 @@ class Builder {
   const MegatronArgs& a_;
   const Layout& l_;
   ScheduleId id_;
-  int v_;
-  bool interleaves_;
+  int v_ = id_.v;
+  bool interleaves_ = schedule_generator(id_).interleaves();
+  ScheduleShape shape_ = megatron_shape(a_, l_, id_);
   std::vector<PlanMessage> out_;
   // (pipeline rank, chunk, expert, fp8) -> (computed, buckets)
   std::map<std::tuple<int, int, bool, bool>, std::pair<bool, std::vector<std::int64_t>>> buckets_;
@@ -512,8 +518,9 @@ Schedule make_schedule(const MegatronArgs& a, const Layout& l, const ScheduleId&
   Schedule s;
   s.id = id;
   const int v = id.v;
+  Builder b(a, l, id);
+  s.warmup = b.shape().warmup;
   for (int r = 0; r < l.pp; ++r) {
-    s.warmup.push_back(warmup_microbatches(a, l, v, r));
     for (int c = 0; c < v; ++c) {
       s.params.push_back(
           {r, c, total_elements(chunk_tensors(a, l, r, c, v)), chunk_layer_range(a, l.pp, r, c, v).count});
@@ -521,7 +528,6 @@ Schedule make_schedule(const MegatronArgs& a, const Layout& l, const ScheduleId&
   }
   // Bubble fractions of Narayanan et al., SC21, Sec. 2.2: (p-1)/m and (p-1)/(v m).
   s.bubble_ideal = static_cast<double>(l.pp - 1) / (static_cast<double>(v) * static_cast<double>(l.microbatches));
-  Builder b(a, l, id);
   for (int rank : ranks) {
     std::vector<PlanMessage> msgs = b.rank_messages(rank);
     s.messages.insert(s.messages.end(), std::make_move_iterator(msgs.begin()), std::make_move_iterator(msgs.end()));

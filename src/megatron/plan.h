@@ -10,6 +10,7 @@
 #include "core/dtype.h"
 #include "megatron/layout.h"
 #include "megatron/model_args.h"
+#include "schedule/program.h"
 #include "schedule/schedule_id.h"
 
 namespace pipebench {
@@ -116,12 +117,14 @@ inline constexpr int kListEveryRankUpTo = 4096;
 // Throws UsageError for configurations Megatron rejects.
 [[nodiscard]] Plan make_plan(const MegatronArgs& args, int gpus_present);
 
-// Interleaved warm-up count of pipeline rank r (megatron.md §3b; 1F1B: min(p-r-1, m)).
+// Warm-up forwards of pipeline rank r: 1F1B min(p-r-1, m), interleaved megatron.md §3b.
 [[nodiscard]] std::int64_t warmup_microbatches(const MegatronArgs& a, const Layout& l, int v, int r);
 
-// (microbatch, chunk) of forward virtual microbatch k, k < m*v (§3b: groups of N microbatches,
-// chunk-major inside; core_v0.9: the closed form). Backward k takes the same entry with chunk v-1-c.
-[[nodiscard]] std::vector<std::pair<std::int64_t, int>> forward_table(const MegatronArgs& a, const Layout& l, int v);
+// The shape Megatron runs schedule `id` in on this layout, the one the plan's messages, the simulator and the
+// replay share: per pipeline rank the forwards before its first backward (warmup_microbatches), and the forward table,
+// (microbatch, chunk) of forward virtual microbatch k < m v (§3b: groups of N microbatches, chunk-major inside;
+// core_v0.9: the closed form).
+[[nodiscard]] ScheduleShape megatron_shape(const MegatronArgs& a, const Layout& l, const ScheduleId& id);
 
 // The DP bucket size (elements) of a model chunk: 0 (one bucket) unless --overlap-grad-reduce on chunk 0
 // of pipeline rank 0; then the rank's parameters // --ddp-num-buckets, or --ddp-bucket-size, or

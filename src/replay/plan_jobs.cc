@@ -54,22 +54,24 @@ void insert_inside_collectives(const Schedule& s, int global_rank, RankJob& job)
   if (inside.empty()) return;
   std::int64_t fwd_steps = 0, bwd_steps = 0;
   for (const auto& t : job.program.tasks) {
-    if (t.kind == Task::Kind::kCompute && t.mb >= 0 && !t.wgrad) ++(t.forward ? fwd_steps : bwd_steps);
+    if (t.kind == Task::Kind::kCompute && t.mb >= 0 && t.pass != Pass::kWeight)
+      ++(t.pass == Pass::kForward ? fwd_steps : bwd_steps);
   }
   std::vector<Task> tasks;
   tasks.reserve(job.program.tasks.size() * (1 + inside.size()));
   std::int64_t fwd_k = 0, bwd_k = 0;
   for (const auto& t : job.program.tasks) {
     tasks.push_back(t);
-    if (t.kind != Task::Kind::kCompute || t.mb < 0 || t.wgrad) continue;  // W: no collectives of its own
-    const std::int64_t k = t.forward ? fwd_k++ : bwd_k++;
+    if (t.kind != Task::Kind::kCompute || t.mb < 0 || t.pass == Pass::kWeight) continue;  // W: no collectives
+    const bool forward = t.pass == Pass::kForward;
+    const std::int64_t k = forward ? fwd_k++ : bwd_k++;
     for (const PlanMessage* msg : inside) {
-      const std::int64_t total = t.forward ? msg->passes.forward : msg->passes.in_backward();
-      const std::int64_t n = calls_at(total, t.forward ? fwd_steps : bwd_steps, k);
+      const std::int64_t total = forward ? msg->passes.forward : msg->passes.in_backward();
+      const std::int64_t n = calls_at(total, forward ? fwd_steps : bwd_steps, k);
       if (n <= 0) continue;
       Task c;
       c.kind = Task::Kind::kCollective;
-      c.forward = t.forward;
+      c.pass = t.pass;
       c.collective = static_cast<int>(job.collectives.size());
       job.collectives.push_back(replay_collective(*msg, n));
       tasks.push_back(c);

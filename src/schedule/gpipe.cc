@@ -10,6 +10,7 @@ namespace {
 class Gpipe final : public ScheduleGenerator {
  public:
   const char* name() const override { return "gpipe"; }
+  const char* summary() const override { return "all forwards, then all backwards"; }
   bool interleaves() const override { return false; }
   bool reference() const override { return true; }
   void emit(const ScheduleShape& shape, int r, ProgramSink& sink) const override {

@@ -111,6 +111,7 @@ class Writer {
 class Interleaved final : public ScheduleGenerator {
  public:
   const char* name() const override { return "interleaved"; }
+  const char* summary() const override { return "Megatron's, N chunks per rank"; }
   bool interleaves() const override { return true; }
   void emit(const ScheduleShape& shape, int r, ProgramSink& sink) const override { Writer(shape, r, sink).run(); }
 };

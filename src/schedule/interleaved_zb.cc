@@ -32,6 +32,7 @@ std::int64_t group_size(const ScheduleShape& shape) {
 class InterleavedZb final : public TimelineGenerator {
  public:
   const char* name() const override { return "interleaved-zb"; }
+  const char* summary() const override { return "zero bubble, interleaved"; }
   bool interleaves() const override { return true; }
   bool reference() const override { return true; }
   bool splits_backward() const override { return true; }

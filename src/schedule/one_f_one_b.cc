@@ -13,6 +13,7 @@ namespace {
 class OneFOneB final : public ScheduleGenerator {
  public:
   const char* name() const override { return "1f1b"; }
+  const char* summary() const override { return "Megatron's, one chunk per rank"; }
   bool interleaves() const override { return false; }
   void emit(const ScheduleShape& shape, int r, ProgramSink& sink) const override {
     ZeroBubbleWriter(shape, r, sink, shape.warmup[static_cast<std::size_t>(r)], ZeroBubbleWriter::kWholeBackward).run();

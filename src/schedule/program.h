@@ -16,6 +16,7 @@ namespace pipebench {
 // together; the zero-bubble schedules (Qi et al., ICLR 2024 §2) write kBackward for the activation
 // gradient (B) and kWeight for the weight gradient (W) of the same microbatch and chunk, later.
 enum class Pass : std::uint8_t { kForward, kBackward, kWeight };
+[[nodiscard]] inline char pass_letter(Pass pass) { return "FBW"[static_cast<int>(pass)]; }  // in labels
 
 // Which rank runs which virtual stage, a property of the generator (ScheduleGenerator::placement).
 // kLoop: chunk c of rank r is stage c p + r, so the forward wraps from rank p-1 to rank 0 between chunks

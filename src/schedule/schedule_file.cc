@@ -35,6 +35,7 @@ class FileSchedule final : public ScheduleGenerator {
       : name_(std::move(name)), source_(std::move(source)), rows_(std::move(rows)), split_(split) {}
 
   const char* name() const override { return name_.c_str(); }
+  const char* summary() const override { return "per-rank actions from a file"; }
   bool interleaves() const override { return false; }  // not Megatron's interleaved table, whatever its v
   bool reference() const override { return true; }     // Megatron does not run it
   bool splits_backward() const override { return split_; }

@@ -44,6 +44,17 @@ std::vector<std::string> ScheduleRegistry::names() const {
   return out;
 }
 
+std::string schedule_flag_help() {
+  const ScheduleRegistry& registry = ScheduleRegistry::instance();
+  std::string help = "all, or one:";
+  for (const std::string& name : registry.names()) {
+    const ScheduleGenerator& g = *registry.find_or_null(name);
+    help += (help.back() == ':' ? " " : ", ") + name + (g.interleaves() && g.chunks() == 0 ? "[:vN]" : "") + " (" +
+            g.summary() + ")";
+  }
+  return help;
+}
+
 const ScheduleGenerator& schedule_generator(const ScheduleId& id) {
   if (id.generator) return *id.generator;
   return ScheduleRegistry::instance().find("schedule", id.name);

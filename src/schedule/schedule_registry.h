@@ -27,7 +27,8 @@ enum class StepRule : std::uint8_t { kSynchronous, kPostValidation };
 class ScheduleGenerator {
  public:
   virtual ~ScheduleGenerator() = default;
-  [[nodiscard]] virtual const char* name() const = 0;  // the --schedule name, "1f1b"
+  [[nodiscard]] virtual const char* name() const = 0;     // the --schedule name, "1f1b"
+  [[nodiscard]] virtual const char* summary() const = 0;  // what it is, in a few words of --schedule's help
   // Runs several model chunks per rank (v > 1, Megatron's interleaved table); otherwise v is 1.
   [[nodiscard]] virtual bool interleaves() const = 0;
   // The chunks per rank it always runs (ZB-V: 2), or 0 where it takes any v its kind allows.
@@ -65,6 +66,9 @@ class ScheduleRegistry {
  private:
   std::vector<std::unique_ptr<ScheduleGenerator>> generators_;
 };
+
+// --schedule's help, from the registered generators: "all, or one: 1f1b (SUMMARY), interleaved[:vN] (SUMMARY), ...".
+[[nodiscard]] std::string schedule_flag_help();
 
 // The generator of id: its own (a schedule file's), else the registered one of its name. Throws UsageError
 // for an unregistered name.

@@ -13,6 +13,7 @@ namespace {
 class ZbH1 final : public ScheduleGenerator {
  public:
   const char* name() const override { return "zb-h1"; }
+  const char* summary() const override { return "zero bubble, 1F1B warm-up"; }
   bool interleaves() const override { return false; }
   bool reference() const override { return true; }
   bool splits_backward() const override { return true; }

@@ -26,6 +26,7 @@ namespace {
 class ZbH2 final : public TimelineGenerator {
  public:
   const char* name() const override { return "zb-h2"; }
+  const char* summary() const override { return "zero bubble, twice the warm-up"; }
   bool interleaves() const override { return false; }
   bool reference() const override { return true; }
   bool splits_backward() const override { return true; }

@@ -85,6 +85,7 @@ std::vector<PassStep> zbv_steps(const ScheduleShape& s, int r) {
 class Zbv final : public TimelineGenerator {
  public:
   const char* name() const override { return "zbv"; }
+  const char* summary() const override { return "zero bubble, two chunks in a V"; }
   bool interleaves() const override { return true; }
   int chunks() const override { return 2; }
   StagePlacement placement() const override { return StagePlacement::kV; }

@@ -202,8 +202,7 @@ std::vector<Program> full_programs(const Context& cx, const Schedule& s) {
 double peak_held(const Program& prog, Pass frees, int v) {
   HeldActivations held(frees);
   for (const Task& t : prog.tasks) {
-    if (t.kind == Task::Kind::kCompute)
-      held.pass(t.forward ? Pass::kForward : t.wgrad ? Pass::kWeight : Pass::kBackward);
+    if (t.kind == Task::Kind::kCompute) held.pass(t.pass);
   }
   return held.peak(v);
 }
@@ -221,7 +220,7 @@ const Context::Prepared& Context::prepared(const Schedule& s) {
   const ScheduleGenerator& generator = schedule_generator(s.id);
   const bool splits = generator.splits_backward();
   p->build = build_schedule(plan, s, compute, costs, true, [&](const ScheduleBuild& b, int r, Program& prog) {
-    if (splits) p->activations_held.push_back(peak_held(prog, freeing_pass(generator), b.spec.v));
+    if (splits) p->activations_held.push_back(peak_held(prog, freeing_pass(generator), b.spec.shape.v));
     after.add(b, static_cast<std::size_t>(r), prog);
     for (const P2POp& op : prog.ops) {
       if (std::find(p->p2p_sizes.begin(), p->p2p_sizes.end(), op.bytes) == p->p2p_sizes.end())
@@ -308,7 +307,7 @@ SchedulePrediction run_schedule(Context& cx, const Schedule& s, const CostModel&
   const ScheduleBuild& b = prepared.build;
   SchedulePrediction sp;
   sp.id = s.id;
-  sp.overlap_p2p = b.spec.overlap_p2p;
+  sp.overlap_p2p = b.spec.shape.overlap_p2p;
   const SimCosts costs = sim_costs(cx, p2p_model, used);
   sp.sim = trace ? simulate(full_programs(cx, s), prepared.collectives, costs, true, events)
                  : simulate(prepared.programs, prepared.collectives, costs);

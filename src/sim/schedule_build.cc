@@ -63,24 +63,24 @@ void sort_messages(const Schedule& s, const CostModel& costs, ScheduleBuild& b) 
 // per pass to every pass; a uniform one adds its pass_overhead_ms (measured on the GPU, or 0).
 void set_compute(ScheduleSpec& spec, const ComputeModel& c, const MegatronArgs& a, const std::vector<double>& extra_ms,
                  const std::vector<double>& extra_forward_ms) {
-  const ScheduleGenerator& g = schedule_generator(spec.id);
-  const bool split = g.splits_backward();
+  const bool split = schedule_generator(spec.id).splits_backward();
+  const ScheduleShape& s = spec.shape;
   spec.fwd.clear();
   spec.bwd.clear();
   spec.wgt.clear();
-  for (int r = 0; r < spec.p; ++r) {
+  for (int r = 0; r < s.p; ++r) {
     std::vector<SimTime> f, b, w;
-    const double steps = static_cast<double>(spec.m * spec.v);
+    const double steps = static_cast<double>(s.m * s.v);
     const double extra_f = extra_forward_ms[static_cast<std::size_t>(r)] / steps;
     const double extra_b = extra_ms[static_cast<std::size_t>(r)] / steps - extra_f;
     const auto rank = static_cast<std::size_t>(r);
     const RankCompute uniform{c.fwd_ms_per_layer, c.bwd_ms_per_layer, c.w_share, c.pass_overhead_ms, c.optimizer_ms};
     const RankCompute& rc = c.per_rank() ? c.ranks.at(rank) : uniform;
-    for (int ch = 0; ch < spec.v; ++ch) {
-      const int stage = placed_stage(g.placement(), spec.p, r, ch);
-      const int n = chunk_layer_range(a, spec.p, stage % spec.p, stage / spec.p, spec.v).count;
+    for (int ch = 0; ch < s.v; ++ch) {
+      const int stage = s.stage(r, ch);
+      const int n = chunk_layer_range(a, s.p, stage % s.p, stage / s.p, s.v).count;
       double fwd = n * rc.fwd_ms_per_layer, bwd = n * rc.bwd_ms_per_layer;
-      if (stage == spec.p * spec.v - 1) {
+      if (stage == s.p * s.v - 1) {
         fwd += c.output_layer_ms(rank);
         bwd += 2 * c.output_layer_ms(rank);
       }
@@ -122,13 +122,8 @@ ScheduleSpec prepare_build(const Plan& plan, const Schedule& s, const ComputeMod
   b.ranks = l.pp_groups.front();
   ScheduleSpec& spec = b.spec;
   spec.id = s.id;
-  spec.p = l.pp;
-  spec.v = s.id.v;
-  spec.m = l.microbatches;
-  spec.overlap_p2p = plan.args.overlap_p2p;
   if (const std::string problem = task_limit_problem(plan, s); !problem.empty()) throw UsageError(problem);
-  spec.warmup = s.warmup;
-  spec.table = forward_table(plan.args, l, s.id.v);
+  spec.shape = megatron_shape(plan.args, l, s.id);
   sort_messages(s, costs, b);
   const std::vector<double> none(b.ranks.size(), 0.0);
   set_compute(spec, compute, plan.args, none, none);

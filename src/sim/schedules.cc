@@ -5,7 +5,7 @@
 #include <functional>
 #include <optional>
 
-#include "schedule/program.h"
+#include "core/error.h"
 #include "schedule/schedule_registry.h"
 
 namespace pipebench {
@@ -13,21 +13,18 @@ namespace {
 
 class TaskSink final : public ProgramSink {
  public:
-  TaskSink(const ScheduleSpec& spec, const ScheduleShape& shape, int r) : spec_(spec), shape_(shape), r_(r) {
-    prog_.tasks.reserve(static_cast<std::size_t>(shape.steps()) * 6 + 8);
-    prog_.ops.reserve(static_cast<std::size_t>(shape.steps()) * 4 + 8);
+  TaskSink(const ScheduleSpec& spec, int r) : spec_(spec), shape_(spec.shape), r_(r) {
+    prog_.tasks.reserve(static_cast<std::size_t>(shape_.steps()) * 6 + 8);
+    prog_.ops.reserve(static_cast<std::size_t>(shape_.steps()) * 4 + 8);
   }
 
   void compute(Pass pass, std::int64_t k) override {
-    const bool forward = pass == Pass::kForward;
-    const bool weight = pass == Pass::kWeight;
     Task t;
     t.kind = Task::Kind::kCompute;
     t.chunk = shape_.chunk(pass, k);
-    const auto& times = forward ? spec_.fwd : weight ? spec_.wgt : spec_.bwd;
+    const auto& times = pass == Pass::kForward ? spec_.fwd : pass == Pass::kWeight ? spec_.wgt : spec_.bwd;
     t.duration = times[static_cast<std::size_t>(r_)][static_cast<std::size_t>(t.chunk)];
-    t.forward = forward;
-    t.wgrad = weight;
+    t.pass = pass;
     t.mb = shape_.microbatch(k);
     prog_.tasks.push_back(t);
   }
@@ -65,27 +62,10 @@ class TaskSink final : public ProgramSink {
 
 void generate_schedule(const ScheduleSpec& spec, const std::function<void(int, Program&)>& take) {
   const ScheduleGenerator& g = schedule_generator(spec.id);
-  ScheduleShape shape;
-  shape.p = spec.p;
-  shape.v = spec.v;
-  shape.m = spec.m;
-  shape.overlap_p2p = spec.overlap_p2p;
-  shape.placement = g.placement();
-  shape.warmup = spec.warmup;
-  shape.table = spec.table.empty() ? one_chunk_table(spec.m) : spec.table;
-  // A spec built without W times (by hand) splits its backward at the default share, half each.
-  ScheduleSpec halves;
-  if (g.splits_backward() && spec.wgt.empty()) {
-    halves = spec;
-    halves.wgt = spec.bwd;
-    for (std::size_t r = 0; r < spec.bwd.size(); ++r) {
-      for (std::size_t c = 0; c < spec.bwd[r].size(); ++c) {
-        halves.wgt[r][c] = spec.bwd[r][c] / 2;
-        halves.bwd[r][c] = spec.bwd[r][c] - halves.wgt[r][c];
-      }
-    }
-  }
-  const ScheduleSpec& used = halves.wgt.empty() ? spec : halves;
+  const ScheduleShape& shape = spec.shape;
+  if (shape.placement != g.placement()) throw Error("schedule " + spec.id.key() + ": a shape of another placement");
+  if (g.splits_backward() && spec.wgt.size() != spec.bwd.size())
+    throw Error("schedule " + spec.id.key() + " splits the backward: a spec without W times");
   // One rank's program at a time, handed on as soon as the generator moves to the next rank.
   std::optional<TaskSink> sink;
   int at = -1;
@@ -97,7 +77,7 @@ void generate_schedule(const ScheduleSpec& spec, const std::function<void(int, P
   };
   g.emit_all(shape, [&](int r) -> ProgramSink& {
     finish();
-    sink.emplace(used, shape, r);
+    sink.emplace(spec, r);
     at = r;
     return *sink;
   });

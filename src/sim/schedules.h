@@ -10,20 +10,16 @@
 #include <string>
 #include <vector>
 
+#include "schedule/program.h"
 #include "schedule/schedule_id.h"
 #include "sim/task.h"
 
 namespace pipebench {
 
 struct ScheduleSpec {
-  ScheduleId id;  // its generator; id.v is v
-  int p = 1;
-  int v = 1;
-  std::int64_t m = 1;
-  bool overlap_p2p = true;                          // interleaved only
-  std::vector<std::int64_t> warmup;                 // per rank (1F1B, interleaved)
-  std::vector<std::pair<std::int64_t, int>> table;  // forward order (microbatch, chunk); empty: m on chunk 0
-  std::int64_t p2p_bytes = 0;                       // one activation (= one activation grad)
+  ScheduleId id;               // its generator; id.v is shape.v
+  ScheduleShape shape;         // megatron_shape (megatron/plan.h); its placement the generator's
+  std::int64_t p2p_bytes = 0;  // one activation (= one activation grad)
   // Compute per microbatch and chunk: fwd[r][c], bwd[r][c] in ns. For a generator that splits the
   // backward, bwd is B (activation gradient) and wgt W (weight gradient); otherwise bwd is B + W and wgt
   // is empty.
@@ -31,7 +27,8 @@ struct ScheduleSpec {
 };
 
 // The program of every pipeline rank. Tags encode (direction, microbatch, receiving virtual stage). Throws
-// UsageError for a schedule no generator has.
+// UsageError for a schedule no generator has, Error for a shape whose placement is not the generator's or for
+// a generator that splits the backward without W times.
 [[nodiscard]] std::vector<Program> generate_schedule(const ScheduleSpec& spec);
 // The same programs, each handed to `take` (rank order) as soon as it is generated, so that a caller that
 // keeps a smaller form (sim/compiled_program.h) never holds every rank's tasks at once.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "schedule/program.h"
 
 namespace pipebench {
 
@@ -45,10 +46,9 @@ struct P2POp {
 struct Task {
   enum class Kind : std::uint8_t { kCompute, kP2P, kWait, kCollective };
   Kind kind = Kind::kCompute;
-  bool forward = true;    // kCompute of a microbatch step: forward or backward of (mb, chunk)
-  bool wgrad = false;     // kCompute, not forward: the weight gradient (W) alone, after its B
-  bool blocking = true;   // kP2P: the rank waits for every op (batched + synchronised calls)
-  std::uint8_t nops = 0;  // kP2P: ops [first_op, first_op + nops) of the Program
+  Pass pass = Pass::kForward;  // kCompute of a microbatch step (and the kCollective issued in it)
+  bool blocking = true;        // kP2P: the rank waits for every op (batched + synchronised calls)
+  std::uint8_t nops = 0;       // kP2P: ops [first_op, first_op + nops) of the Program
   int chunk = 0;
   int handle = -1;      // kP2P async: the handle a later kWait names
   int collective = -1;  // kCollective: index into the simulation's collective list
@@ -59,7 +59,7 @@ struct Task {
 
   [[nodiscard]] std::string label() const {
     if (kind == Kind::kCompute && mb >= 0) {
-      return std::string(forward ? "F" : wgrad ? "W" : "B") + " mb" + std::to_string(mb) + " c" + std::to_string(chunk);
+      return pass_letter(pass) + (" mb" + std::to_string(mb)) + " c" + std::to_string(chunk);
     }
     return name;
   }

@@ -24,21 +24,16 @@ using namespace pipebench;
 ScheduleSpec zero_compute_spec(int p, int v, std::int64_t m) {
   ScheduleSpec s;
   s.id = {v > 1 ? "interleaved" : "1f1b", v};
-  s.p = p;
-  s.v = v;
-  s.m = m;
-  s.p2p_bytes = 8;
-  MegatronArgs a;
   Layout l;
   l.pp = p;
   l.microbatches = m;
   l.microbatch_group = p;
+  s.shape = megatron_shape(MegatronArgs{}, l, s.id);
+  s.p2p_bytes = 8;
   for (int r = 0; r < p; ++r) {
-    s.warmup.push_back(v > 1 ? warmup_microbatches(a, l, v, r) : std::min<std::int64_t>(p - r - 1, m));
     s.fwd.emplace_back(static_cast<std::size_t>(v), 0);
     s.bwd.emplace_back(static_cast<std::size_t>(v), 0);
   }
-  if (v > 1) s.table = forward_table(a, l, v);
   return s;
 }
 
@@ -47,7 +42,7 @@ std::pair<double, std::size_t> time_schedule(const World& world, ReplayRuntime& 
                                              const ScheduleSpec& spec, int iterations) {
   RankJob job;
   job.pipeline_rank = world.rank();
-  for (int r = 0; r < spec.p; ++r) job.pipeline_ranks.push_back(r);
+  for (int r = 0; r < spec.shape.p; ++r) job.pipeline_ranks.push_back(r);
   const auto programs = generate_schedule(spec);
   job.program = programs[static_cast<std::size_t>(world.rank())];
   std::size_t most = 0;

@@ -28,19 +28,14 @@ namespace {
 pipebench::ScheduleSpec big_spec(int p, int v, std::int64_t m) {
   pipebench::ScheduleSpec s;
   s.id = {v > 1 ? "interleaved" : "1f1b", v};
-  s.p = p;
-  s.v = v;
-  s.m = m;
+  pipebench::Layout l;  // Megatron's shape with groups of p microbatches
+  l.pp = p;
+  l.microbatches = m;
+  l.microbatch_group = p;
+  s.shape = pipebench::megatron_shape(pipebench::MegatronArgs{}, l, s.id);
   s.p2p_bytes = 1 << 22;
   s.fwd.assign(static_cast<std::size_t>(p), std::vector<pipebench::SimTime>(static_cast<std::size_t>(v), 1000));
   s.bwd.assign(static_cast<std::size_t>(p), std::vector<pipebench::SimTime>(static_cast<std::size_t>(v), 2000));
-  for (int r = 0; r < p; ++r) {
-    s.warmup.push_back(v > 1 ? std::min<std::int64_t>(2 * (p - r - 1) + (v - 1) * p, m * v)
-                             : std::min<std::int64_t>(p - r - 1, m));
-  }
-  for (std::int64_t g = 0; g < m; g += p)
-    for (int c = 0; c < v; ++c)
-      for (std::int64_t mb = g; mb < std::min<std::int64_t>(g + p, m); ++mb) s.table.emplace_back(mb, c);
   return s;
 }
 
@@ -53,7 +48,7 @@ void BM_SimulateInterleaved(benchmark::State& state) {
     const auto result = pipebench::simulate(tasks, {}, costs);
     benchmark::DoNotOptimize(result.iteration);
   }
-  state.counters["tasks"] = static_cast<double>(spec.p) * static_cast<double>(spec.m * spec.v) * 4;
+  state.counters["tasks"] = static_cast<double>(spec.shape.p) * static_cast<double>(spec.shape.steps()) * 4;
 }
 
 // The simulation alone of programs compiled once, as predict's break-even search runs a schedule again and

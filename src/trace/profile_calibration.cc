@@ -46,10 +46,7 @@ struct TaskRef {
   int chunk = 0;
   int run = 0;
   [[nodiscard]] std::string label() const {
-    return std::string(pass == Pass::kForward  ? "F"
-                       : pass == Pass::kWeight ? "W"
-                                               : "B") +
-           " mb" + std::to_string(mb) + " c" + std::to_string(chunk);
+    return pass_letter(pass) + (" mb" + std::to_string(mb)) + " c" + std::to_string(chunk);
   }
 };
 
@@ -77,10 +74,7 @@ std::vector<RankProgram> rank_programs(const Plan& plan, const Schedule& s) {
       } else if (t.kind == Task::Kind::kCompute && t.mb >= 0) {
         if (call_since && !rp.tasks.empty()) ++rp.runs;
         call_since = false;
-        rp.tasks.push_back({t.forward ? Pass::kForward
-                            : t.wgrad ? Pass::kWeight
-                                      : Pass::kBackward,
-                            t.mb, t.chunk, rp.runs});
+        rp.tasks.push_back({t.pass, t.mb, t.chunk, rp.runs});
       }
     }
     rp.runs = rp.tasks.empty() ? 0 : rp.runs + 1;

@@ -171,7 +171,8 @@ TEST(PlanBatches, CallsCarryTheirIssueMode) {
   const Plan p =
       plan_of("--pipeline-model-parallel-size 4 --global-batch-size 8 --num-layers-per-virtual-pipeline-stage 4");
   int batched = 0, async = 0, calls = 0;
-  for_each_p2p_call(p.args, p.layout, {"interleaved", 2}, 1, [&](const Call& c) {
+  const ScheduleId interleaved{"interleaved", 2}, one_f_one_b_id{"1f1b", 1};
+  for_each_p2p_call(megatron_shape(p.args, p.layout, interleaved), interleaved, 1, [&](const Call& c) {
     ++calls;
     batched += c.batched ? 1 : 0;
     async += c.async ? 1 : 0;
@@ -181,7 +182,7 @@ TEST(PlanBatches, CallsCarryTheirIssueMode) {
   EXPECT_EQ(batched, 0);
   EXPECT_EQ(async, 17);
   int one_f_one_b = 0;
-  for_each_p2p_call(p.args, p.layout, {"1f1b", 1}, 1,
+  for_each_p2p_call(megatron_shape(p.args, p.layout, one_f_one_b_id), one_f_one_b_id, 1,
                     [&](const Call& c) { one_f_one_b += c.batched && !c.async ? 1 : 0; });
   EXPECT_EQ(one_f_one_b, 2 + 2 + 1 + 6 + 6 + 2 + 2);  // every 1F1B call of rank 1 (first test), batched
 }

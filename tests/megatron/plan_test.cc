@@ -174,7 +174,7 @@ TEST(MegatronPlan, ScheduleTableFollowsMicrobatchGroups) {
             "--microbatch-group-size-per-virtual-pipeline-stage 3 --num-virtual-stages-per-pipeline-rank 2"));
   const Layout l = make_layout(a, 0);
   std::vector<int> chunks;
-  for (const auto& e : forward_table(a, l, 2)) chunks.push_back(e.second);
+  for (const auto& e : megatron_shape(a, l, {"interleaved", 2}).table) chunks.push_back(e.second);
   EXPECT_EQ(chunks, (std::vector<int>{0, 0, 0, 1, 1, 1, 0, 0, 1, 1}));
 }
 

@@ -26,22 +26,18 @@ const World& W() { return testing::world(); }
 ScheduleSpec spec_for(const std::string& kind, int p, int v, std::int64_t m, double tf_ms, double tb_ms, bool overlap) {
   ScheduleSpec s;
   s.id = {kind, v};
-  s.p = p;
-  s.v = v;
-  s.m = m;
-  s.overlap_p2p = overlap;
-  s.p2p_bytes = 8;
   MegatronArgs a;
+  a.overlap_p2p = overlap;
   Layout l;
   l.pp = p;
   l.microbatches = m;
   l.microbatch_group = p;
+  s.shape = megatron_shape(a, l, s.id);
+  s.p2p_bytes = 8;
   for (int r = 0; r < p; ++r) {
-    s.warmup.push_back(kind == "interleaved" ? warmup_microbatches(a, l, v, r) : std::min<std::int64_t>(p - r - 1, m));
     s.fwd.emplace_back(static_cast<std::size_t>(v), static_cast<SimTime>(tf_ms * 1e6 / v));
     s.bwd.emplace_back(static_cast<std::size_t>(v), static_cast<SimTime>(tb_ms * 1e6 / v));
   }
-  if (kind == "interleaved") s.table = forward_table(a, l, v);
   return s;
 }
 
@@ -91,7 +87,7 @@ Replayed replay(const ScheduleSpec& spec, int iterations) {
   ReplayComms comms(*backend);
   RankJob job;
   job.pipeline_rank = W().rank();
-  for (int r = 0; r < spec.p; ++r) job.pipeline_ranks.push_back(r);
+  for (int r = 0; r < spec.shape.p; ++r) job.pipeline_ranks.push_back(r);
   const std::vector<Program> programs = generate_schedule(spec);
   job.program = programs[static_cast<std::size_t>(W().rank())];
   register_groups(comms, {}, job);

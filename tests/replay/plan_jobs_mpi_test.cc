@@ -184,7 +184,7 @@ void replay_cp_plan(const char* cp_comm_type, const std::string& expected_op) {
     if (t.kind != Task::Kind::kCollective) continue;
     const std::string& label = job.collectives.at(static_cast<std::size_t>(t.collective)).label;
     if (label.rfind("CP ", 0) != 0) continue;
-    EXPECT_EQ(t.forward, label.find("backward") == std::string::npos) << label;
+    EXPECT_EQ(t.pass == Pass::kForward, label.find("backward") == std::string::npos) << label;
     EXPECT_EQ(job.collectives.at(static_cast<std::size_t>(t.collective)).group.size(), 2u) << label;
   }
   (void)run_iteration(*rt, comms, job, nullptr);
@@ -255,7 +255,7 @@ TEST(PlanJobsMpi, MoeAllToAllIsReplayedOnItsEpGroup) {
     const auto& coll = job.collectives.at(static_cast<std::size_t>(t.collective));
     if (coll.label.rfind("MoE ", 0) != 0) continue;
     EXPECT_EQ(coll.group, (std::vector<int>{first, first + 1})) << coll.label;
-    EXPECT_EQ(t.forward, coll.label.find("backward") == std::string::npos) << coll.label;
+    EXPECT_EQ(t.pass == Pass::kForward, coll.label.find("backward") == std::string::npos) << coll.label;
   }
   (void)run_iteration(*rt, comms, job, nullptr);
   const RankIteration it = run_iteration(*rt, comms, job, nullptr);

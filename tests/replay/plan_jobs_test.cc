@@ -99,9 +99,9 @@ void expect_same_passes(const Plan& plan, const std::string& name) {
       const auto& pp = plain.programs[r].tasks;
       ASSERT_EQ(fp.size(), pp.size()) << where;
       for (std::size_t i = 0; i < fp.size(); ++i) {
-        if (fp[i].kind != Task::Kind::kCompute || fp[i].mb < 0 || fp[i].wgrad) continue;
+        if (fp[i].kind != Task::Kind::kCompute || fp[i].mb < 0 || fp[i].pass == Pass::kWeight) continue;
         const double d = static_cast<double>(fp[i].duration - pp[i].duration) / 1e6;
-        (fp[i].forward ? folded_fwd : folded_bwd) += d;
+        (fp[i].pass == Pass::kForward ? folded_fwd : folded_bwd) += d;
         ++steps;
       }
       const double tol = 1e-6 * static_cast<double>(steps) + 1e-9 * (fwd_ms + bwd_ms);
@@ -113,7 +113,7 @@ void expect_same_passes(const Plan& plan, const std::string& name) {
       std::map<MessageKey, std::pair<std::int64_t, std::int64_t>> issued;
       bool after_forward = true;
       for (const Task& t : job.program.tasks) {
-        if (t.kind == Task::Kind::kCompute && t.mb >= 0) after_forward = t.forward;
+        if (t.kind == Task::Kind::kCompute && t.mb >= 0) after_forward = t.pass == Pass::kForward;
         if (t.kind != Task::Kind::kCollective) continue;
         const ReplayCollective& c = job.collectives.at(static_cast<std::size_t>(t.collective));
         const MessageKey k = key_of(std::string(c.op->name()), c.bytes, c.group, c.label);
@@ -192,7 +192,7 @@ TEST(PlanJobs, EverySchedulePlusGpipeWithComputeFromTheModel) {
     EXPECT_EQ(count(job.program, Task::Kind::kCompute), (split ? 3 : 2) * 8 * job.id.v) << job.id.name;
     for (const auto& t : job.program.tasks) {
       if (t.kind == Task::Kind::kCompute) {
-        EXPECT_EQ(t.duration, (t.forward || split ? 1 : 2) * 2000000 / job.id.v) << job.id.name;
+        EXPECT_EQ(t.duration, (t.pass == Pass::kForward || split ? 1 : 2) * 2000000 / job.id.v) << job.id.name;
       }
     }
   }
@@ -315,8 +315,8 @@ TEST(PlanJobs, MoeAllToAllsAreIssuedOnTheEpGroupInTheirForwardAndBackwardSteps) 
     const auto& c = job.collectives.at(static_cast<std::size_t>(t.collective));
     if (c.label.rfind("MoE ", 0) != 0 || c.op->name() != "alltoall") continue;
     EXPECT_EQ(c.group, (std::vector<int>{0, 1})) << c.label;
-    EXPECT_EQ(t.forward, c.label.find("backward") == std::string::npos) << c.label;
-    (t.forward ? forward_calls : backward_calls) += c.count;
+    EXPECT_EQ(t.pass == Pass::kForward, c.label.find("backward") == std::string::npos) << c.label;
+    (t.pass == Pass::kForward ? forward_calls : backward_calls) += c.count;
   }
   // 3 all-to-alls x 1 layer x 2 microbatches each way.
   EXPECT_EQ(forward_calls, 6);

@@ -19,7 +19,7 @@ SimResult one_rank_prediction() {
   f.duration = 2 * kMs;
   programs[0].tasks.push_back(f);
   Task b = f;
-  b.forward = false;
+  b.pass = Pass::kBackward;
   b.duration = 4 * kMs;
   programs[0].tasks.push_back(b);
   Task c;

@@ -233,6 +233,25 @@ TEST(ScheduleRegistry, TheSchedulesAreRegisteredAndGpipeAndZeroBubbleAreReferenc
   EXPECT_THROW((void)schedule_generator({"zb-v", 1}), UsageError);
 }
 
+// --schedule's help (predict, replay, bench --plan) is the registry's: every name in its order with its summary, and
+// "[:vN]" exactly where the user picks v.
+TEST(ScheduleRegistry, TheScheduleFlagHelpListsEveryRegisteredScheduleWithItsSummary) {
+  const ScheduleRegistry& registry = ScheduleRegistry::instance();
+  const std::string help = schedule_flag_help();
+  std::size_t last = 0;
+  for (const std::string& name : registry.names()) {
+    const std::string summary = registry.find("x", name).summary();
+    EXPECT_FALSE(summary.empty()) << name;
+    const std::size_t at = help.find(" (" + summary + ")");
+    ASSERT_NE(at, std::string::npos) << name << ": " << help;
+    EXPECT_GT(at, last) << name << ": " << help;
+    last = at;
+  }
+  for (const char* entry : {"all, or one: 1f1b (", ", gpipe (", ", interleaved[:vN] (", ", interleaved-zb[:vN] (",
+                            ", zb-h1 (", ", zb-h2 (", ", zbv ("})
+    EXPECT_NE(help.find(entry), std::string::npos) << entry << ": " << help;
+}
+
 // The first rank's 1F1B for p 2, m 2 is warm-up forward 0, steady forward 1 / backward 0, cool-down backward 1,
 // with Megatron's call names (schedules.py forward_backward_pipelining_without_interleaving); the calls that
 // carry nothing on the first stage (recv_forward, send_backward) are not issued.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The shape Megatron gives a pipeline of p ranks, v chunks, m microbatches (megatron/p2p_calls.h without a
+// The shape Megatron gives a pipeline of p ranks, v chunks, m microbatches (megatron_shape, megatron/plan.h, without a
 // plan): warm-up forwards per rank and, with several chunks, the forward table in groups of p microbatches.
 #pragma once
 

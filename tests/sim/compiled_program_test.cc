@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "schedule/shape_fixture.h"
 #include "sim/schedules.h"
 #include "sim/simulator.h"
 
@@ -14,10 +15,8 @@ namespace {
 ScheduleSpec interleaved_spec(int p, int v, std::int64_t m, bool overlap) {
   ScheduleSpec s;
   s.id = {"interleaved", v};
-  s.p = p;
-  s.v = v;
-  s.m = m;
-  s.overlap_p2p = overlap;
+  s.shape = testing::megatron_like_shape(p, v, m);
+  s.shape.overlap_p2p = overlap;
   s.p2p_bytes = 1 << 20;
   for (int r = 0; r < p; ++r) {  // every rank and chunk a different duration
     std::vector<SimTime> f, b;
@@ -27,11 +26,7 @@ ScheduleSpec interleaved_spec(int p, int v, std::int64_t m, bool overlap) {
     }
     s.fwd.push_back(f);
     s.bwd.push_back(b);
-    s.warmup.push_back(std::min<std::int64_t>(2 * (p - r - 1) + (v - 1) * p, m * v));
   }
-  for (std::int64_t g = 0; g < m; g += p)
-    for (int c = 0; c < v; ++c)
-      for (std::int64_t mb = g; mb < std::min<std::int64_t>(g + p, m); ++mb) s.table.emplace_back(mb, c);
   return s;
 }
 

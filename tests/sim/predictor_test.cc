@@ -19,7 +19,6 @@
 #include "io/plan_io.h"
 #include "io/prediction_io.h"
 #include "io/results_io.h"
-#include "megatron/p2p_calls.h"
 #include "megatron/plan.h"
 #include "schedule/activation_memory.h"
 #include "schedule/schedule_file.h"

@@ -51,9 +51,10 @@ TEST(ScheduleBuild, SplitsThePipelineGroupsMessagesAndFoldsOnlyWhenAsked) {
   const ScheduleBuild folded = build_schedule(plan, s, c, link, true);
   EXPECT_EQ(plain.ranks, plan.layout.pp_groups.front());
   EXPECT_EQ(plain.spec.id, (ScheduleId{"1f1b", 1}));
-  EXPECT_EQ(plain.spec.p, 4);
-  EXPECT_EQ(plain.spec.m, plan.layout.microbatches);
-  EXPECT_EQ(plain.spec.p2p_bytes, 256 * 1024 * 2);  // one bf16 activation, s x b x h
+  EXPECT_EQ(plain.spec.shape.p, 4);
+  EXPECT_EQ(plain.spec.shape.m, plan.layout.microbatches);
+  EXPECT_EQ(plain.spec.shape.warmup, plan.schedules.front().warmup);  // the shape the plan's messages follow
+  EXPECT_EQ(plain.spec.p2p_bytes, 256 * 1024 * 2);                    // one bf16 activation, s x b x h
   ASSERT_EQ(plain.programs.size(), 4u);
   for (std::size_t r = 0; r < 4; ++r) {
     ASSERT_FALSE(plain.inside[r].empty()) << r;  // TP all-reduces of every layer
@@ -89,7 +90,7 @@ TEST(ScheduleBuild, AUniformPassOverheadLengthensEveryPass) {
     const PlannedSchedule ps{ScheduleId{name, 1}, &plan.schedules.at(0), std::string(name) != "1f1b"};
     const ScheduleBuild a = build_schedule(plan, ps.to_run(), bare, link, false);
     const ScheduleBuild b = build_schedule(plan, ps.to_run(), with, link, false);
-    const double passes_per_rank = (a.spec.wgt.empty() ? 2.0 : 3.0) * a.spec.m * a.spec.v;
+    const double passes_per_rank = (a.spec.wgt.empty() ? 2.0 : 3.0) * a.spec.shape.m * a.spec.shape.v;
     for (std::size_t r = 0; r < a.programs.size(); ++r)
       EXPECT_NEAR(compute_ms(b.programs, r) - compute_ms(a.programs, r), 0.25 * passes_per_rank, 1e-3) << name << r;
   }

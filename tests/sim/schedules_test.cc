@@ -10,7 +10,10 @@
 #include <cstdlib>
 #include <map>
 
+#include "schedule/schedule_registry.h"
+#include "schedule/shape_fixture.h"
 #include "sim/simulator.h"
+#include "sim/spec_fixture.h"
 
 namespace pipebench {
 namespace {
@@ -20,12 +23,11 @@ namespace {
 ScheduleSpec uniform(const std::string& name, int p, std::int64_t m, SimTime t) {
   ScheduleSpec s;
   s.id = {name, 1};
-  s.p = p;
-  s.m = m;
+  s.shape = testing::megatron_like_shape(p, 1, m);
   s.p2p_bytes = 1 << 20;
   s.fwd.assign(static_cast<std::size_t>(p), {t});
   s.bwd.assign(static_cast<std::size_t>(p), {2 * t});
-  for (int r = 0; r < p; ++r) s.warmup.push_back(std::min<std::int64_t>(p - r - 1, m));
+  testing::split_backward_in_halves(s);
   return s;
 }
 
@@ -114,14 +116,11 @@ TEST(Schedules, ZbH2WithTransferTimeIsBelowZbH1) {
 ScheduleSpec uniform_chunks(const std::string& name, int p, int v, std::int64_t m, SimTime t) {
   ScheduleSpec s = uniform(name, p, m, t);
   s.id = {name, v};
-  s.v = v;
+  s.shape = testing::megatron_like_shape(p, v, m);
+  s.shape.placement = schedule_generator(s.id).placement();
   s.fwd.assign(static_cast<std::size_t>(p), std::vector<SimTime>(static_cast<std::size_t>(v), t / v));
   s.bwd.assign(static_cast<std::size_t>(p), std::vector<SimTime>(static_cast<std::size_t>(v), 2 * t / v));
-  s.warmup.clear();
-  for (int r = 0; r < p; ++r) s.warmup.push_back(std::min<std::int64_t>(2 * (p - r - 1) + (v - 1) * p, m * v));
-  for (std::int64_t g = 0; g < m; g += p)
-    for (int c = 0; c < v; ++c)
-      for (std::int64_t mb = g; mb < std::min<std::int64_t>(g + p, m); ++mb) s.table.emplace_back(mb, c);
+  testing::split_backward_in_halves(s);
   return s;
 }
 
@@ -183,7 +182,7 @@ TEST(Schedules, ZbvTransfersFollowTheV) {
   EXPECT_EQ(sends, 2 * 8 * 6);  // 8 stages, 7 boundaries, 6 of them between ranks; both directions
 }
 
-// W passes carry wgt's times; a spec without them splits bwd in halves; B + W is the unsplit backward.
+// W passes carry wgt's times (the fixture's halves, then 500 of 2000); B + W is the unsplit backward.
 TEST(Schedules, WeightPassesTakeTheirOwnTimes) {
   ScheduleSpec s = uniform("zb-h1", 2, 2, 1000);
   const auto halves = generate_schedule(s);
@@ -195,8 +194,8 @@ TEST(Schedules, WeightPassesTakeTheirOwnTimes) {
     int ws = 0;
     for (const auto& task : (*programs)[0].tasks) {
       if (task.kind != Task::Kind::kCompute) continue;
-      (task.forward ? f : task.wgrad ? w : b) += task.duration;
-      if (task.wgrad) {
+      (task.pass == Pass::kForward ? f : task.pass == Pass::kWeight ? w : b) += task.duration;
+      if (task.pass == Pass::kWeight) {
         ++ws;
         EXPECT_EQ(task.label().substr(0, 1), "W");
       }

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <functional>
 
+#include "schedule/shape_fixture.h"
 #include "sim/schedules.h"
+#include "sim/spec_fixture.h"
 
 namespace pipebench {
 namespace {
@@ -15,23 +17,12 @@ namespace {
 ScheduleSpec spec(const std::string& kind, int p, int v, std::int64_t m, SimTime tf, SimTime tb, bool overlap = true) {
   ScheduleSpec s;
   s.id = {kind, v};
-  s.p = p;
-  s.v = v;
-  s.m = m;
-  s.overlap_p2p = overlap;
+  s.shape = testing::megatron_like_shape(p, v, m);  // N = p
+  s.shape.overlap_p2p = overlap;
   s.p2p_bytes = 1 << 20;
   s.fwd.assign(static_cast<std::size_t>(p), std::vector<SimTime>(static_cast<std::size_t>(v), tf / v));
   s.bwd.assign(static_cast<std::size_t>(p), std::vector<SimTime>(static_cast<std::size_t>(v), tb / v));
-  for (int r = 0; r < p; ++r) {
-    if (kind == "interleaved") {
-      s.warmup.push_back(std::min<std::int64_t>(2 * (p - r - 1) + (v - 1) * p, m * v));  // N = p
-    } else {
-      s.warmup.push_back(std::min<std::int64_t>(p - r - 1, m));
-    }
-  }
-  for (std::int64_t g = 0; g < m; g += p)  // the schedule table with N = p
-    for (int c = 0; c < v; ++c)
-      for (std::int64_t mb = g; mb < std::min<std::int64_t>(g + p, m); ++mb) s.table.emplace_back(mb, c);
+  testing::split_backward_in_halves(s);
   return s;
 }
 
@@ -101,7 +92,7 @@ TEST(Simulator, MessageCountsMatchMegatron) {
 TEST(Simulator, BlockingP2PCostsMoreThanOverlappedWhenTransfersTakeTime) {
   const auto base = spec("interleaved", 4, 2, 8, 20000, 40000, true);
   auto blocking = base;
-  blocking.overlap_p2p = false;
+  blocking.shape.overlap_p2p = false;
   const SimCosts c = fixed(3000);
   EXPECT_LT(run(base, c), run(blocking, c));
   EXPECT_GT(run(base, c), run(base, zero()));
