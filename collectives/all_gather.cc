@@ -8,13 +8,11 @@ namespace {
 
 class AllGather final : public Op {
  public:
+  AllGather() {
+    traits_.supports_in_place = traits_.megatron_in_place = traits_.nccl_count_is_rank_part = traits_.in_plans = true;
+  }
   std::string_view name() const override { return "all_gather"; }
   OpAliases aliases() const override { return {"ncclAllGather", "all_gather_perf", "AllGather", "allgather"}; }
-  bool megatron_in_place() const override { return true; }
-  bool nccl_count_is_rank_part() const override { return true; }
-  bool in_plans() const override { return true; }
-  bool reduces() const override { return false; }
-  bool supports_in_place() const override { return true; }
   // size = the whole gathered output, count = per rank (nccl-tests AllGatherGetCollByteCount).
   Sizing sizing(std::size_t requested, std::size_t e, int n, const OpParams&) const override {
     return split_sizing(requested, e, n, false);

@@ -7,13 +7,12 @@ namespace {
 
 class AllReduce final : public Op {
  public:
+  AllReduce() {
+    traits_.reduces = traits_.supports_in_place = traits_.megatron_in_place = traits_.nvswitch_reduces =
+        traits_.in_plans = true;
+  }
   std::string_view name() const override { return "all_reduce"; }
   OpAliases aliases() const override { return {"ncclAllReduce", "all_reduce_perf", "AllReduce", "allreduce"}; }
-  bool megatron_in_place() const override { return true; }
-  bool nvswitch_reduces() const override { return true; }
-  bool in_plans() const override { return true; }
-  bool reduces() const override { return true; }
-  bool supports_in_place() const override { return true; }
   Sizing sizing(std::size_t requested, std::size_t e, int, const OpParams&) const override {
     const std::size_t c = requested / e;
     return {c, c * e, c * e, c * e};

@@ -9,14 +9,11 @@ namespace {
 
 class AllToAll final : public Op {
  public:
-  std::string_view name() const override { return "alltoall"; }
-  OpAliases aliases() const override { return {"ncclAlltoAll", "alltoall_perf", "", "alltoall"}; }
-  bool in_plans() const override { return true; }
-  bool reduces() const override { return false; }
   // nccl-tests does not validate in-place alltoall (AlltoAllInitData: reportErrors = 0): bench prints N/A
   // for it; the alltoall_perf binary name times it unchecked as nccl-tests does.
-  bool supports_in_place() const override { return false; }
-  bool nccl_tests_unchecked_in_place() const override { return true; }
+  AllToAll() { traits_.nccl_tests_unchecked_in_place = traits_.in_plans = true; }
+  std::string_view name() const override { return "alltoall"; }
+  OpAliases aliases() const override { return {"ncclAlltoAll", "alltoall_perf", "", "alltoall"}; }
   // count = per peer, size = one rank's whole buffer n*count (nccl-tests AlltoAllGetCollByteCount).
   Sizing sizing(std::size_t requested, std::size_t e, int n, const OpParams&) const override {
     return split_sizing(requested, e, n, true);

@@ -8,13 +8,9 @@ namespace {
 
 class Broadcast final : public Op {
  public:
+  Broadcast() { traits_.supports_in_place = traits_.has_root = traits_.megatron_in_place = traits_.in_plans = true; }
   std::string_view name() const override { return "broadcast"; }
   OpAliases aliases() const override { return {"ncclBroadcast", "broadcast_perf", "Broadcast", "broadcast"}; }
-  bool megatron_in_place() const override { return true; }
-  bool in_plans() const override { return true; }
-  bool reduces() const override { return false; }
-  bool supports_in_place() const override { return true; }
-  bool has_root() const override { return true; }
   Sizing sizing(std::size_t requested, std::size_t e, int, const OpParams&) const override {
     const std::size_t c = requested / e;
     return {c, c * e, c * e, c * e};

@@ -9,11 +9,9 @@ namespace {
 
 class Gather final : public Op {
  public:
+  Gather() { traits_.supports_in_place = traits_.has_root = true; }
   std::string_view name() const override { return "gather"; }
   OpAliases aliases() const override { return {"ncclGather", "gather_perf", "", "gather"}; }
-  bool reduces() const override { return false; }
-  bool supports_in_place() const override { return true; }
-  bool has_root() const override { return true; }
   // count = per rank, size = the root's whole output (nccl-tests GatherGetCollByteCount). Every rank
   // has the whole receive buffer: in place, its input sits there at its own block.
   Sizing sizing(std::size_t requested, std::size_t e, int n, const OpParams&) const override {

@@ -57,10 +57,9 @@ std::vector<RankPair> incoming(const std::vector<RankPair>& transfers, int rank)
 
 class Pair final : public Op {
  public:
+  Pair() { traits_.is_transfer = true; }
   std::string_view name() const override { return "pair"; }
   OpAliases aliases() const override { return {}; }  // pipebench's own: no other tool names it
-  bool reduces() const override { return false; }
-  bool supports_in_place() const override { return false; }
   Sizing sizing(std::size_t requested, std::size_t e, int, const OpParams& p) const override {
     const std::size_t c = requested / e;
     std::size_t slots = 1;
@@ -94,7 +93,6 @@ class Pair final : public Op {
       }
     }
   }
-  bool is_transfer() const override { return true; }
   // The group's ranks renumbered 0 and 1 (the point runs on a 2-rank communicator of them).
   OpParams transfer_params(bool forward, bool backward) const override {
     OpParams p;

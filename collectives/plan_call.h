@@ -13,10 +13,11 @@ struct PlanCall {
 };
 
 // A sum where the op reduces (the plan keeps no reduction: found_inf's MAX of one float costs what a SUM
-// does), none elsewhere; in place where Megatron issues the op in place (Op::megatron_in_place) and the op
+// does), none elsewhere; in place where Megatron issues the op in place (OpTraits::megatron_in_place) and the op
 // can be (the cost model prefers the same placement).
 [[nodiscard]] inline PlanCall plan_call(const Op& op) {
-  return {op.reduces() ? RedOp::kSum : RedOp::kNone, op.supports_in_place() && op.megatron_in_place()};
+  return {op.traits().reduces ? RedOp::kSum : RedOp::kNone,
+          op.traits().supports_in_place && op.traits().megatron_in_place};
 }
 
 }  // namespace pipebench

@@ -8,11 +8,9 @@ namespace {
 
 class Reduce final : public Op {
  public:
+  Reduce() { traits_.reduces = traits_.supports_in_place = traits_.has_root = true; }
   std::string_view name() const override { return "reduce"; }
   OpAliases aliases() const override { return {"ncclReduce", "reduce_perf", "Reduce", "reduce"}; }
-  bool reduces() const override { return true; }
-  bool supports_in_place() const override { return true; }
-  bool has_root() const override { return true; }
   // count = size / element (nccl-tests ReduceGetCollByteCount).
   Sizing sizing(std::size_t requested, std::size_t e, int, const OpParams&) const override {
     const std::size_t c = requested / e;

@@ -8,15 +8,14 @@ namespace {
 
 class ReduceScatter final : public Op {
  public:
+  ReduceScatter() {
+    traits_.reduces = traits_.supports_in_place = traits_.megatron_in_place = traits_.nccl_count_is_rank_part =
+        traits_.in_plans = true;
+  }
   std::string_view name() const override { return "reduce_scatter"; }
   OpAliases aliases() const override {
     return {"ncclReduceScatter", "reduce_scatter_perf", "ReduceScatter", "reducescatter"};
   }
-  bool megatron_in_place() const override { return true; }
-  bool nccl_count_is_rank_part() const override { return true; }
-  bool in_plans() const override { return true; }
-  bool reduces() const override { return true; }
-  bool supports_in_place() const override { return true; }
   // size = the whole input, count = per rank (nccl-tests ReduceScatterGetCollByteCount). The
   // receive buffer holds the whole input too, because in place the input lives there.
   Sizing sizing(std::size_t requested, std::size_t e, int n, const OpParams&) const override {

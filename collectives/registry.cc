@@ -61,24 +61,14 @@ const Op* OpRegistry::resolve_c10d(std::string_view compact) const {
 
 const Op& OpRegistry::transfer_op() const {
   for (const auto& op : ops_) {
-    if (op->is_transfer()) return *op;
+    if (op->traits().is_transfer) return *op;
   }
   throw Error("no registered op is a transfer (times a plan's send/recv messages)");
 }
 
-bool OpRegistry::is_transfer(std::string_view name) const {
+OpTraits OpRegistry::traits(std::string_view name) const {
   const Op* op = get(name);
-  return op && op->is_transfer();
-}
-
-bool OpRegistry::megatron_in_place(std::string_view name) const {
-  const Op* op = get(name);
-  return op && op->megatron_in_place();
-}
-
-bool OpRegistry::nvswitch_reduces(std::string_view name) const {
-  const Op* op = get(name);
-  return op && op->nvswitch_reduces();
+  return op ? op->traits() : OpTraits{};
 }
 
 std::vector<const Op*> OpRegistry::ops() const {

@@ -29,12 +29,10 @@ class OpRegistry {
   [[nodiscard]] std::vector<std::string> names() const;  // sorted
   [[nodiscard]] std::vector<const Op*> ops() const;      // sorted by name
   [[nodiscard]] std::string name_list() const;           // "all_gather, all_reduce, ...", for messages
-  // The transfer op (Op::is_transfer): it times a plan's send/recv messages. Throws Error if none.
+  // The transfer op (OpTraits::is_transfer): it times a plan's send/recv messages. Throws Error if none.
   [[nodiscard]] const Op& transfer_op() const;
-  // The op's flag for a name read from a file; false for a name the registry does not know.
-  [[nodiscard]] bool is_transfer(std::string_view name) const;
-  [[nodiscard]] bool megatron_in_place(std::string_view name) const;
-  [[nodiscard]] bool nvswitch_reduces(std::string_view name) const;
+  // The op's traits for a name read from a file; none set for a name the registry does not know.
+  [[nodiscard]] OpTraits traits(std::string_view name) const;
 
  private:
   std::vector<std::unique_ptr<Op>> ops_;

@@ -9,11 +9,9 @@ namespace {
 
 class Scatter final : public Op {
  public:
+  Scatter() { traits_.supports_in_place = traits_.has_root = true; }
   std::string_view name() const override { return "scatter"; }
   OpAliases aliases() const override { return {"ncclScatter", "scatter_perf", "", "scatter"}; }
-  bool reduces() const override { return false; }
-  bool supports_in_place() const override { return true; }
-  bool has_root() const override { return true; }
   // count = per rank, size = the root's whole input (nccl-tests ScatterGetCollByteCount). The receive
   // buffer holds the whole input too: in place, the input lives there and rank r's block is at r*count.
   Sizing sizing(std::size_t requested, std::size_t e, int n, const OpParams&) const override {

@@ -7,16 +7,12 @@ namespace {
 
 class SendRecv final : public Op {
  public:
+  // In-place send/recv is "not actually a valid usage" (nccl-tests #253): bench prints N/A for it; the
+  // sendrecv_perf binary name times it unchecked as nccl-tests does.
+  SendRecv() { traits_.nccl_tests_unchecked_in_place = traits_.nccl_tests_names_redop = traits_.in_plans = true; }
   std::string_view name() const override { return "sendrecv"; }
   // Issued as ncclSend + ncclRecv, which profiles show as send and recv: only nccl-tests names it.
   OpAliases aliases() const override { return {"", "sendrecv_perf", "", ""}; }
-  bool in_plans() const override { return true; }
-  bool reduces() const override { return false; }
-  // In-place send/recv is "not actually a valid usage" (nccl-tests #253): bench prints N/A for it; the
-  // sendrecv_perf binary name times it unchecked as nccl-tests does.
-  bool supports_in_place() const override { return false; }
-  bool nccl_tests_unchecked_in_place() const override { return true; }
-  bool nccl_tests_names_redop() const override { return true; }
   Sizing sizing(std::size_t requested, std::size_t e, int, const OpParams&) const override {
     const std::size_t c = requested / e;
     return {c, c * e, c * e, c * e};

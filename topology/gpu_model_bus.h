@@ -24,7 +24,7 @@ struct ModelBus {
 };
 
 // nullopt for a model not in the table (an unknown or ambiguous name: "H100" alone is SXM or PCIe).
-// nvswitch_reduces: the op may be reduced in an NVSwitch fabric (Op::nvswitch_reduces).
+// nvswitch_reduces: the op may be reduced in an NVSwitch fabric (OpTraits::nvswitch_reduces).
 [[nodiscard]] std::optional<ModelBus> bus_of_gpu_model(std::string_view model, bool nvswitch_reduces);
 
 }  // namespace pipebench

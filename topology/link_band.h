@@ -24,7 +24,7 @@ struct LinkBand {
 };
 
 // The band of a link class label (topology/link_class.h: "NV18", "PIX", "SYS"...) for an op, which
-// NVSwitch may reduce in the fabric (Op::nvswitch_reduces); nullopt where no published figure fits (X,
+// NVSwitch may reduce in the fabric (OpTraits::nvswitch_reduces); nullopt where no published figure fits (X,
 // NET, an unknown label).
 [[nodiscard]] std::optional<LinkBand> link_band(std::string_view link_class, bool nvswitch_reduces);
 

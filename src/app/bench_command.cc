@@ -195,7 +195,7 @@ void finish_types(const BenchText& t, BenchConfig& c) {
       continue;
     }
     for (const auto& n : OpRegistry::instance().names()) {
-      if (!OpRegistry::instance().find("--op", n).is_transfer() || !t.pairs.empty()) c.sweep.ops.push_back(n);
+      if (!OpRegistry::instance().find("--op", n).traits().is_transfer || !t.pairs.empty()) c.sweep.ops.push_back(n);
     }
   }
   if (c.sweep.ops.empty())
@@ -230,7 +230,7 @@ void finish_placement(const BenchText& t, BenchConfig& c) {
   if (!t.group.empty()) c.sweep.group = parse_rank_list("--group", t.group);
   if (c.measure.graph && c.backend == BackendKind::kMpi) throw UsageError("-G: CUDA graphs need the nccl backend");
   const auto needs_pairs = std::find_if(c.sweep.ops.begin(), c.sweep.ops.end(), [](const std::string& name) {
-    return OpRegistry::instance().find("--op", name).is_transfer();
+    return OpRegistry::instance().find("--op", name).traits().is_transfer;
   });
   if (needs_pairs != c.sweep.ops.end() && c.sweep.params.pairs.empty()) {
     throw UsageError("--op " + *needs_pairs + " needs --pairs SRC:DST[,SRC:DST...]");

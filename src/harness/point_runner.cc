@@ -242,7 +242,7 @@ ResultRecord PointRunner::finish() {
   for (int i = 0; i < r.nranks; ++i) r.ranks.push_back(backend_.global_rank(i));
   r.dtype = std::string(dtype_name(point_.dtype));
   r.redop = std::string(redop_name(point_.redop));
-  r.root = op.has_root() ? params().root : -1;
+  r.root = op.traits().has_root ? params().root : -1;
   r.size_bytes = sizing_.size_bytes;
   r.count = sizing_.count;
   r.in_place = point_.in_place;
@@ -252,7 +252,7 @@ ResultRecord PointRunner::finish() {
   r.warmup = settings_.warmup;
   r.graph = settings_.graph;
   if (settings_.timestamps) r.timestamp = utc_timestamp("%Y-%m-%d %H:%M:%S");
-  if (op.is_transfer()) {
+  if (op.traits().is_transfer) {
     r.pairs = params().pairs;
     r.bidirectional = params().bidirectional;
   }

@@ -35,7 +35,7 @@ struct Point {
 // Whether a sweep times an in-place placement of op: its own, or the one nccl-tests times unchecked when
 // pipebench was started as an nccl-tests binary (Op::nccl_tests_unchecked_in_place).
 [[nodiscard]] inline bool times_in_place(const Op& op, const SweepSpec& sweep) {
-  return op.supports_in_place() || (sweep.nccl_tests_points && op.nccl_tests_unchecked_in_place());
+  return op.traits().supports_in_place || (sweep.nccl_tests_points && op.traits().nccl_tests_unchecked_in_place);
 }
 
 class PointRunner {
@@ -83,7 +83,7 @@ class PointRunner {
   [[nodiscard]] CheckResult check();
   // Whether the point's data are checked: -c > 0, and not a placement nccl-tests times unchecked.
   [[nodiscard]] bool checks_point() const {
-    return settings_.checks > 0 && (!point_.in_place || point_.op->supports_in_place());
+    return settings_.checks > 0 && (!point_.in_place || point_.op->traits().supports_in_place);
   }
   [[nodiscard]] ResultRecord group_record(const ResultRecord& all, std::size_t g, const CheckResult& c) const;
 

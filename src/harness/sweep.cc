@@ -42,7 +42,7 @@ std::vector<Point> plan_points(const SweepSpec& c) {
     const Op& op = OpRegistry::instance().find("--op", name);
     // Started as an nccl-tests binary: its placements and its loop over -o operations (collectives/op.h).
     const bool in_place = times_in_place(op, c);
-    const std::vector<RedOp> redops = op.reduces() || (c.nccl_tests_points && op.nccl_tests_names_redop())
+    const std::vector<RedOp> redops = op.traits().reduces || (c.nccl_tests_points && op.traits().nccl_tests_names_redop)
                                           ? c.redops
                                           : std::vector<RedOp>{RedOp::kNone};
     for (DType t : c.dtypes) {
@@ -133,7 +133,7 @@ ResultRecord failed_record(const Point& p, const Backend& comm, const SweepSpec&
   rec.size_bytes = p.requested_bytes;
   rec.in_place = p.in_place;
   rec.op_has_in_place = times_in_place(*p.op, sweep);
-  if (p.op->is_transfer() && p.params) {
+  if (p.op->traits().is_transfer && p.params) {
     rec.pairs = p.params->pairs;
     rec.bidirectional = p.params->bidirectional;
   }

@@ -362,10 +362,10 @@ void read_layout(const JsonFields& f, const json& j, Plan& plan) {
   plan.args.virtual_stages_per_rank = l.vp > 1 ? l.vp : 0;
 }
 
-// P2P, or a collective Megatron issues (Op::in_plans): make_plan emits no other.
+// P2P, or a collective Megatron issues (OpTraits::in_plans): make_plan emits no other.
 bool is_plan_op(const std::string& op) {
   const Op* collective = OpRegistry::instance().get(op);
-  return is_p2p(op) || (collective && collective->in_plans());
+  return is_p2p(op) || (collective && collective->traits().in_plans);
 }
 
 // A message that cannot come from make_plan is bad input here, before a bench, prediction or replay

@@ -94,8 +94,8 @@ void read_optional(const JsonFields& f, const json& j, const std::string& path, 
     }
   }
   // A transfer's record without a direction is the bidirectional figure (what bench --plan measures).
-  r.bidirectional =
-      j.contains("bidirectional") ? f.get_bool(j, path, "bidirectional") : OpRegistry::instance().is_transfer(r.op);
+  r.bidirectional = j.contains("bidirectional") ? f.get_bool(j, path, "bidirectional")
+                                                : OpRegistry::instance().traits(r.op).is_transfer;
 }
 
 // A count or generation that may be null or absent: `unknown` then.

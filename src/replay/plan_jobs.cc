@@ -114,7 +114,7 @@ RankJob job_for(const Plan& plan, const Schedule& s, const ComputeModel& compute
 
 const Op& plan_op(const std::string& op) {
   const Op* known = OpRegistry::instance().get(op);
-  if (known && known->in_plans()) return *known;
+  if (known && known->traits().in_plans) return *known;
   throw UsageError("--plan: unknown collective op '" + op + "'");
 }
 

@@ -78,7 +78,7 @@ void ConsoleTable::track(const ResultRecord& r) {
     peak_link_class_ = r.link_class;
     peak_link_gbps_ = r.path_min_gbps;
   }
-  const auto band = check_band(r.link_class, OpRegistry::instance().nvswitch_reduces(r.op), r.path_min_gbps,
+  const auto band = check_band(r.link_class, OpRegistry::instance().traits(r.op).nvswitch_reduces, r.path_min_gbps,
                                r.busbw_gbps, r.size_bytes);
   if (band && band->below) {
     ++below_band_;
@@ -89,7 +89,7 @@ void ConsoleTable::track(const ResultRecord& r) {
 // "Is this number normal?": the peak against the theoretical link of the ranks' path, and the band that
 // published measurements of the link class reach (topology/link_band.h).
 void ConsoleTable::link_lines() {
-  const auto peak = check_band(peak_link_class_, OpRegistry::instance().nvswitch_reduces(op_), peak_link_gbps_,
+  const auto peak = check_band(peak_link_class_, OpRegistry::instance().traits(op_).nvswitch_reduces, peak_link_gbps_,
                                peak_busbw_gbps_, peak_size_);
   if (!peak) return;
   out_ << printf_string("# Link                 : %s %.2f GB/s per direction; the peak is %.1f %% of it\n",
@@ -97,7 +97,7 @@ void ConsoleTable::link_lines() {
   if (!peak->band_text.empty()) out_ << "# Link band            : " << peak->band_text << "\n";
   if (below_band_ > 0) {
     const ResultRecord& w = *worst_below_;
-    const auto band = check_band(w.link_class, OpRegistry::instance().nvswitch_reduces(w.op), w.path_min_gbps,
+    const auto band = check_band(w.link_class, OpRegistry::instance().traits(w.op).nvswitch_reduces, w.path_min_gbps,
                                  w.busbw_gbps, w.size_bytes);
     out_ << printf_string(
         "# Below the link band  : %d point%s at >= 1 GiB; lowest %.2f GB/s at %s (%s), %.1f %% of %s\n", below_band_,

@@ -46,8 +46,8 @@ std::optional<RuleOutcome> link_band_outcome(const ReportInputs& inputs) {
     for (const auto& r : in.doc.records) {
       if (!r.error.empty() || !is_measurement(r)) continue;
       const auto link = narrowest_link_gbps(in.doc, topo, r);
-      const auto band =
-          check_band(r.link_class, OpRegistry::instance().nvswitch_reduces(r.op), link, r.busbw_gbps, r.size_bytes);
+      const auto band = check_band(r.link_class, OpRegistry::instance().traits(r.op).nvswitch_reduces, link,
+                                   r.busbw_gbps, r.size_bytes);
       if (!band || !band->judged) continue;
       PointOutcome p = point_of(host, r);
       p.value = r.busbw_gbps;

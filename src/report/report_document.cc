@@ -87,7 +87,7 @@ std::string point_name(const PointOutcome& p) {
   if (p.size_bytes) s += " " + format_size(p.size_bytes);
   if (p.in_place) s += " in-place";
   if (p.nranks) s += " n=" + std::to_string(p.nranks);
-  if (OpRegistry::instance().is_transfer(p.op) && p.ranks.size() == 2)
+  if (OpRegistry::instance().traits(p.op).is_transfer && p.ranks.size() == 2)
     s += " " + std::to_string(p.ranks[0]) + "->" + std::to_string(p.ranks[1]);
   return s;
 }

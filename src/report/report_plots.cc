@@ -44,7 +44,8 @@ std::map<OpKey, OpData> collect(const ReportInputs& inputs) {
     const std::string host = host_of(in);
     for (const auto& r : in.doc.records) {
       // Out-of-place only (nccl-tests' first columns); pairs go to the heatmap.
-      if (!r.error.empty() || r.in_place || OpRegistry::instance().is_transfer(r.op) || r.size_bytes == 0) continue;
+      if (!r.error.empty() || r.in_place || OpRegistry::instance().traits(r.op).is_transfer || r.size_bytes == 0)
+        continue;
       auto& d = out[{r.op, r.dtype}];
       auto& l = d.lines[!r.plan_ids.empty()];
       const double x = static_cast<double>(r.size_bytes);
@@ -105,7 +106,7 @@ void add_pair_heatmaps(const ReportInputs& inputs, std::vector<Plot>& plots) {
     std::uint64_t largest = 0;
     int nranks = 0;
     for (const auto& r : in.doc.records) {
-      if (OpRegistry::instance().is_transfer(r.op) && r.error.empty() && r.pairs.size() == 1)
+      if (OpRegistry::instance().traits(r.op).is_transfer && r.error.empty() && r.pairs.size() == 1)
         largest = std::max(largest, r.size_bytes);
       for (const int rank : r.ranks) nranks = std::max(nranks, rank + 1);
     }
@@ -118,7 +119,7 @@ void add_pair_heatmaps(const ReportInputs& inputs, std::vector<Plot>& plots) {
     map.limits = map.values;
     const TopologyFile* topo = topology_for(inputs, in);
     for (const auto& r : in.doc.records) {
-      if (!OpRegistry::instance().is_transfer(r.op) || !r.error.empty() || r.size_bytes != largest ||
+      if (!OpRegistry::instance().traits(r.op).is_transfer || !r.error.empty() || r.size_bytes != largest ||
           r.pairs.size() != 1)
         continue;
       // A pair holds indices into the record's own ranks (bench --plan: ranks [2,3], pairs [[0,1]] is 2->3;

@@ -113,7 +113,7 @@ void check_links(const ReportInputs& inputs, const Rule& rule, RuleOutcome& out)
 std::optional<ModelBus> model_bus(const ResultSet& rs, const TopologyFile* topo, const ResultRecord& r) {
   if (topo != nullptr || r.path_min_gbps || r.nranks < 2 || rs.system.gpu_models.size() != 1) return std::nullopt;
   if (hosts_of(rs).size() > 1) return std::nullopt;
-  return bus_of_gpu_model(rs.system.gpu_models.front(), OpRegistry::instance().nvswitch_reduces(r.op));
+  return bus_of_gpu_model(rs.system.gpu_models.front(), OpRegistry::instance().traits(r.op).nvswitch_reduces);
 }
 
 // A point against its model's bus: the rule's limit, or the low end of the band such a bus gives where that
@@ -424,9 +424,9 @@ ReportOutcome evaluate_report(const ReportInputs& inputs, const std::vector<Rule
   for (const auto& in : inputs.results) hosts.insert(host_of(in));
   if (hosts.size() >= 3) {
     rep.diagnosis_metric = "busbw_gbps";
-    rep.hosts =
-        diagnose_hosts(mad_outliers(inputs.results, *find_metric("busbw_gbps"), inputs.mad_k,
-                                    [](const ResultRecord& r) { return !OpRegistry::instance().is_transfer(r.op); }));
+    rep.hosts = diagnose_hosts(
+        mad_outliers(inputs.results, *find_metric("busbw_gbps"), inputs.mad_k,
+                     [](const ResultRecord& r) { return !OpRegistry::instance().traits(r.op).is_transfer; }));
   }
   return rep;
 }

@@ -21,7 +21,7 @@ namespace {
 // registry does not know is an error, never factor 1.
 double link_bytes_factor(const std::string& op, std::size_t n) {
   const Op& known = OpRegistry::instance().find("cost model op", op);
-  if (!known.is_transfer() && n <= 1) return 0;
+  if (!known.traits().is_transfer && n <= 1) return 0;
   return known.bus_bw_factor(static_cast<int>(n));
 }
 
@@ -88,14 +88,14 @@ CommCost AssumedCost::cost(const std::string& op, const std::vector<int>& ranks,
     }
   }
   const double factor = link_bytes_factor(op, ranks.size());
-  const double us = (ranks.size() <= 1 && !OpRegistry::instance().is_transfer(op) ? 0 : latency) +
+  const double us = (ranks.size() <= 1 && !OpRegistry::instance().traits(op).is_transfer ? 0 : latency) +
                     static_cast<double>(bytes) * factor / (gbps * kBytesPerGB) * kUsPerSecond;
   return {ns(us, op, ranks, bytes), source};
 }
 
 MeasuredCost::MeasuredCost(const std::vector<ResultRecord>& records, Placement placement, const std::string& path)
     : path_(path), placement_(std::move(placement)) {
-  // A collective's curve is the placement Megatron issues it in (Op::megatron_in_place), as
+  // A collective's curve is the placement Megatron issues it in (OpTraits::megatron_in_place), as
   // bench --plan times it; a table with only the other placement (a sweep of out-of-place points, an
   // older bench --plan) is used as it is. On one rank the two differ most: in place moves nothing.
   decltype(points_) other;
@@ -103,16 +103,16 @@ MeasuredCost::MeasuredCost(const std::vector<ResultRecord>& records, Placement p
   for (const auto& r : records) {
     if (!r.error.empty() || r.time_us <= 0 || r.size_bytes == 0) continue;
     if (!ran_alone(r)) {
-      (r.in_place == OpRegistry::instance().megatron_in_place(r.op) ? together_ : together_other).push_back(r);
+      (r.in_place == OpRegistry::instance().traits(r.op).megatron_in_place ? together_ : together_other).push_back(r);
       continue;
     }
     std::vector<int> ranks = r.ranks;
     std::string op = r.op;
     // Pipeline neighbours send both ways at once (1F1B's batched calls, interleaved's overlap): the
     // bidirectional figure is what their transfers see; one-way records are kept apart as a fallback.
-    if (OpRegistry::instance().is_transfer(op) && !r.bidirectional) op = one_way(op);
+    if (OpRegistry::instance().traits(op).is_transfer && !r.bidirectional) op = one_way(op);
     std::sort(ranks.begin(), ranks.end());
-    auto& curves = r.in_place == OpRegistry::instance().megatron_in_place(r.op) ? points_ : other;
+    auto& curves = r.in_place == OpRegistry::instance().traits(r.op).megatron_in_place ? points_ : other;
     curves[{op, ranks}].emplace_back(static_cast<double>(r.size_bytes), r.time_us);
     add_batch_record(r);
   }
@@ -175,7 +175,7 @@ std::optional<Sharing> MeasuredCost::sharing(const std::string& op, int group_si
 // A record of the transfer op as the transfers it timed at once, in global ranks (its pairs are ranks of
 // its communicator; with bidirectional every pair also ran the reverse way).
 void MeasuredCost::add_batch_record(const ResultRecord& r) {
-  if (!OpRegistry::instance().is_transfer(r.op) || r.pairs.empty()) return;
+  if (!OpRegistry::instance().traits(r.op).is_transfer || r.pairs.empty()) return;
   std::vector<std::pair<int, int>> t;
   const auto global = [&r](int local) { return r.ranks.at(static_cast<std::size_t>(local)); };
   for (const auto& p : r.pairs) {
@@ -204,7 +204,7 @@ std::optional<CommCost> MeasuredCost::batch_cost(const std::vector<RankPair>& tr
 }
 
 CommCost MeasuredCost::cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const {
-  const bool transfer = OpRegistry::instance().is_transfer(op);
+  const bool transfer = OpRegistry::instance().traits(op).is_transfer;
   auto it = points_.find({op, ranks});
   if (it == points_.end() && transfer) {
     it = points_.find({one_way(op), ranks});
@@ -298,7 +298,7 @@ double NcclTestsCost::busbw_gbps(double bytes) const {
 
 CommCost NcclTestsCost::cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const {
   const std::string derived = "derived from nccl-tests " + reference_op_;
-  const bool transfer = OpRegistry::instance().is_transfer(op);
+  const bool transfer = OpRegistry::instance().traits(op).is_transfer;
   if (transfer) {
     if (!sendrecv_.empty()) {
       CommCost c = interpolate(sendrecv_, bytes, op, ranks);

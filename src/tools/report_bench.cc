@@ -34,7 +34,7 @@ ResultRecord make_record(const std::string& op, std::uint64_t size, double busbw
   r.nranks = rank_count;
   for (int i = 0; i < rank_count; ++i) r.ranks.push_back(i);
   r.dtype = "float";
-  r.redop = OpRegistry::instance().find("--op", op).reduces() ? "sum" : "none";
+  r.redop = OpRegistry::instance().find("--op", op).traits().reduces ? "sum" : "none";
   r.size_bytes = size;
   r.busbw_gbps = r.algbw_gbps = busbw;
   r.time_us = static_cast<double>(size) / (busbw * 1e3);

@@ -59,7 +59,7 @@ std::optional<NcclPayloadRange> parse_nccl_nvtx_range(std::string_view range_nam
   NcclPayloadRange out;
   out.op = std::move(*op);
   const Op* known = OpRegistry::instance().get(out.op);
-  out.per_rank_part = known && known->nccl_count_is_rank_part();
+  out.per_rank_part = known && known->traits().nccl_count_is_rank_part;
   if (json_text.empty()) return out;
   const auto doc = nlohmann::json::parse(json_text.begin(), json_text.end(), nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) return out;

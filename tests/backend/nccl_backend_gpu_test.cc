@@ -43,11 +43,11 @@ TEST_F(NcclGpu, EveryOpTypeAndReductionIsExact) {
     const Op& op = OpRegistry::instance().find("--op", name);
     if (name == "pair" && gpus_ == 1) continue;  // a pair needs two ranks
     for (DType t : all_dtypes()) {
-      for (RedOp r : op.reduces() ? std::vector<RedOp>{RedOp::kSum, RedOp::kProd, RedOp::kMax, RedOp::kMin}
-                                  : std::vector<RedOp>{RedOp::kNone}) {
+      for (RedOp r : op.traits().reduces ? std::vector<RedOp>{RedOp::kSum, RedOp::kProd, RedOp::kMax, RedOp::kMin}
+                                         : std::vector<RedOp>{RedOp::kNone}) {
         for (std::uint64_t bytes : {std::uint64_t{8}, std::uint64_t{1000}, std::uint64_t{4} << 20}) {
           for (bool in_place : {false, true}) {
-            if (in_place && !op.supports_in_place()) continue;
+            if (in_place && !op.traits().supports_in_place) continue;
             const ResultRecord rec = runner.measure({&op, t, r, bytes, in_place});
             EXPECT_EQ(rec.wrong, 0) << name << " " << dtype_name(t) << " " << redop_name(r) << " " << bytes;
             EXPECT_EQ(rec.nranks, gpus_);

@@ -64,7 +64,7 @@ TEST(BroadcastSendRecvPairOps, BusBwFactorIsOne) {
 }
 
 TEST(SendRecvOp, HasNoInPlaceFormAndReceivesFromTheLeftNeighbour) {
-  EXPECT_FALSE(op("sendrecv").supports_in_place());
+  EXPECT_FALSE(op("sendrecv").traits().supports_in_place);
   const Sizing s = op("sendrecv").sizing(64, 4, 4, {});
   const DataLayout d = op("sendrecv").layout(s, 0, 4, false, {});
   ASSERT_EQ(d.checks.size(), 1u);
@@ -101,7 +101,7 @@ TEST(AllToAllOp, SizeIsOneRanksBufferAndCountIsPerPeer) {
   EXPECT_EQ(s.recv_bytes, 1u << 20);
   EXPECT_EQ(op("alltoall").sizing(1000, 4, 3, {}).size_bytes, 960u);
   EXPECT_DOUBLE_EQ(op("alltoall").bus_bw_factor(8), 7.0 / 8);
-  EXPECT_FALSE(op("alltoall").supports_in_place());  // nccl-tests prints N/A
+  EXPECT_FALSE(op("alltoall").traits().supports_in_place);  // nccl-tests prints N/A
 }
 
 TEST(AllToAllOp, BlockIOfTheOutputHoldsRankIsBlockForThisRank) {
@@ -122,7 +122,7 @@ TEST(ReduceOp, SizeIsTheCountAndBusBwFactorIsOne) {
   EXPECT_EQ(s.count, 125u);
   EXPECT_EQ(s.size_bytes, 1000u);
   EXPECT_DOUBLE_EQ(op("reduce").bus_bw_factor(8), 1.0);
-  EXPECT_TRUE(op("reduce").reduces());
+  EXPECT_TRUE(op("reduce").traits().reduces);
 }
 
 TEST(ReduceOp, OnlyTheRootChecksTheReduction) {
@@ -186,7 +186,7 @@ TEST(RootedOps, RejectARootOutOfRange) {
   OpParams p;
   p.root = 4;
   for (const char* name : {"broadcast", "reduce", "gather", "scatter"}) {
-    EXPECT_TRUE(op(name).has_root()) << name;
+    EXPECT_TRUE(op(name).traits().has_root) << name;
     EXPECT_THROW(op(name).validate(4, p), UsageError) << name;
     EXPECT_NO_THROW(op(name).validate(5, p)) << name;
   }

@@ -60,7 +60,7 @@ TEST(PairOp, ARankReceivingTwiceGetsTwoSlots) {
 }
 
 TEST(PairOp, TimesAPlanTransferOneWayOrBothWays) {
-  EXPECT_TRUE(pair_op().is_transfer());
+  EXPECT_TRUE(pair_op().traits().is_transfer);
   const OpParams forward = pair_op().transfer_params(true, false);
   EXPECT_EQ(forward.pairs, (std::vector<RankPair>{{0, 1}}));
   EXPECT_FALSE(forward.bidirectional);
@@ -74,7 +74,7 @@ TEST(PairOp, TimesAPlanTransferOneWayOrBothWays) {
 
 TEST(PairOp, OtherOpsNeedNoPairsAndNameThemselves) {
   const Op& all_reduce = OpRegistry::instance().find("--op", "all_reduce");
-  EXPECT_FALSE(all_reduce.is_transfer());
+  EXPECT_FALSE(all_reduce.traits().is_transfer);
   EXPECT_EQ(all_reduce.plan_label(all_reduce.transfer_params(true, true)), "all_reduce");
 }
 

@@ -75,7 +75,7 @@ TEST(OpRegistry, AliasesAreTheNamesNcclNcclTestsAndProfilersUse) {
   EXPECT_EQ(ops().resolve(OpAlias::kNcclTests, "ncclAllReduce"), nullptr);
   EXPECT_EQ(ops().resolve(OpAlias::kNcclTests, "pair_perf"), nullptr);  // pipebench's own op
   // Every op but the transfer has an nccl-tests binary (nccl-tests src/Makefile BIN_FILES_LIST).
-  for (const Op* op : ops().ops()) EXPECT_EQ(op->aliases().nccl_tests.empty(), op->is_transfer()) << op->name();
+  for (const Op* op : ops().ops()) EXPECT_EQ(op->aliases().nccl_tests.empty(), op->traits().is_transfer) << op->name();
 }
 
 TEST(OpRegistry, C10dNamesResolveByTheLongestAliasTheyStartWith) {
@@ -92,24 +92,25 @@ TEST(OpRegistry, C10dNamesResolveByTheLongestAliasTheyStartWith) {
 TEST(OpRegistry, ExactlyOneOpIsATransfer) {
   std::vector<std::string> transfers;
   for (const Op* op : ops().ops()) {
-    if (op->is_transfer()) transfers.emplace_back(op->name());
+    if (op->traits().is_transfer) transfers.emplace_back(op->name());
   }
   EXPECT_EQ(transfers, std::vector<std::string>{"pair"});
   EXPECT_EQ(ops().transfer_op().name(), "pair");
-  EXPECT_TRUE(ops().is_transfer("pair"));
+  EXPECT_TRUE(ops().traits("pair").is_transfer);
   // sendrecv's ring shift is a collective of the whole group; names from files may be no op at all.
-  for (const char* name : {"sendrecv", "all_reduce", "send", "alltoallv", ""}) EXPECT_FALSE(ops().is_transfer(name));
+  for (const char* name : {"sendrecv", "all_reduce", "send", "alltoallv", ""})
+    EXPECT_FALSE(ops().traits(name).is_transfer);
 }
 
 // Megatron's collectives work on one buffer (grad buffers, main_grad, get_batch's tensors, TP outputs);
 // MoE's dispatch and CP's ring move between tensors; P2P is never a collective in place.
 TEST(OpRegistry, MegatronIssuesInPlaceAllButAllToAllAndTheRing) {
   for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast"}) {
-    EXPECT_TRUE(ops().megatron_in_place(op)) << op;
-    EXPECT_TRUE(ops().find("--op", op).supports_in_place()) << op;  // what Megatron does, bench can time
+    EXPECT_TRUE(ops().traits(op).megatron_in_place) << op;
+    EXPECT_TRUE(ops().find("--op", op).traits().supports_in_place) << op;  // what Megatron does, bench can time
   }
   for (const char* op : {"alltoall", "sendrecv", "send", "recv", "pair", "unknown"}) {
-    EXPECT_FALSE(ops().megatron_in_place(op)) << op;
+    EXPECT_FALSE(ops().traits(op).megatron_in_place) << op;
   }
 }
 
@@ -118,7 +119,7 @@ TEST(OpRegistry, MegatronIssuesInPlaceAllButAllToAllAndTheRing) {
 TEST(OpRegistry, NcclCountIsOneRanksPartForAllGatherAndReduceScatter) {
   std::set<std::string> part;
   for (const Op* op : ops().ops()) {
-    if (op->nccl_count_is_rank_part()) part.emplace(op->name());
+    if (op->traits().nccl_count_is_rank_part) part.emplace(op->name());
   }
   EXPECT_EQ(part, (std::set<std::string>{"all_gather", "reduce_scatter"}));
   for (const auto& name : part) {
@@ -129,16 +130,16 @@ TEST(OpRegistry, NcclCountIsOneRanksPartForAllGatherAndReduceScatter) {
 
 // Only all_reduce passes the NVLink line rate (NVLS reduces it in NVSwitch); a record's unknown op does not.
 TEST(OpRegistry, NvSwitchReducesAllReduceOnly) {
-  for (const Op* op : ops().ops()) EXPECT_EQ(op->nvswitch_reduces(), op->name() == "all_reduce") << op->name();
-  EXPECT_TRUE(ops().nvswitch_reduces("all_reduce"));
-  EXPECT_FALSE(ops().nvswitch_reduces("alltoallv"));
+  for (const Op* op : ops().ops()) EXPECT_EQ(op->traits().nvswitch_reduces, op->name() == "all_reduce") << op->name();
+  EXPECT_TRUE(ops().traits("all_reduce").nvswitch_reduces);
+  EXPECT_FALSE(ops().traits("alltoallv").nvswitch_reduces);
 }
 
 // The collectives a Megatron plan holds (bench --plan times them, replay issues them through their issue()).
 TEST(OpRegistry, PlansHoldMegatronsCollectives) {
   std::set<std::string> in_plans;
   for (const Op* op : ops().ops()) {
-    if (op->in_plans()) in_plans.emplace(op->name());
+    if (op->traits().in_plans) in_plans.emplace(op->name());
   }
   EXPECT_EQ(in_plans,
             (std::set<std::string>{"all_gather", "all_reduce", "alltoall", "broadcast", "reduce_scatter", "sendrecv"}));

@@ -39,11 +39,11 @@ TEST(PointRunnerMpi, EveryOpTypeAndReductionIsExact) {
   for (const auto& name : OpRegistry::instance().names()) {
     const Op& op = OpRegistry::instance().find("--op", name);
     for (DType t : {DType::kFloat, DType::kHalf, DType::kBfloat16, DType::kInt8, DType::kUint64, DType::kDouble}) {
-      for (RedOp r : op.reduces() ? std::vector<RedOp>{RedOp::kSum, RedOp::kProd, RedOp::kMax, RedOp::kMin}
-                                  : std::vector<RedOp>{RedOp::kNone}) {
+      for (RedOp r : op.traits().reduces ? std::vector<RedOp>{RedOp::kSum, RedOp::kProd, RedOp::kMax, RedOp::kMin}
+                                         : std::vector<RedOp>{RedOp::kNone}) {
         for (std::uint64_t bytes : {std::uint64_t{8}, std::uint64_t{1000}, std::uint64_t{262144}}) {
           for (bool in_place : {false, true}) {
-            if (in_place && !op.supports_in_place()) continue;
+            if (in_place && !op.traits().supports_in_place) continue;
             const ResultRecord rec = runner.measure({&op, t, r, bytes, in_place});
             EXPECT_EQ(rec.wrong, 0) << name << " " << dtype_name(t) << " " << redop_name(r) << " " << bytes
                                     << (in_place ? " in-place" : "");
@@ -137,7 +137,7 @@ TEST(PointRunnerMpi, NcclTestsIssueAndTimingFlagsKeepResultsExact) {
     for (const char* name : {"all_reduce", "alltoall", "reduce", "scatter"}) {
       const Op& op = OpRegistry::instance().find("--op", name);
       for (bool in_place : {false, true}) {
-        if (in_place && !op.supports_in_place()) continue;
+        if (in_place && !op.traits().supports_in_place) continue;
         const ResultRecord rec = runner.measure({&op, DType::kFloat, RedOp::kSum, 4096, in_place});
         EXPECT_EQ(rec.wrong, 0) << name << " -z " << blocking << (in_place ? " in-place" : "");
         EXPECT_EQ(rec.stats.samples, 3u);  // 4 reps, the first left out (-K 1)
