@@ -32,6 +32,7 @@
 #include "schedule/schedule_file.h"
 #include "schedule/schedule_registry.h"
 #include "service/model_error_flags.h"
+#include "service/plan_pass_costs.h"
 #include "sim/layer_gemms.h"
 #include "sim/predict_request.h"
 #include "sim/verdict.h"
@@ -41,7 +42,7 @@
 
 #if PB_HAVE_CUBLAS
 #include "backend/gemm_timer.h"
-#include "backend/pass_costs.h"
+#include "report/pass_costs_printer.h"
 #endif
 
 namespace pipebench {
@@ -54,39 +55,15 @@ struct MeasuredLayer {
 };
 
 #if PB_HAVE_CUBLAS
-// The plan's largest P2P message: the activation (or its gradient) of one microbatch.
-std::int64_t p2p_message_bytes(const Plan& plan) {
-  std::int64_t bytes = 0;
-  for (const auto& s : plan.schedules)
-    for (const auto& m : s.messages)
-      if (is_p2p(m.op)) bytes = std::max(bytes, m.bytes);
-  return bytes;
-}
-
-std::string spread_us(const Stats& s) { return printf_string("%.1f us [%.1f-%.1f]", s.median_us, s.min_us, s.max_us); }
-
 // What a pass pays beside its GEMMs on GPU 0 (backend/pass_costs.h), printed with each term's spread.
-void measure_pass_terms(const Plan& plan, const std::vector<GemmShape>& forward, DType t, MeasuredLayer& m,
-                        std::ostream& out) {
-  const std::int64_t bytes = p2p_message_bytes(plan);
-  if (bytes <= 0) {
+void measure_pass_terms(const Plan& plan, MeasuredLayer& m, std::ostream& out) {
+  const PassCostRequest request = plan_pass_cost_request(plan, 0);
+  if (request.p2p_bytes <= 0) {
     out << "# --measure-compute: the plan has no P2P message: no pass costs measured\n";
     return;
   }
-  const PassCosts c = measure_pass_costs({forward, t, bytes, 0, 50});
-  out << printf_string(
-      "# --measure-compute: a P2P call as Megatron issues it (send + receive of %lld B in one NCCL group, then "
-      "cudaDeviceSynchronize; CUDA_DEVICE_MAX_CONNECTIONS %s), median [min-max] of %zu:\n",
-      static_cast<long long>(bytes), c.device_max_connections.empty() ? "unset" : c.device_max_connections.c_str(),
-      c.call_device_us.samples);
-  out << "#   on the GPU " << spread_us(c.call_device_us) << "; on the host, posting to the sync's return "
-      << spread_us(c.call_host_us) << printf_string(" (%.1f us beyond the kernel)\n", c.call_host_beyond_device_us());
-  out << "#   GPU idle from the call's end to the next pass's first kernel " << spread_us(c.sync_gap_us)
-      << ": added to every pass\n";
-  out << "#   layer forward GEMMs alone " << spread_us(c.gemm_alone_us) << ", beside "
-      << printf_string("%.0f us of NCCL's send/receive kernels ", c.nccl_beside_us) << spread_us(c.gemm_beside_nccl_us)
-      << (c.serialised() ? ": they ran one after the other (one hardware queue), no SM share: --comm-sm-slowdown 0\n"
-                         : printf_string(": --comm-sm-slowdown %.3f\n", c.comm_sm_slowdown()));
+  const PassCosts c = measure_pass_costs(request);
+  print_pass_costs(out, "--measure-compute", c);
   m.comm_sm_slowdown = c.comm_sm_slowdown();
   m.pass_gap_ms = c.sync_gap_us.median_us / 1e3;
 }
@@ -121,7 +98,7 @@ MeasuredLayer measure_layer(const Plan& plan, std::ostream& out) {
       "%.2f of it\n",
       m.dgrad_ms, m.wgrad_ms, m.dgrad_ms + m.wgrad_ms, (m.dgrad_ms + m.wgrad_ms) / ms,
       m.wgrad_ms / (m.dgrad_ms + m.wgrad_ms));
-  measure_pass_terms(plan, shapes, t, m, out);
+  measure_pass_terms(plan, m, out);
   return m;
 #else
   (void)plan;

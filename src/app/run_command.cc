@@ -164,6 +164,7 @@ PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& ba
     c.measure.iters = 5;
     c.measure.reps = 3;
     c.measure.warmup = 2;
+    c.plan_pass_costs = true;
     // --benchmark_out holds the sweep's points; the plan's messages must not replace them.
     c.measure.benchmark_args.erase(
         std::remove_if(c.measure.benchmark_args.begin(), c.measure.benchmark_args.end(),
