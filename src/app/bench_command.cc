@@ -40,8 +40,9 @@ namespace pipebench {
 int BenchCommand::run(const World* wp) {
   const InterruptGuard interrupts;
   const World& world = *wp;
-  if (!config_.plan_path.empty()) return run_plan_bench(config_, world);
   BenchConfig c = config_;
+  c.plan_pass_costs = !c.plan_path.empty();
+  if (!c.plan_path.empty()) return run_plan_bench(c, world);
   c.backend = backend_for_gpus(c.backend, resolve_backend(c.backend, world), c.gpu_list);
   if (c.backend == BackendKind::kMpi && world.size() == 1) print_single_rank_note(std::cout, c.command_line);
   if (world.rank() == 0) {

@@ -32,6 +32,8 @@
 #include "schedule/schedule_file.h"
 #include "schedule/schedule_registry.h"
 #include "service/model_error_flags.h"
+#include "service/pass_cost_terms.h"
+#include "service/plan_pass_costs.h"
 #include "sim/layer_gemms.h"
 #include "sim/predict_request.h"
 #include "sim/verdict.h"
@@ -41,7 +43,7 @@
 
 #if PB_HAVE_CUBLAS
 #include "backend/gemm_timer.h"
-#include "backend/pass_costs.h"
+#include "report/pass_costs_printer.h"
 #endif
 
 namespace pipebench {
@@ -54,39 +56,15 @@ struct MeasuredLayer {
 };
 
 #if PB_HAVE_CUBLAS
-// The plan's largest P2P message: the activation (or its gradient) of one microbatch.
-std::int64_t p2p_message_bytes(const Plan& plan) {
-  std::int64_t bytes = 0;
-  for (const auto& s : plan.schedules)
-    for (const auto& m : s.messages)
-      if (is_p2p(m.op)) bytes = std::max(bytes, m.bytes);
-  return bytes;
-}
-
-std::string spread_us(const Stats& s) { return printf_string("%.1f us [%.1f-%.1f]", s.median_us, s.min_us, s.max_us); }
-
 // What a pass pays beside its GEMMs on GPU 0 (backend/pass_costs.h), printed with each term's spread.
-void measure_pass_terms(const Plan& plan, const std::vector<GemmShape>& forward, DType t, MeasuredLayer& m,
-                        std::ostream& out) {
-  const std::int64_t bytes = p2p_message_bytes(plan);
-  if (bytes <= 0) {
+void measure_pass_terms(const Plan& plan, MeasuredLayer& m, std::ostream& out) {
+  const PassCostRequest request = plan_pass_cost_request(plan, 0);
+  if (request.p2p_bytes <= 0) {
     out << "# --measure-compute: the plan has no P2P message: no pass costs measured\n";
     return;
   }
-  const PassCosts c = measure_pass_costs({forward, t, bytes, 0, 50});
-  out << printf_string(
-      "# --measure-compute: a P2P call as Megatron issues it (send + receive of %lld B in one NCCL group, then "
-      "cudaDeviceSynchronize; CUDA_DEVICE_MAX_CONNECTIONS %s), median [min-max] of %zu:\n",
-      static_cast<long long>(bytes), c.device_max_connections.empty() ? "unset" : c.device_max_connections.c_str(),
-      c.call_device_us.samples);
-  out << "#   on the GPU " << spread_us(c.call_device_us) << "; on the host, posting to the sync's return "
-      << spread_us(c.call_host_us) << printf_string(" (%.1f us beyond the kernel)\n", c.call_host_beyond_device_us());
-  out << "#   GPU idle from the call's end to the next pass's first kernel " << spread_us(c.sync_gap_us)
-      << ": added to every pass\n";
-  out << "#   layer forward GEMMs alone " << spread_us(c.gemm_alone_us) << ", beside "
-      << printf_string("%.0f us of NCCL's send/receive kernels ", c.nccl_beside_us) << spread_us(c.gemm_beside_nccl_us)
-      << (c.serialised() ? ": they ran one after the other (one hardware queue), no SM share: --comm-sm-slowdown 0\n"
-                         : printf_string(": --comm-sm-slowdown %.3f\n", c.comm_sm_slowdown()));
+  const PassCosts c = measure_pass_costs(request);
+  print_pass_costs(out, "--measure-compute", c);
   m.comm_sm_slowdown = c.comm_sm_slowdown();
   m.pass_gap_ms = c.sync_gap_us.median_us / 1e3;
 }
@@ -121,7 +99,7 @@ MeasuredLayer measure_layer(const Plan& plan, std::ostream& out) {
       "%.2f of it\n",
       m.dgrad_ms, m.wgrad_ms, m.dgrad_ms + m.wgrad_ms, (m.dgrad_ms + m.wgrad_ms) / ms,
       m.wgrad_ms / (m.dgrad_ms + m.wgrad_ms));
-  measure_pass_terms(plan, shapes, t, m, out);
+  measure_pass_terms(plan, m, out);
   return m;
 #else
   (void)plan;
@@ -205,7 +183,8 @@ AssumedLinks assumed_links(const PredictOptions& o) {
 
 // --table: a results file, or an nccl-tests log read as `pipebench import nccl-tests` would; FILE:OP for a
 // log that does not name its op (io/nccl_tests_argument.h). An nccl-tests table stands for every group.
-MeasuredTable load_table(const PredictOptions& o) {
+// `pass_costs`: what the results file recorded of them (bench --plan, run).
+MeasuredTable load_table(const PredictOptions& o, std::optional<PassCosts>& pass_costs) {
   const LogArgument arg = split_log_argument("--table", o.table_path);
   const std::string text = read_input_file("--table", arg.path);
   std::optional<ResultSet> results = nccl_tests_result_set_of(arg.path, text, arg.op, "--table");
@@ -213,6 +192,7 @@ MeasuredTable load_table(const PredictOptions& o) {
     throw UsageError("--table " + o.table_path + ": not an nccl-tests log; FILE:OP gives the op of an nccl-tests log");
   }
   if (!results) results = load_results("--table", arg.path);
+  pass_costs = results->pass_costs;
   MeasuredTable t = measured_table(std::move(*results), o.table_path);
   if (t.from_nccl_tests && o.class_fallback) {
     throw UsageError("--class-fallback: " + o.table_path +
@@ -222,9 +202,9 @@ MeasuredTable load_table(const PredictOptions& o) {
   return t;
 }
 
-// The one cost source the options name (checked by the caller).
-CostSource cost_source(const PredictOptions& o) {
-  if (!o.table_path.empty()) return load_table(o);
+// The one cost source the options name (checked by the caller), and the pass costs a results table recorded.
+CostSource cost_source(const PredictOptions& o, std::optional<PassCosts>& pass_costs) {
+  if (!o.table_path.empty()) return load_table(o, pass_costs);
   if (o.link_gbps > 0) return assumed_links(o);
   return ZeroComm{};
 }
@@ -264,6 +244,7 @@ void check_flags(const PredictOptions& o) {
                         : c.tflops > 0           ? "--tflops"
                         : c.optimizer_ms > 0     ? "--optimizer-ms"
                         : o.measure_compute      ? "--measure-compute"
+                        : o.pass_gap_us          ? "--pass-gap-us"
                         : !o.replay_path.empty() ? "--replay"
                                                  : nullptr;
     if (given) throw UsageError(std::string(given) + ": the profile gives it (--profile measures every term)");
@@ -310,6 +291,33 @@ std::vector<FileArg> outputs_of(const PredictOptions& o, const Plan& plan, const
   return outputs;
 }
 
+// Compute where no profile gives it: the options' model, or --measure-compute's; then the pass-cost terms of
+// the flags, else of the table's record (--measure-compute measured them here: a table's give way to it).
+ComputeModel unprofiled_compute(const PredictOptions& o, const Plan& plan, const std::optional<PassCosts>& recorded,
+                                std::string& measured_note, std::vector<std::string>& pass_sources) {
+  ComputeOptions compute = o.compute;
+  ComputeModel model;
+  if (o.measure_compute) {
+    if (compute.fwd_ms_per_layer > 0 || compute.tflops > 0) {
+      throw UsageError("--measure-compute cannot be combined with --fwd-ms-per-layer or --tflops");
+    }
+    std::ostringstream note;
+    const MeasuredLayer m = measure_layer(plan, note);
+    compute.fwd_ms_per_layer = m.fwd_ms;
+    use_measured_backward(compute, m.dgrad_ms, m.wgrad_ms, o.w_share_given);
+    if (!o.comm_sm_slowdown_given) compute.comm_sm_slowdown = m.comm_sm_slowdown;
+    measured_note = note.str();
+    model = make_compute_model(plan, compute);
+    model.pass_overhead_ms = m.pass_gap_ms;
+  } else {
+    model = make_compute_model(plan, compute);
+  }
+  const PassCostFlags given{o.comm_sm_slowdown_given ? std::optional<double>(o.compute.comm_sm_slowdown) : std::nullopt,
+                            o.pass_gap_us};
+  pass_sources = use_pass_costs(o.measure_compute ? std::nullopt : recorded, given, model);
+  return model;
+}
+
 int predict_and_print(const PredictOptions& o) {
   check_flags(o);
   std::vector<FileArg> inputs = {{"--plan", o.plan_path},
@@ -330,6 +338,7 @@ int predict_and_print(const PredictOptions& o) {
   const Plan plan = load_plan("--plan", o.plan_path);
   PredictRequest request;
   std::string measured_note;
+  std::vector<std::string> pass_sources;  // the pass-cost terms set, with where each came from
   std::optional<ProfileModel> profiled;
   if (!profiles.empty()) {
     profiled = profile_model(plan, profiles, o.profile_schedule,
@@ -337,23 +346,9 @@ int predict_and_print(const PredictOptions& o) {
     request.costs = GivenCosts{profiled->calibration.costs.get(), profiled->cost_text};
     request.compute = profiled->calibration.compute;
   } else {
-    request.costs = cost_source(o);
-    ComputeOptions compute = o.compute;
-    if (o.measure_compute) {
-      if (compute.fwd_ms_per_layer > 0 || compute.tflops > 0) {
-        throw UsageError("--measure-compute cannot be combined with --fwd-ms-per-layer or --tflops");
-      }
-      std::ostringstream note;
-      const MeasuredLayer m = measure_layer(plan, note);
-      compute.fwd_ms_per_layer = m.fwd_ms;
-      use_measured_backward(compute, m.dgrad_ms, m.wgrad_ms, o.w_share_given);
-      if (!o.comm_sm_slowdown_given) compute.comm_sm_slowdown = m.comm_sm_slowdown;
-      measured_note = note.str();
-      request.compute = make_compute_model(plan, compute);
-      request.compute.pass_overhead_ms = m.pass_gap_ms;
-    } else {
-      request.compute = make_compute_model(plan, compute);
-    }
+    std::optional<PassCosts> recorded;
+    request.costs = cost_source(o, recorded);
+    request.compute = unprofiled_compute(o, plan, recorded, measured_note, pass_sources);
   }
   if (!o.schedule_file.empty()) {
     request.schedule_files.push_back(
@@ -382,6 +377,7 @@ int predict_and_print(const PredictOptions& o) {
   PredictOutcome outcome = predict(predicted, request);
   Prediction& p = outcome.prediction;
   p.w_share = request.compute.w_share;
+  p.cost_sources.insert(p.cost_sources.end(), pass_sources.begin(), pass_sources.end());
   if (o.measure_compute) p.compute_source = "measured with cuBLAS on GPU 0 (--measure-compute)";
   if (profiled) apply_profile(*profiled, p);
   if (!o.replay_path.empty()) band_from_replay(o.replay_path, p);
@@ -424,8 +420,8 @@ class PredictCommand final : public Subcommand {
 void PredictCommand::add_options(CLI::App& sub) {
   sub.add_option("--plan", o_.plan_path, "the plan (pipebench plan --json)")->required();
   sub.add_option("--table", o_.table_path,
-                 "measured costs: the results JSON of bench --plan, or an nccl-tests log (LOG:OP where the log does "
-                 "not name its op) or its import");
+                 "measured costs: bench --plan's results JSON, or an nccl-tests log (LOG:OP where it does not name "
+                 "its op) or its import");
   sub.add_option("--link-gbps", o_.link_gbps, "what-if: every link this many GB/s per direction")
       ->check(checks::in_range(checks::kMinLinkGbps, checks::kMaxLinkGbps));
   sub.add_option("--link-latency-us", o_.link_latency_us, "what-if: per-message latency")
@@ -435,7 +431,7 @@ void PredictCommand::add_options(CLI::App& sub) {
   sub.add_option("--topology", o_.topology_path,
                  "with --link: classes from this `pipebench topo --format json` file (rank i = GPU i)");
   sub.add_flag("--class-fallback", o_.class_fallback,
-               "with --table: use a measured group of the same class when the exact one is missing");
+               "with --table: a missing group takes a measured group of its class");
   sub.add_flag("--shared-path", o_.shared_path, "every pipeline pair shares one path (no GPU P2P)");
   add_compute_options(sub);
   sub.add_option("--schedule", o_.schedule, schedule_flag_help());
@@ -444,8 +440,8 @@ void PredictCommand::add_options(CLI::App& sub) {
   sub.add_option("--trace", o_.trace_dir, "write one Chrome trace per schedule into this folder");
   sub.add_option("--json", o_.json_path, "write the prediction JSON here");
   sub.add_option("--profile", o_.profiles,
-                 "costs and compute measured from the job's own profile: one PyTorch profiler trace or Nsight "
-                 "Systems export per rank (files or a folder), of the schedule that ran")
+                 "costs and compute from the job's own profile: one PyTorch profiler trace or Nsight Systems export "
+                 "per rank (files or a folder) of the schedule that ran")
       ->expected(1, -1);
   sub.add_option("--profile-schedule", o_.profile_schedule,
                  "the schedule --profile's profiles ran (default: the plan's schedule whose passes match them)");
@@ -470,10 +466,13 @@ void PredictCommand::add_compute_options(CLI::App& sub) {
   sub.add_option("--tflops", c.tflops, "achieved TFLOP/s per GPU for the FLOPs model")
       ->check(checks::in_range(checks::kMinTflops, checks::kMaxTflops));
   sub.add_option("--comm-sm-slowdown", c.comm_sm_slowdown,
-                 "compute runs (1 + F) x slower while the rank's NCCL work runs (default 0; measured with "
-                 "--measure-compute)")
+                 "compute (1 + F) x slower while the rank's NCCL work runs (default: --table's or "
+                 "--measure-compute's; else 0)")
       ->check(checks::non_negative(100))
       ->each([this](const std::string&) { o_.comm_sm_slowdown_given = true; });
+  sub.add_option("--pass-gap-us", o_.pass_gap_us,
+                 "what-if: GPU idle before each pass (default: --table's or --measure-compute's; else 0)")
+      ->check(checks::non_negative(1e6));
   sub.add_flag("--measure-compute", o_.measure_compute,
                "time the layer's GEMMs at their exact shapes with cuBLAS on GPU 0");
   sub.add_option("--optimizer-ms", c.optimizer_ms, "optimizer step time")

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,8 @@ struct PredictOptions {
   bool zero_comm = false, shared_path = false;
   bool measure_compute = false;          // time the layer's GEMMs with cuBLAS on GPU 0
   bool w_share_given = false;            // --w-share (else --measure-compute measures W's share)
-  bool comm_sm_slowdown_given = false;   // --comm-sm-slowdown (else --measure-compute measures it)
+  bool comm_sm_slowdown_given = false;   // --comm-sm-slowdown (else --measure-compute or --table's pass costs)
+  std::optional<double> pass_gap_us;     // --pass-gap-us (else --measure-compute or --table's pass costs)
   std::vector<std::string> class_links;  // --link CLASS=GBPS[,US]
   std::string topology_path;             // class source for --link (default: this machine)
   bool class_fallback = false;

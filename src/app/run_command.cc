@@ -39,6 +39,7 @@
 #include "report/run_summary_printer.h"
 #include "service/bench_sweep.h"
 #include "service/model_error_flags.h"
+#include "service/pass_cost_terms.h"
 #include "service/plan_bench.h"
 #include "service/plan_replayer.h"
 #include "sim/predict_request.h"
@@ -164,6 +165,7 @@ PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& ba
     c.measure.iters = 5;
     c.measure.reps = 3;
     c.measure.warmup = 2;
+    c.plan_pass_costs = true;
     // --benchmark_out holds the sweep's points; the plan's messages must not replace them.
     c.measure.benchmark_args.erase(
         std::remove_if(c.measure.benchmark_args.begin(), c.measure.benchmark_args.end(),
@@ -179,6 +181,8 @@ PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& ba
   if (world.rank() != 0) return run;
   std::string cost_note = "measured on this node";
   PredictRequest request;
+  const std::optional<PassCosts> pass_costs = results.pass_costs;
+  std::vector<std::string> pass_sources;  // the pass-cost terms of the prediction, with where each came from
   if (measurable) {
     request.costs = measured_table(std::move(results), dir + "/plan_results.json");
   } else {
@@ -187,11 +191,13 @@ PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& ba
   try {
     // With --profile the job's own compute (per rank, as it ran) meets this node's communication.
     request.compute = run.compute_model ? *run.compute_model : make_compute_model(plan, run.compute);
+    if (!run.compute_model) pass_sources = use_pass_costs(pass_costs, {}, request.compute);
     run.prediction = std::make_unique<Prediction>(predict(plan, request).prediction);
   } catch (const ModelError& e) {
     throw with_flags(e, dir + "/plan_results.json", "");  // the same lines predict prints
   }
   if (profile.model) apply_profile(*profile.model, *run.prediction, false);
+  run.prediction->cost_sources.insert(run.prediction->cost_sources.end(), pass_sources.begin(), pass_sources.end());
   const Prediction& p = *run.prediction;
   save_prediction(dir + "/prediction.json", p);
   if (profile.model) {
@@ -201,6 +207,7 @@ PlannedRun plan_and_predict(const RunOptions& o, const World& world, Backend& ba
     std::cout << "# Prediction (communication " << cost_note << "; compute " << (o.tflops > 0 ? "" : "assumed ")
               << run.compute.tflops << " TFLOP/s)\n";
   }
+  for (const auto& source : pass_sources) std::cout << "# Prediction's pass cost: " << source << "\n";
   print_schedule_table(std::cout, p, false);
   std::cout << "# Prediction verdict: " << p.verdict << "\n";
   std::cout.flush();

@@ -142,6 +142,11 @@ PassCosts measure_pass_costs(const PassCostRequest& request) {
   if (request.reps < 3) throw UsageError("pass costs: need at least 3 samples per term");
   PassCosts out;
   if (const char* v = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS")) out.device_max_connections = v;
+  out.p2p_bytes = request.p2p_bytes;
+  cudaDeviceProp prop{};
+  check_cuda(cudaGetDeviceProperties(&prop, request.device), "cudaGetDeviceProperties",
+             "the pass-cost measurement on GPU " + std::to_string(request.device));
+  out.gpu = prop.name;
   PassCostBench bench(request);
   bench.time_calls(out);
   bench.time_gemms(out);

@@ -38,6 +38,8 @@ struct PassCosts {
   // CUDA_DEVICE_MAX_CONNECTIONS as this process saw it ("" when unset): Megatron sets 1, which puts every
   // stream's work in one hardware queue.
   std::string device_max_connections;
+  std::string gpu;             // the GPU's name, as CUDA gives it
+  std::int64_t p2p_bytes = 0;  // the message of each call (the request's)
 
   // The GEMMs and NCCL's kernels ran one after the other, not side by side: the pass grew by at least half the
   // NCCL kernel time queued beside it. With CUDA_DEVICE_MAX_CONNECTIONS=1 the GPU takes both streams' work

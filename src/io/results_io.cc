@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/json_file.h"
 #include "io/json_fields.h"
+#include "io/pass_costs_io.h"
 #include "topology/link_band.h"
 #include "topology/topology.h"
 
@@ -185,6 +186,7 @@ ResultSet results_from_json(const json& j, const std::string& where) {
   if (j.contains("link_state_during_run")) {
     rs.link_during_run = read_link_state(f, j, "", "link_state_during_run", true);
   }
+  if (j.contains("pass_costs")) rs.pass_costs = pass_costs_from_json(f, j, "", "pass_costs");
   const json& records = f.array(j, "", "records");
   for (std::size_t i = 0; i < records.size(); ++i) {
     rs.records.push_back(record_from_json(records[i], where + " " + JsonFields::item("records", i)));

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/pass_costs.h"
 #include "harness/record.h"
 #include "io/topology_io.h"
 #include "sim/predict_request.h"
@@ -51,6 +52,7 @@ struct ResultSet {
   std::string command_line;               // "" in files written before it was recorded
   std::vector<LinkStateEntry> link_during_run;  // the highest generation and width sampled during the run
   std::vector<ResultRecord> records;
+  std::optional<PassCosts> pass_costs;  // bench --plan's, on rank 0's GPU (io/pass_costs_io.h); none on host ranks
 };
 
 // The most ranks a record may name (nranks 1 to this, root -1 to this - 1); megatron/layout.h's world limit.

@@ -44,6 +44,9 @@ struct BenchConfig {
   std::uint64_t step_bytes = 0;           // -i as given, when -f is 1
   std::string plan_path;                  // bench --plan: time the distinct messages of this plan instead
   std::string plan_schedule;              // --schedule: only this schedule of the plan (empty: all)
+  // bench --plan and run: also what a pass pays beyond its bytes on rank 0's GPU (service/plan_pass_costs.h);
+  // replay's table leaves it out, as its prediction prices the replay's own compute.
+  bool plan_pass_costs = false;
 };
 
 }  // namespace pipebench

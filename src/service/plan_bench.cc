@@ -14,11 +14,13 @@
 #include "core/error.h"
 #include "core/units.h"
 #include "harness/sweep.h"
+#include "io/pass_costs_io.h"
 #include "io/plan_io.h"
 #include "megatron/plan.h"
 #include "report/plan_bench_printer.h"
 #include "report/results_json.h"
 #include "service/bench_sweep.h"
+#include "service/plan_pass_costs.h"
 #include "service/record_outputs.h"
 #include "service/report_session.h"
 
@@ -375,7 +377,11 @@ int run_plan_bench_on(Backend& backend, const Plan& plan, const std::string& lab
   if (summary.interrupted_by != 0) return interrupted_status(summary, c, world);
   // bench --plan alone; run's plan sweep (results given) may be filtered out by a filter meant for its main sweep.
   if (!results) require_measured(summary, sweep.points.size(), c.measure);
+  std::optional<PassCosts> pass_costs;  // rank 0, after the messages: nothing else runs on its GPU then
+  if (speak && c.plan_pass_costs) pass_costs = measure_plan_pass_costs(backend, plan, std::cout);
+  if (pass_costs) report.set_results_field("pass_costs", pass_costs_to_json(*pass_costs));
   if (results && speak) {
+    results->pass_costs = pass_costs;
     // The system block through the same reader as the file's, so both views agree.
     const nlohmann::json doc = {
         {"schema", kResultsSchema}, {"system", report.system()}, {"records", nlohmann::json::array()}};

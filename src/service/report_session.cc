@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "core/error.h"
 #include "core/utc_timestamp.h"
@@ -120,6 +121,10 @@ void ReportSession::finish() {
       json_->set_field("link_state_during_run", seen);
     }
   }
+}
+
+void ReportSession::set_results_field(const std::string& key, nlohmann::json value) {
+  if (json_) json_->set_field(key, std::move(value));
 }
 
 }  // namespace pipebench

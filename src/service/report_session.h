@@ -42,6 +42,8 @@ class ReportSession {
   [[nodiscard]] const Placement* placement() const { return placement_.get(); }
   // Ends the sweep: closes the console table, stores the link state seen during the run.
   void finish();
+  // Sets a top-level field of the results JSON, where there is one (rank 0 with --json).
+  void set_results_field(const std::string& key, nlohmann::json value);
 
  private:
   class Tagger final : public RecordSink {

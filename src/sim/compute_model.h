@@ -40,7 +40,8 @@ struct ComputeModel {
   double optimizer_ms = 0;
   double comm_sm_slowdown = 0;
   // Host time every pass costs beside its layers where no profile gives it per rank: the GPU idle after the
-  // synchronisation that ends a Megatron P2P call (--measure-compute, backend/pass_costs.h); else 0.
+  // synchronisation that ends a Megatron P2P call (backend/pass_costs.h: --pass-gap-us, --measure-compute, or
+  // as a table's pass costs record it, service/pass_cost_terms.h); else 0.
   double pass_overhead_ms = 0;
   std::string source;  // how fwd_ms_per_layer was found
   // By pipeline rank, when a profile gave each rank its own compute: then these replace the uniform times

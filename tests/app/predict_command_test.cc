@@ -141,5 +141,102 @@ TEST_F(PredictProfile, ANcclTestsTableWithoutSmallSizesSaysItsLatencyIsABigMessa
   EXPECT_EQ(full.out.find("is taken as every smaller message's latency"), std::string::npos) << full.out;
 }
 
+// A table bench --plan wrote with the pass costs it measured on rank 0's GPU (tests/fixtures/results: the
+// plan below on 2 host ranks, its pass costs fixed by hand: a 25 us gap, GEMMs 1000 us alone and 1250 us
+// beside NCCL's kernels, so --comm-sm-slowdown 0.25). predict takes the recorded terms as the flags would
+// give them; a flag given wins.
+class PredictPassCosts : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::make_temp_dir("predict_pass_costs");
+    ASSERT_FALSE(dir_.empty());
+    const Result r = run("plan --json " + path("plan.json") +
+                         " -- --num-layers 4 --hidden-size 256 --num-attention-heads 4 --seq-length 128 "
+                         "--max-position-embeddings 128 --micro-batch-size 1 --global-batch-size 8 "
+                         "--pipeline-model-parallel-size 2 --world-size 2 --vocab-size 128 --bf16");
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::ifstream in(kTable);
+    table_ = nlohmann::json::parse(in);
+    nlohmann::json bare = table_;
+    bare.erase("pass_costs");
+    std::ofstream(path("bare.json")) << bare.dump(2);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  [[nodiscard]] std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  // predict on `table` with `flags`, its prediction file read back.
+  nlohmann::json predict(const std::string& table, const std::string& flags, Result* r = nullptr) {
+    const std::string json = path("p" + std::to_string(++runs_) + ".json");
+    const Result out =
+        run("predict --plan " + path("plan.json") + " --table " + table + " --tflops 100 --json " + json + " " + flags);
+    EXPECT_EQ(out.status, 0) << out.err;
+    if (r) *r = out;
+    std::ifstream in(json);
+    return nlohmann::json::parse(in);
+  }
+  static std::vector<double> iterations(const nlohmann::json& p) {
+    std::vector<double> ms;
+    for (const auto& s : p.at("schedules")) {
+      ms.push_back(s.at("iteration_ms").get<double>());
+      ms.push_back(s.at("steady_ms").get<double>());
+    }
+    return ms;
+  }
+
+  const std::string kTable = std::string(TEST_DATA_DIR) + "/results/pp2_pass_costs.json";
+  std::string dir_;
+  nlohmann::json table_;
+  int runs_ = 0;
+};
+
+TEST_F(PredictPassCosts, RecordedTermsPriceThePassesAsTheirFlagsWould) {
+  Result recorded_run;
+  const nlohmann::json recorded = predict(kTable, "", &recorded_run);
+  const nlohmann::json by_hand = predict(path("bare.json"), "--comm-sm-slowdown 0.25 --pass-gap-us 25");
+  const nlohmann::json without = predict(path("bare.json"), "");
+  EXPECT_EQ(iterations(recorded), iterations(by_hand));
+  EXPECT_NE(iterations(recorded), iterations(without));
+  const std::string origin = "measured by bench --plan on NVIDIA H100 80GB HBM3, median of 50)";
+  EXPECT_NE(recorded_run.out.find("# NCCL kernels slow overlapped compute by a factor 1.25 (--comm-sm-slowdown)"),
+            std::string::npos)
+      << recorded_run.out;
+  EXPECT_NE(recorded_run.out.find(" pass-gap (25.0 us per pass, " + origin), std::string::npos) << recorded_run.out;
+  EXPECT_NE(recorded_run.out.find(" comm-sm-slowdown (0.250, " + origin), std::string::npos) << recorded_run.out;
+  const auto sources = recorded.at("cost_source").get<std::vector<std::string>>();
+  EXPECT_NE(std::find(sources.begin(), sources.end(), "pass-gap (25.0 us per pass, " + origin), sources.end());
+  EXPECT_NE(std::find(sources.begin(), sources.end(), "comm-sm-slowdown (0.250, " + origin), sources.end());
+  const auto bare_sources = without.at("cost_source").get<std::vector<std::string>>();
+  EXPECT_EQ(sources.size(), bare_sources.size() + 2);
+}
+
+TEST_F(PredictPassCosts, TheFlagsWinOverTheRecordedTerms) {
+  const nlohmann::json zero = predict(kTable, "--comm-sm-slowdown 0 --pass-gap-us 0");
+  EXPECT_EQ(iterations(zero), iterations(predict(path("bare.json"), "")));
+  const nlohmann::json gap = predict(kTable, "--pass-gap-us 100");
+  EXPECT_EQ(iterations(gap), iterations(predict(path("bare.json"), "--comm-sm-slowdown 0.25 --pass-gap-us 100")));
+  const auto sources = gap.at("cost_source").get<std::vector<std::string>>();
+  EXPECT_NE(std::find(sources.begin(), sources.end(), "pass-gap (100.0 us per pass, --pass-gap-us)"), sources.end());
+}
+
+TEST_F(PredictPassCosts, ABadGapOrRecordedTermIsOneLineAndExit2) {
+  const std::string base = "predict --plan " + path("plan.json") + " --table " + kTable + " --tflops 100 ";
+  for (const char* bad : {"-1", "nan", "inf", "2e6", "x"}) {
+    const Result r = run(base + "--pass-gap-us " + bad);
+    EXPECT_EQ(r.status, 2) << bad << r.out;
+    EXPECT_EQ(r.err.rfind("pipebench: predict: --pass-gap-us: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  const Result profiled =
+      run("predict --plan " + path("plan.json") + " --profile " + kFixtures + "/1f1b --pass-gap-us 10");
+  EXPECT_EQ(profiled.status, 2);
+  EXPECT_EQ(profiled.err, "pipebench: --pass-gap-us: the profile gives it (--profile measures every term)\n");
+  nlohmann::json bad = table_;
+  bad["pass_costs"]["sync_gap_us"]["median_us"] = -3;
+  std::ofstream(path("bad.json")) << bad.dump(2);
+  const Result r = run("predict --plan " + path("plan.json") + " --table " + path("bad.json") + " --tflops 100");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "pipebench: --table " + path("bad.json") +
+                       ": \"pass_costs.sync_gap_us.median_us\" is not a finite number >= 0\n");
+}
+
 }  // namespace
 }  // namespace pipebench

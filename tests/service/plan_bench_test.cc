@@ -205,5 +205,26 @@ TEST_F(PlanBench, TheRecordOutputsAreWritten) {
   EXPECT_EQ(lines, 2);  // the two points, as in the results JSON
 }
 
+// bench --plan and run measure the pass costs on rank 0's GPU; host ranks have none: one line says so and
+// the results file records no block. replay's table (plan_pass_costs off) says nothing of them.
+TEST_F(PlanBench, HostRanksRecordNoPassCostsAndSaySo) {
+  testing::OneProcessWorld world;
+  testing::LoopbackBackend backend(2, 0);
+  BenchConfig c = small_config(path("r.json"));
+  c.plan_pass_costs = true;
+  ResultSet results;
+  ::testing::internal::CaptureStdout();
+  ASSERT_EQ(run_plan_bench_on(backend, two_rank_plan(), "test", c, world, &results), 0);
+  std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(out.find("\n# pass costs: not measured (host ranks: no GPU)\n"), std::string::npos) << out;
+  EXPECT_FALSE(results.pass_costs.has_value());
+  EXPECT_FALSE(nlohmann::json::parse(std::ifstream(path("r.json"))).contains("pass_costs"));
+  c.plan_pass_costs = false;
+  ::testing::internal::CaptureStdout();
+  ASSERT_EQ(run_plan_bench_on(backend, two_rank_plan(), "test", c, world, &results), 0);
+  out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(out.find("pass costs"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace pipebench
