@@ -86,7 +86,11 @@ json system_of(const std::vector<NcclTestsImport>& imports) {
 
 json nccl_tests_results(const std::vector<NcclTestsImport>& imports, const std::string& created_utc) {
   json from = json::array(), config = json::object();
-  json doc = results_header({{"tool_version", kToolVersion}, {"created_utc", created_utc}, {"source", "nccl-tests"}});
+  ResultsHeader header;
+  header.tool_version = kToolVersion;
+  header.created_utc = created_utc;
+  header.source = "nccl-tests";
+  json doc = results_header(header);
   for (const auto& imp : imports) {
     for (const auto& log : imp.file.logs) {
       from.push_back({{"file", imp.path},
@@ -175,7 +179,8 @@ ResultSet result_set(const NcclTestsImport& imp) {
     if (!devices_listed && !log.devices.empty()) {
       devices_listed = true;
       for (const auto& d : log.devices)
-        rs.system.devices.push_back({d.rank, d.host, normalize_bus_id(bus_address(d.bus_id))});
+        rs.system.devices.push_back(
+            {{d.rank, d.host, normalize_bus_id(bus_address(d.bus_id))}, d.pid, d.device, d.model});
     }
     rs.records.insert(rs.records.end(), log.records.begin(), log.records.end());
   }

@@ -376,10 +376,8 @@ int run_plan_bench_on(Backend& backend, const Plan& plan, const std::string& lab
   // bench --plan alone; run's plan sweep (results given) may be filtered out by a filter meant for its main sweep.
   if (!results) require_measured(summary, sweep.points.size(), c.measure);
   if (results && speak) {
-    // The system block through the same reader as the file's, so both views agree.
-    const nlohmann::json doc = {
-        {"schema", kResultsSchema}, {"system", report.system()}, {"records", nlohmann::json::array()}};
-    results->system = results_from_json(doc, "(" + c.outputs.json_path + " in memory)").system;
+    // The system block as the file's reader holds it, so both views agree.
+    results->system = system_as_read(report.system(), "(" + c.outputs.json_path + " in memory)");
     results->records = std::move(collected);
   }
   if (speak) print_plan_bench_verdict(std::cout, sweep.left_out, summary);
