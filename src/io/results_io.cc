@@ -133,6 +133,7 @@ SystemDevice read_device(const JsonFields& f, const json& d, const std::string& 
   f.get_if(d, path, "pid", out.pid);
   f.get_if(d, path, "device", out.device);
   f.get_if(d, path, "model", out.model);
+  f.get_if(d, path, "group", out.group);
   return out;
 }
 
@@ -185,9 +186,14 @@ json links_to_json(const std::vector<LinkStateEntry>& links, bool seen) {
   return out;
 }
 
-json system_to_json(const SystemInfo& s) {
-  json j = {{"hosts", s.hosts},     {"processes", s.processes}, {"gpu_models", s.gpu_models},
-            {"devices", s.devices}, {"versions", s.versions},   {"environment", s.environment}};
+// An import (`imported`) knows no launch environment.
+json system_to_json(const SystemInfo& s, bool imported) {
+  json j = {{"hosts", s.hosts},
+            {"processes", s.processes},
+            {"gpu_models", s.gpu_models},
+            {"devices", s.devices},
+            {"versions", s.versions}};
+  if (!imported) j["environment"] = s.environment;
   if (!s.topology_json.is_null()) j["topology"] = s.topology_json;
   if (s.has_link_start) j["link_state"]["start"] = links_to_json(s.link_start, false);
   if (s.has_link_end) j["link_state"]["end"] = links_to_json(s.link_end, false);
@@ -288,6 +294,9 @@ nlohmann::json record_to_json(const ResultRecord& r) {
 void to_json(json& j, const SystemDevice& d) {
   j = {{"rank", d.rank},     {"host", d.host},     {"pid", d.pid},
        {"device", d.device}, {"bus_id", d.bus_id}, {"model", d.model}};
+  // An imported device whose bus id its log did not say has it unknown (null); a host rank's is "".
+  if (d.group >= 0) j["group"] = d.group;
+  if (d.group >= 0 && d.bus_id.empty()) j["bus_id"] = nullptr;
 }
 
 SystemDevice device_from_json(const json& j, const std::string& where) { return read_device(JsonFields(where), j, ""); }
@@ -304,7 +313,7 @@ json results_header(const ResultsHeader& h) {
   json j = {{"schema", kResultsSchema},
             {"tool_version", h.tool_version},
             {"created_utc", h.created_utc},
-            {"system", system_to_json(h.system)},
+            {"system", system_to_json(h.system, !h.source.empty())},
             {"records", json::array()}};
   if (!h.source.empty()) j["source"] = h.source;
   if (!h.command_line.empty()) j["command_line"] = h.command_line;

@@ -29,6 +29,7 @@ struct SystemDevice : DevicePlace {
   long pid = 0;
   int device = -1;    // the CUDA device; -1 for a host rank
   std::string model;  // "host memory" for a host rank
+  int group = -1;     // an imported device's nccl-tests Group; -1 for pipebench's own
 };
 
 // The results' "system": every rank's device, the machine's topology and its links.

@@ -461,13 +461,25 @@ TEST(ResultsIo, AHeaderWritesOnlyWhatTheRunHasRead) {
   EXPECT_FALSE(j.contains("config"));
   EXPECT_FALSE(j.contains("command_line"));
   EXPECT_EQ(j["source"], "nccl-tests");
+  EXPECT_FALSE(j["system"].contains("environment"));  // an import knows none
   EXPECT_EQ(j["system"]["devices"][0]["bus_id"], "00000000:18:00.0");
+  EXPECT_FALSE(j["system"]["devices"][0].contains("group"));  // pipebench's own device
   const ResultSet back = results_from_json(j, "t");
   EXPECT_FALSE(back.system.topology);
   EXPECT_FALSE(back.system.has_link_start);
   EXPECT_EQ(back.source, "nccl-tests");
   EXPECT_EQ(back.system.devices[0].bus_id, "0000:18:00.0");
   EXPECT_EQ(device_from_json(json(back.system.devices[1]), "d").pid, 4712);
+  // An imported device names its nccl-tests group; a bus id its log did not say is unknown: null.
+  SystemDevice imported = back.system.devices[1];
+  imported.group = 3;
+  imported.bus_id.clear();
+  const json d = imported;
+  EXPECT_EQ(d["group"], 3);
+  EXPECT_TRUE(d["bus_id"].is_null()) << d.dump();
+  EXPECT_EQ(device_from_json(d, "d").group, 3);
+  imported.group = -1;  // a host rank of pipebench's own run has no bus id: ""
+  EXPECT_EQ(json(imported)["bus_id"], "");
 }
 
 }  // namespace
