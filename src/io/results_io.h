@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The results file ("schema": "pipebench.results/1", results/README.md): what bench, pairs and
-// bench --plan write, read back as typed records and the parts of "system" that place ranks on GPUs, and
-// the cost model predict and run make of them.
+// The results file ("schema": "pipebench.results/1", results/README.md): what bench, pairs, bench --plan
+// and import write, its header one typed value written and read here, its records typed, and the cost
+// model predict and run make of them.
 #pragma once
 
 #include <map>
@@ -35,7 +35,7 @@ struct SystemDevice : DevicePlace {
 // The results' "system": every rank's device, the machine's topology and its links.
 struct SystemInfo {
   std::vector<SystemDevice> devices;
-  std::vector<std::string> hosts, gpu_models;      // sorted, each once
+  std::vector<std::string> hosts, gpu_models;      // each once: sorted, or in an import's log order
   int processes = 0;                               // 0 when the file does not say
   std::map<std::string, std::string> versions;     // nccl, cuda_runtime, mpi...
   std::map<std::string, std::string> environment;  // the allow-listed launch environment
