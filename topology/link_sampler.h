@@ -5,7 +5,7 @@
 #pragma once
 
 #include <atomic>
-#include <nlohmann/json.hpp>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -13,10 +13,20 @@
 
 namespace pipebench {
 
-// Every GPU's links now (NVML, then sysfs where readable), for the start and end of a run:
-// [{gpu, bus_id, pcie_gen, pcie_width, pcie_gen_max, pcie_width_max, nvlinks_up, nvlinks_down}], unknown
-// values null. NVLinks come from NVML only; a link present but not active counts as down.
-[[nodiscard]] nlohmann::json link_snapshot(Topology t);
+// One GPU's links at one moment (a results file's system.link_state.start/end) or the highest seen while
+// the run went on (link_state_during_run, over `samples` readings). 0 (-1 for NVLink counts) = unknown.
+struct LinkStateEntry {
+  int gpu = -1;
+  std::string bus_id;
+  int pcie_gen = 0, pcie_width = 0, pcie_gen_max = 0, pcie_width_max = 0;
+  int nvlinks_up = -1, nvlinks_down = -1;
+  int samples = 0;
+};
+
+// Every GPU's links now (NVML, then sysfs where readable), for the start and end of a run; what this
+// reading does not find stays unknown. NVLinks come from NVML only; a link present but not active counts
+// as down.
+[[nodiscard]] std::vector<LinkStateEntry> link_snapshot(Topology t);
 
 class LinkSampler {
  public:
@@ -25,16 +35,15 @@ class LinkSampler {
   ~LinkSampler();
   LinkSampler(const LinkSampler&) = delete;
   LinkSampler& operator=(const LinkSampler&) = delete;
-  // [{gpu, bus_id, pcie_gen_seen, pcie_width_seen, pcie_gen_max, pcie_width_max, samples}]
-  [[nodiscard]] nlohmann::json stop();
+  // Per GPU the highest generation and width seen, the maximum, and the samples taken.
+  [[nodiscard]] std::vector<LinkStateEntry> stop();
 
  private:
   void sample();
   Topology t_;
   int interval_ms_;
   std::atomic<bool> stop_{false};
-  std::vector<int> gen_seen_, width_seen_;
-  int samples_ = 0;
+  std::vector<LinkStateEntry> seen_;  // per GPU of t_
   std::thread thread_;
 };
 

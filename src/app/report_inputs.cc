@@ -38,11 +38,10 @@ void add_file(ReportInputs& out, const std::string& flag, const std::string& pat
     throw UsageError(flag + " " + path + ":" + op + ": a pipebench file; FILE:OP gives the op of an nccl-tests log");
   }
   if (!pipebench_file) {
-    if (auto imported = nccl_tests_results_of(path, text, op, flag)) {
-      doc = std::move(*imported);
-    } else if (doc.is_discarded()) {
-      doc = read_json_file(flag, path);  // throws its "not JSON (...)" message
+    if (auto imported = nccl_tests_result_set_of(path, text, op, flag)) {
+      return (baseline ? out.baseline : out.results).push_back({path, std::move(*imported)});
     }
+    if (doc.is_discarded()) doc = read_json_file(flag, path);  // throws its "not JSON (...)" message
   }
   const std::string schema = doc.is_object() && doc.contains("schema") && doc.at("schema").is_string()
                                  ? doc.at("schema").get<std::string>()

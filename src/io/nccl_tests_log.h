@@ -114,19 +114,12 @@ struct NcclTestsImport {
 [[nodiscard]] nlohmann::json nccl_tests_results(const std::vector<NcclTestsImport>& imports,
                                                 const std::string& created_utc);
 
-// The pipebench.results/1 document of one file's text when it is nccl-tests output (text or -J JSON) with
-// at least one whole row, else nullopt: what report and predict --table read when they are given a log
-// itself rather than its import. The op and rank count come from the log or its file name, else `op` (the
-// OP of FILE:OP, io/nccl_tests_argument.h; "" = none). Throws UsageError "FLAG PATH: skipped N table rows
-// ..." with import's reasons when the file is nccl-tests output whose every row was left out (an op or a
-// rank count it does not say), "give --op" said as FILE:OP.
-[[nodiscard]] std::optional<nlohmann::json> nccl_tests_results_of(const std::string& path, std::string_view text,
-                                                                  const std::string& op = "",
-                                                                  const std::string& flag = "");
-
-// The same file as typed results, as results_from_json reads nccl_tests_results_of's document (hosts, GPU
-// models, versions, the first test's devices, every record): what predict --table takes, with no JSON
-// between.
+// The typed results of one file's text when it is nccl-tests output (text or -J JSON) with at least one
+// whole row, else nullopt: what report and predict --table read when they are given a log itself rather
+// than its import, equal to what nccl_tests_results writes of it. The op and rank count come from the log
+// or its file name, else `op` (the OP of FILE:OP, io/nccl_tests_argument.h; "" = none). Throws UsageError
+// "FLAG PATH: skipped N table rows ..." with import's reasons when the file is nccl-tests output whose
+// every row was left out (an op or a rank count it does not say), "give --op" said as FILE:OP.
 [[nodiscard]] std::optional<ResultSet> nccl_tests_result_set_of(const std::string& path, std::string_view text,
                                                                 const std::string& op = "",
                                                                 const std::string& flag = "");

@@ -38,55 +38,52 @@ std::string bus_address(const std::string& printed) {
   return "";
 }
 
-void add_unique(json& list, const std::string& value) {
-  if (value.empty()) return;
-  for (const auto& v : list)
-    if (v == value) return;
-  list.push_back(value);
+void add_unique(std::vector<std::string>& list, const std::string& value) {
+  if (!value.empty() && std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
 }
 
-json system_of(const std::vector<NcclTestsImport>& imports) {
-  json hosts = json::array(), models = json::array(), devices = json::array(), versions = json::object();
+// The typed results of the imports (nccl_tests_results writes them): the hosts and GPU models of every
+// test; the versions, like the devices, the first test's that says them (another file may be another
+// machine: its hosts and models are listed, its ranks not); the settings of the first test with rows; every
+// record.
+ResultSet result_set(const std::vector<NcclTestsImport>& imports) {
+  ResultSet rs;
+  rs.tool_version = kToolVersion;
+  rs.source = "nccl-tests";
+  rs.config = json::object();
   std::set<std::pair<std::string, int>> processes;
   bool devices_listed = false;
   for (const auto& imp : imports) {
     for (const auto& log : imp.file.logs) {
       for (const auto& d : log.devices) {
-        add_unique(hosts, d.host);
-        add_unique(models, d.model);
+        add_unique(rs.system.hosts, d.host);
+        add_unique(rs.system.gpu_models, d.model);
         processes.insert({d.host, d.pid});
       }
-      // Versions, like the devices, are the first test's that says them.
-      if (!log.version.empty() && !versions.contains("nccl_tests")) versions["nccl_tests"] = log.version;
-      if (!log.nccl_version.empty() && !versions.contains("nccl")) versions["nccl"] = log.nccl_version;
-      // The first test's devices place the ranks (another file may be another machine: its hosts and
-      // models are listed, its ranks not).
-      if (devices_listed || log.devices.empty()) continue;
-      devices_listed = true;
-      for (const auto& d : log.devices) {
-        const std::string bus = bus_address(d.bus_id);
-        devices.push_back({{"rank", d.rank},
-                           {"host", d.host},
-                           {"pid", d.pid},
-                           {"device", d.device},
-                           {"bus_id", bus.empty() ? json(nullptr) : json(bus)},
-                           {"model", d.model},
-                           {"group", d.group}});
+      if (!log.version.empty()) rs.system.versions.emplace("nccl_tests", log.version);
+      if (!log.nccl_version.empty()) rs.system.versions.emplace("nccl", log.nccl_version);
+      if (!devices_listed && !log.devices.empty()) {
+        devices_listed = true;
+        for (const auto& d : log.devices)
+          rs.system.devices.push_back({{d.rank, d.host, bus_address(d.bus_id)}, d.pid, d.device, d.model, d.group});
       }
+      if (rs.config.empty() && !log.records.empty()) {
+        rs.config = {{"nthreads", log.nthreads}, {"ngpus", log.ngpus},         {"iters", log.iters},
+                     {"warmup", log.warmup},     {"agg_iters", log.agg_iters}, {"graph", log.graph > 0}};
+      }
+      rs.records.insert(rs.records.end(), log.records.begin(), log.records.end());
     }
   }
-  return {{"hosts", hosts},
-          {"processes", processes.size()},
-          {"gpu_models", models},
-          {"devices", devices},
-          {"versions", versions}};
+  rs.system.processes = static_cast<int>(processes.size());
+  return rs;
 }
 
 }  // namespace
 
 json nccl_tests_results(const std::vector<NcclTestsImport>& imports, const std::string& created_utc) {
-  json from = json::array(), config = json::object();
-  json doc = results_header({{"tool_version", kToolVersion}, {"created_utc", created_utc}, {"source", "nccl-tests"}});
+  ResultSet rs = result_set(imports);
+  rs.created_utc = created_utc;
+  json from = json::array();
   for (const auto& imp : imports) {
     for (const auto& log : imp.file.logs) {
       from.push_back({{"file", imp.path},
@@ -99,15 +96,10 @@ json nccl_tests_results(const std::vector<NcclTestsImport>& imports, const std::
                       {"records", log.records.size()},
                       {"avg_busbw_gbps", log.avg_busbw_gbps < 0 ? json(nullptr) : json(log.avg_busbw_gbps)},
                       {"complete", log.concluded}});
-      if (config.empty() && !log.records.empty()) {
-        config = {{"nthreads", log.nthreads}, {"ngpus", log.ngpus},         {"iters", log.iters},
-                  {"warmup", log.warmup},     {"agg_iters", log.agg_iters}, {"graph", log.graph > 0}};
-      }
-      for (const auto& r : log.records) doc["records"].push_back(record_to_json(r));
     }
   }
-  doc["system"] = system_of(imports);
-  doc["config"] = config;
+  json doc = results_header(rs);
+  for (const auto& r : rs.records) doc["records"].push_back(record_to_json(r));
   doc["imported_from"] = from;
   return doc;
 }
@@ -155,47 +147,13 @@ std::optional<NcclTestsImport> import_of(const std::string& path, std::string_vi
   return imp;
 }
 
-void add_unique(std::vector<std::string>& list, const std::string& value) {
-  if (!value.empty() && std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
-}
-
-// What results_from_json reads of nccl_tests_results(imports): the same system, devices and records.
-ResultSet result_set(const NcclTestsImport& imp) {
-  ResultSet rs;
-  rs.tool_version = kToolVersion;
-  rs.source = "nccl-tests";
-  bool devices_listed = false;
-  for (const auto& log : imp.file.logs) {
-    for (const auto& d : log.devices) {
-      add_unique(rs.system.hosts, d.host);
-      add_unique(rs.system.gpu_models, d.model);
-    }
-    if (!log.version.empty()) rs.system.versions.emplace("nccl_tests", log.version);
-    if (!log.nccl_version.empty()) rs.system.versions.emplace("nccl", log.nccl_version);
-    if (!devices_listed && !log.devices.empty()) {
-      devices_listed = true;
-      for (const auto& d : log.devices)
-        rs.system.devices.push_back({d.rank, d.host, normalize_bus_id(bus_address(d.bus_id))});
-    }
-    rs.records.insert(rs.records.end(), log.records.begin(), log.records.end());
-  }
-  return rs;
-}
-
 }  // namespace
-
-std::optional<json> nccl_tests_results_of(const std::string& path, std::string_view text, const std::string& op,
-                                          const std::string& flag) {
-  const std::optional<NcclTestsImport> imp = import_of(path, text, op, flag);
-  if (!imp) return std::nullopt;
-  return nccl_tests_results({*imp}, "");
-}
 
 std::optional<ResultSet> nccl_tests_result_set_of(const std::string& path, std::string_view text, const std::string& op,
                                                   const std::string& flag) {
   const std::optional<NcclTestsImport> imp = import_of(path, text, op, flag);
   if (!imp) return std::nullopt;
-  return result_set(*imp);
+  return result_set({*imp});
 }
 
 }  // namespace pipebench

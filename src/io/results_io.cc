@@ -114,48 +114,91 @@ std::vector<LinkStateEntry> read_link_state(const JsonFields& f, const json& par
     if (!row.is_object()) f.fail(p, "is not an object");
     LinkStateEntry e;
     e.gpu = f.get_int(row, p, "gpu");
-    if (row.contains("bus_id") && !row["bus_id"].is_null()) e.bus_id = f.get_string(row, p, "bus_id");
+    f.get_if(row, p, "bus_id", e.bus_id, true);
     e.pcie_gen = optional_count(f, row, p, seen ? "pcie_gen_seen" : "pcie_gen", 0);
     e.pcie_width = optional_count(f, row, p, seen ? "pcie_width_seen" : "pcie_width", 0);
     e.pcie_gen_max = optional_count(f, row, p, "pcie_gen_max", 0);
     e.pcie_width_max = optional_count(f, row, p, "pcie_width_max", 0);
     e.nvlinks_up = optional_count(f, row, p, "nvlinks_up", -1);
     e.nvlinks_down = optional_count(f, row, p, "nvlinks_down", -1);
+    e.samples = optional_count(f, row, p, "samples", 0);
     return e;
   });
 }
 
-SystemInfo read_system(const JsonFields& f, const json& j, const std::string& where) {
+SystemDevice read_device(const JsonFields& f, const json& d, const std::string& path) {
+  SystemDevice out;
+  out.rank = f.get_int(d, path, "rank");
+  f.get_if(d, path, "host", out.host);
+  f.get_if(d, path, "bus_id", out.bus_id, true);
+  f.get_if(d, path, "pid", out.pid);
+  f.get_if(d, path, "device", out.device);
+  f.get_if(d, path, "model", out.model);
+  f.get_if(d, path, "group", out.group);
+  return out;
+}
+
+// An object of strings; another value is kept as its JSON text.
+std::map<std::string, std::string> read_texts(const JsonFields& f, const json& sys, const std::string& key) {
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : f.object(sys, "system", key).items())
+    out[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  return out;
+}
+
+SystemInfo read_system(const JsonFields& f, const json& j) {
   SystemInfo s;
   if (!j.contains("system")) return s;
   const json& sys = f.object(j, "", "system");
-  if (sys.contains("devices")) {
-    s.devices = f.list(sys, "system", "devices", [](const JsonFields& f, const json& d, const std::string& path) {
-      DevicePlace out;
-      out.rank = f.get_int(d, path, "rank");
-      if (d.contains("host")) out.host = f.get_string(d, path, "host");
-      if (d.contains("bus_id") && !d["bus_id"].is_null())
-        out.bus_id = normalize_bus_id(f.get_string(d, path, "bus_id"));
-      return out;
-    });
-  }
+  if (sys.contains("devices")) s.devices = f.list(sys, "system", "devices", read_device);
   if (sys.contains("hosts")) s.hosts = f.get_strings(sys, "system", "hosts");
   if (sys.contains("gpu_models")) s.gpu_models = f.get_strings(sys, "system", "gpu_models");
-  if (sys.contains("versions")) {
-    const json& versions = f.object(sys, "system", "versions");
-    for (const auto& [key, value] : versions.items())
-      s.versions[key] = value.is_string() ? value.get<std::string>() : value.dump();
-  }
-  // A run that could not read its topology records {"error": ...} there instead.
-  if (sys.contains("topology") && sys["topology"].is_object() && sys["topology"].contains("schema")) {
-    s.topology = topology_from_json(sys["topology"], where + " system.topology");
-  }
+  f.get_if(sys, "system", "processes", s.processes);
+  if (sys.contains("versions")) s.versions = read_texts(f, sys, "versions");
+  if (sys.contains("environment")) s.environment = read_texts(f, sys, "environment");
+  if (sys.contains("topology")) s.topology_json = sys["topology"];
   if (sys.contains("link_state")) {
     const json& ls = f.object(sys, "system", "link_state");
-    if (ls.contains("start")) s.link_start = read_link_state(f, ls, "system.link_state", "start", false);
-    if (ls.contains("end")) s.link_end = read_link_state(f, ls, "system.link_state", "end", false);
+    s.has_link_start = ls.contains("start");
+    s.has_link_end = ls.contains("end");
+    if (s.has_link_start) s.link_start = read_link_state(f, ls, "system.link_state", "start", false);
+    if (s.has_link_end) s.link_end = read_link_state(f, ls, "system.link_state", "end", false);
   }
   return s;
+}
+
+// A link value, or null where unknown (`unknown` or below).
+json known(int v, int unknown) { return v > unknown ? json(v) : json(nullptr); }
+
+json links_to_json(const std::vector<LinkStateEntry>& links, bool seen) {
+  json out = json::array();
+  for (const auto& e : links) {
+    json row = {{"gpu", e.gpu},
+                {"bus_id", e.bus_id},
+                {seen ? "pcie_gen_seen" : "pcie_gen", known(e.pcie_gen, 0)},
+                {seen ? "pcie_width_seen" : "pcie_width", known(e.pcie_width, 0)},
+                {"pcie_gen_max", known(e.pcie_gen_max, 0)},
+                {"pcie_width_max", known(e.pcie_width_max, 0)}};
+    if (seen) row["samples"] = e.samples;
+    if (!seen) row["nvlinks_up"] = known(e.nvlinks_up, -1);
+    if (!seen) row["nvlinks_down"] = known(e.nvlinks_down, -1);
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+// An import (`imported`) knows no launch environment.
+json system_to_json(const SystemInfo& s, bool imported) {
+  json j = {{"hosts", s.hosts},
+            {"processes", s.processes},
+            {"gpu_models", s.gpu_models},
+            {"devices", s.devices},
+            {"versions", s.versions}};
+  if (!imported) j["environment"] = s.environment;
+  if (!s.topology_json.is_null()) j["topology"] = s.topology_json;
+  if (s.has_link_start) j["link_state"]["start"] = links_to_json(s.link_start, false);
+  if (s.has_link_end) j["link_state"]["end"] = links_to_json(s.link_end, false);
+  return j;
 }
 
 }  // namespace
@@ -178,11 +221,12 @@ ResultSet results_from_json(const json& j, const std::string& where) {
   }
   const JsonFields f(where);
   ResultSet rs;
-  rs.system = read_system(f, j, where);
+  rs.system = system_as_read(read_system(f, j), where);
   if (j.contains("tool_version")) rs.tool_version = f.get_string(j, "", "tool_version");
   if (j.contains("created_utc")) rs.created_utc = f.get_string(j, "", "created_utc");
   if (j.contains("source")) rs.source = f.get_string(j, "", "source");
   if (j.contains("command_line")) rs.command_line = f.get_string(j, "", "command_line");
+  if (j.contains("config")) rs.config = j["config"];
   if (j.contains("link_state_during_run")) {
     rs.link_during_run = read_link_state(f, j, "", "link_state_during_run", true);
   }
@@ -200,7 +244,7 @@ ResultSet load_results(const std::string& flag, const std::string& path) {
 
 Placement place_ranks(const ResultSet& results) {
   if (!results.system.topology) return {};
-  return place_ranks(*results.system.topology, results.system.devices);
+  return place_ranks(*results.system.topology, {results.system.devices.begin(), results.system.devices.end()});
 }
 
 nlohmann::json record_to_json(const ResultRecord& r) {
@@ -249,10 +293,36 @@ nlohmann::json record_to_json(const ResultRecord& r) {
   return j;
 }
 
-nlohmann::json results_header(nlohmann::json header) {
-  header["schema"] = kResultsSchema;
-  header["records"] = nlohmann::json::array();
-  return header;
+void to_json(json& j, const SystemDevice& d) {
+  j = {{"rank", d.rank},     {"host", d.host},     {"pid", d.pid},
+       {"device", d.device}, {"bus_id", d.bus_id}, {"model", d.model}};
+  // An imported device whose bus id its log did not say has it unknown (null); a host rank's is "".
+  if (d.group >= 0) j["group"] = d.group;
+  if (d.group >= 0 && d.bus_id.empty()) j["bus_id"] = nullptr;
+}
+
+SystemDevice device_from_json(const json& j, const std::string& where) { return read_device(JsonFields(where), j, ""); }
+
+SystemInfo system_as_read(SystemInfo s, const std::string& where) {
+  for (auto& d : s.devices) d.bus_id = normalize_bus_id(d.bus_id);
+  // A run that could not read its topology records {"error": ...} there instead.
+  const json& t = s.topology_json;
+  if (t.is_object() && t.contains("schema")) s.topology = topology_from_json(t, where + " system.topology");
+  return s;
+}
+
+json results_header(const ResultsHeader& h) {
+  json j = {{"schema", kResultsSchema},
+            {"tool_version", h.tool_version},
+            {"created_utc", h.created_utc},
+            {"system", system_to_json(h.system, !h.source.empty())},
+            {"records", json::array()}};
+  if (!h.source.empty()) j["source"] = h.source;
+  if (!h.command_line.empty()) j["command_line"] = h.command_line;
+  if (!h.config.is_null()) j["config"] = h.config;
+  if (h.system.has_link_end) j["link_state_during_run"] = links_to_json(h.link_during_run, true);
+  if (h.pass_costs) j["pass_costs"] = pass_costs_to_json(*h.pass_costs);
+  return j;
 }
 
 MeasuredTable measured_table(ResultSet results, const std::string& source) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The results file ("schema": "pipebench.results/1", results/README.md): what bench, pairs and
-// bench --plan write, read back as typed records and the parts of "system" that place ranks on GPUs, and
-// the cost model predict and run make of them.
+// The results file ("schema": "pipebench.results/1", results/README.md): what bench, pairs, bench --plan
+// and import write, its header one typed value written and read here, its records typed, and the cost
+// model predict and run make of them.
 #pragma once
 
 #include <map>
@@ -15,6 +15,7 @@
 #include "harness/record.h"
 #include "io/topology_io.h"
 #include "sim/predict_request.h"
+#include "topology/link_sampler.h"
 #include "topology/placement.h"
 
 namespace pipebench {
@@ -24,36 +25,57 @@ inline constexpr const char* kResultsSchema = "pipebench.results/1";
 // One record as the file holds it (the only writer of a record; report/results_json.h's sink calls it).
 [[nodiscard]] nlohmann::json record_to_json(const ResultRecord& r);
 
-// The file without records: `header` (tool_version, created_utc, system, config, ...) with the schema
-// and an empty "records" array; the sink appends record_to_json of each record.
-[[nodiscard]] nlohmann::json results_header(nlohmann::json header);
-
-// One GPU's links at one moment (system.link_state.start/end) or the highest seen while the run went on
-// (link_state_during_run). 0 (-1 for NVLink counts) = unknown.
-struct LinkStateEntry {
-  int gpu = -1;
-  std::string bus_id;
-  int pcie_gen = 0, pcie_width = 0, pcie_gen_max = 0, pcie_width_max = 0;
-  int nvlinks_up = -1, nvlinks_down = -1;
+// One rank's device (system.devices): where it ran, and the process and device that drove it.
+struct SystemDevice : DevicePlace {
+  long pid = 0;
+  int device = -1;    // the CUDA device; -1 for a host rank
+  std::string model;  // "host memory" for a host rank
+  int group = -1;     // an imported device's nccl-tests Group; -1 for pipebench's own
 };
 
+// The results' "system": every rank's device, the machine's topology and its links.
 struct SystemInfo {
-  std::vector<DevicePlace> devices;
-  std::vector<std::string> hosts, gpu_models;        // system.hosts, system.gpu_models
-  std::map<std::string, std::string> versions;       // system.versions: nccl, cuda_runtime, mpi...
-  std::optional<TopologyFile> topology;              // absent when the run could not read its topology
-  std::vector<LinkStateEntry> link_start, link_end;  // system.link_state: when the run started and ended
+  std::vector<SystemDevice> devices;
+  std::vector<std::string> hosts, gpu_models;      // each once: sorted, or in an import's log order
+  int processes = 0;                               // 0 when the file does not say
+  std::map<std::string, std::string> versions;     // nccl, cuda_runtime, mpi...
+  std::map<std::string, std::string> environment;  // the allow-listed launch environment
+  // The topology block as report/topology_report.h writes it, or {"error": ...} where discovery failed;
+  // null: none. `topology` is what a reader takes of it; absent when the run could not read its topology.
+  nlohmann::json topology_json;
+  std::optional<TopologyFile> topology;
+  // system.link_state: the links when the run started and ended, each written once it was read.
+  std::vector<LinkStateEntry> link_start, link_end;
+  bool has_link_start = false, has_link_end = false;
 };
 
-struct ResultSet {
+// Every field of the file but its records.
+struct ResultsHeader {
   SystemInfo system;
   std::string tool_version, created_utc;  // "" when the file has none (imported files)
   std::string source;                     // "nccl-tests" for `pipebench import nccl-tests`; "" for pipebench's own
   std::string command_line;               // "" in files written before it was recorded
-  std::vector<LinkStateEntry> link_during_run;  // the highest generation and width sampled during the run
-  std::vector<ResultRecord> records;
+  nlohmann::json config;                  // the measuring command's settings; null: none
+  // The highest generation and width sampled during the run; written with system.link_state's end.
+  std::vector<LinkStateEntry> link_during_run;
   std::optional<PassCosts> pass_costs;  // bench --plan's, on rank 0's GPU (io/pass_costs_io.h); none on host ranks
 };
+
+struct ResultSet : ResultsHeader {
+  std::vector<ResultRecord> records;
+};
+
+// The file without records, the one writer of a results header: the header's fields, the schema and an
+// empty "records" array; the sink appends record_to_json of each record. Unknown link values are null.
+[[nodiscard]] nlohmann::json results_header(const ResultsHeader& header);
+
+// One device as the file holds it, and back (every process's devices are gathered through these).
+void to_json(nlohmann::json& j, const SystemDevice& d);
+[[nodiscard]] SystemDevice device_from_json(const nlohmann::json& j, const std::string& where);
+
+// The system block as a reader of the file holds it: bus ids normalised, `topology` read from topology_json
+// (UsageError naming `where` where that block does not read).
+[[nodiscard]] SystemInfo system_as_read(SystemInfo s, const std::string& where);
 
 // The most ranks a record may name (nranks 1 to this, root -1 to this - 1); megatron/layout.h's world limit.
 inline constexpr int kMaxRecordRanks = 1 << 20;

@@ -48,7 +48,7 @@ void print_flag_lines(std::ostream& out, const BenchPreamble& p) {
   }
   if (s.split) {
     out << "# split " << s.split->text << ": groups of processes running at once:";
-    for (const auto& g : split_groups(*s.split, p.system["processes"].get<int>())) {
+    for (const auto& g : split_groups(*s.split, p.system.processes)) {
       out << " {";
       for (std::size_t i = 0; i < g.size(); ++i) out << (i ? "," : "") << g[i];
       out << "}";
@@ -78,7 +78,7 @@ void print_bench_preamble(std::ostream& out, const BenchPreamble& p) {
     return;
   }
   const MeasureSettings& m = p.measure;
-  const int processes = p.system["processes"].get<int>();
+  const int processes = p.system.processes;
   out << "# pipebench " << kToolVersion << "  backend " << p.backend;
   for (const auto& [k, v] : p.versions) out << "  " << k << " " << v;
   out << "\n# nranks " << p.nranks << " (" << processes << " process" << (processes == 1 ? "" : "es") << " x "

@@ -6,20 +6,20 @@
 
 #include <cstdint>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 
 #include "harness/measure_settings.h"
 #include "harness/sweep_spec.h"
+#include "io/results_io.h"
 
 namespace pipebench {
 
 struct BenchPreamble {
   const MeasureSettings& measure;
   const SweepSpec& sweep;
-  const nlohmann::json& system;  // the results' system block: "processes" and "devices" (report/system_info.h)
-  std::string backend;           // "nccl", "mpi"
+  const SystemInfo& system;                     // the results' system block: its processes and devices
+  std::string backend;                          // "nccl", "mpi"
   std::map<std::string, std::string> versions;  // the backend's libraries
   bool gpu_ranks = true;                        // false: host ranks (the MPI backend)
   int nranks = 0;

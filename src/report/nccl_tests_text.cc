@@ -32,19 +32,17 @@ int nccl_version_code(const std::map<std::string, std::string>& versions) {
   return major * 10000 + minor * 100 + patch;
 }
 
-int nccl_tests_group(const std::optional<SplitRule>& split, const nlohmann::json& system, int rank) {
-  const int procs = std::max(1, system["processes"].get<int>());
-  const int per_process = std::max<int>(1, static_cast<int>(system["devices"].size()) / procs);
+int nccl_tests_group(const std::optional<SplitRule>& split, const SystemInfo& system, int rank) {
+  const int procs = std::max(1, system.processes);
+  const int per_process = std::max<int>(1, static_cast<int>(system.devices.size()) / procs);
   return split ? static_cast<int>(split->color(rank / per_process)) : 0;
 }
 
-std::string nccl_tests_device_lines(const std::optional<SplitRule>& split, const nlohmann::json& system) {
+std::string nccl_tests_device_lines(const std::optional<SplitRule>& split, const SystemInfo& system) {
   std::string out;
-  for (const auto& d : system["devices"]) {
-    const int rank = d["rank"].get<int>();
-    out += nccl_tests_device_line(rank, nccl_tests_group(split, system, rank), d["pid"].get<long>(),
-                                  d["host"].get<std::string>(), d["device"].get<int>(), d["bus_id"].get<std::string>(),
-                                  d["model"].get<std::string>());
+  for (const auto& d : system.devices) {
+    out += nccl_tests_device_line(d.rank, nccl_tests_group(split, system, d.rank), d.pid, d.host, d.device, d.bus_id,
+                                  d.model);
   }
   return out;
 }

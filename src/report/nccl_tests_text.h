@@ -7,12 +7,12 @@
 
 #include <cstdint>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
 #include "core/split_expr.h"
 #include "harness/sink.h"
+#include "io/results_io.h"
 
 namespace pipebench {
 
@@ -33,12 +33,11 @@ inline constexpr const char* kNcclTestsFormatVersion = "2.19.6";
 // without NCCL.
 [[nodiscard]] int nccl_version_code(const std::map<std::string, std::string>& versions);
 
-// nccl-tests' Group of a rank: the --split colour of its process (0 without --split). system: the results'
-// system block ("processes", "devices").
-[[nodiscard]] int nccl_tests_group(const std::optional<SplitRule>& split, const nlohmann::json& system, int rank);
+// nccl-tests' Group of a rank: the --split colour of its process (0 without --split).
+[[nodiscard]] int nccl_tests_group(const std::optional<SplitRule>& split, const SystemInfo& system, int rank);
 
 // The device lines of every rank in the system block.
-[[nodiscard]] std::string nccl_tests_device_lines(const std::optional<SplitRule>& split, const nlohmann::json& system);
+[[nodiscard]] std::string nccl_tests_device_lines(const std::optional<SplitRule>& split, const SystemInfo& system);
 
 // The three column-header lines (the blank "#" above them not included), each with its newline and with
 // nccl-tests' trailing spaces. cputime: -C names the column "cputime"; timestamps: -S adds its column.

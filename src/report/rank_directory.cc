@@ -6,13 +6,10 @@
 
 namespace pipebench {
 
-RankDirectory::RankDirectory(const nlohmann::json& devices) {
-  if (!devices.is_array()) return;
+RankDirectory::RankDirectory(const std::vector<SystemDevice>& devices) {
   for (const auto& d : devices) {
-    if (!d.is_object() || !d.contains("rank") || !d["rank"].is_number_integer()) continue;
-    const int rank = d["rank"].get<int>();
-    if (d.contains("host") && d["host"].is_string()) host_[rank] = d["host"].get<std::string>();
-    if (d.contains("model") && d["model"].is_string()) model_[rank] = d["model"].get<std::string>();
+    host_[d.rank] = d.host;
+    model_[d.rank] = d.model;
   }
 }
 

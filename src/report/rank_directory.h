@@ -4,17 +4,16 @@
 #pragma once
 
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "io/results_io.h"
 
 namespace pipebench {
 
 class RankDirectory {
  public:
-  // devices: [{"rank", "host", "model", ...}] as report/system_info collects them; entries without a rank
-  // are left out.
-  explicit RankDirectory(const nlohmann::json& devices);
+  explicit RankDirectory(const std::vector<SystemDevice>& devices);
   // The distinct hosts / GPU models of these ranks in rank order, joined by ","; "" when none is known.
   [[nodiscard]] std::string hosts(const std::vector<int>& ranks) const;
   [[nodiscard]] std::string models(const std::vector<int>& ranks) const;

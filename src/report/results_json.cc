@@ -2,12 +2,10 @@
 // Results JSON writer: the records are the growing array of a JsonArrayFile.
 #include "report/results_json.h"
 
-#include "io/results_io.h"
-
 namespace pipebench {
 
-ResultsJson::ResultsJson(std::string path, nlohmann::json header)
-    : doc_(results_header(std::move(header))), file_("", std::move(path), "records", 2, [this] {
+ResultsJson::ResultsJson(std::string path, const ResultsHeader& header)
+    : doc_(results_header(header)), file_("", std::move(path), "records", 2, [this] {
         return doc_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
       }) {}
 
@@ -18,8 +16,8 @@ void ResultsJson::add(const ResultRecord& r) {
 
 void ResultsJson::finish() { file_.rewrite(true); }
 
-void ResultsJson::set_field(const std::string& key, nlohmann::json value) {
-  doc_[key] = std::move(value);
+void ResultsJson::set_header(const ResultsHeader& header) {
+  doc_ = results_header(header);
   file_.rewrite(file_.final_layout());
 }
 

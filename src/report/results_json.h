@@ -10,23 +10,23 @@
 #include <string>
 
 #include "harness/sink.h"
+#include "io/results_io.h"
 #include "report/json_array_file.h"
 
 namespace pipebench {
 
 class ResultsJson final : public RecordSink {
  public:
-  // header: tool_version, created_utc, system, config, ...; "records" is added here.
   // Writes the file at once (with no records), so a bad path fails before anything is measured.
-  ResultsJson(std::string path, nlohmann::json header);
+  ResultsJson(std::string path, const ResultsHeader& header);
   ResultsJson(const ResultsJson&) = delete;
   ResultsJson& operator=(const ResultsJson&) = delete;
 
   void add(const ResultRecord& r) override;
   // Writes the file whole, without the reserve. Further add()s append again.
   void finish() override;
-  // Sets a top-level field (e.g. the link state seen during the run) and writes the file whole.
-  void set_field(const std::string& key, nlohmann::json value);
+  // Replaces every field but the records (the links at the end of the run) and writes the file whole.
+  void set_header(const ResultsHeader& header);
 
   // What the file cost so far (the unit tests bound these).
   [[nodiscard]] std::int64_t bytes_written() const { return file_.bytes_written(); }

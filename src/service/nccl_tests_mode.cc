@@ -90,7 +90,7 @@ std::vector<std::string> nccl_tests_user_args(const std::vector<std::string>& wo
   return out;
 }
 
-nlohmann::ordered_json nccl_tests_json_head(const BenchConfig& c, const Backend& backend, const nlohmann::json& system,
+nlohmann::ordered_json nccl_tests_json_head(const BenchConfig& c, const Backend& backend, const SystemInfo& system,
                                             const World& world) {
   using json = nlohmann::ordered_json;
   json env = json::array();
@@ -114,15 +114,14 @@ nlohmann::ordered_json nccl_tests_json_head(const BenchConfig& c, const Backend&
   config["per_iter_skip"] = c.measure.per_iter_skip;
   config["parallel_init"] = c.parallel_init ? "true" : "false";
   json devices = json::array();
-  for (const auto& d : system["devices"]) {
-    const int rank = d["rank"].get<int>();
-    devices.push_back({{"rank", rank},
-                       {"group", nccl_tests_group(c.sweep.split, system, rank)},
-                       {"pid", d["pid"].get<long>()},
-                       {"hostname", d["host"].get<std::string>()},
-                       {"device", d["device"].get<int>()},
-                       {"device_hex", nccl_tests_bus_id(d["bus_id"].get<std::string>())},
-                       {"device_info", d["model"].get<std::string>()}});
+  for (const auto& d : system.devices) {
+    devices.push_back({{"rank", d.rank},
+                       {"group", nccl_tests_group(c.sweep.split, system, d.rank)},
+                       {"pid", d.pid},
+                       {"hostname", d.host},
+                       {"device", d.device},
+                       {"device_hex", nccl_tests_bus_id(d.bus_id)},
+                       {"device_info", d.model}});
   }
   config["devices"] = std::move(devices);
   return {{"version", 3},

@@ -12,6 +12,7 @@
 
 #include "backend/backend.h"
 #include "core/error.h"
+#include "io/results_io.h"
 #include "launch/world.h"
 #include "service/bench_config.h"
 
@@ -62,6 +63,6 @@ void apply_nccl_tests_defaults(BenchConfig& c, Given given) {
 
 // -J's head: version 3, start_time, args, env (the allow-listed launch environment), nccl_version, config.
 [[nodiscard]] nlohmann::ordered_json nccl_tests_json_head(const BenchConfig& c, const Backend& backend,
-                                                          const nlohmann::json& system, const World& world);
+                                                          const SystemInfo& system, const World& world);
 
 }  // namespace pipebench

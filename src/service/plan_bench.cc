@@ -14,7 +14,6 @@
 #include "core/error.h"
 #include "core/units.h"
 #include "harness/sweep.h"
-#include "io/pass_costs_io.h"
 #include "io/plan_io.h"
 #include "megatron/plan.h"
 #include "report/plan_bench_printer.h"
@@ -379,13 +378,11 @@ int run_plan_bench_on(Backend& backend, const Plan& plan, const std::string& lab
   if (!results) require_measured(summary, sweep.points.size(), c.measure);
   std::optional<PassCosts> pass_costs;  // rank 0, after the messages: nothing else runs on its GPU then
   if (speak && c.plan_pass_costs) pass_costs = measure_plan_pass_costs(backend, plan, std::cout);
-  if (pass_costs) report.set_results_field("pass_costs", pass_costs_to_json(*pass_costs));
+  if (pass_costs) report.set_pass_costs(*pass_costs);
   if (results && speak) {
     results->pass_costs = pass_costs;
-    // The system block through the same reader as the file's, so both views agree.
-    const nlohmann::json doc = {
-        {"schema", kResultsSchema}, {"system", report.system()}, {"records", nlohmann::json::array()}};
-    results->system = results_from_json(doc, "(" + c.outputs.json_path + " in memory)").system;
+    // The system block as the file's reader holds it, so both views agree.
+    results->system = system_as_read(report.system(), "(" + c.outputs.json_path + " in memory)");
     results->records = std::move(collected);
   }
   if (speak) print_plan_bench_verdict(std::cout, sweep.left_out, summary);

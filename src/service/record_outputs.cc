@@ -17,11 +17,11 @@ std::unique_ptr<RecordSink> open_nccl_tests_json(const std::string& path, const 
 }
 
 std::unique_ptr<RecordSink> open_jsonl(const std::string& path, const RecordOutputContext& c) {
-  return std::make_unique<JsonlWriter>(path, RankDirectory(c.system["devices"]));
+  return std::make_unique<JsonlWriter>(path, RankDirectory(c.system.devices));
 }
 
 std::unique_ptr<RecordSink> open_prometheus(const std::string& path, const RecordOutputContext& c) {
-  return std::make_unique<PrometheusWriter>(path, RankDirectory(c.system["devices"]));
+  return std::make_unique<PrometheusWriter>(path, RankDirectory(c.system.devices));
 }
 
 }  // namespace

@@ -6,7 +6,6 @@
 
 #include <CLI/CLI.hpp>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,16 +13,18 @@
 #include "backend/backend.h"
 #include "core/distinct_files.h"
 #include "harness/sink.h"
+#include "io/results_io.h"
 #include "launch/world.h"
 #include "service/bench_config.h"
 #include "service/report_session.h"
 
 namespace pipebench {
 
-// What a writer is opened with: the run's system block (its devices name the ranks), the sweep's config,
-// the backend and the NCCL_TESTS_MIN_BW threshold (nccl-tests' JSON carries its verdict).
+// What a writer is opened with, the typed run context: the run's system block (its devices name the
+// ranks), the sweep's config, the backend and the NCCL_TESTS_MIN_BW threshold (nccl-tests' JSON carries its
+// verdict).
 struct RecordOutputContext {
-  const nlohmann::json& system;
+  const SystemInfo& system;
   const BenchConfig& config;
   const Backend& backend;
   const World& world;

@@ -2,18 +2,20 @@
 // Report session of a measuring command.
 #include "service/report_session.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <utility>
 
+#include "core/command_line.h"
 #include "core/error.h"
 #include "core/utc_timestamp.h"
 #include "core/version.h"
-#include "io/provenance_io.h"
 #include "report/csv_writer.h"
 #include "report/results_json.h"
-#include "report/system_info.h"
 #include "report/topology_report.h"
 
 namespace pipebench {
@@ -30,13 +32,36 @@ class Collector final : public RecordSink {
   std::vector<ResultRecord>& out_;
 };
 
-// The ranks of system["devices"] (rank, host, bus_id each) placed on the GPUs of `view`, the topology of
-// `host`, with their links.
-Placement place_devices(const nlohmann::json& devices, const TopologyView& view, const std::string& host) {
-  std::vector<DevicePlace> places;
-  for (const auto& d : devices) {
-    places.push_back({d.value("rank", -1), d.value("host", ""), normalize_bus_id(d.value("bus_id", ""))});
+// Every rank's device, gathered from every process (collective); the topology and the links are the
+// caller's to add.
+SystemInfo collect_system(const World& world, const Backend& backend) {
+  // Each process sends its devices as the results file writes them.
+  nlohmann::json mine = nlohmann::json::array();
+  for (const auto& d : backend.devices()) {
+    mine.push_back(SystemDevice{{d.rank, world.host(), d.bus_id}, static_cast<long>(getpid()), d.device, d.model});
   }
+  SystemInfo s;
+  std::set<std::string> hosts, models;
+  for (const auto& text : world.all_gather(mine.dump())) {
+    for (const auto& j : nlohmann::json::parse(text)) {
+      s.devices.push_back(device_from_json(j, "a process's devices"));
+      hosts.insert(s.devices.back().host);
+      models.insert(s.devices.back().model);
+    }
+  }
+  for (const auto& h : world.all_gather(world.host())) hosts.insert(h);
+  s.hosts.assign(hosts.begin(), hosts.end());
+  s.gpu_models.assign(models.begin(), models.end());
+  s.processes = world.size();
+  s.versions = backend.versions();
+  s.environment = world.launch_environment();
+  return s;
+}
+
+// The ranks of `devices` placed on the GPUs of `view`, the topology of `host`, with their links.
+Placement place_devices(const std::vector<SystemDevice>& devices, const TopologyView& view, const std::string& host) {
+  std::vector<DevicePlace> places(devices.begin(), devices.end());
+  for (auto& d : places) d.bus_id = normalize_bus_id(d.bus_id);
   std::map<std::string, int> gpu_of_bus;
   for (const auto& g : view.topology.gpus) gpu_of_bus[g.bus_id] = g.index;
   Placement placement(places, host, gpu_of_bus);
@@ -72,27 +97,30 @@ void ReportSession::Tagger::add(const ResultRecord& r) {
 ReportSession::ReportSession(const World& world, const Backend& backend, const std::string& json_path,
                              const std::string& csv_path, const nlohmann::json& config,
                              std::vector<ResultRecord>* collected)
-    : rank0_(world.rank() == 0), system_(collect_system(world, backend)) {
+    : rank0_(world.rank() == 0) {
+  SystemInfo& system = header_.system = collect_system(world, backend);
   std::string error;
   if (rank0_) {
     // The machine this rank runs on; a failure here must not stop the measurement.
     try {
       view_ = std::make_unique<TopologyView>(discover_topology({}));
-      system_["topology"] = topology_to_json(*view_);
+      system.topology_json = topology_to_json(*view_);
       if (backend.kind() == BackendKind::kNccl)
-        placement_ = std::make_unique<Placement>(place_devices(system_["devices"], *view_, world.host()));
-      system_["link_state"] = {{"start", link_snapshot(view_->topology)}};
+        placement_ = std::make_unique<Placement>(place_devices(system.devices, *view_, world.host()));
+      system.link_start = link_snapshot(view_->topology);
+      system.has_link_start = true;
       sampler_ = std::make_unique<LinkSampler>(view_->topology);
     } catch (const std::exception& e) {
-      system_["topology"] = {{"error", e.what()}};
+      system.topology_json = {{"error", e.what()}};
     }
     if (collected) sinks_.push(std::make_unique<Collector>(*collected));
     try {
       if (!json_path.empty()) {
-        nlohmann::json header = {
-            {"tool_version", kToolVersion}, {"created_utc", utc_timestamp()}, {"system", system_}, {"config", config}};
-        add_provenance(header);
-        auto json = std::make_unique<ResultsJson>(json_path, std::move(header));
+        header_.tool_version = kToolVersion;
+        header_.created_utc = utc_timestamp();
+        header_.command_line = this_command_line();
+        header_.config = config;
+        auto json = std::make_unique<ResultsJson>(json_path, header_);
         json_ = json.get();
         sinks_.push(std::move(json));
       }
@@ -114,17 +142,16 @@ void ReportSession::finish() {
   if (!rank0_) return;
   tagger_.finish();
   if (sampler_) {
-    nlohmann::json seen = sampler_->stop();
-    system_["link_state"]["end"] = link_snapshot(view_->topology);
-    if (json_) {
-      json_->set_field("system", system_);
-      json_->set_field("link_state_during_run", seen);
-    }
+    header_.link_during_run = sampler_->stop();
+    header_.system.link_end = link_snapshot(view_->topology);
+    header_.system.has_link_end = true;
+    if (json_) json_->set_header(header_);
   }
 }
 
-void ReportSession::set_results_field(const std::string& key, nlohmann::json value) {
-  if (json_) json_->set_field(key, std::move(value));
+void ReportSession::set_pass_costs(const PassCosts& costs) {
+  header_.pass_costs = costs;
+  if (json_) json_->set_header(header_);
 }
 
 }  // namespace pipebench

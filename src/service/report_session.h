@@ -12,6 +12,7 @@
 #include "backend/backend.h"
 #include "harness/record.h"
 #include "harness/sink.h"
+#include "io/results_io.h"
 #include "launch/world.h"
 #include "topology/discovery.h"
 #include "topology/link_sampler.h"
@@ -34,16 +35,16 @@ class ReportSession {
   // Where records go; null on ranks other than 0.
   [[nodiscard]] RecordSink* sink() { return rank0_ ? &tagger_ : nullptr; }
   void add_sink(std::unique_ptr<RecordSink> s) { sinks_.push(std::move(s)); }
-  [[nodiscard]] const nlohmann::json& system() const { return system_; }
-  // Rank 0's topology, or null (other ranks, or discovery failed: see system()["topology"]).
+  [[nodiscard]] const SystemInfo& system() const { return header_.system; }
+  // Rank 0's topology, or null (other ranks, or discovery failed: see system().topology_json).
   [[nodiscard]] const TopologyView* topology() const { return view_.get(); }
   // Where the ranks ran, with the links of this host's GPUs that hold them (the link class of a group);
   // null on host ranks (the MPI backend), on other ranks and when discovery failed.
   [[nodiscard]] const Placement* placement() const { return placement_.get(); }
   // Ends the sweep: closes the console table, stores the link state seen during the run.
   void finish();
-  // Sets a top-level field of the results JSON, where there is one (rank 0 with --json).
-  void set_results_field(const std::string& key, nlohmann::json value);
+  // Records the pass costs measured on rank 0's GPU in the results header (written at once with --json).
+  void set_pass_costs(const PassCosts& costs);
 
  private:
   class Tagger final : public RecordSink {
@@ -58,7 +59,7 @@ class ReportSession {
   };
 
   bool rank0_;
-  nlohmann::json system_;
+  ResultsHeader header_;
   std::unique_ptr<TopologyView> view_;
   std::unique_ptr<Placement> placement_;
   std::unique_ptr<LinkSampler> sampler_;

@@ -54,9 +54,12 @@ ReportInputs make_inputs(int hosts, int files_per_host) {
       InputFile<ResultSet> r;
       const std::string host = "node" + std::to_string(h);
       r.path = "/results/" + host + "/run" + std::to_string(f) + ".json";
+      r.doc.tool_version = "0.1.0";
+      r.doc.command_line = "pipebench bench";
       r.doc.system.hosts = {host};
       r.doc.system.gpu_models = {"NVIDIA H100 80GB HBM3"};
-      for (int g = 0; g < 8; ++g) r.doc.system.devices.push_back({g, host, "0000:" + std::to_string(10 + g) + ":00.0"});
+      for (int g = 0; g < 8; ++g)
+        r.doc.system.devices.push_back({{g, host, "0000:" + std::to_string(10 + g) + ":00.0"}, 0, g, ""});
       for (std::uint64_t s = 8; s <= (1ull << 30); s *= 2) {
         const double share = static_cast<double>(s) / (static_cast<double>(s) + 4e6);
         r.doc.records.push_back(make_record(kOps[f % 5], s, peak * share + 0.01, 8));
@@ -71,15 +74,9 @@ ReportInputs make_inputs(int hosts, int files_per_host) {
 std::vector<std::string> write_inputs(const ReportInputs& in, const std::string& dir) {
   std::vector<std::string> paths;
   for (const auto& r : in.results) {
-    const SystemInfo& sys = r.doc.system;
-    nlohmann::json devices = nlohmann::json::array();
-    for (const auto& d : sys.devices) devices.push_back({{"rank", d.rank}, {"host", d.host}, {"bus_id", d.bus_id}});
-    nlohmann::json doc =
-        results_header({{"tool_version", "0.1.0"},
-                        {"command_line", "pipebench bench"},
-                        {"system", {{"hosts", sys.hosts}, {"gpu_models", sys.gpu_models}, {"devices", devices}}}});
+    nlohmann::json doc = results_header(r.doc);
     for (const auto& rec : r.doc.records) doc["records"].push_back(record_to_json(rec));
-    const std::string path = dir + "/" + sys.hosts.front() + "-" + std::to_string(paths.size()) + ".json";
+    const std::string path = dir + "/" + r.doc.system.hosts.front() + "-" + std::to_string(paths.size()) + ".json";
     write_output_file("", path, doc.dump());
     paths.push_back(path);
   }

@@ -71,14 +71,14 @@ std::string write_results(const std::string& path, const std::string& host, doub
       {"host", host},
       {"gpus", {{{"index", 0}, {"bus_id", "0000:0a:00.0"}}, {{"index", 1}, {"bus_id", "0000:0b:00.0"}}}},
       {"pairs", {{{"kind", "gpu-gpu"}, {"a", 0}, {"b", 1}, {"class", "NV18"}, {"path", {"nvlink"}}}}}};
-  const nlohmann::json system = {{"hosts", {host}},
-                                 {"gpu_models", {"H100"}},
-                                 {"versions", {{"nccl", "2.21.5"}}},
-                                 {"devices",
-                                  {{{"rank", 0}, {"host", host}, {"bus_id", "0000:0a:00.0"}},
-                                   {{"rank", 1}, {"host", host}, {"bus_id", "0000:0b:00.0"}}}},
-                                 {"topology", topo}};
-  ResultsJson out(path, {{"tool_version", "0.1.0"}, {"system", system}});
+  ResultsHeader header;
+  header.tool_version = "0.1.0";
+  header.system.hosts = {host};
+  header.system.gpu_models = {"H100"};
+  header.system.versions = {{"nccl", "2.21.5"}};
+  header.system.devices = {{{0, host, "0000:0a:00.0"}, 0, 0, "H100"}, {{1, host, "0000:0b:00.0"}, 0, 1, "H100"}};
+  header.system.topology_json = topo;
+  ResultsJson out(path, header);
   for (std::uint64_t size = 1024; size <= (1u << 20); size *= 32) {
     ResultRecord r;
     r.op = "all_reduce";
@@ -206,29 +206,22 @@ TEST_F(ReportInputsTest, TheCommandExitsThreeWhenARuleFailsAndZeroOtherwise) {
 // A results file as a GPU run writes it: each record with its path's narrowest link, the system
 // with the links at the start and end of the run, the command line.
 std::string write_gpu_results(const std::string& path, double busbw_gbps, int nvlinks_down_at_end) {
+  // Idle at the snapshot (Gen1): the samples during the run decide.
   auto snapshot = [](int up, int down) {
-    nlohmann::json rows = nlohmann::json::array();
-    for (int g = 0; g < 2; ++g) {
-      rows.push_back({{"gpu", g},
-                      {"bus_id", g == 0 ? "0000:10:1c.0" : "0000:10:1d.0"},
-                      {"pcie_gen", 1},  // idle at the snapshot: the samples during the run decide
-                      {"pcie_width", 16},
-                      {"pcie_gen_max", 4},
-                      {"pcie_width_max", 16},
-                      {"nvlinks_up", g == 1 ? up : 12},
-                      {"nvlinks_down", g == 1 ? down : 0}});
-    }
-    return rows;
+    return std::vector<LinkStateEntry>{{0, "0000:10:1c.0", 1, 16, 4, 16, 12, 0},
+                                       {1, "0000:10:1d.0", 1, 16, 4, 16, up, down}};
   };
-  const nlohmann::json system = {
-      {"hosts", {"gpu-node"}},
-      {"gpu_models", {"NVIDIA A100-SXM4-40GB"}},
-      {"devices",
-       {{{"rank", 0}, {"host", "gpu-node"}, {"bus_id", "0000:10:1c.0"}},
-        {{"rank", 1}, {"host", "gpu-node"}, {"bus_id", "0000:10:1d.0"}}}},
-      {"link_state", {{"start", snapshot(12, 0)}, {"end", snapshot(12 - nvlinks_down_at_end, nvlinks_down_at_end)}}}};
-  ResultsJson out(path,
-                  {{"tool_version", "0.1.0"}, {"command_line", "pipebench bench -b 1K -e 1M"}, {"system", system}});
+  ResultsHeader header;
+  header.tool_version = "0.1.0";
+  header.command_line = "pipebench bench -b 1K -e 1M";
+  SystemInfo& system = header.system;
+  system.hosts = {"gpu-node"};
+  system.gpu_models = {"NVIDIA A100-SXM4-40GB"};
+  system.devices = {{{0, "gpu-node", "0000:10:1c.0"}, 0, 0, "NVIDIA A100-SXM4-40GB"},
+                    {{1, "gpu-node", "0000:10:1d.0"}, 0, 1, "NVIDIA A100-SXM4-40GB"}};
+  system.link_start = snapshot(12, 0);
+  system.has_link_start = true;
+  ResultsJson out(path, header);
   for (std::uint64_t size = 1024; size <= (1u << 20); size *= 32) {
     ResultRecord r;
     r.op = "all_reduce";
@@ -247,16 +240,11 @@ std::string write_gpu_results(const std::string& path, double busbw_gbps, int nv
     r.path_min_gbps = 24.0;
     out.add(r);
   }
-  nlohmann::json during = nlohmann::json::array();
-  for (int g = 0; g < 2; ++g) {
-    during.push_back({{"gpu", g},
-                      {"pcie_gen_seen", 4},
-                      {"pcie_width_seen", 16},
-                      {"pcie_gen_max", 4},
-                      {"pcie_width_max", 16},
-                      {"samples", 3}});
-  }
-  out.set_field("link_state_during_run", during);
+  // The run's end: the links then, and the highest seen during it.
+  system.link_end = snapshot(12 - nvlinks_down_at_end, nvlinks_down_at_end);
+  system.has_link_end = true;
+  header.link_during_run = {{0, "", 4, 16, 4, 16, -1, -1, 3}, {1, "", 4, 16, 4, 16, -1, -1, 3}};
+  out.set_header(header);
   return path;
 }
 

@@ -12,7 +12,8 @@ TEST(InputViews, TheHostOfAResultsFileFallsBackToItsTopologyThenItsFolder) {
   in.doc.system.topology = TopologyFile{};
   in.doc.system.topology->host = "topo-host";
   EXPECT_EQ(host_of(in), "topo-host");
-  in.doc.system.devices = {{1, "b", "0000:0b:00.0"}, {0, "a", ""}, {1, "c", "0000:0c:00.0"}};
+  in.doc.system.devices = {
+      {{1, "b", "0000:0b:00.0"}, 0, 0, ""}, {{0, "a", ""}, 0, -1, ""}, {{1, "c", "0000:0c:00.0"}, 0, 1, ""}};
   EXPECT_EQ(host_of(in), "b");
   EXPECT_EQ(hosts_of(in.doc), (std::vector<std::string>{"b", "a", "c"}));
   in.doc.system.hosts = {"a"};

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "core/error.h"
 #include "io/topology_io.h"
 #include "report/topology_report.h"
@@ -361,11 +363,123 @@ TEST(ResultsIo, RecordCarriesItsShareOfTheLinkWhereTheLinkIsKnown) {
   EXPECT_FALSE(record_to_json(host).contains("pct_of_link"));
 }
 
-TEST(ResultsIo, HeaderGetsTheSchemaAndNoRecords) {
-  const nlohmann::json j = results_header({{"tool_version", "x"}, {"records", {1, 2}}});
-  EXPECT_EQ(j["schema"], kResultsSchema);
-  EXPECT_EQ(j["tool_version"], "x");
-  EXPECT_EQ(j["records"], nlohmann::json::array());
+// A header with every field set, as a GPU run on two hosts writes it.
+ResultsHeader full_header() {
+  ResultsHeader h;
+  h.tool_version = "0.1.0";
+  h.created_utc = "2026-12-07T06:00:00Z";
+  h.command_line = "pipebench bench -b 8";
+  h.config = {{"iters", 20}, {"ops", {"all_reduce"}}};
+  SystemInfo& s = h.system;
+  s.hosts = {"a", "b"};
+  s.gpu_models = {"NVIDIA H100"};
+  s.processes = 2;
+  s.devices = {{{0, "a", "0000:18:00.0"}, 4711, 0, "NVIDIA H100"}, {{1, "b", "0000:3b:00.0"}, 4712, 1, "NVIDIA H100"}};
+  s.versions = {{"nccl", "2.28.3"}, {"cuda_runtime", "13.0"}};
+  s.environment = {{"SLURM_JOB_ID", "42"}};
+  s.topology_json = {{"schema", kTopologySchema},
+                     {"host", "a"},
+                     {"gpus", json::array({{{"index", 0}, {"bus_id", "0000:18:00.0"}}})},
+                     {"pairs", json::array()}};
+  s.link_start = {{0, "0000:18:00.0", 1, 16, 5, 16, 18, 0}, {1, "0000:3b:00.0", 0, 0, 0, 0, -1, -1}};
+  s.link_end = {{0, "0000:18:00.0", 5, 16, 5, 16, 17, 1}};
+  s.has_link_start = s.has_link_end = true;
+  h.link_during_run = {{0, "0000:18:00.0", 5, 16, 5, 16, -1, -1, 7}};
+  return h;
+}
+
+void expect_links_equal(const std::vector<LinkStateEntry>& got, const std::vector<LinkStateEntry>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const auto fields = [](const LinkStateEntry& e) {
+      return std::vector<int>{e.gpu,        e.pcie_gen,     e.pcie_width, e.pcie_gen_max, e.pcie_width_max,
+                              e.nvlinks_up, e.nvlinks_down, e.samples};
+    };
+    EXPECT_EQ(fields(got[i]), fields(want[i])) << i;
+    EXPECT_EQ(got[i].bus_id, want[i].bus_id) << i;
+  }
+}
+
+// The results header written by its one writer reads back as the same value, field by field, and writes
+// the same bytes again; unknown link values are null in the file.
+TEST(ResultsIo, AHeaderWrittenAndReadBackIsEqual) {
+  const ResultsHeader h = full_header();
+  const json written = results_header(h);
+  EXPECT_EQ(written["schema"], kResultsSchema);
+  EXPECT_EQ(written["records"], json::array());
+  EXPECT_TRUE(written["system"]["link_state"]["start"][1]["pcie_gen"].is_null()) << written.dump();
+  EXPECT_TRUE(written["system"]["link_state"]["start"][1]["nvlinks_up"].is_null());
+  EXPECT_EQ(written["system"]["link_state"]["start"][0]["nvlinks_down"], 0);  // 0 down is known
+  EXPECT_EQ(written["link_state_during_run"][0]["pcie_gen_seen"], 5);
+  EXPECT_FALSE(written["link_state_during_run"][0].contains("pcie_gen"));
+  EXPECT_FALSE(written.contains("source"));  // pipebench's own file
+
+  const ResultSet back = results_from_json(json::parse(written.dump()), "t");
+  EXPECT_EQ(back.tool_version, h.tool_version);
+  EXPECT_EQ(back.created_utc, h.created_utc);
+  EXPECT_EQ(back.command_line, h.command_line);
+  EXPECT_EQ(back.config, h.config);
+  const SystemInfo& s = back.system;
+  EXPECT_EQ(s.hosts, h.system.hosts);
+  EXPECT_EQ(s.gpu_models, h.system.gpu_models);
+  EXPECT_EQ(s.processes, 2);
+  ASSERT_EQ(s.devices.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const SystemDevice &got = s.devices[i], &want = h.system.devices[i];
+    EXPECT_EQ(std::tie(got.rank, got.host, got.bus_id, got.pid, got.device, got.model),
+              std::tie(want.rank, want.host, want.bus_id, want.pid, want.device, want.model));
+  }
+  EXPECT_EQ(s.versions, h.system.versions);
+  EXPECT_EQ(s.environment, h.system.environment);
+  EXPECT_EQ(s.topology_json, h.system.topology_json);
+  ASSERT_TRUE(s.topology);  // and read as a topology
+  EXPECT_EQ(s.topology->host, "a");
+  EXPECT_TRUE(s.has_link_start && s.has_link_end);
+  expect_links_equal(s.link_start, h.system.link_start);
+  expect_links_equal(s.link_end, h.system.link_end);
+  expect_links_equal(back.link_during_run, h.link_during_run);
+  EXPECT_EQ(results_header(back), written);
+}
+
+// Before the run ends the file has the links at its start alone; a run without a topology has none; an
+// imported file names its source. A device's bus id is written as the backend names it, read normalised.
+TEST(ResultsIo, AHeaderWritesOnlyWhatTheRunHasRead) {
+  ResultsHeader h = full_header();
+  h.system.has_link_end = false;
+  json j = results_header(h);
+  EXPECT_TRUE(j["system"]["link_state"].contains("start"));
+  EXPECT_FALSE(j["system"]["link_state"].contains("end"));
+  EXPECT_FALSE(j.contains("link_state_during_run"));
+  h.system.has_link_start = false;
+  h.system.topology_json = {{"error", "no hwloc"}};
+  h.system.devices[0].bus_id = "00000000:18:00.0";
+  h.config = nullptr;
+  h.command_line.clear();
+  h.source = "nccl-tests";
+  j = results_header(h);
+  EXPECT_FALSE(j["system"].contains("link_state"));
+  EXPECT_FALSE(j.contains("config"));
+  EXPECT_FALSE(j.contains("command_line"));
+  EXPECT_EQ(j["source"], "nccl-tests");
+  EXPECT_FALSE(j["system"].contains("environment"));  // an import knows none
+  EXPECT_EQ(j["system"]["devices"][0]["bus_id"], "00000000:18:00.0");
+  EXPECT_FALSE(j["system"]["devices"][0].contains("group"));  // pipebench's own device
+  const ResultSet back = results_from_json(j, "t");
+  EXPECT_FALSE(back.system.topology);
+  EXPECT_FALSE(back.system.has_link_start);
+  EXPECT_EQ(back.source, "nccl-tests");
+  EXPECT_EQ(back.system.devices[0].bus_id, "0000:18:00.0");
+  EXPECT_EQ(device_from_json(json(back.system.devices[1]), "d").pid, 4712);
+  // An imported device names its nccl-tests group; a bus id its log did not say is unknown: null.
+  SystemDevice imported = back.system.devices[1];
+  imported.group = 3;
+  imported.bus_id.clear();
+  const json d = imported;
+  EXPECT_EQ(d["group"], 3);
+  EXPECT_TRUE(d["bus_id"].is_null()) << d.dump();
+  EXPECT_EQ(device_from_json(d, "d").group, 3);
+  imported.group = -1;  // a host rank of pipebench's own run has no bus id: ""
+  EXPECT_EQ(json(imported)["bus_id"], "");
 }
 
 }  // namespace

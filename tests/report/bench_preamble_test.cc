@@ -13,11 +13,13 @@
 namespace pipebench {
 namespace {
 
-const nlohmann::json kTwoHostRanks = {
-    {"processes", 2},
-    {"devices",
-     {{{"rank", 0}, {"pid", 11}, {"host", "a"}, {"device", -1}, {"bus_id", ""}, {"model", "host memory"}},
-      {{"rank", 1}, {"pid", 12}, {"host", "b"}, {"device", -1}, {"bus_id", ""}, {"model", "host memory"}}}}};
+SystemInfo two_host_ranks() {
+  SystemInfo s;
+  s.processes = 2;
+  s.devices = {{{0, "a", ""}, 11, -1, "host memory"}, {{1, "b", ""}, 12, -1, "host memory"}};
+  return s;
+}
+const SystemInfo kTwoHostRanks = two_host_ranks();
 
 const std::string kDeviceLines =
     "#  Rank  0 Group  0 Pid     11 on          a device -1 [host] host memory\n"

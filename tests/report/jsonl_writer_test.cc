@@ -33,8 +33,8 @@ std::vector<nlohmann::json> read_lines(const std::string& path) {
 TEST(JsonlWriter, EachLineCarriesTheLinkAndItsShareWhereKnown) {
   const std::string path =
       (fs::temp_directory_path() / ("pipebench_jsonl_" + std::to_string(getpid()) + ".jsonl")).string();
-  const nlohmann::json devices = nlohmann::json::array({{{"rank", 0}, {"host", "n0"}, {"model", "NVIDIA H100"}},
-                                                        {{"rank", 1}, {"host", "n0"}, {"model", "NVIDIA H100"}}});
+  const std::vector<SystemDevice> devices = {{{0, "n0", "0000:18:00.0"}, 11, 0, "NVIDIA H100"},
+                                             {{1, "n0", "0000:3b:00.0"}, 11, 1, "NVIDIA H100"}};
   ResultRecord known = testing::make_record("all_gather", 1 << 30, 360);
   known.link_class = "NV18";
   known.path_min_gbps = 450.0;
@@ -48,6 +48,7 @@ TEST(JsonlWriter, EachLineCarriesTheLinkAndItsShareWhereKnown) {
   const std::vector<nlohmann::json> lines = read_lines(path);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].at("host"), "n0");
+  EXPECT_EQ(lines[0].at("gpu"), "NVIDIA H100");
   EXPECT_EQ(lines[0].at("link_class"), "NV18");
   EXPECT_DOUBLE_EQ(lines[0].at("path_min_gbps").get<double>(), 450.0);
   EXPECT_DOUBLE_EQ(lines[0].at("pct_of_link").get<double>(), 80.0);
@@ -63,7 +64,7 @@ TEST(JsonlWriter, AJobIdThatIsNotUtf8IsWrittenAsReplacementCharacters) {
       (fs::temp_directory_path() / ("pipebench_jsonl_utf8_" + std::to_string(getpid()) + ".jsonl")).string();
   setenv("SLURM_JOB_ID", "ab\xff", 1);
   {
-    JsonlWriter w(path, RankDirectory(nlohmann::json::array()));
+    JsonlWriter w(path, RankDirectory({}));
     w.add(testing::make_record("all_gather", 1 << 20, 12));
     w.finish();
   }
@@ -87,7 +88,7 @@ TEST(JsonlWriter, AppendsOnlyToAnEmptyFileOrToJsonLinesRecords) {
     std::ifstream in(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});
   };
-  const nlohmann::json devices = nlohmann::json::array({{{"rank", 0}, {"host", "n0"}, {"model", "NVIDIA H100"}}});
+  const std::vector<SystemDevice> devices = {{{0, "n0", "0000:18:00.0"}, 11, 0, "NVIDIA H100"}};
   for (const std::string& bytes :
        {std::string("{\n  \"schema\": \"pipebench.results/1\",\n  \"records\": []\n}\n"), std::string("notes\n"),
         std::string("{\"op\": \"all_reduce\"}\n{\"op\": \"all_gat"), std::string("{\"a\": 1}\n[1, 2]\n")}) {

@@ -48,7 +48,7 @@ TEST(PrometheusWriter, BytesThatAreNotUtf8AreReplaced) {
   const std::string path = "/tmp/pb_prom_utf8_" + std::to_string(getpid()) + ".prom";
   setenv("SLURM_JOB_ID", "ab\xff", 1);
   {
-    PrometheusWriter w(path, RankDirectory(nlohmann::json::array()));
+    PrometheusWriter w(path, RankDirectory({}));
     w.add(rec(8, 1.0));
   }
   unsetenv("SLURM_JOB_ID");
@@ -63,8 +63,8 @@ TEST(PrometheusWriter, BytesThatAreNotUtf8AreReplaced) {
 TEST(PrometheusWriter, OneSamplePerPointInEveryFamily) {
   const std::string path = "/tmp/pb_prom_" + std::to_string(getpid()) + ".prom";
   setenv("SLURM_JOB_ID", "4711", 1);
-  const nlohmann::json devices = {{{"rank", 0}, {"host", "n1"}, {"model", "NVIDIA H200"}},
-                                  {{"rank", 1}, {"host", "n1"}, {"model", "NVIDIA H200"}}};
+  const std::vector<SystemDevice> devices = {{{0, "n1", "0000:18:00.0"}, 12, 0, "NVIDIA H200"},
+                                             {{1, "n1", "0000:3b:00.0"}, 12, 1, "NVIDIA H200"}};
   {
     PrometheusWriter w(path, RankDirectory(devices));
     EXPECT_EQ(count(slurp(path), "# TYPE"), 3u);

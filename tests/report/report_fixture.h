@@ -46,7 +46,8 @@ inline InputFile<ResultSet> make_host(const std::string& host, double peak_gbps,
   in.doc.tool_version = "0.1.0";
   in.doc.created_utc = "2026-12-02T10:00:00Z";
   in.doc.command_line = "pipebench bench -b 1K -e 1M";
-  for (int r = 0; r < nranks; ++r) sys.devices.push_back({r, host, "0000:" + std::to_string(10 + r) + ":00.0"});
+  for (int r = 0; r < nranks; ++r)
+    sys.devices.push_back({{r, host, "0000:" + std::to_string(10 + r) + ":00.0"}, 0, r, "NVIDIA H100"});
   for (std::uint64_t s = 1024; s <= (1u << 20); s *= 4) {
     const double share = static_cast<double>(s) / static_cast<double>(1u << 20);
     in.doc.records.push_back(make_record("all_reduce", s, peak_gbps * share, 0.01, nranks));

@@ -21,6 +21,12 @@ namespace {
 
 std::string temp_path(const char* name) { return "/tmp/pipebench_test_" + std::to_string(getpid()) + "_" + name; }
 
+ResultsHeader header_of_version(const std::string& tool_version) {
+  ResultsHeader h;
+  h.tool_version = tool_version;
+  return h;
+}
+
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
   return nlohmann::json::parse(in);
@@ -28,7 +34,7 @@ nlohmann::json read_json(const std::string& path) {
 
 TEST(ResultsJson, FileIsValidAfterEveryRecord) {
   const std::string path = temp_path("results.json");
-  ResultsJson out(path, {{"tool_version", "x"}});
+  ResultsJson out(path, header_of_version("x"));
   EXPECT_EQ(read_json(path)["records"].size(), 0u);
   ResultRecord r;
   r.op = "all_reduce";
@@ -67,13 +73,13 @@ std::int64_t file_bytes(const std::string& path) {
 // holds exactly the records so far, in order.
 TEST(ResultsJson, ValidWithEveryRecordAcrossPagesAndReserves) {
   const std::string path = temp_path("pages.json");
-  ResultsJson out(path, {{"tool_version", "x"}, {"zzz_after_records", 1}});
+  ResultsJson out(path, header_of_version("x"));  // "tool_version" sorts after "records"
   for (int i = 0; i < 250; ++i) {
     out.add(numbered(i, static_cast<std::size_t>((i * 37) % 500)));
     const auto j = read_json(path);
     ASSERT_EQ(j["records"].size(), static_cast<std::size_t>(i + 1)) << "after record " << i;
     ASSERT_EQ(j["records"][static_cast<std::size_t>(i)]["size_bytes"], i);
-    ASSERT_EQ(j["zzz_after_records"], 1);
+    ASSERT_EQ(j["tool_version"], "x");
   }
   EXPECT_GT(out.whole_writes(), 2);  // the reserve ran out at least once
   out.finish();
@@ -88,7 +94,9 @@ TEST(ResultsJson, ValidWithEveryRecordAcrossPagesAndReserves) {
 // its final size.
 TEST(ResultsJson, TwoThousandRecordsWriteLinearBytes) {
   const std::string path = temp_path("linear.json");
-  ResultsJson out(path, {{"tool_version", "x"}, {"system", {{"note", std::string(20000, 's')}}}});
+  ResultsHeader header = header_of_version("x");
+  header.system.environment["NOTE"] = std::string(20000, 's');
+  ResultsJson out(path, header);
   for (int i = 0; i < 2000; ++i) out.add(numbered(i));
   out.finish();
   const std::int64_t final_bytes = file_bytes(path);
@@ -105,7 +113,7 @@ TEST(ResultsJson, KillAtAnyMomentKeepsEveryFinishedRecord) {
     const pid_t child = fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
-      ResultsJson out(path, {{"tool_version", "x"}});
+      ResultsJson out(path, header_of_version("x"));
       for (int i = 0;; ++i) out.add(numbered(i, static_cast<std::size_t>(i % 300)));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
@@ -128,7 +136,7 @@ TEST(ResultsJson, KillAtAnyMomentKeepsEveryFinishedRecord) {
 // records' text (a sink keeping each record, as text or as JSON, grows by several times it).
 TEST(ResultsJson, HeapStaysBoundedHoweverManyRecords) {
   const std::string path = temp_path("endless.json");
-  ResultsJson out(path, {{"tool_version", "x"}});
+  ResultsJson out(path, header_of_version("x"));
   for (int i = 0; i < 200; ++i) out.add(numbered(i, 400));  // the first whole writes, the reserve's first sizes
   const std::size_t before = mallinfo2().uordblks;
   constexpr int kRecords = 40000;  // about 20 MB of records' text
@@ -145,17 +153,20 @@ TEST(ResultsJson, HeapStaysBoundedHoweverManyRecords) {
 }
 
 // Records read back from the file keep every character (quotes, braces and backslashes in strings), in
-// order, through finish(), set_field() and more records after them; the result is laid out as dump(2).
+// order, through finish(), set_header() and more records after them; the result is laid out as dump(2).
 TEST(ResultsJson, RecordsReadBackFromTheFileKeepEveryCharacter) {
   const std::string path = temp_path("readback.json");
-  ResultsJson out(path, {{"tool_version", "x"}});
+  ResultsJson out(path, header_of_version("x"));
   const std::string nasty = "a \"quoted\" } { ] [ \\ \\\" \n\t\u00e9 end";
   ResultRecord r = numbered(0);
   r.error = nasty;
   out.add(r);
   out.add(numbered(1, 5000));  // larger than a page: a whole write with it
   out.finish();
-  out.set_field("link_state_during_run", nlohmann::json::array({1, 2}));
+  ResultsHeader ended = header_of_version("x");
+  ended.system.has_link_end = true;
+  ended.link_during_run = {{0, "0000:18:00.0", 4, 16, 4, 16}, {1, "0000:3b:00.0", 4, 16, 4, 16}};
+  out.set_header(ended);
   out.add(numbered(2));
   out.finish();
   std::ifstream in(path);
@@ -170,7 +181,9 @@ TEST(ResultsJson, RecordsReadBackFromTheFileKeepEveryCharacter) {
   std::remove(path.c_str());
 }
 
-TEST(ResultsJson, UnwritablePathFailsAtOnce) { EXPECT_THROW(ResultsJson("/nonexistent-dir/x.json", {}), Error); }
+TEST(ResultsJson, UnwritablePathFailsAtOnce) {
+  EXPECT_THROW(ResultsJson("/nonexistent-dir/x.json", ResultsHeader{}), Error);
+}
 
 }  // namespace
 }  // namespace pipebench

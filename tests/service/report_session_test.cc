@@ -8,9 +8,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "app/loopback.h"
 #include "backend/backend_factory.h"
 #include "cli/run_pipebench.h"
 #include "cli/temp_folder.h"
+#include "io/results_io.h"
+#include "report/report_fixture.h"
+#include "service/record_outputs.h"
 
 namespace pipebench {
 namespace {
@@ -43,6 +47,38 @@ TEST_F(ReportSessionFiles, HostRanksRecordTheCommandLineAndNoGpuPath) {
     }
   }
   EXPECT_EQ(verdict.at("inputs").at(0).at("command_line"), "pipebench " + args);
+}
+
+// In one process: the results file's header is the session's typed system as its one writer writes it, and
+// the line-per-record sinks take each record's host and device model from that typed context.
+TEST_F(ReportSessionFiles, TheFileAndTheSinksTakeTheSessionsTypedSystem) {
+  testing::OneProcessWorld world;
+  testing::LoopbackBackend backend(2, 0);
+  BenchConfig c;
+  c.outputs.jsonl_path = path("r.jsonl");
+  c.outputs.prometheus_path = path("r.prom");
+  SystemInfo system;
+  {
+    ReportSession report(world, backend, path("r.json"), "", {{"iters", 1}});
+    open_record_outputs(report, {report.system(), c, backend, world, std::nullopt});
+    report.sink()->add(testing::make_record("all_reduce", 1024, 1.0));
+    report.finish();
+    system = report.system();
+  }
+  ASSERT_EQ(system.devices.size(), 2u);
+  EXPECT_EQ(system.devices[1].model, "host");
+  EXPECT_EQ(system.processes, 1);
+  EXPECT_TRUE(system.has_link_end || system.topology_json.contains("error")) << system.topology_json.dump();
+  const ResultSet back = load_results("--json", path("r.json"));
+  ResultsHeader expected = back;
+  expected.system = system;
+  EXPECT_EQ(results_header(back), results_header(expected));  // the file holds the typed system, no other
+  EXPECT_EQ(back.config, nlohmann::json({{"iters", 1}}));
+  ASSERT_EQ(back.records.size(), 1u);
+  const nlohmann::json line = nlohmann::json::parse(e2e::slurp(path("r.jsonl")));
+  EXPECT_EQ(line.at("host"), world.host());
+  EXPECT_EQ(line.at("gpu"), "host");
+  EXPECT_NE(e2e::slurp(path("r.prom")).find("host=\"" + world.host() + "\",gpu=\"host\""), std::string::npos);
 }
 
 TEST_F(ReportSessionFiles, GpuRunsRecordTheirLinksAndThePathOfEachRecord) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The start/end link snapshot of a run: one row per GPU, unknown values null rather than guessed.
+// The start/end link snapshot of a run: one row per GPU, unknown values left unknown rather than guessed.
 #include "topology/link_sampler.h"
 
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 namespace pipebench {
 namespace {
 
-TEST(LinkSnapshot, OneRowPerGpuWithUnknownsNull) {
+TEST(LinkSnapshot, OneRowPerGpuWithUnknownsLeftUnknown) {
   Topology t;
   t.nodes.push_back({});  // the machine
   TopoNode n;
@@ -22,15 +22,15 @@ TEST(LinkSnapshot, OneRowPerGpuWithUnknownsNull) {
   g.bus_id = n.bus_id;
   g.nvlinks_up = 12;
   t.gpus.push_back(g);
-  const nlohmann::json rows = link_snapshot(t);
+  const std::vector<LinkStateEntry> rows = link_snapshot(t);
   ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0]["gpu"], 3);
-  EXPECT_EQ(rows[0]["bus_id"], "0000:fe:1f.7");
-  EXPECT_TRUE(rows[0]["nvlinks_up"].is_null()) << rows.dump();
-  EXPECT_TRUE(rows[0]["nvlinks_down"].is_null());
-  EXPECT_TRUE(rows[0]["pcie_gen"].is_null());  // discovery's Gen4 is no reading of now
-  EXPECT_TRUE(rows[0]["pcie_width_max"].is_null());
-  EXPECT_EQ(link_snapshot(Topology{}), nlohmann::json::array());
+  EXPECT_EQ(rows[0].gpu, 3);
+  EXPECT_EQ(rows[0].bus_id, "0000:fe:1f.7");
+  EXPECT_EQ(rows[0].nvlinks_up, -1);  // unknown, written as null
+  EXPECT_EQ(rows[0].nvlinks_down, -1);
+  EXPECT_EQ(rows[0].pcie_gen, 0);  // discovery's Gen4 is no reading of now
+  EXPECT_EQ(rows[0].pcie_width_max, 0);
+  EXPECT_TRUE(link_snapshot(Topology{}).empty());
 }
 
 }  // namespace
