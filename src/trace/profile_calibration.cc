@@ -752,7 +752,10 @@ class Calibrator {
     if (s.wgt.empty() && r == 0) {
       c.notes.push_back(
           printf_string("W's share of the backward is not in a profile of %s (it runs B and W together): "
-                        "%.2f%s for the schedules that split them",
+                        "%.2f%s for the schedules that split them. Nor is what a W pass of its own costs beyond "
+                        "the fused backward (a framework may run a second backward pass for it): those schedules "
+                        "are predicted with B + W = the measured backward, a lower bound; a profile of a schedule "
+                        "that splits them measures both",
                         sched_.id.name.c_str(), rc.w_share, o.w_share ? " (--w-share)" : " (default)"));
     }
     return rc;

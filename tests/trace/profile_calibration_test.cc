@@ -223,6 +223,22 @@ TEST(ProfileCalibration, ReSimulatesTheProfiledScheduleAndPredictsTheOthers) {
   }
 }
 
+// A profile whose schedule runs B and W as one backward cannot show how a split schedule divides it, nor what
+// a W pass of its own costs; the calibration says both, with the share it uses instead.
+TEST(ProfileCalibration, AFusedBackwardSaysWhatItCannotShowOfASplitOne) {
+  const Job job;
+  for (const std::optional<double> given : {std::optional<double>(), std::optional<double>(0.3)}) {
+    const Calibration c = calibrate(job.plan, job.timelines, {"", given});
+    const auto note = std::find_if(c.notes.begin(), c.notes.end(), [](const std::string& n) {
+      return n.rfind("W's share of the backward is not in a profile of 1f1b", 0) == 0;
+    });
+    ASSERT_NE(note, c.notes.end());
+    EXPECT_NE(note->find(given ? "0.30 (--w-share)" : "0.50 (default)"), std::string::npos) << *note;
+    EXPECT_NE(note->find("B + W = the measured backward, a lower bound"), std::string::npos) << *note;
+    EXPECT_EQ(c.compute.w_share, given.value_or(0.5));
+  }
+}
+
 TEST(ProfileCalibration, MatchesTheScheduleThatRanOrRefusesAnother) {
   const Job gpipe("gpipe");
   const Calibration c = calibrate(gpipe.plan, gpipe.timelines, {});
