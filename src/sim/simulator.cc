@@ -186,7 +186,11 @@ class Sim {
     for (auto* v : {&pc_, &op_pc_}) v->assign(n, 0);
     for (auto* v : {&clock_, &chain_, &covered_}) v->assign(n, 0);
     for (auto* v : {&cur_s_, &cur_e_}) v->assign(n, -1);
-    for (auto* v : {&last_call_left_, &active_}) v->assign(n, 0);
+    last_call_left_.assign(n, 0);
+    if (costs_.compute_slowdown_while_comm > 0) {
+      transfers_.resize(n);
+      computing_.assign(n, Computing{});
+    }
     last_call_.assign(n, -1);
     waiting_.assign(n, Wait{});
     // Each iteration's collectives are their own: iteration i's copy of collective c is c + i * colls.size().
@@ -217,6 +221,7 @@ class Sim {
     for (int r = 0; r < n_; ++r) push(0, EventKind::kRankReady, r, -1, 0);
     for (Event e{}; q_.pop(e);) {
       if (e.kind == EventKind::kRankReady) {
+        if (e.b >= 0 && !end_slowed_compute(e.a, e.b)) continue;  // a pass's end moved later since
         advance(e.a, e.time, e.chain);
       } else if (e.kind == EventKind::kOpDone) {
         op_done(e.a, e.time, e.chain);
@@ -337,8 +342,9 @@ class Sim {
         case Task::Kind::kCompute: {
           ++pc_[ri];
           SimTime d = prog.durations[static_cast<std::size_t>(task.arg)];
-          if (active_[ri] > 0 && costs_.compute_slowdown_while_comm > 0) {
-            d = static_cast<SimTime>(static_cast<double>(d) * (1 + costs_.compute_slowdown_while_comm));
+          if (!computing_.empty()) {
+            start_slowed_compute(ri, now, d);
+            return;
           }
           if constexpr (kRanks) res_.ranks[ri].compute += d;
           if (keep_trace_) trace(r, "compute", (*source_)[ri].tasks[pc_[ri] - 1].label(), now, now + d);
@@ -458,7 +464,6 @@ class Sim {
     posted.label = label;
     const int id = new_op(posted);
     if constexpr (kRanks) posted_[static_cast<std::size_t>(r)].push_back(id);
-    ++active_[static_cast<std::size_t>(r)];
     const auto ri = static_cast<std::size_t>(r);
     if (last_call_[ri] != call) {
       last_call_[ri] = call;
@@ -529,6 +534,9 @@ class Sim {
     ops_[static_cast<std::size_t>(other)].start = start;
     ops_[static_cast<std::size_t>(id)].end = end;
     ops_[static_cast<std::size_t>(other)].end = end;
+    if (!computing_.empty()) {
+      for (const int x : {src, dst}) note_transfer(static_cast<std::size_t>(x), now, start, end);
+    }
     if (keep_trace_) {
       const auto label_of = [this](int op) { return std::string(ops_[static_cast<std::size_t>(op)].label); };
       trace(src, "send", label_of(src == r ? id : other) + " -> " + std::to_string(dst), start, end);
@@ -596,7 +604,6 @@ class Sim {
     for (int x : {id, partner}) {
       auto& o = ops_[static_cast<std::size_t>(x)];
       o.done = true;
-      --active_[static_cast<std::size_t>(o.rank)];
       if (last_call_[static_cast<std::size_t>(o.rank)] == o.call) --last_call_left_[static_cast<std::size_t>(o.rank)];
       if (o.handle >= 0) --pending_handle_[static_cast<std::size_t>(o.rank)][static_cast<std::size_t>(o.handle)];
       const auto ri = static_cast<std::size_t>(o.rank);
@@ -637,6 +644,75 @@ class Sim {
       }
     }
     for (int m : coll.members) wake(static_cast<std::size_t>(m), start, t, chain);
+  }
+
+  // --comm-sm-slowdown F: a pass progresses at 1 / (1 + F) of its speed while a transfer of its rank runs
+  // (from the transfer's start to its end, its NCCL kernel moving data: what bench --plan's pass costs time
+  // beside the GEMMs), at full speed otherwise. A receive still waiting for its sender moves nothing and slows
+  // nothing. A transfer matched while the pass runs moves the pass's end (a new end event; the old one is
+  // stale), so the end is known only when the pass ends: its account and trace are written then.
+  [[nodiscard]] SimTime slowed_end(std::size_t r, SimTime from, SimTime work) {
+    auto& v = transfers_[r];
+    std::sort(v.begin(), v.end());
+    const double f = 1 + costs_.compute_slowdown_while_comm;
+    double t = static_cast<double>(from), left = static_cast<double>(work);
+    for (std::size_t i = 0; i < v.size();) {
+      SimTime a = v[i].first, b = v[i].second;  // the union of the overlapping transfers from v[i] on
+      for (++i; i < v.size() && v[i].first <= b; ++i) b = std::max(b, v[i].second);
+      if (static_cast<double>(b) <= t) continue;
+      if (static_cast<double>(a) > t) {
+        if (left <= static_cast<double>(a) - t) break;
+        left -= static_cast<double>(a) - t;
+        t = static_cast<double>(a);
+      }
+      const double span = static_cast<double>(b) - t;
+      if (left * f <= span) return static_cast<SimTime>(std::llround(t + left * f));
+      left -= span / f;
+      t = static_cast<double>(b);
+    }
+    return static_cast<SimTime>(std::llround(t + left));
+  }
+
+  void start_slowed_compute(std::size_t ri, SimTime now, SimTime work) {
+    auto& v = transfers_[ri];
+    v.erase(std::remove_if(v.begin(), v.end(), [now](const auto& x) { return x.second <= now; }), v.end());
+    Computing& c = computing_[ri];
+    c.start = now;
+    c.work = work;
+    c.step = pc_[ri] - 1;
+    c.chain = chain_[ri];
+    c.end = slowed_end(ri, now, work);
+    clock_[ri] = c.end;
+    push(c.end, EventKind::kRankReady, static_cast<int>(ri), ++c.version, c.chain);
+  }
+
+  // Rank r's transfer [start, end), matched at `now`: kept for its passes; the pass it computes ends later
+  // where the transfer begins before that pass's end.
+  void note_transfer(std::size_t r, SimTime now, SimTime start, SimTime end) {
+    if (end <= start) return;
+    auto& v = transfers_[r];
+    Computing& c = computing_[r];
+    const SimTime keep_from = c.end >= 0 ? c.start : now;
+    v.erase(std::remove_if(v.begin(), v.end(), [keep_from](const auto& x) { return x.second <= keep_from; }), v.end());
+    v.emplace_back(start, end);
+    if (c.end < 0 || start >= c.end) return;
+    const SimTime moved = slowed_end(r, c.start, c.work);
+    if (moved == c.end) return;
+    c.end = moved;
+    clock_[r] = moved;
+    push(moved, EventKind::kRankReady, static_cast<int>(r), ++c.version, c.chain);
+  }
+
+  // The end event `version` of rank r's pass: false where a later end replaced it. Else the pass ends
+  // now: its account and trace.
+  bool end_slowed_compute(int r, int version) {
+    const auto ri = static_cast<std::size_t>(r);
+    Computing& c = computing_[ri];
+    if (version != c.version || c.end < 0) return false;
+    if constexpr (kRanks) res_.ranks[ri].compute += c.end - c.start;
+    if (keep_trace_) trace(r, "compute", (*source_)[ri].tasks[c.step].label(), c.start, c.end);
+    c.end = -1;
+    return true;
   }
 
   // Rank ri, blocked since waiting_[ri].since, goes on at t: its blocked time splits into waiting for the
@@ -681,8 +757,17 @@ class Sim {
   std::vector<std::deque<int>> posted_;           // per rank: its ops not yet in its union, oldest first
   std::vector<SimTime> cur_s_, cur_e_, covered_;  // per rank: the union's open interval and its closed sum
   std::unordered_map<MatchKey, int, MatchHash> unmatched_;
-  std::vector<int> dense_;   // tag -> posted op waiting for its partner (-1: none), where the tags are dense
-  std::vector<int> active_;  // per rank: posted ops not yet complete
+  std::vector<int> dense_;  // tag -> posted op waiting for its partner (-1: none), where the tags are dense
+  // --comm-sm-slowdown (both empty without it): per rank, the transfers it takes part in that have not ended
+  // before its pass (or, between passes, before now), and the pass it computes.
+  struct Computing {
+    SimTime start = 0, work = 0, end = -1;  // work: the pass at full speed; end -1: no pass running
+    int version = 0;                        // of the pass's end event; a later end makes the earlier stale
+    std::size_t step = 0;                   // its task (labels)
+    std::int64_t chain = 0;
+  };
+  std::vector<std::vector<std::pair<SimTime, SimTime>>> transfers_;
+  std::vector<Computing> computing_;
   std::vector<int> last_call_, last_call_left_;   // per rank: its latest P2P call and that call's ops not done
   std::vector<std::vector<int>> pending_handle_;  // per rank, by async handle: ops not done
   std::vector<PairInfo> pairs_;                   // src * n + dst

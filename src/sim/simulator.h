@@ -41,8 +41,9 @@ struct SimCosts {
   std::function<int(int src, int dst)> link;
   // Or several links per transfer (its topology path): it starts when all are free and holds them all.
   std::function<std::vector<int>(int src, int dst)> links;
-  // Compute that starts while the rank's own NCCL work is in flight runs (1 + F) times longer: NCCL
-  // kernels occupy SMs (--comm-sm-slowdown F).
+  // Compute runs at 1 / (1 + F) of its speed while a transfer of its own rank runs beside it (from the
+  // transfer's start to its end; a receive still waiting for its sender moves no data): NCCL's kernels take
+  // SMs and memory bandwidth from the GEMMs (--comm-sm-slowdown F).
   double compute_slowdown_while_comm = 0;
 };
 

@@ -150,10 +150,77 @@ TEST(Simulator, NcclKernelsSlowOverlappedComputeWhenAsked) {
   SimCosts plain = fixed(3000), slowed = fixed(3000);
   slowed.compute_slowdown_while_comm = 0.2;
   EXPECT_GT(run(s, slowed), run(s, plain));
-  // A posted receive waiting for its sender counts too: its NCCL kernel already occupies SMs.
   SimCosts none = fixed(3000);
   none.compute_slowdown_while_comm = 0;
   EXPECT_EQ(run(s, none), run(s, plain));
+}
+
+// Two ranks by hand: rank 0 posts a P2P op to rank 1 without waiting, computes 1000 ns, then waits for it;
+// rank 1 computes `rank1_ns` first, then posts its side and waits. A transfer takes 400 ns.
+std::vector<Program> overlapped_pair(bool rank0_sends, SimTime rank1_ns) {
+  std::vector<Program> ranks(2);
+  Task compute;
+  compute.kind = Task::Kind::kCompute;
+  compute.duration = 1000;
+  Task async;
+  async.blocking = false;
+  async.handle = 0;
+  Task wait;
+  wait.kind = Task::Kind::kWait;
+  wait.handle = 0;
+  const P2POp out{rank0_sends, 1, 1 << 20, 7}, in{!rank0_sends, 0, 1 << 20, 7};
+  ranks[0].add_p2p(async, &out, 1);
+  ranks[0].tasks.push_back(compute);
+  ranks[0].tasks.push_back(wait);
+  if (rank1_ns > 0) {
+    Task first = compute;
+    first.duration = rank1_ns;
+    ranks[1].tasks.push_back(first);
+  }
+  ranks[1].add_p2p(Task{}, &in, 1);
+  return ranks;
+}
+
+SimTime rank0_end(const std::vector<Program>& ranks, double slowdown) {
+  SimCosts c = fixed(400);
+  c.compute_slowdown_while_comm = slowdown;
+  return simulate(ranks, {}, c).ranks[0].end;
+}
+
+// The pass is slowed only while the transfer runs beside it: 400 ns at 1 / 1.25 of its speed (320 ns of its
+// work), the other 680 ns at full speed.
+TEST(Simulator, ComputeIsSlowedOnlyWhileATransferRunsBesideIt) {
+  for (const bool sends : {true, false}) {
+    EXPECT_EQ(rank0_end(overlapped_pair(sends, 0), 0), 1000) << sends;
+    EXPECT_EQ(rank0_end(overlapped_pair(sends, 0), 0.25), 1080) << sends;
+  }
+}
+
+// Rank 1 posts at 500 ns, in the middle of rank 0's pass: the transfer [500, 900) moves that pass's end from
+// 1000 to 500 + 400 + (1000 - 500 - 320) = 1080.
+TEST(Simulator, ATransferMatchedDuringAPassMovesItsEnd) {
+  const std::vector<Program> ranks = overlapped_pair(false, 500);
+  EXPECT_EQ(rank0_end(ranks, 0), 1000);
+  EXPECT_EQ(rank0_end(ranks, 0.25), 1080);
+  SimCosts c = fixed(400);
+  c.compute_slowdown_while_comm = 0.25;
+  const SimResult r = simulate(ranks, {}, c, true);
+  EXPECT_EQ(r.ranks[0].compute, 1080);  // the pass as it ran, slowed
+  const auto pass = std::find_if(r.trace.begin(), r.trace.end(),
+                                 [](const TraceEvent& e) { return e.rank == 0 && e.track == "compute"; });
+  ASSERT_NE(pass, r.trace.end());
+  EXPECT_EQ(pass->start, 0);
+  EXPECT_EQ(pass->end, 1080);
+}
+
+// A receive still waiting for its sender moves no data: the pass beside it runs at full speed, and the
+// transfer after it slows nothing (rank 0 is waiting by then).
+TEST(Simulator, AReceiveWaitingForItsSenderSlowsNothing) {
+  const std::vector<Program> ranks = overlapped_pair(false, 3000);
+  EXPECT_EQ(rank0_end(ranks, 0.25), 3400);
+  SimCosts c = fixed(400);
+  c.compute_slowdown_while_comm = 0.25;
+  EXPECT_EQ(simulate(ranks, {}, c).ranks[0].compute, 1000);
 }
 
 TEST(Simulator, CollectivesWaitForEveryMember) {
