@@ -307,7 +307,8 @@ SystemInfo system_as_read(SystemInfo s, const std::string& where) {
   for (auto& d : s.devices) d.bus_id = normalize_bus_id(d.bus_id);
   // A run that could not read its topology records {"error": ...} there instead.
   const json& t = s.topology_json;
-  if (t.is_object() && t.contains("schema")) s.topology = topology_from_json(t, where + " system.topology");
+  if (!s.topology && t.is_object() && t.contains("schema"))
+    s.topology = topology_from_json(t, where + " system.topology");
   return s;
 }
 

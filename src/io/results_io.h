@@ -74,7 +74,7 @@ void to_json(nlohmann::json& j, const SystemDevice& d);
 [[nodiscard]] SystemDevice device_from_json(const nlohmann::json& j, const std::string& where);
 
 // The system block as a reader of the file holds it: bus ids normalised, `topology` read from topology_json
-// (UsageError naming `where` where that block does not read).
+// unless the run already holds it typed (UsageError naming `where` where that block does not read).
 [[nodiscard]] SystemInfo system_as_read(SystemInfo s, const std::string& where);
 
 // The most ranks a record may name (nranks 1 to this, root -1 to this - 1); megatron/layout.h's world limit.

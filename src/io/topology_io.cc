@@ -7,8 +7,10 @@
 #include <map>
 #include <sstream>
 
+#include "core/command_line.h"
 #include "core/error.h"
 #include "io/json_fields.h"
+#include "topology/discovery.h"
 #include "topology/topology.h"
 
 namespace pipebench {
@@ -167,6 +169,42 @@ TopologyFile topology_from_json(const json& j, const std::string& where) {
   f.get_if(j, "", "warnings", t.warnings);
   f.get_if(j, "", "command_line", t.command_line);
   return t;
+}
+
+TopologyFile topology_file(const TopologyView& v) {
+  const Topology& t = v.topology;
+  TopologyFile f;
+  f.host = t.host;
+  f.warnings = v.warnings;
+  f.command_line = this_command_line();                    // as the file's provenance has it
+  const auto known = [](int x) { return x > 0 ? x : 0; };  // the file's null: unknown
+  for (const Gpu& g : t.gpus) {
+    const TopoNode& n = t.nodes[static_cast<std::size_t>(g.node)];
+    TopologyGpu out;
+    out.index = g.index;
+    out.bus_id = normalize_bus_id(g.bus_id);
+    out.model = g.model;
+    out.pcie_gen = known(n.link_gen);
+    out.pcie_width = known(n.link_width);
+    out.pcie_gen_max = known(n.link_gen_max);
+    out.pcie_width_max = known(n.link_width_max);
+    for (int x = g.node; x >= 0 && out.pcie_chain.size() <= t.nodes.size();
+         x = t.nodes[static_cast<std::size_t>(x)].parent) {
+      const TopoNode& up = t.nodes[static_cast<std::size_t>(x)];
+      out.pcie_chain.push_back({x, "pcie:" + (up.bus_id.empty() ? up.label : up.bus_id), std::max(up.link_gbps, 0.0)});
+    }
+    f.gpus.push_back(std::move(out));
+  }
+  for (std::size_t a = 0; a < f.gpus.size(); ++a) {
+    for (std::size_t b = 0; b < f.gpus.size(); ++b) {
+      if (a == b) continue;
+      PairInfo p = v.gpu_pair(a, b, true);
+      f.gpu_pairs.push_back({f.gpus[a].index, f.gpus[b].index,
+                             LinkClass{p.cls, p.cls == PathClass::kNvLink ? p.nvlinks : 0}, std::move(p.path),
+                             p.path_min_gbps});
+    }
+  }
+  return f;
 }
 
 Placement place_ranks(const TopologyFile& t, const std::vector<DevicePlace>& devices) {

@@ -14,6 +14,8 @@
 
 namespace pipebench {
 
+struct TopologyView;  // topology/discovery.h
+
 inline constexpr const char* kTopologySchema = "pipebench.topology/1";
 
 // One object on a GPU's chain to the root of its tree ("pcie_chain" in newer files).
@@ -54,6 +56,11 @@ inline constexpr std::size_t kMaxTopologyFileGpus = 256;
 // Reads "pair_matrix" (written since topologies scale past 64 GPUs) when present, else the "pairs" list.
 // Throws UsageError naming `where` and the field for another schema, a missing or mistyped field.
 [[nodiscard]] TopologyFile topology_from_json(const nlohmann::json& j, const std::string& where);
+
+// A topology this process discovered, as a reader of its file holds it, without writing and reading the JSON:
+// field for field what topology_from_json makes of report/topology_report.h's topology_to_json(v) (a test
+// holds the two against each other on every topology fixture).
+[[nodiscard]] TopologyFile topology_file(const TopologyView& v);
 
 // The ranks of `devices` placed on the GPUs of `t`, with the links of its GPU pairs. `t` is the topology of
 // the host that wrote the file: ranks of other hosts are placed on their host alone (NET to this one),

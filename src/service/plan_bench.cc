@@ -381,7 +381,8 @@ int run_plan_bench_on(Backend& backend, const Plan& plan, const std::string& lab
   if (pass_costs) report.set_pass_costs(*pass_costs);
   if (results && speak) {
     results->pass_costs = pass_costs;
-    // The system block as the file's reader holds it, so both views agree.
+    // The system block as the file's reader holds it, so both views agree: the session's typed topology
+    // (io/topology_io.h topology_file), its devices' bus ids normalised.
     results->system = system_as_read(report.system(), "(" + c.outputs.json_path + " in memory)");
     results->records = std::move(collected);
   }

@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/utc_timestamp.h"
 #include "core/version.h"
+#include "io/topology_io.h"
 #include "report/csv_writer.h"
 #include "report/results_json.h"
 #include "report/topology_report.h"
@@ -105,6 +106,7 @@ ReportSession::ReportSession(const World& world, const Backend& backend, const s
     try {
       view_ = std::make_unique<TopologyView>(discover_topology({}));
       system.topology_json = topology_to_json(*view_);
+      system.topology = topology_file(*view_);  // typed as the file's reader has it, never read back
       if (backend.kind() == BackendKind::kNccl)
         placement_ = std::make_unique<Placement>(place_devices(system.devices, *view_, world.host()));
       system.link_start = link_snapshot(view_->topology);

@@ -287,6 +287,60 @@ TEST(ResultsIo, AMeasuredTableIsTheRecordsOnTheirPlacedRanks) {
   EXPECT_FALSE(imported.placement.knows_a_pair());
 }
 
+// Every field of two topology files.
+void expect_same_topology(const TopologyFile& got, const TopologyFile& want, const std::string& what) {
+  EXPECT_EQ(got.host, want.host) << what;
+  EXPECT_EQ(got.warnings, want.warnings) << what;
+  EXPECT_EQ(got.command_line, want.command_line) << what;
+  ASSERT_EQ(got.gpus.size(), want.gpus.size()) << what;
+  for (std::size_t i = 0; i < got.gpus.size(); ++i) {
+    const TopologyGpu &a = got.gpus[i], &b = want.gpus[i];
+    EXPECT_EQ(a.index, b.index) << what << " GPU " << i;
+    EXPECT_EQ(a.bus_id, b.bus_id) << what << " GPU " << i;
+    EXPECT_EQ(a.model, b.model) << what << " GPU " << i;
+    EXPECT_EQ(std::vector<int>({a.pcie_gen, a.pcie_width, a.pcie_gen_max, a.pcie_width_max}),
+              std::vector<int>({b.pcie_gen, b.pcie_width, b.pcie_gen_max, b.pcie_width_max}))
+        << what << " GPU " << i;
+    ASSERT_EQ(a.pcie_chain.size(), b.pcie_chain.size()) << what << " GPU " << i;
+    for (std::size_t k = 0; k < a.pcie_chain.size(); ++k) {
+      EXPECT_EQ(a.pcie_chain[k].node, b.pcie_chain[k].node) << what << " GPU " << i;
+      EXPECT_EQ(a.pcie_chain[k].link, b.pcie_chain[k].link) << what << " GPU " << i;
+      EXPECT_EQ(a.pcie_chain[k].gbps, b.pcie_chain[k].gbps) << what << " GPU " << i;
+    }
+  }
+  ASSERT_EQ(got.gpu_pairs.size(), want.gpu_pairs.size()) << what;
+  for (std::size_t i = 0; i < got.gpu_pairs.size(); ++i) {
+    const TopologyGpuPair &a = got.gpu_pairs[i], &b = want.gpu_pairs[i];
+    EXPECT_EQ(std::make_pair(a.a, a.b), std::make_pair(b.a, b.b)) << what << " pair " << i;
+    EXPECT_EQ(a.cls, b.cls) << what << " pair " << i << ": " << a.cls.label() << " " << b.cls.label();
+    EXPECT_EQ(a.path, b.path) << what << " pair " << i;
+    EXPECT_EQ(a.path_min_gbps, b.path_min_gbps) << what << " pair " << i;
+  }
+}
+
+// A measuring run keeps its own topology typed (service/report_session): it must be, field for field and to
+// the bit, what a reader of its results file makes of the JSON written from the same view.
+TEST(TopologyIo, TheTypedViewOfADiscoveredTopologyIsWhatItsFileReadsBack) {
+  int checked = 0;
+  for (const char* name :
+       {"hwloc-24em64t-2n6c2t-pci.xml", "hwloc-power8gpudistances.xml", "mpibind-coral-lassen.xml",
+        "mpibind-cts1-pascal.xml", "mpibind-g4dnmetal.xml", "nccl-aws-p4d-24xl-topo.xml", "nccl-azure-ncv4-topo.xml",
+        "nccl-azure-nd-pci-class-topo.xml", "pipebench-h200-vm.xml", "pipebench-two-switch-levels.xml"}) {
+    const std::string file = std::string(TEST_DATA_DIR) + "/topology/" + name;
+    DiscoveryOptions o;
+    if (std::string(name).rfind("nccl-", 0) == 0) {
+      if (!PB_HAVE_TINYXML2) continue;  // --nccl-xml is built out without tinyxml2
+      o.nccl_xml = file;
+    } else {
+      o.hwloc_xml = file;
+    }
+    const TopologyView v = discover_topology(o);
+    expect_same_topology(topology_file(v), topology_from_json(topology_to_json(v), name), name);
+    checked += v.gpu_count() > 1;
+  }
+  EXPECT_GE(checked, 3);  // GPU pairs were compared, not only empty lists
+}
+
 TEST(TopologyIo, ReadsBackWhatTopoWritesAndNamesBadFields) {
   if (!PB_HAVE_TINYXML2) GTEST_SKIP() << "the NCCL XML fixture needs tinyxml2 (--nccl-xml is built out)";
   DiscoveryOptions o;

@@ -73,6 +73,13 @@ TEST_F(ReportSessionFiles, TheFileAndTheSinksTakeTheSessionsTypedSystem) {
   ResultsHeader expected = back;
   expected.system = system;
   EXPECT_EQ(results_header(back), results_header(expected));  // the file holds the typed system, no other
+  // The session's topology is typed from its own discovery, as the file's reader makes it of the JSON.
+  ASSERT_EQ(system.topology.has_value(), back.system.topology.has_value());
+  if (system.topology) {
+    EXPECT_EQ(system.topology->host, back.system.topology->host);
+    EXPECT_EQ(system.topology->gpus.size(), back.system.topology->gpus.size());
+    EXPECT_EQ(system.topology->gpu_pairs.size(), back.system.topology->gpu_pairs.size());
+  }
   EXPECT_EQ(back.config, nlohmann::json({{"iters", 1}}));
   ASSERT_EQ(back.records.size(), 1u);
   const nlohmann::json line = nlohmann::json::parse(e2e::slurp(path("r.jsonl")));
