@@ -171,6 +171,16 @@ TopologyFile topology_from_json(const json& j, const std::string& where) {
   return t;
 }
 
+std::vector<ChainLink> pcie_chain(const Topology& t, const Gpu& g) {
+  std::vector<ChainLink> chain;
+  // The size bound stops a malformed parent cycle.
+  for (int x = g.node; x >= 0 && chain.size() <= t.nodes.size(); x = t.nodes[static_cast<std::size_t>(x)].parent) {
+    const TopoNode& up = t.nodes[static_cast<std::size_t>(x)];
+    chain.push_back({x, "pcie:" + (up.bus_id.empty() ? up.label : up.bus_id), up.link_gbps > 0 ? up.link_gbps : 0.0});
+  }
+  return chain;
+}
+
 TopologyFile topology_file(const TopologyView& v) {
   const Topology& t = v.topology;
   TopologyFile f;
@@ -188,20 +198,15 @@ TopologyFile topology_file(const TopologyView& v) {
     out.pcie_width = known(n.link_width);
     out.pcie_gen_max = known(n.link_gen_max);
     out.pcie_width_max = known(n.link_width_max);
-    for (int x = g.node; x >= 0 && out.pcie_chain.size() <= t.nodes.size();
-         x = t.nodes[static_cast<std::size_t>(x)].parent) {
-      const TopoNode& up = t.nodes[static_cast<std::size_t>(x)];
-      out.pcie_chain.push_back({x, "pcie:" + (up.bus_id.empty() ? up.label : up.bus_id), std::max(up.link_gbps, 0.0)});
-    }
+    out.pcie_chain = pcie_chain(t, g);
     f.gpus.push_back(std::move(out));
   }
   for (std::size_t a = 0; a < f.gpus.size(); ++a) {
     for (std::size_t b = 0; b < f.gpus.size(); ++b) {
       if (a == b) continue;
       PairInfo p = v.gpu_pair(a, b, true);
-      f.gpu_pairs.push_back({f.gpus[a].index, f.gpus[b].index,
-                             LinkClass{p.cls, p.cls == PathClass::kNvLink ? p.nvlinks : 0}, std::move(p.path),
-                             p.path_min_gbps});
+      f.gpu_pairs.push_back(
+          {f.gpus[a].index, f.gpus[b].index, LinkClass{p.cls, p.nvlinks, false}, std::move(p.path), p.path_min_gbps});
     }
   }
   return f;

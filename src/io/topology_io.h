@@ -15,6 +15,8 @@
 namespace pipebench {
 
 struct TopologyView;  // topology/discovery.h
+struct Topology;      // topology/topology.h
+struct Gpu;
 
 inline constexpr const char* kTopologySchema = "pipebench.topology/1";
 
@@ -56,6 +58,10 @@ inline constexpr std::size_t kMaxTopologyFileGpus = 256;
 // Reads "pair_matrix" (written since topologies scale past 64 GPUs) when present, else the "pairs" list.
 // Throws UsageError naming `where` and the field for another schema, a missing or mistyped field.
 [[nodiscard]] TopologyFile topology_from_json(const nlohmann::json& j, const std::string& where);
+
+// GPU g's PCIe chain from itself up to the root of its tree, as the file holds it ("pcie_chain": what a
+// reader needs to rebuild any pair's links); gbps 0 where the link's speed is unknown.
+[[nodiscard]] std::vector<ChainLink> pcie_chain(const Topology& t, const Gpu& g);
 
 // A topology this process discovered, as a reader of its file holds it, without writing and reading the JSON:
 // field for field what topology_from_json makes of report/topology_report.h's topology_to_json(v) (a test

@@ -121,15 +121,12 @@ namespace {
 
 nlohmann::json known(int x) { return x >= 0 ? nlohmann::json(x) : nlohmann::json(nullptr); }
 
-// GPU g's tree chain from itself up to the root: what a reader needs to rebuild any pair's links.
-nlohmann::json pcie_chain(const Topology& t, const Gpu& g) {
+// GPU g's chain as the file writes it: an unknown speed is null.
+nlohmann::json chain_json(const Topology& t, const Gpu& g) {
   nlohmann::json chain = nlohmann::json::array();
-  for (int x = g.node; x >= 0; x = t.nodes[static_cast<std::size_t>(x)].parent) {
-    const TopoNode& n = t.nodes[static_cast<std::size_t>(x)];
-    chain.push_back({{"node", x},
-                     {"link", "pcie:" + (n.bus_id.empty() ? n.label : n.bus_id)},
-                     {"gbps", n.link_gbps > 0 ? nlohmann::json(n.link_gbps) : nlohmann::json(nullptr)}});
-    if (chain.size() > t.nodes.size()) break;  // a malformed parent cycle
+  for (const ChainLink& c : pcie_chain(t, g)) {
+    chain.push_back(
+        {{"node", c.node}, {"link", c.link}, {"gbps", c.gbps > 0 ? nlohmann::json(c.gbps) : nlohmann::json(nullptr)}});
   }
   return chain;
 }
@@ -149,7 +146,7 @@ nlohmann::json gpu_json(const Topology& t, const Gpu& g) {
           {"link_gbps", n.link_gbps},
           {"nvlinks_up", known(g.nvlinks_up)},
           {"nvlinks_down", known(g.nvlinks_down)},
-          {"pcie_chain", pcie_chain(t, g)}};
+          {"pcie_chain", chain_json(t, g)}};
 }
 
 // Everything but the pairs: O(GPUs + NICs) in size.
