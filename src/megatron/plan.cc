@@ -70,7 +70,12 @@ std::int64_t warmup_microbatches(const MegatronArgs& a, const Layout& l, int v, 
 ScheduleShape megatron_shape(const MegatronArgs& a, const Layout& l, const ScheduleId& id) {
   const std::int64_t m = l.microbatches, p = l.pp;
   const int v = id.v;
-  ScheduleShape s{l.pp, v, m, a.overlap_p2p, schedule_generator(id).placement(), {}, {}};
+  ScheduleShape s;
+  s.p = l.pp;
+  s.v = v;
+  s.m = m;
+  s.overlap_p2p = a.overlap_p2p;
+  s.placement = schedule_generator(id).placement();
   for (int r = 0; r < l.pp; ++r) s.warmup.push_back(warmup_microbatches(a, l, v, r));
   if (v <= 1) {
     s.table = one_chunk_table(m);

@@ -5,6 +5,7 @@
 // the replay read the same steps and add those.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -55,7 +56,8 @@ struct Call {
   int nops = 0;
 };
 
-// The schedule's shape on one pipeline: what the generators need to know and nothing about costs.
+// The schedule's shape on one pipeline: what the generators need to know. Costs only where a generator orders
+// its passes by their times (pass_ns).
 struct ScheduleShape {
   int p = 1;                // pipeline ranks
   int v = 1;                // model chunks per rank
@@ -64,6 +66,13 @@ struct ScheduleShape {
   StagePlacement placement = StagePlacement::kLoop;  // the generator's
   std::vector<std::int64_t> warmup;                  // per pipeline rank: forward steps before the first backward
   std::vector<std::pair<std::int64_t, int>> table;   // forward virtual microbatch k -> (microbatch, chunk)
+  // One chunk per rank: F, B and W of one microbatch on each pipeline rank in ns, where the build knows them
+  // (sim/schedule_build.cc, for the simulator and the replay alike); empty elsewhere (plan, trace), where a
+  // generator that plans by time (zb_2p.cc) takes equal passes.
+  std::vector<std::array<std::int64_t, 3>> pass_ns;
+  // The share of a microbatch's activations still held between its B and its W (Qi et al., ICLR 2024, §3.1:
+  // M_W / M_B, 32bsh against 34bsh + 5as^2b); 1 where the build does not know the model.
+  double w_held_share = 1;
 
   [[nodiscard]] std::int64_t steps() const { return static_cast<std::int64_t>(table.size()); }  // m v
   [[nodiscard]] std::int64_t microbatch(std::int64_t k) const { return table[static_cast<std::size_t>(k)].first; }

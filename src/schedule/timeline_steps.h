@@ -38,7 +38,8 @@ class TimelineGenerator : public ScheduleGenerator {
   // Pipeline rank q's passes in order (each forward and backward of every virtual microbatch once, a W after
   // its B).
   [[nodiscard]] virtual std::vector<PassStep> order(const ScheduleShape& shape, int q) const = 0;
-  [[nodiscard]] std::vector<std::vector<PassStep>> orders(const ScheduleShape& shape) const {
+  // Every rank's order: rank by rank unless the ranks are planned together (zb_2p.cc).
+  [[nodiscard]] virtual std::vector<std::vector<PassStep>> orders(const ScheduleShape& shape) const {
     std::vector<std::vector<PassStep>> out;
     for (int q = 0; q < shape.p; ++q) out.push_back(order(shape, q));
     return out;

@@ -96,6 +96,21 @@ void set_compute(ScheduleSpec& spec, const ComputeModel& c, const MegatronArgs& 
   }
 }
 
+// What a generator that orders its passes by their times plans with (ScheduleShape::pass_ns, w_held_share): the
+// unfolded times, which the predictor and the replay share, and the share of a microbatch's activations its W
+// still holds (Qi et al., ICLR 2024, §3.1: M_W = 32bsh, M_B = 34bsh + 5as^2b per layer).
+void plan_times(ScheduleSpec& spec, const MegatronArgs& a) {
+  ScheduleShape& s = spec.shape;
+  const double h = a.hidden, heads = a.heads, seq = static_cast<double>(a.seq_length);
+  if (h > 0 && heads > 0 && seq > 0) s.w_held_share = 32 * h / (34 * h + 5 * heads * seq);
+  s.pass_ns.clear();
+  if (s.v != 1 || spec.wgt.empty()) return;
+  for (int r = 0; r < s.p; ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    s.pass_ns.push_back({spec.fwd[i][0], spec.bwd[i][0], spec.wgt[i][0]});
+  }
+}
+
 }  // namespace
 
 std::string task_limit_problem(const Plan& plan, const Schedule& s) {
@@ -127,6 +142,7 @@ ScheduleSpec prepare_build(const Plan& plan, const Schedule& s, const ComputeMod
   sort_messages(s, costs, b);
   const std::vector<double> none(b.ranks.size(), 0.0);
   set_compute(spec, compute, plan.args, none, none);
+  plan_times(spec, plan.args);
   // Passes measured by a profile hold the collectives that ran inside them already.
   if (!fold || compute.per_rank()) return spec;
   ScheduleSpec folded = spec;

@@ -398,8 +398,8 @@ TEST_F(E2E, PlanThenBenchThePlanOnFourHostRanks) {
   expect_usage_error("bench --plan " + plan + " --op all_reduce",
                      "--plan takes its sizes, ops and groups from the plan");
   expect_usage_error("bench --plan " + plan + " --schedule zigzag --backend mpi",
-                     "--schedule: unknown schedule 'zigzag' (one of: 1f1b, gpipe, interleaved, interleaved-zb, zb-h1, "
-                     "zb-h2, zbv)");
+                     "--schedule: unknown schedule 'zigzag' (one of: 1f1b, gpipe, interleaved, interleaved-zb, zb-2p, "
+                     "zb-h1, zb-h2, zbv)");
   expect_usage_error(
       "plan -- --num-layers 30 --hidden-size 256 --num-attention-heads 4 --seq-length 64 --max-position-embeddings 64 "
       "--micro-batch-size 1 --global-batch-size 8 --pipeline-model-parallel-size 4 --vocab-size 1000 "

@@ -231,7 +231,7 @@ TEST(PredictionIo, NumbersOutOfRangeAreNamed) {
   j["schedules"][0]["name"] = "zb-h9";
   EXPECT_EQ(error_of(j),
             "--prediction p.json: \"schedules[0]\" schedule 'zb-h9' is none of 1f1b, gpipe, interleaved, "
-            "interleaved-zb, zb-h1, zb-h2, zbv");
+            "interleaved-zb, zb-2p, zb-h1, zb-h2, zbv");
   j = predicted();
   j["schedules"][0]["bubble_sim"] = -1;
   EXPECT_NE(error_of(j).find("\"schedules[0].bubble_sim\" is -1"), std::string::npos);

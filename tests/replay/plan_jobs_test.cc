@@ -181,8 +181,8 @@ TEST(PlanJobs, EverySchedulePlusGpipeWithComputeFromTheModel) {
     keys.push_back(job.id.key());
     EXPECT_EQ(job.reference, keys.size() > 2) << job.id.key();
   }
-  EXPECT_EQ(keys, (std::vector<std::string>{"1f1b", "interleaved:v2", "gpipe", "interleaved-zb:v2", "zb-h1", "zb-h2",
-                                            "zbv:v2"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"1f1b", "interleaved:v2", "gpipe", "interleaved-zb:v2", "zb-2p", "zb-h1",
+                                            "zb-h2", "zbv:v2"}));
   EXPECT_DOUBLE_EQ(pj.compute.bwd_ms_per_layer, 2.0);  // default: 2x forward
   for (const auto& job : pj.jobs) {
     EXPECT_EQ(job.pipeline_rank, 1);

@@ -68,7 +68,7 @@ TEST_F(ReplayCommand, ReplaysEverySchedulePredictedFromItsOwnTableAndWritesTheJs
   const auto j = nlohmann::json::parse(slurp(json));
   EXPECT_EQ(j["schema"], "pipebench.replay/1");
   EXPECT_EQ(j["world"], 2);
-  ASSERT_EQ(j["schedules"].size(), 7u);  // 1f1b, interleaved:v2, gpipe, interleaved-zb:v2, zb-h1, zb-h2, zbv:v2
+  ASSERT_EQ(j["schedules"].size(), 8u);  // 1f1b, interleaved:v2, gpipe, interleaved-zb:v2, zb-2p, zb-h1, zb-h2, zbv:v2
   for (const auto& s : j["schedules"]) {
     EXPECT_EQ(s["iterations_ms"].size(), 2u);
     // 4 microbatches over 2 stages of 2 layers: at least m(tf+tb) = 4 x 6 ms on every rank.

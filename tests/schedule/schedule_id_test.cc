@@ -53,7 +53,7 @@ std::string usage_error(const std::string& text) {
 TEST(ScheduleId, BadSelectionsNameTheFlagAndTheValue) {
   EXPECT_EQ(usage_error("interleavd"),
             "--schedule: unknown schedule 'interleavd' (did you mean interleaved?) (one of: 1f1b, gpipe, interleaved, "
-            "interleaved-zb, zb-h1, zb-h2, zbv)");
+            "interleaved-zb, zb-2p, zb-h1, zb-h2, zbv)");
   EXPECT_NE(usage_error("1f1b:v2").find("--schedule 1f1b:v2: 1f1b runs one chunk per rank"), std::string::npos);
   for (const char* bad : {"interleaved:", "interleaved:v", "interleaved:v1", "interleaved:2", "interleaved:v2x",
                           "interleaved:v-3", "interleaved:v99999999999", "interleaved:v1025"}) {
@@ -66,7 +66,7 @@ TEST(ScheduleId, AFilesNameAndVAreCheckedAgainstTheGenerators) {
   EXPECT_EQ(schedule_id_problem("interleaved", 8), "");
   EXPECT_EQ(schedule_id_problem("gpipe", 1), "");
   EXPECT_EQ(schedule_id_problem("zb", 1),
-            "schedule 'zb' is none of 1f1b, gpipe, interleaved, interleaved-zb, zb-h1, zb-h2, zbv");
+            "schedule 'zb' is none of 1f1b, gpipe, interleaved, interleaved-zb, zb-2p, zb-h1, zb-h2, zbv");
   EXPECT_EQ(schedule_id_problem("zbv", 2), "");
   EXPECT_EQ(schedule_id_problem("zbv", 4), "schedule zbv with v 4 (its v is 2)");
   EXPECT_NE(usage_error("zbv:v4").find("--schedule zbv:v4: zbv runs 2 chunks per rank (zbv:v2)"), std::string::npos);

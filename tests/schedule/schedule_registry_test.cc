@@ -214,10 +214,10 @@ TEST(ScheduleRegistry, EmitAllWritesEveryRankAsEmitDoesInRankOrder) {
 
 TEST(ScheduleRegistry, TheSchedulesAreRegisteredAndGpipeAndZeroBubbleAreReferences) {
   const ScheduleRegistry& registry = ScheduleRegistry::instance();
-  EXPECT_EQ(registry.names(),
-            (std::vector<std::string>{"1f1b", "gpipe", "interleaved", "interleaved-zb", "zb-h1", "zb-h2", "zbv"}));
+  EXPECT_EQ(registry.names(), (std::vector<std::string>{"1f1b", "gpipe", "interleaved", "interleaved-zb", "zb-2p",
+                                                        "zb-h1", "zb-h2", "zbv"}));
   EXPECT_TRUE(registry.find("x", "gpipe").reference());
-  for (const char* zb : {"zb-h1", "zb-h2", "interleaved-zb", "zbv"}) {
+  for (const char* zb : {"zb-2p", "zb-h1", "zb-h2", "interleaved-zb", "zbv"}) {
     EXPECT_TRUE(registry.find("x", zb).reference()) << zb;
     EXPECT_TRUE(registry.find("x", zb).splits_backward()) << zb;
     EXPECT_EQ(registry.find("x", zb).interleaves(), std::string(zb) == "interleaved-zb" || std::string(zb) == "zbv")

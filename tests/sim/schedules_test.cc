@@ -112,6 +112,33 @@ TEST(Schedules, ZbH2WithTransferTimeIsBelowZbH1) {
   EXPECT_LT(h2, h1);
 }
 
+// F = B = t and a W of half that, the proportions of the Zero Bubble paper's Table 9, with the times in the
+// shape as the build gives them to a generator that plans by time.
+ScheduleSpec cheap_w(const std::string& name, int p, std::int64_t m, SimTime t) {
+  ScheduleSpec s = uniform(name, p, m, t);
+  s.bwd.assign(static_cast<std::size_t>(p), {t});
+  s.wgt.assign(static_cast<std::size_t>(p), {t / 2});
+  s.shape.pass_ns.assign(static_cast<std::size_t>(p), {t, t, t / 2});
+  return s;
+}
+
+// ZB-2p (Qi et al. §3.1, zb_2p.cc) is planned from the passes' times. With F = B = W = t it has no gap inside
+// any rank, as ZB-H2. With a W of half the F, ZB-H2's order, written for equal passes, leaves its first ranks
+// waiting for gradients in the cool-down, gaps no overlap of iterations removes; ZB-2p plans around them, and
+// its longest span (an iteration under post-validation) is shorter, above the compute.
+TEST(Schedules, Zb2pPlansAroundACheapWeightGradient) {
+  const SimTime t = 1000;
+  for (int p : {4, 8}) {
+    const std::int64_t m = 24;
+    const std::string where = "p " + std::to_string(p);
+    EXPECT_EQ(longest_rank_span(uniform("zb-2p", p, m, t)), 3 * m * t) << where;
+    const SimTime zb2p = longest_rank_span(cheap_w("zb-2p", p, m, t)),
+                  h2 = longest_rank_span(cheap_w("zb-h2", p, m, t));
+    EXPECT_LT(zb2p, h2) << where;
+    EXPECT_GE(zb2p, m * (t + t + t / 2)) << where;
+  }
+}
+
 // Uniform compute on v chunks per rank: each chunk pass t / v, Megatron's table with groups of p.
 ScheduleSpec uniform_chunks(const std::string& name, int p, int v, std::int64_t m, SimTime t) {
   ScheduleSpec s = uniform(name, p, m, t);
