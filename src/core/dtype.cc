@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace pipebench {
 namespace {
@@ -38,12 +39,6 @@ const std::vector<DTypeInfo>& table() {
 }
 
 const DTypeInfo& info(DType t) { return table().at(static_cast<std::size_t>(t)); }
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 }  // namespace
 

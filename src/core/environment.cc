@@ -6,13 +6,12 @@
 #include <string>
 
 #include "core/command_line.h"
+#include "core/text.h"
 
 extern char** environ;
 
 namespace pipebench {
 namespace {
-
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'; }
 

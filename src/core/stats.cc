@@ -26,4 +26,12 @@ Stats summarize(std::vector<double> s) {
   return st;
 }
 
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  const auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), mid, values.end());
+  if (values.size() % 2 == 1) return *mid;
+  return 0.5 * (*std::max_element(values.begin(), mid) + *mid);
+}
+
 }  // namespace pipebench

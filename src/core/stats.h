@@ -17,4 +17,7 @@ struct Stats {
 // An empty input gives all zeros.
 [[nodiscard]] Stats summarize(std::vector<double> samples_us);
 
+// The median of `values` as summarize takes it (the mean of the two middle values for an even count); 0 for none.
+[[nodiscard]] double median(std::vector<double> values);
+
 }  // namespace pipebench

@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/text.h"
 #include "core/utf8.h"
 #include "io/nccl_tests_parts.h"
 #include "io/nccl_tests_row_order.h"
@@ -37,8 +38,6 @@ std::vector<std::string> words(std::string_view line) {
   }
   return out;
 }
-
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 // The integer after the words `key` in a header line ("nGpus 8", "warmup iters: 1", "iters: 20"): the
 // first match whose word before is not `not_after` ("iters:" must not be the end of "warmup iters:").

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace pipebench {
 
@@ -38,11 +39,6 @@ const std::regex& uuid_form() {
 const std::regex& bus_id_form() {
   static const std::regex re("(?:([0-9a-fA-F]{4,8}):)?([0-9a-fA-F]{2}:[0-9a-fA-F]{2}\\.[0-7])");
   return re;
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
 }
 
 // "dddd:bb:dd.f" in lower case: nvidia-smi writes 8 domain digits, CUDA 4; a domain above 0xffff does

@@ -8,13 +8,10 @@
 
 #include "cli/number_checks.h"
 #include "core/error.h"
+#include "core/text.h"
 
 namespace pipebench {
 namespace {
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 
 // "--nproc_per_node", "--nproc-per-node" -> "nproc_per_node".
 std::string torchrun_name(std::string w) {

@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "core/text.h"
+
 namespace pipebench {
 namespace {
 
@@ -33,11 +35,6 @@ std::string digit_run(const std::string& s, std::size_t& pos) {
   }
   if (pos < s.size() && s[pos] == '_') return "";
   return digits;
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
 }
 
 }  // namespace

@@ -14,19 +14,13 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/stats.h"
 #include "replay/plan_jobs.h"
 #include "replay/progress_watchdog.h"
 #include "schedule/schedule_registry.h"
 
 namespace pipebench {
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // Rank 0's prediction of each job's schedule, shared with every rank: its iteration time and each pipeline
 // rank's NCCL share (the rest stays on rank 0); none where the prediction does not have the schedule.

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/stats.h"
 #include "core/units.h"
 #include "io/input_views.h"
 
@@ -45,9 +46,9 @@ void judge_group(const Metric& metric, double k, const std::vector<Member>& grou
     f.record = group[i].record;
     f.member = member_name(*f.input, *f.record);
     f.value = group[i].value;
-    f.peers_median = median_of(peers);
+    f.peers_median = median(peers);
     for (double& p : peers) p = std::fabs(p - f.peers_median);
-    f.mad = std::max(median_of(peers), 0.01 * std::fabs(f.peers_median));
+    f.mad = std::max(median(peers), 0.01 * std::fabs(f.peers_median));
     const double bad_side = metric.higher_is_better ? f.peers_median - f.value : f.value - f.peers_median;
     f.deviations = f.mad > 0 ? bad_side / f.mad : 0.0;
     f.outlier = f.mad > 0 && f.deviations > k;
@@ -56,16 +57,6 @@ void judge_group(const Metric& metric, double k, const std::vector<Member>& grou
 }
 
 }  // namespace
-
-double median_of(std::vector<double> values) {
-  if (values.empty()) return 0;
-  const std::size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
-  const double upper = values[mid];
-  if (values.size() % 2 == 1) return upper;
-  const double lower = *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
-  return (lower + upper) / 2;
-}
 
 std::vector<MadFinding> mad_outliers(const std::vector<InputFile<ResultSet>>& inputs, const Metric& metric, double k,
                                      const std::function<bool(const ResultRecord&)>& keep) {

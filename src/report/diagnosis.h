@@ -24,9 +24,6 @@ struct MadFinding {
   bool outlier = false;
 };
 
-// The median of `values` (mean of the two middle ones for an even count); 0 for none.
-[[nodiscard]] double median_of(std::vector<double> values);
-
 // Groups the records of every input by point (op, dtype, redop, size, placement, nranks, root, graph);
 // each group of at least 3 members (hosts, or pairs of a pair sweep) yields one finding per member.
 // The peers of a member are the other members of its group. The MAD is floored at 1% of the peers'

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/printf_string.h"
+#include "core/stats.h"
 #include "core/units.h"
 #include "io/input_views.h"
 #include "report/diagnosis.h"
@@ -29,10 +30,10 @@ std::string describe(const FleetPoint& p) {
 }
 
 // 1.4826 x MAD estimates the standard deviation of normally distributed values (Rousseeuw & Croux 1993).
-double scaled_mad(const std::vector<double>& values, double median) {
+double scaled_mad(const std::vector<double>& values, double center) {
   std::vector<double> dev;
-  for (double v : values) dev.push_back(std::fabs(v - median));
-  return 1.4826 * median_of(dev);
+  for (double v : values) dev.push_back(std::fabs(v - center));
+  return 1.4826 * median(dev);
 }
 
 // The fingerprint of a record of results file `rs` as a baseline point (no statistics filled in): op, dtype, redop,
@@ -81,7 +82,7 @@ FleetBaseline make_fleet_baseline(const std::vector<InputFile<ResultSet>>& resul
   for (std::size_t i = 0; i < keys.size(); ++i) {
     FleetPoint p = keys[i];
     const auto& v = values[i];
-    p.median_gbps = median_of(v);
+    p.median_gbps = median(v);
     p.spread_gbps = scaled_mad(v, p.median_gbps);
     p.min_gbps = *std::min_element(v.begin(), v.end());
     p.max_gbps = *std::max_element(v.begin(), v.end());

@@ -6,6 +6,7 @@
 
 #include "collectives/registry.h"
 #include "core/printf_string.h"
+#include "core/stats.h"
 #include "core/units.h"
 #include "io/input_views.h"
 #include "report/charts.h"
@@ -67,19 +68,19 @@ std::vector<Series> series_of(const HostPoints& hp, bool lower_is_worse) {
   if (hp.size() <= kMaxHostLines) {
     for (const auto& [host, sizes] : hp) {
       Series s{host, {}};
-      for (const auto& [x, ys] : sizes) s.points.emplace_back(x, median_of(ys));
+      for (const auto& [x, ys] : sizes) s.points.emplace_back(x, median(ys));
       out.push_back(std::move(s));
     }
     return out;
   }
   std::map<double, std::vector<double>> by_size;
   for (const auto& [host, sizes] : hp) {
-    for (const auto& [x, ys] : sizes) by_size[x].push_back(median_of(ys));
+    for (const auto& [x, ys] : sizes) by_size[x].push_back(median(ys));
   }
   const std::string n = std::to_string(hp.size());
   Series med{"median of " + n + " hosts", {}}, worst{(lower_is_worse ? "min of " : "max of ") + n + " hosts", {}};
   for (const auto& [x, ys] : by_size) {
-    med.points.emplace_back(x, median_of(ys));
+    med.points.emplace_back(x, median(ys));
     worst.points.emplace_back(
         x, lower_is_worse ? *std::min_element(ys.begin(), ys.end()) : *std::max_element(ys.begin(), ys.end()));
   }

@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/text.h"
 #include "trace/each_file.h"
 #include "trace/file_format.h"
 #include "trace/kineto_reader.h"
@@ -19,10 +20,6 @@
 
 namespace pipebench {
 namespace {
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 
 // "rank2" before "rank10": digit runs compare as numbers.
 bool natural_less(const std::string& a, const std::string& b) {

@@ -12,6 +12,7 @@
 #include "collectives/registry.h"
 #include "core/error.h"
 #include "core/printf_string.h"
+#include "core/stats.h"
 #include "megatron/pipeline_split.h"
 #include "schedule/schedule_registry.h"
 #include "sim/schedule_build.h"
@@ -21,14 +22,6 @@ namespace pipebench {
 namespace {
 
 constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  if (v.size() % 2 == 1) return *mid;
-  return (*mid + *std::max_element(v.begin(), mid)) / 2;
-}
 
 double mean(const std::vector<double>& v) {
   double sum = 0;

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "trace/collective_text.h"
 #include "trace/each_file.h"
 #include "trace/file_format.h"
@@ -30,8 +31,6 @@ const std::string& string_field(const json& e, const char* key) {
   const auto it = e.find(key);
   return it != e.end() && it->is_string() ? it->get_ref<const std::string&>() : kEmpty;
 }
-
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 // The c10d call a CPU operator stands for, or "" for compute. record_param_comms carries the call's name in its
 // args; c10d's dispatcher ops (c10d::send, c10d::recv_, c10d::allreduce_) and the backends' operators

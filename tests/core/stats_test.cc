@@ -31,5 +31,15 @@ TEST(Summarize, EmptyInputIsAllZero) {
   EXPECT_EQ(s.max_us, 0);
 }
 
+// median is summarize's median alone, whatever the order of the values; 0 for none.
+TEST(Median, IsSummarizesMedianInAnyOrder) {
+  EXPECT_EQ(median({}), 0);
+  for (const std::vector<double>& v :
+       {std::vector<double>{7}, {4, 1, 3, 2}, {5, 9, 1, 3, 3}, {2.5, -1, 8, 8, 0.1, 3}, {1e300, -1e300}})
+    EXPECT_EQ(median(v), summarize(v).median_us);
+  EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
+  EXPECT_DOUBLE_EQ(median({9, 1, 5}), 5);
+}
+
 }  // namespace
 }  // namespace pipebench

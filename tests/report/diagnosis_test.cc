@@ -12,12 +12,6 @@ using testing::make_host;
 
 auto all = [](const ResultRecord&) { return true; };
 
-TEST(Diagnosis, MedianOfOddAndEven) {
-  EXPECT_EQ(median_of({3, 1, 2}), 2);
-  EXPECT_EQ(median_of({4, 1, 3, 2}), 2.5);
-  EXPECT_EQ(median_of({}), 0);
-}
-
 TEST(Diagnosis, FlagsTheSlowHostOnly) {
   std::vector<InputFile<ResultSet>> hosts;
   const double peaks[] = {100, 101, 99, 100.5, 60};
