@@ -191,12 +191,12 @@ void finish_types(const BenchText& t, BenchConfig& c) {
   c.sweep.ops.clear();
   for (const auto& name : split_list(t.ops)) {
     if (name != "all") {
-      (void)OpRegistry::instance().find("--op", name);
-      c.sweep.ops.push_back(name);
+      c.sweep.ops.push_back(&OpRegistry::instance().find("--op", name));
       continue;
     }
     for (const auto& n : OpRegistry::instance().names()) {
-      if (!OpRegistry::instance().find("--op", n).traits().is_transfer || !t.pairs.empty()) c.sweep.ops.push_back(n);
+      const Op& op = OpRegistry::instance().find("--op", n);
+      if (!op.traits().is_transfer || !t.pairs.empty()) c.sweep.ops.push_back(&op);
     }
   }
   if (c.sweep.ops.empty())
@@ -214,7 +214,7 @@ void finish_types(const BenchText& t, BenchConfig& c) {
   for (const auto& name : split_list(t.redops)) c.sweep.redops.push_back(parse_redop("-o", name));
   if (c.sweep.redops.empty()) throw UsageError("-o '" + t.redops + "': no reduction named");
   std::vector<std::string> names;
-  for (const auto& name : c.sweep.ops) names.emplace_back(OpRegistry::instance().find("--op", name).name());
+  for (const Op* op : c.sweep.ops) names.emplace_back(op->name());
   require_once("--op", names);
   names.clear();
   for (const DType d : c.sweep.dtypes) names.emplace_back(dtype_name(d));
@@ -230,11 +230,10 @@ void finish_placement(const BenchText& t, BenchConfig& c) {
   if (!t.pairs.empty()) c.sweep.params.pairs = parse_pairs("--pairs", t.pairs);
   if (!t.group.empty()) c.sweep.group = parse_rank_list("--group", t.group);
   if (c.measure.graph && c.backend == BackendKind::kMpi) throw UsageError("-G: CUDA graphs need the nccl backend");
-  const auto needs_pairs = std::find_if(c.sweep.ops.begin(), c.sweep.ops.end(), [](const std::string& name) {
-    return OpRegistry::instance().find("--op", name).traits().is_transfer;
-  });
+  const auto needs_pairs =
+      std::find_if(c.sweep.ops.begin(), c.sweep.ops.end(), [](const Op* op) { return op->traits().is_transfer; });
   if (needs_pairs != c.sweep.ops.end() && c.sweep.params.pairs.empty()) {
-    throw UsageError("--op " + *needs_pairs + " needs --pairs SRC:DST[,SRC:DST...]");
+    throw UsageError("--op " + std::string((*needs_pairs)->name()) + " needs --pairs SRC:DST[,SRC:DST...]");
   }
   if (needs_pairs == c.sweep.ops.end() && (!c.sweep.params.pairs.empty() || c.sweep.params.bidirectional)) {
     throw UsageError(std::string(c.sweep.params.bidirectional ? "--bidir" : "--pairs") + " applies only to --op " +
@@ -294,7 +293,7 @@ void finish_outputs(const CLI::App& sub, const BenchText& t, BenchConfig& c) {
                      std::to_string(c.sweep.ops.size()) + " (give one --op, or use --json)");
   }
   if (t.nccl_tests_name.empty()) return;
-  if (nccl_tests_binary_op(t.nccl_tests_name) != c.sweep.ops.front() || c.sweep.ops.size() != 1) {
+  if (nccl_tests_binary_op(t.nccl_tests_name) != c.sweep.ops.front()->name() || c.sweep.ops.size() != 1) {
     throw UsageError("--nccl-tests-name " + t.nccl_tests_name + ": not the nccl-tests binary of --op " + t.ops);
   }
   if (!c.plan_path.empty()) throw UsageError(t.nccl_tests_name + ": --plan is a pipebench bench flag");

@@ -37,7 +37,7 @@ std::vector<RankPair> chosen_pairs(const PairsOptions& o, int n) {
 
 BenchConfig pairs_config(const PairsOptions& o) {
   BenchConfig base;
-  base.sweep.ops = {std::string(OpRegistry::instance().transfer_op().name())};
+  base.sweep.ops = {&OpRegistry::instance().transfer_op()};
   base.sweep.sizes_bytes = o.sizes_bytes;
   base.gpus_per_process = o.gpus_per_process;
   base.measure.iters = o.iters;

@@ -16,6 +16,7 @@
 #include "app/report_inputs.h"
 #include "backend/backend_factory.h"
 #include "cli/number_checks.h"
+#include "collectives/registry.h"
 #include "core/command_line.h"
 #include "core/distinct_files.h"
 #include "core/error.h"
@@ -258,7 +259,9 @@ constexpr int kRunReps = 5;
 
 BenchConfig run_bench_config(const RunOptions& o, const World& world, BackendKind kind) {
   BenchConfig c;
-  c.sweep.ops = {"all_reduce", "all_gather", "sendrecv"};
+  c.sweep.ops.clear();
+  for (const char* name : {"all_reduce", "all_gather", "sendrecv"})
+    c.sweep.ops.push_back(&OpRegistry::instance().find("--op", name));
   c.sweep.sizes_bytes = sweep_sizes(o.min_bytes, o.max_bytes, o.factor, 0);
   c.backend = kind;
   c.gpu_list = o.gpu_list;

@@ -38,8 +38,8 @@ class NullReporter final : public benchmark::BenchmarkReporter {
 
 std::vector<Point> plan_points(const SweepSpec& c) {
   std::vector<Point> points;
-  for (const auto& name : c.ops) {
-    const Op& op = OpRegistry::instance().find("--op", name);
+  for (const Op* each : c.ops) {
+    const Op& op = *each;
     // Started as an nccl-tests binary: its placements and its loop over -o operations (collectives/op.h).
     const bool in_place = times_in_place(op, c);
     const std::vector<RedOp> redops = op.traits().reduces || (c.nccl_tests_points && op.traits().nccl_tests_names_redop)

@@ -17,7 +17,8 @@
 namespace pipebench {
 
 struct SweepSpec {
-  std::vector<std::string> ops = {"all_reduce"};
+  std::vector<const Op*> ops;  // the registry's (collectives/registry.h); the command lines fill them
+
   std::vector<std::uint64_t> sizes_bytes;
   std::vector<DType> dtypes = {DType::kFloat};
   std::vector<RedOp> redops = {RedOp::kSum};

@@ -63,7 +63,7 @@ void validate_for_backend(const BenchConfig& c, const Backend& backend, const Wo
       nranks = std::min(nranks, static_cast<int>(g.size()) * per_process);  // every group must run every op
     }
   }
-  for (const auto& name : c.sweep.ops) OpRegistry::instance().find("--op", name).validate(nranks, c.sweep.params);
+  for (const Op* op : c.sweep.ops) op->validate(nranks, c.sweep.params);
   if (c.measure.graph && !backend.supports_graphs()) throw UsageError("-G: CUDA graphs need the nccl backend");
 
   // Refuse before allocating: the largest point's buffers against free memory (min over ranks).
@@ -88,10 +88,11 @@ void validate_for_backend(const BenchConfig& c, const Backend& backend, const Wo
 }
 
 nlohmann::json bench_config_json(const BenchConfig& c) {
-  std::vector<std::string> dtypes, redops;
+  std::vector<std::string> ops, dtypes, redops;
+  for (const Op* op : c.sweep.ops) ops.emplace_back(op->name());
   for (auto t : c.sweep.dtypes) dtypes.emplace_back(dtype_name(t));
   for (auto r : c.sweep.redops) redops.emplace_back(redop_name(r));
-  return {{"ops", c.sweep.ops},
+  return {{"ops", ops},
           {"sizes_bytes", c.sweep.sizes_bytes},
           {"dtypes", dtypes},
           {"redops", redops},

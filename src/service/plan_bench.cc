@@ -355,12 +355,12 @@ int run_plan_bench_on(Backend& backend, const Plan& plan, const std::string& lab
   std::vector<PlanPoint> points = distinct_plan_points(plan, c.plan_schedule);
   const std::size_t distinct = points.size();
   for (auto& p : at_once_points(plan, c.plan_schedule)) points.push_back(std::move(p));
-  BenchConfig base = c;
-  base.sweep.ops = {"plan"};
+  // The header's ops: the plan's messages, not a sweep's ops.
+  nlohmann::json config = bench_config_json(c);
+  config["ops"] = {"plan"};
   std::vector<ResultRecord> collected;
-  ReportSession report(world, backend, c.outputs.json_path, c.outputs.csv_path, bench_config_json(base),
-                       results ? &collected : nullptr);
-  open_record_outputs(report, {report.system(), base, backend, world, std::nullopt});
+  ReportSession report(world, backend, c.outputs.json_path, c.outputs.csv_path, config, results ? &collected : nullptr);
+  open_record_outputs(report, {report.system(), c, backend, world, std::nullopt});
   const bool speak = world.rank() == 0;
   if (speak) {
     print_plan_bench_header(std::cout, label, c.plan_schedule, distinct, points.size() - distinct, backend.nranks(),
