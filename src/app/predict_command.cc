@@ -144,8 +144,9 @@ Placement class_placement(const std::string& path) {
 // ranges as --link-gbps and --link-latency-us (NaN fails every comparison, so test inside-range).
 ClassLink parse_class_link(const std::string& spec, double default_us) {
   const auto eq = spec.find('=');
-  ClassLink l{spec.substr(0, eq), 0, default_us};
-  bool ok = eq != std::string::npos && parse_link_class(l.cls).has_value();
+  const std::optional<LinkClass> cls = parse_link_class(spec.substr(0, eq));
+  ClassLink l{cls.value_or(LinkClass{}), 0, default_us};
+  bool ok = eq != std::string::npos && cls.has_value();
   if (ok) {
     const std::string values = spec.substr(eq + 1);
     const auto comma = values.find(',');

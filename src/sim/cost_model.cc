@@ -66,11 +66,10 @@ CommCost interpolate(const std::vector<std::pair<double, double>>& v, std::int64
 
 // The class of a group as the cost models key it: a rank alone is X even where the table does not place
 // it (a one-rank group moves nothing over a link); "" when a pair is unknown.
-std::string group_class(const Placement& placement, const std::vector<int>& ranks) {
-  const std::optional<LinkClass> worst = worst_link_class(ranks, [&placement](int a, int b) {
+std::optional<LinkClass> group_class(const Placement& placement, const std::vector<int>& ranks) {
+  return worst_link_class(ranks, [&placement](int a, int b) {
     return a == b ? std::optional<LinkClass>(LinkClass{}) : placement.pair_class(a, b);
   });
-  return worst ? worst->label() : "";
 }
 
 }  // namespace
@@ -78,13 +77,12 @@ std::string group_class(const Placement& placement, const std::vector<int>& rank
 CommCost AssumedCost::cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const {
   double gbps = gbps_, latency = latency_us_;
   std::string source = "assumed";
-  if (!per_class_.empty()) {
-    const std::string cls = group_class(placement_, ranks);
-    const auto it = per_class_.find(cls);
-    if (it != per_class_.end()) {
-      gbps = it->second.first;
-      latency = it->second.second;
-      source = "assumed (" + cls + ")";
+  if (const std::optional<LinkClass> cls = per_class_.empty() ? std::nullopt : group_class(placement_, ranks)) {
+    for (const auto& [link_class, link] : per_class_) {
+      if (!(link_class == *cls)) continue;
+      gbps = link.first;
+      latency = link.second;
+      source = "assumed (" + cls->label() + ")";
     }
   }
   const double factor = link_bytes_factor(op, ranks.size());
@@ -225,14 +223,15 @@ CommCost MeasuredCost::cost(const std::string& op, const std::vector<int>& ranks
       return interpolate(batches_.at(*best), bytes, op, ranks,
                          " (from a batch of " + std::to_string(best->size()) + ")");
   }
-  const std::string cls = group_class(placement_, ranks);
-  if (fallback_ && !cls.empty()) {
+  const std::optional<LinkClass> cls = group_class(placement_, ranks);
+  if (fallback_ && cls) {
     for (const auto& [key, v] : points_) {
       if (key.first == op && key.second.size() == ranks.size() && group_class(placement_, key.second) == cls)
-        return interpolate(v, bytes, op, ranks, " (class " + cls + " fallback)");
+        return interpolate(v, bytes, op, ranks, " (class " + cls->label() + " fallback)");
     }
   }
-  const std::string missing = "no measurement of " + describe(op, ranks) + (cls.empty() ? "" : " (class " + cls + ")");
+  const std::string missing =
+      "no measurement of " + describe(op, ranks) + (cls ? " (class " + cls->label() + ")" : std::string());
   throw ModelError(ModelError::Input::kNoMeasurement, path_ + ": " + missing, missing, fallback_);
 }
 

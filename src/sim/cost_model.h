@@ -79,14 +79,17 @@ class ZeroCost final : public CostModel {
 class AssumedCost final : public CostModel {
  public:
   AssumedCost(double gbps, double latency_us) : gbps_(gbps), latency_us_(latency_us) {}
-  // --link CLASS=GBPS[,US]: groups of that class use this link instead (needs placed ranks).
-  void set_class_link(const std::string& cls, double gbps, double latency_us) { per_class_[cls] = {gbps, latency_us}; }
+  // --link CLASS=GBPS[,US]: groups of that class use this link instead (needs placed ranks); a class given
+  // again takes the later link.
+  void set_class_link(const LinkClass& cls, double gbps, double latency_us) {
+    per_class_.emplace_back(cls, std::make_pair(gbps, latency_us));
+  }
   void set_classes(Placement placement) { placement_ = std::move(placement); }
   CommCost cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const override;
 
  private:
   double gbps_, latency_us_;
-  std::map<std::string, std::pair<double, double>> per_class_;
+  std::vector<std::pair<LinkClass, std::pair<double, double>>> per_class_;
   Placement placement_;
 };
 

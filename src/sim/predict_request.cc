@@ -59,7 +59,7 @@ BuiltCosts build(const AssumedLinks& a) {
   out.text = printf_string("assumed: every link %.3g GB/s per direction, %.3g us latency", a.gbps, a.latency_us);
   for (const ClassLink& l : a.class_links) {
     assumed->set_class_link(l.cls, l.gbps, l.us);
-    out.text += printf_string("; %s %.3g GB/s, %.3g us", l.cls.c_str(), l.gbps, l.us);
+    out.text += printf_string("; %s %.3g GB/s, %.3g us", l.cls.label().c_str(), l.gbps, l.us);
   }
   if (!a.class_links.empty()) assumed->set_classes(a.placement);
   if (!a.description.empty()) out.text = a.description;

@@ -34,7 +34,7 @@ struct MeasuredTable {
 // What-if links: every link `gbps` GB/s per direction and `latency_us`; groups of a class in
 // `class_links` use that class's link instead (their classes from `placement`).
 struct ClassLink {
-  std::string cls;
+  LinkClass cls;
   double gbps = 0, us = 0;
 };
 struct AssumedLinks {

@@ -242,7 +242,7 @@ TEST(ResultsIo, RanksOfAnotherHostAreNetNotPlacedOnTheseGpus) {
   // predict's --link classes come from this placement: the pair across the hosts takes NET's link.
   AssumedCost link(100, 0);
   link.set_classes(placed);
-  link.set_class_link("NET", 1, 0);
+  link.set_class_link(*parse_link_class("NET"), 1, 0);
   EXPECT_EQ(link.cost("pair", {1, 2}, 1000000000).source, "assumed (NET)");
   EXPECT_EQ(link.cost("pair", {1, 2}, 1000000000).time, 1000000000);  // 1 GB at 1 GB/s
   EXPECT_EQ(link.cost("pair", {0, 1}, 1).source, "assumed");

@@ -112,7 +112,7 @@ TEST(PredictRequest, EachCostSourceSaysWhatItIs) {
   EXPECT_EQ(assumed.cost_text, "assumed: every link 25 GB/s per direction, 5 us latency");
   EXPECT_FALSE(assumed.link_count.has_value());
   // A class link applies to the pairs of its class: PHB at 1 GB/s makes every transfer slower.
-  links.class_links = {{"PHB", 1, 5}};
+  links.class_links = {{*parse_link_class("PHB"), 1, 5}};
   links.placement = place_ranks(results_from_json(shared_host_results(plan), "r"));
   const PredictOutcome slow = predict(plan, request_of(links, plan));
   EXPECT_EQ(slow.cost_text, "assumed: every link 25 GB/s per direction, 5 us latency; PHB 1 GB/s, 5 us");

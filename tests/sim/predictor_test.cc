@@ -367,10 +367,15 @@ TEST(Predictor, PerClassLinksAndClassFallback) {
   EXPECT_EQ(classes.class_of({0, 1, 2}), "SYS");  // the worst pair of the group
   AssumedCost link(10, 0);
   link.set_classes(classes);
-  link.set_class_link("SYS", 1, 0);
+  link.set_class_link(*parse_link_class("SYS"), 1, 0);
   EXPECT_EQ(link.cost("pair", {0, 1}, 1000000000).time, 100000000);   // 1 GB at 10 GB/s
   EXPECT_EQ(link.cost("pair", {1, 2}, 1000000000).time, 1000000000);  // 1 GB at 1 GB/s
   EXPECT_EQ(link.cost("pair", {1, 2}, 1).source, "assumed (SYS)");
+  // The class, not its spelling: NV04 is NV4's class; a class given again takes the later link.
+  link.set_class_link(*parse_link_class("NV04"), 5, 0);
+  link.set_class_link(*parse_link_class("NV4"), 2, 0);
+  EXPECT_EQ(link.cost("pair", {0, 1}, 1000000000).time, 500000000);  // 1 GB at 2 GB/s
+  EXPECT_EQ(link.cost("pair", {0, 1}, 1).source, "assumed (NV4)");
   // A results table with the topology embedded: pair {2,3} was not measured, {0,1} (also NV4) was.
   nlohmann::json results = {{"schema", "pipebench.results/1"}, {"records", nlohmann::json::array()}};
   results["system"] = {{"topology", topo}, {"devices", nlohmann::json::array()}};
