@@ -22,6 +22,10 @@ if [ "${HAVE_NCCL:-0}" = 1 ] && command -v nvidia-smi >/dev/null && nvidia-smi -
     echo "# replay on NCCL needs 2 GPUs (P2P between pipeline ranks); this node has $ngpu"
   fi
 fi
+echo "# replay grid: every schedule predicted and replayed on 4 host ranks (8 on 16 cores or more), compute from 1/2 ms"
+echo "# per layer on (0.5/1 with 16 cores), 5 iterations (target: every schedule within 10 %, 5 % with 16 cores, of its"
+echo "# replayed median, and the same fastest of Megatron's schedules)"
+"$(dirname "$0")/replay_grid_bench.sh" "$PIPEBENCH" "$MPIRUN" || exit 1
 echo "# results JSON: bench of 2000 records (1000 sizes, out-of- and in-place; MPI backend, one process), with --json"
 echo "# and without (target: --json at most 2x the sweep without it)"
 json_dir=$(mktemp -d) || exit 1
