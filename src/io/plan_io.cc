@@ -7,7 +7,6 @@
 #include <map>
 #include <tuple>
 
-#include "collectives/registry.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/json_file.h"
@@ -83,7 +82,7 @@ json model_to_json(const Plan& plan) {
 json message_to_json(const PlanMessage& m) {
   json j = {{"id", m.id},
             {"rank", m.rank},
-            {"op", m.op},
+            {"op", m.op.name()},
             {"group", m.group},
             {"peer", m.peer >= 0 ? json(m.peer) : json(nullptr)},
             {"elements", m.elements},
@@ -96,7 +95,7 @@ json message_to_json(const PlanMessage& m) {
   if (m.routing_dependent) j["routing_dependent"] = true;
   // A collective inside the schedule: its calls by pass (plan.h PassCalls), which place it in the simulation and
   // the replay.
-  if (!is_p2p(m.op) && m.phase != Phase::kAfter)
+  if (!m.op.is_p2p() && m.phase != Phase::kAfter)
     j["calls"] = {{"forward", m.passes.forward}, {"backward", m.passes.backward}, {"recompute", m.passes.recompute}};
   // Additive fields of pipebench.plan/1: absent in older plans (every message alone).
   if (m.batch >= 0) {
@@ -362,17 +361,10 @@ void read_layout(const JsonFields& f, const json& j, Plan& plan) {
   plan.args.virtual_stages_per_rank = l.vp > 1 ? l.vp : 0;
 }
 
-// P2P, or a collective Megatron issues (OpTraits::in_plans): make_plan emits no other.
-bool is_plan_op(const std::string& op) {
-  const Op* collective = OpRegistry::instance().get(op);
-  return is_p2p(op) || (collective && collective->traits().in_plans);
-}
-
 // A message that cannot come from make_plan is bad input here, before a bench, prediction or replay
 // indexes a rank with it: ranks inside the world, a group of distinct ranks holding the issuer, a P2P
 // peer that is the group's other rank, and bytes = elements x dtype size.
 void check_message(const JsonFields& f, const PlanMessage& m, const std::string& path, int world) {
-  if (!is_plan_op(m.op)) f.fail(path + ".op", "is not a plan op (\"" + m.op + "\")");
   if (m.rank < 0 || m.rank >= world) f.fail(path + ".rank", "is outside the world (" + std::to_string(world) + ")");
   if (m.group.empty()) f.fail(path + ".group", "is empty");
   std::vector<int> sorted = m.group;
@@ -380,7 +372,7 @@ void check_message(const JsonFields& f, const PlanMessage& m, const std::string&
   if (sorted.front() < 0 || sorted.back() >= world) f.fail(path + ".group", "names a rank outside the world");
   if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) f.fail(path + ".group", "repeats a rank");
   if (!std::binary_search(sorted.begin(), sorted.end(), m.rank)) f.fail(path + ".group", "does not hold the rank");
-  const bool p2p = is_p2p(m.op);
+  const bool p2p = m.op.is_p2p();
   if (p2p && (m.peer < 0 || m.peer == m.rank || sorted.size() != 2 ||
               !std::binary_search(sorted.begin(), sorted.end(), m.peer)))
     f.fail(path + ".peer", "is not the other rank of the group");
@@ -411,7 +403,11 @@ PlanMessage read_message(const JsonFields& f, const json& mj, const std::string&
   PlanMessage m;
   m.id = f.get_int(mj, path, "id");
   m.rank = f.get_int(mj, path, "rank");
-  m.op = f.get_string(mj, path, "op");
+  // P2P, or a collective Megatron issues (OpTraits::in_plans): make_plan emits no other.
+  const std::string op = f.get_string(mj, path, "op");
+  const auto known = PlanOp::find(op);
+  if (!known) f.fail(path + ".op", "is not a plan op (\"" + op + "\")");
+  m.op = *known;
   m.group = f.get_ints(mj, path, "group");
   m.peer = f.at(mj, path, "peer").is_null() ? -1 : f.get_int(mj, path, "peer");
   m.elements = f.get_i64(mj, path, "elements");
@@ -423,12 +419,12 @@ PlanMessage read_message(const JsonFields& f, const json& mj, const std::string&
   f.get_if(mj, path, "routing_dependent", m.routing_dependent);
   if (m.bytes < 0 || m.count < 0 || m.elements < 0) f.fail(path, "has a negative size or count");
   check_message(f, m, path, world);
-  if (!is_p2p(m.op) && m.phase != Phase::kAfter) read_pass_calls(f, mj, path, m);
+  if (!m.op.is_p2p() && m.phase != Phase::kAfter) read_pass_calls(f, mj, path, m);
   if (mj.contains("batch")) {
     m.batch = f.get_int(mj, path, "batch");
     m.call = f.get_string(mj, path, "call");
     if (m.batch < 0) f.fail(path + ".batch", "is negative");
-    if (!is_p2p(m.op)) f.fail(path + ".batch", "is set on a collective");
+    if (!m.op.is_p2p()) f.fail(path + ".batch", "is set on a collective");
     if (m.call.empty()) f.fail(path + ".call", "is empty");
   }
   return m;

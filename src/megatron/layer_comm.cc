@@ -100,7 +100,7 @@ namespace {
 
 // A message of an MoE layer in one direction: "forward" or "backward" in its name (the replay issues
 // it in that step), the balanced-expectation caveat in the name of the routing-dependent ones.
-void add_moe(std::vector<LayerMessage>& out, const std::string& op, LayerGroup g, std::int64_t elements, bool forward,
+void add_moe(std::vector<LayerMessage>& out, const PlanOp& op, LayerGroup g, std::int64_t elements, bool forward,
              const std::string& what, std::optional<DType> dtype, bool routing_dependent) {
   const std::string name =
       what + (forward ? " forward" : " backward") + (routing_dependent ? " (routing-dependent)" : "");

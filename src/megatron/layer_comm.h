@@ -12,6 +12,7 @@
 
 #include "megatron/layout.h"
 #include "megatron/model_args.h"
+#include "megatron/plan_op.h"
 
 namespace pipebench {
 
@@ -23,7 +24,7 @@ namespace pipebench {
 enum class LayerGroup { kTp, kCp, kCpA2a, kCpP2p, kEp, kExpertTp, kTpEp, kTpCp };
 
 struct LayerMessage {
-  std::string op;  // all_reduce, all_gather, reduce_scatter, sendrecv (ring shift), alltoall
+  PlanOp op;  // all_reduce, all_gather, reduce_scatter, sendrecv (ring shift), alltoall
   LayerGroup group = LayerGroup::kTp;
   std::int64_t elements = 0;               // the plan's convention: all_gather the gathered result, reduce_scatter the
                                            // input, sendrecv and alltoall what one rank sends

@@ -20,8 +20,6 @@
 
 namespace pipebench {
 
-bool is_p2p(const std::string& op) { return op == "send" || op == "recv"; }
-
 namespace {
 // The labels of the step's scalar all-reduces (add_scalars writes them; is_step_check reads them back,
 // also from plans written before).
@@ -33,7 +31,7 @@ constexpr const char* kRerunFlag = "rerun flag (sum)";
 }  // namespace
 
 bool is_step_check(const PlanMessage& msg) {
-  if (msg.phase != Phase::kAfter || msg.op != "all_reduce") return false;
+  if (msg.phase != Phase::kAfter || !msg.op.is("all_reduce")) return false;
   for (const char* label : {kFoundInf, kGradNorm, kUpdateSuccessful, kGradNormStat, kRerunFlag}) {
     if (msg.what == label) return true;
   }
@@ -253,7 +251,8 @@ class Builder {
     }
     for (const auto& [key, m] : sorted) {
       const auto& [op, peer, what, phase, batch] = key;
-      add(rank, op, {std::min(rank, peer), std::max(rank, peer)}, elems, a_.params_dtype, m->count, phase, what);
+      add(rank, op == "send" ? PlanOp::send() : PlanOp::recv(), {std::min(rank, peer), std::max(rank, peer)}, elems,
+          a_.params_dtype, m->count, phase, what);
       out_.back().peer = peer;
       out_.back().batch = batch;
       out_.back().call = std::string(m->call);
@@ -478,7 +477,7 @@ class Builder {
   }
 
   // A collective inside the schedule: its calls per iteration as the passes issue them.
-  void add_inside(int rank, const std::string& op, const std::vector<int>& group, std::int64_t elements, DType t,
+  void add_inside(int rank, const PlanOp& op, const std::vector<int>& group, std::int64_t elements, DType t,
                   PassCalls calls, const std::string& what, bool routing_dependent = false,
                   Phase phase = Phase::kPipeline) {
     const std::size_t before = out_.size();
@@ -488,7 +487,7 @@ class Builder {
   static PassCalls forward_calls(std::int64_t n) { return {n, 0, 0}; }
   static PassCalls backward_calls(std::int64_t n) { return {0, n, 0}; }
 
-  void add(int rank, const std::string& op, const std::vector<int>& group, std::int64_t elements, DType t,
+  void add(int rank, const PlanOp& op, const std::vector<int>& group, std::int64_t elements, DType t,
            std::int64_t count, Phase phase, const std::string& what, bool routing_dependent = false) {
     if (count <= 0) return;
     PlanMessage msg;

@@ -10,6 +10,7 @@
 #include "core/dtype.h"
 #include "megatron/layout.h"
 #include "megatron/model_args.h"
+#include "megatron/plan_op.h"
 #include "schedule/program.h"
 #include "schedule/schedule_id.h"
 
@@ -31,7 +32,7 @@ struct PassCalls {
 struct PlanMessage {
   int id = 0;
   int rank = 0;               // global rank that issues it
-  std::string op;             // send, recv, all_reduce, all_gather, reduce_scatter, broadcast
+  PlanOp op;                  // send, recv, or a collective Megatron issues (all_reduce, broadcast, ...)
   std::vector<int> group;     // global ranks (send/recv: the two ranks)
   int peer = -1;              // send/recv
   std::int64_t elements = 0;  // whole tensor (for all_gather: the gathered result, reduce_scatter: the input)
@@ -49,10 +50,6 @@ struct PlanMessage {
   int batch = -1;
   std::string call;  // send/recv: the Megatron call of the batch ("send_forward_recv_backward")
 };
-
-// A half of a pipeline P2P transfer ("send" or "recv", Megatron's p2p_communication); every other
-// message op is a collective of the op registry (collectives/registry.h).
-[[nodiscard]] bool is_p2p(const std::string& op);
 
 // The optimizer step's scalar all-reduces over the model-parallel group or the world (found_inf, the
 // grad norm, update_successful, the grad-norm statistic, the rerun flag): what makes Megatron's step a

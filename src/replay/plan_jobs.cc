@@ -7,7 +7,6 @@
 #include <set>
 #include <utility>
 
-#include "collectives/registry.h"
 #include "core/error.h"
 #include "schedule/schedule_registry.h"
 #include "sim/cost_model.h"
@@ -22,12 +21,12 @@ bool usable(double x) { return std::isfinite(x) && x >= 0; }
 ReplayCollective replay_collective(const PlanMessage& msg, std::int64_t n) {
   std::vector<int> group = msg.group;
   std::sort(group.begin(), group.end());
-  return {&plan_op(msg.op), msg.dtype, msg.bytes, static_cast<int>(n), group, msg.what};
+  return {msg.op.collective(), msg.dtype, msg.bytes, static_cast<int>(n), group, msg.what};
 }
 
 void add_groups(const Schedule& s, std::set<std::vector<int>>& groups) {
   for (const auto& msg : s.messages) {
-    if (is_p2p(msg.op)) continue;
+    if (msg.op.is_p2p()) continue;
     auto g = msg.group;
     std::sort(g.begin(), g.end());
     groups.insert(g);
@@ -49,7 +48,7 @@ std::int64_t calls_at(std::int64_t total, std::int64_t steps, std::int64_t k) {
 void insert_inside_collectives(const Schedule& s, int global_rank, RankJob& job) {
   std::vector<const PlanMessage*> inside;
   for (const auto& msg : s.messages) {
-    if (msg.rank == global_rank && msg.phase != Phase::kAfter && !is_p2p(msg.op)) inside.push_back(&msg);
+    if (msg.rank == global_rank && msg.phase != Phase::kAfter && !msg.op.is_p2p()) inside.push_back(&msg);
   }
   if (inside.empty()) return;
   std::int64_t fwd_steps = 0, bwd_steps = 0;
@@ -87,7 +86,7 @@ RankJob job_for(const Plan& plan, const Schedule& s, const ComputeModel& compute
   job.pipeline_ranks = pp_ranks;
   job.pipeline_rank = static_cast<int>(std::find(pp_ranks.begin(), pp_ranks.end(), global_rank) - pp_ranks.begin());
   // The activations' type, as bench --plan times the transfers.
-  const auto p2p = std::find_if(s.messages.begin(), s.messages.end(), [](const auto& m) { return is_p2p(m.op); });
+  const auto p2p = std::find_if(s.messages.begin(), s.messages.end(), [](const auto& m) { return m.op.is_p2p(); });
   if (p2p != s.messages.end()) job.p2p_dtype = p2p->dtype;
   // Collectives are executed, not priced: the build's costs do not enter the programs without fold.
   const ZeroCost free;
@@ -98,7 +97,7 @@ RankJob job_for(const Plan& plan, const Schedule& s, const ComputeModel& compute
   // without the step's checks, which validate the step later (as the prediction's steady state plays them).
   job.step_rule = schedule_generator(s.id).step_rule();
   for (const auto& msg : s.messages) {
-    if (msg.rank != global_rank || msg.phase != Phase::kAfter || is_p2p(msg.op)) continue;
+    if (msg.rank != global_rank || msg.phase != Phase::kAfter || msg.op.is_p2p()) continue;
     if (job.step_rule == StepRule::kPostValidation && is_step_check(msg)) continue;
     Task t;
     t.kind = Task::Kind::kCollective;
@@ -111,12 +110,6 @@ RankJob job_for(const Plan& plan, const Schedule& s, const ComputeModel& compute
 }
 
 }  // namespace
-
-const Op& plan_op(const std::string& op) {
-  const Op* known = OpRegistry::instance().get(op);
-  if (known && known->traits().in_plans) return *known;
-  throw UsageError("--plan: unknown collective op '" + op + "'");
-}
 
 PlanJobs plan_jobs(const Plan& plan, const ComputeOptions& c, int global_rank, const std::string& schedule,
                    const std::vector<ScheduleId>& schedule_files) {

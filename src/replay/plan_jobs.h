@@ -30,7 +30,4 @@ struct PlanJobs {
 [[nodiscard]] PlanJobs plan_jobs(const Plan& plan, ComputeModel compute, int global_rank, const std::string& schedule,
                                  const std::vector<ScheduleId>& schedule_files = {});
 
-// The registry's op of a plan collective (OpTraits::in_plans); UsageError naming it otherwise.
-[[nodiscard]] const Op& plan_op(const std::string& op);
-
 }  // namespace pipebench

@@ -32,9 +32,9 @@ std::map<int, Totals> totals(const Schedule& s) {
   std::map<int, Totals> t;
   for (const auto& m : s.messages) {
     const double bytes = static_cast<double>(m.bytes) * static_cast<double>(m.count);
-    if (m.op == "send")
+    if (m.op.is_send())
       t[m.rank].p2p_out += bytes;
-    else if (m.op == "recv")
+    else if (m.op.is_recv())
       t[m.rank].p2p_in += bytes;
     else
       t[m.rank].collective += bytes;
@@ -99,9 +99,10 @@ void print_schedule(std::ostream& out, const Plan& plan, const Schedule& s, std:
     if (std::find(shown.begin(), shown.end(), m.rank) == shown.end()) continue;
     const std::string where = m.peer >= 0 ? "peer " + std::to_string(m.peer) : group_text(m.group);
     out << printf_string(
-        "  %5d %5d  %-14s  %-18.18s %12lld  %-8s %12lld %8lld  %-9s  %s\n", m.rank, m.id, m.op.c_str(), where.c_str(),
-        static_cast<long long>(m.elements), std::string(dtype_name(m.dtype)).c_str(), static_cast<long long>(m.bytes),
-        static_cast<long long>(m.count), phase_name(m.phase),
+        "  %5d %5d  %-14s  %-18.18s %12lld  %-8s %12lld %8lld  %-9s  %s\n", m.rank, m.id,
+        std::string(m.op.name()).c_str(), where.c_str(), static_cast<long long>(m.elements),
+        std::string(dtype_name(m.dtype)).c_str(), static_cast<long long>(m.bytes), static_cast<long long>(m.count),
+        phase_name(m.phase),
         (m.batch < 0 ? m.what : m.what + "  [batch " + std::to_string(m.batch) + " " + m.call + "]").c_str());
   }
   const auto t = totals(s);

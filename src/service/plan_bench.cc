@@ -43,9 +43,9 @@ using TransferKey = std::tuple<std::vector<std::pair<int, int>>, std::int64_t, s
 void add_batch_points(const Schedule& s, std::map<TransferKey, PlanPoint>& points) {
   std::map<std::pair<int, int>, BatchMessages> batches;  // (rank, batch) -> messages
   for (const auto& m : s.messages) {
-    if (!is_p2p(m.op) || m.batch < 0) continue;
+    if (!m.op.is_p2p() || m.batch < 0) continue;
     BatchMessages& b = batches[{m.rank, m.batch}];
-    b.transfers.push_back(m.op == "send" ? RankPair{m.rank, m.peer} : RankPair{m.peer, m.rank});
+    b.transfers.push_back(m.op.is_send() ? RankPair{m.rank, m.peer} : RankPair{m.peer, m.rank});
     b.ids.push_back(m.id);
     b.call = m.call;
     b.elements = m.elements;
@@ -104,8 +104,8 @@ std::vector<PlanPoint> distinct_plan_points(const Plan& plan, const std::string&
         p->op = transfer;
         (m.rank < m.peer ? p->forward : p->backward) = true;
       } else {
-        p = &points[{m.op, group, m.elements, dtype}];
-        p->op = m.op;
+        p = &points[{std::string(m.op.name()), group, m.elements, dtype}];
+        p->op = m.op.name();
       }
       p->group = group;
       p->elements = m.elements;
@@ -191,10 +191,10 @@ std::vector<PlanPoint> at_once_points(const Plan& plan, const std::string& sched
     std::map<AtOnceKey, AtOnceMessages> by_key;
     std::map<AtOnceKey, DType> dtypes;
     for (const auto& m : p.schedule->messages) {
-      if (m.phase != Phase::kAfter || is_p2p(m.op) || m.bytes < kAtOnceMinBytes) continue;
+      if (m.phase != Phase::kAfter || m.op.is_p2p() || m.bytes < kAtOnceMinBytes) continue;
       std::vector<int> group = m.group;
       std::sort(group.begin(), group.end());
-      const AtOnceKey key{m.op, std::string(dtype_name(m.dtype)), group.size()};
+      const AtOnceKey key{std::string(m.op.name()), std::string(dtype_name(m.dtype)), group.size()};
       by_key[key][group].emplace_back(m.elements, m.id);
       dtypes[key] = m.dtype;
     }

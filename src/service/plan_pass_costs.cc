@@ -17,7 +17,7 @@ PassCostRequest plan_pass_cost_request(const Plan& plan, int device) {
   r.device = device;
   for (const auto& s : plan.schedules)
     for (const auto& m : s.messages)
-      if (is_p2p(m.op)) r.p2p_bytes = std::max(r.p2p_bytes, m.bytes);
+      if (m.op.is_p2p()) r.p2p_bytes = std::max(r.p2p_bytes, m.bytes);
   return r;
 }
 

@@ -157,7 +157,7 @@ class AfterPipeline {
         coll.duration = checked_ns_from_ms(ms, "the collectives \"" + msg.what + "\"");
         coll.label = msg.what;
         coll.step_check = is_step_check(msg);
-        if (const auto sh = costs_.sharing(msg.op, static_cast<int>(msg.group.size()), msg.bytes)) {
+        if (const auto sh = costs_.sharing(std::string(msg.op.name()), static_cast<int>(msg.group.size()), msg.bytes)) {
           coll.share_key = sh->key;
           coll.share_capacity = sh->capacity();
           sharing_.emplace(sh->key, *sh);
@@ -413,7 +413,7 @@ std::int64_t find_deciding_pair(Context& cx, Prediction& out) {
       std::any_of(out.schedules.begin(), out.schedules.end(), [](const auto& s) { return s.id.v > 1; });
   std::int64_t act_bytes = 0;
   for (const auto& msg : cx.plan.schedules.at(0).messages) {
-    if (msg.op == "send") act_bytes = std::max(act_bytes, msg.bytes);
+    if (msg.op.is_send()) act_bytes = std::max(act_bytes, msg.bytes);
   }
   const int p = static_cast<int>(cx.ranks.size());
   for (int r = 0; p > 1 && r < p; ++r) {

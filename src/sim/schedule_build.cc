@@ -6,7 +6,6 @@
 #include <cmath>
 #include <map>
 
-#include "collectives/registry.h"
 #include "core/error.h"
 #include "megatron/pipeline_split.h"
 #include "schedule/schedule_registry.h"
@@ -16,7 +15,7 @@ namespace {
 
 // The plan's messages of the pipeline group's ranks, costed and sorted into inside / after. P2P
 // (send/recv) is the schedule's own: only its size is kept. Every other class (TP, CP's sendrecv ring,
-// ...) is priced like the TP collectives; a class with no op is left unpriced and named in the sources.
+// ...) is priced like the TP collectives.
 void sort_messages(const Schedule& s, const CostModel& costs, ScheduleBuild& b) {
   const std::size_t p = b.ranks.size();
   b.inside.assign(p, {});
@@ -27,18 +26,13 @@ void sort_messages(const Schedule& s, const CostModel& costs, ScheduleBuild& b) 
     const auto it = std::find(b.ranks.begin(), b.ranks.end(), msg.rank);
     if (it == b.ranks.end()) continue;
     const auto r = static_cast<std::size_t>(it - b.ranks.begin());
-    if (is_p2p(msg.op)) {
+    if (msg.op.is_p2p()) {
       b.spec.p2p_bytes = std::max(b.spec.p2p_bytes, msg.bytes);
-      continue;
-    }
-    if (OpRegistry::instance().get(msg.op) == nullptr) {  // a class (CP's alltoall) this build has no op for
-      b.unpriced.insert(msg.op);
-      b.cost_sources.insert("not priced: " + msg.op + " (no such op)");
       continue;
     }
     std::vector<int> group = msg.group;
     std::sort(group.begin(), group.end());
-    const CommCost cc = costs.cost(msg.op, group, msg.bytes);
+    const CommCost cc = costs.cost(std::string(msg.op.name()), group, msg.bytes);
     b.cost_sources.insert(cc.source);
     const double call_ms = static_cast<double>(cc.time) / 1e6;
     const CostedMessage m{msg, call_ms * static_cast<double>(msg.count)};

@@ -33,7 +33,6 @@ struct ScheduleBuild {
   std::vector<std::vector<CostedMessage>> after;   // per pipeline rank: collectives after the pipeline
   std::vector<Program> programs;                   // generate_schedule of spec (or of the folded spec)
   std::set<std::string> cost_sources;              // of the collectives' costs
-  std::set<std::string> unpriced;                  // ops of the plan with no registered op (not in `inside`)
 };
 
 // Why schedule s of the plan is too large to simulate: "" when it is not; else its tasks, bounded before

@@ -36,7 +36,7 @@ std::map<Key, Planned> planned_for(const Schedule& schedule, int rank) {
   std::map<Key, Planned> out;
   for (const auto& m : schedule.messages) {
     if (m.rank != rank) continue;
-    Planned& p = out[{m.op, m.elements}];
+    Planned& p = out[{std::string(m.op.name()), m.elements}];
     p.per_iteration += m.count;
     p.dtypes.insert(std::string(dtype_name(m.dtype)));
     if (p.what.empty()) p.what = m.what;

@@ -73,7 +73,7 @@ std::vector<RankProgram> rank_programs(const Plan& plan, const Schedule& s) {
     rp.runs = rp.tasks.empty() ? 0 : rp.runs + 1;
     rp.ends_with_call = call_since;
     for (const auto& m : b.after[r]) {
-      rp.after.emplace_back(m.message.op, m.message.what);
+      rp.after.emplace_back(m.message.op.name(), m.message.what);
       std::vector<int> g = m.message.group;
       std::sort(g.begin(), g.end());
       rp.after_groups.push_back(g);
@@ -774,7 +774,7 @@ class Calibrator {
       if (m.phase != Phase::kAfter) continue;
       std::vector<int> g = m.group;
       std::sort(g.begin(), g.end());
-      what[{m.what, g}] = {m.op, m.bytes};
+      what[{m.what, g}] = {std::string(m.op.name()), m.bytes};
     }
     std::set<std::string> absent;
     for (const auto& [key, info] : what) {
@@ -810,7 +810,7 @@ class Calibrator {
                                   if (m.phase != Phase::kAfter) return false;
                                   std::vector<int> g = m.group;
                                   std::sort(g.begin(), g.end());
-                                  return !seen.count({m.op, g});
+                                  return !seen.count({std::string(m.op.name()), g});
                                 }),
                  msgs.end());
     }

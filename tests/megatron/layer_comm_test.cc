@@ -36,7 +36,7 @@ Schedule schedule(const Plan& p, const std::string& name, int v = 1) {
 std::int64_t count(const Schedule& s, int rank, const std::string& op, std::int64_t elements, const std::string& what) {
   std::int64_t n = 0;
   for (const auto& m : s.messages) {
-    if (m.rank == rank && m.op == op && (elements < 0 || m.elements == elements) && m.what == what) n += m.count;
+    if (m.rank == rank && m.op.is(op) && (elements < 0 || m.elements == elements) && m.what == what) n += m.count;
   }
   return n;
 }

@@ -51,7 +51,8 @@ std::vector<Batch> batches(const Schedule& s, int rank) {
     }
     b.call = m.call;
     b.count = m.count;
-    b.messages.push_back(m.op + " " + std::to_string(m.peer) + " " + m.what + " " + phase_name(m.phase));
+    b.messages.push_back(std::string(m.op.name()) + " " + std::to_string(m.peer) + " " + m.what + " " +
+                         phase_name(m.phase));
   }
   std::vector<Batch> out;
   for (auto& [id, b] : by_id) {

@@ -46,7 +46,7 @@ Schedule schedule(const Plan& p, const std::string& name, int v = 1) {
 std::int64_t count(const Schedule& s, int rank, const std::string& op, int peer, const std::string& what) {
   std::int64_t n = 0;
   for (const auto& m : s.messages) {
-    if (m.rank == rank && m.op == op && (peer < 0 || m.peer == peer) && m.what == what) n += m.count;
+    if (m.rank == rank && m.op.is(op) && (peer < 0 || m.peer == peer) && m.what == what) n += m.count;
   }
   return n;
 }
@@ -463,7 +463,7 @@ const char* kTinyBuckets =
 std::vector<std::int64_t> sizes(const Schedule& s, int rank, const std::string& op, const std::string& what) {
   std::vector<std::int64_t> out;
   for (const auto& m : s.messages) {
-    if (m.rank == rank && m.op == op && m.what == what) out.push_back(m.elements);
+    if (m.rank == rank && m.op.is(op) && m.what == what) out.push_back(m.elements);
   }
   return out;
 }
@@ -757,12 +757,6 @@ TEST(MegatronPlan, Fp8ParamGatherGathersTheTeLinearWeightsInOneByte) {
   };
   EXPECT_TRUE(noted("--fp8-recipe mxfp8: the FP8 all-gathers are listed at 1 byte per element"));
   EXPECT_TRUE(noted("--first-last-layers-bf16 is not modelled with --fp8-param-gather"));
-}
-
-TEST(MegatronPlan, SendAndRecvAreItsP2pHalves) {
-  EXPECT_TRUE(is_p2p("send"));
-  EXPECT_TRUE(is_p2p("recv"));
-  for (const char* op : {"sendrecv", "pair", "all_reduce", "Send", ""}) EXPECT_FALSE(is_p2p(op)) << op;
 }
 
 // The step's checks are its scalar all-reduces over the model-parallel group or the world, after the pipeline:

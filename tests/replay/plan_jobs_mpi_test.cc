@@ -101,8 +101,8 @@ TEST(PlanJobsMpi, TensorParallelCollectivesAreIssuedAsPlannedAndTakeTheirTime) {
   std::map<std::string, std::int64_t> planned;
   std::size_t after = 0;
   for (const auto& msg : plan.schedules.at(0).messages) {
-    if (msg.rank != W().rank() || msg.op == "send" || msg.op == "recv") continue;
-    planned[std::string(plan_op(msg.op).name())] += msg.count;
+    if (msg.rank != W().rank() || msg.op.is_p2p()) continue;
+    planned[std::string(msg.op.name())] += msg.count;
     after += msg.phase == Phase::kAfter;
   }
   ASSERT_GE(planned["all_reduce"], 4 * 2 * 4);  // 4 per layer, 2 layers, m = 4
@@ -175,8 +175,8 @@ void replay_cp_plan(const char* cp_comm_type, const std::string& expected_op) {
   register_groups(comms, pj.all_groups, job);
   std::map<std::string, std::int64_t> planned;
   for (const auto& msg : plan.schedules.at(0).messages) {
-    if (msg.rank != W().rank() || msg.op == "send" || msg.op == "recv") continue;
-    planned[std::string(plan_op(msg.op).name())] += msg.count;
+    if (msg.rank != W().rank() || msg.op.is_p2p()) continue;
+    planned[std::string(msg.op.name())] += msg.count;
   }
   ASSERT_GT(planned[expected_op], 0) << cp_comm_type << ": no CP messages in the plan";
   // The CP messages named "backward" are issued in backward steps, those named "forward" in forward steps.
@@ -245,8 +245,8 @@ TEST(PlanJobsMpi, MoeAllToAllIsReplayedOnItsEpGroup) {
   register_groups(comms, pj.all_groups, job);
   std::map<std::string, std::int64_t> planned;
   for (const auto& msg : plan.schedules.at(0).messages) {
-    if (msg.rank != W().rank() || msg.op == "send" || msg.op == "recv") continue;
-    planned[std::string(plan_op(msg.op).name())] += msg.count;
+    if (msg.rank != W().rank() || msg.op.is_p2p()) continue;
+    planned[std::string(msg.op.name())] += msg.count;
   }
   ASSERT_GT(planned["alltoall"], 0) << "no MoE all-to-all in the plan";
   const int first = W().rank() / 2 * 2;

@@ -86,7 +86,7 @@ void expect_same_passes(const Plan& plan, const std::string& name) {
       for (const CostedMessage& cm : plain.inside[r]) {
         const PlanMessage& m = cm.message;
         ASSERT_EQ(m.passes.total(), m.count) << where << ": " << m.what;
-        auto& n = planned[key_of(m.op, m.bytes, m.group, m.what)];
+        auto& n = planned[key_of(std::string(m.op.name()), m.bytes, m.group, m.what)];
         n.first += m.passes.forward;
         n.second += m.passes.in_backward();
         const double call_ms = cm.ms / static_cast<double>(m.count);

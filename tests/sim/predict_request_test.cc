@@ -55,8 +55,8 @@ nlohmann::json shared_host_results(const Plan& plan) {
   for (const Schedule& s : plan.schedules) {
     for (const PlanMessage& m : s.messages) {
       std::vector<int> ranks = m.group;
-      std::string op = m.op;
-      if (is_p2p(m.op)) {
+      std::string op(m.op.name());
+      if (m.op.is_p2p()) {
         op = "pair";
         ranks = {std::min(m.rank, m.peer), std::max(m.rank, m.peer)};
       }

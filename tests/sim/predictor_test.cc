@@ -556,7 +556,7 @@ TEST(Predictor, GradientReductionsThatShareAResourceLengthenTheIteration) {
     SimTime longest = 0;
     for (const auto& m : plan.schedules[0].messages) {
       if (m.phase == Phase::kAfter && m.op == "all_reduce" && m.group.size() == 2)
-        longest = std::max(longest, AssumedCost(2, 5).cost(m.op, m.group, m.bytes).time);
+        longest = std::max(longest, AssumedCost(2, 5).cost(std::string(m.op.name()), m.group, m.bytes).time);
     }
     return longest;
   }();
@@ -587,7 +587,7 @@ TEST(Predictor, DataParallelBucketsThatShareALabelAreEachTheirOwnCollective) {
   SimTime buckets = 0;
   for (const auto& m : plan.schedules[0].messages) {
     if (m.phase == Phase::kAfter && m.rank == 0 && (m.op == "reduce_scatter" || m.op == "all_gather"))
-      buckets += AssumedCost(2, 5).cost(m.op, m.group, m.bytes).time;
+      buckets += AssumedCost(2, 5).cost(std::string(m.op.name()), m.group, m.bytes).time;
   }
   EXPECT_GE(p.schedules[0].sim.ranks[0].blocked, buckets);
 }

@@ -130,18 +130,18 @@ TEST(ScheduleBuild, ContextParallelExchangeIsPricedAndAClassWithoutAnOpIsNamed) 
   EXPECT_EQ(b.spec.p2p_bytes, 512 * 512 * 2);
   double ring_ms = 0;
   for (const auto& m : b.inside[0]) {
-    if (m.message.op == "sendrecv") ring_ms += m.ms;
+    if (m.message.op.is("sendrecv")) ring_ms += m.ms;
   }
   // Rank 0: 2 layers x m 2 x (1 forward + 2 backward) blocks of 1 MiB (bus factor 1) = 12 x 1.048576 ms.
   EXPECT_NEAR(ring_ms, 12 * 1.048576, 1e-6);
-  EXPECT_TRUE(b.unpriced.empty());
-  // a2a uses alltoall: priced when this build has the op, else left out and named in the sources.
+  // a2a's alltoall is priced as any collective of the plan.
   const Plan a2a = plan_of(cp + " --cp-comm-type a2a");
   const ScheduleBuild ba = build_schedule(a2a, a2a.schedules.at(0), make_compute_model(a2a, o), link, false);
-  const auto ops = OpRegistry::instance().names();
-  const bool have = std::find(ops.begin(), ops.end(), "alltoall") != ops.end();
-  EXPECT_EQ(ba.unpriced.count("alltoall"), have ? 0u : 1u);
-  EXPECT_EQ(ba.cost_sources.count("not priced: alltoall (no such op)"), have ? 0u : 1u);
+  double a2a_ms = 0;
+  for (const auto& m : ba.inside[0]) {
+    if (m.message.op.is("alltoall")) a2a_ms += m.ms;
+  }
+  EXPECT_GT(a2a_ms, 0);
 }
 
 TEST(ScheduleBuild, MoreTasksThanTheLimitAreRefusedBeforeAnyIsBuilt) {
@@ -179,12 +179,9 @@ TEST(ScheduleBuild, MoeAllToAllIsPricedOnItsEpGroupInsideTheSchedule) {
   o.fwd_ms_per_layer = 1;
   const ScheduleBuild b =
       build_schedule(plan, plan.schedules.at(0), make_compute_model(plan, o), AssumedCost(1, 0), false);
-  const auto ops = OpRegistry::instance().names();
-  if (std::find(ops.begin(), ops.end(), "alltoall") == ops.end()) GTEST_SKIP() << "no alltoall op in this build";
-  EXPECT_TRUE(b.unpriced.empty());
   std::int64_t calls = 0;
   for (const auto& m : b.inside[0]) {
-    if (m.message.op != "alltoall" || m.message.elements != 1048576) continue;
+    if (!m.message.op.is("alltoall") || m.message.elements != 1048576) continue;
     EXPECT_EQ(m.message.group, (std::vector<int>{0, 1}));
     EXPECT_GT(m.ms, 0);
     calls += m.message.count;
