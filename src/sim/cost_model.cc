@@ -17,12 +17,10 @@ namespace pipebench {
 namespace {
 
 // Bytes each rank's link carries per byte of the op: the op's own bus factor (nccl-tests
-// doc/PERFORMANCE.md, kept with each op in collectives/). A group of one moves nothing. An op the
-// registry does not know is an error, never factor 1.
-double link_bytes_factor(const std::string& op, std::size_t n) {
-  const Op& known = OpRegistry::instance().find("cost model op", op);
-  if (!known.traits().is_transfer && n <= 1) return 0;
-  return known.bus_bw_factor(static_cast<int>(n));
+// doc/PERFORMANCE.md, kept with each op in collectives/). A group of one moves nothing.
+double link_bytes_factor(const Op& op, std::size_t n) {
+  if (!op.traits().is_transfer && n <= 1) return 0;
+  return op.bus_bw_factor(static_cast<int>(n));
 }
 
 // The key of a transfer's one-way curve, apart from its bidirectional one.
@@ -74,7 +72,7 @@ std::optional<LinkClass> group_class(const Placement& placement, const std::vect
 
 }  // namespace
 
-CommCost AssumedCost::cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const {
+CommCost AssumedCost::cost(const Op& op, const std::vector<int>& ranks, std::int64_t bytes) const {
   double gbps = gbps_, latency = latency_us_;
   std::string source = "assumed";
   if (const std::optional<LinkClass> cls = per_class_.empty() ? std::nullopt : group_class(placement_, ranks)) {
@@ -86,9 +84,9 @@ CommCost AssumedCost::cost(const std::string& op, const std::vector<int>& ranks,
     }
   }
   const double factor = link_bytes_factor(op, ranks.size());
-  const double us = (ranks.size() <= 1 && !OpRegistry::instance().traits(op).is_transfer ? 0 : latency) +
+  const double us = (ranks.size() <= 1 && !op.traits().is_transfer ? 0 : latency) +
                     static_cast<double>(bytes) * factor / (gbps * kBytesPerGB) * kUsPerSecond;
-  return {ns(us, op, ranks, bytes), source};
+  return {ns(us, std::string(op.name()), ranks, bytes), source};
 }
 
 MeasuredCost::MeasuredCost(const std::vector<ResultRecord>& records, Placement placement, const std::string& path)
@@ -134,13 +132,13 @@ std::string describe_sharing(const Sharing& s) {
   return buf;
 }
 
-std::optional<Sharing> MeasuredCost::sharing(const std::string& op, int group_size, std::int64_t bytes) const {
+std::optional<Sharing> MeasuredCost::sharing(const Op& op, int group_size, std::int64_t bytes) const {
   const ResultRecord* best = nullptr;
   int best_key = -1;
   double best_distance = 0;
   for (std::size_t i = 0; i < together_.size(); ++i) {
     const ResultRecord& r = together_[i];
-    if (r.op != op || r.at_once.size() < 2 || static_cast<int>(r.at_once.front().size()) != group_size) continue;
+    if (r.op != op.name() || r.at_once.size() < 2 || static_cast<int>(r.at_once.front().size()) != group_size) continue;
     const double distance = std::abs(std::log(static_cast<double>(r.size_bytes) / static_cast<double>(bytes)));
     if (!best || distance < best_distance) {
       best = &r;
@@ -150,7 +148,7 @@ std::optional<Sharing> MeasuredCost::sharing(const std::string& op, int group_si
   }
   if (!best) return std::nullopt;
   Sharing s;
-  s.op = op;
+  s.op = op.name();
   s.group_size = group_size;
   s.groups = static_cast<int>(best->at_once.size());
   s.bytes = static_cast<std::int64_t>(best->size_bytes);
@@ -201,8 +199,9 @@ std::optional<CommCost> MeasuredCost::batch_cost(const std::vector<RankPair>& tr
   return interpolate(it->second, bytes, std::string(OpRegistry::instance().transfer_op().name()), ranks, " (batch)");
 }
 
-CommCost MeasuredCost::cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const {
-  const bool transfer = OpRegistry::instance().traits(op).is_transfer;
+CommCost MeasuredCost::cost(const Op& known, const std::vector<int>& ranks, std::int64_t bytes) const {
+  const std::string op(known.name());
+  const bool transfer = known.traits().is_transfer;
   auto it = points_.find({op, ranks});
   if (it == points_.end() && transfer) {
     it = points_.find({one_way(op), ranks});
@@ -295,9 +294,10 @@ double NcclTestsCost::busbw_gbps(double bytes) const {
   return lo->second + f * (hi->second - lo->second);
 }
 
-CommCost NcclTestsCost::cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const {
+CommCost NcclTestsCost::cost(const Op& known, const std::vector<int>& ranks, std::int64_t bytes) const {
+  const std::string op(known.name());
   const std::string derived = "derived from nccl-tests " + reference_op_;
-  const bool transfer = OpRegistry::instance().traits(op).is_transfer;
+  const bool transfer = known.traits().is_transfer;
   if (transfer) {
     if (!sendrecv_.empty()) {
       CommCost c = interpolate(sendrecv_, bytes, op, ranks);
@@ -313,7 +313,7 @@ CommCost NcclTestsCost::cost(const std::string& op, const std::vector<int>& rank
       return c;
     }
   }
-  const double factor = link_bytes_factor(op, ranks.size());
+  const double factor = link_bytes_factor(known, ranks.size());
   if (!transfer && ranks.size() <= 1) return {0, derived};
   const double b = static_cast<double>(std::max<std::int64_t>(bytes, 0));
   const double us = latency_us_ + b * factor / (busbw_gbps(std::max(b, 1.0)) * kBytesPerGB) * kUsPerSecond;

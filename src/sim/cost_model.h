@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/op.h"
 #include "core/rank_pair.h"
 #include "harness/record.h"
 #include "sim/task.h"
@@ -48,10 +49,9 @@ struct Sharing {
 class CostModel {
  public:
   virtual ~CostModel() = default;
-  // op: a registered op (the transfer op for P2P, OpRegistry::transfer_op); ranks: sorted global ranks.
+  // op: the registry's op (the transfer op for P2P, OpRegistry::transfer_op); ranks: sorted global ranks.
   // Throws UsageError when the model has nothing for this op and group.
-  [[nodiscard]] virtual CommCost cost(const std::string& op, const std::vector<int>& ranks,
-                                      std::int64_t bytes) const = 0;
+  [[nodiscard]] virtual CommCost cost(const Op& op, const std::vector<int>& ranks, std::int64_t bytes) const = 0;
   // The time of a call whose transfers (global src -> dst, sorted) go out together, each of `bytes`: a
   // batch of the plan timed as one call (bench --plan). Empty when the model has no such measurement:
   // then each transfer costs `cost(transfer op, ...)`.
@@ -62,7 +62,7 @@ class CostModel {
   [[nodiscard]] virtual bool has_batch_costs() const { return false; }
   // The at-once measurement of `op` on groups of `group_size` ranks nearest to `bytes` (log size); empty
   // when the model has none (then collectives never slow each other down).
-  [[nodiscard]] virtual std::optional<Sharing> sharing(const std::string& /*op*/, int /*group_size*/,
+  [[nodiscard]] virtual std::optional<Sharing> sharing(const Op& /*op*/, int /*group_size*/,
                                                        std::int64_t /*bytes*/) const {
     return std::nullopt;
   }
@@ -70,12 +70,12 @@ class CostModel {
 
 class ZeroCost final : public CostModel {
  public:
-  CommCost cost(const std::string&, const std::vector<int>&, std::int64_t) const override { return {0, "zero"}; }
+  CommCost cost(const Op&, const std::vector<int>&, std::int64_t) const override { return {0, "zero"}; }
 };
 
 // time = latency + bytes x factor / bandwidth, with the op's bus factor from the op registry (nccl-tests:
 // all_reduce 2(n-1)/n, all_gather and reduce_scatter (n-1)/n, broadcast and pair 1): a link of `gbps`
-// GB/s per direction. Throws UsageError for an op the registry does not know.
+// GB/s per direction.
 class AssumedCost final : public CostModel {
  public:
   AssumedCost(double gbps, double latency_us) : gbps_(gbps), latency_us_(latency_us) {}
@@ -85,7 +85,7 @@ class AssumedCost final : public CostModel {
     per_class_.emplace_back(cls, std::make_pair(gbps, latency_us));
   }
   void set_classes(Placement placement) { placement_ = std::move(placement); }
-  CommCost cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const override;
+  CommCost cost(const Op& op, const std::vector<int>& ranks, std::int64_t bytes) const override;
 
  private:
   double gbps_, latency_us_;
@@ -103,13 +103,13 @@ class MeasuredCost final : public CostModel {
   // --class-fallback: a group that was not measured takes the measurements of a group of the same op,
   // size and link class (flagged in the cost source).
   void allow_class_fallback() { fallback_ = true; }
-  CommCost cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const override;
+  CommCost cost(const Op& op, const std::vector<int>& ranks, std::int64_t bytes) const override;
   // Records of the transfer op (bench --plan's batches, bench --pairs, pairs) by their transfers.
   std::optional<CommCost> batch_cost(const std::vector<RankPair>& transfers, std::int64_t bytes) const override;
   bool has_batch_costs() const override { return !batches_.empty(); }
   // From the records that ran on several groups at once (ResultRecord::at_once), against the slowest of
   // their groups alone at the same size (interpolated as cost() does).
-  std::optional<Sharing> sharing(const std::string& op, int group_size, std::int64_t bytes) const override;
+  std::optional<Sharing> sharing(const Op& op, int group_size, std::int64_t bytes) const override;
 
  private:
   std::string path_;
@@ -135,7 +135,7 @@ class NcclTestsCost final : public CostModel {
  public:
   // Throws ModelError naming `path` when no table has a bus bandwidth to derive from.
   NcclTestsCost(const std::vector<ResultRecord>& records, const std::string& path);
-  CommCost cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const override;
+  CommCost cost(const Op& op, const std::vector<int>& ranks, std::int64_t bytes) const override;
   [[nodiscard]] const std::string& reference_op() const { return reference_op_; }
   [[nodiscard]] int reference_nranks() const { return reference_nranks_; }
   [[nodiscard]] bool has_sendrecv() const { return !sendrecv_.empty(); }

@@ -41,12 +41,6 @@ constexpr int kBreakEvenSteps = 24;
 const double kBracketRelativeWidth =
     std::expm1(std::log(kBreakEvenHighGbps / kBreakEvenLowGbps) / (1 << kBreakEvenSteps)) / 4;
 
-// The op a P2P transfer is costed as (the cost model's tables key it by the op's name).
-const std::string& transfer_op_name() {
-  static const std::string name(OpRegistry::instance().transfer_op().name());
-  return name;
-}
-
 struct Context {
   const Plan& plan;
   const ComputeModel& compute;
@@ -82,7 +76,7 @@ struct Context {
   // Cost of a P2P transfer between pipeline ranks src and dst; its source goes to `used` unless null.
   SimTime pair_cost(const CostModel& m, int src, int dst, std::int64_t bytes, std::set<std::string>* used) const {
     const auto [lo, hi] = std::minmax(ranks[static_cast<std::size_t>(src)], ranks[static_cast<std::size_t>(dst)]);
-    const CommCost cc = m.cost(transfer_op_name(), {lo, hi}, bytes);
+    const CommCost cc = m.cost(OpRegistry::instance().transfer_op(), {lo, hi}, bytes);
     if (used) used->insert(cc.source);
     return cc.time;
   }
@@ -157,7 +151,7 @@ class AfterPipeline {
         coll.duration = checked_ns_from_ms(ms, "the collectives \"" + msg.what + "\"");
         coll.label = msg.what;
         coll.step_check = is_step_check(msg);
-        if (const auto sh = costs_.sharing(std::string(msg.op.name()), static_cast<int>(msg.group.size()), msg.bytes)) {
+        if (const auto sh = costs_.sharing(*msg.op.collective(), static_cast<int>(msg.group.size()), msg.bytes)) {
           coll.share_key = sh->key;
           coll.share_capacity = sh->capacity();
           sharing_.emplace(sh->key, *sh);
@@ -452,7 +446,7 @@ struct LinkRuns {
     std::vector<SimTime> t;
     try {
       for (const std::int64_t bytes : cx.prepared(schedule).p2p_sizes)
-        t.push_back(link.cost(transfer_op_name(), {0, 1}, bytes).time);
+        t.push_back(link.cost(OpRegistry::instance().transfer_op(), {0, 1}, bytes).time);
     } catch (const UsageError&) {
       return std::nullopt;
     }

@@ -32,7 +32,7 @@ void sort_messages(const Schedule& s, const CostModel& costs, ScheduleBuild& b) 
     }
     std::vector<int> group = msg.group;
     std::sort(group.begin(), group.end());
-    const CommCost cc = costs.cost(std::string(msg.op.name()), group, msg.bytes);
+    const CommCost cc = costs.cost(*msg.op.collective(), group, msg.bytes);
     b.cost_sources.insert(cc.source);
     const double call_ms = static_cast<double>(cc.time) / 1e6;
     const CostedMessage m{msg, call_ms * static_cast<double>(msg.count)};

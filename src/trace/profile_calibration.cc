@@ -377,8 +377,9 @@ class ProfileCost final : public CostModel {
     pts.emplace_back(static_cast<double>(bytes), static_cast<double>(ns));
     std::sort(pts.begin(), pts.end());
   }
-  CommCost cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const override {
-    if (op == OpRegistry::instance().transfer_op().name()) return {p2p_ns_, p2p_source_};
+  CommCost cost(const Op& known, const std::vector<int>& ranks, std::int64_t bytes) const override {
+    if (known.traits().is_transfer) return {p2p_ns_, p2p_source_};
+    const std::string op(known.name());
     const auto it = collectives_.find({op, ranks, bytes});
     if (it != collectives_.end()) return {it->second, "profile: collectives after the pipeline as measured"};
     const auto pts = by_size_.find({op, ranks.size()});

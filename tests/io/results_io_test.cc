@@ -6,6 +6,7 @@
 
 #include <tuple>
 
+#include "collectives/registry.h"
 #include "core/error.h"
 #include "io/topology_io.h"
 #include "report/topology_report.h"
@@ -15,6 +16,9 @@
 
 namespace pipebench {
 namespace {
+
+// The registry's op of this name, as the cost models take it.
+const Op& op_named(std::string_view name) { return OpRegistry::instance().find("op", name); }
 
 using nlohmann::json;
 
@@ -243,9 +247,9 @@ TEST(ResultsIo, RanksOfAnotherHostAreNetNotPlacedOnTheseGpus) {
   AssumedCost link(100, 0);
   link.set_classes(placed);
   link.set_class_link(*parse_link_class("NET"), 1, 0);
-  EXPECT_EQ(link.cost("pair", {1, 2}, 1000000000).source, "assumed (NET)");
-  EXPECT_EQ(link.cost("pair", {1, 2}, 1000000000).time, 1000000000);  // 1 GB at 1 GB/s
-  EXPECT_EQ(link.cost("pair", {0, 1}, 1).source, "assumed");
+  EXPECT_EQ(link.cost(op_named("pair"), {1, 2}, 1000000000).source, "assumed (NET)");
+  EXPECT_EQ(link.cost(op_named("pair"), {1, 2}, 1000000000).time, 1000000000);  // 1 GB at 1 GB/s
+  EXPECT_EQ(link.cost(op_named("pair"), {0, 1}, 1).source, "assumed");
   // The shared-path model knows only n1's links: no path of n1 is charged to a pair on n2 or across.
   const PathModel paths = path_model(placed);
   EXPECT_EQ(paths.links.count({0, 1}), 1u);

@@ -8,11 +8,15 @@
 #include <fstream>
 #include <sstream>
 
+#include "collectives/registry.h"
 #include "io/nccl_tests_log.h"
 #include "sim/model_error.h"
 
 namespace pipebench {
 namespace {
+
+// The registry's op of this name, as the cost models take it.
+const Op& op_named(std::string_view name) { return OpRegistry::instance().find("op", name); }
 
 ResultRecord row(const std::string& op, int n, std::uint64_t size, double time_us, double busbw,
                  bool in_place = false) {
@@ -43,7 +47,7 @@ TEST(NcclTestsCost, P2pIsLatencyPlusBytesOverBusbwInterpolatedOnLogSize) {
   // Half way between 2^20 and 2^30 on log size: 2^25 B -> 200 GB/s.
   EXPECT_NEAR(costs.busbw_gbps(std::pow(2.0, 25)), 200.0, 1e-9);
   EXPECT_DOUBLE_EQ(costs.busbw_gbps(1e12), 300.0);  // above the table: its last busbw
-  const CommCost c = costs.cost("pair", {3, 4}, 1 << 25);
+  const CommCost c = costs.cost(op_named("pair"), {3, 4}, 1 << 25);
   EXPECT_NEAR(us(c), 20.0 + std::pow(2.0, 25) / 200e9 * 1e6, 0.002);
   EXPECT_EQ(c.source, "derived from nccl-tests all_reduce");
 }
@@ -52,12 +56,12 @@ TEST(NcclTestsCost, CollectivesOnOtherGroupsUseTheirBusFactor) {
   const NcclTestsCost costs(all_reduce_table(), "ar.json");
   const double b = 1 << 30;
   // all_reduce on 4 ranks: factor 2*3/4; all_gather on 2 ranks: 1/2 (nccl-tests doc/PERFORMANCE.md).
-  EXPECT_NEAR(us(costs.cost("all_reduce", {0, 2, 4, 6}, 1 << 30)), 20.0 + b * 1.5 / 300e9 * 1e6, 0.002);
-  EXPECT_NEAR(us(costs.cost("all_gather", {0, 1}, 1 << 30)), 20.0 + b * 0.5 / 300e9 * 1e6, 0.002);
-  EXPECT_EQ(costs.cost("all_gather", {0, 1}, 1 << 30).source, "derived from nccl-tests all_reduce");
-  EXPECT_EQ(costs.cost("all_reduce", {5}, 1 << 30).time, 0);  // a group of one moves nothing
+  EXPECT_NEAR(us(costs.cost(op_named("all_reduce"), {0, 2, 4, 6}, 1 << 30)), 20.0 + b * 1.5 / 300e9 * 1e6, 0.002);
+  EXPECT_NEAR(us(costs.cost(op_named("all_gather"), {0, 1}, 1 << 30)), 20.0 + b * 0.5 / 300e9 * 1e6, 0.002);
+  EXPECT_EQ(costs.cost(op_named("all_gather"), {0, 1}, 1 << 30).source, "derived from nccl-tests all_reduce");
+  EXPECT_EQ(costs.cost(op_named("all_reduce"), {5}, 1 << 30).time, 0);  // a group of one moves nothing
   // The group the table measured is its own measurement.
-  const CommCost same = costs.cost("all_reduce", {0, 1, 2, 3, 4, 5, 6, 7}, 1 << 20);
+  const CommCost same = costs.cost(op_named("all_reduce"), {0, 1, 2, 3, 4, 5, 6, 7}, 1 << 20);
   EXPECT_NEAR(us(same), 40.0, 0.002);
   EXPECT_NE(same.source.find("nccl-tests"), std::string::npos);
 }
@@ -68,12 +72,12 @@ TEST(NcclTestsCost, ASendrecvTableIsUsedForP2pAsItIs) {
   records.push_back(row("sendrecv", 8, 1 << 22, 30.0, 140.0));
   const NcclTestsCost costs(records, "t.json");
   EXPECT_TRUE(costs.has_sendrecv());
-  const CommCost c = costs.cost("pair", {0, 1}, 1 << 21);
+  const CommCost c = costs.cost(op_named("pair"), {0, 1}, 1 << 21);
   // Log-log between (2^20, 12 us) and (2^22, 30 us): sqrt(12 * 30).
   EXPECT_NEAR(us(c), std::sqrt(12.0 * 30.0), 0.002);
   EXPECT_EQ(c.source, "nccl-tests sendrecv");
   // Collectives still come from the all_reduce table.
-  EXPECT_EQ(costs.cost("all_gather", {0, 1}, 1 << 20).source, "derived from nccl-tests all_reduce");
+  EXPECT_EQ(costs.cost(op_named("all_gather"), {0, 1}, 1 << 20).source, "derived from nccl-tests all_reduce");
 }
 
 TEST(NcclTestsCost, WithoutABusBandwidthNothingCanBeDerived) {
@@ -96,7 +100,7 @@ TEST(NcclTestsCost, FromAnImportedFixture) {
   EXPECT_DOUBLE_EQ(costs.latency_us(), 22.28);
   EXPECT_DOUBLE_EQ(costs.busbw_gbps(536870912), 359.45);
   // 128 MiB between pipeline neighbours: 22.28 us + 2^27 B / 350.21 GB/s.
-  EXPECT_NEAR(us(costs.cost("pair", {0, 1}, 1 << 27)), 22.28 + 134217728 / 350.21e9 * 1e6, 0.002);
+  EXPECT_NEAR(us(costs.cost(op_named("pair"), {0, 1}, 1 << 27)), 22.28 + 134217728 / 350.21e9 * 1e6, 0.002);
 }
 
 // bench --plan's batch records: found by their transfers (global ranks), one-way apart from both ways, and
@@ -125,9 +129,9 @@ TEST(MeasuredCost, BatchRecordsAreFoundByTheirTransfers) {
   const auto three = m.batch_cost({{7, 5}, {4, 5}}, 1 << 20);
   ASSERT_TRUE(three.has_value());
   EXPECT_EQ(three->time, 80000);
-  EXPECT_EQ(three->source, "measured (scaled) (batch)");    // one size: scaled
-  EXPECT_EQ(m.cost("pair", {0, 1}, 1 << 20).time, 100000);  // the pair's own both-ways figure first
-  const CommCost wrap = m.cost("pair", {5, 7}, 1 << 20);
+  EXPECT_EQ(three->source, "measured (scaled) (batch)");              // one size: scaled
+  EXPECT_EQ(m.cost(op_named("pair"), {0, 1}, 1 << 20).time, 100000);  // the pair's own both-ways figure first
+  const CommCost wrap = m.cost(op_named("pair"), {5, 7}, 1 << 20);
   EXPECT_EQ(wrap.time, 80000);
   EXPECT_EQ(wrap.source, "measured (scaled) (from a batch of 2)");
 }
@@ -161,20 +165,20 @@ TEST(MeasuredCostSharing, AtOnceRecordsGiveTheSlowdownAgainstTheSlowestGroupAlon
   small.at_once = {{0}, {1}};
   records.push_back(small);
   const MeasuredCost m(records, Placement{}, "t.json");
-  const auto sh = m.sharing("all_reduce", 1, static_cast<std::int64_t>(s) - 1000);
+  const auto sh = m.sharing(op_named("all_reduce"), 1, static_cast<std::int64_t>(s) - 1000);
   ASSERT_TRUE(sh.has_value());
   EXPECT_EQ(sh->groups, 2);
   EXPECT_EQ(sh->bytes, static_cast<std::int64_t>(s));
   EXPECT_NEAR(sh->alone_us, 2200, 1e-6);
   EXPECT_NEAR(sh->slowdown, 2.0, 1e-9);
   EXPECT_NEAR(sh->capacity(), 1.0, 1e-9);
-  const auto small_sh = m.sharing("all_reduce", 1, static_cast<std::int64_t>(s / 4));  // the nearest size
+  const auto small_sh = m.sharing(op_named("all_reduce"), 1, static_cast<std::int64_t>(s / 4));  // the nearest size
   ASSERT_TRUE(small_sh.has_value());
   EXPECT_NEAR(small_sh->slowdown, 600.0 / 550.0, 1e-9);
   EXPECT_NE(small_sh->key, sh->key);
-  EXPECT_FALSE(m.sharing("all_reduce", 2, static_cast<std::int64_t>(s)).has_value());
-  EXPECT_FALSE(m.sharing("all_gather", 1, static_cast<std::int64_t>(s)).has_value());
-  EXPECT_THROW((void)m.cost("all_reduce", {0, 1}, static_cast<std::int64_t>(s)), UsageError);
+  EXPECT_FALSE(m.sharing(op_named("all_reduce"), 2, static_cast<std::int64_t>(s)).has_value());
+  EXPECT_FALSE(m.sharing(op_named("all_gather"), 1, static_cast<std::int64_t>(s)).has_value());
+  EXPECT_THROW((void)m.cost(op_named("all_reduce"), {0, 1}, static_cast<std::int64_t>(s)), UsageError);
 }
 
 // A table with both placements (a bench sweep, nccl-tests' columns): a collective is priced from the
@@ -186,11 +190,11 @@ TEST(MeasuredCost, CollectivesArePricedInPlaceWhereMeasuredElseOutOfPlace) {
   ResultRecord nothing = reduction({0}, s, 1);  // in place on one rank
   nothing.in_place = true;
   const MeasuredCost both({copy, nothing}, Placement{}, "t.json");
-  EXPECT_NEAR(us(both.cost("all_reduce", {0}, static_cast<std::int64_t>(s))), 1.0, 1e-3);
+  EXPECT_NEAR(us(both.cost(op_named("all_reduce"), {0}, static_cast<std::int64_t>(s))), 1.0, 1e-3);
   const MeasuredCost out_only({copy}, Placement{}, "t.json");
-  EXPECT_NEAR(us(out_only.cost("all_reduce", {0}, static_cast<std::int64_t>(s))), 6000.0, 1e-3);
+  EXPECT_NEAR(us(out_only.cost(op_named("all_reduce"), {0}, static_cast<std::int64_t>(s))), 6000.0, 1e-3);
   const MeasuredCost in_only({nothing}, Placement{}, "t.json");
-  EXPECT_NEAR(us(in_only.cost("all_reduce", {0}, static_cast<std::int64_t>(s))), 1.0, 1e-3);
+  EXPECT_NEAR(us(in_only.cost(op_named("all_reduce"), {0}, static_cast<std::int64_t>(s))), 1.0, 1e-3);
 }
 
 // Faster together than alone (noise): the resource never slows them down.
@@ -200,7 +204,8 @@ TEST(MeasuredCostSharing, NoSlowdownMeansFullCapacity) {
   ResultRecord together = reduction({0, 1}, s, 1900);
   together.at_once = {{0}, {1}};
   records.push_back(together);
-  const auto sh = MeasuredCost(records, Placement{}, "t.json").sharing("all_reduce", 1, static_cast<std::int64_t>(s));
+  const auto sh =
+      MeasuredCost(records, Placement{}, "t.json").sharing(op_named("all_reduce"), 1, static_cast<std::int64_t>(s));
   ASSERT_TRUE(sh.has_value());
   EXPECT_LT(sh->slowdown, 1.0);
   EXPECT_DOUBLE_EQ(sh->capacity(), 2.0);

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collectives/registry.h"
 #include "core/error.h"
 #include "io/chrome_trace_text.h"
 #include "io/plan_io.h"
@@ -28,6 +29,9 @@
 
 namespace pipebench {
 namespace {
+
+// The registry's op of this name, as the cost models take it.
+const Op& op_named(std::string_view name) { return OpRegistry::instance().find("op", name); }
 
 // The plan as predict reads it: written to its JSON and read back.
 Plan plan_json(const std::string& args) {
@@ -296,11 +300,11 @@ TEST(Predictor, MeasuredTableIsInterpolatedAndMissingPairsAreNamed) {
     EXPECT_EQ(e.detail().rfind("no measurement of", 0), 0u) << e.detail();
   }
   // Interpolation in log-size between the two measured points.
-  const CommCost mid = partial.cost("pair", {0, 1}, 262144);
+  const CommCost mid = partial.cost(op_named("pair"), {0, 1}, 262144);
   EXPECT_GT(mid.time, (5 + 65536 / 1e4) * 1000);
   EXPECT_LT(mid.time, (5 + 1048576 / 1e4) * 1000);
   EXPECT_EQ(mid.source, "measured");
-  EXPECT_EQ(partial.cost("pair", {0, 1}, 1 << 24).source, "measured (extrapolated)");
+  EXPECT_EQ(partial.cost(op_named("pair"), {0, 1}, 1 << 24).source, "measured (extrapolated)");
   EXPECT_THROW((void)measured_of(nlohmann::json{{"schema", "pipebench.plan/1"}}, "x.json"), UsageError);
   // One-way records (pipebench pairs) are a fallback only, flagged.
   nlohmann::json oneway = {{"schema", "pipebench.results/1"}, {"records", nlohmann::json::array()}};
@@ -308,7 +312,7 @@ TEST(Predictor, MeasuredTableIsInterpolatedAndMissingPairsAreNamed) {
       {{"op", "pair"}, {"ranks", {5, 6}}, {"size_bytes", 1 << 20}, {"time_us", 10.0}, {"bidirectional", false}});
   oneway["records"].push_back(
       {{"op", "pair"}, {"ranks", {5, 6}}, {"size_bytes", 1 << 22}, {"time_us", 30.0}, {"bidirectional", false}});
-  EXPECT_EQ(measured_of(oneway, "o.json").cost("pair", {5, 6}, 1 << 21).source, "measured (one-way figure)");
+  EXPECT_EQ(measured_of(oneway, "o.json").cost(op_named("pair"), {5, 6}, 1 << 21).source, "measured (one-way figure)");
 }
 
 TEST(Predictor, TransfersSharingATopologyLinkCompete) {
@@ -368,14 +372,14 @@ TEST(Predictor, PerClassLinksAndClassFallback) {
   AssumedCost link(10, 0);
   link.set_classes(classes);
   link.set_class_link(*parse_link_class("SYS"), 1, 0);
-  EXPECT_EQ(link.cost("pair", {0, 1}, 1000000000).time, 100000000);   // 1 GB at 10 GB/s
-  EXPECT_EQ(link.cost("pair", {1, 2}, 1000000000).time, 1000000000);  // 1 GB at 1 GB/s
-  EXPECT_EQ(link.cost("pair", {1, 2}, 1).source, "assumed (SYS)");
+  EXPECT_EQ(link.cost(op_named("pair"), {0, 1}, 1000000000).time, 100000000);   // 1 GB at 10 GB/s
+  EXPECT_EQ(link.cost(op_named("pair"), {1, 2}, 1000000000).time, 1000000000);  // 1 GB at 1 GB/s
+  EXPECT_EQ(link.cost(op_named("pair"), {1, 2}, 1).source, "assumed (SYS)");
   // The class, not its spelling: NV04 is NV4's class; a class given again takes the later link.
   link.set_class_link(*parse_link_class("NV04"), 5, 0);
   link.set_class_link(*parse_link_class("NV4"), 2, 0);
-  EXPECT_EQ(link.cost("pair", {0, 1}, 1000000000).time, 500000000);  // 1 GB at 2 GB/s
-  EXPECT_EQ(link.cost("pair", {0, 1}, 1).source, "assumed (NV4)");
+  EXPECT_EQ(link.cost(op_named("pair"), {0, 1}, 1000000000).time, 500000000);  // 1 GB at 2 GB/s
+  EXPECT_EQ(link.cost(op_named("pair"), {0, 1}, 1).source, "assumed (NV4)");
   // A results table with the topology embedded: pair {2,3} was not measured, {0,1} (also NV4) was.
   nlohmann::json results = {{"schema", "pipebench.results/1"}, {"records", nlohmann::json::array()}};
   results["system"] = {{"topology", topo}, {"devices", nlohmann::json::array()}};
@@ -384,12 +388,12 @@ TEST(Predictor, PerClassLinksAndClassFallback) {
   results["records"].push_back({{"op", "pair"}, {"ranks", {0, 1}}, {"size_bytes", 1 << 20}, {"time_us", 10.0}});
   results["records"].push_back({{"op", "pair"}, {"ranks", {0, 1}}, {"size_bytes", 1 << 22}, {"time_us", 40.0}});
   MeasuredCost measured = measured_of(results, "r.json");
-  EXPECT_THROW((void)measured.cost("pair", {2, 3}, 1 << 21), ModelError);
+  EXPECT_THROW((void)measured.cost(op_named("pair"), {2, 3}, 1 << 21), ModelError);
   measured.allow_class_fallback();
-  const CommCost c = measured.cost("pair", {2, 3}, 1 << 21);
+  const CommCost c = measured.cost(op_named("pair"), {2, 3}, 1 << 21);
   EXPECT_EQ(c.source, "measured (class NV4 fallback)");
   EXPECT_NEAR(static_cast<double>(c.time), 20000, 1);  // log-log between 10 us at 1M and 40 us at 4M
-  EXPECT_THROW((void)measured.cost("pair", {1, 2}, 1 << 21), ModelError);  // SYS: nothing of that class
+  EXPECT_THROW((void)measured.cost(op_named("pair"), {1, 2}, 1 << 21), ModelError);  // SYS: nothing of that class
 }
 
 TEST(Predictor, ChromeTraceHasOneProcessPerRankAndCompleteEvents) {
@@ -515,13 +519,13 @@ namespace {
 class SharedReductions final : public CostModel {
  public:
   explicit SharedReductions(double slowdown) : slowdown_(slowdown) {}
-  CommCost cost(const std::string& op, const std::vector<int>& ranks, std::int64_t bytes) const override {
+  CommCost cost(const Op& op, const std::vector<int>& ranks, std::int64_t bytes) const override {
     return base_.cost(op, ranks, bytes);
   }
-  std::optional<Sharing> sharing(const std::string& op, int group_size, std::int64_t bytes) const override {
-    if (op != "all_reduce" || group_size != 2) return std::nullopt;
+  std::optional<Sharing> sharing(const Op& op, int group_size, std::int64_t bytes) const override {
+    if (op.name() != "all_reduce" || group_size != 2) return std::nullopt;
     Sharing s;
-    s.op = op;
+    s.op = op.name();
     s.group_size = 2;
     s.groups = 4;
     s.bytes = bytes;
@@ -556,7 +560,7 @@ TEST(Predictor, GradientReductionsThatShareAResourceLengthenTheIteration) {
     SimTime longest = 0;
     for (const auto& m : plan.schedules[0].messages) {
       if (m.phase == Phase::kAfter && m.op == "all_reduce" && m.group.size() == 2)
-        longest = std::max(longest, AssumedCost(2, 5).cost(std::string(m.op.name()), m.group, m.bytes).time);
+        longest = std::max(longest, AssumedCost(2, 5).cost(*m.op.collective(), m.group, m.bytes).time);
     }
     return longest;
   }();
@@ -587,7 +591,7 @@ TEST(Predictor, DataParallelBucketsThatShareALabelAreEachTheirOwnCollective) {
   SimTime buckets = 0;
   for (const auto& m : plan.schedules[0].messages) {
     if (m.phase == Phase::kAfter && m.rank == 0 && (m.op == "reduce_scatter" || m.op == "all_gather"))
-      buckets += AssumedCost(2, 5).cost(std::string(m.op.name()), m.group, m.bytes).time;
+      buckets += AssumedCost(2, 5).cost(*m.op.collective(), m.group, m.bytes).time;
   }
   EXPECT_GE(p.schedules[0].sim.ranks[0].blocked, buckets);
 }

@@ -43,9 +43,9 @@ const char* kModel =
 // pipeline: the embedding, the DP gradients of each chunk, four scalars); nothing else.
 class TrueCost final : public CostModel {
  public:
-  CommCost cost(const std::string& op, const std::vector<int>&, std::int64_t bytes) const override {
-    if (op == OpRegistry::instance().transfer_op().name()) return {300'000, "true"};
-    if (op == "all_reduce") return {200'000 + bytes / 10, "true"};
+  CommCost cost(const Op& op, const std::vector<int>&, std::int64_t bytes) const override {
+    if (op.traits().is_transfer) return {300'000, "true"};
+    if (op.name() == "all_reduce") return {200'000 + bytes / 10, "true"};
     return {0, "true"};
   }
 };
