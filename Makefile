@@ -119,7 +119,7 @@ endif
 
 # ---- sources ----------------------------------------------------------------------------------
 SQLITE_ONLY := src/trace/sqlite_db.cc src/trace/nsys_schema.cc
-LIB_SRCS := $(wildcard src/core/*.cc) src/launch/world.cc src/launch/gpu_assignment.cc src/launch/mpirun_relaunch.cc src/launch/mpirun_banner_filter.cc src/launch/launch_env.cc src/launch/tcp_rendezvous.cc src/launch/tcp_world.cc src/backend/host_data.cc \
+LIB_SRCS := $(wildcard src/core/*.cc) src/launch/world.cc src/launch/gpu_assignment.cc src/launch/mpirun_relaunch.cc src/launch/mpirun_banner_filter.cc src/launch/launch_env.cc src/launch/tcp_rendezvous.cc src/launch/tcp_world.cc src/backend/host_data.cc src/backend/half_reduce.cc \
             src/backend/backend_factory.cc src/backend/replay_buffers.cc src/backend/replay_runtime_stubs.cc src/backend/gemm_steps.cc src/backend/pass_costs.cc \
             $(wildcard src/harness/*.cc) $(wildcard src/report/*.cc) \
             $(wildcard src/cli/*.cc) $(wildcard src/app/*.cc) $(wildcard src/service/*.cc) $(wildcard collectives/*.cc) \

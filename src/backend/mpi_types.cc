@@ -1,38 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "backend/mpi_types.h"
 
+#include <cstddef>
 #include <cstdint>
 
-#include "core/element.h"
+#include "backend/half_reduce.h"
 
 namespace pipebench {
 namespace {
 
 template <DType T, RedOp O>
 void reduce16(void* in, void* inout, int* len, MPI_Datatype*) {
-  for (int i = 0; i < *len; ++i) {
-    const double a = load_element(T, in, static_cast<std::uint64_t>(i));
-    const double b = load_element(T, inout, static_cast<std::uint64_t>(i));
-    double r = 0;
-    switch (O) {
-      case RedOp::kSum:
-        r = static_cast<float>(a) + static_cast<float>(b);
-        break;
-      case RedOp::kProd:
-        r = static_cast<float>(a) * static_cast<float>(b);
-        break;
-      case RedOp::kMax:
-        r = a > b ? a : b;
-        break;
-      case RedOp::kMin:
-        r = a < b ? a : b;
-        break;
-      case RedOp::kNone:
-        r = b;
-        break;
-    }
-    store_element(T, inout, static_cast<std::uint64_t>(i), r);
-  }
+  // MPI hands the buffers as they were passed: 16-bit words (mpi_type), so aligned for them.
+  reduce_words16(T, O, static_cast<const std::uint16_t*>(in), static_cast<std::uint16_t*>(inout),
+                 static_cast<std::size_t>(*len));
 }
 
 template <DType T>
