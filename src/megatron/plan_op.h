@@ -32,7 +32,6 @@ class PlanOp {
 
   friend bool operator==(const PlanOp& a, const PlanOp& b) { return a.kind_ == b.kind_ && a.op_ == b.op_; }
   friend bool operator!=(const PlanOp& a, const PlanOp& b) { return !(a == b); }
-  friend bool operator<(const PlanOp& a, const PlanOp& b) { return a.name() < b.name(); }  // by name, as before
 
  private:
   enum class Kind { kNone, kSend, kRecv, kCollective };

@@ -51,7 +51,7 @@ void add_batch_points(const Schedule& s, std::map<TransferKey, PlanPoint>& point
     b.elements = m.elements;
     b.dtype = m.dtype;
   }
-  const std::string transfer(OpRegistry::instance().transfer_op().name());
+  const Op& transfer = OpRegistry::instance().transfer_op();
   for (auto& [key, b] : batches) {
     std::vector<std::pair<int, int>> t;
     for (const auto& x : b.transfers) t.emplace_back(x.src, x.dst);
@@ -59,7 +59,7 @@ void add_batch_points(const Schedule& s, std::map<TransferKey, PlanPoint>& point
     t.erase(std::unique(t.begin(), t.end()), t.end());
     PlanPoint& p = points[{t, b.elements, std::string(dtype_name(b.dtype))}];
     if (p.ids.empty()) {
-      p.op = transfer;
+      p.op = &transfer;
       p.elements = b.elements;
       p.dtype = b.dtype;
       for (const auto& [src, dst] : t) {
@@ -91,21 +91,21 @@ std::vector<PlanPoint> distinct_plan_points(const Plan& plan, const std::string&
     matched = true;
     add_batch_points(s, batch_points);
     for (const auto& m : s.messages) {
-      if (m.op == "recv" || (m.op == "send" && m.batch >= 0)) continue;  // the matching send stands for the transfer
+      if (m.op.is_recv() || (m.op.is_send() && m.batch >= 0)) continue;  // the matching send stands for the transfer
       const std::string dtype(dtype_name(m.dtype));
       std::vector<int> group = m.group;
       std::sort(group.begin(), group.end());
       PlanPoint* p = nullptr;
-      if (m.op == "send") {
+      if (m.op.is_send()) {
         group = {std::min(m.rank, m.peer), std::max(m.rank, m.peer)};
-        const std::string transfer(OpRegistry::instance().transfer_op().name());
-        p = &points[{transfer, group, m.elements, dtype}];
+        const Op& transfer = OpRegistry::instance().transfer_op();
+        p = &points[{std::string(transfer.name()), group, m.elements, dtype}];
         if (p->ids.empty()) p->forward = p->backward = false;
-        p->op = transfer;
+        p->op = &transfer;
         (m.rank < m.peer ? p->forward : p->backward) = true;
       } else {
         p = &points[{std::string(m.op.name()), group, m.elements, dtype}];
-        p->op = m.op.name();
+        p->op = m.op.collective();
       }
       p->group = group;
       p->elements = m.elements;
@@ -141,7 +141,7 @@ bool disjoint(const AtOnceMessages& by_group) {
 }
 
 // The size classes of one key's messages as points.
-void add_at_once_classes(const AtOnceKey& key, const AtOnceMessages& by_group, DType dtype,
+void add_at_once_classes(const AtOnceKey& key, const AtOnceMessages& by_group, const Op& op, DType dtype,
                          std::map<std::tuple<AtOnceKey, std::int64_t, std::vector<std::vector<int>>>, PlanPoint>& out) {
   std::set<std::int64_t> sizes;
   for (const auto& [group, msgs] : by_group) {
@@ -155,7 +155,7 @@ void add_at_once_classes(const AtOnceKey& key, const AtOnceMessages& by_group, D
   }
   for (const auto& [lo, hi] : classes) {
     PlanPoint p;
-    p.op = std::get<0>(key);
+    p.op = &op;
     p.dtype = dtype;
     p.elements = hi;
     for (const auto& [group, msgs] : by_group) {
@@ -189,17 +189,18 @@ std::vector<PlanPoint> at_once_points(const Plan& plan, const std::string& sched
   for (const PlannedSchedule& p : selected_schedules(plan, parse_schedule_selection("--schedule", schedule))) {
     if (!seen.insert(p.schedule).second) continue;
     std::map<AtOnceKey, AtOnceMessages> by_key;
-    std::map<AtOnceKey, DType> dtypes;
+    std::map<AtOnceKey, std::pair<const Op*, DType>> kinds;  // the key's op and type, typed
     for (const auto& m : p.schedule->messages) {
       if (m.phase != Phase::kAfter || m.op.is_p2p() || m.bytes < kAtOnceMinBytes) continue;
       std::vector<int> group = m.group;
       std::sort(group.begin(), group.end());
       const AtOnceKey key{std::string(m.op.name()), std::string(dtype_name(m.dtype)), group.size()};
       by_key[key][group].emplace_back(m.elements, m.id);
-      dtypes[key] = m.dtype;
+      kinds[key] = {m.op.collective(), m.dtype};
     }
     for (const auto& [key, by_group] : by_key) {
-      if (by_group.size() >= 2 && disjoint(by_group)) add_at_once_classes(key, by_group, dtypes[key], points);
+      const auto& [op, dtype] = kinds[key];
+      if (by_group.size() >= 2 && disjoint(by_group)) add_at_once_classes(key, by_group, *op, dtype, points);
     }
   }
   std::vector<PlanPoint> out;
@@ -221,7 +222,7 @@ int run_plan_bench(const BenchConfig& c, const World& world) {
 namespace {
 
 std::string point_label(const PlanPoint& p) {
-  return p.op + " " + plan_group_text(p.group) + " " + std::to_string(p.elements) + " x " +
+  return std::string(p.op->name()) + " " + plan_group_text(p.group) + " " + std::to_string(p.elements) + " x " +
          std::string(dtype_name(p.dtype));
 }
 
@@ -255,7 +256,7 @@ OpParams point_params(const Op& op, const PlanPoint& p) {
 // The op column: a batch's one transfer "send 0->1", its "batch of N" over several pairs, else the
 // transfer op's label ("sendrecv both").
 std::string point_op_label(const SweepPoint& sp, const PlanPoint& p) {
-  if (!p.at_once.empty()) return p.op + " x" + std::to_string(p.at_once.size());
+  if (!p.at_once.empty()) return std::string(p.op->name()) + " x" + std::to_string(p.at_once.size());
   if (p.transfers.size() == 1)
     return "send " + std::to_string(p.transfers[0].src) + "->" + std::to_string(p.transfers[0].dst);
   if (!p.transfers.empty() && p.group.size() > 2) return "batch of " + std::to_string(p.transfers.size());
@@ -289,11 +290,7 @@ void add_plan_point(Backend& backend, const PlanPoint& p, std::uint64_t free_byt
                              " here");
     return;
   }
-  if (!OpRegistry::instance().get(p.op)) {
-    sweep.left_out.push_back(label + ": no op '" + p.op + "' in this build to time it");
-    return;
-  }
-  const Op& op = OpRegistry::instance().find("--plan", p.op);
+  const Op& op = *p.op;
   const OpParams params = point_params(op, p);
   const auto bytes = static_cast<std::uint64_t>(p.elements) * dtype_size(p.dtype);
   const Sizing need = op.sizing(bytes, dtype_size(p.dtype), static_cast<int>(p.group.size()), params);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "collectives/op.h"
 #include "core/dtype.h"
 #include "core/rank_pair.h"
 #include "io/results_io.h"
@@ -19,7 +20,7 @@
 namespace pipebench {
 
 struct PlanPoint {
-  std::string op;          // pair, all_reduce, all_gather, reduce_scatter, broadcast
+  const Op* op = nullptr;  // the transfer op for P2P; else the message's collective (all_reduce, ...)
   std::vector<int> group;  // global ranks, sorted
   std::int64_t elements = 0;
   DType dtype = DType::kFloat;
