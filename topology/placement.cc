@@ -84,9 +84,8 @@ std::optional<LinkClass> Placement::pair_class(int a, int b) const {
   return l->cls;
 }
 
-std::string Placement::class_of(const std::vector<int>& ranks) const {
-  const std::optional<LinkClass> worst = worst_link_class(ranks, [this](int a, int b) { return pair_class(a, b); });
-  return worst ? worst->label() : "";
+std::optional<LinkClass> Placement::class_of(const std::vector<int>& ranks) const {
+  return worst_link_class(ranks, [this](int a, int b) { return pair_class(a, b); });
 }
 
 }  // namespace pipebench

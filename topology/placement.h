@@ -60,8 +60,8 @@ class Placement {
   // The class of a pair of ranks: NET across hosts, else their GPUs' link class, X for a rank with itself
   // on a GPU; nullopt when a rank is not placed on a GPU or the link is unknown.
   [[nodiscard]] std::optional<LinkClass> pair_class(int a, int b) const;
-  // The worst pair of `ranks` (topology/link_class.h); "" when a pair is unknown.
-  [[nodiscard]] std::string class_of(const std::vector<int>& ranks) const;
+  // The worst pair of `ranks` (topology/link_class.h); nullopt when a pair is unknown.
+  [[nodiscard]] std::optional<LinkClass> class_of(const std::vector<int>& ranks) const;
 
  private:
   struct Place {

@@ -157,7 +157,7 @@ BenchPreamble preamble_of(const BenchConfig& c, const Backend& full, const Backe
   if (report.placement() && c.nccl_tests_program.empty()) {
     std::vector<int> ranks;
     for (int i = 0; i < comm.nranks(); ++i) ranks.push_back(comm.global_rank(i));
-    link_class = report.placement()->class_of(ranks);
+    if (const std::optional<LinkClass> cls = report.placement()->class_of(ranks)) link_class = cls->label();
   }
   return {c.measure,        c.sweep,
           report.system(),  std::string(full.name()),

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -333,9 +334,9 @@ class PlanRowSink final : public RecordSink {
       rec.at_once = p.at_once;
     }
     next_.add(rec);
-    const std::string cls = report_.placement() ? report_.placement()->class_of(rec.ranks) : "";
+    const std::optional<LinkClass> cls = report_.placement() ? report_.placement()->class_of(rec.ranks) : std::nullopt;
     print_plan_bench_row(std::cout, rec, point_op_label(sp, p), p.group, p.elements, p.dtype, sp.point.requested_bytes,
-                         cls, p.batch);
+                         cls ? cls->label() : "", p.batch);
   }
 
  private:

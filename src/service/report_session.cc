@@ -90,7 +90,8 @@ std::optional<double> narrowest_path_gbps(const Placement& placement, const std:
 void ReportSession::Tagger::add(const ResultRecord& r) {
   if (!s_.placement_) return s_.sinks_.add(r);
   ResultRecord tagged = r;
-  tagged.link_class = s_.placement_->class_of(r.ranks);
+  const std::optional<LinkClass> cls = s_.placement_->class_of(r.ranks);
+  tagged.link_class = cls ? cls->label() : "";  // the record's edge: a class name, "" for unknown
   tagged.path_min_gbps = narrowest_path_gbps(*s_.placement_, r.ranks);
   s_.sinks_.add(tagged);
 }

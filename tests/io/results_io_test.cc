@@ -217,7 +217,7 @@ TEST(ResultsIo, RanksArePlacedOnTheEmbeddedTopologysGpus) {
   EXPECT_EQ(rs.system.topology->gpu_pairs.size(), 2u);  // the GPU-NIC pair is not read
   const Placement placed = place_ranks(rs);
   EXPECT_EQ(placed.gpu_of_rank(), (std::map<int, int>{{0, 1}, {1, 0}}));
-  EXPECT_EQ(placed.class_of({0, 1}), "NV12");
+  EXPECT_EQ(placed.class_of({0, 1}), parse_link_class("NV12"));
   j["system"]["topology"] = {{"error", "no hwloc"}};  // a run that could not read its topology
   EXPECT_TRUE(place_ranks(results_from_json(j, "t")).gpu_of_rank().empty());
 }
@@ -238,11 +238,11 @@ TEST(ResultsIo, RanksOfAnotherHostAreNetNotPlacedOnTheseGpus) {
                                           {{"rank", 2}, {"host", "n2"}, {"bus_id", "0000:18:00.0"}},
                                           {{"rank", 3}, {"host", "n2"}, {"bus_id", "0000:3b:00.0"}}})}};
   const Placement placed = place_ranks(results_from_json(j, "t"));
-  EXPECT_EQ(placed.class_of({0, 1}), "NV12");
-  EXPECT_EQ(placed.class_of({1, 2}), "NET");
-  EXPECT_EQ(placed.class_of({0, 1, 2, 3}), "NET");
-  EXPECT_EQ(placed.class_of({2, 3}), "");  // n2's topology is not in the file
-  EXPECT_EQ(placed.link(2, 3), nullptr);   // nor a link of n1's GPUs with the same bus ids
+  EXPECT_EQ(placed.class_of({0, 1}), parse_link_class("NV12"));
+  EXPECT_EQ(placed.class_of({1, 2}), parse_link_class("NET"));
+  EXPECT_EQ(placed.class_of({0, 1, 2, 3}), parse_link_class("NET"));
+  EXPECT_EQ(placed.class_of({2, 3}), std::nullopt);  // n2's topology is not in the file
+  EXPECT_EQ(placed.link(2, 3), nullptr);             // nor a link of n1's GPUs with the same bus ids
   // predict's --link classes come from this placement: the pair across the hosts takes NET's link.
   AssumedCost link(100, 0);
   link.set_classes(placed);
@@ -276,7 +276,7 @@ TEST(ResultsIo, AMeasuredTableIsTheRecordsOnTheirPlacedRanks) {
   EXPECT_EQ(placed.source, "t.json");
   EXPECT_FALSE(placed.from_nccl_tests);
   ASSERT_EQ(placed.records.size(), 1u);
-  EXPECT_EQ(placed.placement.class_of({0, 1}), "NV12");
+  EXPECT_EQ(placed.placement.class_of({0, 1}), parse_link_class("NV12"));
   const PathModel paths = path_model(placed.placement);
   EXPECT_EQ(paths.links.count({0, 1}), 1u);
   EXPECT_EQ(paths.links.count({1, 0}), 1u);

@@ -366,9 +366,9 @@ TEST(Predictor, PerClassLinksAndClassFallback) {
                                  {"class", a / 2 == b / 2 ? "NV4" : "SYS"},
                                  {"path", nlohmann::json::array()}});
   const Placement classes = place_ranks(topology_from_json(topo, "t.json"));
-  EXPECT_EQ(classes.class_of({0, 1}), "NV4");
-  EXPECT_EQ(classes.class_of({1, 2}), "SYS");
-  EXPECT_EQ(classes.class_of({0, 1, 2}), "SYS");  // the worst pair of the group
+  EXPECT_EQ(classes.class_of({0, 1}), parse_link_class("NV4"));
+  EXPECT_EQ(classes.class_of({1, 2}), parse_link_class("SYS"));
+  EXPECT_EQ(classes.class_of({0, 1, 2}), parse_link_class("SYS"));  // the worst pair of the group
   AssumedCost link(10, 0);
   link.set_classes(classes);
   link.set_class_link(*parse_link_class("SYS"), 1, 0);

@@ -39,9 +39,9 @@ TEST(Placement, PairsAcrossHostsAreNetAndPairsOfOneHostTakeTheirGpusClass) {
   EXPECT_FALSE(p.pair_class(0, 5).has_value());  // rank 5 is not placed
   EXPECT_TRUE(p.across_hosts(0, 2));
   EXPECT_FALSE(p.across_hosts(0, 5));
-  EXPECT_EQ(p.class_of({0, 1}), "NV4");
-  EXPECT_EQ(p.class_of({0, 1, 2}), "NET");  // the worst pair of the group
-  EXPECT_EQ(p.class_of({0, 5}), "");
+  EXPECT_EQ(p.class_of({0, 1}), parse_link_class("NV4"));
+  EXPECT_EQ(p.class_of({0, 1, 2}), parse_link_class("NET"));  // the worst pair of the group
+  EXPECT_EQ(p.class_of({0, 5}), std::nullopt);
 }
 
 TEST(Placement, DevicesThatNameNoHostStandForOneHost) {
