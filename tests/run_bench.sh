@@ -26,6 +26,14 @@ echo "# replay grid: every schedule predicted and replayed on 4 host ranks (8 on
 echo "# per layer on (0.5/1 with 16 cores), 5 iterations (target: every schedule within 10 %, 5 % with 16 cores, of its"
 echo "# replayed median, and the same fastest of Megatron's schedules)"
 "$(dirname "$0")/replay_grid_bench.sh" "$PIPEBENCH" "$MPIRUN" || exit 1
+echo "# host collectives: a 200 MB float all-reduce on 2 host ranks (MPI backend), out of place and in place (target: in"
+echo "# place at most 1.5x out of place: Open MPI's per-call temporary buffers are reused warm, not faulted in each call)"
+host_row=$("$MPIRUN" -np 2 --oversubscribe "$PIPEBENCH" bench --backend mpi --op all_reduce -d float -b 200M -e 200M \
+  -n 3 -w 1 --reps 3 -c 0 --quiet 2>&1 | grep -v '^#' | tail -1)
+echo "$host_row" | awk '{ ratio = $6 > 0 ? $10 / $6 : 99
+  printf "out of place %.1f ms, in place %.1f ms: %.2fx %s\n", $6 / 1000, $10 / 1000, ratio, \
+    (NF >= 12 && ratio <= 1.5) ? "(ok)" : "(over the target)"
+  exit !(NF >= 12 && ratio <= 1.5) }' || { echo "host collectives: $host_row"; exit 1; }
 echo "# results JSON: bench of 2000 records (1000 sizes, out-of- and in-place; MPI backend, one process), with --json"
 echo "# and without (target: --json at most 2x the sweep without it)"
 json_dir=$(mktemp -d) || exit 1
