@@ -30,6 +30,30 @@
 namespace pipebench {
 namespace {
 
+// Open MPI's host collectives take a temporary buffer of the message's size per call (libnbc's in-place
+// MPI_Iallreduce, the tuned MPI_Allreduce), and glibc serves an allocation of 32 MiB or more from fresh
+// mmap'd pages, unmapped on free: each call faults in and zeroes its buffer again, where a GPU reduces in
+// memory it already holds. 204 MB of float on 2 ranks of a 2-core VM: MPI_Iallreduce took 712 ms in place
+// and 82 ms out of place, MPI_Allreduce 598 and 627 ms (`run`'s word-embedding all-reduce, in place: 658 to
+// 915 ms from one run to the next). With freed memory kept in the heap and never trimmed, so that the
+// next call reuses it warm: 64 and 62 ms, 29 and 42 ms. The process's peak is unchanged, and the heap's free
+// memory goes back to the system whenever the backend's own buffers are freed (return_free_heap).
+void keep_freed_memory_mapped() {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, INT_MAX);
+#endif
+}
+
+// Hands the heap's free memory back (glibc's malloc_trim) when buffers are freed (a sweep grows its buffers
+// for a larger size, a replay ends), so that sizing the next points (host_available_bytes) does not count
+// this process's freed memory as taken. Between those the calls' temporary buffers stay warm.
+void return_free_heap() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
+
 // Page-aligned host memory.
 class HostBuffers final : public Buffers {
  public:
@@ -42,7 +66,10 @@ class HostBuffers final : public Buffers {
 
  private:
   struct Free {
-    void operator()(void* p) const { std::free(p); }
+    void operator()(void* p) const {
+      std::free(p);
+      return_free_heap();
+    }
   };
   using Ptr = std::unique_ptr<void, Free>;
   static Ptr alloc(std::size_t bytes) {
@@ -55,21 +82,6 @@ class HostBuffers final : public Buffers {
   Ptr send_, recv_;
   std::size_t send_bytes_, recv_bytes_;
 };
-
-// Open MPI's host collectives take a temporary buffer of the message's size per call (libnbc's in-place
-// MPI_Iallreduce, the tuned MPI_Allreduce), and glibc serves an allocation of 32 MiB or more from fresh
-// mmap'd pages, unmapped on free: each call faults in and zeroes its buffer again, where a GPU reduces in
-// memory it already holds. 204 MB of float on 2 ranks of a 2-core VM: MPI_Iallreduce took 712 ms in place
-// and 82 ms out of place, MPI_Allreduce 598 and 627 ms (`run`'s word-embedding all-reduce, in place: 658 to
-// 915 ms from one run to the next). With freed memory kept in the heap and never trimmed, so that the
-// next call reuses it warm: 64 and 62 ms, 29 and 42 ms. The process's peak is unchanged; the memory goes
-// back to the system when the process ends.
-void keep_freed_memory_mapped() {
-#ifdef __GLIBC__
-  mallopt(M_MMAP_MAX, 0);
-  mallopt(M_TRIM_THRESHOLD, INT_MAX);
-#endif
-}
 
 std::size_t host_available_bytes() {
   std::ifstream in("/proc/meminfo");
